@@ -1,0 +1,177 @@
+// Python glue for the header-only core. Arrays cross without copies: every argument is declared
+// .noconvert(), so a wrong dtype or layout is a TypeError, never a silent copy. Every kernel call
+// releases the GIL.
+#include <pybind11/numpy.h>
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "discrank/objective.hpp"
+
+namespace py = pybind11;
+
+namespace {
+
+using IntArray = py::array_t<std::int32_t, py::array::c_style>;
+using FloatArray = py::array_t<double, py::array::c_style>;
+
+std::string shape_str(const py::array& a) {
+    std::string s = "(";
+    for (py::ssize_t d = 0; d < a.ndim(); ++d) s += (d ? ", " : "") + std::to_string(a.shape(d));
+    return s + (a.ndim() == 1 ? ",)" : ")");
+}
+
+void check_vector(const FloatArray& a, std::int64_t len, const char* name) {
+    if (a.ndim() != 1 || a.shape(0) != len)
+        throw py::value_error(std::string(name) + " must have shape (" + std::to_string(len) + ",), got " +
+                              shape_str(a));
+}
+
+struct Factors {
+    const double* U = nullptr;
+    const double* V = nullptr;
+    int k = 0;
+    const double* s = nullptr;
+};
+
+Factors check_factors(std::int64_t n, const std::optional<FloatArray>& U, const std::optional<FloatArray>& V,
+                      const std::optional<FloatArray>& s) {
+    Factors f;
+    if (U.has_value() != V.has_value()) throw py::value_error("U and V must be given together");
+    if (U) {
+        if (U->ndim() != 2 || U->shape(0) != n)
+            throw py::value_error("U must have shape (" + std::to_string(n) + ", k), got " + shape_str(*U));
+        if (V->ndim() != 2 || V->shape(0) != n || V->shape(1) != U->shape(1))
+            throw py::value_error("V must have the shape of U " + shape_str(*U) + ", got " + shape_str(*V));
+        f.U = U->data();
+        f.V = V->data();
+        f.k = static_cast<int>(U->shape(1));
+    }
+    if (s) {
+        check_vector(*s, n, "s");
+        f.s = s->data();
+    }
+    if (!f.s && f.k == 0) throw py::value_error("give U and V, s, or both");
+    return f;
+}
+
+// Owns references to the pair arrays so that the borrowed pointers in PairObjective stay valid.
+class PyObjective {
+  public:
+    PyObjective(std::int64_t n_players, IntArray i, IntArray j, FloatArray y, FloatArray w)
+        : i_(std::move(i)), j_(std::move(j)), y_(std::move(y)), w_(std::move(w)) {
+        const std::int64_t m = i_.ndim() == 1 ? i_.shape(0) : -1;
+        if (m < 0) throw py::value_error("i must be 1-D, got shape " + shape_str(i_));
+        for (const py::array* a : {static_cast<const py::array*>(&j_), static_cast<const py::array*>(&y_),
+                                   static_cast<const py::array*>(&w_)})
+            if (a->ndim() != 1 || a->shape(0) != m)
+                throw py::value_error("i, j, y and w must have the same length " + std::to_string(m) + ", got " +
+                                      shape_str(*a));
+        core_ = std::make_unique<discrank::PairObjective>(n_players, i_.data(), j_.data(), y_.data(), w_.data(), m);
+    }
+
+    py::tuple evaluate(int loss, const std::optional<FloatArray>& U, const std::optional<FloatArray>& V,
+                       const std::optional<FloatArray>& s, const std::optional<FloatArray>& offset, bool grad_u,
+                       bool grad_v, bool grad_s, int n_threads) {
+        if (loss < 0 || loss > 3) throw py::value_error("unknown loss id " + std::to_string(loss));
+        const std::int64_t n = core_->n_players();
+        const Factors f = check_factors(n, U, V, s);
+        if (offset) check_vector(*offset, core_->n_pairs(), "offset");
+        if ((grad_u || grad_v) && f.k == 0) throw py::value_error("a gradient in U or V needs U and V");
+        if (grad_s && !f.s) throw py::value_error("a gradient in s needs s");
+        py::object gU = py::none(), gV = py::none(), gs = py::none();
+        double* pgU = nullptr;
+        double* pgV = nullptr;
+        double* pgs = nullptr;
+        if (grad_u) {
+            FloatArray a({static_cast<py::ssize_t>(n), static_cast<py::ssize_t>(f.k)});
+            pgU = a.mutable_data();
+            gU = a;
+        }
+        if (grad_v) {
+            FloatArray a({static_cast<py::ssize_t>(n), static_cast<py::ssize_t>(f.k)});
+            pgV = a.mutable_data();
+            gV = a;
+        }
+        if (grad_s) {
+            FloatArray a(static_cast<py::ssize_t>(n));
+            pgs = a.mutable_data();
+            gs = a;
+        }
+        const double* po = offset ? offset->data() : nullptr;
+        double value;
+        {
+            py::gil_scoped_release release;
+            value = core_->evaluate(static_cast<discrank::Loss>(loss), po, f.U, f.V, f.k, f.s, pgU, pgV, pgs,
+                                    n_threads);
+        }
+        return py::make_tuple(value, gU, gV, gs);
+    }
+
+    std::int64_t n_players() const { return core_->n_players(); }
+    std::int64_t n_pairs() const { return core_->n_pairs(); }
+
+  private:
+    IntArray i_, j_;
+    FloatArray y_, w_;
+    std::unique_ptr<discrank::PairObjective> core_;
+};
+
+FloatArray scores(IntArray a, IntArray b, std::int64_t n_players, const std::optional<FloatArray>& U,
+                  const std::optional<FloatArray>& V, const std::optional<FloatArray>& s, int n_threads) {
+    const Factors f = check_factors(n_players, U, V, s);
+    if (a.ndim() != 1 || b.ndim() != 1 || a.shape(0) != b.shape(0))
+        throw py::value_error("a and b must be 1-D of the same length, got " + shape_str(a) + " and " +
+                              shape_str(b));
+    const std::int64_t q = a.shape(0);
+    const std::int32_t* pa = a.data();
+    const std::int32_t* pb = b.data();
+    for (std::int64_t t = 0; t < q; ++t)
+        if (pa[t] < 0 || pa[t] >= n_players || pb[t] < 0 || pb[t] >= n_players)
+            throw py::value_error("player index (" + std::to_string(pa[t]) + ", " + std::to_string(pb[t]) +
+                                  ") at position " + std::to_string(t) + " is outside [0, " +
+                                  std::to_string(n_players) + ")");
+    FloatArray out(static_cast<py::ssize_t>(q));
+    double* po = out.mutable_data();
+    {
+        py::gil_scoped_release release;
+        discrank::PairObjective::scores(n_players, q, pa, pb, f.U, f.V, f.k, f.s, po, n_threads);
+    }
+    return out;
+}
+
+}  // namespace
+
+PYBIND11_MODULE(_core, m) {
+    m.doc() = "discrank's compiled core: the masked pairwise objective and its gradient.";
+    m.attr("__version__") = DISCRANK_VERSION;
+    m.attr("LOSS_BCE") = static_cast<int>(discrank::Loss::bce);
+    m.attr("LOSS_SQUARED_LOGIT") = static_cast<int>(discrank::Loss::squared_logit);
+    m.attr("LOSS_PROBABILITY") = static_cast<int>(discrank::Loss::probability);
+    m.attr("LOSS_SIGMOID_SQUARED") = static_cast<int>(discrank::Loss::sigmoid_squared);
+#ifdef _OPENMP
+    m.attr("openmp") = true;
+    m.def("max_threads", []() { return omp_get_max_threads(); });
+#else
+    m.attr("openmp") = false;
+    m.def("max_threads", []() { return 1; });
+#endif
+
+    py::class_<PyObjective>(m, "PairObjective")
+        .def(py::init<std::int64_t, IntArray, IntArray, FloatArray, FloatArray>(), py::arg("n_players"),
+             py::arg("i").noconvert(), py::arg("j").noconvert(), py::arg("y").noconvert(), py::arg("w").noconvert())
+        .def_property_readonly("n_players", &PyObjective::n_players)
+        .def_property_readonly("n_pairs", &PyObjective::n_pairs)
+        .def("evaluate", &PyObjective::evaluate, py::arg("loss"), py::arg("U").noconvert() = py::none(),
+             py::arg("V").noconvert() = py::none(), py::arg("s").noconvert() = py::none(),
+             py::arg("offset").noconvert() = py::none(), py::arg("grad_u") = false, py::arg("grad_v") = false,
+             py::arg("grad_s") = false, py::arg("n_threads") = 0);
+
+    m.def("scores", &scores, py::arg("a").noconvert(), py::arg("b").noconvert(), py::arg("n_players"),
+          py::arg("U").noconvert() = py::none(), py::arg("V").noconvert() = py::none(),
+          py::arg("s").noconvert() = py::none(), py::arg("n_threads") = 0);
+}
