@@ -13,6 +13,7 @@
 #pragma once
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <mutex>
 #include <stdexcept>
@@ -40,6 +41,12 @@ inline int resolve_threads(int n_threads) {
     (void)n_threads;
     return 1;
 #endif
+}
+
+inline void neumaier_add(double& sum, double& comp, double x) {
+    const double t = sum + x;
+    comp += std::fabs(sum) >= std::fabs(x) ? (sum - t) + x : (x - t) + sum;
+    sum = t;
 }
 
 class PairObjective {
@@ -95,20 +102,23 @@ class PairObjective {
 #pragma omp parallel for schedule(static) num_threads(nt)
         for (std::int64_t blk = 0; blk < n_blocks; ++blk) {
             const std::int64_t lo = blk * kBlock, hi = std::min(m_, lo + kBlock);
-            double acc = 0.0;
+            // Neumaier-compensated sum: the line search compares objective values, so their
+            // rounding sets how close to the optimum a fit can get.
+            double acc = 0.0, comp = 0.0;
             for (std::int64_t p = lo; p < hi; ++p) {
                 const std::int64_t a = i_[p], b = j_[p];
                 double score = offset ? offset[p] : 0.0;
                 if (s) score += s[a] - s[b];
                 if (k) score += Um.row(a).dot(Vm.row(b)) - Vm.row(a).dot(Um.row(b));
                 const LossPoint lp = eval_loss(loss, y_[p], score);
-                acc += w_[p] * lp.value;
+                neumaier_add(acc, comp, w_[p] * lp.value);
                 r[p] = w_[p] * lp.deriv;
             }
-            partial_[blk] = acc;
+            partial_[blk] = acc + comp;
         }
-        double total = 0.0;
-        for (std::int64_t blk = 0; blk < n_blocks; ++blk) total += partial_[blk];
+        double total = 0.0, comp = 0.0;
+        for (std::int64_t blk = 0; blk < n_blocks; ++blk) neumaier_add(total, comp, partial_[blk]);
+        total += comp;
         if (!want_grad) return total;
 
         Factor gUm(gU, gU ? n_ : 0, k), gVm(gV, gV ? n_ : 0, k);

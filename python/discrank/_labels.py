@@ -1,0 +1,87 @@
+"""Player labels: the user's names in and out, indices inside."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+__all__ = ["LabelIndex", "as_label_array"]
+
+
+def _describe(values: np.ndarray, limit: int = 5) -> str:
+    shown = ", ".join(repr(v.item() if isinstance(v, np.generic) else v) for v in values[:limit])
+    return shown + (f", ... ({len(values)} in all)" if len(values) > limit else "")
+
+
+def as_label_array(values: Any, name: str) -> np.ndarray:
+    """Return ``values`` as a 1-D array of labels of one kind (numbers or strings), checked.
+
+    Raises ``ValueError`` for missing labels (None, NaN) or labels of mixed kinds (say ints and strings),
+    which cannot be ordered and usually mean a parsing mistake.
+    """
+    arr = np.asarray(values)
+    if arr.ndim != 1:
+        raise ValueError(f"{name} must be 1-D, got shape {arr.shape}")
+    if arr.dtype.kind == "f":
+        bad = ~np.isfinite(arr)
+        if bad.any():
+            raise ValueError(f"{name} contains a non-finite label {arr[bad][0]!r} at position {np.flatnonzero(bad)[0]}")
+    if arr.dtype.kind == "O":
+        kinds = {}
+        for pos, v in enumerate(arr):
+            if v is None or (isinstance(v, float) and not np.isfinite(v)):
+                raise ValueError(f"{name} contains a missing label {v!r} at position {pos}")
+            kind = "number" if isinstance(v, (int, float, np.integer, np.floating)) and not isinstance(v, bool) else type(v).__name__
+            kinds.setdefault(kind, pos)
+        if len(kinds) > 1:
+            described = ", ".join(f"{k} (first at position {p})" for k, p in kinds.items())
+            raise ValueError(f"{name} mixes label types: {described}; use labels of one type")
+    if arr.dtype.kind not in "iufUSO":
+        raise TypeError(f"{name} must hold numbers or strings, got dtype {arr.dtype}")
+    return arr
+
+
+class LabelIndex:
+    """Map labels to player indices 0..n-1 and back."""
+
+    def __init__(self, labels: np.ndarray):
+        labels = as_label_array(labels, "labels")
+        self.labels = labels
+        self._order = np.argsort(labels, kind="stable")
+        self._sorted = labels[self._order]
+        if len(labels) > 1:
+            dup = self._sorted[1:] == self._sorted[:-1]
+            if np.any(dup):
+                raise ValueError(f"labels must be unique; repeated: {_describe(np.unique(self._sorted[1:][dup]))}")
+
+    def __len__(self) -> int:
+        return len(self.labels)
+
+    def index(self, values: Any, name: str = "player") -> np.ndarray:
+        """Indices (int32) of ``values``; a ``ValueError`` names the labels that are not known."""
+        q = np.atleast_1d(np.asarray(values))
+        if q.size == 0:
+            return np.zeros(0, dtype=np.int32)
+        if q.dtype.kind == "O" or self._sorted.dtype.kind == "O" or (q.dtype.kind in "US") != (self._sorted.dtype.kind in "US"):
+            # Comparisons across kinds (str against int) are never matches: look up one by one.
+            lookup = {(v.item() if isinstance(v, np.generic) else v): k for k, v in enumerate(self.labels)}
+            out = np.empty(q.shape[0], dtype=np.int64)
+            unknown = []
+            for t, v in enumerate(q):
+                key = v.item() if isinstance(v, np.generic) else v
+                try:
+                    out[t] = lookup.get(key, -1)
+                except TypeError:  # unhashable
+                    out[t] = -1
+                if out[t] < 0:
+                    unknown.append(v)
+            if unknown:
+                raise ValueError(f"unknown {name} label(s): {_describe(np.asarray(unknown, dtype=object))}")
+            return out.astype(np.int32)
+        pos = np.searchsorted(self._sorted, q)
+        pos = np.minimum(pos, len(self._sorted) - 1)
+        found = self._sorted[pos] == q
+        if not np.all(found):
+            raise ValueError(f"unknown {name} label(s): {_describe(np.unique(q[~found]))}")
+        return self._order[pos].astype(np.int32)

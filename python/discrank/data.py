@@ -1,0 +1,439 @@
+"""Observed pairwise results: the input of every model.
+
+A :class:`PairwiseData` holds, for each observed unordered pair of players ``i < j``, the empirical
+probability ``p`` that ``i`` beats ``j`` and, when known, the number of games behind it. Observation is
+explicit (a list of pairs): a win rate of exactly 0 or 1 is an observation, never a missing entry.
+Each unordered pair is stored once, so hiding a pair hides both ``(i, j)`` and ``(j, i)``.
+"""
+
+from __future__ import annotations
+
+import warnings
+from typing import Any, Optional
+
+import numpy as np
+from scipy.sparse import coo_matrix
+from scipy.sparse.csgraph import connected_components
+
+from discrank._labels import LabelIndex, as_label_array
+
+__all__ = ["PairwiseData"]
+
+#: Largest allowed |P_ij + P_ji - 1| for a matrix or pair list giving both orientations of a pair.
+CONSISTENCY_TOL = 1e-9
+
+_WEIGHTS = ("uniform", "games")
+
+
+def _float_vector(values: Any, name: str, length: Optional[int] = None) -> np.ndarray:
+    arr = np.asarray(values)
+    if arr.dtype.kind not in "iufb":
+        raise TypeError(f"{name} must be numeric, got dtype {arr.dtype}")
+    arr = arr.astype(np.float64, copy=False)
+    if arr.ndim != 1:
+        raise ValueError(f"{name} must be 1-D, got shape {arr.shape}")
+    if length is not None and arr.shape[0] != length:
+        raise ValueError(f"found inputs of inconsistent lengths: {name} has {arr.shape[0]}, expected {length}")
+    bad = ~np.isfinite(arr)
+    if bad.any():
+        k = int(np.flatnonzero(bad)[0])
+        raise ValueError(f"{name} contains {arr[k]!r} at position {k}; only finite values are allowed")
+    return arr
+
+
+def _check_probabilities(p: np.ndarray, name: str) -> None:
+    bad = (p < 0.0) | (p > 1.0)
+    if bad.any():
+        k = int(np.flatnonzero(bad)[0])
+        raise ValueError(f"{name} must lie in [0, 1]; got {p[k]!r} at position {k}")
+
+
+def _check_min_games(min_games: Any) -> int:
+    if isinstance(min_games, bool) or not isinstance(min_games, (int, np.integer)) or min_games < 1:
+        raise ValueError(f"min_games must be an integer >= 1, got {min_games!r}")
+    return int(min_games)
+
+
+def _check_counts(n: np.ndarray, name: str) -> None:
+    bad = n <= 0
+    if bad.any():
+        k = int(np.flatnonzero(bad)[0])
+        raise ValueError(f"{name} must be positive; got {n[k]!r} at position {k}")
+
+
+class PairwiseData:
+    """Observed results between players, aggregated to unordered pairs.
+
+    Build it with :meth:`from_games`, :meth:`from_pairs` or :meth:`from_matrix`; the constructor takes
+    canonical arrays and is the low-level entry point.
+
+    Parameters
+    ----------
+    i, j : array of int, shape (n_pairs,)
+        Player indices of each pair, ``0 <= i < j < n_players``, each unordered pair at most once.
+    p : array of float, shape (n_pairs,)
+        Empirical probability that ``i`` beats ``j`` (draws count half), in [0, 1].
+    n_games : array of float, shape (n_pairs,), optional
+        Number of games behind each pair (positive). Needed for ``weights="games"`` and ``min_games``.
+    labels : array, shape (n_players,), optional
+        The players' labels (numbers or strings, unique). Default: ``0 .. n_players - 1``.
+    n_players : int, optional
+        Number of players when ``labels`` is not given. Default: one more than the largest index.
+    weights : {"games", "uniform"}, optional
+        How pairs count in a fit. ``"uniform"``: every observed pair once, as in the paper (which then
+        keeps only pairs with at least ``min_games`` games). ``"games"``: each pair by its number of games,
+        the maximum-likelihood choice for game logs. Default: ``"games"`` when ``n_games`` is known,
+        ``"uniform"`` otherwise.
+
+    Attributes
+    ----------
+    i, j, p, n_games, labels, weights
+        As above, ``i`` and ``j`` as int32, sorted by ``(i, j)``.
+    n_players, n_pairs : int
+    """
+
+    def __init__(
+        self,
+        i: Any,
+        j: Any,
+        p: Any,
+        n_games: Any = None,
+        labels: Any = None,
+        *,
+        n_players: Optional[int] = None,
+        weights: Optional[str] = None,
+    ):
+        i = np.asarray(i)
+        j = np.asarray(j)
+        for name, arr in (("i", i), ("j", j)):
+            if arr.ndim != 1:
+                raise ValueError(f"{name} must be 1-D, got shape {arr.shape}")
+            if arr.dtype.kind not in "iu":
+                raise TypeError(f"{name} must hold integer player indices, got dtype {arr.dtype}")
+        m = i.shape[0]
+        if j.shape[0] != m:
+            raise ValueError(f"found inputs of inconsistent lengths: i has {m}, j has {j.shape[0]}")
+        p = _float_vector(p, "p", m)
+        _check_probabilities(p, "p")
+        if n_games is not None:
+            n_games = _float_vector(n_games, "n_games", m)
+            _check_counts(n_games, "n_games")
+        if labels is not None:
+            index = LabelIndex(labels)
+            if n_players is not None and n_players != len(index):
+                raise ValueError(f"n_players={n_players} but {len(index)} labels were given")
+            n_players = len(index)
+        elif n_players is None:
+            n_players = int(max(i.max(initial=-1), j.max(initial=-1))) + 1
+        if m == 0:
+            raise ValueError("no observed pair: the data is empty")
+        if n_players < 2:
+            raise ValueError(f"at least 2 players are needed, got {n_players}")
+        for name, arr in (("i", i), ("j", j)):
+            bad = (arr < 0) | (arr >= n_players)
+            if bad.any():
+                k = int(np.flatnonzero(bad)[0])
+                raise ValueError(f"{name}[{k}] = {arr[k]} is not a player index in [0, {n_players})")
+        same = i == j
+        if same.any():
+            k = int(np.flatnonzero(same)[0])
+            raise ValueError(f"pair {k} is player {i[k]} against themself")
+        flipped = i > j
+        if flipped.any():
+            raise ValueError(f"pairs must have i < j; pair {int(np.flatnonzero(flipped)[0])} does not")
+        key = i.astype(np.int64) * n_players + j
+        order = np.argsort(key, kind="stable")
+        key = key[order]
+        if m > 1 and np.any(key[1:] == key[:-1]):
+            k = int(order[1:][key[1:] == key[:-1]][0])
+            raise ValueError(f"pair ({i[k]}, {j[k]}) appears more than once")
+        if weights is None:
+            weights = "games" if n_games is not None else "uniform"
+        if weights not in _WEIGHTS:
+            raise ValueError(f"weights must be one of {_WEIGHTS}, got {weights!r}")
+        if weights == "games" and n_games is None:
+            raise ValueError('weights="games" needs n_games (the number of games per pair)')
+
+        self.n_players = int(n_players)
+        self.labels = index.labels if labels is not None else np.arange(self.n_players)
+        self.i = np.ascontiguousarray(i[order], dtype=np.int32)
+        self.j = np.ascontiguousarray(j[order], dtype=np.int32)
+        self.p = np.ascontiguousarray(p[order])
+        self.n_games = None if n_games is None else np.ascontiguousarray(n_games[order])
+        self.weights = weights
+        self._index: Optional[LabelIndex] = index if labels is not None else None
+
+    # ------------------------------------------------------------------ constructors
+    @classmethod
+    def from_games(
+        cls,
+        a: Any,
+        b: Any,
+        score: Any,
+        labels: Any = None,
+        *,
+        min_games: int = 1,
+        weights: Optional[str] = None,
+    ) -> "PairwiseData":
+        """Aggregate a game log to pairs.
+
+        Parameters
+        ----------
+        a, b : array, shape (n_games,)
+            Labels of the two players of each game (numbers or strings).
+        score : array of float, shape (n_games,)
+            Score of ``a``: 1 a win, 0 a loss, 0.5 a draw (any value in [0, 1] is a fractional result).
+        labels : array, optional
+            All the players, in the order of the ratings. Default: the sorted distinct labels of a and b.
+            A label of ``a`` or ``b`` not in ``labels`` is an error.
+        min_games : int
+            Keep only pairs with at least this many games (players left without a pair are dropped).
+        weights : {"games", "uniform"}, optional
+            See :class:`PairwiseData`; default ``"games"``.
+        """
+        min_games = _check_min_games(min_games)
+        a = as_label_array(a, "a")
+        b = as_label_array(b, "b")
+        score = _float_vector(score, "score")
+        lengths = {"a": a.shape[0], "b": b.shape[0], "score": score.shape[0]}
+        if len(set(lengths.values())) != 1:
+            raise ValueError(f"found inputs of inconsistent lengths: {lengths}")
+        if a.shape[0] == 0:
+            raise ValueError("no game given: the data is empty")
+        _check_probabilities(score, "score")
+        ia, ib, index = _encode(a, b, labels)
+        same = ia == ib
+        if same.any():
+            k = int(np.flatnonzero(same)[0])
+            raise ValueError(f"game {k} is player {a[k]!r} against themself")
+        n = len(index)
+        lo = np.minimum(ia, ib).astype(np.int64)
+        hi = np.maximum(ia, ib).astype(np.int64)
+        win_lo = np.where(ia < ib, score, 1.0 - score)
+        uniq, inverse = np.unique(lo * n + hi, return_inverse=True)
+        games = np.bincount(inverse, minlength=uniq.size).astype(np.float64)
+        wins = np.bincount(inverse, weights=win_lo, minlength=uniq.size)
+        data = cls(uniq // n, uniq % n, np.clip(wins / games, 0.0, 1.0), games, index.labels, weights=weights or "games")
+        return data.filter(min_games) if min_games > 1 else data
+
+    @classmethod
+    def from_pairs(
+        cls,
+        a: Any,
+        b: Any,
+        p: Any,
+        n_games: Any = None,
+        labels: Any = None,
+        *,
+        min_games: int = 1,
+        weights: Optional[str] = None,
+    ) -> "PairwiseData":
+        """Build from aggregated pairs: ``p[t]`` is the probability that ``a[t]`` beats ``b[t]``.
+
+        A pair may be listed in both orientations. With ``n_games`` the entries of a pair are pooled
+        (wins and games add up). Without it they must agree (``p(a, b) + p(b, a) = 1`` to 1e-9).
+        """
+        min_games = _check_min_games(min_games)
+        a = as_label_array(a, "a")
+        b = as_label_array(b, "b")
+        p = _float_vector(p, "p")
+        lengths = {"a": a.shape[0], "b": b.shape[0], "p": p.shape[0]}
+        if n_games is not None:
+            n_games = _float_vector(n_games, "n_games")
+            lengths["n_games"] = n_games.shape[0]
+        if len(set(lengths.values())) != 1:
+            raise ValueError(f"found inputs of inconsistent lengths: {lengths}")
+        if a.shape[0] == 0:
+            raise ValueError("no pair given: the data is empty")
+        _check_probabilities(p, "p")
+        if n_games is not None:
+            _check_counts(n_games, "n_games")
+        ia, ib, index = _encode(a, b, labels)
+        same = ia == ib
+        if same.any():
+            k = int(np.flatnonzero(same)[0])
+            raise ValueError(f"pair {k} is player {a[k]!r} against themself")
+        n = len(index)
+        lo = np.minimum(ia, ib).astype(np.int64)
+        hi = np.maximum(ia, ib).astype(np.int64)
+        p_lo = np.where(ia < ib, p, 1.0 - p)
+        uniq, inverse = np.unique(lo * n + hi, return_inverse=True)
+        if n_games is not None:
+            games = np.bincount(inverse, weights=n_games, minlength=uniq.size)
+            p_pair = np.bincount(inverse, weights=p_lo * n_games, minlength=uniq.size) / games
+        else:
+            games = None
+            p_pair = np.bincount(inverse, weights=p_lo, minlength=uniq.size) / np.bincount(inverse, minlength=uniq.size)
+            spread = np.abs(p_lo - p_pair[inverse])
+            if np.any(spread > CONSISTENCY_TOL):
+                k = int(np.argmax(spread))
+                raise ValueError(
+                    f"pair ({a[k]!r}, {b[k]!r}) is given with disagreeing probabilities (p = {p[k]!r} differs from "
+                    f"the other entries of that pair); give n_games to pool repeated pairs"
+                )
+        data = cls(uniq // n, uniq % n, np.clip(p_pair, 0.0, 1.0), games, index.labels, weights=weights)
+        return data.filter(min_games) if min_games > 1 else data
+
+    @classmethod
+    def from_matrix(cls, P: Any, labels: Any = None, *, weights: Optional[str] = None) -> "PairwiseData":
+        """Build from a dense payoff matrix ``P[i, j] = P(i beats j)``, NaN where unobserved.
+
+        Where both ``P[i, j]`` and ``P[j, i]`` are observed they must satisfy ``P[i, j] + P[j, i] = 1``
+        (Definition 2.1 of the paper) to 1e-9; where only one is observed it is used. The diagonal is
+        ignored.
+        """
+        P = np.asarray(P)
+        if P.dtype.kind not in "iufb":
+            raise TypeError(f"P must be numeric, got dtype {P.dtype}")
+        P = P.astype(np.float64, copy=False)
+        if P.ndim != 2 or P.shape[0] != P.shape[1]:
+            raise ValueError(f"P must be a square matrix, got shape {P.shape}")
+        n = P.shape[0]
+        off = ~np.eye(n, dtype=bool)
+        inf = np.isinf(P) & off
+        if inf.any():
+            r, c = np.argwhere(inf)[0]
+            raise ValueError(f"P[{r}, {c}] = {P[r, c]!r}; entries must be probabilities in [0, 1] or NaN (unobserved)")
+        out = ((P < 0) | (P > 1)) & off
+        if out.any():
+            r, c = np.argwhere(out)[0]
+            raise ValueError(f"P[{r}, {c}] = {P[r, c]!r} is not a probability in [0, 1]")
+        iu, ju = np.triu_indices(n, k=1)
+        upper, lower = P[iu, ju], P[ju, iu]
+        has_u, has_l = ~np.isnan(upper), ~np.isnan(lower)
+        both = has_u & has_l
+        gap = np.abs(upper + lower - 1.0)
+        bad = both & (gap > CONSISTENCY_TOL)
+        if bad.any():
+            k = int(np.flatnonzero(bad)[0])
+            r, c = iu[k], ju[k]
+            raise ValueError(
+                f"P[{r}, {c}] + P[{c}, {r}] = {upper[k]!r} + {lower[k]!r} = {upper[k] + lower[k]!r}, "
+                f"not 1: a symmetric zero-sum game needs P_ij + P_ji = 1"
+            )
+        p = np.where(both, 0.5 * (upper + 1.0 - lower), np.where(has_u, upper, 1.0 - lower))
+        keep = has_u | has_l
+        return cls(iu[keep], ju[keep], p[keep], None, labels, n_players=n, weights=weights)
+
+    # ------------------------------------------------------------------ derived data
+    @property
+    def n_pairs(self) -> int:
+        return int(self.i.shape[0])
+
+    def __len__(self) -> int:
+        return self.n_pairs
+
+    def __repr__(self) -> str:
+        games = "" if self.n_games is None else f", n_games={self.n_games.sum():.0f}"
+        return f"PairwiseData(n_players={self.n_players}, n_pairs={self.n_pairs}{games}, weights={self.weights!r})"
+
+    def pair_weights(self) -> np.ndarray:
+        """Weight of each pair in a fit (not normalised): 1, or its number of games."""
+        return self.n_games.copy() if self.weights == "games" else np.ones(self.n_pairs)
+
+    def index(self, players: Any) -> np.ndarray:
+        """Indices of the players with the given labels; a ``ValueError`` names unknown labels."""
+        if self._index is None:
+            self._index = LabelIndex(self.labels)
+        return self._index.index(players)
+
+    def components(self) -> tuple[int, np.ndarray]:
+        """Connected pieces of the comparison graph: ``(n_pieces, piece of each player)``.
+
+        A player with no observed pair is a piece of their own.
+        """
+        graph = coo_matrix((np.ones(self.n_pairs), (self.i, self.j)), shape=(self.n_players, self.n_players))
+        n_pieces, piece = connected_components(graph, directed=False)
+        return int(n_pieces), piece
+
+    def player_games(self) -> np.ndarray:
+        """Total weight of each player's pairs (the sum of ``pair_weights`` over the pairs they are in)."""
+        w = self.pair_weights()
+        return np.bincount(self.i, w, self.n_players) + np.bincount(self.j, w, self.n_players)
+
+    def to_matrix(self) -> np.ndarray:
+        """Dense ``n x n`` payoff matrix with NaN where unobserved and 0.5 on the diagonal."""
+        P = np.full((self.n_players, self.n_players), np.nan)
+        P[self.i, self.j] = self.p
+        P[self.j, self.i] = 1.0 - self.p
+        np.fill_diagonal(P, 0.5)
+        return P
+
+    def subset(self, mask: Any) -> "PairwiseData":
+        """The pairs selected by a boolean mask or index array, on the same players."""
+        sel = np.asarray(mask)
+        return PairwiseData(
+            self.i[sel], self.j[sel], self.p[sel], None if self.n_games is None else self.n_games[sel],
+            self.labels, weights=self.weights,
+        )
+
+    def filter(self, min_games: int) -> "PairwiseData":
+        """Keep pairs with at least ``min_games`` games; drop the players left without any pair."""
+        min_games = _check_min_games(min_games)
+        if self.n_games is None:
+            raise ValueError("min_games needs the number of games per pair; this data has none")
+        keep = self.n_games >= min_games
+        if not keep.any():
+            raise ValueError(f"no pair has at least min_games={min_games} games (the most is {self.n_games.max():.0f})")
+        used = np.zeros(self.n_players, dtype=bool)
+        used[self.i[keep]] = True
+        used[self.j[keep]] = True
+        new_index = np.cumsum(used) - 1
+        return PairwiseData(
+            new_index[self.i[keep]], new_index[self.j[keep]], self.p[keep], self.n_games[keep],
+            self.labels[used], weights=self.weights,
+        )
+
+    def split(self, test_fraction: float = 0.2, seed: Any = None) -> tuple["PairwiseData", "PairwiseData"]:
+        """Hide a random share of the pairs (both orientations of each), as in the paper's experiments.
+
+        Returns ``(train, test)`` on the same players and labels.
+        """
+        if not isinstance(test_fraction, (float, int, np.floating)) or not 0.0 < float(test_fraction) < 1.0:
+            raise ValueError(f"test_fraction must be in (0, 1), got {test_fraction!r}")
+        n_test = int(round(test_fraction * self.n_pairs))
+        if n_test == 0 or n_test == self.n_pairs:
+            raise ValueError(
+                f"test_fraction={test_fraction} of {self.n_pairs} pairs leaves an empty train or test set"
+            )
+        rng = np.random.default_rng(seed)
+        test = np.zeros(self.n_pairs, dtype=bool)
+        test[rng.choice(self.n_pairs, size=n_test, replace=False)] = True
+        return self.subset(~test), self.subset(test)
+
+
+def _encode(a: np.ndarray, b: np.ndarray, labels: Any) -> tuple[np.ndarray, np.ndarray, LabelIndex]:
+    if labels is None:
+        both = np.concatenate([a, b]) if a.dtype.kind != "O" and b.dtype.kind != "O" else np.concatenate(
+            [a.astype(object), b.astype(object)]
+        )
+        as_label_array(both, "a and b")
+        try:
+            uniq, inverse = np.unique(both, return_inverse=True)
+        except TypeError as exc:
+            raise ValueError(f"a and b mix label types that cannot be compared: {exc}") from None
+        index = LabelIndex(uniq)
+        m = a.shape[0]
+        return inverse[:m].astype(np.int32), inverse[m:].astype(np.int32), index
+    index = LabelIndex(labels)
+    return index.index(a, "a"), index.index(b, "b"), index
+
+
+def warn_isolated(data: PairwiseData) -> np.ndarray:
+    """Warn about players with no observed pair and return a mask of them."""
+    from discrank.exceptions import IsolatedPlayerWarning
+
+    seen = np.zeros(data.n_players, dtype=bool)
+    seen[data.i] = True
+    seen[data.j] = True
+    if not seen.all():
+        missing = data.labels[~seen]
+        shown = ", ".join(repr(v) for v in missing[:5].tolist()) + (" ..." if missing.size > 5 else "")
+        warnings.warn(
+            f"{missing.size} player(s) have no observed pair ({shown}); the data says nothing about them and "
+            "they keep the neutral rating",
+            IsolatedPlayerWarning,
+            stacklevel=3,
+        )
+    return ~seen
+

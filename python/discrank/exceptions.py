@@ -1,0 +1,17 @@
+"""Warnings raised by discrank."""
+
+from __future__ import annotations
+
+__all__ = ["ConvergenceWarning", "DisconnectedGraphWarning", "IsolatedPlayerWarning"]
+
+
+class ConvergenceWarning(UserWarning):
+    """A fit stopped before its gradient criterion was met (see ``converged_``)."""
+
+
+class DisconnectedGraphWarning(UserWarning):
+    """The comparison graph is in several pieces: ratings of different pieces are not comparable."""
+
+
+class IsolatedPlayerWarning(UserWarning):
+    """Some players have no observed pair: the data says nothing about them."""

@@ -1,0 +1,47 @@
+"""Synthetic games of the paper, and game logs sampled from them."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+__all__ = ["elo_game", "disc_game", "example3", "sample_games"]
+
+
+def _sigmoid(x: np.ndarray) -> np.ndarray:
+    return 0.5 * (1.0 + np.tanh(0.5 * x))
+
+
+def elo_game(s: Any) -> np.ndarray:
+    """Example 2.1: ``P_ij = sigmoid(s_i - s_j)``."""
+    s = np.asarray(s, dtype=np.float64)
+    return _sigmoid(s[:, None] - s[None, :])
+
+
+def disc_game(u: Any, v: Any) -> np.ndarray:
+    """Example 2.2: ``P_ij = sigmoid(u_i v_j - v_i u_j)``; u, v of shape (n,) or (n, k) (a sum of k discs)."""
+    u = np.asarray(u, dtype=np.float64).reshape(len(u), -1)
+    v = np.asarray(v, dtype=np.float64).reshape(len(v), -1)
+    return _sigmoid(u @ v.T - v @ u.T)
+
+
+def example3(gamma: float, delta: float) -> np.ndarray:
+    """Example 3: the transitive three-player game P^(gamma, delta), gamma, delta in (0.5, 1]."""
+    return np.array([[0.5, gamma, gamma], [1 - gamma, 0.5, delta], [1 - gamma, 1 - delta, 0.5]])
+
+
+def sample_games(P: Any, pairs: Any, games_per_pair: Any, seed: Any = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Game log drawn from a payoff matrix: ``games_per_pair`` Bernoulli(P_ab) games for each (a, b) in ``pairs``.
+
+    Returns ``(a, b, score)`` arrays, one entry per game, in a random order.
+    """
+    P = np.asarray(P, dtype=np.float64)
+    pairs = np.asarray(pairs)
+    rng = np.random.default_rng(seed)
+    counts = np.broadcast_to(np.asarray(games_per_pair), (pairs.shape[0],))
+    a = np.repeat(pairs[:, 0], counts)
+    b = np.repeat(pairs[:, 1], counts)
+    score = (rng.random(a.shape[0]) < P[a, b]).astype(np.float64)
+    order = rng.permutation(a.shape[0])
+    return a[order], b[order], score[order]

@@ -1,0 +1,221 @@
+"""What every model shares: parameters, validation, the compiled objective, predictions and scores."""
+
+from __future__ import annotations
+
+import inspect
+import numbers
+import os
+import warnings
+from typing import Any, Optional, Union
+
+import numpy as np
+from threadpoolctl import threadpool_limits
+
+from discrank import _core
+from discrank.data import PairwiseData, warn_isolated
+from discrank.exceptions import DisconnectedGraphWarning
+
+__all__ = ["PairwiseModel", "LOSSES", "resolve_n_jobs"]
+
+#: Loss names and their ids in the compiled core (cpp/include/discrank/losses.hpp).
+LOSSES = {
+    "bce": _core.LOSS_BCE,
+    "squared_logit": _core.LOSS_SQUARED_LOGIT,
+    "probability": _core.LOSS_PROBABILITY,
+    "sigmoid_squared": _core.LOSS_SIGMOID_SQUARED,
+}
+
+#: Clipping of predicted probabilities in the log loss, so that a confident wrong 0 or 1 costs ~34.5.
+LOG_LOSS_EPS = 1e-15
+
+
+def resolve_n_jobs(n_jobs: Optional[int]) -> int:
+    """Threads for the core, with scikit-learn's meaning of ``n_jobs``.
+
+    ``None``: OpenMP's default (``OMP_NUM_THREADS`` when set, else all cores); ``-1``: all cores;
+    ``-2``: all but one, and so on; a positive number: that many. ``0`` is an error.
+    """
+    if n_jobs is None:
+        return 0
+    if isinstance(n_jobs, bool) or not isinstance(n_jobs, numbers.Integral):
+        raise TypeError(f"n_jobs must be an int or None, got {n_jobs!r}")
+    n_jobs = int(n_jobs)
+    if n_jobs == 0:
+        raise ValueError("n_jobs=0 is not allowed: use None (OpenMP default), -1 (all cores) or a positive count")
+    if n_jobs > 0:
+        return n_jobs
+    cores = os.cpu_count() or 1
+    threads = cores + 1 + n_jobs
+    if threads < 1:
+        raise ValueError(f"n_jobs={n_jobs} asks for {threads} threads on a machine with {cores} cores")
+    return threads
+
+
+def check_positive_float(value: Any, name: str) -> float:
+    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not np.isfinite(value) or value <= 0:
+        raise ValueError(f"{name} must be a positive finite number, got {value!r}")
+    return float(value)
+
+
+def check_positive_int(value: Any, name: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < 1:
+        raise ValueError(f"{name} must be an integer >= 1, got {value!r}")
+    return int(value)
+
+
+def sigmoid(a: np.ndarray) -> np.ndarray:
+    out = np.empty_like(a)
+    pos = a >= 0
+    out[pos] = 1.0 / (1.0 + np.exp(-a[pos]))
+    e = np.exp(a[~pos])
+    out[~pos] = e / (1.0 + e)
+    return out
+
+
+class PairwiseModel:
+    """Base class: scikit-learn's estimator contract over :class:`~discrank.PairwiseData`.
+
+    The constructor only stores parameters; :meth:`fit` validates them and the data, and sets the fitted
+    attributes, whose names end in ``_``. Subclasses implement ``_fit`` and ``_factors``.
+    """
+
+    _loss: str = "bce"
+
+    # ------------------------------------------------------------------ parameters
+    @classmethod
+    def _param_names(cls) -> list[str]:
+        sig = inspect.signature(cls.__init__)
+        return [p.name for p in sig.parameters.values() if p.name != "self" and p.kind != p.VAR_KEYWORD]
+
+    def get_params(self, deep: bool = True) -> dict[str, Any]:
+        return {name: getattr(self, name) for name in self._param_names()}
+
+    def set_params(self, **params: Any) -> "PairwiseModel":
+        valid = self._param_names()
+        for name, value in params.items():
+            if name not in valid:
+                raise ValueError(f"invalid parameter {name!r} for {type(self).__name__}; valid: {valid}")
+            setattr(self, name, value)
+        return self
+
+    def __repr__(self) -> str:
+        args = ", ".join(f"{k}={v!r}" for k, v in self.get_params().items())
+        return f"{type(self).__name__}({args})"
+
+    # ------------------------------------------------------------------ fitting
+    def fit(self, data: PairwiseData) -> "PairwiseModel":
+        """Fit the model to the observed pairs of ``data``; returns ``self``."""
+        if not isinstance(data, PairwiseData):
+            raise TypeError(f"fit expects a discrank.PairwiseData, got {type(data).__name__}")
+        self._validate_params(data)
+        loss = self._loss
+        if loss == "squared_logit":
+            bad = (data.p <= 0.0) | (data.p >= 1.0)
+            if bad.any():
+                k = int(np.flatnonzero(bad)[0])
+                raise ValueError(
+                    f"loss='squared_logit' needs probabilities strictly inside (0, 1), where logit is finite; "
+                    f"pair ({data.labels[data.i[k]]!r}, {data.labels[data.j[k]]!r}) has p = {data.p[k]!r}. "
+                    "Use loss='bce', which handles 0 and 1"
+                )
+        n_pieces, piece = data.components()
+        isolated = warn_isolated(data)
+        n_connected_pieces = n_pieces - int(isolated.sum())
+        if n_connected_pieces > 1:
+            sizes = np.sort(np.bincount(piece[~isolated]))[::-1]
+            sizes = sizes[sizes > 0]
+            warnings.warn(
+                f"the comparison graph is in {n_connected_pieces} pieces (sizes {sizes[:5].tolist()}"
+                f"{' ...' if sizes.size > 5 else ''}): ratings of different pieces are not comparable",
+                DisconnectedGraphWarning,
+                stacklevel=2,
+            )
+        w = data.pair_weights()
+        w /= w.sum()
+        self._n_threads = resolve_n_jobs(self.n_jobs)
+        objective = _core.PairObjective(data.n_players, data.i, data.j, data.p, w)
+        self.labels_ = data.labels.copy()
+        self.n_players_ = data.n_players
+        self._label_index = None
+        # scipy's L-BFGS-B calls a threaded BLAS on small matrices; its threads then spin against the
+        # core's OpenMP threads (kernel calls measured 2x slower on 2 cores). One BLAS thread is enough.
+        with threadpool_limits(limits=1, user_api="blas"):
+            self._fit(data, objective, w, piece)
+        return self
+
+    def _validate_params(self, data: PairwiseData) -> None:
+        check_positive_float(self.tol, "tol")
+        check_positive_int(self.max_iter, "max_iter")
+        resolve_n_jobs(self.n_jobs)
+
+    def _fit(self, data: PairwiseData, objective: Any, w: np.ndarray, piece: np.ndarray) -> None:
+        raise NotImplementedError
+
+    def _factors(self) -> dict[str, np.ndarray]:
+        """Keyword arguments of ``_core.scores`` (``U``, ``V`` and/or ``s``)."""
+        raise NotImplementedError
+
+    def _check_fitted(self) -> None:
+        if not hasattr(self, "labels_"):
+            raise RuntimeError(f"this {type(self).__name__} is not fitted yet: call fit(data) first")
+
+    # ------------------------------------------------------------------ prediction
+    def _indices(self, a: Any, b: Any) -> tuple[np.ndarray, np.ndarray]:
+        from discrank._labels import LabelIndex
+
+        if self._label_index is None:
+            self._label_index = LabelIndex(self.labels_)
+        if isinstance(a, PairwiseData):
+            if b is not None:
+                raise TypeError("give either a PairwiseData or two arrays of players, not both")
+            if a.n_players == self.n_players_ and np.array_equal(a.labels, self.labels_):
+                return a.i, a.j
+            return self._label_index.index(a.labels[a.i]), self._label_index.index(a.labels[a.j])
+        if b is None:
+            raise TypeError("predict needs the players a and b (labels), or a PairwiseData")
+        ia = self._label_index.index(a, "player")
+        ib = self._label_index.index(b, "player")
+        if ia.shape != ib.shape:
+            raise ValueError(f"found inputs of inconsistent lengths: a has {ia.shape[0]}, b has {ib.shape[0]}")
+        return ia, ib
+
+    def decision_function(self, a: Any, b: Any = None) -> Union[float, np.ndarray]:
+        """The score A(a, b) of the model (logit of P(a beats b) for the logit-space models)."""
+        self._check_fitted()
+        ia, ib = self._indices(a, b)
+        scores = _core.scores(ia, ib, self.n_players_, n_threads=self._n_threads, **self._factors())
+        return float(scores[0]) if _is_scalar(a, b) else scores
+
+    def _link(self, scores: np.ndarray) -> np.ndarray:
+        if self._loss == "probability":
+            return np.clip(0.5 + scores, 0.0, 1.0)
+        return sigmoid(scores)
+
+    def predict_proba(self, a: Any, b: Any = None) -> Union[float, np.ndarray]:
+        """P(a beats b), for players given by label (arrays or scalars), or for the pairs of a PairwiseData.
+
+        Data built without labels has labels ``0 .. n_players - 1``, so indices work there.
+        """
+        self._check_fitted()
+        ia, ib = self._indices(a, b)
+        scores = _core.scores(ia, ib, self.n_players_, n_threads=self._n_threads, **self._factors())
+        proba = self._link(scores)
+        return float(proba[0]) if _is_scalar(a, b) else proba
+
+    def mse(self, data: PairwiseData) -> float:
+        """Mean squared error between predicted and observed probabilities, over pairs (the paper's metric)."""
+        return float(np.mean((self.predict_proba(data) - data.p) ** 2))
+
+    def log_loss(self, data: PairwiseData) -> float:
+        """Mean binary cross-entropy of the predictions, pairs weighted by ``data.pair_weights()``.
+
+        With game counts (``weights="games"``) this is the log loss per game.
+        """
+        q = np.clip(self.predict_proba(data), LOG_LOSS_EPS, 1.0 - LOG_LOSS_EPS)
+        w = data.pair_weights()
+        losses = -(data.p * np.log(q) + (1.0 - data.p) * np.log1p(-q))
+        return float(np.sum(w * losses) / np.sum(w))
+
+
+def _is_scalar(a: Any, b: Any) -> bool:
+    return b is not None and np.ndim(a) == 0 and np.ndim(b) == 0 and not isinstance(a, PairwiseData)

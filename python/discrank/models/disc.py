@@ -1,0 +1,300 @@
+"""The disc decomposition (Eq. (4)) by Algorithms 1 and 2 of the paper."""
+
+from __future__ import annotations
+
+import warnings
+from typing import Any, Optional
+
+import numpy as np
+
+from discrank import _core
+from discrank._optim import minimize_scaled, pair_curvature, scaled_gradient
+from discrank.data import PairwiseData
+from discrank.exceptions import ConvergenceWarning
+from discrank.models._base import LOSSES, PairwiseModel, check_positive_int
+
+__all__ = ["DiscDecomposition"]
+
+#: Losses a disc decomposition can be fitted with.
+DISC_LOSSES = ("bce", "squared_logit", "probability")
+
+#: Most L-BFGS iterations of one block update (u-step or v-step) of Algorithm 1.
+INNER_MAX_ITER = 500
+
+#: Inner tolerance of the first rounds of Algorithm 1 (it tightens with the progress).
+COARSE_TOL = 1e-3
+
+#: Solvers of one component: the paper's alternation alone, or the alternation then a joint L-BFGS.
+SOLVERS = ("joint", "alternating")
+
+#: Scale of the random perturbation of the first component's starting v (which is 1: an Elo start).
+INIT_NOISE = 0.01
+
+
+def _unit_columns(vectors: list[np.ndarray]) -> np.ndarray:
+    """The non-zero vectors, normalised, as columns of an n x q matrix."""
+    cols = [v / np.linalg.norm(v) for v in vectors if np.linalg.norm(v) > 0]
+    n = vectors[0].shape[0] if vectors else 0
+    return np.stack(cols, axis=1) if cols else np.zeros((n, 0))
+
+
+def orthogonality_penalty(x: np.ndarray, Q: np.ndarray, weight: float) -> tuple[float, np.ndarray]:
+    """Algorithm 1's penalty ``weight * sum_q <x, q>^2 / ||q||^2`` and its gradient, for unit columns ``Q``."""
+    if Q.shape[1] == 0:
+        return 0.0, np.zeros_like(x)
+    # einsum, not BLAS: a threaded BLAS call here leaves OpenBLAS threads spinning against the core's
+    # OpenMP threads between kernel calls (measured: kernel calls 2x slower on 2 cores).
+    c = np.einsum("iq,i->q", Q, x)
+    return weight * float(np.einsum("q,q->", c, c)), (2.0 * weight) * np.einsum("iq,q->i", Q, c)
+
+
+def _pair_penalty(u: np.ndarray, v: np.ndarray, weight: float) -> tuple[float, np.ndarray, np.ndarray]:
+    """Algorithm 1's ``weight * <u, v>^2 / ||u||^2`` and its gradients in u and in v."""
+    uu = float(np.einsum("i,i->", u, u))
+    if uu == 0.0:
+        return 0.0, np.zeros_like(u), np.zeros_like(v)
+    c = float(np.einsum("i,i->", u, v))
+    return (
+        weight * c * c / uu,
+        (2.0 * weight * c / uu) * (v - (c / uu) * u),
+        (2.0 * weight * c / uu) * u,
+    )
+
+
+class _Component:
+    """The objectives of Algorithm 1 for one component, on top of the previous ones (an offset)."""
+
+    def __init__(self, objective: Any, loss_id: int, data: PairwiseData, w: np.ndarray, offset: Optional[np.ndarray],
+                 Q: np.ndarray, pen_weight: float, n_threads: int):
+        self.objective, self.loss_id, self.data, self.w = objective, loss_id, data, w
+        self.offset, self.Q, self.pen_weight, self.n_threads = offset, Q, pen_weight, n_threads
+        self.n = data.n_players
+
+    def loss(self, u: np.ndarray, v: np.ndarray, grad_u: bool, grad_v: bool):
+        n = self.n
+        f, gu, gv, _ = self.objective.evaluate(
+            self.loss_id, U=u.reshape(n, 1), V=v.reshape(n, 1), offset=self.offset,
+            grad_u=grad_u, grad_v=grad_v, n_threads=self.n_threads,
+        )
+        return f, None if gu is None else gu[:, 0], None if gv is None else gv[:, 0]
+
+    def curvature(self, other: np.ndarray) -> np.ndarray:
+        return pair_curvature(self.data.i, self.data.j, self.w, other, self.n)
+
+    def u_step_objective(self, u: np.ndarray, v: np.ndarray) -> tuple[float, np.ndarray]:
+        """f + sum_m <u, us_m>^2/|us_m|^2 + <u, vs_m>^2/|vs_m|^2 (Algorithm 1, u-step)."""
+        f, gu, _ = self.loss(u, v, True, False)
+        pen, gpen = orthogonality_penalty(u, self.Q, self.pen_weight)
+        return f + pen, gu + gpen
+
+    def v_step_objective(self, u: np.ndarray, v: np.ndarray) -> tuple[float, np.ndarray]:
+        """f + <u, v>^2/|u|^2 + sum_m <v, us_m>^2/|us_m|^2 + <v, vs_m>^2/|vs_m|^2 (Algorithm 1, v-step)."""
+        f, _, gv = self.loss(u, v, False, True)
+        pen, gpen = orthogonality_penalty(v, self.Q, self.pen_weight)
+        puv, _, gpuv = _pair_penalty(u, v, self.pen_weight)
+        return f + pen + puv, gv + gpen + gpuv
+
+    def joint_objective(self, x: np.ndarray) -> tuple[float, np.ndarray]:
+        """All of Algorithm 1's terms at once, as a function of (u, v) stacked."""
+        u, v = x[: self.n], x[self.n:]
+        f, gu, gv = self.loss(u, v, True, True)
+        pu, gpu = orthogonality_penalty(u, self.Q, self.pen_weight)
+        pv, gpv = orthogonality_penalty(v, self.Q, self.pen_weight)
+        puv, gpuv_u, gpuv_v = _pair_penalty(u, v, self.pen_weight)
+        return f + pu + pv + puv, np.concatenate([gu + gpu + gpuv_u, gv + gpv + gpuv_v])
+
+    def block_measure(self, u: np.ndarray, v: np.ndarray) -> float:
+        """Scaled gradient of the u-step and v-step objectives at (u, v): both blocks stationary."""
+        gu = self.u_step_objective(u, v)[1]
+        gv = self.v_step_objective(u, v)[1]
+        return max(scaled_gradient(gu, self.curvature(v)), scaled_gradient(gv, self.curvature(u)))
+
+
+def _alternate(problem: _Component, u: np.ndarray, v: np.ndarray, tol: float, max_iter: int,
+               coarse: bool = False) -> tuple[np.ndarray, np.ndarray, int, float]:
+    """Algorithm 1: u-step, v-step, each by L-BFGS, until both blocks meet ``tol`` (or ``max_iter`` rounds).
+
+    The block updates are solved to a tolerance that tightens with the progress (at most 10x the
+    current measure). With ``coarse``, a single round with a loose inner tolerance (a warm start).
+    """
+    inner_tol = max(tol, COARSE_TOL)
+    measure = np.inf
+    for it in range(1, max_iter + 1):
+        u = minimize_scaled(lambda x: problem.u_step_objective(x, v), u, problem.curvature(v), inner_tol,
+                            INNER_MAX_ITER).x
+        v = minimize_scaled(lambda x: problem.v_step_objective(u, x), v, problem.curvature(u), inner_tol,
+                            INNER_MAX_ITER).x
+        measure = problem.block_measure(u, v)
+        if coarse or measure <= tol:
+            break
+        inner_tol = max(tol, min(inner_tol, 0.1 * measure))
+    return u, v, it, measure
+
+
+def _alternate_then_joint(problem: _Component, u: np.ndarray, v: np.ndarray, tol: float,
+                          max_iter: int) -> tuple[np.ndarray, np.ndarray, int, float]:
+    """One round of Algorithm 1 as a warm start, then L-BFGS on (u, v) jointly, same objective."""
+    u, v, _, measure = _alternate(problem, u, v, tol, 1, coarse=True)
+    if measure <= tol:
+        return u, v, 1, measure
+    n = problem.n
+    x = np.concatenate([u, v])
+    used = 0
+    while used < max_iter:
+        h = np.concatenate([problem.curvature(x[n:]), problem.curvature(x[:n])])
+        res = minimize_scaled(problem.joint_objective, x, h, tol, max_iter - used)
+        x, used, measure = res.x, used + max(res.n_iter, 1), res.grad_measure
+        # The curvature scale moves with (u, v): a run converged for the old one is checked again.
+        if res.converged:
+            h = np.concatenate([problem.curvature(x[n:]), problem.curvature(x[:n])])
+            measure = scaled_gradient(problem.joint_objective(x)[1], h)
+            if measure <= tol:
+                break
+        elif res.n_iter == 0:
+            break
+    return x[:n], x[n:], 1 + used, measure
+
+
+class DiscDecomposition(PairwiseModel):
+    """Disc decomposition of a symmetric zero-sum game, Eq. (4) of the paper.
+
+    The model is ``A_ij = sum_l u_il v_jl - v_il u_jl``, a skew-symmetric matrix of rank ``2k``, fitted
+    over the observed pairs only ("Missing Entries"):
+
+    - ``loss="bce"`` (the paper's experiments): ``bce(P_ij, sigmoid(A_ij))``, ``P(i beats j) = sigmoid(A_ij)``;
+    - ``loss="squared_logit"`` (the problem of Eq. (4) and Theorem 2): ``(logit P_ij - A_ij)^2``, needs
+      ``0 < P_ij < 1``; ``P(i beats j) = sigmoid(A_ij)``;
+    - ``loss="probability"`` (appendix, "This work (probability space)", as in Balduzzi et al. 2019):
+      ``1/2 (P_ij - 1/2 - A_ij)^2``; ``P(i beats j) = clip(1/2 + A_ij, 0, 1)``.
+
+    The objective is the weighted mean of the loss over the observed pairs (each unordered pair once;
+    the paper's double sum over ``(i, j)`` and ``(j, i)`` is twice it).
+
+    Fitting follows the paper. Algorithm 2: the components are found one after another, each on top of
+    the previous ones (a fixed offset). Algorithm 1 for component ``l`` minimises, over u then v,
+    ``u <- argmin_u f(u, v) + sum_m <u, us_m>^2/|us_m|^2 + <u, vs_m>^2/|vs_m|^2`` and
+    ``v <- argmin_v f(u, v) + <u, v>^2/|u|^2 + sum_m <v, us_m>^2/|us_m|^2 + <v, vs_m>^2/|vs_m|^2``
+    (m < l), each by L-BFGS on the compiled objective. The penalties keep the components orthogonal
+    (Eq. (4)'s constraints); they weigh 1 against the paper's double sum over both orders of each pair,
+    as Algorithm 1 writes them. The first component starts from ``v = 1`` (plus noise of scale 0.01
+    from ``random_state``), so that its first u-step is an Elo fit; later ones from a random v
+    orthogonal to the previous components.
+
+    ``solver="alternating"`` repeats the u- and v-steps until both block gradients meet ``tol``: the
+    paper's algorithm as written. It converges linearly, often slowly (hundreds of rounds on sparse
+    game logs). ``solver="joint"`` (default) runs one round of it as a warm start, then L-BFGS on (u, v)
+    together, on the sum of all the terms above, until its gradient meets ``tol``; for the first
+    component the stationary points are the same, and later ones differ only where the orthogonality
+    penalties are active (incomplete data). ``bench/`` compares the two.
+
+    Parameters
+    ----------
+    n_components : int
+        Number of disc games ``k`` (pairs of components), ``1 <= k <= n_players / 2``.
+    loss : {"bce", "squared_logit", "probability"}
+    solver : {"joint", "alternating"}
+    tol : float
+        Converged when every parameter's ``|gradient| / curvature scale`` is at most ``tol`` (the step a
+        Newton update with unit loss curvature would make; see ``discrank._optim``).
+    max_iter : int
+        Per component: most L-BFGS iterations of the joint solver, or most rounds of the alternation.
+    random_state : int, numpy Generator or None
+        Seed of the initialisation.
+    n_jobs : int, optional
+        Threads of the compiled core, scikit-learn's meaning. The result does not depend on it: the core
+        sums in a fixed order whatever the number of threads.
+
+    Attributes
+    ----------
+    u_, v_ : ndarray, shape (n_players, n_components)
+        The components; ``P(i beats j) = sigmoid(sum_l u_il v_jl - v_il u_jl)`` for the logit losses.
+    labels_ : ndarray
+    n_iter_ : ndarray of int, shape (n_components,)
+        Iterations run for each component (joint L-BFGS iterations plus the warm-start round, or rounds).
+    converged_ : bool
+        Whether every component met ``tol`` (a ``ConvergenceWarning`` is raised otherwise).
+    grad_measure_ : ndarray, shape (n_components,)
+        Final stopping measure of each component.
+    loss_ : float
+        Final objective (weighted mean loss over the observed pairs, without the penalties).
+    """
+
+    def __init__(
+        self,
+        n_components: int = 1,
+        loss: str = "bce",
+        *,
+        solver: str = "joint",
+        tol: float = 1e-6,
+        max_iter: int = 2000,
+        random_state: Any = None,
+        n_jobs: Optional[int] = None,
+    ):
+        self.n_components = n_components
+        self.loss = loss
+        self.solver = solver
+        self.tol = tol
+        self.max_iter = max_iter
+        self.random_state = random_state
+        self.n_jobs = n_jobs
+
+    @property
+    def _loss(self) -> str:  # type: ignore[override]
+        return self.loss
+
+    def _validate_params(self, data: PairwiseData) -> None:
+        super()._validate_params(data)
+        if self.loss not in DISC_LOSSES:
+            raise ValueError(f"loss must be one of {DISC_LOSSES}, got {self.loss!r}")
+        if self.solver not in SOLVERS:
+            raise ValueError(f"solver must be one of {SOLVERS}, got {self.solver!r}")
+        k = check_positive_int(self.n_components, "n_components")
+        if 2 * k > data.n_players:
+            raise ValueError(
+                f"n_components={k} needs at least {2 * k} players (k <= n/2, Theorem 2); the data has {data.n_players}"
+            )
+
+    def _fit(self, data: PairwiseData, objective: Any, w: np.ndarray, piece: np.ndarray) -> None:
+        n, k = data.n_players, int(self.n_components)
+        rng = np.random.default_rng(self.random_state)
+        U = np.zeros((n, k))
+        V = np.zeros((n, k))
+        offset = None
+        # Algorithm 1 adds the penalties with weight 1 to the paper's double sum over (i, j) and (j, i),
+        # which is 2 W times our weighted mean (W the total pair weight): here they weigh 1 / (2 W).
+        pen_weight = 1.0 / (2.0 * data.pair_weights().sum())
+        n_iter = np.zeros(k, dtype=int)
+        measures = np.zeros(k)
+        for comp in range(k):
+            Q = _unit_columns([U[:, m] for m in range(comp)] + [V[:, m] for m in range(comp)])
+            if comp == 0:
+                v = 1.0 + INIT_NOISE * rng.standard_normal(n)
+            else:
+                v = rng.standard_normal(n)
+                v -= Q @ (Q.T @ v)
+            problem = _Component(objective, LOSSES[self.loss], data, w, offset, Q, pen_weight, self._n_threads)
+            fit = _alternate if self.solver == "alternating" else _alternate_then_joint
+            u, v, n_iter[comp], measures[comp] = fit(problem, np.zeros(n), v, self.tol, int(self.max_iter))
+            U[:, comp], V[:, comp] = u, v
+            contribution = _core.scores(data.i, data.j, n, U=u.reshape(n, 1), V=v.reshape(n, 1),
+                                        n_threads=self._n_threads)
+            offset = contribution if offset is None else offset + contribution
+
+        self.u_, self.v_ = U, V
+        self.n_iter_ = n_iter
+        self.grad_measure_ = measures
+        self.converged_ = bool(np.all(measures <= self.tol))
+        self.loss_ = float(objective.evaluate(LOSSES[self.loss], U=U, V=V, n_threads=self._n_threads)[0])
+        if not self.converged_:
+            scale = max(np.abs(U).max(), np.abs(V).max())
+            warnings.warn(
+                f"DiscDecomposition did not converge in max_iter={self.max_iter} iterations: final scaled "
+                f"gradients {measures.tolist()} for tol={self.tol}; the largest |u|, |v| is {scale:.3g}"
+                + (" (growing parameters: some players' results are perfectly separated; use fewer components "
+                   "or min_games)" if scale > 50 else ""),
+                ConvergenceWarning,
+                stacklevel=3,
+            )
+
+    def _factors(self) -> dict[str, np.ndarray]:
+        return {"U": self.u_, "V": self.v_}
