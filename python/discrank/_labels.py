@@ -6,11 +6,16 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["LabelIndex", "as_label_array"]
+__all__ = ["LabelIndex", "as_label_array", "show"]
+
+
+def show(value: Any) -> str:
+    """repr of a value as the user wrote it (numpy scalars as Python ones)."""
+    return repr(value.item() if isinstance(value, np.generic) else value)
 
 
 def _describe(values: np.ndarray, limit: int = 5) -> str:
-    shown = ", ".join(repr(v.item() if isinstance(v, np.generic) else v) for v in values[:limit])
+    shown = ", ".join(show(v) for v in values[:limit])
     return shown + (f", ... ({len(values)} in all)" if len(values) > limit else "")
 
 
@@ -20,26 +25,37 @@ def as_label_array(values: Any, name: str) -> np.ndarray:
     Raises ``ValueError`` for missing labels (None, NaN) or labels of mixed kinds (say ints and strings),
     which cannot be ordered and usually mean a parsing mistake.
     """
-    arr = np.asarray(values)
+    if isinstance(values, np.ndarray):
+        arr = values
+    else:
+        # A list is checked element by element before numpy would turn ["x", 1] into ["x", "1"].
+        arr = np.asarray(values, dtype=object)
+        if arr.ndim == 1:
+            _check_objects(arr, name)
+            arr = np.asarray(arr.tolist()) if arr.size else np.zeros(0)
     if arr.ndim != 1:
         raise ValueError(f"{name} must be 1-D, got shape {arr.shape}")
     if arr.dtype.kind == "f":
         bad = ~np.isfinite(arr)
         if bad.any():
-            raise ValueError(f"{name} contains a non-finite label {arr[bad][0]!r} at position {np.flatnonzero(bad)[0]}")
+            raise ValueError(f"{name} contains a non-finite label {show(arr[bad][0])} at position {np.flatnonzero(bad)[0]}")
     if arr.dtype.kind == "O":
-        kinds = {}
-        for pos, v in enumerate(arr):
-            if v is None or (isinstance(v, float) and not np.isfinite(v)):
-                raise ValueError(f"{name} contains a missing label {v!r} at position {pos}")
-            kind = "number" if isinstance(v, (int, float, np.integer, np.floating)) and not isinstance(v, bool) else type(v).__name__
-            kinds.setdefault(kind, pos)
-        if len(kinds) > 1:
-            described = ", ".join(f"{k} (first at position {p})" for k, p in kinds.items())
-            raise ValueError(f"{name} mixes label types: {described}; use labels of one type")
+        _check_objects(arr, name)
     if arr.dtype.kind not in "iufUSO":
         raise TypeError(f"{name} must hold numbers or strings, got dtype {arr.dtype}")
     return arr
+
+
+def _check_objects(arr: np.ndarray, name: str) -> None:
+    kinds: dict[str, int] = {}
+    for pos, v in enumerate(arr):
+        if v is None or (isinstance(v, (float, np.floating)) and not np.isfinite(v)):
+            raise ValueError(f"{name} contains a missing label {show(v)} at position {pos}")
+        is_number = isinstance(v, (int, float, np.integer, np.floating)) and not isinstance(v, (bool, np.bool_))
+        kinds.setdefault("number" if is_number else type(v).__name__, pos)
+    if len(kinds) > 1:
+        described = ", ".join(f"{k} (first at position {p})" for k, p in kinds.items())
+        raise ValueError(f"{name} mixes label types: {described}; use labels of one type")
 
 
 class LabelIndex:

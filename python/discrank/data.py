@@ -15,7 +15,7 @@ import numpy as np
 from scipy.sparse import coo_matrix
 from scipy.sparse.csgraph import connected_components
 
-from discrank._labels import LabelIndex, as_label_array
+from discrank._labels import LabelIndex, as_label_array, show
 
 __all__ = ["PairwiseData"]
 
@@ -37,7 +37,7 @@ def _float_vector(values: Any, name: str, length: Optional[int] = None) -> np.nd
     bad = ~np.isfinite(arr)
     if bad.any():
         k = int(np.flatnonzero(bad)[0])
-        raise ValueError(f"{name} contains {arr[k]!r} at position {k}; only finite values are allowed")
+        raise ValueError(f"{name} contains {show(arr[k])} at position {k}; only finite values are allowed")
     return arr
 
 
@@ -45,7 +45,7 @@ def _check_probabilities(p: np.ndarray, name: str) -> None:
     bad = (p < 0.0) | (p > 1.0)
     if bad.any():
         k = int(np.flatnonzero(bad)[0])
-        raise ValueError(f"{name} must lie in [0, 1]; got {p[k]!r} at position {k}")
+        raise ValueError(f"{name} must lie in [0, 1]; got {show(p[k])} at position {k}")
 
 
 def _check_min_games(min_games: Any) -> int:
@@ -58,7 +58,7 @@ def _check_counts(n: np.ndarray, name: str) -> None:
     bad = n <= 0
     if bad.any():
         k = int(np.flatnonzero(bad)[0])
-        raise ValueError(f"{name} must be positive; got {n[k]!r} at position {k}")
+        raise ValueError(f"{name} must be positive; got {show(n[k])} at position {k}")
 
 
 class PairwiseData:
@@ -133,11 +133,11 @@ class PairwiseData:
             bad = (arr < 0) | (arr >= n_players)
             if bad.any():
                 k = int(np.flatnonzero(bad)[0])
-                raise ValueError(f"{name}[{k}] = {arr[k]} is not a player index in [0, {n_players})")
+                raise ValueError(f"{name}[{k}] = {show(arr[k])} is not a player index in [0, {n_players})")
         same = i == j
         if same.any():
             k = int(np.flatnonzero(same)[0])
-            raise ValueError(f"pair {k} is player {i[k]} against themself")
+            raise ValueError(f"pair {k} is player {show(i[k])} against themself")
         flipped = i > j
         if flipped.any():
             raise ValueError(f"pairs must have i < j; pair {int(np.flatnonzero(flipped)[0])} does not")
@@ -146,7 +146,7 @@ class PairwiseData:
         key = key[order]
         if m > 1 and np.any(key[1:] == key[:-1]):
             k = int(order[1:][key[1:] == key[:-1]][0])
-            raise ValueError(f"pair ({i[k]}, {j[k]}) appears more than once")
+            raise ValueError(f"pair ({show(i[k])}, {show(j[k])}) appears more than once")
         if weights is None:
             weights = "games" if n_games is not None else "uniform"
         if weights not in _WEIGHTS:
@@ -205,7 +205,7 @@ class PairwiseData:
         same = ia == ib
         if same.any():
             k = int(np.flatnonzero(same)[0])
-            raise ValueError(f"game {k} is player {a[k]!r} against themself")
+            raise ValueError(f"game {k} is player {show(a[k])} against themself")
         n = len(index)
         lo = np.minimum(ia, ib).astype(np.int64)
         hi = np.maximum(ia, ib).astype(np.int64)
@@ -252,7 +252,7 @@ class PairwiseData:
         same = ia == ib
         if same.any():
             k = int(np.flatnonzero(same)[0])
-            raise ValueError(f"pair {k} is player {a[k]!r} against themself")
+            raise ValueError(f"pair {k} is player {show(a[k])} against themself")
         n = len(index)
         lo = np.minimum(ia, ib).astype(np.int64)
         hi = np.maximum(ia, ib).astype(np.int64)
@@ -268,7 +268,7 @@ class PairwiseData:
             if np.any(spread > CONSISTENCY_TOL):
                 k = int(np.argmax(spread))
                 raise ValueError(
-                    f"pair ({a[k]!r}, {b[k]!r}) is given with disagreeing probabilities (p = {p[k]!r} differs from "
+                    f"pair ({show(a[k])}, {show(b[k])}) is given with disagreeing probabilities (p = {show(p[k])} differs from "
                     f"the other entries of that pair); give n_games to pool repeated pairs"
                 )
         data = cls(uniq // n, uniq % n, np.clip(p_pair, 0.0, 1.0), games, index.labels, weights=weights)
@@ -293,11 +293,11 @@ class PairwiseData:
         inf = np.isinf(P) & off
         if inf.any():
             r, c = np.argwhere(inf)[0]
-            raise ValueError(f"P[{r}, {c}] = {P[r, c]!r}; entries must be probabilities in [0, 1] or NaN (unobserved)")
+            raise ValueError(f"P[{r}, {c}] = {show(P[r, c])}; entries must be probabilities in [0, 1] or NaN (unobserved)")
         out = ((P < 0) | (P > 1)) & off
         if out.any():
             r, c = np.argwhere(out)[0]
-            raise ValueError(f"P[{r}, {c}] = {P[r, c]!r} is not a probability in [0, 1]")
+            raise ValueError(f"P[{r}, {c}] = {show(P[r, c])} is not a probability in [0, 1]")
         iu, ju = np.triu_indices(n, k=1)
         upper, lower = P[iu, ju], P[ju, iu]
         has_u, has_l = ~np.isnan(upper), ~np.isnan(lower)
@@ -308,10 +308,10 @@ class PairwiseData:
             k = int(np.flatnonzero(bad)[0])
             r, c = iu[k], ju[k]
             raise ValueError(
-                f"P[{r}, {c}] + P[{c}, {r}] = {upper[k]!r} + {lower[k]!r} = {upper[k] + lower[k]!r}, "
+                f"P[{r}, {c}] + P[{c}, {r}] = {show(upper[k])} + {show(lower[k])} = {show(upper[k] + lower[k])}, "
                 f"not 1: a symmetric zero-sum game needs P_ij + P_ji = 1"
             )
-        p = np.where(both, 0.5 * (upper + 1.0 - lower), np.where(has_u, upper, 1.0 - lower))
+        p = np.where(has_u, upper, 1.0 - lower)
         keep = has_u | has_l
         return cls(iu[keep], ju[keep], p[keep], None, labels, n_players=n, weights=weights)
 
@@ -428,7 +428,7 @@ def warn_isolated(data: PairwiseData) -> np.ndarray:
     seen[data.j] = True
     if not seen.all():
         missing = data.labels[~seen]
-        shown = ", ".join(repr(v) for v in missing[:5].tolist()) + (" ..." if missing.size > 5 else "")
+        shown = ", ".join(show(v) for v in missing[:5]) + (" ..." if missing.size > 5 else "")
         warnings.warn(
             f"{missing.size} player(s) have no observed pair ({shown}); the data says nothing about them and "
             "they keep the neutral rating",

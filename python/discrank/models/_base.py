@@ -12,6 +12,7 @@ import numpy as np
 from threadpoolctl import threadpool_limits
 
 from discrank import _core
+from discrank._labels import show
 from discrank.data import PairwiseData, warn_isolated
 from discrank.exceptions import DisconnectedGraphWarning
 
@@ -115,7 +116,7 @@ class PairwiseModel:
                 k = int(np.flatnonzero(bad)[0])
                 raise ValueError(
                     f"loss='squared_logit' needs probabilities strictly inside (0, 1), where logit is finite; "
-                    f"pair ({data.labels[data.i[k]]!r}, {data.labels[data.j[k]]!r}) has p = {data.p[k]!r}. "
+                    f"pair ({show(data.labels[data.i[k]])}, {show(data.labels[data.j[k]])}) has p = {show(data.p[k])}. "
                     "Use loss='bce', which handles 0 and 1"
                 )
         n_pieces, piece = data.components()

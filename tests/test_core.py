@@ -1,0 +1,176 @@
+"""The compiled objective against the numpy reference, its gradients, its determinism and its guards."""
+
+import numpy as np
+import pytest
+from reference import LOSS_IDS, objective
+
+from discrank import _core
+
+REL_TOL = 1e-12  # kernel vs reference, loss and gradients
+FD_REL_TOL = 1e-6  # central finite differences vs analytic gradient
+
+
+def random_problem(rng, n, m, k, loss, with_s=True, with_offset=True, scale=1.0):
+    a = rng.integers(0, n, 4 * m)
+    b = rng.integers(0, n, 4 * m)
+    keep = a != b
+    key = np.unique(np.minimum(a, b)[keep].astype(np.int64) * n + np.maximum(a, b)[keep])[:m]
+    i = (key // n).astype(np.int32)
+    j = (key % n).astype(np.int32)
+    if loss == "squared_logit":
+        y = rng.uniform(0.02, 0.98, i.size)
+    else:
+        y = rng.choice([0.0, 0.5, 1.0, 0.3, 0.9], i.size)
+    w = rng.uniform(0.1, 2.0, i.size)
+    U = scale * rng.standard_normal((n, k)) if k else None
+    V = scale * rng.standard_normal((n, k)) if k else None
+    s = scale * rng.standard_normal(n) if with_s else None
+    offset = rng.standard_normal(i.size) if with_offset else None
+    return i, j, y, w, U, V, s, offset
+
+
+def kernel(n, i, j, y, w, loss, U, V, s, offset, n_threads=0):
+    obj = _core.PairObjective(n, i, j, y, w)
+    return obj.evaluate(
+        LOSS_IDS[loss], U=U, V=V, s=s, offset=offset,
+        grad_u=U is not None, grad_v=U is not None, grad_s=s is not None, n_threads=n_threads,
+    )
+
+
+@pytest.mark.parametrize("loss", list(LOSS_IDS))
+@pytest.mark.parametrize("k, with_s, with_offset", [(0, True, False), (1, False, True), (2, True, True), (3, False, False)])
+def test_kernel_matches_numpy_reference(loss, k, with_s, with_offset):
+    rng = np.random.default_rng(hash((loss, k)) % 2**32)
+    n = 37
+    i, j, y, w, U, V, s, offset = random_problem(rng, n, 300, k, loss, with_s, with_offset)
+    f, gU, gV, gs = kernel(n, i, j, y, w, loss, U, V, s, offset)
+    rf, rgU, rgV, rgs = objective(loss, n, i, j, y, w, U, V, s, offset)
+    assert f == pytest.approx(rf, rel=REL_TOL)
+    for got, ref in ((gU, rgU), (gV, rgV), (gs, rgs)):
+        if ref is None:
+            assert got is None
+        else:
+            np.testing.assert_allclose(got, ref, rtol=REL_TOL, atol=REL_TOL * np.abs(ref).max())
+
+
+@pytest.mark.parametrize("loss", list(LOSS_IDS))
+@pytest.mark.parametrize("scale", [0.1, 1.0, 4.0])
+def test_gradient_matches_finite_differences(loss, scale):
+    rng = np.random.default_rng(7)
+    n, k = 12, 2
+    i, j, y, w, U, V, s, offset = random_problem(rng, n, 40, k, loss, True, True, scale)
+    obj = _core.PairObjective(n, i, j, y, w)
+    lid = LOSS_IDS[loss]
+    _, gU, gV, gs = obj.evaluate(lid, U=U, V=V, s=s, offset=offset, grad_u=True, grad_v=True, grad_s=True)
+    eps = 1e-6 * max(scale, 1.0)
+    for name, param, grad in (("U", U, gU), ("V", V, gV), ("s", s, gs)):
+        numeric = np.zeros_like(param)
+        for idx in np.ndindex(param.shape):
+            saved = param[idx]
+            param[idx] = saved + eps
+            fp = obj.evaluate(lid, U=U, V=V, s=s, offset=offset)[0]
+            param[idx] = saved - eps
+            fm = obj.evaluate(lid, U=U, V=V, s=s, offset=offset)[0]
+            param[idx] = saved
+            numeric[idx] = (fp - fm) / (2 * eps)
+        err = np.abs(numeric - grad).max()
+        assert err <= FD_REL_TOL * max(np.abs(grad).max(), 1e-3), f"{loss} d/d{name}: error {err}"
+
+
+@pytest.mark.parametrize("loss", ["bce", "sigmoid_squared"])
+def test_extreme_scores_stay_finite_and_exact(loss):
+    # |A| = 1e4 with y in {0, 1}: no overflow, no NaN; the right answers are 0 or |A| and 0 or -1.
+    i = np.array([0, 0, 1, 1], dtype=np.int32)
+    j = np.array([1, 2, 2, 3], dtype=np.int32)
+    y = np.array([1.0, 0.0, 1.0, 0.0])
+    w = np.ones(4)
+    s = np.array([1e4, 0.0, 0.0, -1e4])  # A = 1e4, 1e4, 0, 1e4
+    f, _, _, gs = _core.PairObjective(4, i, j, y, w).evaluate(LOSS_IDS[loss], s=s, grad_s=True)
+    assert np.isfinite(f) and np.all(np.isfinite(gs))
+    if loss == "bce":
+        # pair 0: y=1, A=1e4 -> 0; pair 1: y=0, A=1e4 -> 1e4; pair 2: y=1, A=0 -> log 2; pair 3: y=0, A=1e4 -> 1e4
+        assert f == pytest.approx(2e4 + np.log(2.0), rel=REL_TOL)
+    else:
+        assert f == pytest.approx(0.5 + 0.125 + 0.5, rel=REL_TOL)
+
+
+def test_bce_keeps_tiny_losses_exact():
+    # A correct confident prediction costs log1p(e^-A): 4.2e-18 at A = 40, not 0 by cancellation.
+    i, j = np.array([0], dtype=np.int32), np.array([1], dtype=np.int32)
+    f = _core.PairObjective(2, i, j, np.array([1.0]), np.ones(1)).evaluate(0, s=np.array([40.0, 0.0]))[0]
+    assert f == pytest.approx(np.log1p(np.exp(-40.0)), rel=REL_TOL)
+
+
+@pytest.mark.parametrize("threads", [1, 2, 3, 4])
+def test_result_is_bitwise_identical_for_any_thread_count(threads):
+    rng = np.random.default_rng(3)
+    n = 500
+    i, j, y, w, U, V, s, offset = random_problem(rng, n, 20000, 2, "bce")
+    base = kernel(n, i, j, y, w, "bce", U, V, s, offset, n_threads=1)
+    other = kernel(n, i, j, y, w, "bce", U, V, s, offset, n_threads=threads)
+    assert other[0] == base[0]
+    for a, b in zip(base[1:], other[1:]):
+        assert np.array_equal(a, b)
+
+
+def test_scores_kernel_matches_reference():
+    rng = np.random.default_rng(4)
+    n = 20
+    U, V, s = rng.standard_normal((n, 3)), rng.standard_normal((n, 3)), rng.standard_normal(n)
+    a = rng.integers(0, n, 50).astype(np.int32)
+    b = rng.integers(0, n, 50).astype(np.int32)
+    got = _core.scores(a, b, n, U=U, V=V, s=s)
+    expected = s[a] - s[b] + np.sum(U[a] * V[b] - V[a] * U[b], axis=1)
+    np.testing.assert_allclose(got, expected, rtol=REL_TOL, atol=1e-14)
+
+
+class TestGuards:
+    """The bindings refuse what would corrupt memory or silently copy."""
+
+    def setup_method(self):
+        self.i = np.array([0, 1], dtype=np.int32)
+        self.j = np.array([1, 2], dtype=np.int32)
+        self.y = np.array([0.5, 0.7])
+        self.w = np.ones(2)
+
+    def test_index_out_of_range_is_a_value_error(self):
+        with pytest.raises(ValueError, match=r"player index \(1, 2\) outside \[0, 2\)"):
+            _core.PairObjective(2, self.i, self.j, self.y, self.w)
+
+    def test_negative_index_is_a_value_error(self):
+        with pytest.raises(ValueError, match=r"\(-1, 1\)"):
+            _core.PairObjective(3, np.array([-1, 1], dtype=np.int32), self.j, self.y, self.w)
+
+    def test_self_pair_is_a_value_error(self):
+        with pytest.raises(ValueError, match="player 1 against themself"):
+            _core.PairObjective(3, np.array([0, 1], dtype=np.int32), np.array([1, 1], dtype=np.int32), self.y, self.w)
+
+    def test_wrong_dtype_is_refused_not_copied(self):
+        with pytest.raises(TypeError):
+            _core.PairObjective(3, self.i.astype(np.int64), self.j, self.y, self.w)
+        with pytest.raises(TypeError):
+            _core.PairObjective(3, self.i, self.j, self.y.astype(np.float32), self.w)
+
+    def test_non_contiguous_array_is_refused(self):
+        y = np.array([0.5, 0.0, 0.7, 0.0])[::2]
+        with pytest.raises(TypeError):
+            _core.PairObjective(3, self.i, self.j, y, self.w)
+
+    def test_mismatched_lengths(self):
+        with pytest.raises(ValueError, match="same length 2"):
+            _core.PairObjective(3, self.i, self.j, np.array([0.5]), self.w)
+
+    def test_factor_shapes_are_checked(self):
+        obj = _core.PairObjective(3, self.i, self.j, self.y, self.w)
+        with pytest.raises(ValueError, match=r"U must have shape \(3, k\)"):
+            obj.evaluate(0, U=np.zeros((2, 1)), V=np.zeros((2, 1)))
+        with pytest.raises(ValueError, match="V must have the shape of U"):
+            obj.evaluate(0, U=np.zeros((3, 1)), V=np.zeros((3, 2)))
+        with pytest.raises(ValueError, match=r"offset must have shape \(2,\)"):
+            obj.evaluate(0, s=np.zeros(3), offset=np.zeros(3))
+        with pytest.raises(ValueError, match="unknown loss id 9"):
+            obj.evaluate(9, s=np.zeros(3))
+
+    def test_scores_bounds_are_checked(self):
+        with pytest.raises(ValueError, match=r"player index \(0, 5\) at position 1"):
+            _core.scores(np.array([0, 0], dtype=np.int32), np.array([1, 5], dtype=np.int32), 3, s=np.zeros(3))
