@@ -1,0 +1,58 @@
+"""Type stub of the compiled core (cpp/src/bindings.cpp)."""
+
+from typing import Optional
+
+import numpy as np
+import numpy.typing as npt
+
+__version__: str
+LOSS_BCE: int
+LOSS_SQUARED_LOGIT: int
+LOSS_PROBABILITY: int
+LOSS_SIGMOID_SQUARED: int
+openmp: bool
+
+def max_threads() -> int: ...
+
+class PairObjective:
+    """Observed pairs (i < j not required, i != j), targets y, weights w; borrows the arrays."""
+
+    def __init__(
+        self,
+        n_players: int,
+        i: npt.NDArray[np.int32],
+        j: npt.NDArray[np.int32],
+        y: npt.NDArray[np.float64],
+        w: npt.NDArray[np.float64],
+    ) -> None: ...
+    @property
+    def n_players(self) -> int: ...
+    @property
+    def n_pairs(self) -> int: ...
+    def evaluate(
+        self,
+        loss: int,
+        U: Optional[npt.NDArray[np.float64]] = None,
+        V: Optional[npt.NDArray[np.float64]] = None,
+        s: Optional[npt.NDArray[np.float64]] = None,
+        offset: Optional[npt.NDArray[np.float64]] = None,
+        grad_u: bool = False,
+        grad_v: bool = False,
+        grad_s: bool = False,
+        n_threads: int = 0,
+    ) -> tuple[
+        float,
+        Optional[npt.NDArray[np.float64]],
+        Optional[npt.NDArray[np.float64]],
+        Optional[npt.NDArray[np.float64]],
+    ]: ...
+
+def scores(
+    a: npt.NDArray[np.int32],
+    b: npt.NDArray[np.int32],
+    n_players: int,
+    U: Optional[npt.NDArray[np.float64]] = None,
+    V: Optional[npt.NDArray[np.float64]] = None,
+    s: Optional[npt.NDArray[np.float64]] = None,
+    n_threads: int = 0,
+) -> npt.NDArray[np.float64]: ...
