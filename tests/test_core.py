@@ -174,3 +174,34 @@ class TestGuards:
     def test_scores_bounds_are_checked(self):
         with pytest.raises(ValueError, match=r"player index \(0, 5\) at position 1"):
             _core.scores(np.array([0, 0], dtype=np.int32), np.array([1, 5], dtype=np.int32), 3, s=np.zeros(3))
+
+
+def test_kernel_releases_the_gil():
+    # While one thread is inside a long evaluate call, another Python thread keeps running: the longest
+    # pause of the main thread is far shorter than the call (with the GIL held it would be all of it).
+    import threading
+    import time
+
+    rng = np.random.default_rng(8)
+    n = 5000
+    i, j, y, w, U, V, s, offset = random_problem(rng, n, 400_000, 8, "bce")
+    obj = _core.PairObjective(n, i, j, y, w)
+    span = {}
+
+    def work():
+        span["start"] = time.perf_counter()
+        for _ in range(5):
+            obj.evaluate(0, U=U, V=V, s=s, grad_u=True, grad_v=True, grad_s=True, n_threads=1)
+        span["end"] = time.perf_counter()
+
+    worker = threading.Thread(target=work)
+    stamps = []
+    worker.start()
+    while worker.is_alive():
+        stamps.append(time.perf_counter())
+    worker.join()
+    call = (span["end"] - span["start"]) / 5
+    inside = np.array([t for t in stamps if span["start"] <= t <= span["end"]])
+    longest_pause = np.diff(inside).max()
+    assert call > 0.02  # the calls are long enough to tell
+    assert longest_pause < 0.5 * call
