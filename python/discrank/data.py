@@ -191,30 +191,7 @@ class PairwiseData:
         weights : {"games", "uniform"}, optional
             See :class:`PairwiseData`; default ``"games"``.
         """
-        min_games = _check_min_games(min_games)
-        a = as_label_array(a, "a")
-        b = as_label_array(b, "b")
-        score = _float_vector(score, "score")
-        lengths = {"a": a.shape[0], "b": b.shape[0], "score": score.shape[0]}
-        if len(set(lengths.values())) != 1:
-            raise ValueError(f"found inputs of inconsistent lengths: {lengths}")
-        if a.shape[0] == 0:
-            raise ValueError("no game given: the data is empty")
-        _check_probabilities(score, "score")
-        ia, ib, index = _encode(a, b, labels)
-        same = ia == ib
-        if same.any():
-            k = int(np.flatnonzero(same)[0])
-            raise ValueError(f"game {k} is player {show(a[k])} against themself")
-        n = len(index)
-        lo = np.minimum(ia, ib).astype(np.int64)
-        hi = np.maximum(ia, ib).astype(np.int64)
-        win_lo = np.where(ia < ib, score, 1.0 - score)
-        uniq, inverse = np.unique(lo * n + hi, return_inverse=True)
-        games = np.bincount(inverse, minlength=uniq.size).astype(np.float64)
-        wins = np.bincount(inverse, weights=win_lo, minlength=uniq.size)
-        data = cls(uniq // n, uniq % n, np.clip(wins / games, 0.0, 1.0), games, index.labels, weights=weights or "games")
-        return data.filter(min_games) if min_games > 1 else data
+        return cls._aggregate(a, b, score, None, labels, min_games, weights or "games", "game", "score")
 
     @classmethod
     def from_pairs(
@@ -233,26 +210,38 @@ class PairwiseData:
         A pair may be listed in both orientations. With ``n_games`` the entries of a pair are pooled
         (wins and games add up). Without it they must agree (``p(a, b) + p(b, a) = 1`` to 1e-9).
         """
+        return cls._aggregate(a, b, p, n_games, labels, min_games, weights, "pair", "p")
+
+    @classmethod
+    def _aggregate(cls, a: Any, b: Any, p: Any, n_games: Any, labels: Any, min_games: Any, weights: Optional[str],
+                   what: str, p_name: str) -> "PairwiseData":
+        """Orient each entry to its unordered pair (lower index first) and pool the entries of a pair.
+
+        ``n_games=None`` with ``what="game"``: every entry is one game. ``n_games=None`` with
+        ``what="pair"``: the entries of a pair must agree.
+        """
         min_games = _check_min_games(min_games)
         a = as_label_array(a, "a")
         b = as_label_array(b, "b")
-        p = _float_vector(p, "p")
-        lengths = {"a": a.shape[0], "b": b.shape[0], "p": p.shape[0]}
+        p = _float_vector(p, p_name)
+        lengths = {"a": a.shape[0], "b": b.shape[0], p_name: p.shape[0]}
         if n_games is not None:
             n_games = _float_vector(n_games, "n_games")
             lengths["n_games"] = n_games.shape[0]
         if len(set(lengths.values())) != 1:
             raise ValueError(f"found inputs of inconsistent lengths: {lengths}")
         if a.shape[0] == 0:
-            raise ValueError("no pair given: the data is empty")
-        _check_probabilities(p, "p")
+            raise ValueError(f"no {what} given: the data is empty")
+        _check_probabilities(p, p_name)
         if n_games is not None:
             _check_counts(n_games, "n_games")
+        elif what == "game":
+            n_games = np.ones(p.shape[0])
         ia, ib, index = _encode(a, b, labels)
         same = ia == ib
         if same.any():
             k = int(np.flatnonzero(same)[0])
-            raise ValueError(f"pair {k} is player {show(a[k])} against themself")
+            raise ValueError(f"{what} {k} is player {show(a[k])} against themself")
         n = len(index)
         lo = np.minimum(ia, ib).astype(np.int64)
         hi = np.maximum(ia, ib).astype(np.int64)
@@ -268,8 +257,8 @@ class PairwiseData:
             if np.any(spread > CONSISTENCY_TOL):
                 k = int(np.argmax(spread))
                 raise ValueError(
-                    f"pair ({show(a[k])}, {show(b[k])}) is given with disagreeing probabilities (p = {show(p[k])} differs from "
-                    f"the other entries of that pair); give n_games to pool repeated pairs"
+                    f"pair ({show(a[k])}, {show(b[k])}) is given with disagreeing probabilities (p = {show(p[k])} "
+                    "differs from the other entries of that pair); give n_games to pool repeated pairs"
                 )
         data = cls(uniq // n, uniq % n, np.clip(p_pair, 0.0, 1.0), games, index.labels, weights=weights)
         return data.filter(min_games) if min_games > 1 else data
