@@ -8,7 +8,7 @@ the losses and gradients over the observed pairs only.
 from discrank._core import __version__
 from discrank.data import PairwiseData
 from discrank.exceptions import ConvergenceWarning, DisconnectedGraphWarning, IsolatedPlayerWarning
-from discrank.models import DiscDecomposition, Elo, EloPlusPlus
+from discrank.models import DiscDecomposition, Elo, EloPlusPlus, MElo
 
 __all__ = [
     "ConvergenceWarning",
@@ -17,6 +17,7 @@ __all__ = [
     "Elo",
     "EloPlusPlus",
     "IsolatedPlayerWarning",
+    "MElo",
     "PairwiseData",
     "__version__",
 ]

@@ -13,7 +13,7 @@ from discrank.data import PairwiseData
 from discrank.exceptions import ConvergenceWarning
 from discrank.models._base import LOSSES, PairwiseModel, check_positive_int
 
-__all__ = ["DiscDecomposition"]
+__all__ = ["DiscDecomposition", "MElo"]
 
 #: Losses a disc decomposition can be fitted with.
 DISC_LOSSES = ("bce", "squared_logit", "probability")
@@ -42,18 +42,16 @@ def orthogonality_penalty(x: np.ndarray, Q: np.ndarray, weight: float) -> tuple[
     """Algorithm 1's penalty ``weight * sum_q <x, q>^2 / ||q||^2`` and its gradient, for unit columns ``Q``."""
     if Q.shape[1] == 0:
         return 0.0, np.zeros_like(x)
-    # einsum, not BLAS: a threaded BLAS call here leaves OpenBLAS threads spinning against the core's
-    # OpenMP threads between kernel calls (measured: kernel calls 2x slower on 2 cores).
-    c = np.einsum("iq,i->q", Q, x)
-    return weight * float(np.einsum("q,q->", c, c)), (2.0 * weight) * np.einsum("iq,q->i", Q, c)
+    c = Q.T @ x
+    return weight * float(c @ c), (2.0 * weight) * (Q @ c)
 
 
 def _pair_penalty(u: np.ndarray, v: np.ndarray, weight: float) -> tuple[float, np.ndarray, np.ndarray]:
     """Algorithm 1's ``weight * <u, v>^2 / ||u||^2`` and its gradients in u and in v."""
-    uu = float(np.einsum("i,i->", u, u))
+    uu = float(u @ u)
     if uu == 0.0:
         return 0.0, np.zeros_like(u), np.zeros_like(v)
-    c = float(np.einsum("i,i->", u, v))
+    c = float(u @ v)
     return (
         weight * c * c / uu,
         (2.0 * weight * c / uu) * (v - (c / uu) * u),
@@ -65,9 +63,10 @@ class _Component:
     """The objectives of Algorithm 1 for one component, on top of the previous ones (an offset)."""
 
     def __init__(self, objective: Any, loss_id: int, data: PairwiseData, w: np.ndarray, offset: Optional[np.ndarray],
-                 Q: np.ndarray, pen_weight: float, n_threads: int):
+                 Q: np.ndarray, pen_weight: float, n_threads: int, reg_weight: float = 0.0):
         self.objective, self.loss_id, self.data, self.w = objective, loss_id, data, w
         self.offset, self.Q, self.pen_weight, self.n_threads = offset, Q, pen_weight, n_threads
+        self.reg_weight = reg_weight  # reg_weight * sum (v_i - 1)^2, Appendix B.2
         self.n = data.n_players
 
     def loss(self, u: np.ndarray, v: np.ndarray, grad_u: bool, grad_v: bool):
@@ -78,8 +77,17 @@ class _Component:
         )
         return f, None if gu is None else gu[:, 0], None if gv is None else gv[:, 0]
 
-    def curvature(self, other: np.ndarray) -> np.ndarray:
-        return pair_curvature(self.data.i, self.data.j, self.w, other, self.n)
+    def curvature_u(self, v: np.ndarray) -> np.ndarray:
+        return pair_curvature(self.data.i, self.data.j, self.w, v, self.n)
+
+    def curvature_v(self, u: np.ndarray) -> np.ndarray:
+        return pair_curvature(self.data.i, self.data.j, self.w, u, self.n) + 2.0 * self.reg_weight
+
+    def regularizer(self, v: np.ndarray) -> tuple[float, np.ndarray]:
+        if self.reg_weight == 0.0:
+            return 0.0, np.zeros_like(v)
+        d = v - 1.0
+        return self.reg_weight * float(d @ d), (2.0 * self.reg_weight) * d
 
     def u_step_objective(self, u: np.ndarray, v: np.ndarray) -> tuple[float, np.ndarray]:
         """f + sum_m <u, us_m>^2/|us_m|^2 + <u, vs_m>^2/|vs_m|^2 (Algorithm 1, u-step)."""
@@ -92,22 +100,28 @@ class _Component:
         f, _, gv = self.loss(u, v, False, True)
         pen, gpen = orthogonality_penalty(v, self.Q, self.pen_weight)
         puv, _, gpuv = _pair_penalty(u, v, self.pen_weight)
-        return f + pen + puv, gv + gpen + gpuv
+        reg, greg = self.regularizer(v)
+        return f + pen + puv + reg, gv + gpen + gpuv + greg
+
+    def project(self, x: np.ndarray) -> np.ndarray:
+        """x without its part in the span of the previous components."""
+        return x - self.Q @ (self.Q.T @ x) if self.Q.shape[1] else x
 
     def joint_objective(self, x: np.ndarray) -> tuple[float, np.ndarray]:
-        """All of Algorithm 1's terms at once, as a function of (u, v) stacked."""
-        u, v = x[: self.n], x[self.n:]
+        """Eq. (4) for this component with (u, v) stacked: the loss, Algorithm 1's <u, v> penalty, the
+        regulariser, and orthogonality to the previous components as an exact constraint (u and v are
+        projected on their orthogonal complement) instead of Algorithm 1's penalties."""
+        u, v = self.project(x[: self.n]), self.project(x[self.n:])
         f, gu, gv = self.loss(u, v, True, True)
-        pu, gpu = orthogonality_penalty(u, self.Q, self.pen_weight)
-        pv, gpv = orthogonality_penalty(v, self.Q, self.pen_weight)
         puv, gpuv_u, gpuv_v = _pair_penalty(u, v, self.pen_weight)
-        return f + pu + pv + puv, np.concatenate([gu + gpu + gpuv_u, gv + gpv + gpuv_v])
+        reg, greg = self.regularizer(v)
+        return f + puv + reg, np.concatenate([self.project(gu + gpuv_u), self.project(gv + gpuv_v + greg)])
 
     def block_measure(self, u: np.ndarray, v: np.ndarray) -> float:
         """Scaled gradient of the u-step and v-step objectives at (u, v): both blocks stationary."""
         gu = self.u_step_objective(u, v)[1]
         gv = self.v_step_objective(u, v)[1]
-        return max(scaled_gradient(gu, self.curvature(v)), scaled_gradient(gv, self.curvature(u)))
+        return max(scaled_gradient(gu, self.curvature_u(v)), scaled_gradient(gv, self.curvature_v(u)))
 
 
 def _alternate(problem: _Component, u: np.ndarray, v: np.ndarray, tol: float, max_iter: int,
@@ -120,9 +134,9 @@ def _alternate(problem: _Component, u: np.ndarray, v: np.ndarray, tol: float, ma
     inner_tol = max(tol, COARSE_TOL)
     measure = np.inf
     for it in range(1, max_iter + 1):
-        u = minimize_scaled(lambda x: problem.u_step_objective(x, v), u, problem.curvature(v), inner_tol,
+        u = minimize_scaled(lambda x: problem.u_step_objective(x, v), u, problem.curvature_u(v), inner_tol,
                             INNER_MAX_ITER).x
-        v = minimize_scaled(lambda x: problem.v_step_objective(u, x), v, problem.curvature(u), inner_tol,
+        v = minimize_scaled(lambda x: problem.v_step_objective(u, x), v, problem.curvature_v(u), inner_tol,
                             INNER_MAX_ITER).x
         measure = problem.block_measure(u, v)
         if coarse or measure <= tol:
@@ -133,26 +147,26 @@ def _alternate(problem: _Component, u: np.ndarray, v: np.ndarray, tol: float, ma
 
 def _alternate_then_joint(problem: _Component, u: np.ndarray, v: np.ndarray, tol: float,
                           max_iter: int) -> tuple[np.ndarray, np.ndarray, int, float]:
-    """One round of Algorithm 1 as a warm start, then L-BFGS on (u, v) jointly, same objective."""
+    """One round of Algorithm 1 as a warm start, then L-BFGS on (u, v) jointly (``joint_objective``)."""
     u, v, _, measure = _alternate(problem, u, v, tol, 1, coarse=True)
     if measure <= tol:
         return u, v, 1, measure
     n = problem.n
-    x = np.concatenate([u, v])
+    x = np.concatenate([problem.project(u), problem.project(v)])
     used = 0
     while used < max_iter:
-        h = np.concatenate([problem.curvature(x[n:]), problem.curvature(x[:n])])
+        h = np.concatenate([problem.curvature_u(x[n:]), problem.curvature_v(x[:n])])
         res = minimize_scaled(problem.joint_objective, x, h, tol, max_iter - used)
         x, used, measure = res.x, used + max(res.n_iter, 1), res.grad_measure
         # The curvature scale moves with (u, v): a run converged for the old one is checked again.
         if res.converged:
-            h = np.concatenate([problem.curvature(x[n:]), problem.curvature(x[:n])])
+            h = np.concatenate([problem.curvature_u(x[n:]), problem.curvature_v(x[:n])])
             measure = scaled_gradient(problem.joint_objective(x)[1], h)
             if measure <= tol:
                 break
         elif res.n_iter == 0:
             break
-    return x[:n], x[n:], 1 + used, measure
+    return problem.project(x[:n]), problem.project(x[n:]), 1 + used, measure
 
 
 class DiscDecomposition(PairwiseModel):
@@ -183,15 +197,24 @@ class DiscDecomposition(PairwiseModel):
     ``solver="alternating"`` repeats the u- and v-steps until both block gradients meet ``tol``: the
     paper's algorithm as written. It converges linearly, often slowly (hundreds of rounds on sparse
     game logs). ``solver="joint"`` (default) runs one round of it as a warm start, then L-BFGS on (u, v)
-    together, on the sum of all the terms above, until its gradient meets ``tol``; for the first
-    component the stationary points are the same, and later ones differ only where the orthogonality
-    penalties are active (incomplete data). ``bench/`` compares the two.
+    together until the gradient meets ``tol``, with the ``<u, v>`` penalty and Eq. (4)'s orthogonality
+    to the previous components as an exact constraint (u and v live in the orthogonal complement of
+    the previous components) rather than as penalties. (Added to a joint objective, the penalties have
+    no minimum: shrinking u while growing v lowers them at a constant loss, and the fit drifts.) For
+    the first component the two solvers have the same fixed points; for later ones they agree where
+    the penalised optimum is orthogonal (a complete matrix with the squared logit loss, Theorem 2) and
+    differ slightly otherwise.
 
     Parameters
     ----------
     n_components : int
         Number of disc games ``k`` (pairs of components), ``1 <= k <= n_players / 2``.
     loss : {"bce", "squared_logit", "probability"}
+    regularization : float
+        lambda of Appendix B.2: adds ``lambda / 2 sum_i (v_i1 - 1)^2`` (first component only: it pulls the
+        main disc game towards an Elo game, v = 1) on the paper's scale, the double sum over both orders
+        of the observed pairs, each with its pair weight. 0 (default) is the unregularised Eq. (4).
+        :class:`DiscDecompositionCV` chooses it by cross-validation.
     solver : {"joint", "alternating"}
     tol : float
         Converged when every parameter's ``|gradient| / curvature scale`` is at most ``tol`` (the step a
@@ -224,6 +247,7 @@ class DiscDecomposition(PairwiseModel):
         n_components: int = 1,
         loss: str = "bce",
         *,
+        regularization: float = 0.0,
         solver: str = "joint",
         tol: float = 1e-6,
         max_iter: int = 2000,
@@ -232,6 +256,7 @@ class DiscDecomposition(PairwiseModel):
     ):
         self.n_components = n_components
         self.loss = loss
+        self.regularization = regularization
         self.solver = solver
         self.tol = tol
         self.max_iter = max_iter
@@ -248,6 +273,9 @@ class DiscDecomposition(PairwiseModel):
             raise ValueError(f"loss must be one of {DISC_LOSSES}, got {self.loss!r}")
         if self.solver not in SOLVERS:
             raise ValueError(f"solver must be one of {SOLVERS}, got {self.solver!r}")
+        reg = self.regularization
+        if isinstance(reg, bool) or not isinstance(reg, (int, float, np.integer, np.floating)) or not np.isfinite(reg) or reg < 0:
+            raise ValueError(f"regularization must be a finite number >= 0, got {reg!r}")
         k = check_positive_int(self.n_components, "n_components")
         if 2 * k > data.n_players:
             raise ValueError(
@@ -259,10 +287,14 @@ class DiscDecomposition(PairwiseModel):
         rng = np.random.default_rng(self.random_state)
         U = np.zeros((n, k))
         V = np.zeros((n, k))
-        offset = None
-        # Algorithm 1 adds the penalties with weight 1 to the paper's double sum over (i, j) and (j, i),
-        # which is 2 W times our weighted mean (W the total pair weight): here they weigh 1 / (2 W).
-        pen_weight = 1.0 / (2.0 * data.pair_weights().sum())
+        self._base = self._base_ratings(data, w)
+        offset = None if self._base is None else self._base[data.i] - self._base[data.j]
+        # Algorithm 1 adds the penalties with weight 1, and Appendix B.2 its regulariser with weight
+        # lambda / 2, to the paper's double sum over (i, j) and (j, i). That sum is 2 W times our weighted
+        # mean (W the total pair weight), so here they weigh 1 / (2 W) and lambda / (4 W).
+        total_weight = data.pair_weights().sum()
+        pen_weight = 1.0 / (2.0 * total_weight)
+        reg_weight = float(self.regularization) / (4.0 * total_weight)
         n_iter = np.zeros(k, dtype=int)
         measures = np.zeros(k)
         for comp in range(k):
@@ -272,7 +304,8 @@ class DiscDecomposition(PairwiseModel):
             else:
                 v = rng.standard_normal(n)
                 v -= Q @ (Q.T @ v)
-            problem = _Component(objective, LOSSES[self.loss], data, w, offset, Q, pen_weight, self._n_threads)
+            problem = _Component(objective, LOSSES[self.loss], data, w, offset, Q, pen_weight, self._n_threads,
+                                 reg_weight if comp == 0 else 0.0)
             fit = _alternate if self.solver == "alternating" else _alternate_then_joint
             u, v, n_iter[comp], measures[comp] = fit(problem, np.zeros(n), v, self.tol, int(self.max_iter))
             U[:, comp], V[:, comp] = u, v
@@ -284,17 +317,66 @@ class DiscDecomposition(PairwiseModel):
         self.n_iter_ = n_iter
         self.grad_measure_ = measures
         self.converged_ = bool(np.all(measures <= self.tol))
-        self.loss_ = float(objective.evaluate(LOSSES[self.loss], U=U, V=V, n_threads=self._n_threads)[0])
+        self.loss_ = float(objective.evaluate(LOSSES[self.loss], n_threads=self._n_threads, **self._factors())[0])
         if not self.converged_:
             scale = max(np.abs(U).max(), np.abs(V).max())
             warnings.warn(
-                f"DiscDecomposition did not converge in max_iter={self.max_iter} iterations: final scaled "
+                f"{type(self).__name__} did not converge in max_iter={self.max_iter} iterations: final scaled "
                 f"gradients {measures.tolist()} for tol={self.tol}; the largest |u|, |v| is {scale:.3g}"
-                + (" (growing parameters: some players' results are perfectly separated; use fewer components "
-                   "or min_games)" if scale > 50 else ""),
+                + (" (growing parameters: some players' results are perfectly separated; use regularization, "
+                   "fewer components or min_games)" if scale > 50 else ""),
                 ConvergenceWarning,
                 stacklevel=3,
             )
 
+    def _base_ratings(self, data: PairwiseData, w: np.ndarray) -> Optional[np.ndarray]:
+        """Fixed per-player scores added to every component's score (none for the disc decomposition)."""
+        return None
+
     def _factors(self) -> dict[str, np.ndarray]:
-        return {"U": self.u_, "V": self.v_}
+        factors = {"U": self.u_, "V": self.v_}
+        if self._base is not None:
+            factors["s"] = self._base
+        return factors
+
+
+class MElo(DiscDecomposition):
+    """m-Elo of Balduzzi et al. (2018), as the paper's appendix writes it.
+
+    ``P(i beats j) = clip(1/2 + (Pbar_i - Pbar_j) + sum_l u_il v_jl - v_il u_jl, 0, 1)``: the disc
+    components are fitted in probability space (``1/2 (y - 1/2 - A)^2``) to the target
+    ``P_ij - (Pbar_i - Pbar_j)``, where ``Pbar_i`` is player i's mean observed score, weighted by the pair
+    weights (on a complete matrix with uniform weights, the paper's ``1/n sum_j P_ij`` but for the
+    diagonal term, which scales every difference by (n - 1) / n). ``(2k + 1) n`` parameters.
+
+    Parameters are those of :class:`DiscDecomposition` but ``loss`` (always ``"probability"``) and
+    ``regularization``.
+
+    Attributes
+    ----------
+    ratings_ : ndarray, shape (n_players,)
+        ``Pbar_i - 1/2``, the transitive part.
+    u_, v_ : ndarray, shape (n_players, n_components)
+        The cyclic part.
+    """
+
+    def __init__(
+        self,
+        n_components: int = 1,
+        *,
+        solver: str = "joint",
+        tol: float = 1e-6,
+        max_iter: int = 2000,
+        random_state: Any = None,
+        n_jobs: Optional[int] = None,
+    ):
+        super().__init__(n_components, "probability", solver=solver, tol=tol, max_iter=max_iter,
+                         random_state=random_state, n_jobs=n_jobs)
+
+    def _base_ratings(self, data: PairwiseData, w: np.ndarray) -> np.ndarray:
+        n = data.n_players
+        score = np.bincount(data.i, w * data.p, n) + np.bincount(data.j, w * (1.0 - data.p), n)
+        total = np.bincount(data.i, w, n) + np.bincount(data.j, w, n)
+        pbar = np.divide(score, total, out=np.full(n, 0.5), where=total > 0)
+        self.ratings_ = pbar - 0.5
+        return self.ratings_
