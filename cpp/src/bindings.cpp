@@ -5,12 +5,14 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <cmath>
 #include <cstdint>
 #include <memory>
 #include <optional>
 #include <string>
 
 #include "discrank/objective.hpp"
+#include "discrank/online.hpp"
 
 namespace py = pybind11;
 
@@ -144,6 +146,50 @@ FloatArray scores(IntArray a, IntArray b, std::int64_t n_players, const std::opt
     return out;
 }
 
+void check_games(const IntArray& a, const IntArray& b, const FloatArray& score, std::int64_t n) {
+    if (a.ndim() != 1 || b.ndim() != 1 || score.ndim() != 1 || a.shape(0) != b.shape(0) ||
+        a.shape(0) != score.shape(0))
+        throw py::value_error("a, b and score must be 1-D of the same length, got " + shape_str(a) + ", " +
+                              shape_str(b) + " and " + shape_str(score));
+    const std::int32_t* pa = a.data();
+    const std::int32_t* pb = b.data();
+    for (py::ssize_t t = 0; t < a.shape(0); ++t) {
+        if (pa[t] < 0 || pa[t] >= n || pb[t] < 0 || pb[t] >= n)
+            throw py::value_error("player index (" + std::to_string(pa[t]) + ", " + std::to_string(pb[t]) +
+                                  ") of game " + std::to_string(t) + " is outside [0, " + std::to_string(n) + ")");
+        if (pa[t] == pb[t])
+            throw py::value_error("game " + std::to_string(t) + " is player " + std::to_string(pa[t]) +
+                                  " against themself");
+    }
+}
+
+// Runs the updates in place on `ratings` (Elo: s; disc: strength then consistency, 2 x n).
+py::tuple online(bool disc, IntArray a, IntArray b, FloatArray score, double step, FloatArray ratings,
+                 std::int64_t every) {
+    if (ratings.ndim() != (disc ? 2 : 1) || (disc && ratings.shape(0) != 2))
+        throw py::value_error(std::string("ratings must have shape ") + (disc ? "(2, n)" : "(n,)") + ", got " +
+                              shape_str(ratings));
+    const std::int64_t n = ratings.shape(ratings.ndim() - 1);
+    check_games(a, b, score, n);
+    if (!std::isfinite(step) || step <= 0) throw py::value_error("step must be a positive finite number");
+    if (every < 0) throw py::value_error("every must be >= 0");
+    const std::int64_t T = a.shape(0);
+    FloatArray pred(static_cast<py::ssize_t>(T));
+    const std::int64_t rows = every > 0 ? T / every : 0;
+    FloatArray snaps({static_cast<py::ssize_t>(rows), static_cast<py::ssize_t>(disc ? 2 * n : n)});
+    double* r = ratings.mutable_data();
+    {
+        py::gil_scoped_release release;
+        if (disc)
+            discrank::online_disc(T, a.data(), b.data(), score.data(), step, n, r, r + n, pred.mutable_data(), every,
+                                  snaps.mutable_data());
+        else
+            discrank::online_elo(T, a.data(), b.data(), score.data(), step, n, r, pred.mutable_data(), every,
+                                 snaps.mutable_data());
+    }
+    return py::make_tuple(pred, snaps);
+}
+
 }  // namespace
 
 PYBIND11_MODULE(_core, m) {
@@ -170,6 +216,21 @@ PYBIND11_MODULE(_core, m) {
              py::arg("V").noconvert() = py::none(), py::arg("s").noconvert() = py::none(),
              py::arg("offset").noconvert() = py::none(), py::arg("grad_u") = false, py::arg("grad_v") = false,
              py::arg("grad_s") = false, py::arg("n_threads") = 0);
+
+    m.def(
+        "online_elo",
+        [](IntArray a, IntArray b, FloatArray score, double step, FloatArray ratings, std::int64_t every) {
+            return online(false, a, b, score, step, ratings, every);
+        },
+        py::arg("a").noconvert(), py::arg("b").noconvert(), py::arg("score").noconvert(), py::arg("step"),
+        py::arg("ratings").noconvert(), py::arg("every") = 0);
+    m.def(
+        "online_disc",
+        [](IntArray a, IntArray b, FloatArray score, double step, FloatArray ratings, std::int64_t every) {
+            return online(true, a, b, score, step, ratings, every);
+        },
+        py::arg("a").noconvert(), py::arg("b").noconvert(), py::arg("score").noconvert(), py::arg("step"),
+        py::arg("ratings").noconvert(), py::arg("every") = 0);
 
     m.def("scores", &scores, py::arg("a").noconvert(), py::arg("b").noconvert(), py::arg("n_players"),
           py::arg("U").noconvert() = py::none(), py::arg("V").noconvert() = py::none(),

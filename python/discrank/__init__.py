@@ -8,16 +8,20 @@ the losses and gradients over the observed pairs only.
 from discrank._core import __version__
 from discrank.data import PairwiseData
 from discrank.exceptions import ConvergenceWarning, DisconnectedGraphWarning, IsolatedPlayerWarning
-from discrank.models import DiscDecomposition, Elo, EloPlusPlus, MElo
+from discrank import analysis
+from discrank.models import DiscDecomposition, DiscDecompositionCV, Elo, EloPlusPlus, MElo, SchurDecomposition
 
 __all__ = [
     "ConvergenceWarning",
     "DiscDecomposition",
+    "DiscDecompositionCV",
     "DisconnectedGraphWarning",
     "Elo",
     "EloPlusPlus",
     "IsolatedPlayerWarning",
     "MElo",
     "PairwiseData",
+    "SchurDecomposition",
+    "analysis",
     "__version__",
 ]

@@ -74,30 +74,35 @@ class LabelIndex:
     def __len__(self) -> int:
         return len(self.labels)
 
+    def lookup(self, values: Any) -> np.ndarray:
+        """Indices (int64) of ``values``, -1 for a label that is not known."""
+        q = np.atleast_1d(np.asarray(values))
+        if q.size == 0:
+            return np.zeros(0, dtype=np.int64)
+        if q.dtype.kind == "O" or self._sorted.dtype.kind == "O" or (q.dtype.kind in "US") != (self._sorted.dtype.kind in "US"):
+            # Comparisons across kinds (str against int) are never matches: look up one by one.
+            table = {(v.item() if isinstance(v, np.generic) else v): k for k, v in enumerate(self.labels)}
+            out = np.empty(q.shape[0], dtype=np.int64)
+            for t, v in enumerate(q):
+                try:
+                    out[t] = table.get(v.item() if isinstance(v, np.generic) else v, -1)
+                except TypeError:  # unhashable
+                    out[t] = -1
+            return out
+        pos = np.minimum(np.searchsorted(self._sorted, q), len(self._sorted) - 1)
+        found = self._sorted[pos] == q
+        return np.where(found, self._order[pos], -1).astype(np.int64)
+
     def index(self, values: Any, name: str = "player") -> np.ndarray:
         """Indices (int32) of ``values``; a ``ValueError`` names the labels that are not known."""
         q = np.atleast_1d(np.asarray(values))
-        if q.size == 0:
-            return np.zeros(0, dtype=np.int32)
-        if q.dtype.kind == "O" or self._sorted.dtype.kind == "O" or (q.dtype.kind in "US") != (self._sorted.dtype.kind in "US"):
-            # Comparisons across kinds (str against int) are never matches: look up one by one.
-            lookup = {(v.item() if isinstance(v, np.generic) else v): k for k, v in enumerate(self.labels)}
-            out = np.empty(q.shape[0], dtype=np.int64)
-            unknown = []
-            for t, v in enumerate(q):
-                key = v.item() if isinstance(v, np.generic) else v
-                try:
-                    out[t] = lookup.get(key, -1)
-                except TypeError:  # unhashable
-                    out[t] = -1
-                if out[t] < 0:
-                    unknown.append(v)
-            if unknown:
-                raise ValueError(f"unknown {name} label(s): {_describe(np.asarray(unknown, dtype=object))}")
-            return out.astype(np.int32)
-        pos = np.searchsorted(self._sorted, q)
-        pos = np.minimum(pos, len(self._sorted) - 1)
-        found = self._sorted[pos] == q
-        if not np.all(found):
-            raise ValueError(f"unknown {name} label(s): {_describe(np.unique(q[~found]))}")
-        return self._order[pos].astype(np.int32)
+        idx = self.lookup(q)
+        unknown = idx < 0
+        if unknown.any():
+            bad = q[unknown]
+            try:
+                bad = np.unique(bad)
+            except TypeError:
+                pass
+            raise ValueError(f"unknown {name} label(s): {_describe(bad)}")
+        return idx.astype(np.int32)

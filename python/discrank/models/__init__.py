@@ -1,6 +1,8 @@
 """Rating models, one module per family, all on the compiled pair objective."""
 
+from discrank.models.cv import DiscDecompositionCV
 from discrank.models.disc import DiscDecomposition, MElo
+from discrank.models.schur import SchurDecomposition
 from discrank.models.elo import Elo, EloPlusPlus
 
-__all__ = ["DiscDecomposition", "Elo", "EloPlusPlus", "MElo"]
+__all__ = ["DiscDecomposition", "DiscDecompositionCV", "Elo", "EloPlusPlus", "MElo", "SchurDecomposition"]

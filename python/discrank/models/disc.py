@@ -9,11 +9,12 @@ import numpy as np
 
 from discrank import _core
 from discrank._optim import minimize_scaled, pair_curvature, scaled_gradient
+from discrank.analysis import TransitivitySummary, disc_verdict, reparametrize, transitivity_summary
 from discrank.data import PairwiseData
 from discrank.exceptions import ConvergenceWarning
 from discrank.models._base import LOSSES, PairwiseModel, check_positive_int
 
-__all__ = ["DiscDecomposition", "MElo"]
+__all__ = ["DiscDecomposition", "DiscReadout", "MElo", "describe_first_component"]
 
 #: Losses a disc decomposition can be fitted with.
 DISC_LOSSES = ("bce", "squared_logit", "probability")
@@ -169,7 +170,37 @@ def _alternate_then_joint(problem: _Component, u: np.ndarray, v: np.ndarray, tol
     return problem.project(x[:n]), problem.project(x[n:]), 1 + used, measure
 
 
-class DiscDecomposition(PairwiseModel):
+def describe_first_component(model: Any) -> None:
+    """Read the first component of a fitted disc model (Propositions 1 and 2).
+
+    Sets ``transitive_``; ``angle_`` and ``radius_`` (polar coordinates of (u_i1, v_i1):
+    ``P(i beats j) = sigmoid(r_i r_j sin(theta_i - theta_j))`` for one component); and, when the component
+    is transitive, ``strength_`` and ``consistency_`` (:func:`discrank.analysis.reparametrize`) and
+    ``ranking_`` (labels by decreasing strength), which are None for a cyclic one.
+    """
+    u, v = model.u_[:, 0], model.v_[:, 0]
+    model.transitive_ = disc_verdict(u, v).transitive
+    model.angle_, model.radius_ = np.arctan2(v, u), np.hypot(u, v)
+    model.strength_ = model.consistency_ = model.ranking_ = None
+    if model.transitive_:
+        try:
+            rep = reparametrize(u, v)
+        except ValueError:  # all ties, or the origin on the hull's border: no finite strength
+            return
+        model.strength_, model.consistency_ = rep.strength, rep.consistency
+        model.ranking_ = model.labels_[np.argsort(-rep.strength, kind="stable")]
+
+
+class DiscReadout:
+    """``transitivity()`` for the fitted disc models."""
+
+    def transitivity(self) -> TransitivitySummary:
+        """Share of each component and which are transitive (Theorem 2, Proposition 1)."""
+        self._check_fitted()  # type: ignore[attr-defined]
+        return transitivity_summary(self.u_, self.v_)  # type: ignore[attr-defined]
+
+
+class DiscDecomposition(DiscReadout, PairwiseModel):
     """Disc decomposition of a symmetric zero-sum game, Eq. (4) of the paper.
 
     The model is ``A_ij = sum_l u_il v_jl - v_il u_jl``, a skew-symmetric matrix of rank ``2k``, fitted
@@ -231,6 +262,7 @@ class DiscDecomposition(PairwiseModel):
     ----------
     u_, v_ : ndarray, shape (n_players, n_components)
         The components; ``P(i beats j) = sigmoid(sum_l u_il v_jl - v_il u_jl)`` for the logit losses.
+        Each is returned with ``|u_l| = |v_l|`` (a rescaling that keeps every prediction).
     labels_ : ndarray
     n_iter_ : ndarray of int, shape (n_components,)
         Iterations run for each component (joint L-BFGS iterations plus the warm-start round, or rounds).
@@ -240,6 +272,15 @@ class DiscDecomposition(PairwiseModel):
         Final stopping measure of each component.
     loss_ : float
         Final objective (weighted mean loss over the observed pairs, without the penalties).
+    transitive_ : bool
+        Proposition 1 for the first component: the origin outside the hull of the points (u_i1, v_i1).
+    strength_, consistency_ : ndarray or None
+        Proposition 2, when the first component is transitive: ``v_i1 u_j1 - ... = c_i c_j (s_i - s_j)``
+        with ``c > 0`` (see :func:`discrank.analysis.reparametrize`); None when it is cyclic.
+    ranking_ : ndarray or None
+        Labels by decreasing strength (transitive only).
+    angle_, radius_ : ndarray
+        Polar coordinates of (u_i1, v_i1), the reading of a cyclic component.
     """
 
     def __init__(
@@ -308,6 +349,10 @@ class DiscDecomposition(PairwiseModel):
                                  reg_weight if comp == 0 else 0.0)
             fit = _alternate if self.solver == "alternating" else _alternate_then_joint
             u, v, n_iter[comp], measures[comp] = fit(problem, np.zeros(n), v, self.tol, int(self.max_iter))
+            # (u, v) -> (a u, v / a) keeps every prediction; |u| = |v| makes a symmetric disc game a circle.
+            nu, nv = np.linalg.norm(u), np.linalg.norm(v)
+            if nu > 0 and nv > 0:
+                u, v = u * np.sqrt(nv / nu), v * np.sqrt(nu / nv)
             U[:, comp], V[:, comp] = u, v
             contribution = _core.scores(data.i, data.j, n, U=u.reshape(n, 1), V=v.reshape(n, 1),
                                         n_threads=self._n_threads)
@@ -318,6 +363,8 @@ class DiscDecomposition(PairwiseModel):
         self.grad_measure_ = measures
         self.converged_ = bool(np.all(measures <= self.tol))
         self.loss_ = float(objective.evaluate(LOSSES[self.loss], n_threads=self._n_threads, **self._factors())[0])
+        if self._base is None:
+            describe_first_component(self)
         if not self.converged_:
             scale = max(np.abs(U).max(), np.abs(V).max())
             warnings.warn(

@@ -1,0 +1,160 @@
+"""Choosing the regularisation (and the number of components) by cross-validation over pairs."""
+
+from __future__ import annotations
+
+import itertools
+import numbers
+import warnings
+from typing import Any, Optional, Sequence
+
+import numpy as np
+
+from discrank.data import PairwiseData
+from discrank.exceptions import ConvergenceWarning, DisconnectedGraphWarning, IsolatedPlayerWarning
+from discrank.models._base import PairwiseModel, check_positive_int, resolve_n_jobs
+from discrank.models.disc import DiscDecomposition, DiscReadout, describe_first_component
+
+__all__ = ["DiscDecompositionCV"]
+
+SCORINGS = ("mse", "log_loss")
+
+
+class DiscDecompositionCV(DiscReadout, PairwiseModel):
+    """:class:`DiscDecomposition` with ``regularization`` (lambda of Appendix B.2) and optionally
+    ``n_components`` chosen by K-fold cross-validation over pairs, as the paper does for StarCraft.
+
+    The observed pairs are cut at random into ``cv`` folds (a held-out pair is held out in both
+    orientations). Every candidate is fitted on ``cv - 1`` folds and scored on the last; the candidate
+    with the lowest mean score is refitted on all the pairs.
+
+    Parameters
+    ----------
+    regularizations : sequence of float
+        Candidate lambdas (>= 0).
+    n_components : int or sequence of int
+        Candidate numbers of components.
+    loss : {"bce", "squared_logit", "probability"}
+    cv : int
+        Number of folds (>= 2).
+    scoring : {"mse", "log_loss"}
+        ``"mse"``: squared error of the probabilities of the held-out pairs (the paper's metric);
+        ``"log_loss"``: their cross-entropy, per game when the data has game counts.
+    solver, tol, max_iter, random_state, n_jobs
+        As :class:`DiscDecomposition`; ``random_state`` also draws the folds.
+
+    Attributes
+    ----------
+    cv_results_ : dict of arrays
+        ``params`` (list of dicts), ``mean_test_score``, ``std_test_score``, ``split<f>_test_score``,
+        ``rank_test_score`` (1 = best), ``n_unconverged`` (fits of the candidate that did not converge).
+    best_params_ : dict
+    best_score_ : float
+    best_estimator_ : DiscDecomposition
+        Refitted on all the data; ``u_``, ``v_``, ``n_iter_``, ``converged_``, ``loss_`` are its.
+    """
+
+    def __init__(
+        self,
+        regularizations: Sequence[float] = (0.0, 0.1, 1.0, 10.0, 100.0, 1000.0),
+        n_components: Any = 1,
+        loss: str = "bce",
+        *,
+        cv: int = 5,
+        scoring: str = "mse",
+        solver: str = "joint",
+        tol: float = 1e-6,
+        max_iter: int = 2000,
+        random_state: Any = None,
+        n_jobs: Optional[int] = None,
+    ):
+        self.regularizations = regularizations
+        self.n_components = n_components
+        self.loss = loss
+        self.cv = cv
+        self.scoring = scoring
+        self.solver = solver
+        self.tol = tol
+        self.max_iter = max_iter
+        self.random_state = random_state
+        self.n_jobs = n_jobs
+
+    @property
+    def _loss(self) -> str:  # type: ignore[override]
+        return self.loss
+
+    def _candidates(self) -> list[dict[str, Any]]:
+        regs = np.atleast_1d(np.asarray(self.regularizations, dtype=object))
+        if regs.size == 0:
+            raise ValueError("regularizations must hold at least one candidate")
+        for reg in regs:
+            if isinstance(reg, bool) or not isinstance(reg, numbers.Real) or not np.isfinite(reg) or reg < 0:
+                raise ValueError(f"regularizations must be finite numbers >= 0, got {reg!r}")
+        ks = [self.n_components] if isinstance(self.n_components, numbers.Integral) else list(self.n_components)
+        if not ks:
+            raise ValueError("n_components must hold at least one candidate")
+        ks = [check_positive_int(k, "n_components") for k in ks]
+        return [{"n_components": k, "regularization": float(r)} for k, r in itertools.product(ks, regs)]
+
+    def fit(self, data: PairwiseData) -> "DiscDecompositionCV":
+        if not isinstance(data, PairwiseData):
+            raise TypeError(f"fit expects a discrank.PairwiseData, got {type(data).__name__}")
+        candidates = self._candidates()
+        cv = check_positive_int(self.cv, "cv")
+        if cv < 2:
+            raise ValueError(f"cv must be >= 2 folds, got {cv}")
+        if cv > data.n_pairs:
+            raise ValueError(f"cv={cv} folds need at least as many pairs; the data has {data.n_pairs}")
+        if self.scoring not in SCORINGS:
+            raise ValueError(f"scoring must be one of {SCORINGS}, got {self.scoring!r}")
+        resolve_n_jobs(self.n_jobs)
+        common = dict(loss=self.loss, solver=self.solver, tol=self.tol, max_iter=self.max_iter,
+                      random_state=self.random_state, n_jobs=self.n_jobs)
+        # Parameters are validated once, on the whole data, before any fold is fitted.
+        for cand in candidates:
+            DiscDecomposition(**cand, **common)._validate_params(data)
+
+        rng = np.random.default_rng(self.random_state)
+        fold = rng.permutation(data.n_pairs) % cv
+        scores = np.zeros((len(candidates), cv))
+        unconverged = np.zeros(len(candidates), dtype=int)
+        for f in range(cv):
+            train, test = data.subset(fold != f), data.subset(fold == f)
+            for c, cand in enumerate(candidates):
+                with warnings.catch_warnings(record=True) as caught:
+                    warnings.simplefilter("ignore", IsolatedPlayerWarning)
+                    warnings.simplefilter("ignore", DisconnectedGraphWarning)
+                    warnings.simplefilter("always", ConvergenceWarning)
+                    model = DiscDecomposition(**cand, **common).fit(train)
+                unconverged[c] += any(issubclass(w.category, ConvergenceWarning) for w in caught)
+                scores[c, f] = model.mse(test) if self.scoring == "mse" else model.log_loss(test)
+
+        mean = scores.mean(axis=1)
+        best = int(np.argmin(mean))
+        self.cv_results_ = {
+            "params": candidates,
+            "mean_test_score": mean,
+            "std_test_score": scores.std(axis=1),
+            **{f"split{f}_test_score": scores[:, f] for f in range(cv)},
+            "rank_test_score": np.argsort(np.argsort(mean, kind="stable"), kind="stable") + 1,
+            "n_unconverged": unconverged,
+        }
+        if unconverged.any():
+            warnings.warn(
+                f"{int(unconverged.sum())} of {len(candidates) * cv} cross-validation fits did not converge "
+                "(see cv_results_['n_unconverged'])",
+                ConvergenceWarning,
+                stacklevel=2,
+            )
+        self.best_params_ = candidates[best]
+        self.best_score_ = float(mean[best])
+        self.best_estimator_ = DiscDecomposition(**self.best_params_, **common).fit(data)
+        est = self.best_estimator_
+        self.labels_, self.n_players_ = est.labels_, est.n_players_
+        self.u_, self.v_ = est.u_, est.v_
+        self.n_iter_, self.converged_, self.loss_ = est.n_iter_, est.converged_, est.loss_
+        self._n_threads, self._label_index = est._n_threads, None
+        describe_first_component(self)
+        return self
+
+    def _factors(self) -> dict[str, np.ndarray]:
+        return self.best_estimator_._factors()

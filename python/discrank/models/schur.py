@@ -1,0 +1,92 @@
+"""Balduzzi et al. (2019): the truncated normal (real Schur) decomposition of a complete game."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from discrank._labels import show
+from discrank.analysis import normal_decomposition
+from discrank.data import PairwiseData
+from discrank.models._base import PairwiseModel, check_positive_int, resolve_n_jobs
+from discrank.models.disc import DiscReadout, describe_first_component
+
+__all__ = ["SchurDecomposition"]
+
+SPACES = ("probability", "logit")
+
+
+class SchurDecomposition(DiscReadout, PairwiseModel):
+    """Truncated real Schur decomposition of ``2 P - 1`` (Balduzzi et al. 2019) or of ``logit P``.
+
+    Theorem 2 (normal decomposition): a skew-symmetric matrix is ``sum_l u_l v_l^T - v_l u_l^T`` with
+    orthogonal components; keeping the k largest gives its best rank-2k approximation in Frobenius norm.
+    It is defined on a complete matrix only: ``fit`` refuses data with a missing pair, and in logit space
+    a probability of exactly 0 or 1 (infinite logit). For incomplete data use
+    ``DiscDecomposition(loss="probability")`` (the same model fitted over the observed pairs) or
+    ``loss="squared_logit"``.
+
+    ``space="probability"``: ``P(i beats j) = clip(1/2 + sum_l u_il v_jl - v_il u_jl, 0, 1)`` (the
+    components of ``2 P - 1`` halved); ``space="logit"``: ``sigmoid(...)``. 2kn parameters.
+
+    Attributes
+    ----------
+    u_, v_ : ndarray, shape (n_players, n_components)
+    lambdas_ : ndarray, shape (n_components,)
+        ``|u_l| |v_l|``, decreasing (of the matrix decomposed: ``2 P - 1`` halved, or ``logit P``).
+    n_iter_ : int (0: a direct method); converged_ : bool (True)
+    """
+
+    def __init__(self, n_components: int = 1, space: str = "probability", *, n_jobs=None):
+        self.n_components = n_components
+        self.space = space
+        self.n_jobs = n_jobs
+
+    @property
+    def _loss(self) -> str:  # type: ignore[override]
+        return "probability" if self.space == "probability" else "bce"
+
+    def fit(self, data: PairwiseData) -> "SchurDecomposition":
+        if not isinstance(data, PairwiseData):
+            raise TypeError(f"fit expects a discrank.PairwiseData, got {type(data).__name__}")
+        if self.space not in SPACES:
+            raise ValueError(f"space must be one of {SPACES}, got {self.space!r}")
+        k = check_positive_int(self.n_components, "n_components")
+        n = data.n_players
+        if 2 * k > n:
+            raise ValueError(f"n_components={k} needs at least {2 * k} players (k <= n/2, Theorem 2); the data has {n}")
+        self._n_threads = resolve_n_jobs(self.n_jobs)
+        P = data.to_matrix()
+        missing = np.argwhere(np.isnan(P))
+        if missing.size:
+            r, c = missing[0]
+            raise ValueError(
+                f"the Schur decomposition needs a complete matrix; {missing.shape[0] // 2} of {n * (n - 1) // 2} pairs "
+                f"are missing, e.g. ({show(data.labels[r])}, {show(data.labels[c])}). Use "
+                "DiscDecomposition(loss='probability') for incomplete data"
+            )
+        if self.space == "logit":
+            off = ~np.eye(n, dtype=bool)
+            certain = off & ((P <= 0.0) | (P >= 1.0))
+            if certain.any():
+                r, c = np.argwhere(certain)[0]
+                raise ValueError(
+                    f"space='logit' needs probabilities strictly inside (0, 1); pair ({show(data.labels[r])}, "
+                    f"{show(data.labels[c])}) has P = {show(P[r, c])}, an infinite logit. Use space='probability'"
+                )
+            with np.errstate(divide="ignore"):
+                M = np.log(P) - np.log1p(-P)
+            np.fill_diagonal(M, 0.0)
+            U, V, lam = normal_decomposition(M, k)
+        else:
+            M = 2.0 * P - 1.0
+            np.fill_diagonal(M, 0.0)
+            U, V, lam = normal_decomposition(M, k)
+            U, V, lam = U / np.sqrt(2.0), V / np.sqrt(2.0), lam / 2.0
+        self.labels_, self.n_players_, self._label_index = data.labels.copy(), n, None
+        self.u_, self.v_, self.lambdas_ = U, V, lam
+        self.n_iter_, self.converged_ = 0, True
+        describe_first_component(self)
+        return self
+
+    def _factors(self) -> dict[str, np.ndarray]:
+        return {"U": self.u_, "V": self.v_}

@@ -1,0 +1,165 @@
+"""Sequential rating updates over a time-ordered game log, in C++ (cpp/include/discrank/online.hpp)."""
+
+from __future__ import annotations
+
+import math
+import numbers
+from dataclasses import dataclass
+from typing import Any, Optional
+
+import numpy as np
+
+from discrank import _core
+from discrank._labels import LabelIndex, as_label_array, show
+
+__all__ = ["OnlineRatings", "online_elo", "online_disc", "ELO_K32_STEP"]
+
+#: The classical K = 32 Elo update in the natural-log units used here (32 ln 10 / 400).
+ELO_K32_STEP = 32.0 * math.log(10.0) / 400.0
+
+
+@dataclass
+class OnlineRatings:
+    """Result of a sequential run.
+
+    Attributes
+    ----------
+    labels : ndarray
+        The players, in the order of the rating arrays.
+    ratings : ndarray, shape (n_players,)
+        Elo: final ratings. Disc: final strengths ``u~``.
+    consistency : ndarray or None
+        Disc: final consistencies ``v``.
+    predictions : ndarray, shape (n_games,)
+        P(a beats b) predicted for each game before its update: the online forecast.
+    snapshots : ndarray or None
+        With ``snapshot_every=m``: the ratings after every m-th game, shape (n_games // m, n_players)
+        (disc: (n_games // m, 2, n_players), strength then consistency).
+    new_players : ndarray
+        Labels not in ``init`` that started from the default (rating 0; strength 0 and consistency 1).
+    """
+
+    labels: np.ndarray
+    ratings: np.ndarray
+    consistency: Optional[np.ndarray]
+    predictions: np.ndarray
+    snapshots: Optional[np.ndarray]
+    new_players: np.ndarray
+
+
+def _prepare(a: Any, b: Any, score: Any, times: Any, step: Any, snapshot_every: Any, known: Optional[np.ndarray]):
+    if isinstance(step, bool) or not isinstance(step, numbers.Real) or not math.isfinite(step) or step <= 0:
+        raise ValueError(f"step must be a positive finite number, got {step!r}")
+    if snapshot_every is not None and (
+        isinstance(snapshot_every, bool) or not isinstance(snapshot_every, numbers.Integral) or snapshot_every < 1
+    ):
+        raise ValueError(f"snapshot_every must be None or an integer >= 1, got {snapshot_every!r}")
+    a = as_label_array(a, "a")
+    b = as_label_array(b, "b")
+    score = np.asarray(score)
+    if score.dtype.kind not in "iufb":
+        raise TypeError(f"score must be numeric, got dtype {score.dtype}")
+    score = np.ascontiguousarray(score, dtype=np.float64)
+    lengths = {"a": a.shape[0], "b": b.shape[0], "score": score.shape[0] if score.ndim == 1 else -1}
+    if times is not None:
+        times = np.asarray(times)
+        lengths["times"] = times.shape[0] if times.ndim == 1 else -1
+    if len(set(lengths.values())) != 1:
+        raise ValueError(f"found inputs of inconsistent lengths: {lengths}")
+    if a.shape[0] == 0:
+        raise ValueError("no game given: the log is empty")
+    bad = ~np.isfinite(score) | (score < 0) | (score > 1)
+    if bad.any():
+        k = int(np.flatnonzero(bad)[0])
+        raise ValueError(f"score must be finite and in [0, 1]; got {show(score[k])} at game {k}")
+    if times is not None:
+        if times.dtype.kind not in "iufM":
+            raise TypeError(f"times must be numbers or datetimes, got dtype {times.dtype}")
+        if times.dtype.kind == "f" and not np.all(np.isfinite(times)):
+            k = int(np.flatnonzero(~np.isfinite(times))[0])
+            raise ValueError(f"times[{k}] = {show(times[k])} is not finite")
+        back = times[1:] < times[:-1]
+        if back.any():
+            k = int(np.flatnonzero(back)[0]) + 1
+            raise ValueError(
+                f"times must be non-decreasing (updates run in the order of the games); times[{k}] = "
+                f"{show(times[k])} comes before times[{k - 1}] = {show(times[k - 1])}"
+            )
+    # Players: those of `known` first (in order), then new ones in order of appearance.
+    both = np.concatenate([a.astype(object), b.astype(object)]) if (a.dtype.kind == "O" or b.dtype.kind == "O") else np.concatenate([a, b])
+    uniq, first = np.unique(both, return_index=True)
+    appearing = uniq[np.argsort(first, kind="stable")]
+    if known is None:
+        labels, new = appearing, appearing[:0]
+    else:
+        new = appearing[LabelIndex(known).lookup(appearing) < 0]
+        labels = as_label_array(known.tolist() + new.tolist(), "labels") if new.size else known
+    index = LabelIndex(labels)
+    ia, ib = index.index(a, "a"), index.index(b, "b")
+    same = ia == ib
+    if same.any():
+        k = int(np.flatnonzero(same)[0])
+        raise ValueError(f"game {k} is player {show(a[k])} against themself")
+    return ia, ib, score, labels, new, 0 if snapshot_every is None else int(snapshot_every)
+
+
+def online_elo(
+    a: Any,
+    b: Any,
+    score: Any,
+    *,
+    step: float = ELO_K32_STEP,
+    init: Any = None,
+    times: Any = None,
+    snapshot_every: Optional[int] = None,
+) -> OnlineRatings:
+    """Elo's classical sequential update over the games in order (natural-log units).
+
+    ``s_a += step (S - sigmoid(s_a - s_b))`` and ``s_b -= ...`` after each game; ``step`` is Elo's K factor
+    times ln 10 / 400 (default: K = 32). ``init``: a fitted :class:`~discrank.Elo` (or any model with
+    ``labels_`` and ``ratings_``) to continue from; new players start at 0. ``times``, when given, must be
+    non-decreasing: the log is processed in its order.
+    """
+    known = None if init is None else np.asarray(init.labels_)
+    ia, ib, score, labels, new, every = _prepare(a, b, score, times, step, snapshot_every, known)
+    s = np.zeros(len(labels))
+    if init is not None:
+        s[: len(known)] = np.asarray(init.ratings_, dtype=np.float64)
+    pred, snaps = _core.online_elo(ia, ib, score, float(step), s, every)
+    return OnlineRatings(labels, s, None, pred, snaps if every else None, new)
+
+
+def online_disc(
+    a: Any,
+    b: Any,
+    score: Any,
+    *,
+    step: float = 0.05,
+    init: Any = None,
+    times: Any = None,
+    snapshot_every: Optional[int] = None,
+) -> OnlineRatings:
+    """The paper's online disc update (Section 4, "Online Update") over the games in order.
+
+    With strength ``u~`` and consistency ``v`` and ``p = sigmoid(v_a v_b (u~_a - u~_b))``:
+    ``u~_a += step (S - p) v_a v_b``, ``v_a += step (S - p) v_b (u~_a - u~_b)``, and symmetrically for b.
+    ``init``: a fitted disc model whose first component is transitive (it has ``strength_`` and
+    ``consistency_``, Proposition 2) to continue from; new players start at strength 0, consistency 1
+    (an Elo player).
+    """
+    if init is not None and getattr(init, "strength_", None) is None:
+        raise ValueError(
+            "init must be a fitted disc model whose first component is transitive (strength_ and consistency_ set); "
+            "the online update is written in the strength/consistency form of Proposition 2"
+        )
+    known = None if init is None else np.asarray(init.labels_)
+    ia, ib, score, labels, new, every = _prepare(a, b, score, times, step, snapshot_every, known)
+    n = len(labels)
+    state = np.zeros((2, n))
+    state[1] = 1.0
+    if init is not None:
+        state[0, : len(known)] = init.strength_
+        state[1, : len(known)] = init.consistency_
+    pred, snaps = _core.online_disc(ia, ib, score, float(step), state, every)
+    snapshots = snaps.reshape(-1, 2, n) if every else None
+    return OnlineRatings(labels, state[0], state[1], pred, snapshots, new)

@@ -1,0 +1,75 @@
+"""Figures of the paper: the payoff matrix, and the disc embedding with its convex hull and the origin.
+
+Needs matplotlib (``pip install 'discrank[plot]'``). Works headless (Agg).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Optional
+
+import numpy as np
+
+from discrank.analysis import disc_verdict
+
+__all__ = ["plot_payoff", "plot_embedding"]
+
+
+def _axes(ax: Any):
+    try:
+        import matplotlib.pyplot as plt
+    except ImportError as exc:  # pragma: no cover - exercised only without the extra
+        raise ImportError("discrank.plot needs matplotlib: pip install 'discrank[plot]'") from exc
+    if ax is None:
+        _, ax = plt.subplots(figsize=(4.5, 4.5))
+    return ax
+
+
+def plot_payoff(P: Any, order: Optional[Any] = None, ax: Any = None, title: Optional[str] = None):
+    """Heat map of a payoff matrix ``P[i, j] = P(i beats j)`` (NaN, unobserved, left blank), as the top
+    rows of Figures 3 and 7. ``order``: a permutation of the players (say, by strength)."""
+    ax = _axes(ax)
+    P = np.asarray(P, dtype=np.float64)
+    if P.ndim != 2 or P.shape[0] != P.shape[1]:
+        raise ValueError(f"P must be a square matrix, got shape {P.shape}")
+    if order is not None:
+        order = np.asarray(order)
+        P = P[np.ix_(order, order)]
+    image = ax.imshow(np.ma.masked_invalid(P), cmap="RdBu", vmin=0.0, vmax=1.0, interpolation="nearest")
+    ax.figure.colorbar(image, ax=ax, fraction=0.046, pad=0.04, label="P(row beats column)")
+    ax.set_xlabel("player")
+    ax.set_ylabel("player")
+    if title:
+        ax.set_title(title)
+    return ax
+
+
+def plot_embedding(u: Any, v: Any, labels: Optional[Any] = None, ax: Any = None, title: Optional[str] = None):
+    """The points (u_i, v_i) of one disc component with their convex hull and the origin, as the lower
+    rows of Figures 3, 5 and 6; the title says whether the component is transitive (origin outside the
+    hull) or cyclic (inside), Proposition 1."""
+    ax = _axes(ax)
+    u = np.asarray(u, dtype=np.float64)
+    v = np.asarray(v, dtype=np.float64)
+    verdict = disc_verdict(u, v)
+    pts = np.stack([u, v], axis=1)
+    if verdict.case in ("interior", "exterior", "border"):
+        from scipy.spatial import ConvexHull
+
+        hull = ConvexHull(pts)
+        ring = pts[np.append(hull.vertices, hull.vertices[0])]
+        ax.fill(ring[:, 0], ring[:, 1], color="tab:blue", alpha=0.12, label="convex hull")
+        ax.plot(ring[:, 0], ring[:, 1], color="tab:blue", lw=1)
+    ax.scatter(u, v, s=14, color="tab:blue", zorder=3, label="players")
+    ax.scatter([0.0], [0.0], marker="x", s=60, color="tab:red", zorder=4, label="origin")
+    if labels is not None:
+        for x, y, name in zip(u, v, np.asarray(labels)):
+            ax.annotate(str(name), (x, y), fontsize=7, xytext=(3, 3), textcoords="offset points")
+    ax.axhline(0, color="grey", lw=0.5)
+    ax.axvline(0, color="grey", lw=0.5)
+    ax.set_xlabel("u")
+    ax.set_ylabel("v")
+    ax.set_aspect("equal", adjustable="datalim")
+    verdict_text = "transitive" if verdict.transitive else "cyclic"
+    ax.set_title(f"{title + ': ' if title else ''}{verdict_text} ({verdict.case})")
+    ax.legend(loc="best", fontsize=7)
+    return ax
