@@ -22,8 +22,9 @@ DISC_LOSSES = ("bce", "squared_logit", "probability")
 #: Most L-BFGS iterations of one block update (u-step or v-step) of Algorithm 1.
 INNER_MAX_ITER = 500
 
-#: Inner tolerance of the first rounds of Algorithm 1 (it tightens with the progress).
-COARSE_TOL = 1e-3
+#: Inner tolerance of the first round of Algorithm 1, relative to the starting gradient measure (it
+#: tightens with the progress).
+COARSE_REL = 1e-3
 
 #: Solvers of one component: the paper's alternation alone, or the alternation then a joint L-BFGS.
 SOLVERS = ("joint", "alternating")
@@ -131,8 +132,11 @@ def _alternate(problem: _Component, u: np.ndarray, v: np.ndarray, tol: float, ma
 
     The block updates are solved to a tolerance that tightens with the progress (at most 10x the
     current measure). With ``coarse``, a single round with a loose inner tolerance (a warm start).
+    
     """
-    inner_tol = max(tol, COARSE_TOL)
+    # The first round's block solves stop at COARSE_REL times the starting measure: an absolute
+    # tolerance would accept the start itself (u = 0, a saddle) when the component to find is small.
+    inner_tol = max(tol, COARSE_REL * problem.block_measure(u, v))
     measure = np.inf
     for it in range(1, max_iter + 1):
         u = minimize_scaled(lambda x: problem.u_step_objective(x, v), u, problem.curvature_u(v), inner_tol,
