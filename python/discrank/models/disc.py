@@ -69,6 +69,7 @@ class _Component:
         self.objective, self.loss_id, self.data, self.w = objective, loss_id, data, w
         self.offset, self.Q, self.pen_weight, self.n_threads = offset, Q, pen_weight, n_threads
         self.reg_weight = reg_weight  # reg_weight * sum (v_i - 1)^2, Appendix B.2
+        self.balance_weight = 0.0  # see joint_objective
         self.n = data.n_players
 
     def loss(self, u: np.ndarray, v: np.ndarray, grad_u: bool, grad_v: bool):
@@ -117,7 +118,31 @@ class _Component:
         f, gu, gv = self.loss(u, v, True, True)
         puv, gpuv_u, gpuv_v = _pair_penalty(u, v, self.pen_weight)
         reg, greg = self.regularizer(v)
-        return f + puv + reg, np.concatenate([self.project(gu + gpuv_u), self.project(gv + gpuv_v + greg)])
+        # (u, v) -> (a u, v / a) changes neither the loss nor (at <u, v> = 0) the penalty: left free,
+        # L-BFGS drifts along it (seen: |u| = 1e-3, |v| = 1e3 on a 6-player disc game). This term, zero
+        # with zero gradient when |u| = |v|, pins it without moving the balanced stationary points.
+        gap = float(u @ u - v @ v)
+        bal = self.balance_weight * gap * gap
+        gbal = 4.0 * self.balance_weight * gap
+        return f + puv + reg + bal, np.concatenate(
+            [self.project(gu + gpuv_u + gbal * u), self.project(gv + gpuv_v + greg - gbal * v)]
+        )
+
+    def balance(self, u: np.ndarray, v: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Rescale to |u| = |v| (every prediction kept) and set the balancing weight around that scale.
+
+        Not with the regulariser, which pulls v towards 1 and so fixes the scale itself.
+        """
+        if self.reg_weight > 0:
+            return u, v
+        nu, nv = np.linalg.norm(u), np.linalg.norm(v)
+        if nu == 0 or nv == 0:
+            return u, v
+        u, v = u * np.sqrt(nv / nu), v * np.sqrt(nu / nv)
+        # curvature along the scale direction, 16 weight r^2 at |u| = |v| = r, matched to the data's
+        h_mean = 0.5 * (self.curvature_u(v).mean() + self.curvature_v(u).mean())
+        self.balance_weight = h_mean / (16.0 * nu * nv)
+        return u, v
 
     def block_measure(self, u: np.ndarray, v: np.ndarray) -> float:
         """Scaled gradient of the u-step and v-step objectives at (u, v): both blocks stationary."""
@@ -160,6 +185,7 @@ def _alternate_then_joint(problem: _Component, u: np.ndarray, v: np.ndarray, tol
     x = np.concatenate([problem.project(u), problem.project(v)])
     used = 0
     while used < max_iter:
+        x = np.concatenate(problem.balance(problem.project(x[:n]), problem.project(x[n:])))
         h = np.concatenate([problem.curvature_u(x[n:]), problem.curvature_v(x[:n])])
         res = minimize_scaled(problem.joint_objective, x, h, tol, max_iter - used)
         x, used, measure = res.x, used + max(res.n_iter, 1), res.grad_measure
@@ -266,7 +292,8 @@ class DiscDecomposition(DiscReadout, PairwiseModel):
     ----------
     u_, v_ : ndarray, shape (n_players, n_components)
         The components; ``P(i beats j) = sigmoid(sum_l u_il v_jl - v_il u_jl)`` for the logit losses.
-        Each is returned with ``|u_l| = |v_l|`` (a rescaling that keeps every prediction).
+        Each is returned with ``|u_l| = |v_l|`` (a rescaling that keeps every prediction), but for a
+        regularised first component, whose scale the regulariser sets.
     labels_ : ndarray
     n_iter_ : ndarray of int, shape (n_components,)
         Iterations run for each component (joint L-BFGS iterations plus the warm-start round, or rounds).
@@ -354,9 +381,7 @@ class DiscDecomposition(DiscReadout, PairwiseModel):
             fit = _alternate if self.solver == "alternating" else _alternate_then_joint
             u, v, n_iter[comp], measures[comp] = fit(problem, np.zeros(n), v, self.tol, int(self.max_iter))
             # (u, v) -> (a u, v / a) keeps every prediction; |u| = |v| makes a symmetric disc game a circle.
-            nu, nv = np.linalg.norm(u), np.linalg.norm(v)
-            if nu > 0 and nv > 0:
-                u, v = u * np.sqrt(nv / nu), v * np.sqrt(nu / nv)
+            u, v = problem.balance(u, v)
             U[:, comp], V[:, comp] = u, v
             contribution = _core.scores(data.i, data.j, n, U=u.reshape(n, 1), V=v.reshape(n, 1),
                                         n_threads=self._n_threads)

@@ -1,0 +1,121 @@
+"""Sequential updates: Elo's and the paper's online disc update (Section 4)."""
+
+import math
+
+import numpy as np
+import pytest
+from scipy.special import expit
+
+from discrank import DiscDecomposition, Elo, PairwiseData
+from discrank.games import elo_game
+from discrank.online import ELO_K32_STEP, online_disc, online_elo
+
+ONLINE_TOL = 0.05  # |time-averaged online rating - stationary rating|, step 0.003, 400 000 games
+
+
+@pytest.fixture(scope="module")
+def stationary_log():
+    rng = np.random.default_rng(0)
+    n, T = 10, 400_000
+    s = rng.normal(size=n)
+    a = rng.integers(0, n, T)
+    b = (a + rng.integers(1, n, T)) % n
+    score = (rng.random(T) < expit(s[a] - s[b])).astype(float)
+    return a, b, score
+
+
+def test_online_elo_with_a_small_step_converges_to_the_stationary_fit(stationary_log):
+    a, b, score = stationary_log
+    run = online_elo(a, b, score, step=0.003, snapshot_every=1000)
+    data = PairwiseData.from_games(a, b, score)
+    stationary = Elo().fit(data).ratings_[data.index(run.labels)]
+    late = run.snapshots[len(run.snapshots) // 2:].mean(axis=0)  # Polyak average of the second half
+    assert np.abs((late - late.mean()) - stationary).max() < ONLINE_TOL
+
+
+def test_online_elo_is_the_classical_update():
+    run = online_elo(["x", "y", "x"], ["y", "z", "z"], [1.0, 0.5, 0.0], step=0.5)
+    s = {"x": 0.0, "y": 0.0, "z": 0.0}
+    expected_pred = []
+    for p, q, score in (("x", "y", 1.0), ("y", "z", 0.5), ("x", "z", 0.0)):
+        pred = expit(s[p] - s[q])
+        expected_pred.append(pred)
+        s[p] += 0.5 * (score - pred)
+        s[q] -= 0.5 * (score - pred)
+    assert run.labels.tolist() == ["x", "y", "z"]
+    np.testing.assert_allclose(run.predictions, expected_pred, rtol=1e-15)
+    np.testing.assert_allclose(run.ratings, [s["x"], s["y"], s["z"]], rtol=1e-15)
+    assert ELO_K32_STEP == pytest.approx(32 * math.log(10) / 400)
+
+
+def test_online_disc_is_the_papers_update():
+    run = online_disc([0, 1], [1, 2], [1.0, 0.0], step=0.3)
+    u, v = np.zeros(3), np.ones(3)
+    for a, b, score in ((0, 1, 1.0), (1, 2, 0.0)):
+        p = expit(v[a] * v[b] * (u[a] - u[b]))
+        r = 0.3 * (score - p)
+        du = r * v[a] * v[b]
+        dva, dvb = r * v[b] * (u[a] - u[b]), r * v[a] * (u[a] - u[b])
+        u[a], u[b], v[a], v[b] = u[a] + du, u[b] - du, v[a] + dva, v[b] + dvb
+    np.testing.assert_allclose(run.ratings, u, rtol=1e-15)
+    np.testing.assert_allclose(run.consistency, v, rtol=1e-15)
+
+
+def test_continuing_from_a_fitted_model_starts_from_its_ratings():
+    s = np.array([1.0, 0.0, -1.0])
+    data = PairwiseData.from_matrix(elo_game(s), labels=["a", "b", "c"])
+    elo = Elo(tol=1e-10).fit(data)
+    run = online_elo(["a", "new"], ["c", "b"], [1.0, 0.0], step=0.1, init=elo)
+    assert run.predictions[0] == pytest.approx(expit(2.0), abs=1e-8)
+    assert run.new_players.tolist() == ["new"] and run.labels.tolist() == ["a", "b", "c", "new"]
+    disc = DiscDecomposition(random_state=0).fit(data)
+    run = online_disc(["a"], ["c"], [1.0], step=0.1, init=disc)
+    assert run.predictions[0] == pytest.approx(expit(2.0), abs=1e-5)
+
+
+def test_online_disc_refuses_a_cyclic_start():
+    theta = 2 * np.pi * np.arange(6) / 6
+    from discrank.games import disc_game
+
+    cyclic = DiscDecomposition(random_state=0).fit(PairwiseData.from_matrix(disc_game(np.cos(theta), np.sin(theta))))
+    with pytest.raises(ValueError, match="first component is transitive"):
+        online_disc([0], [1], [1.0], init=cyclic)
+
+
+def test_snapshots_record_every_m_games():
+    run = online_elo([0, 1, 0, 2, 1], [1, 2, 2, 0, 0], [1, 1, 0, 1, 0.5], step=0.2, snapshot_every=2)
+    assert run.snapshots.shape == (2, 3)
+    again = online_elo([0, 1, 0, 2], [1, 2, 2, 0], [1, 1, 0, 1], step=0.2)
+    np.testing.assert_array_equal(run.snapshots[1], again.ratings)
+
+
+@pytest.mark.parametrize(
+    "kwargs, exc, message",
+    [
+        (dict(step=float("nan")), ValueError, "step must be a positive finite number, got nan"),
+        (dict(step=-0.1), ValueError, "got -0.1"),
+        (dict(times=[3, 1, 2]), ValueError, r"times must be non-decreasing .* times\[1\] = 1 comes before times\[0\] = 3"),
+        (dict(times=[0, 1]), ValueError, "inconsistent lengths"),
+        (dict(snapshot_every=0), ValueError, "snapshot_every must be None or an integer >= 1, got 0"),
+        (dict(score=[1, 2, 0]), ValueError, r"score must be finite and in \[0, 1\]; got 2.0 at game 1"),
+        (dict(score=[1, np.nan, 0]), ValueError, "got nan at game 1"),
+        (dict(b=["y", "x", "x"]), ValueError, "game 2 is player 'x' against themself"),
+    ],
+)
+@pytest.mark.parametrize("update", [online_elo, online_disc])
+def test_bad_input_is_refused(update, kwargs, exc, message):
+    args = dict(a=["x", "y", "x"], b=["y", "z", "z"], score=[1, 0, 0.5])
+    args.update(kwargs)
+    if "b" in kwargs:
+        args["a"] = ["x", "y", "x"]
+        args["b"] = ["y", "x", "x"]
+    a, b, score = args.pop("a"), args.pop("b"), args.pop("score")
+    with pytest.raises(exc, match=message):
+        update(a, b, score, **args)
+
+
+def test_core_refuses_out_of_range_indices():
+    from discrank import _core
+
+    with pytest.raises(ValueError, match=r"player index \(0, 3\) of game 0 is outside \[0, 3\)"):
+        _core.online_elo(np.array([0], dtype=np.int32), np.array([3], dtype=np.int32), np.ones(1), 0.1, np.zeros(3))
