@@ -256,8 +256,8 @@ class DiscDecomposition(DiscReadout, PairwiseModel):
     orthogonal to the previous components.
 
     ``solver="alternating"`` repeats the u- and v-steps until both block gradients meet ``tol``: the
-    paper's algorithm as written. It converges linearly, often slowly (hundreds of rounds on sparse
-    game logs). ``solver="joint"`` (default) runs one round of it as a warm start, then L-BFGS on (u, v)
+    paper's algorithm as written. It converges linearly, often slowly (a second component on a
+    dense 200-player game: not converged after 500 rounds; ``bench/bench_solvers.py``). ``solver="joint"`` (default) runs one round of it as a warm start, then L-BFGS on (u, v)
     together until the gradient meets ``tol``, with the ``<u, v>`` penalty and Eq. (4)'s orthogonality
     to the previous components as an exact constraint (u and v live in the orthogonal complement of
     the previous components) rather than as penalties. (Added to a joint objective, the penalties have
@@ -279,7 +279,9 @@ class DiscDecomposition(DiscReadout, PairwiseModel):
     solver : {"joint", "alternating"}
     tol : float
         Converged when every parameter's ``|gradient| / curvature scale`` is at most ``tol`` (the step a
-        Newton update with unit loss curvature would make; see ``discrank._optim``).
+        Newton update with unit loss curvature would make; see ``discrank._optim``). Much below 1e-7 it
+        may be out of reach: the line search compares objective values, whose rounding then hides the
+        remaining decrease, and the fit ends with a ``ConvergenceWarning``.
     max_iter : int
         Per component: most L-BFGS iterations of the joint solver, or most rounds of the alternation.
     random_state : int, numpy Generator or None

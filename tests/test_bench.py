@@ -1,0 +1,34 @@
+"""The bench scripts run (quick mode) and their numbers agree with each other."""
+
+import subprocess
+import sys
+from pathlib import Path
+
+BENCH = Path(__file__).resolve().parent.parent / "bench"
+
+
+def run(script):
+    proc = subprocess.run([sys.executable, str(BENCH / script), "--quick"], capture_output=True, text=True,
+                          timeout=300, cwd=BENCH)
+    assert proc.returncode == 0, proc.stderr
+    return proc.stdout
+
+
+def rows(out, first_column_width):
+    return {line[:first_column_width].strip(): line[first_column_width:].split() for line in out.splitlines()}
+
+
+def test_scale_bench_elo_reaches_the_tight_numpy_optimum():
+    table = rows(run("bench_scale.py"), 38)
+    tight = table["numpy BT (ftol=0, gtol=1e-12/pairs)"]
+    elo = table["discrank Elo"]
+    disc = table["discrank disc k=1"]
+    assert elo[6] == "True" and disc[6] == "True"
+    assert abs(float(elo[7]) - float(tight[7])) < 1e-10
+    assert float(disc[7]) < float(elo[7])  # two parameters per player fit the cyclic part
+
+
+def test_solver_bench_joint_converges():
+    out = run("bench_solvers.py")
+    joint = [line.split() for line in out.splitlines() if " joint " in line]
+    assert len(joint) == 3 and all("True" in r for r in joint)
