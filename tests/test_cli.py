@@ -12,6 +12,7 @@ def test_demo_prints_both_leaderboards_and_disc_wins_on_hidden_pairs(capsys):
     assert main(["demo", "--players", "30", "--games-per-pair", "20", "--seed", "1"]) == 0
     out = capsys.readouterr().out
     assert "Elo (stationary, Eq. 1)" in out and "Disc decomposition, k=2" in out
+    assert "The main disc component is cyclic" in out  # the default league's cyclic part is the larger
     rows = {line.split()[0]: line.split() for line in out.splitlines() if line.startswith("  Elo ") or line.startswith("  Disc ")}
     elo_log_loss = float(rows["Elo"][1])
     disc_log_loss = float(rows["Disc"][2])

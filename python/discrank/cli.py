@@ -74,6 +74,12 @@ def demo(args: argparse.Namespace) -> int:
             data.labels, _field_score(disc, data.n_players), "P(win)", args.top,
         )
     )
+    summary = disc.transitivity()
+    shares = ", ".join(f"{100 * x:.0f}%" for x in summary.share)
+    print(
+        f"\nThe main disc component is {'transitive' if summary.main_transitive else 'cyclic'} (Proposition 1); "
+        f"share of each component: {shares}."
+    )
     print()
     print("Held-out pairs           log loss per game    MSE on pair probabilities   fit time")
     for name, model, seconds in (("Elo", elo, t1 - t0), (f"Disc k={args.components}", disc, t2 - t1)):

@@ -85,17 +85,24 @@ def _prepare(a: Any, b: Any, score: Any, times: Any, step: Any, snapshot_every: 
                 f"times must be non-decreasing (updates run in the order of the games); times[{k}] = "
                 f"{show(times[k])} comes before times[{k - 1}] = {show(times[k - 1])}"
             )
-    # Players: those of `known` first (in order), then new ones in order of appearance.
-    both = np.concatenate([a.astype(object), b.astype(object)]) if (a.dtype.kind == "O" or b.dtype.kind == "O") else np.concatenate([a, b])
-    uniq, first = np.unique(both, return_index=True)
-    appearing = uniq[np.argsort(first, kind="stable")]
+    # Players: those of `known` first (in its order), then the new ones (sorted).
+    T = a.shape[0]
+    objects = a.dtype.kind == "O" or b.dtype.kind == "O"
+    both = np.concatenate([a.astype(object), b.astype(object)]) if objects else np.concatenate([a, b])
+    try:
+        uniq, inverse = np.unique(both, return_inverse=True)
+    except TypeError as exc:
+        raise ValueError(f"a and b mix label types that cannot be compared: {exc}") from None
     if known is None:
-        labels, new = appearing, appearing[:0]
+        labels, new, position = uniq, uniq[:0], np.arange(uniq.shape[0])
     else:
-        new = appearing[LabelIndex(known).lookup(appearing) < 0]
+        position = LabelIndex(known).lookup(uniq)
+        unseen = position < 0
+        new = uniq[unseen]
+        position[unseen] = len(known) + np.arange(new.shape[0])
         labels = as_label_array(known.tolist() + new.tolist(), "labels") if new.size else known
-    index = LabelIndex(labels)
-    ia, ib = index.index(a, "a"), index.index(b, "b")
+    ia = position[inverse[:T]].astype(np.int32)
+    ib = position[inverse[T:]].astype(np.int32)
     same = ia == ib
     if same.any():
         k = int(np.flatnonzero(same)[0])
