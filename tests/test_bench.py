@@ -32,3 +32,19 @@ def test_solver_bench_joint_converges():
     out = run("bench_solvers.py")
     joint = [line.split() for line in out.splitlines() if " joint " in line]
     assert len(joint) == 3 and all("True" in r for r in joint)
+
+
+def test_reproduction_quick_mode_shows_the_papers_claims(tmp_path):
+    proc = subprocess.run([sys.executable, str(BENCH / "reproduce.py"), "--quick", "--figures", str(tmp_path)],
+                          capture_output=True, text=True, timeout=600, cwd=BENCH)
+    assert proc.returncode == 0, proc.stderr
+    out = proc.stdout
+    lines = out.splitlines()
+    elo_row = next(line for line in lines if line.startswith("| stationary Elo"))
+    disc_row = next(line for line in lines if line.startswith("| disc decomposition k=1"))
+    assert float(elo_row.split("|")[2].strip().rstrip("%")) < 100.0  # Figure 2: Elo misranks part of the grid
+    assert disc_row.split("|")[2].strip() == "100.0%"  # Figure 4: the disc prediction is right everywhere
+    path = {line.split("|")[1].strip(): line for line in lines if line.startswith("| 1.0 |") or line.startswith("| 0.0 |")}
+    assert path["1.0"].count("transitive") == 2 and path["0.0"].count("cyclic") == 2  # Figures 3 and 7
+    for figure in ("example3.png", "elo_to_disc.png"):
+        assert (tmp_path / figure).stat().st_size > 10_000

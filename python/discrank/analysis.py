@@ -26,6 +26,10 @@ __all__ = [
 #: Relative tolerance for "the origin is on the border of the hull" and "all points on a line".
 GEOMETRY_RTOL = 1e-9
 
+#: Largest unnormalised equilibrium weight in the Nash-support LP: players an equilibrium uses with
+#: less than 1/NASH_SCALE of its largest weight may be left to the next cluster (see _max_support_nash).
+NASH_SCALE = 1e3
+
 
 @dataclass(frozen=True)
 class DiscVerdict:
@@ -236,19 +240,18 @@ def transitivity_summary(U: Any, V: Any) -> TransitivitySummary:
 def _max_support_nash(M: np.ndarray) -> np.ndarray:
     """Players in the support of some Nash equilibrium of the symmetric zero-sum game M (M = -M^T).
 
-    The game's value is 0, so the optimal strategies, unnormalised, form the cone
-    ``{q >= 0 : M^T q >= 0}``. Maximising ``sum_i t_i`` with ``t_i <= q_i`` and ``t_i <= 1`` over the cone
-    puts ``t_i = 1`` on every player some equilibrium uses and 0 elsewhere (scale any equilibrium up):
-    one LP for the union of the supports (the support of a point in the relative interior of the set of
-    equilibria).
+    The game's value is 0, so the equilibria, unnormalised, form the cone ``{q >= 0 : M^T q >= 0}``.
+    Maximising ``sum_i t_i`` with ``t_i <= q_i``, ``t_i <= 1`` and ``q_i <= NASH_SCALE`` over the cone
+    gives ``t_i = 1`` to every player that some equilibrium uses with at least 1/NASH_SCALE of its
+    largest weight (scale that equilibrium up), and about 0 to the others: one LP for the union of the
+    supports. Players kept at t_i > 1/2. The bound keeps the LP bounded; the solver's feasibility slack
+    (about 1e-7) cannot lift a t_i near 1/2.
     """
     m = M.shape[0]
-    # variables x = (q, t); minimise -sum t
-    c = np.concatenate([np.zeros(m), -np.ones(m)])
+    c = np.concatenate([np.zeros(m), -np.ones(m)])  # variables (q, t); minimise -sum t
     A_ub = np.block([[-M.T, np.zeros((m, m))], [-np.eye(m), np.eye(m)]])
     b_ub = np.zeros(2 * m)
-    bounds = [(0, None)] * m + [(0, 1)] * m
-    res = linprog(c, A_ub=A_ub, b_ub=b_ub, bounds=bounds, method="highs")
+    res = linprog(c, A_ub=A_ub, b_ub=b_ub, bounds=[(0, NASH_SCALE)] * m + [(0, 1)] * m, method="highs")
     if res.status != 0:
         raise RuntimeError(f"Nash LP failed: {res.message}")
     return res.x[m:] > 0.5
