@@ -61,6 +61,8 @@ def tennis_atp():
     a, b, t = [], [], []
     with lzma.open(DATA / "tennis_atp" / "atp_matches_singles_all_levels.csv.xz", "rt") as fh:
         for r in csv.DictReader(fh):
+            if r["winner_id"] == r["loser_id"]:  # a few rows pair the placeholder id 199999 with itself
+                continue
             a.append(r["winner_id"]), b.append(r["loser_id"]), t.append(int(r["tourney_date"]))
     return np.array(a), np.array(b), np.ones(len(a)), np.array(t)
 
@@ -89,6 +91,8 @@ def football():
     with gzip.open(DATA / "football_international" / "results.csv.gz", "rt") as fh:
         for r in csv.DictReader(fh):
             if not r["home_score"] or r["home_score"] == "NA":
+                continue
+            if r["home_team"] == r["away_team"]:
                 continue
             h, w = int(r["home_score"]), int(r["away_score"])
             a.append(r["home_team"]), b.append(r["away_team"])

@@ -48,6 +48,14 @@ MSE_FLOOR = 1e-12
 MIN_PAIRS_IN_AVERAGE = 10
 
 
+def display_points(model):
+    """The first component as the paper draws it: reparametrised (Prop. 2) when transitive, so that an
+    Elo game lies on the line v = 1; as fitted when cyclic."""
+    if getattr(model, "consistency_", None) is not None:
+        return model.strength_ * model.consistency_, model.consistency_
+    return model.u_[:, 0], model.v_[:, 0]
+
+
 def majority_side(u, v) -> float:
     """Largest share of the points (u_i, v_i) strictly inside one open half-plane through the origin.
 
@@ -190,8 +198,8 @@ def exp_embeddings(cfg):
         logit = quiet_fit(DiscDecomposition(1, "bce", random_state=0), data)
         order = np.argsort(-(P.mean(axis=1)))
         plot_payoff(P, order=order, ax=axes[0, c], title=f"ratio = {ratio}")
-        plot_embedding(prob.u_[:, 0], prob.v_[:, 0], ax=axes[1, c], title="probability")
-        plot_embedding(logit.u_[:, 0], logit.v_[:, 0], ax=axes[2, c], title="logit")
+        plot_embedding(*display_points(prob), ax=axes[1, c], title="probability")
+        plot_embedding(*display_points(logit), ax=axes[2, c], title="logit")
         verdicts = [disc_verdict(m.u_[:, 0], m.v_[:, 0]) for m in (prob, logit)]
         clusters = len(nash_clustering(P))
         print(f"| {ratio} | " + " | ".join(("transitive" if v.transitive else "cyclic") + f" ({v.case})" for v in verdicts)
@@ -214,8 +222,9 @@ def exp_metagames(cfg):
     table = {}
     print(f"\n### Figures 5, 6 and 8: MSE(Elo) / MSE(model) on hidden 20% of pairs, geometric mean over {cfg.seeds} splits "
           f"(MSEs floored at {MSE_FLOOR:g})")
-    print("| game | players | Nash clusters | main component (logit) | share | majority side | " + " | ".join(names) + " |")
-    print("|---|---|---|---|---|---|" + "---|" * len(names))
+    print("| game | players | Nash clusters | main component: logit (share, majority side) | probability (share, "
+          "majority side) | " + " | ".join(names) + " |")
+    print("|---|---|---|---|---|" + "---|" * len(names))
     n_games = len(games)
     cols = 4
     fig, axes = plt.subplots(int(np.ceil(n_games / cols)), cols, figsize=(4 * cols, 4 * int(np.ceil(n_games / cols))))
@@ -231,16 +240,22 @@ def exp_metagames(cfg):
                                      ("disc", lambda: DiscDecomposition(k, random_state=0, max_iter=cfg.max_iter))):
                     mse = quiet_fit(make(), train).mse(test)
                     ratios[f"{family} k={k}"].append(elo_mse / max(mse, MSE_FLOOR))
-        full = quiet_fit(DiscDecomposition(min(2, data.n_players // 2), random_state=0, max_iter=cfg.max_iter), data)
+        k_full = min(2, data.n_players // 2)
+        full = quiet_fit(DiscDecomposition(k_full, random_state=0, max_iter=cfg.max_iter), data)
+        prob = quiet_fit(DiscDecomposition(k_full, "probability", random_state=0, max_iter=cfg.max_iter), data)
         summary = full.transitivity()
+        prob_summary = prob.transitivity()
         clusters = len(nash_clustering(data.to_matrix()))
         table[game] = {name: float(np.exp(np.mean(np.log(r)))) if r else np.nan for name, r in ratios.items()}
         verdict = "transitive" if summary.main_transitive else "cyclic"
         cells = [f"{table[game][name]:.3g}" if np.isfinite(table[game][name]) else "-" for name in names]
         side = majority_side(full.u_[:, 0], full.v_[:, 0])
-        print(f"| {game} | {data.n_players} | {clusters} | {verdict} | {summary.share[0]:.2f} | {side:.2f} | "
+        prob_side = majority_side(prob.u_[:, 0], prob.v_[:, 0])
+        prob_verdict = "transitive" if prob_summary.main_transitive else "cyclic"
+        print(f"| {game} | {data.n_players} | {clusters} | {verdict}{'*' if full.warned_ else ''} "
+              f"({summary.share[0]:.2f}, {side:.2f}) | {prob_verdict} ({prob_summary.share[0]:.2f}, {prob_side:.2f}) | "
               + " | ".join(cells) + " |")
-        plot_embedding(full.u_[:, 0], full.v_[:, 0], ax=axes.flat[g], title=game)
+        plot_embedding(*display_points(prob), ax=axes.flat[g], title=f"{game} (probability space)")
     for ax in axes.flat[n_games:]:
         ax.axis("off")
     fig.tight_layout()
@@ -250,7 +265,7 @@ def exp_metagames(cfg):
     # its ratio (up to 1e12 at the floor) would decide the average alone.
     averaged = [g for g in table if games[g].n_pairs >= MIN_PAIRS_IN_AVERAGE]
     logavg = {name: float(np.exp(np.nanmean([np.log(table[g][name]) for g in averaged]))) for name in names}
-    print(f"| **log-average (Fig. 6), games with >= {MIN_PAIRS_IN_AVERAGE} pairs** | | | | | | "
+    print(f"| **log-average (Fig. 6), games with >= {MIN_PAIRS_IN_AVERAGE} pairs** | | | | | "
           + " | ".join(f"**{logavg[n]:.3g}**" for n in names) + " |")
     fig, ax = plt.subplots(figsize=(11, 4))
     width = 0.13
@@ -264,6 +279,7 @@ def exp_metagames(cfg):
     fig.tight_layout()
     fig.savefig(cfg.figures / "metagames_ratios.png", dpi=80)
     plt.close(fig)
+    print("(* the logit-space fit hit max_iter: payoffs of exactly 0 or 1 have no finite bce optimum)")
     return table, logavg
 
 
@@ -304,7 +320,7 @@ def exp_human(cfg):
                   f"{'transitive' if summary.main_transitive else 'cyclic'} | {summary.share[0]:.2f} | "
                   f"{majority_side(disc2.u_[:, 0], disc2.v_[:, 0]):.2f} | "
                   f"{elo_mse:.4f} | {cv.mse(test):.4f} | {cv.best_params_['regularization']:g} |")
-            plot_embedding(disc2.u_[:, 0], disc2.v_[:, 0], ax=axes[r, c], title=f"{name}, >= {m} games")
+            plot_embedding(*display_points(disc2), ax=axes[r, c], title=f"{name}, >= {m} games")
     fig.tight_layout()
     fig.savefig(cfg.figures / "human_embeddings.png", dpi=60)
     plt.close(fig)
