@@ -205,3 +205,18 @@ def test_kernel_releases_the_gil():
     longest_pause = np.diff(inside).max()
     assert call > 0.02  # the calls are long enough to tell
     assert longest_pause < 0.5 * call
+
+
+@pytest.mark.parametrize("preset, expected", [(None, "PASSIVE"), ("ACTIVE", "ACTIVE")])
+def test_import_makes_openmp_threads_sleep_unless_told_otherwise(preset, expected):
+    # Spinning OpenMP threads made two concurrent fits 4.5x slower (bench/bench_oversubscription.py).
+    import os
+    import subprocess
+    import sys
+
+    env = {k: v for k, v in os.environ.items() if k != "OMP_WAIT_POLICY"}
+    if preset:
+        env["OMP_WAIT_POLICY"] = preset
+    code = "import discrank, os; print(os.environ['OMP_WAIT_POLICY'])"
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True).stdout
+    assert out.strip() == expected

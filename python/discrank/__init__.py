@@ -5,11 +5,19 @@ system and the disc decomposition" (AISTATS 2023), with its Elo baselines, on a 
 the losses and gradients over the observed pairs only.
 """
 
-from discrank._core import __version__
-from discrank.data import PairwiseData
-from discrank.exceptions import ConvergenceWarning, DisconnectedGraphWarning, IsolatedPlayerWarning
-from discrank import analysis
-from discrank.models import DiscDecomposition, DiscDecompositionCV, Elo, EloPlusPlus, MElo, SchurDecomposition
+import os
+
+# OpenMP threads spin-wait between parallel regions by default. When another process (or a second fit)
+# shares the cores, the spinning threads starve the working ones: two concurrent fits ran 5x slower
+# (bench/bench_oversubscription.py). Sleeping instead costs microseconds per kernel call, which take
+# milliseconds. Set before the core (and libgomp) loads; a value the user set is kept.
+os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+
+from discrank._core import __version__  # noqa: E402
+from discrank.data import PairwiseData  # noqa: E402
+from discrank.exceptions import ConvergenceWarning, DisconnectedGraphWarning, IsolatedPlayerWarning  # noqa: E402
+from discrank import analysis  # noqa: E402
+from discrank.models import DiscDecomposition, DiscDecompositionCV, Elo, EloPlusPlus, MElo, SchurDecomposition  # noqa: E402
 
 __all__ = [
     "ConvergenceWarning",
