@@ -283,11 +283,12 @@ def exp_metagames(cfg):
     fig, ax = plt.subplots(figsize=(11, 4))
     width = 0.13
     for c, name in enumerate(names):
-        ax.bar(np.arange(len(table)) + c * width, [table[g][name] for g in table], width, label=name)
+        ax.bar(np.arange(len(averaged)) + c * width, [table[g][name] for g in averaged], width, label=name)
     ax.set_yscale("log")
     ax.axhline(1.0, color="black", lw=0.8)
-    ax.set_xticks(np.arange(len(table)) + 2.5 * width, list(table), rotation=30, ha="right", fontsize=8)
+    ax.set_xticks(np.arange(len(averaged)) + 2.5 * width, averaged, rotation=30, ha="right", fontsize=8)
     ax.set_ylabel("MSE(Elo) / MSE(model)")
+    ax.set_title(f"games with >= {MIN_PAIRS_IN_AVERAGE} pairs (higher is better)")
     ax.legend(fontsize=7, ncol=2)
     fig.tight_layout()
     fig.savefig(cfg.figures / "metagames_ratios.png", dpi=80)
