@@ -12,7 +12,7 @@ import numpy as np
 from threadpoolctl import threadpool_limits
 
 from discrank import _core
-from discrank._labels import show
+from discrank._labels import LabelIndex, show
 from discrank.data import PairwiseData, warn_isolated
 from discrank.exceptions import DisconnectedGraphWarning
 
@@ -162,8 +162,6 @@ class PairwiseModel:
 
     # ------------------------------------------------------------------ prediction
     def _indices(self, a: Any, b: Any) -> tuple[np.ndarray, np.ndarray]:
-        from discrank._labels import LabelIndex
-
         if self._label_index is None:
             self._label_index = LabelIndex(self.labels_)
         if isinstance(a, PairwiseData):

@@ -157,7 +157,6 @@ def _alternate(problem: _Component, u: np.ndarray, v: np.ndarray, tol: float, ma
 
     The block updates are solved to a tolerance that tightens with the progress (at most 10x the
     current measure). With ``coarse``, a single round with a loose inner tolerance (a warm start).
-    
     """
     # The first round's block solves stop at COARSE_REL times the starting measure: an absolute
     # tolerance would accept the start itself (u = 0, a saddle) when the component to find is small.

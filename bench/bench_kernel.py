@@ -1,0 +1,64 @@
+"""Nanoseconds per observed pair of the C++ objective, by loss, gradient blocks and threads.
+
+    python bench/bench_kernel.py            # 40 000 players, 4.7 million pairs
+    python bench/bench_kernel.py --quick    # 2 000 players, 200 000 pairs
+
+Random unordered pairs (each once), random targets in {0, 1/2, 1}, random factors; the median of 7 calls.
+"probability" needs no exp or log: its time is the memory and indexing cost of a pass.
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+
+import numpy as np
+
+from discrank import _core
+
+
+def median_ns(fn, m: int, repeat: int = 7) -> float:
+    fn()
+    times = []
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - t0)
+    return float(np.median(times)) / m * 1e9
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--quick", action="store_true")
+    args = parser.parse_args()
+    n, draws = (2_000, 200_000) if args.quick else (40_000, 4_700_000)
+    rng = np.random.default_rng(0)
+    a = rng.integers(0, n, draws)
+    b = (a + rng.integers(1, n, draws)) % n
+    key = np.unique(np.minimum(a, b) * n + np.maximum(a, b))
+    i, j = (key // n).astype(np.int32), (key % n).astype(np.int32)
+    m = i.size
+    y = rng.choice([0.0, 0.5, 1.0], m)
+    w = np.full(m, 1.0 / m)
+    obj = _core.PairObjective(n, i, j, y, w)
+    s = rng.normal(size=n)
+    U1, V1 = rng.normal(size=(n, 1)), rng.normal(size=(n, 1))
+    U2, V2 = rng.normal(size=(n, 2)), rng.normal(size=(n, 2))
+    cases = [
+        ("Elo, bce, loss only", dict(loss=0, s=s)),
+        ("Elo, bce, loss + gradient", dict(loss=0, s=s, grad_s=True)),
+        ("disc k=1, bce, loss only", dict(loss=0, U=U1, V=V1)),
+        ("disc k=1, bce, loss + gradient u", dict(loss=0, U=U1, V=V1, grad_u=True)),
+        ("disc k=2, bce, loss + gradient u, v", dict(loss=0, U=U2, V=V2, grad_u=True, grad_v=True)),
+        ("disc k=1, probability, loss only", dict(loss=2, U=U1, V=V1)),
+    ]
+    print(f"{n} players, {m} pairs; ns per pair (median of 7 calls)")
+    print(f"{'case':<40}{'1 thread':>10}{'2 threads':>11}")
+    for name, kw in cases:
+        one = median_ns(lambda: obj.evaluate(n_threads=1, **kw), m)
+        two = median_ns(lambda: obj.evaluate(n_threads=2, **kw), m)
+        print(f"{name:<40}{one:>10.1f}{two:>11.1f}")
+
+
+if __name__ == "__main__":
+    main()
