@@ -30,7 +30,9 @@ def median_ns(fn, m: int, repeat: int = 7) -> float:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--quick", action="store_true")
+    parser.add_argument("--threads", default="1,2", help="comma-separated thread counts (default 1,2)")
     args = parser.parse_args()
+    threads = [int(t) for t in args.threads.split(",")]
     n, draws = (2_000, 200_000) if args.quick else (40_000, 4_700_000)
     rng = np.random.default_rng(0)
     a = rng.integers(0, n, draws)
@@ -52,12 +54,11 @@ def main() -> None:
         ("disc k=2, bce, loss + gradient u, v", dict(loss=0, U=U2, V=V2, grad_u=True, grad_v=True)),
         ("disc k=1, probability, loss only", dict(loss=2, U=U1, V=V1)),
     ]
-    print(f"{n} players, {m} pairs; ns per pair (median of 7 calls)")
-    print(f"{'case':<40}{'1 thread':>10}{'2 threads':>11}")
+    print(f"{n} players, {m} pairs; ns per pair (median of 7 calls); speed-up over 1 thread in brackets")
+    print(f"{'case':<40}" + "".join(f"{f'{t} thr':>16}" for t in threads))
     for name, kw in cases:
-        one = median_ns(lambda: obj.evaluate(n_threads=1, **kw), m)
-        two = median_ns(lambda: obj.evaluate(n_threads=2, **kw), m)
-        print(f"{name:<40}{one:>10.1f}{two:>11.1f}")
+        times = [median_ns(lambda: obj.evaluate(n_threads=t, **kw), m) for t in threads]
+        print(f"{name:<40}" + "".join(f"{x:>8.1f} ({times[0] / x:4.1f}x)" for x in times))
 
 
 if __name__ == "__main__":

@@ -188,11 +188,13 @@ def test_disc_beats_elo_on_hidden_games_of_a_cyclic_league():
     assert disc.log_loss(test) < elo.log_loss(test) - 0.02
 
 
+@pytest.fixture(scope="module")
+def fitted():
+    data = PairwiseData.from_games(["ann", "bob", "cid", "ann"], ["bob", "cid", "ann", "cid"], [1, 1, 0, 0.5])
+    return Elo().fit(data), DiscDecomposition(random_state=0).fit(data)
+
+
 class TestPrediction:
-    @pytest.fixture(scope="class")
-    def fitted(self):
-        data = PairwiseData.from_games(["ann", "bob", "cid", "ann"], ["bob", "cid", "ann", "cid"], [1, 1, 0, 0.5])
-        return Elo().fit(data), DiscDecomposition(random_state=0).fit(data)
 
     def test_predictions_by_label_are_complementary(self, fitted):
         for model in fitted:

@@ -62,11 +62,13 @@ class TestRegularization:
             DiscDecomposition(regularization=bad).fit(PairwiseData.from_matrix(mixed_game))
 
 
+@pytest.fixture(scope="module")
+def league():
+    a, b, score, _ = simulate_league(n_players=30, games_per_pair=6, cyclic_strength=1.0, seed=5)
+    return PairwiseData.from_games(a, b, score)
+
+
 class TestCrossValidation:
-    @pytest.fixture(scope="class")
-    def league(self):
-        a, b, score, _ = simulate_league(n_players=30, games_per_pair=6, cyclic_strength=1.0, seed=5)
-        return PairwiseData.from_games(a, b, score)
 
     def test_picks_the_candidate_with_the_best_mean_score_and_refits(self, league):
         cv = DiscDecompositionCV(regularizations=(0.0, 10.0, 1e4), n_components=(1, 2), cv=3, random_state=0)
