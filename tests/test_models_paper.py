@@ -1,11 +1,14 @@
 """The other models of the paper: regularised disc, cross-validation, m-Elo, the Schur decomposition."""
 
+import contextlib
+
 import numpy as np
 import pytest
 from scipy.special import expit
 
 from discrank import (
     ConvergenceWarning,
+    DisconnectedGraphWarning,
     DiscDecomposition,
     DiscDecompositionCV,
     Elo,
@@ -16,6 +19,11 @@ from discrank import (
 from discrank.analysis import normal_decomposition
 from discrank.cli import simulate_league
 from discrank.games import disc_game, elo_game, sample_games
+
+
+@contextlib.contextmanager
+def _no_warning():
+    yield
 
 
 @pytest.fixture(scope="module")
@@ -90,6 +98,32 @@ class TestCrossValidation:
         fold = np.random.default_rng(3).permutation(league.n_pairs) % 2
         model = DiscDecomposition(regularization=100.0, random_state=3).fit(league.subset(fold != 0))
         assert cv.cv_results_["split0_test_score"][0] == pytest.approx(model.log_loss(league.subset(fold == 0)))
+
+    def test_held_out_pairs_across_pieces_of_the_training_graph_are_not_scored(self):
+        # two leagues joined by a few pairs: some folds cut them apart, and then a held-out pair between
+        # the leagues has no defined prediction
+        rng = np.random.default_rng(4)
+        P = np.full((16, 16), np.nan)
+        for block in (range(0, 8), range(8, 16)):
+            for x in block:
+                for y in block:
+                    if x < y:
+                        P[x, y] = rng.uniform(0.2, 0.8)
+        P[0, 8], P[1, 9] = 0.6, 0.4
+        P = np.where(np.isnan(P), 1.0 - P.T, P)
+        data = PairwiseData.from_matrix(P)
+        cv = DiscDecompositionCV(regularizations=(100.0,), cv=3, random_state=1).fit(data)
+        fold = np.random.default_rng(1).permutation(data.n_pairs) % 3
+        cut_folds = 0
+        for f in range(3):
+            train, test = data.subset(fold != f), data.subset(fold == f)
+            n_pieces, piece = train.components()
+            cut_folds += n_pieces > 1
+            inside = test.subset(piece[test.i] == piece[test.j])
+            with pytest.warns(DisconnectedGraphWarning) if n_pieces > 1 else _no_warning():
+                model = DiscDecomposition(regularization=100.0, random_state=1).fit(train)
+            assert cv.cv_results_[f"split{f}_test_score"][0] == pytest.approx(model.mse(inside))
+        assert cut_folds >= 1  # the case under test happens
 
     @pytest.mark.parametrize(
         "kwargs, message",

@@ -24,8 +24,9 @@ class DiscDecompositionCV(DiscReadout, PairwiseModel):
     ``n_components`` chosen by K-fold cross-validation over pairs, as the paper does for StarCraft.
 
     The observed pairs are cut at random into ``cv`` folds (a held-out pair is held out in both
-    orientations). Every candidate is fitted on ``cv - 1`` folds and scored on the last; the candidate
-    with the lowest mean score is refitted on all the pairs.
+    orientations). Every candidate is fitted on ``cv - 1`` folds and scored on the held-out pairs whose
+    two players are in the same connected piece of those folds' pairs (across pieces no prediction is
+    defined); the candidate with the lowest mean score is refitted on all the pairs.
 
     Parameters
     ----------
@@ -119,6 +120,16 @@ class DiscDecompositionCV(DiscReadout, PairwiseModel):
         unconverged = np.zeros(len(candidates), dtype=int)
         for f in range(cv):
             train, test = data.subset(fold != f), data.subset(fold == f)
+            # A held-out pair whose players fall in different pieces of the fold's training graph has no
+            # defined prediction (each piece can be shifted or turned independently): score the others.
+            _, piece = train.components()
+            inside = piece[test.i] == piece[test.j]
+            if not inside.any():
+                raise ValueError(
+                    f"fold {f} holds out no pair whose players are connected by the other folds' pairs; "
+                    f"the comparison graph is too sparse for cv={cv}: use fewer folds"
+                )
+            test = test.subset(inside)
             for c, cand in enumerate(candidates):
                 with warnings.catch_warnings(record=True) as caught:
                     warnings.simplefilter("ignore", IsolatedPlayerWarning)
