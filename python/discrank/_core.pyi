@@ -56,3 +56,23 @@ def scores(
     s: Optional[npt.NDArray[np.float64]] = None,
     n_threads: int = 0,
 ) -> npt.NDArray[np.float64]: ...
+
+def online_elo(
+    a: npt.NDArray[np.int32],
+    b: npt.NDArray[np.int32],
+    score: npt.NDArray[np.float64],
+    step: float,
+    ratings: npt.NDArray[np.float64],
+    every: int = 0,
+) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]:
+    """Elo updates in place on ratings (n,); returns (pre-game predictions, snapshots)."""
+
+def online_disc(
+    a: npt.NDArray[np.int32],
+    b: npt.NDArray[np.int32],
+    score: npt.NDArray[np.float64],
+    step: float,
+    ratings: npt.NDArray[np.float64],
+    every: int = 0,
+) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]:
+    """Disc updates in place on ratings (2, n): strength then consistency; returns (predictions, snapshots)."""
