@@ -183,3 +183,17 @@ def test_constructor_refuses_duplicate_and_unordered_pairs():
         PairwiseData([1], [0], [0.5])
     with pytest.raises(ValueError, match=r"j\[0\] = 5 is not a player index in \[0, 3\)"):
         PairwiseData([0], [5], [0.5], n_players=3)
+
+
+@pytest.mark.parametrize(
+    "values",
+    [np.array([5, 3, 5, 9, 3, -2]), np.array([10**12, 7, 7]), np.array([3], dtype=np.uint32), np.array(["b", "a", "b"])],
+)
+def test_factorize_is_np_unique(values):
+    from discrank._labels import factorize
+
+    uniq, inverse = factorize(values)
+    ref_uniq, ref_inverse = np.unique(values, return_inverse=True)
+    np.testing.assert_array_equal(uniq, ref_uniq)
+    np.testing.assert_array_equal(inverse, ref_inverse)
+    assert uniq.dtype == ref_uniq.dtype

@@ -15,7 +15,7 @@ import numpy as np
 from scipy.sparse import coo_matrix
 from scipy.sparse.csgraph import connected_components
 
-from discrank._labels import LabelIndex, as_label_array, show
+from discrank._labels import LabelIndex, as_label_array, factorize, show
 
 __all__ = ["PairwiseData"]
 
@@ -398,7 +398,7 @@ def _encode(a: np.ndarray, b: np.ndarray, labels: Any) -> tuple[np.ndarray, np.n
         )
         as_label_array(both, "a and b")
         try:
-            uniq, inverse = np.unique(both, return_inverse=True)
+            uniq, inverse = factorize(both)
         except TypeError as exc:
             raise ValueError(f"a and b mix label types that cannot be compared: {exc}") from None
         index = LabelIndex(uniq)

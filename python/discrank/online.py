@@ -10,7 +10,7 @@ from typing import Any, Optional
 import numpy as np
 
 from discrank import _core
-from discrank._labels import LabelIndex, as_label_array, show
+from discrank._labels import LabelIndex, as_label_array, factorize, show
 
 __all__ = ["OnlineRatings", "online_elo", "online_disc", "ELO_K32_STEP"]
 
@@ -90,7 +90,7 @@ def _prepare(a: Any, b: Any, score: Any, times: Any, step: Any, snapshot_every: 
     objects = a.dtype.kind == "O" or b.dtype.kind == "O"
     both = np.concatenate([a.astype(object), b.astype(object)]) if objects else np.concatenate([a, b])
     try:
-        uniq, inverse = np.unique(both, return_inverse=True)
+        uniq, inverse = factorize(both)
     except TypeError as exc:
         raise ValueError(f"a and b mix label types that cannot be compared: {exc}") from None
     if known is None:
