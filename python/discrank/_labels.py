@@ -6,7 +6,7 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["LabelIndex", "as_label_array", "factorize", "show"]
+__all__ = ["LabelIndex", "as_label_array", "factorize", "factorize_pair", "show"]
 
 
 def show(value: Any) -> str:
@@ -61,6 +61,22 @@ def factorize(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
             code = np.cumsum(present) - 1
             return np.flatnonzero(present).astype(values.dtype) + lo, code[offset]
     return np.unique(values, return_inverse=True)
+
+
+def factorize_pair(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The distinct labels of ``a`` and ``b`` together (sorted), and the codes of ``a`` and of ``b``.
+
+    A ``ValueError`` when the two hold labels of kinds that cannot be compared (ints in one, strings in
+    the other).
+    """
+    objects = a.dtype.kind == "O" or b.dtype.kind == "O"
+    both = np.concatenate([a.astype(object), b.astype(object)]) if objects else np.concatenate([a, b])
+    as_label_array(both, "a and b")
+    try:
+        uniq, inverse = factorize(both)
+    except TypeError as exc:
+        raise ValueError(f"a and b mix label types that cannot be compared: {exc}") from None
+    return uniq, inverse[: a.shape[0]], inverse[a.shape[0]:]
 
 
 def _check_objects(arr: np.ndarray, name: str) -> None:

@@ -15,7 +15,7 @@ import numpy as np
 from scipy.sparse import coo_matrix
 from scipy.sparse.csgraph import connected_components
 
-from discrank._labels import LabelIndex, as_label_array, factorize, show
+from discrank._labels import LabelIndex, as_label_array, factorize_pair, show
 
 __all__ = ["PairwiseData"]
 
@@ -393,17 +393,8 @@ class PairwiseData:
 
 def _encode(a: np.ndarray, b: np.ndarray, labels: Any) -> tuple[np.ndarray, np.ndarray, LabelIndex]:
     if labels is None:
-        both = np.concatenate([a, b]) if a.dtype.kind != "O" and b.dtype.kind != "O" else np.concatenate(
-            [a.astype(object), b.astype(object)]
-        )
-        as_label_array(both, "a and b")
-        try:
-            uniq, inverse = factorize(both)
-        except TypeError as exc:
-            raise ValueError(f"a and b mix label types that cannot be compared: {exc}") from None
-        index = LabelIndex(uniq)
-        m = a.shape[0]
-        return inverse[:m].astype(np.int32), inverse[m:].astype(np.int32), index
+        uniq, code_a, code_b = factorize_pair(a, b)
+        return code_a.astype(np.int32), code_b.astype(np.int32), LabelIndex(uniq)
     index = LabelIndex(labels)
     return index.index(a, "a"), index.index(b, "b"), index
 

@@ -10,7 +10,7 @@ from typing import Any, Optional
 import numpy as np
 
 from discrank import _core
-from discrank._labels import LabelIndex, as_label_array, factorize, show
+from discrank._labels import LabelIndex, as_label_array, factorize_pair, show
 
 __all__ = ["OnlineRatings", "online_elo", "online_disc", "ELO_K32_STEP"]
 
@@ -86,13 +86,7 @@ def _prepare(a: Any, b: Any, score: Any, times: Any, step: Any, snapshot_every: 
                 f"{show(times[k])} comes before times[{k - 1}] = {show(times[k - 1])}"
             )
     # Players: those of `known` first (in its order), then the new ones (sorted).
-    T = a.shape[0]
-    objects = a.dtype.kind == "O" or b.dtype.kind == "O"
-    both = np.concatenate([a.astype(object), b.astype(object)]) if objects else np.concatenate([a, b])
-    try:
-        uniq, inverse = factorize(both)
-    except TypeError as exc:
-        raise ValueError(f"a and b mix label types that cannot be compared: {exc}") from None
+    uniq, code_a, code_b = factorize_pair(a, b)
     if known is None:
         labels, new, position = uniq, uniq[:0], np.arange(uniq.shape[0])
     else:
@@ -101,8 +95,8 @@ def _prepare(a: Any, b: Any, score: Any, times: Any, step: Any, snapshot_every: 
         new = uniq[unseen]
         position[unseen] = len(known) + np.arange(new.shape[0])
         labels = as_label_array(known.tolist() + new.tolist(), "labels") if new.size else known
-    ia = position[inverse[:T]].astype(np.int32)
-    ib = position[inverse[T:]].astype(np.int32)
+    ia = position[code_a].astype(np.int32)
+    ib = position[code_b].astype(np.int32)
     same = ia == ib
     if same.any():
         k = int(np.flatnonzero(same)[0])

@@ -16,7 +16,7 @@ from discrank._labels import LabelIndex, show
 from discrank.data import PairwiseData, warn_isolated
 from discrank.exceptions import DisconnectedGraphWarning
 
-__all__ = ["PairwiseModel", "LOSSES", "resolve_n_jobs"]
+__all__ = ["PairwiseModel", "LOSSES", "check_data", "check_n_components", "resolve_n_jobs"]
 
 #: Loss names and their ids in the compiled core (cpp/include/discrank/losses.hpp).
 LOSSES = {
@@ -64,6 +64,19 @@ def check_positive_int(value: Any, name: str) -> int:
     return int(value)
 
 
+def check_data(data: Any) -> None:
+    if not isinstance(data, PairwiseData):
+        raise TypeError(f"fit expects a discrank.PairwiseData, got {type(data).__name__}")
+
+
+def check_n_components(value: Any, n_players: int) -> int:
+    """``1 <= k <= n / 2`` (Theorem 2: a skew-symmetric n x n matrix has at most n // 2 components)."""
+    k = check_positive_int(value, "n_components")
+    if 2 * k > n_players:
+        raise ValueError(f"n_components={k} needs at least {2 * k} players (k <= n/2, Theorem 2); the data has {n_players}")
+    return k
+
+
 def sigmoid(a: np.ndarray) -> np.ndarray:
     out = np.empty_like(a)
     pos = a >= 0
@@ -106,8 +119,7 @@ class PairwiseModel:
     # ------------------------------------------------------------------ fitting
     def fit(self, data: PairwiseData) -> "PairwiseModel":
         """Fit the model to the observed pairs of ``data``; returns ``self``."""
-        if not isinstance(data, PairwiseData):
-            raise TypeError(f"fit expects a discrank.PairwiseData, got {type(data).__name__}")
+        check_data(data)
         self._validate_params(data)
         loss = self._loss
         if loss == "squared_logit":

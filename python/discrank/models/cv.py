@@ -11,7 +11,7 @@ import numpy as np
 
 from discrank.data import PairwiseData
 from discrank.exceptions import ConvergenceWarning, DisconnectedGraphWarning, IsolatedPlayerWarning
-from discrank.models._base import PairwiseModel, check_positive_int, resolve_n_jobs
+from discrank.models._base import PairwiseModel, check_data, check_positive_int, resolve_n_jobs
 from discrank.models.disc import DiscDecomposition, DiscReadout, describe_first_component
 
 __all__ = ["DiscDecompositionCV"]
@@ -97,8 +97,7 @@ class DiscDecompositionCV(DiscReadout, PairwiseModel):
         return [{"n_components": k, "regularization": float(r)} for k, r in itertools.product(ks, regs)]
 
     def fit(self, data: PairwiseData) -> "DiscDecompositionCV":
-        if not isinstance(data, PairwiseData):
-            raise TypeError(f"fit expects a discrank.PairwiseData, got {type(data).__name__}")
+        check_data(data)
         candidates = self._candidates()
         cv = check_positive_int(self.cv, "cv")
         if cv < 2:

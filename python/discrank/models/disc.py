@@ -12,7 +12,7 @@ from discrank._optim import minimize_scaled, pair_curvature, scaled_gradient
 from discrank.analysis import TransitivitySummary, disc_verdict, reparametrize, transitivity_summary
 from discrank.data import PairwiseData
 from discrank.exceptions import ConvergenceWarning
-from discrank.models._base import LOSSES, PairwiseModel, check_positive_int
+from discrank.models._base import LOSSES, PairwiseModel, check_n_components
 
 __all__ = ["DiscDecomposition", "DiscReadout", "MElo", "describe_first_component"]
 
@@ -349,11 +349,7 @@ class DiscDecomposition(DiscReadout, PairwiseModel):
         reg = self.regularization
         if isinstance(reg, bool) or not isinstance(reg, (int, float, np.integer, np.floating)) or not np.isfinite(reg) or reg < 0:
             raise ValueError(f"regularization must be a finite number >= 0, got {reg!r}")
-        k = check_positive_int(self.n_components, "n_components")
-        if 2 * k > data.n_players:
-            raise ValueError(
-                f"n_components={k} needs at least {2 * k} players (k <= n/2, Theorem 2); the data has {data.n_players}"
-            )
+        check_n_components(self.n_components, data.n_players)
 
     def _fit(self, data: PairwiseData, objective: Any, w: np.ndarray, piece: np.ndarray) -> None:
         n, k = data.n_players, int(self.n_components)
@@ -372,13 +368,9 @@ class DiscDecomposition(DiscReadout, PairwiseModel):
         measures = np.zeros(k)
         for comp in range(k):
             Q = _unit_columns([U[:, m] for m in range(comp)] + [V[:, m] for m in range(comp)])
-            if comp == 0:
-                v = 1.0 + INIT_NOISE * rng.standard_normal(n)
-            else:
-                v = rng.standard_normal(n)
-                v -= Q @ (Q.T @ v)
             problem = _Component(objective, LOSSES[self.loss], data, w, offset, Q, pen_weight, self._n_threads,
                                  reg_weight if comp == 0 else 0.0)
+            v = 1.0 + INIT_NOISE * rng.standard_normal(n) if comp == 0 else problem.project(rng.standard_normal(n))
             fit = _alternate if self.solver == "alternating" else _alternate_then_joint
             u, v, n_iter[comp], measures[comp] = fit(problem, np.zeros(n), v, self.tol, int(self.max_iter))
             # (u, v) -> (a u, v / a) keeps every prediction; |u| = |v| makes a symmetric disc game a circle.

@@ -7,7 +7,7 @@ import numpy as np
 from discrank._labels import show
 from discrank.analysis import normal_decomposition
 from discrank.data import PairwiseData
-from discrank.models._base import PairwiseModel, check_positive_int, resolve_n_jobs
+from discrank.models._base import PairwiseModel, check_data, check_n_components, resolve_n_jobs
 from discrank.models.disc import DiscReadout, describe_first_component
 
 __all__ = ["SchurDecomposition"]
@@ -46,14 +46,11 @@ class SchurDecomposition(DiscReadout, PairwiseModel):
         return "probability" if self.space == "probability" else "bce"
 
     def fit(self, data: PairwiseData) -> "SchurDecomposition":
-        if not isinstance(data, PairwiseData):
-            raise TypeError(f"fit expects a discrank.PairwiseData, got {type(data).__name__}")
+        check_data(data)
         if self.space not in SPACES:
             raise ValueError(f"space must be one of {SPACES}, got {self.space!r}")
-        k = check_positive_int(self.n_components, "n_components")
+        k = check_n_components(self.n_components, data.n_players)
         n = data.n_players
-        if 2 * k > n:
-            raise ValueError(f"n_components={k} needs at least {2 * k} players (k <= n/2, Theorem 2); the data has {n}")
         self._n_threads = resolve_n_jobs(self.n_jobs)
         P = data.to_matrix()
         missing = np.argwhere(np.isnan(P))
