@@ -29,21 +29,26 @@ def random_problem(rng, n, m, k, loss, with_s=True, with_offset=True, scale=1.0)
     return i, j, y, w, U, V, s, offset
 
 
-def kernel(n, i, j, y, w, loss, U, V, s, offset, n_threads=0):
-    obj = _core.PairObjective(n, i, j, y, w)
+STRATEGIES = ["scatter", "gather"]
+
+
+def kernel(n, i, j, y, w, loss, U, V, s, offset, n_threads=0, strategy="auto"):
+    obj = _core.PairObjective(n, i, j, y, w, strategy=strategy)
     return obj.evaluate(
         LOSS_IDS[loss], U=U, V=V, s=s, offset=offset,
         grad_u=U is not None, grad_v=U is not None, grad_s=s is not None, n_threads=n_threads,
     )
 
 
+@pytest.mark.parametrize("strategy", STRATEGIES)
 @pytest.mark.parametrize("loss", list(LOSS_IDS))
 @pytest.mark.parametrize("k, with_s, with_offset", [(0, True, False), (1, False, True), (2, True, True), (3, False, False)])
-def test_kernel_matches_numpy_reference(loss, k, with_s, with_offset):
+def test_kernel_matches_numpy_reference(loss, k, with_s, with_offset, strategy):
     rng = np.random.default_rng(hash((loss, k)) % 2**32)
     n = 37
-    i, j, y, w, U, V, s, offset = random_problem(rng, n, 300, k, loss, with_s, with_offset)
-    f, gU, gV, gs = kernel(n, i, j, y, w, loss, U, V, s, offset)
+    # 5000 pairs: several vectorised blocks and chunks, and a partial last block.
+    i, j, y, w, U, V, s, offset = random_problem(rng, n, 5000, k, loss, with_s, with_offset)
+    f, gU, gV, gs = kernel(n, i, j, y, w, loss, U, V, s, offset, strategy=strategy)
     rf, rgU, rgV, rgs = objective(loss, n, i, j, y, w, U, V, s, offset)
     assert f == pytest.approx(rf, rel=REL_TOL)
     for got, ref in ((gU, rgU), (gV, rgV), (gs, rgs)):
@@ -101,16 +106,89 @@ def test_bce_keeps_tiny_losses_exact():
     assert f == pytest.approx(np.log1p(np.exp(-40.0)), rel=REL_TOL)
 
 
+@pytest.mark.parametrize("strategy", STRATEGIES)
 @pytest.mark.parametrize("threads", [1, 2, 3, 4])
-def test_result_is_bitwise_identical_for_any_thread_count(threads):
+def test_result_is_bitwise_identical_for_any_thread_count(threads, strategy):
     rng = np.random.default_rng(3)
     n = 500
     i, j, y, w, U, V, s, offset = random_problem(rng, n, 20000, 2, "bce")
-    base = kernel(n, i, j, y, w, "bce", U, V, s, offset, n_threads=1)
-    other = kernel(n, i, j, y, w, "bce", U, V, s, offset, n_threads=threads)
+    base = kernel(n, i, j, y, w, "bce", U, V, s, offset, n_threads=1, strategy=strategy)
+    other = kernel(n, i, j, y, w, "bce", U, V, s, offset, n_threads=threads, strategy=strategy)
     assert other[0] == base[0]
     for a, b in zip(base[1:], other[1:]):
         assert np.array_equal(a, b)
+
+
+def test_strategy_follows_the_data_not_the_threads():
+    # scatter when the pairs outnumber 16 x the players, gather for sparse logs.
+    rng = np.random.default_rng(5)
+    dense = random_problem(rng, 100, 1600, 0, "bce")
+    sparse = random_problem(rng, 1000, 1600, 0, "bce")
+    assert _core.PairObjective(100, *dense[:4]).strategy == "scatter"
+    assert _core.PairObjective(1000, *sparse[:4]).strategy == "gather"
+    with pytest.raises(ValueError, match="strategy must be 'auto', 'scatter' or 'gather', got 'fast'"):
+        _core.PairObjective(100, *dense[:4], strategy="fast")
+
+
+def test_fast_exp_and_log1p_are_within_two_ulp_of_libm():
+    # The vectorised exp(-|x|) and log1p(exp(-|x|)) of fastmath.hpp over the whole range a score can
+    # take, down to the subnormals and past the underflow to 0.
+    x = np.concatenate([np.linspace(0.0, 800.0, 2_000_001), np.geomspace(1e-300, 1.0, 10_001), [1e300, np.inf]])
+    e, l1p = _core.fast_exp_log1p(x)
+    ref_e = np.exp(-x)
+    normal = ref_e > np.finfo(float).tiny
+    ulp = np.abs(e[normal] - ref_e[normal]) / np.spacing(ref_e[normal])
+    assert ulp.max() <= 2.0
+    # Subnormal results: exact to the subnormal spacing (2^-1074), then 0.
+    assert np.max(np.abs(e[~normal] - ref_e[~normal])) <= 2 * 5e-324
+    assert e[-1] == 0.0 and e[-2] == 0.0
+    ref_l = np.log1p(e)
+    pos = ref_l > 0
+    assert (np.abs(l1p[pos] - ref_l[pos]) / np.spacing(ref_l[pos])).max() <= 2.0
+    assert np.all(l1p[~pos] == 0.0)
+
+
+@pytest.mark.parametrize("loss", list(LOSS_IDS))
+def test_curvature_is_the_second_derivative(loss):
+    # w_p L''(A_p), by central differences of the reference derivative (Gauss-Newton for
+    # sigmoid_squared: w (sigmoid')^2).
+    rng = np.random.default_rng(8)
+    n = 30
+    i, j, y, w, _, _, s, offset = random_problem(rng, n, 300, 0, loss, scale=1.5)
+    curv = np.empty(i.size)
+    _core.PairObjective(n, i, j, y, w).evaluate(LOSS_IDS[loss], s=s, offset=offset, curv=curv)
+    A = s[i] - s[j] + offset
+    if loss == "sigmoid_squared":
+        sig = 1.0 / (1.0 + np.exp(-A))
+        expected = w * (sig * (1.0 - sig)) ** 2
+    else:
+        from reference import loss_terms
+
+        h = 1e-5
+        expected = w * (loss_terms(loss, y, A + h)[1] - loss_terms(loss, y, A - h)[1]) / (2 * h)
+    np.testing.assert_allclose(curv, expected, rtol=1e-8, atol=1e-12)
+
+
+@pytest.mark.parametrize("strategy", STRATEGIES)
+def test_hessian_product_is_the_weighted_laplacian(strategy):
+    rng = np.random.default_rng(9)
+    n = 40
+    i, j, y, w, _, _, s, _ = random_problem(rng, n, 700, 0, "bce")
+    obj = _core.PairObjective(n, i, j, y, w, strategy=strategy)
+    curv = np.empty(i.size)
+    obj.evaluate(0, s=s, curv=curv)
+    L = np.zeros((n, n))
+    np.add.at(L, (i, i), curv)
+    np.add.at(L, (j, j), curv)
+    np.add.at(L, (i, j), -curv)
+    np.add.at(L, (j, i), -curv)
+    x = rng.standard_normal(n)
+    np.testing.assert_allclose(obj.hessp_s(curv, x), L @ x, rtol=1e-12, atol=1e-12 * np.abs(L @ x).max())
+    # and the Hessian of the objective in s, by differences of the gradient
+    h = 1e-6
+    gp = obj.evaluate(0, s=s + h * x, grad_s=True)[3]
+    gm = obj.evaluate(0, s=s - h * x, grad_s=True)[3]
+    np.testing.assert_allclose((gp - gm) / (2 * h), L @ x, rtol=1e-6, atol=1e-8)
 
 
 def test_scores_kernel_matches_reference():

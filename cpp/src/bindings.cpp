@@ -64,8 +64,18 @@ Factors check_factors(std::int64_t n, const std::optional<FloatArray>& U, const 
 // Owns references to the pair arrays so that the borrowed pointers in PairObjective stay valid.
 class PyObjective {
   public:
-    PyObjective(std::int64_t n_players, IntArray i, IntArray j, FloatArray y, FloatArray w)
+    PyObjective(std::int64_t n_players, IntArray i, IntArray j, FloatArray y, FloatArray w, const std::string& strategy)
         : i_(std::move(i)), j_(std::move(j)), y_(std::move(y)), w_(std::move(w)) {
+        using S = discrank::PairObjective::Strategy;
+        S strat;
+        if (strategy == "auto")
+            strat = S::automatic;
+        else if (strategy == "scatter")
+            strat = S::scatter;
+        else if (strategy == "gather")
+            strat = S::gather;
+        else
+            throw py::value_error("strategy must be 'auto', 'scatter' or 'gather', got '" + strategy + "'");
         const std::int64_t m = i_.ndim() == 1 ? i_.shape(0) : -1;
         if (m < 0) throw py::value_error("i must be 1-D, got shape " + shape_str(i_));
         for (const py::array* a : {static_cast<const py::array*>(&j_), static_cast<const py::array*>(&y_),
@@ -73,12 +83,13 @@ class PyObjective {
             if (a->ndim() != 1 || a->shape(0) != m)
                 throw py::value_error("i, j, y and w must have the same length " + std::to_string(m) + ", got " +
                                       shape_str(*a));
-        core_ = std::make_unique<discrank::PairObjective>(n_players, i_.data(), j_.data(), y_.data(), w_.data(), m);
+        core_ = std::make_unique<discrank::PairObjective>(n_players, i_.data(), j_.data(), y_.data(), w_.data(), m,
+                                                          strat);
     }
 
     py::tuple evaluate(int loss, const std::optional<FloatArray>& U, const std::optional<FloatArray>& V,
                        const std::optional<FloatArray>& s, const std::optional<FloatArray>& offset, bool grad_u,
-                       bool grad_v, bool grad_s, int n_threads) {
+                       bool grad_v, bool grad_s, std::optional<FloatArray> curv, int n_threads) {
         if (loss < 0 || loss > 3) throw py::value_error("unknown loss id " + std::to_string(loss));
         const std::int64_t n = core_->n_players();
         const Factors f = check_factors(n, U, V, s);
@@ -104,18 +115,51 @@ class PyObjective {
             pgs = a.mutable_data();
             gs = a;
         }
-        const double* po = offset ? offset->data() : nullptr;
+        double* pcurv = nullptr;
+        if (curv) {
+            check_vector(*curv, core_->n_pairs(), "curv");
+            if (!curv->writeable()) throw py::value_error("curv must be writeable");
+            pcurv = curv->mutable_data();
+        }
+        discrank::Params x;
+        x.offset = offset ? offset->data() : nullptr;
+        x.U = f.U;
+        x.V = f.V;
+        x.k = f.k;
+        x.s = f.s;
+        discrank::Grads g;
+        g.U = pgU;
+        g.V = pgV;
+        g.s = pgs;
         double value;
         {
             py::gil_scoped_release release;
-            value = core_->evaluate(static_cast<discrank::Loss>(loss), po, f.U, f.V, f.k, f.s, pgU, pgV, pgs,
-                                    n_threads);
+            value = core_->evaluate(static_cast<discrank::Loss>(loss), x, g, pcurv, n_threads);
         }
         return py::make_tuple(value, gU, gV, gs);
     }
 
+    FloatArray hessp_s(const FloatArray& curv, const FloatArray& x, int n_threads) {
+        check_vector(curv, core_->n_pairs(), "curv");
+        check_vector(x, core_->n_players(), "x");
+        FloatArray out(static_cast<py::ssize_t>(core_->n_players()));
+        double* po = out.mutable_data();
+        {
+            py::gil_scoped_release release;
+            core_->hessp_s(curv.data(), x.data(), po, n_threads);
+        }
+        return out;
+    }
+
+    double stream_limit(int loss, int n_threads) {
+        if (loss < 0 || loss > 3) throw py::value_error("unknown loss id " + std::to_string(loss));
+        py::gil_scoped_release release;
+        return core_->stream_limit(static_cast<discrank::Loss>(loss), n_threads);
+    }
+
     std::int64_t n_players() const { return core_->n_players(); }
     std::int64_t n_pairs() const { return core_->n_pairs(); }
+    std::string strategy() const { return core_->scatter() ? "scatter" : "gather"; }
 
   private:
     IntArray i_, j_;
@@ -208,14 +252,37 @@ PYBIND11_MODULE(_core, m) {
 #endif
 
     py::class_<PyObjective>(m, "PairObjective")
-        .def(py::init<std::int64_t, IntArray, IntArray, FloatArray, FloatArray>(), py::arg("n_players"),
-             py::arg("i").noconvert(), py::arg("j").noconvert(), py::arg("y").noconvert(), py::arg("w").noconvert())
+        .def(py::init<std::int64_t, IntArray, IntArray, FloatArray, FloatArray, const std::string&>(),
+             py::arg("n_players"), py::arg("i").noconvert(), py::arg("j").noconvert(), py::arg("y").noconvert(),
+             py::arg("w").noconvert(), py::arg("strategy") = "auto")
         .def_property_readonly("n_players", &PyObjective::n_players)
+        .def_property_readonly("strategy", &PyObjective::strategy)
+        .def("hessp_s", &PyObjective::hessp_s, py::arg("curv").noconvert(), py::arg("x").noconvert(),
+             py::arg("n_threads") = 0)
+        .def("stream_limit", &PyObjective::stream_limit, py::arg("loss"), py::arg("n_threads") = 0)
         .def_property_readonly("n_pairs", &PyObjective::n_pairs)
         .def("evaluate", &PyObjective::evaluate, py::arg("loss"), py::arg("U").noconvert() = py::none(),
              py::arg("V").noconvert() = py::none(), py::arg("s").noconvert() = py::none(),
              py::arg("offset").noconvert() = py::none(), py::arg("grad_u") = false, py::arg("grad_v") = false,
-             py::arg("grad_s") = false, py::arg("n_threads") = 0);
+             py::arg("grad_s") = false, py::arg("curv").noconvert() = py::none(), py::arg("n_threads") = 0);
+
+    // The vectorised exp and log1p of fastmath.hpp, for their accuracy test.
+    m.def(
+        "fast_exp_log1p",
+        [](const FloatArray& x) {
+            const py::ssize_t len = x.ndim() == 1 ? x.shape(0) : -1;
+            if (len < 0) throw py::value_error("x must be 1-D");
+            FloatArray e(len), l(len);
+            const double* px = x.data();
+            double* pe = e.mutable_data();
+            double* pl = l.mutable_data();
+            for (py::ssize_t t = 0; t < len; ++t) {
+                pe[t] = discrank::fastmath::exp_nonpos(-std::fabs(px[t]));
+                pl[t] = discrank::fastmath::log1p_unit(pe[t]);
+            }
+            return py::make_tuple(e, l);
+        },
+        py::arg("x").noconvert());
 
     m.def(
         "online_elo",

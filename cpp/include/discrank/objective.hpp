@@ -7,9 +7,20 @@
 //     f = sum_p w_p L(y_p, A_p).
 // Missing pairs do not enter the sum (the paper's "Missing Entries" paragraph).
 //
-// Determinism: the loss is summed in fixed blocks of pairs and the blocks in order; each player's
-// gradient is gathered from its own pairs in a fixed order (an adjacency list built once). The result
-// is therefore bitwise the same for any number of threads, not only for the same one.
+// Work per pair: the scores of a block of pairs are gathered into a small buffer, the loss, its
+// derivative and (optionally) its curvature are computed over the block by branch-free, vectorised code
+// (fastmath.hpp), and the derivative is spread onto the two players' gradients.
+//
+// Two ways to spread it, chosen from the data alone (never from the thread count):
+//  - scatter, when the pairs outnumber kChunks x players: the pairs are cut into kChunks fixed chunks,
+//    each adds into its own gradient buffer, and the buffers are summed in chunk order. Reads only the
+//    pair arrays, sequentially; the gradient buffers (kChunks x n x (2k+1) doubles) stay in cache.
+//  - gather, for sparse logs (many players, few pairs each): the derivatives are stored per pair and
+//    each player sums its own pairs from an adjacency list built once (16 bytes per pair).
+//
+// Determinism: the loss is summed with compensation in fixed blocks of pairs and the blocks in order;
+// the gradient sums run in an order fixed by the data. The result is therefore bitwise the same for
+// any number of threads, not only for the same one.
 #pragma once
 
 #include <algorithm>
@@ -26,6 +37,7 @@
 
 #include <Eigen/Core>
 
+#include "discrank/fastmath.hpp"
 #include "discrank/losses.hpp"
 
 namespace discrank {
@@ -43,19 +55,118 @@ inline int resolve_threads(int n_threads) {
 #endif
 }
 
+// Vectorised code paths: on x86-64 Linux with GCC, the block kernels are compiled twice, for x86-64-v3
+// (AVX2) and for the baseline, and the loader picks one for the CPU at run time.
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__linux__)
+#define DISCRANK_CLONES __attribute__((target_clones("arch=x86-64-v3", "default")))
+#else
+#define DISCRANK_CLONES
+#endif
+
 inline void neumaier_add(double& sum, double& comp, double x) {
     const double t = sum + x;
     comp += std::fabs(sum) >= std::fabs(x) ? (sum - t) + x : (x - t) + sum;
     sum = t;
 }
 
+// Loss, derivative and curvature of a block of pairs: a[t] is the score of pair t. Writes
+// val[t] = w L, res[t] = w dL/dA and curv[t] = w d2L/dA2 (the Gauss-Newton curvature for
+// sigmoid_squared). For squared_logit, y holds the targets' logits. Branch-free and on non-aliasing
+// arrays: vectorised.
+DISCRANK_CLONES
+inline void loss_block(Loss loss, std::int64_t len, const double* __restrict y, const double* __restrict w,
+                       const double* __restrict a, double* __restrict val, double* __restrict res,
+                       double* __restrict curv) {
+    switch (loss) {
+        case Loss::bce:
+            // y softplus(-a) + (1 - y) softplus(a) with one exp and one log1p of -|a|: no cancellation
+            // for y in {0, 1} and |a| up to 1e4 and beyond, nothing overflows.
+            for (std::int64_t t = 0; t < len; ++t) {
+                const double at = a[t];
+                const double e = fastmath::exp_nonpos(-std::fabs(at));
+                const double l1p = fastmath::log1p_unit(e);
+                const double inv = 1.0 / (1.0 + e);
+                const bool pos = at >= 0.0;
+                const double sig = (pos ? 1.0 : e) * inv;
+                const double lin = pos ? (1.0 - y[t]) * at : -y[t] * at;
+                val[t] = w[t] * (lin + l1p);
+                res[t] = w[t] * (sig - y[t]);
+                curv[t] = w[t] * (e * inv * inv);
+            }
+            break;
+        case Loss::squared_logit:
+            for (std::int64_t t = 0; t < len; ++t) {
+                const double r = y[t] - a[t];
+                val[t] = w[t] * (r * r);
+                res[t] = w[t] * (-2.0 * r);
+                curv[t] = 2.0 * w[t];
+            }
+            break;
+        case Loss::probability:
+            for (std::int64_t t = 0; t < len; ++t) {
+                const double r = y[t] - 0.5 - a[t];
+                val[t] = w[t] * (0.5 * r * r);
+                res[t] = w[t] * (-r);
+                curv[t] = w[t];
+            }
+            break;
+        case Loss::sigmoid_squared:
+            for (std::int64_t t = 0; t < len; ++t) {
+                const double at = a[t];
+                const double e = fastmath::exp_nonpos(-std::fabs(at));
+                const double inv = 1.0 / (1.0 + e);
+                const double sig = (at >= 0.0 ? 1.0 : e) * inv;
+                const double slope = e * inv * inv;  // sigmoid'(a), exact in both tails
+                const double r = y[t] - sig;
+                val[t] = w[t] * (0.5 * r * r);
+                res[t] = w[t] * (-r * slope);
+                curv[t] = w[t] * (slope * slope);
+            }
+            break;
+    }
+}
+
+// Compensated sum of a block in four interleaved lanes, combined in a fixed order.
+inline double block_sum(const double* v, std::int64_t len) {
+    double acc[4] = {0.0, 0.0, 0.0, 0.0}, comp[4] = {0.0, 0.0, 0.0, 0.0};
+    std::int64_t t = 0;
+    for (; t + 4 <= len; t += 4)
+        for (int l = 0; l < 4; ++l) neumaier_add(acc[l], comp[l], v[t + l]);
+    for (; t < len; ++t) neumaier_add(acc[0], comp[0], v[t]);
+    double total = 0.0, c = 0.0;
+    for (int l = 0; l < 4; ++l) {
+        neumaier_add(total, c, acc[l]);
+        neumaier_add(total, c, comp[l]);
+    }
+    return total + c;
+}
+
+// The model's parameters: s (n) and/or row-major U, V (n x k); any may be null / k = 0.
+struct Params {
+    const double* offset = nullptr;
+    const double* U = nullptr;
+    const double* V = nullptr;
+    int k = 0;
+    const double* s = nullptr;
+};
+
+// Gradient outputs (null: not wanted), written, not accumulated.
+struct Grads {
+    double* U = nullptr;
+    double* V = nullptr;
+    double* s = nullptr;
+    bool any() const { return U || V || s; }
+};
+
 class PairObjective {
   public:
-    static constexpr std::int64_t kBlock = 4096;  // pairs per partial loss sum
+    static constexpr std::int64_t kBlock = 2048;  // pairs per vectorised block and partial loss sum
+    static constexpr std::int64_t kChunks = 16;   // fixed pieces of the pairs in the scatter strategy
+    enum class Strategy : int { automatic = 0, scatter = 1, gather = 2 };
 
     // The arrays are borrowed, not copied: the caller keeps them alive and unchanged.
     PairObjective(std::int64_t n_players, const std::int32_t* i, const std::int32_t* j, const double* y,
-                  const double* w, std::int64_t n_pairs)
+                  const double* w, std::int64_t n_pairs, Strategy strategy = Strategy::automatic)
         : n_(n_players), m_(n_pairs), i_(i), j_(j), y_(y), w_(w) {
         if (n_players < 1) throw std::invalid_argument("n_players must be >= 1, got " + std::to_string(n_players));
         if (n_pairs > INT32_MAX) throw std::invalid_argument("at most 2^31 - 1 pairs are supported");
@@ -68,6 +179,10 @@ class PairObjective {
                 throw std::invalid_argument("pair " + std::to_string(p) + " is player " + std::to_string(a) +
                                             " against themself");
         }
+        scatter_ = strategy == Strategy::scatter || (strategy == Strategy::automatic && kChunks * n_ <= m_);
+        n_blocks_ = (m_ + kBlock - 1) / kBlock;
+        partial_.resize(n_blocks_);
+        if (scatter_) return;
         // Adjacency (CSR) over both endpoints, by counting sort: O(m), pairs in increasing order.
         ptr_.assign(n_ + 1, 0);
         for (std::int64_t p = 0; p < m_; ++p) {
@@ -83,61 +198,134 @@ class PairObjective {
             adj_[fill[b]++] = {static_cast<std::int32_t>(p), ~a};  // b is the second player: sign -1
         }
         residual_.resize(m_);
-        partial_.resize((m_ + kBlock - 1) / kBlock);
     }
 
     std::int64_t n_players() const { return n_; }
     std::int64_t n_pairs() const { return m_; }
+    bool scatter() const { return scatter_; }
 
-    // Loss and gradient. U, V: row-major n x k (k may be 0, then they are ignored); s: n or null;
-    // offset: m or null. Gradients are written (not accumulated) into the non-null outputs.
-    double evaluate(Loss loss, const double* offset, const double* U, const double* V, int k, const double* s,
-                    double* gU, double* gV, double* gs, int n_threads) {
+    // Objective value; gradients into the non-null outputs of g; per-pair curvature w_p L''(A_p) into
+    // curv (length m) when it is not null.
+    double evaluate(Loss loss, const Params& x, const Grads& g, double* curv, int n_threads) {
         std::lock_guard<std::mutex> guard(mutex_);  // the scratch buffers are per object
         const int nt = resolve_threads(n_threads);
-        const std::int64_t n_blocks = static_cast<std::int64_t>(partial_.size());
-        const bool want_grad = gU || gV || gs;
-        double* r = residual_.data();
-        const ConstFactor Um(U, k ? n_ : 0, k), Vm(V, k ? n_ : 0, k);
-#pragma omp parallel for schedule(static) num_threads(nt)
-        for (std::int64_t blk = 0; blk < n_blocks; ++blk) {
-            const std::int64_t lo = blk * kBlock, hi = std::min(m_, lo + kBlock);
-            // Neumaier-compensated sum: the line search compares objective values, so their
-            // rounding sets how close to the optimum a fit can get.
-            double acc = 0.0, comp = 0.0;
-            for (std::int64_t p = lo; p < hi; ++p) {
-                const std::int64_t a = i_[p], b = j_[p];
-                double score = offset ? offset[p] : 0.0;
-                if (s) score += s[a] - s[b];
-                if (k) score += Um.row(a).dot(Vm.row(b)) - Vm.row(a).dot(Um.row(b));
-                const LossPoint lp = eval_loss(loss, y_[p], score);
-                neumaier_add(acc, comp, w_[p] * lp.value);
-                r[p] = w_[p] * lp.deriv;
+        const double* target = y_;
+        if (loss == Loss::squared_logit) {
+            if (logit_.empty()) {
+                logit_.resize(m_);
+                for (std::int64_t p = 0; p < m_; ++p) logit_[p] = std::log(y_[p]) - std::log1p(-y_[p]);
             }
-            partial_[blk] = acc + comp;
+            target = logit_.data();
+        }
+        const int k = x.k;
+        const std::int64_t width = (g.s ? 1 : 0) + (g.U ? k : 0) + (g.V ? k : 0);
+        const bool grad = g.any();
+        if (scatter_ && grad) chunk_.resize(static_cast<std::size_t>(kChunks * n_ * width));
+        const std::int64_t n_units = scatter_ ? kChunks : n_blocks_;
+#pragma omp parallel num_threads(nt)
+        {
+            std::vector<double> scratch(4 * kBlock);
+            double* a = scratch.data();
+            double* val = a + kBlock;
+            double* res = val + kBlock;
+            double* cscr = res + kBlock;
+#pragma omp for schedule(dynamic, 1)
+            for (std::int64_t unit = 0; unit < n_units; ++unit) {
+                // scatter: a chunk of blocks with its own gradient buffer; gather: one block.
+                const std::int64_t b0 = scatter_ ? unit * n_blocks_ / kChunks : unit;
+                const std::int64_t b1 = scatter_ ? (unit + 1) * n_blocks_ / kChunks : unit + 1;
+                double* buf = scatter_ && grad ? chunk_.data() + unit * n_ * width : nullptr;
+                if (buf) std::fill(buf, buf + n_ * width, 0.0);
+                for (std::int64_t blk = b0; blk < b1; ++blk) {
+                    const std::int64_t lo = blk * kBlock, len = std::min(m_, lo + kBlock) - lo;
+                    gather_scores(x, lo, len, a);
+                    loss_block(loss, len, target + lo, w_ + lo, a, val, res, curv ? curv + lo : cscr);
+                    partial_[blk] = block_sum(val, len);
+                    if (!grad) continue;
+                    if (buf)
+                        scatter_block(x, g, lo, len, res, buf);
+                    else
+                        std::copy(res, res + len, residual_.data() + lo);
+                }
+            }
+            if (grad) {
+                if (scatter_)
+                    reduce_chunks(g, k, width);
+                else
+                    gather_gradients(x, g);
+            }
         }
         double total = 0.0, comp = 0.0;
-        for (std::int64_t blk = 0; blk < n_blocks; ++blk) neumaier_add(total, comp, partial_[blk]);
-        total += comp;
-        if (!want_grad) return total;
+        for (std::int64_t blk = 0; blk < n_blocks_; ++blk) neumaier_add(total, comp, partial_[blk]);
+        return total + comp;
+    }
 
-        Factor gUm(gU, gU ? n_ : 0, k), gVm(gV, gV ? n_ : 0, k);
+    // Product of the Hessian of an s-only (Elo) objective with x: out_a = sum over a's pairs of
+    // curv_p (x_a - x_b), the weighted graph Laplacian, for the curvature from evaluate().
+    void hessp_s(const double* curv, const double* xs, double* out, int n_threads) {
+        std::lock_guard<std::mutex> guard(mutex_);
+        const int nt = resolve_threads(n_threads);
+        if (scatter_) {
+            chunk_.resize(static_cast<std::size_t>(kChunks * n_));
+#pragma omp parallel num_threads(nt)
+            {
+#pragma omp for schedule(dynamic, 1)
+                for (std::int64_t c = 0; c < kChunks; ++c) {
+                    double* buf = chunk_.data() + c * n_;
+                    std::fill(buf, buf + n_, 0.0);
+                    const std::int64_t lo = std::min(m_, c * n_blocks_ / kChunks * kBlock);
+                    const std::int64_t hi = std::min(m_, (c + 1) * n_blocks_ / kChunks * kBlock);
+                    for (std::int64_t p = lo; p < hi; ++p) {
+                        const std::int32_t a = i_[p], b = j_[p];
+                        const double d = curv[p] * (xs[a] - xs[b]);
+                        buf[a] += d;
+                        buf[b] -= d;
+                    }
+                }
+#pragma omp for schedule(static)
+                for (std::int64_t a = 0; a < n_; ++a) {
+                    double sum = 0.0;
+                    for (std::int64_t c = 0; c < kChunks; ++c) sum += chunk_[c * n_ + a];
+                    out[a] = sum;
+                }
+            }
+            return;
+        }
 #pragma omp parallel for schedule(dynamic, 256) num_threads(nt)
         for (std::int64_t a = 0; a < n_; ++a) {
-            double gsa = 0.0;
-            if (gU) gUm.row(a).setZero();
-            if (gV) gVm.row(a).setZero();
+            double sum = 0.0;
             for (std::int64_t e = ptr_[a]; e < ptr_[a + 1]; ++e) {
                 const Adj& ad = adj_[e];
-                const bool first = ad.other >= 0;
-                const std::int64_t b = first ? ad.other : ~ad.other;
-                const double rp = first ? r[ad.pair] : -r[ad.pair];
-                gsa += rp;
-                // dA/dU_a = +-V_b and dA/dV_a = -+U_b, the sign being that of a's side of the pair.
-                if (gU) gUm.row(a) += rp * Vm.row(b);
-                if (gV) gVm.row(a) -= rp * Um.row(b);
+                const std::int64_t b = ad.other >= 0 ? ad.other : ~ad.other;
+                sum += curv[ad.pair] * (xs[a] - xs[b]);
             }
-            if (gs) gs[a] = gsa;
+            out[a] = sum;
+        }
+    }
+
+    // The measured limit of a pass: the same reads of the pair arrays (i, j, y, w) and the same loss
+    // code (exp and log count) as evaluate(), with the score computed from i and j instead of gathered
+    // from the parameters and no gradient spread. Returns a checksum.
+    double stream_limit(Loss loss, int n_threads) {
+        std::lock_guard<std::mutex> guard(mutex_);
+        const int nt = resolve_threads(n_threads);
+        double total = 0.0;
+#pragma omp parallel num_threads(nt) reduction(+ : total)
+        {
+            std::vector<double> scratch(4 * kBlock);
+            double* a = scratch.data();
+            double* val = a + kBlock;
+            double* res = val + kBlock;
+            double* cscr = res + kBlock;
+#pragma omp for schedule(dynamic, 1)
+            for (std::int64_t blk = 0; blk < n_blocks_; ++blk) {
+                const std::int64_t lo = blk * kBlock, len = std::min(m_, lo + kBlock) - lo;
+                for (std::int64_t t = 0; t < len; ++t) a[t] = 1e-4 * static_cast<double>(i_[lo + t] - j_[lo + t]);
+                loss_block(loss, len, y_ + lo, w_ + lo, a, val, res, cscr);
+                double r = 0.0;
+                for (std::int64_t t = 0; t < len; ++t) r += res[t];
+                total += block_sum(val, len) + r;
+            }
         }
         return total;
     }
@@ -163,15 +351,123 @@ class PairObjective {
         std::int32_t other;  // the other player, bitwise-negated when this player is the pair's second
     };
 
+    void gather_scores(const Params& x, std::int64_t lo, std::int64_t len, double* a) const {
+        const std::int32_t* ip = i_ + lo;
+        const std::int32_t* jp = j_ + lo;
+        for (std::int64_t t = 0; t < len; ++t) a[t] = x.offset ? x.offset[lo + t] : 0.0;
+        if (x.s)
+            for (std::int64_t t = 0; t < len; ++t) a[t] += x.s[ip[t]] - x.s[jp[t]];
+        const int k = x.k;
+        if (k == 1) {
+            for (std::int64_t t = 0; t < len; ++t) {
+                const std::int64_t p = ip[t], q = jp[t];
+                a[t] += x.U[p] * x.V[q] - x.V[p] * x.U[q];
+            }
+        } else if (k > 1) {
+            for (std::int64_t t = 0; t < len; ++t) {
+                const double* Up = x.U + ip[t] * std::int64_t{k};
+                const double* Vp = x.V + ip[t] * std::int64_t{k};
+                const double* Uq = x.U + jp[t] * std::int64_t{k};
+                const double* Vq = x.V + jp[t] * std::int64_t{k};
+                double d = 0.0;
+                for (int l = 0; l < k; ++l) d += Up[l] * Vq[l] - Vp[l] * Uq[l];
+                a[t] += d;
+            }
+        }
+    }
+
+    // Buffer layout: [s (n) | U (n x k) | V (n x k)], the blocks present in g only.
+    void scatter_block(const Params& x, const Grads& g, std::int64_t lo, std::int64_t len, const double* res,
+                       double* buf) const {
+        const int k = x.k;
+        double* bs = g.s ? buf : nullptr;
+        double* bU = g.U ? buf + (g.s ? n_ : 0) : nullptr;
+        double* bV = g.V ? buf + (g.s ? n_ : 0) + (g.U ? n_ * k : 0) : nullptr;
+        const std::int32_t* ip = i_ + lo;
+        const std::int32_t* jp = j_ + lo;
+        if (bs)
+            for (std::int64_t t = 0; t < len; ++t) {
+                bs[ip[t]] += res[t];
+                bs[jp[t]] -= res[t];
+            }
+        if (!k || !(bU || bV)) return;
+        for (std::int64_t t = 0; t < len; ++t) {
+            const std::int64_t p = ip[t] * std::int64_t{k}, q = jp[t] * std::int64_t{k};
+            const double r = res[t];
+            // dA/dU_a = V_b, dA/dV_a = -U_b for the first player a; the opposite for the second b.
+            for (int l = 0; l < k; ++l) {
+                if (bU) {
+                    bU[p + l] += r * x.V[q + l];
+                    bU[q + l] -= r * x.V[p + l];
+                }
+                if (bV) {
+                    bV[p + l] -= r * x.U[q + l];
+                    bV[q + l] += r * x.U[p + l];
+                }
+            }
+        }
+    }
+
+    // Inside a parallel region: the gradient as the chunk buffers' sum, in chunk order.
+    void reduce_chunks(const Grads& g, int k, std::int64_t width) {
+        const std::int64_t len = n_ * width, stride = n_ * width;
+        const double* base = chunk_.data();
+        const std::int64_t off_U = g.s ? n_ : 0, off_V = off_U + (g.U ? n_ * k : 0);
+#pragma omp for schedule(static)
+        for (std::int64_t e = 0; e < len; ++e) {
+            double sum = 0.0;
+            for (std::int64_t c = 0; c < kChunks; ++c) sum += base[c * stride + e];
+            if (g.s && e < n_)
+                g.s[e] = sum;
+            else if (g.U && e >= off_U && e < off_U + n_ * k)
+                g.U[e - off_U] = sum;
+            else
+                g.V[e - off_V] = sum;
+        }
+    }
+
+    // Inside a parallel region: each player's gradient from its own pairs, in pair order.
+    void gather_gradients(const Params& x, const Grads& g) {
+        const int k = x.k;
+        const double* r = residual_.data();
+#pragma omp for schedule(dynamic, 256)
+        for (std::int64_t a = 0; a < n_; ++a) {
+            double gsa = 0.0;
+            double* gUa = g.U ? g.U + a * k : nullptr;
+            double* gVa = g.V ? g.V + a * k : nullptr;
+            for (int l = 0; l < k; ++l) {
+                if (gUa) gUa[l] = 0.0;
+                if (gVa) gVa[l] = 0.0;
+            }
+            for (std::int64_t e = ptr_[a]; e < ptr_[a + 1]; ++e) {
+                const Adj& ad = adj_[e];
+                const bool first = ad.other >= 0;
+                const std::int64_t b = first ? ad.other : ~ad.other;
+                const double rp = first ? r[ad.pair] : -r[ad.pair];
+                gsa += rp;
+                // dA/dU_a = +-V_b and dA/dV_a = -+U_b, the sign being that of a's side of the pair.
+                for (int l = 0; l < k; ++l) {
+                    if (gUa) gUa[l] += rp * x.V[b * k + l];
+                    if (gVa) gVa[l] -= rp * x.U[b * k + l];
+                }
+            }
+            if (g.s) g.s[a] = gsa;
+        }
+    }
+
     std::int64_t n_, m_;
     const std::int32_t* i_;
     const std::int32_t* j_;
     const double* y_;
     const double* w_;
+    bool scatter_ = false;
+    std::int64_t n_blocks_ = 0;
     std::vector<std::int64_t> ptr_;
     std::vector<Adj> adj_;
     std::vector<double> residual_;
     std::vector<double> partial_;
+    std::vector<double> chunk_;
+    std::vector<double> logit_;
     std::mutex mutex_;
 };
 
