@@ -145,7 +145,7 @@ def main() -> None:
     elo = results["discrank Elo"]
     print(f"\nmax |rating difference| to discrank Elo: numpy BT defaults {np.abs(elo.ratings_ - s_np).max():.2e}, "
           f"numpy BT tight {np.abs(elo.ratings_ - s_tight - (elo.ratings_ - s_tight).mean()).max():.2e}; "
-          f"discrank Elo stopping measure {elo.grad_measure_:.1e} (tol {elo.tol:g})")
+          f"discrank Elo stopping measure {elo.grad_measure_:.1e} (tol {elo.tol_:g})")
 
 
 if __name__ == "__main__":

@@ -298,3 +298,32 @@ def test_import_makes_openmp_threads_sleep_unless_told_otherwise(preset, expecte
     code = "import discrank, os; print(os.environ['OMP_WAIT_POLICY'])"
     out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True).stdout
     assert out.strip() == expected
+
+
+def test_group_pairs_matches_numpy_unique():
+    rng = np.random.default_rng(11)
+    n = 300
+    a = rng.integers(0, n, 50_000)
+    b = (a + rng.integers(1, n, a.size)) % n  # many repeated pairs
+    lo, hi = np.minimum(a, b).astype(np.int32), np.maximum(a, b).astype(np.int32)
+    inverse, pair_lo, pair_hi = _core.group_pairs(n, lo, hi)
+    uniq, expected = np.unique(lo.astype(np.int64) * n + hi, return_inverse=True)
+    assert np.array_equal(inverse, expected)
+    assert np.array_equal(pair_lo.astype(np.int64) * n + pair_hi, uniq)
+    with pytest.raises(ValueError, match=r"entry 1 is \(3, 3\); need 0 <= lo < hi < 5"):
+        _core.group_pairs(5, np.array([0, 3], dtype=np.int32), np.array([1, 3], dtype=np.int32))
+
+
+def test_connected_pieces_matches_scipy():
+    from scipy.sparse import coo_matrix
+    from scipy.sparse.csgraph import connected_components
+
+    rng = np.random.default_rng(12)
+    n = 2000
+    i = rng.integers(0, n, 1500).astype(np.int32)
+    j = rng.integers(0, n, 1500).astype(np.int32)
+    count, piece = _core.connected_pieces(n, i, j)
+    ref_count, ref = connected_components(coo_matrix((np.ones(i.size), (i, j)), shape=(n, n)), directed=False)
+    assert count == ref_count
+    # same partition, pieces numbered in the order of their smallest player
+    assert np.array_equal(piece, ref)

@@ -11,6 +11,7 @@
 #include <optional>
 #include <string>
 
+#include "discrank/graph.hpp"
 #include "discrank/objective.hpp"
 #include "discrank/online.hpp"
 
@@ -151,6 +152,17 @@ class PyObjective {
         return out;
     }
 
+    FloatArray player_sums(const FloatArray& v, int n_threads) {
+        check_vector(v, core_->n_pairs(), "v");
+        FloatArray out(static_cast<py::ssize_t>(core_->n_players()));
+        double* po = out.mutable_data();
+        {
+            py::gil_scoped_release release;
+            core_->player_sums(v.data(), po, n_threads);
+        }
+        return out;
+    }
+
     double stream_limit(int loss, int n_threads) {
         if (loss < 0 || loss > 3) throw py::value_error("unknown loss id " + std::to_string(loss));
         py::gil_scoped_release release;
@@ -234,6 +246,52 @@ py::tuple online(bool disc, IntArray a, IntArray b, FloatArray score, double ste
     return py::make_tuple(pred, snaps);
 }
 
+py::tuple group_pairs(std::int64_t n, IntArray lo, IntArray hi, int n_threads) {
+    if (lo.ndim() != 1 || hi.ndim() != 1 || lo.shape(0) != hi.shape(0))
+        throw py::value_error("lo and hi must be 1-D of the same length, got " + shape_str(lo) + " and " +
+                              shape_str(hi));
+    const std::int64_t m = lo.shape(0);
+    if (m > INT32_MAX) throw py::value_error("at most 2^31 - 1 entries are supported");
+    const std::int32_t* pl = lo.data();
+    const std::int32_t* ph = hi.data();
+    for (std::int64_t t = 0; t < m; ++t)
+        if (pl[t] < 0 || ph[t] >= n || pl[t] >= ph[t])
+            throw py::value_error("entry " + std::to_string(t) + " is (" + std::to_string(pl[t]) + ", " +
+                                  std::to_string(ph[t]) + "); need 0 <= lo < hi < " + std::to_string(n));
+    IntArray inverse(static_cast<py::ssize_t>(m));
+    std::int32_t* pinv = inverse.mutable_data();
+    std::vector<std::int32_t> ulo, uhi;
+    {
+        py::gil_scoped_release release;
+        discrank::group_pairs(n, m, pl, ph, pinv, ulo, uhi, discrank::resolve_threads(n_threads));
+    }
+    IntArray out_lo(static_cast<py::ssize_t>(ulo.size())), out_hi(static_cast<py::ssize_t>(uhi.size()));
+    std::copy(ulo.begin(), ulo.end(), out_lo.mutable_data());
+    std::copy(uhi.begin(), uhi.end(), out_hi.mutable_data());
+    return py::make_tuple(inverse, out_lo, out_hi);
+}
+
+py::tuple connected_pieces(std::int64_t n, IntArray i, IntArray j) {
+    if (i.ndim() != 1 || j.ndim() != 1 || i.shape(0) != j.shape(0))
+        throw py::value_error("i and j must be 1-D of the same length, got " + shape_str(i) + " and " + shape_str(j));
+    if (n < 0 || n > INT32_MAX) throw py::value_error("n must be in [0, 2^31 - 1], got " + std::to_string(n));
+    const std::int64_t m = i.shape(0);
+    const std::int32_t* pi = i.data();
+    const std::int32_t* pj = j.data();
+    for (std::int64_t p = 0; p < m; ++p)
+        if (pi[p] < 0 || pi[p] >= n || pj[p] < 0 || pj[p] >= n)
+            throw py::value_error("pair " + std::to_string(p) + " has player index (" + std::to_string(pi[p]) + ", " +
+                                  std::to_string(pj[p]) + ") outside [0, " + std::to_string(n) + ")");
+    IntArray piece(static_cast<py::ssize_t>(n));
+    std::int32_t* pp = piece.mutable_data();
+    std::int64_t count;
+    {
+        py::gil_scoped_release release;
+        count = discrank::connected_pieces(n, m, pi, pj, pp);
+    }
+    return py::make_tuple(count, piece);
+}
+
 }  // namespace
 
 PYBIND11_MODULE(_core, m) {
@@ -259,6 +317,7 @@ PYBIND11_MODULE(_core, m) {
         .def_property_readonly("strategy", &PyObjective::strategy)
         .def("hessp_s", &PyObjective::hessp_s, py::arg("curv").noconvert(), py::arg("x").noconvert(),
              py::arg("n_threads") = 0)
+        .def("player_sums", &PyObjective::player_sums, py::arg("v").noconvert(), py::arg("n_threads") = 0)
         .def("stream_limit", &PyObjective::stream_limit, py::arg("loss"), py::arg("n_threads") = 0)
         .def_property_readonly("n_pairs", &PyObjective::n_pairs)
         .def("evaluate", &PyObjective::evaluate, py::arg("loss"), py::arg("U").noconvert() = py::none(),
@@ -299,6 +358,9 @@ PYBIND11_MODULE(_core, m) {
         py::arg("a").noconvert(), py::arg("b").noconvert(), py::arg("score").noconvert(), py::arg("step"),
         py::arg("ratings").noconvert(), py::arg("every") = 0);
 
+    m.def("group_pairs", &group_pairs, py::arg("n"), py::arg("lo").noconvert(), py::arg("hi").noconvert(),
+          py::arg("n_threads") = 0);
+    m.def("connected_pieces", &connected_pieces, py::arg("n"), py::arg("i").noconvert(), py::arg("j").noconvert());
     m.def("scores", &scores, py::arg("a").noconvert(), py::arg("b").noconvert(), py::arg("n_players"),
           py::arg("U").noconvert() = py::none(), py::arg("V").noconvert() = py::none(),
           py::arg("s").noconvert() = py::none(), py::arg("n_threads") = 0);

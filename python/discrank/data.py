@@ -12,9 +12,8 @@ import warnings
 from typing import Any, Optional
 
 import numpy as np
-from scipy.sparse import coo_matrix
-from scipy.sparse.csgraph import connected_components
 
+from discrank import _core
 from discrank._labels import LabelIndex, as_label_array, factorize_pair, show
 
 __all__ = ["PairwiseData"]
@@ -142,11 +141,14 @@ class PairwiseData:
         if flipped.any():
             raise ValueError(f"pairs must have i < j; pair {int(np.flatnonzero(flipped)[0])} does not")
         key = i.astype(np.int64) * n_players + j
-        order = np.argsort(key, kind="stable")
-        key = key[order]
-        if m > 1 and np.any(key[1:] == key[:-1]):
-            k = int(order[1:][key[1:] == key[:-1]][0])
-            raise ValueError(f"pair ({show(i[k])}, {show(j[k])}) appears more than once")
+        if m > 1 and np.all(key[1:] > key[:-1]):
+            order = slice(None)  # already sorted and distinct (as the aggregating constructors give them)
+        else:
+            order = np.argsort(key, kind="stable")
+            key = key[order]
+            if m > 1 and np.any(key[1:] == key[:-1]):
+                k = int(order[1:][key[1:] == key[:-1]][0])
+                raise ValueError(f"pair ({show(i[k])}, {show(j[k])}) appears more than once")
         if weights is None:
             weights = "games" if n_games is not None else "uniform"
         if weights not in _WEIGHTS:
@@ -156,10 +158,11 @@ class PairwiseData:
 
         self.n_players = int(n_players)
         self.labels = index.labels if labels is not None else np.arange(self.n_players)
-        self.i = np.ascontiguousarray(i[order], dtype=np.int32)
-        self.j = np.ascontiguousarray(j[order], dtype=np.int32)
-        self.p = np.ascontiguousarray(p[order])
-        self.n_games = None if n_games is None else np.ascontiguousarray(n_games[order])
+        # copies, never views of the caller's arrays
+        self.i = np.array(i[order], dtype=np.int32)
+        self.j = np.array(j[order], dtype=np.int32)
+        self.p = np.array(p[order], dtype=np.float64)
+        self.n_games = None if n_games is None else np.array(n_games[order], dtype=np.float64)
         self.weights = weights
         self._index: Optional[LabelIndex] = index if labels is not None else None
 
@@ -243,16 +246,18 @@ class PairwiseData:
             k = int(np.flatnonzero(same)[0])
             raise ValueError(f"{what} {k} is player {show(a[k])} against themself")
         n = len(index)
-        lo = np.minimum(ia, ib).astype(np.int64)
-        hi = np.maximum(ia, ib).astype(np.int64)
+        lo = np.minimum(ia, ib).astype(np.int32)
+        hi = np.maximum(ia, ib).astype(np.int32)
         p_lo = np.where(ia < ib, p, 1.0 - p)
-        uniq, inverse = np.unique(lo * n + hi, return_inverse=True)
+        # distinct pairs sorted by (lo, hi), by two counting-sort passes in the core
+        inverse, pair_lo, pair_hi = _core.group_pairs(n, lo, hi)
+        n_pairs = pair_lo.size
         if n_games is not None:
-            games = np.bincount(inverse, weights=n_games, minlength=uniq.size)
-            p_pair = np.bincount(inverse, weights=p_lo * n_games, minlength=uniq.size) / games
+            games = np.bincount(inverse, weights=n_games, minlength=n_pairs)
+            p_pair = np.bincount(inverse, weights=p_lo * n_games, minlength=n_pairs) / games
         else:
             games = None
-            p_pair = np.bincount(inverse, weights=p_lo, minlength=uniq.size) / np.bincount(inverse, minlength=uniq.size)
+            p_pair = np.bincount(inverse, weights=p_lo, minlength=n_pairs) / np.bincount(inverse, minlength=n_pairs)
             spread = np.abs(p_lo - p_pair[inverse])
             if np.any(spread > CONSISTENCY_TOL):
                 k = int(np.argmax(spread))
@@ -260,7 +265,7 @@ class PairwiseData:
                     f"pair ({show(a[k])}, {show(b[k])}) is given with disagreeing probabilities (p = {show(p[k])} "
                     "differs from the other entries of that pair); give n_games to pool repeated pairs"
                 )
-        data = cls(uniq // n, uniq % n, np.clip(p_pair, 0.0, 1.0), games, index.labels, weights=weights)
+        data = cls(pair_lo, pair_hi, np.clip(p_pair, 0.0, 1.0), games, index.labels, weights=weights)
         return data.filter(min_games) if min_games > 1 else data
 
     @classmethod
@@ -331,8 +336,7 @@ class PairwiseData:
 
         A player with no observed pair is a piece of their own.
         """
-        graph = coo_matrix((np.ones(self.n_pairs), (self.i, self.j)), shape=(self.n_players, self.n_players))
-        n_pieces, piece = connected_components(graph, directed=False)
+        n_pieces, piece = _core.connected_pieces(self.n_players, self.i, self.j)
         return int(n_pieces), piece
 
     def player_games(self) -> np.ndarray:
@@ -399,13 +403,20 @@ def _encode(a: np.ndarray, b: np.ndarray, labels: Any) -> tuple[np.ndarray, np.n
     return index.index(a, "a"), index.index(b, "b"), index
 
 
-def warn_isolated(data: PairwiseData) -> np.ndarray:
-    """Warn about players with no observed pair and return a mask of them."""
+def warn_isolated(data: PairwiseData, piece: Optional[np.ndarray] = None) -> np.ndarray:
+    """Warn about players with no observed pair and return a mask of them.
+
+    ``piece``: the players' pieces from ``data.components()``, if known (then O(players), not O(pairs)):
+    a player without a pair is exactly a piece of one.
+    """
     from discrank.exceptions import IsolatedPlayerWarning
 
-    seen = np.zeros(data.n_players, dtype=bool)
-    seen[data.i] = True
-    seen[data.j] = True
+    if piece is not None:
+        seen = np.bincount(piece)[piece] > 1
+    else:
+        seen = np.zeros(data.n_players, dtype=bool)
+        seen[data.i] = True
+        seen[data.j] = True
     if not seen.all():
         missing = data.labels[~seen]
         shown = ", ".join(show(v) for v in missing[:5]) + (" ..." if missing.size > 5 else "")

@@ -263,45 +263,11 @@ class PairObjective {
     // Product of the Hessian of an s-only (Elo) objective with x: out_a = sum over a's pairs of
     // curv_p (x_a - x_b), the weighted graph Laplacian, for the curvature from evaluate().
     void hessp_s(const double* curv, const double* xs, double* out, int n_threads) {
-        std::lock_guard<std::mutex> guard(mutex_);
-        const int nt = resolve_threads(n_threads);
-        if (scatter_) {
-            chunk_.resize(static_cast<std::size_t>(kChunks * n_));
-#pragma omp parallel num_threads(nt)
-            {
-#pragma omp for schedule(dynamic, 1)
-                for (std::int64_t c = 0; c < kChunks; ++c) {
-                    double* buf = chunk_.data() + c * n_;
-                    std::fill(buf, buf + n_, 0.0);
-                    const std::int64_t lo = std::min(m_, c * n_blocks_ / kChunks * kBlock);
-                    const std::int64_t hi = std::min(m_, (c + 1) * n_blocks_ / kChunks * kBlock);
-                    for (std::int64_t p = lo; p < hi; ++p) {
-                        const std::int32_t a = i_[p], b = j_[p];
-                        const double d = curv[p] * (xs[a] - xs[b]);
-                        buf[a] += d;
-                        buf[b] -= d;
-                    }
-                }
-#pragma omp for schedule(static)
-                for (std::int64_t a = 0; a < n_; ++a) {
-                    double sum = 0.0;
-                    for (std::int64_t c = 0; c < kChunks; ++c) sum += chunk_[c * n_ + a];
-                    out[a] = sum;
-                }
-            }
-            return;
-        }
-#pragma omp parallel for schedule(dynamic, 256) num_threads(nt)
-        for (std::int64_t a = 0; a < n_; ++a) {
-            double sum = 0.0;
-            for (std::int64_t e = ptr_[a]; e < ptr_[a + 1]; ++e) {
-                const Adj& ad = adj_[e];
-                const std::int64_t b = ad.other >= 0 ? ad.other : ~ad.other;
-                sum += curv[ad.pair] * (xs[a] - xs[b]);
-            }
-            out[a] = sum;
-        }
+        spread<true>(curv, xs, out, n_threads);
     }
+
+    // out_a = sum over a's pairs of v_p (the diagonal of the Laplacian when v is the curvature).
+    void player_sums(const double* v, double* out, int n_threads) { spread<false>(v, nullptr, out, n_threads); }
 
     // The measured limit of a pass: the same reads of the pair arrays (i, j, y, w) and the same loss
     // code (exp and log count) as evaluate(), with the score computed from i and j instead of gathered
@@ -350,6 +316,57 @@ class PairObjective {
         std::int32_t pair;
         std::int32_t other;  // the other player, bitwise-negated when this player is the pair's second
     };
+
+    template <bool Laplacian>
+    void spread(const double* v, const double* xs, double* out, int n_threads) {
+        std::lock_guard<std::mutex> guard(mutex_);
+        const int nt = resolve_threads(n_threads);
+        if (scatter_) {
+            chunk_.resize(static_cast<std::size_t>(kChunks * n_));
+#pragma omp parallel num_threads(nt)
+            {
+#pragma omp for schedule(dynamic, 1)
+                for (std::int64_t c = 0; c < kChunks; ++c) {
+                    double* buf = chunk_.data() + c * n_;
+                    std::fill(buf, buf + n_, 0.0);
+                    const std::int64_t lo = std::min(m_, c * n_blocks_ / kChunks * kBlock);
+                    const std::int64_t hi = std::min(m_, (c + 1) * n_blocks_ / kChunks * kBlock);
+                    for (std::int64_t p = lo; p < hi; ++p) {
+                        const std::int32_t a = i_[p], b = j_[p];
+                        if (Laplacian) {
+                            const double d = v[p] * (xs[a] - xs[b]);
+                            buf[a] += d;
+                            buf[b] -= d;
+                        } else {
+                            buf[a] += v[p];
+                            buf[b] += v[p];
+                        }
+                    }
+                }
+#pragma omp for schedule(static)
+                for (std::int64_t a = 0; a < n_; ++a) {
+                    double sum = 0.0;
+                    for (std::int64_t c = 0; c < kChunks; ++c) sum += chunk_[c * n_ + a];
+                    out[a] = sum;
+                }
+            }
+            return;
+        }
+#pragma omp parallel for schedule(dynamic, 256) num_threads(nt)
+        for (std::int64_t a = 0; a < n_; ++a) {
+            double sum = 0.0;
+            for (std::int64_t e = ptr_[a]; e < ptr_[a + 1]; ++e) {
+                const Adj& ad = adj_[e];
+                if (Laplacian) {
+                    const std::int64_t b = ad.other >= 0 ? ad.other : ~ad.other;
+                    sum += v[ad.pair] * (xs[a] - xs[b]);
+                } else {
+                    sum += v[ad.pair];
+                }
+            }
+            out[a] = sum;
+        }
+    }
 
     void gather_scores(const Params& x, std::int64_t lo, std::int64_t len, double* a) const {
         const std::int32_t* ip = i_ + lo;

@@ -132,7 +132,7 @@ class PairwiseModel:
                     "Use loss='bce', which handles 0 and 1"
                 )
         n_pieces, piece = data.components()
-        isolated = warn_isolated(data)
+        isolated = warn_isolated(data, piece)
         n_connected_pieces = n_pieces - int(isolated.sum())
         if n_connected_pieces > 1:
             sizes = np.sort(np.bincount(piece[~isolated]))[::-1]

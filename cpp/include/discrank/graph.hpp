@@ -1,0 +1,83 @@
+// Linear-time helpers on the comparison graph: grouping the entries of a game log by unordered pair
+// (two counting-sort passes instead of a comparison sort of 64-bit keys) and connected pieces
+// (union-find).
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+#include <numeric>
+#include <vector>
+
+namespace discrank {
+
+// Entries t = 0..m-1 with lo[t] < hi[t] in [0, n). Writes inverse[t] = the rank of (lo[t], hi[t])
+// among the distinct pairs sorted by (lo, hi), and returns the distinct pairs in that order.
+// One counting-sort pass by lo, then each player's short list sorted by hi in cache (in parallel).
+inline void group_pairs(std::int64_t n, std::int64_t m, const std::int32_t* lo, const std::int32_t* hi,
+                        std::int32_t* inverse, std::vector<std::int32_t>& out_lo, std::vector<std::int32_t>& out_hi,
+                        int n_threads) {
+    std::vector<std::int64_t> start(n + 1, 0);
+    for (std::int64_t t = 0; t < m; ++t) ++start[lo[t] + 1];
+    for (std::int64_t a = 0; a < n; ++a) start[a + 1] += start[a];
+    // (hi << 32 | t): sorting these sorts by hi, ties in entry order
+    std::vector<std::uint64_t> rec(m);
+    {
+        std::vector<std::int64_t> fill(start.begin(), start.end() - 1);
+        for (std::int64_t t = 0; t < m; ++t)
+            rec[fill[lo[t]]++] = (static_cast<std::uint64_t>(hi[t]) << 32) | static_cast<std::uint32_t>(t);
+    }
+    std::vector<std::int64_t> distinct(n + 1, 0);
+#pragma omp parallel for schedule(dynamic, 64) num_threads(n_threads)
+    for (std::int64_t a = 0; a < n; ++a) {
+        std::sort(rec.begin() + start[a], rec.begin() + start[a + 1]);
+        std::int64_t u = 0;
+        for (std::int64_t q = start[a]; q < start[a + 1]; ++q)
+            if (q == start[a] || (rec[q] >> 32) != (rec[q - 1] >> 32)) ++u;
+        distinct[a + 1] = u;
+    }
+    for (std::int64_t a = 0; a < n; ++a) distinct[a + 1] += distinct[a];
+    out_lo.resize(distinct[n]);
+    out_hi.resize(distinct[n]);
+#pragma omp parallel for schedule(dynamic, 64) num_threads(n_threads)
+    for (std::int64_t a = 0; a < n; ++a) {
+        std::int64_t rank = distinct[a] - 1;
+        for (std::int64_t q = start[a]; q < start[a + 1]; ++q) {
+            const std::int32_t h = static_cast<std::int32_t>(rec[q] >> 32);
+            if (q == start[a] || (rec[q] >> 32) != (rec[q - 1] >> 32)) {
+                ++rank;
+                out_lo[rank] = static_cast<std::int32_t>(a);
+                out_hi[rank] = h;
+            }
+            inverse[static_cast<std::uint32_t>(rec[q])] = static_cast<std::int32_t>(rank);
+        }
+    }
+}
+
+// Connected pieces of the graph on n players with edges (i[p], j[p]); piece numbers in the order of
+// each piece's smallest player. Returns the number of pieces.
+inline std::int64_t connected_pieces(std::int64_t n, std::int64_t m, const std::int32_t* i, const std::int32_t* j,
+                                     std::int32_t* piece) {
+    std::vector<std::int32_t> parent(n);
+    std::iota(parent.begin(), parent.end(), 0);
+    auto find = [&](std::int32_t x) {
+        while (parent[x] != x) {
+            parent[x] = parent[parent[x]];  // path halving
+            x = parent[x];
+        }
+        return x;
+    };
+    for (std::int64_t p = 0; p < m; ++p) {
+        std::int32_t a = find(i[p]), b = find(j[p]);
+        if (a == b) continue;
+        if (a < b) std::swap(a, b);
+        parent[a] = b;  // the smaller index is the root
+    }
+    std::int64_t n_pieces = 0;
+    for (std::int64_t a = 0; a < n; ++a) {
+        const std::int32_t r = find(static_cast<std::int32_t>(a));
+        piece[a] = r == a ? static_cast<std::int32_t>(n_pieces++) : piece[r];
+    }
+    return n_pieces;
+}
+
+}  // namespace discrank
