@@ -327,3 +327,16 @@ def test_connected_pieces_matches_scipy():
     assert count == ref_count
     # same partition, pieces numbered in the order of their smallest player
     assert np.array_equal(piece, ref)
+
+
+@pytest.mark.parametrize("strategy", STRATEGIES)
+def test_player_and_opponent_sums_match_bincount(strategy):
+    rng = np.random.default_rng(13)
+    n = 60
+    i, j, y, w, _, _, _, _ = random_problem(rng, n, 1500, 0, "bce")
+    obj = _core.PairObjective(n, i, j, y, w, strategy=strategy)
+    c = rng.standard_normal(n)
+    np.testing.assert_allclose(obj.player_sums(w), np.bincount(i, w, n) + np.bincount(j, w, n), rtol=1e-13)
+    np.testing.assert_allclose(
+        obj.opponent_sums(w, c), np.bincount(i, w * c[j] ** 2, n) + np.bincount(j, w * c[i] ** 2, n), rtol=1e-13
+    )

@@ -163,6 +163,18 @@ class PyObjective {
         return out;
     }
 
+    FloatArray opponent_sums(const FloatArray& v, const FloatArray& c, int n_threads) {
+        check_vector(v, core_->n_pairs(), "v");
+        check_vector(c, core_->n_players(), "c");
+        FloatArray out(static_cast<py::ssize_t>(core_->n_players()));
+        double* po = out.mutable_data();
+        {
+            py::gil_scoped_release release;
+            core_->opponent_sums(v.data(), c.data(), po, n_threads);
+        }
+        return out;
+    }
+
     double stream_limit(int loss, int n_threads) {
         if (loss < 0 || loss > 3) throw py::value_error("unknown loss id " + std::to_string(loss));
         py::gil_scoped_release release;
@@ -318,6 +330,8 @@ PYBIND11_MODULE(_core, m) {
         .def("hessp_s", &PyObjective::hessp_s, py::arg("curv").noconvert(), py::arg("x").noconvert(),
              py::arg("n_threads") = 0)
         .def("player_sums", &PyObjective::player_sums, py::arg("v").noconvert(), py::arg("n_threads") = 0)
+        .def("opponent_sums", &PyObjective::opponent_sums, py::arg("v").noconvert(), py::arg("c").noconvert(),
+             py::arg("n_threads") = 0)
         .def("stream_limit", &PyObjective::stream_limit, py::arg("loss"), py::arg("n_threads") = 0)
         .def_property_readonly("n_pairs", &PyObjective::n_pairs)
         .def("evaluate", &PyObjective::evaluate, py::arg("loss"), py::arg("U").noconvert() = py::none(),

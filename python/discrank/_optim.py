@@ -33,6 +33,7 @@ class BlockResult:
     grad_measure: float
     converged: bool
     message: str
+    grad: np.ndarray | None = None  # the gradient at x (not scaled)
 
 
 def scaled_gradient(g: np.ndarray, h: np.ndarray) -> float:
@@ -71,7 +72,8 @@ def minimize_scaled(
     z0 = (x0.reshape(-1) * root).astype(np.float64)
     f0, m0 = measure_at(z0)
     if m0 <= tol:
-        return BlockResult(x0.copy(), f0, 0, 1, m0, True, "initial point meets the gradient tolerance")
+        return BlockResult(x0.copy(), f0, 0, 1, m0, True, "initial point meets the gradient tolerance",
+                           np.array(cache["g"]).reshape(shape))
 
     state = {"measure": m0}
 
@@ -94,16 +96,24 @@ def minimize_scaled(
         message = f"scaled gradient {measure:.3g} <= tol {tol:.3g}"
     else:
         message = f"scaled gradient {measure:.3g} > tol {tol:.3g} after {res.nit} iterations: {res.message}"
-    return BlockResult((res.x / root).reshape(shape), f, int(res.nit), int(res.nfev), measure, converged, message)
+    return BlockResult((res.x / root).reshape(shape), f, int(res.nit), int(res.nfev), measure, converged, message,
+                       np.array(cache["g"]).reshape(shape))
 
 
-def pair_curvature(i: np.ndarray, j: np.ndarray, w: np.ndarray, c: np.ndarray | None, n: int) -> np.ndarray:
+def pair_curvature(
+    i: np.ndarray, j: np.ndarray, w: np.ndarray, c: np.ndarray | None, n: int, objective=None, n_threads: int = 0
+) -> np.ndarray:
     """Curvature scale ``h_a = sum over a's pairs of w_p c_b^2`` (``c = 1`` when None), b the other player.
 
     It is the diagonal of the Hessian of a unit-curvature loss in a parameter that multiplies ``c`` of
     the opponent. Players with ``h_a = 0`` (no pair, or opponents with ``c = 0``) get the mean of the
-    positive values, so that the scaled gradient stays defined.
+    positive values, so that the scaled gradient stays defined. With the pairs' compiled ``objective``
+    the sums run in the core.
     """
+    if objective is not None:
+        if c is None:
+            return _fill_zero_scales(objective.player_sums(w, n_threads=n_threads))
+        return _fill_zero_scales(objective.opponent_sums(w, np.ascontiguousarray(c, dtype=np.float64), n_threads=n_threads))
     if c is None:
         h = np.bincount(i, w, n) + np.bincount(j, w, n)
     else:
@@ -275,4 +285,4 @@ def newton_elo(objective, loss_id, i, j, w, n, piece, tol, max_iter, n_threads, 
     converged = measure <= tol
     if converged:
         message = f"scaled gradient {measure:.3g} <= tol {tol:.3g}"
-    return NewtonResult(s, f, n_iter, n_eval, measure, converged, message, n_cg, solver.method)
+    return NewtonResult(s, f, n_iter, n_eval, measure, converged, message, g, n_cg, solver.method)

@@ -84,8 +84,10 @@ inline void loss_block(Loss loss, std::int64_t len, const double* __restrict y, 
             for (std::int64_t t = 0; t < len; ++t) {
                 const double at = a[t];
                 const double e = fastmath::exp_nonpos(-std::fabs(at));
-                const double l1p = fastmath::log1p_unit(e);
-                const double inv = 1.0 / (1.0 + e);
+                // one division for 1 / (1 + e) and log1p's e / (2 + e)
+                const double q = 1.0 / ((1.0 + e) * (2.0 + e));
+                const double inv = (2.0 + e) * q;
+                const double l1p = fastmath::log1p_ratio(e * ((1.0 + e) * q));
                 const bool pos = at >= 0.0;
                 const double sig = (pos ? 1.0 : e) * inv;
                 const double lin = pos ? (1.0 - y[t]) * at : -y[t] * at;
@@ -126,15 +128,21 @@ inline void loss_block(Loss loss, std::int64_t len, const double* __restrict y, 
     }
 }
 
-// Compensated sum of a block in four interleaved lanes, combined in a fixed order.
-inline double block_sum(const double* v, std::int64_t len) {
-    double acc[4] = {0.0, 0.0, 0.0, 0.0}, comp[4] = {0.0, 0.0, 0.0, 0.0};
+// Compensated sum of a block: eight interleaved lanes, each adding with Knuth's TwoSum (branch-free,
+// the exact rounding error of every addition kept), combined in a fixed order.
+DISCRANK_CLONES
+inline double block_sum(const double* __restrict v, std::int64_t len) {
+    double acc[8] = {0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0}, comp[8] = {0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0};
     std::int64_t t = 0;
-    for (; t + 4 <= len; t += 4)
-        for (int l = 0; l < 4; ++l) neumaier_add(acc[l], comp[l], v[t + l]);
+    for (; t + 8 <= len; t += 8)
+        for (int l = 0; l < 8; ++l) {
+            const double x = v[t + l], s = acc[l], sum = s + x, bb = sum - s;
+            comp[l] += (s - (sum - bb)) + (x - bb);
+            acc[l] = sum;
+        }
     for (; t < len; ++t) neumaier_add(acc[0], comp[0], v[t]);
     double total = 0.0, c = 0.0;
-    for (int l = 0; l < 4; ++l) {
+    for (int l = 0; l < 8; ++l) {
         neumaier_add(total, c, acc[l]);
         neumaier_add(total, c, comp[l]);
     }
@@ -263,11 +271,16 @@ class PairObjective {
     // Product of the Hessian of an s-only (Elo) objective with x: out_a = sum over a's pairs of
     // curv_p (x_a - x_b), the weighted graph Laplacian, for the curvature from evaluate().
     void hessp_s(const double* curv, const double* xs, double* out, int n_threads) {
-        spread<true>(curv, xs, out, n_threads);
+        spread<kLaplacian>(curv, xs, out, n_threads);
     }
 
     // out_a = sum over a's pairs of v_p (the diagonal of the Laplacian when v is the curvature).
-    void player_sums(const double* v, double* out, int n_threads) { spread<false>(v, nullptr, out, n_threads); }
+    void player_sums(const double* v, double* out, int n_threads) { spread<kSum>(v, nullptr, out, n_threads); }
+
+    // out_a = sum over a's pairs of v_p c_b^2, b the other player (a factor's curvature scale).
+    void opponent_sums(const double* v, const double* c, double* out, int n_threads) {
+        spread<kOpponentSquared>(v, c, out, n_threads);
+    }
 
     // The measured limit of a pass: the same reads of the pair arrays (i, j, y, w) and the same loss
     // code (exp and log count) as evaluate(), with the score computed from i and j instead of gathered
@@ -317,7 +330,9 @@ class PairObjective {
         std::int32_t other;  // the other player, bitwise-negated when this player is the pair's second
     };
 
-    template <bool Laplacian>
+    static constexpr int kSum = 0, kLaplacian = 1, kOpponentSquared = 2;
+
+    template <int Mode>
     void spread(const double* v, const double* xs, double* out, int n_threads) {
         std::lock_guard<std::mutex> guard(mutex_);
         const int nt = resolve_threads(n_threads);
@@ -333,10 +348,13 @@ class PairObjective {
                     const std::int64_t hi = std::min(m_, (c + 1) * n_blocks_ / kChunks * kBlock);
                     for (std::int64_t p = lo; p < hi; ++p) {
                         const std::int32_t a = i_[p], b = j_[p];
-                        if (Laplacian) {
+                        if (Mode == kLaplacian) {
                             const double d = v[p] * (xs[a] - xs[b]);
                             buf[a] += d;
                             buf[b] -= d;
+                        } else if (Mode == kOpponentSquared) {
+                            buf[a] += v[p] * (xs[b] * xs[b]);
+                            buf[b] += v[p] * (xs[a] * xs[a]);
                         } else {
                             buf[a] += v[p];
                             buf[b] += v[p];
@@ -357,9 +375,11 @@ class PairObjective {
             double sum = 0.0;
             for (std::int64_t e = ptr_[a]; e < ptr_[a + 1]; ++e) {
                 const Adj& ad = adj_[e];
-                if (Laplacian) {
-                    const std::int64_t b = ad.other >= 0 ? ad.other : ~ad.other;
+                const std::int64_t b = ad.other >= 0 ? ad.other : ~ad.other;
+                if (Mode == kLaplacian) {
                     sum += v[ad.pair] * (xs[a] - xs[b]);
+                } else if (Mode == kOpponentSquared) {
+                    sum += v[ad.pair] * (xs[b] * xs[b]);
                 } else {
                     sum += v[ad.pair];
                 }

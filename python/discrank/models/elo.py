@@ -59,7 +59,7 @@ class _EloFamily(PairwiseModel):
                 f, _, _, gs = objective.evaluate(loss_id, s=s, grad_s=True, n_threads=n_threads)
                 return f, gs
 
-            h = pair_curvature(data.i, data.j, w, None, data.n_players)
+            h = pair_curvature(data.i, data.j, w, None, data.n_players, objective, n_threads)
             res = minimize_scaled(fun, np.zeros(data.n_players), h, tol, int(max_iter))
         s = res.x
         # The scores are defined up to a constant in each piece of the comparison graph: centre each piece.
