@@ -1,10 +1,17 @@
-"""Nanoseconds per observed pair of the C++ objective, by loss, gradient blocks and threads.
+"""Nanoseconds per observed pair of the C++ objective, by loss, gradient blocks and threads, and the
+share of a measured limit.
 
-    python bench/bench_kernel.py            # 40 000 players, 4.7 million pairs
-    python bench/bench_kernel.py --quick    # 2 000 players, 200 000 pairs
+    python bench/bench_kernel.py                   # 40 000 players, 4.7 million pairs
+    python bench/bench_kernel.py --quick           # 2 000 players, 200 000 pairs
+    python bench/bench_kernel.py --threads 1,2,4,8,16
 
 Random unordered pairs (each once), random targets in {0, 1/2, 1}, random factors; the median of 7 calls.
 "probability" needs no exp or log: its time is the memory and indexing cost of a pass.
+
+The limit: ``PairObjective.stream_limit`` streams the same pair arrays (i, j, y, w) through the same
+vectorised loss code (one exp and one log1p per pair, the compensated block sums), with the score
+computed from i and j instead of gathered from the parameters and no gradient spread: what a pass
+costs without the model's random accesses. "share" = limit time / kernel time for the bce cases.
 """
 
 from __future__ import annotations
@@ -54,11 +61,19 @@ def main() -> None:
         ("disc k=2, bce, loss + gradient u, v", dict(loss=0, U=U2, V=V2, grad_u=True, grad_v=True)),
         ("disc k=1, probability, loss only", dict(loss=2, U=U1, V=V1)),
     ]
-    print(f"{n} players, {m} pairs; ns per pair (median of 7 calls); speed-up over 1 thread in brackets")
-    print(f"{'case':<40}" + "".join(f"{f'{t} thr':>16}" for t in threads))
+    print(f"{n} players, {m} pairs, strategy {obj.strategy}; ns per pair (median of 7 calls); speed-up over "
+          "1 thread in brackets; share of the measured limit")
+    print(f"{'case':<40}" + "".join(f"{f'{t} thr':>24}" for t in threads))
+    limit = [median_ns(lambda: obj.stream_limit(0, n_threads=t), m) for t in threads]
+    print(f"{'limit: bce stream, no gather/scatter':<40}" + "".join(
+        f"{x:>8.1f} ({limit[0] / x:4.1f}x)        " for x in limit))
     for name, kw in cases:
         times = [median_ns(lambda: obj.evaluate(n_threads=t, **kw), m) for t in threads]
-        print(f"{name:<40}" + "".join(f"{x:>8.1f} ({times[0] / x:4.1f}x)" for x in times))
+        share = [f"{lim / x:>6.0%}" if kw["loss"] == 0 else f"{'':>6}" for lim, x in zip(limit, times)]
+        print(f"{name:<40}" + "".join(f"{x:>8.1f} ({times[0] / x:4.1f}x) {sh:>7}" for x, sh in zip(times, share)))
+    print("million pairs per second per thread, Elo loss + gradient: " + ", ".join(
+        f"{t} thr {1e3 / median_ns(lambda: obj.evaluate(loss=0, s=s, grad_s=True, n_threads=t), m) / t:.0f}"
+        for t in threads))
 
 
 if __name__ == "__main__":

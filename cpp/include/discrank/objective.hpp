@@ -296,7 +296,7 @@ class PairObjective {
             double* val = a + kBlock;
             double* res = val + kBlock;
             double* cscr = res + kBlock;
-#pragma omp for schedule(dynamic, 1)
+#pragma omp for schedule(static)
             for (std::int64_t blk = 0; blk < n_blocks_; ++blk) {
                 const std::int64_t lo = blk * kBlock, len = std::min(m_, lo + kBlock) - lo;
                 for (std::int64_t t = 0; t < len; ++t) a[t] = 1e-4 * static_cast<double>(i_[lo + t] - j_[lo + t]);
@@ -422,16 +422,50 @@ class PairObjective {
         double* bV = g.V ? buf + (g.s ? n_ : 0) + (g.U ? n_ * k : 0) : nullptr;
         const std::int32_t* ip = i_ + lo;
         const std::int32_t* jp = j_ + lo;
-        if (bs)
+        // The pairs come sorted by their first player (PairwiseData sorts them), so the first player's
+        // terms are summed over each run in registers: adding them one by one into memory would chain
+        // every addition through a store and a reload of the same address.
+        if (bs) {
+            std::int32_t cur = ip[0];
+            double acc = 0.0;
             for (std::int64_t t = 0; t < len; ++t) {
-                bs[ip[t]] += res[t];
-                bs[jp[t]] -= res[t];
+                if (ip[t] != cur) {
+                    bs[cur] += acc;
+                    cur = ip[t];
+                    acc = 0.0;
+                }
+                acc += res[t];
             }
+            bs[cur] += acc;
+            for (std::int64_t t = 0; t < len; ++t) bs[jp[t]] -= res[t];
+        }
         if (!k || !(bU || bV)) return;
+        // dA/dU_a = V_b, dA/dV_a = -U_b for the first player a; the opposite for the second b.
+        if (k == 1) {
+            std::int32_t cur = ip[0];
+            double accU = 0.0, accV = 0.0;
+            for (std::int64_t t = 0; t < len; ++t) {
+                if (ip[t] != cur) {
+                    if (bU) bU[cur] += accU;
+                    if (bV) bV[cur] += accV;
+                    cur = ip[t];
+                    accU = accV = 0.0;
+                }
+                const std::int32_t q = jp[t];
+                const double r = res[t];
+                const double uq = x.U[q], vq = x.V[q], up = x.U[cur], vp = x.V[cur];
+                accU += r * vq;
+                accV -= r * uq;
+                if (bU) bU[q] -= r * vp;
+                if (bV) bV[q] += r * up;
+            }
+            if (bU) bU[cur] += accU;
+            if (bV) bV[cur] += accV;
+            return;
+        }
         for (std::int64_t t = 0; t < len; ++t) {
             const std::int64_t p = ip[t] * std::int64_t{k}, q = jp[t] * std::int64_t{k};
             const double r = res[t];
-            // dA/dU_a = V_b, dA/dV_a = -U_b for the first player a; the opposite for the second b.
             for (int l = 0; l < k; ++l) {
                 if (bU) {
                     bU[p + l] += r * x.V[q + l];
