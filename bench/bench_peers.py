@@ -2,7 +2,7 @@
 
     pip install '.[bench]'                      # scikit-learn, choix, openskill (peers only)
     python bench/bench_peers.py                 # everything, ~10 minutes on 2 cores
-    python bench/bench_peers.py --only elo      # one section: elo, ladder, disc, online
+    python bench/bench_peers.py --only elo      # one section: elo, real, ladder, disc, online
     python bench/bench_peers.py --quick         # small sizes (seconds), as tests/test_bench.py runs it
 
 A peer that is not installed is skipped with a line saying so. Sections:
@@ -14,6 +14,8 @@ elo     Stationary Elo / Bradley-Terry on random pairings (1k players / 100k gam
         1e-12), and its time the best of 3. "aggregated": the input is already pairs (sklearn: one row per
         pair and result, sample weights = counts; design built outside the timer); "end to end": from the
         raw game log (sklearn: one row per game, design built inside the timer; discrank: from_games + fit).
+real    The same comparison on the real tennis (ATP) and Go (Tygem) logs of ../shared/data, restricted to
+        the largest strongly connected piece of the training log's "beat" graph (finite optimum).
 ladder  Elo on ladder pairings (each game between players 1-50 ranks apart; 10k / 1M and 40k / 4.7M):
         defaults of sklearn and scipy, an independent exact Newton fit (scipy.sparse direct solve on the
         grounded Laplacian) and discrank; Spearman correlation with the true skills and with the exact
@@ -174,87 +176,130 @@ def choix_pairs(data: PairwiseData):
 # --------------------------------------------------------------------------------------------- elo
 def section_elo(sizes, repeat):
     print("\n== Elo / Bradley-Terry, random pairings: held-out log loss and time ==")
-    has_sk, has_choix = have("sklearn"), have("choix")
     table = []
     for n, games in sizes:
         a, b, score, _ = simulate_random(n, games)
         test = np.random.default_rng(1).random(a.size) < 0.1
-        ta, tb, ts = a[~test], b[~test], score[~test]
-        ha, hb, hs = a[test], b[test], score[test]
-        data = PairwiseData.from_games(ta, tb, ts, labels=np.arange(n))
-        fun = bt_objective(data)
-        exact = quiet(lambda: Elo(tol=1e-12).fit(data)).ratings_
-        best_ll = log_loss(exact, ha, hb, hs)
-        print(f"\n{n} players, {games} games ({data.n_pairs} training pairs); optimum's held-out log loss "
-              f"{best_ll:.6f}")
-        print(f"  {'solver':<44}{'time (s)':>9}{'iters':>7}{'held-out LL':>13}{'- optimum':>11}{'rel |grad|':>11}")
-        rows = {}
+        label = f"{n} players, {games} games"
+        table.append((label, compare_elo(label, n, a[~test], b[~test], score[~test], a[test], b[test], score[test],
+                                         repeat, choix_ok=games <= 1_000_000, opt_ok=games <= 100_000)))
+    summary(table)
 
-        def run(name, fit, tols):
-            """fit(tol) -> (ratings, iterations); tol None = the defaults. Records matched tolerance."""
-            chosen = None
-            for tol in tols:
-                t0 = time.perf_counter()
-                s, it = fit(tol)
-                t = time.perf_counter() - t0
-                s = s - s.mean()
-                ll = log_loss(s, ha, hb, hs)
-                label = f"{name} ({'defaults' if tol is None else f'tol {tol:g}'})"
-                print(f"  {label:<44}{t:>9.2f}{it:>7}{ll:>13.6f}{ll - best_ll:>11.1e}{relative_gradient(fun, s):>11.1e}")
-                if tol is not None and chosen is None and abs(ll - best_ll) <= MATCH:
-                    chosen = tol
-            if chosen is None:
-                print(f"  {name}: no tolerance tried reached the optimum's held-out log loss to {MATCH:g}")
-                return
-            t, _ = best_of(lambda: fit(chosen), repeat)
-            rows[name] = (chosen, t)
-            print(f"  {name + ' matched':<44}{t:>9.2f}  (tol {chosen:g}, best of {repeat})")
 
-        def discrank_fit(tol):
-            m = quiet(lambda: Elo(tol=tol).fit(data))
-            return m.ratings_, m.n_iter_
+def section_real(repeat):
+    """The real tennis (ATP) and Go (Tygem 9d) logs: 10% of the games held out at random; the training
+    log restricted to the largest strongly connected piece of its "beat" graph (where the
+    maximum-likelihood ratings are finite, Zermelo's condition), the held-out games to its players."""
+    sys.path.insert(0, HERE)
+    import datasets
+    from scipy.sparse.csgraph import connected_components
 
-        run("discrank Elo", discrank_fit, [None, 1e-2, 1e-3, 1e-4, 1e-5, 1e-6, 1e-7])
-        run("scipy L-BFGS-B on a numpy BT objective",
-            lambda tol: scipy_fit(data, None if tol is None else {"ftol": 0.0, "gtol": tol, "maxiter": 100_000}),
-            [None, 1e-6, 1e-7, 1e-8, 1e-9, 1e-10])
-        if has_sk:
-            X, y, wt = sklearn_design_from_pairs(data)
-            run("sklearn LogisticRegression (lbfgs)", lambda tol: sklearn_fit(X, y, wt, tol),
-                [None, 1e-5, 1e-6, 1e-7, 1e-8, 1e-9])
-        if has_choix and games <= 1_000_000:
-            import choix
+    print("\n== Elo / Bradley-Terry on real logs (../shared/data) ==")
+    if not datasets.available():
+        print("  ../shared/data is not there: skipped")
+        return
+    table = []
+    for name, loader in (("tennis ATP", datasets.tennis_atp), ("Go Tygem 9d", datasets.go_tygem)):
+        a, b, score, _ = loader()
+        labels, code = np.unique(np.r_[a, b], return_inverse=True)
+        a, b = code[: a.size], code[a.size:]
+        test = np.random.default_rng(1).random(a.size) < 0.1
+        n = labels.size
+        winner = np.where(score[~test] > 0.5, a[~test], b[~test])
+        loser = np.where(score[~test] > 0.5, b[~test], a[~test])
+        beat = sp.coo_matrix((np.ones(winner.size), (winner, loser)), shape=(n, n)).tocsr()
+        _, piece = connected_components(beat, directed=True, connection="strong")
+        keep_player = piece == np.bincount(piece).argmax()
+        new = np.cumsum(keep_player) - 1
+        keep = keep_player[a] & keep_player[b]
+        tr, te = keep & ~test, keep & test
+        m = int(keep_player.sum())
+        label = f"{name}: {a.size} games, {n} players; kept {m} players, {tr.sum()} + {te.sum()} games"
+        table.append((name, compare_elo(label, m, new[a[tr]], new[b[tr]], score[tr], new[a[te]], new[b[te]],
+                                        score[te], repeat, choix_ok=False, opt_ok=False)))
+    summary(table)
 
-            pairs = choix_pairs(data)
-            run("choix ilsr_pairwise", lambda tol: (choix.ilsr_pairwise(n, pairs, tol=tol or 1e-8), 0),
-                [None, 1e-4, 1e-6, 1e-8])
-            if games <= 100_000:
-                run("choix opt_pairwise (Newton-CG, alpha 1e-6)",
-                    lambda tol: (choix.opt_pairwise(n, pairs, tol=tol or 1e-5), 0), [None, 1e-5, 1e-7])
-        elif has_choix:
-            print("  choix: skipped above 1M games (ilsr_pairwise takes a Python list of games; ~10 s at 1M)")
 
-        # end to end from the raw game log
-        e2e = {}
-        e2e["discrank Elo"] = best_of(
-            lambda: quiet(lambda: Elo(tol=rows["discrank Elo"][0]).fit(PairwiseData.from_games(ta, tb, ts))), repeat
-        )[0]
-        if has_sk and "sklearn LogisticRegression (lbfgs)" in rows:
-            tol = rows["sklearn LogisticRegression (lbfgs)"][0]
-            e2e["sklearn"] = best_of(lambda: sklearn_fit(pm_design(ta, tb, n), ts, None, tol), repeat)[0]
-        table.append((n, games, rows, e2e))
-        if "sklearn" in e2e:
-            print(f"  end to end from the game log (matched tolerances, best of {repeat}): discrank "
-                  f"{e2e['discrank Elo']:.2f} s, sklearn (design + fit) {e2e['sklearn']:.2f} s")
+def compare_elo(label, n, ta, tb, ts, ha, hb, hs, repeat, choix_ok, opt_ok):
+    has_sk = have("sklearn")
+    has_choix = choix_ok and have("choix")
+    data = PairwiseData.from_games(ta, tb, ts, labels=np.arange(n))
+    fun = bt_objective(data)
+    exact = quiet(lambda: Elo(tol=1e-12).fit(data)).ratings_
+    best_ll = log_loss(exact, ha, hb, hs)
+    print(f"\n{label} ({data.n_pairs} training pairs); optimum's held-out log loss {best_ll:.6f}")
+    print(f"  {'solver':<52}{'time (s)':>9}{'iters':>7}{'held-out LL':>13}{'- optimum':>11}{'rel |grad|':>11}")
+    rows = {}
 
+    def run(name, fit, tols, rep=repeat):
+        """fit(tol) -> (ratings, iterations); tol None = the defaults. Records the matched tolerance."""
+        chosen = None
+        for tol in tols:
+            t0 = time.perf_counter()
+            s, it = fit(tol)
+            t = time.perf_counter() - t0
+            s = s - s.mean()
+            ll = log_loss(s, ha, hb, hs)
+            tag = f"{name} ({'defaults' if tol is None else f'tol {tol:g}'})"
+            print(f"  {tag:<52}{t:>9.2f}{it:>7}{ll:>13.6f}{ll - best_ll:>11.1e}{relative_gradient(fun, s):>11.1e}")
+            if tol is not None and chosen is None and abs(ll - best_ll) <= MATCH:
+                chosen = tol
+        if chosen is None:
+            print(f"  {name}: no tolerance tried reached the optimum's held-out log loss to {MATCH:g}")
+            return
+        t, _ = best_of(lambda: fit(chosen), rep)
+        rows[name] = (chosen, t)
+        print(f"  {name + ' matched':<52}{t:>9.2f}  (tol {chosen:g}, best of {rep})")
+
+    def discrank_fit(tol):
+        m = quiet(lambda: Elo(tol=tol).fit(data))
+        return m.ratings_, m.n_iter_
+
+    run("discrank Elo", discrank_fit, [None, 1e-2, 1e-3, 1e-4, 1e-5, 1e-6, 1e-7])
+    run("scipy L-BFGS-B, numpy BT objective",
+        lambda tol: scipy_fit(data, None if tol is None else {"ftol": 0.0, "gtol": tol, "maxiter": 100_000}),
+        [None, 1e-6, 1e-7, 1e-8, 1e-9, 1e-10])
+    if has_sk:
+        X, y, wt = sklearn_design_from_pairs(data)
+        run("sklearn LogisticRegression (lbfgs)", lambda tol: sklearn_fit(X, y, wt, tol),
+            [None, 1e-5, 1e-6, 1e-7, 1e-8, 1e-9])
+    if has_choix:
+        import choix
+
+        pairs = choix_pairs(data)
+        run("choix ilsr_pairwise", lambda tol: (choix.ilsr_pairwise(n, pairs, tol=tol or 1e-8), 0),
+            [None, 1e-4, 1e-6, 1e-8])
+        if opt_ok:
+            run("choix opt_pairwise (Newton-CG, alpha 1e-6)",
+                lambda tol: (choix.opt_pairwise(n, pairs, tol=tol or 1e-5), 0), [1e-5], rep=1)
+    elif choix_ok is False and have("choix"):
+        print("  choix: skipped here (ilsr_pairwise takes a Python list of games: ~10 s at 1M games)")
+
+    # end to end from the raw game log
+    e2e = {}
+    if "discrank Elo" in rows:
+        tol = rows["discrank Elo"][0]
+        e2e["discrank"] = best_of(lambda: quiet(lambda: Elo(tol=tol).fit(PairwiseData.from_games(ta, tb, ts))),
+                                  repeat)[0]
+    if has_sk and "sklearn LogisticRegression (lbfgs)" in rows:
+        tol = rows["sklearn LogisticRegression (lbfgs)"][0]
+        e2e["sklearn"] = best_of(lambda: sklearn_fit(pm_design(ta, tb, n), ts, None, tol), repeat)[0]
+    if len(e2e) == 2:
+        print(f"  end to end from the game log (matched tolerances, best of {repeat}): discrank "
+              f"{e2e['discrank']:.2f} s, sklearn (design + fit) {e2e['sklearn']:.2f} s")
+    return rows, e2e
+
+
+def summary(table):
     print("\nsummary (matched held-out log loss; ratio = peer time / discrank time)")
-    for n, games, rows, e2e in table:
+    for label, (rows, e2e) in table:
         base = rows.get("discrank Elo", (None, np.nan))[1]
-        parts = [f"{name.split(' (')[0]} {t:.2f} s ({t / base:.1f}x)" for name, (_, t) in rows.items()
+        parts = [f"{name.split(' (')[0].split(',')[0]} {t:.2f} s ({t / base:.1f}x)" for name, (_, t) in rows.items()
                  if name != "discrank Elo"]
-        line = f"  {n} / {games}: discrank {base:.2f} s; " + "; ".join(parts)
-        if "sklearn" in e2e:
-            line += f"; end to end sklearn/discrank {e2e['sklearn'] / e2e['discrank Elo']:.1f}x"
+        line = f"  {label}: discrank {base:.2f} s; " + "; ".join(parts)
+        if len(e2e) == 2:
+            line += f"; end to end sklearn {e2e['sklearn']:.2f} s / discrank {e2e['discrank']:.2f} s = " \
+                    f"{e2e['sklearn'] / e2e['discrank']:.1f}x"
         print(line)
 
 
@@ -454,7 +499,7 @@ def section_online(n: int, games: int, openskill_games: int):
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--only", choices=["elo", "ladder", "disc", "online"])
+    parser.add_argument("--only", choices=["elo", "real", "ladder", "disc", "online"])
     parser.add_argument("--quick", action="store_true")
     parser.add_argument("--child", help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -474,6 +519,8 @@ def main() -> None:
         repeat = 3
     if args.only in (None, "elo"):
         section_elo(plan["elo"], repeat)
+    if args.only in (None, "real") and not args.quick:
+        section_real(repeat)
     if args.only in (None, "ladder"):
         section_ladder(plan["ladder"])
     if args.only in (None, "disc"):

@@ -1,0 +1,128 @@
+"""Elo's Newton solver: the exact maximum-likelihood optimum on ladders and on random pairings."""
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from scipy.sparse.linalg import spsolve
+from scipy.stats import spearmanr
+
+from discrank import Elo, EloPlusPlus, PairwiseData
+
+
+def ladder(n, games, width, seed=0):
+    rng = np.random.default_rng(seed)
+    skill = np.sort(rng.normal(0.0, 1.5, n))
+    a = rng.integers(0, n, games)
+    b = np.clip(a + rng.integers(1, width + 1, games) * rng.choice([-1, 1], games), 0, n - 1)
+    keep = a != b
+    a, b = a[keep], b[keep]
+    score = (rng.random(a.size) < 1.0 / (1.0 + np.exp(-(skill[a] - skill[b])))).astype(float)
+    return PairwiseData.from_games(a, b, score, labels=np.arange(n)), skill
+
+
+def bt(data):
+    i, j, y = data.i, data.j, data.p
+    w = data.pair_weights() / data.pair_weights().sum()
+    n = data.n_players
+
+    def fun(s):
+        A = s[i] - s[j]
+        r = w * (0.5 * (1.0 + np.tanh(0.5 * A)) - y)
+        return float(np.sum(w * (np.logaddexp(0.0, A) - y * A))), np.bincount(i, r, n) - np.bincount(j, r, n)
+
+    return fun, w
+
+
+def reference_newton(data):
+    """Independent exact fit: numpy objective, Newton with a sparse direct solve, player 0 grounded."""
+    fun, w = bt(data)
+    n, i, j = data.n_players, data.i, data.j
+    s = np.zeros(n)
+    for _ in range(50):
+        f, g = fun(s)
+        A = s[i] - s[j]
+        c = w * 0.25 / np.cosh(0.5 * A) ** 2
+        L = sp.coo_matrix((np.r_[c, c, -c, -c], (np.r_[i, j, i, j], np.r_[i, j, j, i])), shape=(n, n)).tocsc()
+        d = np.zeros(n)
+        d[1:] = spsolve(L[1:, 1:], -g[1:])
+        s = s + d
+        if np.abs(d).max() < 1e-13:
+            break
+    return s - s.mean()
+
+
+def test_ladder_reaches_the_exact_optimum_with_a_banded_factorisation():
+    # 3000 players who meet only opponents 1-20 ranks away: a path-like Hessian, where first-order fits
+    # stop early (bench/bench_peers.py --only ladder) and Jacobi-CG crawls.
+    data, skill = ladder(3000, 150_000, 20)
+    fun, _ = bt(data)
+    model = Elo().fit(data)
+    assert model.converged_
+    assert model.linear_solver_ == "banded Cholesky"
+    assert model.n_iter_ <= 10
+    g0 = np.linalg.norm(fun(np.zeros(data.n_players))[1])
+    assert np.linalg.norm(fun(model.ratings_)[1]) <= 1e-8 * g0
+    exact = reference_newton(data)
+    np.testing.assert_allclose(model.ratings_, exact, atol=1e-7)
+    assert spearmanr(model.ratings_, exact).correlation == pytest.approx(1.0, abs=1e-12)
+    assert spearmanr(model.ratings_, skill).correlation > 0.95
+
+
+def test_first_order_solver_stops_short_on_the_ladder_but_says_so():
+    # The L-BFGS path with a small iteration budget must not claim convergence.
+    data, _ = ladder(3000, 150_000, 20)
+    with pytest.warns(Warning, match="did not converge"):
+        model = Elo(solver="lbfgs", max_iter=20).fit(data)
+    assert not model.converged_
+
+
+def test_random_pairings_use_conjugate_gradients_and_agree_with_lbfgs():
+    rng = np.random.default_rng(3)
+    n, games = 400, 40_000
+    a = rng.integers(0, n, games)
+    b = (a + rng.integers(1, n, games)) % n
+    s_true = rng.normal(0, 1, n)
+    score = (rng.random(games) < 1 / (1 + np.exp(-(s_true[a] - s_true[b])))).astype(float)
+    data = PairwiseData.from_games(a, b, score)
+    newton = Elo().fit(data)
+    lbfgs = Elo(solver="lbfgs").fit(data)  # first order: its default tol 1e-7 is about as far as it gets
+    assert newton.linear_solver_ == "cg"
+    assert newton.converged_ and newton.grad_measure_ <= 1e-9
+    np.testing.assert_allclose(newton.ratings_, lbfgs.ratings_, atol=1e-5)
+    np.testing.assert_allclose(newton.ratings_, reference_newton(data), atol=1e-9)
+
+
+def test_gauss_newton_elo_plus_plus_matches_lbfgs():
+    data, _ = ladder(300, 30_000, 30, seed=4)
+    gn = EloPlusPlus(solver="newton", tol=1e-9).fit(data)
+    lb = EloPlusPlus(tol=1e-7).fit(data)
+    assert gn.converged_ and lb.converged_
+    # L-BFGS at its 1e-7 leaves a smooth tilt along the ladder (~1.7e-5); Gauss-Newton is below it
+    assert gn.loss_ <= lb.loss_
+    np.testing.assert_allclose(gn.ratings_, lb.ratings_, atol=1e-4)
+
+
+def test_pieces_are_solved_separately_and_centred():
+    # Two disjoint ladders: the Laplacian has one null direction per piece.
+    d1, _ = ladder(200, 20_000, 10, seed=5)
+    d2, _ = ladder(200, 20_000, 10, seed=6)
+    data = PairwiseData(
+        np.r_[d1.i, d2.i + 200], np.r_[d1.j, d2.j + 200], np.r_[d1.p, d2.p], np.r_[d1.n_games, d2.n_games]
+    )
+    with pytest.warns(Warning, match="2 pieces"):
+        model = Elo().fit(data)
+    assert model.converged_
+    for piece, part in ((slice(0, 200), d1), (slice(200, 400), d2)):
+        assert model.ratings_[piece].mean() == pytest.approx(0.0, abs=1e-12)
+        np.testing.assert_allclose(model.ratings_[piece], reference_newton(part), atol=1e-8)
+
+
+@pytest.mark.parametrize("bad, message", [
+    (dict(solver="sgd"), r"solver must be one of \('newton', 'lbfgs'\) or None, got 'sgd'"),
+    (dict(tol=0.0), "tol must be a positive finite number, got 0.0"),
+    (dict(max_iter=0), "max_iter must be an integer >= 1, got 0"),
+])
+def test_solver_parameters_are_checked(bad, message):
+    data, _ = ladder(50, 2000, 5)
+    with pytest.raises(ValueError, match=message):
+        Elo(**bad).fit(data)
