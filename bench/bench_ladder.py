@@ -53,12 +53,13 @@ def main() -> None:
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         t0 = time.perf_counter()
-        elo = Elo(max_iter=20_000).fit(data)
+        elo = Elo().fit(data)
         t_elo = time.perf_counter() - t0
     print(f"{'fit':<36}{'time (s)':>9}{'iters':>7}{'objective':>18}{'Spearman':>10}  stop")
     print(f"{'numpy BT, scipy L-BFGS-B defaults':<36}{t_np:>9.2f}{res.nit:>7}{res.fun:>18.12f}"
           f"{spearmanr(res.x, truth).correlation:>10.4f}  {res.message}")
-    print(f"{'discrank Elo (tol 1e-7)':<36}{t_elo:>9.2f}{elo.n_iter_:>7}{elo.loss_:>18.12f}"
+    name = f"discrank Elo ({elo.solver_}, tol {elo.tol_:g})"
+    print(f"{name:<36}{t_elo:>9.2f}{elo.n_iter_:>7}{elo.loss_:>18.12f}"
           f"{spearmanr(elo.ratings_, truth).correlation:>10.4f}  converged={elo.converged_}, "
           f"measure {elo.grad_measure_:.1e}{'; ' + str(caught[0].message) if caught else ''}")
 

@@ -31,3 +31,83 @@ def test_console_script_is_installed():
     proc = subprocess.run([exe, "demo", "--players", "12", "--top", "3"], capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.count("\n     1 ") == 2  # rank 1 of each leaderboard
+
+
+def _games_csv(path, n=8, per_pair=25, seed=0):
+    import numpy as np
+    import pandas as pd
+
+    rng = np.random.default_rng(seed)
+    skill = np.linspace(1.2, -1.2, n)
+    a, b = np.triu_indices(n, 1)
+    a, b = np.repeat(a, per_pair), np.repeat(b, per_pair)
+    win = rng.random(a.size) < 1 / (1 + np.exp(-(skill[a] - skill[b])))
+    names = np.array([f"bot{k}" for k in range(n)])
+    pd.DataFrame({"white": names[a], "black": names[b], "result": np.where(win, "1-0", "0-1")}).to_csv(path, index=False)
+
+
+def test_fit_predict_info_plot_round_trip(tmp_path, capsys):
+    import pandas as pd
+
+    games = tmp_path / "games.csv"
+    _games_csv(games)
+    out, model = tmp_path / "ratings.csv", tmp_path / "model.npz"
+    assert main(["fit", str(games), "--a", "white", "--b", "black", "--score", "result", "--model", "elo",
+                 "--out", str(out), "--save", str(model)]) == 0
+    printed = capsys.readouterr()
+    assert "fitting Elo" in printed.err and "bot0" in printed.out
+    table = pd.read_csv(out)
+    assert table["player"].iloc[0] == "bot0" and table["rank"].tolist() == list(range(1, 9))
+    assert main(["predict", str(model), "bot0", "bot7"]) == 0
+    line = capsys.readouterr().out.strip()
+    assert line.startswith("P(bot0 beats bot7) = ") and float(line.split("= ")[1]) > 0.8
+    pairs = tmp_path / "pairs.csv"
+    pd.DataFrame({"a": ["bot1", "bot6"], "b": ["bot6", "bot1"]}).to_csv(pairs, index=False)
+    assert main(["predict", str(model), "--pairs", str(pairs)]) == 0
+    p = pd.read_csv(__import__("io").StringIO(capsys.readouterr().out))["p"].to_numpy()
+    assert abs(p.sum() - 1.0) < 1e-12
+    assert main(["info", str(model)]) == 0
+    assert "Elo, 8 players" in capsys.readouterr().out
+    assert main(["fit", str(games), "--a", "white", "--b", "black", "--score", "result", "-k", "1",
+                 "--save", str(tmp_path / "disc.npz"), "--quiet"]) == 0
+    assert capsys.readouterr().out == ""
+    assert main(["info", str(tmp_path / "disc.npz")]) == 0
+    assert "main disc component transitive" in capsys.readouterr().out
+    assert main(["plot", str(tmp_path / "disc.npz"), "--out", str(tmp_path / "e.png")]) == 0
+    assert (tmp_path / "e.png").stat().st_size > 1000
+
+
+import pytest  # noqa: E402
+
+
+@pytest.mark.parametrize("content, args, message", [
+    ("white,black,result\nx,y,1-0\n", ["--a", "w"], "column 'w' (for a) is not in the frame"),
+    ("white,black,result\nx,y,3-0\n", [], "result[0] = '3-0' is not a result"),
+    ("", [], "the file is empty"),
+    ("white,black,result\n", [], "the frame has no rows"),
+    ("white,black,result\nx,x,1-0\n", [], "game 0 is player 'x' against themself"),
+    ("white,black,result\nx,y,\n", [], "column 'result' has no result at row 0"),
+    (b"white,black,result\nJos\xe9,y,1-0\n", [], "not UTF-8 text"),
+])
+def test_fit_errors_are_one_line_without_traceback(tmp_path, capsys, content, args, message):
+    path = tmp_path / "g.csv"
+    path.write_bytes(content if isinstance(content, bytes) else content.encode())
+    base = ["fit", str(path), "--a", "white", "--b", "black", "--score", "result"]
+    argv = base[:2] + args + [x for x in base[2:] if not (args and x in ("--a", "white"))]
+    assert main(argv) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("discrank: error: ") and message in err and "\n" not in err and "Traceback" not in err
+
+
+def test_predict_errors(tmp_path, capsys):
+    assert main(["predict", str(tmp_path / "none.npz"), "a", "b"]) == 2
+    assert "no such model file" in capsys.readouterr().err
+    (tmp_path / "bad.npz").write_bytes(b"\x00" * 100)
+    assert main(["info", str(tmp_path / "bad.npz")]) == 2
+    assert "not a readable discrank model file" in capsys.readouterr().err
+    games = tmp_path / "games.csv"
+    _games_csv(games)
+    assert main(["fit", str(games), "--a", "white", "--b", "black", "--score", "result", "--model", "elo",
+                 "--save", str(tmp_path / "m.npz"), "--quiet"]) == 0
+    assert main(["predict", str(tmp_path / "m.npz"), "bot0", "nobody"]) == 2
+    assert "nobody" in capsys.readouterr().err

@@ -283,6 +283,38 @@ py::tuple group_pairs(std::int64_t n, IntArray lo, IntArray hi, int n_threads) {
     return py::make_tuple(inverse, out_lo, out_hi);
 }
 
+py::tuple aggregate_games(std::int64_t n, IntArray a, IntArray b, FloatArray score,
+                          const std::optional<FloatArray>& count, int n_threads) {
+    const std::int64_t m = a.ndim() == 1 ? a.shape(0) : -1;
+    if (m < 0 || b.ndim() != 1 || b.shape(0) != m || score.ndim() != 1 || score.shape(0) != m ||
+        (count && (count->ndim() != 1 || count->shape(0) != m)))
+        throw py::value_error("a, b, score (and count) must be 1-D of the same length");
+    if (m > INT32_MAX) throw py::value_error("at most 2^31 - 1 games are supported");
+    if (n < 1 || n > INT32_MAX) throw py::value_error("n must be in [1, 2^31 - 1], got " + std::to_string(n));
+    const std::int32_t* pa = a.data();
+    const std::int32_t* pb = b.data();
+    for (std::int64_t t = 0; t < m; ++t)
+        if (pa[t] < 0 || pa[t] >= n || pb[t] < 0 || pb[t] >= n || pa[t] == pb[t])
+            throw py::value_error("game " + std::to_string(t) + " is (" + std::to_string(pa[t]) + ", " +
+                                  std::to_string(pb[t]) + "); need two different players in [0, " +
+                                  std::to_string(n) + ")");
+    std::vector<std::int32_t> lo, hi;
+    std::vector<double> games, wins;
+    {
+        py::gil_scoped_release release;
+        discrank::aggregate_games(n, m, pa, pb, score.data(), count ? count->data() : nullptr, lo, hi, games, wins,
+                                  discrank::resolve_threads(n_threads));
+    }
+    const auto k = static_cast<py::ssize_t>(lo.size());
+    IntArray olo(k), ohi(k);
+    FloatArray og(k), ow(k);
+    std::copy(lo.begin(), lo.end(), olo.mutable_data());
+    std::copy(hi.begin(), hi.end(), ohi.mutable_data());
+    std::copy(games.begin(), games.end(), og.mutable_data());
+    std::copy(wins.begin(), wins.end(), ow.mutable_data());
+    return py::make_tuple(olo, ohi, og, ow);
+}
+
 py::tuple connected_pieces(std::int64_t n, IntArray i, IntArray j) {
     if (i.ndim() != 1 || j.ndim() != 1 || i.shape(0) != j.shape(0))
         throw py::value_error("i and j must be 1-D of the same length, got " + shape_str(i) + " and " + shape_str(j));
@@ -374,6 +406,8 @@ PYBIND11_MODULE(_core, m) {
 
     m.def("group_pairs", &group_pairs, py::arg("n"), py::arg("lo").noconvert(), py::arg("hi").noconvert(),
           py::arg("n_threads") = 0);
+    m.def("aggregate_games", &aggregate_games, py::arg("n"), py::arg("a").noconvert(), py::arg("b").noconvert(),
+          py::arg("score").noconvert(), py::arg("count").noconvert() = py::none(), py::arg("n_threads") = 0);
     m.def("connected_pieces", &connected_pieces, py::arg("n"), py::arg("i").noconvert(), py::arg("j").noconvert());
     m.def("scores", &scores, py::arg("a").noconvert(), py::arg("b").noconvert(), py::arg("n_players"),
           py::arg("U").noconvert() = py::none(), py::arg("V").noconvert() = py::none(),

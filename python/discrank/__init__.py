@@ -18,6 +18,9 @@ from discrank.data import PairwiseData  # noqa: E402
 from discrank.exceptions import ConvergenceWarning, DisconnectedGraphWarning, IsolatedPlayerWarning  # noqa: E402
 from discrank import analysis  # noqa: E402
 from discrank.models import DiscDecomposition, DiscDecompositionCV, Elo, EloPlusPlus, MElo, SchurDecomposition  # noqa: E402
+from discrank.logs import GameLog, read_pgn  # noqa: E402
+from discrank.persist import load  # noqa: E402
+from discrank.bootstrap import bootstrap  # noqa: E402
 
 __all__ = [
     "ConvergenceWarning",
@@ -26,10 +29,14 @@ __all__ = [
     "DisconnectedGraphWarning",
     "Elo",
     "EloPlusPlus",
+    "GameLog",
     "IsolatedPlayerWarning",
     "MElo",
     "PairwiseData",
     "SchurDecomposition",
     "analysis",
+    "bootstrap",
+    "load",
+    "read_pgn",
     "__version__",
 ]

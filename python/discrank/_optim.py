@@ -21,7 +21,22 @@ from typing import Callable
 import numpy as np
 from scipy.optimize import minimize
 
-__all__ = ["BlockResult", "scaled_gradient", "minimize_scaled"]
+__all__ = ["BlockResult", "scaled_gradient", "minimize_scaled", "set_progress"]
+
+# Optional progress hook, called as hook(iteration, objective, stopping measure) after each iteration
+# of every solver (the command line prints it on long fits).
+_PROGRESS = None
+
+
+def set_progress(hook) -> None:
+    """Install (or, with None, remove) the per-iteration progress hook."""
+    global _PROGRESS
+    _PROGRESS = hook
+
+
+def _report(iteration: int, f: float, measure: float) -> None:
+    if _PROGRESS is not None:
+        _PROGRESS(iteration, f, measure)
 
 
 @dataclass
@@ -78,7 +93,9 @@ def minimize_scaled(
     state = {"measure": m0}
 
     def callback(intermediate_result) -> None:
-        _, state["measure"] = measure_at(intermediate_result.x)
+        f_now, state["measure"] = measure_at(intermediate_result.x)
+        state["it"] = state.get("it", 0) + 1
+        _report(state["it"], f_now, state["measure"])
         if state["measure"] <= tol:
             raise StopIteration
 
@@ -268,20 +285,32 @@ def newton_elo(objective, loss_id, i, j, w, n, piece, tol, max_iter, n_threads, 
         if not slope < 0.0:
             d, slope = -g / h, -float(g @ (g / h))  # not a descent direction: fall back to scaled gradient
         step = 1.0
+        # Near the optimum the decrease (~ measure^2) is below the rounding of f: there a step that
+        # keeps f within rounding and lowers the gradient measure is accepted too.
+        f_noise = 64.0 * np.finfo(float).eps * max(abs(f), 1e-300)
         while True:
             s_new = s + step * d
             f_new, g_new = evaluate(s_new)
             n_eval += 1
-            if f_new <= f + 1e-4 * step * slope or step < 1e-10:
+            if f_new <= f + 1e-4 * step * slope:
+                break
+            if f_new <= f + f_noise and scaled_gradient(g_new, h) < measure:
+                break
+            if step < 1e-10:
                 break
             step *= 0.5
-        if step < 1e-10 and f_new > f:
-            evaluate(s)  # restore the curvature at s
+        if step < 1e-10:
+            if f_new > f:
+                evaluate(s)  # restore the curvature at s
+            else:
+                s, f, g = s_new, f_new, g_new
+                measure = scaled_gradient(g, h)
             message = f"scaled gradient {measure:.3g} > tol {tol:.3g}: the line search made no progress"
             break
         s, f, g = s_new, f_new, g_new
         measure = scaled_gradient(g, h)
         n_iter += 1
+        _report(n_iter, f, measure)
     converged = measure <= tol
     if converged:
         message = f"scaled gradient {measure:.3g} <= tol {tol:.3g}"

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import time
+import warnings
 from typing import Optional, Sequence
 
 import numpy as np
@@ -84,6 +86,199 @@ def demo(args: argparse.Namespace) -> int:
     print("Held-out pairs           log loss per game    MSE on pair probabilities   fit time")
     for name, model, seconds in (("Elo", elo, t1 - t0), (f"Disc k={args.components}", disc, t2 - t1)):
         print(f"  {name:<22} {model.log_loss(test):>12.4f}  {model.mse(test):>24.5f}   {seconds:>7.2f} s")
+    if args.plot:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+
+        from discrank.plot import plot_embedding
+
+        ax = plot_embedding(disc.u_[:, 0], disc.v_[:, 0], labels=data.labels)
+        ax.figure.savefig(args.plot, dpi=120, bbox_inches="tight")
+        plt.close(ax.figure)
+        print(f"\nwrote the embedding of the first disc component to {args.plot}")
+    return 0
+
+
+class _FitProgress:
+    """Prints iterations, objective, stopping measure and elapsed time on stderr during long fits."""
+
+    def __init__(self, quiet: bool):
+        self.quiet = quiet
+        self.t0 = time.perf_counter()
+        self.last = 0.0
+        self.tty = sys.stderr.isatty()
+
+    def __call__(self, iteration: int, f: float, measure: float) -> None:
+        now = time.perf_counter() - self.t0
+        if self.quiet or now - self.last < (0.2 if self.tty else 2.0) or now < 1.0:
+            return
+        self.last = now
+        line = f"  iteration {iteration:>5}  loss {f:.10f}  gradient measure {measure:.2e}  {now:6.1f} s"
+        print(("\r" + line) if self.tty else line, end="" if self.tty else "\n", file=sys.stderr, flush=True)
+
+    def done(self) -> None:
+        if not self.quiet and self.tty and self.last > 0:
+            print(file=sys.stderr)
+
+
+def _read_log(args: argparse.Namespace):
+    from discrank.logs import GameLog, read_pgn
+
+    path = args.games
+    lower = path.lower()
+    if lower.endswith((".pgn", ".pgn.gz", ".pgn.bz2", ".pgn.xz")):
+        return read_pgn(path, progress=None if not args.quiet else False)
+    if args.score is None and args.winner is None:
+        raise ValueError("give the result column: --score COL (1, 0.5, 0 or 1-0 / 0-1 / 1/2-1/2) or --winner COL")
+    cols = dict(a=args.a, b=args.b, score=args.score, winner=args.winner, time=args.time)
+    if lower.endswith(".parquet"):
+        return GameLog.read_parquet(path, **cols)
+    return GameLog.read_csv(path, **cols)
+
+
+def _make_model(args: argparse.Namespace):
+    from discrank import DiscDecomposition, DiscDecompositionCV, Elo, EloPlusPlus, MElo
+
+    n_jobs = args.threads
+    if args.model == "elo":
+        return Elo(n_jobs=n_jobs)
+    if args.model == "elo++":
+        return EloPlusPlus(n_jobs=n_jobs)
+    if args.model == "melo":
+        return MElo(n_components=args.components, n_jobs=n_jobs)
+    if args.regularization == "cv":
+        return DiscDecompositionCV(n_components=[args.components], random_state=0, n_jobs=n_jobs)
+    lam = 0.0 if args.regularization is None else float(args.regularization)
+    return DiscDecomposition(n_components=args.components, regularization=lam, random_state=0, n_jobs=n_jobs)
+
+
+def _verdict(model) -> str:
+    if not hasattr(model, "transitivity"):
+        return "Elo model: transitive by construction"
+    summary = model.transitivity()
+    shares = ", ".join(f"{100 * x:.0f}%" for x in summary.share)
+    kind = "transitive" if summary.main_transitive else "cyclic"
+    return f"main disc component {kind} (Proposition 1); share of each component: {shares}"
+
+
+def fit_command(args: argparse.Namespace) -> int:
+    from discrank._optim import set_progress
+
+    log = _read_log(args)
+    if args.start or args.end or args.min_player_games > 1:
+        log = log.filter(start=args.start, end=args.end, min_player_games=args.min_player_games)
+    data = log.to_pairs(min_games=args.min_games)
+    model = _make_model(args)
+    if not args.quiet:
+        print(f"{len(log)} games, {data.n_players} players, {data.n_pairs} pairs; fitting {type(model).__name__}",
+              file=sys.stderr)
+    progress = _FitProgress(args.quiet)
+    set_progress(progress)
+    t0 = time.perf_counter()
+    try:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            model.fit(data)
+    finally:
+        set_progress(None)
+        progress.done()
+    for w in caught:
+        print(f"discrank: warning: {w.message}", file=sys.stderr)
+    frame = model.ratings_frame()
+    if not args.quiet:
+        print(f"fitted in {time.perf_counter() - t0:.2f} s; {_verdict(model)}", file=sys.stderr)
+        with _pd_options():
+            print(frame.head(args.top).to_string(index=False))
+    if args.out:
+        frame.to_csv(args.out, index=False)
+    if args.save:
+        model.save(args.save)
+    return 0
+
+
+class _pd_options:
+    def __enter__(self):
+        import pandas as pd
+
+        self.ctx = pd.option_context("display.width", 120, "display.max_columns", 12, "display.precision", 4)
+        self.ctx.__enter__()
+
+    def __exit__(self, *exc):
+        self.ctx.__exit__(*exc)
+
+
+def _load(path: str):
+    from discrank.persist import load
+
+    if not os.path.exists(path):
+        raise ValueError(f"{path}: no such model file")
+    return load(path)
+
+
+def predict_command(args: argparse.Namespace) -> int:
+    model = _load(args.model)
+    if args.pairs:
+        import pandas as pd
+
+        df = pd.read_csv(args.pairs)
+        for col in (args.a, args.b):
+            if col not in df.columns:
+                raise ValueError(f"column {col!r} is not in {args.pairs}; its columns are {list(df.columns)}")
+        a = _match_labels(model, df[args.a].to_numpy())
+        b = _match_labels(model, df[args.b].to_numpy())
+        df["p"] = model.predict_proba(a, b)
+        if args.out:
+            df.to_csv(args.out, index=False)
+        else:
+            print(df.to_csv(index=False), end="")
+        return 0
+    if args.player_a is None or args.player_b is None:
+        raise ValueError("give two players (discrank predict MODEL A B) or --pairs FILE")
+    a, b = _match_labels(model, np.array([args.player_a, args.player_b]))
+    print(f"P({args.player_a} beats {args.player_b}) = {model.predict_proba(a, b):.4f}")
+    return 0
+
+
+def _match_labels(model, values: np.ndarray) -> np.ndarray:
+    """Command-line labels are text: compare them with the model's labels as text."""
+    labels = np.asarray(model.labels_)
+    if labels.dtype.kind in "iu":
+        try:
+            return np.array([int(v) for v in values.tolist()])
+        except ValueError:
+            bad = next(v for v in values.tolist() if not str(v).lstrip("-").isdigit())
+            raise ValueError(f"unknown player {bad!r}: this model's players are integers") from None
+    return values.astype(str)
+
+
+def info_command(args: argparse.Namespace) -> int:
+    model = _load(args.model)
+    print(f"{type(model).__name__}, {model.n_players_} players, parameters {model.get_params()}")
+    conv = getattr(model, "converged_", None)
+    if conv is not None:
+        print(f"converged: {bool(conv)}; final loss {getattr(model, 'loss_', float('nan')):.10f}")
+    print(_verdict(model))
+    return 0
+
+
+def plot_command(args: argparse.Namespace) -> int:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from discrank import plot
+
+    model = _load(args.model)
+    if hasattr(model, "u_"):
+        ax = plot.plot_embedding(model.u_[:, 0], model.v_[:, 0], labels=model.labels_ if model.n_players_ <= 40 else None)
+    else:
+        ax = plot.plot_leaderboard(model.ratings_frame(), top=args.top)
+    ax.figure.savefig(args.out, dpi=120, bbox_inches="tight")
+    plt.close(ax.figure)
+    print(f"wrote {args.out}")
     return 0
 
 
@@ -97,12 +292,59 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     p.add_argument("--components", type=int, default=2, help="disc components k (default 2)")
     p.add_argument("--top", type=int, default=10, help="rows of each leaderboard (default 10)")
     p.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    p.add_argument("--plot", metavar="PNG", help="write the embedding of the first disc component there")
     p.set_defaults(func=demo)
+
+    p = sub.add_parser("fit", help="fit a model to a game log (CSV, Parquet or PGN)")
+    p.add_argument("games", help="CSV or Parquet file, one row per game; or a PGN file (.pgn, .pgn.gz ...)")
+    p.add_argument("--a", default="a", help="column of the first player (default a)")
+    p.add_argument("--b", default="b", help="column of the second player (default b)")
+    p.add_argument("--score", help="column of the first player's result: 1 / 0.5 / 0 or 1-0 / 1/2-1/2 / 0-1")
+    p.add_argument("--winner", help="column of the winner's label (or draw), instead of --score")
+    p.add_argument("--time", help="column of the game's time (for --start / --end)")
+    p.add_argument("--start", help="keep games at or after this time (needs --time)")
+    p.add_argument("--end", help="keep games before this time (needs --time)")
+    p.add_argument("--model", choices=["elo", "elo++", "disc", "melo"], default="disc")
+    p.add_argument("-k", "--components", type=int, default=1, help="disc components (default 1)")
+    p.add_argument("--regularization", help="lambda of Appendix B.2, or 'cv' to choose it by cross-validation")
+    p.add_argument("--min-games", type=int, default=1, help="keep pairs with at least this many games")
+    p.add_argument("--min-player-games", type=int, default=1, help="keep players with at least this many games")
+    p.add_argument("--threads", type=int, default=None, help="threads of the core (default: all)")
+    p.add_argument("--top", type=int, default=20, help="rows of the printed leaderboard (default 20)")
+    p.add_argument("--out", help="write the ratings table (CSV) there")
+    p.add_argument("--save", help="save the fitted model (.npz) there")
+    p.add_argument("--quiet", action="store_true", help="no progress and no leaderboard")
+    p.set_defaults(func=fit_command)
+
+    p = sub.add_parser("predict", help="P(A beats B) from a saved model")
+    p.add_argument("model", help="a model saved by discrank fit --save")
+    p.add_argument("player_a", nargs="?")
+    p.add_argument("player_b", nargs="?")
+    p.add_argument("--pairs", help="CSV of pairs to predict (columns --a and --b)")
+    p.add_argument("--a", default="a")
+    p.add_argument("--b", default="b")
+    p.add_argument("--out", help="write the pairs with a column p there (default: stdout)")
+    p.set_defaults(func=predict_command)
+
+    p = sub.add_parser("info", help="what a saved model says: transitive or cyclic, components")
+    p.add_argument("model")
+    p.set_defaults(func=info_command)
+
+    p = sub.add_parser("plot", help="disc embedding (or Elo leaderboard) of a saved model as an image")
+    p.add_argument("model")
+    p.add_argument("--out", required=True, help="image file (png, pdf, svg)")
+    p.add_argument("--top", type=int, default=30)
+    p.set_defaults(func=plot_command)
+
     args = parser.parse_args(argv)
     try:
         return args.func(args)
-    except (ValueError, TypeError) as exc:
-        print(f"discrank: error: {exc}", file=sys.stderr)
+    except KeyboardInterrupt:
+        print("discrank: interrupted", file=sys.stderr)
+        return 130
+    except (ValueError, TypeError, OSError, ImportError, KeyError) as exc:
+        message = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        print(f"discrank: error: {message}", file=sys.stderr)
         return 2
 
 

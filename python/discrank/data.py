@@ -166,6 +166,23 @@ class PairwiseData:
         self.weights = weights
         self._index: Optional[LabelIndex] = index if labels is not None else None
 
+    @classmethod
+    def _trusted(cls, i, j, p, n_games, labels, weights) -> "PairwiseData":
+        """From arrays the aggregating constructors built and checked: sorted distinct pairs, i < j."""
+        data = cls.__new__(cls)
+        data.n_players = int(len(labels))
+        data.labels = labels
+        data.i, data.j = i, j
+        data.p = np.ascontiguousarray(p, dtype=np.float64)
+        data.n_games = None if n_games is None else np.ascontiguousarray(n_games, dtype=np.float64)
+        if weights is None:
+            weights = "games" if n_games is not None else "uniform"
+        if weights not in _WEIGHTS:
+            raise ValueError(f"weights must be one of {_WEIGHTS}, got {weights!r}")
+        data.weights = weights
+        data._index = None
+        return data
+
     # ------------------------------------------------------------------ constructors
     @classmethod
     def from_games(
@@ -236,7 +253,8 @@ class PairwiseData:
         if a.shape[0] == 0:
             raise ValueError(f"no {what} given: the data is empty")
         _check_probabilities(p, p_name)
-        if n_games is not None:
+        counts_given = n_games is not None
+        if counts_given:
             _check_counts(n_games, "n_games")
         elif what == "game":
             n_games = np.ones(p.shape[0])
@@ -246,27 +264,71 @@ class PairwiseData:
             k = int(np.flatnonzero(same)[0])
             raise ValueError(f"{what} {k} is player {show(a[k])} against themself")
         n = len(index)
+        if n_games is not None:
+            # orientation, grouping and the sums in one pass of the core (game order kept within a pair)
+            pair_lo, pair_hi, games, wins = _core.aggregate_games(
+                n, ia.astype(np.int32, copy=False), ib.astype(np.int32, copy=False), p,
+                n_games if counts_given else None,
+            )
+            with np.errstate(invalid="ignore", divide="ignore"):
+                p_pair = wins / games
+            if np.any(games <= 0):
+                k = int(np.flatnonzero(games <= 0)[0])
+                raise ValueError(
+                    f"pair ({show(index.labels[pair_lo[k]])}, {show(index.labels[pair_hi[k]])}) has no games "
+                    "(all its n_games are 0): drop it"
+                )
+            data = cls._trusted(pair_lo, pair_hi, np.clip(p_pair, 0.0, 1.0), games, index.labels, weights)
+            return data.filter(min_games) if min_games > 1 else data
         lo = np.minimum(ia, ib).astype(np.int32)
         hi = np.maximum(ia, ib).astype(np.int32)
         p_lo = np.where(ia < ib, p, 1.0 - p)
-        # distinct pairs sorted by (lo, hi), by two counting-sort passes in the core
         inverse, pair_lo, pair_hi = _core.group_pairs(n, lo, hi)
         n_pairs = pair_lo.size
-        if n_games is not None:
-            games = np.bincount(inverse, weights=n_games, minlength=n_pairs)
-            p_pair = np.bincount(inverse, weights=p_lo * n_games, minlength=n_pairs) / games
-        else:
-            games = None
-            p_pair = np.bincount(inverse, weights=p_lo, minlength=n_pairs) / np.bincount(inverse, minlength=n_pairs)
-            spread = np.abs(p_lo - p_pair[inverse])
-            if np.any(spread > CONSISTENCY_TOL):
-                k = int(np.argmax(spread))
-                raise ValueError(
-                    f"pair ({show(a[k])}, {show(b[k])}) is given with disagreeing probabilities (p = {show(p[k])} "
-                    "differs from the other entries of that pair); give n_games to pool repeated pairs"
-                )
+        games = None
+        p_pair = np.bincount(inverse, weights=p_lo, minlength=n_pairs) / np.bincount(inverse, minlength=n_pairs)
+        spread = np.abs(p_lo - p_pair[inverse])
+        if np.any(spread > CONSISTENCY_TOL):
+            k = int(np.argmax(spread))
+            raise ValueError(
+                f"pair ({show(a[k])}, {show(b[k])}) is given with disagreeing probabilities (p = {show(p[k])} "
+                "differs from the other entries of that pair); give n_games to pool repeated pairs"
+            )
         data = cls(pair_lo, pair_hi, np.clip(p_pair, 0.0, 1.0), games, index.labels, weights=weights)
         return data.filter(min_games) if min_games > 1 else data
+
+    @classmethod
+    def from_frame(
+        cls,
+        df: Any,
+        a: str = "a",
+        b: str = "b",
+        score: Optional[str] = None,
+        winner: Optional[str] = None,
+        time: Optional[str] = None,
+        *,
+        labels: Any = None,
+        min_games: int = 1,
+        min_player_games: int = 1,
+        start: Any = None,
+        end: Any = None,
+        weights: Optional[str] = None,
+    ) -> "PairwiseData":
+        """Aggregate a pandas DataFrame of games (one row per game) to pairs.
+
+        ``a``, ``b``: the players' columns; ``score``: a column of results of ``a`` (numbers in [0, 1] or
+        PGN strings "1-0", "0-1", "1/2-1/2"), or ``winner``: a column with the winner's label or a draw
+        marker. ``time`` with ``start`` / ``end``: keep games with ``start <= time < end``;
+        ``min_player_games``: keep players with at least that many games; ``min_games``: pairs with at
+        least that many. For time-ordered splits and online updates keep the games:
+        :class:`discrank.GameLog`.
+        """
+        from discrank.logs import GameLog
+
+        log = GameLog.from_frame(df, a=a, b=b, score=score, winner=winner, time=time)
+        if start is not None or end is not None or min_player_games != 1:
+            log = log.filter(start=start, end=end, min_player_games=min_player_games)
+        return log.to_pairs(labels=labels, min_games=min_games, weights=weights)
 
     @classmethod
     def from_matrix(cls, P: Any, labels: Any = None, *, weights: Optional[str] = None) -> "PairwiseData":

@@ -11,7 +11,7 @@ import numpy as np
 
 from discrank.analysis import disc_verdict
 
-__all__ = ["plot_payoff", "plot_embedding"]
+__all__ = ["plot_payoff", "plot_embedding", "plot_leaderboard", "plot_model_payoff"]
 
 
 def _axes(ax: Any):
@@ -73,3 +73,54 @@ def plot_embedding(u: Any, v: Any, labels: Optional[Any] = None, ax: Any = None,
     ax.set_title(f"{title + ': ' if title else ''}{verdict_text} ({verdict.case})")
     ax.legend(loc="best", fontsize=7)
     return ax
+
+
+def plot_leaderboard(frame: Any, top: int = 30, column: Optional[str] = None, ax: Any = None,
+                     title: Optional[str] = None):
+    """Horizontal bars of the best ``top`` players, best on top.
+
+    ``frame``: ``model.ratings_frame()`` (bars of its ``elo`` column, else ``rating`` / ``strength``)
+    or ``BootstrapResult.frame()`` (its ``score`` with the ``lo`` - ``hi`` interval as error bars).
+    """
+    cols = list(frame.columns)
+    if column is None:
+        column = next((c for c in ("score", "elo", "rating", "strength") if c in cols), None)
+        if column is None:
+            raise ValueError(f"no rating column in the frame (columns {cols}); pass column=")
+    if column not in cols:
+        raise ValueError(f"column {column!r} is not in the frame; its columns are {cols}")
+    sub = frame.head(top)
+    values = sub[column].to_numpy(dtype=float)
+    if ax is None:
+        import matplotlib.pyplot as plt
+
+        _, ax = plt.subplots(figsize=(5.5, 0.22 * len(sub) + 1.2))
+    ypos = np.arange(len(sub))[::-1]
+    xerr = None
+    if "lo" in cols and "hi" in cols and column == "score":
+        xerr = np.vstack([values - sub["lo"].to_numpy(float), sub["hi"].to_numpy(float) - values])
+    left = values.min() - 0.05 * (np.ptp(values) + 1e-12)
+    ax.barh(ypos, values - left, left=left, xerr=xerr, color="tab:blue", alpha=0.8, capsize=2)
+    ax.set_yticks(ypos)
+    ax.set_yticklabels([str(x) for x in sub["player"].tolist()], fontsize=7)
+    ax.set_xlabel(column + (" (bootstrap interval)" if xerr is not None else ""))
+    ax.set_title(title or f"top {len(sub)} players")
+    return ax
+
+
+def plot_model_payoff(model: Any, ax: Any = None, title: Optional[str] = None):
+    """The model's predicted payoff matrix, players ordered by strength (Elo rating, or disc strength when
+    the first component is transitive, else by angle on the first disc component)."""
+    n = model.n_players_
+    if n > 2000:
+        raise ValueError(f"a payoff heat map of {n} players is unreadable; subset the players first")
+    a, b = np.meshgrid(model.labels_, model.labels_, indexing="ij")
+    P = model.predict_proba(a.ravel(), b.ravel()).reshape(n, n)
+    np.fill_diagonal(P, 0.5)
+    if hasattr(model, "ratings_"):
+        key = -model.ratings_
+    elif getattr(model, "strength_", None) is not None:
+        key = -model.strength_
+    else:
+        key = np.arctan2(model.v_[:, 0], model.u_[:, 0])
+    return plot_payoff(P, order=np.argsort(key, kind="stable"), ax=ax, title=title)

@@ -53,6 +53,63 @@ inline void group_pairs(std::int64_t n, std::int64_t m, const std::int32_t* lo, 
     }
 }
 
+// Aggregates a game log: games t = 0..m-1 between players ia[t] != ib[t] in [0, n), score[t] of ia[t]
+// in [0, 1], count[t] games (null: 1 each). Returns the distinct unordered pairs (lo < hi) sorted by
+// (lo, hi), with their total games and the total score of lo. Sums run in game order within a pair,
+// so the result does not depend on the thread count.
+inline void aggregate_games(std::int64_t n, std::int64_t m, const std::int32_t* ia, const std::int32_t* ib,
+                            const double* score, const double* count, std::vector<std::int32_t>& out_lo,
+                            std::vector<std::int32_t>& out_hi, std::vector<double>& out_games,
+                            std::vector<double>& out_wins, int n_threads) {
+    struct Rec {
+        std::uint64_t key;  // hi << 32 | t
+        double wins;        // count * score of lo
+        double games;
+    };
+    std::vector<std::int64_t> start(n + 1, 0);
+    for (std::int64_t t = 0; t < m; ++t) ++start[std::min(ia[t], ib[t]) + 1];
+    for (std::int64_t a = 0; a < n; ++a) start[a + 1] += start[a];
+    std::vector<Rec> rec(m);
+    {
+        std::vector<std::int64_t> fill(start.begin(), start.end() - 1);
+        for (std::int64_t t = 0; t < m; ++t) {
+            const bool first = ia[t] < ib[t];
+            const std::int32_t lo = first ? ia[t] : ib[t], hi = first ? ib[t] : ia[t];
+            const double c = count ? count[t] : 1.0;
+            rec[fill[lo]++] = {(static_cast<std::uint64_t>(hi) << 32) | static_cast<std::uint32_t>(t),
+                               c * (first ? score[t] : 1.0 - score[t]), c};
+        }
+    }
+    std::vector<std::int64_t> distinct(n + 1, 0);
+#pragma omp parallel for schedule(dynamic, 64) num_threads(n_threads)
+    for (std::int64_t a = 0; a < n; ++a) {
+        std::sort(rec.begin() + start[a], rec.begin() + start[a + 1],
+                  [](const Rec& x, const Rec& y) { return x.key < y.key; });
+        std::int64_t u = 0;
+        for (std::int64_t q = start[a]; q < start[a + 1]; ++q)
+            if (q == start[a] || (rec[q].key >> 32) != (rec[q - 1].key >> 32)) ++u;
+        distinct[a + 1] = u;
+    }
+    for (std::int64_t a = 0; a < n; ++a) distinct[a + 1] += distinct[a];
+    out_lo.resize(distinct[n]);
+    out_hi.resize(distinct[n]);
+    out_games.assign(distinct[n], 0.0);
+    out_wins.assign(distinct[n], 0.0);
+#pragma omp parallel for schedule(dynamic, 64) num_threads(n_threads)
+    for (std::int64_t a = 0; a < n; ++a) {
+        std::int64_t rank = distinct[a] - 1;
+        for (std::int64_t q = start[a]; q < start[a + 1]; ++q) {
+            if (q == start[a] || (rec[q].key >> 32) != (rec[q - 1].key >> 32)) {
+                ++rank;
+                out_lo[rank] = static_cast<std::int32_t>(a);
+                out_hi[rank] = static_cast<std::int32_t>(rec[q].key >> 32);
+            }
+            out_games[rank] += rec[q].games;
+            out_wins[rank] += rec[q].wins;
+        }
+    }
+}
+
 // Connected pieces of the graph on n players with edges (i[p], j[p]); piece numbers in the order of
 // each piece's smallest player. Returns the number of pieces.
 inline std::int64_t connected_pieces(std::int64_t n, std::int64_t m, const std::int32_t* i, const std::int32_t* j,

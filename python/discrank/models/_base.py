@@ -149,6 +149,8 @@ class PairwiseModel:
         objective = _core.PairObjective(data.n_players, data.i, data.j, data.p, w)
         self.labels_ = data.labels.copy()
         self.n_players_ = data.n_players
+        counts = data.n_games if data.n_games is not None else np.ones(data.n_pairs)
+        self.n_games_ = objective.player_sums(np.ascontiguousarray(counts, dtype=np.float64))
         self._label_index = None
         # scipy's L-BFGS-B calls a threaded BLAS on small matrices; its threads then spin against the
         # core's OpenMP threads (kernel calls measured 2x slower on 2 cores). One BLAS thread is enough.
@@ -171,6 +173,54 @@ class PairwiseModel:
     def _check_fitted(self) -> None:
         if not hasattr(self, "labels_"):
             raise RuntimeError(f"this {type(self).__name__} is not fitted yet: call fit(data) first")
+
+    # ------------------------------------------------------------------ output
+    def save(self, path: Any) -> None:
+        """Write the fitted model to an ``.npz`` file (``discrank.load`` reads it; no pickle)."""
+        from discrank.persist import save
+
+        save(self, path)
+
+    def _rating_columns(self) -> tuple[dict[str, np.ndarray], Optional[np.ndarray]]:
+        """Model-specific columns of ``ratings_frame`` and the values to sort by (None: unsorted)."""
+        raise NotImplementedError
+
+    def ratings_frame(self, *, anchor: Any = None, anchor_rating: float = 1500.0):
+        """A pandas DataFrame, one row per player, best first.
+
+        Columns: ``player`` (label), ``rank``, ``games`` (games played, or pairs without game counts),
+        then the model's: for Elo ``rating`` (natural-log units, the model's) and ``elo`` (the familiar
+        scale: ``anchor_rating + 400 / ln 10 * (rating - reference)``, the reference being the mean
+        rating or, with ``anchor=label``, that player's); for disc models ``strength`` and
+        ``consistency`` (Proposition 2, when the first component is transitive; ``elo`` from the
+        strength), and ``u_1 .. u_k``, ``v_1 .. v_k``. ``df.attrs`` holds the model name and, for disc
+        models, the transitivity summary (Theorem 2, Proposition 1).
+        """
+        self._check_fitted()
+        try:
+            import pandas as pd
+        except ImportError as exc:  # pragma: no cover
+            raise ImportError("ratings_frame needs pandas: pip install 'discrank[pandas]'") from exc
+        cols, key = self._rating_columns()
+        base = cols.pop("_elo_base", None)
+        if base is not None:
+            if anchor is None:
+                ref = float(np.mean(base))
+            else:
+                if self._label_index is None:
+                    self._label_index = LabelIndex(self.labels_)
+                ref = float(base[self._label_index.index([anchor], "anchor")[0]])
+            cols = {"elo": anchor_rating + 400.0 / np.log(10.0) * (base - ref), **cols}
+        frame = pd.DataFrame({"player": self.labels_, "games": getattr(self, "n_games_", np.full(self.n_players_, np.nan)),
+                              **cols})
+        if key is not None:
+            order = np.argsort(-key, kind="stable")
+            frame = frame.iloc[order].reset_index(drop=True)
+            frame.insert(1, "rank", np.arange(1, self.n_players_ + 1))
+        else:
+            frame.insert(1, "rank", np.full(self.n_players_, np.nan))
+        frame.attrs["model"] = type(self).__name__
+        return frame
 
     # ------------------------------------------------------------------ prediction
     def _indices(self, a: Any, b: Any) -> tuple[np.ndarray, np.ndarray]:

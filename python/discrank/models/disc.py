@@ -231,7 +231,31 @@ def describe_first_component(model: Any) -> None:
 
 
 class DiscReadout:
-    """``transitivity()`` for the fitted disc models."""
+    """``transitivity()`` and ``ratings_frame`` columns for the fitted disc models."""
+
+    def _rating_columns(self):
+        cols: dict = {}
+        key = None
+        strength = getattr(self, "strength_", None)
+        if strength is not None:
+            cols["_elo_base"] = strength
+            cols["strength"] = strength
+            cols["consistency"] = self.consistency_
+            key = strength
+        U, V = self.u_, self.v_  # type: ignore[attr-defined]
+        for m in range(U.shape[1]):
+            cols[f"u_{m + 1}"] = U[:, m]
+            cols[f"v_{m + 1}"] = V[:, m]
+        return cols, key
+
+    def ratings_frame(self, *, anchor=None, anchor_rating: float = 1500.0):
+        frame = super().ratings_frame(anchor=anchor, anchor_rating=anchor_rating)  # type: ignore[misc]
+        summary = self.transitivity()
+        frame.attrs["transitivity"] = {"share": [float(x) for x in summary.share],
+                                       "transitive": [bool(x) for x in summary.transitive]}
+        return frame
+
+    ratings_frame.__doc__ = PairwiseModel.ratings_frame.__doc__
 
     def transitivity(self) -> TransitivitySummary:
         """Share of each component and which are transitive (Theorem 2, Proposition 1)."""

@@ -75,6 +75,9 @@ class _EloFamily(PairwiseModel):
     def _factors(self) -> dict[str, np.ndarray]:
         return {"s": self.ratings_}
 
+    def _rating_columns(self):
+        return {"_elo_base": self.ratings_, "rating": self.ratings_}, self.ratings_
+
 
 class Elo(_EloFamily):
     """Stationary Elo score, Eq. (1) of the paper.

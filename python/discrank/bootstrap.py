@@ -1,0 +1,126 @@
+"""Bootstrap confidence intervals on ratings and ranks, resampling games (as Chatbot-Arena's leaderboards).
+
+Each replicate draws the games with replacement (a multinomial count per game), aggregates them with
+those counts and refits a clone of the estimator; percentiles of the replicates give the intervals.
+Replicate ``r`` uses ``numpy.random.default_rng([seed, r])``: the result is the same whatever the number
+of workers. Workers are threads (the fits release the GIL), each fit on one core thread.
+"""
+
+from __future__ import annotations
+
+import warnings
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from typing import Any, Optional
+
+import numpy as np
+
+from discrank.data import PairwiseData
+from discrank.exceptions import ConvergenceWarning
+
+__all__ = ["BootstrapResult", "bootstrap"]
+
+
+@dataclass
+class BootstrapResult:
+    """``scores``: (n_boot, n_players) ratings of each replicate (Elo: ``ratings_``; disc models:
+    ``strength_``), NaN for a player absent from a replicate's games (or a cyclic disc replicate).
+    ``labels``: the players; ``point``: the estimator fitted on all the games; ``ci``: the level."""
+
+    labels: np.ndarray
+    point: np.ndarray
+    scores: np.ndarray
+    ci: float
+
+    def intervals(self) -> tuple[np.ndarray, np.ndarray]:
+        lo, hi = 50.0 * (1.0 - self.ci), 50.0 * (1.0 + self.ci)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)  # all-NaN columns give NaN
+            return np.nanpercentile(self.scores, lo, axis=0), np.nanpercentile(self.scores, hi, axis=0)
+
+    def rank_intervals(self) -> tuple[np.ndarray, np.ndarray]:
+        """Per player, the ``ci`` interval of their rank (1 = best) over the replicates."""
+        filled = np.where(np.isnan(self.scores), -np.inf, self.scores)
+        ranks = np.argsort(np.argsort(-filled, axis=1, kind="stable"), axis=1) + 1.0
+        ranks[np.isnan(self.scores)] = np.nan
+        lo, hi = 50.0 * (1.0 - self.ci), 50.0 * (1.0 + self.ci)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)
+            return np.nanpercentile(ranks, lo, axis=0), np.nanpercentile(ranks, hi, axis=0)
+
+    def frame(self):
+        """A DataFrame, best first: player, rank, score, its interval (lo, hi) and the rank interval."""
+        import pandas as pd
+
+        lo, hi = self.intervals()
+        rlo, rhi = self.rank_intervals()
+        order = np.argsort(-self.point, kind="stable")
+        return pd.DataFrame({
+            "player": self.labels[order], "rank": np.arange(1, order.size + 1), "score": self.point[order],
+            "lo": lo[order], "hi": hi[order], "rank_lo": rlo[order], "rank_hi": rhi[order],
+        })
+
+
+def _scores(model: Any) -> np.ndarray:
+    if hasattr(model, "ratings_"):
+        return model.ratings_
+    strength = getattr(model, "strength_", None)
+    if strength is None:
+        return np.full(model.n_players_, np.nan)
+    return strength
+
+
+def bootstrap(estimator: Any, a: Any, b: Any, score: Any, *, n_boot: int = 200, ci: float = 0.95,
+              seed: int = 0, n_jobs: Optional[int] = None, weights: Optional[str] = None) -> BootstrapResult:
+    """Refit ``estimator`` (unfitted; cloned with its parameters) on ``n_boot`` resamples of the games
+    ``(a, b, score)``; returns the replicates' scores with the point estimate on all the games.
+
+    Disc models are compared on their strength (Proposition 2), which exists when the first component
+    is transitive (NaN otherwise). Warnings of the replicates (players missing from a resample, a graph
+    in pieces) are collected: one ``ConvergenceWarning`` says how many replicates did not converge.
+    """
+    from discrank.logs import GameLog
+
+    if isinstance(n_boot, bool) or not isinstance(n_boot, (int, np.integer)) or n_boot < 2:
+        raise ValueError(f"n_boot must be an integer >= 2, got {n_boot!r}")
+    if not 0.0 < float(ci) < 1.0:
+        raise ValueError(f"ci must be in (0, 1), got {ci!r}")
+    log = GameLog.from_arrays(a, b, score)
+    full = PairwiseData.from_games(log.a, log.b, log.score, weights=weights)
+    labels = full.labels
+    params = estimator.get_params()
+    point = _scores(type(estimator)(**params).fit(full))
+    ia, ib = full.index(log.a), full.index(log.b)
+    G = len(log)
+    workers = 1 if n_jobs is None else (max(1, (__import__("os").cpu_count() or 1) + 1 + n_jobs) if n_jobs < 0 else n_jobs)
+    fit_params = dict(params)
+    if "n_jobs" in fit_params:
+        fit_params["n_jobs"] = 1 if workers > 1 else params.get("n_jobs")
+
+    def replicate(r: int) -> np.ndarray:
+        rng = np.random.default_rng([seed, r])
+        counts = rng.multinomial(G, np.full(G, 1.0 / G)).astype(np.float64)
+        keep = counts > 0
+        data = PairwiseData.from_pairs(ia[keep], ib[keep], log.score[keep], counts[keep], labels=np.arange(labels.size),
+                                       weights=weights)
+        model = type(estimator)(**fit_params).fit(data)
+        out = np.array(_scores(model), dtype=np.float64)
+        present = np.zeros(labels.size, dtype=bool)
+        present[ia[keep]] = True
+        present[ib[keep]] = True
+        out[~present] = np.nan
+        return out
+
+    # The warning filters are process-wide: set once here, around all the workers.
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        if workers > 1:
+            with ThreadPoolExecutor(max_workers=workers) as pool:
+                rows = list(pool.map(replicate, range(n_boot)))
+        else:
+            rows = [replicate(r) for r in range(n_boot)]
+    unconverged = sum(issubclass(w.category, ConvergenceWarning) for w in caught)
+    if unconverged:
+        warnings.warn(f"{unconverged} of {n_boot} bootstrap replicates did not converge", ConvergenceWarning,
+                      stacklevel=2)
+    return BootstrapResult(labels, np.asarray(point, dtype=np.float64), np.vstack(rows), float(ci))
