@@ -183,7 +183,7 @@ def section_elo(sizes, repeat):
         test = np.random.default_rng(1).random(a.size) < 0.1
         label = f"{n} players, {games} games"
         table.append((label, compare_elo(label, n, a[~test], b[~test], score[~test], a[test], b[test], score[test],
-                                         repeat, choix_ok=games <= CHOIX_MAX_GAMES, opt_ok=games <= 100_000)))
+                                         repeat, choix_ok=games <= CHOIX_MAX_GAMES, opt_ok=repeat > 1 and games <= 100_000)))
     summary(table)
 
 

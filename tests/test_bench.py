@@ -53,3 +53,14 @@ def test_reproduction_quick_mode_shows_the_papers_claims(tmp_path):
     kuhn = next(line for line in lines if line.startswith("| Kuhn-poker |")).split("|")
     assert "cyclic" in kuhn[4] and "cyclic" in kuhn[5]  # Kuhn poker is cyclic in both spaces (Figure 8)
     assert float(kuhn[6]) > 1.5 and float(kuhn[9]) > 1.5  # m-Elo and disc k=1 beat Elo there (Figure 5)
+
+
+def test_peers_bench_ladder_rows_agree_with_the_exact_fit():
+    proc = subprocess.run([sys.executable, str(BENCH / "bench_peers.py"), "--quick", "--only", "ladder"],
+                          capture_output=True, text=True, timeout=300, cwd=BENCH)
+    assert proc.returncode == 0, proc.stderr
+    line = next(x for x in proc.stdout.splitlines() if x.strip().startswith("discrank Elo (defaults)"))
+    fields = line[48:].split()
+    spearman_exact, rel_grad = float(fields[3]), float(fields[4])
+    assert spearman_exact == 1.0 and rel_grad <= 1e-8
+    assert "converged_=True" in line

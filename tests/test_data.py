@@ -122,7 +122,7 @@ BAD_GAMES = [
     (dict(a=[0.0, np.nan], b=[1.0, 2.0], score=[1, 0]), ValueError, r"missing label nan at position 1"),
     (dict(a=np.array([0.0, np.nan]), b=[1.0, 2.0], score=[1, 0]), ValueError, r"non-finite label nan at position 1"),
     (dict(a=[[0, 1]], b=[[1, 2]], score=[1, 0]), ValueError, r"a must be 1-D, got shape \(1, 2\)"),
-    (dict(a=["x"], b=["y"], score=["win"]), TypeError, r"score must be numeric"),
+    (dict(a=["x"], b=["y"], score=["win"]), ValueError, r"score\[0\] = 'win' is not a result"),
     (dict(a=["x"], b=["q"], score=[1], labels=["x", "y"]), ValueError, r"unknown b label\(s\): 'q'"),
     (dict(a=["x"], b=["y"], score=[1], labels=["x", "y", "x"]), ValueError, r"labels must be unique; repeated: 'x'"),
     (dict(a=["x"], b=["y"], score=[1], min_games=0), ValueError, r"min_games must be an integer >= 1, got 0"),

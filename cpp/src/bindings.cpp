@@ -315,6 +315,27 @@ py::tuple aggregate_games(std::int64_t n, IntArray a, IntArray b, FloatArray sco
     return py::make_tuple(olo, ohi, og, ow);
 }
 
+py::tuple beat_pieces(std::int64_t n, IntArray i, IntArray j, FloatArray p) {
+    const std::int64_t m = i.ndim() == 1 ? i.shape(0) : -1;
+    if (m < 0 || j.ndim() != 1 || j.shape(0) != m || p.ndim() != 1 || p.shape(0) != m)
+        throw py::value_error("i, j and p must be 1-D of the same length");
+    if (n < 0 || n > INT32_MAX) throw py::value_error("n must be in [0, 2^31 - 1], got " + std::to_string(n));
+    const std::int32_t* pi = i.data();
+    const std::int32_t* pj = j.data();
+    for (std::int64_t e = 0; e < m; ++e)
+        if (pi[e] < 0 || pi[e] >= n || pj[e] < 0 || pj[e] >= n)
+            throw py::value_error("pair " + std::to_string(e) + " has player index (" + std::to_string(pi[e]) + ", " +
+                                  std::to_string(pj[e]) + ") outside [0, " + std::to_string(n) + ")");
+    IntArray comp(static_cast<py::ssize_t>(n));
+    std::int32_t* pc = comp.mutable_data();
+    std::int64_t count;
+    {
+        py::gil_scoped_release release;
+        count = discrank::beat_pieces(n, m, pi, pj, p.data(), pc);
+    }
+    return py::make_tuple(count, comp);
+}
+
 py::tuple connected_pieces(std::int64_t n, IntArray i, IntArray j) {
     if (i.ndim() != 1 || j.ndim() != 1 || i.shape(0) != j.shape(0))
         throw py::value_error("i and j must be 1-D of the same length, got " + shape_str(i) + " and " + shape_str(j));
@@ -408,6 +429,8 @@ PYBIND11_MODULE(_core, m) {
           py::arg("n_threads") = 0);
     m.def("aggregate_games", &aggregate_games, py::arg("n"), py::arg("a").noconvert(), py::arg("b").noconvert(),
           py::arg("score").noconvert(), py::arg("count").noconvert() = py::none(), py::arg("n_threads") = 0);
+    m.def("beat_pieces", &beat_pieces, py::arg("n"), py::arg("i").noconvert(), py::arg("j").noconvert(),
+          py::arg("p").noconvert());
     m.def("connected_pieces", &connected_pieces, py::arg("n"), py::arg("i").noconvert(), py::arg("j").noconvert());
     m.def("scores", &scores, py::arg("a").noconvert(), py::arg("b").noconvert(), py::arg("n_players"),
           py::arg("U").noconvert() = py::none(), py::arg("V").noconvert() = py::none(),

@@ -251,14 +251,15 @@ def _permute(x, pos):
     return out
 
 
-def newton_elo(objective, loss_id, i, j, w, n, piece, tol, max_iter, n_threads, s0=None) -> NewtonResult:
+def newton_elo(objective, loss_id, i, j, w, n, piece, tol, max_iter, n_threads, s0=None, ridge=0.0) -> NewtonResult:
     """Newton's method (Gauss-Newton for non-convex losses) for an s-only objective, with line search.
 
     The Hessian in ``s`` is the weighted Laplacian of the comparison graph with pair weights
     ``w_p L''(A_p)`` (computed by the kernel with the gradient); each step solves it by
     :class:`_LaplacianSolver` to a relative residual ``min(0.1, sqrt(measure))`` (inexact Newton, so
     the last steps are exact and convergence is quadratic), then backtracks until the Armijo
-    condition holds. Stops on the same scaled-gradient rule as :func:`minimize_scaled`.
+    condition holds. Stops on the same scaled-gradient rule as :func:`minimize_scaled`. ``ridge``
+    adds ``ridge / 2 |s|^2`` to the objective (a Gaussian prior; ``ridge I`` to the Hessian).
     """
     m = i.size
     h = _fill_zero_scales(objective.player_sums(w, n_threads=n_threads))
@@ -267,8 +268,12 @@ def newton_elo(objective, loss_id, i, j, w, n, piece, tol, max_iter, n_threads, 
 
     def evaluate(x):
         f, _, _, g = objective.evaluate(loss_id, s=x, grad_s=True, curv=curv, n_threads=n_threads)
+        if ridge:
+            f += 0.5 * ridge * float(x @ x)
+            g += ridge * x
         return f, g
 
+    h = h + ridge
     solver = _LaplacianSolver(objective, i, j, n, piece, n_threads)
     f, g = evaluate(s)
     measure = scaled_gradient(g, h)
@@ -278,7 +283,7 @@ def newton_elo(objective, loss_id, i, j, w, n, piece, tol, max_iter, n_threads, 
         if n_iter >= max_iter:
             message = f"scaled gradient {measure:.3g} > tol {tol:.3g} after {n_iter} Newton steps (max_iter)"
             break
-        delta = 1e-12 * float(h.max())
+        delta = 1e-12 * float(h.max()) + ridge
         d, n_prod = solver.solve(curv, -g, min(0.1, np.sqrt(measure)), delta)
         n_cg += n_prod
         slope = float(g @ d)

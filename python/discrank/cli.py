@@ -346,6 +346,10 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         message = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
         print(f"discrank: error: {message}", file=sys.stderr)
         return 2
+    except Exception as exc:  # a bug of discrank: still one line, and what to report
+        message = str(exc).splitlines()[0] if str(exc) else ""
+        print(f"discrank: error: internal error {type(exc).__name__}: {message} (please report it)", file=sys.stderr)
+        return 3
 
 
 if __name__ == "__main__":  # pragma: no cover

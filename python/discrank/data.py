@@ -109,6 +109,11 @@ class PairwiseData:
                 raise ValueError(f"{name} must be 1-D, got shape {arr.shape}")
             if arr.dtype.kind not in "iu":
                 raise TypeError(f"{name} must hold integer player indices, got dtype {arr.dtype}")
+        for name, arr in (("i", i), ("j", j)):
+            big = (arr > np.iinfo(np.int32).max) | (arr < 0)
+            if big.any():
+                k = int(np.flatnonzero(big)[0])
+                raise ValueError(f"{name}[{k}] = {show(arr[k])} is not a player index in [0, 2^31 - 1)")
         m = i.shape[0]
         if j.shape[0] != m:
             raise ValueError(f"found inputs of inconsistent lengths: i has {m}, j has {j.shape[0]}")
@@ -243,6 +248,10 @@ class PairwiseData:
         min_games = _check_min_games(min_games)
         a = as_label_array(a, "a")
         b = as_label_array(b, "b")
+        if what == "game" and np.asarray(p).dtype.kind not in "iufb":
+            from discrank.logs import parse_results  # results as PGN strings: "1-0", "0-1", "1/2-1/2"
+
+            p = parse_results(np.asarray(p, dtype=object), p_name)
         p = _float_vector(p, p_name)
         lengths = {"a": a.shape[0], "b": b.shape[0], p_name: p.shape[0]}
         if n_games is not None:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-__all__ = ["ConvergenceWarning", "DisconnectedGraphWarning", "IsolatedPlayerWarning"]
+__all__ = ["ConvergenceWarning", "DisconnectedGraphWarning", "IsolatedPlayerWarning", "SeparationWarning"]
 
 
 class ConvergenceWarning(UserWarning):
@@ -15,3 +15,8 @@ class DisconnectedGraphWarning(UserWarning):
 
 class IsolatedPlayerWarning(UserWarning):
     """Some players have no observed pair: the data says nothing about them."""
+
+
+class SeparationWarning(UserWarning):
+    """The results separate the players (some group never loses, or never wins, against the others):
+    the maximum-likelihood ratings are infinite, and a documented prior keeps them finite."""

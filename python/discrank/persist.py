@@ -146,16 +146,13 @@ def load(path: Any) -> Any:
     model.n_players_ = n
     model._label_index = None
     model._n_threads = 0
-    if name in ("DiscDecomposition",) and getattr(model, "ranking_", None) is None and model.strength_ is not None:
-        model.ranking_ = labels[np.argsort(-model.strength_, kind="stable")]
-    elif name == "DiscDecomposition":
-        model.ranking_ = None
     if name == "MElo" and not hasattr(model, "_base"):
         raise ValueError(f"{where}: missing array '_base' for an MElo")
     if name != "MElo":
         model._base = None
-    if name in ("DiscDecomposition",):
+    if name == "DiscDecomposition":
         for attr in ("strength_", "consistency_"):
             if not hasattr(model, attr):
-                setattr(model, attr, None)
+                setattr(model, attr, None)  # a cyclic first component has none
+        model.ranking_ = None if model.strength_ is None else labels[np.argsort(-model.strength_, kind="stable")]
     return model

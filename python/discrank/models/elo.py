@@ -9,13 +9,19 @@ import numpy as np
 
 from discrank._optim import minimize_scaled, newton_elo, pair_curvature
 from discrank.data import PairwiseData
-from discrank.exceptions import ConvergenceWarning
+from discrank import _core
+from discrank._labels import show
+from discrank.exceptions import ConvergenceWarning, SeparationWarning
 from discrank.models._base import LOSSES, PairwiseModel, check_positive_float, check_positive_int, resolve_n_jobs
 
 __all__ = ["Elo", "EloPlusPlus"]
 
 
 _SOLVERS = ("newton", "lbfgs")
+
+#: Prior standard deviation (logits) used when the results separate the players: 10 logits is 1737 Elo
+#: points, far wider than any real rating spread, so it only matters where the data has no answer.
+SEPARATION_PRIOR_SCALE = 10.0
 
 
 class _EloFamily(PairwiseModel):
@@ -25,11 +31,13 @@ class _EloFamily(PairwiseModel):
         self,
         *,
         solver: Optional[str] = None,
+        prior_scale: Optional[float] = None,
         tol: Optional[float] = None,
         max_iter: Optional[int] = None,
         n_jobs: Optional[int] = None,
     ):
         self.solver = solver
+        self.prior_scale = prior_scale
         self.tol = tol
         self.max_iter = max_iter
         self.n_jobs = n_jobs
@@ -37,6 +45,8 @@ class _EloFamily(PairwiseModel):
     def _validate_params(self, data: PairwiseData) -> None:
         if self.solver is not None and self.solver not in _SOLVERS:
             raise ValueError(f"solver must be one of {_SOLVERS} or None, got {self.solver!r}")
+        if self.prior_scale is not None:
+            check_positive_float(self.prior_scale, "prior_scale")
         if self.tol is not None:
             check_positive_float(self.tol, "tol")
         if self.max_iter is not None:
@@ -50,16 +60,38 @@ class _EloFamily(PairwiseModel):
         tol = (1e-9 if solver == "newton" else 1e-7) if self.tol is None else self.tol
         max_iter = (100 if solver == "newton" else 2000) if self.max_iter is None else self.max_iter
         self.solver_, self.tol_ = solver, tol
+        sigma = self.prior_scale
+        n_strong, strong = _core.beat_pieces(data.n_players, data.i, data.j, data.p)
+        n_pieces = int(piece.max()) + 1 if piece.size else 0
+        self.separated_ = bool(n_strong > n_pieces)
+        if self.separated_ and sigma is None:
+            sigma = SEPARATION_PRIOR_SCALE
+            sizes = np.bincount(strong)
+            smallest = np.argsort(sizes, kind="stable")[: min(5, sizes.size)]
+            names = [show(data.labels[np.flatnonzero(strong == c)[0]]) for c in smallest]
+            warnings.warn(
+                f"the results separate the players into {n_strong} groups where {n_pieces} connected "
+                f"piece(s) were expected: some players or groups never lose (or never win) against the others "
+                f"(e.g. {', '.join(names)}), so the maximum-likelihood ratings are infinite. A N(0, "
+                f"{SEPARATION_PRIOR_SCALE:g}^2) prior on each rating (in logits; prior_scale=) keeps them finite; "
+                "their values for those players say 'far above / below', not how far",
+                SeparationWarning,
+                stacklevel=3,
+            )
+        # prior N(0, sigma^2) per rating, on the scale of the objective (the mean loss per unit weight)
+        ridge = 0.0 if sigma is None else 1.0 / (sigma**2 * float(data.pair_weights().sum()))
+        self.prior_scale_ = sigma
         if solver == "newton":
-            res = newton_elo(objective, loss_id, data.i, data.j, w, data.n_players, piece, tol, int(max_iter), n_threads)
+            res = newton_elo(objective, loss_id, data.i, data.j, w, data.n_players, piece, tol, int(max_iter),
+                             n_threads, ridge=ridge)
             self.linear_solver_ = res.linear_solver
         else:
 
             def fun(s: np.ndarray) -> tuple[float, np.ndarray]:
                 f, _, _, gs = objective.evaluate(loss_id, s=s, grad_s=True, n_threads=n_threads)
-                return f, gs
+                return f + 0.5 * ridge * float(s @ s), gs + ridge * s
 
-            h = pair_curvature(data.i, data.j, w, None, data.n_players, objective, n_threads)
+            h = pair_curvature(data.i, data.j, w, None, data.n_players, objective, n_threads) + ridge
             res = minimize_scaled(fun, np.zeros(data.n_players), h, tol, int(max_iter))
         s = res.x
         # The scores are defined up to a constant in each piece of the comparison graph: centre each piece.
@@ -86,6 +118,11 @@ class Elo(_EloFamily):
     ``P(i beats j) = sigmoid(s_i - s_j)`` (the paper's alpha = 1: natural-log units; multiply by
     400 / ln 10 for the familiar Elo points).
 
+    When the results separate the players (a player or a group that never loses, or never wins,
+    against the others in its piece), the maximum-likelihood ratings are infinite (Zermelo 1929): the
+    fit then warns (``SeparationWarning``) and adds a N(0, 10^2) prior on each rating in logits
+    (``SEPARATION_PRIOR_SCALE``, 1737 Elo points), which keeps them finite and barely moves the others.
+
     Parameters
     ----------
     solver : {"newton", "lbfgs"}, default "newton"
@@ -94,6 +131,10 @@ class Elo(_EloFamily):
         Cholesky factorisation on ladder-like data where CG would crawl (``linear_solver_`` says
         which); quadratic convergence to the maximum-likelihood optimum. "lbfgs": preconditioned
         L-BFGS (first order).
+    prior_scale : float, optional
+        Standard deviation (logits) of a N(0, prior_scale^2) prior on every rating, added as
+        ``sum_a s_a^2 / (2 prior_scale^2)`` to the negative log-likelihood of the games. None: no prior,
+        unless the results separate the players (see above).
     tol : float, default 1e-9 (newton) or 1e-7 (lbfgs)
         Converged when, for every player, ``|gradient| / curvature scale`` is at most ``tol``: for Elo
         this is the gap between the player's expected and observed mean score (see ``discrank._optim``).
@@ -111,6 +152,10 @@ class Elo(_EloFamily):
         Newton steps or L-BFGS iterations.
     solver_, tol_ : str, float
         The solver and tolerance used (the defaults resolved).
+    separated_ : bool
+        Whether the results separate the players (no finite maximum-likelihood answer).
+    prior_scale_ : float or None
+        The prior actually used.
     linear_solver_ : str
         (newton) "cg" or "banded Cholesky": how the last Newton systems were solved.
     converged_ : bool
