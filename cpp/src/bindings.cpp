@@ -336,6 +336,39 @@ py::tuple beat_pieces(std::int64_t n, IntArray i, IntArray j, FloatArray p) {
     return py::make_tuple(count, comp);
 }
 
+// Per player: whether they scored in some pair (a win or a draw) and conceded in some pair.
+py::tuple win_loss_flags(std::int64_t n, IntArray i, IntArray j, FloatArray p) {
+    const std::int64_t m = i.ndim() == 1 ? i.shape(0) : -1;
+    if (m < 0 || j.ndim() != 1 || j.shape(0) != m || p.ndim() != 1 || p.shape(0) != m)
+        throw py::value_error("i, j and p must be 1-D of the same length");
+    const std::int32_t* pi = i.data();
+    const std::int32_t* pj = j.data();
+    const double* pp = p.data();
+    for (std::int64_t e = 0; e < m; ++e)
+        if (pi[e] < 0 || pi[e] >= n || pj[e] < 0 || pj[e] >= n)
+            throw py::value_error("pair " + std::to_string(e) + " has player index (" + std::to_string(pi[e]) + ", " +
+                                  std::to_string(pj[e]) + ") outside [0, " + std::to_string(n) + ")");
+    py::array_t<bool> won(static_cast<py::ssize_t>(n)), lost(static_cast<py::ssize_t>(n));
+    bool* pw = won.mutable_data();
+    bool* pl = lost.mutable_data();
+    {
+        py::gil_scoped_release release;
+        std::fill(pw, pw + n, false);
+        std::fill(pl, pl + n, false);
+        for (std::int64_t e = 0; e < m; ++e) {
+            if (pp[e] > 0.0) {
+                pw[pi[e]] = true;
+                pl[pj[e]] = true;
+            }
+            if (pp[e] < 1.0) {
+                pw[pj[e]] = true;
+                pl[pi[e]] = true;
+            }
+        }
+    }
+    return py::make_tuple(won, lost);
+}
+
 py::tuple connected_pieces(std::int64_t n, IntArray i, IntArray j) {
     if (i.ndim() != 1 || j.ndim() != 1 || i.shape(0) != j.shape(0))
         throw py::value_error("i and j must be 1-D of the same length, got " + shape_str(i) + " and " + shape_str(j));
@@ -430,6 +463,8 @@ PYBIND11_MODULE(_core, m) {
     m.def("aggregate_games", &aggregate_games, py::arg("n"), py::arg("a").noconvert(), py::arg("b").noconvert(),
           py::arg("score").noconvert(), py::arg("count").noconvert() = py::none(), py::arg("n_threads") = 0);
     m.def("beat_pieces", &beat_pieces, py::arg("n"), py::arg("i").noconvert(), py::arg("j").noconvert(),
+          py::arg("p").noconvert());
+    m.def("win_loss_flags", &win_loss_flags, py::arg("n"), py::arg("i").noconvert(), py::arg("j").noconvert(),
           py::arg("p").noconvert());
     m.def("connected_pieces", &connected_pieces, py::arg("n"), py::arg("i").noconvert(), py::arg("j").noconvert());
     m.def("scores", &scores, py::arg("a").noconvert(), py::arg("b").noconvert(), py::arg("n_players"),

@@ -22,6 +22,20 @@ _SOLVERS = ("newton", "lbfgs")
 #: Prior standard deviation (logits) used when the results separate the players: 10 logits is 1737 Elo
 #: points, far wider than any real rating spread, so it only matters where the data has no answer.
 SEPARATION_PRIOR_SCALE = 10.0
+#: Largest rating spread (logits) within a piece before the fit checks for a separated group.
+SEPARATION_CHECK_SPREAD = 18.0
+#: Logs with at most this many pairs are checked for separated groups before the fit.
+TARJAN_UP_FRONT = 1_000_000
+
+
+def _spread(s: np.ndarray, piece: np.ndarray) -> float:
+    if s.size == 0:
+        return 0.0
+    hi = np.full(piece.max() + 1, -np.inf)
+    lo = np.full(piece.max() + 1, np.inf)
+    np.maximum.at(hi, piece, s)
+    np.minimum.at(lo, piece, s)
+    return float(np.max(hi - lo))
 
 
 class _EloFamily(PairwiseModel):
@@ -60,12 +74,44 @@ class _EloFamily(PairwiseModel):
         tol = (1e-9 if solver == "newton" else 1e-7) if self.tol is None else self.tol
         max_iter = (100 if solver == "newton" else 2000) if self.max_iter is None else self.max_iter
         self.solver_, self.tol_ = solver, tol
-        sigma = self.prior_scale
-        n_strong, strong = _core.beat_pieces(data.n_players, data.i, data.j, data.p)
         n_pieces = int(piece.max()) + 1 if piece.size else 0
-        self.separated_ = bool(n_strong > n_pieces)
-        if self.separated_ and sigma is None:
+
+        def solve(sigma):
+            # prior N(0, sigma^2) per rating, on the scale of the objective (the mean loss per unit weight)
+            ridge = 0.0 if sigma is None else 1.0 / (sigma**2 * float(data.pair_weights().sum()))
+            if solver == "newton":
+                return newton_elo(objective, loss_id, data.i, data.j, w, data.n_players, piece, tol, int(max_iter),
+                                  n_threads, ridge=ridge)
+
+            def fun(s: np.ndarray) -> tuple[float, np.ndarray]:
+                f, _, _, gs = objective.evaluate(loss_id, s=s, grad_s=True, n_threads=n_threads)
+                return f + 0.5 * ridge * float(s @ s), gs + ridge * s
+
+            h = pair_curvature(data.i, data.j, w, None, data.n_players, objective, n_threads) + ridge
+            return minimize_scaled(fun, np.zeros(data.n_players), h, tol, int(max_iter))
+
+        # Separation (no finite maximum-likelihood answer): a player who never scores or never concedes
+        # is found in one pass; a separated *group* by the strong pieces of the beat graph (Tarjan, O(m)):
+        # up front on logs of up to TARJAN_UP_FRONT pairs, else only when the fit does not converge or
+        # spreads a piece wider than SEPARATION_CHECK_SPREAD logits.
+        sigma = self.prior_scale
+        separated = False
+        if sigma is None:
+            won, lost = _core.win_loss_flags(data.n_players, data.i, data.j, data.p)
+            has_pair = np.bincount(piece)[piece] > 1
+            separated = bool(np.any(has_pair & ~(won & lost)))
+            if not separated and data.n_pairs <= TARJAN_UP_FRONT:
+                separated = bool(_core.beat_pieces(data.n_players, data.i, data.j, data.p)[0] > n_pieces)
+        res = None
+        if sigma is None and not separated:
+            res = solve(None)
+            if data.n_pairs > TARJAN_UP_FRONT and (
+                not res.converged or _spread(res.x, piece) > SEPARATION_CHECK_SPREAD
+            ):
+                separated = bool(_core.beat_pieces(data.n_players, data.i, data.j, data.p)[0] > n_pieces)
+        if separated:
             sigma = SEPARATION_PRIOR_SCALE
+            n_strong, strong = _core.beat_pieces(data.n_players, data.i, data.j, data.p)
             sizes = np.bincount(strong)
             smallest = np.argsort(sizes, kind="stable")[: min(5, sizes.size)]
             names = [show(data.labels[np.flatnonzero(strong == c)[0]]) for c in smallest]
@@ -78,21 +124,13 @@ class _EloFamily(PairwiseModel):
                 SeparationWarning,
                 stacklevel=3,
             )
-        # prior N(0, sigma^2) per rating, on the scale of the objective (the mean loss per unit weight)
-        ridge = 0.0 if sigma is None else 1.0 / (sigma**2 * float(data.pair_weights().sum()))
+            res = None
+        if res is None:
+            res = solve(sigma)
+        self.separated_ = separated
         self.prior_scale_ = sigma
         if solver == "newton":
-            res = newton_elo(objective, loss_id, data.i, data.j, w, data.n_players, piece, tol, int(max_iter),
-                             n_threads, ridge=ridge)
             self.linear_solver_ = res.linear_solver
-        else:
-
-            def fun(s: np.ndarray) -> tuple[float, np.ndarray]:
-                f, _, _, gs = objective.evaluate(loss_id, s=s, grad_s=True, n_threads=n_threads)
-                return f + 0.5 * ridge * float(s @ s), gs + ridge * s
-
-            h = pair_curvature(data.i, data.j, w, None, data.n_players, objective, n_threads) + ridge
-            res = minimize_scaled(fun, np.zeros(data.n_players), h, tol, int(max_iter))
         s = res.x
         # The scores are defined up to a constant in each piece of the comparison graph: centre each piece.
         s -= (np.bincount(piece, s) / np.bincount(piece))[piece]
