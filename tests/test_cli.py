@@ -8,9 +8,12 @@ import sys
 from discrank.cli import main
 
 
-def test_demo_prints_both_leaderboards_and_disc_wins_on_hidden_pairs(capsys):
-    assert main(["demo", "--players", "30", "--games-per-pair", "20", "--seed", "1"]) == 0
+def test_demo_prints_both_leaderboards_and_disc_wins_on_hidden_pairs(capsys, tmp_path):
+    plot = tmp_path / "embedding.png"
+    assert main(["demo", "--players", "30", "--games-per-pair", "20", "--seed", "1", "--plot", str(plot)]) == 0
+    assert plot.stat().st_size > 1000
     out = capsys.readouterr().out
+    assert f"wrote the embedding of the first disc component to {plot}" in out
     assert "Elo (stationary, Eq. 1)" in out and "Disc decomposition, k=2" in out
     assert "The main disc component is cyclic" in out  # the default league's cyclic part is the larger
     rows = {line.split()[0]: line.split() for line in out.splitlines() if line.startswith("  Elo ") or line.startswith("  Disc ")}
@@ -25,10 +28,12 @@ def test_bad_argument_is_one_line_and_exit_code_2(capsys):
     assert err.strip() == "discrank: error: --players must be >= 4 and --games-per-pair >= 1, got 2 and 20"
 
 
-def test_console_script_is_installed():
+def test_console_script_is_installed(tmp_path):
     exe = shutil.which("discrank", path=os.path.dirname(sys.executable)) or shutil.which("discrank")
     assert exe is not None, "the discrank command is not on PATH: is the package installed?"
-    proc = subprocess.run([exe, "demo", "--players", "12", "--top", "3"], capture_output=True, text=True, timeout=120)
+    proc = subprocess.run([exe, "demo", "--players", "12", "--top", "3"], capture_output=True, text=True, timeout=120,
+                          cwd=tmp_path)
+    assert (tmp_path / "discrank-demo.png").exists()  # the demo's default plot
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.count("\n     1 ") == 2  # rank 1 of each leaderboard
 

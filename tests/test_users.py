@@ -261,6 +261,9 @@ def test_bootstrap_intervals_cover_and_are_seeded():
     np.testing.assert_array_equal(again.scores, res.scores)  # same seed, any number of workers
     frame = res.frame()
     assert frame["player"].iloc[0] == "p0" and frame["rank_lo"].iloc[0] == 1
+    anchored = bootstrap(Elo(), a, b, score, n_boot=40, seed=1, anchor="p5")
+    assert anchored.point[5] == 0.0 and np.all(anchored.scores[:, 5][~np.isnan(anchored.scores[:, 5])] == 0.0)
+    np.testing.assert_allclose(anchored.point, res.point - res.point[5], atol=1e-12)
     with pytest.raises(ValueError, match="n_boot must be an integer >= 2, got 1"):
         bootstrap(Elo(), a, b, score, n_boot=1)
 

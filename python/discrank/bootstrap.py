@@ -71,12 +71,15 @@ def _scores(model: Any) -> np.ndarray:
 
 
 def bootstrap(estimator: Any, a: Any, b: Any, score: Any, *, n_boot: int = 200, ci: float = 0.95,
-              seed: int = 0, n_jobs: Optional[int] = None, weights: Optional[str] = None) -> BootstrapResult:
+              seed: int = 0, n_jobs: Optional[int] = None, weights: Optional[str] = None,
+              anchor: Any = None) -> BootstrapResult:
     """Refit ``estimator`` (unfitted; cloned with its parameters) on ``n_boot`` resamples of the games
     ``(a, b, score)``; returns the replicates' scores with the point estimate on all the games.
 
     Disc models are compared on their strength (Proposition 2), which exists when the first component
-    is transitive (NaN otherwise). Warnings of the replicates (players missing from a resample, a graph
+    is transitive (NaN otherwise). ``anchor``: a player whose score is set to 0 in every replicate (and
+    in the point estimate), so that the intervals are relative to that reference player; default: each
+    fit's own centring (mean 0). Warnings of the replicates (players missing from a resample, a graph
     in pieces) are collected: one ``ConvergenceWarning`` says how many replicates did not converge.
     """
     from discrank.logs import GameLog
@@ -89,8 +92,11 @@ def bootstrap(estimator: Any, a: Any, b: Any, score: Any, *, n_boot: int = 200, 
     full = PairwiseData.from_games(log.a, log.b, log.score, weights=weights)
     labels = full.labels
     params = estimator.get_params()
-    point = _scores(type(estimator)(**params).fit(full))
+    point = np.array(_scores(type(estimator)(**params).fit(full)), dtype=np.float64)
     ia, ib = full.index(log.a), full.index(log.b)
+    ref = None if anchor is None else int(full.index([anchor])[0])
+    if ref is not None:
+        point -= point[ref]
     G = len(log)
     workers = 1 if n_jobs is None else (max(1, (__import__("os").cpu_count() or 1) + 1 + n_jobs) if n_jobs < 0 else n_jobs)
     fit_params = dict(params)
@@ -109,6 +115,8 @@ def bootstrap(estimator: Any, a: Any, b: Any, score: Any, *, n_boot: int = 200, 
         present[ia[keep]] = True
         present[ib[keep]] = True
         out[~present] = np.nan
+        if ref is not None:
+            out -= out[ref]  # NaN everywhere when the anchor sat out this replicate
         return out
 
     # The warning filters are process-wide: set once here, around all the workers.

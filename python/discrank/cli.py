@@ -87,8 +87,11 @@ def demo(args: argparse.Namespace) -> int:
     for name, model, seconds in (("Elo", elo, t1 - t0), (f"Disc k={args.components}", disc, t2 - t1)):
         print(f"  {name:<22} {model.log_loss(test):>12.4f}  {model.mse(test):>24.5f}   {seconds:>7.2f} s")
     if args.plot:
-        import matplotlib
-
+        try:
+            import matplotlib
+        except ImportError:
+            print("\n(pip install 'discrank[plot]' to draw the embedding of the first disc component)")
+            return 0
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
 
@@ -292,7 +295,9 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     p.add_argument("--components", type=int, default=2, help="disc components k (default 2)")
     p.add_argument("--top", type=int, default=10, help="rows of each leaderboard (default 10)")
     p.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
-    p.add_argument("--plot", metavar="PNG", help="write the embedding of the first disc component there")
+    p.add_argument("--plot", metavar="PNG", default="discrank-demo.png",
+                   help="write the embedding of the first disc component there (default discrank-demo.png; "
+                        "'' for none; needs matplotlib)")
     p.set_defaults(func=demo)
 
     p = sub.add_parser("fit", help="fit a model to a game log (CSV, Parquet or PGN)")

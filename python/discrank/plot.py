@@ -123,4 +123,12 @@ def plot_model_payoff(model: Any, ax: Any = None, title: Optional[str] = None):
         key = -model.strength_
     else:
         key = np.arctan2(model.v_[:, 0], model.u_[:, 0])
-    return plot_payoff(P, order=np.argsort(key, kind="stable"), ax=ax, title=title)
+    order = np.argsort(key, kind="stable")
+    ax = plot_payoff(P, order=order, ax=ax, title=title)
+    if n <= 30:  # readable: name the players
+        names = [str(x) for x in np.asarray(model.labels_)[order]]
+        ax.set_xticks(range(n))
+        ax.set_xticklabels(names, rotation=90, fontsize=7)
+        ax.set_yticks(range(n))
+        ax.set_yticklabels(names, fontsize=7)
+    return ax

@@ -25,7 +25,7 @@ SEPARATION_PRIOR_SCALE = 10.0
 #: Largest rating spread (logits) within a piece before the fit checks for a separated group.
 SEPARATION_CHECK_SPREAD = 18.0
 #: Logs with at most this many pairs are checked for separated groups before the fit.
-TARJAN_UP_FRONT = 1_000_000
+TARJAN_UP_FRONT = 200_000
 
 
 def _spread(s: np.ndarray, piece: np.ndarray) -> float:
