@@ -5,6 +5,7 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <memory>
@@ -90,7 +91,8 @@ class PyObjective {
 
     py::tuple evaluate(int loss, const std::optional<FloatArray>& U, const std::optional<FloatArray>& V,
                        const std::optional<FloatArray>& s, const std::optional<FloatArray>& offset, bool grad_u,
-                       bool grad_v, bool grad_s, std::optional<FloatArray> curv, int n_threads) {
+                       bool grad_v, bool grad_s, std::optional<FloatArray> curv, std::optional<FloatArray> curv_sums,
+                       int n_threads) {
         if (loss < 0 || loss > 3) throw py::value_error("unknown loss id " + std::to_string(loss));
         const std::int64_t n = core_->n_players();
         const Factors f = check_factors(n, U, V, s);
@@ -132,6 +134,11 @@ class PyObjective {
         g.U = pgU;
         g.V = pgV;
         g.s = pgs;
+        if (curv_sums) {
+            if (!curv) throw py::value_error("curv_sums needs curv");
+            check_vector(*curv_sums, n, "curv_sums");
+            g.curv_diag = curv_sums->mutable_data();
+        }
         double value;
         {
             py::gil_scoped_release release;
@@ -184,6 +191,14 @@ class PyObjective {
     std::int64_t n_players() const { return core_->n_players(); }
     std::int64_t n_pairs() const { return core_->n_pairs(); }
     std::string strategy() const { return core_->scatter() ? "scatter" : "gather"; }
+    py::tuple win_loss() const {
+        const auto& w = core_->won();
+        const auto& l = core_->lost();
+        py::array_t<bool> won(static_cast<py::ssize_t>(w.size())), lost(static_cast<py::ssize_t>(l.size()));
+        std::transform(w.begin(), w.end(), won.mutable_data(), [](char c) { return c != 0; });
+        std::transform(l.begin(), l.end(), lost.mutable_data(), [](char c) { return c != 0; });
+        return py::make_tuple(won, lost);
+    }
 
   private:
     IntArray i_, j_;
@@ -413,6 +428,7 @@ PYBIND11_MODULE(_core, m) {
              py::arg("w").noconvert(), py::arg("strategy") = "auto")
         .def_property_readonly("n_players", &PyObjective::n_players)
         .def_property_readonly("strategy", &PyObjective::strategy)
+        .def("win_loss", &PyObjective::win_loss, "(won, lost): whether each player ever scored / conceded")
         .def("hessp_s", &PyObjective::hessp_s, py::arg("curv").noconvert(), py::arg("x").noconvert(),
              py::arg("n_threads") = 0)
         .def("player_sums", &PyObjective::player_sums, py::arg("v").noconvert(), py::arg("n_threads") = 0)
@@ -423,7 +439,8 @@ PYBIND11_MODULE(_core, m) {
         .def("evaluate", &PyObjective::evaluate, py::arg("loss"), py::arg("U").noconvert() = py::none(),
              py::arg("V").noconvert() = py::none(), py::arg("s").noconvert() = py::none(),
              py::arg("offset").noconvert() = py::none(), py::arg("grad_u") = false, py::arg("grad_v") = false,
-             py::arg("grad_s") = false, py::arg("curv").noconvert() = py::none(), py::arg("n_threads") = 0);
+             py::arg("grad_s") = false, py::arg("curv").noconvert() = py::none(),
+             py::arg("curv_sums").noconvert() = py::none(), py::arg("n_threads") = 0);
 
     // The vectorised exp and log1p of fastmath.hpp, for their accuracy test.
     m.def(

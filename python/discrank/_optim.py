@@ -177,6 +177,11 @@ class _LaplacianSolver:
         self.banded_tried = False
         self.band = None
 
+    def _diag(self, curv):
+        if getattr(self, "diag", None) is not None:
+            return self.diag
+        return self.objective.player_sums(curv, n_threads=self.n_threads)
+
     def _project(self, x):
         return x - (np.bincount(self.piece, x) / self.piece_size)[self.piece]
 
@@ -199,8 +204,10 @@ class _LaplacianSolver:
         self.method = "banded Cholesky"
         return True
 
-    def solve(self, curv, rhs, rtol, delta):
-        """Returns (d, products with L); d solves (L + delta I) d = rhs to relative residual rtol."""
+    def solve(self, curv, rhs, rtol, delta, diag=None):
+        """Returns (d, products with L); d solves (L + delta I) d = rhs to relative residual rtol.
+        ``diag``: the Laplacian's diagonal (the curvature's player sums), when already known."""
+        self.diag = diag
         if self.method == "cg":
             d, n_prod, ok = self._cg(curv, rhs, rtol, delta)
             if ok or self.banded_tried or not self._try_banded():
@@ -212,7 +219,7 @@ class _LaplacianSolver:
 
         b, pos, lo, off = self.band
         n = self.n
-        diag = self.objective.player_sums(curv, n_threads=self.n_threads) + delta
+        diag = self._diag(curv) + delta
         # lower form: ab[r - c, c] = L[r, c] for r >= c, in the permuted indices
         ab = -np.bincount(off * n + lo, curv, (b + 1) * n).reshape(b + 1, n)
         ab[0, pos] = diag
@@ -221,7 +228,7 @@ class _LaplacianSolver:
 
     def _cg(self, curv, rhs, rtol, delta):
         obj, nt = self.objective, self.n_threads
-        diag = obj.player_sums(curv, n_threads=nt) + delta
+        diag = self._diag(curv) + delta
         inv = 1.0 / diag
         x = np.zeros(self.n)
         r = rhs.copy()

@@ -163,7 +163,8 @@ struct Grads {
     double* U = nullptr;
     double* V = nullptr;
     double* s = nullptr;
-    bool any() const { return U || V || s; }
+    double* curv_diag = nullptr;  // per player, the sum of the curvature of their pairs (needs curv)
+    bool any() const { return U || V || s || curv_diag; }
 };
 
 class PairObjective {
@@ -178,6 +179,9 @@ class PairObjective {
         : n_(n_players), m_(n_pairs), i_(i), j_(j), y_(y), w_(w) {
         if (n_players < 1) throw std::invalid_argument("n_players must be >= 1, got " + std::to_string(n_players));
         if (n_pairs > INT32_MAX) throw std::invalid_argument("at most 2^31 - 1 pairs are supported");
+        // One pass: the checks, and whether each player ever scored / conceded (plain stores).
+        won_.assign(n_, 0);
+        lost_.assign(n_, 0);
         for (std::int64_t p = 0; p < m_; ++p) {
             const std::int64_t a = i_[p], b = j_[p];
             if (a < 0 || a >= n_ || b < 0 || b >= n_)
@@ -186,6 +190,8 @@ class PairObjective {
             if (a == b)
                 throw std::invalid_argument("pair " + std::to_string(p) + " is player " + std::to_string(a) +
                                             " against themself");
+            if (y_[p] > 0.0) won_[a] = lost_[b] = 1;
+            if (y_[p] < 1.0) won_[b] = lost_[a] = 1;
         }
         scatter_ = strategy == Strategy::scatter || (strategy == Strategy::automatic && kChunks * n_ <= m_);
         n_blocks_ = (m_ + kBlock - 1) / kBlock;
@@ -211,11 +217,15 @@ class PairObjective {
     std::int64_t n_players() const { return n_; }
     std::int64_t n_pairs() const { return m_; }
     bool scatter() const { return scatter_; }
+    const std::vector<char>& won() const { return won_; }
+    const std::vector<char>& lost() const { return lost_; }
 
     // Objective value; gradients into the non-null outputs of g; per-pair curvature w_p L''(A_p) into
     // curv (length m) when it is not null.
     double evaluate(Loss loss, const Params& x, const Grads& g, double* curv, int n_threads) {
         std::lock_guard<std::mutex> guard(mutex_);  // the scratch buffers are per object
+        if (g.curv_diag && !curv) throw std::invalid_argument("the curvature's player sums need the curvature");
+        curv_ptr_ = curv;
         const int nt = resolve_threads(n_threads);
         const double* target = y_;
         if (loss == Loss::squared_logit) {
@@ -226,7 +236,7 @@ class PairObjective {
             target = logit_.data();
         }
         const int k = x.k;
-        const std::int64_t width = (g.s ? 1 : 0) + (g.U ? k : 0) + (g.V ? k : 0);
+        const std::int64_t width = (g.s ? 1 : 0) + (g.U ? k : 0) + (g.V ? k : 0) + (g.curv_diag ? 1 : 0);
         const bool grad = g.any();
         if (scatter_ && grad) chunk_.resize(static_cast<std::size_t>(kChunks * n_ * width));
         const std::int64_t n_units = scatter_ ? kChunks : n_blocks_;
@@ -250,10 +260,19 @@ class PairObjective {
                     loss_block(loss, len, target + lo, w_ + lo, a, val, res, curv ? curv + lo : cscr);
                     partial_[blk] = block_sum(val, len);
                     if (!grad) continue;
-                    if (buf)
+                    if (buf) {
                         scatter_block(x, g, lo, len, res, buf);
-                    else
+                        if (g.curv_diag) {  // the last field of the buffer
+                            double* bc = buf + n_ * (width - 1);
+                            const double* c = curv + lo;
+                            for (std::int64_t t = 0; t < len; ++t) {
+                                bc[i_[lo + t]] += c[t];
+                                bc[j_[lo + t]] += c[t];
+                            }
+                        }
+                    } else {
                         std::copy(res, res + len, residual_.data() + lo);
+                    }
                 }
             }
             if (grad) {
@@ -492,8 +511,10 @@ class PairObjective {
                 g.s[e] = sum;
             else if (g.U && e >= off_U && e < off_U + n_ * k)
                 g.U[e - off_U] = sum;
-            else
+            else if (g.V && e >= off_V && e < off_V + n_ * k)
                 g.V[e - off_V] = sum;
+            else
+                g.curv_diag[e - (len - n_)] = sum;
         }
     }
 
@@ -523,6 +544,11 @@ class PairObjective {
                 }
             }
             if (g.s) g.s[a] = gsa;
+            if (g.curv_diag) {
+                double c = 0.0;
+                for (std::int64_t e = ptr_[a]; e < ptr_[a + 1]; ++e) c += curv_ptr_[adj_[e].pair];
+                g.curv_diag[a] = c;
+            }
         }
     }
 
@@ -539,6 +565,8 @@ class PairObjective {
     std::vector<double> partial_;
     std::vector<double> chunk_;
     std::vector<double> logit_;
+    const double* curv_ptr_ = nullptr;
+    std::vector<char> won_, lost_;
     std::mutex mutex_;
 };
 

@@ -150,7 +150,7 @@ class PairwiseModel:
         self.labels_ = data.labels.copy()
         self.n_players_ = data.n_players
         counts = data.n_games if data.n_games is not None else np.ones(data.n_pairs)
-        self.n_games_ = objective.player_sums(np.ascontiguousarray(counts, dtype=np.float64))
+        self.n_games_ = objective.player_sums(np.ascontiguousarray(counts, dtype=np.float64), n_threads=self._n_threads)
         self._label_index = None
         # scipy's L-BFGS-B calls a threaded BLAS on small matrices; its threads then spin against the
         # core's OpenMP threads (kernel calls measured 2x slower on 2 cores). One BLAS thread is enough.

@@ -97,7 +97,7 @@ class _EloFamily(PairwiseModel):
         sigma = self.prior_scale
         separated = False
         if sigma is None:
-            won, lost = _core.win_loss_flags(data.n_players, data.i, data.j, data.p)
+            won, lost = objective.win_loss()
             has_pair = np.bincount(piece)[piece] > 1
             separated = bool(np.any(has_pair & ~(won & lost)))
             if not separated and data.n_pairs <= TARJAN_UP_FRONT:
