@@ -247,27 +247,29 @@ def compare_elo(label, n, ta, tb, ts, ha, hb, hs, repeat, choix_ok, opt_ok):
             ll = log_loss(s, ha, hb, hs)
             tag = f"{name} ({'defaults' if tol is None else f'tol {tol:g}'})"
             print(f"  {tag:<52}{t:>9.2f}{it:>7}{ll:>13.6f}{ll - best_ll:>11.1e}{relative_gradient(fun, s):>11.1e}")
-            if tol is not None and chosen is None and abs(ll - best_ll) <= MATCH:
-                chosen = tol
+            if chosen is None and abs(ll - best_ll) <= MATCH:
+                chosen = (tol,)  # the defaults (None) count too
         if chosen is None:
             print(f"  {name}: no tolerance tried reached the optimum's held-out log loss to {MATCH:g}")
             return
+        chosen = chosen[0]
         t, _ = best_of(lambda: fit(chosen), rep)
         rows[name] = (chosen, t)
-        print(f"  {name + ' matched':<52}{t:>9.2f}  (tol {chosen:g}, best of {rep})")
+        tag = "defaults" if chosen is None else f"tol {chosen:g}"
+        print(f"  {name + ' matched':<52}{t:>9.2f}  ({tag}, best of {rep})")
 
     def discrank_fit(tol):
-        m = quiet(lambda: Elo(tol=tol).fit(data))
+        m = quiet(lambda: Elo(tol=tol).fit(data))  # tol None: the default 1e-9
         return m.ratings_, m.n_iter_
 
-    run("discrank Elo", discrank_fit, [None, 1e-2, 1e-3, 1e-4, 1e-5, 1e-6, 1e-7])
+    run("discrank Elo", discrank_fit, [1e-1, 1e-2, 1e-3, 1e-4, 1e-5, 1e-6, 1e-7, None])
     run("scipy L-BFGS-B, numpy BT objective",
         lambda tol: scipy_fit(data, None if tol is None else {"ftol": 0.0, "gtol": tol, "maxiter": 100_000}),
-        [None, 1e-6, 1e-7, 1e-8, 1e-9, 1e-10])
+        [None, 1e-5, 1e-6, 1e-7, 1e-8, 1e-9, 1e-10])
     if has_sk:
         X, y, wt = sklearn_design_from_pairs(data)
         run("sklearn LogisticRegression (lbfgs)", lambda tol: sklearn_fit(X, y, wt, tol),
-            [None, 1e-5, 1e-6, 1e-7, 1e-8, 1e-9])
+            [None, 1e-5, 1e-6, 1e-7, 1e-8, 1e-9])  # None: its default tol 1e-4
     if has_choix:
         import choix
 

@@ -269,7 +269,8 @@ def newton_elo(objective, loss_id, i, j, w, n, piece, tol, max_iter, n_threads, 
     adds ``ridge / 2 |s|^2`` to the objective (a Gaussian prior; ``ridge I`` to the Hessian).
     """
     m = i.size
-    h = _fill_zero_scales(objective.player_sums(w, n_threads=n_threads))
+    total = objective.player_sums(w, n_threads=n_threads)
+    h = _fill_zero_scales(total.copy())
     curv = np.empty(m)
     s = np.zeros(n) if s0 is None else np.array(s0, dtype=np.float64)
 
@@ -283,8 +284,24 @@ def newton_elo(objective, loss_id, i, j, w, n, piece, tol, max_iter, n_threads, 
     h = h + ridge
     solver = _LaplacianSolver(objective, i, j, n, piece, n_threads)
     f, g = evaluate(s)
+    n_eval = 1
+    if s0 is None and loss_id == 0 and scaled_gradient(g, h) > tol:
+        # Warm start: each player's logit of their mean score, read from the gradient at 0
+        # (g_a = total_a / 2 - score_a); kept only if it lowers the objective.
+        played = total > 0
+        rate = np.full(n, 0.5)
+        rate[played] = np.clip(0.5 - g[played] / total[played], 0.02, 0.98)
+        x0 = np.log(rate / (1.0 - rate))
+        x0 -= (np.bincount(piece, x0) / np.bincount(piece))[piece]
+        f0, g0 = evaluate(x0)
+        n_eval += 1
+        if f0 < f:
+            s, f, g = x0, f0, g0
+        else:
+            f, g = evaluate(s)  # back to 0 (and its curvature)
+            n_eval += 1
     measure = scaled_gradient(g, h)
-    n_eval, n_iter, n_cg = 1, 0, 0
+    n_iter, n_cg = 0, 0
     message = ""
     while measure > tol:
         if n_iter >= max_iter:
