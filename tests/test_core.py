@@ -360,3 +360,23 @@ def test_curvature_sums_and_win_loss_flags(strategy):
     assert np.array_equal(won, exp_won) and np.array_equal(lost, exp_lost)
     with pytest.raises(ValueError, match="curv_sums needs curv"):
         obj.evaluate(0, s=s, curv_sums=sums)
+
+
+@pytest.mark.parametrize("with_counts", [False, True])
+def test_aggregate_games_matches_numpy_and_any_thread_count(with_counts):
+    rng = np.random.default_rng(15)
+    n, m = 200, 30_000
+    a = rng.integers(0, n, m).astype(np.int32)
+    b = ((a + rng.integers(1, n, m)) % n).astype(np.int32)
+    s = rng.choice([0.0, 0.5, 1.0], m)
+    c = rng.integers(1, 4, m).astype(float) if with_counts else None
+    lo, hi, games, wins = _core.aggregate_games(n, a, b, s, c, n_threads=1)
+    cc = np.ones(m) if c is None else c
+    key = np.minimum(a, b).astype(np.int64) * n + np.maximum(a, b)
+    uniq, inv = np.unique(key, return_inverse=True)
+    assert np.array_equal(lo.astype(np.int64) * n + hi, uniq)
+    np.testing.assert_allclose(games, np.bincount(inv, cc), rtol=1e-15)
+    np.testing.assert_allclose(wins, np.bincount(inv, cc * np.where(a < b, s, 1 - s)), rtol=1e-13)
+    for threads in (2, 3):
+        other = _core.aggregate_games(n, a, b, s, c, n_threads=threads)
+        assert all(np.array_equal(x, y) for x, y in zip((lo, hi, games, wins), other))

@@ -5,9 +5,14 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <memory>
 #include <numeric>
 #include <utility>
 #include <vector>
+
+#ifdef _OPENMP
+#include <omp.h>
+#endif
 
 namespace discrank {
 
@@ -54,38 +59,80 @@ inline void group_pairs(std::int64_t n, std::int64_t m, const std::int32_t* lo, 
     }
 }
 
+namespace detail {
+
+struct GameRec {
+    std::uint64_t key;  // hi << 32 | t: sorting orders a pair's games by t
+    double wins;        // count * score of lo
+    double games;
+};
+
+struct UnitGameRec {  // one game each: 16 bytes to move instead of 24
+    std::uint64_t key;
+    double wins;
+};
+
+inline double games_of(const GameRec& r) { return r.games; }
+inline double games_of(const UnitGameRec&) { return 1.0; }
+inline void set_rec(GameRec& r, std::uint64_t key, double wins, double games) { r = {key, wins, games}; }
+inline void set_rec(UnitGameRec& r, std::uint64_t key, double wins, double) { r = {key, wins}; }
+
+}  // namespace detail
+
 // Aggregates a game log: games t = 0..m-1 between players ia[t] != ib[t] in [0, n), score[t] of ia[t]
 // in [0, 1], count[t] games (null: 1 each). Returns the distinct unordered pairs (lo < hi) sorted by
-// (lo, hi), with their total games and the total score of lo. Sums run in game order within a pair,
-// so the result does not depend on the thread count.
-inline void aggregate_games(std::int64_t n, std::int64_t m, const std::int32_t* ia, const std::int32_t* ib,
-                            const double* score, const double* count, std::vector<std::int32_t>& out_lo,
-                            std::vector<std::int32_t>& out_hi, std::vector<double>& out_games,
-                            std::vector<double>& out_wins, int n_threads) {
-    struct Rec {
-        std::uint64_t key;  // hi << 32 | t
-        double wins;        // count * score of lo
-        double games;
-    };
+// (lo, hi), with their total games and the total score of lo. A parallel counting sort by lo (each
+// thread scatters its own range of games after a per-thread histogram), then each player's short list
+// sorted by (hi, t) and summed in that order: the result does not depend on the thread count.
+template <class GameRec>
+void aggregate_games_impl(std::int64_t n, std::int64_t m, const std::int32_t* ia, const std::int32_t* ib,
+                          const double* score, const double* count, std::vector<std::int32_t>& out_lo,
+                          std::vector<std::int32_t>& out_hi, std::vector<double>& out_games,
+                          std::vector<double>& out_wins, int n_threads) {
+    const int nt = std::max(1, n_threads);
+    std::vector<std::int64_t> hist(static_cast<std::size_t>(nt) * (n + 1), 0);
     std::vector<std::int64_t> start(n + 1, 0);
-    for (std::int64_t t = 0; t < m; ++t) ++start[std::min(ia[t], ib[t]) + 1];
-    for (std::int64_t a = 0; a < n; ++a) start[a + 1] += start[a];
-    std::vector<Rec> rec(m);
+    std::unique_ptr<GameRec[]> rec(new GameRec[m > 0 ? m : 1]);  // not zero-filled: every slot is written
+#pragma omp parallel num_threads(nt)
     {
-        std::vector<std::int64_t> fill(start.begin(), start.end() - 1);
-        for (std::int64_t t = 0; t < m; ++t) {
+#ifdef _OPENMP
+        const int k = omp_get_thread_num();
+        const int T = omp_get_num_threads();
+#else
+        const int k = 0, T = 1;
+#endif
+        const std::int64_t t0 = m * k / T, t1 = m * (k + 1) / T;
+        std::int64_t* h = hist.data() + static_cast<std::size_t>(k) * (n + 1);
+        for (std::int64_t t = t0; t < t1; ++t) ++h[std::min(ia[t], ib[t])];
+#pragma omp barrier
+#pragma omp single
+        {
+            // start[a]: first slot of player a; then each thread's offset inside the bucket, in thread order
+            std::int64_t pos = 0;
+            for (std::int64_t a = 0; a < n; ++a) {
+                start[a] = pos;
+                for (int q = 0; q < T; ++q) {
+                    std::int64_t& c = hist[static_cast<std::size_t>(q) * (n + 1) + a];
+                    const std::int64_t cnt = c;
+                    c = pos;
+                    pos += cnt;
+                }
+            }
+            start[n] = pos;
+        }
+        for (std::int64_t t = t0; t < t1; ++t) {
             const bool first = ia[t] < ib[t];
             const std::int32_t lo = first ? ia[t] : ib[t], hi = first ? ib[t] : ia[t];
             const double c = count ? count[t] : 1.0;
-            rec[fill[lo]++] = {(static_cast<std::uint64_t>(hi) << 32) | static_cast<std::uint32_t>(t),
-                               c * (first ? score[t] : 1.0 - score[t]), c};
+            detail::set_rec(rec[h[lo]++], (static_cast<std::uint64_t>(hi) << 32) | static_cast<std::uint32_t>(t),
+                            c * (first ? score[t] : 1.0 - score[t]), c);
         }
     }
     std::vector<std::int64_t> distinct(n + 1, 0);
-#pragma omp parallel for schedule(dynamic, 64) num_threads(n_threads)
+#pragma omp parallel for schedule(dynamic, 64) num_threads(nt)
     for (std::int64_t a = 0; a < n; ++a) {
-        std::sort(rec.begin() + start[a], rec.begin() + start[a + 1],
-                  [](const Rec& x, const Rec& y) { return x.key < y.key; });
+        std::sort(rec.get() + start[a], rec.get() + start[a + 1],
+                  [](const GameRec& x, const GameRec& y) { return x.key < y.key; });
         std::int64_t u = 0;
         for (std::int64_t q = start[a]; q < start[a + 1]; ++q)
             if (q == start[a] || (rec[q].key >> 32) != (rec[q - 1].key >> 32)) ++u;
@@ -94,9 +141,9 @@ inline void aggregate_games(std::int64_t n, std::int64_t m, const std::int32_t* 
     for (std::int64_t a = 0; a < n; ++a) distinct[a + 1] += distinct[a];
     out_lo.resize(distinct[n]);
     out_hi.resize(distinct[n]);
-    out_games.assign(distinct[n], 0.0);
-    out_wins.assign(distinct[n], 0.0);
-#pragma omp parallel for schedule(dynamic, 64) num_threads(n_threads)
+    out_games.resize(distinct[n]);
+    out_wins.resize(distinct[n]);
+#pragma omp parallel for schedule(dynamic, 64) num_threads(nt)
     for (std::int64_t a = 0; a < n; ++a) {
         std::int64_t rank = distinct[a] - 1;
         for (std::int64_t q = start[a]; q < start[a + 1]; ++q) {
@@ -104,11 +151,25 @@ inline void aggregate_games(std::int64_t n, std::int64_t m, const std::int32_t* 
                 ++rank;
                 out_lo[rank] = static_cast<std::int32_t>(a);
                 out_hi[rank] = static_cast<std::int32_t>(rec[q].key >> 32);
+                out_games[rank] = 0.0;
+                out_wins[rank] = 0.0;
             }
-            out_games[rank] += rec[q].games;
+            out_games[rank] += detail::games_of(rec[q]);
             out_wins[rank] += rec[q].wins;
         }
     }
+}
+
+inline void aggregate_games(std::int64_t n, std::int64_t m, const std::int32_t* ia, const std::int32_t* ib,
+                            const double* score, const double* count, std::vector<std::int32_t>& out_lo,
+                            std::vector<std::int32_t>& out_hi, std::vector<double>& out_games,
+                            std::vector<double>& out_wins, int n_threads) {
+    if (count)
+        aggregate_games_impl<detail::GameRec>(n, m, ia, ib, score, count, out_lo, out_hi, out_games, out_wins,
+                                              n_threads);
+    else
+        aggregate_games_impl<detail::UnitGameRec>(n, m, ia, ib, score, count, out_lo, out_hi, out_games, out_wins,
+                                                  n_threads);
 }
 
 // Connected pieces of the graph on n players with edges (i[p], j[p]); piece numbers in the order of
