@@ -116,3 +116,16 @@ def test_predict_errors(tmp_path, capsys):
                  "--save", str(tmp_path / "m.npz"), "--quiet"]) == 0
     assert main(["predict", str(tmp_path / "m.npz"), "bot0", "nobody"]) == 2
     assert "nobody" in capsys.readouterr().err
+
+
+def test_fit_reads_a_pgn_file(tmp_path, capsys):
+    from test_users import PGN
+
+    path = tmp_path / "games.pgn"
+    path.write_text("\n".join([PGN] * 3))  # three copies (a blank line between games, as PGN requires)
+    assert main(["fit", str(path), "--model", "elo", "--out", str(tmp_path / "r.csv"), "--quiet"]) == 0
+    import pandas as pd
+
+    table = pd.read_csv(tmp_path / "r.csv")
+    assert sorted(table["player"]) == ["alice", "bob", "carol"]
+    assert table["games"].sum() == 2 * 9  # 9 finished games, two players each
