@@ -419,6 +419,10 @@ class PairObjective {
                 const std::int64_t p = ip[t], q = jp[t];
                 a[t] += x.U[p] * x.V[q] - x.V[p] * x.U[q];
             }
+        } else if (k == 2) {
+            gather_factors<2>(x, ip, jp, len, a);
+        } else if (k == 3) {
+            gather_factors<3>(x, ip, jp, len, a);
         } else if (k > 1) {
             for (std::int64_t t = 0; t < len; ++t) {
                 const double* Up = x.U + ip[t] * std::int64_t{k};
@@ -429,6 +433,20 @@ class PairObjective {
                 for (int l = 0; l < k; ++l) d += Up[l] * Vq[l] - Vp[l] * Uq[l];
                 a[t] += d;
             }
+        }
+    }
+
+    template <int K>
+    static void gather_factors(const Params& x, const std::int32_t* ip, const std::int32_t* jp, std::int64_t len,
+                               double* a) {
+        for (std::int64_t t = 0; t < len; ++t) {
+            const double* Up = x.U + std::int64_t{ip[t]} * K;
+            const double* Vp = x.V + std::int64_t{ip[t]} * K;
+            const double* Uq = x.U + std::int64_t{jp[t]} * K;
+            const double* Vq = x.V + std::int64_t{jp[t]} * K;
+            double d = 0.0;
+            for (int l = 0; l < K; ++l) d += Up[l] * Vq[l] - Vp[l] * Uq[l];
+            a[t] += d;
         }
     }
 
@@ -460,27 +478,12 @@ class PairObjective {
         }
         if (!k || !(bU || bV)) return;
         // dA/dU_a = V_b, dA/dV_a = -U_b for the first player a; the opposite for the second b.
-        if (k == 1) {
-            std::int32_t cur = ip[0];
-            double accU = 0.0, accV = 0.0;
-            for (std::int64_t t = 0; t < len; ++t) {
-                if (ip[t] != cur) {
-                    if (bU) bU[cur] += accU;
-                    if (bV) bV[cur] += accV;
-                    cur = ip[t];
-                    accU = accV = 0.0;
-                }
-                const std::int32_t q = jp[t];
-                const double r = res[t];
-                const double uq = x.U[q], vq = x.V[q], up = x.U[cur], vp = x.V[cur];
-                accU += r * vq;
-                accV -= r * uq;
-                if (bU) bU[q] -= r * vp;
-                if (bV) bV[q] += r * up;
-            }
-            if (bU) bU[cur] += accU;
-            if (bV) bV[cur] += accV;
-            return;
+        switch (k) {
+            case 1: return scatter_factors<1>(x, lo, len, res, bU, bV);
+            case 2: return scatter_factors<2>(x, lo, len, res, bU, bV);
+            case 3: return scatter_factors<3>(x, lo, len, res, bU, bV);
+            case 4: return scatter_factors<4>(x, lo, len, res, bU, bV);
+            default: break;
         }
         for (std::int64_t t = 0; t < len; ++t) {
             const std::int64_t p = ip[t] * std::int64_t{k}, q = jp[t] * std::int64_t{k};
@@ -496,6 +499,45 @@ class PairObjective {
                 }
             }
         }
+    }
+
+    // The factor gradients for a fixed number of components K: the first player's terms summed over
+    // its run of pairs in registers, the second player's added in place.
+    template <int K>
+    void scatter_factors(const Params& x, std::int64_t lo, std::int64_t len, const double* res, double* bU,
+                         double* bV) const {
+        const std::int32_t* ip = i_ + lo;
+        const std::int32_t* jp = j_ + lo;
+        std::int64_t cur = ip[0];
+        double accU[K] = {}, accV[K] = {};
+        auto flush = [&]() {
+            for (int l = 0; l < K; ++l) {
+                if (bU) bU[cur * K + l] += accU[l];
+                if (bV) bV[cur * K + l] += accV[l];
+                accU[l] = accV[l] = 0.0;
+            }
+        };
+        for (std::int64_t t = 0; t < len; ++t) {
+            if (ip[t] != cur) {
+                flush();
+                cur = ip[t];
+            }
+            const std::int64_t q = jp[t];
+            const double r = res[t];
+            const double* Uq = x.U + q * K;
+            const double* Vq = x.V + q * K;
+            const double* Up = x.U + cur * K;
+            const double* Vp = x.V + cur * K;
+            for (int l = 0; l < K; ++l) {
+                accU[l] += r * Vq[l];
+                accV[l] -= r * Uq[l];
+            }
+            if (bU)
+                for (int l = 0; l < K; ++l) bU[q * K + l] -= r * Vp[l];
+            if (bV)
+                for (int l = 0; l < K; ++l) bV[q * K + l] += r * Up[l];
+        }
+        flush();
     }
 
     // Inside a parallel region: the gradient as the chunk buffers' sum, in chunk order.
