@@ -478,12 +478,10 @@ class PairObjective {
         }
         if (!k || !(bU || bV)) return;
         // dA/dU_a = V_b, dA/dV_a = -U_b for the first player a; the opposite for the second b.
-        switch (k) {
-            case 1: return scatter_factors<1>(x, lo, len, res, bU, bV);
-            case 2: return scatter_factors<2>(x, lo, len, res, bU, bV);
-            case 3: return scatter_factors<3>(x, lo, len, res, bU, bV);
-            case 4: return scatter_factors<4>(x, lo, len, res, bU, bV);
-            default: break;
+        if (k >= 1 && k <= 4) {
+            if (bU && bV) return scatter_factors_k<true, true>(k, x, lo, len, res, bU, bV);
+            if (bU) return scatter_factors_k<true, false>(k, x, lo, len, res, bU, bV);
+            return scatter_factors_k<false, true>(k, x, lo, len, res, bU, bV);
         }
         for (std::int64_t t = 0; t < len; ++t) {
             const std::int64_t p = ip[t] * std::int64_t{k}, q = jp[t] * std::int64_t{k};
@@ -503,7 +501,18 @@ class PairObjective {
 
     // The factor gradients for a fixed number of components K: the first player's terms summed over
     // its run of pairs in registers, the second player's added in place.
-    template <int K>
+    template <bool GU, bool GV>
+    void scatter_factors_k(int k, const Params& x, std::int64_t lo, std::int64_t len, const double* res, double* bU,
+                           double* bV) const {
+        switch (k) {
+            case 1: return scatter_factors<1, GU, GV>(x, lo, len, res, bU, bV);
+            case 2: return scatter_factors<2, GU, GV>(x, lo, len, res, bU, bV);
+            case 3: return scatter_factors<3, GU, GV>(x, lo, len, res, bU, bV);
+            default: return scatter_factors<4, GU, GV>(x, lo, len, res, bU, bV);
+        }
+    }
+
+    template <int K, bool GU, bool GV>
     void scatter_factors(const Params& x, std::int64_t lo, std::int64_t len, const double* res, double* bU,
                          double* bV) const {
         const std::int32_t* ip = i_ + lo;
@@ -512,8 +521,8 @@ class PairObjective {
         double accU[K] = {}, accV[K] = {};
         auto flush = [&]() {
             for (int l = 0; l < K; ++l) {
-                if (bU) bU[cur * K + l] += accU[l];
-                if (bV) bV[cur * K + l] += accV[l];
+                if (GU) bU[cur * K + l] += accU[l];
+                if (GV) bV[cur * K + l] += accV[l];
                 accU[l] = accV[l] = 0.0;
             }
         };
@@ -529,12 +538,12 @@ class PairObjective {
             const double* Up = x.U + cur * K;
             const double* Vp = x.V + cur * K;
             for (int l = 0; l < K; ++l) {
-                accU[l] += r * Vq[l];
-                accV[l] -= r * Uq[l];
+                if (GU) accU[l] += r * Vq[l];
+                if (GV) accV[l] -= r * Uq[l];
             }
-            if (bU)
+            if (GU)
                 for (int l = 0; l < K; ++l) bU[q * K + l] -= r * Vp[l];
-            if (bV)
+            if (GV)
                 for (int l = 0; l < K; ++l) bV[q * K + l] += r * Up[l];
         }
         flush();
