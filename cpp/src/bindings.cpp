@@ -91,8 +91,7 @@ class PyObjective {
 
     py::tuple evaluate(int loss, const std::optional<FloatArray>& U, const std::optional<FloatArray>& V,
                        const std::optional<FloatArray>& s, const std::optional<FloatArray>& offset, bool grad_u,
-                       bool grad_v, bool grad_s, std::optional<FloatArray> curv, std::optional<FloatArray> curv_sums,
-                       int n_threads) {
+                       bool grad_v, bool grad_s, std::optional<FloatArray> curv, int n_threads) {
         if (loss < 0 || loss > 3) throw py::value_error("unknown loss id " + std::to_string(loss));
         const std::int64_t n = core_->n_players();
         const Factors f = check_factors(n, U, V, s);
@@ -134,11 +133,6 @@ class PyObjective {
         g.U = pgU;
         g.V = pgV;
         g.s = pgs;
-        if (curv_sums) {
-            if (!curv) throw py::value_error("curv_sums needs curv");
-            check_vector(*curv_sums, n, "curv_sums");
-            g.curv_diag = curv_sums->mutable_data();
-        }
         double value;
         {
             py::gil_scoped_release release;
@@ -330,61 +324,8 @@ py::tuple aggregate_games(std::int64_t n, IntArray a, IntArray b, FloatArray sco
     return py::make_tuple(olo, ohi, og, ow);
 }
 
-py::tuple beat_pieces(std::int64_t n, IntArray i, IntArray j, FloatArray p) {
-    const std::int64_t m = i.ndim() == 1 ? i.shape(0) : -1;
-    if (m < 0 || j.ndim() != 1 || j.shape(0) != m || p.ndim() != 1 || p.shape(0) != m)
-        throw py::value_error("i, j and p must be 1-D of the same length");
-    if (n < 0 || n > INT32_MAX) throw py::value_error("n must be in [0, 2^31 - 1], got " + std::to_string(n));
-    const std::int32_t* pi = i.data();
-    const std::int32_t* pj = j.data();
-    for (std::int64_t e = 0; e < m; ++e)
-        if (pi[e] < 0 || pi[e] >= n || pj[e] < 0 || pj[e] >= n)
-            throw py::value_error("pair " + std::to_string(e) + " has player index (" + std::to_string(pi[e]) + ", " +
-                                  std::to_string(pj[e]) + ") outside [0, " + std::to_string(n) + ")");
-    IntArray comp(static_cast<py::ssize_t>(n));
-    std::int32_t* pc = comp.mutable_data();
-    std::int64_t count;
-    {
-        py::gil_scoped_release release;
-        count = discrank::beat_pieces(n, m, pi, pj, p.data(), pc);
-    }
-    return py::make_tuple(count, comp);
-}
-
-// Per player: whether they scored in some pair (a win or a draw) and conceded in some pair.
-py::tuple win_loss_flags(std::int64_t n, IntArray i, IntArray j, FloatArray p) {
-    const std::int64_t m = i.ndim() == 1 ? i.shape(0) : -1;
-    if (m < 0 || j.ndim() != 1 || j.shape(0) != m || p.ndim() != 1 || p.shape(0) != m)
-        throw py::value_error("i, j and p must be 1-D of the same length");
-    const std::int32_t* pi = i.data();
-    const std::int32_t* pj = j.data();
-    const double* pp = p.data();
-    for (std::int64_t e = 0; e < m; ++e)
-        if (pi[e] < 0 || pi[e] >= n || pj[e] < 0 || pj[e] >= n)
-            throw py::value_error("pair " + std::to_string(e) + " has player index (" + std::to_string(pi[e]) + ", " +
-                                  std::to_string(pj[e]) + ") outside [0, " + std::to_string(n) + ")");
-    py::array_t<bool> won(static_cast<py::ssize_t>(n)), lost(static_cast<py::ssize_t>(n));
-    bool* pw = won.mutable_data();
-    bool* pl = lost.mutable_data();
-    {
-        py::gil_scoped_release release;
-        std::fill(pw, pw + n, false);
-        std::fill(pl, pl + n, false);
-        for (std::int64_t e = 0; e < m; ++e) {
-            if (pp[e] > 0.0) {
-                pw[pi[e]] = true;
-                pl[pj[e]] = true;
-            }
-            if (pp[e] < 1.0) {
-                pw[pj[e]] = true;
-                pl[pi[e]] = true;
-            }
-        }
-    }
-    return py::make_tuple(won, lost);
-}
-
-py::tuple connected_pieces(std::int64_t n, IntArray i, IntArray j) {
+// The pair arrays of the graph helpers: 1-D, the same length, every index in [0, n).
+std::int64_t check_pair_indices(std::int64_t n, const IntArray& i, const IntArray& j) {
     if (i.ndim() != 1 || j.ndim() != 1 || i.shape(0) != j.shape(0))
         throw py::value_error("i and j must be 1-D of the same length, got " + shape_str(i) + " and " + shape_str(j));
     if (n < 0 || n > INT32_MAX) throw py::value_error("n must be in [0, 2^31 - 1], got " + std::to_string(n));
@@ -395,6 +336,28 @@ py::tuple connected_pieces(std::int64_t n, IntArray i, IntArray j) {
         if (pi[p] < 0 || pi[p] >= n || pj[p] < 0 || pj[p] >= n)
             throw py::value_error("pair " + std::to_string(p) + " has player index (" + std::to_string(pi[p]) + ", " +
                                   std::to_string(pj[p]) + ") outside [0, " + std::to_string(n) + ")");
+    return m;
+}
+
+py::tuple beat_pieces(std::int64_t n, IntArray i, IntArray j, FloatArray p) {
+    const std::int64_t m = check_pair_indices(n, i, j);
+    check_vector(p, m, "p");
+    const std::int32_t* pi = i.data();
+    const std::int32_t* pj = j.data();
+    IntArray comp(static_cast<py::ssize_t>(n));
+    std::int32_t* pc = comp.mutable_data();
+    std::int64_t count;
+    {
+        py::gil_scoped_release release;
+        count = discrank::beat_pieces(n, m, pi, pj, p.data(), pc);
+    }
+    return py::make_tuple(count, comp);
+}
+
+py::tuple connected_pieces(std::int64_t n, IntArray i, IntArray j) {
+    const std::int64_t m = check_pair_indices(n, i, j);
+    const std::int32_t* pi = i.data();
+    const std::int32_t* pj = j.data();
     IntArray piece(static_cast<py::ssize_t>(n));
     std::int32_t* pp = piece.mutable_data();
     std::int64_t count;
@@ -440,7 +403,7 @@ PYBIND11_MODULE(_core, m) {
              py::arg("V").noconvert() = py::none(), py::arg("s").noconvert() = py::none(),
              py::arg("offset").noconvert() = py::none(), py::arg("grad_u") = false, py::arg("grad_v") = false,
              py::arg("grad_s") = false, py::arg("curv").noconvert() = py::none(),
-             py::arg("curv_sums").noconvert() = py::none(), py::arg("n_threads") = 0);
+             py::arg("n_threads") = 0);
 
     // The vectorised exp and log1p of fastmath.hpp, for their accuracy test.
     m.def(
@@ -480,8 +443,6 @@ PYBIND11_MODULE(_core, m) {
     m.def("aggregate_games", &aggregate_games, py::arg("n"), py::arg("a").noconvert(), py::arg("b").noconvert(),
           py::arg("score").noconvert(), py::arg("count").noconvert() = py::none(), py::arg("n_threads") = 0);
     m.def("beat_pieces", &beat_pieces, py::arg("n"), py::arg("i").noconvert(), py::arg("j").noconvert(),
-          py::arg("p").noconvert());
-    m.def("win_loss_flags", &win_loss_flags, py::arg("n"), py::arg("i").noconvert(), py::arg("j").noconvert(),
           py::arg("p").noconvert());
     m.def("connected_pieces", &connected_pieces, py::arg("n"), py::arg("i").noconvert(), py::arg("j").noconvert());
     m.def("scores", &scores, py::arg("a").noconvert(), py::arg("b").noconvert(), py::arg("n_players"),

@@ -1,6 +1,6 @@
 // Linear-time helpers on the comparison graph: grouping the entries of a game log by unordered pair
-// (two counting-sort passes instead of a comparison sort of 64-bit keys) and connected pieces
-// (union-find).
+// (a counting sort by the lower player, then short in-cache sorts), connected pieces (union-find) and
+// the strong pieces of the "beat" graph (Tarjan).
 #pragma once
 
 #include <algorithm>
@@ -16,54 +16,85 @@
 
 namespace discrank {
 
-// Entries t = 0..m-1 with lo[t] < hi[t] in [0, n). Writes inverse[t] = the rank of (lo[t], hi[t])
-// among the distinct pairs sorted by (lo, hi), and returns the distinct pairs in that order.
-// One counting-sort pass by lo, then each player's short list sorted by hi in cache (in parallel).
-inline void group_pairs(std::int64_t n, std::int64_t m, const std::int32_t* lo, const std::int32_t* hi,
-                        std::int32_t* inverse, std::vector<std::int32_t>& out_lo, std::vector<std::int32_t>& out_hi,
-                        int n_threads) {
-    std::vector<std::int64_t> start(n + 1, 0);
-    for (std::int64_t t = 0; t < m; ++t) ++start[lo[t] + 1];
-    for (std::int64_t a = 0; a < n; ++a) start[a + 1] += start[a];
-    // (hi << 32 | t): sorting these sorts by hi, ties in entry order
-    std::vector<std::uint64_t> rec(m);
-    {
-        std::vector<std::int64_t> fill(start.begin(), start.end() - 1);
-        for (std::int64_t t = 0; t < m; ++t)
-            rec[fill[lo[t]]++] = (static_cast<std::uint64_t>(hi[t]) << 32) | static_cast<std::uint32_t>(t);
-    }
-    std::vector<std::int64_t> distinct(n + 1, 0);
-#pragma omp parallel for schedule(dynamic, 64) num_threads(n_threads)
-    for (std::int64_t a = 0; a < n; ++a) {
-        std::sort(rec.begin() + start[a], rec.begin() + start[a + 1]);
-        std::int64_t u = 0;
-        for (std::int64_t q = start[a]; q < start[a + 1]; ++q)
-            if (q == start[a] || (rec[q] >> 32) != (rec[q - 1] >> 32)) ++u;
-        distinct[a + 1] = u;
-    }
-    for (std::int64_t a = 0; a < n; ++a) distinct[a + 1] += distinct[a];
-    out_lo.resize(distinct[n]);
-    out_hi.resize(distinct[n]);
-#pragma omp parallel for schedule(dynamic, 64) num_threads(n_threads)
-    for (std::int64_t a = 0; a < n; ++a) {
-        std::int64_t rank = distinct[a] - 1;
-        for (std::int64_t q = start[a]; q < start[a + 1]; ++q) {
-            const std::int32_t h = static_cast<std::int32_t>(rec[q] >> 32);
-            if (q == start[a] || (rec[q] >> 32) != (rec[q - 1] >> 32)) {
-                ++rank;
-                out_lo[rank] = static_cast<std::int32_t>(a);
-                out_hi[rank] = h;
-            }
-            inverse[static_cast<std::uint32_t>(rec[q])] = static_cast<std::int32_t>(rank);
-        }
-    }
-}
-
 namespace detail {
 
+// Records of the entries t of a log, bucketed by the pair's lower player: rec[start[a] .. start[a+1])
+// holds the entries whose lower player is a, sorted by key = hi << 32 | t (by the other player, ties
+// in entry order), and distinct[a] .. distinct[a+1] numbers their distinct pairs. The counting sort
+// runs in parallel (each thread scatters its own range of entries after a per-thread histogram); the
+// sort inside each bucket makes the order, and so the result, independent of the thread count.
+template <class Rec>
+struct PairBuckets {
+    std::unique_ptr<Rec[]> rec;  // not zero-filled: every slot is written
+    std::vector<std::int64_t> start, distinct;
+
+    // make(t, lo, hi, first) -> Rec, first = whether entry t lists its lower player first.
+    template <class Make>
+    PairBuckets(std::int64_t n, std::int64_t m, const std::int32_t* ia, const std::int32_t* ib, Make make,
+                int n_threads)
+        : rec(new Rec[m > 0 ? m : 1]), start(n + 1, 0), distinct(n + 1, 0) {
+        const int nt = std::max(1, n_threads);
+        std::vector<std::int64_t> hist(static_cast<std::size_t>(nt) * (n + 1), 0);
+#pragma omp parallel num_threads(nt)
+        {
+#ifdef _OPENMP
+            const int k = omp_get_thread_num();
+            const int T = omp_get_num_threads();
+#else
+            const int k = 0, T = 1;
+#endif
+            const std::int64_t t0 = m * k / T, t1 = m * (k + 1) / T;
+            std::int64_t* h = hist.data() + static_cast<std::size_t>(k) * (n + 1);
+            for (std::int64_t t = t0; t < t1; ++t) ++h[std::min(ia[t], ib[t])];
+#pragma omp barrier
+#pragma omp single
+            {
+                // start[a]: first slot of player a; then each thread's offset inside the bucket, in order
+                std::int64_t pos = 0;
+                for (std::int64_t a = 0; a < n; ++a) {
+                    start[a] = pos;
+                    for (int q = 0; q < T; ++q) {
+                        std::int64_t& c = hist[static_cast<std::size_t>(q) * (n + 1) + a];
+                        const std::int64_t cnt = c;
+                        c = pos;
+                        pos += cnt;
+                    }
+                }
+                start[n] = pos;
+            }
+            for (std::int64_t t = t0; t < t1; ++t) {
+                const bool first = ia[t] < ib[t];
+                const std::int32_t lo = first ? ia[t] : ib[t], hi = first ? ib[t] : ia[t];
+                rec[h[lo]++] = make(t, lo, hi, first);
+            }
+        }
+#pragma omp parallel for schedule(dynamic, 64) num_threads(nt)
+        for (std::int64_t a = 0; a < n; ++a) {
+            std::sort(rec.get() + start[a], rec.get() + start[a + 1],
+                      [](const Rec& x, const Rec& y) { return x.key < y.key; });
+            std::int64_t u = 0;
+            for (std::int64_t q = start[a]; q < start[a + 1]; ++q) u += opens(q, a);
+            distinct[a + 1] = u;
+        }
+        for (std::int64_t a = 0; a < n; ++a) distinct[a + 1] += distinct[a];
+    }
+
+    // Whether slot q (in the bucket of player a) starts a new pair.
+    bool opens(std::int64_t q, std::int64_t a) const {
+        return q == start[a] || (rec[q].key >> 32) != (rec[q - 1].key >> 32);
+    }
+    static std::uint64_t key(std::int64_t t, std::int32_t hi) {
+        return (static_cast<std::uint64_t>(hi) << 32) | static_cast<std::uint32_t>(t);
+    }
+};
+
+struct KeyRec {
+    std::uint64_t key;
+};
+
 struct GameRec {
-    std::uint64_t key;  // hi << 32 | t: sorting orders a pair's games by t
-    double wins;        // count * score of lo
+    std::uint64_t key;
+    double wins;  // count * score of lo
     double games;
 };
 
@@ -74,102 +105,86 @@ struct UnitGameRec {  // one game each: 16 bytes to move instead of 24
 
 inline double games_of(const GameRec& r) { return r.games; }
 inline double games_of(const UnitGameRec&) { return 1.0; }
-inline void set_rec(GameRec& r, std::uint64_t key, double wins, double games) { r = {key, wins, games}; }
-inline void set_rec(UnitGameRec& r, std::uint64_t key, double wins, double) { r = {key, wins}; }
 
-}  // namespace detail
-
-// Aggregates a game log: games t = 0..m-1 between players ia[t] != ib[t] in [0, n), score[t] of ia[t]
-// in [0, 1], count[t] games (null: 1 each). Returns the distinct unordered pairs (lo < hi) sorted by
-// (lo, hi), with their total games and the total score of lo. A parallel counting sort by lo (each
-// thread scatters its own range of games after a per-thread histogram), then each player's short list
-// sorted by (hi, t) and summed in that order: the result does not depend on the thread count.
-template <class GameRec>
+template <class Rec>
 void aggregate_games_impl(std::int64_t n, std::int64_t m, const std::int32_t* ia, const std::int32_t* ib,
                           const double* score, const double* count, std::vector<std::int32_t>& out_lo,
                           std::vector<std::int32_t>& out_hi, std::vector<double>& out_games,
                           std::vector<double>& out_wins, int n_threads) {
-    const int nt = std::max(1, n_threads);
-    std::vector<std::int64_t> hist(static_cast<std::size_t>(nt) * (n + 1), 0);
-    std::vector<std::int64_t> start(n + 1, 0);
-    std::unique_ptr<GameRec[]> rec(new GameRec[m > 0 ? m : 1]);  // not zero-filled: every slot is written
-#pragma omp parallel num_threads(nt)
-    {
-#ifdef _OPENMP
-        const int k = omp_get_thread_num();
-        const int T = omp_get_num_threads();
-#else
-        const int k = 0, T = 1;
-#endif
-        const std::int64_t t0 = m * k / T, t1 = m * (k + 1) / T;
-        std::int64_t* h = hist.data() + static_cast<std::size_t>(k) * (n + 1);
-        for (std::int64_t t = t0; t < t1; ++t) ++h[std::min(ia[t], ib[t])];
-#pragma omp barrier
-#pragma omp single
-        {
-            // start[a]: first slot of player a; then each thread's offset inside the bucket, in thread order
-            std::int64_t pos = 0;
-            for (std::int64_t a = 0; a < n; ++a) {
-                start[a] = pos;
-                for (int q = 0; q < T; ++q) {
-                    std::int64_t& c = hist[static_cast<std::size_t>(q) * (n + 1) + a];
-                    const std::int64_t cnt = c;
-                    c = pos;
-                    pos += cnt;
-                }
-            }
-            start[n] = pos;
-        }
-        for (std::int64_t t = t0; t < t1; ++t) {
-            const bool first = ia[t] < ib[t];
-            const std::int32_t lo = first ? ia[t] : ib[t], hi = first ? ib[t] : ia[t];
+    using Buckets = PairBuckets<Rec>;
+    const Buckets b(
+        n, m, ia, ib,
+        [&](std::int64_t t, std::int32_t, std::int32_t hi, bool first) {
             const double c = count ? count[t] : 1.0;
-            detail::set_rec(rec[h[lo]++], (static_cast<std::uint64_t>(hi) << 32) | static_cast<std::uint32_t>(t),
-                            c * (first ? score[t] : 1.0 - score[t]), c);
-        }
-    }
-    std::vector<std::int64_t> distinct(n + 1, 0);
-#pragma omp parallel for schedule(dynamic, 64) num_threads(nt)
+            const double wins = c * (first ? score[t] : 1.0 - score[t]);
+            if constexpr (sizeof(Rec) == sizeof(GameRec)) return Rec{Buckets::key(t, hi), wins, c};
+            else return Rec{Buckets::key(t, hi), wins};
+        },
+        n_threads);
+    const std::int64_t k = b.distinct[n];
+    out_lo.resize(k);
+    out_hi.resize(k);
+    out_games.resize(k);
+    out_wins.resize(k);
+#pragma omp parallel for schedule(dynamic, 64) num_threads(std::max(1, n_threads))
     for (std::int64_t a = 0; a < n; ++a) {
-        std::sort(rec.get() + start[a], rec.get() + start[a + 1],
-                  [](const GameRec& x, const GameRec& y) { return x.key < y.key; });
-        std::int64_t u = 0;
-        for (std::int64_t q = start[a]; q < start[a + 1]; ++q)
-            if (q == start[a] || (rec[q].key >> 32) != (rec[q - 1].key >> 32)) ++u;
-        distinct[a + 1] = u;
-    }
-    for (std::int64_t a = 0; a < n; ++a) distinct[a + 1] += distinct[a];
-    out_lo.resize(distinct[n]);
-    out_hi.resize(distinct[n]);
-    out_games.resize(distinct[n]);
-    out_wins.resize(distinct[n]);
-#pragma omp parallel for schedule(dynamic, 64) num_threads(nt)
-    for (std::int64_t a = 0; a < n; ++a) {
-        std::int64_t rank = distinct[a] - 1;
-        for (std::int64_t q = start[a]; q < start[a + 1]; ++q) {
-            if (q == start[a] || (rec[q].key >> 32) != (rec[q - 1].key >> 32)) {
+        std::int64_t rank = b.distinct[a] - 1;
+        for (std::int64_t q = b.start[a]; q < b.start[a + 1]; ++q) {
+            if (b.opens(q, a)) {
                 ++rank;
                 out_lo[rank] = static_cast<std::int32_t>(a);
-                out_hi[rank] = static_cast<std::int32_t>(rec[q].key >> 32);
+                out_hi[rank] = static_cast<std::int32_t>(b.rec[q].key >> 32);
                 out_games[rank] = 0.0;
                 out_wins[rank] = 0.0;
             }
-            out_games[rank] += detail::games_of(rec[q]);
-            out_wins[rank] += rec[q].wins;
+            out_games[rank] += games_of(b.rec[q]);
+            out_wins[rank] += b.rec[q].wins;
         }
     }
 }
 
+}  // namespace detail
+
+// Entries t = 0..m-1 with lo[t] < hi[t] in [0, n). Writes inverse[t] = the rank of (lo[t], hi[t])
+// among the distinct pairs sorted by (lo, hi), and returns the distinct pairs in that order.
+inline void group_pairs(std::int64_t n, std::int64_t m, const std::int32_t* lo, const std::int32_t* hi,
+                        std::int32_t* inverse, std::vector<std::int32_t>& out_lo, std::vector<std::int32_t>& out_hi,
+                        int n_threads) {
+    using Buckets = detail::PairBuckets<detail::KeyRec>;
+    const Buckets b(
+        n, m, lo, hi,
+        [](std::int64_t t, std::int32_t, std::int32_t h, bool) { return detail::KeyRec{Buckets::key(t, h)}; },
+        n_threads);
+    out_lo.resize(b.distinct[n]);
+    out_hi.resize(b.distinct[n]);
+#pragma omp parallel for schedule(dynamic, 64) num_threads(std::max(1, n_threads))
+    for (std::int64_t a = 0; a < n; ++a) {
+        std::int64_t rank = b.distinct[a] - 1;
+        for (std::int64_t q = b.start[a]; q < b.start[a + 1]; ++q) {
+            if (b.opens(q, a)) {
+                ++rank;
+                out_lo[rank] = static_cast<std::int32_t>(a);
+                out_hi[rank] = static_cast<std::int32_t>(b.rec[q].key >> 32);
+            }
+            inverse[static_cast<std::uint32_t>(b.rec[q].key)] = static_cast<std::int32_t>(rank);
+        }
+    }
+}
+
+// Aggregates a game log: games t = 0..m-1 between players ia[t] != ib[t] in [0, n), score[t] of ia[t]
+// in [0, 1], count[t] games (null: 1 each). Returns the distinct unordered pairs (lo < hi) sorted by
+// (lo, hi), with their total games and the total score of lo, summed in game order within a pair:
+// the result does not depend on the thread count.
 inline void aggregate_games(std::int64_t n, std::int64_t m, const std::int32_t* ia, const std::int32_t* ib,
                             const double* score, const double* count, std::vector<std::int32_t>& out_lo,
                             std::vector<std::int32_t>& out_hi, std::vector<double>& out_games,
                             std::vector<double>& out_wins, int n_threads) {
     if (count)
-        aggregate_games_impl<detail::GameRec>(n, m, ia, ib, score, count, out_lo, out_hi, out_games, out_wins,
-                                              n_threads);
+        detail::aggregate_games_impl<detail::GameRec>(n, m, ia, ib, score, count, out_lo, out_hi, out_games,
+                                                      out_wins, n_threads);
     else
-        aggregate_games_impl<detail::UnitGameRec>(n, m, ia, ib, score, count, out_lo, out_hi, out_games, out_wins,
-                                                  n_threads);
+        detail::aggregate_games_impl<detail::UnitGameRec>(n, m, ia, ib, score, count, out_lo, out_hi, out_games,
+                                                          out_wins, n_threads);
 }
 
 // Connected pieces of the graph on n players with edges (i[p], j[p]); piece numbers in the order of

@@ -163,8 +163,7 @@ struct Grads {
     double* U = nullptr;
     double* V = nullptr;
     double* s = nullptr;
-    double* curv_diag = nullptr;  // per player, the sum of the curvature of their pairs (needs curv)
-    bool any() const { return U || V || s || curv_diag; }
+    bool any() const { return U || V || s; }
 };
 
 class PairObjective {
@@ -224,8 +223,6 @@ class PairObjective {
     // curv (length m) when it is not null.
     double evaluate(Loss loss, const Params& x, const Grads& g, double* curv, int n_threads) {
         std::lock_guard<std::mutex> guard(mutex_);  // the scratch buffers are per object
-        if (g.curv_diag && !curv) throw std::invalid_argument("the curvature's player sums need the curvature");
-        curv_ptr_ = curv;
         const int nt = resolve_threads(n_threads);
         const double* target = y_;
         if (loss == Loss::squared_logit) {
@@ -236,7 +233,7 @@ class PairObjective {
             target = logit_.data();
         }
         const int k = x.k;
-        const std::int64_t width = (g.s ? 1 : 0) + (g.U ? k : 0) + (g.V ? k : 0) + (g.curv_diag ? 1 : 0);
+        const std::int64_t width = (g.s ? 1 : 0) + (g.U ? k : 0) + (g.V ? k : 0);
         const bool grad = g.any();
         if (scatter_ && grad) chunk_.resize(static_cast<std::size_t>(kChunks * n_ * width));
         const std::int64_t n_units = scatter_ ? kChunks : n_blocks_;
@@ -260,19 +257,10 @@ class PairObjective {
                     loss_block(loss, len, target + lo, w_ + lo, a, val, res, curv ? curv + lo : cscr);
                     partial_[blk] = block_sum(val, len);
                     if (!grad) continue;
-                    if (buf) {
+                    if (buf)
                         scatter_block(x, g, lo, len, res, buf);
-                        if (g.curv_diag) {  // the last field of the buffer
-                            double* bc = buf + n_ * (width - 1);
-                            const double* c = curv + lo;
-                            for (std::int64_t t = 0; t < len; ++t) {
-                                bc[i_[lo + t]] += c[t];
-                                bc[j_[lo + t]] += c[t];
-                            }
-                        }
-                    } else {
+                    else
                         std::copy(res, res + len, residual_.data() + lo);
-                    }
                 }
             }
             if (grad) {
@@ -562,10 +550,8 @@ class PairObjective {
                 g.s[e] = sum;
             else if (g.U && e >= off_U && e < off_U + n_ * k)
                 g.U[e - off_U] = sum;
-            else if (g.V && e >= off_V && e < off_V + n_ * k)
-                g.V[e - off_V] = sum;
             else
-                g.curv_diag[e - (len - n_)] = sum;
+                g.V[e - off_V] = sum;
         }
     }
 
@@ -595,11 +581,6 @@ class PairObjective {
                 }
             }
             if (g.s) g.s[a] = gsa;
-            if (g.curv_diag) {
-                double c = 0.0;
-                for (std::int64_t e = ptr_[a]; e < ptr_[a + 1]; ++e) c += curv_ptr_[adj_[e].pair];
-                g.curv_diag[a] = c;
-            }
         }
     }
 
@@ -616,7 +597,6 @@ class PairObjective {
     std::vector<double> partial_;
     std::vector<double> chunk_;
     std::vector<double> logit_;
-    const double* curv_ptr_ = nullptr;
     std::vector<char> won_, lost_;
     std::mutex mutex_;
 };
