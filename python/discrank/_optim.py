@@ -117,25 +117,17 @@ def minimize_scaled(
                        np.array(cache["g"]).reshape(shape))
 
 
-def pair_curvature(
-    i: np.ndarray, j: np.ndarray, w: np.ndarray, c: np.ndarray | None, n: int, objective=None, n_threads: int = 0
-) -> np.ndarray:
-    """Curvature scale ``h_a = sum over a's pairs of w_p c_b^2`` (``c = 1`` when None), b the other player.
+def pair_curvature(objective, w: np.ndarray, c: np.ndarray | None = None, n_threads: int = 0) -> np.ndarray:
+    """Curvature scale ``h_a = sum over a's pairs of w_p c_b^2`` (``c = 1`` when None), b the other player,
+    summed by the pairs' compiled ``objective``.
 
     It is the diagonal of the Hessian of a unit-curvature loss in a parameter that multiplies ``c`` of
     the opponent. Players with ``h_a = 0`` (no pair, or opponents with ``c = 0``) get the mean of the
-    positive values, so that the scaled gradient stays defined. With the pairs' compiled ``objective``
-    the sums run in the core.
+    positive values, so that the scaled gradient stays defined.
     """
-    if objective is not None:
-        if c is None:
-            return _fill_zero_scales(objective.player_sums(w, n_threads=n_threads))
-        return _fill_zero_scales(objective.opponent_sums(w, np.ascontiguousarray(c, dtype=np.float64), n_threads=n_threads))
     if c is None:
-        h = np.bincount(i, w, n) + np.bincount(j, w, n)
-    else:
-        h = np.bincount(i, w * c[j] ** 2, n) + np.bincount(j, w * c[i] ** 2, n)
-    return _fill_zero_scales(h)
+        return _fill_zero_scales(objective.player_sums(w, n_threads=n_threads))
+    return _fill_zero_scales(objective.opponent_sums(w, np.ascontiguousarray(c, dtype=np.float64), n_threads=n_threads))
 
 
 def _fill_zero_scales(h: np.ndarray) -> np.ndarray:
@@ -178,8 +170,6 @@ class _LaplacianSolver:
         self.band = None
 
     def _diag(self, curv):
-        if getattr(self, "diag", None) is not None:
-            return self.diag
         return self.objective.player_sums(curv, n_threads=self.n_threads)
 
     def _project(self, x):
@@ -204,10 +194,8 @@ class _LaplacianSolver:
         self.method = "banded Cholesky"
         return True
 
-    def solve(self, curv, rhs, rtol, delta, diag=None):
-        """Returns (d, products with L); d solves (L + delta I) d = rhs to relative residual rtol.
-        ``diag``: the Laplacian's diagonal (the curvature's player sums), when already known."""
-        self.diag = diag
+    def solve(self, curv, rhs, rtol, delta):
+        """Returns (d, products with L); d solves (L + delta I) d = rhs to relative residual rtol."""
         if self.method == "cg":
             d, n_prod, ok = self._cg(curv, rhs, rtol, delta)
             if ok or self.banded_tried or not self._try_banded():

@@ -25,7 +25,6 @@ INNER_MAX_ITER = 500
 #: Inner tolerance of the first round of Algorithm 1, relative to the starting gradient measure (it
 #: tightens with the progress).
 COARSE_REL = 1e-3
-WARM_START_U_ONLY = True
 
 #: Solvers of one component: the paper's alternation alone, or the alternation then a joint L-BFGS.
 SOLVERS = ("joint", "alternating")
@@ -82,10 +81,10 @@ class _Component:
         return f, None if gu is None else gu[:, 0], None if gv is None else gv[:, 0]
 
     def curvature_u(self, v: np.ndarray) -> np.ndarray:
-        return pair_curvature(self.data.i, self.data.j, self.w, v, self.n, self.objective, self.n_threads)
+        return pair_curvature(self.objective, self.w, v, self.n_threads)
 
     def curvature_v(self, u: np.ndarray) -> np.ndarray:
-        return pair_curvature(self.data.i, self.data.j, self.w, u, self.n, self.objective, self.n_threads) + (
+        return pair_curvature(self.objective, self.w, u, self.n_threads) + (
             2.0 * self.reg_weight
         )
 
@@ -159,37 +158,38 @@ class _Component:
         return max(scaled_gradient(gu, self.curvature_u(v)), scaled_gradient(gv, self.curvature_v(u)))
 
 
-def _alternate(problem: _Component, u: np.ndarray, v: np.ndarray, tol: float, max_iter: int,
-               coarse: bool = False) -> tuple[np.ndarray, np.ndarray, int, float]:
+def _alternate(problem: _Component, u: np.ndarray, v: np.ndarray, tol: float,
+               max_iter: int) -> tuple[np.ndarray, np.ndarray, int, float]:
     """Algorithm 1: u-step, v-step, each by L-BFGS, until both blocks meet ``tol`` (or ``max_iter`` rounds).
 
     The block updates are solved to a tolerance that tightens with the progress (at most 10x the
-    current measure). With ``coarse``, a single round with a loose inner tolerance (a warm start).
+    current measure), starting from ``_first_tol``.
     """
-    # The first round's block solves stop at COARSE_REL times the starting measure: an absolute
-    # tolerance would accept the start itself (u = 0, a saddle) when the component to find is small.
-    inner_tol = max(tol, COARSE_REL * problem.block_measure(u, v))
+    inner_tol = _first_tol(problem, u, v, tol)
     measure = np.inf
     for it in range(1, max_iter + 1):
         u = minimize_scaled(lambda x: problem.u_step_objective(x, v), u, problem.curvature_u(v), inner_tol,
                             INNER_MAX_ITER).x
-        if coarse and WARM_START_U_ONLY:
-            return u, v, it, np.inf
         v = minimize_scaled(lambda x: problem.v_step_objective(u, x), v, problem.curvature_v(u), inner_tol,
                             INNER_MAX_ITER).x
         measure = problem.block_measure(u, v)
-        if coarse or measure <= tol:
+        if measure <= tol:
             break
         inner_tol = max(tol, min(inner_tol, 0.1 * measure))
     return u, v, it, measure
 
 
+def _first_tol(problem: _Component, u: np.ndarray, v: np.ndarray, tol: float) -> float:
+    """The first block solves stop at COARSE_REL times the starting measure: an absolute tolerance
+    would accept the start itself (u = 0, a saddle) when the component to find is small."""
+    return max(tol, COARSE_REL * problem.block_measure(u, v))
+
+
 def _alternate_then_joint(problem: _Component, u: np.ndarray, v: np.ndarray, tol: float,
                           max_iter: int) -> tuple[np.ndarray, np.ndarray, int, float]:
-    """One round of Algorithm 1 as a warm start, then L-BFGS on (u, v) jointly (``joint_objective``)."""
-    u, v, _, measure = _alternate(problem, u, v, tol, 1, coarse=True)
-    if measure <= tol:
-        return u, v, 1, measure
+    """Algorithm 1's first u-step as a warm start, then L-BFGS on (u, v) jointly (``joint_objective``)."""
+    u = minimize_scaled(lambda x: problem.u_step_objective(x, v), u, problem.curvature_u(v),
+                        _first_tol(problem, u, v, tol), INNER_MAX_ITER).x
     n = problem.n
     x = np.concatenate([problem.project(u), problem.project(v)])
     used = 0
@@ -290,7 +290,7 @@ class DiscDecomposition(DiscReadout, PairwiseModel):
 
     ``solver="alternating"`` repeats the u- and v-steps until both block gradients meet ``tol``: the
     paper's algorithm as written. It converges linearly, often slowly (a second component on a
-    dense 200-player game: not converged after 500 rounds; ``bench/bench_solvers.py``). ``solver="joint"`` (default) runs one round of it as a warm start, then L-BFGS on (u, v)
+    dense 200-player game: not converged after 500 rounds; ``bench/bench_solvers.py``). ``solver="joint"`` (default) runs its first u-step as a warm start, then L-BFGS on (u, v)
     together until the gradient meets ``tol``, with the ``<u, v>`` penalty and Eq. (4)'s orthogonality
     to the previous components as an exact constraint (u and v live in the orthogonal complement of
     the previous components) rather than as penalties. (Added to a joint objective, the penalties have

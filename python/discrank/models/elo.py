@@ -87,7 +87,7 @@ class _EloFamily(PairwiseModel):
                 f, _, _, gs = objective.evaluate(loss_id, s=s, grad_s=True, n_threads=n_threads)
                 return f + 0.5 * ridge * float(s @ s), gs + ridge * s
 
-            h = pair_curvature(data.i, data.j, w, None, data.n_players, objective, n_threads) + ridge
+            h = pair_curvature(objective, w, None, n_threads) + ridge
             return minimize_scaled(fun, np.zeros(data.n_players), h, tol, int(max_iter))
 
         # Separation (no finite maximum-likelihood answer): a player who never scores or never concedes
@@ -95,23 +95,32 @@ class _EloFamily(PairwiseModel):
         # up front on logs of up to TARJAN_UP_FRONT pairs, else only when the fit does not converge or
         # spreads a piece wider than SEPARATION_CHECK_SPREAD logits.
         sigma = self.prior_scale
+        strong_pieces = None  # (count, piece of each player) of the beat graph, computed at most once
+
+        def strongly_separated() -> bool:
+            nonlocal strong_pieces
+            strong_pieces = _core.beat_pieces(data.n_players, data.i, data.j, data.p)
+            return bool(strong_pieces[0] > n_pieces)
+
         separated = False
         if sigma is None:
             won, lost = objective.win_loss()
             has_pair = np.bincount(piece)[piece] > 1
             separated = bool(np.any(has_pair & ~(won & lost)))
             if not separated and data.n_pairs <= TARJAN_UP_FRONT:
-                separated = bool(_core.beat_pieces(data.n_players, data.i, data.j, data.p)[0] > n_pieces)
+                separated = strongly_separated()
         res = None
         if sigma is None and not separated:
             res = solve(None)
             if data.n_pairs > TARJAN_UP_FRONT and (
                 not res.converged or _spread(res.x, piece) > SEPARATION_CHECK_SPREAD
             ):
-                separated = bool(_core.beat_pieces(data.n_players, data.i, data.j, data.p)[0] > n_pieces)
+                separated = strongly_separated()
         if separated:
             sigma = SEPARATION_PRIOR_SCALE
-            n_strong, strong = _core.beat_pieces(data.n_players, data.i, data.j, data.p)
+            if strong_pieces is None:  # found by the one-pass check: the groups are still to name
+                strong_pieces = _core.beat_pieces(data.n_players, data.i, data.j, data.p)
+            n_strong, strong = strong_pieces
             sizes = np.bincount(strong)
             smallest = np.argsort(sizes, kind="stable")[: min(5, sizes.size)]
             names = [show(data.labels[np.flatnonzero(strong == c)[0]]) for c in smallest]
