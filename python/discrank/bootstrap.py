@@ -83,6 +83,7 @@ def bootstrap(estimator: Any, a: Any, b: Any, score: Any, *, n_boot: int = 200, 
     in pieces) are collected: one ``ConvergenceWarning`` says how many replicates did not converge.
     """
     from discrank.logs import GameLog
+    from discrank.models._base import resolve_n_jobs
 
     if isinstance(n_boot, bool) or not isinstance(n_boot, (int, np.integer)) or n_boot < 2:
         raise ValueError(f"n_boot must be an integer >= 2, got {n_boot!r}")
@@ -98,7 +99,7 @@ def bootstrap(estimator: Any, a: Any, b: Any, score: Any, *, n_boot: int = 200, 
     if ref is not None:
         point -= point[ref]
     G = len(log)
-    workers = 1 if n_jobs is None else (max(1, (__import__("os").cpu_count() or 1) + 1 + n_jobs) if n_jobs < 0 else n_jobs)
+    workers = max(1, resolve_n_jobs(n_jobs))  # None: one worker (the fits then use every core)
     fit_params = dict(params)
     if "n_jobs" in fit_params:
         fit_params["n_jobs"] = 1 if workers > 1 else params.get("n_jobs")
