@@ -211,6 +211,9 @@ def test_save_and_load_predict_the_same(tmp_path, make):
     assert type(back) is type(model) and back.get_params() == model.get_params()
     x, y = np.array(["p0", "p1", "p5"]), np.array(["p3", "p0", "p2"])
     np.testing.assert_array_equal(back.predict_proba(x, y), model.predict_proba(x, y))
+    if getattr(model, "strength_", None) is not None:  # derived again on loading, identically
+        np.testing.assert_array_equal(back.strength_, model.strength_)
+        np.testing.assert_array_equal(back.ranking_, model.ranking_)
     if hasattr(model, "transitivity"):
         assert back.transitivity().transitive.tolist() == model.transitivity().transitive.tolist()
 

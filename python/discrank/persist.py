@@ -5,7 +5,8 @@ File format (``numpy.savez_compressed``, read back with ``allow_pickle=False``):
 - ``__discrank__``: a 0-d unicode array holding JSON: ``{"format": 1, "discrank": version, "model":
   class name, "params": constructor parameters, "scalars": fitted scalar attributes}``;
 - ``labels_``: the players, as a unicode (``<U``) or integer array;
-- one array per fitted array attribute (``ratings_``, ``u_``, ``v_``, ``strength_`` ...).
+- one array per fitted array attribute (``ratings_``, ``u_``, ``v_`` ...); what is derived from them
+  (a disc model's strength, consistency, angle, radius, ranking) is derived again on loading.
 
 Only the models of discrank are loaded (the class name is looked up in a fixed table), so a file can
 never run code. A truncated or corrupted file, an unknown format or model, or arrays of the wrong
@@ -27,7 +28,7 @@ FORMAT = 1
 _ARRAYS = {
     "Elo": ("ratings_",),
     "EloPlusPlus": ("ratings_",),
-    "DiscDecomposition": ("u_", "v_", "n_iter_", "grad_measure_", "angle_", "radius_", "strength_", "consistency_"),
+    "DiscDecomposition": ("u_", "v_", "n_iter_", "grad_measure_"),
     "MElo": ("u_", "v_", "n_iter_", "grad_measure_", "_base"),
     "SchurDecomposition": ("u_", "v_"),
 }
@@ -128,7 +129,7 @@ def load(path: Any) -> Any:
     for attr, value in files.items():
         if attr not in _ARRAYS[name]:
             raise ValueError(f"{where}: unexpected array {attr!r} for a {name}")
-        if attr in ("ratings_", "u_", "v_", "_base", "angle_", "radius_", "strength_", "consistency_"):
+        if attr in ("ratings_", "u_", "v_", "_base"):
             if value.shape[0] != n or value.dtype.kind != "f":
                 raise ValueError(f"{where}: {attr} has shape {value.shape} and dtype {value.dtype}, "
                                  f"expected ({n}, ...) floats for {n} players")
@@ -150,9 +151,8 @@ def load(path: Any) -> Any:
         raise ValueError(f"{where}: missing array '_base' for an MElo")
     if name != "MElo":
         model._base = None
-    if name == "DiscDecomposition":
-        for attr in ("strength_", "consistency_"):
-            if not hasattr(model, attr):
-                setattr(model, attr, None)  # a cyclic first component has none
-        model.ranking_ = None if model.strength_ is None else labels[np.argsort(-model.strength_, kind="stable")]
+    if name in ("DiscDecomposition", "SchurDecomposition"):  # their fits end with the same readout
+        from discrank.models.disc import describe_first_component
+
+        describe_first_component(model)  # transitive_, strength_, consistency_, ranking_, angle_, radius_
     return model
