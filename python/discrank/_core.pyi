@@ -24,11 +24,29 @@ class PairObjective:
         j: npt.NDArray[np.int32],
         y: npt.NDArray[np.float64],
         w: npt.NDArray[np.float64],
+        strategy: str = "auto",
     ) -> None: ...
     @property
     def n_players(self) -> int: ...
     @property
     def n_pairs(self) -> int: ...
+    @property
+    def strategy(self) -> str:
+        """"scatter" (chunk buffers, dense logs) or "gather" (adjacency list, sparse logs)."""
+    def win_loss(self) -> tuple[npt.NDArray[np.bool_], npt.NDArray[np.bool_]]:
+        """(won, lost): whether each player ever scored / conceded in some pair."""
+    def hessp_s(
+        self, curv: npt.NDArray[np.float64], x: npt.NDArray[np.float64], n_threads: int = 0
+    ) -> npt.NDArray[np.float64]:
+        """The weighted Laplacian (Elo's Hessian for the curvature ``curv`` from evaluate) times x."""
+    def player_sums(self, v: npt.NDArray[np.float64], n_threads: int = 0) -> npt.NDArray[np.float64]:
+        """Per player, the sum of v over their pairs."""
+    def opponent_sums(
+        self, v: npt.NDArray[np.float64], c: npt.NDArray[np.float64], n_threads: int = 0
+    ) -> npt.NDArray[np.float64]:
+        """Per player a, the sum over a's pairs of v_p c_b^2 (b the other player)."""
+    def stream_limit(self, loss: int, n_threads: int = 0) -> float:
+        """The bench's limit: the pair arrays streamed through the loss code, no gather or scatter."""
     def evaluate(
         self,
         loss: int,
@@ -39,6 +57,7 @@ class PairObjective:
         grad_u: bool = False,
         grad_v: bool = False,
         grad_s: bool = False,
+        curv: Optional[npt.NDArray[np.float64]] = None,
         n_threads: int = 0,
     ) -> tuple[
         float,
@@ -76,3 +95,31 @@ def online_disc(
     every: int = 0,
 ) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]:
     """Disc updates in place on ratings (2, n): strength then consistency; returns (predictions, snapshots)."""
+
+def fast_exp_log1p(x: npt.NDArray[np.float64]) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]:
+    """(exp(-|x|), log1p(exp(-|x|))) by the vectorised code of fastmath.hpp (for its accuracy test)."""
+
+def group_pairs(
+    n: int, lo: npt.NDArray[np.int32], hi: npt.NDArray[np.int32], n_threads: int = 0
+) -> tuple[npt.NDArray[np.int32], npt.NDArray[np.int32], npt.NDArray[np.int32]]:
+    """(inverse, pair_lo, pair_hi): the distinct pairs sorted by (lo, hi) and each entry's rank."""
+
+def aggregate_games(
+    n: int,
+    a: npt.NDArray[np.int32],
+    b: npt.NDArray[np.int32],
+    score: npt.NDArray[np.float64],
+    count: Optional[npt.NDArray[np.float64]] = None,
+    n_threads: int = 0,
+) -> tuple[npt.NDArray[np.int32], npt.NDArray[np.int32], npt.NDArray[np.float64], npt.NDArray[np.float64]]:
+    """(pair_lo, pair_hi, games, score of lo): a game log aggregated to its distinct pairs."""
+
+def connected_pieces(
+    n: int, i: npt.NDArray[np.int32], j: npt.NDArray[np.int32]
+) -> tuple[int, npt.NDArray[np.int32]]:
+    """(count, piece of each player) of the comparison graph."""
+
+def beat_pieces(
+    n: int, i: npt.NDArray[np.int32], j: npt.NDArray[np.int32], p: npt.NDArray[np.float64]
+) -> tuple[int, npt.NDArray[np.int32]]:
+    """(count, strong piece of each player) of the graph a -> b when a scored against b."""
