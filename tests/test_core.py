@@ -300,18 +300,41 @@ def test_import_makes_openmp_threads_sleep_unless_told_otherwise(preset, expecte
     assert out.strip() == expected
 
 
-def test_group_pairs_matches_numpy_unique():
+@pytest.mark.parametrize("n", [2, 300, 70_000])  # radix sort of 1, 2 and 5 passes; 32- and 64-bit keys
+def test_group_pairs_matches_numpy_unique(n):
     rng = np.random.default_rng(11)
-    n = 300
     a = rng.integers(0, n, 50_000)
-    b = (a + rng.integers(1, n, a.size)) % n  # many repeated pairs
+    b = (a + rng.integers(1, n, a.size)) % n  # many repeated pairs (for n = 300)
     lo, hi = np.minimum(a, b).astype(np.int32), np.maximum(a, b).astype(np.int32)
-    inverse, pair_lo, pair_hi = _core.group_pairs(n, lo, hi)
+    inverse, pair_lo, pair_hi = _core.group_pairs(n, lo, hi, n_threads=1)
     uniq, expected = np.unique(lo.astype(np.int64) * n + hi, return_inverse=True)
     assert np.array_equal(inverse, expected)
     assert np.array_equal(pair_lo.astype(np.int64) * n + pair_hi, uniq)
+    for threads in (2, 3):
+        other = _core.group_pairs(n, lo, hi, n_threads=threads)
+        assert all(np.array_equal(x, y) for x, y in zip((inverse, pair_lo, pair_hi), other))
     with pytest.raises(ValueError, match=r"entry 1 is \(3, 3\); need 0 <= lo < hi < 5"):
         _core.group_pairs(5, np.array([0, 3], dtype=np.int32), np.array([1, 3], dtype=np.int32))
+
+
+@pytest.mark.parametrize("dtype", [np.int32, np.int64])
+def test_factorize_ints_matches_numpy_unique(dtype):
+    rng = np.random.default_rng(16)
+    a = rng.integers(-500, 3000, 20_000).astype(dtype)
+    b = rng.integers(-500, 3000, 7_000).astype(dtype)
+    uniq, code_a, code_b = _core.factorize_ints(a, b, max_range=10_000, n_threads=2)
+    ref, inverse = np.unique(np.r_[a, b], return_inverse=True)
+    assert uniq.dtype == dtype and code_a.dtype == np.int32
+    assert np.array_equal(uniq, ref)
+    assert np.array_equal(code_a, inverse[: a.size]) and np.array_equal(code_b, inverse[a.size:])
+    # a range wider than max_range (here int64 extremes, whose width overflows int64) is left to the caller
+    assert _core.factorize_ints(a, b, max_range=3000) is None
+    big = np.array([np.iinfo(dtype).min, np.iinfo(dtype).max], dtype=dtype)
+    assert _core.factorize_ints(big, big, max_range=1 << 40) is None
+    with pytest.raises(TypeError, match="same dtype"):
+        _core.factorize_ints(a, b.astype(np.float64), max_range=10_000)
+    with pytest.raises(TypeError, match="int32 or int64"):
+        _core.factorize_ints(a.astype(np.int16), b.astype(np.int16), max_range=10_000)
 
 
 def test_connected_pieces_matches_scipy():
@@ -320,13 +343,15 @@ def test_connected_pieces_matches_scipy():
 
     rng = np.random.default_rng(12)
     n = 2000
-    i = rng.integers(0, n, 1500).astype(np.int32)
-    j = rng.integers(0, n, 1500).astype(np.int32)
-    count, piece = _core.connected_pieces(n, i, j)
-    ref_count, ref = connected_components(coo_matrix((np.ones(i.size), (i, j)), shape=(n, n)), directed=False)
-    assert count == ref_count
-    # same partition, pieces numbered in the order of their smallest player
-    assert np.array_equal(piece, ref)
+    # 1500 edges: hundreds of pieces; 40 000 edges: connected (the union-find stops at n - 1 joins)
+    for m in (1500, 40_000):
+        i = rng.integers(0, n, m).astype(np.int32)
+        j = rng.integers(0, n, m).astype(np.int32)
+        count, piece = _core.connected_pieces(n, i, j)
+        ref_count, ref = connected_components(coo_matrix((np.ones(m), (i, j)), shape=(n, n)), directed=False)
+        assert count == ref_count == (1 if m == 40_000 else count)
+        # same partition, pieces numbered in the order of their smallest player
+        assert np.array_equal(piece, ref)
 
 
 @pytest.mark.parametrize("strategy", STRATEGIES)
@@ -356,21 +381,23 @@ def test_win_loss_flags(strategy):
     assert np.array_equal(won, exp_won) and np.array_equal(lost, exp_lost)
 
 
+@pytest.mark.parametrize("n", [2, 200, 70_000])  # radix sort of 1, 2 and 5 passes; 32- and 64-bit keys
 @pytest.mark.parametrize("with_counts", [False, True])
-def test_aggregate_games_matches_numpy_and_any_thread_count(with_counts):
+def test_aggregate_games_matches_numpy_and_any_thread_count(with_counts, n):
     rng = np.random.default_rng(15)
-    n, m = 200, 30_000
+    m = 30_000
     a = rng.integers(0, n, m).astype(np.int32)
     b = ((a + rng.integers(1, n, m)) % n).astype(np.int32)
-    s = rng.choice([0.0, 0.5, 1.0], m)
+    s = rng.choice([0.0, 0.5, 1.0, 0.3], m)
     c = rng.integers(1, 4, m).astype(float) if with_counts else None
     lo, hi, games, wins = _core.aggregate_games(n, a, b, s, c, n_threads=1)
     cc = np.ones(m) if c is None else c
     key = np.minimum(a, b).astype(np.int64) * n + np.maximum(a, b)
     uniq, inv = np.unique(key, return_inverse=True)
     assert np.array_equal(lo.astype(np.int64) * n + hi, uniq)
-    np.testing.assert_allclose(games, np.bincount(inv, cc), rtol=1e-15)
-    np.testing.assert_allclose(wins, np.bincount(inv, cc * np.where(a < b, s, 1 - s)), rtol=1e-13)
+    # bincount adds in game order, as the core does within a pair: equal to the last bit
+    assert np.array_equal(games, np.bincount(inv, cc))
+    assert np.array_equal(wins, np.bincount(inv, cc * np.where(a < b, s, 1 - s)))
     for threads in (2, 3):
         other = _core.aggregate_games(n, a, b, s, c, n_threads=threads)
         assert all(np.array_equal(x, y) for x, y in zip((lo, hi, games, wins), other))

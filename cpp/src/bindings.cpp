@@ -13,6 +13,7 @@
 #include <string>
 
 #include "discrank/graph.hpp"
+#include "discrank/labels.hpp"
 #include "discrank/objective.hpp"
 #include "discrank/online.hpp"
 
@@ -273,6 +274,7 @@ py::tuple group_pairs(std::int64_t n, IntArray lo, IntArray hi, int n_threads) {
                               shape_str(hi));
     const std::int64_t m = lo.shape(0);
     if (m > INT32_MAX) throw py::value_error("at most 2^31 - 1 entries are supported");
+    if (n < 1 || n > INT32_MAX) throw py::value_error("n must be in [1, 2^31 - 1], got " + std::to_string(n));
     const std::int32_t* pl = lo.data();
     const std::int32_t* ph = hi.data();
     for (std::int64_t t = 0; t < m; ++t)
@@ -281,14 +283,19 @@ py::tuple group_pairs(std::int64_t n, IntArray lo, IntArray hi, int n_threads) {
                                   std::to_string(ph[t]) + "); need 0 <= lo < hi < " + std::to_string(n));
     IntArray inverse(static_cast<py::ssize_t>(m));
     std::int32_t* pinv = inverse.mutable_data();
-    std::vector<std::int32_t> ulo, uhi;
+    IntArray out_lo, out_hi;
     {
         py::gil_scoped_release release;
-        discrank::group_pairs(n, m, pl, ph, pinv, ulo, uhi, discrank::resolve_threads(n_threads));
+        discrank::group_pairs(
+            n, m, pl, ph, pinv,
+            [&](std::int64_t k) {
+                py::gil_scoped_acquire acquire;
+                out_lo = IntArray(static_cast<py::ssize_t>(k));
+                out_hi = IntArray(static_cast<py::ssize_t>(k));
+                return discrank::PairOut{out_lo.mutable_data(), out_hi.mutable_data(), nullptr, nullptr};
+            },
+            discrank::resolve_threads(n_threads));
     }
-    IntArray out_lo(static_cast<py::ssize_t>(ulo.size())), out_hi(static_cast<py::ssize_t>(uhi.size()));
-    std::copy(ulo.begin(), ulo.end(), out_lo.mutable_data());
-    std::copy(uhi.begin(), uhi.end(), out_hi.mutable_data());
     return py::make_tuple(inverse, out_lo, out_hi);
 }
 
@@ -307,21 +314,68 @@ py::tuple aggregate_games(std::int64_t n, IntArray a, IntArray b, FloatArray sco
             throw py::value_error("game " + std::to_string(t) + " is (" + std::to_string(pa[t]) + ", " +
                                   std::to_string(pb[t]) + "); need two different players in [0, " +
                                   std::to_string(n) + ")");
-    std::vector<std::int32_t> lo, hi;
-    std::vector<double> games, wins;
+    IntArray olo, ohi;
+    FloatArray og, ow;
     {
         py::gil_scoped_release release;
-        discrank::aggregate_games(n, m, pa, pb, score.data(), count ? count->data() : nullptr, lo, hi, games, wins,
-                                  discrank::resolve_threads(n_threads));
+        discrank::aggregate_games(
+            n, m, pa, pb, score.data(), count ? count->data() : nullptr,
+            [&](std::int64_t k) {
+                py::gil_scoped_acquire acquire;
+                const auto size = static_cast<py::ssize_t>(k);
+                olo = IntArray(size);
+                ohi = IntArray(size);
+                og = FloatArray(size);
+                ow = FloatArray(size);
+                return discrank::PairOut{olo.mutable_data(), ohi.mutable_data(), og.mutable_data(), ow.mutable_data()};
+            },
+            discrank::resolve_threads(n_threads));
     }
-    const auto k = static_cast<py::ssize_t>(lo.size());
-    IntArray olo(k), ohi(k);
-    FloatArray og(k), ow(k);
-    std::copy(lo.begin(), lo.end(), olo.mutable_data());
-    std::copy(hi.begin(), hi.end(), ohi.mutable_data());
-    std::copy(games.begin(), games.end(), og.mutable_data());
-    std::copy(wins.begin(), wins.end(), ow.mutable_data());
     return py::make_tuple(olo, ohi, og, ow);
+}
+
+// Integer labels of a compact range coded to 0..n-1 (see labels.hpp); None when the range is wider
+// than max_range (then the caller sorts).
+template <class T>
+py::object factorize_ints_t(const py::array_t<T, py::array::c_style>& a, const py::array_t<T, py::array::c_style>& b,
+                            std::int64_t max_range, int n_threads) {
+    const std::int64_t ma = a.shape(0), mb = b.shape(0);
+    const int nt = discrank::resolve_threads(n_threads);
+    std::pair<T, T> range;
+    {
+        py::gil_scoped_release release;
+        range = discrank::min_max(a.data(), ma, b.data(), mb, nt);
+    }
+    const double width = static_cast<double>(range.second) - static_cast<double>(range.first);
+    if (width >= static_cast<double>(std::min<std::int64_t>(max_range, INT32_MAX - 1))) return py::none();
+    IntArray code_a(static_cast<py::ssize_t>(ma)), code_b(static_cast<py::ssize_t>(mb));
+    std::vector<T> distinct;
+    {
+        py::gil_scoped_release release;
+        distinct = discrank::code_ints(a.data(), ma, b.data(), mb, range.first, range.second, code_a.mutable_data(),
+                                       code_b.mutable_data(), nt);
+    }
+    py::array_t<T> uniq(static_cast<py::ssize_t>(distinct.size()));
+    std::copy(distinct.begin(), distinct.end(), uniq.mutable_data());
+    return py::make_tuple(uniq, code_a, code_b);
+}
+
+py::object factorize_ints(const py::array& a, const py::array& b, std::int64_t max_range, int n_threads) {
+    if (a.ndim() != 1 || b.ndim() != 1 || a.shape(0) + b.shape(0) == 0)
+        throw py::value_error("a and b must be 1-D and not both empty");
+    if (!a.dtype().is(b.dtype())) throw py::type_error("a and b must have the same dtype");
+    if (!(a.flags() & py::array::c_style) || !(b.flags() & py::array::c_style))
+        throw py::type_error("a and b must be contiguous");
+    if (a.shape(0) == 0 || b.shape(0) == 0) return py::none();
+    if (a.dtype().is(py::dtype::of<std::int64_t>()))
+        return factorize_ints_t<std::int64_t>(a.cast<py::array_t<std::int64_t, py::array::c_style>>(),
+                                              b.cast<py::array_t<std::int64_t, py::array::c_style>>(), max_range,
+                                              n_threads);
+    if (a.dtype().is(py::dtype::of<std::int32_t>()))
+        return factorize_ints_t<std::int32_t>(a.cast<py::array_t<std::int32_t, py::array::c_style>>(),
+                                              b.cast<py::array_t<std::int32_t, py::array::c_style>>(), max_range,
+                                              n_threads);
+    throw py::type_error("a and b must be int32 or int64, got " + std::string(py::str(a.dtype())));
 }
 
 // The pair arrays of the graph helpers: 1-D, the same length, every index in [0, n).
@@ -438,6 +492,10 @@ PYBIND11_MODULE(_core, m) {
         py::arg("a").noconvert(), py::arg("b").noconvert(), py::arg("score").noconvert(), py::arg("step"),
         py::arg("ratings").noconvert(), py::arg("every") = 0);
 
+    m.def("factorize_ints", &factorize_ints, py::arg("a"), py::arg("b"), py::arg("max_range"),
+          py::arg("n_threads") = 0,
+          "Integer labels of a range narrower than max_range coded to 0..n-1: (distinct values, codes of a, "
+          "codes of b), or None for a wider range or an empty a or b.");
     m.def("group_pairs", &group_pairs, py::arg("n"), py::arg("lo").noconvert(), py::arg("hi").noconvert(),
           py::arg("n_threads") = 0);
     m.def("aggregate_games", &aggregate_games, py::arg("n"), py::arg("a").noconvert(), py::arg("b").noconvert(),

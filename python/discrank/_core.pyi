@@ -99,6 +99,12 @@ def online_disc(
 def fast_exp_log1p(x: npt.NDArray[np.float64]) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]:
     """(exp(-|x|), log1p(exp(-|x|))) by the vectorised code of fastmath.hpp (for its accuracy test)."""
 
+def factorize_ints(
+    a: npt.NDArray[np.integer], b: npt.NDArray[np.integer], max_range: int, n_threads: int = 0
+) -> Optional[tuple[npt.NDArray[np.integer], npt.NDArray[np.int32], npt.NDArray[np.int32]]]:
+    """(distinct values, codes of a, codes of b) for int32 / int64 ids of a range narrower than max_range,
+    else None."""
+
 def group_pairs(
     n: int, lo: npt.NDArray[np.int32], hi: npt.NDArray[np.int32], n_threads: int = 0
 ) -> tuple[npt.NDArray[np.int32], npt.NDArray[np.int32], npt.NDArray[np.int32]]:

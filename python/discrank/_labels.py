@@ -69,6 +69,14 @@ def factorize_pair(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray
     A ``ValueError`` when the two hold labels of kinds that cannot be compared (ints in one, strings in
     the other).
     """
+    if a.dtype == b.dtype and a.dtype in (np.int32, np.int64):
+        from discrank import _core
+
+        # integer ids of a compact range: coded in the core by a presence table (no sort, no copy)
+        coded = _core.factorize_ints(np.ascontiguousarray(a), np.ascontiguousarray(b),
+                                     max_range=4 * (a.shape[0] + b.shape[0]) + 1024)
+        if coded is not None:
+            return coded
     objects = a.dtype.kind == "O" or b.dtype.kind == "O"
     both = np.concatenate([a.astype(object), b.astype(object)]) if objects else np.concatenate([a, b])
     as_label_array(both, "a and b")

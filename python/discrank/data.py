@@ -24,7 +24,8 @@ CONSISTENCY_TOL = 1e-9
 _WEIGHTS = ("uniform", "games")
 
 
-def _float_vector(values: Any, name: str, length: Optional[int] = None) -> np.ndarray:
+def _float_vector(values: Any, name: str, length: Optional[int] = None, finite: bool = True) -> np.ndarray:
+    """``values`` as a 1-D float64 array (no copy when it is one); ``finite``: reject NaN and inf here."""
     arr = np.asarray(values)
     if arr.dtype.kind not in "iufb":
         raise TypeError(f"{name} must be numeric, got dtype {arr.dtype}")
@@ -33,14 +34,23 @@ def _float_vector(values: Any, name: str, length: Optional[int] = None) -> np.nd
         raise ValueError(f"{name} must be 1-D, got shape {arr.shape}")
     if length is not None and arr.shape[0] != length:
         raise ValueError(f"found inputs of inconsistent lengths: {name} has {arr.shape[0]}, expected {length}")
+    if finite:
+        _check_finite(arr, name)
+    return arr
+
+
+def _check_finite(arr: np.ndarray, name: str) -> None:
     bad = ~np.isfinite(arr)
     if bad.any():
         k = int(np.flatnonzero(bad)[0])
         raise ValueError(f"{name} contains {show(arr[k])} at position {k}; only finite values are allowed")
-    return arr
 
 
 def _check_probabilities(p: np.ndarray, name: str) -> None:
+    """Every value in [0, 1]; NaN and inf are named as such."""
+    if np.all((p >= 0.0) & (p <= 1.0)):  # False for NaN: one pass in the common case
+        return
+    _check_finite(p, name)
     bad = (p < 0.0) | (p > 1.0)
     if bad.any():
         k = int(np.flatnonzero(bad)[0])
@@ -252,7 +262,7 @@ class PairwiseData:
             from discrank.logs import parse_results  # results as PGN strings: "1-0", "0-1", "1/2-1/2"
 
             p = parse_results(np.asarray(p, dtype=object), p_name)
-        p = _float_vector(p, p_name)
+        p = _float_vector(p, p_name, finite=False)  # the [0, 1] check below also rejects NaN and inf
         lengths = {"a": a.shape[0], "b": b.shape[0], p_name: p.shape[0]}
         if n_games is not None:
             n_games = _float_vector(n_games, "n_games")
@@ -265,30 +275,36 @@ class PairwiseData:
         counts_given = n_games is not None
         if counts_given:
             _check_counts(n_games, "n_games")
-        elif what == "game":
-            n_games = np.ones(p.shape[0])
         ia, ib, index = _encode(a, b, labels)
-        same = ia == ib
-        if same.any():
-            k = int(np.flatnonzero(same)[0])
-            raise ValueError(f"{what} {k} is player {show(a[k])} against themself")
         n = len(index)
-        if n_games is not None:
+
+        def self_play() -> None:
+            same = ia == ib
+            if same.any():
+                k = int(np.flatnonzero(same)[0])
+                raise ValueError(f"{what} {k} is player {show(a[k])} against themself")
+
+        if what == "game" or counts_given:
             # orientation, grouping and the sums in one pass of the core (game order kept within a pair)
-            pair_lo, pair_hi, games, wins = _core.aggregate_games(
-                n, ia.astype(np.int32, copy=False), ib.astype(np.int32, copy=False), p,
-                n_games if counts_given else None,
-            )
+            try:
+                pair_lo, pair_hi, games, wins = _core.aggregate_games(n, ia, ib, p, n_games)
+            except ValueError:
+                self_play()  # the only entry the core can refuse: the codes are in range
+                raise
+            p_pair = wins
             with np.errstate(invalid="ignore", divide="ignore"):
-                p_pair = wins / games
-            if np.any(games <= 0):
+                np.divide(wins, games, out=p_pair)
+            if counts_given and np.any(games <= 0):  # counts of 1 each add up to >= 1
                 k = int(np.flatnonzero(games <= 0)[0])
                 raise ValueError(
                     f"pair ({show(index.labels[pair_lo[k]])}, {show(index.labels[pair_hi[k]])}) has no games "
                     "(all its n_games are 0): drop it"
                 )
-            data = cls._trusted(pair_lo, pair_hi, np.clip(p_pair, 0.0, 1.0), games, index.labels, weights)
+            # wins <= games term by term, and rounding is monotone: p_pair <= 1 already; kept as a guard
+            np.clip(p_pair, 0.0, 1.0, out=p_pair)
+            data = cls._trusted(pair_lo, pair_hi, p_pair, games, index.labels, weights)
             return data.filter(min_games) if min_games > 1 else data
+        self_play()
         lo = np.minimum(ia, ib).astype(np.int32)
         hi = np.maximum(ia, ib).astype(np.int32)
         p_lo = np.where(ia < ib, p, 1.0 - p)
@@ -467,11 +483,12 @@ class PairwiseData:
 
 
 def _encode(a: np.ndarray, b: np.ndarray, labels: Any) -> tuple[np.ndarray, np.ndarray, LabelIndex]:
+    """Player codes of ``a`` and ``b`` (int32) and the index of the labels."""
     if labels is None:
         uniq, code_a, code_b = factorize_pair(a, b)
-        return code_a.astype(np.int32), code_b.astype(np.int32), LabelIndex(uniq)
+        return code_a.astype(np.int32, copy=False), code_b.astype(np.int32, copy=False), LabelIndex(uniq)
     index = LabelIndex(labels)
-    return index.index(a, "a"), index.index(b, "b"), index
+    return index.index(a, "a").astype(np.int32, copy=False), index.index(b, "b").astype(np.int32, copy=False), index
 
 
 def warn_isolated(data: PairwiseData, piece: Optional[np.ndarray] = None) -> np.ndarray:
