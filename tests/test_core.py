@@ -368,17 +368,26 @@ def test_player_and_opponent_sums_match_bincount(strategy):
 
 
 @pytest.mark.parametrize("strategy", STRATEGIES)
-def test_win_loss_flags(strategy):
+def test_score_sums(strategy):
     rng = np.random.default_rng(14)
     n = 50
     i, j, y, w, _, _, _, _ = random_problem(rng, n, 1200, 0, "bce")
     y[i == 3] = 1.0  # player 3 wins every pair where it is first...
     y[j == 3] = 0.0  # ...and where it is second
-    won, lost = _core.PairObjective(n, i, j, y, w, strategy=strategy).win_loss()
-    assert won[3] and not lost[3]
+    obj = _core.PairObjective(n, i, j, y, w, strategy=strategy)
+    total, scored, conceded = obj.score_sums()
+    np.testing.assert_allclose(total, np.bincount(i, w, n) + np.bincount(j, w, n), rtol=1e-13)
+    np.testing.assert_allclose(scored, np.bincount(i, w * y, n) + np.bincount(j, w * (1 - y), n), rtol=1e-13)
+    np.testing.assert_allclose(conceded, np.bincount(i, w * (1 - y), n) + np.bincount(j, w * y, n), rtol=1e-13)
+    assert scored[3] > 0 and conceded[3] == 0.0  # exactly 0: a sum of zeros
     exp_won = (np.bincount(i[y > 0], minlength=n) + np.bincount(j[y < 1], minlength=n)) > 0
     exp_lost = (np.bincount(j[y > 0], minlength=n) + np.bincount(i[y < 1], minlength=n)) > 0
-    assert np.array_equal(won, exp_won) and np.array_equal(lost, exp_lost)
+    assert np.array_equal(scored > 0, exp_won) and np.array_equal(conceded > 0, exp_lost)
+    # the bce Elo gradient at s = 0 is total / 2 - scored
+    _, _, _, g0 = obj.evaluate(0, s=np.zeros(n), grad_s=True)
+    np.testing.assert_allclose(g0, 0.5 * total - scored, rtol=1e-12, atol=1e-15)
+    for threads in (1, 2, 3):
+        assert all(np.array_equal(x, z) for x, z in zip((total, scored, conceded), obj.score_sums(n_threads=threads)))
 
 
 @pytest.mark.parametrize("n", [2, 200, 70_000])  # radix sort of 1, 2 and 5 passes; 32- and 64-bit keys

@@ -36,6 +36,38 @@ void check_vector(const FloatArray& a, std::int64_t len, const char* name) {
                               shape_str(a));
 }
 
+// The first p with a[p] or b[p] outside [0, n), or m if none. Scans blocks without a branch per entry
+// (the compiler vectorises the inner loop): a check costs a small share of the pass it guards.
+std::int64_t first_outside(std::int64_t n, std::int64_t m, const std::int32_t* a, const std::int32_t* b) {
+    constexpr std::int64_t kBlock = 4096;
+    const auto un = static_cast<std::uint32_t>(n);
+    for (std::int64_t lo = 0; lo < m; lo += kBlock) {
+        const std::int64_t hi = std::min(m, lo + kBlock);
+        std::uint32_t bad = 0;
+        for (std::int64_t p = lo; p < hi; ++p)
+            bad |= static_cast<std::uint32_t>(static_cast<std::uint32_t>(a[p]) >= un) |
+                   static_cast<std::uint32_t>(static_cast<std::uint32_t>(b[p]) >= un);
+        if (bad)
+            for (std::int64_t p = lo; p < hi; ++p)
+                if (static_cast<std::uint32_t>(a[p]) >= un || static_cast<std::uint32_t>(b[p]) >= un) return p;
+    }
+    return m;
+}
+
+// The first p with a[p] == b[p], or m if none (vectorised as first_outside).
+std::int64_t first_equal(std::int64_t m, const std::int32_t* a, const std::int32_t* b) {
+    constexpr std::int64_t kBlock = 4096;
+    for (std::int64_t lo = 0; lo < m; lo += kBlock) {
+        const std::int64_t hi = std::min(m, lo + kBlock);
+        std::uint32_t same = 0;
+        for (std::int64_t p = lo; p < hi; ++p) same |= static_cast<std::uint32_t>(a[p] == b[p]);
+        if (same)
+            for (std::int64_t p = lo; p < hi; ++p)
+                if (a[p] == b[p]) return p;
+    }
+    return m;
+}
+
 struct Factors {
     const double* U = nullptr;
     const double* V = nullptr;
@@ -186,13 +218,14 @@ class PyObjective {
     std::int64_t n_players() const { return core_->n_players(); }
     std::int64_t n_pairs() const { return core_->n_pairs(); }
     std::string strategy() const { return core_->scatter() ? "scatter" : "gather"; }
-    py::tuple win_loss() const {
-        const auto& w = core_->won();
-        const auto& l = core_->lost();
-        py::array_t<bool> won(static_cast<py::ssize_t>(w.size())), lost(static_cast<py::ssize_t>(l.size()));
-        std::transform(w.begin(), w.end(), won.mutable_data(), [](char c) { return c != 0; });
-        std::transform(l.begin(), l.end(), lost.mutable_data(), [](char c) { return c != 0; });
-        return py::make_tuple(won, lost);
+    py::tuple score_sums(int n_threads) {
+        const auto n = static_cast<py::ssize_t>(core_->n_players());
+        FloatArray total(n), scored(n), conceded(n);
+        {
+            py::gil_scoped_release release;
+            core_->score_sums(total.mutable_data(), scored.mutable_data(), conceded.mutable_data(), n_threads);
+        }
+        return py::make_tuple(total, scored, conceded);
     }
 
   private:
@@ -309,11 +342,11 @@ py::tuple aggregate_games(std::int64_t n, IntArray a, IntArray b, FloatArray sco
     if (n < 1 || n > INT32_MAX) throw py::value_error("n must be in [1, 2^31 - 1], got " + std::to_string(n));
     const std::int32_t* pa = a.data();
     const std::int32_t* pb = b.data();
-    for (std::int64_t t = 0; t < m; ++t)
-        if (pa[t] < 0 || pa[t] >= n || pb[t] < 0 || pb[t] >= n || pa[t] == pb[t])
-            throw py::value_error("game " + std::to_string(t) + " is (" + std::to_string(pa[t]) + ", " +
-                                  std::to_string(pb[t]) + "); need two different players in [0, " +
-                                  std::to_string(n) + ")");
+    const std::int64_t t = std::min(first_outside(n, m, pa, pb), first_equal(m, pa, pb));
+    if (t < m)
+        throw py::value_error("game " + std::to_string(t) + " is (" + std::to_string(pa[t]) + ", " +
+                              std::to_string(pb[t]) + "); need two different players in [0, " + std::to_string(n) +
+                              ")");
     IntArray olo, ohi;
     FloatArray og, ow;
     {
@@ -386,10 +419,10 @@ std::int64_t check_pair_indices(std::int64_t n, const IntArray& i, const IntArra
     const std::int64_t m = i.shape(0);
     const std::int32_t* pi = i.data();
     const std::int32_t* pj = j.data();
-    for (std::int64_t p = 0; p < m; ++p)
-        if (pi[p] < 0 || pi[p] >= n || pj[p] < 0 || pj[p] >= n)
-            throw py::value_error("pair " + std::to_string(p) + " has player index (" + std::to_string(pi[p]) + ", " +
-                                  std::to_string(pj[p]) + ") outside [0, " + std::to_string(n) + ")");
+    const std::int64_t p = first_outside(n, m, pi, pj);
+    if (p < m)
+        throw py::value_error("pair " + std::to_string(p) + " has player index (" + std::to_string(pi[p]) + ", " +
+                              std::to_string(pj[p]) + ") outside [0, " + std::to_string(n) + ")");
     return m;
 }
 
@@ -445,7 +478,9 @@ PYBIND11_MODULE(_core, m) {
              py::arg("w").noconvert(), py::arg("strategy") = "auto")
         .def_property_readonly("n_players", &PyObjective::n_players)
         .def_property_readonly("strategy", &PyObjective::strategy)
-        .def("win_loss", &PyObjective::win_loss, "(won, lost): whether each player ever scored / conceded")
+        .def("score_sums", &PyObjective::score_sums, py::arg("n_threads") = 0,
+             "(total, scored, conceded) per player: the sums over their pairs of w, of w times their score, "
+             "of w times the opponent's score")
         .def("hessp_s", &PyObjective::hessp_s, py::arg("curv").noconvert(), py::arg("x").noconvert(),
              py::arg("n_threads") = 0)
         .def("player_sums", &PyObjective::player_sums, py::arg("v").noconvert(), py::arg("n_threads") = 0)

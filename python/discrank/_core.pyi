@@ -33,8 +33,10 @@ class PairObjective:
     @property
     def strategy(self) -> str:
         """"scatter" (chunk buffers, dense logs) or "gather" (adjacency list, sparse logs)."""
-    def win_loss(self) -> tuple[npt.NDArray[np.bool_], npt.NDArray[np.bool_]]:
-        """(won, lost): whether each player ever scored / conceded in some pair."""
+    def score_sums(
+        self, n_threads: int = 0
+    ) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64], npt.NDArray[np.float64]]:
+        """(total, scored, conceded) per player: sums over their pairs of w, w * own score, w * opponent's."""
     def hessp_s(
         self, curv: npt.NDArray[np.float64], x: npt.NDArray[np.float64], n_threads: int = 0
     ) -> npt.NDArray[np.float64]:

@@ -246,7 +246,8 @@ def _permute(x, pos):
     return out
 
 
-def newton_elo(objective, loss_id, i, j, w, n, piece, tol, max_iter, n_threads, s0=None, ridge=0.0) -> NewtonResult:
+def newton_elo(objective, loss_id, i, j, w, n, piece, tol, max_iter, n_threads, s0=None, ridge=0.0,
+               sums=None) -> NewtonResult:
     """Newton's method (Gauss-Newton for non-convex losses) for an s-only objective, with line search.
 
     The Hessian in ``s`` is the weighted Laplacian of the comparison graph with pair weights
@@ -255,9 +256,10 @@ def newton_elo(objective, loss_id, i, j, w, n, piece, tol, max_iter, n_threads, 
     the last steps are exact and convergence is quadratic), then backtracks until the Armijo
     condition holds. Stops on the same scaled-gradient rule as :func:`minimize_scaled`. ``ridge``
     adds ``ridge / 2 |s|^2`` to the objective (a Gaussian prior; ``ridge I`` to the Hessian).
+    ``sums``: ``objective.score_sums()`` if the caller has it (else computed here).
     """
     m = i.size
-    total = objective.player_sums(w, n_threads=n_threads)
+    total, scored, _ = objective.score_sums(n_threads=n_threads) if sums is None else sums
     h = _fill_zero_scales(total.copy())
     curv = np.empty(m)
     s = np.zeros(n) if s0 is None else np.array(s0, dtype=np.float64)
@@ -271,14 +273,20 @@ def newton_elo(objective, loss_id, i, j, w, n, piece, tol, max_iter, n_threads, 
 
     h = h + ridge
     solver = _LaplacianSolver(objective, i, j, n, piece, n_threads)
-    f, g = evaluate(s)
-    n_eval = 1
+    if s0 is None and loss_id == 0:
+        # bce at s = 0, without a pass: every pair's loss is log 2 and g_a = total_a / 2 - scored_a.
+        # No curvature yet: either the warm start below evaluates (and so fills it), or s = 0 already
+        # meets tol and no Newton step is taken.
+        f, g, n_eval = np.log(2.0) * float(w.sum()), 0.5 * total - scored, 0
+    else:
+        f, g = evaluate(s)
+        n_eval = 1
     if s0 is None and loss_id == 0 and scaled_gradient(g, h) > tol:
-        # Warm start: each player's logit of their mean score, read from the gradient at 0
-        # (g_a = total_a / 2 - score_a); kept only if it lowers the objective.
+        # Warm start: each player's logit of their mean score (scored_a / total_a); kept only if it
+        # lowers the objective.
         played = total > 0
         rate = np.full(n, 0.5)
-        rate[played] = np.clip(0.5 - g[played] / total[played], 0.02, 0.98)
+        rate[played] = np.clip(scored[played] / total[played], 0.02, 0.98)
         x0 = np.log(rate / (1.0 - rate))
         x0 -= (np.bincount(piece, x0) / np.bincount(piece))[piece]
         f0, g0 = evaluate(x0)

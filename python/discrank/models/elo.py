@@ -81,7 +81,7 @@ class _EloFamily(PairwiseModel):
             ridge = 0.0 if sigma is None else 1.0 / (sigma**2 * float(data.pair_weights().sum()))
             if solver == "newton":
                 return newton_elo(objective, loss_id, data.i, data.j, w, data.n_players, piece, tol, int(max_iter),
-                                  n_threads, ridge=ridge)
+                                  n_threads, ridge=ridge, sums=sums)
 
             def fun(s: np.ndarray) -> tuple[float, np.ndarray]:
                 f, _, _, gs = objective.evaluate(loss_id, s=s, grad_s=True, n_threads=n_threads)
@@ -94,6 +94,7 @@ class _EloFamily(PairwiseModel):
         # is found in one pass; a separated *group* by the strong pieces of the beat graph (Tarjan, O(m)):
         # up front on logs of up to TARJAN_UP_FRONT pairs, else only when the fit does not converge or
         # spreads a piece wider than SEPARATION_CHECK_SPREAD logits.
+        sums = objective.score_sums(n_threads=n_threads)  # (total, scored, conceded) per player
         sigma = self.prior_scale
         strong_pieces = None  # (count, piece of each player) of the beat graph, computed at most once
 
@@ -104,7 +105,7 @@ class _EloFamily(PairwiseModel):
 
         separated = False
         if sigma is None:
-            won, lost = objective.win_loss()
+            won, lost = sums[1] > 0.0, sums[2] > 0.0  # ever scored / conceded (w > 0)
             has_pair = np.bincount(piece)[piece] > 1
             separated = bool(np.any(has_pair & ~(won & lost)))
             if not separated and data.n_pairs <= TARJAN_UP_FRONT:
