@@ -9,7 +9,7 @@ import warnings
 from typing import Any, Optional, Union
 
 import numpy as np
-from threadpoolctl import threadpool_limits
+from threadpoolctl import ThreadpoolController
 
 from discrank import _core
 from discrank._labels import LabelIndex, show
@@ -28,6 +28,19 @@ LOSSES = {
 
 #: Clipping of predicted probabilities in the log loss, so that a confident wrong 0 or 1 costs ~34.5.
 LOG_LOSS_EPS = 1e-15
+
+
+_CONTROLLER: Optional[ThreadpoolController] = None
+
+
+def _blas_controller() -> ThreadpoolController:
+    """threadpoolctl's view of the loaded thread pools, found at the first fit and kept (the search of
+    the loaded libraries costs ~2 ms; a fit of 1000 players, ~70 ms). The BLAS libraries that matter,
+    numpy's and scipy's (L-BFGS-B), are loaded by then: importing discrank imports both."""
+    global _CONTROLLER
+    if _CONTROLLER is None:
+        _CONTROLLER = ThreadpoolController()
+    return _CONTROLLER
 
 
 def resolve_n_jobs(n_jobs: Optional[int]) -> int:
@@ -154,7 +167,7 @@ class PairwiseModel:
         self._label_index = None
         # scipy's L-BFGS-B calls a threaded BLAS on small matrices; its threads then spin against the
         # core's OpenMP threads (kernel calls measured 2x slower on 2 cores). One BLAS thread is enough.
-        with threadpool_limits(limits=1, user_api="blas"):
+        with _blas_controller().limit(limits=1, user_api="blas"):
             self._fit(data, objective, w, piece)
         return self
 

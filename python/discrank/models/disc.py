@@ -70,6 +70,7 @@ class _Component:
         self.offset, self.Q, self.pen_weight, self.n_threads = offset, Q, pen_weight, n_threads
         self.reg_weight = reg_weight  # reg_weight * sum (v_i - 1)^2, Appendix B.2
         self.balance_weight = 0.0  # see joint_objective
+        self._curv_memo: list = []  # the last two (factor, curvature) pairs
         self.n = data.n_players
 
     def loss(self, u: np.ndarray, v: np.ndarray, grad_u: bool, grad_v: bool):
@@ -80,13 +81,21 @@ class _Component:
         )
         return f, None if gu is None else gu[:, 0], None if gv is None else gv[:, 0]
 
+    def _curvature(self, c: np.ndarray) -> np.ndarray:
+        # The same factor comes back several times in a row (the stopping test, the balancing, the next
+        # solve's scale): one pass over the pairs for each distinct vector, compared in O(n).
+        for known, value in self._curv_memo:
+            if np.array_equal(known, c):
+                return value.copy()
+        value = pair_curvature(self.objective, self.w, c, self.n_threads)
+        self._curv_memo = [(c.copy(), value)] + self._curv_memo[:1]
+        return value.copy()
+
     def curvature_u(self, v: np.ndarray) -> np.ndarray:
-        return pair_curvature(self.objective, self.w, v, self.n_threads)
+        return self._curvature(v)
 
     def curvature_v(self, u: np.ndarray) -> np.ndarray:
-        return pair_curvature(self.objective, self.w, u, self.n_threads) + (
-            2.0 * self.reg_weight
-        )
+        return self._curvature(u) + 2.0 * self.reg_weight
 
     def regularizer(self, v: np.ndarray) -> tuple[float, np.ndarray]:
         if self.reg_weight == 0.0:
@@ -130,8 +139,9 @@ class _Component:
             [self.project(gu + gpuv_u + gbal * u), self.project(gv + gpuv_v + greg - gbal * v)]
         )
 
-    def balance(self, u: np.ndarray, v: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """Rescale to |u| = |v| (every prediction kept) and set the balancing weight around that scale.
+    def balance(self, u: np.ndarray, v: np.ndarray, set_weight: bool = True) -> tuple[np.ndarray, np.ndarray]:
+        """Rescale to |u| = |v| (every prediction kept) and (``set_weight``) set the balancing weight
+        around that scale for the next joint solve.
 
         Not with the regulariser, which pulls v towards 1 and so fixes the scale itself.
         """
@@ -141,6 +151,8 @@ class _Component:
         if nu == 0 or nv == 0:
             return u, v
         u, v = u * np.sqrt(nv / nu), v * np.sqrt(nu / nv)
+        if not set_weight:
+            return u, v
         # curvature along the scale direction, 16 weight r^2 at |u| = |v| = r, matched to the data's
         h_mean = 0.5 * (self.curvature_u(v).mean() + self.curvature_v(u).mean())
         self.balance_weight = h_mean / (16.0 * nu * nv)
@@ -179,6 +191,17 @@ def _alternate(problem: _Component, u: np.ndarray, v: np.ndarray, tol: float,
     return u, v, it, measure
 
 
+def _elo_start(objective: Any, piece: np.ndarray, n_threads: int) -> np.ndarray:
+    """Start of the first u-step: with v = 1 the score u_i v_j - v_i u_j is the Elo score u_i - u_j, and
+    each player's logit of their mean score (one pass over the pairs) is close to Elo's fit."""
+    total, scored, _ = objective.score_sums(n_threads=n_threads)
+    rate = np.full(total.shape, 0.5)
+    played = total > 0
+    rate[played] = np.clip(scored[played] / total[played], 0.02, 0.98)
+    x = np.log(rate / (1.0 - rate))
+    return x - (np.bincount(piece, x) / np.bincount(piece))[piece]
+
+
 def _first_tol(problem: _Component, u: np.ndarray, v: np.ndarray, tol: float) -> float:
     """The first block solves stop at COARSE_REL times the starting measure: an absolute tolerance
     would accept the start itself (u = 0, a saddle) when the component to find is small."""
@@ -187,9 +210,11 @@ def _first_tol(problem: _Component, u: np.ndarray, v: np.ndarray, tol: float) ->
 
 def _alternate_then_joint(problem: _Component, u: np.ndarray, v: np.ndarray, tol: float,
                           max_iter: int) -> tuple[np.ndarray, np.ndarray, int, float]:
-    """Algorithm 1's first u-step as a warm start, then L-BFGS on (u, v) jointly (``joint_objective``)."""
-    u = minimize_scaled(lambda x: problem.u_step_objective(x, v), u, problem.curvature_u(v),
-                        _first_tol(problem, u, v, tol), INNER_MAX_ITER).x
+    """L-BFGS on (u, v) jointly (``joint_objective``), from (u, v); from u = 0, after Algorithm 1's first
+    u-step (a coarse solve) as a warm start."""
+    if not np.any(u):  # u = 0 is a saddle of the joint objective: leave it by Algorithm 1's u-step first
+        u = minimize_scaled(lambda x: problem.u_step_objective(x, v), u, problem.curvature_u(v),
+                            _first_tol(problem, u, v, tol), INNER_MAX_ITER).x
     n = problem.n
     x = np.concatenate([problem.project(u), problem.project(v)])
     used = 0
@@ -285,13 +310,16 @@ class DiscDecomposition(DiscReadout, PairwiseModel):
     (m < l), each by L-BFGS on the compiled objective. The penalties keep the components orthogonal
     (Eq. (4)'s constraints); they weigh 1 against the paper's double sum over both orders of each pair,
     as Algorithm 1 writes them. The first component starts from ``v = 1`` (plus noise of scale 0.01
-    from ``random_state``), so that its first u-step is an Elo fit; later ones from a random v
-    orthogonal to the previous components.
+    from ``random_state``), so that its first u-step is an Elo fit, and, with the bce loss, from u at
+    each player's logit of their mean score (close to that Elo fit, in one pass over the pairs); later
+    ones, and other losses, from ``u = 0`` and (later ones) a random v orthogonal to the previous
+    components.
 
     ``solver="alternating"`` repeats the u- and v-steps until both block gradients meet ``tol``: the
     paper's algorithm as written. It converges linearly, often slowly (a second component on a
-    dense 200-player game: not converged after 500 rounds; ``bench/bench_solvers.py``). ``solver="joint"`` (default) runs its first u-step as a warm start, then L-BFGS on (u, v)
-    together until the gradient meets ``tol``, with the ``<u, v>`` penalty and Eq. (4)'s orthogonality
+    dense 200-player game: not converged after 500 rounds; ``bench/bench_solvers.py``). ``solver="joint"`` (default) runs L-BFGS on (u, v)
+    together from that start (from ``u = 0``, a saddle, after a first coarse u-step) until the gradient
+    meets ``tol``, with the ``<u, v>`` penalty and Eq. (4)'s orthogonality
     to the previous components as an exact constraint (u and v live in the orthogonal complement of
     the previous components) rather than as penalties. (Added to a joint objective, the penalties have
     no minimum: shrinking u while growing v lowers them at a constant loss, and the fit drifts.) For
@@ -405,14 +433,18 @@ class DiscDecomposition(DiscReadout, PairwiseModel):
             problem = _Component(objective, LOSSES[self.loss], data, w, offset, Q, pen_weight, self._n_threads,
                                  reg_weight if comp == 0 else 0.0)
             v = 1.0 + INIT_NOISE * rng.standard_normal(n) if comp == 0 else problem.project(rng.standard_normal(n))
+            u = np.zeros(n)
+            if comp == 0 and offset is None and self.loss == "bce":
+                u = _elo_start(objective, piece, self._n_threads)
             fit = _alternate if self.solver == "alternating" else _alternate_then_joint
-            u, v, n_iter[comp], measures[comp] = fit(problem, np.zeros(n), v, self.tol, int(self.max_iter))
+            u, v, n_iter[comp], measures[comp] = fit(problem, u, v, self.tol, int(self.max_iter))
             # (u, v) -> (a u, v / a) keeps every prediction; |u| = |v| makes a symmetric disc game a circle.
-            u, v = problem.balance(u, v)
+            u, v = problem.balance(u, v, set_weight=False)
             U[:, comp], V[:, comp] = u, v
-            contribution = _core.scores(data.i, data.j, n, U=u.reshape(n, 1), V=v.reshape(n, 1),
-                                        n_threads=self._n_threads)
-            offset = contribution if offset is None else offset + contribution
+            if comp + 1 < k:  # the next component fits on top of this one's scores
+                contribution = _core.scores(data.i, data.j, n, U=u.reshape(n, 1), V=v.reshape(n, 1),
+                                            n_threads=self._n_threads)
+                offset = contribution if offset is None else offset + contribution
 
         self.u_, self.v_ = U, V
         self.n_iter_ = n_iter
