@@ -64,3 +64,15 @@ def test_peers_bench_ladder_rows_agree_with_the_exact_fit():
     spearman_exact, rel_grad = float(fields[3]), float(fields[4])
     assert spearman_exact == 1.0 and rel_grad <= 1e-8
     assert "converged_=True" in line
+
+
+def test_threads_bench_fits_are_identical_for_1_and_2_threads():
+    proc = subprocess.run([sys.executable, str(BENCH / "bench_threads.py"), "--quick", "--threads", "1,2"],
+                          capture_output=True, text=True, timeout=300, cwd=BENCH)
+    assert proc.returncode == 0, proc.stderr
+    table = {line.split()[0]: line for line in proc.stdout.splitlines() if line.split()[:1] in (["1"], ["2"])}
+    assert set(table) == {"1", "2"}
+    for line in table.values():
+        assert "not converged" not in line
+        elo_diff, disc_diff = (float(x) for x in line.split()[-2:])
+        assert elo_diff == 0.0 and disc_diff == 0.0  # the same bits for any thread count
