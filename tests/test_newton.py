@@ -126,3 +126,27 @@ def test_solver_parameters_are_checked(bad, message):
     data, _ = ladder(50, 2000, 5)
     with pytest.raises(ValueError, match=message):
         Elo(**bad).fit(data)
+
+
+def test_curvature_scales_of_rounding_residue_are_filled_like_zeros():
+    # A player whose opponents all have factors of ~1e-19 (rounding residue left by centring) gets a
+    # curvature scale of ~1e-38: it must be filled like an exact zero, or the scaled gradient reads 1e29
+    # and L-BFGS's scaled variables degenerate (a disc fit on the real tennis log stopped after 2
+    # iterations so).
+    from discrank import _core
+    from discrank._optim import _fill_zero_scales, pair_curvature
+
+    h = _fill_zero_scales(np.array([1e-38, 1.0, 2.0, 0.0, 3.0]))
+    np.testing.assert_array_equal(h, [2.0, 1.0, 2.0, 2.0, 3.0])
+    assert np.array_equal(_fill_zero_scales(np.zeros(3)), np.ones(3))
+    # players 0-1-2 in a path, 3-4 a pair: c of player 1 (player 0's only opponent) is 1e-19
+    i = np.array([0, 1, 3], dtype=np.int32)
+    j = np.array([1, 2, 4], dtype=np.int32)
+    w = np.full(3, 1.0 / 3)
+    obj = _core.PairObjective(5, i, j, np.full(3, 0.5), w)
+    c = np.array([1.0, 1e-19, 2.0, 1.0, 1.0])
+    h = pair_curvature(obj, w, c)
+    raw = np.array([1e-38, 5.0, 1e-38, 1.0, 1.0]) / 3  # sum of w c_b^2 over each player's opponents
+    normal = raw > 1e-30
+    np.testing.assert_allclose(h[normal], raw[normal], rtol=1e-14)
+    np.testing.assert_allclose(h[~normal], raw[normal].mean(), rtol=1e-14)

@@ -122,8 +122,8 @@ def pair_curvature(objective, w: np.ndarray, c: np.ndarray | None = None, n_thre
     summed by the pairs' compiled ``objective``.
 
     It is the diagonal of the Hessian of a unit-curvature loss in a parameter that multiplies ``c`` of
-    the opponent. Players with ``h_a = 0`` (no pair, or opponents with ``c = 0``) get the mean of the
-    positive values, so that the scaled gradient stays defined.
+    the opponent. Players with ``h_a = 0`` (no pair, or opponents with ``c = 0``), or numerically zero
+    (see ``_fill_zero_scales``), get the mean of the others, so that the scaled gradient stays defined.
     """
     if c is None:
         return _fill_zero_scales(objective.player_sums(w, n_threads=n_threads))
@@ -131,7 +131,13 @@ def pair_curvature(objective, w: np.ndarray, c: np.ndarray | None = None, n_thre
 
 
 def _fill_zero_scales(h: np.ndarray) -> np.ndarray:
+    """``h`` with its zero entries, and those below 1e-12 of the median positive one (a scale made of
+    rounding residue, such as 1e-38 from opponents' factors of 1e-19: seen on a real log), set to the
+    mean of the others; all 1 when none is positive. Such a scale would make the scaled gradient
+    meaningless (1e29) and the L-BFGS variables degenerate."""
     positive = h > 0
+    if positive.any():
+        positive &= h > 1e-12 * np.median(h[positive])
     fill = h[positive].mean() if positive.any() else 1.0
     h[~positive] = fill
     return h
