@@ -15,6 +15,7 @@ from discrank import (
     Elo,
     EloPlusPlus,
     IsolatedPlayerWarning,
+    MElo,
     PairwiseData,
 )
 from discrank.games import disc_game, elo_game, example3, sample_games
@@ -304,3 +305,26 @@ def test_params_round_trip():
     assert model.set_params(tol=1e-3).tol == 1e-3
     with pytest.raises(ValueError, match="invalid parameter 'alpha'"):
         model.set_params(alpha=1)
+
+
+@pytest.mark.parametrize("make", [lambda: DiscDecomposition(1, random_state=0),
+                                  lambda: DiscDecomposition(2, random_state=0),
+                                  lambda: DiscDecomposition(2, solver="alternating", random_state=0, max_iter=50),
+                                  lambda: MElo(1, random_state=0)])
+def test_loss_is_the_data_loss_at_the_fitted_factors(make):
+    # loss_ is read from the solver's last evaluation (when it is at the answer): it must equal a fresh
+    # evaluation of the data loss at the returned factors, to rounding (the final |u| = |v| rescaling)
+    from discrank import _core
+    from discrank.models._base import LOSSES
+
+    rng = np.random.default_rng(5)
+    n = 30
+    A = rng.normal(size=(n, n))
+    data = PairwiseData.from_matrix(expit(A - A.T))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        model = make().fit(data)
+    w = data.pair_weights() / data.pair_weights().sum()
+    obj = _core.PairObjective(data.n_players, data.i, data.j, data.p, w)
+    fresh = obj.evaluate(LOSSES[model.loss], **model._factors())[0]
+    assert model.loss_ == pytest.approx(fresh, rel=1e-12)

@@ -79,7 +79,16 @@ class _Component:
             self.loss_id, U=u.reshape(n, 1), V=v.reshape(n, 1), offset=self.offset,
             grad_u=grad_u, grad_v=grad_v, n_threads=self.n_threads,
         )
+        self._last = (u.copy(), v.copy(), f)
         return f, None if gu is None else gu[:, 0], None if gv is None else gv[:, 0]
+
+    def loss_at(self, u: np.ndarray, v: np.ndarray) -> float:
+        """The data loss (the previous components' scores included) at (u, v): the last evaluation's when
+        it was at these very factors (the solvers end on an evaluation at their answer), else a pass."""
+        last = getattr(self, "_last", None)
+        if last is not None and np.array_equal(last[0], u) and np.array_equal(last[1], v):
+            return float(last[2])
+        return float(self.loss(u, v, False, False)[0])
 
     def _curvature(self, c: np.ndarray) -> np.ndarray:
         # The same factor comes back several times in a row (the stopping test, the balancing, the next
@@ -438,6 +447,8 @@ class DiscDecomposition(DiscReadout, PairwiseModel):
                 u = _elo_start(objective, piece, self._n_threads)
             fit = _alternate if self.solver == "alternating" else _alternate_then_joint
             u, v, n_iter[comp], measures[comp] = fit(problem, u, v, self.tol, int(self.max_iter))
+            if comp + 1 == k:  # with the earlier components as the offset: the model's loss
+                self.loss_ = problem.loss_at(u, v)
             # (u, v) -> (a u, v / a) keeps every prediction; |u| = |v| makes a symmetric disc game a circle.
             u, v = problem.balance(u, v, set_weight=False)
             U[:, comp], V[:, comp] = u, v
@@ -450,7 +461,6 @@ class DiscDecomposition(DiscReadout, PairwiseModel):
         self.n_iter_ = n_iter
         self.grad_measure_ = measures
         self.converged_ = bool(np.all(measures <= self.tol))
-        self.loss_ = float(objective.evaluate(LOSSES[self.loss], n_threads=self._n_threads, **self._factors())[0])
         if self._base is None:
             describe_first_component(self)
         if not self.converged_:
