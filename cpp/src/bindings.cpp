@@ -12,6 +12,7 @@
 #include <optional>
 #include <string>
 
+#include "discrank/checks.hpp"
 #include "discrank/graph.hpp"
 #include "discrank/labels.hpp"
 #include "discrank/objective.hpp"
@@ -34,38 +35,6 @@ void check_vector(const FloatArray& a, std::int64_t len, const char* name) {
     if (a.ndim() != 1 || a.shape(0) != len)
         throw py::value_error(std::string(name) + " must have shape (" + std::to_string(len) + ",), got " +
                               shape_str(a));
-}
-
-// The first p with a[p] or b[p] outside [0, n), or m if none. Scans blocks without a branch per entry
-// (the compiler vectorises the inner loop): a check costs a small share of the pass it guards.
-std::int64_t first_outside(std::int64_t n, std::int64_t m, const std::int32_t* a, const std::int32_t* b) {
-    constexpr std::int64_t kBlock = 4096;
-    const auto un = static_cast<std::uint32_t>(n);
-    for (std::int64_t lo = 0; lo < m; lo += kBlock) {
-        const std::int64_t hi = std::min(m, lo + kBlock);
-        std::uint32_t bad = 0;
-        for (std::int64_t p = lo; p < hi; ++p)
-            bad |= static_cast<std::uint32_t>(static_cast<std::uint32_t>(a[p]) >= un) |
-                   static_cast<std::uint32_t>(static_cast<std::uint32_t>(b[p]) >= un);
-        if (bad)
-            for (std::int64_t p = lo; p < hi; ++p)
-                if (static_cast<std::uint32_t>(a[p]) >= un || static_cast<std::uint32_t>(b[p]) >= un) return p;
-    }
-    return m;
-}
-
-// The first p with a[p] == b[p], or m if none (vectorised as first_outside).
-std::int64_t first_equal(std::int64_t m, const std::int32_t* a, const std::int32_t* b) {
-    constexpr std::int64_t kBlock = 4096;
-    for (std::int64_t lo = 0; lo < m; lo += kBlock) {
-        const std::int64_t hi = std::min(m, lo + kBlock);
-        std::uint32_t same = 0;
-        for (std::int64_t p = lo; p < hi; ++p) same |= static_cast<std::uint32_t>(a[p] == b[p]);
-        if (same)
-            for (std::int64_t p = lo; p < hi; ++p)
-                if (a[p] == b[p]) return p;
-    }
-    return m;
 }
 
 struct Factors {
@@ -342,7 +311,7 @@ py::tuple aggregate_games(std::int64_t n, IntArray a, IntArray b, FloatArray sco
     if (n < 1 || n > INT32_MAX) throw py::value_error("n must be in [1, 2^31 - 1], got " + std::to_string(n));
     const std::int32_t* pa = a.data();
     const std::int32_t* pb = b.data();
-    const std::int64_t t = std::min(first_outside(n, m, pa, pb), first_equal(m, pa, pb));
+    const std::int64_t t = discrank::first_bad_pair(n, m, pa, pb, true);
     if (t < m)
         throw py::value_error("game " + std::to_string(t) + " is (" + std::to_string(pa[t]) + ", " +
                               std::to_string(pb[t]) + "); need two different players in [0, " + std::to_string(n) +
@@ -419,7 +388,7 @@ std::int64_t check_pair_indices(std::int64_t n, const IntArray& i, const IntArra
     const std::int64_t m = i.shape(0);
     const std::int32_t* pi = i.data();
     const std::int32_t* pj = j.data();
-    const std::int64_t p = first_outside(n, m, pi, pj);
+    const std::int64_t p = discrank::first_bad_pair(n, m, pi, pj, false);
     if (p < m)
         throw py::value_error("pair " + std::to_string(p) + " has player index (" + std::to_string(pi[p]) + ", " +
                               std::to_string(pj[p]) + ") outside [0, " + std::to_string(n) + ")");

@@ -37,6 +37,7 @@
 
 #include <Eigen/Core>
 
+#include "discrank/checks.hpp"
 #include "discrank/fastmath.hpp"
 #include "discrank/losses.hpp"
 
@@ -178,26 +179,15 @@ class PairObjective {
         : n_(n_players), m_(n_pairs), i_(i), j_(j), y_(y), w_(w) {
         if (n_players < 1) throw std::invalid_argument("n_players must be >= 1, got " + std::to_string(n_players));
         if (n_pairs > INT32_MAX) throw std::invalid_argument("at most 2^31 - 1 pairs are supported");
-        // The checks, in blocks without a branch per pair (vectorised); the first bad pair is then named.
-        const auto un = static_cast<std::uint32_t>(n_);
-        for (std::int64_t lo = 0; lo < m_; lo += kBlock) {
-            const std::int64_t hi = std::min(m_, lo + kBlock);
-            std::uint32_t bad = 0;
-            for (std::int64_t p = lo; p < hi; ++p)
-                bad |= static_cast<std::uint32_t>(static_cast<std::uint32_t>(i_[p]) >= un) |
-                       static_cast<std::uint32_t>(static_cast<std::uint32_t>(j_[p]) >= un) |
-                       static_cast<std::uint32_t>(i_[p] == j_[p]);
-            if (!bad) continue;
-            for (std::int64_t p = lo; p < hi; ++p) {
-                const std::int64_t a = i_[p], b = j_[p];
-                if (a < 0 || a >= n_ || b < 0 || b >= n_)
-                    throw std::invalid_argument("pair " + std::to_string(p) + " has player index (" +
-                                                std::to_string(a) + ", " + std::to_string(b) + ") outside [0, " +
-                                                std::to_string(n_) + ")");
-                if (a == b)
-                    throw std::invalid_argument("pair " + std::to_string(p) + " is player " + std::to_string(a) +
-                                                " against themself");
-            }
+        // The checks at the speed of a pass; the first bad pair is then named.
+        const std::int64_t p = first_bad_pair(n_, m_, i_, j_, true);
+        if (p < m_) {
+            const std::int64_t a = i_[p], b = j_[p];
+            if (a == b && a >= 0 && a < n_)
+                throw std::invalid_argument("pair " + std::to_string(p) + " is player " + std::to_string(a) +
+                                            " against themself");
+            throw std::invalid_argument("pair " + std::to_string(p) + " has player index (" + std::to_string(a) +
+                                        ", " + std::to_string(b) + ") outside [0, " + std::to_string(n_) + ")");
         }
         scatter_ = strategy == Strategy::scatter || (strategy == Strategy::automatic && kChunks * n_ <= m_);
         n_blocks_ = (m_ + kBlock - 1) / kBlock;
