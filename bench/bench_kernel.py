@@ -12,6 +12,11 @@ The limit: ``PairObjective.stream_limit`` streams the same pair arrays (i, j, y,
 vectorised loss code (one exp and one log1p per pair, the compensated block sums), with the score
 computed from i and j instead of gathered from the parameters and no gradient spread: what a pass
 costs without the model's random accesses. "share" = limit time / kernel time for the bce cases.
+
+What the fits call: Elo's Newton solver "Elo, loss + gradient" (with the curvature); the disc joint
+solver "disc k=1, loss + gradient u, v", with the earlier components' scores as an offset for the
+second and later components (Algorithm 2 fits one component at a time, so no fit calls the k = 2 case,
+which is measured for users who evaluate several components at once).
 """
 
 from __future__ import annotations
@@ -53,11 +58,15 @@ def main() -> None:
     s = rng.normal(size=n)
     U1, V1 = rng.normal(size=(n, 1)), rng.normal(size=(n, 1))
     U2, V2 = rng.normal(size=(n, 2)), rng.normal(size=(n, 2))
+    offset = rng.normal(size=m)  # the earlier components' scores, per pair
     cases = [
         ("Elo, bce, loss only", dict(loss=0, s=s)),
         ("Elo, bce, loss + gradient", dict(loss=0, s=s, grad_s=True)),
         ("disc k=1, bce, loss only", dict(loss=0, U=U1, V=V1)),
         ("disc k=1, bce, loss + gradient u", dict(loss=0, U=U1, V=V1, grad_u=True)),
+        ("disc k=1, bce, loss + gradient u, v", dict(loss=0, U=U1, V=V1, grad_u=True, grad_v=True)),
+        ("  same, with an offset (later component)", dict(loss=0, U=U1, V=V1, grad_u=True, grad_v=True,
+                                                          offset=offset)),
         ("disc k=2, bce, loss + gradient u, v", dict(loss=0, U=U2, V=V2, grad_u=True, grad_v=True)),
         ("disc k=1, probability, loss only", dict(loss=2, U=U1, V=V1)),
     ]
