@@ -273,11 +273,15 @@ class PairObjective {
     // Product of the Hessian of an s-only (Elo) objective with x: out_a = sum over a's pairs of
     // curv_p (x_a - x_b), the weighted graph Laplacian, for the curvature from evaluate().
     void hessp_s(const double* curv, const double* xs, double* out, int n_threads) {
-        spread<kLaplacian>(curv, xs, out, n_threads);
+        double* outs[1] = {out};
+        spread<kLaplacian>(curv, xs, outs, n_threads);
     }
 
     // out_a = sum over a's pairs of v_p (the diagonal of the Laplacian when v is the curvature).
-    void player_sums(const double* v, double* out, int n_threads) { spread<kSum>(v, nullptr, out, n_threads); }
+    void player_sums(const double* v, double* out, int n_threads) {
+        double* outs[1] = {out};
+        spread<kSum>(v, nullptr, outs, n_threads);
+    }
 
     // One pass over the pairs, three sums per player a: total_a = sum of w_p over a's pairs; scored_a =
     // sum of w_p times a's score (y_p when a is the first player, 1 - y_p when second); conceded_a =
@@ -285,61 +289,14 @@ class PairObjective {
     // non-negative terms), ever conceded iff conceded_a > 0; and the gradient of the bce Elo objective
     // at s = 0 is total_a / 2 - scored_a. Summed in a fixed order: the same for any thread count.
     void score_sums(double* total, double* scored, double* conceded, int n_threads) {
-        std::lock_guard<std::mutex> guard(mutex_);
-        const int nt = resolve_threads(n_threads);
-        double* out[3] = {total, scored, conceded};
-        if (scatter_) {
-            chunk_.resize(static_cast<std::size_t>(3 * kChunks * n_));
-#pragma omp parallel num_threads(nt)
-            {
-#pragma omp for schedule(dynamic, 1)
-                for (std::int64_t c = 0; c < kChunks; ++c) {
-                    double* tot = chunk_.data() + 3 * c * n_;
-                    double* sc = tot + n_;
-                    double* co = sc + n_;
-                    std::fill(tot, tot + 3 * n_, 0.0);
-                    const std::int64_t lo = std::min(m_, c * n_blocks_ / kChunks * kBlock);
-                    const std::int64_t hi = std::min(m_, (c + 1) * n_blocks_ / kChunks * kBlock);
-                    for (std::int64_t p = lo; p < hi; ++p) {
-                        const std::int32_t a = i_[p], b = j_[p];
-                        const double wy = w_[p] * y_[p], wl = w_[p] * (1.0 - y_[p]);
-                        tot[a] += w_[p];
-                        tot[b] += w_[p];
-                        sc[a] += wy;
-                        co[b] += wy;
-                        sc[b] += wl;
-                        co[a] += wl;
-                    }
-                }
-#pragma omp for schedule(static)
-                for (std::int64_t a = 0; a < n_; ++a)
-                    for (int q = 0; q < 3; ++q) {
-                        double sum = 0.0;
-                        for (std::int64_t c = 0; c < kChunks; ++c) sum += chunk_[(3 * c + q) * n_ + a];
-                        out[q][a] = sum;
-                    }
-            }
-            return;
-        }
-#pragma omp parallel for schedule(dynamic, 256) num_threads(nt)
-        for (std::int64_t a = 0; a < n_; ++a) {
-            double tot = 0.0, sc = 0.0, co = 0.0;
-            for (std::int64_t e = ptr_[a]; e < ptr_[a + 1]; ++e) {
-                const Adj& ad = adj_[e];
-                const double wy = w_[ad.pair] * y_[ad.pair], wl = w_[ad.pair] * (1.0 - y_[ad.pair]);
-                tot += w_[ad.pair];
-                sc += ad.other >= 0 ? wy : wl;
-                co += ad.other >= 0 ? wl : wy;
-            }
-            total[a] = tot;
-            scored[a] = sc;
-            conceded[a] = co;
-        }
+        double* outs[3] = {total, scored, conceded};
+        spread<kScores>(nullptr, nullptr, outs, n_threads);
     }
 
     // out_a = sum over a's pairs of v_p c_b^2, b the other player (a factor's curvature scale).
     void opponent_sums(const double* v, const double* c, double* out, int n_threads) {
-        spread<kOpponentSquared>(v, c, out, n_threads);
+        double* outs[1] = {out};
+        spread<kOpponentSquared>(v, c, outs, n_threads);
     }
 
     // The measured limit of a pass: the same reads of the pair arrays (i, j, y, w) and the same loss
@@ -390,31 +347,43 @@ class PairObjective {
         std::int32_t other;  // the other player, bitwise-negated when this player is the pair's second
     };
 
-    static constexpr int kSum = 0, kLaplacian = 1, kOpponentSquared = 2;
+    static constexpr int kSum = 0, kLaplacian = 1, kOpponentSquared = 2, kScores = 3;
 
+    // Per-player sums over the pairs into out[0 .. W) (W = 3 for kScores: total, scored, conceded;
+    // 1 otherwise), in an order fixed by the data: 16 chunk buffers, then their sum in chunk order
+    // (scatter), or each player's pairs in pair order (gather).
     template <int Mode>
-    void spread(const double* v, const double* xs, double* out, int n_threads) {
+    void spread(const double* v, const double* xs, double* const* out, int n_threads) {
+        constexpr int W = Mode == kScores ? 3 : 1;
         std::lock_guard<std::mutex> guard(mutex_);
         const int nt = resolve_threads(n_threads);
         if (scatter_) {
-            chunk_.resize(static_cast<std::size_t>(kChunks * n_));
+            chunk_.resize(static_cast<std::size_t>(W * kChunks * n_));
 #pragma omp parallel num_threads(nt)
             {
 #pragma omp for schedule(dynamic, 1)
                 for (std::int64_t c = 0; c < kChunks; ++c) {
-                    double* buf = chunk_.data() + c * n_;
-                    std::fill(buf, buf + n_, 0.0);
+                    double* buf = chunk_.data() + c * W * n_;  // W rows of n
+                    std::fill(buf, buf + W * n_, 0.0);
                     const std::int64_t lo = std::min(m_, c * n_blocks_ / kChunks * kBlock);
                     const std::int64_t hi = std::min(m_, (c + 1) * n_blocks_ / kChunks * kBlock);
                     for (std::int64_t p = lo; p < hi; ++p) {
                         const std::int32_t a = i_[p], b = j_[p];
-                        if (Mode == kLaplacian) {
+                        if constexpr (Mode == kLaplacian) {
                             const double d = v[p] * (xs[a] - xs[b]);
                             buf[a] += d;
                             buf[b] -= d;
-                        } else if (Mode == kOpponentSquared) {
+                        } else if constexpr (Mode == kOpponentSquared) {
                             buf[a] += v[p] * (xs[b] * xs[b]);
                             buf[b] += v[p] * (xs[a] * xs[a]);
+                        } else if constexpr (Mode == kScores) {
+                            const double wy = w_[p] * y_[p], wl = w_[p] * (1.0 - y_[p]);
+                            buf[a] += w_[p];
+                            buf[b] += w_[p];
+                            buf[n_ + a] += wy;
+                            buf[2 * n_ + b] += wy;
+                            buf[n_ + b] += wl;
+                            buf[2 * n_ + a] += wl;
                         } else {
                             buf[a] += v[p];
                             buf[b] += v[p];
@@ -422,29 +391,35 @@ class PairObjective {
                     }
                 }
 #pragma omp for schedule(static)
-                for (std::int64_t a = 0; a < n_; ++a) {
-                    double sum = 0.0;
-                    for (std::int64_t c = 0; c < kChunks; ++c) sum += chunk_[c * n_ + a];
-                    out[a] = sum;
-                }
+                for (std::int64_t a = 0; a < n_; ++a)
+                    for (int q = 0; q < W; ++q) {
+                        double sum = 0.0;
+                        for (std::int64_t c = 0; c < kChunks; ++c) sum += chunk_[(c * W + q) * n_ + a];
+                        out[q][a] = sum;
+                    }
             }
             return;
         }
 #pragma omp parallel for schedule(dynamic, 256) num_threads(nt)
         for (std::int64_t a = 0; a < n_; ++a) {
-            double sum = 0.0;
+            double acc[W] = {};
             for (std::int64_t e = ptr_[a]; e < ptr_[a + 1]; ++e) {
                 const Adj& ad = adj_[e];
                 const std::int64_t b = ad.other >= 0 ? ad.other : ~ad.other;
-                if (Mode == kLaplacian) {
-                    sum += v[ad.pair] * (xs[a] - xs[b]);
-                } else if (Mode == kOpponentSquared) {
-                    sum += v[ad.pair] * (xs[b] * xs[b]);
+                if constexpr (Mode == kLaplacian) {
+                    acc[0] += v[ad.pair] * (xs[a] - xs[b]);
+                } else if constexpr (Mode == kOpponentSquared) {
+                    acc[0] += v[ad.pair] * (xs[b] * xs[b]);
+                } else if constexpr (Mode == kScores) {
+                    const double wy = w_[ad.pair] * y_[ad.pair], wl = w_[ad.pair] * (1.0 - y_[ad.pair]);
+                    acc[0] += w_[ad.pair];
+                    acc[1] += ad.other >= 0 ? wy : wl;
+                    acc[2] += ad.other >= 0 ? wl : wy;
                 } else {
-                    sum += v[ad.pair];
+                    acc[0] += v[ad.pair];
                 }
             }
-            out[a] = sum;
+            for (int q = 0; q < W; ++q) out[q][a] = acc[q];
         }
     }
 
