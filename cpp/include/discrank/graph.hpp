@@ -117,10 +117,9 @@ struct RadixSorted {
     }
 };
 
-// The entries t = 0..m-1 of a log, each an unordered pair (lo, hi) of players in [0, n), sorted by
-// (lo, hi) with ties in entry order (a radix sort of key = lo << hb | hi), and the runs of equal
-// pairs: run r is sorted entries [run_start(r), run_start(r + 1)). key_of(t) gives entry t's key
-// (see pair_key), val_of(t) the value carried along.
+// The entries t = 0..m-1 of a log, each an unordered pair (lo, hi) of players, sorted by (lo, hi)
+// with ties in entry order (a radix sort of key = lo << hb | hi), and the runs of equal pairs (see
+// for_each_run). key_of(t) gives entry t's key, val_of(t) the value carried along.
 template <class Key, class Val>
 struct PairRuns {
     int hb;  // bits of the higher player's index in the key
@@ -130,10 +129,9 @@ struct PairRuns {
     int nt;
 
     template <class KeyOf, class ValOf>
-    PairRuns(std::int64_t n, std::int64_t m_, int hb_, KeyOf key_of, ValOf val_of, int n_threads)
+    PairRuns(std::int64_t m_, int hb_, KeyOf key_of, ValOf val_of, int n_threads)
         : hb(hb_), m(m_), sorted(m_, 2 * hb_, key_of, val_of, n_threads), first_run(std::max(1, n_threads) + 1, 0),
           nt(std::max(1, n_threads)) {
-        (void)n;
         const Key* key = sorted.key.get();
 #pragma omp parallel for schedule(static, 1) num_threads(nt)
         for (int k = 0; k < nt; ++k) {
@@ -195,7 +193,7 @@ void group_pairs_impl(std::int64_t n, std::int64_t m, const std::int32_t* lo, co
                       std::int32_t* inverse, const std::function<PairOut(std::int64_t)>& alloc, int n_threads) {
     const int hb = index_bits(n);
     const PairRuns<Key, std::uint32_t> runs(
-        n, m, hb, [&](std::int64_t t) { return static_cast<Key>((static_cast<Key>(lo[t]) << hb) | static_cast<Key>(hi[t])); },
+        m, hb, [&](std::int64_t t) { return static_cast<Key>((static_cast<Key>(lo[t]) << hb) | static_cast<Key>(hi[t])); },
         [](std::int64_t t) { return static_cast<std::uint32_t>(t); }, n_threads);
     const PairOut out = alloc(runs.n_runs());
     const Key* key = runs.sorted.key.get();
@@ -213,7 +211,7 @@ void aggregate_games_impl(std::int64_t n, std::int64_t m, const std::int32_t* ia
                           int n_threads) {
     const int hb = index_bits(n);
     const PairRuns<Key, Val> runs(
-        n, m, hb,
+        m, hb,
         [&](std::int64_t t) {
             const Key a = static_cast<Key>(ia[t]), b = static_cast<Key>(ib[t]);
             return a < b ? (a << hb) | b : (b << hb) | a;
