@@ -252,6 +252,18 @@ def _permute(x, pos):
     return out
 
 
+def logit_mean_score(total: np.ndarray, scored: np.ndarray, piece: np.ndarray) -> np.ndarray:
+    """Each player's logit of their mean score ``scored / total`` (``PairObjective.score_sums``),
+    clipped to [0.02, 0.98] and centred on each piece of the comparison graph; 0 without games. Close
+    to the Elo fit on well-mixed logs: the start of Elo's Newton solver and of the first disc
+    component's u."""
+    rate = np.full(total.shape, 0.5)
+    played = total > 0
+    rate[played] = np.clip(scored[played] / total[played], 0.02, 0.98)
+    x = np.log(rate / (1.0 - rate))
+    return x - (np.bincount(piece, x) / np.bincount(piece))[piece]
+
+
 def newton_elo(objective, loss_id, i, j, w, n, piece, tol, max_iter, n_threads, s0=None, ridge=0.0,
                sums=None) -> NewtonResult:
     """Newton's method (Gauss-Newton for non-convex losses) for an s-only objective, with line search.
@@ -290,11 +302,7 @@ def newton_elo(objective, loss_id, i, j, w, n, piece, tol, max_iter, n_threads, 
     if s0 is None and loss_id == 0 and scaled_gradient(g, h) > tol:
         # Warm start: each player's logit of their mean score (scored_a / total_a); kept only if it
         # lowers the objective.
-        played = total > 0
-        rate = np.full(n, 0.5)
-        rate[played] = np.clip(scored[played] / total[played], 0.02, 0.98)
-        x0 = np.log(rate / (1.0 - rate))
-        x0 -= (np.bincount(piece, x0) / np.bincount(piece))[piece]
+        x0 = logit_mean_score(total, scored, piece)
         f0, g0 = evaluate(x0)
         n_eval += 1
         if f0 < f:

@@ -8,7 +8,7 @@ from typing import Any, Optional
 import numpy as np
 
 from discrank import _core
-from discrank._optim import minimize_scaled, pair_curvature, scaled_gradient
+from discrank._optim import logit_mean_score, minimize_scaled, pair_curvature, scaled_gradient
 from discrank.analysis import TransitivitySummary, disc_verdict, reparametrize, transitivity_summary
 from discrank.data import PairwiseData
 from discrank.exceptions import ConvergenceWarning
@@ -198,17 +198,6 @@ def _alternate(problem: _Component, u: np.ndarray, v: np.ndarray, tol: float,
             break
         inner_tol = max(tol, min(inner_tol, 0.1 * measure))
     return u, v, it, measure
-
-
-def _elo_start(objective: Any, piece: np.ndarray, n_threads: int) -> np.ndarray:
-    """Start of the first u-step: with v = 1 the score u_i v_j - v_i u_j is the Elo score u_i - u_j, and
-    each player's logit of their mean score (one pass over the pairs) is close to Elo's fit."""
-    total, scored, _ = objective.score_sums(n_threads=n_threads)
-    rate = np.full(total.shape, 0.5)
-    played = total > 0
-    rate[played] = np.clip(scored[played] / total[played], 0.02, 0.98)
-    x = np.log(rate / (1.0 - rate))
-    return x - (np.bincount(piece, x) / np.bincount(piece))[piece]
 
 
 def _first_tol(problem: _Component, u: np.ndarray, v: np.ndarray, tol: float) -> float:
@@ -444,7 +433,9 @@ class DiscDecomposition(DiscReadout, PairwiseModel):
             v = 1.0 + INIT_NOISE * rng.standard_normal(n) if comp == 0 else problem.project(rng.standard_normal(n))
             u = np.zeros(n)
             if comp == 0 and offset is None and self.loss == "bce":
-                u = _elo_start(objective, piece, self._n_threads)
+                # with v = 1 the score u_i v_j - v_i u_j is the Elo score u_i - u_j
+                total, scored, _ = objective.score_sums(n_threads=self._n_threads)
+                u = logit_mean_score(total, scored, piece)
             fit = _alternate if self.solver == "alternating" else _alternate_then_joint
             u, v, n_iter[comp], measures[comp] = fit(problem, u, v, self.tol, int(self.max_iter))
             if comp + 1 == k:  # with the earlier components as the offset: the model's loss
