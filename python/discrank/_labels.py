@@ -6,7 +6,7 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["LabelIndex", "as_label_array", "factorize", "factorize_pair", "show"]
+__all__ = ["LabelIndex", "as_label_array", "factorize_pair", "show"]
 
 
 def show(value: Any) -> str:
@@ -46,42 +46,30 @@ def as_label_array(values: Any, name: str) -> np.ndarray:
     return arr
 
 
-def factorize(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """``np.unique(values, return_inverse=True)``, without the sort for integers of a compact range.
-
-    Integer player ids (the common case for large logs) are coded by a presence table in O(n) when
-    their range is at most 4 times the number of values; anything else goes to ``np.unique``.
-    """
-    if values.dtype.kind in "iu" and values.size:
-        lo, hi = int(values.min()), int(values.max())
-        if hi - lo < 4 * values.size + 1024:
-            offset = values - lo
-            present = np.zeros(hi - lo + 1, dtype=bool)
-            present[offset] = True
-            code = np.cumsum(present) - 1
-            return np.flatnonzero(present).astype(values.dtype) + lo, code[offset]
-    return np.unique(values, return_inverse=True)
-
-
 def factorize_pair(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The distinct labels of ``a`` and ``b`` together (sorted), and the codes of ``a`` and of ``b``.
 
     A ``ValueError`` when the two hold labels of kinds that cannot be compared (ints in one, strings in
     the other).
     """
-    if a.dtype == b.dtype and a.dtype in (np.int32, np.int64):
-        from discrank import _core
+    if a.dtype.kind in "iu" and b.dtype.kind in "iu" and a.size and b.size:
+        common = np.result_type(a.dtype, b.dtype)
+        if common.kind == "i" or common.itemsize < 8:  # every id fits in int64
+            from discrank import _core
 
-        # integer ids of a compact range: coded in the core by a presence table (no sort, no copy)
-        coded = _core.factorize_ints(np.ascontiguousarray(a), np.ascontiguousarray(b),
-                                     max_range=4 * (a.shape[0] + b.shape[0]) + 1024)
-        if coded is not None:
-            return coded
+            # integer ids of a range at most 4 times the number of ids: coded in the core by a presence
+            # table, without a sort (and without a copy when both are int32 or both int64)
+            work = np.int32 if common == np.int32 else np.int64
+            coded = _core.factorize_ints(np.ascontiguousarray(a, dtype=work), np.ascontiguousarray(b, dtype=work),
+                                         max_range=4 * (a.shape[0] + b.shape[0]) + 1024)
+            if coded is not None:
+                uniq, code_a, code_b = coded
+                return uniq.astype(common, copy=False), code_a, code_b
     objects = a.dtype.kind == "O" or b.dtype.kind == "O"
     both = np.concatenate([a.astype(object), b.astype(object)]) if objects else np.concatenate([a, b])
     as_label_array(both, "a and b")
     try:
-        uniq, inverse = factorize(both)
+        uniq, inverse = np.unique(both, return_inverse=True)
     except TypeError as exc:
         raise ValueError(f"a and b mix label types that cannot be compared: {exc}") from None
     return uniq, inverse[: a.shape[0]], inverse[a.shape[0]:]
