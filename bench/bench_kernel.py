@@ -13,10 +13,12 @@ vectorised loss code (one exp and one log1p per pair, the compensated block sums
 computed from i and j instead of gathered from the parameters and no gradient spread: what a pass
 costs without the model's random accesses. "share" = limit time / kernel time for the bce cases.
 
-What the fits call: Elo's Newton solver "Elo, loss + gradient" (with the curvature); the disc joint
-solver "disc k=1, loss + gradient u, v", with the earlier components' scores as an offset for the
-second and later components (Algorithm 2 fits one component at a time, so no fit calls the k = 2 case,
-which is measured for users who evaluate several components at once).
+What the fits call: Elo's Newton solver "Elo, loss + gradient" (with the curvature), on the pairs
+sorted by (i, j) as PairwiseData holds them; the disc joint solver "disc k=1, loss + gradient u, v",
+with the earlier components' scores as an offset for the second and later components, on the pairs in
+tile order (``_core.tile_order``: stable by the second player's tile of 2048 players, the order the
+disc fits pass them in). Algorithm 2 fits one component at a time, so no fit calls the k = 2 case; it
+is measured for users who evaluate several components at once, in both orders.
 """
 
 from __future__ import annotations
@@ -55,20 +57,25 @@ def main() -> None:
     y = rng.choice([0.0, 0.5, 1.0], m)
     w = np.full(m, 1.0 / m)
     obj = _core.PairObjective(n, i, j, y, w)
+    order = _core.tile_order(n, i, j)  # the disc fits' order (models/_base.py: in_tile_order)
+    it, jt, yt = i[order], j[order], y[order]
+    tiled = _core.PairObjective(n, it, jt, yt, w)
     s = rng.normal(size=n)
     U1, V1 = rng.normal(size=(n, 1)), rng.normal(size=(n, 1))
     U2, V2 = rng.normal(size=(n, 2)), rng.normal(size=(n, 2))
     offset = rng.normal(size=m)  # the earlier components' scores, per pair
-    cases = [
-        ("Elo, bce, loss only", dict(loss=0, s=s)),
-        ("Elo, bce, loss + gradient", dict(loss=0, s=s, grad_s=True)),
-        ("disc k=1, bce, loss only", dict(loss=0, U=U1, V=V1)),
-        ("disc k=1, bce, loss + gradient u", dict(loss=0, U=U1, V=V1, grad_u=True)),
-        ("disc k=1, bce, loss + gradient u, v", dict(loss=0, U=U1, V=V1, grad_u=True, grad_v=True)),
-        ("  same, with an offset (later component)", dict(loss=0, U=U1, V=V1, grad_u=True, grad_v=True,
-                                                          offset=offset)),
-        ("disc k=2, bce, loss + gradient u, v", dict(loss=0, U=U2, V=V2, grad_u=True, grad_v=True)),
-        ("disc k=1, probability, loss only", dict(loss=2, U=U1, V=V1)),
+    cases = [  # (name, objective, arguments)
+        ("Elo, bce, loss only", obj, dict(loss=0, s=s)),
+        ("Elo, bce, loss + gradient", obj, dict(loss=0, s=s, grad_s=True)),
+        ("disc k=1, bce, loss only", tiled, dict(loss=0, U=U1, V=V1)),
+        ("disc k=1, bce, loss + gradient u", tiled, dict(loss=0, U=U1, V=V1, grad_u=True)),
+        ("disc k=1, bce, loss + gradient u, v", tiled, dict(loss=0, U=U1, V=V1, grad_u=True, grad_v=True)),
+        ("  same, with an offset (later component)", tiled, dict(loss=0, U=U1, V=V1, grad_u=True, grad_v=True,
+                                                                 offset=offset)),
+        ("  same, pairs in (i, j) order", obj, dict(loss=0, U=U1, V=V1, grad_u=True, grad_v=True, offset=offset)),
+        ("disc k=2, bce, loss + gradient u, v", tiled, dict(loss=0, U=U2, V=V2, grad_u=True, grad_v=True)),
+        ("  same, pairs in (i, j) order", obj, dict(loss=0, U=U2, V=V2, grad_u=True, grad_v=True)),
+        ("disc k=1, probability, loss only", tiled, dict(loss=2, U=U1, V=V1)),
     ]
     print(f"{n} players, {m} pairs, strategy {obj.strategy}; ns per pair (median of 7 calls); speed-up over "
           "1 thread in brackets; share of the measured limit")
@@ -76,8 +83,8 @@ def main() -> None:
     limit = [median_ns(lambda: obj.stream_limit(0, n_threads=t), m) for t in threads]
     print(f"{'limit: bce stream, no gather/scatter':<40}" + "".join(
         f"{x:>8.1f} ({limit[0] / x:4.1f}x)        " for x in limit))
-    for name, kw in cases:
-        times = [median_ns(lambda: obj.evaluate(n_threads=t, **kw), m) for t in threads]
+    for name, target, kw in cases:
+        times = [median_ns(lambda: target.evaluate(n_threads=t, **kw), m) for t in threads]
         share = [f"{lim / x:>6.0%}" if kw["loss"] == 0 else f"{'':>6}" for lim, x in zip(limit, times)]
         print(f"{name:<40}" + "".join(f"{x:>8.1f} ({times[0] / x:4.1f}x) {sh:>7}" for x, sh in zip(times, share)))
     print("million pairs per second per thread, Elo loss + gradient: " + ", ".join(

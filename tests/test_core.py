@@ -337,6 +337,30 @@ def test_factorize_ints_matches_numpy_unique(dtype):
         _core.factorize_ints(a.astype(np.int16), b.astype(np.int16), max_range=10_000)
 
 
+def test_tile_order_is_the_stable_sort_by_the_second_players_tile():
+    rng = np.random.default_rng(21)
+    n = 70_000  # 35 tiles of 2048 players (6 key bits) and 3 of 2^15
+    a = rng.integers(0, n, 300_000)
+    b = (a + rng.integers(1, n, a.size)) % n
+    key = np.unique(np.minimum(a, b) * n + np.maximum(a, b))
+    i, j = (key // n).astype(np.int32), (key % n).astype(np.int32)
+    for bits in (11, 15):
+        ref = np.argsort(j >> bits, kind="stable")
+        for threads in (1, 2, 3):
+            order = _core.tile_order(n, i, j, bits, threads)
+            assert order.dtype == np.int32 and np.array_equal(order, ref)
+        # pairs sorted by (i, j) come out sorted by (tile of j, i, j)
+        t = (j[ref] >> bits).astype(np.int64)
+        assert np.all(np.diff((t * n + i[ref]) * n + j[ref]) > 0)
+    # one tile: the order is unchanged; no pair: an empty order
+    assert np.array_equal(_core.tile_order(2048, i[:100] % 2048, j[:100] % 2048), np.arange(100))
+    assert _core.tile_order(n, i[:0], j[:0]).size == 0
+    with pytest.raises(ValueError, match=r"pair 1 has player index \(0, 3305\) outside \[0, 100\)"):
+        _core.tile_order(100, i[[0, 1]] % 100, j[[0, 1]] + np.array([0, 3305 - j[1]], dtype=np.int32))
+    with pytest.raises(ValueError, match="tile_bits"):
+        _core.tile_order(n, i, j, tile_bits=-1)
+
+
 def test_connected_pieces_matches_scipy():
     from scipy.sparse import coo_matrix
     from scipy.sparse.csgraph import connected_components

@@ -328,3 +328,38 @@ def test_loss_is_the_data_loss_at_the_fitted_factors(make):
     obj = _core.PairObjective(data.n_players, data.i, data.j, data.p, w)
     fresh = obj.evaluate(LOSSES[model.loss], **model._factors())[0]
     assert model.loss_ == pytest.approx(fresh, rel=1e-12)
+
+
+def test_disc_fit_in_tile_order_is_the_fit_in_pair_order():
+    # with more than 2048 players the disc fits pass the pairs in tile order (models/_base.py): the same
+    # objective summed in another order, so the same fit up to rounding, whatever the order of the data
+    from discrank import _core
+    from discrank.models import _base
+
+    rng = np.random.default_rng(8)
+    n, draws = 5000, 100_000
+    a = rng.integers(0, n, draws)
+    b = (a + rng.integers(1, n, draws)) % n
+    key = np.unique(np.minimum(a, b) * n + np.maximum(a, b))
+    i, j = key // n, key % n
+    skill, theta = rng.normal(size=n), rng.uniform(0, 2 * np.pi, n)
+    # probabilities inside (0, 1), no player separated: a finite optimum
+    data = PairwiseData(i, j, expit(skill[i] - skill[j] + np.sin(theta[i] - theta[j])),
+                        n_games=rng.integers(1, 5, key.size))
+    w = data.pair_weights() / data.pair_weights().sum()
+    tiled, wt = _base.in_tile_order(data, w, 2)
+    order = _core.tile_order(n, data.i, data.j)
+    assert not np.array_equal(order, np.arange(data.n_pairs))  # the order does change here
+    assert np.array_equal(tiled.i, data.i[order]) and np.array_equal(wt, w[order])
+    assert np.array_equal(tiled.p, data.p[order]) and np.array_equal(tiled.n_games, data.n_games[order])
+    fits = {}
+    for tile in (True, False):
+        model = DiscDecomposition(n_components=2, tol=1e-8, max_iter=2000, random_state=0)
+        model._tile_pairs = tile
+        fits[tile] = model.fit(data)
+    assert fits[True].converged_ and fits[False].converged_
+    assert fits[True].loss_ == pytest.approx(fits[False].loss_, rel=1e-12)
+    probe = (rng.integers(0, n, 2000), rng.integers(0, n, 2000))
+    probe = (probe[0][probe[0] != probe[1]], probe[1][probe[0] != probe[1]])
+    assert np.max(np.abs(fits[True].predict_proba(*probe) - fits[False].predict_proba(*probe))) < 1e-8
+    assert np.array_equal(fits[True].n_games_, fits[False].n_games_)

@@ -26,6 +26,9 @@ LOSSES = {
     "sigmoid_squared": _core.LOSS_SIGMOID_SQUARED,
 }
 
+#: Players per tile of the pair order the iterative fits use (``_core.tile_order``): 2^11 = 2048.
+TILE_BITS = 11
+
 #: Clipping of predicted probabilities in the log loss, so that a confident wrong 0 or 1 costs ~34.5.
 LOG_LOSS_EPS = 1e-15
 
@@ -99,6 +102,24 @@ def sigmoid(a: np.ndarray) -> np.ndarray:
     return out
 
 
+def in_tile_order(data: PairwiseData, w: np.ndarray, n_threads: int) -> tuple[PairwiseData, np.ndarray]:
+    """``data`` and the pair weights ``w`` with the pairs in the objective's cache-friendly order:
+    stable by the second player's tile of 2^TILE_BITS players (``_core.tile_order``), so that each pass
+    reads the first players as a stream and the second players' parameters and gradient rows within one
+    tile, in cache. The same pairs, their order only (and so the order of the sums) changes; with at
+    most one tile of players, ``data`` and ``w`` themselves. Costs copies of the pair arrays (24 bytes
+    per pair) for the fit's duration: for the fits that evaluate the objective many times."""
+    if data.n_players <= 1 << TILE_BITS:
+        return data, w
+    order = _core.tile_order(data.n_players, data.i, data.j, TILE_BITS, n_threads)
+    tiled = PairwiseData._trusted(
+        data.i[order], data.j[order], data.p[order], None if data.n_games is None else data.n_games[order],
+        data.labels, data.weights,
+    )
+    tiled._index = data._index
+    return tiled, w[order]
+
+
 class PairwiseModel:
     """Base class: scikit-learn's estimator contract over :class:`~discrank.PairwiseData`.
 
@@ -107,6 +128,9 @@ class PairwiseModel:
     """
 
     _loss: str = "bce"
+    #: Whether ``_fit`` gets the pairs in tile order (``in_tile_order``): for the fits that evaluate the
+    #: objective hundreds of times, where the reordering (~10 ms per million pairs) pays.
+    _tile_pairs: bool = False
 
     # ------------------------------------------------------------------ parameters
     @classmethod
@@ -159,6 +183,8 @@ class PairwiseModel:
         w = data.pair_weights()
         w /= w.sum()
         self._n_threads = resolve_n_jobs(self.n_jobs)
+        if self._tile_pairs:
+            data, w = in_tile_order(data, w, self._n_threads)
         objective = _core.PairObjective(data.n_players, data.i, data.j, data.p, w)
         self.labels_ = data.labels.copy()
         self.n_players_ = data.n_players

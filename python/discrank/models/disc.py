@@ -396,6 +396,8 @@ class DiscDecomposition(DiscReadout, PairwiseModel):
         self.random_state = random_state
         self.n_jobs = n_jobs
 
+    _tile_pairs = True  # hundreds of objective calls: the pairs in tile order (models/_base.py)
+
     @property
     def _loss(self) -> str:  # type: ignore[override]
         return self.loss
