@@ -5,8 +5,11 @@
 //   log1p_unit(e)  = log1p(e)    for e in [0, 1].
 //
 // Both are within a few units in the last place of the correctly rounded value (tested against libm
-// over the whole range in tests/test_core.py). Floating-point contraction is off in ISO C++ mode, so
-// the results do not depend on whether the CPU has FMA.
+// over the whole range in tests/test_core.py). GCC contracts a * b + c into a fused multiply-add in
+// C++ (its default -ffp-contract=fast, even with -std=c++17), and the x86-64-v3 clones of the block
+// kernels (objective.hpp) have FMA: the last bits of a result can differ between a CPU with AVX2 and
+// one without (contraction is kept for speed). On one CPU the results are the same for any thread
+// count.
 #pragma once
 
 #include <cstdint>
