@@ -5,7 +5,10 @@ share of a measured limit.
     python bench/bench_kernel.py --quick           # 2 000 players, 200 000 pairs
     python bench/bench_kernel.py --threads 1,2,4,8,16
 
-Random unordered pairs (each once), random targets in {0, 1/2, 1}, random factors; the median of 7 calls.
+Random unordered pairs (each once), random targets in {0, 1/2, 1}, random factors. The calls are made in
+rounds (``--rounds``, default 9): each round times the limit and every case once, at every thread count,
+so that the machine's slow swings (20-30% here) hit all of them alike. A time is the median over the
+rounds; a share is the median over the rounds of (the round's limit time / the round's case time).
 "probability" needs no exp or log: its time is the memory and indexing cost of a pass.
 
 The limit: ``PairObjective.stream_limit`` streams the same pair arrays (i, j, y, w) through the same
@@ -31,20 +34,17 @@ import numpy as np
 from discrank import _core
 
 
-def median_ns(fn, m: int, repeat: int = 7) -> float:
+def seconds(fn) -> float:
+    t0 = time.perf_counter()
     fn()
-    times = []
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t0)
-    return float(np.median(times)) / m * 1e9
+    return time.perf_counter() - t0
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--quick", action="store_true")
     parser.add_argument("--threads", default="1,2", help="comma-separated thread counts (default 1,2)")
+    parser.add_argument("--rounds", type=int, default=9, help="rounds of calls (default 9)")
     args = parser.parse_args()
     threads = [int(t) for t in args.threads.split(",")]
     n, draws = (2_000, 200_000) if args.quick else (40_000, 4_700_000)
@@ -77,19 +77,29 @@ def main() -> None:
         ("  same, pairs in (i, j) order", obj, dict(loss=0, U=U2, V=V2, grad_u=True, grad_v=True)),
         ("disc k=1, probability, loss only", tiled, dict(loss=2, U=U1, V=V1)),
     ]
-    print(f"{n} players, {m} pairs, strategy {obj.strategy}; ns per pair (median of 7 calls); speed-up over "
-          "1 thread in brackets; share of the measured limit")
+    calls = [("limit: bce stream, no gather/scatter", lambda t: obj.stream_limit(0, n_threads=t), False)]
+    calls += [(name, lambda t, f=target.evaluate, kw=kw: f(n_threads=t, **kw), kw["loss"] == 0)
+              for name, target, kw in cases]
+    for _, fn, _ in calls:  # warm up: first touches of the scratch buffers
+        for t in threads:
+            fn(t)
+    times = np.zeros((args.rounds, len(calls), len(threads)))
+    for r in range(args.rounds):
+        for c, (_, fn, _) in enumerate(calls):
+            for k, t in enumerate(threads):
+                times[r, c, k] = seconds(lambda: fn(t))
+    ns = np.median(times, axis=0) / m * 1e9
+    share = np.median(times[:, :1, :] / times, axis=0)
+    print(f"{n} players, {m} pairs, strategy {obj.strategy}; ns per pair (median of {args.rounds} rounds); "
+          "speed-up over 1 thread in brackets; share of the measured limit")
     print(f"{'case':<40}" + "".join(f"{f'{t} thr':>24}" for t in threads))
-    limit = [median_ns(lambda: obj.stream_limit(0, n_threads=t), m) for t in threads]
-    print(f"{'limit: bce stream, no gather/scatter':<40}" + "".join(
-        f"{x:>8.1f} ({limit[0] / x:4.1f}x)        " for x in limit))
-    for name, target, kw in cases:
-        times = [median_ns(lambda: target.evaluate(n_threads=t, **kw), m) for t in threads]
-        share = [f"{lim / x:>6.0%}" if kw["loss"] == 0 else f"{'':>6}" for lim, x in zip(limit, times)]
-        print(f"{name:<40}" + "".join(f"{x:>8.1f} ({times[0] / x:4.1f}x) {sh:>7}" for x, sh in zip(times, share)))
+    for c, (name, _, bce) in enumerate(calls):
+        print(f"{name:<40}" + "".join(
+            f"{ns[c, k]:>8.1f} ({ns[c, 0] / ns[c, k]:4.1f}x) " + (f"{share[c, k]:>6.0%} " if bce and c else " " * 7)
+            for k in range(len(threads))))
+    elo = [name for name, _, _ in calls].index("Elo, bce, loss + gradient")
     print("million pairs per second per thread, Elo loss + gradient: " + ", ".join(
-        f"{t} thr {1e3 / median_ns(lambda: obj.evaluate(loss=0, s=s, grad_s=True, n_threads=t), m) / t:.0f}"
-        for t in threads))
+        f"{t} thr {1e3 / ns[elo, k] / t:.0f}" for k, t in enumerate(threads)))
 
 
 if __name__ == "__main__":
