@@ -40,14 +40,23 @@ def kernel(n, i, j, y, w, loss, U, V, s, offset, n_threads=0, strategy="auto"):
     )
 
 
+@pytest.mark.parametrize("order", ["sorted", "shuffled"])
 @pytest.mark.parametrize("strategy", STRATEGIES)
 @pytest.mark.parametrize("loss", list(LOSS_IDS))
-@pytest.mark.parametrize("k, with_s, with_offset", [(0, True, False), (1, False, True), (2, True, True), (3, False, False)])
-def test_kernel_matches_numpy_reference(loss, k, with_s, with_offset, strategy):
+@pytest.mark.parametrize("k, with_s, with_offset", [(0, True, False), (1, False, True), (2, True, True), (3, False, False),
+                                                    (4, True, False), (5, False, True)])
+def test_kernel_matches_numpy_reference(loss, k, with_s, with_offset, strategy, order):
     rng = np.random.default_rng(hash((loss, k)) % 2**32)
-    n = 37
-    # 5000 pairs: several vectorised blocks and chunks, and a partial last block.
+    n = 150
+    # 5000 pairs: three vectorised blocks (the last one partial) and 16 chunks of the scatter strategy.
+    # Sorted by (i, j) as PairwiseData holds them, or in random order: the kernel sums each first
+    # player's run in registers, which must hold for runs of any length, split across blocks or chunks.
     i, j, y, w, U, V, s, offset = random_problem(rng, n, 5000, k, loss, with_s, with_offset)
+    assert i.size == 5000
+    if order == "shuffled":
+        perm = rng.permutation(i.size)
+        i, j, y, w = i[perm], j[perm], y[perm], w[perm]
+        offset = None if offset is None else offset[perm]
     f, gU, gV, gs = kernel(n, i, j, y, w, loss, U, V, s, offset, strategy=strategy)
     rf, rgU, rgV, rgs = objective(loss, n, i, j, y, w, U, V, s, offset)
     assert f == pytest.approx(rf, rel=REL_TOL)
@@ -56,6 +65,21 @@ def test_kernel_matches_numpy_reference(loss, k, with_s, with_offset, strategy):
             assert got is None
         else:
             np.testing.assert_allclose(got, ref, rtol=REL_TOL, atol=REL_TOL * np.abs(ref).max())
+
+
+@pytest.mark.parametrize("strategy", STRATEGIES)
+@pytest.mark.parametrize("k", [1, 2, 3, 4, 5])
+def test_one_factor_gradient_alone_is_the_same(k, strategy):
+    # the gradient in U alone (Algorithm 1's u-step) or in V alone is the same as with both
+    rng = np.random.default_rng(30 + k)
+    n = 150
+    i, j, y, w, U, V, s, offset = random_problem(rng, n, 5000, k, "bce")
+    obj = _core.PairObjective(n, i, j, y, w, strategy=strategy)
+    f, gU, gV, _ = obj.evaluate(0, U=U, V=V, s=s, offset=offset, grad_u=True, grad_v=True)
+    fu, gU1, gV1, _ = obj.evaluate(0, U=U, V=V, s=s, offset=offset, grad_u=True)
+    fv, gU2, gV2, _ = obj.evaluate(0, U=U, V=V, s=s, offset=offset, grad_v=True)
+    assert f == fu == fv and gV1 is None and gU2 is None
+    assert np.array_equal(gU1, gU) and np.array_equal(gV2, gV)
 
 
 @pytest.mark.parametrize("loss", list(LOSS_IDS))

@@ -151,10 +151,10 @@ inline double block_sum(const double* __restrict v, std::int64_t len) {
     return total + c;
 }
 
-// A row of K factors (one player's u or v) held in registers: a two- or four-lane vector of GCC and
-// Clang for K = 2 and 4, so that a row is loaded, scaled and added by whole-vector instructions
-// (measured faster than the element loops for K = 2); a plain array otherwise. Rows are moved by
-// memcpy (no alignment or aliasing assumption). Lane by lane, the arithmetic is the scalar one.
+// A row of K factors (one player's u or v) held in registers: a plain array, or for K = 2 a two-lane
+// vector of GCC and Clang, loaded, scaled and added by whole-vector (SSE2) instructions (measured a
+// few per cent faster than the array for k = 2). Rows are moved by memcpy (no alignment or aliasing
+// assumption). Lane by lane, the arithmetic is the scalar one.
 template <int K>
 struct Row {
     double v[K];
@@ -210,12 +210,6 @@ struct Lanes<2> {
     typedef double type __attribute__((vector_size(16)));
     static type zero() { return type{}; }
     static double sum(const type& a) { return a[0] + a[1]; }
-};
-template <>
-struct Lanes<4> {
-    typedef double type __attribute__((vector_size(32)));
-    static type zero() { return type{}; }
-    static double sum(const type& a) { return ((a[0] + a[1]) + a[2]) + a[3]; }
 };
 #endif
 
