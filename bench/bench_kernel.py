@@ -19,7 +19,7 @@ costs without the model's random accesses. "share" = limit time / kernel time fo
 What the fits call: Elo's Newton solver "Elo, loss + gradient" (with the curvature), on the pairs
 sorted by (i, j) as PairwiseData holds them; the disc joint solver "disc k=1, loss + gradient u, v",
 with the earlier components' scores as an offset for the second and later components, on the pairs in
-tile order (``_core.tile_order``: stable by the second player's tile of 2048 players, the order the
+tile order (``_core.tile_pairs``: stable by the second player's tile of 2048 players, the order the
 disc fits pass them in). Algorithm 2 fits one component at a time, so no fit calls the k = 2 case; it
 is measured for users who evaluate several components at once, in both orders.
 """
@@ -57,9 +57,8 @@ def main() -> None:
     y = rng.choice([0.0, 0.5, 1.0], m)
     w = np.full(m, 1.0 / m)
     obj = _core.PairObjective(n, i, j, y, w)
-    order = _core.tile_order(n, i, j)  # the disc fits' order (models/_base.py: in_tile_order)
-    it, jt, yt = i[order], j[order], y[order]
-    tiled = _core.PairObjective(n, it, jt, yt, w)
+    it, jt, (yt, wt) = _core.tile_pairs(n, i, j, [y, w])  # the disc fits' order (models/_base.py)
+    tiled = _core.PairObjective(n, it, jt, yt, wt)
     s = rng.normal(size=n)
     U1, V1 = rng.normal(size=(n, 1)), rng.normal(size=(n, 1))
     U2, V2 = rng.normal(size=(n, 2)), rng.normal(size=(n, 2))

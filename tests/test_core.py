@@ -361,28 +361,33 @@ def test_factorize_ints_matches_numpy_unique(dtype):
         _core.factorize_ints(a.astype(np.int16), b.astype(np.int16), max_range=10_000)
 
 
-def test_tile_order_is_the_stable_sort_by_the_second_players_tile():
+def test_tile_pairs_is_the_stable_sort_by_the_second_players_tile():
     rng = np.random.default_rng(21)
-    n = 70_000  # 35 tiles of 2048 players (6 key bits) and 3 of 2^15
+    n = 70_000  # 35 tiles of 2048 players and 3 of 2^15
     a = rng.integers(0, n, 300_000)
     b = (a + rng.integers(1, n, a.size)) % n
     key = np.unique(np.minimum(a, b) * n + np.maximum(a, b))
     i, j = (key // n).astype(np.int32), (key % n).astype(np.int32)
+    y, w = rng.random(i.size), rng.random(i.size)
     for bits in (11, 15):
         ref = np.argsort(j >> bits, kind="stable")
         for threads in (1, 2, 3):
-            order = _core.tile_order(n, i, j, bits, threads)
-            assert order.dtype == np.int32 and np.array_equal(order, ref)
+            ti, tj, (ty, tw) = _core.tile_pairs(n, i, j, [y, w], bits, threads)
+            assert ti.dtype == np.int32 and tj.dtype == np.int32
+            for got, col in ((ti, i), (tj, j), (ty, y), (tw, w)):
+                assert np.array_equal(got, col[ref])
         # pairs sorted by (i, j) come out sorted by (tile of j, i, j)
-        t = (j[ref] >> bits).astype(np.int64)
-        assert np.all(np.diff((t * n + i[ref]) * n + j[ref]) > 0)
-    # one tile: the order is unchanged; no pair: an empty order
-    assert np.array_equal(_core.tile_order(2048, i[:100] % 2048, j[:100] % 2048), np.arange(100))
-    assert _core.tile_order(n, i[:0], j[:0]).size == 0
+        assert np.all(np.diff(((tj >> bits).astype(np.int64) * n + ti) * n + tj) > 0)
+    # one tile: the order is unchanged; no column, no pair
+    ti, tj, cols = _core.tile_pairs(2048, i[:100] % 2048, j[:100] % 2048, [])
+    assert np.array_equal(ti, i[:100] % 2048) and np.array_equal(tj, j[:100] % 2048) and cols == []
+    assert _core.tile_pairs(n, i[:0], j[:0], [y[:0]])[0].size == 0
     with pytest.raises(ValueError, match=r"pair 1 has player index \(0, 3305\) outside \[0, 100\)"):
-        _core.tile_order(100, i[[0, 1]] % 100, j[[0, 1]] + np.array([0, 3305 - j[1]], dtype=np.int32))
+        _core.tile_pairs(100, i[[0, 1]] % 100, j[[0, 1]] + np.array([0, 3305 - j[1]], dtype=np.int32), [])
+    with pytest.raises(ValueError, match=r"cols\[1\] must have shape \(10,\)"):
+        _core.tile_pairs(n, i[:10], j[:10], [y[:10], w[:9]])
     with pytest.raises(ValueError, match="tile_bits"):
-        _core.tile_order(n, i, j, tile_bits=-1)
+        _core.tile_pairs(n, i, j, [], tile_bits=-1)
 
 
 def test_connected_pieces_matches_scipy():

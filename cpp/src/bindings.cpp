@@ -410,17 +410,29 @@ py::tuple beat_pieces(std::int64_t n, IntArray i, IntArray j, FloatArray p) {
     return py::make_tuple(count, comp);
 }
 
-IntArray tile_order(std::int64_t n, IntArray i, IntArray j, int tile_bits, int n_threads) {
+py::tuple tile_pairs(std::int64_t n, IntArray i, IntArray j, const std::vector<FloatArray>& cols, int tile_bits,
+                     int n_threads) {
     const std::int64_t m = check_pair_indices(n, i, j);
     if (tile_bits < 0 || tile_bits > 30) throw py::value_error("tile_bits must be in [0, 30], got " + std::to_string(tile_bits));
-    IntArray out(static_cast<py::ssize_t>(m));
-    std::int32_t* po = out.mutable_data();
-    const std::int32_t* pj = j.data();
+    std::vector<const double*> in;
+    std::vector<double*> out;
+    py::list moved;
+    for (std::size_t c = 0; c < cols.size(); ++c) {
+        check_vector(cols[c], m, ("cols[" + std::to_string(c) + "]").c_str());
+        FloatArray col(static_cast<py::ssize_t>(m));
+        in.push_back(cols[c].data());
+        out.push_back(col.mutable_data());
+        moved.append(col);
+    }
+    IntArray oi(static_cast<py::ssize_t>(m)), oj(static_cast<py::ssize_t>(m));
+    std::int32_t* pi = oi.mutable_data();
+    std::int32_t* pj = oj.mutable_data();
     {
         py::gil_scoped_release release;
-        discrank::tile_order(n, m, pj, tile_bits, po, discrank::resolve_threads(n_threads));
+        discrank::tile_pairs(n, m, i.data(), j.data(), in.data(), static_cast<int>(in.size()), tile_bits, pi, pj,
+                             out.data(), discrank::resolve_threads(n_threads));
     }
-    return out;
+    return py::make_tuple(oi, oj, moved);
 }
 
 py::tuple connected_pieces(std::int64_t n, IntArray i, IntArray j) {
@@ -519,10 +531,10 @@ PYBIND11_MODULE(_core, m) {
           py::arg("score").noconvert(), py::arg("count").noconvert() = py::none(), py::arg("n_threads") = 0);
     m.def("beat_pieces", &beat_pieces, py::arg("n"), py::arg("i").noconvert(), py::arg("j").noconvert(),
           py::arg("p").noconvert());
-    m.def("tile_order", &tile_order, py::arg("n"), py::arg("i").noconvert(), py::arg("j").noconvert(),
-          py::arg("tile_bits") = 11, py::arg("n_threads") = 0,
-          "The order of the pairs that keeps the objective's accesses in cache: stable by j >> tile_bits "
-          "(a permutation: out[q] is the input position of the q-th pair)");
+    m.def("tile_pairs", &tile_pairs, py::arg("n"), py::arg("i").noconvert(), py::arg("j").noconvert(),
+          py::arg("cols"), py::arg("tile_bits") = 11, py::arg("n_threads") = 0,
+          "(i, j, [cols]) moved into the order that keeps the objective's accesses in cache: stable by "
+          "j >> tile_bits");
     m.def("connected_pieces", &connected_pieces, py::arg("n"), py::arg("i").noconvert(), py::arg("j").noconvert());
     m.def("scores", &scores, py::arg("a").noconvert(), py::arg("b").noconvert(), py::arg("n_players"),
           py::arg("U").noconvert() = py::none(), py::arg("V").noconvert() = py::none(),

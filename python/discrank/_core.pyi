@@ -122,10 +122,15 @@ def aggregate_games(
 ) -> tuple[npt.NDArray[np.int32], npt.NDArray[np.int32], npt.NDArray[np.float64], npt.NDArray[np.float64]]:
     """(pair_lo, pair_hi, games, score of lo): a game log aggregated to its distinct pairs."""
 
-def tile_order(
-    n: int, i: npt.NDArray[np.int32], j: npt.NDArray[np.int32], tile_bits: int = 11, n_threads: int = 0
-) -> npt.NDArray[np.int32]:
-    """The cache-friendly order of the pairs: stable by j >> tile_bits (out[q]: input position of pair q)."""
+def tile_pairs(
+    n: int,
+    i: npt.NDArray[np.int32],
+    j: npt.NDArray[np.int32],
+    cols: list[npt.NDArray[np.float64]],
+    tile_bits: int = 11,
+    n_threads: int = 0,
+) -> tuple[npt.NDArray[np.int32], npt.NDArray[np.int32], list[npt.NDArray[np.float64]]]:
+    """(i, j, cols) moved into the cache-friendly order of the objective: stable by j >> tile_bits."""
 
 def connected_pieces(
     n: int, i: npt.NDArray[np.int32], j: npt.NDArray[np.int32]

@@ -270,23 +270,51 @@ inline void aggregate_games(std::int64_t n, std::int64_t m, const std::int32_t* 
     detail::with_key_type(n, [&] { run(std::uint32_t{0}); }, [&] { run(std::uint64_t{0}); });
 }
 
-// The order of the pairs (i[p], j[p]), players in [0, n), that keeps the objective's accesses to the
-// second player's parameters and gradient in cache: stable by the second player's tile of 2^tile_bits
-// players, so pairs sorted by (i, j) come out sorted by (j >> tile_bits, i, j). A pass over the pairs
-// then reads the first players in increasing order (a stream) and the second players within one tile
-// (2 048 players: 128 KiB of parameters and gradient for k = 2). Writes the permutation into out (m):
-// out[q] is the input position of the q-th pair. The same for any thread count (a stable sort).
-inline void tile_order(std::int64_t n, std::int64_t m, const std::int32_t* j, int tile_bits, std::int32_t* out,
-                       int n_threads) {
+// Moves the pairs (i[p], j[p]), players in [0, n), and n_cols per-pair columns into the order that
+// keeps the objective's accesses to the second player's parameters and gradient in cache: stable by
+// the second player's tile of 2^tile_bits players, so pairs sorted by (i, j) come out sorted by
+// (j >> tile_bits, i, j). A pass over the pairs then reads the first players in increasing order (a
+// stream) and the second players within one tile (2 048 players: 128 KiB of parameters and gradient
+// for k = 2). One counting sort: a histogram of the tiles per thread's range of pairs, the offsets by
+// (tile, thread), then each thread moves its range. Stable, so the result is the same for any thread
+// count.
+inline void tile_pairs(std::int64_t n, std::int64_t m, const std::int32_t* i, const std::int32_t* j,
+                       const double* const* cols, int n_cols, int tile_bits, std::int32_t* i_out,
+                       std::int32_t* j_out, double* const* cols_out, int n_threads) {
     const std::int64_t tiles = n > 0 ? ((n - 1) >> tile_bits) + 1 : 1;
-    if (tiles == 1 || m < 1) {  // one tile: the order is unchanged
-        for (std::int64_t q = 0; q < m; ++q) out[q] = static_cast<std::int32_t>(q);
-        return;
+    const int nt = std::max(1, n_threads);
+    std::vector<std::int64_t> pos(static_cast<std::size_t>(nt * tiles));
+#pragma omp parallel num_threads(nt)
+    {
+#ifdef _OPENMP
+        const int k = omp_get_thread_num();
+        const int T = omp_get_num_threads();
+#else
+        const int k = 0, T = 1;
+#endif
+        const std::int64_t t0 = m * k / T, t1 = m * (k + 1) / T;
+        std::int64_t* h = pos.data() + k * tiles;
+        std::fill(h, h + tiles, 0);
+        for (std::int64_t t = t0; t < t1; ++t) ++h[j[t] >> tile_bits];
+#pragma omp barrier
+#pragma omp single
+        {
+            std::int64_t at = 0;
+            for (std::int64_t d = 0; d < tiles; ++d)
+                for (int q = 0; q < T; ++q) {
+                    std::int64_t& c = pos[static_cast<std::size_t>(q * tiles + d)];
+                    const std::int64_t cnt = c;
+                    c = at;
+                    at += cnt;
+                }
+        }
+        for (std::int64_t t = t0; t < t1; ++t) {
+            const std::int64_t d = h[j[t] >> tile_bits]++;
+            i_out[d] = i[t];
+            j_out[d] = j[t];
+            for (int c = 0; c < n_cols; ++c) cols_out[c][d] = cols[c][t];
+        }
     }
-    detail::RadixSorted<std::uint32_t, std::int32_t> sorted(
-        m, detail::index_bits(tiles), [j, tile_bits](std::int64_t t) { return static_cast<std::uint32_t>(j[t]) >> tile_bits; },
-        [](std::int64_t t) { return static_cast<std::int32_t>(t); }, n_threads);
-    std::copy(sorted.val.get(), sorted.val.get() + m, out);
 }
 
 // Connected pieces of the graph on n players with edges (i[p], j[p]); piece numbers in the order of
