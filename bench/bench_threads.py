@@ -8,8 +8,9 @@ One seeded log of 40 000 players and 4.7 million games (bench_scale.py's: an Elo
 game per pair of players). Each thread count runs in a fresh process with ``OMP_NUM_THREADS`` set
 (so the aggregation, which takes the OpenMP default, uses it too) and ``n_jobs`` set on the models:
 
-- kernel: ns per observed pair of one call of the objective (median of 7): Elo loss + gradient, disc
-  k = 1 loss + gradient in u and v;
+- kernel: ns per observed pair of one call of the objective (median of 7): Elo loss + gradient on the
+  pairs sorted by (i, j), disc k = 1 loss + gradient in u and v on the pairs in tile order (each in
+  the order its fit uses; models/_base.py);
 - aggregation: ``PairwiseData.from_games`` on the raw log (best of 3);
 - fits: ``Elo()`` (defaults) and ``DiscDecomposition(n_components=1)`` (defaults, seed 0), wall time.
 
@@ -44,6 +45,7 @@ def simulate(n_players: int, n_games: int, seed: int = 0):
 
 def child(threads: int, n: int, games: int, out_dir: str) -> None:
     from discrank import DiscDecomposition, Elo, PairwiseData, _core
+    from discrank.models._base import in_tile_order
 
     a, b, score = simulate(n, games)
     times = []
@@ -55,15 +57,18 @@ def child(threads: int, n: int, games: int, out_dir: str) -> None:
 
     w = data.pair_weights() / data.pair_weights().sum()
     obj = _core.PairObjective(data.n_players, data.i, data.j, data.p, w)
+    tiled, wt = in_tile_order(data, w, threads)
+    obj_tiled = _core.PairObjective(data.n_players, tiled.i, tiled.j, tiled.p, wt)
     rng = np.random.default_rng(0)
     s = rng.normal(size=n)
     U, V = rng.normal(size=(n, 1)), rng.normal(size=(n, 1))
-    for name, kw in (("kernel_elo", dict(s=s, grad_s=True)), ("kernel_disc", dict(U=U, V=V, grad_u=True, grad_v=True))):
-        obj.evaluate(0, n_threads=threads, **kw)
+    for name, target, kw in (("kernel_elo", obj, dict(s=s, grad_s=True)),
+                             ("kernel_disc", obj_tiled, dict(U=U, V=V, grad_u=True, grad_v=True))):
+        target.evaluate(0, n_threads=threads, **kw)
         ts = []
         for _ in range(7):
             t0 = time.perf_counter()
-            obj.evaluate(0, n_threads=threads, **kw)
+            target.evaluate(0, n_threads=threads, **kw)
             ts.append(time.perf_counter() - t0)
         res[name] = float(np.median(ts)) / data.n_pairs * 1e9
 
