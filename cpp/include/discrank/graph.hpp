@@ -31,13 +31,51 @@ struct PairOut {
 
 namespace detail {
 
+// One stable counting-sort pass over entries t = 0..m-1 into B buckets: entry t has the key
+// x = key(t) and goes to bucket(x); a histogram per thread over a contiguous range of entries, the
+// offsets by (bucket, thread), then each thread moves its range: move(t, x, at) puts entry t at
+// position `at`. Stable, so the result does not depend on the thread count. hist: scratch.
+template <class KeyOf, class Bucket, class Move>
+void counting_pass(std::int64_t m, std::int64_t B, int n_threads, std::vector<std::int64_t>& hist, KeyOf key,
+                   Bucket bucket, Move move) {
+    const int nt = std::max(1, n_threads);
+    hist.resize(static_cast<std::size_t>(nt) * static_cast<std::size_t>(B));
+#pragma omp parallel num_threads(nt)
+    {
+#ifdef _OPENMP
+        const int k = omp_get_thread_num();
+        const int T = omp_get_num_threads();
+#else
+        const int k = 0, T = 1;
+#endif
+        const std::int64_t t0 = m * k / T, t1 = m * (k + 1) / T;
+        std::int64_t* h = hist.data() + static_cast<std::size_t>(k) * B;
+        std::fill(h, h + B, 0);
+        for (std::int64_t t = t0; t < t1; ++t) ++h[bucket(key(t))];
+#pragma omp barrier
+#pragma omp single
+        {
+            std::int64_t pos = 0;
+            for (std::int64_t d = 0; d < B; ++d)
+                for (int q = 0; q < T; ++q) {
+                    std::int64_t& c = hist[static_cast<std::size_t>(q) * B + d];
+                    const std::int64_t cnt = c;
+                    c = pos;
+                    pos += cnt;
+                }
+        }
+        for (std::int64_t t = t0; t < t1; ++t) {
+            const auto x = key(t);
+            move(t, x, h[bucket(x)]++);
+        }
+    }
+}
+
 // A stable least-significant-digit radix sort of m entries by a key of `bits` bits, each entry
-// carrying a value: passes of at most 8 bits (256 buckets, whose write positions stay in the L1
-// cache; measured as fast as 11-bit digits on 2 threads and faster on one), each pass a per-thread
-// histogram of a contiguous range of entries, the offsets by (digit, thread), then each thread
-// scatters its range. Stable, so equal keys keep the entry order: the result does not depend on the
-// thread count. key_of(t) and val_of(t) make entry t (the first pass reads the input through them;
-// no copy of the input is made first).
+// carrying a value: counting passes of at most 8 bits (256 buckets, whose write positions stay in the
+// L1 cache; measured as fast as 11-bit digits on 2 threads and faster on one). Stable, so equal keys
+// keep the entry order: the result does not depend on the thread count. key_of(t) and val_of(t) make
+// entry t (the first pass reads the input through them; no copy of the input is made first).
 template <class Key, class Val>
 struct RadixSorted {
     Buffer<Key> key;
@@ -63,52 +101,24 @@ struct RadixSorted {
         Val* src_v = nullptr;
         Key* dst_k = passes % 2 ? key.get() : key2.get();
         Val* dst_v = passes % 2 ? val.get() : val2.get();
-        const int nt = std::max(1, n_threads);
-        std::vector<std::int64_t> hist(static_cast<std::size_t>(nt) * B);
+        std::vector<std::int64_t> hist;
         for (int p = 0; p < passes; ++p) {
             const int shift = p * width;
-#pragma omp parallel num_threads(nt)
-            {
-#ifdef _OPENMP
-                const int k = omp_get_thread_num();
-                const int T = omp_get_num_threads();
-#else
-                const int k = 0, T = 1;
-#endif
-                const std::int64_t t0 = m * k / T, t1 = m * (k + 1) / T;
-                std::int64_t* h = hist.data() + static_cast<std::size_t>(k) * B;
-                std::fill(h, h + B, 0);
-                if (p == 0)
-                    for (std::int64_t t = t0; t < t1; ++t) ++h[key_of(t) & mask];
-                else
-                    for (std::int64_t t = t0; t < t1; ++t) ++h[(src_k[t] >> shift) & mask];
-#pragma omp barrier
-#pragma omp single
-                {
-                    std::int64_t pos = 0;
-                    for (std::int64_t d = 0; d < B; ++d)
-                        for (int q = 0; q < T; ++q) {
-                            std::int64_t& c = hist[static_cast<std::size_t>(q) * B + d];
-                            const std::int64_t cnt = c;
-                            c = pos;
-                            pos += cnt;
-                        }
-                }
-                if (p == 0) {
-                    for (std::int64_t t = t0; t < t1; ++t) {
-                        const Key x = key_of(t);
-                        const std::int64_t at = h[x & mask]++;
+            if (p == 0)
+                counting_pass(
+                    m, B, n_threads, hist, key_of, [&](Key x) { return x & mask; },
+                    [&](std::int64_t t, Key x, std::int64_t at) {
                         dst_k[at] = x;
                         dst_v[at] = val_of(t);
-                    }
-                } else {
-                    for (std::int64_t t = t0; t < t1; ++t) {
-                        const std::int64_t at = h[(src_k[t] >> shift) & mask]++;
-                        dst_k[at] = src_k[t];
+                    });
+            else
+                counting_pass(
+                    m, B, n_threads, hist, [&](std::int64_t t) { return src_k[t]; },
+                    [&](Key x) { return (x >> shift) & mask; },
+                    [&](std::int64_t t, Key x, std::int64_t at) {
+                        dst_k[at] = x;
                         dst_v[at] = src_v[t];
-                    }
-                }
-            }
+                    });
             src_k = dst_k;
             src_v = dst_v;
             dst_k = src_k == key.get() ? key2.get() : key.get();
@@ -275,46 +285,20 @@ inline void aggregate_games(std::int64_t n, std::int64_t m, const std::int32_t* 
 // the second player's tile of 2^tile_bits players, so pairs sorted by (i, j) come out sorted by
 // (j >> tile_bits, i, j). A pass over the pairs then reads the first players in increasing order (a
 // stream) and the second players within one tile (2 048 players: 128 KiB of parameters and gradient
-// for k = 2). One counting sort: a histogram of the tiles per thread's range of pairs, the offsets by
-// (tile, thread), then each thread moves its range. Stable, so the result is the same for any thread
-// count.
+// for k = 2). One stable counting-sort pass: the same result for any thread count.
 inline void tile_pairs(std::int64_t n, std::int64_t m, const std::int32_t* i, const std::int32_t* j,
                        const double* const* cols, int n_cols, int tile_bits, std::int32_t* i_out,
                        std::int32_t* j_out, double* const* cols_out, int n_threads) {
     const std::int64_t tiles = n > 0 ? ((n - 1) >> tile_bits) + 1 : 1;
-    const int nt = std::max(1, n_threads);
-    std::vector<std::int64_t> pos(static_cast<std::size_t>(nt * tiles));
-#pragma omp parallel num_threads(nt)
-    {
-#ifdef _OPENMP
-        const int k = omp_get_thread_num();
-        const int T = omp_get_num_threads();
-#else
-        const int k = 0, T = 1;
-#endif
-        const std::int64_t t0 = m * k / T, t1 = m * (k + 1) / T;
-        std::int64_t* h = pos.data() + k * tiles;
-        std::fill(h, h + tiles, 0);
-        for (std::int64_t t = t0; t < t1; ++t) ++h[j[t] >> tile_bits];
-#pragma omp barrier
-#pragma omp single
-        {
-            std::int64_t at = 0;
-            for (std::int64_t d = 0; d < tiles; ++d)
-                for (int q = 0; q < T; ++q) {
-                    std::int64_t& c = pos[static_cast<std::size_t>(q * tiles + d)];
-                    const std::int64_t cnt = c;
-                    c = at;
-                    at += cnt;
-                }
-        }
-        for (std::int64_t t = t0; t < t1; ++t) {
-            const std::int64_t d = h[j[t] >> tile_bits]++;
-            i_out[d] = i[t];
-            j_out[d] = j[t];
-            for (int c = 0; c < n_cols; ++c) cols_out[c][d] = cols[c][t];
-        }
-    }
+    std::vector<std::int64_t> hist;
+    detail::counting_pass(
+        m, tiles, n_threads, hist, [&](std::int64_t t) { return j[t]; },
+        [&](std::int32_t x) { return x >> tile_bits; },
+        [&](std::int64_t t, std::int32_t x, std::int64_t at) {
+            i_out[at] = i[t];
+            j_out[at] = x;
+            for (int c = 0; c < n_cols; ++c) cols_out[c][at] = cols[c][t];
+        });
 }
 
 // Connected pieces of the graph on n players with edges (i[p], j[p]); piece numbers in the order of
