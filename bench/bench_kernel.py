@@ -21,7 +21,8 @@ sorted by (i, j) as PairwiseData holds them; the disc joint solver "disc k=1, lo
 with the earlier components' scores as an offset for the second and later components, on the pairs in
 tile order (``_core.tile_pairs``: stable by the second player's tile of 2048 players, the order the
 disc fits pass them in). Algorithm 2 fits one component at a time, so no fit calls the k = 2 case; it
-is measured for users who evaluate several components at once, in both orders.
+is measured for users who evaluate several components at once, in both orders. The last line times
+``_core.tile_pairs`` (i, j, y, w moved into tile order), done once per disc fit.
 """
 
 from __future__ import annotations
@@ -96,6 +97,11 @@ def main() -> None:
         print(f"{name:<40}" + "".join(
             f"{ns[c, k]:>8.1f} ({ns[c, 0] / ns[c, k]:4.1f}x) " + (f"{share[c, k]:>6.0%} " if bce and c else " " * 7)
             for k in range(len(threads))))
+    tile = np.array([[seconds(lambda: _core.tile_pairs(n, i, j, [y, w], n_threads=t)) for t in threads]
+                     for _ in range(args.rounds)])
+    tile_ns = np.median(tile, axis=0) / m * 1e9
+    print(f"{'moving the pairs into tile order':<40}" + "".join(
+        f"{x:>8.1f} ({tile_ns[0] / x:4.1f}x)        " for x in tile_ns))
     elo = [name for name, _, _ in calls].index("Elo, bce, loss + gradient")
     print("million pairs per second per thread, Elo loss + gradient: " + ", ".join(
         f"{t} thr {1e3 / ns[elo, k] / t:.0f}" for k, t in enumerate(threads)))

@@ -128,8 +128,8 @@ class PairwiseModel:
 
     _loss: str = "bce"
     #: Whether ``_fit`` gets the pairs in tile order (``in_tile_order``): for the fits that evaluate the
-    #: objective hundreds of times, where the reordering (one counting sort, about the cost of one
-    #: objective call) pays.
+    #: objective hundreds of times, where the reordering (one counting sort, about two objective calls:
+    #: bench/bench_kernel.py) pays.
     _tile_pairs: bool = False
 
     # ------------------------------------------------------------------ parameters
