@@ -249,6 +249,23 @@ def test_same_seed_same_threads_bitwise_and_any_threads_within_1e_10(make):
         np.testing.assert_allclose(params(t), one, rtol=0, atol=1e-10)
 
 
+def test_disc_fit_in_tile_order_is_bitwise_the_same_for_any_thread_count():
+    # more than 2048 players: the fit moves the pairs into tile order (a counting sort over per-thread
+    # ranges, models/_base.py) before the kernel runs; both are fixed by the data, not the threads
+    rng = np.random.default_rng(17)
+    n, draws = 4500, 60_000
+    a = rng.integers(0, n, draws)
+    b = (a + rng.integers(1, n, draws)) % n
+    key = np.unique(np.minimum(a, b) * n + np.maximum(a, b))
+    i, j = key // n, key % n
+    theta = rng.uniform(0, 2 * np.pi, n)
+    data = PairwiseData(i, j, 1 / (1 + np.exp(-(np.sin(theta[i] - theta[j]) + 0.1 * (j - i) / n))))
+    fits = [DiscDecomposition(2, random_state=1, n_jobs=t).fit(data) for t in (1, 3, 1)]
+    assert data.n_players > 2048 and all(f.converged_ for f in fits)
+    for f in fits[1:]:
+        assert np.array_equal(f.u_, fits[0].u_) and np.array_equal(f.v_, fits[0].v_) and f.loss_ == fits[0].loss_
+
+
 # ------------------------------------------------------------------------------ interruption and memory
 def test_ctrl_c_stops_a_long_fit_and_leaves_the_process_usable():
     script = textwrap.dedent("""
