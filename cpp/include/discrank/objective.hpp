@@ -18,6 +18,12 @@
 //  - gather, for sparse logs (many players, few pairs each): the derivatives are stored per pair and
 //    each player sums its own pairs from an adjacency list built once (16 bytes per pair).
 //
+// Order: any order of the pairs gives the objective (to rounding). The first player's terms are
+// summed in registers over each run of pairs with the same first player, so runs should be long
+// (pairs sorted by i); the second player's rows are read and updated at random, so they should stay
+// in cache: the disc fits pass the pairs in tile order (graph.hpp, tile_pairs), by the second player's
+// tile of 2 048 players and then by (i, j).
+//
 // Determinism: the loss is summed with compensation in fixed blocks of pairs and the blocks in order;
 // the gradient sums run in an order fixed by the data. The result is therefore bitwise the same for
 // any number of threads, not only for the same one.
