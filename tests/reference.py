@@ -1,7 +1,8 @@
 """Plain numpy references of the compiled objective, written independently of cpp/.
 
 Each loss is written from the paper's formula with numpy's own functions (np.logaddexp, scipy's expit),
-over the pairs, and its gradient by the chain rule with np.add.at scatters.
+over the pairs, and its gradient by the chain rule with np.add.at scatters. Also the tests' draw of
+random observed pairs (random_pairs).
 """
 
 from __future__ import annotations
@@ -10,6 +11,15 @@ import numpy as np
 from scipy.special import expit, logit
 
 LOSS_IDS = {"bce": 0, "squared_logit": 1, "probability": 2, "sigmoid_squared": 3}
+
+
+def random_pairs(rng, n, draws):
+    """(i, j) int64: the distinct unordered pairs, i < j, sorted by (i, j), among `draws` random games of
+    n players (each game against a uniformly random other player)."""
+    a = rng.integers(0, n, draws)
+    b = (a + rng.integers(1, n, draws)) % n
+    key = np.unique(np.minimum(a, b) * n + np.maximum(a, b))
+    return key // n, key % n
 
 
 def scores(i, j, U=None, V=None, s=None, offset=None):

@@ -2,7 +2,7 @@
 
 import numpy as np
 import pytest
-from reference import LOSS_IDS, objective
+from reference import LOSS_IDS, objective, random_pairs
 
 from discrank import _core
 
@@ -364,10 +364,7 @@ def test_factorize_ints_matches_numpy_unique(dtype):
 def test_tile_pairs_is_the_stable_sort_by_the_second_players_tile():
     rng = np.random.default_rng(21)
     n = 70_000  # 35 tiles of 2048 players and 3 of 2^15
-    a = rng.integers(0, n, 300_000)
-    b = (a + rng.integers(1, n, a.size)) % n
-    key = np.unique(np.minimum(a, b) * n + np.maximum(a, b))
-    i, j = (key // n).astype(np.int32), (key % n).astype(np.int32)
+    i, j = (x.astype(np.int32) for x in random_pairs(rng, n, 300_000))
     y, w = rng.random(i.size), rng.random(i.size)
     for bits in (11, 15):
         ref = np.argsort(j >> bits, kind="stable")

@@ -7,6 +7,7 @@ import pytest
 import scipy.linalg
 import scipy.optimize
 from scipy.special import expit
+from reference import random_pairs
 
 from discrank import (
     ConvergenceWarning,
@@ -337,15 +338,12 @@ def test_disc_fit_in_tile_order_is_the_fit_in_pair_order():
     from discrank.models import _base
 
     rng = np.random.default_rng(8)
-    n, draws = 5000, 100_000
-    a = rng.integers(0, n, draws)
-    b = (a + rng.integers(1, n, draws)) % n
-    key = np.unique(np.minimum(a, b) * n + np.maximum(a, b))
-    i, j = key // n, key % n
+    n = 5000
+    i, j = random_pairs(rng, n, 100_000)
     skill, theta = rng.normal(size=n), rng.uniform(0, 2 * np.pi, n)
     # probabilities inside (0, 1), no player separated: a finite optimum
     data = PairwiseData(i, j, expit(skill[i] - skill[j] + np.sin(theta[i] - theta[j])),
-                        n_games=rng.integers(1, 5, key.size))
+                        n_games=rng.integers(1, 5, i.size))
     w = data.pair_weights() / data.pair_weights().sum()
     tiled, wt = _base.in_tile_order(data, w, 2)
     order = np.argsort(data.j >> _base.TILE_BITS, kind="stable")

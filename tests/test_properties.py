@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from reference import LOSS_IDS, objective
+from reference import LOSS_IDS, objective, random_pairs
 
 from discrank import DiscDecomposition, Elo, PairwiseData, _core
 
@@ -86,10 +86,7 @@ def test_duplicating_every_game_keeps_a_uniform_weight_fit(log):
        st.integers(0, 2**32 - 1), st.sampled_from(["scatter", "gather"]))
 def test_core_equals_the_numpy_reference_on_random_shapes(n, m, k, loss, seed, strategy):
     rng = np.random.default_rng(seed)
-    a = rng.integers(0, n, m)
-    b = (a + rng.integers(1, n, m)) % n
-    key = np.unique(np.minimum(a, b) * n + np.maximum(a, b))
-    i, j = (key // n).astype(np.int32), (key % n).astype(np.int32)
+    i, j = (x.astype(np.int32) for x in random_pairs(rng, n, m))
     y = rng.uniform(0.05, 0.95, i.size) if loss == "squared_logit" else rng.choice([0.0, 0.3, 0.5, 1.0], i.size)
     w = rng.uniform(0.1, 3.0, i.size)
     s = rng.normal(size=n)

@@ -11,6 +11,7 @@ import time
 import numpy as np
 import pandas as pd
 import pytest
+from reference import random_pairs
 
 from discrank import (DiscDecomposition, Elo, EloPlusPlus, GameLog, MElo, PairwiseData, SchurDecomposition,
                       _core, load)
@@ -253,11 +254,8 @@ def test_disc_fit_in_tile_order_is_bitwise_the_same_for_any_thread_count():
     # more than 2048 players: the fit moves the pairs into tile order (a counting sort over per-thread
     # ranges, models/_base.py) before the kernel runs; both are fixed by the data, not the threads
     rng = np.random.default_rng(17)
-    n, draws = 4500, 60_000
-    a = rng.integers(0, n, draws)
-    b = (a + rng.integers(1, n, draws)) % n
-    key = np.unique(np.minimum(a, b) * n + np.maximum(a, b))
-    i, j = key // n, key % n
+    n = 4500
+    i, j = random_pairs(rng, n, 60_000)
     theta = rng.uniform(0, 2 * np.pi, n)
     data = PairwiseData(i, j, 1 / (1 + np.exp(-(np.sin(theta[i] - theta[j]) + 0.1 * (j - i) / n))))
     fits = [DiscDecomposition(2, random_state=1, n_jobs=t).fit(data) for t in (1, 3, 1)]
