@@ -33,7 +33,7 @@ _ARRAYS = {
     "SchurDecomposition": ("u_", "v_"),
 }
 _SCALARS = ("n_players_", "n_iter_", "converged_", "grad_measure_", "loss_", "transitive_", "solver_", "tol_",
-            "linear_solver_")
+            "linear_solver_", "prior_scale_")
 
 
 def _model_classes() -> dict[str, type]:

@@ -154,10 +154,46 @@ class PairwiseModel:
         return f"{type(self).__name__}({args})"
 
     # ------------------------------------------------------------------ fitting
-    def fit(self, data: PairwiseData) -> "PairwiseModel":
-        """Fit the model to the observed pairs of ``data``; returns ``self``."""
+    #: Whether the model has a Gaussian prior whose scale ``prior_scale=None`` tunes (``discrank._tuning``).
+    _has_prior: bool = False
+
+    def fit(self, data: Any, *, validation: Any = None) -> "PairwiseModel":
+        """Fit the model; returns ``self``.
+
+        Parameters
+        ----------
+        data : PairwiseData or GameLog
+            The observed pairs, or a game log (aggregated to pairs with ``GameLog.to_pairs``). A game log
+            with times lets ``prior_scale=None`` tune the prior on its own time order.
+        validation : discrank.Validation, optional
+            How the prior is tuned in time order (the share of the latest games held out, or a window and
+            a gap); default: the latest 10% of the games. Ignored when the prior scale is given.
+        """
+        from discrank.logs import GameLog
+
+        log = coded = None
+        if isinstance(data, GameLog):
+            from discrank._tuning import code_log, pairs_from_codes
+
+            log, coded = data, code_log(data)
+            data = pairs_from_codes(*coded, log.score)
         check_data(data)
+        if validation is not None:
+            from discrank._tuning import Validation
+
+            if not isinstance(validation, Validation):
+                raise TypeError(f"validation must be a discrank.Validation, got {type(validation).__name__}")
         self._validate_params(data)
+        self._sigma = None
+        self.prior_tuning_ = None
+        if self._has_prior:
+            from discrank._tuning import check_prior_scale, tune_prior_scale
+
+            sigma = check_prior_scale(self.prior_scale)
+            if sigma is None:
+                sigma, record = tune_prior_scale(self, data, log, validation, coded)
+                self.prior_tuning_ = record.as_dict()
+            self._sigma = sigma
         loss = self._loss
         if loss == "squared_logit":
             bad = (data.p <= 0.0) | (data.p >= 1.0)
@@ -195,7 +231,12 @@ class PairwiseModel:
         # core's OpenMP threads (kernel calls measured 2x slower on 2 cores). One BLAS thread is enough.
         with _blas_controller().limit(limits=1, user_api="blas"):
             self._fit(data, objective, w, piece)
+        self._warm_start = None
         return self
+
+    def _warm_state(self) -> Any:
+        """What a fit at a nearby prior scale starts from (``discrank._tuning``); None: a cold start."""
+        return None
 
     def _validate_params(self, data: PairwiseData) -> None:
         check_positive_float(self.tol, "tol")
@@ -262,7 +303,11 @@ class PairwiseModel:
         return frame
 
     # ------------------------------------------------------------------ prediction
-    def _indices(self, a: Any, b: Any) -> tuple[np.ndarray, np.ndarray]:
+    def _indices(self, a: Any, b: Any, unseen: str = "raise") -> tuple[np.ndarray, np.ndarray]:
+        """Player indices of ``a`` and ``b``; with ``unseen="prior"`` an unknown label gets the index
+        ``n_players_`` (the prior's row, ``_scores``)."""
+        if unseen not in ("raise", "prior"):
+            raise ValueError(f"unseen must be 'raise' or 'prior', got {unseen!r}")
         if self._label_index is None:
             self._label_index = LabelIndex(self.labels_)
         if isinstance(a, PairwiseData):
@@ -270,20 +315,50 @@ class PairwiseModel:
                 raise TypeError("give either a PairwiseData or two arrays of players, not both")
             if a.n_players == self.n_players_ and np.array_equal(a.labels, self.labels_):
                 return a.i, a.j
-            return self._label_index.index(a.labels[a.i]), self._label_index.index(a.labels[a.j])
-        if b is None:
+            a, b = a.labels[a.i], a.labels[a.j]
+        elif b is None:
             raise TypeError("predict needs the players a and b (labels), or a PairwiseData")
-        ia = self._label_index.index(a, "player")
-        ib = self._label_index.index(b, "player")
+        if unseen == "prior":
+            ia = self._label_index.lookup(a)
+            ib = self._label_index.lookup(b)
+            ia[ia < 0] = self.n_players_
+            ib[ib < 0] = self.n_players_
+            ia, ib = ia.astype(np.int32), ib.astype(np.int32)
+        else:
+            ia = self._label_index.index(a, "player")
+            ib = self._label_index.index(b, "player")
         if ia.shape != ib.shape:
             raise ValueError(f"found inputs of inconsistent lengths: a has {ia.shape[0]}, b has {ib.shape[0]}")
         return ia, ib
 
-    def decision_function(self, a: Any, b: Any = None) -> Union[float, np.ndarray]:
-        """The score A(a, b) of the model (logit of P(a beats b) for the logit-space models)."""
+    def _prior_mean(self) -> dict[str, np.ndarray]:
+        """The parameters of a player the data has not seen: the prior's mean (a row per factor)."""
+        out = {}
+        for key, value in self._factors().items():
+            row = np.zeros((1,) + value.shape[1:])
+            if key == "V" and row.shape[1]:
+                row[0, 0] = getattr(getattr(self, "best_estimator_", self), "_first_v_centre", 0.0)
+            out[key] = row
+        return out
+
+    def _scores(self, ia: np.ndarray, ib: np.ndarray) -> np.ndarray:
+        factors = self._factors()
+        n = self.n_players_
+        if (ia.size and ia.max() >= n) or (ib.size and ib.max() >= n):
+            prior = self._prior_mean()
+            factors = {k: np.concatenate([v, prior[k]]) for k, v in factors.items()}
+            n += 1
+        return _core.scores(ia, ib, n, n_threads=self._n_threads, **factors)
+
+    def decision_function(self, a: Any, b: Any = None, *, unseen: str = "raise") -> Union[float, np.ndarray]:
+        """The score A(a, b) of the model (logit of P(a beats b) for the logit-space models).
+
+        ``unseen="prior"``: a player not seen in the fit is given the prior's mean parameters (Elo: rating
+        0; disc: u = 0, v = 1 on the first component and 0 on the others); default: a ValueError.
+        """
         self._check_fitted()
-        ia, ib = self._indices(a, b)
-        scores = _core.scores(ia, ib, self.n_players_, n_threads=self._n_threads, **self._factors())
+        ia, ib = self._indices(a, b, unseen)
+        scores = self._scores(ia, ib)
         return float(scores[0]) if _is_scalar(a, b) else scores
 
     def _link(self, scores: np.ndarray) -> np.ndarray:
@@ -291,15 +366,16 @@ class PairwiseModel:
             return np.clip(0.5 + scores, 0.0, 1.0)
         return sigmoid(scores)
 
-    def predict_proba(self, a: Any, b: Any = None) -> Union[float, np.ndarray]:
+    def predict_proba(self, a: Any, b: Any = None, *, unseen: str = "raise") -> Union[float, np.ndarray]:
         """P(a beats b), for players given by label (arrays or scalars), or for the pairs of a PairwiseData.
 
-        Data built without labels has labels ``0 .. n_players - 1``, so indices work there.
+        Data built without labels has labels ``0 .. n_players - 1``, so indices work there. A label the
+        fit has not seen is a ValueError, or with ``unseen="prior"`` a player at the prior's mean (see
+        :meth:`decision_function`).
         """
         self._check_fitted()
-        ia, ib = self._indices(a, b)
-        scores = _core.scores(ia, ib, self.n_players_, n_threads=self._n_threads, **self._factors())
-        proba = self._link(scores)
+        ia, ib = self._indices(a, b, unseen)
+        proba = self._link(self._scores(ia, ib))
         return float(proba[0]) if _is_scalar(a, b) else proba
 
     def mse(self, data: PairwiseData) -> float:

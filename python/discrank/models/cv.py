@@ -31,10 +31,13 @@ class DiscDecompositionCV(DiscReadout, PairwiseModel):
     Parameters
     ----------
     regularizations : sequence of float
-        Candidate lambdas (>= 0).
+        Candidate lambdas (>= 0), Appendix B.2's regulariser, on top of the prior.
     n_components : int or sequence of int
         Candidate numbers of components.
     loss : {"bce", "squared_logit", "probability"}
+    prior_scale : float, optional
+        The Gaussian prior of :class:`DiscDecomposition` on every u and v; None (default): tuned once on
+        the training data (``prior_scale_``, ``prior_tuning_``); ``numpy.inf``: none.
     cv : int
         Number of folds (>= 2).
     scoring : {"mse", "log_loss"}
@@ -60,6 +63,7 @@ class DiscDecompositionCV(DiscReadout, PairwiseModel):
         n_components: Any = 1,
         loss: str = "bce",
         *,
+        prior_scale: Optional[float] = None,
         cv: int = 5,
         scoring: str = "mse",
         solver: str = "joint",
@@ -71,6 +75,7 @@ class DiscDecompositionCV(DiscReadout, PairwiseModel):
         self.regularizations = regularizations
         self.n_components = n_components
         self.loss = loss
+        self.prior_scale = prior_scale
         self.cv = cv
         self.scoring = scoring
         self.solver = solver
@@ -96,7 +101,19 @@ class DiscDecompositionCV(DiscReadout, PairwiseModel):
         ks = [check_positive_int(k, "n_components") for k in ks]
         return [{"n_components": k, "regularization": float(r)} for k, r in itertools.product(ks, regs)]
 
-    def fit(self, data: PairwiseData) -> "DiscDecompositionCV":
+    def fit(self, data: Any, *, validation: Any = None) -> "DiscDecompositionCV":
+        """Cross-validate the candidates, refit the best on all of ``data``; returns ``self``.
+
+        ``data`` and ``validation`` as in :meth:`DiscDecomposition.fit`. With ``prior_scale=None`` the
+        prior scale is tuned once, for the first candidate, and used by every fit.
+        """
+        from discrank._tuning import check_prior_scale, code_log, pairs_from_codes, tune_prior_scale
+        from discrank.logs import GameLog
+
+        log = coded = None
+        if isinstance(data, GameLog):
+            log, coded = data, code_log(data)
+            data = pairs_from_codes(*coded, log.score)
         check_data(data)
         candidates = self._candidates()
         cv = check_positive_int(self.cv, "cv")
@@ -107,11 +124,18 @@ class DiscDecompositionCV(DiscReadout, PairwiseModel):
         if self.scoring not in SCORINGS:
             raise ValueError(f"scoring must be one of {SCORINGS}, got {self.scoring!r}")
         resolve_n_jobs(self.n_jobs)
+        sigma = check_prior_scale(self.prior_scale)
         common = dict(loss=self.loss, solver=self.solver, tol=self.tol, max_iter=self.max_iter,
                       random_state=self.random_state, n_jobs=self.n_jobs)
         # Parameters are validated once, on the whole data, before any fold is fitted.
         for cand in candidates:
             DiscDecomposition(**cand, **common)._validate_params(data)
+        self.prior_tuning_ = None
+        if sigma is None:
+            sigma, record = tune_prior_scale(DiscDecomposition(**candidates[0], **common), data, log, validation, coded)
+            self.prior_tuning_ = record.as_dict()
+        self.prior_scale_ = sigma
+        common["prior_scale"] = sigma
 
         rng = np.random.default_rng(self.random_state)
         fold = rng.permutation(data.n_pairs) % cv

@@ -32,6 +32,9 @@ SOLVERS = ("joint", "alternating")
 #: Scale of the random perturbation of the first component's starting v (which is 1: an Elo start).
 INIT_NOISE = 0.01
 
+#: Tolerance of the fits made while tuning the prior scale (their validation scores need ~1e-5).
+TUNING_TOL = 1e-4
+
 
 def _unit_columns(vectors: list[np.ndarray]) -> np.ndarray:
     """The non-zero vectors, normalised, as columns of an n x q matrix."""
@@ -65,10 +68,13 @@ class _Component:
     """The objectives of Algorithm 1 for one component, on top of the previous ones (an offset)."""
 
     def __init__(self, objective: Any, loss_id: int, data: PairwiseData, w: np.ndarray, offset: Optional[np.ndarray],
-                 Q: np.ndarray, pen_weight: float, n_threads: int, reg_weight: float = 0.0):
+                 Q: np.ndarray, pen_weight: float, n_threads: int, reg_weight: float = 0.0,
+                 prior_weight: float = 0.0, v_centre: float = 0.0):
         self.objective, self.loss_id, self.data, self.w = objective, loss_id, data, w
         self.offset, self.Q, self.pen_weight, self.n_threads = offset, Q, pen_weight, n_threads
         self.reg_weight = reg_weight  # reg_weight * sum (v_i - 1)^2, Appendix B.2
+        # Gaussian priors u_i ~ N(0, s^2), v_i ~ N(v_centre, s^2): prior_weight / 2 (|u|^2 + |v - v_centre|^2)
+        self.prior_weight, self.v_centre = prior_weight, v_centre
         self.balance_weight = 0.0  # see joint_objective
         self._curv_memo: list = []  # the last two (factor, curvature) pairs
         self.n = data.n_players
@@ -101,22 +107,34 @@ class _Component:
         return value.copy()
 
     def curvature_u(self, v: np.ndarray) -> np.ndarray:
-        return self._curvature(v)
+        return self._curvature(v) + self.prior_weight
 
     def curvature_v(self, u: np.ndarray) -> np.ndarray:
-        return self._curvature(u) + 2.0 * self.reg_weight
+        return self._curvature(u) + 2.0 * self.reg_weight + self.prior_weight
 
     def regularizer(self, v: np.ndarray) -> tuple[float, np.ndarray]:
-        if self.reg_weight == 0.0:
-            return 0.0, np.zeros_like(v)
-        d = v - 1.0
-        return self.reg_weight * float(d @ d), (2.0 * self.reg_weight) * d
+        """Appendix B.2's ``lambda / 2 sum_i (v_i - 1)^2`` and the prior on v, with their gradient."""
+        f, g = 0.0, np.zeros_like(v)
+        if self.reg_weight != 0.0:
+            d = v - 1.0
+            f, g = self.reg_weight * float(d @ d), (2.0 * self.reg_weight) * d
+        if self.prior_weight != 0.0:
+            d = v - self.v_centre
+            f, g = f + 0.5 * self.prior_weight * float(d @ d), g + self.prior_weight * d
+        return f, g
+
+    def u_prior(self, u: np.ndarray) -> tuple[float, np.ndarray]:
+        """The prior on u, ``prior_weight / 2 |u|^2``, and its gradient."""
+        if self.prior_weight == 0.0:
+            return 0.0, np.zeros_like(u)
+        return 0.5 * self.prior_weight * float(u @ u), self.prior_weight * u
 
     def u_step_objective(self, u: np.ndarray, v: np.ndarray) -> tuple[float, np.ndarray]:
         """f + sum_m <u, us_m>^2/|us_m|^2 + <u, vs_m>^2/|vs_m|^2 (Algorithm 1, u-step)."""
         f, gu, _ = self.loss(u, v, True, False)
         pen, gpen = orthogonality_penalty(u, self.Q, self.pen_weight)
-        return f + pen, gu + gpen
+        pri, gpri = self.u_prior(u)
+        return f + pen + pri, gu + gpen + gpri
 
     def v_step_objective(self, u: np.ndarray, v: np.ndarray) -> tuple[float, np.ndarray]:
         """f + <u, v>^2/|u|^2 + sum_m <v, us_m>^2/|us_m|^2 + <v, vs_m>^2/|vs_m|^2 (Algorithm 1, v-step)."""
@@ -138,6 +156,8 @@ class _Component:
         f, gu, gv = self.loss(u, v, True, True)
         puv, gpuv_u, gpuv_v = _pair_penalty(u, v, self.pen_weight)
         reg, greg = self.regularizer(v)
+        pri, gpri = self.u_prior(u)
+        reg, gpuv_u = reg + pri, gpuv_u + gpri
         # (u, v) -> (a u, v / a) changes neither the loss nor (at <u, v> = 0) the penalty: left free,
         # L-BFGS drifts along it (seen: |u| = 1e-3, |v| = 1e3 on a 6-player disc game). This term, zero
         # with zero gradient when |u| = |v|, pins it without moving the balanced stationary points.
@@ -152,9 +172,9 @@ class _Component:
         """Rescale to |u| = |v| (every prediction kept) and (``set_weight``) set the balancing weight
         around that scale for the next joint solve.
 
-        Not with the regulariser, which pulls v towards 1 and so fixes the scale itself.
+        Not with the regulariser or the prior, which fix the scale themselves.
         """
-        if self.reg_weight > 0:
+        if self.reg_weight > 0 or self.prior_weight > 0:
             return u, v
         nu, nv = np.linalg.norm(u), np.linalg.norm(v)
         if nu == 0 or nv == 0:
@@ -173,7 +193,7 @@ class _Component:
         One kernel call for both blocks: the gradients of ``u_step_objective`` and ``v_step_objective``.
         """
         _, gu, gv = self.loss(u, v, True, True)
-        gu = gu + orthogonality_penalty(u, self.Q, self.pen_weight)[1]
+        gu = gu + orthogonality_penalty(u, self.Q, self.pen_weight)[1] + self.u_prior(u)[1]
         gv = gv + orthogonality_penalty(v, self.Q, self.pen_weight)[1] + _pair_penalty(u, v, self.pen_weight)[2]
         gv = gv + self.regularizer(v)[1]
         return max(scaled_gradient(gu, self.curvature_u(v)), scaled_gradient(gv, self.curvature_v(u)))
@@ -380,6 +400,7 @@ class DiscDecomposition(DiscReadout, PairwiseModel):
         n_components: int = 1,
         loss: str = "bce",
         *,
+        prior_scale: Optional[float] = None,
         regularization: float = 0.0,
         solver: str = "joint",
         tol: float = 1e-6,
@@ -389,6 +410,7 @@ class DiscDecomposition(DiscReadout, PairwiseModel):
     ):
         self.n_components = n_components
         self.loss = loss
+        self.prior_scale = prior_scale
         self.regularization = regularization
         self.solver = solver
         self.tol = tol
@@ -397,6 +419,9 @@ class DiscDecomposition(DiscReadout, PairwiseModel):
         self.n_jobs = n_jobs
 
     _tile_pairs = True  # hundreds of objective calls: the pairs in tile order (models/_base.py)
+    _has_prior = True
+    #: Prior mean of the first component's v: 1, an Elo game (Appendix B.2's (v - 1)^2); later ones 0.
+    _first_v_centre = 1.0
 
     @property
     def _loss(self) -> str:  # type: ignore[override]
@@ -412,6 +437,9 @@ class DiscDecomposition(DiscReadout, PairwiseModel):
         if isinstance(reg, bool) or not isinstance(reg, (int, float, np.integer, np.floating)) or not np.isfinite(reg) or reg < 0:
             raise ValueError(f"regularization must be a finite number >= 0, got {reg!r}")
         check_n_components(self.n_components, data.n_players)
+        from discrank._tuning import check_prior_scale
+
+        check_prior_scale(self.prior_scale)
 
     def _fit(self, data: PairwiseData, objective: Any, w: np.ndarray, piece: np.ndarray) -> None:
         n, k = data.n_players, int(self.n_components)
@@ -426,20 +454,34 @@ class DiscDecomposition(DiscReadout, PairwiseModel):
         total_weight = data.pair_weights().sum()
         pen_weight = 1.0 / (2.0 * total_weight)
         reg_weight = float(self.regularization) / (4.0 * total_weight)
+        # Gaussian priors on every u and v (against the negative log-likelihood, the objective times W)
+        sigma = self._sigma
+        prior_weight = 0.0 if sigma == np.inf else 1.0 / (sigma * sigma * total_weight)
+        self.prior_scale_ = float(sigma)
+        tol = max(self.tol, TUNING_TOL) if getattr(self, "_tuning_fit", False) else self.tol
+        warm = getattr(self, "_warm_start", None)
+        if warm is not None:
+            from discrank._tuning import map_rows
+
+            U0 = map_rows(warm[0], warm[1], data.labels, lambda m: np.zeros((m, warm[1].shape[1])))
+            V0 = map_rows(warm[0], warm[2], data.labels, lambda m: np.zeros((m, warm[2].shape[1])))
         n_iter = np.zeros(k, dtype=int)
         measures = np.zeros(k)
         for comp in range(k):
             Q = _unit_columns([U[:, m] for m in range(comp)] + [V[:, m] for m in range(comp)])
+            centre = self._first_v_centre if comp == 0 else 0.0
             problem = _Component(objective, LOSSES[self.loss], data, w, offset, Q, pen_weight, self._n_threads,
-                                 reg_weight if comp == 0 else 0.0)
+                                 reg_weight if comp == 0 else 0.0, prior_weight, centre)
             v = 1.0 + INIT_NOISE * rng.standard_normal(n) if comp == 0 else problem.project(rng.standard_normal(n))
             u = np.zeros(n)
-            if comp == 0 and offset is None and self.loss == "bce":
+            if warm is not None and comp < U0.shape[1] and np.any(U0[:, comp]):
+                u, v = problem.project(U0[:, comp]), problem.project(V0[:, comp])
+            elif comp == 0 and offset is None and self.loss == "bce":
                 # with v = 1 the score u_i v_j - v_i u_j is the Elo score u_i - u_j
                 total, scored, _ = objective.score_sums(n_threads=self._n_threads)
                 u = logit_mean_score(total, scored, piece)
             fit = _alternate if self.solver == "alternating" else _alternate_then_joint
-            u, v, n_iter[comp], measures[comp] = fit(problem, u, v, self.tol, int(self.max_iter))
+            u, v, n_iter[comp], measures[comp] = fit(problem, u, v, tol, int(self.max_iter))
             if comp + 1 == k:  # with the earlier components as the offset: the model's loss
                 self.loss_ = problem.loss_at(u, v)
             # (u, v) -> (a u, v / a) keeps every prediction; |u| = |v| makes a symmetric disc game a circle.
@@ -453,19 +495,22 @@ class DiscDecomposition(DiscReadout, PairwiseModel):
         self.u_, self.v_ = U, V
         self.n_iter_ = n_iter
         self.grad_measure_ = measures
-        self.converged_ = bool(np.all(measures <= self.tol))
+        self.converged_ = bool(np.all(measures <= tol))
         if self._base is None:
             describe_first_component(self)
         if not self.converged_:
             scale = max(np.abs(U).max(), np.abs(V).max())
             warnings.warn(
                 f"{type(self).__name__} did not converge in max_iter={self.max_iter} iterations: final scaled "
-                f"gradients {measures.tolist()} for tol={self.tol}; the largest |u|, |v| is {scale:.3g}"
+                f"gradients {measures.tolist()} for tol={tol}; the largest |u|, |v| is {scale:.3g}"
                 + (" (growing parameters: some players' results are perfectly separated; use regularization, "
                    "fewer components or min_games)" if scale > 50 else ""),
                 ConvergenceWarning,
                 stacklevel=3,
             )
+
+    def _warm_state(self):
+        return (self.labels_, self.u_, self.v_)
 
     def _base_ratings(self, data: PairwiseData, w: np.ndarray) -> Optional[np.ndarray]:
         """Fixed per-player scores added to every component's score (none for the disc decomposition)."""
@@ -498,18 +543,21 @@ class MElo(DiscDecomposition):
         The cyclic part.
     """
 
+    _first_v_centre = 0.0  # the transitive part is Pbar: every component is a cyclic one, centred at 0
+
     def __init__(
         self,
         n_components: int = 1,
         *,
+        prior_scale: Optional[float] = None,
         solver: str = "joint",
         tol: float = 1e-6,
         max_iter: int = 2000,
         random_state: Any = None,
         n_jobs: Optional[int] = None,
     ):
-        super().__init__(n_components, "probability", solver=solver, tol=tol, max_iter=max_iter,
-                         random_state=random_state, n_jobs=n_jobs)
+        super().__init__(n_components, "probability", prior_scale=prior_scale, solver=solver, tol=tol,
+                         max_iter=max_iter, random_state=random_state, n_jobs=n_jobs)
 
     def _base_ratings(self, data: PairwiseData, w: np.ndarray) -> np.ndarray:
         n = data.n_players

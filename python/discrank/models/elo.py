@@ -26,6 +26,15 @@ SEPARATION_PRIOR_SCALE = 10.0
 SEPARATION_CHECK_SPREAD = 18.0
 #: Logs with at most this many pairs are checked for separated groups before the fit.
 TARJAN_UP_FRONT = 200_000
+#: Tolerance of the fits made while tuning the prior scale (their validation scores need ~1e-5).
+TUNING_TOL = 1e-6
+
+
+class _Solved:
+    """A scale whose fit has been run already (the maximum-likelihood fit, kept when nothing separates)."""
+
+    def __init__(self, sigma, result):
+        self.sigma, self.result = sigma, result
 
 
 def _spread(s: np.ndarray, piece: np.ndarray) -> float:
@@ -56,93 +65,68 @@ class _EloFamily(PairwiseModel):
         self.max_iter = max_iter
         self.n_jobs = n_jobs
 
+    _has_prior = True
+
     def _validate_params(self, data: PairwiseData) -> None:
+        from discrank._tuning import check_prior_scale
+
         if self.solver is not None and self.solver not in _SOLVERS:
             raise ValueError(f"solver must be one of {_SOLVERS} or None, got {self.solver!r}")
-        if self.prior_scale is not None:
-            check_positive_float(self.prior_scale, "prior_scale")
+        check_prior_scale(self.prior_scale)
         if self.tol is not None:
             check_positive_float(self.tol, "tol")
         if self.max_iter is not None:
             check_positive_int(self.max_iter, "max_iter")
         resolve_n_jobs(self.n_jobs)
 
+    def _warm_state(self):
+        return (self.labels_, self.ratings_)
+
     def _fit(self, data: PairwiseData, objective: Any, w: np.ndarray, piece: np.ndarray) -> None:
         loss_id = LOSSES[self._loss]
         n_threads = self._n_threads
         solver = self._default_solver if self.solver is None else self.solver
         tol = (1e-9 if solver == "newton" else 1e-7) if self.tol is None else self.tol
+        if getattr(self, "_tuning_fit", False):
+            tol = max(tol, TUNING_TOL)
         max_iter = (100 if solver == "newton" else 2000) if self.max_iter is None else self.max_iter
         self.solver_, self.tol_ = solver, tol
         n_pieces = int(piece.max()) + 1 if piece.size else 0
+        s0 = None
+        warm = getattr(self, "_warm_start", None)
+        if warm is not None:
+            from discrank._tuning import map_rows
+
+            s0 = map_rows(warm[0], warm[1], data.labels, np.zeros)
 
         def solve(sigma):
             # prior N(0, sigma^2) per rating, on the scale of the objective (the mean loss per unit weight)
             ridge = 0.0 if sigma is None else 1.0 / (sigma**2 * float(data.pair_weights().sum()))
             if solver == "newton":
                 return newton_elo(objective, loss_id, data.i, data.j, w, data.n_players, piece, tol, int(max_iter),
-                                  n_threads, ridge=ridge, sums=sums)
+                                  n_threads, s0=s0, ridge=ridge, sums=sums)
 
             def fun(s: np.ndarray) -> tuple[float, np.ndarray]:
                 f, _, _, gs = objective.evaluate(loss_id, s=s, grad_s=True, n_threads=n_threads)
                 return f + 0.5 * ridge * float(s @ s), gs + ridge * s
 
             h = pair_curvature(objective, w, None, n_threads) + ridge
-            return minimize_scaled(fun, np.zeros(data.n_players), h, tol, int(max_iter))
+            return minimize_scaled(fun, np.zeros(data.n_players) if s0 is None else s0, h, tol, int(max_iter))
 
-        # Separation (no finite maximum-likelihood answer): a player who never scores or never concedes
-        # is found in one pass; a separated *group* by the strong pieces of the beat graph (Tarjan, O(m)):
-        # up front on logs of up to TARJAN_UP_FRONT pairs, else only when the fit does not converge or
-        # spreads a piece wider than SEPARATION_CHECK_SPREAD logits.
         sums = objective.score_sums(n_threads=n_threads)  # (total, scored, conceded) per player
-        sigma = self.prior_scale
-        strong_pieces = None  # (count, piece of each player) of the beat graph, computed at most once
-
-        def strongly_separated() -> bool:
-            nonlocal strong_pieces
-            strong_pieces = _core.beat_pieces(data.n_players, data.i, data.j, data.p)
-            return bool(strong_pieces[0] > n_pieces)
-
-        separated = False
-        if sigma is None:
-            won, lost = sums[1] > 0.0, sums[2] > 0.0  # ever scored / conceded (w > 0)
-            has_pair = np.bincount(piece)[piece] > 1
-            separated = bool(np.any(has_pair & ~(won & lost)))
-            if not separated and data.n_pairs <= TARJAN_UP_FRONT:
-                separated = strongly_separated()
-        res = None
-        if sigma is None and not separated:
-            res = solve(None)
-            if data.n_pairs > TARJAN_UP_FRONT and (
-                not res.converged or _spread(res.x, piece) > SEPARATION_CHECK_SPREAD
-            ):
-                separated = strongly_separated()
-        if separated:
-            sigma = SEPARATION_PRIOR_SCALE
-            if strong_pieces is None:  # found by the one-pass check: the groups are still to name
-                strong_pieces = _core.beat_pieces(data.n_players, data.i, data.j, data.p)
-            n_strong, strong = strong_pieces
-            sizes = np.bincount(strong)
-            smallest = np.argsort(sizes, kind="stable")[: min(5, sizes.size)]
-            names = [show(data.labels[np.flatnonzero(strong == c)[0]]) for c in smallest]
-            warnings.warn(
-                f"the results separate the players into {n_strong} groups where {n_pieces} connected "
-                f"piece(s) were expected: some players or groups never lose (or never win) against the others "
-                f"(e.g. {', '.join(names)}), so the maximum-likelihood ratings are infinite. A N(0, "
-                f"{SEPARATION_PRIOR_SCALE:g}^2) prior on each rating (in logits; prior_scale=) keeps them finite; "
-                "their values for those players say 'far above / below', not how far",
-                SeparationWarning,
-                stacklevel=3,
-            )
-            res = None
-        if res is None:
-            res = solve(sigma)
+        sigma = self._sigma
+        separated = None
+        if sigma == np.inf:
+            sigma, separated = self._check_separation(data, piece, n_pieces, sums, solve)
+        res = solve(sigma) if not isinstance(sigma, _Solved) else sigma.result
+        sigma = sigma.sigma if isinstance(sigma, _Solved) else sigma
         self.separated_ = separated
-        self.prior_scale_ = sigma
+        self.prior_scale_ = np.inf if sigma is None else float(sigma)
         if solver == "newton":
             self.linear_solver_ = res.linear_solver
         s = res.x
         # The scores are defined up to a constant in each piece of the comparison graph: centre each piece.
+        # (With a prior the optimum has mean 0 in each piece already.)
         s -= (np.bincount(piece, s) / np.bincount(piece))[piece]
         self.ratings_ = s
         self.n_iter_ = res.n_iter
@@ -151,6 +135,51 @@ class _EloFamily(PairwiseModel):
         self.loss_ = res.fun
         if not res.converged:
             warnings.warn(f"{type(self).__name__} did not converge: {res.message}", ConvergenceWarning, stacklevel=3)
+
+    def _check_separation(self, data, piece, n_pieces, sums, solve):
+        """Maximum likelihood (``prior_scale=inf``): (the scale to fit with, whether the data separates).
+
+        Separation (no finite maximum-likelihood answer): a player who never scores or never concedes is
+        found in one pass; a separated *group* by the strong pieces of the beat graph (Tarjan, O(m)): up
+        front on logs of up to TARJAN_UP_FRONT pairs, else only when the fit does not converge or spreads
+        a piece wider than SEPARATION_CHECK_SPREAD logits. When the fit without a prior was run and is
+        kept, the scale returned is a ``_Solved`` holding its result.
+        """
+        strong_pieces = None  # (count, piece of each player) of the beat graph, computed at most once
+
+        def strongly_separated() -> bool:
+            nonlocal strong_pieces
+            strong_pieces = _core.beat_pieces(data.n_players, data.i, data.j, data.p)
+            return bool(strong_pieces[0] > n_pieces)
+
+        won, lost = sums[1] > 0.0, sums[2] > 0.0  # ever scored / conceded (w > 0)
+        has_pair = np.bincount(piece)[piece] > 1
+        separated = bool(np.any(has_pair & ~(won & lost)))
+        if not separated and data.n_pairs <= TARJAN_UP_FRONT:
+            separated = strongly_separated()
+        if not separated:
+            res = solve(None)
+            if data.n_pairs <= TARJAN_UP_FRONT or (res.converged and _spread(res.x, piece) <= SEPARATION_CHECK_SPREAD):
+                return _Solved(None, res), False
+            if not strongly_separated():
+                return _Solved(None, res), False
+        if strong_pieces is None:  # found by the one-pass check: the groups are still to name
+            strong_pieces = _core.beat_pieces(data.n_players, data.i, data.j, data.p)
+        n_strong, strong = strong_pieces
+        sizes = np.bincount(strong)
+        smallest = np.argsort(sizes, kind="stable")[: min(5, sizes.size)]
+        names = [show(data.labels[np.flatnonzero(strong == c)[0]]) for c in smallest]
+        warnings.warn(
+            f"the results separate the players into {n_strong} groups where {n_pieces} connected "
+            f"piece(s) were expected: some players or groups never lose (or never win) against the others "
+            f"(e.g. {', '.join(names)}), so the maximum-likelihood ratings are infinite. A N(0, "
+            f"{SEPARATION_PRIOR_SCALE:g}^2) prior on each rating (in logits) keeps them finite; "
+            "their values for those players say 'far above / below', not how far. The default "
+            "prior_scale=None tunes a prior instead",
+            SeparationWarning,
+            stacklevel=4,
+        )
+        return SEPARATION_PRIOR_SCALE, True
 
     def _factors(self) -> dict[str, np.ndarray]:
         return {"s": self.ratings_}
@@ -166,10 +195,17 @@ class Elo(_EloFamily):
     ``P(i beats j) = sigmoid(s_i - s_j)`` (the paper's alpha = 1: natural-log units; multiply by
     400 / ln 10 for the familiar Elo points).
 
-    When the results separate the players (a player or a group that never loses, or never wins,
-    against the others in its piece), the maximum-likelihood ratings are infinite (Zermelo 1929): the
-    fit then warns (``SeparationWarning``) and adds a N(0, 10^2) prior on each rating in logits
-    (``SEPARATION_PRIOR_SCALE``, 1737 Elo points), which keeps them finite and barely moves the others.
+    The ratings have a Gaussian prior N(0, prior_scale^2) each (logits), added to the negative
+    log-likelihood of the games as ``sum_a s_a^2 / (2 prior_scale^2)``: the fit is the maximum a
+    posteriori. On sparse logs this is what keeps the ratings finite and predictive (a player who only
+    won has an infinite maximum-likelihood rating, Zermelo 1929). By default the scale is tuned on the
+    training data alone (``discrank._tuning``): on the latest 10% of the games when ``fit`` is given a
+    :class:`~discrank.GameLog` with times, on a random tenth of the pairs otherwise.
+
+    ``prior_scale=numpy.inf`` is Eq. (1) itself (maximum likelihood). When the results then separate the
+    players (a player or a group that never loses, or never wins, against the others in its piece), the
+    fit warns (``SeparationWarning``) and adds a N(0, 10^2) prior (``SEPARATION_PRIOR_SCALE``, 1737 Elo
+    points), which keeps the ratings finite and barely moves the others.
 
     Parameters
     ----------
@@ -180,9 +216,9 @@ class Elo(_EloFamily):
         which); quadratic convergence to the maximum-likelihood optimum. "lbfgs": preconditioned
         L-BFGS (first order).
     prior_scale : float, optional
-        Standard deviation (logits) of a N(0, prior_scale^2) prior on every rating, added as
-        ``sum_a s_a^2 / (2 prior_scale^2)`` to the negative log-likelihood of the games. None: no prior,
-        unless the results separate the players (see above).
+        Standard deviation (logits) of the N(0, prior_scale^2) prior on every rating. None (default):
+        tuned on the training data (see above; ``prior_scale_`` and ``prior_tuning_`` say what was
+        chosen and how). ``numpy.inf``: no prior, the paper's Eq. (1).
     tol : float, default 1e-9 (newton) or 1e-7 (lbfgs)
         Converged when, for every player, ``|gradient| / curvature scale`` is at most ``tol``: for Elo
         this is the gap between the player's expected and observed mean score (see ``discrank._optim``).
@@ -200,10 +236,14 @@ class Elo(_EloFamily):
         Newton steps or L-BFGS iterations.
     solver_, tol_ : str, float
         The solver and tolerance used (the defaults resolved).
-    separated_ : bool
-        Whether the results separate the players (no finite maximum-likelihood answer).
-    prior_scale_ : float or None
-        The prior actually used.
+    separated_ : bool or None
+        With ``prior_scale=inf``: whether the results separate the players (no finite
+        maximum-likelihood answer). None with a finite prior, which keeps every rating finite.
+    prior_scale_ : float
+        The prior scale used (``inf``: none).
+    prior_tuning_ : dict or None
+        When the scale was tuned: the rule ("time order" or "held-out pairs"), the metric, the scales
+        tried with their validation scores, and the games fitted and held out.
     linear_solver_ : str
         (newton) "cg" or "banded Cholesky": how the last Newton systems were solved.
     converged_ : bool
