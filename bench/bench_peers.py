@@ -230,7 +230,7 @@ def compare_elo(label, n, ta, tb, ts, ha, hb, hs, repeat, choix_ok, opt_ok):
     has_choix = choix_ok and have("choix")
     data = PairwiseData.from_games(ta, tb, ts, labels=np.arange(n))
     fun = bt_objective(data)
-    exact = quiet(lambda: Elo(tol=1e-12).fit(data)).ratings_
+    exact = quiet(lambda: Elo(prior_scale=np.inf, tol=1e-12).fit(data)).ratings_
     best_ll = log_loss(exact, ha, hb, hs)
     print(f"\n{label} ({data.n_pairs} training pairs); optimum's held-out log loss {best_ll:.6f}")
     print(f"  {'solver':<52}{'time (s)':>9}{'iters':>7}{'held-out LL':>13}{'- optimum':>11}{'rel |grad|':>11}")
@@ -259,7 +259,7 @@ def compare_elo(label, n, ta, tb, ts, ha, hb, hs, repeat, choix_ok, opt_ok):
         print(f"  {name + ' matched':<52}{t:>9.2f}  ({tag}, best of {rep})")
 
     def discrank_fit(tol):
-        m = quiet(lambda: Elo(tol=tol).fit(data))  # tol None: the default 1e-9
+        m = quiet(lambda: Elo(prior_scale=np.inf, tol=tol).fit(data))  # tol None: the default 1e-9
         return m.ratings_, m.n_iter_
 
     run("discrank Elo", discrank_fit, [1e-1, 1e-2, 1e-3, 1e-4, 1e-5, 1e-6, 1e-7, None])
@@ -286,7 +286,7 @@ def compare_elo(label, n, ta, tb, ts, ha, hb, hs, repeat, choix_ok, opt_ok):
     e2e = {}
     if "discrank Elo" in rows:
         tol = rows["discrank Elo"][0]
-        e2e["discrank"] = best_of(lambda: quiet(lambda: Elo(tol=tol).fit(PairwiseData.from_games(ta, tb, ts))),
+        e2e["discrank"] = best_of(lambda: quiet(lambda: Elo(prior_scale=np.inf, tol=tol).fit(PairwiseData.from_games(ta, tb, ts))),
                                   repeat)[0]
     if has_sk and "sklearn LogisticRegression (lbfgs)" in rows:
         tol = rows["sklearn LogisticRegression (lbfgs)"][0]
@@ -367,7 +367,7 @@ def section_ladder(sizes):
             s, it = sklearn_fit(X, y, wt, 1e-8)
             row("sklearn LogisticRegression tol 1e-8", s, time.perf_counter() - t0, it)
         t0 = time.perf_counter()
-        model = quiet(lambda: Elo().fit(data))
+        model = quiet(lambda: Elo(prior_scale=np.inf).fit(data))
         row("discrank Elo (defaults)", model.ratings_, time.perf_counter() - t0, model.n_iter_,
             f"  converged_={model.converged_}, {model.linear_solver_}, max |s - exact| "
             f"{np.abs(model.ratings_ - exact).max():.1e}")
@@ -430,10 +430,10 @@ def section_disc(dense_sizes, scale):
         t_dense = time.perf_counter() - t0
         # discrank at the loosest tolerance that reaches the dense objective (to 1e-10 relative)
         for tol in (1e-4, 1e-5, 1e-6, 1e-7, 1e-8, 1e-9):
-            model = quiet(lambda: DiscDecomposition(1, tol=tol, random_state=0).fit(data))
+            model = quiet(lambda: DiscDecomposition(1, prior_scale=np.inf, tol=tol, random_state=0).fit(data))
             if model.loss_ <= f_dense * (1 + 1e-10):
                 break
-        t_disc, model = best_of(lambda: quiet(lambda: DiscDecomposition(1, tol=tol, random_state=0).fit(data)), 3)
+        t_disc, model = best_of(lambda: quiet(lambda: DiscDecomposition(1, prior_scale=np.inf, tol=tol, random_state=0).fit(data)), 3)
         print(f"  {n:>6}{t_dense:>16.2f}{rounds:>8}{f_dense:>18.10f}{t_disc:>14.3f}{model.loss_:>20.10f}"
               f"{t_dense / t_disc:>9.0f}x  (discrank tol {tol:g})")
     if scale is None:
@@ -466,7 +466,7 @@ def child(spec: str) -> None:
     t0 = time.perf_counter()
     data = PairwiseData.from_games(a, b, score)
     t_agg = time.perf_counter() - t0
-    est = DiscDecomposition(int(k), random_state=0) if model == "disc" else Elo()
+    est = DiscDecomposition(int(k), prior_scale=np.inf, random_state=0) if model == "disc" else Elo(prior_scale=np.inf)
     with PeakMemory() as mem:
         quiet(lambda: est.fit(data))
     total = time.perf_counter() - t0

@@ -34,7 +34,7 @@ def run(label: str, data: PairwiseData, k: int, test=None) -> None:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             t0 = time.perf_counter()
-            model = DiscDecomposition(n_components=k, solver=solver, max_iter=MAX_ITER, random_state=0).fit(data)
+            model = DiscDecomposition(n_components=k, prior_scale=np.inf, solver=solver, max_iter=MAX_ITER, random_state=0).fit(data)
             elapsed = time.perf_counter() - t0
         mse = f"{model.mse(test):.3e}" if test is not None else "-"
         print(f"{label:<24}{k:>2} {solver:<12}{str(model.n_iter_.tolist()):>14}{elapsed:>10.2f}"

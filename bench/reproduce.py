@@ -32,6 +32,7 @@ from discrank import (  # noqa: E402
     DiscDecompositionCV,
     Elo,
     EloPlusPlus,
+    GameLog,
     MElo,
     PairwiseData,
 )
@@ -40,6 +41,9 @@ from discrank.games import example3, sample_games  # noqa: E402
 from discrank.plot import plot_embedding, plot_payoff  # noqa: E402
 
 HERE = Path(__file__).resolve().parent
+
+#: prior_scale of the paper's own (unregularised) problems
+INF = np.inf
 
 #: MSEs are floored here before a ratio is taken (a 3-player game can be predicted exactly).
 MSE_FLOOR = 1e-12
@@ -98,8 +102,8 @@ def exp_example3(cfg):
     for g in grid:
         for d in grid:
             data = PairwiseData.from_matrix(example3(g, d))
-            elo = quiet_fit(Elo(tol=1e-9), data)
-            disc = quiet_fit(DiscDecomposition(tol=1e-9, random_state=0), data)
+            elo = quiet_fit(Elo(prior_scale=INF, tol=1e-9), data)
+            disc = quiet_fit(DiscDecomposition(prior_scale=INF, tol=1e-9, random_state=0), data)
             rows.append((g, d, elo.ratings_[0] - elo.ratings_[1], disc.decision_function(0, 1),
                          abs(disc.predict_proba(0, 1) - g)))
     rows = np.array(rows)
@@ -140,13 +144,17 @@ GAME_NAMES = ["Elo game", "ratio 0.75", "ratio 0.5", "ratio 0.25", "disc game"]
 
 def table1_models():
     return {
-        "Elo": lambda: Elo(),
-        "Elo++": lambda: EloPlusPlus(),
-        "disc k=1": lambda: DiscDecomposition(1, random_state=0, max_iter=1000),
-        "Balduzzi 2019 (2n)": lambda: DiscDecomposition(1, "probability", random_state=0, max_iter=1000),
-        "m-Elo k=1 (3n)": lambda: MElo(1, random_state=0, max_iter=1000),
-        "Balduzzi 2019 (4n)": lambda: DiscDecomposition(2, "probability", random_state=0, max_iter=1000),
-        "disc k=2": lambda: DiscDecomposition(2, random_state=0, max_iter=1000),
+        "Elo": lambda: Elo(prior_scale=INF),
+        "Elo++": lambda: EloPlusPlus(prior_scale=INF),
+        "disc k=1": lambda: DiscDecomposition(1, prior_scale=INF, random_state=0, max_iter=1000),
+        "Balduzzi 2019 (2n)": lambda: DiscDecomposition(1, "probability", prior_scale=INF, random_state=0, max_iter=1000),
+        "m-Elo k=1 (3n)": lambda: MElo(1, prior_scale=INF, random_state=0, max_iter=1000),
+        "Balduzzi 2019 (4n)": lambda: DiscDecomposition(2, "probability", prior_scale=INF, random_state=0, max_iter=1000),
+        "disc k=2": lambda: DiscDecomposition(2, prior_scale=INF, random_state=0, max_iter=1000),
+        # discrank's defaults: the prior tuned on a held-out tenth of the training pairs
+        "Elo, default prior": lambda: Elo(),
+        "disc k=1, default prior": lambda: DiscDecomposition(1, random_state=0, max_iter=1000),
+        "disc k=2, default prior": lambda: DiscDecomposition(2, random_state=0, max_iter=1000),
     }
 
 
@@ -188,8 +196,8 @@ def exp_table1(cfg):
             for g in range(len(RATIOS)):
                 r = np.array(results[(version, name, g)], dtype=float)
                 star = "*" if r[:, 2].any() else ""
-                cells.append(f"{r[:, 0].mean():.1e} / {r[:, 1].mean():.1e} +- {r[:, 1].std():.0e}{star} "
-                             f"[{PAPER_TABLE1_TEST[name][g]:.1e}]")
+                paper = f" [{PAPER_TABLE1_TEST[name][g]:.1e}]" if name in PAPER_TABLE1_TEST else ""
+                cells.append(f"{r[:, 0].mean():.1e} / {r[:, 1].mean():.1e} +- {r[:, 1].std():.0e}{star}{paper}")
             print(f"| {name} | " + " | ".join(cells) + " |")
         if any(np.array(r, dtype=float)[:, 2].any() for (v, _, _), r in results.items() if v == version):
             print("(* some fits hit max_iter with a ConvergenceWarning)")
@@ -202,18 +210,19 @@ def exp_embeddings(cfg):
     elo_part, disc_part = mixed_logits(cfg.n_embed, 0)
     fig, axes = plt.subplots(3, len(RATIOS), figsize=(3.2 * len(RATIOS), 9.6))
     print(f"\n### Figures 3 and 7: first disc component along the Elo-to-disc path (n = {cfg.n_embed})")
-    print("| ratio | probability space | logit space | Nash clusters |")
-    print("|---|---|---|---|")
+    print("| ratio | probability space | logit space | logit space, default prior | Nash clusters |")
+    print("|---|---|---|---|---|")
     for c, ratio in enumerate(RATIOS):
         P = expit(ratio * elo_part + (1 - ratio) * disc_part)
         data = PairwiseData.from_matrix(P)
-        prob = quiet_fit(DiscDecomposition(1, "probability", random_state=0), data)
-        logit = quiet_fit(DiscDecomposition(1, "bce", random_state=0), data)
+        prob = quiet_fit(DiscDecomposition(1, "probability", prior_scale=INF, random_state=0), data)
+        logit = quiet_fit(DiscDecomposition(1, "bce", prior_scale=INF, random_state=0), data)
+        prior = quiet_fit(DiscDecomposition(1, "bce", random_state=0), data)
         order = np.argsort(-(P.mean(axis=1)))
         plot_payoff(P, order=order, ax=axes[0, c], title=f"ratio = {ratio}")
         plot_embedding(*display_points(prob), ax=axes[1, c], title="probability")
         plot_embedding(*display_points(logit), ax=axes[2, c], title="logit")
-        verdicts = [disc_verdict(m.u_[:, 0], m.v_[:, 0]) for m in (prob, logit)]
+        verdicts = [disc_verdict(m.u_[:, 0], m.v_[:, 0]) for m in (prob, logit, prior)]
         clusters = len(nash_clustering(P))
         print(f"| {ratio} | " + " | ".join(("transitive" if v.transitive else "cyclic") + f" ({v.case})" for v in verdicts)
               + f" | {clusters} |")
@@ -232,12 +241,13 @@ def exp_metagames(cfg):
     if cfg.quick:
         games = {k: games[k] for k in ("RPS", "5,3-Blotto", "soccer (MuJoCo)", "Kuhn-poker")}
     names = ["m-Elo k=1", "m-Elo k=2", "m-Elo k=3", "disc k=1", "disc k=2", "disc k=3"]
+    names += [f"{n} prior" for n in names]
     table = {}
     print(f"\n### Figures 5, 6 and 8: MSE(Elo) / MSE(model) on hidden 20% of pairs, geometric mean over {cfg.seeds} splits "
           f"(MSEs floored at {MSE_FLOOR:g})")
     print("| game | players | Nash clusters | main component: logit (share, majority side) | probability (share, "
-          "majority side) | " + " | ".join(names) + " |")
-    print("|---|---|---|---|---|" + "---|" * len(names))
+          "majority side) | logit, default prior (share, majority side) | " + " | ".join(names) + " |")
+    print("|---|---|---|---|---|---|" + "---|" * len(names))
     n_games = len(games)
     cols = 4
     fig, axes = plt.subplots(int(np.ceil(n_games / cols)), cols, figsize=(4 * cols, 4 * int(np.ceil(n_games / cols))))
@@ -245,17 +255,22 @@ def exp_metagames(cfg):
         ratios = {name: [] for name in names}
         for seed in range(cfg.seeds):
             train, test = data.split(0.2, seed=seed)
-            elo_mse = max(quiet_fit(Elo(), train).mse(test), MSE_FLOOR)
+            elo_mse = max(quiet_fit(Elo(prior_scale=INF), train).mse(test), MSE_FLOOR)
             for k in (1, 2, 3):
                 if 2 * k > data.n_players:
                     continue
-                for family, make in (("m-Elo", lambda: MElo(k, random_state=0, max_iter=cfg.max_iter)),
-                                     ("disc", lambda: DiscDecomposition(k, random_state=0, max_iter=cfg.max_iter))):
-                    mse = quiet_fit(make(), train).mse(test)
-                    ratios[f"{family} k={k}"].append(elo_mse / max(mse, MSE_FLOOR))
+                for sigma, suffix in ((INF, ""), (None, " prior")):
+                    for family, make in (("m-Elo", lambda: MElo(k, prior_scale=sigma, random_state=0, max_iter=cfg.max_iter)),
+                                         ("disc", lambda: DiscDecomposition(k, prior_scale=sigma, random_state=0,
+                                                                            max_iter=cfg.max_iter))):
+                        mse = quiet_fit(make(), train).mse(test)
+                        ratios[f"{family} k={k}{suffix}"].append(elo_mse / max(mse, MSE_FLOOR))
         k_full = min(2, data.n_players // 2)
-        full = quiet_fit(DiscDecomposition(k_full, random_state=0, max_iter=cfg.max_iter), data)
-        prob = quiet_fit(DiscDecomposition(k_full, "probability", random_state=0, max_iter=cfg.max_iter), data)
+        full = quiet_fit(DiscDecomposition(k_full, prior_scale=INF, random_state=0, max_iter=cfg.max_iter), data)
+        prob = quiet_fit(DiscDecomposition(k_full, "probability", prior_scale=INF, random_state=0, max_iter=cfg.max_iter),
+                         data)
+        tuned = quiet_fit(DiscDecomposition(k_full, random_state=0, max_iter=cfg.max_iter), data)
+        tuned_summary = tuned.transitivity()
         summary = full.transitivity()
         prob_summary = prob.transitivity()
         clusters = len(nash_clustering(data.to_matrix()))
@@ -267,6 +282,8 @@ def exp_metagames(cfg):
         prob_verdict = "transitive" if prob_summary.main_transitive else "cyclic"
         print(f"| {game} | {data.n_players} | {clusters} | {verdict}{'*' if full.warned_ else ''} "
               f"({summary.share[0]:.2f}, {side:.2f}) | {prob_verdict} ({prob_summary.share[0]:.2f}, {prob_side:.2f}) | "
+              f"{'transitive' if tuned_summary.main_transitive else 'cyclic'}{'*' if tuned.warned_ else ''} "
+              f"({tuned_summary.share[0]:.2f}, {majority_side(tuned.u_[:, 0], tuned.v_[:, 0]):.2f}) | "
               + " | ".join(cells) + " |")
         plot_embedding(*display_points(prob), ax=axes.flat[g], title=f"{game} (probability space)")
     for ax in axes.flat[n_games:]:
@@ -278,11 +295,11 @@ def exp_metagames(cfg):
     # its ratio (up to 1e12 at the floor) would decide the average alone.
     averaged = [g for g in table if games[g].n_pairs >= MIN_PAIRS_IN_AVERAGE]
     logavg = {name: float(np.exp(np.nanmean([np.log(table[g][name]) for g in averaged]))) for name in names}
-    print(f"| **log-average (Fig. 6), games with >= {MIN_PAIRS_IN_AVERAGE} pairs** | | | | | "
+    print(f"| **log-average (Fig. 6), games with >= {MIN_PAIRS_IN_AVERAGE} pairs** | | | | | | "
           + " | ".join(f"**{logavg[n]:.3g}**" for n in names) + " |")
     fig, ax = plt.subplots(figsize=(11, 4))
     width = 0.13
-    for c, name in enumerate(names):
+    for c, name in enumerate(names[:6]):  # the paper's (unregularised) fits, as its Figure 6
         ax.bar(np.arange(len(averaged)) + c * width, [table[g][name] for g in averaged], width, label=name)
     ax.set_yscale("log")
     ax.axhline(1.0, color="black", lw=0.8)
@@ -293,16 +310,14 @@ def exp_metagames(cfg):
     fig.tight_layout()
     fig.savefig(cfg.figures / "metagames_ratios.png", dpi=80)
     plt.close(fig)
-    print("(* the logit-space fit hit max_iter: payoffs of exactly 0 or 1 have no finite bce optimum)")
+    print("(* the fit hit max_iter: without a prior, payoffs of exactly 0 or 1 have no finite bce optimum; \"prior\": "
+          "discrank's default, the prior scale tuned on a held-out tenth of the training pairs)")
     return table, logavg
 
 
 # ---------------------------------------------------------------------------------------------- 5
 #: lambda candidates (the paper's scale: against the loss summed over both orders of every pair)
 LAMBDAS = (1.0, 10.0, 100.0, 1e3, 1e4, 1e5, 1e6)
-#: with weights="games" the loss is summed over games, so lambda grows with the log (3 candidates, 2 folds:
-#: these fits are on up to 850 000 games)
-LAMBDAS_GAMES = (1e3, 1e4, 1e5)
 
 HUMAN = {  # data set: (loader, thresholds of min games per pair)
     "tennis ATP": (datasets.tennis_atp, (3, 5, 8, 12)),
@@ -321,8 +336,9 @@ def exp_human(cfg):
           "pairs vs the minimum number of games per pair (weights uniform, as the paper; hidden pairs inside the largest "
           "connected piece of the training pairs)")
     print("| data set | min games | players | pairs | logit space (majority side) | probability space (majority side) "
-          "| MSE Elo | MSE disc (CV lambda) | lambda |")
-    print("|---|---|---|---|---|---|---|---|---|")
+          "| logit space, default prior (majority side) | MSE Elo | MSE disc (CV lambda) | lambda | MSE Elo, default prior "
+          "| MSE disc k=1, default prior |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|")
     width = max(len(th) for _, th in sets.values())
     fig, axes = plt.subplots(len(sets), width, figsize=(4 * width, 4 * len(sets)), squeeze=False)
     logs = {}
@@ -332,51 +348,56 @@ def exp_human(cfg):
         for c, m in enumerate(thresholds):
             data = PairwiseData.from_games(a, b, s, min_games=m, weights="uniform")
             cells = []
-            for loss in ("bce", "probability"):
-                disc = quiet_fit(DiscDecomposition(1, loss, random_state=0, max_iter=cfg.max_iter), data)
+            for loss, sigma in (("bce", INF), ("probability", INF), ("bce", None)):
+                disc = quiet_fit(DiscDecomposition(1, loss, prior_scale=sigma, random_state=0, max_iter=cfg.max_iter), data)
                 verdict = "transitive" if disc.transitive_ else "cyclic"
                 cells.append(f"{verdict}{'*' if disc.warned_ else ''} ({majority_side(disc.u_[:, 0], disc.v_[:, 0]):.2f})")
-                if loss == "bce":
+                if loss == "bce" and sigma == INF:
                     plot_embedding(*display_points(disc), ax=axes[r, c], title=f"{name}, >= {m} games")
             train, test = largest_piece(*data.split(0.2, seed=0))
-            elo_mse = quiet_fit(Elo(), train).mse(test)
+            elo_mse = quiet_fit(Elo(prior_scale=INF), train).mse(test)
+            tuned = (quiet_fit(Elo(), train).mse(test), quiet_fit(DiscDecomposition(1, random_state=0, max_iter=cfg.max_iter),
+                                                                     train).mse(test))
             try:
-                cv = quiet_fit(DiscDecompositionCV(regularizations=LAMBDAS, cv=3, random_state=0,
+                cv = quiet_fit(DiscDecompositionCV(regularizations=LAMBDAS, prior_scale=INF, cv=3, random_state=0,
                                                    max_iter=cfg.max_iter), train)
                 disc_cells = f"{cv.mse(test):.4f} | {cv.best_params_['regularization']:g}"
             except ValueError:  # a forest of pairs: no fold keeps a held-out pair connected
                 disc_cells = "- | (too sparse for 3-fold CV)"
-            print(f"| {name} | {m} | {data.n_players} | {data.n_pairs} | {cells[0]} | {cells[1]} | "
-                  f"{elo_mse:.4f} | {disc_cells} |")
+            print(f"| {name} | {m} | {data.n_players} | {data.n_pairs} | {cells[0]} | {cells[1]} | {cells[2]} | "
+                  f"{elo_mse:.4f} | {disc_cells} | {tuned[0]:.4f} | {tuned[1]:.4f} |")
     fig.tight_layout()
     fig.savefig(cfg.figures / "human_embeddings.png", dpi=60)
     plt.close(fig)
 
     print("\n### Beyond the paper: log loss per game on the most recent 10% of games (train on the past; weights "
-          f"games; CV 2 folds over lambda in {LAMBDAS_GAMES}; at most {cfg.max_iter_large} iterations per component)")
-    print("| data set | train games | test games (players in the largest training piece) | Elo | Elo++ | m-Elo k=1 | disc k=1 (CV) | disc k=2 (CV) "
-          "| best lambda k=1 / k=2 |")
-    print("|---|---|---|---|---|---|---|---|---|")
+          f"games; \"ML\": maximum likelihood, the paper's problem, at most {cfg.max_iter_large} iterations per component; "
+          "\"prior\": discrank's defaults, the prior scale tuned on the latest 10% of the training games)")
+    print("| data set | train games | test games (players in the largest training piece) | Elo ML | Elo++ ML | m-Elo k=1 ML "
+          "| Elo prior | Elo++ prior | m-Elo k=1 prior | disc k=1 prior | disc k=2 prior | all prior fits converged |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|")
     for name, (a, b, s, t) in logs.items():
         order = np.argsort(t, kind="stable")
         a, b, s, t = a[order], b[order], s[order], t[order]
         cut = int(0.9 * len(a))
+        train_log = GameLog(a[:cut], b[:cut], s[:cut], t[:cut])
         train = PairwiseData.from_games(a[:cut], b[:cut], s[:cut])
         known = np.isin(a[cut:], train.labels) & np.isin(b[cut:], train.labels)
         test = PairwiseData.from_games(a[cut:][known], b[cut:][known], s[cut:][known], labels=train.labels)
         train, test = largest_piece(train, test)
         n_test_games = int(test.n_games.sum())
-        grid = LAMBDAS_GAMES
+        big = cfg.max_iter_large
         scores = [quiet_fit(model, train).log_loss(test)
-                  for model in (Elo(), EloPlusPlus(), MElo(1, random_state=0, max_iter=cfg.max_iter_large))]
-        lambdas = []
-        for k in (1, 2):
-            cv = quiet_fit(DiscDecompositionCV(regularizations=grid, n_components=k, cv=2, scoring="log_loss",
-                                               random_state=0, max_iter=cfg.max_iter_large), train)
-            scores.append(cv.log_loss(test))
-            lambdas.append(f"{cv.best_params_['regularization']:g}")
+                  for model in (Elo(prior_scale=INF), EloPlusPlus(prior_scale=INF), MElo(1, prior_scale=INF, random_state=0,
+                                                                                          max_iter=big))]
+        tuned = [quiet_fit(model, train_log) for model in (Elo(), EloPlusPlus(), MElo(1, random_state=0),
+                                                           DiscDecomposition(1, random_state=0),
+                                                           DiscDecomposition(2, random_state=0))]
+        scores += [model.log_loss(test) for model in tuned]
+        unconverged = [type(m).__name__ + (f"({m.n_components})" if hasattr(m, "n_components") else "")
+                       for m in tuned if not np.all(m.converged_)]
         print(f"| {name} | {cut} | {n_test_games} | " + " | ".join(f"{x:.4f}" for x in scores)
-              + f" | {' / '.join(lambdas)} |")
+              + f" | {'yes' if not unconverged else 'not ' + ', '.join(unconverged)} |")
     return None
 
 

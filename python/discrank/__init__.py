@@ -21,6 +21,8 @@ from discrank.models import DiscDecomposition, DiscDecompositionCV, Elo, EloPlus
 from discrank.logs import GameLog, read_pgn  # noqa: E402
 from discrank.persist import load  # noqa: E402
 from discrank.bootstrap import bootstrap  # noqa: E402
+from discrank._tuning import Validation  # noqa: E402
+from discrank.evaluation import Evaluation, evaluate  # noqa: E402
 
 __all__ = [
     "ConvergenceWarning",
@@ -29,13 +31,16 @@ __all__ = [
     "DisconnectedGraphWarning",
     "Elo",
     "EloPlusPlus",
+    "Evaluation",
     "GameLog",
     "IsolatedPlayerWarning",
     "MElo",
     "PairwiseData",
     "SchurDecomposition",
+    "Validation",
     "analysis",
     "bootstrap",
+    "evaluate",
     "load",
     "read_pgn",
     "__version__",

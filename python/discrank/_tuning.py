@@ -183,7 +183,15 @@ def _holdout(model: Any, data: PairwiseData, log: Any, coded: Any, validation: O
         return None
     seed = getattr(model, "random_state", None)
     seed = seed if isinstance(seed, (numbers.Integral, np.random.Generator)) else 0
-    inner, held = data.split(PAIR_FRACTION, seed=seed)
+    rng = np.random.default_rng(seed)
+    out = np.zeros(data.n_pairs, dtype=bool)
+    out[rng.choice(data.n_pairs, size=max(1, int(round(PAIR_FRACTION * data.n_pairs))), replace=False)] = True
+
+    def part(mask):  # the pairs stay distinct and sorted: no checks to repeat
+        return PairwiseData._trusted(data.i[mask], data.j[mask], data.p[mask],
+                                     None if data.n_games is None else data.n_games[mask], data.labels, data.weights)
+
+    inner, held = part(~out), part(out)
     _, piece = inner.components()
     size = np.bincount(piece)
     ok = (piece[held.i] == piece[held.j]) & (size[piece[held.i]] > 1)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-__all__ = ["ConvergenceWarning", "DisconnectedGraphWarning", "IsolatedPlayerWarning", "SeparationWarning"]
+__all__ = ["NotFittedError", "ConvergenceWarning", "DisconnectedGraphWarning", "IsolatedPlayerWarning", "SeparationWarning"]
 
 
 class ConvergenceWarning(UserWarning):
@@ -20,3 +20,7 @@ class IsolatedPlayerWarning(UserWarning):
 class SeparationWarning(UserWarning):
     """The results separate the players (some group never loses, or never wins, against the others):
     the maximum-likelihood ratings are infinite, and a documented prior keeps them finite."""
+
+
+class NotFittedError(ValueError, AttributeError):
+    """A model was used before ``fit`` (scikit-learn's convention: a ValueError and an AttributeError)."""

@@ -9,10 +9,12 @@ from typing import Any, Optional
 
 import numpy as np
 
+from scipy.special import expit
+
 from discrank import _core
 from discrank._labels import LabelIndex, as_label_array, factorize_pair, show
 
-__all__ = ["OnlineRatings", "online_elo", "online_disc", "ELO_K32_STEP"]
+__all__ = ["OnlineRatings", "OnlineElo", "online_elo", "online_disc", "ELO_K32_STEP"]
 
 #: The classical K = 32 Elo update in the natural-log units used here (32 ln 10 / 400).
 ELO_K32_STEP = 32.0 * math.log(10.0) / 400.0
@@ -164,3 +166,97 @@ def online_disc(
     pred, snaps = _core.online_disc(ia, ib, score, float(step), state, every)
     snapshots = snaps.reshape(-1, 2, n) if every else None
     return OnlineRatings(labels, state[0], state[1], pred, snapshots, new)
+
+
+#: Steps (logit units) tried when OnlineElo tunes its step: K = 0.7 .. 368 Elo points, by factors of sqrt 2.
+STEP_GRID = tuple(2.0 ** (x / 2.0) for x in range(-20, 2))
+
+
+class OnlineElo:
+    """Elo's sequential update (:func:`online_elo`) as an estimator: ``fit(log)`` runs it over a game log
+    in time order, ``predict_proba`` predicts from the final ratings.
+
+    Parameters
+    ----------
+    step : float, optional
+        The update's step in logit units (Elo's K times ln 10 / 400). None (default): tuned on the log
+        given to ``fit``, as the step whose forecasts (each game predicted before its update) have the
+        lowest log loss over the latest half of its games (the first half lets the ratings settle);
+        ``step_`` is the value used and ``step_scores_`` the log loss of each step of ``STEP_GRID``.
+
+    Attributes
+    ----------
+    labels_, ratings_ : ndarray
+        The players and their final ratings (logits; a new player starts at 0).
+    step_ : float
+    """
+
+    def __init__(self, step: Optional[float] = None):
+        self.step = step
+
+    def get_params(self, deep: bool = True) -> dict:
+        return {"step": self.step}
+
+    def set_params(self, **params: Any) -> "OnlineElo":
+        for key, value in params.items():
+            if key != "step":
+                raise ValueError(f"invalid parameter {key!r} for OnlineElo; valid: ['step']")
+            self.step = value
+        return self
+
+    def __repr__(self) -> str:
+        return f"OnlineElo(step={self.step!r})"
+
+    def fit(self, log: Any) -> "OnlineElo":
+        """Run the update over ``log`` (a :class:`~discrank.GameLog`, sorted by time when it has times)."""
+        from discrank._tuning import code_log
+        from discrank.logs import GameLog
+
+        if not isinstance(log, GameLog):
+            raise TypeError(f"OnlineElo.fit expects a discrank.GameLog, got {type(log).__name__}")
+        if self.step is not None:
+            _prepare(log.a[:1], log.b[:1], log.score[:1], None, self.step, None, None)  # checks the step
+        order = np.argsort(log.time, kind="stable") if log.time is not None else np.arange(len(log))
+        labels, ca, cb = code_log(log)
+        ia, ib = ca[order].astype(np.int32), cb[order].astype(np.int32)
+        score = np.ascontiguousarray(np.asarray(log.score, dtype=np.float64)[order])
+        n = len(labels)
+
+        def run(step: float) -> tuple[np.ndarray, np.ndarray]:
+            s = np.zeros(n)
+            pred, _ = _core.online_elo(ia, ib, score, float(step), s, 0)
+            return s, pred
+
+        self.step_scores_ = None
+        step = self.step
+        if step is None:
+            half = len(score) // 2
+            y = score[half:]
+            scores = []
+            for candidate in STEP_GRID:
+                q = np.clip(run(candidate)[1][half:], 1e-15, 1 - 1e-15)
+                scores.append(float(np.mean(-(y * np.log(q) + (1 - y) * np.log1p(-q)))))
+            self.step_scores_ = dict(zip(STEP_GRID, scores))
+            step = STEP_GRID[int(np.argmin(scores))]
+        self.ratings_, _ = run(step)
+        self.step_ = float(step)
+        self.labels_ = labels
+        self._index = LabelIndex(labels)
+        return self
+
+    def predict_proba(self, a: Any, b: Any) -> np.ndarray:
+        """P(a beats b) = sigmoid(s_a - s_b) from the final ratings; a player not seen has rating 0."""
+        if not hasattr(self, "ratings_"):
+            from discrank.exceptions import NotFittedError
+
+            raise NotFittedError("this OnlineElo is not fitted yet: call fit(log) first")
+        ia = self._index.lookup(np.atleast_1d(np.asarray(a)))
+        ib = self._index.lookup(np.atleast_1d(np.asarray(b)))
+        sa = np.where(ia >= 0, self.ratings_[np.maximum(ia, 0)], 0.0)
+        sb = np.where(ib >= 0, self.ratings_[np.maximum(ib, 0)], 0.0)
+        return expit(sa - sb)
+
+    def relabel(self, labels: np.ndarray) -> None:
+        """Labels from player codes (``discrank.evaluate`` fits on codes)."""
+        self.labels_ = labels[np.asarray(self.labels_, dtype=np.int64)]
+        self._index = LabelIndex(self.labels_)

@@ -27,7 +27,7 @@ SEPARATION_CHECK_SPREAD = 18.0
 #: Logs with at most this many pairs are checked for separated groups before the fit.
 TARJAN_UP_FRONT = 200_000
 #: Tolerance of the fits made while tuning the prior scale (their validation scores need ~1e-5).
-TUNING_TOL = 1e-6
+TUNING_TOL = 1e-4
 
 
 class _Solved:
