@@ -45,14 +45,17 @@ def test_reproduction_quick_mode_shows_the_papers_claims(tmp_path):
     assert float(elo_row.split("|")[2].strip().rstrip("%")) < 100.0  # Figure 2: Elo misranks part of the grid
     assert disc_row.split("|")[2].strip() == "100.0%"  # Figure 4: the disc prediction is right everywhere
     path = {line.split("|")[1].strip(): line for line in lines if line.startswith("| 1.0 |") or line.startswith("| 0.0 |")}
-    assert path["1.0"].count("transitive") == 2 and path["0.0"].count("cyclic") == 2  # Figures 3 and 7
+    # Figures 3 and 7, in both spaces without a prior and in logit space with the default prior
+    assert path["1.0"].count("transitive") == 3 and path["0.0"].count("cyclic") == 3
     for figure in ("example3.png", "elo_to_disc.png"):
         assert (tmp_path / figure).stat().st_size > 10_000
     if "(metagames skipped" in out:
         return  # ../shared/data is absent: the real games cannot be checked here
     kuhn = next(line for line in lines if line.startswith("| Kuhn-poker |")).split("|")
-    assert "cyclic" in kuhn[4] and "cyclic" in kuhn[5]  # Kuhn poker is cyclic in both spaces (Figure 8)
-    assert float(kuhn[6]) > 1.5 and float(kuhn[9]) > 1.5  # m-Elo and disc k=1 beat Elo there (Figure 5)
+    # Kuhn poker is cyclic in both spaces (Figure 8), and with the default prior
+    assert "cyclic" in kuhn[4] and "cyclic" in kuhn[5] and "cyclic" in kuhn[6]
+    assert float(kuhn[7]) > 1.5 and float(kuhn[10]) > 1.5  # m-Elo and disc k=1 beat Elo there (Figure 5)
+    assert float(kuhn[16]) > 1.5  # so does disc k=1 with the default prior
 
 
 def test_peers_bench_ladder_rows_agree_with_the_exact_fit():

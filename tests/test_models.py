@@ -44,7 +44,7 @@ def disc_data():
     return PairwiseData.from_matrix(disc_game(radius * np.cos(theta), radius * np.sin(theta))).split(0.2, seed=0)
 
 
-@pytest.mark.parametrize("model", [Elo(), EloPlusPlus(), DiscDecomposition(random_state=0)])
+@pytest.mark.parametrize("model", [Elo(prior_scale=np.inf), EloPlusPlus(prior_scale=np.inf), DiscDecomposition(random_state=0, prior_scale=np.inf)])
 def test_elo_game_is_predicted_exactly_on_hidden_pairs(elo_data, model):
     train, test = elo_data
     model.fit(train)
@@ -54,11 +54,11 @@ def test_elo_game_is_predicted_exactly_on_hidden_pairs(elo_data, model):
 
 def test_disc_game_is_predicted_by_one_disc_component(disc_data):
     train, test = disc_data
-    model = DiscDecomposition(n_components=1, random_state=0).fit(train)
+    model = DiscDecomposition(n_components=1, random_state=0, prior_scale=np.inf).fit(train)
     assert model.converged_
     assert model.mse(test) < DISC_GAME_MSE
     # ... where Elo cannot: a cyclic game has no ranking
-    assert Elo().fit(train).mse(test) > 1e-2
+    assert Elo(prior_scale=np.inf).fit(train).mse(test) > 1e-2
 
 
 def _exact_elo(P):
@@ -79,12 +79,12 @@ def test_example3_elo_ranks_player_2_first_but_disc_predicts_player_1_wins():
     # Figures 2 and 4 at gamma = 0.55, delta = 0.95: a transitive 3-player game that Elo misranks.
     P = example3(0.55, 0.95)
     data = PairwiseData.from_matrix(P)
-    elo = Elo(tol=1e-9).fit(data)
+    elo = Elo(tol=1e-9, prior_scale=np.inf).fit(data)
     exact = _exact_elo(P)
     gap = elo.ratings_[0] - elo.ratings_[1]
     assert gap == pytest.approx(exact[0] - exact[1], abs=1e-7)
     assert gap == pytest.approx(-0.44, abs=0.005)
-    disc = DiscDecomposition(n_components=1, tol=1e-9, random_state=0).fit(data)
+    disc = DiscDecomposition(n_components=1, tol=1e-9, random_state=0, prior_scale=np.inf).fit(data)
     # three players: logit(P) is one disc game, so the fit is exact
     np.testing.assert_allclose(disc.predict_proba([0, 0, 1], [1, 2, 2]), [0.55, 0.55, 0.95], atol=PROB_TOL)
 
@@ -104,7 +104,7 @@ def test_squared_logit_disc_reaches_the_truncated_normal_decomposition(k):
     G = rng.normal(size=(n, n))
     A = (G - G.T) / 2
     data = PairwiseData.from_matrix(expit(A))
-    model = DiscDecomposition(n_components=k, loss="squared_logit", tol=1e-8, random_state=0).fit(data)
+    model = DiscDecomposition(n_components=k, loss="squared_logit", tol=1e-8, random_state=0, prior_scale=np.inf).fit(data)
     assert model.converged_
     assert model.loss_ == pytest.approx(_normal_decomposition_loss(A, k, data.n_pairs), rel=THEOREM2_REL)
     W = np.hstack([model.u_, model.v_])
@@ -115,16 +115,16 @@ def test_squared_logit_disc_reaches_the_truncated_normal_decomposition(k):
 
 def test_same_seed_gives_the_same_fit_on_one_or_two_threads(disc_data):
     train, _ = disc_data
-    one = DiscDecomposition(n_components=2, random_state=5, n_jobs=1).fit(train)
-    two = DiscDecomposition(n_components=2, random_state=5, n_jobs=2).fit(train)
+    one = DiscDecomposition(n_components=2, random_state=5, n_jobs=1, prior_scale=np.inf).fit(train)
+    two = DiscDecomposition(n_components=2, random_state=5, n_jobs=2, prior_scale=np.inf).fit(train)
     assert np.abs(one.u_ - two.u_).max() <= THREAD_TOL
     assert np.abs(one.v_ - two.v_).max() <= THREAD_TOL
 
 
 def test_the_seed_only_moves_the_start(disc_data):
     train, test = disc_data
-    a = DiscDecomposition(random_state=1).fit(train)
-    b = DiscDecomposition(random_state=2).fit(train)
+    a = DiscDecomposition(random_state=1, prior_scale=np.inf).fit(train)
+    b = DiscDecomposition(random_state=2, prior_scale=np.inf).fit(train)
     assert not np.array_equal(a.u_, b.u_)
     np.testing.assert_allclose(a.predict_proba(test), b.predict_proba(test), atol=1e-5)
 
@@ -138,8 +138,8 @@ def test_alternating_and_joint_solvers_reach_the_same_objective():
     pairs = np.array(np.triu_indices(n, 1)).T
     a, b, s = sample_games(P, pairs, 30, seed=4)
     data = PairwiseData.from_games(a, b, s)
-    joint = DiscDecomposition(tol=1e-7, random_state=0).fit(data)
-    alternating = DiscDecomposition(tol=1e-7, random_state=0, solver="alternating").fit(data)
+    joint = DiscDecomposition(tol=1e-7, random_state=0, prior_scale=np.inf).fit(data)
+    alternating = DiscDecomposition(tol=1e-7, random_state=0, solver="alternating", prior_scale=np.inf).fit(data)
     assert joint.converged_ and alternating.converged_
     assert joint.loss_ == pytest.approx(alternating.loss_, rel=1e-9)
     np.testing.assert_allclose(joint.predict_proba(data), alternating.predict_proba(data), atol=1e-5)
@@ -174,10 +174,10 @@ def test_algorithm1_penalised_objectives_have_exact_gradients(n_previous):
 
 def test_probability_space_disc_predicts_within_zero_and_one(disc_data):
     train, test = disc_data
-    model = DiscDecomposition(loss="probability", random_state=0).fit(train)
+    model = DiscDecomposition(loss="probability", random_state=0, prior_scale=np.inf).fit(train)
     p = model.predict_proba(test)
     assert p.min() >= 0.0 and p.max() <= 1.0
-    assert model.mse(test) < Elo().fit(train).mse(test)
+    assert model.mse(test) < Elo(prior_scale=np.inf).fit(train).mse(test)
 
 
 def test_disc_beats_elo_on_hidden_games_of_a_cyclic_league():
@@ -185,15 +185,15 @@ def test_disc_beats_elo_on_hidden_games_of_a_cyclic_league():
 
     a, b, score, _ = simulate_league(n_players=40, games_per_pair=20, seed=3)
     train, test = PairwiseData.from_games(a, b, score).split(0.2, seed=3)
-    elo = Elo().fit(train)
-    disc = DiscDecomposition(n_components=2, random_state=0).fit(train)
+    elo = Elo(prior_scale=np.inf).fit(train)
+    disc = DiscDecomposition(n_components=2, random_state=0, prior_scale=np.inf).fit(train)
     assert disc.log_loss(test) < elo.log_loss(test) - 0.02
 
 
 @pytest.fixture(scope="module")
 def fitted():
     data = PairwiseData.from_games(["ann", "bob", "cid", "ann"], ["bob", "cid", "ann", "cid"], [1, 1, 0, 0.5])
-    return Elo().fit(data), DiscDecomposition(random_state=0).fit(data)
+    return Elo(prior_scale=np.inf).fit(data), DiscDecomposition(random_state=0, prior_scale=np.inf).fit(data)
 
 
 class TestPrediction:
@@ -225,13 +225,13 @@ class TestPrediction:
 
     def test_predict_before_fit_is_an_error(self):
         with pytest.raises(RuntimeError, match="not fitted yet"):
-            Elo().predict_proba([0], [1])
+            Elo(prior_scale=np.inf).predict_proba([0], [1])
 
 
 def test_elo_ratings_have_mean_zero_in_each_piece():
     data = PairwiseData.from_pairs([0, 1, 3, 4], [1, 2, 4, 5], [0.8, 0.6, 0.3, 0.9])
     with pytest.warns(DisconnectedGraphWarning, match="2 pieces"):
-        elo = Elo().fit(data)
+        elo = Elo(prior_scale=np.inf).fit(data)
     assert elo.ratings_[:3].sum() == pytest.approx(0, abs=1e-12)
     assert elo.ratings_[3:].sum() == pytest.approx(0, abs=1e-12)
 
@@ -239,17 +239,17 @@ def test_elo_ratings_have_mean_zero_in_each_piece():
 def test_isolated_player_is_warned_about_and_keeps_neutral_rating():
     data = PairwiseData.from_pairs(["a", "b"], ["b", "c"], [0.7, 0.6], labels=["a", "b", "c", "d"])
     with pytest.warns(IsolatedPlayerWarning, match="1 player.*'d'"):
-        elo = Elo().fit(data)
+        elo = Elo(prior_scale=np.inf).fit(data)
     assert elo.ratings_[3] == 0.0
 
 
 def test_stopping_short_is_a_convergence_warning(elo_data):
     train, _ = elo_data
     with pytest.warns(ConvergenceWarning, match="scaled gradient"):
-        model = Elo(max_iter=2).fit(train)
+        model = Elo(max_iter=2, prior_scale=np.inf).fit(train)
     assert not model.converged_ and model.n_iter_ == 2
     with pytest.warns(ConvergenceWarning, match="did not converge"):
-        disc = DiscDecomposition(max_iter=1, random_state=0).fit(train)
+        disc = DiscDecomposition(max_iter=1, random_state=0, prior_scale=np.inf).fit(train)
     assert not disc.converged_
 
 
@@ -257,21 +257,21 @@ def test_converged_fit_raises_no_warning(elo_data):
     train, _ = elo_data
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        assert Elo().fit(train).converged_
+        assert Elo(prior_scale=np.inf).fit(train).converged_
 
 
 @pytest.mark.parametrize(
     "model, message",
     [
-        (DiscDecomposition(n_components=0), r"n_components must be an integer >= 1, got 0"),
-        (DiscDecomposition(n_components=3), r"n_components=3 needs at least 6 players .* has 5"),
-        (DiscDecomposition(loss="hinge"), r"loss must be one of .* got 'hinge'"),
-        (DiscDecomposition(solver="newton"), r"solver must be one of .* got 'newton'"),
-        (Elo(tol=-1.0), r"tol must be a positive finite number, got -1.0"),
-        (Elo(tol=float("nan")), r"tol must be a positive finite number, got nan"),
-        (Elo(max_iter=0), r"max_iter must be an integer >= 1, got 0"),
-        (Elo(n_jobs=0), r"n_jobs=0 is not allowed"),
-        (Elo(n_jobs=-100), r"n_jobs=-100 asks for"),
+        (DiscDecomposition(n_components=0, prior_scale=np.inf), r"n_components must be an integer >= 1, got 0"),
+        (DiscDecomposition(n_components=3, prior_scale=np.inf), r"n_components=3 needs at least 6 players .* has 5"),
+        (DiscDecomposition(loss="hinge", prior_scale=np.inf), r"loss must be one of .* got 'hinge'"),
+        (DiscDecomposition(solver="newton", prior_scale=np.inf), r"solver must be one of .* got 'newton'"),
+        (Elo(tol=-1.0, prior_scale=np.inf), r"tol must be a positive finite number, got -1.0"),
+        (Elo(tol=float("nan"), prior_scale=np.inf), r"tol must be a positive finite number, got nan"),
+        (Elo(max_iter=0, prior_scale=np.inf), r"max_iter must be an integer >= 1, got 0"),
+        (Elo(n_jobs=0, prior_scale=np.inf), r"n_jobs=0 is not allowed"),
+        (Elo(n_jobs=-100, prior_scale=np.inf), r"n_jobs=-100 asks for"),
     ],
 )
 def test_bad_parameters_are_refused_at_fit(model, message):
@@ -283,22 +283,22 @@ def test_bad_parameters_are_refused_at_fit(model, message):
 def test_n_jobs_of_the_wrong_type_is_a_type_error():
     data = PairwiseData.from_pairs([0], [1], [0.6])
     with pytest.raises(TypeError, match="n_jobs must be an int or None, got 1.5"):
-        Elo(n_jobs=1.5).fit(data)
+        Elo(n_jobs=1.5, prior_scale=np.inf).fit(data)
 
 
 def test_squared_logit_refuses_certain_outcomes_naming_the_pair():
     data = PairwiseData.from_pairs(["a", "b"], ["b", "c"], [0.7, 1.0])
     with pytest.raises(ValueError, match=r"pair \('b', 'c'\) has p = 1.0.*Use loss='bce'"):
-        DiscDecomposition(loss="squared_logit").fit(data)
+        DiscDecomposition(loss="squared_logit", prior_scale=np.inf).fit(data)
 
 
 def test_fit_needs_pairwise_data():
     with pytest.raises(TypeError, match="expects a discrank.PairwiseData, got ndarray"):
-        Elo().fit(np.eye(3))
+        Elo(prior_scale=np.inf).fit(np.eye(3))
 
 
 def test_params_round_trip():
-    model = DiscDecomposition(n_components=2, loss="probability", random_state=3)
+    model = DiscDecomposition(n_components=2, loss="probability", random_state=3, prior_scale=np.inf)
     params = model.get_params()
     assert params["n_components"] == 2 and params["loss"] == "probability" and params["random_state"] == 3
     clone = DiscDecomposition(**params)
@@ -308,10 +308,10 @@ def test_params_round_trip():
         model.set_params(alpha=1)
 
 
-@pytest.mark.parametrize("make", [lambda: DiscDecomposition(1, random_state=0),
-                                  lambda: DiscDecomposition(2, random_state=0),
-                                  lambda: DiscDecomposition(2, solver="alternating", random_state=0, max_iter=50),
-                                  lambda: MElo(1, random_state=0)])
+@pytest.mark.parametrize("make", [lambda: DiscDecomposition(1, random_state=0, prior_scale=np.inf),
+                                  lambda: DiscDecomposition(2, random_state=0, prior_scale=np.inf),
+                                  lambda: DiscDecomposition(2, solver="alternating", random_state=0, max_iter=50, prior_scale=np.inf),
+                                  lambda: MElo(1, random_state=0, prior_scale=np.inf)])
 def test_loss_is_the_data_loss_at_the_fitted_factors(make):
     # loss_ is read from the solver's last evaluation (when it is at the answer): it must equal a fresh
     # evaluation of the data loss at the returned factors, to rounding (the final |u| = |v| rescaling)
@@ -352,7 +352,7 @@ def test_disc_fit_in_tile_order_is_the_fit_in_pair_order():
     assert np.array_equal(tiled.p, data.p[order]) and np.array_equal(tiled.n_games, data.n_games[order])
     fits = {}
     for tile in (True, False):
-        model = DiscDecomposition(n_components=2, tol=1e-8, max_iter=2000, random_state=0)
+        model = DiscDecomposition(n_components=2, tol=1e-8, max_iter=2000, random_state=0, prior_scale=np.inf)
         model._tile_pairs = tile
         fits[tile] = model.fit(data)
     assert fits[True].converged_ and fits[False].converged_

@@ -37,15 +37,15 @@ def mixed_game():
 class TestRegularization:
     def test_large_lambda_turns_the_disc_game_into_elo(self, mixed_game):
         data = PairwiseData.from_matrix(mixed_game)
-        disc = DiscDecomposition(regularization=1e9, random_state=0).fit(data)
-        elo = Elo().fit(data)
+        disc = DiscDecomposition(regularization=1e9, random_state=0, prior_scale=np.inf).fit(data)
+        elo = Elo(prior_scale=np.inf).fit(data)
         np.testing.assert_allclose(disc.v_[:, 0] / disc.v_[:, 0].mean(), 1.0, atol=1e-5)
         np.testing.assert_allclose(disc.predict_proba(data), elo.predict_proba(data), atol=1e-5)
 
     def test_lambda_zero_is_the_unregularised_fit(self, mixed_game):
         data = PairwiseData.from_matrix(mixed_game)
-        a = DiscDecomposition(regularization=0.0, random_state=0).fit(data)
-        b = DiscDecomposition(random_state=0).fit(data)
+        a = DiscDecomposition(regularization=0.0, random_state=0, prior_scale=np.inf).fit(data)
+        b = DiscDecomposition(random_state=0, prior_scale=np.inf).fit(data)
         assert a.loss_ == b.loss_
 
     def test_regularised_objective_gradient_is_exact(self, mixed_game):
@@ -67,7 +67,7 @@ class TestRegularization:
     @pytest.mark.parametrize("bad", [-1.0, float("nan"), float("inf"), "big"])
     def test_bad_lambda_is_refused(self, mixed_game, bad):
         with pytest.raises(ValueError, match="regularization must be a finite number >= 0"):
-            DiscDecomposition(regularization=bad).fit(PairwiseData.from_matrix(mixed_game))
+            DiscDecomposition(regularization=bad, prior_scale=np.inf).fit(PairwiseData.from_matrix(mixed_game))
 
 
 @pytest.fixture(scope="module")
@@ -79,7 +79,7 @@ def league():
 class TestCrossValidation:
 
     def test_picks_the_candidate_with_the_best_mean_score_and_refits(self, league):
-        cv = DiscDecompositionCV(regularizations=(0.0, 10.0, 1e4), n_components=(1, 2), cv=3, random_state=0)
+        cv = DiscDecompositionCV(regularizations=(0.0, 10.0, 1e4), n_components=(1, 2), cv=3, random_state=0, prior_scale=np.inf)
         cv.fit(league)
         res = cv.cv_results_
         assert len(res["params"]) == 6 and res["mean_test_score"].shape == (6,)
@@ -89,14 +89,14 @@ class TestCrossValidation:
             assert res[f"split{f}_test_score"].shape == (6,)
         np.testing.assert_allclose(res["mean_test_score"],
                                    np.mean([res[f"split{f}_test_score"] for f in range(3)], axis=0))
-        refit = DiscDecomposition(**cv.best_params_, random_state=0).fit(league)
+        refit = DiscDecomposition(**cv.best_params_, random_state=0, prior_scale=np.inf).fit(league)
         np.testing.assert_array_equal(cv.u_, refit.u_)
         np.testing.assert_array_equal(cv.predict_proba(league), refit.predict_proba(league))
 
     def test_scores_are_held_out_fold_errors(self, league):
-        cv = DiscDecompositionCV(regularizations=(100.0,), cv=2, random_state=3, scoring="log_loss").fit(league)
+        cv = DiscDecompositionCV(regularizations=(100.0,), cv=2, random_state=3, scoring="log_loss", prior_scale=np.inf).fit(league)
         fold = np.random.default_rng(3).permutation(league.n_pairs) % 2
-        model = DiscDecomposition(regularization=100.0, random_state=3).fit(league.subset(fold != 0))
+        model = DiscDecomposition(regularization=100.0, random_state=3, prior_scale=np.inf).fit(league.subset(fold != 0))
         assert cv.cv_results_["split0_test_score"][0] == pytest.approx(model.log_loss(league.subset(fold == 0)))
 
     def test_held_out_pairs_across_pieces_of_the_training_graph_are_not_scored(self):
@@ -112,7 +112,7 @@ class TestCrossValidation:
         P[0, 8], P[1, 9] = 0.6, 0.4
         P = np.where(np.isnan(P), 1.0 - P.T, P)
         data = PairwiseData.from_matrix(P)
-        cv = DiscDecompositionCV(regularizations=(100.0,), cv=3, random_state=1).fit(data)
+        cv = DiscDecompositionCV(regularizations=(100.0,), cv=3, random_state=1, prior_scale=np.inf).fit(data)
         fold = np.random.default_rng(1).permutation(data.n_pairs) % 3
         cut_folds = 0
         for f in range(3):
@@ -121,7 +121,7 @@ class TestCrossValidation:
             cut_folds += n_pieces > 1
             inside = test.subset(piece[test.i] == piece[test.j])
             with pytest.warns(DisconnectedGraphWarning) if n_pieces > 1 else _no_warning():
-                model = DiscDecomposition(regularization=100.0, random_state=1).fit(train)
+                model = DiscDecomposition(regularization=100.0, random_state=1, prior_scale=np.inf).fit(train)
             assert cv.cv_results_[f"split{f}_test_score"][0] == pytest.approx(model.mse(inside))
         assert cut_folds >= 1  # the case under test happens
 
@@ -144,7 +144,7 @@ class TestCrossValidation:
 class TestMElo:
     def test_ratings_are_mean_scores_minus_one_half(self, mixed_game):
         data = PairwiseData.from_matrix(mixed_game)
-        model = MElo(n_components=1, random_state=0).fit(data)
+        model = MElo(n_components=1, random_state=0, prior_scale=np.inf).fit(data)
         n = data.n_players
         P = mixed_game.copy()
         np.fill_diagonal(P, np.nan)
@@ -153,7 +153,7 @@ class TestMElo:
 
     def test_prediction_is_rating_gap_plus_the_disc_part(self, mixed_game):
         data = PairwiseData.from_matrix(mixed_game)
-        model = MElo(n_components=2, random_state=0).fit(data)
+        model = MElo(n_components=2, random_state=0, prior_scale=np.inf).fit(data)
         u, v, r = model.u_, model.v_, model.ratings_
         A = r[:, None] - r[None, :] + u @ v.T - v @ u.T
         i, j = np.triu_indices(data.n_players, 1)
@@ -167,13 +167,13 @@ class TestMElo:
         u, v = 0.3 * rng.normal(size=n), 0.3 * rng.normal(size=n)
         P = 0.5 + (r[:, None] - r[None, :]) + (np.outer(u, v) - np.outer(v, u)) * 0.3
         data = PairwiseData.from_matrix(P)
-        model = MElo(n_components=2, random_state=0).fit(data)
+        model = MElo(n_components=2, random_state=0, prior_scale=np.inf).fit(data)
         assert model.mse(data) < 1e-12
 
     def test_melo_beats_elo_on_a_cyclic_game(self):
         P = disc_game(*np.stack([np.cos(np.arange(20)), np.sin(np.arange(20))]))
         train, test = PairwiseData.from_matrix(P).split(0.2, seed=0)
-        assert MElo(random_state=0).fit(train).mse(test) < 0.1 * Elo().fit(train).mse(test)
+        assert MElo(random_state=0, prior_scale=np.inf).fit(train).mse(test) < 0.1 * Elo(prior_scale=np.inf).fit(train).mse(test)
 
 
 class TestSchur:
@@ -195,7 +195,7 @@ class TestSchur:
     def test_same_optimum_as_squared_logit_disc_on_a_complete_matrix(self, mixed_game):
         data = PairwiseData.from_matrix(mixed_game)
         schur = SchurDecomposition(n_components=1, space="logit").fit(data)
-        disc = DiscDecomposition(n_components=1, loss="squared_logit", tol=1e-9, random_state=0).fit(data)
+        disc = DiscDecomposition(n_components=1, loss="squared_logit", tol=1e-9, random_state=0, prior_scale=np.inf).fit(data)
         np.testing.assert_allclose(disc.predict_proba(data), schur.predict_proba(data), atol=1e-7)
 
     def test_elo_game_first_component_is_transitive(self):
@@ -228,5 +228,5 @@ def test_cv_warns_when_a_fold_fit_does_not_converge():
     a, b, s = sample_games(elo_game(np.linspace(-1, 1, 8)), np.array(np.triu_indices(8, 1)).T, 3, seed=0)
     data = PairwiseData.from_games(a, b, s)
     with pytest.warns(ConvergenceWarning):
-        cv = DiscDecompositionCV(regularizations=(0.0,), cv=2, max_iter=1, random_state=0).fit(data)
+        cv = DiscDecompositionCV(regularizations=(0.0,), cv=2, max_iter=1, random_state=0, prior_scale=np.inf).fit(data)
     assert cv.cv_results_["n_unconverged"][0] == 2

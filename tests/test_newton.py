@@ -56,7 +56,7 @@ def test_ladder_reaches_the_exact_optimum_with_a_banded_factorisation():
     # stop early (bench/bench_peers.py --only ladder) and Jacobi-CG crawls.
     data, skill = ladder(3000, 150_000, 20)
     fun, _ = bt(data)
-    model = Elo().fit(data)
+    model = Elo(prior_scale=np.inf).fit(data)
     assert model.converged_
     assert model.linear_solver_ == "banded Cholesky"
     assert model.n_iter_ <= 10
@@ -72,7 +72,7 @@ def test_first_order_solver_stops_short_on_the_ladder_but_says_so():
     # The L-BFGS path with a small iteration budget must not claim convergence.
     data, _ = ladder(3000, 150_000, 20)
     with pytest.warns(Warning, match="did not converge"):
-        model = Elo(solver="lbfgs", max_iter=20).fit(data)
+        model = Elo(solver="lbfgs", max_iter=20, prior_scale=np.inf).fit(data)
     assert not model.converged_
 
 
@@ -84,8 +84,8 @@ def test_random_pairings_use_conjugate_gradients_and_agree_with_lbfgs():
     s_true = rng.normal(0, 1, n)
     score = (rng.random(games) < 1 / (1 + np.exp(-(s_true[a] - s_true[b])))).astype(float)
     data = PairwiseData.from_games(a, b, score)
-    newton = Elo().fit(data)
-    lbfgs = Elo(solver="lbfgs").fit(data)  # first order: its default tol 1e-7 is about as far as it gets
+    newton = Elo(prior_scale=np.inf).fit(data)
+    lbfgs = Elo(solver="lbfgs", prior_scale=np.inf).fit(data)  # first order: its default tol 1e-7 is about as far as it gets
     assert newton.linear_solver_ == "cg"
     assert newton.converged_ and newton.grad_measure_ <= 1e-9
     np.testing.assert_allclose(newton.ratings_, lbfgs.ratings_, atol=1e-5)
@@ -94,8 +94,8 @@ def test_random_pairings_use_conjugate_gradients_and_agree_with_lbfgs():
 
 def test_gauss_newton_elo_plus_plus_matches_lbfgs():
     data, _ = ladder(300, 30_000, 30, seed=4)
-    gn = EloPlusPlus(solver="newton", tol=1e-9).fit(data)
-    lb = EloPlusPlus(tol=1e-7).fit(data)
+    gn = EloPlusPlus(solver="newton", tol=1e-9, prior_scale=np.inf).fit(data)
+    lb = EloPlusPlus(tol=1e-7, prior_scale=np.inf).fit(data)
     assert gn.converged_ and lb.converged_
     # L-BFGS at its 1e-7 leaves a smooth tilt along the ladder (~1.7e-5); Gauss-Newton is below it
     assert gn.loss_ <= lb.loss_
@@ -110,7 +110,7 @@ def test_pieces_are_solved_separately_and_centred():
         np.r_[d1.i, d2.i + 200], np.r_[d1.j, d2.j + 200], np.r_[d1.p, d2.p], np.r_[d1.n_games, d2.n_games]
     )
     with pytest.warns(Warning, match="2 pieces"):
-        model = Elo().fit(data)
+        model = Elo(prior_scale=np.inf).fit(data)
     assert model.converged_
     for piece, part in ((slice(0, 200), d1), (slice(200, 400), d2)):
         assert model.ratings_[piece].mean() == pytest.approx(0.0, abs=1e-12)

@@ -64,11 +64,11 @@ def test_online_disc_is_the_papers_update():
 def test_continuing_from_a_fitted_model_starts_from_its_ratings():
     s = np.array([1.0, 0.0, -1.0])
     data = PairwiseData.from_matrix(elo_game(s), labels=["a", "b", "c"])
-    elo = Elo(tol=1e-10).fit(data)
+    elo = Elo(tol=1e-10, prior_scale=np.inf).fit(data)
     run = online_elo(["a", "new"], ["c", "b"], [1.0, 0.0], step=0.1, init=elo)
     assert run.predictions[0] == pytest.approx(expit(2.0), abs=1e-8)
     assert run.new_players.tolist() == ["new"] and run.labels.tolist() == ["a", "b", "c", "new"]
-    disc = DiscDecomposition(random_state=0).fit(data)
+    disc = DiscDecomposition(random_state=0, prior_scale=np.inf).fit(data)
     run = online_disc(["a"], ["c"], [1.0], step=0.1, init=disc)
     assert run.predictions[0] == pytest.approx(expit(2.0), abs=1e-5)
 
@@ -77,7 +77,7 @@ def test_online_disc_refuses_a_cyclic_start():
     theta = 2 * np.pi * np.arange(6) / 6
     from discrank.games import disc_game
 
-    cyclic = DiscDecomposition(random_state=0).fit(PairwiseData.from_matrix(disc_game(np.cos(theta), np.sin(theta))))
+    cyclic = DiscDecomposition(random_state=0, prior_scale=np.inf).fit(PairwiseData.from_matrix(disc_game(np.cos(theta), np.sin(theta))))
     with pytest.raises(ValueError, match="first component is transitive"):
         online_disc([0], [1], [1.0], init=cyclic)
 

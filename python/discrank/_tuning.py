@@ -55,11 +55,11 @@ def check_prior_scale(value: Any, name: str = "prior_scale") -> Optional[float]:
         return None
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
         raise TypeError(f"{name} must be None (tuned), a positive number or numpy.inf (no prior), got {value!r}")
-    value = float(value)
+    given, value = value, float(value)
     if math.isnan(value) or value <= 0.0:
-        raise ValueError(f"{name} must be a positive number (or numpy.inf for no prior, None to tune it), got {value!r}")
+        raise ValueError(f"{name} must be a positive number (or numpy.inf for no prior, None to tune it), got {given!r}")
     if value != math.inf and 1.0 / (value * value) == math.inf:
-        raise ValueError(f"{name}={value!r} is too small: 1 / {name}^2 overflows")
+        raise ValueError(f"{name}={given!r} is too small: 1 / {name}^2 overflows")
     return value
 
 
