@@ -256,6 +256,83 @@ def _match_labels(model, values: np.ndarray) -> np.ndarray:
     return values.astype(str)
 
 
+#: Models of ``discrank evaluate --models``: name -> constructor (default priors, tuned on the training period).
+EVAL_MODELS = {
+    "elo": lambda: __import__("discrank").Elo(),
+    "elo++": lambda: __import__("discrank").EloPlusPlus(),
+    "online-elo": lambda: __import__("discrank.online", fromlist=["OnlineElo"]).OnlineElo(),
+    "disc": lambda: __import__("discrank").DiscDecomposition(1, random_state=0),
+    "disc2": lambda: __import__("discrank").DiscDecomposition(2, random_state=0),
+    "disc-cv": lambda: __import__("discrank").DiscDecompositionCV(regularizations=(0.0, 10.0, 1000.0), cv=3,
+                                                                  random_state=0),
+    "melo": lambda: __import__("discrank").MElo(1, random_state=0),
+}
+
+
+def evaluate_command(args: argparse.Namespace) -> int:
+    from discrank.evaluation import evaluate
+
+    names = [m.strip() for m in args.models.split(",") if m.strip()]
+    unknown = [m for m in names if m not in EVAL_MODELS]
+    if unknown or not names:
+        raise ValueError(f"--models: unknown model(s) {unknown or names!r}; choose from {sorted(EVAL_MODELS)}")
+    if args.time is None and not args.games.lower().endswith((".pgn", ".pgn.gz", ".pgn.bz2", ".pgn.xz")):
+        raise ValueError("evaluate needs the time column of the games: --time COL")
+    log = _read_log(args)
+    if args.start or args.end or args.min_player_games > 1:
+        log = log.filter(start=args.start, end=args.end, min_player_games=args.min_player_games)
+    models = {name: EVAL_MODELS[name]() for name in names}
+    fraction = None if args.test_fraction is None else float(args.test_fraction)
+    if (args.cutoff is None) == (fraction is None):
+        raise ValueError("give exactly one of --cutoff TIME and --test-fraction F")
+    times = {}
+    for flag in ("cutoff", "train_start", "test_start", "test_end"):
+        value = getattr(args, flag)
+        times[flag] = None if value is None else _time_arg(value, log.time, "--" + flag.replace("_", "-"))
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        ev = evaluate(models, log, cutoff=times["cutoff"], test_fraction=fraction, train_start=times["train_start"],
+                      test_start=times["test_start"], test_end=times["test_end"], rolling=args.rolling,
+                      unseen=args.unseen, reference=args.reference)
+    for w in caught:
+        if not issubclass(w.category, (DeprecationWarning, PendingDeprecationWarning)):
+            print(f"discrank: warning: {w.message}", file=sys.stderr)
+    print(ev)
+    if args.calibration:
+        for name in ev.names:
+            c = ev.calibration(name)
+            print(f"\ncalibration of {name}: bin, games, mean predicted, observed")
+            for lo, hi, n, p, o in zip(c["lo"], c["hi"], c["games"], c["predicted"], c["observed"]):
+                if n:
+                    print(f"  [{lo:.1f}, {hi:.1f})  {n:>8}  {p:.4f}  {o:.4f}")
+    if args.out:
+        ev.frame().to_csv(args.out, index=False)
+    if args.plot:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+
+        ax = ev.plot_calibration()
+        ax.figure.savefig(args.plot, dpi=120, bbox_inches="tight")
+        plt.close(ax.figure)
+        print(f"wrote {args.plot}", file=sys.stderr)
+    return 0
+
+
+def _time_arg(value: str, t: np.ndarray, flag: str):
+    """A command-line time in the units of the log's times: a date for datetimes, a number otherwise."""
+    if t.dtype.kind == "M":
+        try:
+            return np.datetime64(value)
+        except ValueError:
+            raise ValueError(f"{flag} {value!r} is not a date (YYYY-MM-DD)") from None
+    try:
+        return float(value) if t.dtype.kind == "f" else int(value)
+    except ValueError:
+        raise ValueError(f"{flag} {value!r} is not a number, and the log's times are numbers") from None
+
+
 def info_command(args: argparse.Namespace) -> int:
     model = _load(args.model)
     print(f"{type(model).__name__}, {model.n_players_} players, parameters {model.get_params()}")
@@ -320,6 +397,33 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     p.add_argument("--save", help="save the fitted model (.npz) there")
     p.add_argument("--quiet", action="store_true", help="no progress and no leaderboard")
     p.set_defaults(func=fit_command)
+
+    p = sub.add_parser("evaluate", help="train on the past, test on the future: models side by side")
+    p.add_argument("games", help="CSV or Parquet file, one row per game with a time column; or a PGN file")
+    p.add_argument("--a", default="a", help="column of the first player (default a)")
+    p.add_argument("--b", default="b", help="column of the second player (default b)")
+    p.add_argument("--score", help="column of the first player's result: 1 / 0.5 / 0 or 1-0 / 1/2-1/2 / 0-1")
+    p.add_argument("--winner", help="column of the winner's label (or draw), instead of --score")
+    p.add_argument("--time", help="column of the game's time (needed)")
+    p.add_argument("--start", help="read only games at or after this time")
+    p.add_argument("--end", help="read only games before this time")
+    p.add_argument("--min-player-games", type=int, default=1, help="keep players with at least this many games")
+    p.add_argument("--cutoff", help="train on games before this time, test on the later ones")
+    p.add_argument("--test-fraction", help="instead of --cutoff: test on the latest share of the games")
+    p.add_argument("--train-start", help="train only on games from this time")
+    p.add_argument("--test-start", help="test only on games from this time (a gap after --cutoff)")
+    p.add_argument("--test-end", help="test only on games before this time")
+    p.add_argument("--rolling", type=int, default=1, help="origins of a rolling evaluation (default 1)")
+    p.add_argument("--models", default="elo,online-elo,disc",
+                   help=f"comma-separated, from: {', '.join(EVAL_MODELS)} (default elo,online-elo,disc)")
+    p.add_argument("--reference", help="model the differences are taken to (default: the first)")
+    p.add_argument("--unseen", choices=["exclude", "prior"], default="exclude",
+                   help="test games with a player unseen in training: left out (default) or predicted from the prior")
+    p.add_argument("--calibration", action="store_true", help="print each model's calibration table")
+    p.add_argument("--plot", help="write the calibration plot there (needs matplotlib)")
+    p.add_argument("--out", help="write the summary table (CSV) there")
+    p.add_argument("--quiet", action="store_true", help="no progress")
+    p.set_defaults(func=evaluate_command)
 
     p = sub.add_parser("predict", help="P(A beats B) from a saved model")
     p.add_argument("model", help="a model saved by discrank fit --save")

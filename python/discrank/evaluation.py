@@ -163,6 +163,13 @@ class Evaluation:
         return "\n".join(lines)
 
 
+def _show_time(value: Any) -> str:
+    """A time as the user reads it: ISO text for datetimes, the number otherwise."""
+    if isinstance(value, np.datetime64):
+        return str(value)
+    return show(value)
+
+
 def _time_value(value: Any, t: np.ndarray, name: str):
     """``value`` in the units of the times ``t`` (datetime64 or numbers); errors name ``name``."""
     if value is None:
@@ -324,18 +331,18 @@ def evaluate(
     else:
         cutoff = _time_value(cutoff, t, "cutoff")
         if not lo < cutoff <= hi:
-            raise ValueError(f"cutoff={show(cutoff)} is outside the log's time range ({show(lo)} .. {show(hi)}): "
+            raise ValueError(f"cutoff={_show_time(cutoff)} is outside the log's time range ({_show_time(lo)} .. {_show_time(hi)}): "
                              "no game would be left to train on or to test")
     train_start = _time_value(train_start, t, "train_start")
     test_start = cutoff if test_start is None else _time_value(test_start, t, "test_start")
     test_end = _time_value(test_end, t, "test_end")
     if test_start < cutoff:
-        raise ValueError(f"test_start={show(test_start)} precedes the end of the training period (cutoff="
-                         f"{show(cutoff)}): the test period must follow the training period")
+        raise ValueError(f"test_start={_show_time(test_start)} precedes the end of the training period (cutoff="
+                         f"{_show_time(cutoff)}): the test period must follow the training period")
     if test_end is not None and test_end <= test_start:
-        raise ValueError(f"test_end={show(test_end)} is not after test_start={show(test_start)}")
+        raise ValueError(f"test_end={_show_time(test_end)} is not after test_start={_show_time(test_start)}")
     if train_start is not None and train_start >= cutoff:
-        raise ValueError(f"train_start={show(train_start)} is not before the cutoff {show(cutoff)}: no training period")
+        raise ValueError(f"train_start={_show_time(train_start)} is not before the cutoff {_show_time(cutoff)}: no training period")
 
     preds: dict[str, list] = {name: [] for name in named}
     ys: list = []
@@ -346,9 +353,9 @@ def evaluate(
         train = (t < end) if start is None else ((t >= start) & (t < end))
         test = (t >= t0) & (t < t1)
         if not train.any():
-            raise ValueError(f"no game in the training period before {show(end)}")
+            raise ValueError(f"no game in the training period before {_show_time(end)}")
         if not test.any():
-            raise ValueError(f"no game in the test period {show(t0)} .. {show(t1)}")
+            raise ValueError(f"no game in the test period {_show_time(t0)} .. {_show_time(t1)}")
         seen = np.zeros(len(labels), dtype=bool)
         seen[ca[train]] = True
         seen[cb[train]] = True
@@ -357,7 +364,7 @@ def evaluate(
         scored = test & known if unseen == "exclude" else test
         if not (test & known).any():
             raise ValueError(
-                f"no test game between {show(t0)} and {show(t1)} has both players in the training period: "
+                f"no test game between {_show_time(t0)} and {_show_time(t1)} has both players in the training period: "
                 "the models are given no overlapping players"
             )
         train_log = GameLog(ca[train], cb[train], y[train], t[train])
