@@ -58,7 +58,7 @@ def check_prior_scale(value: Any, name: str = "prior_scale") -> Optional[float]:
     given, value = value, float(value)
     if math.isnan(value) or value <= 0.0:
         raise ValueError(f"{name} must be a positive number (or numpy.inf for no prior, None to tune it), got {given!r}")
-    if value != math.inf and 1.0 / (value * value) == math.inf:
+    if value != math.inf and (value * value == 0.0 or 1.0 / (value * value) == math.inf):
         raise ValueError(f"{name}={given!r} is too small: 1 / {name}^2 overflows")
     return value
 
@@ -111,19 +111,18 @@ def _weights(data: PairwiseData) -> np.ndarray:
 
 
 def _time_cut(t: np.ndarray, validation: Validation):
-    """(games to fit, games to validate on) of sorted times ``t``, as masks."""
+    """(games to fit, games to validate on) of sorted times ``t``, as masks: the validation games are
+    the latest ``fraction`` of the games, or those after ``t[-1] - window``; the games fitted end
+    ``gap`` before the first of them (no game of the validation's first time is fitted)."""
     n = len(t)
     if validation.window is None:
-        cut = int(math.floor((1.0 - validation.fraction) * n))
-        cut = min(max(cut, 1), n - 1)
-        t_val = t[cut]
+        cut = min(max(int(math.floor((1.0 - validation.fraction) * n)), 1), n - 1)
         val = np.arange(n) >= cut
-    else:
-        t_val = t[-1] - validation.window
-        val = t > t_val
-    t_fit_end = t_val if validation.gap is None else t_val - validation.gap
-    fit = t < t_fit_end
-    return fit, val
+        end = t[cut] if validation.gap is None else t[cut] - validation.gap
+        return t < end, val
+    start = t[-1] - validation.window
+    val = t > start
+    return t <= (start if validation.gap is None else start - validation.gap), val
 
 
 def code_log(log: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
