@@ -24,7 +24,7 @@ DATA = ROOT.parent / "shared" / "data"
 
 
 def test_readme_has_the_blocks_this_test_expects():
-    assert len(PYTHON_BLOCKS) >= 4 and len(SHELL_BLOCKS) >= 2
+    assert len(PYTHON_BLOCKS) >= 4 and len(SHELL_BLOCKS) >= 3
     assert SHELL_BLOCKS[0].split("\n")[:2] == ["pip install . && discrank demo", "pip install '.[test]' && pytest"]
 
 
@@ -59,8 +59,9 @@ def test_shell_blocks_discrank_lines_run(tmp_path):
     a, b = np.triu_indices(names.size, 1)
     a, b = np.repeat(a, 20), np.repeat(b, 20)
     win = rng.random(a.size) < 1 / (1 + np.exp(-(skill[a] - skill[b])))
-    pd.DataFrame({"white": names[a], "black": names[b], "result": np.where(win, "1-0", "0-1")}).to_csv(
-        tmp_path / "games.csv", index=False)
+    pd.DataFrame({"white": names[a], "black": names[b], "result": np.where(win, "1-0", "0-1"),
+                  "date": pd.date_range("2024-01-01", periods=a.size, freq="D")}).to_csv(tmp_path / "games.csv",
+                                                                                        index=False)
     pd.DataFrame({"a": ["Carlsen", "Ding"], "b": ["Ding", "Carlsen"]}).to_csv(tmp_path / "pairs.csv", index=False)
     lines = [line.split("#")[0].strip() for block in SHELL_BLOCKS[1:] for line in block.splitlines()]
     lines = [line for line in lines if line.startswith("discrank ")]

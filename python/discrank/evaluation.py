@@ -286,10 +286,11 @@ def evaluate(
     reference : str, optional
         The model the differences are taken to (default: the first).
     tune_like_test : bool, default True
-        discrank models tune their prior on the training period in the same geometry as the test: the
-        validation window is as long as the test period and follows a gap as long as the one between
-        ``cutoff`` and ``test_start`` (``discrank.Validation``), so that the prior is chosen for the
-        horizon it is judged at. False: the default validation (the latest 10% of the games).
+        Models whose ``fit`` takes ``validation=`` (discrank's models, :class:`~discrank.online.OnlineElo`)
+        tune on the training period in the same geometry as the test: the validation window is as long
+        as the test period and follows a gap as long as the one between ``cutoff`` and ``test_start``
+        (``discrank.Validation``), so that the prior (or step) is chosen for the horizon it is judged
+        at. False: their default validation (for the priors, the latest 10% of the games).
     bins : int
         Bins of the calibration table.
 
@@ -373,7 +374,7 @@ def evaluate(
         for name, proto in named.items():
             model = _clone(proto)
             clock = _time.perf_counter()
-            if _is_discrank(model):
+            if _takes_validation(model):
                 model.fit(train_log, validation=validation)
             else:
                 model.fit(train_log)
@@ -408,6 +409,16 @@ def _validation_like(t_train: np.ndarray, t0, t1, end, t: np.ndarray) -> Optiona
     if window <= zero or span <= 2 * window + gap:
         return None
     return Validation(window=window, gap=gap if gap > zero else None)
+
+
+def _takes_validation(model: Any) -> bool:
+    """Whether ``model.fit`` takes ``validation=`` (discrank's models and OnlineElo do)."""
+    import inspect
+
+    try:
+        return "validation" in inspect.signature(model.fit).parameters
+    except (TypeError, ValueError):
+        return False
 
 
 def _is_discrank(model: Any) -> bool:

@@ -179,10 +179,13 @@ class OnlineElo:
     Parameters
     ----------
     step : float, optional
-        The update's step in logit units (Elo's K times ln 10 / 400). None (default): tuned on the log
-        given to ``fit``, as the step whose forecasts (each game predicted before its update) have the
-        lowest log loss over the latest half of its games (the first half lets the ratings settle);
-        ``step_`` is the value used and ``step_scores_`` the log loss of each step of ``STEP_GRID``.
+        The update's step in logit units (Elo's K times ln 10 / 400). None (default): the step of
+        ``STEP_GRID`` that predicts best on the log given to ``fit``: without ``validation``, the one
+        whose forecasts (each game predicted before its update) have the lowest log loss over the
+        latest half of the games (the first half lets the ratings settle); with a
+        :class:`discrank.Validation` (``discrank.evaluate`` passes one shaped like its test), the one
+        whose ratings, frozen at the end of the games before the validation window (and its gap),
+        predict that window best. ``step_`` is the value used, ``step_scores_`` the log loss of each.
 
     Attributes
     ----------
@@ -207,9 +210,10 @@ class OnlineElo:
     def __repr__(self) -> str:
         return f"OnlineElo(step={self.step!r})"
 
-    def fit(self, log: Any) -> "OnlineElo":
-        """Run the update over ``log`` (a :class:`~discrank.GameLog`, sorted by time when it has times)."""
-        from discrank._tuning import code_log
+    def fit(self, log: Any, *, validation: Any = None) -> "OnlineElo":
+        """Run the update over ``log`` (a :class:`~discrank.GameLog`, sorted by time when it has times);
+        ``validation``: how the step is tuned (see the class)."""
+        from discrank._tuning import Validation, _time_cut, code_log
         from discrank.logs import GameLog
 
         if not isinstance(log, GameLog):
@@ -230,11 +234,24 @@ class OnlineElo:
         self.step_scores_ = None
         step = self.step
         if step is None:
-            half = len(score) // 2
-            y = score[half:]
+            frozen = None
+            if validation is not None and log.time is not None:
+                if not isinstance(validation, Validation):
+                    raise TypeError(f"validation must be a discrank.Validation, got {type(validation).__name__}")
+                fit, val = _time_cut(np.asarray(log.time)[order], validation)
+                if fit.sum() >= 10 and val.sum() >= 10:
+                    frozen = (np.flatnonzero(fit), val)
             scores = []
             for candidate in STEP_GRID:
-                q = np.clip(run(candidate)[1][half:], 1e-15, 1 - 1e-15)
+                if frozen is None:  # forecasts of the latest half, each before its update
+                    half = len(score) // 2
+                    y, q = score[half:], run(candidate)[1][half:]
+                else:  # ratings frozen after the games fitted, predicting the validation window
+                    keep, val = frozen
+                    s = np.zeros(n)
+                    _core.online_elo(ia[keep], ib[keep], score[keep], float(candidate), s, 0)
+                    y, q = score[val], expit(s[ia[val]] - s[ib[val]])
+                q = np.clip(q, 1e-15, 1 - 1e-15)
                 scores.append(float(np.mean(-(y * np.log(q) + (1 - y) * np.log1p(-q)))))
             self.step_scores_ = dict(zip(STEP_GRID, scores))
             step = STEP_GRID[int(np.argmin(scores))]

@@ -85,7 +85,9 @@ class _EloFamily(PairwiseModel):
     def _fit(self, data: PairwiseData, objective: Any, w: np.ndarray, piece: np.ndarray) -> None:
         loss_id = LOSSES[self._loss]
         n_threads = self._n_threads
-        solver = self._default_solver if self.solver is None else self.solver
+        solver = self.solver
+        if solver is None:  # Elo++ without a prior: L-BFGS, as its non-convex loss was always fitted
+            solver = "lbfgs" if self._loss == "sigmoid_squared" and self._sigma == np.inf else self._default_solver
         tol = (1e-9 if solver == "newton" else 1e-7) if self.tol is None else self.tol
         if getattr(self, "_tuning_fit", False):
             tol = max(tol, TUNING_TOL)
@@ -261,10 +263,10 @@ class EloPlusPlus(_EloFamily):
     """Elo++ (Sismanis 2010) without its time decay, as in the paper's appendix.
 
     Same model as :class:`Elo`, ``P(i beats j) = sigmoid(s_i - s_j)``, fitted with the quadratic loss
-    ``1/2 (P_ij - sigmoid(s_i - s_j))^2``. Parameters and attributes as :class:`Elo`; the loss is not
-    convex, so the default solver is "lbfgs" ("newton" runs Gauss-Newton).
+    ``1/2 (P_ij - sigmoid(s_i - s_j))^2``, with the same prior. Parameters and attributes as
+    :class:`Elo`. The loss is not convex: the default solver is "newton", which runs Gauss-Newton (the
+    Laplacian of the pairs' Gauss-Newton curvature plus the prior, positive definite), and "lbfgs" without
+    a prior (``prior_scale=inf``), where the Gauss-Newton system would be singular on separated players.
     """
-
-    _default_solver = "lbfgs"
 
     _loss = "sigmoid_squared"
