@@ -115,8 +115,8 @@ def test_squared_logit_disc_reaches_the_truncated_normal_decomposition(k):
 
 def test_same_seed_gives_the_same_fit_on_one_or_two_threads(disc_data):
     train, _ = disc_data
-    one = DiscDecomposition(n_components=2, random_state=5, n_jobs=1, prior_scale=np.inf).fit(train)
-    two = DiscDecomposition(n_components=2, random_state=5, n_jobs=2, prior_scale=np.inf).fit(train)
+    one = DiscDecomposition(n_components=2, random_state=5, n_jobs=1).fit(train)
+    two = DiscDecomposition(n_components=2, random_state=5, n_jobs=2).fit(train)
     assert np.abs(one.u_ - two.u_).max() <= THREAD_TOL
     assert np.abs(one.v_ - two.v_).max() <= THREAD_TOL
 
@@ -185,15 +185,15 @@ def test_disc_beats_elo_on_hidden_games_of_a_cyclic_league():
 
     a, b, score, _ = simulate_league(n_players=40, games_per_pair=20, seed=3)
     train, test = PairwiseData.from_games(a, b, score).split(0.2, seed=3)
-    elo = Elo(prior_scale=np.inf).fit(train)
-    disc = DiscDecomposition(n_components=2, random_state=0, prior_scale=np.inf).fit(train)
+    elo = Elo().fit(train)
+    disc = DiscDecomposition(n_components=2, random_state=0).fit(train)
     assert disc.log_loss(test) < elo.log_loss(test) - 0.02
 
 
 @pytest.fixture(scope="module")
 def fitted():
     data = PairwiseData.from_games(["ann", "bob", "cid", "ann"], ["bob", "cid", "ann", "cid"], [1, 1, 0, 0.5])
-    return Elo(prior_scale=np.inf).fit(data), DiscDecomposition(random_state=0, prior_scale=np.inf).fit(data)
+    return Elo().fit(data), DiscDecomposition(random_state=0).fit(data)
 
 
 class TestPrediction:
@@ -225,7 +225,7 @@ class TestPrediction:
 
     def test_predict_before_fit_is_an_error(self):
         with pytest.raises(RuntimeError, match="not fitted yet"):
-            Elo(prior_scale=np.inf).predict_proba([0], [1])
+            Elo().predict_proba([0], [1])
 
 
 def test_elo_ratings_have_mean_zero_in_each_piece():
@@ -239,7 +239,7 @@ def test_elo_ratings_have_mean_zero_in_each_piece():
 def test_isolated_player_is_warned_about_and_keeps_neutral_rating():
     data = PairwiseData.from_pairs(["a", "b"], ["b", "c"], [0.7, 0.6], labels=["a", "b", "c", "d"])
     with pytest.warns(IsolatedPlayerWarning, match="1 player.*'d'"):
-        elo = Elo(prior_scale=np.inf).fit(data)
+        elo = Elo().fit(data)
     assert elo.ratings_[3] == 0.0
 
 
@@ -257,21 +257,21 @@ def test_converged_fit_raises_no_warning(elo_data):
     train, _ = elo_data
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        assert Elo(prior_scale=np.inf).fit(train).converged_
+        assert Elo().fit(train).converged_
 
 
 @pytest.mark.parametrize(
     "model, message",
     [
-        (DiscDecomposition(n_components=0, prior_scale=np.inf), r"n_components must be an integer >= 1, got 0"),
-        (DiscDecomposition(n_components=3, prior_scale=np.inf), r"n_components=3 needs at least 6 players .* has 5"),
-        (DiscDecomposition(loss="hinge", prior_scale=np.inf), r"loss must be one of .* got 'hinge'"),
-        (DiscDecomposition(solver="newton", prior_scale=np.inf), r"solver must be one of .* got 'newton'"),
-        (Elo(tol=-1.0, prior_scale=np.inf), r"tol must be a positive finite number, got -1.0"),
-        (Elo(tol=float("nan"), prior_scale=np.inf), r"tol must be a positive finite number, got nan"),
-        (Elo(max_iter=0, prior_scale=np.inf), r"max_iter must be an integer >= 1, got 0"),
-        (Elo(n_jobs=0, prior_scale=np.inf), r"n_jobs=0 is not allowed"),
-        (Elo(n_jobs=-100, prior_scale=np.inf), r"n_jobs=-100 asks for"),
+        (DiscDecomposition(n_components=0), r"n_components must be an integer >= 1, got 0"),
+        (DiscDecomposition(n_components=3), r"n_components=3 needs at least 6 players .* has 5"),
+        (DiscDecomposition(loss="hinge"), r"loss must be one of .* got 'hinge'"),
+        (DiscDecomposition(solver="newton"), r"solver must be one of .* got 'newton'"),
+        (Elo(tol=-1.0), r"tol must be a positive finite number, got -1.0"),
+        (Elo(tol=float("nan")), r"tol must be a positive finite number, got nan"),
+        (Elo(max_iter=0), r"max_iter must be an integer >= 1, got 0"),
+        (Elo(n_jobs=0), r"n_jobs=0 is not allowed"),
+        (Elo(n_jobs=-100), r"n_jobs=-100 asks for"),
     ],
 )
 def test_bad_parameters_are_refused_at_fit(model, message):
@@ -283,22 +283,22 @@ def test_bad_parameters_are_refused_at_fit(model, message):
 def test_n_jobs_of_the_wrong_type_is_a_type_error():
     data = PairwiseData.from_pairs([0], [1], [0.6])
     with pytest.raises(TypeError, match="n_jobs must be an int or None, got 1.5"):
-        Elo(n_jobs=1.5, prior_scale=np.inf).fit(data)
+        Elo(n_jobs=1.5).fit(data)
 
 
 def test_squared_logit_refuses_certain_outcomes_naming_the_pair():
     data = PairwiseData.from_pairs(["a", "b"], ["b", "c"], [0.7, 1.0])
     with pytest.raises(ValueError, match=r"pair \('b', 'c'\) has p = 1.0.*Use loss='bce'"):
-        DiscDecomposition(loss="squared_logit", prior_scale=np.inf).fit(data)
+        DiscDecomposition(loss="squared_logit").fit(data)
 
 
 def test_fit_needs_pairwise_data():
     with pytest.raises(TypeError, match="expects a discrank.PairwiseData, got ndarray"):
-        Elo(prior_scale=np.inf).fit(np.eye(3))
+        Elo().fit(np.eye(3))
 
 
 def test_params_round_trip():
-    model = DiscDecomposition(n_components=2, loss="probability", random_state=3, prior_scale=np.inf)
+    model = DiscDecomposition(n_components=2, loss="probability", random_state=3)
     params = model.get_params()
     assert params["n_components"] == 2 and params["loss"] == "probability" and params["random_state"] == 3
     clone = DiscDecomposition(**params)
@@ -308,10 +308,10 @@ def test_params_round_trip():
         model.set_params(alpha=1)
 
 
-@pytest.mark.parametrize("make", [lambda: DiscDecomposition(1, random_state=0, prior_scale=np.inf),
-                                  lambda: DiscDecomposition(2, random_state=0, prior_scale=np.inf),
-                                  lambda: DiscDecomposition(2, solver="alternating", random_state=0, max_iter=50, prior_scale=np.inf),
-                                  lambda: MElo(1, random_state=0, prior_scale=np.inf)])
+@pytest.mark.parametrize("make", [lambda: DiscDecomposition(1, random_state=0),
+                                  lambda: DiscDecomposition(2, random_state=0),
+                                  lambda: DiscDecomposition(2, solver="alternating", random_state=0, max_iter=50),
+                                  lambda: MElo(1, random_state=0)])
 def test_loss_is_the_data_loss_at_the_fitted_factors(make):
     # loss_ is read from the solver's last evaluation (when it is at the answer): it must equal a fresh
     # evaluation of the data loss at the returned factors, to rounding (the final |u| = |v| rescaling)

@@ -37,15 +37,15 @@ def mixed_game():
 class TestRegularization:
     def test_large_lambda_turns_the_disc_game_into_elo(self, mixed_game):
         data = PairwiseData.from_matrix(mixed_game)
-        disc = DiscDecomposition(regularization=1e9, random_state=0, prior_scale=np.inf).fit(data)
-        elo = Elo(prior_scale=np.inf).fit(data)
+        disc = DiscDecomposition(regularization=1e9, random_state=0).fit(data)
+        elo = Elo().fit(data)
         np.testing.assert_allclose(disc.v_[:, 0] / disc.v_[:, 0].mean(), 1.0, atol=1e-5)
         np.testing.assert_allclose(disc.predict_proba(data), elo.predict_proba(data), atol=1e-5)
 
     def test_lambda_zero_is_the_unregularised_fit(self, mixed_game):
         data = PairwiseData.from_matrix(mixed_game)
-        a = DiscDecomposition(regularization=0.0, random_state=0, prior_scale=np.inf).fit(data)
-        b = DiscDecomposition(random_state=0, prior_scale=np.inf).fit(data)
+        a = DiscDecomposition(regularization=0.0, random_state=0).fit(data)
+        b = DiscDecomposition(random_state=0).fit(data)
         assert a.loss_ == b.loss_
 
     def test_regularised_objective_gradient_is_exact(self, mixed_game):
@@ -67,7 +67,7 @@ class TestRegularization:
     @pytest.mark.parametrize("bad", [-1.0, float("nan"), float("inf"), "big"])
     def test_bad_lambda_is_refused(self, mixed_game, bad):
         with pytest.raises(ValueError, match="regularization must be a finite number >= 0"):
-            DiscDecomposition(regularization=bad, prior_scale=np.inf).fit(PairwiseData.from_matrix(mixed_game))
+            DiscDecomposition(regularization=bad).fit(PairwiseData.from_matrix(mixed_game))
 
 
 @pytest.fixture(scope="module")
@@ -144,7 +144,7 @@ class TestCrossValidation:
 class TestMElo:
     def test_ratings_are_mean_scores_minus_one_half(self, mixed_game):
         data = PairwiseData.from_matrix(mixed_game)
-        model = MElo(n_components=1, random_state=0, prior_scale=np.inf).fit(data)
+        model = MElo(n_components=1, random_state=0).fit(data)
         n = data.n_players
         P = mixed_game.copy()
         np.fill_diagonal(P, np.nan)
@@ -153,7 +153,7 @@ class TestMElo:
 
     def test_prediction_is_rating_gap_plus_the_disc_part(self, mixed_game):
         data = PairwiseData.from_matrix(mixed_game)
-        model = MElo(n_components=2, random_state=0, prior_scale=np.inf).fit(data)
+        model = MElo(n_components=2, random_state=0).fit(data)
         u, v, r = model.u_, model.v_, model.ratings_
         A = r[:, None] - r[None, :] + u @ v.T - v @ u.T
         i, j = np.triu_indices(data.n_players, 1)
@@ -228,5 +228,5 @@ def test_cv_warns_when_a_fold_fit_does_not_converge():
     a, b, s = sample_games(elo_game(np.linspace(-1, 1, 8)), np.array(np.triu_indices(8, 1)).T, 3, seed=0)
     data = PairwiseData.from_games(a, b, s)
     with pytest.warns(ConvergenceWarning):
-        cv = DiscDecompositionCV(regularizations=(0.0,), cv=2, max_iter=1, random_state=0, prior_scale=np.inf).fit(data)
+        cv = DiscDecompositionCV(regularizations=(0.0,), cv=2, max_iter=1, random_state=0).fit(data)
     assert cv.cv_results_["n_unconverged"][0] == 2

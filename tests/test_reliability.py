@@ -7,6 +7,7 @@ import subprocess
 import sys
 import textwrap
 import time
+import warnings
 
 import numpy as np
 import pandas as pd
@@ -169,6 +170,23 @@ def test_a_player_who_never_loses_gets_a_warning_and_a_finite_rating():
     np.testing.assert_allclose(centred, rest.ratings_, atol=0.05)
 
 
+def test_a_player_who_never_loses_gets_a_finite_rating_from_the_default_prior_without_a_warning():
+    # the default prior (tuned) keeps every rating finite: no separation to warn about, none flagged
+    rng = np.random.default_rng(0)
+    a = rng.integers(0, 10, 2000)
+    b = (a + rng.integers(1, 10, a.size)) % 10
+    score = (rng.random(a.size) < 0.5).astype(float)
+    score[a == 0], score[b == 0] = 1.0, 0.0  # player 0 wins every game
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no SeparationWarning, no ConvergenceWarning
+        model = Elo().fit(PairwiseData.from_games(a, b, score))
+    assert model.converged_ and model.separated_ is None
+    assert np.isfinite(model.prior_scale_) and model.prior_scale_ > 0
+    assert model.prior_tuning_["rule"] == "held-out pairs"
+    assert np.all(np.isfinite(model.ratings_)) and np.abs(model.ratings_).max() < 10
+    assert model.ratings_[0] == model.ratings_.max()
+
+
 def test_a_dominant_group_is_detected_too():
     # 0 and 1 beat everyone else and split their own games: no single player is unbeaten
     a = np.array([0, 1, 0, 1, 2, 3, 2, 0, 1])
@@ -176,6 +194,19 @@ def test_a_dominant_group_is_detected_too():
     s = np.array([1, 1, 1, 1, 1, 0, 0.5, 1, 1.0])
     with pytest.warns(SeparationWarning, match="separate the players into"):
         model = Elo(prior_scale=np.inf).fit(PairwiseData.from_games(a, b, s))
+    assert np.all(np.isfinite(model.ratings_)) and min(model.ratings_[:2]) > max(model.ratings_[2:])
+
+
+def test_a_dominant_group_gets_finite_ratings_from_the_default_prior_without_a_warning():
+    a = np.array([0, 1, 0, 1, 2, 3, 2, 0, 1])
+    b = np.array([1, 0, 2, 3, 3, 4, 4, 4, 4])
+    s = np.array([1, 1, 1, 1, 1, 0, 0.5, 1, 1.0])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        model = Elo().fit(PairwiseData.from_games(a, b, s))
+    # 8 pairs: too few to hold any out, the fallback N(0, 1) prior
+    assert model.prior_tuning_["rule"].startswith("fallback") and model.prior_scale_ == 1.0
+    assert model.converged_ and model.separated_ is None
     assert np.all(np.isfinite(model.ratings_)) and min(model.ratings_[:2]) > max(model.ratings_[2:])
 
 
@@ -206,6 +237,18 @@ def test_pieces_are_centred_each():
         model = Elo(prior_scale=np.inf).fit(data)
     assert model.ratings_[:2].sum() == pytest.approx(0.0, abs=1e-12)
     assert model.ratings_[2:].sum() == pytest.approx(0.0, abs=1e-12)
+
+
+def test_pieces_are_centred_each_with_the_default_prior_and_only_the_pieces_are_warned_about():
+    data = PairwiseData.from_games(["a", "b", "c", "d"], ["b", "a", "d", "c"], [1.0, 0.0, 1.0, 0.5])
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        model = Elo().fit(data)
+    assert [w.category for w in caught] == [DisconnectedGraphWarning]  # no SeparationWarning
+    assert model.separated_ is None and model.prior_scale_ == 1.0 and model.converged_
+    assert model.ratings_[:2].sum() == pytest.approx(0.0, abs=1e-12)
+    assert model.ratings_[2:].sum() == pytest.approx(0.0, abs=1e-12)
+    assert model.ratings_[0] > model.ratings_[1] and model.ratings_[2] > model.ratings_[3]
 
 
 def test_disc_with_k_equal_to_half_the_players():

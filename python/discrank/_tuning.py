@@ -16,8 +16,12 @@ and the stationary Elo fit then predicts the test years at 0.75-0.77 nats per ga
 (0.693); validation in time order with the test's gap picks sigma = 0.2 and predicts at 0.685
 (bench/PREDICTION.md). Ratings drift, and only a rule that looks at later games sees it.
 
-The scale is searched on a grid of powers of two (warm-started fits: each costs a few solver steps),
-refined by a parabola through the best point and its two neighbours in log2 sigma.
+The scale is searched over powers of two (each fit warm-started from the closest larger scale fitted,
+so a few solver steps): for the
+Elo family by a walk from 0.5 in the better direction while the validation score improves, for the disc
+family over a coarse grid (1/64 to 16 by factors of 4, since its score can have two basins: an Elo-like
+fit at small scales and the cyclic structure at large ones) and the best point's neighbours; then
+refined by the vertex of a parabola through the best point and its two neighbours in log2 sigma.
 """
 
 from __future__ import annotations
@@ -38,8 +42,10 @@ __all__ = ["Validation", "PriorTuning", "tune_prior_scale", "check_prior_scale",
 #: Search range of the prior scale (in the model's units: logits, or probability for the
 #: probability-space models), as powers of two.
 LOG2_RANGE = (-7.0, 6.0)
-#: First scale tried.
+#: First scale tried by the local walk (the Elo family).
 START = 0.5
+#: log2 of the scales of the coarse grid (the disc family): 1/64 .. 16 by factors of 4.
+COARSE_GRID = (-6.0, -4.0, -2.0, 0.0, 2.0, 4.0)
 #: Held-out share of the pairs when the data has no time order.
 PAIR_FRACTION = 0.1
 #: Validation predictions are clipped to [EPS, 1 - EPS] in the log loss.
@@ -234,9 +240,10 @@ def tune_prior_scale(model: Any, data: PairwiseData, log: Any = None, validation
         sigma = 2.0 ** x
         clone = type(model)(**{**params, "prior_scale": sigma})
         clone._tuning_fit = True
-        if fits:
-            nearest = min(fits, key=lambda y: abs(y - x))
-            clone._warm_start = fits[nearest][1]
+        larger = [y for y in fits if y > x]
+        if larger:  # from the closest larger scale: shrinking a fit is smooth, growing one from a fit the
+            # prior collapsed to u = 0 would start at that saddle
+            clone._warm_start = fits[min(larger)][1]
         with warnings.catch_warnings():
             for category in (ConvergenceWarning, IsolatedPlayerWarning, DisconnectedGraphWarning, SeparationWarning):
                 warnings.simplefilter("ignore", category)
@@ -248,15 +255,29 @@ def tune_prior_scale(model: Any, data: PairwiseData, log: Any = None, validation
         return value
 
     lo, hi = LOG2_RANGE
-    x = math.log2(START)
-    fx = score_at(x)
-    step = -1.0 if score_at(x - 1.0) < fx else 1.0
-    if step > 0 and score_at(x + 1.0) >= fx:
-        best = x
+    if getattr(model, "_scale_search", "local") == "grid":
+        # every other power of two over COARSE_GRID (from the largest, each fit warm-started from the
+        # previous one), then the best point's two neighbours
+        for x in sorted(COARSE_GRID, reverse=True):
+            score_at(x)
+        best = min(fits, key=lambda y: fits[y][0])
+        for x in (best - 1.0, best + 1.0):
+            if lo <= x <= hi:
+                score_at(x)
+        best = min(fits, key=lambda y: fits[y][0])
     else:
-        best = x + step
-        while lo < best + step < hi and score_at(best + step) < score_at(best):
-            best += step
+        # a walk from START in the better direction while the score improves (the validation score of a
+        # log-concave model with a Gaussian prior is smooth and, in practice, has one basin)
+        x = math.log2(START)
+        fx = score_at(x)
+        down, up = score_at(x - 1.0), score_at(x + 1.0)
+        if min(down, up) >= fx:
+            best = x
+        else:
+            step = -1.0 if down < up else 1.0
+            best = x + step
+            while lo < best + step < hi and score_at(best + step) < score_at(best):
+                best += step
     a, b = best - 1.0, best + 1.0
     chosen = best
     if a in fits and b in fits:
@@ -267,7 +288,8 @@ def tune_prior_scale(model: Any, data: PairwiseData, log: Any = None, validation
             chosen = min(max(chosen, a), b)
     sigma = float(2.0 ** chosen)
     record.chosen = sigma
-    model._warm_start = fits[min(fits, key=lambda y: abs(y - chosen))][1]
+    larger = [y for y in fits if y >= chosen]
+    model._warm_start = fits[min(larger)][1] if larger else None
     return sigma, record
 
 

@@ -199,6 +199,11 @@ class _Component:
         return max(scaled_gradient(gu, self.curvature_u(v)), scaled_gradient(gv, self.curvature_v(u)))
 
 
+def _live(u: np.ndarray, v: np.ndarray) -> bool:
+    """Whether u is a start away from the saddle u = 0: not zero, nor rounding residue (1e-16) of it."""
+    return bool(np.linalg.norm(u) > 1e-8 * max(1.0, float(np.linalg.norm(v))))
+
+
 def _alternate(problem: _Component, u: np.ndarray, v: np.ndarray, tol: float,
                max_iter: int) -> tuple[np.ndarray, np.ndarray, int, float]:
     """Algorithm 1: u-step, v-step, each by L-BFGS, until both blocks meet ``tol`` (or ``max_iter`` rounds).
@@ -230,7 +235,7 @@ def _alternate_then_joint(problem: _Component, u: np.ndarray, v: np.ndarray, tol
                           max_iter: int) -> tuple[np.ndarray, np.ndarray, int, float]:
     """L-BFGS on (u, v) jointly (``joint_objective``), from (u, v); from u = 0, after Algorithm 1's first
     u-step (a coarse solve) as a warm start."""
-    if not np.any(u):  # u = 0 is a saddle of the joint objective: leave it by Algorithm 1's u-step first
+    if not _live(u, v):  # u = 0 is a saddle of the joint objective: leave it by Algorithm 1's u-step first
         u = minimize_scaled(lambda x: problem.u_step_objective(x, v), u, problem.curvature_u(v),
                             _first_tol(problem, u, v, tol), INNER_MAX_ITER).x
     n = problem.n
@@ -420,6 +425,9 @@ class DiscDecomposition(DiscReadout, PairwiseModel):
 
     _tile_pairs = True  # hundreds of objective calls: the pairs in tile order (models/_base.py)
     _has_prior = True
+    #: How the prior scale is searched (discrank._tuning): a coarse grid first, as the validation score
+    #: of a disc model can have two basins (an Elo-like fit at small scales, the cyclic structure at large).
+    _scale_search = "grid"
     #: Prior mean of the first component's v: 1, an Elo game (Appendix B.2's (v - 1)^2); later ones 0.
     _first_v_centre = 1.0
 
@@ -474,8 +482,10 @@ class DiscDecomposition(DiscReadout, PairwiseModel):
                                  reg_weight if comp == 0 else 0.0, prior_weight, centre)
             v = 1.0 + INIT_NOISE * rng.standard_normal(n) if comp == 0 else problem.project(rng.standard_normal(n))
             u = np.zeros(n)
-            if warm is not None and comp < U0.shape[1] and np.any(U0[:, comp]):
-                u, v = problem.project(U0[:, comp]), problem.project(V0[:, comp])
+            if warm is not None and comp < U0.shape[1] and _live(U0[:, comp], V0[:, comp]):
+                # (a component the prior collapsed to 0 is no start: the joint solver would sit at that saddle)
+                u = np.ascontiguousarray(problem.project(U0[:, comp]))
+                v = np.ascontiguousarray(problem.project(V0[:, comp]))
             elif comp == 0 and offset is None and self.loss == "bce":
                 # with v = 1 the score u_i v_j - v_i u_j is the Elo score u_i - u_j
                 total, scored, _ = objective.score_sums(n_threads=self._n_threads)
@@ -500,8 +510,10 @@ class DiscDecomposition(DiscReadout, PairwiseModel):
             describe_first_component(self)
         if not self.converged_:
             scale = max(np.abs(U).max(), np.abs(V).max())
+            stopped = ("in max_iter=" + str(self.max_iter) + " iterations" if np.any(n_iter > int(self.max_iter))
+                       else "(the line search made no progress)")
             warnings.warn(
-                f"{type(self).__name__} did not converge in max_iter={self.max_iter} iterations: final scaled "
+                f"{type(self).__name__} did not converge {stopped}: final scaled "
                 f"gradients {measures.tolist()} for tol={tol}; the largest |u|, |v| is {scale:.3g}"
                 + (" (growing parameters: some players' results are perfectly separated; use regularization, "
                    "fewer components or min_games)" if scale > 50 else ""),
