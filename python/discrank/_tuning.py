@@ -19,7 +19,7 @@ and the stationary Elo fit then predicts the test years at 0.75-0.77 nats per ga
 The scale is searched over powers of two (each fit warm-started from the closest larger scale fitted,
 so a few solver steps): for the
 Elo family by a walk from 0.5 in the better direction while the validation score improves, for the disc
-family over a coarse grid (1/64 to 16 by factors of 4, since its score can have two basins: an Elo-like
+family over a coarse grid (1/64 to 4 by factors of 4, since its score can have two basins: an Elo-like
 fit at small scales and the cyclic structure at large ones) and the best point's neighbours; then
 refined by the vertex of a parabola through the best point and its two neighbours in log2 sigma.
 """
@@ -44,8 +44,9 @@ __all__ = ["Validation", "PriorTuning", "tune_prior_scale", "check_prior_scale",
 LOG2_RANGE = (-7.0, 6.0)
 #: First scale tried by the local walk (the Elo family).
 START = 0.5
-#: log2 of the scales of the coarse grid (the disc family): 1/64 .. 16 by factors of 4.
-COARSE_GRID = (-6.0, -4.0, -2.0, 0.0, 2.0, 4.0)
+#: log2 of the scales of the coarse grid (the disc family): 1/64 .. 4 by factors of 4 (the best point's
+#: neighbours reach 1/128 and 8).
+COARSE_GRID = (-6.0, -4.0, -2.0, 0.0, 2.0)
 #: Held-out share of the pairs when the data has no time order.
 PAIR_FRACTION = 0.1
 #: Validation predictions are clipped to [EPS, 1 - EPS] in the log loss.

@@ -34,6 +34,9 @@ INIT_NOISE = 0.01
 
 #: Tolerance of the fits made while tuning the prior scale (their validation scores need ~1e-5).
 TUNING_TOL = 1e-4
+#: Most iterations per component of a fit made while tuning the prior scale: at the largest scales of the
+#: grid a sparse log's fit is nearly the maximum-likelihood one, which converges slowly and scores badly.
+TUNING_MAX_ITER = 200
 
 
 def _unit_columns(vectors: list[np.ndarray]) -> np.ndarray:
@@ -491,7 +494,10 @@ class DiscDecomposition(DiscReadout, PairwiseModel):
                 total, scored, _ = objective.score_sums(n_threads=self._n_threads)
                 u = logit_mean_score(total, scored, piece)
             fit = _alternate if self.solver == "alternating" else _alternate_then_joint
-            u, v, n_iter[comp], measures[comp] = fit(problem, u, v, tol, int(self.max_iter))
+            max_iter = int(self.max_iter)
+            if getattr(self, "_tuning_fit", False):
+                max_iter = min(max_iter, TUNING_MAX_ITER)
+            u, v, n_iter[comp], measures[comp] = fit(problem, u, v, tol, max_iter)
             if comp + 1 == k:  # with the earlier components as the offset: the model's loss
                 self.loss_ = problem.loss_at(u, v)
             # (u, v) -> (a u, v / a) keeps every prediction; |u| = |v| makes a symmetric disc game a circle.
