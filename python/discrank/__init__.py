@@ -15,7 +15,12 @@ os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 
 from discrank._core import __version__  # noqa: E402
 from discrank.data import PairwiseData  # noqa: E402
-from discrank.exceptions import ConvergenceWarning, DisconnectedGraphWarning, IsolatedPlayerWarning  # noqa: E402
+from discrank.exceptions import (  # noqa: E402
+    ConvergenceWarning,
+    DisconnectedGraphWarning,
+    InvalidRowsWarning,
+    IsolatedPlayerWarning,
+)
 from discrank import analysis  # noqa: E402
 from discrank.models import DiscDecomposition, DiscDecompositionCV, Elo, EloPlusPlus, MElo, SchurDecomposition  # noqa: E402
 from discrank.logs import GameLog, read_pgn  # noqa: E402
@@ -33,6 +38,7 @@ __all__ = [
     "EloPlusPlus",
     "Evaluation",
     "GameLog",
+    "InvalidRowsWarning",
     "IsolatedPlayerWarning",
     "MElo",
     "PairwiseData",

@@ -127,18 +127,25 @@ class _FitProgress:
 
 
 def _read_log(args: argparse.Namespace):
+    """The game log of ``args.games`` (CSV, Parquet or PGN), filtered by ``--start`` / ``--end`` and
+    ``--min-player-games`` before its rows are checked; ``--drop-invalid`` drops the invalid rows (with an
+    ``InvalidRowsWarning``) instead of stopping at the first."""
     from discrank.logs import GameLog, read_pgn
 
     path = args.games
     lower = path.lower()
+    filters = dict(start=args.start or None, end=args.end or None, min_player_games=args.min_player_games,
+                   invalid="drop" if getattr(args, "drop_invalid", False) else "raise")
     if lower.endswith((".pgn", ".pgn.gz", ".pgn.bz2", ".pgn.xz")):
-        return read_pgn(path, progress=None if not args.quiet else False)
+        return read_pgn(path, progress=None if not args.quiet else False, **filters)
     if args.score is None and args.winner is None:
         raise ValueError("give the result column: --score COL (1, 0.5, 0 or 1-0 / 0-1 / 1/2-1/2) or --winner COL")
+    if (filters["start"] or filters["end"]) and args.time is None:
+        raise ValueError("--start / --end need the time column: --time COL")
     cols = dict(a=args.a, b=args.b, score=args.score, winner=args.winner, time=args.time)
     if lower.endswith(".parquet"):
-        return GameLog.read_parquet(path, **cols)
-    return GameLog.read_csv(path, **cols)
+        return GameLog.read_parquet(path, **cols, **filters)
+    return GameLog.read_csv(path, **cols, **filters)
 
 
 def _make_model(args: argparse.Namespace):
@@ -167,11 +174,30 @@ def _verdict(model) -> str:
 
 
 def fit_command(args: argparse.Namespace) -> int:
+    """``discrank fit``: read a game log, fit a model, print the leaderboard, write the ratings or the model.
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        The parsed ``fit`` arguments: the file and its columns, the filters (``--start``, ``--end``,
+        ``--min-player-games``, applied before the rows are checked), ``--drop-invalid``, the model and the
+        outputs.
+
+    Returns
+    -------
+    int
+        0. Errors (an invalid row without ``--drop-invalid``, say) are raised and turned into exit code 2
+        by :func:`main`; warnings (the rows ``--drop-invalid`` dropped, a fit's warnings) are printed as
+        ``discrank: warning: ...`` on stderr.
+    """
     from discrank._optim import set_progress
 
-    log = _read_log(args)
-    if args.start or args.end or args.min_player_games > 1:
-        log = log.filter(start=args.start, end=args.end, min_player_games=args.min_player_games)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        log = _read_log(args)
+    for w in caught:
+        if not issubclass(w.category, (DeprecationWarning, PendingDeprecationWarning)):
+            print(f"discrank: warning: {w.message}", file=sys.stderr)
     data = log.to_pairs(min_games=args.min_games)
     model = _make_model(args)
     if not args.quiet:
@@ -278,9 +304,11 @@ def evaluate_command(args: argparse.Namespace) -> int:
         raise ValueError(f"--models: unknown model(s) {unknown or names!r}; choose from {sorted(EVAL_MODELS)}")
     if args.time is None and not args.games.lower().endswith((".pgn", ".pgn.gz", ".pgn.bz2", ".pgn.xz")):
         raise ValueError("evaluate needs the time column of the games: --time COL")
-    log = _read_log(args)
-    if args.start or args.end or args.min_player_games > 1:
-        log = log.filter(start=args.start, end=args.end, min_player_games=args.min_player_games)
+    with warnings.catch_warnings(record=True) as read_warnings:
+        warnings.simplefilter("always")
+        log = _read_log(args)  # --start / --end / --min-player-games / --drop-invalid applied there
+    for w in read_warnings:
+        print(f"discrank: warning: {w.message}", file=sys.stderr)
     models = {name: EVAL_MODELS[name]() for name in names}
     fraction = None if args.test_fraction is None else float(args.test_fraction)
     if (args.cutoff is None) == (fraction is None):
@@ -384,8 +412,11 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     p.add_argument("--score", help="column of the first player's result: 1 / 0.5 / 0 or 1-0 / 1/2-1/2 / 0-1")
     p.add_argument("--winner", help="column of the winner's label (or draw), instead of --score")
     p.add_argument("--time", help="column of the game's time (for --start / --end)")
-    p.add_argument("--start", help="keep games at or after this time (needs --time)")
-    p.add_argument("--end", help="keep games before this time (needs --time)")
+    p.add_argument("--start", help="keep games at or after this time (needs --time; rows before are not checked)")
+    p.add_argument("--end", help="keep games before this time (needs --time; rows after are not checked)")
+    p.add_argument("--drop-invalid", action="store_true",
+                   help="drop invalid rows (a player against themself, a missing name, result or time) and "
+                        "report how many of each kind, instead of stopping at the first")
     p.add_argument("--model", choices=["elo", "elo++", "disc", "melo"], default="disc")
     p.add_argument("-k", "--components", type=int, default=1, help="disc components (default 1)")
     p.add_argument("--regularization", help="lambda of Appendix B.2, or 'cv' to choose it by cross-validation")
@@ -422,6 +453,9 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     p.add_argument("--calibration", action="store_true", help="print each model's calibration table")
     p.add_argument("--plot", help="write the calibration plot there (needs matplotlib)")
     p.add_argument("--out", help="write the summary table (CSV) there")
+    p.add_argument("--drop-invalid", action="store_true",
+                   help="drop invalid rows (a player against themself, a missing or unparseable result, name or "
+                        "time), reported on stderr, instead of stopping at the first")
     p.add_argument("--quiet", action="store_true", help="no progress")
     p.set_defaults(func=evaluate_command)
 

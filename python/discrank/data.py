@@ -339,21 +339,49 @@ class PairwiseData:
         start: Any = None,
         end: Any = None,
         weights: Optional[str] = None,
+        invalid: str = "raise",
     ) -> "PairwiseData":
         """Aggregate a pandas DataFrame of games (one row per game) to pairs.
 
-        ``a``, ``b``: the players' columns; ``score``: a column of results of ``a`` (numbers in [0, 1] or
-        PGN strings "1-0", "0-1", "1/2-1/2"), or ``winner``: a column with the winner's label or a draw
-        marker. ``time`` with ``start`` / ``end``: keep games with ``start <= time < end``;
-        ``min_player_games``: keep players with at least that many games; ``min_games``: pairs with at
-        least that many. For time-ordered splits and online updates keep the games:
-        :class:`discrank.GameLog`.
+        The rows go through :meth:`discrank.GameLog.from_frame`: filtered by time, then checked, then
+        filtered by ``min_player_games``, then aggregated. For time-ordered splits and online updates keep
+        the games: :class:`discrank.GameLog`.
+
+        Parameters
+        ----------
+        df : pandas.DataFrame
+            The games.
+        a, b : str
+            Columns of the two players.
+        score : str, optional
+            Column of the results of ``a``: numbers in [0, 1] or PGN strings "1-0", "0-1", "1/2-1/2".
+        winner : str, optional
+            Instead of ``score``: column of the winner's label or a draw marker.
+        time : str, optional
+            Column of the games' times (for ``start`` / ``end``).
+        labels : array, optional
+            All the players, in the order of the ratings (see :meth:`from_games`).
+        min_games : int
+            Keep the pairs with at least this many games.
+        min_player_games : int
+            Keep the players with at least this many valid games (repeated until all have that many).
+        start, end : optional
+            Keep the games with ``start <= time < end``; rows outside are never checked.
+        weights : {"games", "uniform"}, optional
+            See :class:`PairwiseData`; default ``"games"``.
+        invalid : {"raise", "drop"}
+            An invalid row (player against themself, missing player name, missing or unparseable result or
+            time): a ``ValueError`` naming the row (default), or ``"drop"``: dropped and reported by one
+            :class:`~discrank.exceptions.InvalidRowsWarning` (counts per kind, first rows).
+
+        Returns
+        -------
+        PairwiseData
         """
         from discrank.logs import GameLog
 
-        log = GameLog.from_frame(df, a=a, b=b, score=score, winner=winner, time=time)
-        if start is not None or end is not None or min_player_games != 1:
-            log = log.filter(start=start, end=end, min_player_games=min_player_games)
+        log = GameLog.from_frame(df, a=a, b=b, score=score, winner=winner, time=time, start=start, end=end,
+                                 min_player_games=min_player_games, invalid=invalid)
         return log.to_pairs(labels=labels, min_games=min_games, weights=weights)
 
     @classmethod

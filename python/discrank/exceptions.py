@@ -2,7 +2,14 @@
 
 from __future__ import annotations
 
-__all__ = ["NotFittedError", "ConvergenceWarning", "DisconnectedGraphWarning", "IsolatedPlayerWarning", "SeparationWarning"]
+__all__ = [
+    "NotFittedError",
+    "ConvergenceWarning",
+    "DisconnectedGraphWarning",
+    "InvalidRowsWarning",
+    "IsolatedPlayerWarning",
+    "SeparationWarning",
+]
 
 
 class ConvergenceWarning(UserWarning):
@@ -11,6 +18,11 @@ class ConvergenceWarning(UserWarning):
 
 class DisconnectedGraphWarning(UserWarning):
     """The comparison graph is in several pieces: ratings of different pieces are not comparable."""
+
+
+class InvalidRowsWarning(UserWarning):
+    """Invalid rows of a game log were dropped (``invalid="drop"``, ``discrank fit --drop-invalid``); the
+    message gives the count of each kind and its first rows, and ``GameLog.dropped`` keeps the counts."""
 
 
 class IsolatedPlayerWarning(UserWarning):

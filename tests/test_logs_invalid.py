@@ -1,0 +1,448 @@
+"""Dirty game logs (issue 14): invalid rows raise by default, or are dropped and reported with invalid="drop"."""
+
+import warnings
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import discrank
+from discrank import GameLog, InvalidRowsWarning, PairwiseData, read_pgn
+from discrank.cli import main
+from discrank.logs import INVALID_KINDS
+
+DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
+ATP = DATA / "tennis_atp" / "atp_matches_singles_all_levels.csv.xz"
+needs_atp = pytest.mark.skipif(not ATP.exists(), reason=f"the ATP data set is not there ({ATP})")
+
+
+def caught(fn, *args, **kwargs):
+    """fn's result and every warning it emitted, as (category, message)."""
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always")
+        out = fn(*args, **kwargs)
+    return out, [(w.category, str(w.message)) for w in seen]
+
+
+def dirty_frame():
+    """Rows 0, 4, 8, 9 valid; one invalid row of each kind in between."""
+    return pd.DataFrame({
+        "a": ["x", "y", None, "z", "x", "", "y", "z", "y", "x"],
+        "b": ["y", "y", "x", "x", "z", "x", "z", "y", "x", "z"],
+        "s": ["1-0", 1.0, 0.0, "3-0", 0.5, 1.0, np.nan, 1.5, "0-1", 1.0],
+        "t": ["2024-01-01", "2024-01-02", "2024-01-03", "2024-01-04", "2024-01-05", "2024-01-06", "2024-01-07",
+              "2024-01-08", "2024-01-09", "someday"],
+    })
+
+
+# ------------------------------------------------------------------------------------ raise (the default)
+@pytest.mark.parametrize("column, value, message", [
+    ("b", "x", "game 1 is player 'x' against themself (row 1)"),
+    ("b", None, "column 'b' is missing a player at row 1"),
+    ("a", np.nan, "column 'a' is missing a player at row 1"),
+    ("a", "  ", "column 'a' is missing a player at row 1 (the name '  ')"),
+    ("s", np.nan, "column 's' has no result at row 1 (NaN)"),
+    ("s", "", "column 's' has no result at row 1 ('')"),
+    ("s", "3-0", "s[1] = '3-0' is not a result at row 1"),
+    ("s", 1.5, "s[1] = 1.5 is not a score in [0, 1] at row 1"),
+    ("s", -0.5, "s[1] = -0.5 is not a score in [0, 1] at row 1"),
+    ("s", "2", "s[1] = '2' is not a score in [0, 1] at row 1"),
+    ("t", None, "column 't' has no time at row 1"),
+    ("t", "someday", "t[1] = 'someday' is not a time at row 1"),
+])
+def test_raise_names_the_row_and_the_value(column, value, message):
+    df = pd.DataFrame({"a": ["x", "x", "y"], "b": ["y", "z", "z"], "s": [1.0, 0.0, 0.5],
+                       "t": ["2024-01-01", "2024-01-02", "2024-01-03"]}, dtype=object)
+    df.loc[1, column] = value
+    with pytest.raises(ValueError) as info:
+        GameLog.from_frame(df, score="s", time="t")
+    assert message in str(info.value) and 'invalid="drop"' in str(info.value)
+    with pytest.raises(ValueError, match="row 1"):
+        PairwiseData.from_frame(df, score="s", time="t")
+
+
+@pytest.mark.parametrize("winner, message", [
+    ("nobody", "winner[1] = 'nobody' is neither player of that game ('x', 'z') nor a draw marker"),
+    (None, "column 'w' has no result at row 1 (NaN)"),
+])
+def test_raise_on_a_bad_winner(winner, message):
+    df = pd.DataFrame({"a": ["x", "x", "y"], "b": ["y", "z", "z"], "w": ["x", winner, "draw"]})
+    with pytest.raises(ValueError) as info:
+        GameLog.from_frame(df, winner="w")
+    assert message in str(info.value) and "row 1" in str(info.value)
+
+
+def test_the_first_invalid_row_is_the_one_named():
+    with pytest.raises(ValueError, match=r"game 1 is player 'y' against themself \(row 1\)"):
+        GameLog.from_frame(dirty_frame(), score="s", time="t")
+
+
+# ------------------------------------------------------------------------------------ drop and report
+def test_drop_counts_each_kind_and_names_the_first_rows():
+    log, seen = caught(GameLog.from_frame, dirty_frame(), score="s", time="t", invalid="drop")
+    assert log.dropped == {"missing player name": 2, "player against themself": 1, "missing result": 1,
+                           "unparseable result": 2, "unparseable time": 1}
+    assert seen == [(InvalidRowsWarning,
+                     "dropped 7 of 10 rows: 2 missing player name (rows 2, 5), 1 player against themself (row 1), "
+                     "1 missing result (row 6), 2 unparseable result (rows 3, 7), 1 unparseable time (row 9)")]
+    assert log.a.tolist() == ["x", "x", "y"] and log.b.tolist() == ["y", "z", "x"]  # rows 0, 4, 8
+    assert log.score.tolist() == [1.0, 0.5, 0.0]
+    assert log.time.astype("datetime64[D]").astype(str).tolist() == ["2024-01-01", "2024-01-05", "2024-01-09"]
+    assert set(log.dropped) <= set(INVALID_KINDS)
+    # without time=, the time column is not read, so row 9 is valid
+    log, seen = caught(GameLog.from_frame, dirty_frame(), score="s", invalid="drop")
+    assert "unparseable time" not in log.dropped and len(log) == 4 and len(seen) == 1
+    assert seen[0][1].startswith("dropped 6 of 10 rows: ")
+
+
+def test_the_row_list_is_cut_after_five():
+    df = pd.DataFrame({"a": ["x", "y"] * 10, "b": ["x", "z"] * 10, "s": [1.0] * 20})
+    log, seen = caught(GameLog.from_frame, df, score="s", invalid="drop")
+    assert log.dropped == {"player against themself": 10} and len(log) == 10
+    assert seen == [(InvalidRowsWarning,
+                     "dropped 10 of 20 rows: 10 player against themself (rows 0, 2, 4, 6, 8, ...)")]
+
+
+def test_a_winner_column_with_invalid_rows():
+    df = pd.DataFrame({"a": ["x", "x", "y", "z", "x"], "b": ["y", "z", "z", "z", "y"],
+                       "w": ["x", "nobody", "Draw", "z", None]})
+    log, seen = caught(GameLog.from_frame, df, winner="w", invalid="drop")
+    assert log.score.tolist() == [1.0, 0.5]
+    assert log.dropped == {"player against themself": 1, "missing result": 1, "unparseable result": 1}
+    assert seen == [(InvalidRowsWarning, "dropped 3 of 5 rows: 1 player against themself (row 3), "
+                                         "1 missing result (row 4), 1 unparseable result (row 1)")]
+
+
+def test_nothing_dropped_means_no_warning_and_an_empty_dict():
+    df = pd.DataFrame({"a": ["x", "y"], "b": ["y", "z"], "s": [1.0, 0.0]})
+    log, seen = caught(GameLog.from_frame, df, score="s", invalid="drop")
+    assert seen == [] and log.dropped == {} and len(log) == 2
+    assert GameLog.from_frame(df, score="s").dropped == {}
+    assert GameLog.from_arrays(["x"], ["y"], [1.0]).dropped == {}
+
+
+def test_the_counts_follow_sorting_and_filtering():
+    log, _ = caught(GameLog.from_frame, dirty_frame(), score="s", time="t", invalid="drop")
+    assert log.sorted_by_time().dropped == log.dropped
+    assert log.filter(start="2024-01-02").dropped == log.dropped
+
+
+def test_every_row_invalid_is_an_error_that_reports_them():
+    df = pd.DataFrame({"a": ["x", "y"], "b": ["x", "y"], "s": [1.0, 0.0]})
+    with pytest.raises(ValueError, match=r"no valid game is left: dropped 2 of 2 rows: 2 player against themself"):
+        GameLog.from_frame(df, score="s", invalid="drop")
+
+
+def test_float_ids_with_a_missing_one_are_integers_again():
+    df = pd.DataFrame({"a": [1.0, 2.0, np.nan], "b": [2.0, 3.0, 1.0], "s": [1.0, 0.0, 1.0]})
+    log, seen = caught(GameLog.from_frame, df, score="s", invalid="drop")
+    assert log.a.dtype.kind == "i" and log.a.tolist() == [1, 2] and log.dropped == {"missing player name": 1}
+
+
+@pytest.mark.parametrize("call", [
+    lambda bad: GameLog.from_frame(pd.DataFrame({"a": ["x"], "b": ["y"], "s": [1.0]}), score="s", invalid=bad),
+    lambda bad: PairwiseData.from_frame(pd.DataFrame({"a": ["x"], "b": ["y"], "s": [1.0]}), score="s", invalid=bad),
+    lambda bad: GameLog.read_csv("/nonexistent/games.csv", score="s", invalid=bad),
+    lambda bad: GameLog.read_parquet("/nonexistent/games.parquet", score="s", invalid=bad),
+    lambda bad: read_pgn("/nonexistent/games.pgn", invalid=bad),
+])
+@pytest.mark.parametrize("bad", ["skip", "Drop", None, True])
+def test_an_unknown_invalid_is_refused_with_the_choices(call, bad):
+    with pytest.raises(ValueError) as info:
+        call(bad)
+    assert f"invalid={bad!r} is not one of ('raise', 'drop')" in str(info.value)
+
+
+def test_the_warning_points_at_the_callers_line():
+    df = pd.DataFrame({"a": ["x", "y", "y"], "b": ["y", "z", "y"], "s": [1.0, 0.0, 1.0]})
+    for call in (GameLog.from_frame, PairwiseData.from_frame):
+        with warnings.catch_warnings(record=True) as seen:
+            warnings.simplefilter("always")
+            call(df, score="s", invalid="drop")
+        assert len(seen) == 1 and seen[0].filename == __file__
+
+
+def test_the_warning_class_is_exported():
+    assert "InvalidRowsWarning" in discrank.__all__ and issubclass(InvalidRowsWarning, UserWarning)
+    assert discrank.exceptions.InvalidRowsWarning is InvalidRowsWarning
+
+
+# ------------------------------------------------------------------------------------ filters come first
+def old_and_new():
+    """A self-play row in 1950 (row 1), clean games from 2010 on, and a game without a date (row 5)."""
+    return pd.DataFrame({
+        "a": ["p", "q", "p", "q", "r", "p"],
+        "b": ["q", "q", "q", "r", "p", "r"],
+        "s": [1.0, 1.0, 0.0, 0.5, 1.0, 0.0],
+        "t": ["1950-05-01", "1950-06-01", "2010-01-01", "2011-01-01", "2012-01-01", None],
+    })
+
+
+def test_rows_outside_start_end_are_not_checked():
+    df = old_and_new().iloc[:5]
+    log, seen = caught(GameLog.from_frame, df, score="s", time="t", start="2010-01-01")
+    assert seen == [] and len(log) == 3 and log.dropped == {}
+    log = PairwiseData.from_frame(df, score="s", time="t", start="2010-01-01")
+    assert log.n_pairs == 3
+    with pytest.raises(ValueError, match=r"game 1 is player 'q' against themself \(row 1\)"):
+        GameLog.from_frame(df, score="s", time="t")
+    with pytest.raises(ValueError, match="row 1"):
+        GameLog.from_frame(df, score="s", time="t", end="2010-06-01")
+
+
+def test_a_row_without_a_time_cannot_be_filtered_and_is_invalid():
+    df = old_and_new()
+    with pytest.raises(ValueError, match="column 't' has no time at row 5"):
+        GameLog.from_frame(df, score="s", time="t", start="2010-01-01")
+    log, seen = caught(GameLog.from_frame, df, score="s", time="t", start="2010-01-01", invalid="drop")
+    assert len(log) == 3 and log.dropped == {"missing time": 1}
+    assert seen == [(InvalidRowsWarning, "dropped 1 of 4 rows in the time window: 1 missing time (row 5)")]
+
+
+def test_integer_dates_filter_with_numbers_or_text():
+    df = old_and_new().iloc[:5].assign(t=[19500501, 19500601, 20100101, 20110101, 20120101])
+    for start in (20100101, "20100101"):
+        log = GameLog.from_frame(df, score="s", time="t", start=start)
+        assert log.time.tolist() == [20100101, 20110101, 20120101]
+    with pytest.raises(ValueError, match="start='2010-01-01' is not a number"):
+        GameLog.from_frame(df, score="s", time="t", start="2010-01-01")
+    with pytest.raises(ValueError, match="no game is left after filtering"):
+        GameLog.from_frame(df, score="s", time="t", start=20200101)
+    with pytest.raises(ValueError, match="start / end need a time column"):
+        GameLog.from_frame(df, score="s", start=20200101)
+
+
+def league_with_a_visitor():
+    """x, y, z play 4 games each; w plays once, against x; then two invalid rows: w against w, and
+    x against y without a result."""
+    a = ["x", "y", "z", "x", "y", "z", "w", "w", "x"]
+    b = ["y", "z", "x", "y", "z", "x", "x", "w", "y"]
+    s = [1.0, 0.0, 0.5, 1.0, 0.0, 1.0, 1.0, 1.0, np.nan]
+    return pd.DataFrame({"a": a, "b": b, "s": s})
+
+
+def test_min_player_games_applies_to_valid_rows_before_the_invalid_ones_are_judged():
+    df = league_with_a_visitor()
+    # w has one valid game: gone with min_player_games=2, and so is w's invalid row 7; row 8 (x, y) stays
+    with pytest.raises(ValueError, match=r"column 's' has no result at row 8"):
+        GameLog.from_frame(df, score="s", min_player_games=2)
+    log, seen = caught(GameLog.from_frame, df, score="s", min_player_games=2, invalid="drop")
+    assert len(log) == 6 and "w" not in set(log.a) | set(log.b)
+    assert log.dropped == {"missing result": 1}
+    assert seen == [(InvalidRowsWarning, "dropped 1 of 9 rows: 1 missing result (row 8)")]
+    # without row 8 nothing is left to raise on: w's self-play row is filtered out, not an error
+    log, seen = caught(GameLog.from_frame, df.iloc[:8], score="s", min_player_games=2)
+    assert seen == [] and len(log) == 6 and log.dropped == {}
+    # with the default min_player_games=1 every invalid row counts
+    with pytest.raises(ValueError, match=r"game 7 is player 'w' against themself"):
+        GameLog.from_frame(df, score="s")
+    data = PairwiseData.from_frame(df.iloc[:8], score="s", min_player_games=2)
+    assert data.labels.tolist() == ["x", "y", "z"]
+    with pytest.raises(ValueError, match="no player has at least min_player_games=9 games"):
+        GameLog.from_frame(df, score="s", min_player_games=9)
+    with pytest.raises(ValueError, match="min_player_games must be an integer >= 1, got 0"):
+        GameLog.from_frame(df, score="s", min_player_games=0)
+
+
+# ------------------------------------------------------------------------------------ files
+def test_read_csv_and_parquet_drop_and_report(tmp_path):
+    df = dirty_frame()
+    df.to_csv(tmp_path / "g.csv", index=False)
+    df.astype({"s": str}).to_parquet(tmp_path / "g.parquet")
+    with pytest.raises(ValueError, match=r"game 1 is player 'y' against themself \(row 1\)"):
+        GameLog.read_csv(tmp_path / "g.csv", score="s", time="t")
+    log, seen = caught(GameLog.read_csv, tmp_path / "g.csv", score="s", time="t", invalid="drop")
+    assert log.dropped == {"missing player name": 2, "player against themself": 1, "missing result": 1,
+                           "unparseable result": 2, "unparseable time": 1}
+    assert [c for c, _ in seen] == [InvalidRowsWarning] and len(log) == 3
+    log, seen = caught(GameLog.read_parquet, tmp_path / "g.parquet", score="s", invalid="drop")
+    assert len(log) == 4 and [c for c, _ in seen] == [InvalidRowsWarning]
+    assert log.dropped["missing player name"] == 2 and log.dropped["player against themself"] == 1
+    with pytest.raises(ValueError, match=r"s\[7\] = '1.5' is not a score in \[0, 1\] at row 7"):
+        GameLog.read_csv(tmp_path / "g.csv", score="s", time="t", start="2024-01-08", end="2024-01-09")
+    # row 7 alone in the window, with row 9 whose time is not one: both dropped, and no valid game is left
+    with pytest.raises(ValueError, match=r"no valid game is left: dropped 2 of 2 rows in the time window: "
+                                         r"1 unparseable result \(row 7\), 1 unparseable time \(row 9\)"):
+        GameLog.read_csv(tmp_path / "g.csv", score="s", time="t", start="2024-01-08", end="2024-01-09",
+                         invalid="drop")
+
+
+def test_read_csv_does_not_leak_pandas_dtype_warning(tmp_path):
+    n = 200_000  # more than one chunk of pandas' low-memory parser, with a string in the last one
+    note = np.arange(n).astype(object)
+    note[-1] = "forfeit"
+    players = np.array(["p0", "p1", "p2", "p3"])
+    df = pd.DataFrame({"a": players[np.arange(n) % 4], "b": players[(np.arange(n) + 1) % 4],
+                       "s": np.ones(n), "note": note})
+    df.to_csv(tmp_path / "big.csv", index=False)
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always")
+        pd.read_csv(tmp_path / "big.csv")
+    assert any(w.category is pd.errors.DtypeWarning for w in seen)  # the warning this test is about
+    log, seen = caught(GameLog.read_csv, tmp_path / "big.csv", score="s")
+    assert seen == [] and len(log) == n
+    log, seen = caught(GameLog.read_csv, tmp_path / "big.csv", score="s", engine="python", nrows=10)
+    assert seen == [] and len(log) == 10  # low_memory is not given to a parser that does not take it
+    _, seen = caught(GameLog.read_csv, tmp_path / "big.csv", score="s", low_memory=True)
+    assert [c for c, _ in seen] == [pd.errors.DtypeWarning]  # the user's own choice is kept
+
+
+# ------------------------------------------------------------------------------------ PGN
+def game(white, black, result, date="2024.03.01"):
+    tags = ['[Event "Rated Blitz game"]']
+    if white is not None:
+        tags.append(f'[White "{white}"]')
+    if black is not None:
+        tags.append(f'[Black "{black}"]')
+    tags += [f'[Result "{result}"]', f'[UTCDate "{date}"]']
+    return "\n".join(tags) + f"\n\n1. e4 e5 {result}\n"
+
+
+def write_pgn(path, games):
+    path.write_text("\n".join(game(*g) for g in games))
+    return path
+
+
+PGN_GAMES = [
+    ("alice", "bob", "1-0", "2024.03.01"),     # 0
+    ("bob", "bob", "1/2-1/2", "2024.03.02"),   # 1 against themself
+    ("carol", "alice", "*", "2024.03.03"),     # 2 unfinished
+    ("carol", None, "0-1", "2024.03.04"),      # 3 no Black
+    ("?", "bob", "1-0", "2024.03.05"),         # 4 unknown White
+    ("carol", "bob", "0-1", "2024.03.06"),     # 5
+    ("alice", "alice", "1-0", "2024.03.07"),   # 6 against themself
+    ("alice", "carol", "1/2-1/2", "2024.03.08"),  # 7
+]
+
+
+def test_pgn_self_play_raises_with_the_game_and_the_player(tmp_path):
+    path = write_pgn(tmp_path / "g.pgn", PGN_GAMES)
+    with pytest.raises(ValueError) as info:
+        read_pgn(path)
+    assert "game 1 is player 'bob' against themself" in str(info.value)
+
+
+def test_pgn_drop_reports_self_play_and_the_skipped_games(tmp_path):
+    path = write_pgn(tmp_path / "g.pgn", PGN_GAMES)
+    log, seen = caught(read_pgn, path, invalid="drop")
+    assert log.a.tolist() == ["alice", "carol", "alice"] and log.b.tolist() == ["bob", "bob", "carol"]
+    assert log.score.tolist() == [1.0, 0.0, 0.5]
+    assert log.time.astype(str).tolist() == ["2024-03-01", "2024-03-06", "2024-03-08"]
+    assert log.dropped == {"missing player name": 2, "player against themself": 2, "unfinished game": 1}
+    assert seen == [(InvalidRowsWarning, "dropped 5 of 8 games: 2 missing player name (games 3, 4), "
+                                         "2 player against themself (games 1, 6), 1 unfinished game (game 2)")]
+
+
+def test_pgn_skips_unfinished_and_unnamed_games_silently_by_default(tmp_path):
+    clean = [g for k, g in enumerate(PGN_GAMES) if k not in (1, 6)]
+    log, seen = caught(read_pgn, write_pgn(tmp_path / "g.pgn", clean))
+    assert seen == [] and len(log) == 3 and log.dropped == {}
+
+
+def test_pgn_filters_come_before_the_checks(tmp_path):
+    path = write_pgn(tmp_path / "g.pgn", PGN_GAMES)
+    log, seen = caught(read_pgn, path, start="2024-03-08")  # game 7 only: games 1 and 6 are not checked
+    assert seen == [] and log.a.tolist() == ["alice"] and log.dropped == {}
+    with pytest.raises(ValueError, match="game 6 is player 'alice' against themself"):
+        read_pgn(path, start="2024-03-04")
+    log, seen = caught(read_pgn, path, start="2024-03-04", invalid="drop")
+    assert log.dropped == {"missing player name": 2, "player against themself": 1}
+    assert seen[0][1].startswith("dropped 3 of 5 games in the time window: ")
+    log, seen = caught(read_pgn, path, max_games=2, invalid="drop")  # games 0 to 5 are read
+    assert len(log) == 2
+    assert log.dropped == {"missing player name": 2, "player against themself": 1, "unfinished game": 1}
+    assert seen[0][1].startswith("dropped 4 of 6 games: ")
+
+
+# ------------------------------------------------------------------------------------ command line
+def dirty_csv(path):
+    from test_cli import _games_csv
+
+    _games_csv(path)
+    df = pd.read_csv(path)
+    df.loc[3, "black"] = df.loc[3, "white"]
+    df.loc[10, "result"] = "2-0"
+    df.to_csv(path, index=False)
+    return len(df), df.loc[3, "white"]
+
+
+def test_cli_drop_invalid_reports_on_stderr_and_fits(tmp_path, capsys):
+    path = tmp_path / "g.csv"
+    n, _ = dirty_csv(path)
+    argv = ["fit", str(path), "--a", "white", "--b", "black", "--score", "result", "--model", "elo", "--quiet",
+            "--out", str(tmp_path / "r.csv")]
+    assert main(argv + ["--drop-invalid"]) == 0
+    err = capsys.readouterr().err
+    assert err == (f"discrank: warning: dropped 2 of {n} rows: 1 player against themself (row 3), "
+                   "1 unparseable result (row 10)\n")
+    assert pd.read_csv(tmp_path / "r.csv")["games"].sum() == 2 * (n - 2)
+
+
+def test_cli_without_drop_invalid_names_the_row_and_exits_2(tmp_path, capsys):
+    path = tmp_path / "g.csv"
+    _, player = dirty_csv(path)
+    argv = ["fit", str(path), "--a", "white", "--b", "black", "--score", "result", "--model", "elo", "--quiet"]
+    assert main(argv) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.startswith(f"discrank: error: game 3 is player {player!r} against themself (row 3)")
+    assert "--drop-invalid" in err and "\n" not in err
+
+
+def test_cli_filters_before_the_checks(tmp_path, capsys):
+    path = tmp_path / "g.csv"
+    old_and_new().iloc[:5].to_csv(path, index=False)
+    argv = ["fit", str(path), "--score", "s", "--time", "t", "--model", "elo", "--quiet"]
+    assert main(argv) == 2
+    assert "game 1 is player 'q' against themself (row 1)" in capsys.readouterr().err
+    assert main(argv + ["--start", "2010-01-01"]) == 0
+    assert "warning" not in capsys.readouterr().err
+    assert main(["fit", str(path), "--score", "s", "--start", "2010-01-01"]) == 2
+    assert "--start / --end need the time column: --time COL" in capsys.readouterr().err
+
+
+def test_cli_reads_a_dirty_pgn(tmp_path, capsys):
+    path = write_pgn(tmp_path / "g.pgn", PGN_GAMES * 3)
+    assert main(["fit", str(path), "--model", "elo", "--quiet"]) == 2
+    assert "game 1 is player 'bob' against themself" in capsys.readouterr().err
+    assert main(["fit", str(path), "--model", "elo", "--quiet", "--drop-invalid"]) == 0
+    err = capsys.readouterr().err
+    assert err.startswith("discrank: warning: dropped 15 of 24 games: "
+                          "6 missing player name (games 3, 4, 11, 12, 19, ...), 6 player against themself")
+
+
+# ------------------------------------------------------------------------------------ real data: ATP
+ATP_SELF_PLAY = [5363, 5365, 25925, 786206, 867639, 869973, 870347]  # rows where winner_id == loser_id
+
+
+@needs_atp
+def test_atp_drops_exactly_the_self_play_rows_without_a_dtype_warning():
+    log, seen = caught(GameLog.read_csv, ATP, a="winner_id", b="loser_id", winner="winner_id",
+                       time="tourney_date", invalid="drop")
+    assert log.dropped == {"player against themself": len(ATP_SELF_PLAY)}
+    assert seen == [(InvalidRowsWarning, "dropped 7 of 941649 rows: 7 player against themself "
+                                         "(rows 5363, 5365, 25925, 786206, 867639, ...)")]
+    assert len(log) == 941649 - 7 and np.all(log.a != log.b) and np.all(log.score == 1.0)
+    assert log.a.dtype.kind == "i" and log.time.dtype.kind == "i"  # ids and YYYYMMDD dates as read
+    frame = pd.read_csv(ATP, usecols=["winner_id", "loser_id", "tourney_date"])
+    assert np.flatnonzero(frame["winner_id"].to_numpy() == frame["loser_id"].to_numpy()).tolist() == ATP_SELF_PLAY
+    with pytest.raises(ValueError, match=r"game 5363 is player 199999 against themself \(row 5363\)"):
+        GameLog.from_frame(frame, a="winner_id", b="loser_id", winner="winner_id", time="tourney_date")
+    # from 2017 on there is no self-play row: nothing to raise on, nothing dropped
+    log, seen = caught(GameLog.from_frame, frame, a="winner_id", b="loser_id", winner="winner_id",
+                       time="tourney_date", start=20170101)
+    assert seen == [] and log.dropped == {} and log.time.min() >= 20170101
+
+
+@needs_atp
+def test_atp_through_the_command_line(tmp_path, capsys):
+    argv = ["fit", str(ATP), "--a", "winner_id", "--b", "loser_id", "--winner", "winner_id", "--time",
+            "tourney_date", "--start", "20160101", "--end", "20170101", "--min-player-games", "20", "--model", "elo",
+            "--quiet", "--out", str(tmp_path / "r.csv")]
+    assert main(argv) == 2  # two self-play rows in 2016 of players with 20 games or more
+    assert "game 869973 is player 105026 against themself (row 869973)" in capsys.readouterr().err
+    assert main(argv + ["--drop-invalid"]) == 0
+    err = capsys.readouterr().err
+    assert err == ("discrank: warning: dropped 2 of 32640 rows in the time window: 2 player against themself "
+                   "(rows 869973, 870347)\n")  # no pandas DtypeWarning; row 867639's player has < 20 games
+    assert pd.read_csv(tmp_path / "r.csv")["games"].min() >= 20
