@@ -37,8 +37,8 @@ def mixed_game():
 class TestRegularization:
     def test_large_lambda_turns_the_disc_game_into_elo(self, mixed_game):
         data = PairwiseData.from_matrix(mixed_game)
-        disc = DiscDecomposition(regularization=1e9, random_state=0).fit(data)
-        elo = Elo().fit(data)
+        disc = DiscDecomposition(regularization=1e9, random_state=0, prior_scale=np.inf).fit(data)
+        elo = Elo(prior_scale=np.inf).fit(data)
         np.testing.assert_allclose(disc.v_[:, 0] / disc.v_[:, 0].mean(), 1.0, atol=1e-5)
         np.testing.assert_allclose(disc.predict_proba(data), elo.predict_proba(data), atol=1e-5)
 
