@@ -213,9 +213,14 @@ def _named(models: Any) -> dict[str, Any]:
 
 
 def _clone(model: Any) -> Any:
+    """A fresh copy to fit: from ``get_params``, else a deep copy, else (an object that cannot be
+    copied, one holding a module say) the model itself, refitted in place at each origin."""
     if hasattr(model, "get_params"):
         return type(model)(**model.get_params())
-    return copy.deepcopy(model)
+    try:
+        return copy.deepcopy(model)
+    except (TypeError, copy.Error):
+        return model
 
 
 def _origins(t: np.ndarray, train_start, cutoff, test_start, test_end, rolling: int):
@@ -265,7 +270,7 @@ def evaluate(
         discrank models (fitted on the training games, ``model.fit(train_log, validation=...)``, so that
         a prior tuned by default is tuned on the training period only) or any object with
         ``fit(GameLog)`` and ``predict_proba(a, b)`` (such as :class:`discrank.online.OnlineElo`). Each
-        is cloned before fitting (``get_params``, or a deep copy).
+        is cloned before fitting (``get_params``, or a deep copy where it can be copied).
     log : GameLog
         Games with times.
     cutoff : time, optional
