@@ -1,6 +1,6 @@
 """discrank against the tools its users would otherwise pick, measured in the same run.
 
-    pip install '.[bench]'                      # scikit-learn, choix, openskill (peers only)
+    pip install '.[bench]'                      # scikit-learn, choix, openskill, evalica (peers only)
     python bench/bench_peers.py                 # everything, ~10 minutes on 2 cores
     python bench/bench_peers.py --only elo      # one section: elo, real, ladder, disc, online
     python bench/bench_peers.py --quick         # small sizes (seconds), as tests/test_bench.py runs it
@@ -14,6 +14,9 @@ elo     Stationary Elo / Bradley-Terry on random pairings (1k players / 100k gam
         1e-12), and its time the best of 3. "aggregated": the input is already pairs (sklearn: one row per
         pair and result, sample weights = counts; design built outside the timer); "end to end": from the
         raw game log (sklearn: one row per game, design built inside the timer; discrank: from_games + fit).
+        evalica's bradley_terry (Rust; Zermelo's MM iteration on dense n x n win / tie matrices) gets the
+        aggregated pairs as weighted rows; it is skipped where its three n x n float64 matrices would
+        not fit in 80% of the available memory, and above EVALICA_MAX_PLAYERS players (--evalica-all).
 real    The same comparison on the real tennis (ATP) and Go (Tygem) logs of ../shared/data, restricted to
         the largest strongly connected piece of the training log's "beat" graph (finite optimum).
 ladder  Elo on ladder pairings (each game between players 1-50 ranks apart; 10k / 1M and 40k / 4.7M):
@@ -54,6 +57,7 @@ from discrank import DiscDecomposition, Elo, PairwiseData
 HERE = os.path.dirname(os.path.abspath(__file__))
 MATCH = 1e-4  # held-out log loss within this of the optimum's
 CHOIX_MAX_GAMES = 100_000  # --choix-all: also at 1M games (ilsr_pairwise: 63 s at tol 1e-4, 119 s by default)
+EVALICA_MAX_PLAYERS = 10_000  # --evalica-all: above too, memory permitting (dense MM: ~1.7 s per sweep at 10k)
 
 
 def have(module: str) -> bool:
@@ -164,6 +168,53 @@ def scipy_fit(data: PairwiseData, options=None):
     return res.x, res.nit
 
 
+def evalica_rows(data: PairwiseData):
+    """The aggregated pairs as evalica rows: (i, j, X won) weighted by the wins of i, (i, j, Y won) by
+    its losses (as sklearn_design_from_pairs)."""
+    from evalica import Winner
+
+    wins = data.p * data.n_games
+    losses = data.n_games - wins
+    xs, ys, weight = np.r_[data.i, data.i], np.r_[data.j, data.j], np.r_[wins, losses]
+    winners = np.r_[np.full(data.n_pairs, int(Winner.X), np.uint8), np.full(data.n_pairs, int(Winner.Y), np.uint8)]
+    keep = weight > 0
+    return xs[keep], ys[keep], winners[keep], weight[keep]
+
+
+def evalica_fit(rows, n: int, tol=None):
+    """evalica.bradley_terry on the weighted rows; tol None = its defaults (tolerance 1e-6, limit 100
+    sweeps). Its scores are exp(rating) with geometric mean 1."""
+    import evalica
+    import pandas as pd
+
+    xs, ys, winners, weight = rows
+    index = pd.RangeIndex(n)
+    kw = {} if tol is None else {"tolerance": tol, "limit": 100_000}
+    res = evalica.bradley_terry(xs, ys, winners, index=index, weights=weight, **kw)
+    return np.log(res.scores.reindex(index).to_numpy()), int(res.iterations)
+
+
+def evalica_skip_reason(n: int):
+    """Why evalica's dense fit is not run at n players (None: run it)."""
+    need = 3 * 8 * n * n  # win, tie and win + tie matrices, float64
+    avail = None
+    try:
+        with open("/proc/meminfo") as fh:
+            for line in fh:
+                if line.startswith("MemAvailable:"):
+                    avail = int(line.split()[1]) * 1024
+    except OSError:
+        pass
+    if avail is None:
+        avail = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    if need > 0.8 * avail:
+        return (f"its three dense {n} x {n} float64 matrices need {need / 2**30:.1f} GiB, more than 80% of the "
+                f"{avail / 2**30:.1f} GiB available")
+    if n > EVALICA_MAX_PLAYERS:
+        return f"{n} players > {EVALICA_MAX_PLAYERS}: dense O(n^2) sweeps take minutes; --evalica-all"
+    return None
+
+
 def choix_pairs(data: PairwiseData):
     wins = np.rint(data.p * data.n_games).astype(np.int64)
     losses = np.rint(data.n_games).astype(np.int64) - wins
@@ -228,6 +279,7 @@ def section_real(repeat):
 def compare_elo(label, n, ta, tb, ts, ha, hb, hs, repeat, choix_ok, opt_ok):
     has_sk = have("sklearn")
     has_choix = choix_ok and have("choix")
+    has_evalica = have("evalica")
     data = PairwiseData.from_games(ta, tb, ts, labels=np.arange(n))
     fun = bt_objective(data)
     exact = quiet(lambda: Elo(prior_scale=np.inf, tol=1e-12).fit(data)).ratings_
@@ -281,6 +333,14 @@ def compare_elo(label, n, ta, tb, ts, ha, hb, hs, repeat, choix_ok, opt_ok):
                 lambda tol: (choix.opt_pairwise(n, pairs, tol=tol or 1e-5), 0), [1e-5], rep=1)
     elif choix_ok is False and have("choix"):
         print("  choix: skipped here (ilsr_pairwise on a Python list of games: 63-119 s at 1M games; --choix-all)")
+    if has_evalica:
+        why = evalica_skip_reason(n)
+        if why is None:
+            rows_ev = evalica_rows(data)  # built outside the timer, as sklearn's design
+            run("evalica bradley_terry (Rust MM)", lambda tol: evalica_fit(rows_ev, n, tol),
+                [1e-2, 1e-3, 1e-4, 1e-5, None, 1e-8])  # None: its default tolerance 1e-6 (100 sweeps at most)
+        else:
+            print(f"  evalica: skipped here ({why})")
 
     # end to end from the raw game log
     e2e = {}
@@ -509,6 +569,8 @@ def main() -> None:
     parser.add_argument("--only", choices=["elo", "real", "ladder", "disc", "online"])
     parser.add_argument("--quick", action="store_true")
     parser.add_argument("--choix-all", action="store_true", help="run choix at 1M games too (minutes)")
+    parser.add_argument("--evalica-all", action="store_true",
+                        help="run evalica above 10k players too, where memory allows (minutes)")
     parser.add_argument("--child", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
@@ -517,6 +579,9 @@ def main() -> None:
     if args.choix_all:
         global CHOIX_MAX_GAMES
         CHOIX_MAX_GAMES = 1_000_000
+    if args.evalica_all:
+        global EVALICA_MAX_PLAYERS
+        EVALICA_MAX_PLAYERS = 10**9
     print(f"discrank {discrank.__version__}, numpy {np.__version__}, scipy {scipy.__version__}, Python "
           f"{platform.python_version()}, {os.cpu_count()} CPUs ({platform.machine()}), OpenMP threads "
           f"{discrank._core.max_threads()}")

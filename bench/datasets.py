@@ -99,3 +99,93 @@ def football():
             s.append(1.0 if h > w else 0.5 if h == w else 0.0)
             t.append(int(r["date"].replace("-", "")))
     return np.array(a), np.array(b), np.array(s), np.array(t)
+
+
+# ------------------------------------------------------------------------------ prediction splits
+def _game_log(a, b, score, time):
+    """A :class:`discrank.GameLog` sorted by time (stable), labels as strings, times datetime64[ns]."""
+    from discrank import GameLog
+
+    time = np.asarray(time, dtype="datetime64[ns]")
+    order = np.argsort(time, kind="stable")
+    return GameLog(np.asarray(a, dtype=str)[order], np.asarray(b, dtype=str)[order],
+                   np.asarray(score, dtype=np.float64)[order], time[order])
+
+
+def _split(log, train_start, train_end, test_start, test_end=None):
+    """(train, test, info): train = games with train_start <= time <= train_end (dates, inclusive);
+    test = games from test_start (to test_end inclusive) whose two players both appear in train."""
+    day = np.timedelta64(1, "D")
+    t = log.time
+    tr = (t >= np.datetime64(train_start)) & (t < np.datetime64(train_end) + day)
+    te = t >= np.datetime64(test_start)
+    if test_end is not None:
+        te &= t < np.datetime64(test_end) + day
+    train = log._take(tr)
+    seen = np.union1d(train.a, train.b)
+    both = np.isin(log.a, seen) & np.isin(log.b, seen)
+    test = log._take(te & both)
+    info = {"train_games": int(tr.sum()), "test_games": int((te & both).sum()),
+            "test_dropped_unseen": int((te & ~both).sum()),
+            "train_period": f"{train_start} .. {train_end}",
+            "test_period": f"{test_start} .. {test_end or str(t[te].max())[:10]}"}
+    return train, test, info
+
+
+def tennis_atp_log():
+    """ATP singles, all levels, as a time-sorted GameLog. The file lists the winner first: each game
+    is oriented by a fair coin (numpy Generator, seed 0, one draw per game in file order) for which
+    player is ``a``; score 1 if ``a`` won."""
+    import pandas as pd
+
+    df = pd.read_csv(DATA / "tennis_atp" / "atp_matches_singles_all_levels.csv.xz",
+                     usecols=["winner_id", "loser_id", "tourney_date"],
+                     dtype={"winner_id": str, "loser_id": str, "tourney_date": str})
+    df = df[df["winner_id"] != df["loser_id"]]  # a few rows pair the placeholder id 199999 with itself
+    w, l = df["winner_id"].to_numpy(), df["loser_id"].to_numpy()
+    flip = np.random.default_rng(0).random(w.size) < 0.5
+    time = pd.to_datetime(df["tourney_date"], format="%Y%m%d").to_numpy()
+    return _game_log(np.where(flip, l, w), np.where(flip, w, l), np.where(flip, 0.0, 1.0), time)
+
+
+def go_tygem_log():
+    """Tygem 9d games as a time-sorted GameLog: a = Black, b = White, score 1 if Black won (results
+    other than B+... / W+... and self-pairings dropped)."""
+    import pandas as pd
+
+    df = pd.read_csv(DATA / "go_tygem" / "tygem_9d_games_2005-2011_2015-2016.tsv.xz", sep="\t",
+                     usecols=["date_raw", "black_id", "white_id", "result"], dtype=str, keep_default_na=False)
+    winner = df["result"].str[:1]
+    df = df[winner.isin(["B", "W"]) & (df["black_id"] != df["white_id"])]
+    time = pd.to_datetime(df["date_raw"].str[1:11], format="%Y.%m.%d").to_numpy()
+    score = (df["result"].str[:1] == "B").to_numpy(dtype=np.float64)
+    return _game_log(df["black_id"].to_numpy(), df["white_id"].to_numpy(), score, time)
+
+
+def football_log():
+    """International football results as a time-sorted GameLog: a = home team, b = away team,
+    score 1 / 0.5 / 0 for the home side (rows without a score, or a team against itself, dropped)."""
+    import pandas as pd
+
+    df = pd.read_csv(DATA / "football_international" / "results.csv.gz",
+                     usecols=["date", "home_team", "away_team", "home_score", "away_score"])
+    df = df.dropna(subset=["home_score", "away_score"])
+    df = df[df["home_team"] != df["away_team"]]
+    h, w = df["home_score"].to_numpy(dtype=np.float64), df["away_score"].to_numpy(dtype=np.float64)
+    score = np.where(h > w, 1.0, np.where(h == w, 0.5, 0.0))
+    time = pd.to_datetime(df["date"], format="%Y-%m-%d").to_numpy()
+    return _game_log(df["home_team"].to_numpy(), df["away_team"].to_numpy(), score, time)
+
+
+def prediction_splits():
+    """Train on the past, test on the future: name -> (train GameLog, test GameLog, info).
+
+    tennis ATP: train 1968-2019, test 2022 on; Go Tygem: train 2005-2015, test 2016-07-01 .. 2016-12-31;
+    football: train 1872-2014, test 2019 on. Only test games whose two players both appear in the
+    training log are kept; ``info`` counts train games, test games kept and test games dropped for an
+    unseen player."""
+    return {
+        "tennis ATP": _split(tennis_atp_log(), "1968-01-01", "2019-12-31", "2022-01-01"),
+        "Go Tygem": _split(go_tygem_log(), "2005-01-01", "2015-12-31", "2016-07-01", "2016-12-31"),
+        "football": _split(football_log(), "1872-01-01", "2014-12-31", "2019-01-01"),
+    }
