@@ -163,8 +163,8 @@ def _chosen(model) -> str:
     if hasattr(model, "step_"):
         return f"step {model.step_:.3g} (K = {model.step_ * 400 / math.log(10):.0f})"
     info = getattr(model, "info", None)
-    if info:
-        return ", ".join(f"{k} {v}" for k, v in info.items() if k != "fit_seconds")
+    if info and info.get("params"):
+        return ", ".join(f"{k} {v:.3g}" if isinstance(v, float) else f"{k} {v}" for k, v in info["params"].items())
     return ""
 
 
