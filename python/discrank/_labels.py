@@ -9,9 +9,16 @@ import numpy as np
 __all__ = ["LabelIndex", "as_label_array", "factorize_pair", "show"]
 
 
-def show(value: Any) -> str:
-    """repr of a value as the user wrote it (numpy scalars as Python ones)."""
-    return repr(value.item() if isinstance(value, np.generic) else value)
+SHOW_LIMIT = 80
+
+
+def show(value: Any, limit: int = SHOW_LIMIT) -> str:
+    """repr of a value as the user wrote it (numpy scalars as Python ones), cut to about ``limit``
+    characters: a 200 kB player name in a message names the player without printing the name."""
+    text = repr(value.item() if isinstance(value, np.generic) else value)
+    if len(text) <= limit:
+        return text
+    return f"{text[: limit - 20]}... ({len(text)} characters)"
 
 
 def _describe(values: np.ndarray, limit: int = 5) -> str:
