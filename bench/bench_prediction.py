@@ -57,7 +57,7 @@ class GridElo(Elo):
         for sigma in GRID:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
-                scores.append(_score(Elo(prior_scale=sigma).fit(inner), val, "log_loss"))
+                scores.append(_score(Elo(prior_scale=sigma).fit(inner), val))
         self.grid_scores_ = dict(zip(GRID, scores))
         chosen = GRID[int(np.argmin(scores))]
         self.prior_scale = chosen

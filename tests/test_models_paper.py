@@ -144,12 +144,25 @@ class TestCrossValidation:
 class TestMElo:
     def test_ratings_are_mean_scores_minus_one_half(self, mixed_game):
         data = PairwiseData.from_matrix(mixed_game)
-        model = MElo(n_components=1, random_state=0).fit(data)
+        model = MElo(n_components=1, prior_scale=np.inf, random_state=0).fit(data)
         n = data.n_players
         P = mixed_game.copy()
         np.fill_diagonal(P, np.nan)
         np.testing.assert_allclose(model.ratings_, np.nanmean(P, axis=1) - 0.5, atol=1e-12)
         assert model.u_.shape == model.v_.shape == (n, 1)  # (2k + 1) n parameters with ratings_
+
+    def test_ratings_with_a_prior_are_the_posterior_mean_scores(self, mixed_game):
+        # N(1/2, s^2) on each mean score, a game's score of variance 1/4: 1 / (4 s^2) draws added
+        data = PairwiseData.from_matrix(mixed_game)
+        s = 0.25
+        model = MElo(n_components=1, prior_scale=s, random_state=0).fit(data)
+        P = mixed_game.copy()
+        np.fill_diagonal(P, np.nan)
+        n_opp = data.n_players - 1
+        pseudo = 1.0 / (4.0 * s * s)
+        expected = (np.nansum(P, axis=1) + 0.5 * pseudo) / (n_opp + pseudo) - 0.5
+        np.testing.assert_allclose(model.ratings_, expected, atol=1e-12)
+        assert np.all(np.abs(model.ratings_) < np.abs(np.nanmean(P, axis=1) - 0.5) + 1e-15)
 
     def test_prediction_is_rating_gap_plus_the_disc_part(self, mixed_game):
         data = PairwiseData.from_matrix(mixed_game)

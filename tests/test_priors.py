@@ -269,7 +269,7 @@ def test_tuning_validates_in_time_order_on_a_log_with_times(log, name):
     model = TUNED[name]().fit(log)
     record = model.prior_tuning_
     assert record["rule"] == "time order"
-    assert record["metric"] == ("brier" if name == "MElo" else "log_loss")
+    assert record["metric"] == "log_loss"  # every model, the probability-space ones too
     # the latest 10% of the 3000 games (distinct times: the cut is exact), all 40 players seen before
     assert record["n_fit_games"] == 2700 and record["n_validation_games"] == 300
 
@@ -448,4 +448,4 @@ def test_each_tuning_score_is_that_of_the_fit_at_its_own_scale():
     inner, val, _ = _tuning._holdout(model, train, None, None, None)
     for sigma, score in zip(model.prior_tuning_["scales"], model.prior_tuning_["scores"]):
         cold = MElo(1, prior_scale=sigma, random_state=0, tol=TUNING_TOL).fit(inner)  # the tuning's tolerance
-        assert score == pytest.approx(_tuning._score(cold, val, "brier"), abs=1e-4)
+        assert score == pytest.approx(_tuning._score(cold, val), abs=1e-4)

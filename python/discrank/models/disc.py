@@ -550,13 +550,19 @@ class MElo(DiscDecomposition):
     weights (on a complete matrix with uniform weights, the paper's ``1/n sum_j P_ij`` but for the
     diagonal term, which scales every difference by (n - 1) / n). ``(2k + 1) n`` parameters.
 
+    With a finite prior scale ``s`` (the default tunes it, as for the disc decomposition), each ``Pbar_i``
+    is its posterior mean under a N(1/2, s^2) prior, a game's score having variance at most 1/4: the mean
+    score with ``1 / (4 s^2)`` drawn games added. A player seen in one game then no longer has a
+    transitive part of +-1/2, which the clipped link turns into a certain prediction. ``prior_scale=inf``
+    is the paper's m-Elo.
+
     Parameters are those of :class:`DiscDecomposition` but ``loss`` (always ``"probability"``) and
     ``regularization``.
 
     Attributes
     ----------
     ratings_ : ndarray, shape (n_players,)
-        ``Pbar_i - 1/2``, the transitive part.
+        ``Pbar_i - 1/2``, the transitive part (the posterior mean score with a finite prior).
     u_, v_ : ndarray, shape (n_players, n_components)
         The cyclic part.
     """
@@ -579,8 +585,15 @@ class MElo(DiscDecomposition):
 
     def _base_ratings(self, data: PairwiseData, w: np.ndarray) -> np.ndarray:
         n = data.n_players
+        w = w * (data.pair_weights().sum() / w.sum())  # in games (the fit's weights are normalised)
         score = np.bincount(data.i, w * data.p, n) + np.bincount(data.j, w * (1.0 - data.p), n)
         total = np.bincount(data.i, w, n) + np.bincount(data.j, w, n)
+        sigma = getattr(self, "_sigma", np.inf)
+        if sigma is not None and sigma != np.inf:
+            # the posterior mean of Pbar_i under a N(1/2, sigma^2) prior, each game's score having
+            # variance at most 1/4: the mean score with 1 / (4 sigma^2) draws added
+            pseudo = 1.0 / (4.0 * sigma * sigma)
+            score, total = score + 0.5 * pseudo, total + pseudo
         pbar = np.divide(score, total, out=np.full(n, 0.5), where=total > 0)
         self.ratings_ = pbar - 0.5
         return self.ratings_
