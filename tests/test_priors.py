@@ -417,19 +417,54 @@ def test_alternating_solver_with_two_components_fits_with_a_tuned_prior():
     assert np.isfinite(model.prior_scale_)
 
 
-@pytest.mark.xfail(strict=True, raises=ConvergenceWarning,
-                   reason="defect: with a finite prior the joint solver starts at u ~ 1e-16 (the Elo start of a "
-                          "game where every mean score is 1/2), where the <u, v>^2 / |u|^2 penalty's gradient "
-                          "is ~1e12, and stops after 2 iterations")
-def test_disc_fit_with_a_prior_leaves_the_saddle_of_a_symmetric_cyclic_game():
+def _hexagon_disc_game(games_per_pair):
     from discrank.games import disc_game
 
     theta = 2 * np.pi * np.arange(6) / 6
-    data = PairwiseData.from_matrix(disc_game(np.cos(theta), np.sin(theta)))
+    P = disc_game(np.cos(theta), np.sin(theta))
+    i, j = np.triu_indices(6, 1)
+    return P, PairwiseData.from_pairs(i, j, P[i, j], np.full(i.size, float(games_per_pair)))
+
+
+@pytest.mark.parametrize("solver", ["joint", "alternating"])
+def test_a_prior_that_outweighs_a_weak_cycle_collapses_the_component_and_the_fit_converges(solver):
+    # one game per pair and N(0, 1) priors: the skew matrix P - 1/2 of this game has singular values
+    # below the prior's curvature, so the MAP is u = 0, v = 1 (every prediction 1/2), a point where
+    # Algorithm 1's <u, v>^2 / |u|^2 is not differentiable; the fit lands on it and says it converged
+    _, data = _hexagon_disc_game(1)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ConvergenceWarning)
+        model = DiscDecomposition(1, prior_scale=1.0, solver=solver, random_state=0).fit(data)
+    assert model.converged_ and model.grad_measure_.max() <= model.tol
+    # (the joint solver lands on u = 0 exactly; the alternation meets tol at |u| ~ 1e-6 on its way)
+    np.testing.assert_allclose(model.u_[:, 0], 0.0, rtol=0, atol=1e-5)
+    np.testing.assert_allclose(model.v_[:, 0], 1.0, rtol=0, atol=1e-5)
+    np.testing.assert_allclose(model.predict_proba(data), 0.5, rtol=0, atol=1e-5)
+    # and it is the optimum: a disc of this game's shape (orthogonal, so Algorithm 1's penalty is 0) is
+    # worse under the same prior, at every radius tried
+    theta = 2 * np.pi * np.arange(6) / 6
+    for t in (1e-3, 0.1, 0.5):
+        u, v = t * np.cos(theta), 1.0 + t * np.sin(theta)
+        objective = lambda uu, vv: (-np.sum(data.pair_weights() * (
+            data.p * np.log(expit(uu[data.i] * vv[data.j] - vv[data.i] * uu[data.j]))
+            + (1 - data.p) * np.log(expit(-(uu[data.i] * vv[data.j] - vv[data.i] * uu[data.j])))))
+            + 0.5 * (uu @ uu + (vv - 1) @ (vv - 1)))
+        assert objective(u, v) > objective(model.u_[:, 0], model.v_[:, 0])
+
+
+def test_a_prior_leaves_the_saddle_when_the_cycle_is_well_measured():
+    # twenty games per pair: the cycle outweighs the same N(0, 1) priors, the fit leaves u = 0 and
+    # finds the disc game (radius sqrt(3) without a prior; shrunk, but the same angles)
+    P, data = _hexagon_disc_game(20)
     with warnings.catch_warnings():
         warnings.simplefilter("error", ConvergenceWarning)
         model = DiscDecomposition(1, prior_scale=1.0, random_state=0).fit(data)
     assert model.converged_ and model.grad_measure_.max() <= model.tol
+    assert np.linalg.norm(model.u_) > 1.0
+    assert not model.transitive_
+    q, decided = model.predict_proba(data), np.abs(data.p - 0.5) > 0.01  # (opposite players: P = 1/2)
+    assert np.all(np.sign(q - 0.5)[decided] == np.sign(data.p - 0.5)[decided])
+    assert model.mse(data) < 1e-2
 
 
 def test_default_disc_predicts_the_hidden_pairs_of_a_disc_game():

@@ -31,6 +31,8 @@ SOLVERS = ("joint", "alternating")
 
 #: Scale of the random perturbation of the first component's starting v (which is 1: an Elo start).
 INIT_NOISE = 0.01
+#: An unconverged fit with |u| <= COLLAPSE * max(1, |v|) is tested against the prior's collapsed point.
+COLLAPSE = 1e-3
 
 #: Tolerance of the fits made while tuning the prior scale (their validation scores need ~1e-5).
 TUNING_TOL = 1e-4
@@ -207,6 +209,30 @@ def _live(u: np.ndarray, v: np.ndarray) -> bool:
     return bool(np.linalg.norm(u) > 1e-8 * max(1.0, float(np.linalg.norm(v))))
 
 
+def _collapsed(problem: _Component, u: np.ndarray, v: np.ndarray, tol: float,
+               measure: float) -> tuple[np.ndarray, np.ndarray, float]:
+    """(u, v, measure), or the prior's collapsed point when the fit ended unconverged next to it.
+
+    Where the prior outweighs the data's cyclic part (few games, a small scale), the MAP of a component
+    is u = 0, v at its prior centre: a point where Algorithm 1's ``<u, v>^2 / |u|^2`` is not
+    differentiable, so a solver creeps towards it without meeting ``tol``. When the fit ended within
+    ``COLLAPSE * max(1, |v|)`` of u = 0, that point is tested: taken when its scaled gradient meets
+    ``tol`` and its objective is no higher.
+    """
+    if measure <= tol or problem.prior_weight == 0.0:
+        return u, v, measure
+    if np.linalg.norm(u) > COLLAPSE * max(1.0, float(np.linalg.norm(v))):
+        return u, v, measure
+    # v's optimum at u = 0 (the loss does not depend on v there): the regulariser and the prior
+    reg, prior = 2.0 * problem.reg_weight, problem.prior_weight
+    u0, v0 = np.zeros_like(u), problem.project(np.full_like(v, (reg + prior * problem.v_centre) / (reg + prior)))
+    m0 = problem.block_measure(u0, v0)
+    lower = problem.joint_objective(np.concatenate([u0, v0]))[0] <= problem.joint_objective(np.concatenate([u, v]))[0]
+    if m0 <= tol and lower:
+        return u0, v0, m0
+    return u, v, measure
+
+
 def _alternate(problem: _Component, u: np.ndarray, v: np.ndarray, tol: float,
                max_iter: int) -> tuple[np.ndarray, np.ndarray, int, float]:
     """Algorithm 1: u-step, v-step, each by L-BFGS, until both blocks meet ``tol`` (or ``max_iter`` rounds).
@@ -225,6 +251,7 @@ def _alternate(problem: _Component, u: np.ndarray, v: np.ndarray, tol: float,
         if measure <= tol:
             break
         inner_tol = max(tol, min(inner_tol, 0.1 * measure))
+    u, v, measure = _collapsed(problem, u, v, tol, measure)
     return u, v, it, measure
 
 
@@ -257,7 +284,8 @@ def _alternate_then_joint(problem: _Component, u: np.ndarray, v: np.ndarray, tol
                 break
         elif res.n_iter == 0:
             break
-    return problem.project(x[:n]), problem.project(x[n:]), 1 + used, measure
+    u, v, measure = _collapsed(problem, problem.project(x[:n]), problem.project(x[n:]), tol, measure)
+    return u, v, 1 + used, measure
 
 
 def describe_first_component(model: Any) -> None:
