@@ -26,6 +26,7 @@ from discrank import (
     load,
 )
 from discrank import _tuning
+from discrank.exceptions import SeparationWarning
 
 MAP_GRAD_REL = 1e-8  # |gradient of the posterior at the fit| / |gradient at the prior mean|
 MAP_AGREEMENT = 1e-6  # the fit against scipy's minimiser of the same posterior
@@ -158,11 +159,13 @@ def test_disc_prior_keeps_separated_data_finite_where_maximum_likelihood_has_no_
     assert gap < (1e-3 if prior_scale is not None else 0.05)
     # maximum likelihood (the paper's Eq. (4)) has none: the data loss tends to 0 as the scores grow,
     # so the answer is wherever the tolerance stops it, further out as the tolerance tightens
+    # (and says so: a SeparationWarning naming players of the order, separated_ True, converged_ False)
     ml = {}
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", ConvergenceWarning)
-        for tol in (1e-6, 1e-9):
+    for tol in (1e-6, 1e-9):
+        with pytest.warns(SeparationWarning, match=r"never lose \(or never win\).*no finite answer"):
             ml[tol] = DiscDecomposition(1, prior_scale=np.inf, tol=tol, random_state=0).fit(data)
+        assert ml[tol].separated_ is True and ml[tol].converged_ is False
+    assert all(m.separated_ is None for m in fits.values())
     assert ml[1e-9].loss_ < 1e-12 < min(m.loss_ for m in fits.values())
     assert ml[1e-9].decision_function(i, j).min() > ml[1e-6].decision_function(i, j).min() + 5
     assert max(np.abs(ml[1e-9].u_).max(), np.abs(ml[1e-9].v_).max()) > max(np.abs(ml[1e-6].u_).max(),

@@ -72,6 +72,8 @@ def check_prior_scale(value: Any, name: str = "prior_scale") -> Optional[float]:
         raise ValueError(f"{name} must be a positive number (or numpy.inf for no prior, None to tune it), got {given!r}")
     if value != math.inf and (value * value == 0.0 or 1.0 / (value * value) == math.inf):
         raise ValueError(f"{name}={given!r} is too small: 1 / {name}^2 overflows")
+    if value != math.inf and 1.0 / (value * value) == 0.0:
+        raise ValueError(f"{name}={given!r} is too large: 1 / {name}^2 underflows to 0; numpy.inf is no prior")
     return value
 
 

@@ -11,7 +11,8 @@ from discrank import _core
 from discrank._optim import logit_mean_score, minimize_scaled, pair_curvature, scaled_gradient
 from discrank.analysis import TransitivitySummary, disc_verdict, reparametrize, transitivity_summary
 from discrank.data import PairwiseData
-from discrank.exceptions import ConvergenceWarning
+from discrank._labels import show
+from discrank.exceptions import ConvergenceWarning, SeparationWarning
 from discrank.models._base import LOSSES, PairwiseModel, check_n_components
 
 __all__ = ["DiscDecomposition", "DiscReadout", "MElo", "describe_first_component"]
@@ -33,6 +34,9 @@ SOLVERS = ("joint", "alternating")
 INIT_NOISE = 0.01
 #: An unconverged fit with |u| <= COLLAPSE * max(1, |v|) is tested against the prior's collapsed point.
 COLLAPSE = 1e-3
+#: Maximum likelihood: a decided result (0 or 1) fitted with a score beyond this many logits (P within
+#: 3e-7 of 0 or 1) says the factors are growing towards an infinite optimum.
+SATURATED = 15.0
 
 #: Tolerance of the fits made while tuning the prior scale (their validation scores need ~1e-5).
 TUNING_TOL = 1e-4
@@ -415,7 +419,11 @@ class DiscDecomposition(DiscReadout, PairwiseModel):
     n_iter_ : ndarray of int, shape (n_components,)
         Iterations run for each component (joint L-BFGS iterations plus the warm-start round, or rounds).
     converged_ : bool
-        Whether every component met ``tol`` (a ``ConvergenceWarning`` is raised otherwise).
+        Whether every component met ``tol`` (a ``ConvergenceWarning`` is raised otherwise); False when
+        ``separated_``.
+    separated_ : bool or None
+        With ``prior_scale=inf`` and ``loss="bce"``: whether the results alone have no finite optimum
+        (a ``SeparationWarning`` says why); None with a finite prior, which always has one.
     grad_measure_ : ndarray, shape (n_components,)
         Final stopping measure of each component.
     loss_ : float
@@ -542,6 +550,12 @@ class DiscDecomposition(DiscReadout, PairwiseModel):
         self.converged_ = bool(np.all(measures <= tol))
         if self._base is None:
             describe_first_component(self)
+        self.separated_ = None
+        if sigma == np.inf and self.loss == "bce":
+            self.separated_ = self._warn_separation(data, objective, piece)
+            if self.separated_:
+                self.converged_ = False  # a point where the gradient vanishes numerically, not an optimum
+                return
         if not self.converged_:
             scale = max(np.abs(U).max(), np.abs(V).max())
             stopped = ("in max_iter=" + str(self.max_iter) + " iterations" if np.any(n_iter > int(self.max_iter))
@@ -557,6 +571,47 @@ class DiscDecomposition(DiscReadout, PairwiseModel):
 
     def _warm_state(self):
         return (self.labels_, self.u_, self.v_)
+
+    def _warn_separation(self, data: PairwiseData, objective: Any, piece: np.ndarray) -> bool:
+        """Maximum likelihood in logit space (``prior_scale=inf``): whether the results alone have no
+        finite optimum, with a ``SeparationWarning`` when so.
+
+        Two ways: the results separate the players as they do for Elo (a player or a group that never
+        loses, or never wins, against the others: Elo is the disc model with v = 1, so its infinite
+        ratings are the disc model's too); or the fit reproduces decided results (0 or 1) with scores
+        beyond SATURATED logits, as a perfectly cyclic log (a beats b beats c beats a, every game) is fitted
+        by a disc game whose radius grows without end.
+        """
+        n = data.n_players
+        _, scored, conceded = objective.score_sums(n_threads=self._n_threads)
+        has_pair = np.bincount(piece, minlength=n)[piece] > 1
+        one_sided = has_pair & ~((scored > 0.0) & (conceded > 0.0))
+        n_pieces = int(piece.max()) + 1 if piece.size else 0
+        n_strong, strong = _core.beat_pieces(n, data.i, data.j, data.p)
+        scores = _core.scores(data.i, data.j, n, U=self.u_, V=self.v_, n_threads=self._n_threads)
+        decided = (data.p == 0.0) | (data.p == 1.0)
+        saturated = decided & (np.abs(scores) > SATURATED)
+        if not (one_sided.any() or n_strong > n_pieces or saturated.any()):
+            return False
+        if one_sided.any() or n_strong > n_pieces:
+            sizes = np.bincount(strong)
+            smallest = np.argsort(sizes, kind="stable")[: min(5, sizes.size)]
+            names = [show(data.labels[np.flatnonzero(strong == c)[0]]) for c in smallest]
+            why = (f"the results separate the players: some players or groups never lose (or never win) against "
+                   f"the others (e.g. {', '.join(names)})")
+        else:
+            k = int(np.flatnonzero(saturated)[0])
+            why = (f"the fit reproduces decided results with scores beyond {SATURATED:g} logits (e.g. "
+                   f"{show(data.labels[data.i[k]])} against {show(data.labels[data.j[k]])}: {scores[k]:.3g})")
+        scale = max(np.abs(self.u_).max(), np.abs(self.v_).max())
+        warnings.warn(
+            f"{why}, so the maximum-likelihood {type(self).__name__} has no finite answer: its factors grow "
+            f"until the solver stops (here |u|, |v| up to {scale:.3g}), and converged_ is False. The default "
+            "prior_scale=None (or any finite prior_scale) gives a finite answer",
+            SeparationWarning,
+            stacklevel=4,
+        )
+        return True
 
     def _base_ratings(self, data: PairwiseData, w: np.ndarray) -> Optional[np.ndarray]:
         """Fixed per-player scores added to every component's score (none for the disc decomposition)."""
