@@ -21,6 +21,7 @@ from discrank import (
     load,
 )
 from discrank.cli import main
+from discrank.exceptions import SeparationWarning
 from discrank.evaluation import game_losses
 from discrank.online import OnlineElo
 
@@ -74,10 +75,10 @@ def test_disc_prior_makes_separated_data_converge_where_maximum_likelihood_diver
         melo = MElo(1, prior_scale=0.5, random_state=0).fit(data)
     assert disc.converged_ and melo.converged_
     assert max(np.abs(disc.u_).max(), np.abs(disc.v_).max()) < 10
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", ConvergenceWarning)
+    with pytest.warns(SeparationWarning, match="no finite answer"):
         ml = DiscDecomposition(1, prior_scale=np.inf, random_state=0, max_iter=300).fit(data)
-    # no finite maximum-likelihood answer: its fit stops where the sigmoid saturates (issue 15 asks it to warn)
+    # no finite maximum-likelihood answer: its fit stops where the sigmoid saturates, and says so
+    assert ml.separated_ is True and ml.converged_ is False and disc.separated_ is None
     assert ml.predict_proba(0, 7) > 1 - 1e-9 and ml.predict_proba(0, 1) > 1 - 1e-6
     assert disc.predict_proba(0, 1) < 0.99
 
