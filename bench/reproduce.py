@@ -37,6 +37,7 @@ from discrank import (  # noqa: E402
     PairwiseData,
 )
 from discrank.analysis import disc_verdict, nash_clustering  # noqa: E402
+from discrank.exceptions import SeparationWarning  # noqa: E402
 from discrank.games import example3, sample_games  # noqa: E402
 from discrank.plot import plot_embedding, plot_payoff  # noqa: E402
 
@@ -90,8 +91,17 @@ def quiet_fit(model, data):
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         model.fit(data)
-    model.warned_ = any(issubclass(w.category, ConvergenceWarning) for w in caught)
+    # not converged: max_iter reached (ConvergenceWarning), or no finite optimum (SeparationWarning)
+    model.warned_ = (any(issubclass(w.category, (ConvergenceWarning, SeparationWarning)) for w in caught)
+                     or not np.all(getattr(model, "converged_", True)))
     return model
+
+
+def read_first(model, transitive: bool) -> str:
+    """The first component's verdict (Proposition 1), or "flat" when the prior collapsed it to u = 0."""
+    if not np.any(model.u_[:, 0]):
+        return "flat (u = 0)"
+    return "transitive" if transitive else "cyclic"
 
 
 # ---------------------------------------------------------------------------------------------- 1
@@ -200,7 +210,7 @@ def exp_table1(cfg):
                 cells.append(f"{r[:, 0].mean():.1e} / {r[:, 1].mean():.1e} +- {r[:, 1].std():.0e}{star}{paper}")
             print(f"| {name} | " + " | ".join(cells) + " |")
         if any(np.array(r, dtype=float)[:, 2].any() for (v, _, _), r in results.items() if v == version):
-            print("(* some fits hit max_iter with a ConvergenceWarning)")
+            print("(* some fits did not converge: max_iter, or no finite optimum)")
     return results
 
 
@@ -282,8 +292,8 @@ def exp_metagames(cfg):
         prob_verdict = "transitive" if prob_summary.main_transitive else "cyclic"
         print(f"| {game} | {data.n_players} | {clusters} | {verdict}{'*' if full.warned_ else ''} "
               f"({summary.share[0]:.2f}, {side:.2f}) | {prob_verdict} ({prob_summary.share[0]:.2f}, {prob_side:.2f}) | "
-              f"{'transitive' if tuned_summary.main_transitive else 'cyclic'}{'*' if tuned.warned_ else ''} "
-              f"({tuned_summary.share[0]:.2f}, {majority_side(tuned.u_[:, 0], tuned.v_[:, 0]):.2f}) | "
+              f"{read_first(tuned, tuned_summary.main_transitive)}{'*' if tuned.warned_ else ''} "
+              f"({tuned_summary.share[0]:.2f}, {majority_side(tuned.u_[:, 0], tuned.v_[:, 0]):.2f}) | ".replace("nan", "-")
               + " | ".join(cells) + " |")
         plot_embedding(*display_points(prob), ax=axes.flat[g], title=f"{game} (probability space)")
     for ax in axes.flat[n_games:]:
@@ -310,7 +320,8 @@ def exp_metagames(cfg):
     fig.tight_layout()
     fig.savefig(cfg.figures / "metagames_ratios.png", dpi=80)
     plt.close(fig)
-    print("(* the fit hit max_iter: without a prior, payoffs of exactly 0 or 1 have no finite bce optimum; \"prior\": "
+    print("(* the fit did not converge: without a prior, payoffs of exactly 0 or 1 can have no finite bce optimum "
+          "(SeparationWarning), or it hit max_iter; \"prior\": "
           "discrank's default, the prior scale tuned on a held-out tenth of the training pairs)")
     return table, logavg
 
@@ -350,7 +361,7 @@ def exp_human(cfg):
             cells = []
             for loss, sigma in (("bce", INF), ("probability", INF), ("bce", None)):
                 disc = quiet_fit(DiscDecomposition(1, loss, prior_scale=sigma, random_state=0, max_iter=cfg.max_iter), data)
-                verdict = "transitive" if disc.transitive_ else "cyclic"
+                verdict = read_first(disc, disc.transitive_)
                 cells.append(f"{verdict}{'*' if disc.warned_ else ''} ({majority_side(disc.u_[:, 0], disc.v_[:, 0]):.2f})")
                 if loss == "bce" and sigma == INF:
                     plot_embedding(*display_points(disc), ax=axes[r, c], title=f"{name}, >= {m} games")

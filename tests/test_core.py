@@ -227,7 +227,8 @@ def test_scores_kernel_matches_reference():
 
 
 class TestGuards:
-    """The bindings refuse what would corrupt memory or silently copy."""
+    """The bindings refuse what would corrupt memory or silently convert values (a strided array of the
+    right dtype is copied once, at the boundary)."""
 
     def setup_method(self):
         self.i = np.array([0, 1], dtype=np.int32)
@@ -253,10 +254,12 @@ class TestGuards:
         with pytest.raises(TypeError):
             _core.PairObjective(3, self.i, self.j, self.y.astype(np.float32), self.w)
 
-    def test_non_contiguous_array_is_refused(self):
+    def test_strided_array_is_copied_at_the_boundary(self):
         y = np.array([0.5, 0.0, 0.7, 0.0])[::2]
-        with pytest.raises(TypeError):
-            _core.PairObjective(3, self.i, self.j, y, self.w)
+        s = np.array([0.3, -0.2, 0.1])
+        strided = _core.PairObjective(3, self.i, self.j, y, self.w).evaluate(_core.LOSS_BCE, s=s)[0]
+        contiguous = _core.PairObjective(3, self.i, self.j, np.ascontiguousarray(y), self.w).evaluate(_core.LOSS_BCE, s=s)[0]
+        assert strided == contiguous
 
     def test_mismatched_lengths(self):
         with pytest.raises(ValueError, match="same length 2"):

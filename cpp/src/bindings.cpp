@@ -1,6 +1,10 @@
-// Python glue for the header-only core. Arrays cross without copies: every argument is declared
-// .noconvert(), so a wrong dtype or layout is a TypeError, never a silent copy. Every kernel call
-// releases the GIL.
+// Python glue for the header-only core. Input arrays are In<T>: an ndarray of exactly the kernel's
+// dtype crosses without a copy when it is C-contiguous and aligned (the no-copy contract the fits rely
+// on: they pass such arrays on every call); a strided view of that dtype (s[::2], a column G[:, 2]) is
+// copied once to C order at this boundary. A wrong dtype or a non-array is a TypeError, never a silent
+// conversion of values. Arrays the core writes into (online's ratings, evaluate's curv) must be
+// C-contiguous float64 themselves: a copy would lose the writes. Every kernel call releases the GIL;
+// thread counts are clamped by the core (threads.hpp).
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
@@ -25,6 +29,43 @@ namespace {
 using IntArray = py::array_t<std::int32_t, py::array::c_style>;
 using FloatArray = py::array_t<double, py::array::c_style>;
 
+// An input array of dtype T, C-contiguous and aligned: see In's caster below.
+template <class T>
+class In : public py::array_t<T, py::array::c_style> {
+  public:
+    using py::array_t<T, py::array::c_style>::array_t;
+};
+using IntIn = In<std::int32_t>;
+using FloatIn = In<double>;
+
+}  // namespace
+
+namespace pybind11::detail {
+
+// Loads an ndarray whose dtype is equivalent to T, with any strides: as is when C-contiguous and aligned
+// (no copy), else through numpy.require(..., "CA") (one copy in C order). Anything else does not load,
+// so the call is a TypeError naming the expected signature.
+template <class T>
+struct pyobject_caster<In<T>> {
+    bool load(handle src, bool /*convert*/) {
+        if (!array_t<T, array::forcecast>::check_(src)) return false;  // an ndarray of dtype T, any layout
+        const auto flags = reinterpret_borrow<array>(src).flags();
+        if ((flags & npy_api::NPY_ARRAY_C_CONTIGUOUS_) && (flags & npy_api::NPY_ARRAY_ALIGNED_)) {
+            value = reinterpret_borrow<In<T>>(src);
+        } else {
+            value = reinterpret_steal<In<T>>(
+                module_::import("numpy").attr("require")(src, none(), "CA").release());
+        }
+        return true;
+    }
+    static handle cast(const handle& src, return_value_policy, handle) { return src.inc_ref(); }
+    PYBIND11_TYPE_CASTER(In<T>, (handle_type_name<array_t<T, array::c_style>>::name));
+};
+
+}  // namespace pybind11::detail
+
+namespace {
+
 std::string shape_str(const py::array& a) {
     std::string s = "(";
     for (py::ssize_t d = 0; d < a.ndim(); ++d) s += (d ? ", " : "") + std::to_string(a.shape(d));
@@ -44,8 +85,8 @@ struct Factors {
     const double* s = nullptr;
 };
 
-Factors check_factors(std::int64_t n, const std::optional<FloatArray>& U, const std::optional<FloatArray>& V,
-                      const std::optional<FloatArray>& s) {
+Factors check_factors(std::int64_t n, const std::optional<FloatIn>& U, const std::optional<FloatIn>& V,
+                      const std::optional<FloatIn>& s) {
     Factors f;
     if (U.has_value() != V.has_value()) throw py::value_error("U and V must be given together");
     if (U) {
@@ -68,7 +109,7 @@ Factors check_factors(std::int64_t n, const std::optional<FloatArray>& U, const 
 // Owns references to the pair arrays so that the borrowed pointers in PairObjective stay valid.
 class PyObjective {
   public:
-    PyObjective(std::int64_t n_players, IntArray i, IntArray j, FloatArray y, FloatArray w, const std::string& strategy)
+    PyObjective(std::int64_t n_players, IntIn i, IntIn j, FloatIn y, FloatIn w, const std::string& strategy)
         : i_(std::move(i)), j_(std::move(j)), y_(std::move(y)), w_(std::move(w)) {
         using S = discrank::PairObjective::Strategy;
         S strat;
@@ -91,8 +132,8 @@ class PyObjective {
                                                           strat);
     }
 
-    py::tuple evaluate(int loss, const std::optional<FloatArray>& U, const std::optional<FloatArray>& V,
-                       const std::optional<FloatArray>& s, const std::optional<FloatArray>& offset, bool grad_u,
+    py::tuple evaluate(int loss, const std::optional<FloatIn>& U, const std::optional<FloatIn>& V,
+                       const std::optional<FloatIn>& s, const std::optional<FloatIn>& offset, bool grad_u,
                        bool grad_v, bool grad_s, std::optional<FloatArray> curv, int n_threads) {
         if (loss < 0 || loss > 3) throw py::value_error("unknown loss id " + std::to_string(loss));
         const std::int64_t n = core_->n_players();
@@ -143,7 +184,7 @@ class PyObjective {
         return py::make_tuple(value, gU, gV, gs);
     }
 
-    FloatArray hessp_s(const FloatArray& curv, const FloatArray& x, int n_threads) {
+    FloatArray hessp_s(const FloatIn& curv, const FloatIn& x, int n_threads) {
         check_vector(curv, core_->n_pairs(), "curv");
         check_vector(x, core_->n_players(), "x");
         FloatArray out(static_cast<py::ssize_t>(core_->n_players()));
@@ -155,7 +196,7 @@ class PyObjective {
         return out;
     }
 
-    FloatArray player_sums(const FloatArray& v, int n_threads) {
+    FloatArray player_sums(const FloatIn& v, int n_threads) {
         check_vector(v, core_->n_pairs(), "v");
         FloatArray out(static_cast<py::ssize_t>(core_->n_players()));
         double* po = out.mutable_data();
@@ -166,7 +207,7 @@ class PyObjective {
         return out;
     }
 
-    FloatArray opponent_sums(const FloatArray& v, const FloatArray& c, int n_threads) {
+    FloatArray opponent_sums(const FloatIn& v, const FloatIn& c, int n_threads) {
         check_vector(v, core_->n_pairs(), "v");
         check_vector(c, core_->n_players(), "c");
         FloatArray out(static_cast<py::ssize_t>(core_->n_players()));
@@ -203,8 +244,8 @@ class PyObjective {
     std::unique_ptr<discrank::PairObjective> core_;
 };
 
-FloatArray scores(IntArray a, IntArray b, std::int64_t n_players, const std::optional<FloatArray>& U,
-                  const std::optional<FloatArray>& V, const std::optional<FloatArray>& s, int n_threads) {
+FloatArray scores(IntIn a, IntIn b, std::int64_t n_players, const std::optional<FloatIn>& U,
+                  const std::optional<FloatIn>& V, const std::optional<FloatIn>& s, int n_threads) {
     const Factors f = check_factors(n_players, U, V, s);
     if (a.ndim() != 1 || b.ndim() != 1 || a.shape(0) != b.shape(0))
         throw py::value_error("a and b must be 1-D of the same length, got " + shape_str(a) + " and " +
@@ -244,7 +285,7 @@ void check_games(const IntArray& a, const IntArray& b, const FloatArray& score, 
 }
 
 // Runs the updates in place on `ratings` (Elo: s; disc: strength then consistency, 2 x n).
-py::tuple online(bool disc, IntArray a, IntArray b, FloatArray score, double step, FloatArray ratings,
+py::tuple online(bool disc, IntIn a, IntIn b, FloatIn score, double step, FloatArray ratings,
                  std::int64_t every) {
     if (ratings.ndim() != (disc ? 2 : 1) || (disc && ratings.shape(0) != 2))
         throw py::value_error(std::string("ratings must have shape ") + (disc ? "(2, n)" : "(n,)") + ", got " +
@@ -270,7 +311,7 @@ py::tuple online(bool disc, IntArray a, IntArray b, FloatArray score, double ste
     return py::make_tuple(pred, snaps);
 }
 
-py::tuple group_pairs(std::int64_t n, IntArray lo, IntArray hi, int n_threads) {
+py::tuple group_pairs(std::int64_t n, IntIn lo, IntIn hi, int n_threads) {
     if (lo.ndim() != 1 || hi.ndim() != 1 || lo.shape(0) != hi.shape(0))
         throw py::value_error("lo and hi must be 1-D of the same length, got " + shape_str(lo) + " and " +
                               shape_str(hi));
@@ -301,8 +342,8 @@ py::tuple group_pairs(std::int64_t n, IntArray lo, IntArray hi, int n_threads) {
     return py::make_tuple(inverse, out_lo, out_hi);
 }
 
-py::tuple aggregate_games(std::int64_t n, IntArray a, IntArray b, FloatArray score,
-                          const std::optional<FloatArray>& count, int n_threads) {
+py::tuple aggregate_games(std::int64_t n, IntIn a, IntIn b, FloatIn score, const std::optional<FloatIn>& count,
+                          int n_threads) {
     const std::int64_t m = a.ndim() == 1 ? a.shape(0) : -1;
     if (m < 0 || b.ndim() != 1 || b.shape(0) != m || score.ndim() != 1 || score.shape(0) != m ||
         (count && (count->ndim() != 1 || count->shape(0) != m)))
@@ -366,16 +407,12 @@ py::object factorize_ints(const py::array& a, const py::array& b, std::int64_t m
     if (a.ndim() != 1 || b.ndim() != 1 || a.shape(0) + b.shape(0) == 0)
         throw py::value_error("a and b must be 1-D and not both empty");
     if (!a.dtype().is(b.dtype())) throw py::type_error("a and b must have the same dtype");
-    if (!(a.flags() & py::array::c_style) || !(b.flags() & py::array::c_style))
-        throw py::type_error("a and b must be contiguous");
     if (a.shape(0) == 0 || b.shape(0) == 0) return py::none();
     if (a.dtype().is(py::dtype::of<std::int64_t>()))
-        return factorize_ints_t<std::int64_t>(a.cast<py::array_t<std::int64_t, py::array::c_style>>(),
-                                              b.cast<py::array_t<std::int64_t, py::array::c_style>>(), max_range,
+        return factorize_ints_t<std::int64_t>(a.cast<In<std::int64_t>>(), b.cast<In<std::int64_t>>(), max_range,
                                               n_threads);
     if (a.dtype().is(py::dtype::of<std::int32_t>()))
-        return factorize_ints_t<std::int32_t>(a.cast<py::array_t<std::int32_t, py::array::c_style>>(),
-                                              b.cast<py::array_t<std::int32_t, py::array::c_style>>(), max_range,
+        return factorize_ints_t<std::int32_t>(a.cast<In<std::int32_t>>(), b.cast<In<std::int32_t>>(), max_range,
                                               n_threads);
     throw py::type_error("a and b must be int32 or int64, got " + std::string(py::str(a.dtype())));
 }
@@ -395,7 +432,7 @@ std::int64_t check_pair_indices(std::int64_t n, const IntArray& i, const IntArra
     return m;
 }
 
-py::tuple beat_pieces(std::int64_t n, IntArray i, IntArray j, FloatArray p) {
+py::tuple beat_pieces(std::int64_t n, IntIn i, IntIn j, FloatIn p) {
     const std::int64_t m = check_pair_indices(n, i, j);
     check_vector(p, m, "p");
     const std::int32_t* pi = i.data();
@@ -410,7 +447,7 @@ py::tuple beat_pieces(std::int64_t n, IntArray i, IntArray j, FloatArray p) {
     return py::make_tuple(count, comp);
 }
 
-py::tuple tile_pairs(std::int64_t n, IntArray i, IntArray j, const std::vector<FloatArray>& cols, int tile_bits,
+py::tuple tile_pairs(std::int64_t n, IntIn i, IntIn j, const std::vector<FloatIn>& cols, int tile_bits,
                      int n_threads) {
     const std::int64_t m = check_pair_indices(n, i, j);
     if (tile_bits < 0 || tile_bits > 30) throw py::value_error("tile_bits must be in [0, 30], got " + std::to_string(tile_bits));
@@ -435,7 +472,7 @@ py::tuple tile_pairs(std::int64_t n, IntArray i, IntArray j, const std::vector<F
     return py::make_tuple(oi, oj, moved);
 }
 
-py::tuple connected_pieces(std::int64_t n, IntArray i, IntArray j) {
+py::tuple connected_pieces(std::int64_t n, IntIn i, IntIn j) {
     const std::int64_t m = check_pair_indices(n, i, j);
     const std::int32_t* pi = i.data();
     const std::int32_t* pj = j.data();
@@ -465,9 +502,11 @@ PYBIND11_MODULE(_core, m) {
     m.attr("openmp") = false;
     m.def("max_threads", []() { return 1; });
 #endif
+    m.def("thread_limit", &discrank::thread_limit,
+          "The most threads a kernel call starts (4 per processor, at most 1024); larger requests are clamped");
 
     py::class_<PyObjective>(m, "PairObjective")
-        .def(py::init<std::int64_t, IntArray, IntArray, FloatArray, FloatArray, const std::string&>(),
+        .def(py::init<std::int64_t, IntIn, IntIn, FloatIn, FloatIn, const std::string&>(),
              py::arg("n_players"), py::arg("i").noconvert(), py::arg("j").noconvert(), py::arg("y").noconvert(),
              py::arg("w").noconvert(), py::arg("strategy") = "auto")
         .def_property_readonly("n_players", &PyObjective::n_players)
@@ -491,7 +530,7 @@ PYBIND11_MODULE(_core, m) {
     // The vectorised exp and log1p of fastmath.hpp, for their accuracy test.
     m.def(
         "fast_exp_log1p",
-        [](const FloatArray& x) {
+        [](const FloatIn& x) {
             const py::ssize_t len = x.ndim() == 1 ? x.shape(0) : -1;
             if (len < 0) throw py::value_error("x must be 1-D");
             FloatArray e(len), l(len);
@@ -508,14 +547,14 @@ PYBIND11_MODULE(_core, m) {
 
     m.def(
         "online_elo",
-        [](IntArray a, IntArray b, FloatArray score, double step, FloatArray ratings, std::int64_t every) {
+        [](IntIn a, IntIn b, FloatIn score, double step, FloatArray ratings, std::int64_t every) {
             return online(false, a, b, score, step, ratings, every);
         },
         py::arg("a").noconvert(), py::arg("b").noconvert(), py::arg("score").noconvert(), py::arg("step"),
         py::arg("ratings").noconvert(), py::arg("every") = 0);
     m.def(
         "online_disc",
-        [](IntArray a, IntArray b, FloatArray score, double step, FloatArray ratings, std::int64_t every) {
+        [](IntIn a, IntIn b, FloatIn score, double step, FloatArray ratings, std::int64_t every) {
             return online(true, a, b, score, step, ratings, every);
         },
         py::arg("a").noconvert(), py::arg("b").noconvert(), py::arg("score").noconvert(), py::arg("step"),

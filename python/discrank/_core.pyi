@@ -1,4 +1,10 @@
-"""Type stub of the compiled core (cpp/src/bindings.cpp)."""
+"""Type stub of the compiled core (cpp/src/bindings.cpp).
+
+Input arrays must have the dtype shown (another dtype, or a list, is a TypeError); a C-contiguous,
+aligned one is used without a copy, a strided one (``s[::2]``, ``G[:, 2]``) is copied once to C order.
+Arrays the core writes into (``ratings`` of the online updates, ``curv``) must be C-contiguous float64.
+Every ``n_threads`` (0: OpenMP's default, ``omp_get_max_threads()``) is clamped to ``thread_limit()``.
+"""
 
 from typing import Optional
 
@@ -12,7 +18,11 @@ LOSS_PROBABILITY: int
 LOSS_SIGMOID_SQUARED: int
 openmp: bool
 
-def max_threads() -> int: ...
+def max_threads() -> int:
+    """OpenMP's default thread count (``OMP_NUM_THREADS`` when set, else the processors), unclamped."""
+
+def thread_limit() -> int:
+    """The most threads a kernel call starts: 4 per processor (``omp_get_num_procs``), at most 1024."""
 
 class PairObjective:
     """Observed pairs (i < j not required, i != j), targets y, weights w; borrows the arrays."""

@@ -85,10 +85,17 @@ def bootstrap(estimator: Any, a: Any, b: Any, score: Any, *, n_boot: int = 200, 
     from discrank.logs import GameLog
     from discrank.models._base import resolve_n_jobs
 
+    if isinstance(seed, (bool, np.bool_)) or not isinstance(seed, (int, np.integer)):
+        raise TypeError(f"seed must be an integer >= 0 (replicate r draws from default_rng([seed, r])), got {seed!r}")
+    if seed < 0:
+        raise ValueError(f"seed must be an integer >= 0 (replicate r draws from default_rng([seed, r])), got {seed!r}")
     if isinstance(n_boot, bool) or not isinstance(n_boot, (int, np.integer)) or n_boot < 2:
         raise ValueError(f"n_boot must be an integer >= 2, got {n_boot!r}")
     if not 0.0 < float(ci) < 1.0:
         raise ValueError(f"ci must be in (0, 1), got {ci!r}")
+    # None: one worker (each fit then uses OpenMP's default threads); else that many threads (a count
+    # above the limit clamped with a ThreadCountWarning), never more than the replicates
+    workers = 1 if n_jobs is None else min(resolve_n_jobs(n_jobs), int(n_boot))
     log = GameLog.from_arrays(a, b, score)
     full = PairwiseData.from_games(log.a, log.b, log.score, weights=weights)
     labels = full.labels
@@ -99,7 +106,6 @@ def bootstrap(estimator: Any, a: Any, b: Any, score: Any, *, n_boot: int = 200, 
     if ref is not None:
         point -= point[ref]
     G = len(log)
-    workers = max(1, resolve_n_jobs(n_jobs))  # None: one worker (the fits then use every core)
     fit_params = dict(params)
     if "n_jobs" in fit_params:
         fit_params["n_jobs"] = 1 if workers > 1 else params.get("n_jobs")

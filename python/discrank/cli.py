@@ -7,9 +7,11 @@ import os
 import sys
 import time
 import warnings
-from typing import Optional, Sequence
+from typing import Callable, NoReturn, Optional, Sequence, Union
 
 import numpy as np
+
+from discrank._labels import show
 
 __all__ = ["main", "simulate_league"]
 
@@ -35,6 +37,98 @@ def simulate_league(
     return a, b, score, logit
 
 
+# ------------------------------------------------------------------ option types: errors name the option
+def _int_at_least(low: int) -> Callable[[str], int]:
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r} is not an integer") from None
+        if value < low:
+            raise argparse.ArgumentTypeError(f"must be an integer >= {low}, got {text!r}")
+        return value
+
+    parse.__name__ = f"integer >= {low}"
+    return parse
+
+
+def _finite_float(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+    if not np.isfinite(value):
+        raise argparse.ArgumentTypeError(f"must be a finite number, got {text!r}")
+    return value
+
+
+def _fraction(text: str) -> float:
+    value = _finite_float(text)
+    if not 0.0 < value < 1.0:
+        raise argparse.ArgumentTypeError(f"must be a number strictly between 0 and 1, got {text!r}")
+    return value
+
+
+def _regularization(text: str) -> Union[str, float]:
+    if text == "cv":
+        return text
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is neither a number >= 0 nor 'cv'") from None
+    if not np.isfinite(value) or value < 0:
+        raise argparse.ArgumentTypeError(f"must be a finite number >= 0 or 'cv', got {text!r}")
+    return value
+
+
+def _threads(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not an integer") from None
+    if value == 0:
+        raise argparse.ArgumentTypeError("must be a positive count, or -1 for all cores (-2 all but one ...), got '0'")
+    return value
+
+
+def _bound_text(flag: str, value: Optional[str]) -> Optional[str]:
+    """``--start`` / ``--end``: a date or a number (which one the log's times say, when it is read)."""
+    if not value:
+        return None
+    try:
+        float(value)
+        return value
+    except ValueError:
+        pass
+    try:
+        if not np.isnat(np.datetime64(value)):
+            return value
+    except (ValueError, TypeError, OverflowError):
+        pass
+    raise ValueError(f"{flag} {value!r} is neither a date (YYYY-MM-DD) nor a number")
+
+
+def _write(path: str, write: Callable[[], None]) -> None:
+    """Run ``write``; an OSError names ``path`` (``[Errno 5] Input/output error`` alone does not)."""
+    try:
+        write()
+    except OSError as exc:
+        target = exc.filename if isinstance(exc.filename, str) else path  # (numpy adds .npz, matplotlib .png)
+        raise OSError(f"cannot write {target!r}: {exc.strerror or exc}") from None
+
+
+class _UsageError(Exception):
+    """A command line that argparse refuses (an unknown option, a value of the wrong type)."""
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse's parser, whose errors :func:`main` prints as one line and exit code 2 (not the usage)."""
+
+    def error(self, message: str) -> NoReturn:  # type: ignore[override]
+        raise _UsageError(f"{message} (discrank {self.prog.split()[-1]} --help lists the options)"
+                          if " " in self.prog else message)
+
+
 def _leaderboard(title: str, labels: np.ndarray, value: np.ndarray, header: str, top: int) -> str:
     order = np.argsort(-value)[:top]
     lines = [title, f"  rank  player  {header}"]
@@ -50,11 +144,23 @@ def _field_score(model, n: int) -> np.ndarray:
     return np.nanmean(P, axis=1)
 
 
+#: The largest league ``discrank demo`` simulates (every pair plays: memory grows with players^2).
+DEMO_MAX_PLAYERS = 5000
+DEMO_MAX_GAMES = 50_000_000
+
+
 def demo(args: argparse.Namespace) -> int:
     from discrank import DiscDecomposition, Elo, PairwiseData
 
     if args.players < 4 or args.games_per_pair < 1:
         raise ValueError(f"--players must be >= 4 and --games-per-pair >= 1, got {args.players} and {args.games_per_pair}")
+    games = args.players * (args.players - 1) // 2 * args.games_per_pair
+    if args.players > DEMO_MAX_PLAYERS or games > DEMO_MAX_GAMES:
+        raise ValueError(f"--players {args.players} with --games-per-pair {args.games_per_pair} simulate {games:,} "
+                         f"games; the demo simulates at most {DEMO_MAX_PLAYERS} players and {DEMO_MAX_GAMES:,} games")
+    if 2 * args.components > args.players:
+        raise ValueError(f"--components {args.components} needs at least {2 * args.components} players (k <= n/2); "
+                         f"--players is {args.players}")
     a, b, score, _ = simulate_league(args.players, args.games_per_pair, args.cyclic, args.seed)
     data = PairwiseData.from_games(a, b, score)
     train, test = data.split(0.2, seed=args.seed)
@@ -98,7 +204,7 @@ def demo(args: argparse.Namespace) -> int:
         from discrank.plot import plot_embedding
 
         ax = plot_embedding(disc.u_[:, 0], disc.v_[:, 0], labels=data.labels)
-        ax.figure.savefig(args.plot, dpi=120, bbox_inches="tight")
+        _write(args.plot, lambda: ax.figure.savefig(args.plot, dpi=120, bbox_inches="tight"))
         plt.close(ax.figure)
         print(f"\nwrote the embedding of the first disc component to {args.plot}")
     return 0
@@ -129,13 +235,26 @@ class _FitProgress:
 def _read_log(args: argparse.Namespace):
     """The game log of ``args.games`` (CSV, Parquet or PGN), filtered by ``--start`` / ``--end`` and
     ``--min-player-games`` before its rows are checked; ``--drop-invalid`` drops the invalid rows (with an
-    ``InvalidRowsWarning``) instead of stopping at the first."""
-    from discrank.logs import GameLog, read_pgn
-
+    ``InvalidRowsWarning``) instead of stopping at the first; ``--keep-truncated`` keeps the games of a
+    truncated compressed file read before the truncation (with a warning) instead of stopping."""
     path = args.games
     lower = path.lower()
-    filters = dict(start=args.start or None, end=args.end or None, min_player_games=args.min_player_games,
-                   invalid="drop" if getattr(args, "drop_invalid", False) else "raise")
+    filters = dict(start=_bound_text("--start", args.start), end=_bound_text("--end", args.end),
+                   min_player_games=args.min_player_games,
+                   invalid="drop" if getattr(args, "drop_invalid", False) else "raise",
+                   truncated="keep" if getattr(args, "keep_truncated", False) else "raise")
+    try:
+        return _read_games(args, path, lower, filters)
+    except ValueError as exc:  # the readers name start= and end=; here they are --start and --end
+        text = str(exc)
+        if text.startswith(("start=", "end=")):
+            raise ValueError("--" + text.replace("=", " ", 1)) from None
+        raise
+
+
+def _read_games(args: argparse.Namespace, path: str, lower: str, filters: dict):
+    from discrank.logs import GameLog, read_pgn
+
     if lower.endswith((".pgn", ".pgn.gz", ".pgn.bz2", ".pgn.xz")):
         return read_pgn(path, progress=None if not args.quiet else False, **filters)
     if args.score is None and args.winner is None:
@@ -144,6 +263,7 @@ def _read_log(args: argparse.Namespace):
         raise ValueError("--start / --end need the time column: --time COL")
     cols = dict(a=args.a, b=args.b, score=args.score, winner=args.winner, time=args.time)
     if lower.endswith(".parquet"):
+        filters.pop("truncated")
         return GameLog.read_parquet(path, **cols, **filters)
     return GameLog.read_csv(path, **cols, **filters)
 
@@ -160,7 +280,7 @@ def _make_model(args: argparse.Namespace):
         return MElo(n_components=args.components, n_jobs=n_jobs)
     if args.regularization == "cv":
         return DiscDecompositionCV(n_components=[args.components], random_state=0, n_jobs=n_jobs)
-    lam = 0.0 if args.regularization is None else float(args.regularization)
+    lam = 0.0 if args.regularization is None else float(args.regularization)  # a number >= 0 (_regularization)
     return DiscDecomposition(n_components=args.components, regularization=lam, random_state=0, n_jobs=n_jobs)
 
 
@@ -221,9 +341,9 @@ def fit_command(args: argparse.Namespace) -> int:
         with _pd_options():
             print(frame.head(args.top).to_string(index=False))
     if args.out:
-        frame.to_csv(args.out, index=False)
+        _write(args.out, lambda: frame.to_csv(args.out, index=False))
     if args.save:
-        model.save(args.save)
+        _write(args.save, lambda: model.save(args.save))
     return 0
 
 
@@ -251,7 +371,15 @@ def predict_command(args: argparse.Namespace) -> int:
     if args.pairs:
         import pandas as pd
 
-        df = pd.read_csv(args.pairs)
+        try:
+            df = pd.read_csv(args.pairs)
+        except pd.errors.EmptyDataError:
+            raise ValueError(f"{args.pairs}: the file is empty; --pairs needs a CSV with the columns {args.a!r} and "
+                             f"{args.b!r}") from None
+        except UnicodeDecodeError as exc:
+            raise ValueError(f"{args.pairs}: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
+        except pd.errors.ParserError as exc:
+            raise ValueError(f"{args.pairs}: not a CSV file ({str(exc).strip()})") from None
         for col in (args.a, args.b):
             if col not in df.columns:
                 raise ValueError(f"column {col!r} is not in {args.pairs}; its columns are {list(df.columns)}")
@@ -259,7 +387,7 @@ def predict_command(args: argparse.Namespace) -> int:
         b = _match_labels(model, df[args.b].to_numpy())
         df["p"] = model.predict_proba(a, b)
         if args.out:
-            df.to_csv(args.out, index=False)
+            _write(args.out, lambda: df.to_csv(args.out, index=False))
         else:
             print(df.to_csv(index=False), end="")
         return 0
@@ -271,14 +399,17 @@ def predict_command(args: argparse.Namespace) -> int:
 
 
 def _match_labels(model, values: np.ndarray) -> np.ndarray:
-    """Command-line labels are text: compare them with the model's labels as text."""
+    """Command-line labels are text: read them as the model's labels are, integers, floats or text."""
     labels = np.asarray(model.labels_)
-    if labels.dtype.kind in "iu":
-        try:
-            return np.array([int(v) for v in values.tolist()])
-        except ValueError:
-            bad = next(v for v in values.tolist() if not str(v).lstrip("-").isdigit())
-            raise ValueError(f"unknown player {bad!r}: this model's players are integers") from None
+    if labels.dtype.kind in "iuf":
+        number, kind = (int, "integers") if labels.dtype.kind in "iu" else (float, "numbers")
+        out = []
+        for v in values.tolist():
+            try:
+                out.append(number(v) if isinstance(v, str) else v)
+            except ValueError:
+                raise ValueError(f"unknown player {show(v)}: this model's players are {kind}") from None
+        return np.array(out)
     return values.astype(str)
 
 
@@ -310,7 +441,7 @@ def evaluate_command(args: argparse.Namespace) -> int:
     for w in read_warnings:
         print(f"discrank: warning: {w.message}", file=sys.stderr)
     models = {name: EVAL_MODELS[name]() for name in names}
-    fraction = None if args.test_fraction is None else float(args.test_fraction)
+    fraction = args.test_fraction  # a number in (0, 1) or None (_fraction)
     if (args.cutoff is None) == (fraction is None):
         raise ValueError("give exactly one of --cutoff TIME and --test-fraction F")
     times = {}
@@ -334,7 +465,7 @@ def evaluate_command(args: argparse.Namespace) -> int:
                 if n:
                     print(f"  [{lo:.1f}, {hi:.1f})  {n:>8}  {p:.4f}  {o:.4f}")
     if args.out:
-        ev.frame().to_csv(args.out, index=False)
+        _write(args.out, lambda: ev.frame().to_csv(args.out, index=False))
     if args.plot:
         import matplotlib
 
@@ -342,7 +473,7 @@ def evaluate_command(args: argparse.Namespace) -> int:
         import matplotlib.pyplot as plt
 
         ax = ev.plot_calibration()
-        ax.figure.savefig(args.plot, dpi=120, bbox_inches="tight")
+        _write(args.plot, lambda: ax.figure.savefig(args.plot, dpi=120, bbox_inches="tight"))
         plt.close(ax.figure)
         print(f"wrote {args.plot}", file=sys.stderr)
     return 0
@@ -384,22 +515,23 @@ def plot_command(args: argparse.Namespace) -> int:
         ax = plot.plot_embedding(model.u_[:, 0], model.v_[:, 0], labels=model.labels_ if model.n_players_ <= 40 else None)
     else:
         ax = plot.plot_leaderboard(model.ratings_frame(), top=args.top)
-    ax.figure.savefig(args.out, dpi=120, bbox_inches="tight")
+    _write(args.out, lambda: ax.figure.savefig(args.out, dpi=120, bbox_inches="tight"))
     plt.close(ax.figure)
     print(f"wrote {args.out}")
     return 0
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
-    parser = argparse.ArgumentParser(prog="discrank", description="Ratings for two-player zero-sum games.")
+    parser = _Parser(prog="discrank", description="Ratings for two-player zero-sum games.")
     sub = parser.add_subparsers(dest="command", required=True)
     p = sub.add_parser("demo", help="simulate a league with cycles, fit Elo and the disc decomposition")
-    p.add_argument("--players", type=int, default=60, help="number of players (default 60)")
+    p.add_argument("--players", type=int, default=60,
+                   help=f"number of players (default 60; at most {DEMO_MAX_PLAYERS})")
     p.add_argument("--games-per-pair", type=int, default=20, help="games per pair (default 20)")
-    p.add_argument("--cyclic", type=float, default=1.5, help="strength of the cyclic part (default 1.5)")
-    p.add_argument("--components", type=int, default=2, help="disc components k (default 2)")
-    p.add_argument("--top", type=int, default=10, help="rows of each leaderboard (default 10)")
-    p.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    p.add_argument("--cyclic", type=_finite_float, default=1.5, help="strength of the cyclic part (default 1.5)")
+    p.add_argument("--components", type=_int_at_least(1), default=2, help="disc components k (default 2)")
+    p.add_argument("--top", type=_int_at_least(1), default=10, help="rows of each leaderboard (default 10)")
+    p.add_argument("--seed", type=_int_at_least(0), default=0, help="random seed (default 0)")
     p.add_argument("--plot", metavar="PNG", default="discrank-demo.png",
                    help="write the embedding of the first disc component there (default discrank-demo.png; "
                         "'' for none; needs matplotlib)")
@@ -417,13 +549,18 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     p.add_argument("--drop-invalid", action="store_true",
                    help="drop invalid rows (a player against themself, a missing name, result or time) and "
                         "report how many of each kind, instead of stopping at the first")
+    p.add_argument("--keep-truncated", action="store_true",
+                   help="a truncated compressed file (.gz, .bz2, .xz): keep the games read before the truncation, "
+                        "with a warning, instead of stopping")
     p.add_argument("--model", choices=["elo", "elo++", "disc", "melo"], default="disc")
-    p.add_argument("-k", "--components", type=int, default=1, help="disc components (default 1)")
-    p.add_argument("--regularization", help="lambda of Appendix B.2, or 'cv' to choose it by cross-validation")
-    p.add_argument("--min-games", type=int, default=1, help="keep pairs with at least this many games")
-    p.add_argument("--min-player-games", type=int, default=1, help="keep players with at least this many games")
-    p.add_argument("--threads", type=int, default=None, help="threads of the core (default: all)")
-    p.add_argument("--top", type=int, default=20, help="rows of the printed leaderboard (default 20)")
+    p.add_argument("-k", "--components", type=_int_at_least(1), default=1, help="disc components (default 1)")
+    p.add_argument("--regularization", type=_regularization,
+                   help="lambda of Appendix B.2 (a number >= 0), or 'cv' to choose it by cross-validation")
+    p.add_argument("--min-games", type=_int_at_least(1), default=1, help="keep pairs with at least this many games")
+    p.add_argument("--min-player-games", type=_int_at_least(1), default=1,
+                   help="keep players with at least this many games")
+    p.add_argument("--threads", type=_threads, default=None, help="threads of the core (default: all)")
+    p.add_argument("--top", type=_int_at_least(1), default=20, help="rows of the printed leaderboard (default 20)")
     p.add_argument("--out", help="write the ratings table (CSV) there")
     p.add_argument("--save", help="save the fitted model (.npz) there")
     p.add_argument("--quiet", action="store_true", help="no progress and no leaderboard")
@@ -438,13 +575,15 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     p.add_argument("--time", help="column of the game's time (needed)")
     p.add_argument("--start", help="read only games at or after this time")
     p.add_argument("--end", help="read only games before this time")
-    p.add_argument("--min-player-games", type=int, default=1, help="keep players with at least this many games")
+    p.add_argument("--min-player-games", type=_int_at_least(1), default=1,
+                   help="keep players with at least this many games")
     p.add_argument("--cutoff", help="train on games before this time, test on the later ones")
-    p.add_argument("--test-fraction", help="instead of --cutoff: test on the latest share of the games")
+    p.add_argument("--test-fraction", type=_fraction,
+                   help="instead of --cutoff: test on the latest share of the games (between 0 and 1)")
     p.add_argument("--train-start", help="train only on games from this time")
     p.add_argument("--test-start", help="test only on games from this time (a gap after --cutoff)")
     p.add_argument("--test-end", help="test only on games before this time")
-    p.add_argument("--rolling", type=int, default=1, help="origins of a rolling evaluation (default 1)")
+    p.add_argument("--rolling", type=_int_at_least(1), default=1, help="origins of a rolling evaluation (default 1)")
     p.add_argument("--models", default="elo,online-elo,disc",
                    help=f"comma-separated, from: {', '.join(EVAL_MODELS)} (default elo,online-elo,disc)")
     p.add_argument("--reference", help="model the differences are taken to (default: the first)")
@@ -456,6 +595,9 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     p.add_argument("--drop-invalid", action="store_true",
                    help="drop invalid rows (a player against themself, a missing or unparseable result, name or "
                         "time), reported on stderr, instead of stopping at the first")
+    p.add_argument("--keep-truncated", action="store_true",
+                   help="a truncated compressed file (.gz, .bz2, .xz): keep the games read before the truncation, "
+                        "with a warning, instead of stopping")
     p.add_argument("--quiet", action="store_true", help="no progress")
     p.set_defaults(func=evaluate_command)
 
@@ -476,10 +618,14 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     p = sub.add_parser("plot", help="disc embedding (or Elo leaderboard) of a saved model as an image")
     p.add_argument("model")
     p.add_argument("--out", required=True, help="image file (png, pdf, svg)")
-    p.add_argument("--top", type=int, default=30)
+    p.add_argument("--top", type=_int_at_least(1), default=30, help="players of a leaderboard plot (default 30)")
     p.set_defaults(func=plot_command)
 
-    args = parser.parse_args(argv)
+    try:
+        args = parser.parse_args(argv)
+    except _UsageError as exc:
+        print(f"discrank: error: {exc}", file=sys.stderr)
+        return 2
     try:
         return args.func(args)
     except KeyboardInterrupt:
@@ -488,6 +634,10 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     except (ValueError, TypeError, OSError, ImportError, KeyError) as exc:
         message = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
         print(f"discrank: error: {message}", file=sys.stderr)
+        return 2
+    except MemoryError as exc:  # an input too large for this machine: not a bug
+        print(f"discrank: error: out of memory{f' ({exc})' if str(exc) else ''}: the input is too large for this "
+              "machine's memory", file=sys.stderr)
         return 2
     except Exception as exc:  # a bug of discrank: still one line, and what to report
         message = str(exc).splitlines()[0] if str(exc) else ""

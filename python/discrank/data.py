@@ -14,7 +14,7 @@ from typing import Any, Optional
 import numpy as np
 
 from discrank import _core
-from discrank._labels import LabelIndex, as_label_array, factorize_pair, show
+from discrank._labels import LabelIndex, as_label_array, check_same_kind, factorize_pair, show
 
 __all__ = ["PairwiseData"]
 
@@ -63,11 +63,48 @@ def _check_min_games(min_games: Any) -> int:
     return int(min_games)
 
 
+#: Largest total of the game counts: float64 counts games exactly up to 2^53, and more is no count of games.
+MAX_TOTAL_GAMES = 2.0**53
+
+
 def _check_counts(n: np.ndarray, name: str) -> None:
+    """Every count positive (and finite: checked before), and their total at most :data:`MAX_TOTAL_GAMES`.
+    Fractional counts are accepted (they weigh the pairs)."""
     bad = n <= 0
     if bad.any():
         k = int(np.flatnonzero(bad)[0])
         raise ValueError(f"{name} must be positive; got {show(n[k])} at position {k}")
+    with np.errstate(over="ignore"):
+        total = float(np.sum(n))
+    if not total <= MAX_TOTAL_GAMES:
+        k = int(np.argmax(n))
+        raise ValueError(
+            f"{name} adds up to {show(total)} games (the largest, {name}[{k}] = {show(n[k])}): the counts must add up "
+            f"to at most 2^53 = {MAX_TOTAL_GAMES:.4g}, the most games float64 counts exactly"
+        )
+
+
+#: Players a PairwiseData may have beyond those its pairs name (isolated players, who still cost memory
+#: in every fit); more means indices that are ids, not indices.
+_SPARE_PLAYERS = 2**20
+
+
+def _check_n_players(n_players: Any, n_pairs: int, dense: bool = True, inferred: bool = False) -> int:
+    """``n_players`` as an int; ``dense`` (no labels given): at most :data:`_SPARE_PLAYERS` more than the
+    pairs can name. ``inferred``: it is one more than the largest index (for the message)."""
+    if isinstance(n_players, (bool, np.bool_)) or not isinstance(n_players, (int, np.integer)):
+        raise ValueError(f"n_players must be an integer, got {show(n_players)}")
+    n_players = int(n_players)
+    limit = 2 * n_pairs + _SPARE_PLAYERS
+    if dense and n_players > limit:
+        raise ValueError(
+            f"{'the largest index, ' + str(n_players - 1) + ', makes ' if inferred else ''}"
+            f"n_players={n_players}: far more than the players that {n_pairs} pair(s) name (at most "
+            f"{2 * n_pairs}): i and j are dense indices 0 .. n_players - 1, and every player, even one without a "
+            f"pair, costs memory in a fit (at most {limit} here). For sparse integer ids, pass them as labels "
+            "through PairwiseData.from_games or from_pairs, which code them"
+        )
+    return n_players
 
 
 class PairwiseData:
@@ -83,11 +120,16 @@ class PairwiseData:
     p : array of float, shape (n_pairs,)
         Empirical probability that ``i`` beats ``j`` (draws count half), in [0, 1].
     n_games : array of float, shape (n_pairs,), optional
-        Number of games behind each pair (positive). Needed for ``weights="games"`` and ``min_games``.
+        Number of games behind each pair: positive and finite, adding up to at most 2^53 (fractional
+        counts are accepted as weights). Needed for ``weights="games"`` and ``min_games``.
     labels : array, shape (n_players,), optional
-        The players' labels (numbers or strings, unique). Default: ``0 .. n_players - 1``.
+        The players' labels (numbers or strings of one kind, unique; no empty or blank string). Default:
+        ``0 .. n_players - 1``. Kept in the one dtype of their kind: int64 (uint64 for ids above 2^63 - 1),
+        float64, or an object array of str.
     n_players : int, optional
-        Number of players when ``labels`` is not given. Default: one more than the largest index.
+        Number of players when ``labels`` is not given (an integer). Default: one more than the largest
+        index. Without labels, at most 2^20 players beyond the ``2 * n_pairs`` the pairs can name: sparse
+        integer ids belong in :meth:`from_games` / :meth:`from_pairs`, which code them.
     weights : {"games", "uniform"}, optional
         How pairs count in a fit. ``"uniform"``: every observed pair once, as in the paper (which then
         keeps only pairs with at least ``min_games`` games). ``"games"``: each pair by its number of games,
@@ -132,13 +174,15 @@ class PairwiseData:
         if n_games is not None:
             n_games = _float_vector(n_games, "n_games", m)
             _check_counts(n_games, "n_games")
+        if n_players is not None:
+            n_players = _check_n_players(n_players, m, dense=labels is None)
         if labels is not None:
             index = LabelIndex(labels)
             if n_players is not None and n_players != len(index):
                 raise ValueError(f"n_players={n_players} but {len(index)} labels were given")
             n_players = len(index)
         elif n_players is None:
-            n_players = int(max(i.max(initial=-1), j.max(initial=-1))) + 1
+            n_players = _check_n_players(int(max(i.max(initial=-1), j.max(initial=-1))) + 1, m, inferred=True)
         if m == 0:
             raise ValueError("no observed pair: the data is empty")
         if n_players < 2:
@@ -216,7 +260,10 @@ class PairwiseData:
         Parameters
         ----------
         a, b : array, shape (n_games,)
-            Labels of the two players of each game (numbers or strings).
+            Labels of the two players of each game: numbers or strings, one kind for both (a ``ValueError``
+            names the kinds and their first positions otherwise); no missing label, no empty or blank string,
+            no bytes (decode them) or bools. Integers stay exact: the labels are int64, or uint64 when none
+            is negative and some exceed 2^63 - 1; strings are kept as an object array of str.
         score : array of float, shape (n_games,)
             Score of ``a``: 1 a win, 0 a loss, 0.5 a draw (any value in [0, 1] is a fractional result).
         labels : array, optional
@@ -390,40 +437,53 @@ class PairwiseData:
 
         Where both ``P[i, j]`` and ``P[j, i]`` are observed they must satisfy ``P[i, j] + P[j, i] = 1``
         (Definition 2.1 of the paper) to 1e-9; where only one is observed it is used. The diagonal is
-        ignored.
+        ignored. ``P`` is read in blocks of rows (never copied whole, float32 stays float32): beyond ``P``
+        the memory used is the result's (16 bytes per observed pair) and a few blocks of at most 8 MB.
         """
         P = np.asarray(P)
         if P.dtype.kind not in "iufb":
             raise TypeError(f"P must be numeric, got dtype {P.dtype}")
-        P = P.astype(np.float64, copy=False)
         if P.ndim != 2 or P.shape[0] != P.shape[1]:
             raise ValueError(f"P must be a square matrix, got shape {P.shape}")
         n = P.shape[0]
-        off = ~np.eye(n, dtype=bool)
-        inf = np.isinf(P) & off
-        if inf.any():
-            r, c = np.argwhere(inf)[0]
-            raise ValueError(f"P[{r}, {c}] = {show(P[r, c])}; entries must be probabilities in [0, 1] or NaN (unobserved)")
-        out = ((P < 0) | (P > 1)) & off
-        if out.any():
-            r, c = np.argwhere(out)[0]
-            raise ValueError(f"P[{r}, {c}] = {show(P[r, c])} is not a probability in [0, 1]")
-        iu, ju = np.triu_indices(n, k=1)
-        upper, lower = P[iu, ju], P[ju, iu]
-        has_u, has_l = ~np.isnan(upper), ~np.isnan(lower)
-        both = has_u & has_l
-        gap = np.abs(upper + lower - 1.0)
-        bad = both & (gap > CONSISTENCY_TOL)
-        if bad.any():
-            k = int(np.flatnonzero(bad)[0])
-            r, c = iu[k], ju[k]
-            raise ValueError(
-                f"P[{r}, {c}] + P[{c}, {r}] = {show(upper[k])} + {show(lower[k])} = {show(upper[k] + lower[k])}, "
-                f"not 1: a symmetric zero-sum game needs P_ij + P_ji = 1"
-            )
-        p = np.where(has_u, upper, 1.0 - lower)
-        keep = has_u | has_l
-        return cls(iu[keep], ju[keep], p[keep], None, labels, n_players=n, weights=weights)
+        index = None
+        if labels is not None:
+            index = LabelIndex(labels)
+            if len(index) != n:
+                raise ValueError(f"P has {n} rows (players) but {len(index)} labels were given")
+        if weights is not None and weights not in _WEIGHTS:
+            raise ValueError(f"weights must be one of {_WEIGHTS}, got {weights!r}")
+        if weights == "games":
+            raise ValueError('weights="games" needs n_games (the number of games per pair); a matrix has none')
+        if n < 2:
+            raise ValueError(f"at least 2 players are needed, got {n}")
+        rows = max(1, min(2**20, max(2**16, n * n // 64)) // n)
+        blocks = [(r0, min(n, r0 + rows)) for r0 in range(0, n, rows)]
+        counts, unpaired = [], None
+        for r0, r1 in blocks:
+            # every entry is checked to be a probability before any pair is checked to add up to 1
+            keep, gap = _matrix_block(P, r0, r1, check=True, pairs=unpaired is None)[2:4]
+            counts.append(int(np.count_nonzero(keep)) if unpaired is None else 0)
+            unpaired = unpaired or gap
+        if unpaired:
+            raise ValueError(unpaired)
+        total = sum(counts)
+        if total == 0:
+            raise ValueError("no observed pair: the data is empty")
+        i = np.empty(total, dtype=np.int32)
+        j = np.empty(total, dtype=np.int32)
+        p = np.empty(total, dtype=np.float64)
+        at = 0
+        for (r0, r1), count in zip(blocks, counts):
+            upper, lower, keep, _, has_u = _matrix_block(P, r0, r1, check=False)
+            r, c = np.nonzero(keep)
+            i[at: at + count] = r + r0
+            j[at: at + count] = c + r0
+            p[at: at + count] = np.where(has_u[keep], upper[keep], 1.0 - lower[keep])
+            at += count
+        data = cls._trusted(i, j, p, None, np.arange(n) if index is None else index.labels, weights or "uniform")
+        data._index = index
+        return data
 
     # ------------------------------------------------------------------ derived data
     @property
@@ -517,7 +577,49 @@ def _encode(a: np.ndarray, b: np.ndarray, labels: Any) -> tuple[np.ndarray, np.n
         uniq, code_a, code_b = factorize_pair(a, b)
         return code_a.astype(np.int32, copy=False), code_b.astype(np.int32, copy=False), LabelIndex(uniq)
     index = LabelIndex(labels)
+    check_same_kind(("a", a), ("b", b), ("labels", index.labels))
     return index.index(a, "a").astype(np.int32, copy=False), index.index(b, "b").astype(np.int32, copy=False), index
+
+
+def _matrix_block(P: np.ndarray, r0: int, r1: int, check: bool, pairs: bool = True) -> tuple:
+    """Rows ``r0 .. r1 - 1`` of the upper triangle of the payoff matrix ``P`` (as float64): ``upper[t, c]``
+    is ``P[r0 + t, r0 + c]`` and ``lower[t, c]`` is ``P[r0 + c, r0 + t]``, the mask of the observed pairs
+    (``c > t``, either entry not NaN), the message naming the first pair whose entries do not add up to 1
+    (``check`` and ``pairs``; else None) and where the upper entry is observed. ``check``: refuse an entry
+    of those rows that is not a probability (the first in row-major order, the diagonal ignored)."""
+    b = r1 - r0
+    full = np.asarray(P[r0:r1], dtype=np.float64)
+    if check:
+        with np.errstate(invalid="ignore"):
+            bad = ~((full >= 0.0) & (full <= 1.0)) & ~np.isnan(full)
+        bad[np.arange(b), r0 + np.arange(b)] = False
+        if bad.any():
+            t, c = np.argwhere(bad)[0]
+            r, v = r0 + int(t), full[t, c]
+            if np.isinf(v):
+                raise ValueError(f"P[{r}, {c}] = {show(v)}; entries must be probabilities in [0, 1] or NaN "
+                                 "(unobserved)")
+            raise ValueError(f"P[{r}, {c}] = {show(v)} is not a probability in [0, 1]")
+    upper = full[:, r0:]
+    if check and not pairs:
+        return None, None, None, None, None
+    lower = np.asarray(P[r0:, r0:r1], dtype=np.float64).T
+    above = np.arange(upper.shape[1])[None, :] > np.arange(b)[:, None]
+    has_u = ~np.isnan(upper)
+    has_u &= above
+    has_l = ~np.isnan(lower)
+    has_l &= above
+    gap = None
+    if check:
+        with np.errstate(invalid="ignore"):
+            off = has_u & has_l & (np.abs(upper + lower - 1.0) > CONSISTENCY_TOL)
+        if off.any():
+            t, c = np.argwhere(off)[0]
+            r, c2 = r0 + int(t), r0 + int(c)
+            u, lo = upper[t, c], lower[t, c]
+            gap = (f"P[{r}, {c2}] + P[{c2}, {r}] = {show(u)} + {show(lo)} = {show(u + lo)}, "
+                   f"not 1: a symmetric zero-sum game needs P_ij + P_ji = 1")
+    return upper, lower, has_u | has_l, gap, has_u
 
 
 def warn_isolated(data: PairwiseData, piece: Optional[np.ndarray] = None) -> np.ndarray:

@@ -9,6 +9,8 @@ __all__ = [
     "InvalidRowsWarning",
     "IsolatedPlayerWarning",
     "SeparationWarning",
+    "TruncatedFileWarning",
+    "ThreadCountWarning",
 ]
 
 
@@ -36,3 +38,14 @@ class SeparationWarning(UserWarning):
 
 class NotFittedError(ValueError, AttributeError):
     """A model was used before ``fit`` (scikit-learn's convention: a ValueError and an AttributeError)."""
+
+
+class ThreadCountWarning(UserWarning):
+    """A thread count (``n_jobs``, or ``OMP_NUM_THREADS`` with ``n_jobs=None``) above the limit, 4 threads
+    per processor and at most 1024 (``discrank.models._base.thread_limit``), was clamped to it: the
+    message gives the request and the count used."""
+
+
+class TruncatedFileWarning(UserWarning):
+    """A compressed game file ends mid-stream and ``truncated="keep"`` (``--keep-truncated``) kept the games
+    read before the cut; the message names the file and the last complete game or row."""

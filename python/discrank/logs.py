@@ -25,8 +25,9 @@ from typing import Any, Callable, Iterator, Optional
 
 import numpy as np
 
-from discrank._labels import as_label_array, show
+from discrank._labels import as_label_array, check_same_kind, factorize_pair, show, text_array
 from discrank.data import PairwiseData
+from discrank.exceptions import TruncatedFileWarning
 
 __all__ = ["GameLog", "parse_results", "read_pgn", "DRAW_MARKERS", "INVALID_KINDS"]
 
@@ -152,20 +153,38 @@ def _check_min_player_games(min_player_games: Any) -> int:
 
 def _bound(value: Any, t: np.ndarray, name: str) -> Any:
     """``start`` / ``end`` in the units of the times: a datetime64 for datetimes, a number for numbers (a
-    string such as "20100101", as the command line gives it, is read as one)."""
+    string such as "20100101", as the command line gives it, is read as one). A bound of the other kind
+    (a date for numeric times, a number for dates), NaN or NaT is a ``ValueError`` naming it."""
+    first = t[0] if t.size else None
+    example = "" if first is None or (t.dtype.kind == "M" and np.isnat(first)) else \
+        f" (such as {str(first)[:10]!r})" if t.dtype.kind == "M" else f" (such as {show(first)})"
+    is_number = isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(value, (bool, np.bool_))
+    shown = repr(value) if isinstance(value, np.datetime64) else show(value)  # (show gives NaT as None)
     if t.dtype.kind == "M":
-        try:
-            return np.datetime64(value)
-        except (ValueError, TypeError):
-            raise ValueError(f"{name}={value!r} is not a date, and the times are dates") from None
+        bad = is_number or isinstance(value, (bool, np.bool_))
+        if not bad:
+            try:
+                out = np.datetime64(value)
+            except (ValueError, TypeError, OverflowError):
+                bad = True
+        if bad or np.isnat(out):
+            raise ValueError(f"{name}={shown} is not a date, and the times are dates{example}: give a date "
+                             "such as '2024-03-01', a numpy.datetime64 or a datetime") from None
+        return out
     if t.dtype.kind in "iuf" and isinstance(value, str):
         try:
             return int(value) if t.dtype.kind in "iu" else float(value)
         except ValueError:
             try:
-                return float(value)
+                value = float(value)
             except ValueError:
-                raise ValueError(f"{name}={value!r} is not a number, and the times are numbers") from None
+                raise ValueError(f"{name}={value!r} is not a number, and the times are numbers{example}: give a "
+                                 "number (or text that reads as one, such as '20100101')") from None
+    elif t.dtype.kind in "iuf" and not is_number:
+        raise ValueError(f"{name}={shown} is not a number, and the times are numbers{example}: give a "
+                         "number (or text that reads as one, such as '20100101')")
+    if t.dtype.kind in "iuf" and value != value:
+        raise ValueError(f"{name}={show(value)} is NaN: give a number, or None for no bound")
     return value
 
 
@@ -295,10 +314,10 @@ def _frame_times(pd: Any, tcol: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray
 
 def _player_codes(a: np.ndarray, b: np.ndarray, missing_a: np.ndarray, missing_b: np.ndarray):
     n = a.shape[0]
-    if a.dtype.kind in "iu" and b.dtype.kind in "iu":
-        both = np.concatenate([a, b])
-    else:
-        both = np.concatenate([a.astype(object), b.astype(object)])
+    if a.dtype.kind in "iu" and b.dtype.kind in "iu":  # exact: int64 with uint64 never goes through float
+        uniq, ca, cb = factorize_pair(a, b)
+        return ca, cb, len(uniq)
+    both = np.concatenate([a.astype(object), b.astype(object)])
     codes, uniques = _factorize(both)
     ca, cb = codes[:n].copy(), codes[n:].copy()
     ca[missing_a] = -1
@@ -311,15 +330,16 @@ def _rows_text(rows: np.ndarray, unit: str, limit: int = 5) -> str:
     return f"{unit}{'s' if rows.size > 1 else ''} {shown}"
 
 
-def _warn(message: str) -> None:
-    """An :class:`InvalidRowsWarning` pointing at the first caller outside discrank."""
+def _warn(message: str, category: Optional[type] = None) -> None:
+    """An :class:`InvalidRowsWarning` (or a warning of ``category``) pointing at the first caller outside
+    discrank."""
     from discrank.exceptions import InvalidRowsWarning
 
     package = os.path.dirname(os.path.abspath(__file__)) + os.sep
     frame, level = sys._getframe(0), 1
     while frame is not None and os.path.abspath(frame.f_code.co_filename).startswith(package):
         frame, level = frame.f_back, level + 1
-    warnings.warn(message, InvalidRowsWarning, stacklevel=level)
+    warnings.warn(message, category or InvalidRowsWarning, stacklevel=level)
 
 
 def _screen(kind: np.ndarray, a: np.ndarray, b: np.ndarray, missing_a: np.ndarray, missing_b: np.ndarray,
@@ -432,6 +452,7 @@ class GameLog:
     def from_arrays(cls, a: Any, b: Any, score: Any, time: Any = None) -> "GameLog":
         a = as_label_array(a, "a")
         b = as_label_array(b, "b")
+        check_same_kind(("a", a), ("b", b))
         score = parse_results(score, "score")
         lengths = {"a": a.shape[0], "b": b.shape[0], "score": score.shape[0]}
         if time is not None:
@@ -542,7 +563,7 @@ class GameLog:
             code = kind[k]
             if code == _MISSING_NAME:
                 col, v = (a, col_a[k]) if miss_a[k] else (b, col_b[k])
-                name = f" (the name {v!r})" if isinstance(v, str) else ""
+                name = f" (the name {show(v)})" if isinstance(v, str) else ""
                 return f"column {col!r} is missing a player at row {k}{name}"
             if code == _SELF_PLAY:
                 return f"game {k} is player {show(col_a[k])} against themself (row {k})"
@@ -561,7 +582,8 @@ class GameLog:
             raw = df[time].iloc[k]
             if code == _MISSING_TIME:
                 return f"column {time!r} has no time at row {k} ({show(raw)})"
-            return f"{time}[{k}] = {show(raw)} is not a time at row {k} (a number, a datetime or a date)"
+            return (f"column {time!r} (the time): {time}[{k}] = {show(raw)} is not a time at row {k} (a number, a "
+                    "datetime or a date)")
 
         idx, dropped = _screen(kind, col_a, col_b, miss_a, miss_b, t, t_invalid, start=start, end=end,
                                min_player_games=min_player_games, invalid=invalid, explain=explain)
@@ -574,7 +596,8 @@ class GameLog:
     @classmethod
     def read_csv(cls, path: Any, a: str = "a", b: str = "b", score: Optional[str] = None,
                  winner: Optional[str] = None, time: Optional[str] = None, *, start: Any = None, end: Any = None,
-                 min_player_games: int = 1, invalid: str = "raise", **read_kw: Any) -> "GameLog":
+                 min_player_games: int = 1, invalid: str = "raise", truncated: str = "raise",
+                 **read_kw: Any) -> "GameLog":
         """A game log from a CSV file, through ``pandas.read_csv`` then :meth:`from_frame`.
 
         Parameters
@@ -584,6 +607,11 @@ class GameLog:
         a, b, score, winner, time, start, end, min_player_games, invalid
             As in :meth:`from_frame`: the columns, the filters (applied before the checks), and what to do
             with invalid rows (``"raise"``, the default, or ``"drop"``, which drops and reports them).
+        truncated : {"raise", "keep"}
+            A ``.gz``, ``.bz2`` or ``.xz`` file that ends before its end-of-stream marker (a download cut
+            short): ``"raise"`` (default) a ``ValueError`` naming the file, the byte and line where its text
+            ends and the last complete row; ``"keep"`` keeps the complete lines read before the truncation,
+            with a ``UserWarning`` saying how many rows were kept.
         **read_kw
             Passed to ``pandas.read_csv``. Unless given, ``low_memory=False`` (with pandas' C parser): each
             column is typed from all its rows, so pandas does not warn about columns of mixed types.
@@ -595,15 +623,23 @@ class GameLog:
         Raises
         ------
         ValueError
-            A file that is empty or not UTF-8 text, and the errors of :meth:`from_frame`.
+            A file that is empty, not UTF-8 text, truncated (``truncated="raise"``) or corrupted (compressed
+            data that does not decompress), and the errors of :meth:`from_frame`.
         """
         pd = _pandas()
         _check_invalid(invalid)
         _check_min_player_games(min_player_games)
+        truncated = _check_truncated(truncated)
         if "low_memory" not in read_kw and read_kw.get("engine") in (None, "c"):
             read_kw["low_memory"] = False
         try:
             df = pd.read_csv(path, **read_kw)
+        except EOFError as exc:  # a compressed file cut short
+            df = _truncated_csv(pd, path, read_kw, truncated, exc)
+        except (*_decompression_errors(), OSError) as exc:
+            if isinstance(exc, OSError) and (exc.errno is not None or exc.filename is not None):
+                raise  # a system error (no such file, permission): it names the file
+            raise ValueError(f"{path}: cannot be decompressed ({type(exc).__name__}: {exc})") from None
         except UnicodeDecodeError as exc:
             raise ValueError(f"{path}: not UTF-8 text ({exc.reason} at byte {exc.start}); pass encoding=...") from None
         except pd.errors.EmptyDataError:
@@ -631,11 +667,28 @@ class GameLog:
         Returns
         -------
         GameLog
+
+        Raises
+        ------
+        ValueError
+            A file that is not Parquet, a column used that holds lists, arrays or structs instead of one value
+            per game (named with its type), and the errors of :meth:`from_frame`.
         """
+        pd = _pandas()
         _check_invalid(invalid)
         _check_min_player_games(min_player_games)
-        return cls.from_frame(_pandas().read_parquet(path, **read_kw), a=a, b=b, score=score, winner=winner,
-                              time=time, start=start, end=end, min_player_games=min_player_games, invalid=invalid)
+        try:
+            df = pd.read_parquet(path, **read_kw)
+        except FileNotFoundError:
+            raise
+        except (ValueError, OSError) as exc:
+            text = str(exc)
+            raise ValueError(text if os.fspath(path) in text else f"{path}: {text}") from None
+        for role, col in (("a", a), ("b", b), ("score", score), ("winner", winner), ("time", time)):
+            if col is not None and col in df.columns:
+                _check_scalar_column(pd, df[col], col, role, path)
+        return cls.from_frame(df, a=a, b=b, score=score, winner=winner, time=time, start=start, end=end,
+                              min_player_games=min_player_games, invalid=invalid)
 
     def __len__(self) -> int:
         return int(self.a.shape[0])
@@ -673,10 +726,9 @@ class GameLog:
         out = self._take(keep)
         min_player_games = _check_min_player_games(min_player_games)
         while min_player_games > 1:
-            labels, code = np.unique(np.r_[out.a, out.b], return_inverse=True)
-            counts = np.bincount(code, minlength=labels.size)
-            n = len(out)
-            ok = (counts[code[:n]] >= min_player_games) & (counts[code[n:]] >= min_player_games)
+            labels, code_a, code_b = factorize_pair(out.a, out.b)  # exact for any label kind
+            counts = np.bincount(code_a, minlength=labels.size) + np.bincount(code_b, minlength=labels.size)
+            ok = (counts[code_a] >= min_player_games) & (counts[code_b] >= min_player_games)
             if ok.all():
                 break
             if not ok.any():
@@ -692,9 +744,16 @@ class GameLog:
         return GameLog(self.a[order], self.b[order], self.score[order], self.time[order], dict(self.dropped))
 
     def split_time(self, test_fraction: float = 0.1) -> tuple["GameLog", "GameLog"]:
-        """(past, future): the earliest ``1 - test_fraction`` of the games, and the rest."""
-        if not 0.0 < float(test_fraction) < 1.0:
-            raise ValueError(f"test_fraction must be in (0, 1), got {test_fraction!r}")
+        """(past, future): the earliest ``1 - test_fraction`` of the games, and the rest.
+
+        ``test_fraction`` is a number strictly between 0 and 1 (not text, not a bool); anything else is a
+        ``ValueError`` naming it."""
+        f = test_fraction
+        if isinstance(f, (bool, np.bool_)) or not isinstance(f, (int, float, np.integer, np.floating)) \
+                or not 0.0 < float(f) < 1.0:
+            raise ValueError(f"test_fraction must be a number in (0, 1), the share of the latest games held out; "
+                             f"got {show(f)}")
+        test_fraction = float(f)
         log = self.sorted_by_time()
         cut = int(round((1.0 - test_fraction) * len(log)))
         if cut in (0, len(log)):
@@ -737,8 +796,30 @@ class _Progress:
             print(f"\r{self.what}: {self.count:,} in {elapsed:.1f} s", file=sys.stderr, flush=True)
 
 
-def _pgn_headers(path: Any, progress: Optional[bool]) -> Iterator[Any]:
-    """The header block of every game of a PGN file, in file order (compressed files too)."""
+_TRUNCATED_CHOICES = ("raise", "keep")
+
+
+def _check_truncated(truncated: Any) -> str:
+    if not isinstance(truncated, str) or truncated not in _TRUNCATED_CHOICES:
+        raise ValueError(f"truncated={show(truncated)} is not one of {_TRUNCATED_CHOICES}: 'raise' (the default) stops "
+                         "at a truncated compressed file, 'keep' keeps the games read before the truncation")
+    return truncated
+
+
+def _truncation(path: str, games: int, last: str, where: str, truncated: str, exc: BaseException) -> None:
+    """A truncated compressed file: a ``ValueError`` naming it and the last complete game, or with
+    ``truncated="keep"`` a ``TruncatedFileWarning`` saying how many games are kept."""
+    if truncated == "raise":
+        raise ValueError(f"{path}: the compressed file is truncated ({exc}): it ends {where}, after {games} complete "
+                         f"game{'s' if games != 1 else ''}{last}; truncated=\"keep\" (discrank fit --keep-truncated) "
+                         "keeps the games read before the truncation") from None
+    _warn(f"{path}: the compressed file is truncated: it ends {where}; kept the {games} complete "
+          f"game{'s' if games != 1 else ''} read before the truncation{last}", TruncatedFileWarning)
+
+
+def _pgn_headers(path: Any, progress: Optional[bool], truncated: str = "raise") -> Iterator[Any]:
+    """The header block of every game of a PGN file, in file order (compressed files too). A truncated
+    compressed file raises, or with ``truncated="keep"`` ends the games with a warning."""
     try:
         import chess.pgn
     except ImportError as exc:
@@ -754,13 +835,119 @@ def _pgn_headers(path: Any, progress: Optional[bool]) -> Iterator[Any]:
     bar = _Progress(f"{os.path.basename(path)}: games read", progress)
     with (opener.open(path, "rt", encoding="utf-8", errors="replace") if opener is not open
           else open(path, encoding="utf-8", errors="replace")) as fh:
+        last = None
         while True:
-            headers = chess.pgn.read_headers(fh)
+            try:
+                headers = chess.pgn.read_headers(fh)
+            except EOFError as exc:  # the decompressor met the end of the file before the end of the stream
+                try:
+                    where = f"at byte {fh.buffer.tell():,} of the decompressed text"
+                except (OSError, ValueError, AttributeError):  # pragma: no cover - tell() of the decompressors
+                    where = "early"
+                named = "" if last is None else (f" (the last, game {bar.count - 1}: {show(last.get('White', '?'))} "
+                                                 f"against {show(last.get('Black', '?'))})")
+                bar.close()
+                _truncation(path, bar.count, named, where, truncated, exc)
+                return
+            except (OSError, *_decompression_errors()) as exc:
+                if opener is open:
+                    raise
+                raise ValueError(f"{path}: cannot be decompressed after {bar.count} games ({type(exc).__name__}: "
+                                 f"{exc})") from None
             if headers is None:
                 break
+            last = headers
             bar.update()
             yield headers
     bar.close()
+
+
+def _decompression_errors() -> tuple:
+    """What the decompressors raise on corrupted data (besides OSError)."""
+    import lzma
+    import zlib
+
+    return (zlib.error, lzma.LZMAError)
+
+
+def _truncated_csv(pd: Any, path: Any, read_kw: dict, truncated: str, exc: BaseException) -> Any:
+    """The frame of the complete lines of a truncated compressed CSV file (``truncated="keep"``, with a
+    warning), or a ``ValueError`` naming the file, where its text ends and the last complete row."""
+    import bz2
+    import gzip
+    import io
+    import lzma
+
+    where = os.fspath(path) if isinstance(path, (str, os.PathLike)) else repr(path)
+    method = read_kw.get("compression", "infer")
+    if isinstance(method, dict):
+        method = method.get("method")
+    if method == "infer":
+        method = {".gz": "gzip", ".bz2": "bz2", ".xz": "xz"}.get(os.path.splitext(where)[1].lower())
+    opener = {"gzip": gzip, "bz2": bz2, "xz": lzma}.get(method) if isinstance(path, (str, os.PathLike)) else None
+    if opener is None:
+        raise ValueError(f"{where}: the compressed file is truncated ({exc}); truncated=\"keep\" reads .gz, .bz2 "
+                         "and .xz files given by path") from None
+    chunks = []
+    with opener.open(path, "rb") as fh:
+        try:
+            while True:
+                block = fh.read1(1 << 16)  # (read() would drop what it had decompressed when it meets the end)
+                if not block:
+                    break
+                chunks.append(block)
+        except EOFError:
+            pass
+    text = b"".join(chunks)
+    complete = text[: text.rfind(b"\n") + 1]
+    lines = complete.count(b"\n")
+    kw = {k: v for k, v in read_kw.items() if k != "compression"}
+    try:
+        df = pd.read_csv(io.BytesIO(complete), **kw)
+    except (pd.errors.EmptyDataError, pd.errors.ParserError, ValueError):
+        df = None
+    rows = 0 if df is None else len(df)
+    ends = f"its text ends at byte {len(text):,}, in line {lines + 1}"
+    last = f"the last complete row is row {rows - 1}, on line {lines}" if rows else "no row is complete"
+    if truncated == "raise":
+        keep = f"keeps the {rows} complete rows before it" if rows else "keeps nothing here"
+        raise ValueError(f"{where}: the compressed file is truncated ({exc}): {ends}; {last}; truncated=\"keep\" "
+                         f"(discrank fit --keep-truncated) {keep}") from None
+    if not rows:
+        raise ValueError(f"{where}: the compressed file is truncated: {ends}, and no row is complete") from None
+    _warn(f"{where}: the compressed file is truncated: {ends}; kept the {rows} complete rows read before the "
+          f"truncation; {last}", TruncatedFileWarning)
+    return df
+
+
+def _check_scalar_column(pd: Any, col: Any, name: str, role: str, path: Any) -> None:
+    """A ``ValueError`` when a column holds lists, arrays or structs (a Parquet list or struct column)
+    instead of one value per game, naming the column and its type."""
+    dtype = col.dtype
+    nested = None
+    arrow = getattr(dtype, "pyarrow_dtype", None)
+    if arrow is not None:
+        import pyarrow as pa
+
+        if pa.types.is_nested(arrow):
+            nested = (0, None, str(arrow))
+    elif dtype == object and pd.api.types.infer_dtype(col, skipna=True) == "mixed":
+        for k, v in enumerate(col.tolist()):
+            if isinstance(v, (list, tuple, dict, set, np.ndarray)):
+                nested = (k, v, type(v).__name__)
+                break
+    if nested is None:
+        return
+    k, v, kind = nested
+    try:  # the column's type in the file, when pyarrow can read the schema
+        import pyarrow.parquet as pq
+
+        kind = str(pq.read_schema(path).field(name).type)
+    except Exception:  # noqa: BLE001 - the Python type of the value is named instead
+        pass
+    value = "" if v is None else f" (row {k}: {show(v.tolist() if isinstance(v, np.ndarray) else v)})"
+    raise ValueError(f"{path}: column {name!r} (for {role}) has the type {kind}: it holds lists or records{value}, "
+                     "not one value per game")
 
 
 def _pgn_game(headers: Any) -> tuple[str, str, str, Optional[str], int]:
@@ -783,7 +970,8 @@ def _pgn_game(headers: Any) -> tuple[str, str, str, Optional[str], int]:
     return white, black, result, date, kind
 
 
-def iter_pgn(path: Any, *, progress: Optional[bool] = None) -> Iterator[tuple[str, str, float, Optional[str]]]:
+def iter_pgn(path: Any, *, progress: Optional[bool] = None,
+             truncated: str = "raise") -> Iterator[tuple[str, str, float, Optional[str]]]:
     """Stream (white, black, score of white, date or None) from a PGN file, one game at a time.
 
     Reads headers only (``chess.pgn.read_headers``), never the whole file; unfinished games ("*"), games
@@ -797,6 +985,10 @@ def iter_pgn(path: Any, *, progress: Optional[bool] = None) -> Iterator[tuple[st
         The PGN file.
     progress : bool, optional
         A games-read counter on stderr (default: when stderr is a terminal).
+    truncated : {"raise", "keep"}
+        A compressed file that ends before its end-of-stream marker (a download cut short): ``"raise"``
+        (default) a ``ValueError`` naming the file, where the text ends and the last complete game;
+        ``"keep"`` the games read before the truncation, with a ``TruncatedFileWarning`` saying how many.
 
     Yields
     ------
@@ -804,7 +996,7 @@ def iter_pgn(path: Any, *, progress: Optional[bool] = None) -> Iterator[tuple[st
         White, Black, White's score, and the UTCDate (else Date) tag. A game of a player against themself
         is yielded as it is (:func:`read_pgn` refuses it, or drops and reports it).
     """
-    for headers in _pgn_headers(path, progress):
+    for headers in _pgn_headers(path, progress, _check_truncated(truncated)):
         white, black, result, date, kind = _pgn_game(headers)
         if kind in (0, _SELF_PLAY):
             yield white, black, PGN_RESULTS[result], date
@@ -815,18 +1007,18 @@ def _pgn_dates(dates: list) -> np.ndarray:
     text = [d.replace(".", "-") if d else "NaT" for d in dates]
     try:
         return np.array(text, dtype="datetime64[D]")
-    except ValueError:
+    except (ValueError, TypeError, OverflowError):
         out = np.empty(len(text), dtype="datetime64[D]")
         for k, d in enumerate(text):
             try:
                 out[k] = np.datetime64(d, "D")
-            except ValueError:
+            except (ValueError, TypeError, OverflowError):
                 out[k] = np.datetime64("NaT")
         return out
 
 
 def read_pgn(path: Any, *, progress: Optional[bool] = None, max_games: Optional[int] = None, start: Any = None,
-             end: Any = None, min_player_games: int = 1, invalid: str = "raise") -> GameLog:
+             end: Any = None, min_player_games: int = 1, invalid: str = "raise", truncated: str = "raise") -> GameLog:
     """A PGN file (Lichess's format) as a :class:`GameLog`, streamed game by game.
 
     The players are the White and Black tags, the score White's ("1-0" 1, "1/2-1/2" 0.5, "0-1" 0), the
@@ -836,8 +1028,9 @@ def read_pgn(path: Any, *, progress: Optional[bool] = None, max_games: Optional[
 
     Unfinished games (Result "*"), games with a result that is not a PGN result, and games without both
     player names (a missing, empty or "?" White or Black tag) are skipped, and counted in the report when
-    ``invalid="drop"``. A game of a player against themself is an error (``invalid="raise"``), or dropped
-    and reported (``invalid="drop"``).
+    ``invalid="drop"``. A game of a player against themself, or whose date tag is not a date (say
+    "2024.13.45" or "hello"; a date with "??" parts is no date, not an invalid one), is an error naming
+    the file, the game and the value (``invalid="raise"``), or dropped and reported (``invalid="drop"``).
 
     Parameters
     ----------
@@ -855,10 +1048,15 @@ def read_pgn(path: Any, *, progress: Optional[bool] = None, max_games: Optional[
         Keep the players with at least this many valid games (after ``start`` / ``end``); an invalid game
         of a player who does not survive is filtered out, not raised on or reported.
     invalid : {"raise", "drop"}
-        ``"raise"`` (default): a ``ValueError`` naming the first game of a player against themself (its
-        number and the player). ``"drop"``: drop such games, warn once with an
+        ``"raise"`` (default): a ``ValueError`` naming the file and the first game of a player against
+        themself or with a date that is not one (its number and the player or the date). ``"drop"``: drop
+        such games, warn once with an
         :class:`~discrank.exceptions.InvalidRowsWarning` that gives the count of each kind (skipped games
         included) and the first game numbers, and keep the counts in :attr:`GameLog.dropped`.
+    truncated : {"raise", "keep"}
+        A compressed file that ends before its end-of-stream marker (a download cut short): ``"raise"``
+        (default) a ``ValueError`` naming the file, where its text ends and the last complete game;
+        ``"keep"`` keeps the games read before the truncation, with a ``TruncatedFileWarning`` saying how many.
 
     Returns
     -------
@@ -867,13 +1065,15 @@ def read_pgn(path: Any, *, progress: Optional[bool] = None, max_games: Optional[
     Raises
     ------
     ValueError
-        No finished game with two named players, a game of a player against themself (``invalid="raise"``),
-        no game left after the filters, or an unknown ``invalid``.
+        No finished game with two named players, a game of a player against themself or with a bad date
+        (``invalid="raise"``), a truncated (``truncated="raise"``) or corrupted compressed file, no game
+        left after the filters, or an unknown ``invalid`` or ``truncated``.
     ImportError
         python-chess is not installed.
     """
     invalid = _check_invalid(invalid)
     min_player_games = _check_min_player_games(min_player_games)
+    truncated = _check_truncated(truncated)
     white: list[str] = []
     black: list[str] = []
     score: list[float] = []
@@ -881,7 +1081,7 @@ def read_pgn(path: Any, *, progress: Optional[bool] = None, max_games: Optional[
     kinds = bytearray()
     results: dict[int, str] = {}  # the results of the games whose result is not a PGN result
     finished = 0
-    for headers in _pgn_headers(path, progress):
+    for headers in _pgn_headers(path, progress, truncated):
         w, b, result, d, kind = _pgn_game(headers)
         if kind == _BAD_RESULT:
             results[len(kinds)] = result
@@ -893,7 +1093,7 @@ def read_pgn(path: Any, *, progress: Optional[bool] = None, max_games: Optional[
     kind_arr = np.frombuffer(bytes(kinds), dtype=np.int8).copy()
     if not np.isin(kind_arr, (0, _SELF_PLAY)).any():
         raise ValueError(f"{os.fspath(path)}: no finished game with two named players")
-    W, B = np.array(white), np.array(black)
+    W, B = text_array(white), text_array(black)  # object arrays: memory grows with the names' total length
     miss_w = np.isin(W, ("", "?"))
     miss_b = np.isin(B, ("", "?"))
     t = _pgn_dates(dates)
@@ -902,25 +1102,26 @@ def read_pgn(path: Any, *, progress: Optional[bool] = None, max_games: Optional[
     windowed = start is not None or end is not None
     if windowed:
         kind_arr[(kind_arr == 0) & t_missing] = _MISSING_TIME
-        kind_arr[(kind_arr == 0) & t_invalid] = _BAD_TIME
+    kind_arr[(kind_arr == 0) & t_invalid & ~t_missing] = _BAD_TIME  # a date tag that is not a date, in any case
 
     def explain(k: int) -> str:
         code = kind_arr[k]
         if code == _SELF_PLAY:
-            return f"game {k} is player {white[k]!r} against themself"
+            return f"game {k} is player {show(white[k])} against themself"
         if code == _MISSING_NAME:
-            return f"game {k} lacks a player name (White {white[k]!r}, Black {black[k]!r})"
+            return f"game {k} lacks a player name (White {show(white[k])}, Black {show(black[k])})"
         if code == _UNFINISHED:
             return f"game {k} is unfinished (Result '*')"
         if code == _BAD_RESULT:
             return f"game {k} has the result {results[k]!r}, not one of {sorted(PGN_RESULTS)}"
         if code == _MISSING_TIME:
             return f"game {k} has no date (UTCDate or Date tag) to compare with start / end"
-        return f"game {k} has the date {dates[k]!r}, which is not a date"
+        return f"game {k} has the date {show(dates[k])}, which is not a date (YYYY.MM.DD)"
 
     idx, dropped = _screen(kind_arr, W, B, miss_w, miss_b, t if windowed else None, t_invalid if windowed else None,
-                           start=start, end=end, min_player_games=min_player_games, invalid=invalid, explain=explain,
-                           unit="game", skip=(_MISSING_NAME, _UNFINISHED, _BAD_RESULT))
+                           start=start, end=end, min_player_games=min_player_games, invalid=invalid,
+                           explain=lambda k: f"{os.fspath(path)}: {explain(k)}", unit="game",
+                           skip=(_MISSING_NAME, _UNFINISHED, _BAD_RESULT))
     time = t[idx]
     if np.isnat(time).any():
         time = None

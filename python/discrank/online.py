@@ -12,7 +12,8 @@ import numpy as np
 from scipy.special import expit
 
 from discrank import _core
-from discrank._labels import LabelIndex, as_label_array, factorize_pair, show
+from discrank.models._base import atomic
+from discrank._labels import LabelIndex, as_label_array, check_same_kind, factorize_pair, show
 
 __all__ = ["OnlineRatings", "OnlineElo", "online_elo", "online_disc", "ELO_K32_STEP"]
 
@@ -89,6 +90,8 @@ def _prepare(a: Any, b: Any, score: Any, times: Any, step: Any, snapshot_every: 
             )
     # Players: those of `known` first (in its order), then the new ones (sorted).
     uniq, code_a, code_b = factorize_pair(a, b)
+    if known is not None:
+        check_same_kind(("a", a), ("init.labels_", known))
     if known is None:
         labels, new, position = uniq, uniq[:0], np.arange(uniq.shape[0])
     else:
@@ -132,6 +135,10 @@ def online_elo(
     return OnlineRatings(labels, s, None, pred, snaps if every else None, new)
 
 
+#: online_disc refuses a run whose strengths or consistencies grew beyond this (a diverged update).
+DIVERGED = 1e6
+
+
 def online_disc(
     a: Any,
     b: Any,
@@ -148,7 +155,8 @@ def online_disc(
     ``u~_a += step (S - p) v_a v_b``, ``v_a += step (S - p) v_b (u~_a - u~_b)``, and symmetrically for b.
     ``init``: a fitted disc model whose first component is transitive (it has ``strength_`` and
     ``consistency_``, Proposition 2) to continue from; new players start at strength 0, consistency 1
-    (an Elo player).
+    (an Elo player). A ``ValueError`` when the updates diverge (a state beyond ``DIVERGED``, or NaN):
+    the update is bilinear, and too large a step makes it grow without bound.
     """
     if init is not None and getattr(init, "strength_", None) is None:
         raise ValueError(
@@ -164,6 +172,13 @@ def online_disc(
         state[0, : len(known)] = init.strength_
         state[1, : len(known)] = init.consistency_
     pred, snaps = _core.online_disc(ia, ib, score, float(step), state, every)
+    size = np.abs(state).max() if n else 0.0
+    if not size <= DIVERGED:  # (NaN too)
+        raise ValueError(
+            f"online_disc diverged with step={step!r}: the strengths and consistencies reached {size:.3g} "
+            f"(beyond {DIVERGED:g}); the update is bilinear in them, and a step this large makes it grow "
+            "without bound. Use a smaller step (the default is 0.05)"
+        )
     snapshots = snaps.reshape(-1, 2, n) if every else None
     return OnlineRatings(labels, state[0], state[1], pred, snapshots, new)
 
@@ -210,6 +225,7 @@ class OnlineElo:
     def __repr__(self) -> str:
         return f"OnlineElo(step={self.step!r})"
 
+    @atomic
     def fit(self, log: Any, *, validation: Any = None) -> "OnlineElo":
         """Run the update over ``log`` (a :class:`~discrank.GameLog`, sorted by time when it has times);
         ``validation``: how the step is tuned (see the class)."""

@@ -3,26 +3,65 @@
 File format (``numpy.savez_compressed``, read back with ``allow_pickle=False``):
 
 - ``__discrank__``: a 0-d unicode array holding JSON: ``{"format": 1, "discrank": version, "model":
-  class name, "params": constructor parameters, "scalars": fitted scalar attributes}``;
-- ``labels_``: the players, as a unicode (``<U``) or integer array;
+  class name, "params": constructor parameters, "scalars": fitted scalar attributes, "labels": kind}``;
+- ``labels_``: the players, as they were fitted: ``"labels"`` says their kind, ``"str"`` (a ``<U``
+  array), ``"bytes"`` (``|S``), ``"int"``, ``"uint"`` or ``"float"`` (the integer or float dtype of the
+  fit, say int64, uint64, float64), so that a round trip keeps each label's type and value. (Files
+  written before the ``"labels"`` key hold ``<U`` or integer labels, and load as they are.)
 - one array per fitted array attribute (``ratings_``, ``u_``, ``v_`` ...); what is derived from them
-  (a disc model's strength, consistency, angle, radius, ranking) is derived again on loading.
+  (a disc model's strength, consistency, angle, radius, ranking; Schur's ``lambdas_``; m-Elo's
+  ``ratings_``) is derived again on loading.
 
 Only the models of discrank are loaded (the class name is looked up in a fixed table), so a file can
-never run code. A truncated or corrupted file, an unknown format or model, or arrays of the wrong
-shape raise ``ValueError`` naming the file.
+never run code. Everything in the file is checked before it is used, and a file that fails a check is a
+``ValueError`` that names the file, the field and the bad value:
+
+- the archive: a zip of ``.npy`` members, each with a numpy header whose declared shape and dtype match
+  the member's size, read before any array is allocated (a header that claims 10^12 entries is refused
+  without allocating them); a member larger than 16 MiB that decompresses more than
+  ``MAX_COMPRESSION_RATIO`` times its compressed size (fitted arrays compress about 1:1 to 20:1) is
+  refused as a zip bomb, before it is decompressed;
+- the header: JSON of the documented keys only; each parameter of the model checked by type and range
+  (``n_components`` a positive int, ``n_jobs`` None or a nonzero int of at most ``2**31 - 1`` threads and
+  at least ``-MAX_NEGATIVE_N_JOBS``...); missing parameters take the constructor's defaults; each fitted
+  scalar by type and range;
+- the arrays: the shapes agree (``labels_`` 1-D of ``n`` unique labels, no NaN; ``ratings_`` and
+  ``_base`` shape ``(n,)``; ``u_`` and ``v_`` shape ``(n, k)`` with ``k`` the header's ``n_components``,
+  ``2 k <= n``), the values are finite, and no rating or disc coordinate exceeds ``MAX_ABS_PARAMETER``
+  (10^6 logits) in absolute value: a fitted model is far below it, and products of larger coordinates
+  overflow the predictions to NaN.
 """
 
 from __future__ import annotations
 
 import json
+import math
 import os
 import zipfile
-from typing import Any
+import zlib
+from typing import Any, Callable, NoReturn, Optional
 
 import numpy as np
 
+from discrank._labels import show
+
 FORMAT = 1
+
+#: The largest absolute value of a rating or a disc coordinate (logit units) that :func:`load` accepts.
+#: Fitted models are far below it (strongly separated data gives some 10^4 at most); beyond it, products
+#: of coordinates overflow and predictions become NaN.
+MAX_ABS_PARAMETER = 1e6
+
+#: The largest uncompressed / compressed size of a member larger than ``_RATIO_FLOOR`` bytes: fitted
+#: floats compress about 1:1, integer and text labels up to about 20:1, a zip bomb 1000:1.
+MAX_COMPRESSION_RATIO = 200
+_RATIO_FLOOR = 16 << 20
+
+#: The most threads a negative ``n_jobs`` may leave out (``n_jobs=-2``: all cores but one).
+MAX_NEGATIVE_N_JOBS = 1 << 16
+
+_HEADER_LIMIT = 1 << 20  # bytes of the JSON header
+_LABEL_KINDS = {"U": "str", "S": "bytes", "i": "int", "u": "uint", "f": "float"}
 
 # Fitted attributes kept per model family: the arrays predictions and readouts need.
 _ARRAYS = {
@@ -61,18 +100,7 @@ def save(model: Any, path: Any) -> None:
     if name not in _ARRAYS:
         raise TypeError(f"cannot save a {name}: only discrank's models ({sorted(_ARRAYS)}) are supported")
     model._check_fitted()
-    labels = np.asarray(model.labels_)
-    if labels.dtype.kind == "O":
-        kinds = {type(v) for v in labels.tolist()}
-        if kinds <= {str}:
-            labels = labels.astype(str)
-        elif all(issubclass(k, (int, np.integer)) for k in kinds):
-            labels = labels.astype(np.int64)
-        else:
-            raise TypeError(f"labels of types {sorted(k.__name__ for k in kinds)} cannot be saved; use str or int labels")
-    if labels.dtype.kind not in "iuU":
-        labels = labels.astype(str)
-    arrays = {"labels_": labels}
+    label_kind, arrays = _labels_to_save(np.asarray(model.labels_))
     for attr in _ARRAYS[name]:
         value = getattr(model, attr, None)
         if value is not None and np.ndim(value) > 0:
@@ -83,8 +111,61 @@ def save(model: Any, path: Any) -> None:
         if value is not None and np.ndim(value) == 0:
             scalars[attr] = _jsonable(value)
     params = {k: _jsonable(v) for k, v in model.get_params().items()}
-    meta = {"format": FORMAT, "discrank": _version(), "model": name, "params": params, "scalars": scalars}
+    if not (params.get("random_state") is None or isinstance(params["random_state"], int)):
+        params["random_state"] = None  # a Generator or RandomState: not data; refits of the loaded model reseed
+    meta = {"format": FORMAT, "discrank": _version(), "model": name, "params": params, "scalars": scalars,
+            "labels": label_kind}
     np.savez_compressed(path, __discrank__=np.array(json.dumps(meta)), **arrays)
+
+
+def _labels_to_save(labels: np.ndarray) -> tuple[str, dict[str, np.ndarray]]:
+    """The label kind and the arrays that store the labels without pickle, of the kind they were fitted
+    with (str, bytes, int, uint, float); an object array of one kind becomes that kind's array. Strings
+    whose fixed-width ``<U`` array would be mostly padding (one long name among short ones) are stored
+    as their UTF-8 bytes and where each ends (kind ``"utf8"``), so that the file and the memory grow
+    with the total length of the labels."""
+    if labels.ndim != 1:
+        raise TypeError(f"labels_ must be 1-D to be saved, got shape {labels.shape}")
+    if labels.dtype.kind == "U":
+        labels = labels.astype(object)
+    if labels.dtype.kind == "O":
+        values = labels.tolist()
+        kinds = {type(v) for v in values}
+        if kinds <= {str}:
+            lengths = [len(v) for v in values]
+            longest = max(lengths, default=0)
+            if len(values) * longest > 4 * sum(lengths) + 4096:
+                encoded = [v.encode("utf-8", "surrogatepass") for v in values]
+                blob = np.frombuffer(b"".join(encoded), dtype=np.uint8)
+                ends = np.cumsum([len(e) for e in encoded], dtype=np.int64)
+                return "utf8", {"labels_": blob, "labels_ends_": ends}
+            out = np.array(values, dtype=f"<U{max(longest, 1)}")
+        elif kinds <= {bytes}:
+            out = np.array(values, dtype=bytes)
+        elif all(issubclass(k, (int, np.integer)) and not issubclass(k, (bool, np.bool_)) for k in kinds):
+            ints = [int(v) for v in values]
+            if all(-(1 << 63) <= v < (1 << 63) for v in ints):
+                out = np.array(ints, dtype=np.int64)
+            elif all(0 <= v < (1 << 64) for v in ints):
+                out = np.array(ints, dtype=np.uint64)
+            else:
+                raise TypeError(f"integer labels beyond 64 bits (such as {show(max(ints, key=abs))}) cannot be saved")
+        elif all(issubclass(k, (float, np.floating)) for k in kinds):
+            out = np.array(values, dtype=np.float64)
+        else:
+            raise TypeError(f"labels of types {sorted(k.__name__ for k in kinds)} cannot be saved; use labels of "
+                            "one kind: str, bytes, int or float")
+        if out.dtype.kind in "US" and out.tolist() != values:  # numpy's fixed-width strings drop trailing NULs
+            bad = next(v for v, w in zip(values, out.tolist()) if v != w)
+            if out.dtype.kind == "S":
+                raise TypeError(f"the label {show(bad)} ends with a NUL byte, which an .npz file cannot keep")
+            encoded = [v.encode("utf-8", "surrogatepass") for v in values]
+            return "utf8", {"labels_": np.frombuffer(b"".join(encoded), dtype=np.uint8),
+                            "labels_ends_": np.cumsum([len(e) for e in encoded], dtype=np.int64)}
+        labels = out
+    if labels.dtype.kind not in _LABEL_KINDS:
+        raise TypeError(f"labels of dtype {labels.dtype} cannot be saved; use str, bytes, int or float labels")
+    return _LABEL_KINDS[labels.dtype.kind], {"labels_": labels.astype(labels.dtype.newbyteorder("="), copy=False)}
 
 
 def _version() -> str:
@@ -93,66 +174,372 @@ def _version() -> str:
     return __version__
 
 
+class _Refused(ValueError):
+    """A check of :func:`load` failed (the message is complete: the file, the field, the value)."""
+
+
 def load(path: Any) -> Any:
-    """Read a model written by :func:`save` (or ``model.save``); ready to ``predict_proba``."""
-    where = os.fspath(path)
+    """Read a model written by :func:`save` (or ``model.save``); ready to ``predict_proba``.
+
+    Every field is checked before it is used (see the module's documentation): a file that is not a
+    discrank model, a tampered or corrupted one, or one whose declared sizes do not match its content
+    is a ``ValueError`` naming the file, the field and the value. A missing file is a
+    ``FileNotFoundError``.
+    """
+    where = os.fsdecode(os.fspath(path))
     try:
-        with open(path, "rb") as fh, np.load(fh, allow_pickle=False) as z:
-            files = {k: z[k] for k in z.files}
-    except FileNotFoundError:
-        raise
-    except (zipfile.BadZipFile, OSError, EOFError, ValueError, KeyError) as exc:
-        raise ValueError(f"{where}: not a readable discrank model file ({type(exc).__name__}: {exc})") from None
-    if "__discrank__" not in files:
-        raise ValueError(f"{where}: not a discrank model file (no __discrank__ header)")
-    try:
-        meta = json.loads(str(files.pop("__discrank__")))
-        fmt, name, params, scalars = meta["format"], meta["model"], meta["params"], meta["scalars"]
-    except (ValueError, KeyError, TypeError) as exc:
-        raise ValueError(f"{where}: corrupted header ({exc})") from None
-    if fmt != FORMAT:
-        raise ValueError(f"{where}: format {fmt!r} is not supported (this discrank reads format {FORMAT})")
-    classes = _model_classes()
-    if name not in classes:
-        raise ValueError(f"{where}: unknown model {name!r}; expected one of {sorted(classes)}")
-    model = classes[name]()
-    try:
-        model.set_params(**params)
-    except ValueError as exc:
-        raise ValueError(f"{where}: {exc}") from None
-    if "labels_" not in files:
-        raise ValueError(f"{where}: no labels_ array")
-    labels = files.pop("labels_")
+        return _load(path, where)
+    except _Refused as exc:
+        raise ValueError(str(exc)) from None
+
+
+def _load(path: Any, where: str) -> Any:
+    def refuse(message: str) -> NoReturn:
+        raise _Refused(f"{where}: {message}")
+
+    with _open_archive(path, where) as archive:
+        headers = archive.headers
+        if "__discrank__" not in headers:
+            refuse("not a discrank model file (no __discrank__ header)")
+        shape, dtype = headers["__discrank__"]
+        if shape != () or dtype.kind != "U" or dtype.itemsize > _HEADER_LIMIT:
+            refuse(f"the __discrank__ header is {dtype} of shape {shape}, expected a 0-d unicode string of at most "
+                   f"{_HEADER_LIMIT // 4} characters")
+        try:
+            meta = json.loads(str(archive.read("__discrank__")))
+        except ValueError as exc:
+            refuse(f"corrupted header: not JSON ({exc})")
+        name, params, scalars, label_kind = _check_meta(meta, refuse)
+        expected = _expected_shapes(name, params, headers, label_kind, refuse)
+        arrays = {key: archive.read(key) for key in expected}
+    model = _model_classes()[name]()
+    model.set_params(**params)
+    labels = _read_labels(arrays.pop("labels_"), arrays.pop("labels_ends_", None), refuse)
     n = labels.shape[0]
-    if labels.ndim != 1 or n < 1:
-        raise ValueError(f"{where}: labels_ has shape {labels.shape}")
-    for attr, value in files.items():
-        if attr not in _ARRAYS[name]:
-            raise ValueError(f"{where}: unexpected array {attr!r} for a {name}")
-        if attr in ("ratings_", "u_", "v_", "_base"):
-            if value.shape[0] != n or value.dtype.kind != "f":
-                raise ValueError(f"{where}: {attr} has shape {value.shape} and dtype {value.dtype}, "
-                                 f"expected ({n}, ...) floats for {n} players")
-            if not np.all(np.isfinite(value)):
-                raise ValueError(f"{where}: {attr} holds non-finite values")
-        setattr(model, attr, value)
-    needed = {"Elo": "ratings_", "EloPlusPlus": "ratings_"}.get(name, "u_")
-    if needed not in files:
-        raise ValueError(f"{where}: missing array {needed!r} for a {name}")
+    for attr, value in arrays.items():
+        _check_values(attr, value, refuse)
+        setattr(model, attr, np.ascontiguousarray(value, dtype=np.int64 if attr == "n_iter_" else np.float64))
     for attr, value in scalars.items():
-        if attr not in _SCALARS:
-            raise ValueError(f"{where}: unexpected attribute {attr!r}")
+        if attr == "n_players_" and value != n:
+            refuse(f"scalars.n_players_ = {show(value)}, but labels_ holds {n} players")
         setattr(model, attr, value)
     model.labels_ = labels
     model.n_players_ = n
     model._label_index = None
     model._n_threads = 0
-    if name == "MElo" and not hasattr(model, "_base"):
-        raise ValueError(f"{where}: missing array '_base' for an MElo")
-    if name != "MElo":
+    if name == "MElo":
+        model.ratings_ = model._base
+    else:
         model._base = None
+    if name == "SchurDecomposition":
+        model.lambdas_ = np.linalg.norm(model.u_, axis=0) * np.linalg.norm(model.v_, axis=0)
     if name in ("DiscDecomposition", "SchurDecomposition"):  # their fits end with the same readout
         from discrank.models.disc import describe_first_component
 
         describe_first_component(model)  # transitive_, strength_, consistency_, ranking_, angle_, radius_
     return model
+
+
+class _Archive:
+    """The members of an ``.npz`` file: their npy headers read and checked against the members' sizes
+    on opening; an array read (and allocated) only when asked for."""
+
+    def __init__(self, zf: zipfile.ZipFile, infos: dict, headers: dict, where: str):
+        self.zf, self.infos, self.headers, self.where = zf, infos, headers, where
+
+    def __enter__(self) -> "_Archive":
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.zf.close()
+
+    def read(self, key: str) -> np.ndarray:
+        try:
+            with self.zf.open(self.infos[key]) as fp:
+                return np.lib.format.read_array(fp, allow_pickle=False)
+        except (zipfile.BadZipFile, OSError, EOFError, ValueError, zlib.error, RuntimeError,
+                NotImplementedError) as exc:
+            raise _Refused(f"{self.where}: the array {key} cannot be read ({type(exc).__name__}: {exc})") from None
+
+
+def _open_archive(path: Any, where: str) -> _Archive:
+    """Open the zip and check every member's npy header (shape, dtype) against the member's declared
+    size, and that size against its compressed size, before any array is read."""
+
+    def refuse(message: str) -> NoReturn:
+        raise _Refused(f"{where}: {message}")
+
+    try:
+        on_disk = os.path.getsize(path)
+        zf = zipfile.ZipFile(path)
+    except FileNotFoundError:
+        raise
+    except (zipfile.BadZipFile, zipfile.LargeZipFile, OSError, EOFError, ValueError, NotImplementedError) as exc:
+        refuse(f"not a readable discrank model file (not an .npz archive: {type(exc).__name__}: {exc})")
+    try:
+        infos: dict = {}
+        headers: dict = {}
+        members = zf.infolist()
+        if len(members) > 16:
+            refuse(f"not a discrank model file: {len(members)} members, a model has at most 8")
+        for info in members:
+            if not info.filename.endswith(".npy"):
+                refuse(f"not a discrank model file: the member {show(info.filename)} is not an .npy array")
+            key = info.filename[:-4]
+            if key in infos:
+                refuse(f"the member {show(info.filename)} appears twice")
+            if info.compress_size > on_disk:
+                refuse(f"the member {show(info.filename)} claims {info.compress_size} compressed bytes, more than the "
+                       f"file's {on_disk}: the file is truncated or corrupted")
+            if info.file_size > _RATIO_FLOOR and info.file_size > MAX_COMPRESSION_RATIO * max(info.compress_size, 1):
+                refuse(f"the member {show(info.filename)} would decompress {info.compress_size} bytes to "
+                       f"{info.file_size}, a ratio above {MAX_COMPRESSION_RATIO}:1 that no model's arrays have "
+                       "(a zip bomb?); refused before decompressing it")
+            try:
+                with zf.open(info) as fp:
+                    version = np.lib.format.read_magic(fp)
+                    if version == (1, 0):
+                        shape, fortran, dtype = np.lib.format.read_array_header_1_0(fp)
+                    elif version == (2, 0):
+                        shape, fortran, dtype = np.lib.format.read_array_header_2_0(fp)
+                    else:
+                        refuse(f"the array {key} has npy format {version}, expected 1.0 or 2.0")
+                    offset = fp.tell()
+            except _Refused:
+                raise
+            except (zipfile.BadZipFile, OSError, EOFError, ValueError, zlib.error, RuntimeError,
+                    NotImplementedError, SyntaxError, TypeError) as exc:
+                refuse(f"the array {key} has no readable npy header ({type(exc).__name__}: {exc})")
+            if dtype.hasobject or dtype.kind not in "biufcUS" or dtype.names is not None or dtype.subdtype is not None:
+                refuse(f"the array {key} has dtype {show(str(dtype))}, not one a model holds")
+            declared = math.prod(shape) * dtype.itemsize
+            if offset + declared != info.file_size:
+                refuse(f"the array {key} declares shape {shape} of {dtype} ({declared} bytes), but its member holds "
+                       f"{info.file_size - offset} bytes of data")
+            infos[key], headers[key] = info, (tuple(shape), dtype)
+        return _Archive(zf, infos, headers, where)
+    except BaseException:
+        zf.close()
+        raise
+
+
+_META_KEYS = ("format", "discrank", "model", "params", "scalars", "labels")
+
+
+def _is_int(v: Any) -> bool:
+    return isinstance(v, int) and not isinstance(v, bool)
+
+
+def _is_real(v: Any) -> bool:
+    return isinstance(v, (int, float)) and not isinstance(v, bool) and not (isinstance(v, float) and math.isnan(v))
+
+
+def _is_prior_scale(v: Any) -> bool:
+    if v is None:
+        return True
+    from discrank._tuning import check_prior_scale
+
+    try:
+        check_prior_scale(v)
+    except (TypeError, ValueError, ArithmeticError):
+        return False
+    return True
+
+
+def _param_rules(name: str) -> dict[str, tuple[Callable[[Any], bool], str]]:
+    from discrank.models.disc import DISC_LOSSES, SOLVERS
+    from discrank.models.elo import _SOLVERS
+    from discrank.models.schur import SPACES
+
+    elo = name in ("Elo", "EloPlusPlus")
+    optional = (lambda rule: (lambda v: v is None or rule(v))) if elo else (lambda rule: rule)
+    none = "None or " if elo else ""
+    return {
+        "n_components": (lambda v: _is_int(v) and v >= 1, "a positive integer"),
+        "loss": (lambda v: isinstance(v, str) and v in DISC_LOSSES, f"one of {DISC_LOSSES}"),
+        "space": (lambda v: isinstance(v, str) and v in SPACES, f"one of {SPACES}"),
+        "prior_scale": (_is_prior_scale, "None, a positive number or Infinity"),
+        "regularization": (lambda v: _is_real(v) and math.isfinite(v) and v >= 0, "a finite number >= 0"),
+        "solver": (optional(lambda v: isinstance(v, str) and v in (_SOLVERS if elo else SOLVERS)),
+                   f"{none}one of {_SOLVERS if elo else SOLVERS}"),
+        "tol": (optional(lambda v: _is_real(v) and math.isfinite(v) and v > 0), f"{none}a positive finite number"),
+        "max_iter": (optional(lambda v: _is_int(v) and 1 <= v < 1 << 31), f"{none}an integer in [1, 2**31)"),
+        "random_state": (lambda v: v is None or (_is_int(v) and v >= 0), "None or an integer >= 0"),
+        "n_jobs": (lambda v: v is None or (_is_int(v) and v != 0 and -MAX_NEGATIVE_N_JOBS <= v < 1 << 31),
+                   f"None or a nonzero integer in [-{MAX_NEGATIVE_N_JOBS}, 2**31)"),
+    }
+
+
+#: The fitted scalars each model family writes, and what each must be.
+_SCALAR_RULES: dict[str, tuple[Callable[[Any], bool], str]] = {
+    "n_players_": (lambda v: _is_int(v) and v >= 1, "a positive integer"),
+    "n_iter_": (lambda v: _is_int(v) and v >= 0, "an integer >= 0"),
+    "converged_": (lambda v: isinstance(v, bool), "true or false"),
+    "grad_measure_": (lambda v: _is_real(v) and math.isfinite(v) and v >= 0, "a finite number >= 0"),
+    "loss_": (lambda v: _is_real(v) and math.isfinite(v), "a finite number"),
+    "transitive_": (lambda v: isinstance(v, bool), "true or false"),
+    "solver_": (lambda v: v in ("newton", "lbfgs"), "'newton' or 'lbfgs'"),
+    "tol_": (lambda v: _is_real(v) and math.isfinite(v) and v > 0, "a positive finite number"),
+    "linear_solver_": (lambda v: v in ("cg", "banded Cholesky"), "'cg' or 'banded Cholesky'"),
+    "prior_scale_": (lambda v: _is_real(v) and v > 0, "a positive number or Infinity"),
+}
+_ELO_SCALARS = ("n_players_", "n_iter_", "converged_", "grad_measure_", "loss_", "solver_", "tol_", "linear_solver_",
+                "prior_scale_")
+_FAMILY_SCALARS = {
+    "Elo": _ELO_SCALARS,
+    "EloPlusPlus": _ELO_SCALARS,
+    "DiscDecomposition": ("n_players_", "converged_", "loss_", "transitive_", "prior_scale_"),
+    "MElo": ("n_players_", "converged_", "loss_", "transitive_", "prior_scale_"),
+    "SchurDecomposition": ("n_players_", "n_iter_", "converged_", "transitive_"),
+}
+_REQUIRED = {"Elo": ("ratings_",), "EloPlusPlus": ("ratings_",), "DiscDecomposition": ("u_", "v_"),
+             "MElo": ("u_", "v_", "_base"), "SchurDecomposition": ("u_", "v_")}
+
+
+def _check_meta(meta: Any, refuse: Callable[[str], NoReturn]) -> tuple[str, dict, dict, Optional[str]]:
+    """The header's model name, parameters (checked, by name), fitted scalars (checked) and label kind."""
+    if not isinstance(meta, dict):
+        refuse(f"corrupted header: {show(meta)} is not a JSON object")
+    extra = [k for k in meta if k not in _META_KEYS]
+    if extra:
+        refuse(f"corrupted header: unexpected key {show(extra[0])}; a header has {_META_KEYS}")
+    for key in ("format", "model", "params", "scalars"):
+        if key not in meta:
+            refuse(f"corrupted header: no {key!r}")
+    fmt = meta["format"]
+    if not _is_int(fmt) or fmt != FORMAT:
+        refuse(f"format {show(fmt)} is not supported (this discrank reads format {FORMAT})")
+    if "discrank" in meta and not isinstance(meta["discrank"], str):
+        refuse(f"the header's discrank version {show(meta['discrank'])} is not a string")
+    name = meta["model"]
+    classes = _model_classes()
+    if not isinstance(name, str) or name not in classes:
+        refuse(f"unknown model {show(name)}; expected one of {sorted(classes)}")
+    params, scalars = meta["params"], meta["scalars"]
+    for key, value in (("params", params), ("scalars", scalars)):
+        if not isinstance(value, dict):
+            refuse(f"corrupted header: {key} is {show(value)}, not a JSON object")
+    valid = classes[name]._param_names()
+    rules = _param_rules(name)
+    for key, value in params.items():
+        if key not in valid:
+            refuse(f"params.{key} is not a parameter of {name} (its parameters: {valid})")
+        rule, what = rules[key]
+        if not rule(value):
+            refuse(f"params.{key} = {show(value)} is not {what}")
+    for key, value in scalars.items():
+        if key not in _FAMILY_SCALARS[name]:
+            refuse(f"scalars.{key} is not a fitted attribute a {name} file holds ({_FAMILY_SCALARS[name]})")
+        rule, what = _SCALAR_RULES[key]
+        if not rule(value):
+            refuse(f"scalars.{key} = {show(value)} is not {what}")
+    kind = meta.get("labels")
+    if kind is not None and kind not in _LABEL_KINDS.values() and kind != "utf8":
+        refuse(f"the header's label kind {show(kind)} is not one of {tuple(_LABEL_KINDS.values()) + ('utf8',)}")
+    return name, params, scalars, kind
+
+
+def _expected_shapes(name: str, params: dict, headers: dict, label_kind: Optional[str],
+                     refuse: Callable[[str], NoReturn]) -> dict[str, tuple]:
+    """Check each array's declared shape and dtype (from its npy header, before reading it) against the
+    labels' count and the header's ``n_components``; returns the arrays to read."""
+    label_arrays = ("labels_", "labels_ends_") if label_kind == "utf8" else ("labels_",)
+    for key in headers:
+        if key != "__discrank__" and key not in label_arrays and key not in _ARRAYS[name]:
+            refuse(f"unexpected array {show(key)} for {name} (it holds {label_arrays + _ARRAYS[name]})")
+    for key in label_arrays + _REQUIRED[name]:
+        if key not in headers:
+            refuse(f"missing array {key!r} for a {name}")
+    shape, dtype = headers["labels_"]
+    if label_kind == "utf8":
+        ends_shape, ends_dtype = headers["labels_ends_"]
+        if len(shape) != 1 or dtype != np.uint8:
+            refuse(f"labels_ has shape {shape} and dtype {dtype}, expected the UTF-8 bytes of the labels (uint8)")
+        if len(ends_shape) != 1 or ends_shape[0] < 1 or ends_dtype.kind != "i":
+            refuse(f"labels_ends_ has shape {ends_shape} and dtype {ends_dtype}, expected (n_players,) integers")
+        n = ends_shape[0]
+    else:
+        kinds = "iuU" if label_kind is None else next(k for k, v in _LABEL_KINDS.items() if v == label_kind)
+        if len(shape) != 1 or shape[0] < 1:
+            refuse(f"labels_ has shape {shape}, expected (n_players,) with at least one player")
+        if dtype.kind not in kinds:
+            said = "" if label_kind is None else f" (the header says {label_kind!r} labels)"
+            refuse(f"labels_ has dtype {dtype}, expected {'/'.join(_LABEL_KINDS[k] for k in kinds)} labels{said}")
+        n = shape[0]
+    if "u_" in headers:
+        k = params.get("n_components")
+        if k is None:  # (a header without it: the default, 1, unless u_ says otherwise)
+            k = headers["u_"][0][1] if len(headers["u_"][0]) == 2 else 1
+            params["n_components"] = k
+        if 2 * k > n:
+            refuse(f"params.n_components = {k} needs at least {2 * k} players, but labels_ holds {n}")
+    want = {"ratings_": ((n,), "f"), "_base": ((n,), "f")}
+    if "u_" in headers:
+        want.update({"u_": ((n, k), "f"), "v_": ((n, k), "f"), "n_iter_": ((k,), "iu"), "grad_measure_": ((k,), "f")})
+    for key, (shape, dtype) in headers.items():
+        if key in want:
+            good_shape, good_kinds = want[key]
+            if shape != good_shape or dtype.kind not in good_kinds:
+                kind = "integers" if good_kinds == "iu" else "floats"
+                refuse(f"{key} has shape {shape} and dtype {dtype}, expected shape {good_shape} of {kind} "
+                       f"({n} players{f', n_components={k}' if key not in ('ratings_', '_base') else ''})")
+    return {key: headers[key] for key in headers if key != "__discrank__"}
+
+
+def _read_labels(labels: np.ndarray, ends: Optional[np.ndarray], refuse: Callable[[str], NoReturn]) -> np.ndarray:
+    """The labels as a fit gives them: an object array of str for text, numbers in their dtype; checked
+    (no NaN, no label twice)."""
+    from discrank._labels import text_array
+
+    if ends is not None:  # "utf8": the labels' UTF-8 bytes, and where each ends
+        starts = np.concatenate([[0], ends[:-1]])
+        if ends[-1] != labels.shape[0] or (ends < starts).any() or starts[0] < 0:
+            refuse(f"labels_ends_ does not cut the {labels.shape[0]} bytes of labels_ into labels (it must increase "
+                   f"from 0 to {labels.shape[0]}; it ends at {show(ends[-1])})")
+        blob = labels.tobytes()
+        try:
+            values = [blob[i:j].decode("utf-8", "surrogatepass") for i, j in zip(starts.tolist(), ends.tolist())]
+        except UnicodeDecodeError as exc:
+            refuse(f"labels_ is not UTF-8 text ({exc.reason} at byte {exc.start})")
+        labels = text_array(values)
+    elif labels.dtype.kind == "U":
+        labels = text_array(labels.tolist())
+    else:
+        labels = labels.astype(labels.dtype.newbyteorder("="), copy=False)
+    _check_labels(labels, refuse)
+    return labels
+
+
+def _check_labels(labels: np.ndarray, refuse: Callable[[str], NoReturn]) -> None:
+    if labels.dtype.kind == "f":
+        bad = ~np.isfinite(labels)
+        if bad.any():
+            k = int(np.flatnonzero(bad)[0])
+            refuse(f"labels_[{k}] = {show(labels[k])} is not a label (NaN or infinite)")
+    ordered = np.sort(labels, kind="stable")
+    dup = ordered[1:] == ordered[:-1]
+    if dup.any():
+        refuse(f"labels_ repeats the label {show(ordered[1:][dup][0])}: labels must be unique")
+
+
+def _check_values(key: str, value: np.ndarray, refuse: Callable[[str], NoReturn]) -> None:
+    bound = {"ratings_": MAX_ABS_PARAMETER, "u_": MAX_ABS_PARAMETER, "v_": MAX_ABS_PARAMETER, "_base": 0.5}
+    if key == "n_iter_":
+        if value.size and value.min() < 0:
+            refuse(f"n_iter_ holds {show(value.min())}, a negative iteration count")
+        return
+    finite = np.isfinite(value)
+    if not finite.all():
+        pos = np.unravel_index(int(np.flatnonzero(~finite.ravel())[0]), value.shape)
+        refuse(f"{key}[{', '.join(map(str, pos))}] = {show(value[pos])} is not finite")
+    if key == "grad_measure_":
+        if value.size and value.min() < 0:
+            refuse(f"grad_measure_ holds {show(value.min())}, a negative gradient measure")
+        return
+    limit = bound[key]
+    big = np.abs(value) > limit
+    if big.any():
+        pos = np.unravel_index(int(np.flatnonzero(big.ravel())[0]), value.shape)
+        what = ("above MAX_ABS_PARAMETER = 1e6 in absolute value: not a fitted model (larger coordinates "
+                "overflow the predictions)") if key != "_base" else "outside [-0.5, 0.5] (a mean score minus 1/2)"
+        refuse(f"{key}[{', '.join(map(str, pos))}] = {show(value[pos])} is {what}")

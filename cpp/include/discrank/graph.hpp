@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "discrank/buffer.hpp"
+#include "discrank/threads.hpp"
 
 #ifdef _OPENMP
 #include <omp.h>
@@ -38,7 +39,7 @@ namespace detail {
 template <class KeyOf, class Bucket, class Move>
 void counting_pass(std::int64_t m, std::int64_t B, int n_threads, std::vector<std::int64_t>& hist, KeyOf key,
                    Bucket bucket, Move move) {
-    const int nt = std::max(1, n_threads);
+    const int nt = clamp_threads(n_threads);
     hist.resize(static_cast<std::size_t>(nt) * static_cast<std::size_t>(B));
 #pragma omp parallel num_threads(nt)
     {
@@ -140,8 +141,8 @@ struct PairRuns {
 
     template <class KeyOf, class ValOf>
     PairRuns(std::int64_t m_, int hb_, KeyOf key_of, ValOf val_of, int n_threads)
-        : hb(hb_), m(m_), sorted(m_, 2 * hb_, key_of, val_of, n_threads), first_run(std::max(1, n_threads) + 1, 0),
-          nt(std::max(1, n_threads)) {
+        : hb(hb_), m(m_), sorted(m_, 2 * hb_, key_of, val_of, n_threads), first_run(clamp_threads(n_threads) + 1, 0),
+          nt(clamp_threads(n_threads)) {
         const Key* key = sorted.key.get();
 #pragma omp parallel for schedule(static, 1) num_threads(nt)
         for (int k = 0; k < nt; ++k) {

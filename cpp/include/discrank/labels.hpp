@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "discrank/buffer.hpp"
+#include "discrank/threads.hpp"
 
 #ifdef _OPENMP
 #include <omp.h>
@@ -19,7 +20,7 @@ namespace discrank {
 template <class T>
 std::pair<T, T> min_max(const T* a, std::int64_t ma, const T* b, std::int64_t mb, int n_threads) {
     T lo = a[0], hi = a[0];
-#pragma omp parallel for reduction(min : lo) reduction(max : hi) num_threads(std::max(1, n_threads)) schedule(static)
+#pragma omp parallel for reduction(min : lo) reduction(max : hi) num_threads(clamp_threads(n_threads)) schedule(static)
     for (std::int64_t t = 0; t < ma + mb; ++t) {
         const T x = t < ma ? a[t] : b[t - ma];
         lo = std::min(lo, x);
@@ -46,7 +47,7 @@ std::vector<T> code_ints(const T* a, std::int64_t ma, const T* b, std::int64_t m
             table[v] = next++;
         }
     }
-    const int nt = std::max(1, n_threads);
+    const int nt = clamp_threads(n_threads);
 #pragma omp parallel for num_threads(nt) schedule(static)
     for (std::int64_t t = 0; t < ma; ++t) code_a[t] = table[a[t] - lo];
 #pragma omp parallel for num_threads(nt) schedule(static)

@@ -47,21 +47,13 @@
 #include "discrank/checks.hpp"
 #include "discrank/fastmath.hpp"
 #include "discrank/losses.hpp"
+#include "discrank/threads.hpp"
 
 namespace discrank {
 
 using RowMatrix = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
 using ConstFactor = Eigen::Map<const RowMatrix>;
 using Factor = Eigen::Map<RowMatrix>;
-
-inline int resolve_threads(int n_threads) {
-#ifdef _OPENMP
-    return n_threads > 0 ? n_threads : omp_get_max_threads();
-#else
-    (void)n_threads;
-    return 1;
-#endif
-}
 
 // Vectorised code paths: on x86-64 Linux with GCC, the block kernels are compiled twice, for x86-64-v3
 // (AVX2) and for the baseline, and the loader picks one for the CPU at run time.

@@ -2,21 +2,25 @@
 
 from __future__ import annotations
 
+import contextlib
+import functools
 import inspect
 import numbers
 import os
+import threading
 import warnings
-from typing import Any, Optional, Union
+from typing import Any, Callable, Optional, Union
 
 import numpy as np
 from threadpoolctl import ThreadpoolController
 
 from discrank import _core
-from discrank._labels import LabelIndex, show
+from discrank._labels import LabelIndex, as_query, show
 from discrank.data import PairwiseData, warn_isolated
-from discrank.exceptions import DisconnectedGraphWarning
+from discrank.exceptions import DisconnectedGraphWarning, ThreadCountWarning
 
-__all__ = ["PairwiseModel", "LOSSES", "check_data", "check_n_components", "resolve_n_jobs"]
+__all__ = ["PairwiseModel", "LOSSES", "check_data", "check_n_components", "check_random_state", "resolve_n_jobs",
+           "one_blas_thread", "thread_limit"]
 
 #: Loss names and their ids in the compiled core (cpp/include/discrank/losses.hpp).
 LOSSES = {
@@ -46,26 +50,142 @@ def _blas_controller() -> ThreadpoolController:
     return _CONTROLLER
 
 
-def resolve_n_jobs(n_jobs: Optional[int]) -> int:
+# One process-wide limit of the BLAS pools, shared by the fits running at the same time: the BLAS
+# thread count is a process-wide setting, so per-fit limits entered and exited from overlapping Python
+# threads would restore each other's values (the last one out could leave 1 thread for good).
+_BLAS_LOCK = threading.Lock()
+_BLAS_USERS = 0
+_BLAS_LIMITER: Any = None
+
+
+def _release_blas_control() -> None:
+    """Recent threadpoolctl (3.8 here) lets only one "controlling" thread change OpenBLAS's shared pool
+    (the first to set it, until it releases control; the others' changes are silently dropped). The
+    first fit in and the last one out may be different threads, so each change here gives control back
+    at once."""
+    try:
+        from threadpoolctl import OpenBLASController
+    except ImportError:  # pragma: no cover - threadpoolctl < 3
+        return
+    clear = getattr(OpenBLASController, "clear_controlling_thread", None)
+    if clear is not None:
+        clear()  # only when this thread holds control
+
+
+@contextlib.contextmanager
+def one_blas_thread():
+    """Run the body with the BLAS pools at one thread, reference-counted across Python threads: the
+    first fit in applies the limit (threadpoolctl records the original counts), the last one out
+    restores them. Nested and concurrent uses are safe; the lock is held only to enter and to leave."""
+    global _BLAS_USERS, _BLAS_LIMITER
+    with _BLAS_LOCK:
+        if _BLAS_USERS == 0:
+            _BLAS_LIMITER = _blas_controller().limit(limits=1, user_api="blas")
+            _release_blas_control()
+        _BLAS_USERS += 1
+    try:
+        yield
+    finally:
+        with _BLAS_LOCK:
+            _BLAS_USERS -= 1
+            if _BLAS_USERS == 0:
+                limiter, _BLAS_LIMITER = _BLAS_LIMITER, None
+                limiter.restore_original_limits()
+                _release_blas_control()
+
+
+def thread_limit() -> int:
+    """The most threads the core starts in a kernel call: 4 per processor available to the process, at
+    most 1024 (``_core.thread_limit``, cpp/include/discrank/threads.hpp). The core clamps any request to
+    it; ``resolve_n_jobs`` warns first."""
+    return int(_core.thread_limit())
+
+
+def resolve_n_jobs(n_jobs: Optional[int], warn: bool = True) -> int:
     """Threads for the core, with scikit-learn's meaning of ``n_jobs``.
 
-    ``None``: OpenMP's default (``OMP_NUM_THREADS`` when set, else all cores); ``-1``: all cores;
-    ``-2``: all but one, and so on; a positive number: that many. ``0`` is an error.
+    ``None``: OpenMP's default (``OMP_NUM_THREADS`` when set, else all cores), returned as 0 for the
+    core to resolve; ``-1``: all cores; ``-2``: all but one, and so on down to ``-cores``; a positive
+    number: that many. ``0``, a count below ``-cores`` and a non-integer are errors. A request above
+    :func:`thread_limit` (an explicit count, or ``OMP_NUM_THREADS`` with ``None``) is clamped to it,
+    with a :class:`~discrank.exceptions.ThreadCountWarning` (``warn=False``: silently, for a check
+    repeated before the fit resolves it again).
     """
+    limit = thread_limit()
     if n_jobs is None:
-        return 0
+        default = int(_core.max_threads())
+        if default <= limit:
+            return 0
+        if warn:
+            warnings.warn(
+                f"OMP_NUM_THREADS asks for {default} threads (n_jobs=None), more than the {limit} allowed "
+                f"(4 per processor, at most 1024): using {limit}",
+                ThreadCountWarning, stacklevel=3,
+            )
+        return limit
     if isinstance(n_jobs, bool) or not isinstance(n_jobs, numbers.Integral):
         raise TypeError(f"n_jobs must be an int or None, got {n_jobs!r}")
     n_jobs = int(n_jobs)
+    cores = os.cpu_count() or 1
     if n_jobs == 0:
         raise ValueError("n_jobs=0 is not allowed: use None (OpenMP default), -1 (all cores) or a positive count")
+    if n_jobs > limit:
+        if warn:
+            warnings.warn(
+                f"n_jobs={n_jobs} asks for more threads than the {limit} allowed on this machine's {cores} "
+                f"cores (4 per processor, at most 1024): using {limit}",
+                ThreadCountWarning, stacklevel=3,
+            )
+        return limit
     if n_jobs > 0:
         return n_jobs
-    cores = os.cpu_count() or 1
     threads = cores + 1 + n_jobs
     if threads < 1:
-        raise ValueError(f"n_jobs={n_jobs} asks for {threads} threads on a machine with {cores} cores")
+        raise ValueError(
+            f"n_jobs={n_jobs} asks for {threads} threads on a machine with {cores} cores: a negative n_jobs "
+            f"must be in [-{cores}, -1] (-1: all cores, -2: all but one, ...); or use None or a positive count"
+        )
     return threads
+
+
+def check_random_state(value: Any, name: str = "random_state") -> Any:
+    """``value`` if ``numpy.random.default_rng`` takes it as a seed: None, an integer >= 0, a sequence of
+    them, a ``SeedSequence``, a ``BitGenerator`` or a ``Generator``; else a TypeError or ValueError that
+    names ``name`` and the value."""
+    if value is None or isinstance(value, (np.random.Generator, np.random.BitGenerator, np.random.SeedSequence)):
+        return value
+    allowed = "None, an integer >= 0, a sequence of them, or a numpy Generator, BitGenerator or SeedSequence"
+    if isinstance(value, (bool, np.bool_)):
+        raise TypeError(f"{name} must be {allowed}; got {value!r}")
+    if isinstance(value, numbers.Integral):
+        if value < 0:
+            raise ValueError(f"{name} must be {allowed}; got {value!r}, which is negative")
+        return value
+    if isinstance(value, (list, tuple, np.ndarray)):
+        try:
+            np.random.SeedSequence(value)
+        except (TypeError, ValueError) as exc:
+            raise type(exc)(f"{name} must be {allowed}; got {show(value)} ({exc})") from None
+        return value
+    raise TypeError(f"{name} must be {allowed}; got {show(value)} of type {type(value).__name__}")
+
+
+def atomic(fit: Callable) -> Callable:
+    """Make a ``fit`` method all or nothing: when it raises or is interrupted (Ctrl-C), the estimator is
+    left as it was before the call, unfitted or with its previous fit whole (the fitted attributes are
+    new arrays, never written in place, so the previous ones are kept by reference)."""
+
+    @functools.wraps(fit)
+    def wrapper(self, *args, **kwargs):
+        before = dict(self.__dict__)
+        try:
+            return fit(self, *args, **kwargs)
+        except BaseException:
+            self.__dict__.clear()
+            self.__dict__.update(before)
+            raise
+
+    return wrapper
 
 
 def check_positive_float(value: Any, name: str) -> float:
@@ -157,6 +277,7 @@ class PairwiseModel:
     #: Whether the model has a Gaussian prior whose scale ``prior_scale=None`` tunes (``discrank._tuning``).
     _has_prior: bool = False
 
+    @atomic
     def fit(self, data: Any, *, validation: Any = None) -> "PairwiseModel":
         """Fit the model; returns ``self``.
 
@@ -168,6 +289,8 @@ class PairwiseModel:
         validation : discrank.Validation, optional
             How the prior is tuned in time order (the share of the latest games held out, or a window and
             a gap); default: the latest 10% of the games. Ignored when the prior scale is given.
+
+        The fit is all or nothing (:func:`atomic`).
         """
         from discrank.logs import GameLog
 
@@ -229,7 +352,9 @@ class PairwiseModel:
         self._label_index = None
         # scipy's L-BFGS-B calls a threaded BLAS on small matrices; its threads then spin against the
         # core's OpenMP threads (kernel calls measured 2x slower on 2 cores). One BLAS thread is enough.
-        with _blas_controller().limit(limits=1, user_api="blas"):
+        # One process-wide, reference-counted limit (one_blas_thread), so that fits in concurrent Python
+        # threads (bootstrap's workers) leave the original counts behind.
+        with one_blas_thread():
             self._fit(data, objective, w, piece)
         self._warm_start = None
         return self
@@ -241,7 +366,9 @@ class PairwiseModel:
     def _validate_params(self, data: PairwiseData) -> None:
         check_positive_float(self.tol, "tol")
         check_positive_int(self.max_iter, "max_iter")
-        resolve_n_jobs(self.n_jobs)
+        resolve_n_jobs(self.n_jobs, warn=False)  # fit resolves it again, and warns there
+        if "random_state" in self._param_names():
+            check_random_state(self.random_state)
 
     def _fit(self, data: PairwiseData, objective: Any, w: np.ndarray, piece: np.ndarray) -> None:
         raise NotImplementedError
@@ -318,6 +445,8 @@ class PairwiseModel:
             a, b = a.labels[a.i], a.labels[a.j]
         elif b is None:
             raise TypeError("predict needs the players a and b (labels), or a PairwiseData")
+        # 1-D (or a single player) each, named by its shape otherwise; lists of strings stay Python strings
+        a, b = as_query(a, "a"), as_query(b, "b")
         if unseen == "prior":
             ia = self._label_index.lookup(a)
             ib = self._label_index.lookup(b)
@@ -394,4 +523,10 @@ class PairwiseModel:
 
 
 def _is_scalar(a: Any, b: Any) -> bool:
-    return b is not None and np.ndim(a) == 0 and np.ndim(b) == 0 and not isinstance(a, PairwiseData)
+    return b is not None and _single(a) and _single(b) and not isinstance(a, PairwiseData)
+
+
+def _single(x: Any) -> bool:
+    """One player (not a sequence); a list is never converted to find out (np.ndim of a list of long names
+    would build a fixed-width string array)."""
+    return not isinstance(x, (list, tuple)) and np.ndim(x) == 0

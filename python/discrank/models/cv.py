@@ -11,7 +11,7 @@ import numpy as np
 
 from discrank.data import PairwiseData
 from discrank.exceptions import ConvergenceWarning, DisconnectedGraphWarning, IsolatedPlayerWarning
-from discrank.models._base import PairwiseModel, check_data, check_positive_int, resolve_n_jobs
+from discrank.models._base import PairwiseModel, atomic, check_data, check_positive_int, resolve_n_jobs
 from discrank.models.disc import DiscDecomposition, DiscReadout, describe_first_component
 
 __all__ = ["DiscDecompositionCV"]
@@ -101,6 +101,7 @@ class DiscDecompositionCV(DiscReadout, PairwiseModel):
         ks = [check_positive_int(k, "n_components") for k in ks]
         return [{"n_components": k, "regularization": float(r)} for k, r in itertools.product(ks, regs)]
 
+    @atomic
     def fit(self, data: Any, *, validation: Any = None) -> "DiscDecompositionCV":
         """Cross-validate the candidates, refit the best on all of ``data``; returns ``self``.
 
@@ -123,7 +124,7 @@ class DiscDecompositionCV(DiscReadout, PairwiseModel):
             raise ValueError(f"cv={cv} folds need at least as many pairs; the data has {data.n_pairs}")
         if self.scoring not in SCORINGS:
             raise ValueError(f"scoring must be one of {SCORINGS}, got {self.scoring!r}")
-        resolve_n_jobs(self.n_jobs)
+        resolve_n_jobs(self.n_jobs, warn=False)  # the fits resolve it again, and warn there
         sigma = check_prior_scale(self.prior_scale)
         common = dict(loss=self.loss, solver=self.solver, tol=self.tol, max_iter=self.max_iter,
                       random_state=self.random_state, n_jobs=self.n_jobs)

@@ -79,7 +79,7 @@ class _EloFamily(PairwiseModel):
             check_positive_float(self.tol, "tol")
         if self.max_iter is not None:
             check_positive_int(self.max_iter, "max_iter")
-        resolve_n_jobs(self.n_jobs)
+        resolve_n_jobs(self.n_jobs, warn=False)  # fit resolves it again, and warns there
 
     def _warm_state(self):
         return (self.labels_, self.ratings_)

@@ -7,7 +7,7 @@ import numpy as np
 from discrank._labels import show
 from discrank.analysis import normal_decomposition
 from discrank.data import PairwiseData
-from discrank.models._base import PairwiseModel, check_data, check_n_components, resolve_n_jobs
+from discrank.models._base import PairwiseModel, atomic, check_data, check_n_components, resolve_n_jobs
 from discrank.models.disc import DiscReadout, describe_first_component
 
 __all__ = ["SchurDecomposition"]
@@ -45,6 +45,7 @@ class SchurDecomposition(DiscReadout, PairwiseModel):
     def _loss(self) -> str:  # type: ignore[override]
         return "probability" if self.space == "probability" else "bce"
 
+    @atomic
     def fit(self, data: PairwiseData) -> "SchurDecomposition":
         check_data(data)
         if self.space not in SPACES:
