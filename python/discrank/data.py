@@ -497,9 +497,16 @@ class PairwiseData:
         games = "" if self.n_games is None else f", n_games={self.n_games.sum():.0f}"
         return f"PairwiseData(n_players={self.n_players}, n_pairs={self.n_pairs}{games}, weights={self.weights!r})"
 
-    def pair_weights(self) -> np.ndarray:
-        """Weight of each pair in a fit (not normalised): 1, or its number of games."""
-        return self.n_games.copy() if self.weights == "games" else np.ones(self.n_pairs)
+    def pair_weights(self, copy: bool = True) -> np.ndarray:
+        """Weight of each pair in a fit (not normalised): 1, or its number of games. ``copy=False``: a
+        read-only view where the weights are the game counts (no copy of an array of ``n_pairs``)."""
+        if self.weights != "games":
+            return np.ones(self.n_pairs)
+        if copy:
+            return self.n_games.copy()
+        view = self.n_games.view()
+        view.flags.writeable = False
+        return view
 
     def index(self, players: Any) -> np.ndarray:
         """Indices of the players with the given labels; a ``ValueError`` names unknown labels."""

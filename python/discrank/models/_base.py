@@ -339,8 +339,8 @@ class PairwiseModel:
                 DisconnectedGraphWarning,
                 stacklevel=2,
             )
-        w = data.pair_weights()
-        w /= w.sum()
+        w = data.pair_weights(copy=False)
+        w = w / w.sum()
         self._n_threads = resolve_n_jobs(self.n_jobs)
         if self._tile_pairs:
             data, w = in_tile_order(data, w, self._n_threads)

@@ -498,7 +498,7 @@ class DiscDecomposition(DiscReadout, PairwiseModel):
         # Algorithm 1 adds the penalties with weight 1, and Appendix B.2 its regulariser with weight
         # lambda / 2, to the paper's double sum over (i, j) and (j, i). That sum is 2 W times our weighted
         # mean (W the total pair weight), so here they weigh 1 / (2 W) and lambda / (4 W).
-        total_weight = data.pair_weights().sum()
+        total_weight = data.pair_weights(copy=False).sum()
         pen_weight = 1.0 / (2.0 * total_weight)
         reg_weight = float(self.regularization) / (4.0 * total_weight)
         # Gaussian priors on every u and v (against the negative log-likelihood, the objective times W)
@@ -668,7 +668,7 @@ class MElo(DiscDecomposition):
 
     def _base_ratings(self, data: PairwiseData, w: np.ndarray) -> np.ndarray:
         n = data.n_players
-        w = w * (data.pair_weights().sum() / w.sum())  # in games (the fit's weights are normalised)
+        w = w * (data.pair_weights(copy=False).sum() / w.sum())  # in games (the fit's weights are normalised)
         score = np.bincount(data.i, w * data.p, n) + np.bincount(data.j, w * (1.0 - data.p), n)
         total = np.bincount(data.i, w, n) + np.bincount(data.j, w, n)
         sigma = getattr(self, "_sigma", np.inf)

@@ -109,7 +109,7 @@ class _EloFamily(PairwiseModel):
 
         def solve(sigma):
             # prior N(0, sigma^2) per rating, on the scale of the objective (the mean loss per unit weight)
-            ridge = 0.0 if sigma is None else 1.0 / (sigma**2 * float(data.pair_weights().sum()))
+            ridge = 0.0 if sigma is None else 1.0 / (sigma**2 * float(data.pair_weights(copy=False).sum()))
             if solver == "newton":
                 return newton_elo(objective, loss_id, data.i, data.j, w, data.n_players, piece, tol, int(max_iter),
                                   n_threads, s0=s0, ridge=ridge, sums=sums)
