@@ -668,14 +668,14 @@ class MElo(DiscDecomposition):
 
     def _base_ratings(self, data: PairwiseData, w: np.ndarray) -> np.ndarray:
         n = data.n_players
-        w = w * (data.pair_weights(copy=False).sum() / w.sum())  # in games (the fit's weights are normalised)
         score = np.bincount(data.i, w * data.p, n) + np.bincount(data.j, w * (1.0 - data.p), n)
         total = np.bincount(data.i, w, n) + np.bincount(data.j, w, n)
         sigma = getattr(self, "_sigma", np.inf)
         if sigma is not None and sigma != np.inf:
             # the posterior mean of Pbar_i under a N(1/2, sigma^2) prior, each game's score having
-            # variance at most 1/4: the mean score with 1 / (4 sigma^2) draws added
-            pseudo = 1.0 / (4.0 * sigma * sigma)
+            # variance at most 1/4: the mean score with 1 / (4 sigma^2) draws added (in the units of
+            # w, which the fit normalises: a game weighs sum(w) / (number of games))
+            pseudo = w.sum() / data.pair_weights(copy=False).sum() / (4.0 * sigma * sigma)
             score, total = score + 0.5 * pseudo, total + pseudo
         pbar = np.divide(score, total, out=np.full(n, 0.5), where=total > 0)
         self.ratings_ = pbar - 0.5
