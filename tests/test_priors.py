@@ -487,3 +487,29 @@ def test_each_tuning_score_is_that_of_the_fit_at_its_own_scale():
     for sigma, score in zip(model.prior_tuning_["scales"], model.prior_tuning_["scores"]):
         cold = MElo(1, prior_scale=sigma, random_state=0, tol=TUNING_TOL).fit(inner)  # the tuning's tolerance
         assert score == pytest.approx(_tuning._score(cold, val), abs=1e-4)
+
+
+def test_disc_maximum_likelihood_warns_on_every_random_log_where_elo_does():
+    # the fuzz's class: logs whose results separate the players (Elo warns) must warn for the disc model
+    # too; logs where neither the data nor the fit saturates must not
+    rng = np.random.default_rng(7)
+    elo_warned = disc_warned = both = 0
+    for _ in range(120):
+        n, m = int(rng.integers(3, 9)), int(rng.integers(3, 25))
+        a = rng.integers(0, n, m)
+        b = (a + rng.integers(1, n, m)) % n
+        s = rng.choice([0.0, 0.5, 1.0], m)
+        data = PairwiseData.from_games(a, b, s)
+        with warnings.catch_warnings(record=True) as w_elo:
+            warnings.simplefilter("always")
+            Elo(prior_scale=np.inf).fit(data)
+        with warnings.catch_warnings(record=True) as w_disc:
+            warnings.simplefilter("always")
+            disc = DiscDecomposition(1, prior_scale=np.inf, random_state=0, max_iter=300).fit(data)
+        e = any(issubclass(x.category, SeparationWarning) for x in w_elo)
+        d = any(issubclass(x.category, SeparationWarning) for x in w_disc)
+        elo_warned += e
+        disc_warned += d
+        both += e and d
+        assert disc.separated_ is d and (not d or disc.converged_ is False)
+    assert elo_warned > 20 and both == elo_warned  # every log Elo warns on, the disc model warns on
