@@ -97,6 +97,11 @@ def quiet_fit(model, data):
     return model
 
 
+def _share(x: float) -> str:
+    """A component's share, "-" where it is undefined (a component collapsed to 0 explains nothing of 0)."""
+    return f"{x:.2f}" if np.isfinite(x) else "-"
+
+
 def read_first(model, transitive: bool) -> str:
     """The first component's verdict (Proposition 1), or "flat" when the prior collapsed it to u = 0."""
     if not np.any(model.u_[:, 0]):
@@ -293,7 +298,7 @@ def exp_metagames(cfg):
         print(f"| {game} | {data.n_players} | {clusters} | {verdict}{'*' if full.warned_ else ''} "
               f"({summary.share[0]:.2f}, {side:.2f}) | {prob_verdict} ({prob_summary.share[0]:.2f}, {prob_side:.2f}) | "
               f"{read_first(tuned, tuned_summary.main_transitive)}{'*' if tuned.warned_ else ''} "
-              f"({tuned_summary.share[0]:.2f}, {majority_side(tuned.u_[:, 0], tuned.v_[:, 0]):.2f}) | ".replace("nan", "-")
+              f"({_share(tuned_summary.share[0])}, {majority_side(tuned.u_[:, 0], tuned.v_[:, 0]):.2f}) | "
               + " | ".join(cells) + " |")
         plot_embedding(*display_points(prob), ax=axes.flat[g], title=f"{game} (probability space)")
     for ax in axes.flat[n_games:]:

@@ -521,6 +521,24 @@ def plot_command(args: argparse.Namespace) -> int:
     return 0
 
 
+def _add_columns(p: argparse.ArgumentParser) -> None:
+    """The columns of a game log (fit and evaluate)."""
+    p.add_argument("--a", default="a", help="column of the first player (default a)")
+    p.add_argument("--b", default="b", help="column of the second player (default b)")
+    p.add_argument("--score", help="column of the first player's result: 1 / 0.5 / 0 or 1-0 / 1/2-1/2 / 0-1")
+    p.add_argument("--winner", help="column of the winner's label (or draw), instead of --score")
+
+
+def _add_bad_rows(p: argparse.ArgumentParser) -> None:
+    """What to do with invalid rows and truncated files (fit and evaluate)."""
+    p.add_argument("--drop-invalid", action="store_true",
+                   help="drop invalid rows (a player against themself, a missing or unparseable result, name or "
+                        "time) and report how many of each kind on stderr, instead of stopping at the first")
+    p.add_argument("--keep-truncated", action="store_true",
+                   help="a truncated compressed file (.gz, .bz2, .xz): keep the games read before the truncation, "
+                        "with a warning, instead of stopping")
+
+
 def main(argv: Optional[Sequence[str]] = None) -> int:
     parser = _Parser(prog="discrank", description="Ratings for two-player zero-sum games.")
     sub = parser.add_subparsers(dest="command", required=True)
@@ -539,19 +557,11 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
 
     p = sub.add_parser("fit", help="fit a model to a game log (CSV, Parquet or PGN)")
     p.add_argument("games", help="CSV or Parquet file, one row per game; or a PGN file (.pgn, .pgn.gz ...)")
-    p.add_argument("--a", default="a", help="column of the first player (default a)")
-    p.add_argument("--b", default="b", help="column of the second player (default b)")
-    p.add_argument("--score", help="column of the first player's result: 1 / 0.5 / 0 or 1-0 / 1/2-1/2 / 0-1")
-    p.add_argument("--winner", help="column of the winner's label (or draw), instead of --score")
+    _add_columns(p)
     p.add_argument("--time", help="column of the game's time (for --start / --end)")
     p.add_argument("--start", help="keep games at or after this time (needs --time; rows before are not checked)")
     p.add_argument("--end", help="keep games before this time (needs --time; rows after are not checked)")
-    p.add_argument("--drop-invalid", action="store_true",
-                   help="drop invalid rows (a player against themself, a missing name, result or time) and "
-                        "report how many of each kind, instead of stopping at the first")
-    p.add_argument("--keep-truncated", action="store_true",
-                   help="a truncated compressed file (.gz, .bz2, .xz): keep the games read before the truncation, "
-                        "with a warning, instead of stopping")
+    _add_bad_rows(p)
     p.add_argument("--model", choices=["elo", "elo++", "disc", "melo"], default="disc")
     p.add_argument("-k", "--components", type=_int_at_least(1), default=1, help="disc components (default 1)")
     p.add_argument("--regularization", type=_regularization,
@@ -568,10 +578,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
 
     p = sub.add_parser("evaluate", help="train on the past, test on the future: models side by side")
     p.add_argument("games", help="CSV or Parquet file, one row per game with a time column; or a PGN file")
-    p.add_argument("--a", default="a", help="column of the first player (default a)")
-    p.add_argument("--b", default="b", help="column of the second player (default b)")
-    p.add_argument("--score", help="column of the first player's result: 1 / 0.5 / 0 or 1-0 / 1/2-1/2 / 0-1")
-    p.add_argument("--winner", help="column of the winner's label (or draw), instead of --score")
+    _add_columns(p)
     p.add_argument("--time", help="column of the game's time (needed)")
     p.add_argument("--start", help="read only games at or after this time")
     p.add_argument("--end", help="read only games before this time")
@@ -592,12 +599,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     p.add_argument("--calibration", action="store_true", help="print each model's calibration table")
     p.add_argument("--plot", help="write the calibration plot there (needs matplotlib)")
     p.add_argument("--out", help="write the summary table (CSV) there")
-    p.add_argument("--drop-invalid", action="store_true",
-                   help="drop invalid rows (a player against themself, a missing or unparseable result, name or "
-                        "time), reported on stderr, instead of stopping at the first")
-    p.add_argument("--keep-truncated", action="store_true",
-                   help="a truncated compressed file (.gz, .bz2, .xz): keep the games read before the truncation, "
-                        "with a warning, instead of stopping")
+    _add_bad_rows(p)
     p.add_argument("--quiet", action="store_true", help="no progress")
     p.set_defaults(func=evaluate_command)
 

@@ -629,6 +629,21 @@ def _matrix_block(P: np.ndarray, r0: int, r1: int, check: bool, pairs: bool = Tr
     return upper, lower, has_u | has_l, gap, has_u
 
 
+def one_sided(piece: np.ndarray, scored: np.ndarray, conceded: np.ndarray) -> bool:
+    """Whether some player with a pair never scored or never conceded (``scored``, ``conceded``: each
+    player's weighted sums, ``PairObjective.score_sums``): the one-pass test of separated results."""
+    has_pair = np.bincount(piece)[piece] > 1
+    return bool(np.any(has_pair & ~((scored > 0.0) & (conceded > 0.0))))
+
+
+def separated_examples(data: PairwiseData, strong: np.ndarray, limit: int = 5) -> list[str]:
+    """A player of each of the ``limit`` smallest strong pieces of the beat graph (``_core.beat_pieces``),
+    as the user wrote them: the separated groups a ``SeparationWarning`` names."""
+    sizes = np.bincount(strong)
+    smallest = np.argsort(sizes, kind="stable")[: min(limit, sizes.size)]
+    return [show(data.labels[np.flatnonzero(strong == c)[0]]) for c in smallest]
+
+
 def warn_isolated(data: PairwiseData, piece: Optional[np.ndarray] = None) -> np.ndarray:
     """Warn about players with no observed pair and return a mask of them.
 

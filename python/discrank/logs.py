@@ -611,7 +611,7 @@ class GameLog:
             A ``.gz``, ``.bz2`` or ``.xz`` file that ends before its end-of-stream marker (a download cut
             short): ``"raise"`` (default) a ``ValueError`` naming the file, the byte and line where its text
             ends and the last complete row; ``"keep"`` keeps the complete lines read before the truncation,
-            with a ``UserWarning`` saying how many rows were kept.
+            with a ``TruncatedFileWarning`` saying how many rows were kept.
         **read_kw
             Passed to ``pandas.read_csv``. Unless given, ``low_memory=False`` (with pandas' C parser): each
             column is typed from all its rows, so pandas does not warn about columns of mixed types.

@@ -10,7 +10,7 @@ import numpy as np
 from discrank import _core
 from discrank._optim import logit_mean_score, minimize_scaled, pair_curvature, scaled_gradient
 from discrank.analysis import TransitivitySummary, disc_verdict, reparametrize, transitivity_summary
-from discrank.data import PairwiseData
+from discrank.data import PairwiseData, one_sided, separated_examples
 from discrank._labels import show
 from discrank.exceptions import ConvergenceWarning, SeparationWarning
 from discrank.models._base import LOSSES, PairwiseModel, check_n_components
@@ -584,21 +584,17 @@ class DiscDecomposition(DiscReadout, PairwiseModel):
         """
         n = data.n_players
         _, scored, conceded = objective.score_sums(n_threads=self._n_threads)
-        has_pair = np.bincount(piece, minlength=n)[piece] > 1
-        one_sided = has_pair & ~((scored > 0.0) & (conceded > 0.0))
         n_pieces = int(piece.max()) + 1 if piece.size else 0
         n_strong, strong = _core.beat_pieces(n, data.i, data.j, data.p)
+        separates = one_sided(piece, scored, conceded) or n_strong > n_pieces
         scores = _core.scores(data.i, data.j, n, U=self.u_, V=self.v_, n_threads=self._n_threads)
         decided = (data.p == 0.0) | (data.p == 1.0)
         saturated = decided & (np.abs(scores) > SATURATED)
-        if not (one_sided.any() or n_strong > n_pieces or saturated.any()):
+        if not (separates or saturated.any()):
             return False
-        if one_sided.any() or n_strong > n_pieces:
-            sizes = np.bincount(strong)
-            smallest = np.argsort(sizes, kind="stable")[: min(5, sizes.size)]
-            names = [show(data.labels[np.flatnonzero(strong == c)[0]]) for c in smallest]
+        if separates:
             why = (f"the results separate the players: some players or groups never lose (or never win) against "
-                   f"the others (e.g. {', '.join(names)})")
+                   f"the others (e.g. {', '.join(separated_examples(data, strong))})")
         else:
             k = int(np.flatnonzero(saturated)[0])
             why = (f"the fit reproduces decided results with scores beyond {SATURATED:g} logits (e.g. "

@@ -8,9 +8,8 @@ from typing import Any, Optional
 import numpy as np
 
 from discrank._optim import minimize_scaled, newton_elo, pair_curvature
-from discrank.data import PairwiseData
+from discrank.data import PairwiseData, one_sided, separated_examples
 from discrank import _core
-from discrank._labels import show
 from discrank.exceptions import ConvergenceWarning, SeparationWarning
 from discrank.models._base import LOSSES, PairwiseModel, check_positive_float, check_positive_int, resolve_n_jobs
 
@@ -160,9 +159,7 @@ class _EloFamily(PairwiseModel):
             strong_pieces = _core.beat_pieces(data.n_players, data.i, data.j, data.p)
             return bool(strong_pieces[0] > n_pieces)
 
-        won, lost = sums[1] > 0.0, sums[2] > 0.0  # ever scored / conceded (w > 0)
-        has_pair = np.bincount(piece)[piece] > 1
-        separated = bool(np.any(has_pair & ~(won & lost)))
+        separated = one_sided(piece, sums[1], sums[2])
         if not separated and data.n_pairs <= TARJAN_UP_FRONT:
             separated = strongly_separated()
         if not separated:
@@ -174,9 +171,7 @@ class _EloFamily(PairwiseModel):
         if strong_pieces is None:  # found by the one-pass check: the groups are still to name
             strong_pieces = _core.beat_pieces(data.n_players, data.i, data.j, data.p)
         n_strong, strong = strong_pieces
-        sizes = np.bincount(strong)
-        smallest = np.argsort(sizes, kind="stable")[: min(5, sizes.size)]
-        names = [show(data.labels[np.flatnonzero(strong == c)[0]]) for c in smallest]
+        names = separated_examples(data, strong)
         warnings.warn(
             f"the results separate the players into {n_strong} groups where {n_pieces} connected "
             f"piece(s) were expected: some players or groups never lose (or never win) against the others "
