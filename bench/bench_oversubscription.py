@@ -3,8 +3,9 @@
     python bench/bench_oversubscription.py
 
 Runs the same small fit (Table 1's quick workload) alone and as two concurrent processes, once with
-OMP_WAIT_POLICY=ACTIVE (OpenMP's spinning threads) and once with PASSIVE (discrank's default since
-it sets it at import unless the user did), and prints the wall times and their ratio to the fit alone.
+OMP_WAIT_POLICY=ACTIVE (OpenMP's spinning threads) and once with PASSIVE (sleeping threads, what the
+core uses unless the user sets the variable), and prints the wall times and their ratio
+to the fit alone.
 """
 
 from __future__ import annotations

@@ -226,6 +226,62 @@ def test_scores_kernel_matches_reference():
     np.testing.assert_allclose(got, expected, rtol=REL_TOL, atol=1e-14)
 
 
+@pytest.mark.parametrize("k, with_s", [(0, True), (1, False), (2, True), (3, False), (4, True), (5, True)])
+def test_scores_are_the_objectives_scores(k, with_s):
+    # _core.scores gathers with the objective's own code: 5000 pairs, three blocks of 2048, every row width
+    rng = np.random.default_rng(40 + k)
+    n = 70
+    U = rng.standard_normal((n, k)) if k else None
+    V = rng.standard_normal((n, k)) if k else None
+    s = rng.standard_normal(n) if with_s else None
+    a = rng.integers(0, n, 5000).astype(np.int32)
+    b = rng.integers(0, n, 5000).astype(np.int32)
+    got = _core.scores(a, b, n, U=U, V=V, s=s)
+    expected = np.zeros(a.size) if s is None else s[a] - s[b]
+    if k:
+        expected = expected + np.sum(U[a] * V[b] - V[a] * U[b], axis=1)
+    np.testing.assert_allclose(got, expected, rtol=REL_TOL, atol=1e-13)
+    for threads in (1, 2, 3):
+        assert np.array_equal(_core.scores(a, b, n, U=U, V=V, s=s, n_threads=threads), got)
+
+
+def _bad_pairs_calls():
+    """(name, call on pairs (a, b) of 5 players, rule) for every binding that takes player indices."""
+    s, w = np.zeros(5), np.ones(2)
+    return [
+        ("PairObjective", lambda a, b: _core.PairObjective(5, a, b, np.full(2, 0.5), w), "pair", "distinct"),
+        ("scores", lambda a, b: _core.scores(a, b, 5, s=s), "pair", "in_range"),
+        ("online_elo", lambda a, b: _core.online_elo(a, b, np.ones(2), 0.1, np.zeros(5)), "game", "distinct"),
+        ("online_disc", lambda a, b: _core.online_disc(a, b, np.ones(2), 0.1, np.ones((2, 5))), "game", "distinct"),
+        ("aggregate_games", lambda a, b: _core.aggregate_games(5, a, b, np.ones(2)), "game", "distinct"),
+        ("group_pairs", lambda a, b: _core.group_pairs(5, a, b), "entry", "increasing"),
+        ("tile_pairs", lambda a, b: _core.tile_pairs(5, a, b, []), "pair", "in_range"),
+        ("connected_pieces", lambda a, b: _core.connected_pieces(5, a, b), "pair", "in_range"),
+        ("beat_pieces", lambda a, b: _core.beat_pieces(5, a, b, np.ones(2)), "pair", "in_range"),
+    ]
+
+
+@pytest.mark.parametrize("name, call, noun, rule", _bad_pairs_calls(), ids=lambda x: x if isinstance(x, str) else "")
+def test_every_index_check_names_the_first_bad_entry(name, call, noun, rule):
+    def pairs(*values):
+        return (np.array([1, values[0]], dtype=np.int32), np.array([2, values[1]], dtype=np.int32))
+
+    call(*pairs(3, 4))  # good pairs pass
+    if rule == "increasing":
+        for bad in ((5, 6), (-1, 2), (4, 4), (4, 3)):
+            with pytest.raises(ValueError, match=rf"^entry 1 is \({bad[0]}, {bad[1]}\); need 0 <= lo < hi < 5$"):
+                call(*pairs(*bad))
+        return
+    for bad in ((0, 5), (-1, 2), (7, 7)):
+        with pytest.raises(ValueError, match=rf"^player index \({bad[0]}, {bad[1]}\) of {noun} 1 is outside \[0, 5\)$"):
+            call(*pairs(*bad))
+    if rule == "distinct":
+        with pytest.raises(ValueError, match=rf"^{noun} 1 is player 3 against themself$"):
+            call(*pairs(3, 3))
+    else:
+        call(*pairs(3, 3))
+
+
 class TestGuards:
     """The bindings refuse what would corrupt memory or silently convert values (a strided array of the
     right dtype is copied once, at the boundary)."""
@@ -237,7 +293,7 @@ class TestGuards:
         self.w = np.ones(2)
 
     def test_index_out_of_range_is_a_value_error(self):
-        with pytest.raises(ValueError, match=r"player index \(1, 2\) outside \[0, 2\)"):
+        with pytest.raises(ValueError, match=r"player index \(1, 2\) of pair 1 is outside \[0, 2\)"):
             _core.PairObjective(2, self.i, self.j, self.y, self.w)
 
     def test_negative_index_is_a_value_error(self):
@@ -277,7 +333,7 @@ class TestGuards:
             obj.evaluate(9, s=np.zeros(3))
 
     def test_scores_bounds_are_checked(self):
-        with pytest.raises(ValueError, match=r"player index \(0, 5\) at position 1"):
+        with pytest.raises(ValueError, match=r"player index \(0, 5\) of pair 1 is outside \[0, 3\)"):
             _core.scores(np.array([0, 0], dtype=np.int32), np.array([1, 5], dtype=np.int32), 3, s=np.zeros(3))
 
 
@@ -312,9 +368,12 @@ def test_kernel_releases_the_gil():
     assert longest_pause < 0.5 * call
 
 
-@pytest.mark.parametrize("preset, expected", [(None, "PASSIVE"), ("ACTIVE", "ACTIVE")])
-def test_import_makes_openmp_threads_sleep_unless_told_otherwise(preset, expected):
-    # Spinning OpenMP threads made two concurrent fits 4.5x slower (bench/bench_oversubscription.py).
+@pytest.mark.parametrize("preset", [None, "ACTIVE", "PASSIVE"])
+def test_import_leaves_the_environment_alone(preset):
+    # The core loads with OMP_WAIT_POLICY=PASSIVE unless the user set it, and importing discrank and
+    # fitting leave the environment as it was (``before`` is read after importing discrank's dependencies, since
+    # threadpoolctl sets KMP_DUPLICATE_LIB_OK when imported).
+    import json
     import os
     import subprocess
     import sys
@@ -322,9 +381,27 @@ def test_import_makes_openmp_threads_sleep_unless_told_otherwise(preset, expecte
     env = {k: v for k, v in os.environ.items() if k != "OMP_WAIT_POLICY"}
     if preset:
         env["OMP_WAIT_POLICY"] = preset
-    code = "import discrank, os; print(os.environ['OMP_WAIT_POLICY'])"
+    code = ("import json, os, numpy, scipy.sparse, threadpoolctl; before = dict(os.environ); import discrank; "
+            "discrank.Elo(prior_scale=1.0).fit(discrank.PairwiseData.from_games([0, 1, 2], [1, 2, 0], [1.0, 0.0, 1.0])); "
+            "print(json.dumps([before == dict(os.environ), os.environ.get('OMP_WAIT_POLICY')]))")
     out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True).stdout
-    assert out.strip() == expected
+    assert json.loads(out) == [True, preset]
+
+
+@pytest.mark.parametrize("preset, expected", [(None, "PASSIVE"), ("ACTIVE", "ACTIVE")])
+def test_core_threads_sleep_between_regions_unless_told_otherwise(preset, expected):
+    # Spinning OpenMP threads made two concurrent fits 4.5x slower (bench/bench_oversubscription.py).
+    # OMP_DISPLAY_ENV makes libgomp print the policy it read when it loaded with the core.
+    import os
+    import subprocess
+    import sys
+
+    env = {k: v for k, v in os.environ.items() if k != "OMP_WAIT_POLICY"}
+    env["OMP_DISPLAY_ENV"] = "TRUE"
+    if preset:
+        env["OMP_WAIT_POLICY"] = preset
+    done = subprocess.run([sys.executable, "-c", "import discrank"], env=env, capture_output=True, text=True, check=True)
+    assert f"OMP_WAIT_POLICY = '{expected}'" in done.stderr + done.stdout
 
 
 @pytest.mark.parametrize("n", [2, 300, 70_000])  # radix sort of 1, 2 and 5 passes; 32- and 64-bit keys
@@ -382,7 +459,7 @@ def test_tile_pairs_is_the_stable_sort_by_the_second_players_tile():
     ti, tj, cols = _core.tile_pairs(2048, i[:100] % 2048, j[:100] % 2048, [])
     assert np.array_equal(ti, i[:100] % 2048) and np.array_equal(tj, j[:100] % 2048) and cols == []
     assert _core.tile_pairs(n, i[:0], j[:0], [y[:0]])[0].size == 0
-    with pytest.raises(ValueError, match=r"pair 1 has player index \(0, 3305\) outside \[0, 100\)"):
+    with pytest.raises(ValueError, match=r"player index \(0, 3305\) of pair 1 is outside \[0, 100\)"):
         _core.tile_pairs(100, i[[0, 1]] % 100, j[[0, 1]] + np.array([0, 3305 - j[1]], dtype=np.int32), [])
     with pytest.raises(ValueError, match=r"cols\[1\] must have shape \(10,\)"):
         _core.tile_pairs(n, i[:10], j[:10], [y[:10], w[:9]])

@@ -19,8 +19,9 @@ from discrank import (
     MElo,
     PairwiseData,
 )
+from discrank.exceptions import NotFittedError
 from discrank.games import disc_game, elo_game, example3, sample_games
-from discrank.models.disc import _Component, _unit_columns
+from discrank.models._disc_problem import _Component, _unit_columns
 
 EXACT_GAME_MSE = 1e-10  # Elo on an Elo game (issue 3)
 DISC_GAME_MSE = 1e-6  # disc k=1 on a disc game (issue 3)
@@ -158,7 +159,7 @@ def test_algorithm1_penalised_objectives_have_exact_gradients(n_previous):
     w = np.ones(train.n_pairs) / train.n_pairs
     obj = _core.PairObjective(n, train.i, train.j, train.p, w)
     Q = _unit_columns([rng.normal(size=n) for _ in range(2 * n_previous)]) if n_previous else np.zeros((n, 0))
-    problem = _Component(obj, 0, train, w, rng.normal(size=train.n_pairs), Q, 0.7, 0)
+    problem = _Component(obj, 0, train.n_players, w, rng.normal(size=train.n_pairs), Q, 0.7, 0)
     u, v = rng.normal(size=n), rng.normal(size=n)
     eps = 1e-6
     checks = [
@@ -181,7 +182,7 @@ def test_probability_space_disc_predicts_within_zero_and_one(disc_data):
 
 
 def test_disc_beats_elo_on_hidden_games_of_a_cyclic_league():
-    from discrank.cli import simulate_league
+    from discrank._demo import simulate_league
 
     a, b, score, _ = simulate_league(n_players=40, games_per_pair=20, seed=3)
     train, test = PairwiseData.from_games(a, b, score).split(0.2, seed=3)
@@ -224,7 +225,7 @@ class TestPrediction:
         assert elo.predict_proba(other)[0] == pytest.approx(elo.predict_proba("cid", "ann"))
 
     def test_predict_before_fit_is_an_error(self):
-        with pytest.raises(RuntimeError, match="not fitted yet"):
+        with pytest.raises(NotFittedError, match="not fitted yet"):
             Elo().predict_proba([0], [1])
 
 
@@ -332,10 +333,10 @@ def test_loss_is_the_data_loss_at_the_fitted_factors(make):
 
 
 def test_disc_fit_in_tile_order_is_the_fit_in_pair_order():
-    # with more than 2048 players the disc fits pass the pairs in tile order (models/_base.py): the same
+    # with more than 2048 players the disc fits pass the pairs in tile order (discrank._fitdata): the same
     # objective summed in another order, so the same fit up to rounding, whatever the order of the data
     from discrank import _core
-    from discrank.models import _base
+    from discrank import _fitdata
 
     rng = np.random.default_rng(8)
     n = 5000
@@ -345,8 +346,8 @@ def test_disc_fit_in_tile_order_is_the_fit_in_pair_order():
     data = PairwiseData(i, j, expit(skill[i] - skill[j] + np.sin(theta[i] - theta[j])),
                         n_games=rng.integers(1, 5, i.size))
     w = data.pair_weights() / data.pair_weights().sum()
-    tiled, wt = _base.in_tile_order(data, w, 2)
-    order = np.argsort(data.j >> _base.TILE_BITS, kind="stable")
+    tiled, wt = _fitdata.in_tile_order(data, w, 2)
+    order = np.argsort(data.j >> _fitdata.TILE_BITS, kind="stable")
     assert not np.array_equal(order, np.arange(data.n_pairs))  # the order does change here
     assert np.array_equal(tiled.i, data.i[order]) and np.array_equal(wt, w[order])
     assert np.array_equal(tiled.p, data.p[order]) and np.array_equal(tiled.n_games, data.n_games[order])

@@ -33,6 +33,11 @@ def bt(data):
     return fun, w
 
 
+def laplacian(i, j, n, c):
+    """The weighted Laplacian of the pairs (i, j) with pair weights c, as a sparse matrix."""
+    return sp.coo_matrix((np.r_[c, c, -c, -c], (np.r_[i, j, i, j], np.r_[i, j, j, i])), shape=(n, n)).tocsr()
+
+
 def reference_newton(data):
     """Independent exact fit: numpy objective, Newton with a sparse direct solve, player 0 grounded."""
     fun, w = bt(data)
@@ -42,7 +47,7 @@ def reference_newton(data):
         f, g = fun(s)
         A = s[i] - s[j]
         c = w * 0.25 / np.cosh(0.5 * A) ** 2
-        L = sp.coo_matrix((np.r_[c, c, -c, -c], (np.r_[i, j, i, j], np.r_[i, j, j, i])), shape=(n, n)).tocsc()
+        L = laplacian(i, j, n, c).tocsc()
         d = np.zeros(n)
         d[1:] = spsolve(L[1:, 1:], -g[1:])
         s = s + d
@@ -150,3 +155,76 @@ def test_curvature_scales_of_rounding_residue_are_filled_like_zeros():
     normal = raw > 1e-30
     np.testing.assert_allclose(h[normal], raw[normal], rtol=1e-14)
     np.testing.assert_allclose(h[~normal], raw[normal].mean(), rtol=1e-14)
+
+
+def _compiled_ladder(n, games, width, seed=0):
+    from discrank import _core
+    from discrank._newton import _LaplacianSolver
+
+    data, _ = ladder(n, games, width, seed)
+    w = data.pair_weights() / data.pair_weights().sum()
+    _, piece = data.components()
+    obj = _core.PairObjective(data.n_players, data.i, data.j, data.p, w)
+    curv = np.empty(data.n_pairs)
+    s = np.random.default_rng(seed).normal(0.0, 0.5, data.n_players)
+    _, _, _, g = obj.evaluate(0, s=s, grad_s=True, curv=curv)
+    return _LaplacianSolver(obj, data.i, data.j, data.n_players, piece, 0), curv, -g
+
+
+def numpy_laplacian(solver, curv):
+    """The weighted Laplacian of the solver's pairs, with pair weights ``curv``, as a sparse matrix."""
+    return laplacian(solver.i, solver.j, solver.n, curv)
+
+
+def numpy_pcg(solver, curv, rhs, rtol, delta):
+    """Jacobi-preconditioned conjugate gradients written out, with the Laplacian as a sparse matrix."""
+    L = numpy_laplacian(solver, curv)
+    inv = 1.0 / (L.diagonal() + delta)
+    x, r = np.zeros(solver.n), rhs.copy()
+    z = inv * r
+    p, rz, n_prod = z.copy(), r @ z, 0
+    while np.linalg.norm(r) > rtol * np.linalg.norm(rhs):
+        if n_prod == solver.CG_CAP:
+            return x, n_prod, False
+        q = L @ p + delta * p
+        n_prod += 1
+        alpha = rz / (p @ q)
+        x, r = x + alpha * p, r - alpha * q
+        z = inv * r
+        rz, rz_old = r @ z, rz
+        p = z + (rz / rz_old) * p
+    return x, n_prod, True
+
+
+@pytest.mark.parametrize("rtol", [0.1, 1e-3, 1e-8])
+def test_conjugate_gradients_match_the_written_out_iteration(rtol):
+    # The same iterates, the same count of products with L, and the same verdict at the cap.
+    solver, curv, rhs = _compiled_ladder(400, 20_000, 10, seed=2)
+    x, n_prod, ok = solver._cg(curv, rhs, rtol, 1e-9)
+    x_ref, n_ref, ok_ref = numpy_pcg(solver, curv, rhs, rtol, 1e-9)
+    assert (n_prod, ok) == (n_ref, ok_ref)
+    np.testing.assert_allclose(x, x_ref, rtol=1e-9, atol=1e-9 * np.abs(x_ref).max())
+
+
+def test_conjugate_gradients_stop_at_the_cap_and_keep_their_last_iterate():
+    solver, curv, rhs = _compiled_ladder(3000, 150_000, 20)
+    x, n_prod, ok = solver._cg(curv, rhs, 1e-12, 1e-12)
+    assert not ok and n_prod == solver.CG_CAP
+    x_ref, _, _ = numpy_pcg(solver, curv, rhs, 1e-12, 1e-12)
+    np.testing.assert_allclose(x, x_ref, rtol=1e-8, atol=1e-8 * np.abs(x_ref).max())
+    # a solve whose last allowed product meets the tolerance converges; one product fewer does not
+    _, k, ok = solver._cg(curv, rhs, 1e-2, 1e-12)
+    assert ok and 1 < k < solver.CG_CAP
+    solver.CG_CAP = k
+    assert solver._cg(curv, rhs, 1e-2, 1e-12)[1:] == (k, True)
+    solver.CG_CAP = k - 1
+    assert solver._cg(curv, rhs, 1e-2, 1e-12)[1:] == (k - 1, False)
+
+def test_banded_solve_is_exact_and_centred():
+    solver, curv, rhs = _compiled_ladder(3000, 150_000, 20)
+    rhs = solver._project(rhs)
+    d, n_prod = solver.solve(curv, rhs, 1e-12, 1e-12)  # CG hits its cap: the banded factorisation takes over
+    assert solver.method == "banded Cholesky" and n_prod == 0
+    assert abs(d.mean()) < 1e-12
+    residual = rhs - (numpy_laplacian(solver, curv) @ d + 1e-12 * d)
+    assert np.linalg.norm(residual) <= 1e-8 * np.linalg.norm(rhs)

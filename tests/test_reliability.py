@@ -17,7 +17,7 @@ from reference import random_pairs
 from discrank import (DiscDecomposition, Elo, EloPlusPlus, GameLog, MElo, PairwiseData, SchurDecomposition,
                       _core, load)
 from discrank.cli import main
-from discrank.exceptions import DisconnectedGraphWarning, SeparationWarning
+from discrank.exceptions import DisconnectedGraphWarning, NotFittedError, SeparationWarning
 from discrank.online import online_disc, online_elo
 
 OK_A, OK_B, OK_S = ["x", "y", "z"], ["y", "z", "x"], [1.0, 0.0, 0.5]
@@ -88,7 +88,7 @@ BATTERY = [
     (lambda: Elo().fit("games.csv"), TypeError, "PairwiseData, got str"),
     (lambda: Elo().set_params(learning_rate=1), ValueError, "invalid parameter 'learning_rate'"),
     # prediction
-    (lambda: Elo().predict_proba("x", "y"), RuntimeError, "not fitted"),
+    (lambda: Elo().predict_proba("x", "y"), NotFittedError, "not fitted"),
     (lambda: fitted_elo().predict_proba("x", "nobody"), ValueError, "'nobody'"),
     (lambda: fitted_elo().predict_proba(["x", "y"], ["y"]), ValueError, "inconsistent lengths"),
     (lambda: fitted_elo().predict_proba("x"), TypeError, "needs the players a and b"),
@@ -295,7 +295,7 @@ def test_same_seed_same_threads_bitwise_and_any_threads_within_1e_10(make):
 
 def test_disc_fit_in_tile_order_is_bitwise_the_same_for_any_thread_count():
     # more than 2048 players: the fit moves the pairs into tile order (a counting sort over per-thread
-    # ranges, models/_base.py) before the kernel runs; both are fixed by the data, not the threads
+    # ranges, discrank._fitdata) before the kernel runs; both are fixed by the data, not the threads
     rng = np.random.default_rng(17)
     n = 4500
     i, j = random_pairs(rng, n, 60_000)

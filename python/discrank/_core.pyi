@@ -1,9 +1,12 @@
-"""Type stub of the compiled core (cpp/src/bindings.cpp).
+"""Type stub of the compiled core (cpp/src/module.cpp and the bind_*.cpp files beside it).
 
 Input arrays must have the dtype shown (another dtype, or a list, is a TypeError); a C-contiguous,
 aligned one is used without a copy, a strided one (``s[::2]``, ``G[:, 2]``) is copied once to C order.
 Arrays the core writes into (``ratings`` of the online updates, ``curv``) must be C-contiguous float64.
 Every ``n_threads`` (0: OpenMP's default, ``omp_get_max_threads()``) is clamped to ``thread_limit()``.
+Player indices are checked by one check (cpp/include/discrank/checks.hpp): an index outside [0, n), or
+a pair that breaks the function's rule (two different players; ``lo < hi`` for ``group_pairs``), is a
+``ValueError`` naming the first offending entry.
 """
 
 from typing import Optional
@@ -16,7 +19,6 @@ LOSS_BCE: int
 LOSS_SQUARED_LOGIT: int
 LOSS_PROBABILITY: int
 LOSS_SIGMOID_SQUARED: int
-openmp: bool
 
 def max_threads() -> int:
     """OpenMP's default thread count (``OMP_NUM_THREADS`` when set, else the processors), unclamped."""
@@ -25,7 +27,11 @@ def thread_limit() -> int:
     """The most threads a kernel call starts: 4 per processor (``omp_get_num_procs``), at most 1024."""
 
 class PairObjective:
-    """Observed pairs (i < j not required, i != j), targets y, weights w; borrows the arrays."""
+    """Observed pairs (i < j not required, i != j), targets y, weights w; borrows the arrays.
+
+    ``strategy`` ("auto", "scatter" or "gather") forces the way per-player sums are formed, so that the
+    tests check both ways on the same pairs; "auto" takes the one the data call for (see ``strategy``).
+    """
 
     def __init__(
         self,
@@ -42,7 +48,8 @@ class PairObjective:
     def n_pairs(self) -> int: ...
     @property
     def strategy(self) -> str:
-        """"scatter" (chunk buffers, dense logs) or "gather" (adjacency list, sparse logs)."""
+        """"scatter" (chunk buffers: "auto" when the pairs number 16 x the players or more) or "gather"
+        (adjacency list, sparse logs)."""
     def score_sums(
         self, n_threads: int = 0
     ) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64], npt.NDArray[np.float64]]:

@@ -160,10 +160,7 @@ def pairs_from_codes(labels: np.ndarray, ca: np.ndarray, cb: np.ndarray, score: 
         players = np.flatnonzero(used)
     pos = np.full(len(labels), -1, dtype=np.int64)
     pos[players] = np.arange(players.size)
-    data = PairwiseData.from_games(pos[ca], pos[cb], score, labels=np.arange(players.size), weights=weights)
-    data.labels = labels[players]
-    data._index = None
-    return data
+    return PairwiseData._from_codes(pos[ca], pos[cb], np.asarray(score, dtype=np.float64), labels[players], weights)
 
 
 def _show_span(span: Any) -> str:
@@ -188,7 +185,6 @@ def _holdout(model: Any, data: PairwiseData, log: Any, coded: Any, validation: O
             if known.sum() >= 10:
                 players = np.flatnonzero(seen)
                 vd = pairs_from_codes(labels, ca[known], cb[known], score[known], data.weights, players=players)
-                vd.labels = inner.labels  # the same players in the same order: predictions by index
                 rule = "time order" + ("" if validation is None or validation.gap is None else f", gap {_show_span(validation.gap)}")
                 return inner, vd, rule
     # no time order: a random tenth of the pairs

@@ -62,12 +62,12 @@ class BootstrapResult:
 
 
 def _scores(model: Any) -> np.ndarray:
-    if hasattr(model, "ratings_"):
-        return model.ratings_
-    strength = getattr(model, "strength_", None)
-    if strength is None:
+    """The values the fitted model ranks its players by (``_sort_key``: Elo's ratings, m-Elo's mean score,
+    a disc model's strength), as float64; NaN for a model without a ranking (a cyclic disc component)."""
+    key = model._sort_key()
+    if key is None:
         return np.full(model.n_players_, np.nan)
-    return strength
+    return np.array(key, dtype=np.float64)
 
 
 def bootstrap(estimator: Any, a: Any, b: Any, score: Any, *, n_boot: int = 200, ci: float = 0.95,
@@ -82,6 +82,7 @@ def bootstrap(estimator: Any, a: Any, b: Any, score: Any, *, n_boot: int = 200, 
     fit's own centring (mean 0). Warnings of the replicates (players missing from a resample, a graph
     in pieces) are collected: one ``ConvergenceWarning`` says how many replicates did not converge.
     """
+    from discrank._tuning import pairs_from_codes
     from discrank.logs import GameLog
     from discrank.models._base import resolve_n_jobs
 
@@ -100,8 +101,9 @@ def bootstrap(estimator: Any, a: Any, b: Any, score: Any, *, n_boot: int = 200, 
     full = PairwiseData.from_games(log.a, log.b, log.score, weights=weights)
     labels = full.labels
     params = estimator.get_params()
-    point = np.array(_scores(type(estimator)(**params).fit(full)), dtype=np.float64)
+    point = _scores(type(estimator)(**params).fit(full))
     ia, ib = full.index(log.a), full.index(log.b)
+    players = np.arange(labels.size)
     ref = None if anchor is None else int(full.index([anchor])[0])
     if ref is not None:
         point -= point[ref]
@@ -114,10 +116,11 @@ def bootstrap(estimator: Any, a: Any, b: Any, score: Any, *, n_boot: int = 200, 
         rng = np.random.default_rng([seed, r])
         counts = rng.multinomial(G, np.full(G, 1.0 / G)).astype(np.float64)
         keep = counts > 0
-        data = PairwiseData.from_pairs(ia[keep], ib[keep], log.score[keep], counts[keep], labels=np.arange(labels.size),
-                                       weights=weights)
-        model = type(estimator)(**fit_params).fit(data)
-        out = np.array(_scores(model), dtype=np.float64)
+        times = counts[keep].astype(np.int64)
+        # the drawn games, each as often as it was drawn, coded by the players' indices in ``labels``
+        data = pairs_from_codes(labels, np.repeat(ia[keep], times), np.repeat(ib[keep], times),
+                                np.repeat(log.score[keep], times), weights, players)
+        out = _scores(type(estimator)(**fit_params).fit(data))
         present = np.zeros(labels.size, dtype=bool)
         present[ia[keep]] = True
         present[ib[keep]] = True

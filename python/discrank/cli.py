@@ -11,39 +11,24 @@ from typing import Callable, NoReturn, Optional, Sequence, Union
 
 import numpy as np
 
+from discrank._demo import simulate_league
 from discrank._labels import show
 
-__all__ = ["main", "simulate_league"]
-
-
-def simulate_league(
-    n_players: int = 60, games_per_pair: int = 20, cyclic_strength: float = 1.5, seed: int = 0
-) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """A league with a transitive and a cyclic part, every pair playing ``games_per_pair`` games.
-
-    Each player has an Elo-like skill ``s`` and a style, an angle ``theta`` on a circle (think rock,
-    paper, scissors): ``logit P(i beats j) = s_i - s_j + c sin(theta_i - theta_j)``, a sum of an Elo game
-    and a disc game (Examples 2.1 and 2.2). Returns ``(a, b, score, true_logit_matrix)``.
-    """
-    from discrank.games import sample_games
-
-    rng = np.random.default_rng(seed)
-    skill = rng.normal(0.0, 0.6, n_players)
-    theta = rng.uniform(0.0, 2.0 * np.pi, n_players)
-    logit = skill[:, None] - skill[None, :] + cyclic_strength * np.sin(theta[:, None] - theta[None, :])
-    P = 1.0 / (1.0 + np.exp(-logit))
-    pairs = np.array(np.triu_indices(n_players, k=1)).T
-    a, b, score = sample_games(P, pairs, games_per_pair, seed=rng)
-    return a, b, score, logit
+__all__ = ["main"]
 
 
 # ------------------------------------------------------------------ option types: errors name the option
+def _number(text: str, convert: Callable[[str], Union[int, float]], what: str) -> Union[int, float]:
+    """``convert(text)``; an ArgumentTypeError saying ``'text' is {what}`` when it cannot be converted."""
+    try:
+        return convert(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is {what}") from None
+
+
 def _int_at_least(low: int) -> Callable[[str], int]:
     def parse(text: str) -> int:
-        try:
-            value = int(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"{text!r} is not an integer") from None
+        value = _number(text, int, "not an integer")
         if value < low:
             raise argparse.ArgumentTypeError(f"must be an integer >= {low}, got {text!r}")
         return value
@@ -53,10 +38,7 @@ def _int_at_least(low: int) -> Callable[[str], int]:
 
 
 def _finite_float(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+    value = _number(text, float, "not a number")
     if not np.isfinite(value):
         raise argparse.ArgumentTypeError(f"must be a finite number, got {text!r}")
     return value
@@ -72,20 +54,14 @@ def _fraction(text: str) -> float:
 def _regularization(text: str) -> Union[str, float]:
     if text == "cv":
         return text
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is neither a number >= 0 nor 'cv'") from None
+    value = _number(text, float, "neither a number >= 0 nor 'cv'")
     if not np.isfinite(value) or value < 0:
         raise argparse.ArgumentTypeError(f"must be a finite number >= 0 or 'cv', got {text!r}")
     return value
 
 
 def _threads(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not an integer") from None
+    value = _number(text, int, "not an integer")
     if value == 0:
         raise argparse.ArgumentTypeError("must be a positive count, or -1 for all cores (-2 all but one ...), got '0'")
     return value
@@ -284,15 +260,6 @@ def _make_model(args: argparse.Namespace):
     return DiscDecomposition(n_components=args.components, regularization=lam, random_state=0, n_jobs=n_jobs)
 
 
-def _verdict(model) -> str:
-    if not hasattr(model, "transitivity"):
-        return "Elo model: transitive by construction"
-    summary = model.transitivity()
-    shares = ", ".join(f"{100 * x:.0f}%" for x in summary.share)
-    kind = "transitive" if summary.main_transitive else "cyclic"
-    return f"main disc component {kind} (Proposition 1); share of each component: {shares}"
-
-
 def fit_command(args: argparse.Namespace) -> int:
     """``discrank fit``: read a game log, fit a model, print the leaderboard, write the ratings or the model.
 
@@ -310,7 +277,7 @@ def fit_command(args: argparse.Namespace) -> int:
         by :func:`main`; warnings (the rows ``--drop-invalid`` dropped, a fit's warnings) are printed as
         ``discrank: warning: ...`` on stderr.
     """
-    from discrank._optim import set_progress
+    from discrank._optim import reporting
 
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
@@ -324,20 +291,18 @@ def fit_command(args: argparse.Namespace) -> int:
         print(f"{len(log)} games, {data.n_players} players, {data.n_pairs} pairs; fitting {type(model).__name__}",
               file=sys.stderr)
     progress = _FitProgress(args.quiet)
-    set_progress(progress)
     t0 = time.perf_counter()
     try:
-        with warnings.catch_warnings(record=True) as caught:
+        with warnings.catch_warnings(record=True) as caught, reporting(progress):
             warnings.simplefilter("always")
             model.fit(data)
     finally:
-        set_progress(None)
         progress.done()
     for w in caught:
         print(f"discrank: warning: {w.message}", file=sys.stderr)
     frame = model.ratings_frame()
     if not args.quiet:
-        print(f"fitted in {time.perf_counter() - t0:.2f} s; {_verdict(model)}", file=sys.stderr)
+        print(f"fitted in {time.perf_counter() - t0:.2f} s; {model._verdict()}", file=sys.stderr)
         with _pd_options():
             print(frame.head(args.top).to_string(index=False))
     if args.out:
@@ -498,7 +463,7 @@ def info_command(args: argparse.Namespace) -> int:
     conv = getattr(model, "converged_", None)
     if conv is not None:
         print(f"converged: {bool(conv)}; final loss {getattr(model, 'loss_', float('nan')):.10f}")
-    print(_verdict(model))
+    print(model._verdict())
     return 0
 
 
@@ -509,9 +474,10 @@ def plot_command(args: argparse.Namespace) -> int:
     import matplotlib.pyplot as plt
 
     from discrank import plot
+    from discrank.models._readout import DiscReadout
 
     model = _load(args.model)
-    if hasattr(model, "u_"):
+    if isinstance(model, DiscReadout):
         ax = plot.plot_embedding(model.u_[:, 0], model.v_[:, 0], labels=model.labels_ if model.n_players_ <= 40 else None)
     else:
         ax = plot.plot_leaderboard(model.ratings_frame(), top=args.top)

@@ -14,9 +14,13 @@ from typing import Any, Optional
 import numpy as np
 
 from discrank import _core
-from discrank._labels import LabelIndex, as_label_array, check_same_kind, factorize_pair, show
+from discrank._checks import (MAX_TOTAL_GAMES, as_float_vector, check_counts, check_finite, check_no_self_play,
+                              check_one_of, check_player_indices, check_positive_int, check_probabilities,
+                              check_same_length, show)
+from discrank._labels import LabelIndex, as_label_array, check_same_kind, factorize_pair
+from discrank._rows import parse_results, read_frame
 
-__all__ = ["PairwiseData"]
+__all__ = ["PairwiseData", "MAX_TOTAL_GAMES"]
 
 #: Largest allowed |P_ij + P_ji - 1| for a matrix or pair list giving both orientations of a pair.
 CONSISTENCY_TOL = 1e-9
@@ -24,69 +28,17 @@ CONSISTENCY_TOL = 1e-9
 _WEIGHTS = ("uniform", "games")
 
 
-def _float_vector(values: Any, name: str, length: Optional[int] = None, finite: bool = True) -> np.ndarray:
-    """``values`` as a 1-D float64 array (no copy when it is one); ``finite``: reject NaN and inf here."""
-    arr = np.asarray(values)
-    if arr.dtype.kind not in "iufb":
-        raise TypeError(f"{name} must be numeric, got dtype {arr.dtype}")
-    arr = arr.astype(np.float64, copy=False)
-    if arr.ndim != 1:
-        raise ValueError(f"{name} must be 1-D, got shape {arr.shape}")
-    if length is not None and arr.shape[0] != length:
-        raise ValueError(f"found inputs of inconsistent lengths: {name} has {arr.shape[0]}, expected {length}")
-    if finite:
-        _check_finite(arr, name)
-    return arr
-
-
-def _check_finite(arr: np.ndarray, name: str) -> None:
-    bad = ~np.isfinite(arr)
-    if bad.any():
-        k = int(np.flatnonzero(bad)[0])
-        raise ValueError(f"{name} contains {show(arr[k])} at position {k}; only finite values are allowed")
-
-
-def _check_probabilities(p: np.ndarray, name: str) -> None:
-    """Every value in [0, 1]; NaN and inf are named as such."""
-    if np.all((p >= 0.0) & (p <= 1.0)):  # False for NaN: one pass in the common case
-        return
-    _check_finite(p, name)
-    bad = (p < 0.0) | (p > 1.0)
-    if bad.any():
-        k = int(np.flatnonzero(bad)[0])
-        raise ValueError(f"{name} must lie in [0, 1]; got {show(p[k])} at position {k}")
-
-
-def _check_min_games(min_games: Any) -> int:
-    if isinstance(min_games, bool) or not isinstance(min_games, (int, np.integer)) or min_games < 1:
-        raise ValueError(f"min_games must be an integer >= 1, got {min_games!r}")
-    return int(min_games)
-
-
-#: Largest total of the game counts: float64 counts games exactly up to 2^53, and more is no count of games.
-MAX_TOTAL_GAMES = 2.0**53
-
-
-def _check_counts(n: np.ndarray, name: str) -> None:
-    """Every count positive (and finite: checked before), and their total at most :data:`MAX_TOTAL_GAMES`.
-    Fractional counts are accepted (they weigh the pairs)."""
-    bad = n <= 0
-    if bad.any():
-        k = int(np.flatnonzero(bad)[0])
-        raise ValueError(f"{name} must be positive; got {show(n[k])} at position {k}")
-    with np.errstate(over="ignore"):
-        total = float(np.sum(n))
-    if not total <= MAX_TOTAL_GAMES:
-        k = int(np.argmax(n))
-        raise ValueError(
-            f"{name} adds up to {show(total)} games (the largest, {name}[{k}] = {show(n[k])}): the counts must add up "
-            f"to at most 2^53 = {MAX_TOTAL_GAMES:.4g}, the most games float64 counts exactly"
-        )
-
-
 #: Players a PairwiseData may have beyond those its pairs name (isolated players, who still cost memory
 #: in every fit); more means indices that are ids, not indices.
 _SPARE_PLAYERS = 2**20
+
+
+def _check_weights(weights: Any, has_games: bool) -> str:
+    """``weights`` checked (:data:`_WEIGHTS`); None: ``"games"`` when the game counts are known, else
+    ``"uniform"``."""
+    if weights is None:
+        return "games" if has_games else "uniform"
+    return check_one_of(weights, "weights", _WEIGHTS)
 
 
 def _check_n_players(n_players: Any, n_pairs: int, dense: bool = True, inferred: bool = False) -> int:
@@ -162,18 +114,17 @@ class PairwiseData:
             if arr.dtype.kind not in "iu":
                 raise TypeError(f"{name} must hold integer player indices, got dtype {arr.dtype}")
         for name, arr in (("i", i), ("j", j)):
-            big = (arr > np.iinfo(np.int32).max) | (arr < 0)
-            if big.any():
-                k = int(np.flatnonzero(big)[0])
-                raise ValueError(f"{name}[{k}] = {show(arr[k])} is not a player index in [0, 2^31 - 1)")
-        m = i.shape[0]
-        if j.shape[0] != m:
-            raise ValueError(f"found inputs of inconsistent lengths: i has {m}, j has {j.shape[0]}")
-        p = _float_vector(p, "p", m)
-        _check_probabilities(p, "p")
+            check_player_indices(arr, name, np.iinfo(np.int32).max, bound="2^31 - 1")
+        p = as_float_vector(p, "p", finite=False)
+        lengths = {"i": i.shape[0], "j": j.shape[0], "p": p.shape[0]}
         if n_games is not None:
-            n_games = _float_vector(n_games, "n_games", m)
-            _check_counts(n_games, "n_games")
+            n_games = as_float_vector(n_games, "n_games", finite=False)
+            lengths["n_games"] = n_games.shape[0]
+        m = check_same_length(lengths)
+        check_probabilities(p, "p")
+        if n_games is not None:
+            check_finite(n_games, "n_games")
+            check_counts(n_games, "n_games")
         if n_players is not None:
             n_players = _check_n_players(n_players, m, dense=labels is None)
         if labels is not None:
@@ -188,14 +139,8 @@ class PairwiseData:
         if n_players < 2:
             raise ValueError(f"at least 2 players are needed, got {n_players}")
         for name, arr in (("i", i), ("j", j)):
-            bad = (arr < 0) | (arr >= n_players)
-            if bad.any():
-                k = int(np.flatnonzero(bad)[0])
-                raise ValueError(f"{name}[{k}] = {show(arr[k])} is not a player index in [0, {n_players})")
-        same = i == j
-        if same.any():
-            k = int(np.flatnonzero(same)[0])
-            raise ValueError(f"pair {k} is player {show(i[k])} against themself")
+            check_player_indices(arr, name, n_players)
+        check_no_self_play(i, j, what="pair")
         flipped = i > j
         if flipped.any():
             raise ValueError(f"pairs must have i < j; pair {int(np.flatnonzero(flipped)[0])} does not")
@@ -208,10 +153,7 @@ class PairwiseData:
             if m > 1 and np.any(key[1:] == key[:-1]):
                 k = int(order[1:][key[1:] == key[:-1]][0])
                 raise ValueError(f"pair ({show(i[k])}, {show(j[k])}) appears more than once")
-        if weights is None:
-            weights = "games" if n_games is not None else "uniform"
-        if weights not in _WEIGHTS:
-            raise ValueError(f"weights must be one of {_WEIGHTS}, got {weights!r}")
+        weights = _check_weights(weights, n_games is not None)
         if weights == "games" and n_games is None:
             raise ValueError('weights="games" needs n_games (the number of games per pair)')
 
@@ -235,11 +177,7 @@ class PairwiseData:
         data.i, data.j = i, j
         data.p = np.ascontiguousarray(p, dtype=np.float64)
         data.n_games = None if n_games is None else np.ascontiguousarray(n_games, dtype=np.float64)
-        if weights is None:
-            weights = "games" if n_games is not None else "uniform"
-        if weights not in _WEIGHTS:
-            raise ValueError(f"weights must be one of {_WEIGHTS}, got {weights!r}")
-        data.weights = weights
+        data.weights = _check_weights(weights, n_games is not None)
         data._index = None
         return data
 
@@ -265,7 +203,8 @@ class PairwiseData:
             no bytes (decode them) or bools. Integers stay exact: the labels are int64, or uint64 when none
             is negative and some exceed 2^63 - 1; strings are kept as an object array of str.
         score : array of float, shape (n_games,)
-            Score of ``a``: 1 a win, 0 a loss, 0.5 a draw (any value in [0, 1] is a fractional result).
+            Score of ``a``: 1 a win, 0 a loss, 0.5 a draw (any value in [0, 1] is a fractional result), or
+            PGN result strings ("1-0", "0-1", "1/2-1/2").
         labels : array, optional
             All the players, in the order of the ratings. Default: the sorted distinct labels of a and b.
             A label of ``a`` or ``b`` not in ``labels`` is an error.
@@ -273,8 +212,62 @@ class PairwiseData:
             Keep only pairs with at least this many games (players left without a pair are dropped).
         weights : {"games", "uniform"}, optional
             See :class:`PairwiseData`; default ``"games"``.
+
+        Returns
+        -------
+        PairwiseData
+
+        Raises
+        ------
+        ValueError
+            Inputs of different lengths, no game, a score outside [0, 1], a game of a player against
+            themself, labels as described above, or a ``min_games`` that no pair reaches.
+        TypeError
+            Labels of a type that is not a label (bools, bytes, other objects).
         """
-        return cls._aggregate(a, b, score, None, labels, min_games, weights or "games", "game", "score")
+        min_games = check_positive_int(min_games, "min_games")
+        a, b, score, _ = _entries(a, b, score, None, "score", "game")
+        return cls._from_checked_games(a, b, score, labels, min_games=min_games, weights=weights)
+
+    @classmethod
+    def _from_checked_games(
+        cls,
+        a: np.ndarray,
+        b: np.ndarray,
+        score: np.ndarray,
+        labels: Any = None,
+        *,
+        min_games: int = 1,
+        weights: Optional[str] = None,
+    ) -> "PairwiseData":
+        """Aggregate games whose columns are checked already, as :meth:`from_games` does (used by
+        ``GameLog.to_pairs``).
+
+        For the columns of a :class:`discrank.GameLog` built by its readers or ``from_arrays``: labels of
+        one kind (``as_label_array``), scores as float64 in [0, 1], equal lengths, at least one game. They
+        are aggregated without those checks being repeated.
+
+        Parameters
+        ----------
+        a, b : ndarray, shape (n_games,)
+            The checked labels of the two players of each game.
+        score : ndarray of float64, shape (n_games,)
+            The checked scores of ``a``.
+        labels, min_games, weights
+            As in :meth:`from_games`.
+
+        Returns
+        -------
+        PairwiseData
+
+        Raises
+        ------
+        ValueError
+            A game of a player against themself, a label not in ``labels``, or a bad ``min_games`` or
+            ``weights``.
+        """
+        min_games = check_positive_int(min_games, "min_games")
+        return cls._pool(a, b, score, None, labels, min_games, weights or "games", "game")
 
     @classmethod
     def from_pairs(
@@ -292,73 +285,101 @@ class PairwiseData:
 
         A pair may be listed in both orientations. With ``n_games`` the entries of a pair are pooled
         (wins and games add up). Without it they must agree (``p(a, b) + p(b, a) = 1`` to 1e-9).
+
+        Parameters
+        ----------
+        a, b : array, shape (n_entries,)
+            Labels of the two players of each entry (as in :meth:`from_games`).
+        p : array of float, shape (n_entries,)
+            Probability that ``a`` beats ``b``, in [0, 1].
+        n_games : array of float, shape (n_entries,), optional
+            Games behind each entry: positive, adding up to at most 2^53.
+        labels : array, optional
+            All the players, in the order of the ratings (see :meth:`from_games`).
+        min_games : int
+            Keep only pairs with at least this many games (needs ``n_games``).
+        weights : {"games", "uniform"}, optional
+            See :class:`PairwiseData`.
+
+        Returns
+        -------
+        PairwiseData
+
+        Raises
+        ------
+        ValueError
+            Inputs of different lengths, no entry, a probability outside [0, 1], a count that is not
+            positive, an entry of a player against themself, entries of one pair that disagree (without
+            ``n_games``), or a pair whose counts are all 0.
         """
-        return cls._aggregate(a, b, p, n_games, labels, min_games, weights, "pair", "p")
+        min_games = check_positive_int(min_games, "min_games")
+        a, b, p, n_games = _entries(a, b, p, n_games, "p", "pair")
+        if n_games is None:
+            return cls._merge(a, b, p, labels, min_games, weights)
+        return cls._pool(a, b, p, n_games, labels, min_games, weights, "pair")
 
     @classmethod
-    def _aggregate(cls, a: Any, b: Any, p: Any, n_games: Any, labels: Any, min_games: Any, weights: Optional[str],
-                   what: str, p_name: str) -> "PairwiseData":
-        """Orient each entry to its unordered pair (lower index first) and pool the entries of a pair.
-
-        ``n_games=None`` with ``what="game"``: every entry is one game. ``n_games=None`` with
-        ``what="pair"``: the entries of a pair must agree.
-        """
-        min_games = _check_min_games(min_games)
-        a = as_label_array(a, "a")
-        b = as_label_array(b, "b")
-        if what == "game" and np.asarray(p).dtype.kind not in "iufb":
-            from discrank.logs import parse_results  # results as PGN strings: "1-0", "0-1", "1/2-1/2"
-
-            p = parse_results(np.asarray(p, dtype=object), p_name)
-        p = _float_vector(p, p_name, finite=False)  # the [0, 1] check below also rejects NaN and inf
-        lengths = {"a": a.shape[0], "b": b.shape[0], p_name: p.shape[0]}
-        if n_games is not None:
-            n_games = _float_vector(n_games, "n_games")
-            lengths["n_games"] = n_games.shape[0]
-        if len(set(lengths.values())) != 1:
-            raise ValueError(f"found inputs of inconsistent lengths: {lengths}")
-        if a.shape[0] == 0:
-            raise ValueError(f"no {what} given: the data is empty")
-        _check_probabilities(p, p_name)
-        counts_given = n_games is not None
-        if counts_given:
-            _check_counts(n_games, "n_games")
+    def _pool(cls, a: np.ndarray, b: np.ndarray, p: np.ndarray, n_games: Optional[np.ndarray], labels: Any,
+              min_games: int, weights: Optional[str], what: str) -> "PairwiseData":
+        """Entries of labels ``a``, ``b`` pooled into their unordered pairs (:meth:`_pool_codes`)."""
         ia, ib, index = _encode(a, b, labels)
-        n = len(index)
+        return cls._pool_codes(ia, ib, p, n_games, index.labels, min_games, weights, what, a)
 
-        def self_play() -> None:
-            same = ia == ib
-            if same.any():
-                k = int(np.flatnonzero(same)[0])
-                raise ValueError(f"{what} {k} is player {show(a[k])} against themself")
+    @classmethod
+    def _from_codes(cls, ia: np.ndarray, ib: np.ndarray, score: np.ndarray, labels: np.ndarray,
+                    weights: Optional[str] = None) -> "PairwiseData":
+        """Games between players given by their index into ``labels`` (checked, unique), with checked scores,
+        aggregated to pairs as :meth:`from_games` does: for the subsets of a game log coded once
+        (``_tuning.pairs_from_codes``)."""
+        ia = np.ascontiguousarray(ia, dtype=np.int32)
+        ib = np.ascontiguousarray(ib, dtype=np.int32)
+        check_player_indices(ia, "a", len(labels))
+        check_player_indices(ib, "b", len(labels))
+        return cls._pool_codes(ia, ib, score, None, labels, 1, weights or "games", "game", None)
 
-        if what == "game" or counts_given:
-            # orientation, grouping and the sums in one pass of the core (game order kept within a pair)
-            try:
-                pair_lo, pair_hi, games, wins = _core.aggregate_games(n, ia, ib, p, n_games)
-            except ValueError:
-                self_play()  # the only entry the core can refuse: the codes are in range
-                raise
-            p_pair = wins
-            with np.errstate(invalid="ignore", divide="ignore"):
-                np.divide(wins, games, out=p_pair)
-            if counts_given and np.any(games <= 0):  # counts of 1 each add up to >= 1
-                k = int(np.flatnonzero(games <= 0)[0])
-                raise ValueError(
-                    f"pair ({show(index.labels[pair_lo[k]])}, {show(index.labels[pair_hi[k]])}) has no games "
-                    "(all its n_games are 0): drop it"
-                )
-            # wins <= games term by term, and rounding is monotone: p_pair <= 1 already; kept as a guard
-            np.clip(p_pair, 0.0, 1.0, out=p_pair)
-            data = cls._trusted(pair_lo, pair_hi, p_pair, games, index.labels, weights)
-            return data.filter(min_games) if min_games > 1 else data
-        self_play()
+    @classmethod
+    def _pool_codes(cls, ia: np.ndarray, ib: np.ndarray, p: np.ndarray, n_games: Optional[np.ndarray],
+                    labels: np.ndarray, min_games: int, weights: Optional[str], what: str,
+                    shown: Optional[np.ndarray]) -> "PairwiseData":
+        """Entries pooled into their unordered pairs: wins and games add up.
+
+        ``ia``, ``ib``: int32 indices into ``labels``. Each entry is one game (``n_games=None``) or
+        ``n_games[t]`` games. Orientation, grouping and the sums run in one pass of the core, game order
+        kept within a pair. ``what`` ("game", "pair") and ``shown`` (the players of ``ia`` as the user gave
+        them; default ``labels[ia]``) word the message on an entry of a player against themself.
+        """
+        try:
+            pair_lo, pair_hi, games, wins = _core.aggregate_games(len(labels), ia, ib, p, n_games)
+        except ValueError:
+            # the only entry the core can refuse: the codes are in range
+            check_no_self_play(ia, ib, labels[ia] if shown is None else shown, what)
+            raise
+        p_pair = wins
+        with np.errstate(invalid="ignore", divide="ignore"):
+            np.divide(wins, games, out=p_pair)
+        if n_games is not None and np.any(games <= 0):  # counts of 1 each add up to >= 1
+            k = int(np.flatnonzero(games <= 0)[0])
+            raise ValueError(
+                f"pair ({show(labels[pair_lo[k]])}, {show(labels[pair_hi[k]])}) has no games "
+                "(all its n_games are 0): drop it"
+            )
+        # wins <= games term by term, and rounding is monotone: p_pair <= 1 already; kept as a guard
+        np.clip(p_pair, 0.0, 1.0, out=p_pair)
+        data = cls._trusted(pair_lo, pair_hi, p_pair, games, labels, weights)
+        return data.filter(min_games) if min_games > 1 else data
+
+    @classmethod
+    def _merge(cls, a: np.ndarray, b: np.ndarray, p: np.ndarray, labels: Any, min_games: int,
+               weights: Optional[str]) -> "PairwiseData":
+        """Entries without game counts merged into their unordered pairs: the entries of a pair (in either
+        orientation) must agree to :data:`CONSISTENCY_TOL`, and their mean is the pair's probability."""
+        ia, ib, index = _encode(a, b, labels)
+        check_no_self_play(ia, ib, a, "pair")
         lo = np.minimum(ia, ib).astype(np.int32)
         hi = np.maximum(ia, ib).astype(np.int32)
         p_lo = np.where(ia < ib, p, 1.0 - p)
-        inverse, pair_lo, pair_hi = _core.group_pairs(n, lo, hi)
+        inverse, pair_lo, pair_hi = _core.group_pairs(len(index), lo, hi)
         n_pairs = pair_lo.size
-        games = None
         p_pair = np.bincount(inverse, weights=p_lo, minlength=n_pairs) / np.bincount(inverse, minlength=n_pairs)
         spread = np.abs(p_lo - p_pair[inverse])
         if np.any(spread > CONSISTENCY_TOL):
@@ -367,7 +388,7 @@ class PairwiseData:
                 f"pair ({show(a[k])}, {show(b[k])}) is given with disagreeing probabilities (p = {show(p[k])} "
                 "differs from the other entries of that pair); give n_games to pool repeated pairs"
             )
-        data = cls(pair_lo, pair_hi, np.clip(p_pair, 0.0, 1.0), games, index.labels, weights=weights)
+        data = cls(pair_lo, pair_hi, np.clip(p_pair, 0.0, 1.0), None, index.labels, weights=weights)
         return data.filter(min_games) if min_games > 1 else data
 
     @classmethod
@@ -390,8 +411,8 @@ class PairwiseData:
     ) -> "PairwiseData":
         """Aggregate a pandas DataFrame of games (one row per game) to pairs.
 
-        The rows go through :meth:`discrank.GameLog.from_frame`: filtered by time, then checked, then
-        filtered by ``min_player_games``, then aggregated. For time-ordered splits and online updates keep
+        The rows are read as :meth:`discrank.GameLog.from_frame` reads them: filtered by time, then checked,
+        then filtered by ``min_player_games``, then aggregated (:meth:`from_games`). For time-ordered splits and online updates keep
         the games: :class:`discrank.GameLog`.
 
         Parameters
@@ -425,11 +446,10 @@ class PairwiseData:
         -------
         PairwiseData
         """
-        from discrank.logs import GameLog
-
-        log = GameLog.from_frame(df, a=a, b=b, score=score, winner=winner, time=time, start=start, end=end,
-                                 min_player_games=min_player_games, invalid=invalid)
-        return log.to_pairs(labels=labels, min_games=min_games, weights=weights)
+        min_games = check_positive_int(min_games, "min_games")
+        ga, gb, gs, _, _ = read_frame(df, a=a, b=b, score=score, winner=winner, time=time, start=start, end=end,
+                                      min_player_games=min_player_games, invalid=invalid)
+        return cls.from_games(ga, gb, gs, labels, min_games=min_games, weights=weights)
 
     @classmethod
     def from_matrix(cls, P: Any, labels: Any = None, *, weights: Optional[str] = None) -> "PairwiseData":
@@ -451,8 +471,8 @@ class PairwiseData:
             index = LabelIndex(labels)
             if len(index) != n:
                 raise ValueError(f"P has {n} rows (players) but {len(index)} labels were given")
-        if weights is not None and weights not in _WEIGHTS:
-            raise ValueError(f"weights must be one of {_WEIGHTS}, got {weights!r}")
+        if weights is not None:
+            check_one_of(weights, "weights", _WEIGHTS)
         if weights == "games":
             raise ValueError('weights="games" needs n_games (the number of games per pair); a matrix has none')
         if n < 2:
@@ -522,11 +542,6 @@ class PairwiseData:
         n_pieces, piece = _core.connected_pieces(self.n_players, self.i, self.j)
         return int(n_pieces), piece
 
-    def player_games(self) -> np.ndarray:
-        """Total weight of each player's pairs (the sum of ``pair_weights`` over the pairs they are in)."""
-        w = self.pair_weights()
-        return np.bincount(self.i, w, self.n_players) + np.bincount(self.j, w, self.n_players)
-
     def to_matrix(self) -> np.ndarray:
         """Dense ``n x n`` payoff matrix with NaN where unobserved and 0.5 on the diagonal."""
         P = np.full((self.n_players, self.n_players), np.nan)
@@ -545,7 +560,7 @@ class PairwiseData:
 
     def filter(self, min_games: int) -> "PairwiseData":
         """Keep pairs with at least ``min_games`` games; drop the players left without any pair."""
-        min_games = _check_min_games(min_games)
+        min_games = check_positive_int(min_games, "min_games")
         if self.n_games is None:
             raise ValueError("min_games needs the number of games per pair; this data has none")
         keep = self.n_games >= min_games
@@ -554,11 +569,11 @@ class PairwiseData:
         used = np.zeros(self.n_players, dtype=bool)
         used[self.i[keep]] = True
         used[self.j[keep]] = True
-        new_index = np.cumsum(used) - 1
-        return PairwiseData(
-            new_index[self.i[keep]], new_index[self.j[keep]], self.p[keep], self.n_games[keep],
-            self.labels[used], weights=self.weights,
-        )
+        new_index = (np.cumsum(used) - 1).astype(np.int32)
+        # an increasing renumbering of the players: the pairs kept stay distinct, i < j and sorted by (i, j),
+        # and the labels kept stay unique and checked
+        return PairwiseData._trusted(new_index[self.i[keep]], new_index[self.j[keep]], self.p[keep],
+                                     self.n_games[keep], self.labels[used], self.weights)
 
     def split(self, test_fraction: float = 0.2, seed: Any = None) -> tuple["PairwiseData", "PairwiseData"]:
         """Hide a random share of the pairs (both orientations of each), as in the paper's experiments.
@@ -576,6 +591,28 @@ class PairwiseData:
         test = np.zeros(self.n_pairs, dtype=bool)
         test[rng.choice(self.n_pairs, size=n_test, replace=False)] = True
         return self.subset(~test), self.subset(test)
+
+
+def _entries(a: Any, b: Any, p: Any, n_games: Any, p_name: str,
+             what: str) -> tuple[np.ndarray, np.ndarray, np.ndarray, Optional[np.ndarray]]:
+    """The columns of :meth:`PairwiseData.from_games` (``what="game"``: results may be PGN strings) or
+    :meth:`PairwiseData.from_pairs` (``what="pair"``), checked: labels, equal lengths, at least one entry,
+    probabilities in [0, 1], positive counts."""
+    a = as_label_array(a, "a")
+    b = as_label_array(b, "b")
+    if what == "game" and np.asarray(p).dtype.kind not in "iufb":
+        p = parse_results(np.asarray(p, dtype=object), p_name)  # results as PGN strings: "1-0", "0-1", "1/2-1/2"
+    p = as_float_vector(p, p_name, finite=False)  # the [0, 1] check below also rejects NaN and inf
+    lengths = {"a": a.shape[0], "b": b.shape[0], p_name: p.shape[0]}
+    if n_games is not None:
+        n_games = as_float_vector(n_games, "n_games")
+        lengths["n_games"] = n_games.shape[0]
+    if check_same_length(lengths) == 0:
+        raise ValueError(f"no {what} given: the data is empty")
+    check_probabilities(p, p_name)
+    if n_games is not None:
+        check_counts(n_games, "n_games")
+    return a, b, p, n_games
 
 
 def _encode(a: np.ndarray, b: np.ndarray, labels: Any) -> tuple[np.ndarray, np.ndarray, LabelIndex]:

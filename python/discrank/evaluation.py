@@ -17,7 +17,7 @@ from typing import Any, Optional
 
 import numpy as np
 
-from discrank._labels import show
+from discrank._checks import check_one_of, check_positive_int, show
 from discrank._tuning import Validation, code_log
 from discrank.logs import GameLog
 
@@ -308,14 +308,12 @@ def evaluate(
         reference = next(iter(named))
     if reference not in named:
         raise ValueError(f"reference={reference!r} is not among the models {list(named)}")
-    if unseen not in UNSEEN:
-        raise ValueError(f"unseen must be one of {UNSEEN}, got {unseen!r}")
+    check_one_of(unseen, "unseen", UNSEEN)
     if not isinstance(log, GameLog):
         raise TypeError(f"log must be a discrank.GameLog, got {type(log).__name__}")
     if log.time is None:
         raise ValueError("evaluate needs a game log with times (time=...): it trains on the past and tests on the future")
-    if isinstance(rolling, bool) or not isinstance(rolling, numbers.Integral) or rolling < 1:
-        raise ValueError(f"rolling must be an integer >= 1, got {rolling!r}")
+    rolling = check_positive_int(rolling, "rolling")
     if isinstance(bins, bool) or not isinstance(bins, numbers.Integral) or bins < 2:
         raise ValueError(f"bins must be an integer >= 2, got {bins!r}")
 

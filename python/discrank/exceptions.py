@@ -1,9 +1,10 @@
-"""Warnings raised by discrank."""
+"""The exceptions and warnings discrank raises beyond the built-in ones."""
 
 from __future__ import annotations
 
 __all__ = [
     "NotFittedError",
+    "NumericalError",
     "ConvergenceWarning",
     "DisconnectedGraphWarning",
     "InvalidRowsWarning",
@@ -38,6 +39,11 @@ class SeparationWarning(UserWarning):
 
 class NotFittedError(ValueError, AttributeError):
     """A model was used before ``fit`` (scikit-learn's convention: a ValueError and an AttributeError)."""
+
+
+class NumericalError(ArithmeticError, ValueError):
+    """A computation met values it cannot continue from (NaN or infinity where a finite number is needed):
+    an ``ArithmeticError``, and a ``ValueError`` so that ``except ValueError`` around a fit still catches it."""
 
 
 class ThreadCountWarning(UserWarning):

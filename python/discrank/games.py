@@ -5,25 +5,22 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
+from scipy.special import expit
 
 __all__ = ["elo_game", "disc_game", "example3", "sample_games"]
-
-
-def _sigmoid(x: np.ndarray) -> np.ndarray:
-    return 0.5 * (1.0 + np.tanh(0.5 * x))
 
 
 def elo_game(s: Any) -> np.ndarray:
     """Example 2.1: ``P_ij = sigmoid(s_i - s_j)``."""
     s = np.asarray(s, dtype=np.float64)
-    return _sigmoid(s[:, None] - s[None, :])
+    return expit(s[:, None] - s[None, :])
 
 
 def disc_game(u: Any, v: Any) -> np.ndarray:
     """Example 2.2: ``P_ij = sigmoid(u_i v_j - v_i u_j)``; u, v of shape (n,) or (n, k) (a sum of k discs)."""
     u = np.asarray(u, dtype=np.float64).reshape(len(u), -1)
     v = np.asarray(v, dtype=np.float64).reshape(len(v), -1)
-    return _sigmoid(u @ v.T - v @ u.T)
+    return expit(u @ v.T - v @ u.T)
 
 
 def example3(gamma: float, delta: float) -> np.ndarray:

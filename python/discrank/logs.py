@@ -19,405 +19,21 @@ from __future__ import annotations
 import os
 import sys
 import time as _time
-import warnings
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterator, Optional
+from typing import Any, Iterator, Optional
 
 import numpy as np
 
-from discrank._labels import as_label_array, check_same_kind, factorize_pair, show, text_array
+from discrank._checks import (check_choice, check_no_self_play, check_positive_int, check_same_length,
+                              self_play_message, show)
+from discrank._labels import as_label_array, check_same_kind, factorize_pair, text_array
+from discrank._rows import (BAD_RESULT, BAD_TIME, DRAW_MARKERS, INVALID_KINDS, MISSING_NAME, MISSING_TIME, PGN_RESULTS,
+                            SELF_PLAY, UNFINISHED, active_games, as_times, check_invalid, pandas_module, parse_results,
+                            read_frame, screen_rows, time_bound, warn_user)
 from discrank.data import PairwiseData
 from discrank.exceptions import TruncatedFileWarning
 
 __all__ = ["GameLog", "parse_results", "read_pgn", "DRAW_MARKERS", "INVALID_KINDS"]
-
-PGN_RESULTS = {"1-0": 1.0, "0-1": 0.0, "1/2-1/2": 0.5, "½-½": 0.5, "0.5-0.5": 0.5}
-DRAW_MARKERS = ("draw", "Draw", "DRAW", "1/2-1/2", "½-½", "tie", "Tie", "=")
-
-#: What makes a row of a game log invalid, in the order a row is classified (a row counts once, under the
-#: first kind that applies). The keys of :attr:`GameLog.dropped`.
-INVALID_KINDS = (
-    "missing player name",
-    "player against themself",
-    "missing result",
-    "unparseable result",
-    "missing time",
-    "unparseable time",
-    "unfinished game",
-)
-_MISSING_NAME, _SELF_PLAY, _MISSING_RESULT, _BAD_RESULT, _MISSING_TIME, _BAD_TIME, _UNFINISHED = range(1, 8)
-_INVALID_CHOICES = ("raise", "drop")
-_HINT = '; invalid="drop" (discrank fit --drop-invalid) drops and counts such rows'
-
-
-def _pandas():
-    try:
-        import pandas as pd
-    except ImportError as exc:  # pragma: no cover - pandas is in the test extra
-        raise ImportError("reading frames and files needs pandas: pip install 'discrank[pandas]'") from exc
-    return pd
-
-
-def parse_results(values: Any, name: str = "score") -> np.ndarray:
-    """Scores of the first player from numbers in [0, 1] or PGN result strings; errors name the value."""
-    arr = np.asarray(values)
-    if arr.ndim != 1:
-        raise ValueError(f"{name} must be 1-D, got shape {arr.shape}")
-    if arr.dtype.kind in "iufb":
-        out = arr.astype(np.float64)
-    else:
-        out = np.empty(arr.shape[0])
-        for k, v in enumerate(arr.tolist()):
-            if isinstance(v, str):
-                key = v.strip()
-                if key in PGN_RESULTS:
-                    out[k] = PGN_RESULTS[key]
-                    continue
-                try:
-                    out[k] = float(key)
-                    continue
-                except ValueError:
-                    pass
-                raise ValueError(
-                    f"{name}[{k}] = {v!r} is not a result: use a number in [0, 1] or one of "
-                    f"{sorted(PGN_RESULTS)} ('*', an unfinished game, has no result)"
-                )
-            if isinstance(v, (int, float, np.integer, np.floating)) and not isinstance(v, bool):
-                out[k] = float(v)
-                continue
-            raise ValueError(f"{name}[{k}] = {v!r} is not a result: use a number in [0, 1] or a PGN result string")
-    bad = ~np.isfinite(out) | (out < 0.0) | (out > 1.0)
-    if bad.any():
-        k = int(np.flatnonzero(bad)[0])
-        raise ValueError(f"{name}[{k}] = {show(arr[k])} is not a score in [0, 1] (1 win, 0.5 draw, 0 loss)")
-    return out
-
-
-def _winner_scores(a: np.ndarray, b: np.ndarray, winner: Any) -> np.ndarray:
-    w = np.asarray(winner, dtype=object)
-    out = np.empty(a.shape[0])
-    for k, (x, y, v) in enumerate(zip(a.tolist(), b.tolist(), w.tolist())):
-        if v == x:
-            out[k] = 1.0
-        elif v == y:
-            out[k] = 0.0
-        elif isinstance(v, str) and v.strip() in DRAW_MARKERS:
-            out[k] = 0.5
-        else:
-            raise ValueError(
-                f"winner[{k}] = {v!r} is neither player of that game ({show(x)}, {show(y)}) nor a draw marker "
-                f"{DRAW_MARKERS}"
-            )
-    return out
-
-
-def _as_times(values: Any, name: str = "time") -> np.ndarray:
-    t = np.asarray(values)
-    if t.ndim != 1:
-        raise ValueError(f"{name} must be 1-D, got shape {t.shape}")
-    if t.dtype.kind == "M":
-        if np.isnat(t).any():
-            raise ValueError(f"{name}[{int(np.flatnonzero(np.isnat(t))[0])}] is missing (NaT)")
-        return t
-    if t.dtype.kind in "iuf":
-        if t.dtype.kind == "f" and not np.isfinite(t).all():
-            k = int(np.flatnonzero(~np.isfinite(t))[0])
-            raise ValueError(f"{name}[{k}] = {show(t[k])} is not a time")
-        return t
-    try:  # dates as strings ("2024-05-01", "2024.05.01")
-        return np.array([np.datetime64(str(v).replace(".", "-")) for v in t.tolist()])
-    except ValueError:
-        pass
-    for k, v in enumerate(t.tolist()):
-        try:
-            np.datetime64(str(v).replace(".", "-"))
-        except ValueError:
-            raise ValueError(f"{name}[{k}] = {v!r} is not a time (a number, a datetime or an ISO date)") from None
-    raise ValueError(f"{name} is not a time column")  # pragma: no cover
-
-
-# ------------------------------------------------------------------ invalid rows: classify, filter, report
-def _check_invalid(invalid: Any) -> str:
-    if not isinstance(invalid, str) or invalid not in _INVALID_CHOICES:
-        raise ValueError(f"invalid={invalid!r} is not one of {_INVALID_CHOICES}: 'raise' (the default) stops at the "
-                         "first invalid row, 'drop' drops the invalid rows and reports them")
-    return invalid
-
-
-def _check_min_player_games(min_player_games: Any) -> int:
-    m = min_player_games
-    if isinstance(m, bool) or not isinstance(m, (int, np.integer)) or m < 1:
-        raise ValueError(f"min_player_games must be an integer >= 1, got {m!r}")
-    return int(m)
-
-
-def _bound(value: Any, t: np.ndarray, name: str) -> Any:
-    """``start`` / ``end`` in the units of the times: a datetime64 for datetimes, a number for numbers (a
-    string such as "20100101", as the command line gives it, is read as one). A bound of the other kind
-    (a date for numeric times, a number for dates), NaN or NaT is a ``ValueError`` naming it."""
-    first = t[0] if t.size else None
-    example = "" if first is None or (t.dtype.kind == "M" and np.isnat(first)) else \
-        f" (such as {str(first)[:10]!r})" if t.dtype.kind == "M" else f" (such as {show(first)})"
-    is_number = isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(value, (bool, np.bool_))
-    shown = repr(value) if isinstance(value, np.datetime64) else show(value)  # (show gives NaT as None)
-    if t.dtype.kind == "M":
-        bad = is_number or isinstance(value, (bool, np.bool_))
-        if not bad:
-            try:
-                out = np.datetime64(value)
-            except (ValueError, TypeError, OverflowError):
-                bad = True
-        if bad or np.isnat(out):
-            raise ValueError(f"{name}={shown} is not a date, and the times are dates{example}: give a date "
-                             "such as '2024-03-01', a numpy.datetime64 or a datetime") from None
-        return out
-    if t.dtype.kind in "iuf" and isinstance(value, str):
-        try:
-            return int(value) if t.dtype.kind in "iu" else float(value)
-        except ValueError:
-            try:
-                value = float(value)
-            except ValueError:
-                raise ValueError(f"{name}={value!r} is not a number, and the times are numbers{example}: give a "
-                                 "number (or text that reads as one, such as '20100101')") from None
-    elif t.dtype.kind in "iuf" and not is_number:
-        raise ValueError(f"{name}={shown} is not a number, and the times are numbers{example}: give a "
-                         "number (or text that reads as one, such as '20100101')")
-    if t.dtype.kind in "iuf" and value != value:
-        raise ValueError(f"{name}={show(value)} is NaN: give a number, or None for no bound")
-    return value
-
-
-def _is_blank(v: Any) -> bool:
-    return isinstance(v, str) and not v.strip()
-
-
-def _missing_mask(values: np.ndarray) -> np.ndarray:
-    """Missing entries: None, NaN, NaT, and (for text) empty or blank strings."""
-    kind = values.dtype.kind
-    if kind in "iub":
-        return np.zeros(values.shape[0], dtype=bool)
-    if kind == "f":
-        return np.isnan(values)
-    if kind == "M":
-        return np.isnat(values)
-    if kind in "US":
-        return np.char.strip(values) == ("" if kind == "U" else b"")
-    codes, uniques = _factorize(np.asarray(values, dtype=object))
-    blank = np.fromiter((_is_blank(v) for v in uniques), dtype=bool, count=len(uniques))
-    return np.append(blank, True)[codes]  # code -1 (None, NaN): the last slot
-
-
-def _factorize(values: np.ndarray) -> tuple[np.ndarray, list]:
-    """Codes (-1 for None / NaN) and the distinct values, by hashing (pandas when there, else a dict)."""
-    try:
-        import pandas as pd
-    except ImportError:  # pragma: no cover - pandas is in the test extra
-        table: dict = {}
-        codes = np.empty(values.shape[0], dtype=np.int64)
-        for k, v in enumerate(values.tolist()):
-            if v is None or (isinstance(v, float) and v != v):
-                codes[k] = -1
-            else:
-                codes[k] = table.setdefault(v, len(table))
-        return codes, list(table)
-    codes, uniques = pd.factorize(values)
-    return np.asarray(codes, dtype=np.int64), list(np.asarray(uniques, dtype=object))
-
-
-def _same(x: np.ndarray, y: np.ndarray) -> np.ndarray:
-    """x == y element by element, for labels of any kind (numbers against text is never equal)."""
-    if x.dtype.kind in "iufb" and y.dtype.kind in "iufb":
-        return x == y
-    if x.dtype.kind in "US" and x.dtype.kind == y.dtype.kind:
-        return x == y
-    out = np.asarray(x.astype(object) == y.astype(object))
-    return out.astype(bool) if out.shape == x.shape else np.zeros(x.shape[0], dtype=bool)
-
-
-def _result_rows(values: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """Per row: the score (NaN where there is none), missing, unparseable (text that is not a result, a
-    number outside [0, 1]), and the value read as a number (NaN where it is not one)."""
-    kind = values.dtype.kind
-    if kind in "iufb":
-        out = values.astype(np.float64)
-        missing = np.isnan(out)
-        with np.errstate(invalid="ignore"):
-            bad = ~missing & ~((out >= 0.0) & (out <= 1.0))
-        number = out.copy()
-        out[bad] = np.nan
-        return out, missing, bad, number
-    codes, uniques = _factorize(np.asarray(values, dtype=object))
-    parsed = np.full(len(uniques) + 1, np.nan)  # the last slot: missing (code -1)
-    blank = np.zeros(len(uniques) + 1, dtype=bool)
-    blank[-1] = True
-    for u, v in enumerate(uniques):
-        if isinstance(v, str):
-            key = v.strip()
-            if not key:
-                blank[u] = True
-            elif key in PGN_RESULTS:
-                parsed[u] = PGN_RESULTS[key]
-            else:
-                try:
-                    parsed[u] = float(key)
-                except ValueError:
-                    pass
-        elif isinstance(v, (int, float, np.integer, np.floating)) and not isinstance(v, (bool, np.bool_)):
-            parsed[u] = float(v)
-    out = parsed[codes]
-    missing = blank[codes]
-    with np.errstate(invalid="ignore"):
-        bad = ~missing & ~((out >= 0.0) & (out <= 1.0))
-    number = out.copy()
-    out[missing | bad] = np.nan
-    return out, missing, bad, number
-
-
-def _winner_rows(a: np.ndarray, b: np.ndarray, winner: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Per row: 1 when the winner is ``a``, 0 when ``b``, 0.5 for a draw marker; missing; unparseable."""
-    out = np.full(winner.shape[0], np.nan)
-    is_a, is_b = _same(winner, a), _same(winner, b)
-    out[is_b] = 0.0
-    out[is_a] = 1.0
-    missing = _missing_mask(winner)
-    rest = ~(is_a | is_b | missing)
-    if rest.any() and winner.dtype.kind not in "iufb":
-        w = np.asarray(winner[rest], dtype=object)
-        codes, uniques = _factorize(w)
-        draw = np.fromiter((isinstance(v, str) and v.strip() in DRAW_MARKERS for v in uniques), dtype=bool,
-                           count=len(uniques))
-        hit = (codes >= 0) & draw[np.maximum(codes, 0)]
-        idx = np.flatnonzero(rest)
-        out[idx[hit]] = 0.5
-        rest[idx[hit]] = False
-    return out, missing, rest
-
-
-def _frame_times(pd: Any, tcol: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """A time column as numbers or datetimes (as :meth:`GameLog.from_frame` always read it), with the rows
-    whose time is missing and those whose time is not a time."""
-    kind = tcol.dtype.kind
-    if kind in "iufM":
-        t = tcol.to_numpy()
-        missing = np.asarray(pd.isna(tcol).to_numpy(), dtype=bool)
-        bad = np.isinf(t) if kind == "f" else np.zeros(t.shape[0], dtype=bool)
-        return t, missing, bad
-    missing = _missing_mask(tcol.to_numpy())
-    try:
-        conv = pd.to_datetime(tcol, errors="raise")
-    except (ValueError, TypeError, OverflowError):
-        conv = pd.to_datetime(tcol, errors="coerce")
-    nat = np.asarray(pd.isna(conv).to_numpy(), dtype=bool)
-    return conv.to_numpy(), missing, nat & ~missing
-
-
-def _player_codes(a: np.ndarray, b: np.ndarray, missing_a: np.ndarray, missing_b: np.ndarray):
-    n = a.shape[0]
-    if a.dtype.kind in "iu" and b.dtype.kind in "iu":  # exact: int64 with uint64 never goes through float
-        uniq, ca, cb = factorize_pair(a, b)
-        return ca, cb, len(uniq)
-    both = np.concatenate([a.astype(object), b.astype(object)])
-    codes, uniques = _factorize(both)
-    ca, cb = codes[:n].copy(), codes[n:].copy()
-    ca[missing_a] = -1
-    cb[missing_b] = -1
-    return ca, cb, len(uniques)
-
-
-def _rows_text(rows: np.ndarray, unit: str, limit: int = 5) -> str:
-    shown = ", ".join(str(int(r)) for r in rows[:limit]) + (", ..." if rows.size > limit else "")
-    return f"{unit}{'s' if rows.size > 1 else ''} {shown}"
-
-
-def _warn(message: str, category: Optional[type] = None) -> None:
-    """An :class:`InvalidRowsWarning` (or a warning of ``category``) pointing at the first caller outside
-    discrank."""
-    from discrank.exceptions import InvalidRowsWarning
-
-    package = os.path.dirname(os.path.abspath(__file__)) + os.sep
-    frame, level = sys._getframe(0), 1
-    while frame is not None and os.path.abspath(frame.f_code.co_filename).startswith(package):
-        frame, level = frame.f_back, level + 1
-    warnings.warn(message, category or InvalidRowsWarning, stacklevel=level)
-
-
-def _screen(kind: np.ndarray, a: np.ndarray, b: np.ndarray, missing_a: np.ndarray, missing_b: np.ndarray,
-            t: Optional[np.ndarray], t_invalid: Optional[np.ndarray], *, start: Any, end: Any,
-            min_player_games: int, invalid: str, explain: Callable[[int], str], unit: str = "row",
-            skip: tuple[int, ...] = ()) -> tuple[np.ndarray, dict[str, int]]:
-    """The rows to keep, and the counts of the invalid rows dropped, by kind.
-
-    ``kind``: 0 for a valid row, else its code in :data:`INVALID_KINDS`. Steps, in order: the time window
-    (rows outside ``[start, end)`` are never checked; a row without a valid time cannot be placed and stays,
-    invalid); then the invalid rows are set apart; then ``min_player_games`` is applied over the valid rows,
-    and an invalid row with a named player who does not survive it is filtered out, neither raised on nor
-    reported. Then ``invalid="raise"`` raises on the first invalid row left (``explain`` words it), and
-    ``invalid="drop"`` drops them and warns (:class:`InvalidRowsWarning`). Rows of the kinds in ``skip``
-    are dropped in both modes (counted when dropping).
-    """
-    n = kind.shape[0]
-    keep = np.ones(n, dtype=bool)
-    windowed = start is not None or end is not None
-    if windowed:
-        if t is None:
-            raise ValueError("start / end need a time column (time=...)")
-        ok = ~t_invalid
-        idx = np.flatnonzero(ok)
-        inside = np.ones(idx.size, dtype=bool)
-        if start is not None:
-            inside &= t[idx] >= _bound(start, t, "start")
-        if end is not None:
-            inside &= t[idx] < _bound(end, t, "end")
-        keep = ~ok
-        keep[idx[inside]] = True
-        if not keep.any():
-            raise ValueError(f"no game is left after filtering: none has start={start!r} <= time < end={end!r}")
-    valid = keep & (kind == 0)
-    bad = keep & (kind != 0)
-    if min_player_games > 1:
-        ca, cb, n_labels = _player_codes(a, b, missing_a, missing_b)
-        while True:
-            counts = np.bincount(ca[valid], minlength=n_labels) + np.bincount(cb[valid], minlength=n_labels)
-            alive = np.append(counts >= min_player_games, True)  # the last slot: code -1, no player named
-            now = valid & alive[ca] & alive[cb]  # valid rows name both players: codes >= 0
-            if now.sum() == valid.sum():
-                break
-            valid = now
-        bad &= alive[ca] & alive[cb]  # an invalid row is kept (to raise on or report) if its named players survive
-        if not valid.any():
-            raise ValueError(f"no player has at least min_player_games={min_player_games} games")
-    dropped: dict[str, int] = {}
-    if bad.any():
-        if invalid == "raise":
-            loud = bad & ~np.isin(kind, skip) if skip else bad
-            if loud.any():
-                raise ValueError(explain(int(np.flatnonzero(loud)[0])) + _HINT)
-        else:
-            parts = []
-            for code, name in enumerate(INVALID_KINDS, start=1):
-                rows = np.flatnonzero(bad & (kind == code))
-                if rows.size:
-                    dropped[name] = int(rows.size)
-                    parts.append(f"{rows.size} {name} ({_rows_text(rows, unit)})")
-            total = int(bad.sum())
-            where = " in the time window" if windowed else ""
-            summary = f"dropped {total} of {int(keep.sum())} {unit}s{where}: " + ", ".join(parts)
-            if not valid.any():
-                raise ValueError(f"no valid game is left: {summary}")
-            _warn(summary)
-    if not valid.any():
-        first = int(np.flatnonzero(bad)[0])
-        raise ValueError(f"no valid game is left: every {unit} is invalid, the first: {explain(first)}")
-    return np.flatnonzero(valid), dropped
-
-
-def _as_int_labels(values: np.ndarray, had_missing: bool) -> np.ndarray:
-    """Integer ids that pandas read as floats only because of missing entries (dropped): ints again."""
-    if had_missing and values.dtype.kind == "f" and values.size and np.all(np.isfinite(values)) \
-            and np.all(values == np.round(values)) and np.all(np.abs(values) < 2.0**53):
-        return values.astype(np.int64)
-    return values
 
 
 @dataclass
@@ -447,26 +63,50 @@ class GameLog:
     score: np.ndarray
     time: Optional[np.ndarray] = None
     dropped: dict = field(default_factory=dict)
+    #: Whether the columns are known to be checked (built by :meth:`from_arrays` or taken from such a log):
+    #: :meth:`to_pairs` then aggregates them without checking the labels again.
+    _checked: bool = field(default=False, init=False, repr=False, compare=False)
 
     @classmethod
     def from_arrays(cls, a: Any, b: Any, score: Any, time: Any = None) -> "GameLog":
+        """A game log from its columns, checked.
+
+        Parameters
+        ----------
+        a, b : array, shape (n_games,)
+            The two players of each game: labels of one kind (numbers or strings,
+            :func:`discrank._labels.as_label_array`).
+        score : array, shape (n_games,)
+            Score of ``a``: numbers in [0, 1] or PGN result strings (:func:`parse_results`).
+        time : array, shape (n_games,), optional
+            Time of each game: numbers, datetimes or ISO dates.
+
+        Returns
+        -------
+        GameLog
+
+        Raises
+        ------
+        ValueError
+            Columns of different lengths, an empty log, a result or time that is not one, labels of mixed
+            kinds, or a game of a player against themself (each naming the game and its value).
+        TypeError
+            Labels that are bools, bytes or other objects.
+        """
         a = as_label_array(a, "a")
         b = as_label_array(b, "b")
         check_same_kind(("a", a), ("b", b))
         score = parse_results(score, "score")
         lengths = {"a": a.shape[0], "b": b.shape[0], "score": score.shape[0]}
         if time is not None:
-            time = _as_times(time)
+            time = as_times(time)
             lengths["time"] = time.shape[0]
-        if len(set(lengths.values())) != 1:
-            raise ValueError(f"found columns of inconsistent lengths: {lengths}")
-        if a.shape[0] == 0:
+        if check_same_length(lengths, "columns") == 0:
             raise ValueError("the game log is empty")
-        same = a == b
-        if np.any(same):
-            k = int(np.flatnonzero(same)[0])
-            raise ValueError(f"game {k} is player {show(a[k])} against themself")
-        return cls(a, b, score, time)
+        check_no_self_play(a, b)
+        log = cls(a, b, score, time)
+        log._checked = True
+        return log
 
     @classmethod
     def from_frame(cls, df: Any, a: str = "a", b: str = "b", score: Optional[str] = None,
@@ -521,75 +161,9 @@ class GameLog:
         TypeError
             ``df`` is not a DataFrame.
         """
-        pd = _pandas()
-        invalid = _check_invalid(invalid)
-        min_player_games = _check_min_player_games(min_player_games)
-        if not isinstance(df, pd.DataFrame):
-            raise TypeError(f"from_frame expects a pandas DataFrame, got {type(df).__name__}")
-        if (score is None) == (winner is None):
-            raise ValueError("give exactly one of score= (results of a) and winner= (label of the winner)")
-        wanted = {"a": a, "b": b, "score": score, "winner": winner, "time": time}
-        for role, col in wanted.items():
-            if col is not None and col not in df.columns:
-                raise ValueError(f"column {col!r} (for {role}) is not in the frame; its columns are {list(df.columns)}")
-        if (start is not None or end is not None) and time is None:
-            raise ValueError("start / end need a time column (time=...)")
-        if len(df) == 0:
-            raise ValueError("the frame has no rows: the game log is empty")
-        col_a, col_b = df[a].to_numpy(), df[b].to_numpy()
-        miss_a, miss_b = _missing_mask(col_a), _missing_mask(col_b)
-        kind = np.zeros(len(df), dtype=np.int8)
-
-        def mark(mask: np.ndarray, code: int) -> None:
-            kind[(kind == 0) & mask] = code
-
-        mark(miss_a | miss_b, _MISSING_NAME)
-        mark(_same(col_a, col_b), _SELF_PLAY)
-        values = df[score if score is not None else winner].to_numpy()
-        if score is not None:
-            s, res_missing, res_bad, s_num = _result_rows(values)
-        else:
-            s, res_missing, res_bad = _winner_rows(col_a, col_b, values)
-        mark(res_missing, _MISSING_RESULT)
-        mark(res_bad, _BAD_RESULT)
-        t = t_invalid = None
-        if time is not None:
-            t, t_missing, t_bad = _frame_times(pd, df[time])
-            mark(t_missing, _MISSING_TIME)
-            mark(t_bad, _BAD_TIME)
-            t_invalid = t_missing | t_bad
-
-        def explain(k: int) -> str:
-            code = kind[k]
-            if code == _MISSING_NAME:
-                col, v = (a, col_a[k]) if miss_a[k] else (b, col_b[k])
-                name = f" (the name {show(v)})" if isinstance(v, str) else ""
-                return f"column {col!r} is missing a player at row {k}{name}"
-            if code == _SELF_PLAY:
-                return f"game {k} is player {show(col_a[k])} against themself (row {k})"
-            v = values[k]
-            if code == _MISSING_RESULT:
-                what = repr(v) if isinstance(v, str) else "NaN"
-                return f"column {score or winner!r} has no result at row {k} ({what}): drop or fill the row"
-            if code == _BAD_RESULT and winner is not None:
-                return (f"winner[{k}] = {show(v)} is neither player of that game ({show(col_a[k])}, {show(col_b[k])}) "
-                        f"nor a draw marker {DRAW_MARKERS} (row {k})")
-            if code == _BAD_RESULT:
-                if not np.isnan(s_num[k]):  # a number, or text that reads as one, outside [0, 1]
-                    return f"{score}[{k}] = {show(v)} is not a score in [0, 1] at row {k} (1 win, 0.5 draw, 0 loss)"
-                return (f"{score}[{k}] = {show(v)} is not a result at row {k}: use a number in [0, 1] or one of "
-                        f"{sorted(PGN_RESULTS)} ('*', an unfinished game, has no result)")
-            raw = df[time].iloc[k]
-            if code == _MISSING_TIME:
-                return f"column {time!r} has no time at row {k} ({show(raw)})"
-            return (f"column {time!r} (the time): {time}[{k}] = {show(raw)} is not a time at row {k} (a number, a "
-                    "datetime or a date)")
-
-        idx, dropped = _screen(kind, col_a, col_b, miss_a, miss_b, t, t_invalid, start=start, end=end,
-                               min_player_games=min_player_games, invalid=invalid, explain=explain)
-        log = cls.from_arrays(_as_int_labels(col_a[idx], bool(miss_a.any())),
-                              _as_int_labels(col_b[idx], bool(miss_b.any())), s[idx],
-                              None if t is None else t[idx])
+        a_, b_, s_, t_, dropped = read_frame(df, a=a, b=b, score=score, winner=winner, time=time, start=start,
+                                             end=end, min_player_games=min_player_games, invalid=invalid)
+        log = cls.from_arrays(a_, b_, s_, t_)
         log.dropped = dropped
         return log
 
@@ -626,9 +200,9 @@ class GameLog:
             A file that is empty, not UTF-8 text, truncated (``truncated="raise"``) or corrupted (compressed
             data that does not decompress), and the errors of :meth:`from_frame`.
         """
-        pd = _pandas()
-        _check_invalid(invalid)
-        _check_min_player_games(min_player_games)
+        pd = pandas_module()
+        check_invalid(invalid)
+        check_positive_int(min_player_games, "min_player_games")
         truncated = _check_truncated(truncated)
         if "low_memory" not in read_kw and read_kw.get("engine") in (None, "c"):
             read_kw["low_memory"] = False
@@ -674,9 +248,9 @@ class GameLog:
             A file that is not Parquet, a column used that holds lists, arrays or structs instead of one value
             per game (named with its type), and the errors of :meth:`from_frame`.
         """
-        pd = _pandas()
-        _check_invalid(invalid)
-        _check_min_player_games(min_player_games)
+        pd = pandas_module()
+        check_invalid(invalid)
+        check_positive_int(min_player_games, "min_player_games")
         try:
             df = pd.read_parquet(path, **read_kw)
         except FileNotFoundError:
@@ -693,10 +267,15 @@ class GameLog:
     def __len__(self) -> int:
         return int(self.a.shape[0])
 
-    def _take(self, keep: np.ndarray) -> "GameLog":
-        if not keep.any():
+    def _take(self, keep: np.ndarray, dropped: Optional[dict] = None) -> "GameLog":
+        """The games selected by ``keep`` (a mask or indices, in the order given), with ``dropped``."""
+        empty = not keep.any() if keep.dtype == bool else keep.size == 0
+        if empty:
             raise ValueError("no game is left after filtering")
-        return GameLog(self.a[keep], self.b[keep], self.score[keep], None if self.time is None else self.time[keep])
+        out = GameLog(self.a[keep], self.b[keep], self.score[keep], None if self.time is None else self.time[keep],
+                      {} if dropped is None else dict(dropped))
+        out._checked = self._checked
+        return out
 
     def filter(self, *, start: Any = None, end: Any = None, min_player_games: int = 1) -> "GameLog":
         """Games with ``start <= time < end``, then only players with at least ``min_player_games`` games.
@@ -715,33 +294,41 @@ class GameLog:
         GameLog
             The games kept, in order; :attr:`dropped` is carried over.
         """
+        min_player_games = check_positive_int(min_player_games, "min_player_games")
         keep = np.ones(len(self), dtype=bool)
         if start is not None or end is not None:
             if self.time is None:
                 raise ValueError("start / end need a time column (time=...)")
             if start is not None:
-                keep &= self.time >= _bound(start, self.time, "start")
+                keep &= self.time >= time_bound(start, self.time, "start")
             if end is not None:
-                keep &= self.time < _bound(end, self.time, "end")
-        out = self._take(keep)
-        min_player_games = _check_min_player_games(min_player_games)
-        while min_player_games > 1:
-            labels, code_a, code_b = factorize_pair(out.a, out.b)  # exact for any label kind
-            counts = np.bincount(code_a, minlength=labels.size) + np.bincount(code_b, minlength=labels.size)
-            ok = (counts[code_a] >= min_player_games) & (counts[code_b] >= min_player_games)
-            if ok.all():
-                break
+                keep &= self.time < time_bound(end, self.time, "end")
+        out = self._take(keep, self.dropped)
+        if min_player_games > 1:
+            labels, code_a, code_b = factorize_pair(out.a, out.b)  # exact for any label kind; coded once
+            ok, _ = active_games(code_a, code_b, labels.size, np.ones(len(out), dtype=bool), min_player_games)
             if not ok.any():
                 raise ValueError(f"no player has at least min_player_games={min_player_games} games")
-            out = out._take(ok)
-        out.dropped = dict(self.dropped)
+            if not ok.all():
+                out = out._take(ok, self.dropped)
         return out
 
     def sorted_by_time(self) -> "GameLog":
+        """The games in time order (stable: games of one time keep their order).
+
+        Returns
+        -------
+        GameLog
+            The same games sorted by ``time``; :attr:`dropped` is carried over.
+
+        Raises
+        ------
+        ValueError
+            The log has no time column.
+        """
         if self.time is None:
             raise ValueError("this game log has no time column")
-        order = np.argsort(self.time, kind="stable")
-        return GameLog(self.a[order], self.b[order], self.score[order], self.time[order], dict(self.dropped))
+        return self._take(np.argsort(self.time, kind="stable"), self.dropped)
 
     def split_time(self, test_fraction: float = 0.1) -> tuple["GameLog", "GameLog"]:
         """(past, future): the earliest ``1 - test_fraction`` of the games, and the rest.
@@ -762,15 +349,28 @@ class GameLog:
         return log._take(idx < cut), log._take(idx >= cut)
 
     def to_pairs(self, *, labels: Any = None, min_games: int = 1, weights: Optional[str] = None) -> PairwiseData:
-        """Aggregate to :class:`PairwiseData` (``PairwiseData.from_games``)."""
-        return PairwiseData.from_games(self.a, self.b, self.score, labels, min_games=min_games, weights=weights)
+        """Aggregate the games to pairs, as :meth:`PairwiseData.from_games` does.
 
-    def to_frame(self):
-        pd = _pandas()
-        cols = {"a": self.a, "b": self.b, "score": self.score}
-        if self.time is not None:
-            cols["time"] = self.time
-        return pd.DataFrame(cols)
+        The columns of a log built by a reader or :meth:`from_arrays` are checked already and are
+        aggregated as they are; those of a log built from its fields are checked first.
+
+        Parameters
+        ----------
+        labels : array, optional
+            All the players, in the order of the ratings; default the sorted distinct labels.
+        min_games : int
+            Keep the pairs with at least this many games.
+        weights : {"games", "uniform"}, optional
+            See :class:`PairwiseData`; default ``"games"``.
+
+        Returns
+        -------
+        PairwiseData
+        """
+        if self._checked:
+            return PairwiseData._from_checked_games(self.a, self.b, self.score, labels, min_games=min_games,
+                                                    weights=weights)
+        return PairwiseData.from_games(self.a, self.b, self.score, labels, min_games=min_games, weights=weights)
 
 
 class _Progress:
@@ -800,10 +400,8 @@ _TRUNCATED_CHOICES = ("raise", "keep")
 
 
 def _check_truncated(truncated: Any) -> str:
-    if not isinstance(truncated, str) or truncated not in _TRUNCATED_CHOICES:
-        raise ValueError(f"truncated={show(truncated)} is not one of {_TRUNCATED_CHOICES}: 'raise' (the default) stops "
-                         "at a truncated compressed file, 'keep' keeps the games read before the truncation")
-    return truncated
+    return check_choice(truncated, "truncated", _TRUNCATED_CHOICES, "'raise' (the default) stops at a truncated "
+                        "compressed file, 'keep' keeps the games read before the truncation")
 
 
 def _truncation(path: str, games: int, last: str, where: str, truncated: str, exc: BaseException) -> None:
@@ -813,7 +411,7 @@ def _truncation(path: str, games: int, last: str, where: str, truncated: str, ex
         raise ValueError(f"{path}: the compressed file is truncated ({exc}): it ends {where}, after {games} complete "
                          f"game{'s' if games != 1 else ''}{last}; truncated=\"keep\" (discrank fit --keep-truncated) "
                          "keeps the games read before the truncation") from None
-    _warn(f"{path}: the compressed file is truncated: it ends {where}; kept the {games} complete "
+    warn_user(f"{path}: the compressed file is truncated: it ends {where}; kept the {games} complete "
           f"game{'s' if games != 1 else ''} read before the truncation{last}", TruncatedFileWarning)
 
 
@@ -915,7 +513,7 @@ def _truncated_csv(pd: Any, path: Any, read_kw: dict, truncated: str, exc: BaseE
                          f"(discrank fit --keep-truncated) {keep}") from None
     if not rows:
         raise ValueError(f"{where}: the compressed file is truncated: {ends}, and no row is complete") from None
-    _warn(f"{where}: the compressed file is truncated: {ends}; kept the {rows} complete rows read before the "
+    warn_user(f"{where}: the compressed file is truncated: {ends}; kept the {rows} complete rows read before the "
           f"truncation; {last}", TruncatedFileWarning)
     return df
 
@@ -958,13 +556,13 @@ def _pgn_game(headers: Any) -> tuple[str, str, str, Optional[str], int]:
     if date and "?" in date:
         date = None
     if not white or not black or white == "?" or black == "?":
-        kind = _MISSING_NAME
+        kind = MISSING_NAME
     elif result in ("*", ""):
-        kind = _UNFINISHED
+        kind = UNFINISHED
     elif result not in PGN_RESULTS:
-        kind = _BAD_RESULT
+        kind = BAD_RESULT
     elif white == black:
-        kind = _SELF_PLAY
+        kind = SELF_PLAY
     else:
         kind = 0
     return white, black, result, date, kind
@@ -998,7 +596,7 @@ def iter_pgn(path: Any, *, progress: Optional[bool] = None,
     """
     for headers in _pgn_headers(path, progress, _check_truncated(truncated)):
         white, black, result, date, kind = _pgn_game(headers)
-        if kind in (0, _SELF_PLAY):
+        if kind in (0, SELF_PLAY):
             yield white, black, PGN_RESULTS[result], date
 
 
@@ -1071,8 +669,8 @@ def read_pgn(path: Any, *, progress: Optional[bool] = None, max_games: Optional[
     ImportError
         python-chess is not installed.
     """
-    invalid = _check_invalid(invalid)
-    min_player_games = _check_min_player_games(min_player_games)
+    invalid = check_invalid(invalid)
+    min_player_games = check_positive_int(min_player_games, "min_player_games")
     truncated = _check_truncated(truncated)
     white: list[str] = []
     black: list[str] = []
@@ -1083,7 +681,7 @@ def read_pgn(path: Any, *, progress: Optional[bool] = None, max_games: Optional[
     finished = 0
     for headers in _pgn_headers(path, progress, truncated):
         w, b, result, d, kind = _pgn_game(headers)
-        if kind == _BAD_RESULT:
+        if kind == BAD_RESULT:
             results[len(kinds)] = result
         white.append(w), black.append(b), dates.append(d), kinds.append(kind)
         score.append(PGN_RESULTS.get(result, np.nan))
@@ -1091,7 +689,7 @@ def read_pgn(path: Any, *, progress: Optional[bool] = None, max_games: Optional[
         if max_games is not None and finished >= max_games:
             break
     kind_arr = np.frombuffer(bytes(kinds), dtype=np.int8).copy()
-    if not np.isin(kind_arr, (0, _SELF_PLAY)).any():
+    if not np.isin(kind_arr, (0, SELF_PLAY)).any():
         raise ValueError(f"{os.fspath(path)}: no finished game with two named players")
     W, B = text_array(white), text_array(black)  # object arrays: memory grows with the names' total length
     miss_w = np.isin(W, ("", "?"))
@@ -1101,27 +699,28 @@ def read_pgn(path: Any, *, progress: Optional[bool] = None, max_games: Optional[
     t_invalid = np.isnat(t)
     windowed = start is not None or end is not None
     if windowed:
-        kind_arr[(kind_arr == 0) & t_missing] = _MISSING_TIME
-    kind_arr[(kind_arr == 0) & t_invalid & ~t_missing] = _BAD_TIME  # a date tag that is not a date, in any case
+        kind_arr[(kind_arr == 0) & t_missing] = MISSING_TIME
+    kind_arr[(kind_arr == 0) & t_invalid & ~t_missing] = BAD_TIME  # a date tag that is not a date, in any case
 
     def explain(k: int) -> str:
         code = kind_arr[k]
-        if code == _SELF_PLAY:
-            return f"game {k} is player {show(white[k])} against themself"
-        if code == _MISSING_NAME:
+        if code == SELF_PLAY:
+            return self_play_message("game", k, white[k])
+        if code == MISSING_NAME:
             return f"game {k} lacks a player name (White {show(white[k])}, Black {show(black[k])})"
-        if code == _UNFINISHED:
+        if code == UNFINISHED:
             return f"game {k} is unfinished (Result '*')"
-        if code == _BAD_RESULT:
+        if code == BAD_RESULT:
             return f"game {k} has the result {results[k]!r}, not one of {sorted(PGN_RESULTS)}"
-        if code == _MISSING_TIME:
+        if code == MISSING_TIME:
             return f"game {k} has no date (UTCDate or Date tag) to compare with start / end"
         return f"game {k} has the date {show(dates[k])}, which is not a date (YYYY.MM.DD)"
 
-    idx, dropped = _screen(kind_arr, W, B, miss_w, miss_b, t if windowed else None, t_invalid if windowed else None,
-                           start=start, end=end, min_player_games=min_player_games, invalid=invalid,
-                           explain=lambda k: f"{os.fspath(path)}: {explain(k)}", unit="game",
-                           skip=(_MISSING_NAME, _UNFINISHED, _BAD_RESULT))
+    idx, dropped = screen_rows(kind_arr, W, B, miss_w, miss_b, t if windowed else None,
+                               t_invalid if windowed else None, start=start, end=end,
+                               min_player_games=min_player_games, invalid=invalid,
+                               explain=lambda k: f"{os.fspath(path)}: {explain(k)}", unit="game",
+                               skip=(MISSING_NAME, UNFINISHED, BAD_RESULT))
     time = t[idx]
     if np.isnat(time).any():
         time = None

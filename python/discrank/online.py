@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import math
-import numbers
 from dataclasses import dataclass
 from typing import Any, Optional
 
@@ -13,7 +12,8 @@ from scipy.special import expit
 
 from discrank import _core
 from discrank.models._base import atomic
-from discrank._labels import LabelIndex, as_label_array, check_same_kind, factorize_pair, show
+from discrank._checks import check_no_self_play, check_positive_float, check_positive_int, check_same_length, show
+from discrank._labels import LabelIndex, as_label_array, check_same_kind, factorize_pair
 
 __all__ = ["OnlineRatings", "OnlineElo", "online_elo", "online_disc", "ELO_K32_STEP"]
 
@@ -51,12 +51,8 @@ class OnlineRatings:
 
 
 def _prepare(a: Any, b: Any, score: Any, times: Any, step: Any, snapshot_every: Any, known: Optional[np.ndarray]):
-    if isinstance(step, bool) or not isinstance(step, numbers.Real) or not math.isfinite(step) or step <= 0:
-        raise ValueError(f"step must be a positive finite number, got {step!r}")
-    if snapshot_every is not None and (
-        isinstance(snapshot_every, bool) or not isinstance(snapshot_every, numbers.Integral) or snapshot_every < 1
-    ):
-        raise ValueError(f"snapshot_every must be None or an integer >= 1, got {snapshot_every!r}")
+    check_positive_float(step, "step")
+    snapshot_every = check_positive_int(snapshot_every, "snapshot_every", allow_none=True)
     a = as_label_array(a, "a")
     b = as_label_array(b, "b")
     score = np.asarray(score)
@@ -67,9 +63,7 @@ def _prepare(a: Any, b: Any, score: Any, times: Any, step: Any, snapshot_every: 
     if times is not None:
         times = np.asarray(times)
         lengths["times"] = times.shape[0] if times.ndim == 1 else -1
-    if len(set(lengths.values())) != 1:
-        raise ValueError(f"found inputs of inconsistent lengths: {lengths}")
-    if a.shape[0] == 0:
+    if check_same_length(lengths) == 0:
         raise ValueError("no game given: the log is empty")
     bad = ~np.isfinite(score) | (score < 0) | (score > 1)
     if bad.any():
@@ -102,11 +96,8 @@ def _prepare(a: Any, b: Any, score: Any, times: Any, step: Any, snapshot_every: 
         labels = as_label_array(known.tolist() + new.tolist(), "labels") if new.size else known
     ia = position[code_a].astype(np.int32)
     ib = position[code_b].astype(np.int32)
-    same = ia == ib
-    if same.any():
-        k = int(np.flatnonzero(same)[0])
-        raise ValueError(f"game {k} is player {show(a[k])} against themself")
-    return ia, ib, score, labels, new, 0 if snapshot_every is None else int(snapshot_every)
+    check_no_self_play(ia, ib, a)
+    return ia, ib, score, labels, new, 0 if snapshot_every is None else snapshot_every
 
 
 def online_elo(

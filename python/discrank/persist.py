@@ -12,9 +12,15 @@ File format (``numpy.savez_compressed``, read back with ``allow_pickle=False``):
   (a disc model's strength, consistency, angle, radius, ranking; Schur's ``lambdas_``; m-Elo's
   ``ratings_``) is derived again on loading.
 
-Only the models of discrank are loaded (the class name is looked up in a fixed table), so a file can
-never run code. Everything in the file is checked before it is used, and a file that fails a check is a
-``ValueError`` that names the file, the field and the bad value:
+Only the models of discrank are loaded: the class name is looked up in the table of the model classes
+(each public subclass of ``PairwiseModel`` that declares its fitted arrays registers itself with
+:func:`register` when it is defined), so a file can never run code. What a file holds is declared by
+the class: ``_fitted_arrays`` (:class:`FittedArray`: name, shape, kind, bound), ``_fitted_scalars``,
+``_choices`` (the allowed strings of its parameters and scalars) and ``_optional_params``; after loading,
+the class's ``_rebuild`` derives the rest. This module imports no model module.
+
+Everything in the file is checked before it is used, and a file that fails a check is a ``ValueError``
+that names the file, the field and the bad value:
 
 - the archive: a zip of ``.npy`` members, each with a numpy header whose declared shape and dtype match
   the member's size, read before any array is allocated (a header that claims 10^12 entries is refused
@@ -39,6 +45,7 @@ import math
 import os
 import zipfile
 import zlib
+from dataclasses import dataclass
 from typing import Any, Callable, NoReturn, Optional
 
 import numpy as np
@@ -63,22 +70,62 @@ MAX_NEGATIVE_N_JOBS = 1 << 16
 _HEADER_LIMIT = 1 << 20  # bytes of the JSON header
 _LABEL_KINDS = {"U": "str", "S": "bytes", "i": "int", "u": "uint", "f": "float"}
 
-# Fitted attributes kept per model family: the arrays predictions and readouts need.
-_ARRAYS = {
-    "Elo": ("ratings_",),
-    "EloPlusPlus": ("ratings_",),
-    "DiscDecomposition": ("u_", "v_", "n_iter_", "grad_measure_"),
-    "MElo": ("u_", "v_", "n_iter_", "grad_measure_", "_base"),
-    "SchurDecomposition": ("u_", "v_"),
-}
-_SCALARS = ("n_players_", "n_iter_", "converged_", "grad_measure_", "loss_", "transitive_", "solver_", "tol_",
-            "linear_solver_", "prior_scale_")
+
+@dataclass(frozen=True)
+class FittedArray:
+    """A fitted array attribute that a model class declares and a model file holds.
+
+    Attributes
+    ----------
+    name : str
+        The attribute (``ratings_``, ``u_`` ...).
+    shape : tuple of str
+        Its shape in symbols: ``"n"`` the players, ``"k"`` the parameter ``n_components``.
+    kind : {"f", "i"}
+        Floats (finite), or integer counts (>= 0).
+    required : bool
+        Whether a file of the model must hold it.
+    bound : float or None
+        The largest absolute value accepted (floats).
+    bound_text : str
+        What a value beyond ``bound`` is, for the message.
+    nonnegative : str or None
+        For floats that cannot be negative: what the value is, for the message.
+    """
+
+    name: str
+    shape: tuple
+    kind: str = "f"
+    required: bool = True
+    bound: Optional[float] = MAX_ABS_PARAMETER
+    bound_text: str = ("above MAX_ABS_PARAMETER = 1e6 in absolute value: not a fitted model (larger coordinates "
+                       "overflow the predictions)")
+    nonnegative: Optional[str] = None
 
 
-def _model_classes() -> dict[str, type]:
-    from discrank.models import DiscDecomposition, Elo, EloPlusPlus, MElo, SchurDecomposition
+#: The model classes a file may name, by class name (:func:`register`).
+_MODELS: dict[str, type] = {}
 
-    return {c.__name__: c for c in (Elo, EloPlusPlus, DiscDecomposition, MElo, SchurDecomposition)}
+
+def register(cls: type) -> type:
+    """Add a model class to the classes :func:`load` creates (``PairwiseModel.__init_subclass__`` calls it).
+
+    Parameters
+    ----------
+    cls : type
+        A subclass of ``PairwiseModel`` that declares ``_fitted_arrays``.
+
+    Returns
+    -------
+    type
+        ``cls``.
+    """
+    _MODELS[cls.__name__] = cls
+    return cls
+
+
+def _specs(cls: type) -> dict[str, FittedArray]:
+    return {spec.name: spec for spec in cls._fitted_arrays}
 
 
 def _jsonable(value: Any) -> Any:
@@ -92,21 +139,36 @@ def _jsonable(value: Any) -> Any:
 
 
 def save(model: Any, path: Any) -> None:
-    """Write a fitted model to ``path`` (``.npz`` added by numpy when missing)."""
+    """Write a fitted model to ``path`` (``.npz`` added by numpy when missing).
+
+    Parameters
+    ----------
+    model : PairwiseModel
+        A fitted model of discrank (a cross-validated one is saved as its refitted best estimator).
+    path : str or path-like
+        The file.
+
+    Raises
+    ------
+    TypeError
+        A model of a class that is not registered, or labels that cannot be stored without pickle.
+    discrank.exceptions.NotFittedError
+        The model is not fitted.
+    """
+    check = getattr(model, "_check_fitted", None)
+    if check is not None:
+        check()
+        model = model._saved_model()
     name = type(model).__name__
-    if name == "DiscDecompositionCV":
-        model = model.best_estimator_
-        name = type(model).__name__
-    if name not in _ARRAYS:
-        raise TypeError(f"cannot save a {name}: only discrank's models ({sorted(_ARRAYS)}) are supported")
-    model._check_fitted()
+    if _MODELS.get(name) is not type(model):
+        raise TypeError(f"cannot save a {name}: only discrank's models ({sorted(_MODELS)}) are supported")
     label_kind, arrays = _labels_to_save(np.asarray(model.labels_))
-    for attr in _ARRAYS[name]:
-        value = getattr(model, attr, None)
+    for spec in model._fitted_arrays:
+        value = getattr(model, spec.name, None)
         if value is not None and np.ndim(value) > 0:
-            arrays[attr] = np.asarray(value)
+            arrays[spec.name] = np.asarray(value)
     scalars = {}
-    for attr in _SCALARS:
+    for attr in model._fitted_scalars:
         value = getattr(model, attr, None)
         if value is not None and np.ndim(value) == 0:
             scalars[attr] = _jsonable(value)
@@ -210,33 +272,22 @@ def _load(path: Any, where: str) -> Any:
         except ValueError as exc:
             refuse(f"corrupted header: not JSON ({exc})")
         name, params, scalars, label_kind = _check_meta(meta, refuse)
-        expected = _expected_shapes(name, params, headers, label_kind, refuse)
+        expected = _expected_shapes(_MODELS[name], params, headers, label_kind, refuse)
         arrays = {key: archive.read(key) for key in expected}
-    model = _model_classes()[name]()
+    cls = _MODELS[name]
+    model = cls()
     model.set_params(**params)
     labels = _read_labels(arrays.pop("labels_"), arrays.pop("labels_ends_", None), refuse)
     n = labels.shape[0]
+    specs = _specs(cls)
+    fitted = {}
     for attr, value in arrays.items():
-        _check_values(attr, value, refuse)
-        setattr(model, attr, np.ascontiguousarray(value, dtype=np.int64 if attr == "n_iter_" else np.float64))
+        _check_values(specs[attr], value, refuse)
+        fitted[attr] = np.ascontiguousarray(value, dtype=np.int64 if specs[attr].kind == "i" else np.float64)
     for attr, value in scalars.items():
         if attr == "n_players_" and value != n:
             refuse(f"scalars.n_players_ = {show(value)}, but labels_ holds {n} players")
-        setattr(model, attr, value)
-    model.labels_ = labels
-    model.n_players_ = n
-    model._label_index = None
-    model._n_threads = 0
-    if name == "MElo":
-        model.ratings_ = model._base
-    else:
-        model._base = None
-    if name == "SchurDecomposition":
-        model.lambdas_ = np.linalg.norm(model.u_, axis=0) * np.linalg.norm(model.v_, axis=0)
-    if name in ("DiscDecomposition", "SchurDecomposition"):  # their fits end with the same readout
-        from discrank.models.disc import describe_first_component
-
-        describe_first_component(model)  # transitive_, strength_, consistency_, ranking_, angle_, radius_
+    model._load_state(labels, fitted, scalars)
     return model
 
 
@@ -346,31 +397,19 @@ def _is_prior_scale(v: Any) -> bool:
     return True
 
 
-def _param_rules(name: str) -> dict[str, tuple[Callable[[Any], bool], str]]:
-    from discrank.models.disc import DISC_LOSSES, SOLVERS
-    from discrank.models.elo import _SOLVERS
-    from discrank.models.schur import SPACES
+#: What the numeric parameters of a model must be, by name: (rule, what the message says it must be).
+_PARAM_RULES: dict[str, tuple[Callable[[Any], bool], str]] = {
+    "n_components": (lambda v: _is_int(v) and v >= 1, "a positive integer"),
+    "prior_scale": (_is_prior_scale, "None, a positive number or Infinity"),
+    "regularization": (lambda v: _is_real(v) and math.isfinite(v) and v >= 0, "a finite number >= 0"),
+    "tol": (lambda v: _is_real(v) and math.isfinite(v) and v > 0, "a positive finite number"),
+    "max_iter": (lambda v: _is_int(v) and 1 <= v < 1 << 31, "an integer in [1, 2**31)"),
+    "random_state": (lambda v: v is None or (_is_int(v) and v >= 0), "None or an integer >= 0"),
+    "n_jobs": (lambda v: v is None or (_is_int(v) and v != 0 and -MAX_NEGATIVE_N_JOBS <= v < 1 << 31),
+               f"None or a nonzero integer in [-{MAX_NEGATIVE_N_JOBS}, 2**31)"),
+}
 
-    elo = name in ("Elo", "EloPlusPlus")
-    optional = (lambda rule: (lambda v: v is None or rule(v))) if elo else (lambda rule: rule)
-    none = "None or " if elo else ""
-    return {
-        "n_components": (lambda v: _is_int(v) and v >= 1, "a positive integer"),
-        "loss": (lambda v: isinstance(v, str) and v in DISC_LOSSES, f"one of {DISC_LOSSES}"),
-        "space": (lambda v: isinstance(v, str) and v in SPACES, f"one of {SPACES}"),
-        "prior_scale": (_is_prior_scale, "None, a positive number or Infinity"),
-        "regularization": (lambda v: _is_real(v) and math.isfinite(v) and v >= 0, "a finite number >= 0"),
-        "solver": (optional(lambda v: isinstance(v, str) and v in (_SOLVERS if elo else SOLVERS)),
-                   f"{none}one of {_SOLVERS if elo else SOLVERS}"),
-        "tol": (optional(lambda v: _is_real(v) and math.isfinite(v) and v > 0), f"{none}a positive finite number"),
-        "max_iter": (optional(lambda v: _is_int(v) and 1 <= v < 1 << 31), f"{none}an integer in [1, 2**31)"),
-        "random_state": (lambda v: v is None or (_is_int(v) and v >= 0), "None or an integer >= 0"),
-        "n_jobs": (lambda v: v is None or (_is_int(v) and v != 0 and -MAX_NEGATIVE_N_JOBS <= v < 1 << 31),
-                   f"None or a nonzero integer in [-{MAX_NEGATIVE_N_JOBS}, 2**31)"),
-    }
-
-
-#: The fitted scalars each model family writes, and what each must be.
+#: What the fitted scalars of a model must be, by name.
 _SCALAR_RULES: dict[str, tuple[Callable[[Any], bool], str]] = {
     "n_players_": (lambda v: _is_int(v) and v >= 1, "a positive integer"),
     "n_iter_": (lambda v: _is_int(v) and v >= 0, "an integer >= 0"),
@@ -378,22 +417,35 @@ _SCALAR_RULES: dict[str, tuple[Callable[[Any], bool], str]] = {
     "grad_measure_": (lambda v: _is_real(v) and math.isfinite(v) and v >= 0, "a finite number >= 0"),
     "loss_": (lambda v: _is_real(v) and math.isfinite(v), "a finite number"),
     "transitive_": (lambda v: isinstance(v, bool), "true or false"),
-    "solver_": (lambda v: v in ("newton", "lbfgs"), "'newton' or 'lbfgs'"),
     "tol_": (lambda v: _is_real(v) and math.isfinite(v) and v > 0, "a positive finite number"),
-    "linear_solver_": (lambda v: v in ("cg", "banded Cholesky"), "'cg' or 'banded Cholesky'"),
     "prior_scale_": (lambda v: _is_real(v) and v > 0, "a positive number or Infinity"),
 }
-_ELO_SCALARS = ("n_players_", "n_iter_", "converged_", "grad_measure_", "loss_", "solver_", "tol_", "linear_solver_",
-                "prior_scale_")
-_FAMILY_SCALARS = {
-    "Elo": _ELO_SCALARS,
-    "EloPlusPlus": _ELO_SCALARS,
-    "DiscDecomposition": ("n_players_", "converged_", "loss_", "transitive_", "prior_scale_"),
-    "MElo": ("n_players_", "converged_", "loss_", "transitive_", "prior_scale_"),
-    "SchurDecomposition": ("n_players_", "n_iter_", "converged_", "transitive_"),
-}
-_REQUIRED = {"Elo": ("ratings_",), "EloPlusPlus": ("ratings_",), "DiscDecomposition": ("u_", "v_"),
-             "MElo": ("u_", "v_", "_base"), "SchurDecomposition": ("u_", "v_")}
+
+
+def _json_scalar(v: Any) -> bool:
+    return v is None or isinstance(v, (bool, str)) or (_is_real(v) and math.isfinite(v))
+
+
+def _param_rule(cls: type, key: str) -> tuple[Callable[[Any], bool], str]:
+    """The rule of the parameter ``key`` of ``cls``: one of the class's ``_choices``, else the rule of
+    :data:`_PARAM_RULES`, else any JSON scalar; None allowed too for the class's ``_optional_params``."""
+    if key in cls._choices:
+        choices = tuple(cls._choices[key])
+        rule, what = (lambda v: isinstance(v, str) and v in choices), f"one of {choices}"
+    else:
+        rule, what = _PARAM_RULES.get(key, (_json_scalar, "a number, a string, true, false or null"))
+    if key in cls._optional_params:
+        return (lambda v: v is None or rule(v)), f"None or {what}"
+    return rule, what
+
+
+def _scalar_rule(cls: type, key: str) -> tuple[Callable[[Any], bool], str]:
+    """The rule of the fitted scalar ``key`` of ``cls``: one of the class's ``_choices``, else the rule of
+    :data:`_SCALAR_RULES`, else any JSON scalar."""
+    if key in cls._choices:
+        choices = tuple(cls._choices[key])
+        return (lambda v: isinstance(v, str) and v in choices), " or ".join(map(repr, choices))
+    return _SCALAR_RULES.get(key, (_json_scalar, "a number, a string, true, false or null"))
 
 
 def _check_meta(meta: Any, refuse: Callable[[str], NoReturn]) -> tuple[str, dict, dict, Optional[str]]:
@@ -412,25 +464,24 @@ def _check_meta(meta: Any, refuse: Callable[[str], NoReturn]) -> tuple[str, dict
     if "discrank" in meta and not isinstance(meta["discrank"], str):
         refuse(f"the header's discrank version {show(meta['discrank'])} is not a string")
     name = meta["model"]
-    classes = _model_classes()
-    if not isinstance(name, str) or name not in classes:
-        refuse(f"unknown model {show(name)}; expected one of {sorted(classes)}")
+    if not isinstance(name, str) or name not in _MODELS:
+        refuse(f"unknown model {show(name)}; expected one of {sorted(_MODELS)}")
+    cls = _MODELS[name]
     params, scalars = meta["params"], meta["scalars"]
     for key, value in (("params", params), ("scalars", scalars)):
         if not isinstance(value, dict):
             refuse(f"corrupted header: {key} is {show(value)}, not a JSON object")
-    valid = classes[name]._param_names()
-    rules = _param_rules(name)
+    valid = cls._param_names()
     for key, value in params.items():
         if key not in valid:
             refuse(f"params.{key} is not a parameter of {name} (its parameters: {valid})")
-        rule, what = rules[key]
+        rule, what = _param_rule(cls, key)
         if not rule(value):
             refuse(f"params.{key} = {show(value)} is not {what}")
     for key, value in scalars.items():
-        if key not in _FAMILY_SCALARS[name]:
-            refuse(f"scalars.{key} is not a fitted attribute a {name} file holds ({_FAMILY_SCALARS[name]})")
-        rule, what = _SCALAR_RULES[key]
+        if key not in cls._fitted_scalars:
+            refuse(f"scalars.{key} is not a fitted attribute a {name} file holds ({cls._fitted_scalars})")
+        rule, what = _scalar_rule(cls, key)
         if not rule(value):
             refuse(f"scalars.{key} = {show(value)} is not {what}")
     kind = meta.get("labels")
@@ -439,15 +490,18 @@ def _check_meta(meta: Any, refuse: Callable[[str], NoReturn]) -> tuple[str, dict
     return name, params, scalars, kind
 
 
-def _expected_shapes(name: str, params: dict, headers: dict, label_kind: Optional[str],
+def _expected_shapes(cls: type, params: dict, headers: dict, label_kind: Optional[str],
                      refuse: Callable[[str], NoReturn]) -> dict[str, tuple]:
     """Check each array's declared shape and dtype (from its npy header, before reading it) against the
-    labels' count and the header's ``n_components``; returns the arrays to read."""
+    labels' count and the header's ``n_components``, as the class's ``_fitted_arrays`` declare them;
+    returns the arrays to read."""
+    name = cls.__name__
+    specs = _specs(cls)
     label_arrays = ("labels_", "labels_ends_") if label_kind == "utf8" else ("labels_",)
     for key in headers:
-        if key != "__discrank__" and key not in label_arrays and key not in _ARRAYS[name]:
-            refuse(f"unexpected array {show(key)} for {name} (it holds {label_arrays + _ARRAYS[name]})")
-    for key in label_arrays + _REQUIRED[name]:
+        if key != "__discrank__" and key not in label_arrays and key not in specs:
+            refuse(f"unexpected array {show(key)} for {name} (it holds {label_arrays + tuple(specs)})")
+    for key in label_arrays + tuple(k for k, spec in specs.items() if spec.required):
         if key not in headers:
             refuse(f"missing array {key!r} for a {name}")
     shape, dtype = headers["labels_"]
@@ -466,23 +520,28 @@ def _expected_shapes(name: str, params: dict, headers: dict, label_kind: Optiona
             said = "" if label_kind is None else f" (the header says {label_kind!r} labels)"
             refuse(f"labels_ has dtype {dtype}, expected {'/'.join(_LABEL_KINDS[k] for k in kinds)} labels{said}")
         n = shape[0]
-    if "u_" in headers:
+    sizes = {"n": n}
+    by_components = [spec for spec in specs.values() if "k" in spec.shape and spec.required]
+    if by_components:
         k = params.get("n_components")
-        if k is None:  # (a header without it: the default, 1, unless u_ says otherwise)
-            k = headers["u_"][0][1] if len(headers["u_"][0]) == 2 else 1
+        if k is None:  # (a header without it: the default, 1, unless the first array of k columns says otherwise)
+            first = headers[by_components[0].name][0]
+            k = first[1] if len(first) == 2 else 1
             params["n_components"] = k
         if 2 * k > n:
             refuse(f"params.n_components = {k} needs at least {2 * k} players, but labels_ holds {n}")
-    want = {"ratings_": ((n,), "f"), "_base": ((n,), "f")}
-    if "u_" in headers:
-        want.update({"u_": ((n, k), "f"), "v_": ((n, k), "f"), "n_iter_": ((k,), "iu"), "grad_measure_": ((k,), "f")})
+        sizes["k"] = k
     for key, (shape, dtype) in headers.items():
-        if key in want:
-            good_shape, good_kinds = want[key]
-            if shape != good_shape or dtype.kind not in good_kinds:
-                kind = "integers" if good_kinds == "iu" else "floats"
-                refuse(f"{key} has shape {shape} and dtype {dtype}, expected shape {good_shape} of {kind} "
-                       f"({n} players{f', n_components={k}' if key not in ('ratings_', '_base') else ''})")
+        spec = specs.get(key)
+        if spec is None or any(symbol not in sizes for symbol in spec.shape):
+            continue
+        good_shape = tuple(sizes[symbol] for symbol in spec.shape)
+        good_kinds = "iu" if spec.kind == "i" else "f"
+        if shape != good_shape or dtype.kind not in good_kinds:
+            kind = "integers" if spec.kind == "i" else "floats"
+            components = f", n_components={sizes['k']}" if "k" in spec.shape else ""
+            refuse(f"{key} has shape {shape} and dtype {dtype}, expected shape {good_shape} of {kind} "
+                   f"({n} players{components})")
     return {key: headers[key] for key in headers if key != "__discrank__"}
 
 
@@ -522,24 +581,25 @@ def _check_labels(labels: np.ndarray, refuse: Callable[[str], NoReturn]) -> None
         refuse(f"labels_ repeats the label {show(ordered[1:][dup][0])}: labels must be unique")
 
 
-def _check_values(key: str, value: np.ndarray, refuse: Callable[[str], NoReturn]) -> None:
-    bound = {"ratings_": MAX_ABS_PARAMETER, "u_": MAX_ABS_PARAMETER, "v_": MAX_ABS_PARAMETER, "_base": 0.5}
-    if key == "n_iter_":
+def _check_values(spec: FittedArray, value: np.ndarray, refuse: Callable[[str], NoReturn]) -> None:
+    """Check a fitted array's values as its :class:`FittedArray` declares: counts >= 0; floats finite, and
+    non-negative or within the bound."""
+    key = spec.name
+    if spec.kind == "i":
         if value.size and value.min() < 0:
-            refuse(f"n_iter_ holds {show(value.min())}, a negative iteration count")
+            refuse(f"{key} holds {show(value.min())}, a negative iteration count")
         return
     finite = np.isfinite(value)
     if not finite.all():
         pos = np.unravel_index(int(np.flatnonzero(~finite.ravel())[0]), value.shape)
         refuse(f"{key}[{', '.join(map(str, pos))}] = {show(value[pos])} is not finite")
-    if key == "grad_measure_":
+    if spec.nonnegative is not None:
         if value.size and value.min() < 0:
-            refuse(f"grad_measure_ holds {show(value.min())}, a negative gradient measure")
+            refuse(f"{key} holds {show(value.min())}, a negative {spec.nonnegative}")
         return
-    limit = bound[key]
-    big = np.abs(value) > limit
+    if spec.bound is None:
+        return
+    big = np.abs(value) > spec.bound
     if big.any():
         pos = np.unravel_index(int(np.flatnonzero(big.ravel())[0]), value.shape)
-        what = ("above MAX_ABS_PARAMETER = 1e6 in absolute value: not a fitted model (larger coordinates "
-                "overflow the predictions)") if key != "_base" else "outside [-0.5, 0.5] (a mean score minus 1/2)"
-        refuse(f"{key}[{', '.join(map(str, pos))}] = {show(value[pos])} is {what}")
+        refuse(f"{key}[{', '.join(map(str, pos))}] = {show(value[pos])} is {spec.bound_text}")

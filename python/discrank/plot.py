@@ -109,20 +109,37 @@ def plot_leaderboard(frame: Any, top: int = 30, column: Optional[str] = None, ax
 
 
 def plot_model_payoff(model: Any, ax: Any = None, title: Optional[str] = None):
-    """The model's predicted payoff matrix, players ordered by strength (Elo rating, or disc strength when
-    the first component is transitive, else by angle on the first disc component)."""
+    """The model's predicted payoff matrix, players in the model's order.
+
+    The order is the model's ranking, best first (Elo's rating, m-Elo's mean score, a disc model's
+    strength when its first component is transitive); without one (a cyclic first component), the
+    angle of each player on the first disc component.
+
+    Parameters
+    ----------
+    model : PairwiseModel
+        A fitted model of at most 2000 players.
+    ax : matplotlib Axes, optional
+        Where to draw; default: a new figure.
+    title : str, optional
+
+    Returns
+    -------
+    matplotlib Axes
+
+    Raises
+    ------
+    ValueError
+        More than 2000 players.
+    """
     n = model.n_players_
     if n > 2000:
         raise ValueError(f"a payoff heat map of {n} players is unreadable; subset the players first")
     a, b = np.meshgrid(model.labels_, model.labels_, indexing="ij")
     P = model.predict_proba(a.ravel(), b.ravel()).reshape(n, n)
     np.fill_diagonal(P, 0.5)
-    if hasattr(model, "ratings_"):
-        key = -model.ratings_
-    elif getattr(model, "strength_", None) is not None:
-        key = -model.strength_
-    else:
-        key = np.arctan2(model.v_[:, 0], model.u_[:, 0])
+    rank = model._sort_key()
+    key = -rank if rank is not None else np.arctan2(model.v_[:, 0], model.u_[:, 0])
     order = np.argsort(key, kind="stable")
     ax = plot_payoff(P, order=order, ax=ax, title=title)
     if n <= 30:  # readable: name the players

@@ -7,13 +7,21 @@
 // Both are within a few units in the last place of the correctly rounded value (tested against libm
 // over the whole range in tests/test_core.py). GCC contracts a * b + c into a fused multiply-add in
 // C++ (its default -ffp-contract=fast, even with -std=c++17), and the x86-64-v3 clones of the block
-// kernels (objective.hpp) have FMA: the last bits of a result can differ between a CPU with AVX2 and
+// kernels (DISCRANK_CLONES below: losses.hpp, sums.hpp) have FMA: the last bits of a result can differ between a CPU with AVX2 and
 // one without (contraction is kept for speed). On one CPU the results are the same for any thread
 // count.
 #pragma once
 
 #include <cstdint>
 #include <cstring>
+
+// Vectorised code paths: on x86-64 Linux with GCC, the block kernels marked DISCRANK_CLONES are compiled
+// twice, for x86-64-v3 (AVX2) and for the baseline, and the loader picks one for the CPU at run time.
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__linux__)
+#define DISCRANK_CLONES __attribute__((target_clones("arch=x86-64-v3", "default")))
+#else
+#define DISCRANK_CLONES
+#endif
 
 namespace discrank {
 namespace fastmath {

@@ -1,231 +1,51 @@
-// The one objective every model of discrank minimises, over the observed pairs only.
+// The one objective every model of discrank minimises, over the observed pairs only, and the scores
+// it is made of.
 //
 // For observed pairs p = (i_p, j_p), i_p != j_p, each stored once, with target y_p = P(i_p beats j_p),
 // weight w_p and an optional fixed offset o_p, the score is
 //     A_p = o_p + (s_i - s_j) + sum_l (U_il V_jl - V_il U_jl)
 // (the Elo term of Eq. (1) and the disc components of Eq. (4)), and the objective is
-//     f = sum_p w_p L(y_p, A_p).
-// Missing pairs do not enter the sum (the paper's "Missing Entries" paragraph).
+//     f = sum_p w_p L(y_p, A_p)
+// with L one of the losses of losses.hpp. Missing pairs do not enter the sum (the paper's "Missing
+// Entries" paragraph).
 //
-// Work per pair: the scores of a block of pairs are gathered into a small buffer, the loss, its
-// derivative and (optionally) its curvature are computed over the block by branch-free, vectorised code
-// (fastmath.hpp), and the derivative is spread onto the two players' gradients.
-//
-// Two ways to spread it, chosen from the data alone (never from the thread count):
-//  - scatter, when the pairs outnumber kChunks x players: the pairs are cut into kChunks fixed chunks,
-//    each adds into its own gradient buffer, and the buffers are summed in chunk order. Reads only the
-//    pair arrays, sequentially; the gradient buffers (kChunks x n x (2k+1) doubles) stay in cache.
-//  - gather, for sparse logs (many players, few pairs each): the derivatives are stored per pair and
-//    each player sums its own pairs from an adjacency list built once (16 bytes per pair).
+// Work per pair: the scores of a block of pairs are gathered into a small buffer (gather_scores), the
+// loss, its derivative and its curvature are computed over the block by branch-free, vectorised code
+// (loss_block), and the derivative is spread onto the two players' gradients, by scatter or gather
+// (sums.hpp; chosen from the data alone, never from the thread count). Scatter: each chunk of pairs adds
+// into its own gradient buffer (kChunks x n x (2k+1) doubles, in cache), summed in chunk order. Gather:
+// the derivatives are stored per pair and each player sums its own pairs from the Adjacency.
 //
 // Order: any order of the pairs gives the objective (to rounding). The first player's terms are
 // summed in registers over each run of pairs with the same first player, so runs should be long
 // (pairs sorted by i); the second player's rows are read and updated at random, so they should stay
-// in cache: the disc fits pass the pairs in tile order (graph.hpp, tile_pairs), by the second player's
+// in cache: the disc fits pass the pairs in tile order (pairs.hpp, tile_pairs), by the second player's
 // tile of 2 048 players and then by (i, j).
 //
 // Determinism: the loss is summed with compensation in fixed blocks of pairs and the blocks in order;
-// the gradient sums run in an order fixed by the data. The result is therefore bitwise the same for
-// any number of threads, not only for the same one.
+// the gradient sums run in an order fixed by the data (sums.hpp). The result is therefore bitwise the
+// same for any number of threads, not only for the same one.
 #pragma once
 
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
-#include <cstring>
 #include <mutex>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
-#ifdef _OPENMP
-#include <omp.h>
-#endif
-
-#include <Eigen/Core>
-
 #include "discrank/checks.hpp"
-#include "discrank/fastmath.hpp"
 #include "discrank/losses.hpp"
+#include "discrank/pairs.hpp"
+#include "discrank/rows.hpp"
+#include "discrank/sums.hpp"
 #include "discrank/threads.hpp"
 
 namespace discrank {
 
-using RowMatrix = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
-using ConstFactor = Eigen::Map<const RowMatrix>;
-using Factor = Eigen::Map<RowMatrix>;
-
-// Vectorised code paths: on x86-64 Linux with GCC, the block kernels are compiled twice, for x86-64-v3
-// (AVX2) and for the baseline, and the loader picks one for the CPU at run time.
-#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__linux__)
-#define DISCRANK_CLONES __attribute__((target_clones("arch=x86-64-v3", "default")))
-#else
-#define DISCRANK_CLONES
-#endif
-
-inline void neumaier_add(double& sum, double& comp, double x) {
-    const double t = sum + x;
-    comp += std::fabs(sum) >= std::fabs(x) ? (sum - t) + x : (x - t) + sum;
-    sum = t;
-}
-
-// Loss, derivative and curvature of a block of pairs: a[t] is the score of pair t. Writes
-// val[t] = w L, res[t] = w dL/dA and curv[t] = w d2L/dA2 (the Gauss-Newton curvature for
-// sigmoid_squared). For squared_logit, y holds the targets' logits. Branch-free and on non-aliasing
-// arrays: vectorised.
-DISCRANK_CLONES
-inline void loss_block(Loss loss, std::int64_t len, const double* __restrict y, const double* __restrict w,
-                       const double* __restrict a, double* __restrict val, double* __restrict res,
-                       double* __restrict curv) {
-    switch (loss) {
-        case Loss::bce:
-            // y softplus(-a) + (1 - y) softplus(a) with one exp and one log1p of -|a|: no cancellation
-            // for y in {0, 1} and |a| up to 1e4 and beyond, nothing overflows.
-            for (std::int64_t t = 0; t < len; ++t) {
-                const double at = a[t];
-                const double e = fastmath::exp_nonpos(-std::fabs(at));
-                // one division for 1 / (1 + e) and log1p's e / (2 + e)
-                const double q = 1.0 / ((1.0 + e) * (2.0 + e));
-                const double inv = (2.0 + e) * q;
-                const double l1p = fastmath::log1p_ratio(e * ((1.0 + e) * q));
-                const bool pos = at >= 0.0;
-                const double sig = (pos ? 1.0 : e) * inv;
-                const double lin = pos ? (1.0 - y[t]) * at : -y[t] * at;
-                val[t] = w[t] * (lin + l1p);
-                res[t] = w[t] * (sig - y[t]);
-                curv[t] = w[t] * (e * inv * inv);
-            }
-            break;
-        case Loss::squared_logit:
-            for (std::int64_t t = 0; t < len; ++t) {
-                const double r = y[t] - a[t];
-                val[t] = w[t] * (r * r);
-                res[t] = w[t] * (-2.0 * r);
-                curv[t] = 2.0 * w[t];
-            }
-            break;
-        case Loss::probability:
-            for (std::int64_t t = 0; t < len; ++t) {
-                const double r = y[t] - 0.5 - a[t];
-                val[t] = w[t] * (0.5 * r * r);
-                res[t] = w[t] * (-r);
-                curv[t] = w[t];
-            }
-            break;
-        case Loss::sigmoid_squared:
-            for (std::int64_t t = 0; t < len; ++t) {
-                const double at = a[t];
-                const double e = fastmath::exp_nonpos(-std::fabs(at));
-                const double inv = 1.0 / (1.0 + e);
-                const double sig = (at >= 0.0 ? 1.0 : e) * inv;
-                const double slope = e * inv * inv;  // sigmoid'(a), exact in both tails
-                const double r = y[t] - sig;
-                val[t] = w[t] * (0.5 * r * r);
-                res[t] = w[t] * (-r * slope);
-                curv[t] = w[t] * (slope * slope);
-            }
-            break;
-    }
-}
-
-// Compensated sum of a block: eight interleaved lanes, each adding with Knuth's TwoSum (branch-free,
-// the exact rounding error of every addition kept), combined in a fixed order.
-DISCRANK_CLONES
-inline double block_sum(const double* __restrict v, std::int64_t len) {
-    double acc[8] = {0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0}, comp[8] = {0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0};
-    std::int64_t t = 0;
-    for (; t + 8 <= len; t += 8)
-        for (int l = 0; l < 8; ++l) {
-            const double x = v[t + l], s = acc[l], sum = s + x, bb = sum - s;
-            comp[l] += (s - (sum - bb)) + (x - bb);
-            acc[l] = sum;
-        }
-    for (; t < len; ++t) neumaier_add(acc[0], comp[0], v[t]);
-    double total = 0.0, c = 0.0;
-    for (int l = 0; l < 8; ++l) {
-        neumaier_add(total, c, acc[l]);
-        neumaier_add(total, c, comp[l]);
-    }
-    return total + c;
-}
-
-// A row of K factors (one player's u or v) held in registers: a plain array, or for K = 2 a two-lane
-// vector of GCC and Clang, loaded, scaled and added by whole-vector (SSE2) instructions (measured a
-// few per cent faster than the array for k = 2). Rows are moved by memcpy (no alignment or aliasing
-// assumption). Lane by lane, the arithmetic is the scalar one.
-template <int K>
-struct Row {
-    double v[K];
-    Row& operator+=(const Row& o) {
-        for (int l = 0; l < K; ++l) v[l] += o.v[l];
-        return *this;
-    }
-    Row& operator-=(const Row& o) {
-        for (int l = 0; l < K; ++l) v[l] -= o.v[l];
-        return *this;
-    }
-    friend Row operator+(const Row& a, const Row& b) {
-        Row out;
-        for (int l = 0; l < K; ++l) out.v[l] = a.v[l] + b.v[l];
-        return out;
-    }
-    friend Row operator*(double r, const Row& a) {
-        Row out;
-        for (int l = 0; l < K; ++l) out.v[l] = r * a.v[l];
-        return out;
-    }
-    friend Row operator-(const Row& a, const Row& b) {
-        Row out;
-        for (int l = 0; l < K; ++l) out.v[l] = a.v[l] - b.v[l];
-        return out;
-    }
-    friend Row operator*(const Row& a, const Row& b) {
-        Row out;
-        for (int l = 0; l < K; ++l) out.v[l] = a.v[l] * b.v[l];
-        return out;
-    }
-};
-
-template <int K>
-struct Lanes {
-    using type = Row<K>;
-    static type zero() { return type{}; }
-    static double sum(const type& a) {
-        double s = a.v[0];
-        for (int l = 1; l < K; ++l) s += a.v[l];
-        return s;
-    }
-};
-template <>
-struct Lanes<1> {
-    using type = double;
-    static type zero() { return 0.0; }
-    static double sum(double a) { return a; }
-};
-#if defined(__GNUC__)
-template <>
-struct Lanes<2> {
-    typedef double type __attribute__((vector_size(16)));
-    static type zero() { return type{}; }
-    static double sum(const type& a) { return a[0] + a[1]; }
-};
-#endif
-
-template <int K>
-inline typename Lanes<K>::type load_row(const double* p) {
-    typename Lanes<K>::type r;
-    std::memcpy(&r, p, sizeof r);
-    return r;
-}
-
-template <int K>
-inline void store_row(double* p, const typename Lanes<K>::type& r) {
-    std::memcpy(p, &r, sizeof r);
-}
-
-// The model's parameters: s (n) and/or row-major U, V (n x k); any may be null / k = 0.
+// The model's parameters: s (n) and/or row-major U, V (n x k); any may be null (k = 0: no U, V).
 struct Params {
-    const double* offset = nullptr;
     const double* U = nullptr;
     const double* V = nullptr;
     int k = 0;
@@ -240,71 +60,104 @@ struct Grads {
     bool any() const { return U || V || s; }
 };
 
+namespace detail {
+
+// a[t] += u_p . v_q - v_p . u_q for K factors per player, a row at a time.
+template <int K>
+void gather_factors(const Params& x, const std::int32_t* __restrict ip, const std::int32_t* __restrict jp,
+                    std::int64_t len, double* __restrict a) {
+    const double* __restrict U = x.U;
+    const double* __restrict V = x.V;
+    for (std::int64_t t = 0; t < len; ++t) {
+        const std::int64_t p = std::int64_t{ip[t]} * K, q = std::int64_t{jp[t]} * K;
+        a[t] += Lanes<K>::sum(load_row<K>(U + p) * load_row<K>(V + q) - load_row<K>(V + p) * load_row<K>(U + q));
+    }
+}
+
+}  // namespace detail
+
+// a[t] = o_t + s_a - s_b + sum_l (U_al V_bl - V_al U_bl) for the pairs (a, b) = (ip[t], jp[t]),
+// t in [0, len); offset (o_t = offset[t]) may be null (o_t = 0), and so may x.s.
+inline void gather_scores(const Params& x, const std::int32_t* ip, const std::int32_t* jp, const double* offset,
+                          std::int64_t len, double* a) {
+    for (std::int64_t t = 0; t < len; ++t) a[t] = offset ? offset[t] : 0.0;
+    if (x.s)
+        for (std::int64_t t = 0; t < len; ++t) a[t] += x.s[ip[t]] - x.s[jp[t]];
+    switch (x.k) {
+        case 0: return;
+        case 1: return detail::gather_factors<1>(x, ip, jp, len, a);
+        case 2: return detail::gather_factors<2>(x, ip, jp, len, a);
+        case 3: return detail::gather_factors<3>(x, ip, jp, len, a);
+        case 4: return detail::gather_factors<4>(x, ip, jp, len, a);
+        default: break;
+    }
+    const int k = x.k;
+    for (std::int64_t t = 0; t < len; ++t) {
+        const double* Up = x.U + ip[t] * std::int64_t{k};
+        const double* Vp = x.V + ip[t] * std::int64_t{k};
+        const double* Uq = x.U + jp[t] * std::int64_t{k};
+        const double* Vq = x.V + jp[t] * std::int64_t{k};
+        double d = 0.0;
+        for (int l = 0; l < k; ++l) d += Up[l] * Vq[l] - Vp[l] * Uq[l];
+        a[t] += d;
+    }
+}
+
+// out[q] = the score A of the pair (a_idx[q], b_idx[q]), q in [0, n_out), without offset (indices in
+// range: checked by the caller).
+inline void scores(const Params& x, std::int64_t n_out, const std::int32_t* a_idx, const std::int32_t* b_idx,
+                   double* out, int n_threads) {
+    const std::int64_t n_blocks = (n_out + kBlock - 1) / kBlock;
+#pragma omp parallel for schedule(static) num_threads(resolve_threads(n_threads))
+    for (std::int64_t blk = 0; blk < n_blocks; ++blk) {
+        const std::int64_t lo = blk * kBlock, len = std::min(n_out, lo + kBlock) - lo;
+        gather_scores(x, a_idx + lo, b_idx + lo, nullptr, len, out + lo);
+    }
+}
+
 class PairObjective {
   public:
-    static constexpr std::int64_t kBlock = 2048;  // pairs per vectorised block and partial loss sum
-    static constexpr std::int64_t kChunks = 16;   // fixed pieces of the pairs in the scatter strategy
     enum class Strategy : int { automatic = 0, scatter = 1, gather = 2 };
 
-    // The arrays are borrowed, not copied: the caller keeps them alive and unchanged.
+    // The arrays are borrowed, not copied: the caller keeps them alive and unchanged. strategy forces
+    // the scatter or gather way (automatic: PairSet::scatter(), from the data).
     PairObjective(std::int64_t n_players, const std::int32_t* i, const std::int32_t* j, const double* y,
                   const double* w, std::int64_t n_pairs, Strategy strategy = Strategy::automatic)
-        : n_(n_players), m_(n_pairs), i_(i), j_(j), y_(y), w_(w) {
+        : ps_{n_players, n_pairs, i, j, y, w} {
         if (n_players < 1) throw std::invalid_argument("n_players must be >= 1, got " + std::to_string(n_players));
         if (n_pairs > INT32_MAX) throw std::invalid_argument("at most 2^31 - 1 pairs are supported");
-        // The checks at the speed of a pass; the first bad pair is then named.
-        const std::int64_t p = first_bad_pair(n_, m_, i_, j_, true);
-        if (p < m_) {
-            const std::int64_t a = i_[p], b = j_[p];
-            if (a == b && a >= 0 && a < n_)
-                throw std::invalid_argument("pair " + std::to_string(p) + " is player " + std::to_string(a) +
-                                            " against themself");
-            throw std::invalid_argument("pair " + std::to_string(p) + " has player index (" + std::to_string(a) +
-                                        ", " + std::to_string(b) + ") outside [0, " + std::to_string(n_) + ")");
-        }
-        scatter_ = strategy == Strategy::scatter || (strategy == Strategy::automatic && kChunks * n_ <= m_);
-        n_blocks_ = (m_ + kBlock - 1) / kBlock;
-        partial_.resize(n_blocks_);
+        check_pairs(n_players, n_pairs, i, j, PairRule::distinct, "pair");
+        scatter_ = strategy == Strategy::scatter || (strategy == Strategy::automatic && ps_.scatter());
+        partial_.resize(ps_.n_blocks());
         if (scatter_) return;
-        // Adjacency (CSR) over both endpoints, by counting sort: O(m), pairs in increasing order.
-        ptr_.assign(n_ + 1, 0);
-        for (std::int64_t p = 0; p < m_; ++p) {
-            ++ptr_[i_[p] + 1];
-            ++ptr_[j_[p] + 1];
-        }
-        for (std::int64_t a = 0; a < n_; ++a) ptr_[a + 1] += ptr_[a];
-        adj_.resize(2 * m_);
-        std::vector<std::int64_t> fill(ptr_.begin(), ptr_.end() - 1);
-        for (std::int64_t p = 0; p < m_; ++p) {
-            const std::int32_t a = i_[p], b = j_[p];
-            adj_[fill[a]++] = {static_cast<std::int32_t>(p), b};   // a is the first player: sign +1
-            adj_[fill[b]++] = {static_cast<std::int32_t>(p), ~a};  // b is the second player: sign -1
-        }
-        residual_.resize(m_);
+        adj_ = Adjacency(n_players, n_pairs, i, j);
+        residual_.resize(n_pairs);
     }
 
-    std::int64_t n_players() const { return n_; }
-    std::int64_t n_pairs() const { return m_; }
+    std::int64_t n_players() const { return ps_.n; }
+    std::int64_t n_pairs() const { return ps_.m; }
     bool scatter() const { return scatter_; }
+    const PairSet& pairs() const { return ps_; }
 
-    // Objective value; gradients into the non-null outputs of g; per-pair curvature w_p L''(A_p) into
-    // curv (length m) when it is not null.
-    double evaluate(Loss loss, const Params& x, const Grads& g, double* curv, int n_threads) {
+    // Objective value at the parameters x with the per-pair offset (length m; null: 0); gradients into
+    // the non-null outputs of g; per-pair curvature w_p L''(A_p) into curv (length m) when it is not null.
+    double evaluate(Loss loss, const Params& x, const double* offset, const Grads& g, double* curv, int n_threads) {
         std::lock_guard<std::mutex> guard(mutex_);  // the scratch buffers are per object
         const int nt = resolve_threads(n_threads);
-        const double* target = y_;
+        const std::int64_t n = ps_.n, m = ps_.m, n_blocks = ps_.n_blocks();
+        const double* target = ps_.y;
         if (loss == Loss::squared_logit) {
             if (logit_.empty()) {
-                logit_.resize(m_);
-                for (std::int64_t p = 0; p < m_; ++p) logit_[p] = std::log(y_[p]) - std::log1p(-y_[p]);
+                logit_.resize(m);
+                for (std::int64_t p = 0; p < m; ++p) logit_[p] = std::log(ps_.y[p]) - std::log1p(-ps_.y[p]);
             }
             target = logit_.data();
         }
         const int k = x.k;
         const std::int64_t width = (g.s ? 1 : 0) + (g.U ? k : 0) + (g.V ? k : 0);
         const bool grad = g.any();
-        if (scatter_ && grad) chunk_.resize(static_cast<std::size_t>(kChunks * n_ * width));
-        const std::int64_t n_units = scatter_ ? kChunks : n_blocks_;
+        if (scatter_ && grad) chunk_.resize(static_cast<std::size_t>(kChunks * n * width));
+        const std::int64_t n_units = scatter_ ? kChunks : n_blocks;
 #pragma omp parallel num_threads(nt)
         {
             std::vector<double> scratch(4 * kBlock);
@@ -315,14 +168,14 @@ class PairObjective {
 #pragma omp for schedule(dynamic, 1)
             for (std::int64_t unit = 0; unit < n_units; ++unit) {
                 // scatter: a chunk of blocks with its own gradient buffer; gather: one block.
-                const std::int64_t b0 = scatter_ ? unit * n_blocks_ / kChunks : unit;
-                const std::int64_t b1 = scatter_ ? (unit + 1) * n_blocks_ / kChunks : unit + 1;
-                double* buf = scatter_ && grad ? chunk_.data() + unit * n_ * width : nullptr;
-                if (buf) std::fill(buf, buf + n_ * width, 0.0);
+                const std::int64_t b0 = scatter_ ? ps_.chunk_first_block(unit) : unit;
+                const std::int64_t b1 = scatter_ ? ps_.chunk_first_block(unit + 1) : unit + 1;
+                double* buf = scatter_ && grad ? chunk_.data() + unit * n * width : nullptr;
+                if (buf) std::fill(buf, buf + n * width, 0.0);
                 for (std::int64_t blk = b0; blk < b1; ++blk) {
-                    const std::int64_t lo = blk * kBlock, len = std::min(m_, lo + kBlock) - lo;
-                    gather_scores(x, lo, len, a);
-                    loss_block(loss, len, target + lo, w_ + lo, a, val, res, curv ? curv + lo : cscr);
+                    const std::int64_t lo = blk * kBlock, len = std::min(m, lo + kBlock) - lo;
+                    gather_scores(x, ps_.i + lo, ps_.j + lo, offset ? offset + lo : nullptr, len, a);
+                    loss_block(loss, len, target + lo, ps_.w + lo, a, val, res, curv ? curv + lo : cscr);
                     partial_[blk] = block_sum(val, len);
                     if (!grad) continue;
                     if (buf)
@@ -339,7 +192,7 @@ class PairObjective {
             }
         }
         double total = 0.0, comp = 0.0;
-        for (std::int64_t blk = 0; blk < n_blocks_; ++blk) neumaier_add(total, comp, partial_[blk]);
+        for (std::int64_t blk = 0; blk < n_blocks; ++blk) neumaier_add(total, comp, partial_[blk]);
         return total + comp;
     }
 
@@ -347,13 +200,13 @@ class PairObjective {
     // curv_p (x_a - x_b), the weighted graph Laplacian, for the curvature from evaluate().
     void hessp_s(const double* curv, const double* xs, double* out, int n_threads) {
         double* outs[1] = {out};
-        spread<kLaplacian>(curv, xs, outs, n_threads);
+        spread<Spread::laplacian>(curv, xs, outs, n_threads);
     }
 
     // out_a = sum over a's pairs of v_p (the diagonal of the Laplacian when v is the curvature).
     void player_sums(const double* v, double* out, int n_threads) {
         double* outs[1] = {out};
-        spread<kSum>(v, nullptr, outs, n_threads);
+        spread<Spread::sum>(v, nullptr, outs, n_threads);
     }
 
     // One pass over the pairs, three sums per player a: total_a = sum of w_p over a's pairs; scored_a =
@@ -363,186 +216,32 @@ class PairObjective {
     // at s = 0 is total_a / 2 - scored_a. Summed in a fixed order: the same for any thread count.
     void score_sums(double* total, double* scored, double* conceded, int n_threads) {
         double* outs[3] = {total, scored, conceded};
-        spread<kScores>(nullptr, nullptr, outs, n_threads);
+        spread<Spread::scores>(nullptr, nullptr, outs, n_threads);
     }
 
     // out_a = sum over a's pairs of v_p c_b^2, b the other player (a factor's curvature scale).
     void opponent_sums(const double* v, const double* c, double* out, int n_threads) {
         double* outs[1] = {out};
-        spread<kOpponentSquared>(v, c, outs, n_threads);
-    }
-
-    // The measured limit of a pass: the same reads of the pair arrays (i, j, y, w) and the same loss
-    // code (exp and log count) as evaluate(), with the score computed from i and j instead of gathered
-    // from the parameters and no gradient spread. Returns a checksum.
-    double stream_limit(Loss loss, int n_threads) {
-        std::lock_guard<std::mutex> guard(mutex_);
-        const int nt = resolve_threads(n_threads);
-        double total = 0.0;
-#pragma omp parallel num_threads(nt) reduction(+ : total)
-        {
-            std::vector<double> scratch(4 * kBlock);
-            double* a = scratch.data();
-            double* val = a + kBlock;
-            double* res = val + kBlock;
-            double* cscr = res + kBlock;
-#pragma omp for schedule(static)
-            for (std::int64_t blk = 0; blk < n_blocks_; ++blk) {
-                const std::int64_t lo = blk * kBlock, len = std::min(m_, lo + kBlock) - lo;
-                for (std::int64_t t = 0; t < len; ++t) a[t] = 1e-4 * static_cast<double>(i_[lo + t] - j_[lo + t]);
-                loss_block(loss, len, y_ + lo, w_ + lo, a, val, res, cscr);
-                double r = 0.0;
-                for (std::int64_t t = 0; t < len; ++t) r += res[t];
-                total += block_sum(val, len) + r;
-            }
-        }
-        return total;
-    }
-
-    // Scores A for arbitrary (a, b) index pairs (bounds checked by the caller).
-    static void scores(std::int64_t n_players, std::int64_t n_out, const std::int32_t* a_idx,
-                       const std::int32_t* b_idx, const double* U, const double* V, int k, const double* s,
-                       double* out, int n_threads) {
-        const int nt = resolve_threads(n_threads);
-        const ConstFactor Um(U, k ? n_players : 0, k), Vm(V, k ? n_players : 0, k);
-#pragma omp parallel for schedule(static) num_threads(nt)
-        for (std::int64_t q = 0; q < n_out; ++q) {
-            const std::int64_t a = a_idx[q], b = b_idx[q];
-            double score = s ? s[a] - s[b] : 0.0;
-            if (k) score += Um.row(a).dot(Vm.row(b)) - Vm.row(a).dot(Um.row(b));
-            out[q] = score;
-        }
+        spread<Spread::opponent_squared>(v, c, outs, n_threads);
     }
 
   private:
-    struct Adj {
-        std::int32_t pair;
-        std::int32_t other;  // the other player, bitwise-negated when this player is the pair's second
-    };
-
-    static constexpr int kSum = 0, kLaplacian = 1, kOpponentSquared = 2, kScores = 3;
-
-    // Per-player sums over the pairs into out[0 .. W) (W = 3 for kScores: total, scored, conceded;
-    // 1 otherwise), in an order fixed by the data: 16 chunk buffers, then their sum in chunk order
-    // (scatter), or each player's pairs in pair order (gather).
-    template <int Mode>
+    template <Spread Mode>
     void spread(const double* v, const double* xs, double* const* out, int n_threads) {
-        constexpr int W = Mode == kScores ? 3 : 1;
-        std::lock_guard<std::mutex> guard(mutex_);
-        const int nt = resolve_threads(n_threads);
-        if (scatter_) {
-            chunk_.resize(static_cast<std::size_t>(W * kChunks * n_));
-#pragma omp parallel num_threads(nt)
-            {
-#pragma omp for schedule(dynamic, 1)
-                for (std::int64_t c = 0; c < kChunks; ++c) {
-                    double* buf = chunk_.data() + c * W * n_;  // W rows of n
-                    std::fill(buf, buf + W * n_, 0.0);
-                    const std::int64_t lo = std::min(m_, c * n_blocks_ / kChunks * kBlock);
-                    const std::int64_t hi = std::min(m_, (c + 1) * n_blocks_ / kChunks * kBlock);
-                    for (std::int64_t p = lo; p < hi; ++p) {
-                        const std::int32_t a = i_[p], b = j_[p];
-                        if constexpr (Mode == kLaplacian) {
-                            const double d = v[p] * (xs[a] - xs[b]);
-                            buf[a] += d;
-                            buf[b] -= d;
-                        } else if constexpr (Mode == kOpponentSquared) {
-                            buf[a] += v[p] * (xs[b] * xs[b]);
-                            buf[b] += v[p] * (xs[a] * xs[a]);
-                        } else if constexpr (Mode == kScores) {
-                            const double wy = w_[p] * y_[p], wl = w_[p] * (1.0 - y_[p]);
-                            buf[a] += w_[p];
-                            buf[b] += w_[p];
-                            buf[n_ + a] += wy;
-                            buf[2 * n_ + b] += wy;
-                            buf[n_ + b] += wl;
-                            buf[2 * n_ + a] += wl;
-                        } else {
-                            buf[a] += v[p];
-                            buf[b] += v[p];
-                        }
-                    }
-                }
-#pragma omp for schedule(static)
-                for (std::int64_t a = 0; a < n_; ++a)
-                    for (int q = 0; q < W; ++q) {
-                        double sum = 0.0;
-                        for (std::int64_t c = 0; c < kChunks; ++c) sum += chunk_[(c * W + q) * n_ + a];
-                        out[q][a] = sum;
-                    }
-            }
-            return;
-        }
-#pragma omp parallel for schedule(dynamic, 256) num_threads(nt)
-        for (std::int64_t a = 0; a < n_; ++a) {
-            double acc[W] = {};
-            for (std::int64_t e = ptr_[a]; e < ptr_[a + 1]; ++e) {
-                const Adj& ad = adj_[e];
-                const std::int64_t b = ad.other >= 0 ? ad.other : ~ad.other;
-                if constexpr (Mode == kLaplacian) {
-                    acc[0] += v[ad.pair] * (xs[a] - xs[b]);
-                } else if constexpr (Mode == kOpponentSquared) {
-                    acc[0] += v[ad.pair] * (xs[b] * xs[b]);
-                } else if constexpr (Mode == kScores) {
-                    const double wy = w_[ad.pair] * y_[ad.pair], wl = w_[ad.pair] * (1.0 - y_[ad.pair]);
-                    acc[0] += w_[ad.pair];
-                    acc[1] += ad.other >= 0 ? wy : wl;
-                    acc[2] += ad.other >= 0 ? wl : wy;
-                } else {
-                    acc[0] += v[ad.pair];
-                }
-            }
-            for (int q = 0; q < W; ++q) out[q][a] = acc[q];
-        }
-    }
-
-    void gather_scores(const Params& x, std::int64_t lo, std::int64_t len, double* a) const {
-        const std::int32_t* ip = i_ + lo;
-        const std::int32_t* jp = j_ + lo;
-        for (std::int64_t t = 0; t < len; ++t) a[t] = x.offset ? x.offset[lo + t] : 0.0;
-        if (x.s)
-            for (std::int64_t t = 0; t < len; ++t) a[t] += x.s[ip[t]] - x.s[jp[t]];
-        switch (x.k) {
-            case 0: return;
-            case 1: return gather_factors<1>(x, ip, jp, len, a);
-            case 2: return gather_factors<2>(x, ip, jp, len, a);
-            case 3: return gather_factors<3>(x, ip, jp, len, a);
-            case 4: return gather_factors<4>(x, ip, jp, len, a);
-            default: break;
-        }
-        const int k = x.k;
-        for (std::int64_t t = 0; t < len; ++t) {
-            const double* Up = x.U + ip[t] * std::int64_t{k};
-            const double* Vp = x.V + ip[t] * std::int64_t{k};
-            const double* Uq = x.U + jp[t] * std::int64_t{k};
-            const double* Vq = x.V + jp[t] * std::int64_t{k};
-            double d = 0.0;
-            for (int l = 0; l < k; ++l) d += Up[l] * Vq[l] - Vp[l] * Uq[l];
-            a[t] += d;
-        }
-    }
-
-    // a[t] += u_p . v_q - v_p . u_q for K factors per player, a row at a time.
-    template <int K>
-    static void gather_factors(const Params& x, const std::int32_t* __restrict ip, const std::int32_t* __restrict jp,
-                               std::int64_t len, double* __restrict a) {
-        const double* __restrict U = x.U;
-        const double* __restrict V = x.V;
-        for (std::int64_t t = 0; t < len; ++t) {
-            const std::int64_t p = std::int64_t{ip[t]} * K, q = std::int64_t{jp[t]} * K;
-            a[t] += Lanes<K>::sum(load_row<K>(U + p) * load_row<K>(V + q) - load_row<K>(V + p) * load_row<K>(U + q));
-        }
+        std::lock_guard<std::mutex> guard(mutex_);  // chunk_ is per object
+        discrank::spread<Mode>(ps_, scatter_ ? nullptr : &adj_, chunk_, v, xs, out, resolve_threads(n_threads));
     }
 
     // Buffer layout: [s (n) | U (n x k) | V (n x k)], the blocks present in g only.
     void scatter_block(const Params& x, const Grads& g, std::int64_t lo, std::int64_t len, const double* res,
                        double* buf) const {
         const int k = x.k;
+        const std::int64_t n = ps_.n;
         double* bs = g.s ? buf : nullptr;
-        double* bU = g.U ? buf + (g.s ? n_ : 0) : nullptr;
-        double* bV = g.V ? buf + (g.s ? n_ : 0) + (g.U ? n_ * k : 0) : nullptr;
-        const std::int32_t* ip = i_ + lo;
-        const std::int32_t* jp = j_ + lo;
+        double* bU = g.U ? buf + (g.s ? n : 0) : nullptr;
+        double* bV = g.V ? buf + (g.s ? n : 0) + (g.U ? n * k : 0) : nullptr;
+        const std::int32_t* ip = ps_.i + lo;
+        const std::int32_t* jp = ps_.j + lo;
         // The pairs come in runs of one first player (PairwiseData sorts them by (i, j); the disc fits'
         // tile order by (tile of j, i, j)), so the first player's terms are summed over each run in
         // registers: adding them one by one into memory would chain every addition through a store and
@@ -601,8 +300,8 @@ class PairObjective {
     void scatter_factors(const Params& x, std::int64_t lo, std::int64_t len, const double* __restrict res,
                          double* __restrict bU, double* __restrict bV) const {
         using R = typename Lanes<K>::type;
-        const std::int32_t* __restrict ip = i_ + lo;
-        const std::int32_t* __restrict jp = j_ + lo;
+        const std::int32_t* __restrict ip = ps_.i + lo;
+        const std::int32_t* __restrict jp = ps_.j + lo;
         const double* __restrict U = x.U;  // the gradient buffers are never the parameters
         const double* __restrict V = x.V;
         std::int64_t cur = ip[0];
@@ -636,16 +335,17 @@ class PairObjective {
 
     // Inside a parallel region: the gradient as the chunk buffers' sum, in chunk order.
     void reduce_chunks(const Grads& g, int k, std::int64_t width) {
-        const std::int64_t len = n_ * width, stride = n_ * width;
+        const std::int64_t n = ps_.n;
+        const std::int64_t len = n * width, stride = n * width;
         const double* base = chunk_.data();
-        const std::int64_t off_U = g.s ? n_ : 0, off_V = off_U + (g.U ? n_ * k : 0);
+        const std::int64_t off_U = g.s ? n : 0, off_V = off_U + (g.U ? n * k : 0);
 #pragma omp for schedule(static)
         for (std::int64_t e = 0; e < len; ++e) {
             double sum = 0.0;
             for (std::int64_t c = 0; c < kChunks; ++c) sum += base[c * stride + e];
-            if (g.s && e < n_)
+            if (g.s && e < n)
                 g.s[e] = sum;
-            else if (g.U && e >= off_U && e < off_U + n_ * k)
+            else if (g.U && e >= off_U && e < off_U + n * k)
                 g.U[e - off_U] = sum;
             else
                 g.V[e - off_V] = sum;
@@ -657,7 +357,7 @@ class PairObjective {
         const int k = x.k;
         const double* r = residual_.data();
 #pragma omp for schedule(dynamic, 256)
-        for (std::int64_t a = 0; a < n_; ++a) {
+        for (std::int64_t a = 0; a < ps_.n; ++a) {
             double gsa = 0.0;
             double* gUa = g.U ? g.U + a * k : nullptr;
             double* gVa = g.V ? g.V + a * k : nullptr;
@@ -665,8 +365,8 @@ class PairObjective {
                 if (gUa) gUa[l] = 0.0;
                 if (gVa) gVa[l] = 0.0;
             }
-            for (std::int64_t e = ptr_[a]; e < ptr_[a + 1]; ++e) {
-                const Adj& ad = adj_[e];
+            for (std::int64_t e = adj_.ptr[a]; e < adj_.ptr[a + 1]; ++e) {
+                const Adjacency::Entry& ad = adj_.entries[e];
                 const bool first = ad.other >= 0;
                 const std::int64_t b = first ? ad.other : ~ad.other;
                 const double rp = first ? r[ad.pair] : -r[ad.pair];
@@ -681,15 +381,9 @@ class PairObjective {
         }
     }
 
-    std::int64_t n_, m_;
-    const std::int32_t* i_;
-    const std::int32_t* j_;
-    const double* y_;
-    const double* w_;
+    PairSet ps_;
     bool scatter_ = false;
-    std::int64_t n_blocks_ = 0;
-    std::vector<std::int64_t> ptr_;
-    std::vector<Adj> adj_;
+    Adjacency adj_;
     std::vector<double> residual_;
     std::vector<double> partial_;
     std::vector<double> chunk_;

@@ -1,4 +1,12 @@
-"""What every model shares: parameters, validation, the compiled objective, predictions and scores."""
+"""What every model shares: parameters, validation, the fit pipeline, predictions and scores.
+
+A fit runs ``validate -> fit data -> _fit -> store`` (:meth:`PairwiseModel.fit`): the parameters and the
+data are checked, :func:`discrank._fitdata.build_fit_data` builds the objective, the weights, the pieces,
+the pair order and the threads once, the subclass's ``_fit`` runs the solver and sets the fitted
+attributes, and the fit checks they are finite. Each model class declares what it holds once fitted
+(``_fitted_arrays``, ``_fitted_scalars``: :mod:`discrank.persist` saves and loads them without knowing
+the class) and how its players are ordered (:meth:`PairwiseModel._sort_key`).
+"""
 
 from __future__ import annotations
 
@@ -14,13 +22,18 @@ from typing import Any, Callable, Optional, Union
 import numpy as np
 from threadpoolctl import ThreadpoolController
 
-from discrank import _core
-from discrank._labels import LabelIndex, as_query, show
-from discrank.data import PairwiseData, warn_isolated
-from discrank.exceptions import DisconnectedGraphWarning, ThreadCountWarning
+from scipy.special import expit
 
-__all__ = ["PairwiseModel", "LOSSES", "check_data", "check_n_components", "check_random_state", "resolve_n_jobs",
-           "one_blas_thread", "thread_limit"]
+from discrank import _core, persist
+from discrank._checks import check_data, check_positive_float, check_positive_int, check_random_state
+from discrank._fitdata import FitData, build_fit_data, in_tile_order  # noqa: F401 (bench/bench_threads.py)
+from discrank._labels import LabelIndex, as_query, show
+from discrank.data import PairwiseData
+from discrank.exceptions import NotFittedError, NumericalError, ThreadCountWarning
+
+# check_random_state is re-exported for tests/test_reliability_threads.py, in_tile_order for
+# bench/bench_threads.py (both import them from here).
+__all__ = ["PairwiseModel", "LOSSES", "check_random_state", "resolve_n_jobs", "one_blas_thread", "thread_limit"]
 
 #: Loss names and their ids in the compiled core (cpp/include/discrank/losses.hpp).
 LOSSES = {
@@ -29,9 +42,6 @@ LOSSES = {
     "probability": _core.LOSS_PROBABILITY,
     "sigmoid_squared": _core.LOSS_SIGMOID_SQUARED,
 }
-
-#: Players per tile of the pair order the iterative fits use (``_core.tile_pairs``): 2^11 = 2048.
-TILE_BITS = 11
 
 #: Clipping of predicted probabilities in the log loss, so that a confident wrong 0 or 1 costs ~34.5.
 LOG_LOSS_EPS = 1e-15
@@ -148,28 +158,6 @@ def resolve_n_jobs(n_jobs: Optional[int], warn: bool = True) -> int:
     return threads
 
 
-def check_random_state(value: Any, name: str = "random_state") -> Any:
-    """``value`` if ``numpy.random.default_rng`` takes it as a seed: None, an integer >= 0, a sequence of
-    them, a ``SeedSequence``, a ``BitGenerator`` or a ``Generator``; else a TypeError or ValueError that
-    names ``name`` and the value."""
-    if value is None or isinstance(value, (np.random.Generator, np.random.BitGenerator, np.random.SeedSequence)):
-        return value
-    allowed = "None, an integer >= 0, a sequence of them, or a numpy Generator, BitGenerator or SeedSequence"
-    if isinstance(value, (bool, np.bool_)):
-        raise TypeError(f"{name} must be {allowed}; got {value!r}")
-    if isinstance(value, numbers.Integral):
-        if value < 0:
-            raise ValueError(f"{name} must be {allowed}; got {value!r}, which is negative")
-        return value
-    if isinstance(value, (list, tuple, np.ndarray)):
-        try:
-            np.random.SeedSequence(value)
-        except (TypeError, ValueError) as exc:
-            raise type(exc)(f"{name} must be {allowed}; got {show(value)} ({exc})") from None
-        return value
-    raise TypeError(f"{name} must be {allowed}; got {show(value)} of type {type(value).__name__}")
-
-
 def atomic(fit: Callable) -> Callable:
     """Make a ``fit`` method all or nothing: when it raises or is interrupted (Ctrl-C), the estimator is
     left as it was before the call, unfitted or with its previous fit whole (the fitted attributes are
@@ -188,69 +176,49 @@ def atomic(fit: Callable) -> Callable:
     return wrapper
 
 
-def check_positive_float(value: Any, name: str) -> float:
-    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not np.isfinite(value) or value <= 0:
-        raise ValueError(f"{name} must be a positive finite number, got {value!r}")
-    return float(value)
-
-
-def check_positive_int(value: Any, name: str) -> int:
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < 1:
-        raise ValueError(f"{name} must be an integer >= 1, got {value!r}")
-    return int(value)
-
-
-def check_data(data: Any) -> None:
-    if not isinstance(data, PairwiseData):
-        raise TypeError(f"fit expects a discrank.PairwiseData, got {type(data).__name__}")
-
-
-def check_n_components(value: Any, n_players: int) -> int:
-    """``1 <= k <= n / 2`` (Theorem 2: a skew-symmetric n x n matrix has at most n // 2 components)."""
-    k = check_positive_int(value, "n_components")
-    if 2 * k > n_players:
-        raise ValueError(f"n_components={k} needs at least {2 * k} players (k <= n/2, Theorem 2); the data has {n_players}")
-    return k
-
-
-def sigmoid(a: np.ndarray) -> np.ndarray:
-    out = np.empty_like(a)
-    pos = a >= 0
-    out[pos] = 1.0 / (1.0 + np.exp(-a[pos]))
-    e = np.exp(a[~pos])
-    out[~pos] = e / (1.0 + e)
-    return out
-
-
-def in_tile_order(data: PairwiseData, w: np.ndarray, n_threads: int) -> tuple[PairwiseData, np.ndarray]:
-    """``data`` and the pair weights ``w`` with the pairs in the objective's cache-friendly order:
-    stable by the second player's tile of 2^TILE_BITS players (``_core.tile_pairs``), so that each pass
-    reads the first players as a stream and the second players' parameters and gradient rows within one
-    tile, in cache. The same pairs, their order only (and so the order of the sums) changes; with at
-    most one tile of players, ``data`` and ``w`` themselves. Costs copies of the pair arrays (24 bytes
-    per pair, 32 with game counts) for the fit's duration: for the fits that evaluate the objective
-    many times."""
-    if data.n_players <= 1 << TILE_BITS:
-        return data, w
-    cols = [data.p, w] if data.n_games is None else [data.p, w, data.n_games]
-    i, j, moved = _core.tile_pairs(data.n_players, data.i, data.j, cols, TILE_BITS, n_threads)
-    tiled = PairwiseData._trusted(i, j, moved[0], moved[2] if len(moved) > 2 else None, data.labels, data.weights)
-    tiled._index = data._index
-    return tiled, moved[1]
-
-
 class PairwiseModel:
     """Base class: scikit-learn's estimator contract over :class:`~discrank.PairwiseData`.
 
     The constructor only stores parameters; :meth:`fit` validates them and the data, and sets the fitted
-    attributes, whose names end in ``_``. Subclasses implement ``_fit`` and ``_factors``.
+    attributes, whose names end in ``_``. A model used before ``fit`` raises
+    :class:`~discrank.exceptions.NotFittedError`.
+
+    A subclass implements ``_fit`` (the solver, on a :class:`~discrank._fitdata.FitData`) and
+    ``_factors``, and declares:
+
+    - ``_fitted_arrays``: the fitted array attributes a model file holds (:class:`discrank.persist.FittedArray`),
+      ``_fitted_scalars``: the fitted scalar attributes, and ``_choices``: the allowed values of its
+      parameters and fitted scalars that take one of a few strings. A public class that declares
+      ``_fitted_arrays`` is registered with :mod:`discrank.persist` when it is defined;
+    - :meth:`_rebuild`: the state derived from those attributes, computed again after loading;
+    - :meth:`_sort_key`: the values its players are ranked by, and :meth:`_elo_scale`: the logit-scale
+      ratings ``ratings_frame`` shows on the familiar Elo scale.
     """
 
     _loss: str = "bce"
-    #: Whether ``_fit`` gets the pairs in tile order (``in_tile_order``): for the fits that evaluate the
-    #: objective hundreds of times, where the reordering (one counting sort, about two objective calls:
-    #: bench/bench_kernel.py) pays.
+    #: Whether the fit data puts the pairs in tile order (``discrank._fitdata.in_tile_order``): for the fits
+    #: that evaluate the objective hundreds of times, where the reordering (one counting sort, about two
+    #: objective calls: bench/bench_kernel.py) pays.
     _tile_pairs: bool = False
+    #: Whether the model has a Gaussian prior whose scale ``prior_scale=None`` tunes (``discrank._tuning``).
+    _has_prior: bool = False
+    #: Prior mean of the first component's v (the parameters of a player the fit has not seen).
+    _first_v_centre: float = 0.0
+
+    #: The fitted arrays a model file holds (``discrank.persist``); empty: the model is not saved itself.
+    _fitted_arrays: tuple = ()
+    #: The fitted scalars a model file holds, by name (``discrank.persist`` checks each by its rule).
+    _fitted_scalars: tuple = ()
+    #: The allowed values of the parameters and fitted scalars that take one of a few strings.
+    _choices: dict = {}
+    #: Parameters for which None is allowed beside their rule (None: a default resolved by the fit).
+    _optional_params: tuple = ()
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        """Register a public model class that declares its fitted arrays with :mod:`discrank.persist`."""
+        super().__init_subclass__(**kwargs)
+        if cls._fitted_arrays and not cls.__name__.startswith("_"):
+            persist.register(cls)
 
     # ------------------------------------------------------------------ parameters
     @classmethod
@@ -259,9 +227,38 @@ class PairwiseModel:
         return [p.name for p in sig.parameters.values() if p.name != "self" and p.kind != p.VAR_KEYWORD]
 
     def get_params(self, deep: bool = True) -> dict[str, Any]:
+        """The constructor's parameters (scikit-learn's contract; ``sklearn.base.clone`` works).
+
+        Parameters
+        ----------
+        deep : bool, optional
+            Ignored: no parameter is an estimator.
+
+        Returns
+        -------
+        dict
+            Each parameter's name and value.
+        """
         return {name: getattr(self, name) for name in self._param_names()}
 
     def set_params(self, **params: Any) -> "PairwiseModel":
+        """Set parameters by name; checked by the next ``fit``.
+
+        Parameters
+        ----------
+        **params
+            Parameters of the constructor.
+
+        Returns
+        -------
+        PairwiseModel
+            ``self``.
+
+        Raises
+        ------
+        ValueError
+            A name that is not a parameter of the model.
+        """
         valid = self._param_names()
         for name, value in params.items():
             if name not in valid:
@@ -274,12 +271,9 @@ class PairwiseModel:
         return f"{type(self).__name__}({args})"
 
     # ------------------------------------------------------------------ fitting
-    #: Whether the model has a Gaussian prior whose scale ``prior_scale=None`` tunes (``discrank._tuning``).
-    _has_prior: bool = False
-
     @atomic
     def fit(self, data: Any, *, validation: Any = None) -> "PairwiseModel":
-        """Fit the model; returns ``self``.
+        """Fit the model: validate, build the fit data, run the solver, store the fitted attributes.
 
         Parameters
         ----------
@@ -290,7 +284,21 @@ class PairwiseModel:
             How the prior is tuned in time order (the share of the latest games held out, or a window and
             a gap); default: the latest 10% of the games. Ignored when the prior scale is given.
 
-        The fit is all or nothing (:func:`atomic`).
+        Returns
+        -------
+        PairwiseModel
+            ``self``.
+
+        Raises
+        ------
+        TypeError, ValueError
+            Invalid parameters or data (the message names the value).
+        discrank.exceptions.NumericalError
+            The solver ended on non-finite parameters.
+
+        Notes
+        -----
+        The fit is all or nothing (:func:`atomic`): when it raises, the model is left as it was.
         """
         from discrank.logs import GameLog
 
@@ -307,6 +315,23 @@ class PairwiseModel:
             if not isinstance(validation, Validation):
                 raise TypeError(f"validation must be a discrank.Validation, got {type(validation).__name__}")
         self._validate_params(data)
+        self._resolve_prior(data, log, validation, coded)
+        self._check_loss_domain(data)
+        fit_data = build_fit_data(data, resolve_n_jobs(self.n_jobs), self._tile_pairs, stacklevel=3)
+        self._set_players(fit_data.labels.copy(), fit_data.n_threads)
+        self.n_games_ = fit_data.games_per_player()
+        # scipy's L-BFGS-B calls a threaded BLAS on small matrices; its threads then spin against the
+        # core's OpenMP threads (kernel calls measured 2x slower on 2 cores). One BLAS thread is enough.
+        # One process-wide, reference-counted limit (one_blas_thread), so that fits in concurrent Python
+        # threads (bootstrap's workers) leave the original counts behind.
+        with one_blas_thread():
+            self._fit(fit_data)
+        self._check_finite_state()
+        self._warm_start = None
+        return self
+
+    def _resolve_prior(self, data: PairwiseData, log: Any, validation: Any, coded: Any) -> None:
+        """Set ``_sigma``, the prior scale of the fit (tuned when ``prior_scale=None``), and ``prior_tuning_``."""
         self._sigma = None
         self.prior_tuning_ = None
         if self._has_prior:
@@ -317,47 +342,52 @@ class PairwiseModel:
                 sigma, record = tune_prior_scale(self, data, log, validation, coded)
                 self.prior_tuning_ = record.as_dict()
             self._sigma = sigma
-        loss = self._loss
-        if loss == "squared_logit":
-            bad = (data.p <= 0.0) | (data.p >= 1.0)
-            if bad.any():
-                k = int(np.flatnonzero(bad)[0])
-                raise ValueError(
-                    f"loss='squared_logit' needs probabilities strictly inside (0, 1), where logit is finite; "
-                    f"pair ({show(data.labels[data.i[k]])}, {show(data.labels[data.j[k]])}) has p = {show(data.p[k])}. "
-                    "Use loss='bce', which handles 0 and 1"
-                )
-        n_pieces, piece = data.components()
-        isolated = warn_isolated(data, piece)
-        n_connected_pieces = n_pieces - int(isolated.sum())
-        if n_connected_pieces > 1:
-            sizes = np.sort(np.bincount(piece[~isolated]))[::-1]
-            sizes = sizes[sizes > 0]
-            warnings.warn(
-                f"the comparison graph is in {n_connected_pieces} pieces (sizes {sizes[:5].tolist()}"
-                f"{' ...' if sizes.size > 5 else ''}): ratings of different pieces are not comparable",
-                DisconnectedGraphWarning,
-                stacklevel=2,
+
+    def _check_loss_domain(self, data: PairwiseData) -> None:
+        """Refuse probabilities of 0 or 1 with ``loss="squared_logit"``, whose logit is infinite."""
+        if self._loss != "squared_logit":
+            return
+        bad = (data.p <= 0.0) | (data.p >= 1.0)
+        if bad.any():
+            k = int(np.flatnonzero(bad)[0])
+            raise ValueError(
+                f"loss='squared_logit' needs probabilities strictly inside (0, 1), where logit is finite; "
+                f"pair ({show(data.labels[data.i[k]])}, {show(data.labels[data.j[k]])}) has p = {show(data.p[k])}. "
+                "Use loss='bce', which handles 0 and 1"
             )
-        w = data.pair_weights(copy=False)
-        w = w / w.sum()
-        self._n_threads = resolve_n_jobs(self.n_jobs)
-        if self._tile_pairs:
-            data, w = in_tile_order(data, w, self._n_threads)
-        objective = _core.PairObjective(data.n_players, data.i, data.j, data.p, w)
-        self.labels_ = data.labels.copy()
-        self.n_players_ = data.n_players
-        counts = data.n_games if data.n_games is not None else np.ones(data.n_pairs)
-        self.n_games_ = objective.player_sums(np.ascontiguousarray(counts, dtype=np.float64), n_threads=self._n_threads)
+
+    def _set_players(self, labels: np.ndarray, n_threads: int) -> None:
+        """Store the fitted players (``labels_``, ``n_players_``) and the core's thread count."""
+        self.labels_ = labels
+        self.n_players_ = int(labels.shape[0])
+        self._n_threads = n_threads
+        self._forget_labels()
+
+    def _forget_labels(self) -> None:
+        """Drop the label lookup, built again from ``labels_`` when next needed."""
         self._label_index = None
-        # scipy's L-BFGS-B calls a threaded BLAS on small matrices; its threads then spin against the
-        # core's OpenMP threads (kernel calls measured 2x slower on 2 cores). One BLAS thread is enough.
-        # One process-wide, reference-counted limit (one_blas_thread), so that fits in concurrent Python
-        # threads (bootstrap's workers) leave the original counts behind.
-        with one_blas_thread():
-            self._fit(data, objective, w, piece)
-        self._warm_start = None
-        return self
+
+    def _label_lookup(self) -> LabelIndex:
+        """The lookup from labels to player indices, built from ``labels_`` on first use."""
+        if getattr(self, "_label_index", None) is None:
+            self._label_index = LabelIndex(self.labels_)
+        return self._label_index
+
+    def _check_finite_state(self) -> None:
+        """Raise :class:`~discrank.exceptions.NumericalError` when a fitted float array is not finite."""
+        for spec in self._fitted_arrays:
+            if spec.kind != "f":
+                continue
+            value = getattr(self, spec.name, None)
+            if value is None:
+                continue
+            finite = np.isfinite(value)
+            if not finite.all():
+                pos = np.unravel_index(int(np.flatnonzero(~finite.ravel())[0]), np.shape(value))
+                raise NumericalError(
+                    f"{type(self).__name__}.fit ended on a non-finite {spec.name}[{', '.join(map(str, pos))}] = "
+                    f"{show(value[pos])}: the solver met an overflow; a finite prior_scale keeps the parameters bounded"
+                )
 
     def _warm_state(self) -> Any:
         """What a fit at a nearby prior scale starts from (``discrank._tuning``); None: a cold start."""
@@ -370,27 +400,109 @@ class PairwiseModel:
         if "random_state" in self._param_names():
             check_random_state(self.random_state)
 
-    def _fit(self, data: PairwiseData, objective: Any, w: np.ndarray, piece: np.ndarray) -> None:
+    def _fit(self, data: FitData) -> None:
+        """Run the solver on ``data`` and set the fitted attributes."""
         raise NotImplementedError
 
     def _factors(self) -> dict[str, np.ndarray]:
         """Keyword arguments of ``_core.scores`` (``U``, ``V`` and/or ``s``)."""
         raise NotImplementedError
 
+    def __sklearn_is_fitted__(self) -> bool:
+        """Whether ``fit`` has run (``sklearn.utils.validation.check_is_fitted`` asks this)."""
+        return hasattr(self, "labels_")
+
+    def __sklearn_tags__(self) -> Any:
+        """scikit-learn's tags (scikit-learn >= 1.6 asks for them, in ``check_is_fitted`` among others).
+
+        Returns
+        -------
+        sklearn.utils.Tags
+            An estimator of no scikit-learn type, fitted on a ``PairwiseData`` (not an array), with no
+            target, that must be fitted before use.
+
+        Raises
+        ------
+        ImportError
+            scikit-learn (>= 1.6) is not installed; only scikit-learn calls this.
+        """
+        from sklearn.utils import InputTags, Tags, TargetTags
+
+        return Tags(estimator_type=None, target_tags=TargetTags(required=False), requires_fit=True,
+                    no_validation=True, input_tags=InputTags(two_d_array=False))
+
     def _check_fitted(self) -> None:
         if not hasattr(self, "labels_"):
-            raise RuntimeError(f"this {type(self).__name__} is not fitted yet: call fit(data) first")
+            raise NotFittedError(f"this {type(self).__name__} is not fitted yet: call fit(data) first")
+
+    # ------------------------------------------------------------------ fitted state
+    def _saved_model(self) -> "PairwiseModel":
+        """The model a file holds for this one (``discrank.persist.save``): itself."""
+        return self
+
+    def _load_state(self, labels: np.ndarray, arrays: dict[str, np.ndarray], scalars: dict[str, Any]) -> None:
+        """Set the fitted state read from a model file (``discrank.persist.load``), then :meth:`_rebuild`.
+
+        Parameters
+        ----------
+        labels : ndarray
+            The players.
+        arrays : dict
+            The fitted arrays, checked against ``_fitted_arrays``.
+        scalars : dict
+            The fitted scalars, checked against ``_fitted_scalars``.
+        """
+        for name, value in {**arrays, **scalars}.items():
+            setattr(self, name, value)
+        self._set_players(labels, 0)
+        self._rebuild()
+
+    def _rebuild(self) -> None:
+        """Compute again what the fit derives from the fitted arrays (none here)."""
+
+    def relabel(self, labels: np.ndarray) -> None:
+        """Give a model fitted on player codes its players' labels.
+
+        Parameters
+        ----------
+        labels : ndarray
+            ``labels[c]`` is the label of the player coded ``c``; ``labels_`` becomes ``labels[labels_]``.
+        """
+        self._check_fitted()
+        self.labels_ = labels[np.asarray(self.labels_, dtype=np.int64)]
+        self._forget_labels()
+
+    def _sort_key(self) -> Optional[np.ndarray]:
+        """The values the players are ranked by, higher first; None: the model has no ranking."""
+        return None
+
+    def _elo_scale(self) -> Optional[np.ndarray]:
+        """Logit-scale ratings ``ratings_frame`` shows as its ``elo`` column; None: no such column."""
+        return None
+
+    def _rating_columns(self) -> dict[str, np.ndarray]:
+        """Model-specific columns of ``ratings_frame``, in the players' order."""
+        raise NotImplementedError
+
+    def _verdict(self) -> str:
+        """One line on the structure of the fitted game (``discrank info``, ``discrank fit``)."""
+        return "Elo model: transitive by construction"
 
     # ------------------------------------------------------------------ output
     def save(self, path: Any) -> None:
-        """Write the fitted model to an ``.npz`` file (``discrank.load`` reads it; no pickle)."""
-        from discrank.persist import save
+        """Write the fitted model to an ``.npz`` file (``discrank.load`` reads it; no pickle).
 
-        save(self, path)
+        Parameters
+        ----------
+        path : str or path-like
+            The file (numpy adds ``.npz`` when missing).
 
-    def _rating_columns(self) -> tuple[dict[str, np.ndarray], Optional[np.ndarray]]:
-        """Model-specific columns of ``ratings_frame`` and the values to sort by (None: unsorted)."""
-        raise NotImplementedError
+        Raises
+        ------
+        discrank.exceptions.NotFittedError
+            The model is not fitted.
+        """
+        persist.save(self, path)
 
     def ratings_frame(self, *, anchor: Any = None, anchor_rating: float = 1500.0):
         """A pandas DataFrame, one row per player, best first.
@@ -400,26 +512,46 @@ class PairwiseModel:
         scale: ``anchor_rating + 400 / ln 10 * (rating - reference)``, the reference being the mean
         rating or, with ``anchor=label``, that player's); for disc models ``strength`` and
         ``consistency`` (Proposition 2, when the first component is transitive; ``elo`` from the
-        strength), and ``u_1 .. u_k``, ``v_1 .. v_k``. ``df.attrs`` holds the model name and, for disc
-        models, the transitivity summary (Theorem 2, Proposition 1).
+        strength), and ``u_1 .. u_k``, ``v_1 .. v_k``; for m-Elo its ``rating`` (the mean score minus
+        1/2) and the disc columns. ``df.attrs`` holds the model name and, for disc models, the
+        transitivity summary (Theorem 2, Proposition 1).
+
+        Parameters
+        ----------
+        anchor : label, optional
+            The player whose ``elo`` is ``anchor_rating``; default: the mean rating is.
+        anchor_rating : float, optional
+            The ``elo`` of the reference.
+
+        Returns
+        -------
+        pandas.DataFrame
+            Sorted by the model's ranking (:meth:`_sort_key`), ``rank`` 1 first; unsorted with ``rank``
+            NaN for a model without one (a cyclic disc component).
+
+        Raises
+        ------
+        discrank.exceptions.NotFittedError
+            The model is not fitted.
+        ValueError
+            ``anchor`` is not a player of the fit.
         """
         self._check_fitted()
         try:
             import pandas as pd
         except ImportError as exc:  # pragma: no cover
             raise ImportError("ratings_frame needs pandas: pip install 'discrank[pandas]'") from exc
-        cols, key = self._rating_columns()
-        base = cols.pop("_elo_base", None)
+        cols = self._rating_columns()
+        base = self._elo_scale()
         if base is not None:
             if anchor is None:
                 ref = float(np.mean(base))
             else:
-                if self._label_index is None:
-                    self._label_index = LabelIndex(self.labels_)
-                ref = float(base[self._label_index.index([anchor], "anchor")[0]])
+                ref = float(base[self._label_lookup().index([anchor], "anchor")[0]])
             cols = {"elo": anchor_rating + 400.0 / np.log(10.0) * (base - ref), **cols}
         frame = pd.DataFrame({"player": self.labels_, "games": getattr(self, "n_games_", np.full(self.n_players_, np.nan)),
                               **cols})
+        key = self._sort_key()
         if key is not None:
             order = np.argsort(-key, kind="stable")
             frame = frame.iloc[order].reset_index(drop=True)
@@ -435,8 +567,7 @@ class PairwiseModel:
         ``n_players_`` (the prior's row, ``_scores``)."""
         if unseen not in ("raise", "prior"):
             raise ValueError(f"unseen must be 'raise' or 'prior', got {unseen!r}")
-        if self._label_index is None:
-            self._label_index = LabelIndex(self.labels_)
+        lookup = self._label_lookup()
         if isinstance(a, PairwiseData):
             if b is not None:
                 raise TypeError("give either a PairwiseData or two arrays of players, not both")
@@ -448,14 +579,14 @@ class PairwiseModel:
         # 1-D (or a single player) each, named by its shape otherwise; lists of strings stay Python strings
         a, b = as_query(a, "a"), as_query(b, "b")
         if unseen == "prior":
-            ia = self._label_index.lookup(a)
-            ib = self._label_index.lookup(b)
+            ia = lookup.lookup(a)
+            ib = lookup.lookup(b)
             ia[ia < 0] = self.n_players_
             ib[ib < 0] = self.n_players_
             ia, ib = ia.astype(np.int32), ib.astype(np.int32)
         else:
-            ia = self._label_index.index(a, "player")
-            ib = self._label_index.index(b, "player")
+            ia = lookup.index(a, "player")
+            ib = lookup.index(b, "player")
         if ia.shape != ib.shape:
             raise ValueError(f"found inputs of inconsistent lengths: a has {ia.shape[0]}, b has {ib.shape[0]}")
         return ia, ib
@@ -466,7 +597,7 @@ class PairwiseModel:
         for key, value in self._factors().items():
             row = np.zeros((1,) + value.shape[1:])
             if key == "V" and row.shape[1]:
-                row[0, 0] = getattr(getattr(self, "best_estimator_", self), "_first_v_centre", 0.0)
+                row[0, 0] = self._first_v_centre
             out[key] = row
         return out
 
@@ -482,8 +613,25 @@ class PairwiseModel:
     def decision_function(self, a: Any, b: Any = None, *, unseen: str = "raise") -> Union[float, np.ndarray]:
         """The score A(a, b) of the model (logit of P(a beats b) for the logit-space models).
 
-        ``unseen="prior"``: a player not seen in the fit is given the prior's mean parameters (Elo: rating
-        0; disc: u = 0, v = 1 on the first component and 0 on the others); default: a ValueError.
+        Parameters
+        ----------
+        a, b : label or array of labels, or a PairwiseData as ``a`` (and no ``b``)
+            The players.
+        unseen : {"raise", "prior"}, optional
+            ``"prior"``: a player not seen in the fit is given the prior's mean parameters (Elo: rating
+            0; disc: u = 0, v = 1 on the first component and 0 on the others); default: a ValueError.
+
+        Returns
+        -------
+        float or ndarray
+            A float for two single players, else an array.
+
+        Raises
+        ------
+        discrank.exceptions.NotFittedError
+            The model is not fitted.
+        ValueError
+            A player the fit has not seen (with ``unseen="raise"``), or inputs of different lengths.
         """
         self._check_fitted()
         ia, ib = self._indices(a, b, unseen)
@@ -493,14 +641,19 @@ class PairwiseModel:
     def _link(self, scores: np.ndarray) -> np.ndarray:
         if self._loss == "probability":
             return np.clip(0.5 + scores, 0.0, 1.0)
-        return sigmoid(scores)
+        return expit(scores)
 
     def predict_proba(self, a: Any, b: Any = None, *, unseen: str = "raise") -> Union[float, np.ndarray]:
         """P(a beats b), for players given by label (arrays or scalars), or for the pairs of a PairwiseData.
 
-        Data built without labels has labels ``0 .. n_players - 1``, so indices work there. A label the
-        fit has not seen is a ValueError, or with ``unseen="prior"`` a player at the prior's mean (see
-        :meth:`decision_function`).
+        Data built without labels has labels ``0 .. n_players - 1``, so indices work there. Parameters
+        and errors as :meth:`decision_function`: a label the fit has not seen is a ValueError, or with
+        ``unseen="prior"`` a player at the prior's mean.
+
+        Returns
+        -------
+        float or ndarray
+            The probabilities: a float for two single players, else an array.
         """
         self._check_fitted()
         ia, ib = self._indices(a, b, unseen)
@@ -508,19 +661,55 @@ class PairwiseModel:
         return float(proba[0]) if _is_scalar(a, b) else proba
 
     def mse(self, data: PairwiseData) -> float:
-        """Mean squared error between predicted and observed probabilities, over pairs (the paper's metric)."""
+        """Mean squared error between predicted and observed probabilities, over pairs (the paper's metric).
+
+        ``data``: pairs of players the fit has seen (a PairwiseData). Returns a float, lower is better.
+        """
         return float(np.mean((self.predict_proba(data) - data.p) ** 2))
 
     def log_loss(self, data: PairwiseData) -> float:
         """Mean binary cross-entropy of the predictions, pairs weighted by ``data.pair_weights()``.
 
-        With game counts (``weights="games"``) this is the log loss per game.
+        With game counts (``weights="games"``) this is the log loss per game. Predicted probabilities are
+        clipped to ``[LOG_LOSS_EPS, 1 - LOG_LOSS_EPS]``.
+
+        Parameters
+        ----------
+        data : PairwiseData
+            Pairs of players the fit has seen.
+
+        Returns
+        -------
+        float
+            Lower is better.
         """
         q = np.clip(self.predict_proba(data), LOG_LOSS_EPS, 1.0 - LOG_LOSS_EPS)
         w = data.pair_weights()
         losses = -(data.p * np.log(q) + (1.0 - data.p) * np.log1p(-q))
         return float(np.sum(w * losses) / np.sum(w))
 
+    def score(self, data: PairwiseData) -> float:
+        """The mean log-likelihood of ``data`` under the model: ``-log_loss(data)``, higher is better.
+
+        scikit-learn's convention for ``score`` (model selection maximises it). With game counts
+        (``weights="games"``) it is the mean log-likelihood per game, otherwise per pair.
+
+        Parameters
+        ----------
+        data : PairwiseData
+            The pairs to score, as for :meth:`log_loss`.
+
+        Returns
+        -------
+        float
+            At most 0; 0 for a model that predicts every result with certainty.
+
+        Raises
+        ------
+        discrank.exceptions.NotFittedError
+            The model is not fitted.
+        """
+        return -self.log_loss(data)
 
 def _is_scalar(a: Any, b: Any) -> bool:
     return b is not None and _single(a) and _single(b) and not isinstance(a, PairwiseData)

@@ -11,8 +11,10 @@ import numpy as np
 
 from discrank.data import PairwiseData
 from discrank.exceptions import ConvergenceWarning, DisconnectedGraphWarning, IsolatedPlayerWarning
-from discrank.models._base import PairwiseModel, atomic, check_data, check_positive_int, resolve_n_jobs
-from discrank.models.disc import DiscDecomposition, DiscReadout, describe_first_component
+from discrank._checks import check_data, check_positive_int
+from discrank.models._base import PairwiseModel, atomic, resolve_n_jobs
+from discrank.models._readout import DiscReadout
+from discrank.models.disc import DiscDecomposition
 
 __all__ = ["DiscDecompositionCV"]
 
@@ -83,6 +85,9 @@ class DiscDecompositionCV(DiscReadout, PairwiseModel):
         self.max_iter = max_iter
         self.random_state = random_state
         self.n_jobs = n_jobs
+
+    #: The prior mean of the first component's v, the refitted :class:`DiscDecomposition`'s.
+    _first_v_centre = DiscDecomposition._first_v_centre
 
     @property
     def _loss(self) -> str:  # type: ignore[override]
@@ -184,12 +189,26 @@ class DiscDecompositionCV(DiscReadout, PairwiseModel):
         self.best_score_ = float(mean[best])
         self.best_estimator_ = DiscDecomposition(**self.best_params_, **common).fit(data)
         est = self.best_estimator_
-        self.labels_, self.n_players_ = est.labels_, est.n_players_
+        self._set_players(est.labels_, est._n_threads)
         self.u_, self.v_ = est.u_, est.v_
         self.n_iter_, self.converged_, self.loss_ = est.n_iter_, est.converged_, est.loss_
-        self._n_threads, self._label_index = est._n_threads, None
-        describe_first_component(self)
+        self._describe_first_component()
         return self
 
     def _factors(self) -> dict[str, np.ndarray]:
         return self.best_estimator_._factors()
+
+    def _saved_model(self) -> DiscDecomposition:
+        """The refitted best estimator: a file holds it (``discrank.persist.save``)."""
+        return self.best_estimator_
+
+    def relabel(self, labels: np.ndarray) -> None:
+        """Give a model fitted on player codes its players' labels (the best estimator's too).
+
+        Parameters
+        ----------
+        labels : ndarray
+            ``labels[c]`` is the label of the player coded ``c``.
+        """
+        super().relabel(labels)
+        self.best_estimator_.relabel(labels)

@@ -1,4 +1,8 @@
-"""The disc decomposition (Eq. (4)) by Algorithms 1 and 2 of the paper."""
+"""The disc decomposition (Eq. (4)) by Algorithms 1 and 2 of the paper, and m-Elo on the same solver.
+
+The objectives of one component and the two solvers are in ``models/_disc_problem.py``; the reading of
+a fitted model (Propositions 1 and 2) in ``models/_readout.py``.
+"""
 
 from __future__ import annotations
 
@@ -8,32 +12,27 @@ from typing import Any, Optional
 import numpy as np
 
 from discrank import _core
-from discrank._optim import logit_mean_score, minimize_scaled, pair_curvature, scaled_gradient
-from discrank.analysis import TransitivitySummary, disc_verdict, reparametrize, transitivity_summary
-from discrank.data import PairwiseData, one_sided, separated_examples
+from discrank._checks import check_n_components
+from discrank._fitdata import FitData
 from discrank._labels import show
+from discrank._newton import logit_mean_score
+from discrank.data import PairwiseData, one_sided, separated_examples
 from discrank.exceptions import ConvergenceWarning, SeparationWarning
-from discrank.models._base import LOSSES, PairwiseModel, check_n_components
+from discrank.models._base import LOSSES, PairwiseModel
+from discrank.models._disc_problem import _alternate, _alternate_then_joint, _Component, _live, _unit_columns
+from discrank.models._readout import DiscReadout
+from discrank.persist import FittedArray
 
-__all__ = ["DiscDecomposition", "DiscReadout", "MElo", "describe_first_component"]
+__all__ = ["DiscDecomposition", "MElo"]
 
 #: Losses a disc decomposition can be fitted with.
 DISC_LOSSES = ("bce", "squared_logit", "probability")
-
-#: Most L-BFGS iterations of one block update (u-step or v-step) of Algorithm 1.
-INNER_MAX_ITER = 500
-
-#: Inner tolerance of the first round of Algorithm 1, relative to the starting gradient measure (it
-#: tightens with the progress).
-COARSE_REL = 1e-3
 
 #: Solvers of one component: the paper's alternation alone, or the alternation then a joint L-BFGS.
 SOLVERS = ("joint", "alternating")
 
 #: Scale of the random perturbation of the first component's starting v (which is 1: an Elo start).
 INIT_NOISE = 0.01
-#: An unconverged fit with |u| <= COLLAPSE * max(1, |v|) is tested against the prior's collapsed point.
-COLLAPSE = 1e-3
 #: Maximum likelihood: a decided result (0 or 1) fitted with a score beyond this many logits (P within
 #: 3e-7 of 0 or 1) says the factors are growing towards an infinite optimum.
 SATURATED = 15.0
@@ -44,306 +43,13 @@ TUNING_TOL = 1e-4
 #: grid a sparse log's fit is nearly the maximum-likelihood one, which converges slowly and scores badly.
 TUNING_MAX_ITER = 200
 
-
-def _unit_columns(vectors: list[np.ndarray]) -> np.ndarray:
-    """The non-zero vectors, normalised, as columns of an n x q matrix."""
-    cols = [v / np.linalg.norm(v) for v in vectors if np.linalg.norm(v) > 0]
-    n = vectors[0].shape[0] if vectors else 0
-    return np.stack(cols, axis=1) if cols else np.zeros((n, 0))
-
-
-def orthogonality_penalty(x: np.ndarray, Q: np.ndarray, weight: float) -> tuple[float, np.ndarray]:
-    """Algorithm 1's penalty ``weight * sum_q <x, q>^2 / ||q||^2`` and its gradient, for unit columns ``Q``."""
-    if Q.shape[1] == 0:
-        return 0.0, np.zeros_like(x)
-    c = Q.T @ x
-    return weight * float(c @ c), (2.0 * weight) * (Q @ c)
-
-
-def _pair_penalty(u: np.ndarray, v: np.ndarray, weight: float) -> tuple[float, np.ndarray, np.ndarray]:
-    """Algorithm 1's ``weight * <u, v>^2 / ||u||^2`` and its gradients in u and in v."""
-    uu = float(u @ u)
-    if uu == 0.0:
-        return 0.0, np.zeros_like(u), np.zeros_like(v)
-    c = float(u @ v)
-    return (
-        weight * c * c / uu,
-        (2.0 * weight * c / uu) * (v - (c / uu) * u),
-        (2.0 * weight * c / uu) * u,
-    )
-
-
-class _Component:
-    """The objectives of Algorithm 1 for one component, on top of the previous ones (an offset)."""
-
-    def __init__(self, objective: Any, loss_id: int, data: PairwiseData, w: np.ndarray, offset: Optional[np.ndarray],
-                 Q: np.ndarray, pen_weight: float, n_threads: int, reg_weight: float = 0.0,
-                 prior_weight: float = 0.0, v_centre: float = 0.0):
-        self.objective, self.loss_id, self.data, self.w = objective, loss_id, data, w
-        self.offset, self.Q, self.pen_weight, self.n_threads = offset, Q, pen_weight, n_threads
-        self.reg_weight = reg_weight  # reg_weight * sum (v_i - 1)^2, Appendix B.2
-        # Gaussian priors u_i ~ N(0, s^2), v_i ~ N(v_centre, s^2): prior_weight / 2 (|u|^2 + |v - v_centre|^2)
-        self.prior_weight, self.v_centre = prior_weight, v_centre
-        self.balance_weight = 0.0  # see joint_objective
-        self._curv_memo: list = []  # the last two (factor, curvature) pairs
-        self.n = data.n_players
-
-    def loss(self, u: np.ndarray, v: np.ndarray, grad_u: bool, grad_v: bool):
-        n = self.n
-        f, gu, gv, _ = self.objective.evaluate(
-            self.loss_id, U=u.reshape(n, 1), V=v.reshape(n, 1), offset=self.offset,
-            grad_u=grad_u, grad_v=grad_v, n_threads=self.n_threads,
-        )
-        self._last = (u.copy(), v.copy(), f)
-        return f, None if gu is None else gu[:, 0], None if gv is None else gv[:, 0]
-
-    def loss_at(self, u: np.ndarray, v: np.ndarray) -> float:
-        """The data loss (the previous components' scores included) at (u, v): the last evaluation's when
-        it was at these very factors (the solvers end on an evaluation at their answer), else a pass."""
-        last = getattr(self, "_last", None)
-        if last is not None and np.array_equal(last[0], u) and np.array_equal(last[1], v):
-            return float(last[2])
-        return float(self.loss(u, v, False, False)[0])
-
-    def _curvature(self, c: np.ndarray) -> np.ndarray:
-        # The same factor comes back several times in a row (the stopping test, the balancing, the next
-        # solve's scale): one pass over the pairs for each distinct vector, compared in O(n).
-        for known, value in self._curv_memo:
-            if np.array_equal(known, c):
-                return value.copy()
-        value = pair_curvature(self.objective, self.w, c, self.n_threads)
-        self._curv_memo = [(c.copy(), value)] + self._curv_memo[:1]
-        return value.copy()
-
-    def curvature_u(self, v: np.ndarray) -> np.ndarray:
-        return self._curvature(v) + self.prior_weight
-
-    def curvature_v(self, u: np.ndarray) -> np.ndarray:
-        return self._curvature(u) + 2.0 * self.reg_weight + self.prior_weight
-
-    def regularizer(self, v: np.ndarray) -> tuple[float, np.ndarray]:
-        """Appendix B.2's ``lambda / 2 sum_i (v_i - 1)^2`` and the prior on v, with their gradient."""
-        f, g = 0.0, np.zeros_like(v)
-        if self.reg_weight != 0.0:
-            d = v - 1.0
-            f, g = self.reg_weight * float(d @ d), (2.0 * self.reg_weight) * d
-        if self.prior_weight != 0.0:
-            d = v - self.v_centre
-            f, g = f + 0.5 * self.prior_weight * float(d @ d), g + self.prior_weight * d
-        return f, g
-
-    def u_prior(self, u: np.ndarray) -> tuple[float, np.ndarray]:
-        """The prior on u, ``prior_weight / 2 |u|^2``, and its gradient."""
-        if self.prior_weight == 0.0:
-            return 0.0, np.zeros_like(u)
-        return 0.5 * self.prior_weight * float(u @ u), self.prior_weight * u
-
-    def u_step_objective(self, u: np.ndarray, v: np.ndarray) -> tuple[float, np.ndarray]:
-        """f + sum_m <u, us_m>^2/|us_m|^2 + <u, vs_m>^2/|vs_m|^2 (Algorithm 1, u-step)."""
-        f, gu, _ = self.loss(u, v, True, False)
-        pen, gpen = orthogonality_penalty(u, self.Q, self.pen_weight)
-        pri, gpri = self.u_prior(u)
-        return f + pen + pri, gu + gpen + gpri
-
-    def v_step_objective(self, u: np.ndarray, v: np.ndarray) -> tuple[float, np.ndarray]:
-        """f + <u, v>^2/|u|^2 + sum_m <v, us_m>^2/|us_m|^2 + <v, vs_m>^2/|vs_m|^2 (Algorithm 1, v-step)."""
-        f, _, gv = self.loss(u, v, False, True)
-        pen, gpen = orthogonality_penalty(v, self.Q, self.pen_weight)
-        puv, _, gpuv = _pair_penalty(u, v, self.pen_weight)
-        reg, greg = self.regularizer(v)
-        return f + pen + puv + reg, gv + gpen + gpuv + greg
-
-    def project(self, x: np.ndarray) -> np.ndarray:
-        """x without its part in the span of the previous components."""
-        return x - self.Q @ (self.Q.T @ x) if self.Q.shape[1] else x
-
-    def joint_objective(self, x: np.ndarray) -> tuple[float, np.ndarray]:
-        """Eq. (4) for this component with (u, v) stacked: the loss, Algorithm 1's <u, v> penalty, the
-        regulariser, and orthogonality to the previous components as an exact constraint (u and v are
-        projected on their orthogonal complement) instead of Algorithm 1's penalties."""
-        u, v = self.project(x[: self.n]), self.project(x[self.n:])
-        f, gu, gv = self.loss(u, v, True, True)
-        puv, gpuv_u, gpuv_v = _pair_penalty(u, v, self.pen_weight)
-        reg, greg = self.regularizer(v)
-        pri, gpri = self.u_prior(u)
-        reg, gpuv_u = reg + pri, gpuv_u + gpri
-        # (u, v) -> (a u, v / a) changes neither the loss nor (at <u, v> = 0) the penalty: left free,
-        # L-BFGS drifts along it (seen: |u| = 1e-3, |v| = 1e3 on a 6-player disc game). This term, zero
-        # with zero gradient when |u| = |v|, pins it without moving the balanced stationary points.
-        gap = float(u @ u - v @ v)
-        bal = self.balance_weight * gap * gap
-        gbal = 4.0 * self.balance_weight * gap
-        return f + puv + reg + bal, np.concatenate(
-            [self.project(gu + gpuv_u + gbal * u), self.project(gv + gpuv_v + greg - gbal * v)]
-        )
-
-    def balance(self, u: np.ndarray, v: np.ndarray, set_weight: bool = True) -> tuple[np.ndarray, np.ndarray]:
-        """Rescale to |u| = |v| (every prediction kept) and (``set_weight``) set the balancing weight
-        around that scale for the next joint solve.
-
-        Not with the regulariser or the prior, which fix the scale themselves.
-        """
-        if self.reg_weight > 0 or self.prior_weight > 0:
-            return u, v
-        nu, nv = np.linalg.norm(u), np.linalg.norm(v)
-        if nu == 0 or nv == 0:
-            return u, v
-        u, v = u * np.sqrt(nv / nu), v * np.sqrt(nu / nv)
-        if not set_weight:
-            return u, v
-        # curvature along the scale direction, 16 weight r^2 at |u| = |v| = r, matched to the data's
-        h_mean = 0.5 * (self.curvature_u(v).mean() + self.curvature_v(u).mean())
-        self.balance_weight = h_mean / (16.0 * nu * nv)
-        return u, v
-
-    def block_measure(self, u: np.ndarray, v: np.ndarray) -> float:
-        """Scaled gradient of the u-step and v-step objectives at (u, v): both blocks stationary.
-
-        One kernel call for both blocks: the gradients of ``u_step_objective`` and ``v_step_objective``.
-        """
-        _, gu, gv = self.loss(u, v, True, True)
-        gu = gu + orthogonality_penalty(u, self.Q, self.pen_weight)[1] + self.u_prior(u)[1]
-        gv = gv + orthogonality_penalty(v, self.Q, self.pen_weight)[1] + _pair_penalty(u, v, self.pen_weight)[2]
-        gv = gv + self.regularizer(v)[1]
-        return max(scaled_gradient(gu, self.curvature_u(v)), scaled_gradient(gv, self.curvature_v(u)))
-
-
-def _live(u: np.ndarray, v: np.ndarray) -> bool:
-    """Whether u is a start away from the saddle u = 0: not zero, nor rounding residue (1e-16) of it."""
-    return bool(np.linalg.norm(u) > 1e-8 * max(1.0, float(np.linalg.norm(v))))
-
-
-def _collapsed(problem: _Component, u: np.ndarray, v: np.ndarray, tol: float,
-               measure: float) -> tuple[np.ndarray, np.ndarray, float]:
-    """(u, v, measure), or the prior's collapsed point when the fit ended unconverged next to it.
-
-    Where the prior outweighs the data's cyclic part (few games, a small scale), the MAP of a component
-    is u = 0, v at its prior centre: a point where Algorithm 1's ``<u, v>^2 / |u|^2`` is not
-    differentiable, so a solver creeps towards it without meeting ``tol``. When the fit ended within
-    ``COLLAPSE * max(1, |v|)`` of u = 0, that point is tested: taken when its scaled gradient meets
-    ``tol`` and its objective is no higher.
-    """
-    if measure <= tol or problem.prior_weight == 0.0:
-        return u, v, measure
-    if np.linalg.norm(u) > COLLAPSE * max(1.0, float(np.linalg.norm(v))):
-        return u, v, measure
-    # v's optimum at u = 0 (the loss does not depend on v there): the regulariser and the prior
-    reg, prior = 2.0 * problem.reg_weight, problem.prior_weight
-    u0, v0 = np.zeros_like(u), problem.project(np.full_like(v, (reg + prior * problem.v_centre) / (reg + prior)))
-    m0 = problem.block_measure(u0, v0)
-    lower = problem.joint_objective(np.concatenate([u0, v0]))[0] <= problem.joint_objective(np.concatenate([u, v]))[0]
-    if m0 <= tol and lower:
-        return u0, v0, m0
-    return u, v, measure
-
-
-def _alternate(problem: _Component, u: np.ndarray, v: np.ndarray, tol: float,
-               max_iter: int) -> tuple[np.ndarray, np.ndarray, int, float]:
-    """Algorithm 1: u-step, v-step, each by L-BFGS, until both blocks meet ``tol`` (or ``max_iter`` rounds).
-
-    The block updates are solved to a tolerance that tightens with the progress (at most 10x the
-    current measure), starting from ``_first_tol``.
-    """
-    inner_tol = _first_tol(problem, u, v, tol)
-    measure = np.inf
-    for it in range(1, max_iter + 1):
-        u = minimize_scaled(lambda x: problem.u_step_objective(x, v), u, problem.curvature_u(v), inner_tol,
-                            INNER_MAX_ITER).x
-        v = minimize_scaled(lambda x: problem.v_step_objective(u, x), v, problem.curvature_v(u), inner_tol,
-                            INNER_MAX_ITER).x
-        measure = problem.block_measure(u, v)
-        if measure <= tol:
-            break
-        inner_tol = max(tol, min(inner_tol, 0.1 * measure))
-    u, v, measure = _collapsed(problem, u, v, tol, measure)
-    return u, v, it, measure
-
-
-def _first_tol(problem: _Component, u: np.ndarray, v: np.ndarray, tol: float) -> float:
-    """The first block solves stop at COARSE_REL times the starting measure: an absolute tolerance
-    would accept the start itself (u = 0, a saddle) when the component to find is small."""
-    return max(tol, COARSE_REL * problem.block_measure(u, v))
-
-
-def _alternate_then_joint(problem: _Component, u: np.ndarray, v: np.ndarray, tol: float,
-                          max_iter: int) -> tuple[np.ndarray, np.ndarray, int, float]:
-    """L-BFGS on (u, v) jointly (``joint_objective``), from (u, v); from u = 0, after Algorithm 1's first
-    u-step (a coarse solve) as a warm start."""
-    if not _live(u, v):  # u = 0 is a saddle of the joint objective: leave it by Algorithm 1's u-step first
-        u = minimize_scaled(lambda x: problem.u_step_objective(x, v), u, problem.curvature_u(v),
-                            _first_tol(problem, u, v, tol), INNER_MAX_ITER).x
-    n = problem.n
-    x = np.concatenate([problem.project(u), problem.project(v)])
-    used = 0
-    while used < max_iter:
-        x = np.concatenate(problem.balance(problem.project(x[:n]), problem.project(x[n:])))
-        h = np.concatenate([problem.curvature_u(x[n:]), problem.curvature_v(x[:n])])
-        res = minimize_scaled(problem.joint_objective, x, h, tol, max_iter - used)
-        x, used, measure = res.x, used + max(res.n_iter, 1), res.grad_measure
-        # The curvature scale moves with (u, v): a run converged for the old one is checked again.
-        if res.converged:
-            h = np.concatenate([problem.curvature_u(x[n:]), problem.curvature_v(x[:n])])
-            measure = scaled_gradient(res.grad, h)
-            if measure <= tol:
-                break
-        elif res.n_iter == 0:
-            break
-    u, v, measure = _collapsed(problem, problem.project(x[:n]), problem.project(x[n:]), tol, measure)
-    return u, v, 1 + used, measure
-
-
-def describe_first_component(model: Any) -> None:
-    """Read the first component of a fitted disc model (Propositions 1 and 2).
-
-    Sets ``transitive_``; ``angle_`` and ``radius_`` (polar coordinates of (u_i1, v_i1):
-    ``P(i beats j) = sigmoid(r_i r_j sin(theta_i - theta_j))`` for one component); and, when the component
-    is transitive, ``strength_`` and ``consistency_`` (:func:`discrank.analysis.reparametrize`) and
-    ``ranking_`` (labels by decreasing strength), which are None for a cyclic one.
-    """
-    u, v = model.u_[:, 0], model.v_[:, 0]
-    model.transitive_ = disc_verdict(u, v).transitive
-    model.angle_, model.radius_ = np.arctan2(v, u), np.hypot(u, v)
-    model.strength_ = model.consistency_ = model.ranking_ = None
-    if model.transitive_:
-        try:
-            rep = reparametrize(u, v)
-        except ValueError:  # all ties, or the origin on the hull's border: no finite strength
-            return
-        model.strength_, model.consistency_ = rep.strength, rep.consistency
-        model.ranking_ = model.labels_[np.argsort(-rep.strength, kind="stable")]
-
-
-class DiscReadout:
-    """``transitivity()`` and ``ratings_frame`` columns for the fitted disc models."""
-
-    def _rating_columns(self):
-        cols: dict = {}
-        key = None
-        strength = getattr(self, "strength_", None)
-        if strength is not None:
-            cols["_elo_base"] = strength
-            cols["strength"] = strength
-            cols["consistency"] = self.consistency_
-            key = strength
-        U, V = self.u_, self.v_  # type: ignore[attr-defined]
-        for m in range(U.shape[1]):
-            cols[f"u_{m + 1}"] = U[:, m]
-            cols[f"v_{m + 1}"] = V[:, m]
-        return cols, key
-
-    def ratings_frame(self, *, anchor=None, anchor_rating: float = 1500.0):
-        frame = super().ratings_frame(anchor=anchor, anchor_rating=anchor_rating)  # type: ignore[misc]
-        summary = self.transitivity()
-        frame.attrs["transitivity"] = {"share": [float(x) for x in summary.share],
-                                       "transitive": [bool(x) for x in summary.transitive]}
-        return frame
-
-    ratings_frame.__doc__ = PairwiseModel.ratings_frame.__doc__
-
-    def transitivity(self) -> TransitivitySummary:
-        """Share of each component and which are transitive (Theorem 2, Proposition 1)."""
-        self._check_fitted()  # type: ignore[attr-defined]
-        return transitivity_summary(self.u_, self.v_)  # type: ignore[attr-defined]
+#: The fitted arrays of a disc model file: the components, and each component's iterations and measure.
+DISC_ARRAYS = (
+    FittedArray("u_", ("n", "k")),
+    FittedArray("v_", ("n", "k")),
+    FittedArray("n_iter_", ("k",), kind="i", required=False),
+    FittedArray("grad_measure_", ("k",), required=False, nonnegative="gradient measure"),
+)
 
 
 class DiscDecomposition(DiscReadout, PairwiseModel):
@@ -462,7 +168,10 @@ class DiscDecomposition(DiscReadout, PairwiseModel):
         self.random_state = random_state
         self.n_jobs = n_jobs
 
-    _tile_pairs = True  # hundreds of objective calls: the pairs in tile order (models/_base.py)
+    _tile_pairs = True  # hundreds of objective calls: the pairs in tile order (discrank._fitdata)
+    _fitted_arrays = DISC_ARRAYS
+    _fitted_scalars = ("n_players_", "converged_", "loss_", "transitive_", "prior_scale_")
+    _choices = {"loss": DISC_LOSSES, "solver": SOLVERS}
     _has_prior = True
     #: How the prior scale is searched (discrank._tuning): a coarse grid first, as the validation score
     #: of a disc model can have two basins (an Elo-like fit at small scales, the cyclic structure at large).
@@ -488,17 +197,19 @@ class DiscDecomposition(DiscReadout, PairwiseModel):
 
         check_prior_scale(self.prior_scale)
 
-    def _fit(self, data: PairwiseData, objective: Any, w: np.ndarray, piece: np.ndarray) -> None:
+    def _fit(self, data: FitData) -> None:
+        """Algorithm 2: the components one after another, each by ``solver`` on top of the previous ones."""
+        objective, w, piece = data.objective, data.w, data.piece
         n, k = data.n_players, int(self.n_components)
         rng = np.random.default_rng(self.random_state)
         U = np.zeros((n, k))
         V = np.zeros((n, k))
-        self._base = self._base_ratings(data, w)
+        self._base = self._base_ratings(data)
         offset = None if self._base is None else self._base[data.i] - self._base[data.j]
         # Algorithm 1 adds the penalties with weight 1, and Appendix B.2 its regulariser with weight
         # lambda / 2, to the paper's double sum over (i, j) and (j, i). That sum is 2 W times our weighted
         # mean (W the total pair weight), so here they weigh 1 / (2 W) and lambda / (4 W).
-        total_weight = data.pair_weights(copy=False).sum()
+        total_weight = data.total_weight
         pen_weight = 1.0 / (2.0 * total_weight)
         reg_weight = float(self.regularization) / (4.0 * total_weight)
         # Gaussian priors on every u and v (against the negative log-likelihood, the objective times W)
@@ -517,7 +228,7 @@ class DiscDecomposition(DiscReadout, PairwiseModel):
         for comp in range(k):
             Q = _unit_columns([U[:, m] for m in range(comp)] + [V[:, m] for m in range(comp)])
             centre = self._first_v_centre if comp == 0 else 0.0
-            problem = _Component(objective, LOSSES[self.loss], data, w, offset, Q, pen_weight, self._n_threads,
+            problem = _Component(objective, LOSSES[self.loss], n, w, offset, Q, pen_weight, self._n_threads,
                                  reg_weight if comp == 0 else 0.0, prior_weight, centre)
             v = 1.0 + INIT_NOISE * rng.standard_normal(n) if comp == 0 else problem.project(rng.standard_normal(n))
             u = np.zeros(n)
@@ -549,10 +260,10 @@ class DiscDecomposition(DiscReadout, PairwiseModel):
         self.grad_measure_ = measures
         self.converged_ = bool(np.all(measures <= tol))
         if self._base is None:
-            describe_first_component(self)
+            self._describe_first_component()
         self.separated_ = None
         if sigma == np.inf and self.loss == "bce":
-            self.separated_ = self._warn_separation(data, objective, piece)
+            self.separated_ = self._warn_separation(data)
             if self.separated_:
                 self.converged_ = False  # a point where the gradient vanishes numerically, not an optimum
                 return
@@ -572,7 +283,7 @@ class DiscDecomposition(DiscReadout, PairwiseModel):
     def _warm_state(self):
         return (self.labels_, self.u_, self.v_)
 
-    def _warn_separation(self, data: PairwiseData, objective: Any, piece: np.ndarray) -> bool:
+    def _warn_separation(self, data: FitData) -> bool:
         """Maximum likelihood in logit space (``prior_scale=inf``): whether the results alone have no
         finite optimum, with a ``SeparationWarning`` when so.
 
@@ -582,11 +293,10 @@ class DiscDecomposition(DiscReadout, PairwiseModel):
         beyond SATURATED logits, as a perfectly cyclic log (a beats b beats c beats a, every game) is fitted
         by a disc game whose radius grows without end.
         """
-        n = data.n_players
-        _, scored, conceded = objective.score_sums(n_threads=self._n_threads)
-        n_pieces = int(piece.max()) + 1 if piece.size else 0
+        n, piece = data.n_players, data.piece
+        _, scored, conceded = data.objective.score_sums(n_threads=self._n_threads)
         n_strong, strong = _core.beat_pieces(n, data.i, data.j, data.p)
-        separates = one_sided(piece, scored, conceded) or n_strong > n_pieces
+        separates = one_sided(piece, scored, conceded) or n_strong > data.n_pieces
         scores = _core.scores(data.i, data.j, n, U=self.u_, V=self.v_, n_threads=self._n_threads)
         decided = (data.p == 0.0) | (data.p == 1.0)
         saturated = decided & (np.abs(scores) > SATURATED)
@@ -594,7 +304,7 @@ class DiscDecomposition(DiscReadout, PairwiseModel):
             return False
         if separates:
             why = (f"the results separate the players: some players or groups never lose (or never win) against "
-                   f"the others (e.g. {', '.join(separated_examples(data, strong))})")
+                   f"the others (e.g. {', '.join(separated_examples(data.pairs, strong))})")
         else:
             k = int(np.flatnonzero(saturated)[0])
             why = (f"the fit reproduces decided results with scores beyond {SATURATED:g} logits (e.g. "
@@ -609,7 +319,7 @@ class DiscDecomposition(DiscReadout, PairwiseModel):
         )
         return True
 
-    def _base_ratings(self, data: PairwiseData, w: np.ndarray) -> Optional[np.ndarray]:
+    def _base_ratings(self, data: FitData) -> Optional[np.ndarray]:
         """Fixed per-player scores added to every component's score (none for the disc decomposition)."""
         return None
 
@@ -618,6 +328,11 @@ class DiscDecomposition(DiscReadout, PairwiseModel):
         if self._base is not None:
             factors["s"] = self._base
         return factors
+
+    def _rebuild(self) -> None:
+        """No fixed per-player scores; the reading of the first component (Propositions 1 and 2)."""
+        self._base = None
+        self._describe_first_component()
 
 
 class MElo(DiscDecomposition):
@@ -647,6 +362,9 @@ class MElo(DiscDecomposition):
     """
 
     _first_v_centre = 0.0  # the transitive part is Pbar: every component is a cyclic one, centred at 0
+    _fitted_arrays = DISC_ARRAYS + (
+        FittedArray("_base", ("n",), bound=0.5, bound_text="outside [-0.5, 0.5] (a mean score minus 1/2)"),
+    )
 
     def __init__(
         self,
@@ -662,8 +380,8 @@ class MElo(DiscDecomposition):
         super().__init__(n_components, "probability", prior_scale=prior_scale, solver=solver, tol=tol,
                          max_iter=max_iter, random_state=random_state, n_jobs=n_jobs)
 
-    def _base_ratings(self, data: PairwiseData, w: np.ndarray) -> np.ndarray:
-        n = data.n_players
+    def _base_ratings(self, data: FitData) -> np.ndarray:
+        n, w = data.n_players, data.w
         score = np.bincount(data.i, w * data.p, n) + np.bincount(data.j, w * (1.0 - data.p), n)
         total = np.bincount(data.i, w, n) + np.bincount(data.j, w, n)
         sigma = getattr(self, "_sigma", np.inf)
@@ -671,8 +389,19 @@ class MElo(DiscDecomposition):
             # the posterior mean of Pbar_i under a N(1/2, sigma^2) prior, each game's score having
             # variance at most 1/4: the mean score with 1 / (4 sigma^2) draws added (in the units of
             # w, which the fit normalises: a game weighs sum(w) / (number of games))
-            pseudo = w.sum() / data.pair_weights(copy=False).sum() / (4.0 * sigma * sigma)
+            pseudo = w.sum() / data.total_weight / (4.0 * sigma * sigma)
             score, total = score + 0.5 * pseudo, total + pseudo
         pbar = np.divide(score, total, out=np.full(n, 0.5), where=total > 0)
         self.ratings_ = pbar - 0.5
         return self.ratings_
+
+    def _rebuild(self) -> None:
+        """``ratings_``, the transitive part, is the fixed per-player score ``_base``."""
+        self.ratings_ = self._base
+
+    def _sort_key(self) -> np.ndarray:
+        """The transitive part ``ratings_`` (the mean score minus 1/2)."""
+        return self.ratings_
+
+    def _rating_columns(self) -> dict[str, np.ndarray]:
+        return {"rating": self.ratings_, **super()._rating_columns()}

@@ -3,20 +3,26 @@
 from __future__ import annotations
 
 import warnings
-from typing import Any, Optional
+from typing import Optional
 
 import numpy as np
 
-from discrank._optim import minimize_scaled, newton_elo, pair_curvature
-from discrank.data import PairwiseData, one_sided, separated_examples
 from discrank import _core
+from discrank._checks import check_positive_float, check_positive_int
+from discrank._fitdata import FitData
+from discrank._newton import newton_elo
+from discrank._optim import minimize_scaled, pair_curvature
+from discrank.data import PairwiseData, one_sided, separated_examples
 from discrank.exceptions import ConvergenceWarning, SeparationWarning
-from discrank.models._base import LOSSES, PairwiseModel, check_positive_float, check_positive_int, resolve_n_jobs
+from discrank.models._base import LOSSES, PairwiseModel, resolve_n_jobs
+from discrank.persist import FittedArray
 
 __all__ = ["Elo", "EloPlusPlus"]
 
 
 _SOLVERS = ("newton", "lbfgs")
+#: How Newton's method solves its linear systems (``linear_solver_``, discrank._newton.newton_elo).
+LINEAR_SOLVERS = ("cg", "banded Cholesky")
 
 #: Prior standard deviation (logits) used when the results separate the players: 10 logits is 1737 Elo
 #: points, far wider than any real rating spread, so it only matters where the data has no answer.
@@ -67,6 +73,11 @@ class _EloFamily(PairwiseModel):
         self.n_jobs = n_jobs
 
     _has_prior = True
+    _fitted_arrays = (FittedArray("ratings_", ("n",)),)
+    _fitted_scalars = ("n_players_", "n_iter_", "converged_", "grad_measure_", "loss_", "solver_", "tol_",
+                       "linear_solver_", "prior_scale_")
+    _choices = {"solver": _SOLVERS, "solver_": _SOLVERS, "linear_solver_": LINEAR_SOLVERS}
+    _optional_params = ("solver", "tol", "max_iter")
 
     def _validate_params(self, data: PairwiseData) -> None:
         from discrank._tuning import check_prior_scale
@@ -83,9 +94,11 @@ class _EloFamily(PairwiseModel):
     def _warm_state(self):
         return (self.labels_, self.ratings_)
 
-    def _fit(self, data: PairwiseData, objective: Any, w: np.ndarray, piece: np.ndarray) -> None:
+    def _fit(self, data: FitData) -> None:
+        """Newton's method or L-BFGS on the ratings, with the prior; a separation check at ``prior_scale=inf``."""
+        objective, w, piece = data.objective, data.w, data.piece
         loss_id = LOSSES[self._loss]
-        n_threads = self._n_threads
+        n_threads = data.n_threads
         solver = self.solver
         if solver is None:  # Elo++ without a prior: L-BFGS, as its non-convex loss was always fitted
             solver = "lbfgs" if self._loss == "sigmoid_squared" and self._sigma == np.inf else self._default_solver
@@ -98,7 +111,7 @@ class _EloFamily(PairwiseModel):
             # TUNING_STEPS steps leave validation scores within ~1e-6 of the exact optimum's.
             max_iter = min(max_iter, TUNING_STEPS)
         self.solver_, self.tol_ = solver, tol
-        n_pieces = int(piece.max()) + 1 if piece.size else 0
+        n_pieces = data.n_pieces
         s0 = None
         warm = getattr(self, "_warm_start", None)
         if warm is not None:
@@ -108,7 +121,7 @@ class _EloFamily(PairwiseModel):
 
         def solve(sigma):
             # prior N(0, sigma^2) per rating, on the scale of the objective (the mean loss per unit weight)
-            ridge = 0.0 if sigma is None else 1.0 / (sigma**2 * float(data.pair_weights(copy=False).sum()))
+            ridge = 0.0 if sigma is None else 1.0 / (sigma**2 * float(data.total_weight))
             if solver == "newton":
                 return newton_elo(objective, loss_id, data.i, data.j, w, data.n_players, piece, tol, int(max_iter),
                                   n_threads, s0=s0, ridge=ridge, sums=sums)
@@ -143,7 +156,7 @@ class _EloFamily(PairwiseModel):
         if not res.converged:
             warnings.warn(f"{type(self).__name__} did not converge: {res.message}", ConvergenceWarning, stacklevel=3)
 
-    def _check_separation(self, data, piece, n_pieces, sums, solve):
+    def _check_separation(self, data: FitData, piece, n_pieces, sums, solve):
         """Maximum likelihood (``prior_scale=inf``): (the scale to fit with, whether the data separates).
 
         Separation (no finite maximum-likelihood answer): a player who never scores or never concedes is
@@ -171,7 +184,7 @@ class _EloFamily(PairwiseModel):
         if strong_pieces is None:  # found by the one-pass check: the groups are still to name
             strong_pieces = _core.beat_pieces(data.n_players, data.i, data.j, data.p)
         n_strong, strong = strong_pieces
-        names = separated_examples(data, strong)
+        names = separated_examples(data.pairs, strong)
         warnings.warn(
             f"the results separate the players into {n_strong} groups where {n_pieces} connected "
             f"piece(s) were expected: some players or groups never lose (or never win) against the others "
@@ -187,8 +200,16 @@ class _EloFamily(PairwiseModel):
     def _factors(self) -> dict[str, np.ndarray]:
         return {"s": self.ratings_}
 
-    def _rating_columns(self):
-        return {"_elo_base": self.ratings_, "rating": self.ratings_}, self.ratings_
+    def _rating_columns(self) -> dict[str, np.ndarray]:
+        return {"rating": self.ratings_}
+
+    def _sort_key(self) -> np.ndarray:
+        """The ratings."""
+        return self.ratings_
+
+    def _elo_scale(self) -> np.ndarray:
+        """The ratings, in logits."""
+        return self.ratings_
 
 
 class Elo(_EloFamily):

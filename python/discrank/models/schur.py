@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import numpy as np
 
+from discrank._checks import check_data, check_n_components
 from discrank._labels import show
 from discrank.analysis import normal_decomposition
 from discrank.data import PairwiseData
-from discrank.models._base import PairwiseModel, atomic, check_data, check_n_components, resolve_n_jobs
-from discrank.models.disc import DiscReadout, describe_first_component
+from discrank.models._base import PairwiseModel, atomic, resolve_n_jobs
+from discrank.models._readout import DiscReadout
+from discrank.persist import FittedArray
 
 __all__ = ["SchurDecomposition"]
 
@@ -36,6 +38,10 @@ class SchurDecomposition(DiscReadout, PairwiseModel):
     n_iter_ : int (0: a direct method); converged_ : bool (True)
     """
 
+    _fitted_arrays = (FittedArray("u_", ("n", "k")), FittedArray("v_", ("n", "k")))
+    _fitted_scalars = ("n_players_", "n_iter_", "converged_", "transitive_")
+    _choices = {"space": SPACES}
+
     def __init__(self, n_components: int = 1, space: str = "probability", *, n_jobs=None):
         self.n_components = n_components
         self.space = space
@@ -47,12 +53,29 @@ class SchurDecomposition(DiscReadout, PairwiseModel):
 
     @atomic
     def fit(self, data: PairwiseData) -> "SchurDecomposition":
+        """Decompose the payoff matrix of ``data`` (Theorem 2); returns ``self``.
+
+        Parameters
+        ----------
+        data : PairwiseData
+            A complete set of pairs: every pair of players observed.
+
+        Returns
+        -------
+        SchurDecomposition
+            ``self``.
+
+        Raises
+        ------
+        ValueError
+            A missing pair, or in logit space a probability of 0 or 1; invalid parameters.
+        """
         check_data(data)
         if self.space not in SPACES:
             raise ValueError(f"space must be one of {SPACES}, got {self.space!r}")
         k = check_n_components(self.n_components, data.n_players)
         n = data.n_players
-        self._n_threads = resolve_n_jobs(self.n_jobs)
+        n_threads = resolve_n_jobs(self.n_jobs)
         P = data.to_matrix()
         missing = np.argwhere(np.isnan(P))
         if missing.size:
@@ -80,11 +103,17 @@ class SchurDecomposition(DiscReadout, PairwiseModel):
             np.fill_diagonal(M, 0.0)
             U, V, lam = normal_decomposition(M, k)
             U, V, lam = U / np.sqrt(2.0), V / np.sqrt(2.0), lam / 2.0
-        self.labels_, self.n_players_, self._label_index = data.labels.copy(), n, None
+        self._set_players(data.labels.copy(), n_threads)
         self.u_, self.v_, self.lambdas_ = U, V, lam
         self.n_iter_, self.converged_ = 0, True
-        describe_first_component(self)
+        self._describe_first_component()
+        self._check_finite_state()
         return self
 
     def _factors(self) -> dict[str, np.ndarray]:
         return {"U": self.u_, "V": self.v_}
+
+    def _rebuild(self) -> None:
+        """``lambdas_`` from the components, and the reading of the first one (Propositions 1 and 2)."""
+        self.lambdas_ = np.linalg.norm(self.u_, axis=0) * np.linalg.norm(self.v_, axis=0)
+        self._describe_first_component()

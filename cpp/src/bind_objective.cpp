@@ -1,0 +1,225 @@
+// Python glue of the objective (objective.hpp): PairObjective, scores, the loss ids, and the
+// vectorised exp and log1p of fastmath.hpp for their accuracy test.
+#include <cmath>
+#include <memory>
+#include <optional>
+
+#include "bind.hpp"
+#include "discrank/checks.hpp"
+#include "discrank/fastmath.hpp"
+#include "discrank/losses.hpp"
+#include "discrank/objective.hpp"
+#include "discrank/stream_limit.hpp"
+
+namespace discrank_py {
+
+namespace {
+
+// The parameters U, V (n x k, given together) and/or s (n) as the core reads them; raises
+// ValueError for a wrong shape or when neither is given.
+discrank::Params check_params(std::int64_t n, const std::optional<FloatIn>& U, const std::optional<FloatIn>& V,
+                                     const std::optional<FloatIn>& s) {
+    discrank::Params x;
+    if (U.has_value() != V.has_value()) throw py::value_error("U and V must be given together");
+    if (U) {
+        if (U->ndim() != 2 || U->shape(0) != n)
+            throw py::value_error("U must have shape (" + std::to_string(n) + ", k), got " + shape_str(*U));
+        if (V->ndim() != 2 || V->shape(0) != n || V->shape(1) != U->shape(1))
+            throw py::value_error("V must have the shape of U " + shape_str(*U) + ", got " + shape_str(*V));
+        x.U = U->data();
+        x.V = V->data();
+        x.k = static_cast<int>(U->shape(1));
+    }
+    if (s) {
+        check_vector(*s, n, "s");
+        x.s = s->data();
+    }
+    if (!x.s && x.k == 0) throw py::value_error("give U and V, s, or both");
+    return x;
+}
+
+discrank::Loss to_loss(int loss) {
+    if (loss < 0 || loss > 3) throw py::value_error("unknown loss id " + std::to_string(loss));
+    return static_cast<discrank::Loss>(loss);
+}
+
+// Owns references to the pair arrays so that the borrowed pointers in PairObjective stay valid.
+class PyObjective {
+  public:
+    PyObjective(std::int64_t n_players, IntIn i, IntIn j, FloatIn y, FloatIn w, const std::string& strategy)
+        : i_(std::move(i)), j_(std::move(j)), y_(std::move(y)), w_(std::move(w)) {
+        using S = discrank::PairObjective::Strategy;
+        S strat;
+        if (strategy == "auto")
+            strat = S::automatic;
+        else if (strategy == "scatter")
+            strat = S::scatter;
+        else if (strategy == "gather")
+            strat = S::gather;
+        else
+            throw py::value_error("strategy must be 'auto', 'scatter' or 'gather', got '" + strategy + "'");
+        const std::int64_t m = common_length("i, j, y and w", {{"i", &i_}, {"j", &j_}, {"y", &y_}, {"w", &w_}});
+        core_ = std::make_unique<discrank::PairObjective>(n_players, i_.data(), j_.data(), y_.data(), w_.data(), m,
+                                                          strat);
+    }
+
+    py::tuple evaluate(int loss, const std::optional<FloatIn>& U, const std::optional<FloatIn>& V,
+                       const std::optional<FloatIn>& s, const std::optional<FloatIn>& offset, bool grad_u,
+                       bool grad_v, bool grad_s, std::optional<FloatArray> curv, int n_threads) {
+        const discrank::Loss id = to_loss(loss);
+        const std::int64_t n = core_->n_players();
+        const discrank::Params x = check_params(n, U, V, s);
+        if (offset) check_vector(*offset, core_->n_pairs(), "offset");
+        if ((grad_u || grad_v) && x.k == 0) throw py::value_error("a gradient in U or V needs U and V");
+        if (grad_s && !x.s) throw py::value_error("a gradient in s needs s");
+        const auto rows = static_cast<py::ssize_t>(n), cols = static_cast<py::ssize_t>(x.k);
+        py::object gU = py::none(), gV = py::none(), gs = py::none();
+        discrank::Grads g;
+        if (grad_u) {
+            FloatArray a({rows, cols});
+            g.U = a.mutable_data();
+            gU = a;
+        }
+        if (grad_v) {
+            FloatArray a({rows, cols});
+            g.V = a.mutable_data();
+            gV = a;
+        }
+        if (grad_s) {
+            FloatArray a(rows);
+            g.s = a.mutable_data();
+            gs = a;
+        }
+        double* pcurv = nullptr;
+        if (curv) {
+            check_vector(*curv, core_->n_pairs(), "curv");
+            if (!curv->writeable()) throw py::value_error("curv must be writeable");
+            pcurv = curv->mutable_data();
+        }
+        double value;
+        {
+            py::gil_scoped_release release;
+            value = core_->evaluate(id, x, offset ? offset->data() : nullptr, g, pcurv, n_threads);
+        }
+        return py::make_tuple(value, gU, gV, gs);
+    }
+
+    FloatArray hessp_s(const FloatIn& curv, const FloatIn& x, int n_threads) {
+        check_vector(curv, core_->n_pairs(), "curv");
+        check_vector(x, core_->n_players(), "x");
+        return per_player([&](double* out) { core_->hessp_s(curv.data(), x.data(), out, n_threads); });
+    }
+
+    FloatArray player_sums(const FloatIn& v, int n_threads) {
+        check_vector(v, core_->n_pairs(), "v");
+        return per_player([&](double* out) { core_->player_sums(v.data(), out, n_threads); });
+    }
+
+    FloatArray opponent_sums(const FloatIn& v, const FloatIn& c, int n_threads) {
+        check_vector(v, core_->n_pairs(), "v");
+        check_vector(c, core_->n_players(), "c");
+        return per_player([&](double* out) { core_->opponent_sums(v.data(), c.data(), out, n_threads); });
+    }
+
+    py::tuple score_sums(int n_threads) {
+        const auto n = static_cast<py::ssize_t>(core_->n_players());
+        FloatArray total(n), scored(n), conceded(n);
+        {
+            py::gil_scoped_release release;
+            core_->score_sums(total.mutable_data(), scored.mutable_data(), conceded.mutable_data(), n_threads);
+        }
+        return py::make_tuple(total, scored, conceded);
+    }
+
+    double stream_limit(int loss, int n_threads) {
+        const discrank::Loss id = to_loss(loss);
+        py::gil_scoped_release release;
+        return discrank::stream_limit(core_->pairs(), id, n_threads);
+    }
+
+    std::int64_t n_players() const { return core_->n_players(); }
+    std::int64_t n_pairs() const { return core_->n_pairs(); }
+    std::string strategy() const { return core_->scatter() ? "scatter" : "gather"; }
+
+  private:
+    // A new array of one value per player, filled by fill(data) without the GIL.
+    template <class Fill>
+    FloatArray per_player(Fill fill) {
+        FloatArray out(static_cast<py::ssize_t>(core_->n_players()));
+        double* po = out.mutable_data();
+        {
+            py::gil_scoped_release release;
+            fill(po);
+        }
+        return out;
+    }
+
+    IntArray i_, j_;
+    FloatArray y_, w_;
+    std::unique_ptr<discrank::PairObjective> core_;
+};
+
+FloatArray scores(IntIn a, IntIn b, std::int64_t n_players, const std::optional<FloatIn>& U,
+                  const std::optional<FloatIn>& V, const std::optional<FloatIn>& s, int n_threads) {
+    const discrank::Params x = check_params(n_players, U, V, s);
+    const std::int64_t q = common_length("a and b", {{"a", &a}, {"b", &b}});
+    discrank::check_pairs(n_players, q, a.data(), b.data(), discrank::PairRule::in_range, "pair");
+    FloatArray out(static_cast<py::ssize_t>(q));
+    double* po = out.mutable_data();
+    {
+        py::gil_scoped_release release;
+        discrank::scores(x, q, a.data(), b.data(), po, n_threads);
+    }
+    return out;
+}
+
+py::tuple fast_exp_log1p(const FloatIn& x) {
+    if (x.ndim() != 1) throw py::value_error("x must be 1-D, got shape " + shape_str(x));
+    const py::ssize_t len = x.shape(0);
+    FloatArray e(len), l(len);
+    const double* px = x.data();
+    double* pe = e.mutable_data();
+    double* pl = l.mutable_data();
+    for (py::ssize_t t = 0; t < len; ++t) {
+        pe[t] = discrank::fastmath::exp_nonpos(-std::fabs(px[t]));
+        pl[t] = discrank::fastmath::log1p_unit(pe[t]);
+    }
+    return py::make_tuple(e, l);
+}
+
+}  // namespace
+
+void bind_objective(py::module_& m) {
+    m.attr("LOSS_BCE") = static_cast<int>(discrank::Loss::bce);
+    m.attr("LOSS_SQUARED_LOGIT") = static_cast<int>(discrank::Loss::squared_logit);
+    m.attr("LOSS_PROBABILITY") = static_cast<int>(discrank::Loss::probability);
+    m.attr("LOSS_SIGMOID_SQUARED") = static_cast<int>(discrank::Loss::sigmoid_squared);
+
+    py::class_<PyObjective>(m, "PairObjective")
+        .def(py::init<std::int64_t, IntIn, IntIn, FloatIn, FloatIn, const std::string&>(),
+             py::arg("n_players"), py::arg("i").noconvert(), py::arg("j").noconvert(), py::arg("y").noconvert(),
+             py::arg("w").noconvert(), py::arg("strategy") = "auto")
+        .def_property_readonly("n_players", &PyObjective::n_players)
+        .def_property_readonly("n_pairs", &PyObjective::n_pairs)
+        .def_property_readonly("strategy", &PyObjective::strategy)
+        .def("score_sums", &PyObjective::score_sums, py::arg("n_threads") = 0,
+             "(total, scored, conceded) per player: the sums over their pairs of w, of w times their score, "
+             "of w times the opponent's score")
+        .def("hessp_s", &PyObjective::hessp_s, py::arg("curv").noconvert(), py::arg("x").noconvert(),
+             py::arg("n_threads") = 0)
+        .def("player_sums", &PyObjective::player_sums, py::arg("v").noconvert(), py::arg("n_threads") = 0)
+        .def("opponent_sums", &PyObjective::opponent_sums, py::arg("v").noconvert(), py::arg("c").noconvert(),
+             py::arg("n_threads") = 0)
+        .def("stream_limit", &PyObjective::stream_limit, py::arg("loss"), py::arg("n_threads") = 0)
+        .def("evaluate", &PyObjective::evaluate, py::arg("loss"), py::arg("U").noconvert() = py::none(),
+             py::arg("V").noconvert() = py::none(), py::arg("s").noconvert() = py::none(),
+             py::arg("offset").noconvert() = py::none(), py::arg("grad_u") = false, py::arg("grad_v") = false,
+             py::arg("grad_s") = false, py::arg("curv").noconvert() = py::none(), py::arg("n_threads") = 0);
+
+    m.def("scores", &scores, py::arg("a").noconvert(), py::arg("b").noconvert(), py::arg("n_players"),
+          py::arg("U").noconvert() = py::none(), py::arg("V").noconvert() = py::none(),
+          py::arg("s").noconvert() = py::none(), py::arg("n_threads") = 0);
+    m.def("fast_exp_log1p", &fast_exp_log1p, py::arg("x").noconvert());
+}
+
+}  // namespace discrank_py

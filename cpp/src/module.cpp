@@ -1,0 +1,26 @@
+// The _core module: its version, the thread counts, and the bindings of each topic (bind_*.cpp).
+#include "bind.hpp"
+#include "discrank/threads.hpp"
+
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+PYBIND11_MODULE(_core, m) {
+    m.doc() = "discrank's compiled core: the masked pairwise objective and its gradient.";
+    m.attr("__version__") = DISCRANK_VERSION;
+    m.def("max_threads", []() {
+#ifdef _OPENMP
+        return omp_get_max_threads();
+#else
+        return 1;
+#endif
+    });
+    m.def("thread_limit", &discrank::thread_limit,
+          "The most threads a kernel call starts (4 per processor, at most 1024); larger requests are clamped");
+    discrank_py::bind_objective(m);
+    discrank_py::bind_online(m);
+    discrank_py::bind_pairs(m);
+    discrank_py::bind_labels(m);
+    discrank_py::bind_graph(m);
+}

@@ -1,0 +1,180 @@
+"""The data of one fit, built once per fit in one place: the objective, the weights, the pieces of the
+comparison graph, the pair order and the threads.
+
+The data path of a fit is ``PairwiseData -> FitData -> solver -> the model's fitted attributes``
+(``PairwiseModel.fit``, models/_base.py). A :class:`FitData` holds plain arrays in the objective's order;
+the :class:`~discrank.PairwiseData` it was built from stays as it was given, sorted by ``(i, j)``.
+"""
+
+from __future__ import annotations
+
+import warnings
+from dataclasses import dataclass
+from typing import Any, NamedTuple, Optional
+
+import numpy as np
+
+from discrank import _core
+from discrank.data import PairwiseData, warn_isolated
+from discrank.exceptions import DisconnectedGraphWarning
+
+__all__ = ["FitData", "TILE_BITS", "TiledPairs", "build_fit_data", "in_tile_order"]
+
+#: Players per tile of the pair order the iterative fits use (``_core.tile_pairs``): 2^11 = 2048.
+TILE_BITS = 11
+
+
+class TiledPairs(NamedTuple):
+    """The pairs of a :class:`~discrank.PairwiseData` in another order: plain arrays, no invariant."""
+
+    i: np.ndarray
+    j: np.ndarray
+    p: np.ndarray
+    n_games: Optional[np.ndarray]
+
+
+def in_tile_order(data: PairwiseData, w: np.ndarray, n_threads: int) -> tuple[TiledPairs, np.ndarray]:
+    """The pairs of ``data`` and their weights ``w`` in the objective's cache-friendly order.
+
+    The order is stable by the second player's tile of ``2^TILE_BITS`` players (``_core.tile_pairs``), so
+    that each pass over the pairs reads the first players as a stream and the second players' parameters
+    and gradient rows within one tile, in cache. The pairs are the same, only their order (and so the
+    order of the sums) changes. With at most one tile of players the arrays of ``data`` and ``w``
+    themselves are returned; otherwise copies of the pair arrays (24 bytes per pair, 32 with game
+    counts), held for the fit's duration: for the fits that evaluate the objective many times.
+
+    Parameters
+    ----------
+    data : PairwiseData
+        The pairs, sorted by ``(i, j)``.
+    w : ndarray, shape (n_pairs,)
+        A weight per pair of ``data``.
+    n_threads : int
+        Threads of the core's counting sort (0: OpenMP's default).
+
+    Returns
+    -------
+    pairs : TiledPairs
+        ``i``, ``j``, ``p`` and ``n_games`` (None without game counts) in tile order.
+    w : ndarray
+        The weights in the same order.
+    """
+    if data.n_players <= 1 << TILE_BITS:
+        return TiledPairs(data.i, data.j, data.p, data.n_games), w
+    cols = [data.p, w] if data.n_games is None else [data.p, w, data.n_games]
+    i, j, moved = _core.tile_pairs(data.n_players, data.i, data.j, cols, TILE_BITS, n_threads)
+    return TiledPairs(i, j, moved[0], moved[2] if len(moved) > 2 else None), moved[1]
+
+
+@dataclass(frozen=True)
+class FitData:
+    """What a model's ``_fit`` works on, built by :func:`build_fit_data`.
+
+    Attributes
+    ----------
+    pairs : PairwiseData
+        The data of the fit, as given (sorted by ``(i, j)``): its labels, and the pairs for what does not
+        depend on their order.
+    i, j, p : ndarray
+        The pairs in the objective's order (tile order for the fits that ask for it).
+    n_games : ndarray or None
+        Games per pair in that order (None without game counts).
+    w : ndarray
+        The pair weights in that order, normalised to sum 1: the objective is the weighted mean loss.
+    total_weight : float
+        The sum of the pair weights before normalising (``pairs.pair_weights().sum()``): the number of
+        games with ``weights="games"``.
+    objective : discrank._core.PairObjective
+        The compiled objective over ``(i, j, p, w)``.
+    n_pieces : int
+        Connected pieces of the comparison graph (isolated players each a piece).
+    piece : ndarray of int, shape (n_players,)
+        The piece of each player.
+    n_threads : int
+        Threads of the core's kernels (0: OpenMP's default).
+    """
+
+    pairs: PairwiseData
+    i: np.ndarray
+    j: np.ndarray
+    p: np.ndarray
+    n_games: Optional[np.ndarray]
+    w: np.ndarray
+    total_weight: Any
+    objective: Any
+    n_pieces: int
+    piece: np.ndarray
+    n_threads: int
+
+    @property
+    def n_players(self) -> int:
+        """Players of the data."""
+        return self.pairs.n_players
+
+    @property
+    def n_pairs(self) -> int:
+        """Observed pairs."""
+        return int(self.i.shape[0])
+
+    @property
+    def labels(self) -> np.ndarray:
+        """The players' labels, in the order of their indices."""
+        return self.pairs.labels
+
+    def games_per_player(self) -> np.ndarray:
+        """Games played by each player (pairs played, without game counts).
+
+        Returns
+        -------
+        ndarray, shape (n_players,)
+        """
+        counts = self.n_games if self.n_games is not None else np.ones(self.i.shape[0])
+        return self.objective.player_sums(np.ascontiguousarray(counts, dtype=np.float64), n_threads=self.n_threads)
+
+
+def build_fit_data(data: PairwiseData, n_threads: int, tile: bool, stacklevel: int = 2) -> FitData:
+    """The :class:`FitData` of ``data``, with the warnings about its comparison graph.
+
+    Warns (``IsolatedPlayerWarning``, :func:`discrank.data.warn_isolated`) when some players have no
+    pair, and (``DisconnectedGraphWarning``) when the other players are in several connected pieces,
+    whose ratings are then not comparable.
+
+    Parameters
+    ----------
+    data : PairwiseData
+        The pairs of the fit.
+    n_threads : int
+        Threads of the core (``resolve_n_jobs``'s count; 0: OpenMP's default).
+    tile : bool
+        Put the pairs in tile order (:func:`in_tile_order`): for the fits that evaluate the objective
+        hundreds of times, where the reordering (one counting sort, about two objective calls:
+        bench/bench_kernel.py) pays.
+    stacklevel : int, optional
+        Stack level of the ``DisconnectedGraphWarning``, counted from the caller.
+
+    Returns
+    -------
+    FitData
+    """
+    n_pieces, piece = data.components()
+    isolated = warn_isolated(data, piece)
+    n_connected_pieces = n_pieces - int(isolated.sum())
+    if n_connected_pieces > 1:
+        sizes = np.sort(np.bincount(piece[~isolated]))[::-1]
+        sizes = sizes[sizes > 0]
+        warnings.warn(
+            f"the comparison graph is in {n_connected_pieces} pieces (sizes {sizes[:5].tolist()}"
+            f"{' ...' if sizes.size > 5 else ''}): ratings of different pieces are not comparable",
+            DisconnectedGraphWarning,
+            stacklevel=stacklevel + 1,
+        )
+    weights = data.pair_weights(copy=False)
+    total_weight = weights.sum()
+    w = weights / total_weight
+    if tile:
+        pairs, w = in_tile_order(data, w, n_threads)
+    else:
+        pairs = TiledPairs(data.i, data.j, data.p, data.n_games)
+    objective = _core.PairObjective(data.n_players, pairs.i, pairs.j, pairs.p, w)
+    return FitData(data, pairs.i, pairs.j, pairs.p, pairs.n_games, w, total_weight, objective, int(n_pieces), piece,
+                   n_threads)

@@ -1,0 +1,116 @@
+"""The rules of docs/ARCHITECTURE.md that a machine can check: the import graph of the package has no
+cycle, the data path runs one way, persistence knows no model by name, import leaves the process alone."""
+
+from __future__ import annotations
+
+import ast
+import importlib
+import pathlib
+
+import pytest
+
+PACKAGE = pathlib.Path(importlib.import_module("discrank").__file__).resolve().parent
+
+
+def _module_name(path: pathlib.Path) -> str:
+    parts = path.relative_to(PACKAGE.parent).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def import_graph() -> dict[str, set[str]]:
+    """module -> the discrank modules it imports (anywhere in the file, function bodies included);
+    ``from discrank import X`` counts as importing ``discrank.X`` when X is a module, and importing a
+    package's ``__init__`` (``discrank``, ``discrank.models``) is not an edge (every submodule import
+    runs it)."""
+    files = {(_module_name(f)): f for f in PACKAGE.rglob("*.py")}
+    modules = set(files)
+    graph: dict[str, set[str]] = {}
+    for name, path in files.items():
+        package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+        deps: set[str] = set()
+        for node in ast.walk(ast.parse(path.read_text(), str(path))):
+            targets: list[str] = []
+            if isinstance(node, ast.Import):
+                targets = [a.name for a in node.names]
+            elif isinstance(node, ast.ImportFrom):
+                base = node.module or ""
+                if node.level:
+                    anchor = package.split(".")
+                    anchor = anchor[: len(anchor) - (node.level - 1)]
+                    base = ".".join(anchor + ([base] if base else []))
+                targets = [f"{base}.{a.name}" if f"{base}.{a.name}" in modules else base for a in node.names]
+            for t in targets:
+                if t in modules and t != name and files[t].name != "__init__.py":
+                    deps.add(t)
+        graph[name] = deps
+    return graph
+
+
+def _cycle(graph: dict[str, set[str]]):
+    state: dict[str, int] = {}
+    stack: list[str] = []
+
+    def visit(m: str):
+        state[m] = 1
+        stack.append(m)
+        for d in sorted(graph.get(m, ())):
+            if state.get(d) == 1:
+                return stack[stack.index(d):] + [d]
+            if d not in state:
+                found = visit(d)
+                if found:
+                    return found
+        stack.pop()
+        state[m] = 2
+        return None
+
+    for m in sorted(graph):
+        if m not in state:
+            found = visit(m)
+            if found:
+                return found
+    return None
+
+
+def test_the_graph_sees_the_known_edges():
+    # the checker itself: it finds edges written in each style the package uses
+    graph = import_graph()
+    assert "discrank.data" in graph["discrank.logs"]  # from discrank.data import ...
+    assert "discrank._labels" in graph["discrank.data"]  # from discrank._labels import ...
+    assert "discrank.plot" in graph["discrank.cli"]  # from discrank import plot (in a function)
+    assert "discrank.models._base" in graph["discrank.models.elo"]
+    assert _cycle({"a": {"b"}, "b": {"c"}, "c": {"a"}}) == ["a", "b", "c", "a"]
+    assert _cycle({"a": {"b"}, "b": set()}) is None
+
+
+def test_no_import_cycle_between_modules():
+    assert _cycle(import_graph()) is None
+
+
+@pytest.mark.parametrize("low, high", [
+    ("discrank.data", "discrank.logs"),        # the io layer imports data, never the reverse
+    ("discrank._rows", "discrank.data"),
+    ("discrank._rows", "discrank.logs"),
+    ("discrank.data", "discrank.models._base"),
+    ("discrank._fitdata", "discrank.models._base"),
+    ("discrank._optim", "discrank._newton"),
+])
+def test_the_data_path_runs_one_way(low, high):
+    graph = import_graph()
+
+    def reaches(a, b, seen=()):
+        return b in graph.get(a, ()) or any(reaches(d, b, seen + (a,)) for d in graph.get(a, ()) if d not in seen)
+
+    assert not reaches(low, high), f"{low} imports {high} (directly or through another module)"
+
+
+def test_checks_sit_below_everything():
+    assert import_graph()["discrank._checks"] <= {"discrank.exceptions"}
+
+
+def test_persistence_knows_no_model_by_name():
+    graph = import_graph()
+    assert not {m for m in graph["discrank.persist"] if m.startswith("discrank.models")}
+    source = (PACKAGE / "persist.py").read_text()
+    for name in ("DiscDecomposition", "DiscDecompositionCV", "EloPlusPlus", "MElo", "SchurDecomposition"):
+        assert name not in source, f"persist.py names {name}"
