@@ -58,7 +58,7 @@ def main() -> None:
     y = rng.choice([0.0, 0.5, 1.0], m)
     w = np.full(m, 1.0 / m)
     obj = _core.PairObjective(n, i, j, y, w)
-    it, jt, (yt, wt) = _core.tile_pairs(n, i, j, [y, w])  # the disc fits' order (models/_base.py)
+    it, jt, (yt, wt) = _core.tile_pairs(n, i, j, [y, w])  # the disc fits' order (discrank._fitdata)
     tiled = _core.PairObjective(n, it, jt, yt, wt)
     s = rng.normal(size=n)
     U1, V1 = rng.normal(size=(n, 1)), rng.normal(size=(n, 1))

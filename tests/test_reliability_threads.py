@@ -18,7 +18,8 @@ from discrank import (DiscDecomposition, DiscDecompositionCV, Elo, EloPlusPlus, 
 from discrank.bootstrap import bootstrap
 from discrank.exceptions import ThreadCountWarning
 from discrank.models import _base
-from discrank.models._base import check_random_state, one_blas_thread, resolve_n_jobs, thread_limit
+from discrank._checks import check_random_state
+from discrank.models._base import one_blas_thread, resolve_n_jobs, thread_limit
 from discrank.online import online_disc, online_elo
 
 HUGE = 10**6

@@ -42,6 +42,8 @@ from discrank.exceptions import (  # noqa: E402
     DisconnectedGraphWarning,
     InvalidRowsWarning,
     IsolatedPlayerWarning,
+    NotFittedError,
+    NumericalError,
 )
 from discrank import analysis  # noqa: E402
 from discrank.models import DiscDecomposition, DiscDecompositionCV, Elo, EloPlusPlus, MElo, SchurDecomposition  # noqa: E402
@@ -63,6 +65,8 @@ __all__ = [
     "InvalidRowsWarning",
     "IsolatedPlayerWarning",
     "MElo",
+    "NotFittedError",
+    "NumericalError",
     "PairwiseData",
     "SchurDecomposition",
     "Validation",

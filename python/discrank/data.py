@@ -170,7 +170,7 @@ class PairwiseData:
     @classmethod
     def _trusted(cls, i, j, p, n_games, labels, weights) -> "PairwiseData":
         """From arrays the aggregating constructors built and checked: distinct pairs, i < j, sorted by
-        (i, j), or in tile order for a fit's own copy (models/_base.py: in_tile_order)."""
+        (i, j), or in tile order for a fit's own copy (``discrank._fitdata.in_tile_order``)."""
         data = cls.__new__(cls)
         data.n_players = int(len(labels))
         data.labels = labels

@@ -437,15 +437,7 @@ def _predict(model: Any, a: np.ndarray, b: np.ndarray, unseen: str) -> np.ndarra
 
 
 def _relabel(model: Any, labels: np.ndarray) -> None:
-    """A discrank model fitted on player codes gets the log's labels back."""
-    if _is_discrank(model) and hasattr(model, "labels_"):
-        model.labels_ = labels[np.asarray(model.labels_, dtype=np.int64)]
-        model._label_index = None
-        if getattr(model, "ranking_", None) is not None:
-            model.ranking_ = labels[np.asarray(model.ranking_, dtype=np.int64)]
-        inner = getattr(model, "best_estimator_", None)
-        if inner is not None:
-            _relabel(inner, labels)
-    elif hasattr(model, "relabel"):
+    """A model fitted on player codes gets the log's labels back (its own ``relabel``)."""
+    if hasattr(model, "relabel"):
         model.relabel(labels)
 

@@ -14,6 +14,7 @@ from discrank import _core
 from discrank.models._base import atomic
 from discrank._checks import check_no_self_play, check_positive_float, check_positive_int, check_same_length, show
 from discrank._labels import LabelIndex, as_label_array, check_same_kind, factorize_pair
+from discrank.exceptions import NumericalError
 
 __all__ = ["OnlineRatings", "OnlineElo", "online_elo", "online_disc", "ELO_K32_STEP"]
 
@@ -146,8 +147,9 @@ def online_disc(
     ``u~_a += step (S - p) v_a v_b``, ``v_a += step (S - p) v_b (u~_a - u~_b)``, and symmetrically for b.
     ``init``: a fitted disc model whose first component is transitive (it has ``strength_`` and
     ``consistency_``, Proposition 2) to continue from; new players start at strength 0, consistency 1
-    (an Elo player). A ``ValueError`` when the updates diverge (a state beyond ``DIVERGED``, or NaN):
-    the update is bilinear, and too large a step makes it grow without bound.
+    (an Elo player). A :class:`~discrank.exceptions.NumericalError` (a ``ValueError``) when the updates
+    diverge (a state beyond ``DIVERGED``, or NaN): the update is bilinear, and too large a step makes it
+    grow without bound.
     """
     if init is not None and getattr(init, "strength_", None) is None:
         raise ValueError(
@@ -165,7 +167,7 @@ def online_disc(
     pred, snaps = _core.online_disc(ia, ib, score, float(step), state, every)
     size = np.abs(state).max() if n else 0.0
     if not size <= DIVERGED:  # (NaN too)
-        raise ValueError(
+        raise NumericalError(
             f"online_disc diverged with step={step!r}: the strengths and consistencies reached {size:.3g} "
             f"(beyond {DIVERGED:g}); the update is bilinear in them, and a step this large makes it grow "
             "without bound. Use a smaller step (the default is 0.05)"

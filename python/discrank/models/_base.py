@@ -25,15 +25,13 @@ from threadpoolctl import ThreadpoolController
 from scipy.special import expit
 
 from discrank import _core, persist
-from discrank._checks import check_data, check_positive_float, check_positive_int, check_random_state
-from discrank._fitdata import FitData, build_fit_data, in_tile_order  # noqa: F401 (bench/bench_threads.py)
+from discrank._checks import check_data, check_positive_float, check_positive_int, check_random_state, check_same_length
+from discrank._fitdata import FitData, build_fit_data
 from discrank._labels import LabelIndex, as_query, show
 from discrank.data import PairwiseData
 from discrank.exceptions import NotFittedError, NumericalError, ThreadCountWarning
 
-# check_random_state is re-exported for tests/test_reliability_threads.py, in_tile_order for
-# bench/bench_threads.py (both import them from here).
-__all__ = ["PairwiseModel", "LOSSES", "check_random_state", "resolve_n_jobs", "one_blas_thread", "thread_limit"]
+__all__ = ["PairwiseModel", "LOSSES", "resolve_n_jobs", "one_blas_thread", "thread_limit"]
 
 #: Loss names and their ids in the compiled core (cpp/include/discrank/losses.hpp).
 LOSSES = {
@@ -587,8 +585,7 @@ class PairwiseModel:
         else:
             ia = lookup.index(a, "player")
             ib = lookup.index(b, "player")
-        if ia.shape != ib.shape:
-            raise ValueError(f"found inputs of inconsistent lengths: a has {ia.shape[0]}, b has {ib.shape[0]}")
+        check_same_length({"a": ia.shape[0], "b": ib.shape[0]})
         return ia, ib
 
     def _prior_mean(self) -> dict[str, np.ndarray]:

@@ -11,7 +11,7 @@ import numpy as np
 
 from discrank.data import PairwiseData
 from discrank.exceptions import ConvergenceWarning, DisconnectedGraphWarning, IsolatedPlayerWarning
-from discrank._checks import check_data, check_positive_int
+from discrank._checks import check_data, check_one_of, check_positive_int
 from discrank.models._base import PairwiseModel, atomic, resolve_n_jobs
 from discrank.models._readout import DiscReadout
 from discrank.models.disc import DiscDecomposition
@@ -127,8 +127,7 @@ class DiscDecompositionCV(DiscReadout, PairwiseModel):
             raise ValueError(f"cv must be >= 2 folds, got {cv}")
         if cv > data.n_pairs:
             raise ValueError(f"cv={cv} folds need at least as many pairs; the data has {data.n_pairs}")
-        if self.scoring not in SCORINGS:
-            raise ValueError(f"scoring must be one of {SCORINGS}, got {self.scoring!r}")
+        check_one_of(self.scoring, "scoring", SCORINGS)
         resolve_n_jobs(self.n_jobs, warn=False)  # the fits resolve it again, and warn there
         sigma = check_prior_scale(self.prior_scale)
         common = dict(loss=self.loss, solver=self.solver, tol=self.tol, max_iter=self.max_iter,

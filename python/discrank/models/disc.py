@@ -12,7 +12,7 @@ from typing import Any, Optional
 import numpy as np
 
 from discrank import _core
-from discrank._checks import check_n_components
+from discrank._checks import check_n_components, check_one_of
 from discrank._fitdata import FitData
 from discrank._labels import show
 from discrank._newton import logit_mean_score
@@ -185,10 +185,8 @@ class DiscDecomposition(DiscReadout, PairwiseModel):
 
     def _validate_params(self, data: PairwiseData) -> None:
         super()._validate_params(data)
-        if self.loss not in DISC_LOSSES:
-            raise ValueError(f"loss must be one of {DISC_LOSSES}, got {self.loss!r}")
-        if self.solver not in SOLVERS:
-            raise ValueError(f"solver must be one of {SOLVERS}, got {self.solver!r}")
+        check_one_of(self.loss, "loss", DISC_LOSSES)
+        check_one_of(self.solver, "solver", SOLVERS)
         reg = self.regularization
         if isinstance(reg, bool) or not isinstance(reg, (int, float, np.integer, np.floating)) or not np.isfinite(reg) or reg < 0:
             raise ValueError(f"regularization must be a finite number >= 0, got {reg!r}")

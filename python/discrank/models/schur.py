@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from discrank._checks import check_data, check_n_components
+from discrank._checks import check_data, check_n_components, check_one_of
 from discrank._labels import show
 from discrank.analysis import normal_decomposition
 from discrank.data import PairwiseData
@@ -71,8 +71,7 @@ class SchurDecomposition(DiscReadout, PairwiseModel):
             A missing pair, or in logit space a probability of 0 or 1; invalid parameters.
         """
         check_data(data)
-        if self.space not in SPACES:
-            raise ValueError(f"space must be one of {SPACES}, got {self.space!r}")
+        check_one_of(self.space, "space", SPACES)
         k = check_n_components(self.n_components, data.n_players)
         n = data.n_players
         n_threads = resolve_n_jobs(self.n_jobs)
