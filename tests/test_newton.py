@@ -7,6 +7,7 @@ from scipy.sparse.linalg import spsolve
 from scipy.stats import spearmanr
 
 from discrank import Elo, EloPlusPlus, PairwiseData
+from reference import bradley_terry
 
 
 def ladder(n, games, width, seed=0):
@@ -20,18 +21,6 @@ def ladder(n, games, width, seed=0):
     return PairwiseData.from_games(a, b, score, labels=np.arange(n)), skill
 
 
-def bt(data):
-    i, j, y = data.i, data.j, data.p
-    w = data.pair_weights() / data.pair_weights().sum()
-    n = data.n_players
-
-    def fun(s):
-        A = s[i] - s[j]
-        r = w * (0.5 * (1.0 + np.tanh(0.5 * A)) - y)
-        return float(np.sum(w * (np.logaddexp(0.0, A) - y * A))), np.bincount(i, r, n) - np.bincount(j, r, n)
-
-    return fun, w
-
 
 def laplacian(i, j, n, c):
     """The weighted Laplacian of the pairs (i, j) with pair weights c, as a sparse matrix."""
@@ -40,7 +29,7 @@ def laplacian(i, j, n, c):
 
 def reference_newton(data):
     """Independent exact fit: numpy objective, Newton with a sparse direct solve, player 0 grounded."""
-    fun, w = bt(data)
+    fun, w = bradley_terry(data)
     n, i, j = data.n_players, data.i, data.j
     s = np.zeros(n)
     for _ in range(50):
@@ -60,7 +49,7 @@ def test_ladder_reaches_the_exact_optimum_with_a_banded_factorisation():
     # 3000 players who meet only opponents 1-20 ranks away: a path-like Hessian, where first-order fits
     # stop early (bench/bench_peers.py --only ladder) and Jacobi-CG crawls.
     data, skill = ladder(3000, 150_000, 20)
-    fun, _ = bt(data)
+    fun, _ = bradley_terry(data)
     model = Elo(prior_scale=np.inf).fit(data)
     assert model.converged_
     assert model.linear_solver_ == "banded Cholesky"

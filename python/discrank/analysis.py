@@ -62,7 +62,25 @@ def _as_points(u: Any, v: Any) -> np.ndarray:
 
 
 def disc_verdict(u: Any, v: Any) -> DiscVerdict:
-    """Proposition 1 for the disc game ``P_ij = sigmoid(u_i v_j - v_i u_j)``, with its degenerate cases."""
+    """Proposition 1 for the disc game ``P_ij = sigmoid(u_i v_j - v_i u_j)``, with its degenerate cases.
+
+    Parameters
+    ----------
+    u, v : array_like of float, shape (n_players,)
+        The players' points ``(u_i, v_i)`` of one disc component: 1-D, of the same length, not empty, and
+        finite.
+
+    Returns
+    -------
+    DiscVerdict
+        Whether the game is transitive, the origin's relative margin to the hull's border, and the case
+        (see :class:`DiscVerdict`).
+
+    Raises
+    ------
+    ValueError
+        ``u`` and ``v`` not 1-D of the same length, empty, or with a point that is not finite.
+    """
     pts = _as_points(u, v)
     scale = float(np.max(np.linalg.norm(pts, axis=1)))
     if scale == 0.0:
@@ -89,8 +107,26 @@ def disc_verdict(u: Any, v: Any) -> DiscVerdict:
 
 
 def is_transitive(u: Any, v: Any) -> bool:
-    """Proposition 1: the disc game of (u, v) is fully transitive iff the origin is not in the interior
-    of the convex hull of the points (u_i, v_i); otherwise it is fully cyclic."""
+    """Proposition 1: whether the disc game of (u, v) is fully transitive.
+
+    The disc game of (u, v) is fully transitive iff the origin is not in the interior of the convex hull
+    of the points (u_i, v_i); otherwise it is fully cyclic.
+
+    Parameters
+    ----------
+    u, v : array_like of float, shape (n_players,)
+        The players' points ``(u_i, v_i)``, as in :func:`disc_verdict`.
+
+    Returns
+    -------
+    bool
+        ``disc_verdict(u, v).transitive``.
+
+    Raises
+    ------
+    ValueError
+        Invalid ``u`` and ``v``, as in :func:`disc_verdict`.
+    """
     return disc_verdict(u, v).transitive
 
 
@@ -119,7 +155,25 @@ def reparametrize(u: Any, v: Any, weights: Optional[np.ndarray] = None) -> Repar
     consistency <= 0 (a noisy game near the edge of transitivity), the rotation of the paper's proof is
     used instead: v~ is the coordinate along the bisector of the points' angular range, scaled to mean 1.
 
-    Raises ``ValueError`` when the game is cyclic (no such rewriting exists).
+    Parameters
+    ----------
+    u, v : array_like of float, shape (n_players,)
+        The players' points ``(u_i, v_i)`` of a transitive disc component, as in :func:`disc_verdict`.
+    weights : array_like of float, shape (n_players,), optional
+        Weights of the players in the (weighted) means, normalised to sum 1; default: equal weights.
+
+    Returns
+    -------
+    Reparametrization
+        The strength ``s = u~/v~``, the consistency ``c = v~``, the reparametrised points ``u~``, ``v~``
+        and the matrix ``M`` with ``(u~, v~) = M (u, v)``.
+
+    Raises
+    ------
+    ValueError
+        The game is cyclic (no such rewriting exists); every game is a tie (all points on a line through
+        the origin: there is no strength to read); the origin is on the border of the players' convex hull
+        (some consistency would be 0); or ``u`` and ``v`` are invalid, as in :func:`disc_verdict`.
     """
     pts = _as_points(u, v)
     verdict = disc_verdict(pts[:, 0], pts[:, 1])
@@ -172,6 +226,27 @@ def normal_decomposition(A: Any, n_components: Optional[int] = None) -> tuple[np
     Returns ``(U, V, lam)``: columns sorted by ``lam_l = |u_l| |v_l|`` decreasing, ``|u_l| = |v_l|``,
     all the columns orthogonal; keeps the first ``n_components`` (default ``n // 2``). Truncating to k
     gives the best rank-2k skew-symmetric approximation in Frobenius norm.
+
+    Parameters
+    ----------
+    A : array_like of float, shape (n, n)
+        A real skew-symmetric matrix (``A = -A^T`` up to ``1e-9`` times its largest absolute entry, or
+        1e-9 when that is below 1), finite; its skew-symmetric part ``(A - A^T) / 2`` is decomposed.
+    n_components : int, optional
+        Number of components kept; default ``n // 2``. Columns beyond the matrix's nonzero 2x2 blocks
+        are 0.
+
+    Returns
+    -------
+    U, V : ndarray, shape (n, n_components)
+        The components' ``u_l`` and ``v_l``, one per column.
+    lam : ndarray, shape (n_components,)
+        ``lam_l = |u_l| |v_l|``, decreasing.
+
+    Raises
+    ------
+    ValueError
+        ``A`` not square, with non-finite entries, or not skew-symmetric.
     """
     A = np.asarray(A, dtype=np.float64)
     if A.ndim != 2 or A.shape[0] != A.shape[1]:
@@ -222,7 +297,26 @@ class TransitivitySummary:
 
 
 def transitivity_summary(U: Any, V: Any) -> TransitivitySummary:
-    """Summary of the components ``(U[:, l], V[:, l])`` of a disc decomposition (fitted or exact)."""
+    """Summary of the components ``(U[:, l], V[:, l])`` of a disc decomposition (fitted or exact).
+
+    Parameters
+    ----------
+    U, V : array_like of float, shape (n_players, k) or (n_players,)
+        The components' ``u_l`` and ``v_l``, one per column, of the same shape; 1-D arrays are one
+        component.
+
+    Returns
+    -------
+    TransitivitySummary
+        Each component's share and verdict (Proposition 1), and whether the main one is transitive. The
+        shares are NaN when every ``lam_l`` is 0.
+
+    Raises
+    ------
+    ValueError
+        ``U`` and ``V`` not of the same shape ``(n, k)``, or a component with invalid points, as in
+        :func:`disc_verdict`.
+    """
     U = np.asarray(U, dtype=np.float64)
     V = np.asarray(V, dtype=np.float64)
     if U.ndim == 1:
@@ -265,6 +359,26 @@ def nash_clustering(P: Any) -> list[np.ndarray]:
     Returns the clusters, strongest first, as arrays of player indices. "The number of clusters is a
     measure of transitivity": an Elo game with distinct ratings has one player per cluster,
     rock-paper-scissors one cluster.
+
+    Parameters
+    ----------
+    P : array_like of float, shape (n, n)
+        A complete payoff matrix ``P[i, j] = P(i beats j)``: finite off the diagonal (no NaN), with
+        ``P_ij + P_ji = 1`` to 1e-9; the diagonal is ignored.
+
+    Returns
+    -------
+    list of ndarray
+        The clusters, strongest first, each an array of player indices; together they hold every player
+        once.
+
+    Raises
+    ------
+    ValueError
+        ``P`` not square, with missing (NaN) or infinite entries off the diagonal, or with
+        ``P_ij + P_ji != 1``.
+    RuntimeError
+        The linear program of a cluster's Nash support fails.
     """
     P = np.asarray(P, dtype=np.float64)
     if P.ndim != 2 or P.shape[0] != P.shape[1]:

@@ -33,6 +33,14 @@ class BootstrapResult:
     ci: float
 
     def intervals(self) -> tuple[np.ndarray, np.ndarray]:
+        """Per player, the ``ci`` interval of their score over the replicates.
+
+        Returns
+        -------
+        lo, hi : ndarray, shape (n_players,)
+            The ``50 (1 - ci)`` and ``50 (1 + ci)`` percentiles of each player's scores, the replicates'
+            NaN left out; NaN for a player without a score in any replicate.
+        """
         lo, hi = 50.0 * (1.0 - self.ci), 50.0 * (1.0 + self.ci)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", RuntimeWarning)  # all-NaN columns give NaN
@@ -81,6 +89,49 @@ def bootstrap(estimator: Any, a: Any, b: Any, score: Any, *, n_boot: int = 200, 
     in the point estimate), so that the intervals are relative to that reference player; default: each
     fit's own centring (mean 0). Warnings of the replicates (players missing from a resample, a graph
     in pieces) are collected: one ``ConvergenceWarning`` says how many replicates did not converge.
+
+    Parameters
+    ----------
+    estimator : PairwiseModel
+        The model to refit, unfitted: each fit is a new ``type(estimator)(**estimator.get_params())``.
+    a, b : array_like, shape (n_games,)
+        Labels of the two players of each game.
+    score : array_like, shape (n_games,)
+        Score of ``a`` in each game, as in :meth:`~discrank.GameLog.from_arrays`.
+    n_boot : int, optional
+        Number of replicates, an integer >= 2; default 200.
+    ci : float, optional
+        Level of the intervals, in (0, 1); default 0.95.
+    seed : int, optional
+        An integer >= 0; replicate ``r`` draws from ``numpy.random.default_rng([seed, r])``. Default 0.
+    n_jobs : int, optional
+        None (default): one worker, each fit then using OpenMP's default threads. Otherwise that many
+        worker threads, with scikit-learn's meaning of ``n_jobs`` (-1: all cores; a count above the limit
+        clamped with a ``ThreadCountWarning``), never more than the replicates; with more than one worker,
+        the replicates of an estimator with an ``n_jobs`` parameter fit with ``n_jobs=1``.
+    weights : {"games", "uniform"}, optional
+        How pairs count in each fit, as in :meth:`PairwiseData.from_games`; default ``"games"``.
+    anchor : label, optional
+        A player whose score is set to 0 in every replicate and in the point estimate; default: none.
+
+    Returns
+    -------
+    BootstrapResult
+        The players, the point estimate, the replicates' scores (NaN for a player absent from a
+        replicate, or everywhere in a replicate the anchor sat out) and ``ci``.
+
+    Raises
+    ------
+    TypeError
+        A ``seed`` that is not an integer, or an ``n_jobs`` that is neither an int nor None.
+    ValueError
+        A negative ``seed``, an ``n_boot`` that is not an integer >= 2, a ``ci`` outside (0, 1),
+        ``n_jobs=0`` or below minus the number of cores, an unknown ``anchor``, or invalid games.
+
+    Warns
+    -----
+    ConvergenceWarning
+        Some replicates did not converge (one warning with their number).
     """
     from discrank._tuning import pairs_from_codes
     from discrank.logs import GameLog

@@ -459,6 +459,30 @@ class PairwiseData:
         (Definition 2.1 of the paper) to 1e-9; where only one is observed it is used. The diagonal is
         ignored. ``P`` is read in blocks of rows (never copied whole, float32 stays float32): beyond ``P``
         the memory used is the result's (16 bytes per observed pair) and a few blocks of at most 8 MB.
+
+        Parameters
+        ----------
+        P : array_like of numbers, shape (n, n)
+            The payoff matrix, probabilities in [0, 1], NaN where unobserved; at least 2 players.
+        labels : array, shape (n,), optional
+            The players' labels, in the order of the rows; default ``0 .. n - 1``.
+        weights : {"uniform"}, optional
+            ``"uniform"`` (the default): every observed pair once. ``"games"`` is refused: a matrix has no
+            number of games.
+
+        Returns
+        -------
+        PairwiseData
+            The observed pairs, without ``n_games``.
+
+        Raises
+        ------
+        TypeError
+            ``P`` is not numeric.
+        ValueError
+            ``P`` not square, fewer than 2 players, a number of labels other than ``n``, ``weights`` not
+            one of the options or ``"games"``, an entry that is not a probability, two observed entries
+            ``P[i, j]``, ``P[j, i]`` that do not add up to 1, or no observed pair.
         """
         P = np.asarray(P)
         if P.dtype.kind not in "iufb":
@@ -519,7 +543,18 @@ class PairwiseData:
 
     def pair_weights(self, copy: bool = True) -> np.ndarray:
         """Weight of each pair in a fit (not normalised): 1, or its number of games. ``copy=False``: a
-        read-only view where the weights are the game counts (no copy of an array of ``n_pairs``)."""
+        read-only view where the weights are the game counts (no copy of an array of ``n_pairs``).
+
+        Parameters
+        ----------
+        copy : bool, optional
+            True (default): a new array. False: with ``weights="games"``, a read-only view of ``n_games``.
+
+        Returns
+        -------
+        ndarray of float, shape (n_pairs,)
+            Ones with ``weights="uniform"``, the game counts with ``weights="games"``.
+        """
         if self.weights != "games":
             return np.ones(self.n_pairs)
         if copy:
@@ -529,7 +564,23 @@ class PairwiseData:
         return view
 
     def index(self, players: Any) -> np.ndarray:
-        """Indices of the players with the given labels; a ``ValueError`` names unknown labels."""
+        """Indices of the players with the given labels; a ``ValueError`` names unknown labels.
+
+        Parameters
+        ----------
+        players : array_like or scalar
+            Labels of players of the data (1-D, or a single player).
+
+        Returns
+        -------
+        ndarray of int32
+            The index of each player in ``labels``.
+
+        Raises
+        ------
+        ValueError
+            A label that is not a player of the data (the message names them), or ``players`` not 1-D.
+        """
         if self._index is None:
             self._index = LabelIndex(self.labels)
         return self._index.index(players)
@@ -551,7 +602,18 @@ class PairwiseData:
         return P
 
     def subset(self, mask: Any) -> "PairwiseData":
-        """The pairs selected by a boolean mask or index array, on the same players."""
+        """The pairs selected by a boolean mask or index array, on the same players.
+
+        Parameters
+        ----------
+        mask : array_like of bool, shape (n_pairs,), or array_like of int
+            The pairs kept: a boolean mask over the pairs, or their indices.
+
+        Returns
+        -------
+        PairwiseData
+            The selected pairs with their ``n_games``, on the same players, labels and ``weights``.
+        """
         sel = np.asarray(mask)
         return PairwiseData(
             self.i[sel], self.j[sel], self.p[sel], None if self.n_games is None else self.n_games[sel],
@@ -559,7 +621,24 @@ class PairwiseData:
         )
 
     def filter(self, min_games: int) -> "PairwiseData":
-        """Keep pairs with at least ``min_games`` games; drop the players left without any pair."""
+        """Keep pairs with at least ``min_games`` games; drop the players left without any pair.
+
+        Parameters
+        ----------
+        min_games : int
+            The least number of games of a pair kept, an integer >= 1.
+
+        Returns
+        -------
+        PairwiseData
+            The pairs kept, the players renumbered in their order, with their labels.
+
+        Raises
+        ------
+        ValueError
+            A ``min_games`` that is not an integer >= 1, data without ``n_games``, or no pair with at
+            least ``min_games`` games.
+        """
         min_games = check_positive_int(min_games, "min_games")
         if self.n_games is None:
             raise ValueError("min_games needs the number of games per pair; this data has none")
@@ -579,6 +658,23 @@ class PairwiseData:
         """Hide a random share of the pairs (both orientations of each), as in the paper's experiments.
 
         Returns ``(train, test)`` on the same players and labels.
+
+        Parameters
+        ----------
+        test_fraction : float, optional
+            Share of the pairs held out, in (0, 1): ``round(test_fraction * n_pairs)`` pairs; default 0.2.
+        seed : int, numpy.random.Generator or None, optional
+            Seed of ``numpy.random.default_rng`` that draws the test pairs; default: fresh randomness.
+
+        Returns
+        -------
+        train, test : PairwiseData
+            The pairs kept and the pairs held out, on the same players and labels.
+
+        Raises
+        ------
+        ValueError
+            A ``test_fraction`` outside (0, 1), or one that leaves an empty train or test set.
         """
         if not isinstance(test_fraction, (float, int, np.floating)) or not 0.0 < float(test_fraction) < 1.0:
             raise ValueError(f"test_fraction must be in (0, 1), got {test_fraction!r}")

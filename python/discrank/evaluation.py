@@ -34,6 +34,18 @@ def game_losses(q: np.ndarray, y: np.ndarray) -> dict[str, np.ndarray]:
     ``log_loss``: ``-(y log q + (1 - y) log(1 - q))`` (a draw counts 0.5), ``brier``: ``(q - y)^2``,
     ``correct``: 1 when the favourite won, 0 when it lost, 0.5 for a prediction of exactly 1/2, NaN for
     a draw (accuracy is over decisive games).
+
+    Parameters
+    ----------
+    q : ndarray of float, shape (n_games,)
+        Predicted P(a beats b) of each game; clipped to ``[EPS, 1 - EPS]`` in the log loss.
+    y : ndarray of float, shape (n_games,)
+        Score of a in each game: 1, 0.5 or 0.
+
+    Returns
+    -------
+    dict of str -> ndarray, shape (n_games,)
+        ``log_loss``, ``brier`` and ``correct`` of each game.
     """
     qc = np.clip(q, EPS, 1.0 - EPS)
     log_loss = -(y * np.log(qc) + (1.0 - y) * np.log1p(-qc))
@@ -120,7 +132,24 @@ class Evaluation:
 
     def calibration(self, name: str) -> dict[str, np.ndarray]:
         """Calibration table of a model: predictions cut into ``bins`` equal-width bins of P(a beats b);
-        per bin the games, the mean prediction and the mean observed score of a."""
+        per bin the games, the mean prediction and the mean observed score of a.
+
+        Parameters
+        ----------
+        name : str
+            One of the models, ``names``.
+
+        Returns
+        -------
+        dict of str -> ndarray, shape (bins,)
+            ``lo`` and ``hi``, the edges of each bin; ``games``, the number of games in it; ``predicted``
+            and ``observed``, the mean prediction and the mean score of a there (NaN for an empty bin).
+
+        Raises
+        ------
+        ValueError
+            An unknown model name.
+        """
         if name not in self.predictions:
             raise ValueError(f"unknown model {name!r}; the models are {self.names}")
         q = self.predictions[name]
@@ -133,7 +162,24 @@ class Evaluation:
         return {"lo": edges[:-1], "hi": edges[1:], "games": count.astype(int), "predicted": mean_q, "observed": mean_y}
 
     def plot_calibration(self, ax: Any = None):
-        """Reliability diagram of every model (needs matplotlib: ``pip install 'discrank[plot]'``)."""
+        """Reliability diagram of every model (needs matplotlib: ``pip install 'discrank[plot]'``).
+
+        Parameters
+        ----------
+        ax : matplotlib Axes, optional
+            Where to draw; default: a new figure.
+
+        Returns
+        -------
+        matplotlib Axes
+            The axes drawn on: the mean observed score against the mean prediction of each non-empty bin
+            of :meth:`calibration`, one line per model, with the diagonal.
+
+        Raises
+        ------
+        ImportError
+            matplotlib is not installed.
+        """
         try:
             import matplotlib.pyplot as plt
         except ImportError as exc:  # pragma: no cover

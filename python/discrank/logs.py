@@ -334,7 +334,25 @@ class GameLog:
         """(past, future): the earliest ``1 - test_fraction`` of the games, and the rest.
 
         ``test_fraction`` is a number strictly between 0 and 1 (not text, not a bool); anything else is a
-        ``ValueError`` naming it."""
+        ``ValueError`` naming it.
+
+        Parameters
+        ----------
+        test_fraction : float, optional
+            Share of the latest games in the second part, in (0, 1); default 0.1. The cut is after
+            ``round((1 - test_fraction) * n_games)`` games in time order.
+
+        Returns
+        -------
+        past, future : GameLog
+            The earliest games and the latest ones, each sorted by time.
+
+        Raises
+        ------
+        ValueError
+            A ``test_fraction`` that is not a number in (0, 1), one that leaves an empty part, or a log
+            without a time column.
+        """
         f = test_fraction
         if isinstance(f, (bool, np.bool_)) or not isinstance(f, (int, float, np.integer, np.floating)) \
                 or not 0.0 < float(f) < 1.0:

@@ -117,6 +117,38 @@ def online_elo(
     times ln 10 / 400 (default: K = 32). ``init``: a fitted :class:`~discrank.Elo` (or any model with
     ``labels_`` and ``ratings_``) to continue from; new players start at 0. ``times``, when given, must be
     non-decreasing: the log is processed in its order.
+
+    Parameters
+    ----------
+    a, b : array_like, shape (n_games,)
+        Labels of the two players of each game, in the order the games are played: numbers or strings,
+        one kind for both (and for ``init``'s labels); no game of a player against themself.
+    score : array_like of float, shape (n_games,)
+        Score of ``a`` in each game, numeric, finite and in [0, 1] (1 a win, 0 a loss, 0.5 a draw).
+    step : float, optional
+        The update's step, positive: Elo's K factor times ln 10 / 400; default ``ELO_K32_STEP`` (K = 32).
+    init : model, optional
+        A fitted :class:`~discrank.Elo` (or any model with ``labels_`` and ``ratings_``) whose ratings the
+        run starts from; default: every player starts at 0.
+    times : array_like of numbers or datetimes, shape (n_games,), optional
+        The games' times, finite and non-decreasing; only checked: the log is processed in its order.
+    snapshot_every : int, optional
+        Keep the ratings after every ``snapshot_every``-th game (an integer >= 1); default: no snapshots.
+
+    Returns
+    -------
+    OnlineRatings
+        The final ratings, the forecast of each game before its update, and the snapshots.
+
+    Raises
+    ------
+    TypeError
+        A ``score`` that is not numeric, ``times`` that are neither numbers nor datetimes, or labels that
+        are neither numbers nor strings (bools, bytes).
+    ValueError
+        Inputs of different lengths, no game, a score outside [0, 1] or not finite, times not finite or
+        decreasing, a game of a player against themself, labels of mixed kinds, a ``step`` that is not a
+        positive finite number, or a ``snapshot_every`` that is not an integer >= 1.
     """
     known = None if init is None else np.asarray(init.labels_)
     ia, ib, score, labels, new, every = _prepare(a, b, score, times, step, snapshot_every, known)
@@ -150,6 +182,44 @@ def online_disc(
     (an Elo player). A :class:`~discrank.exceptions.NumericalError` (a ``ValueError``) when the updates
     diverge (a state beyond ``DIVERGED``, or NaN): the update is bilinear, and too large a step makes it
     grow without bound.
+
+    Parameters
+    ----------
+    a, b : array_like, shape (n_games,)
+        Labels of the two players of each game, in the order the games are played: numbers or strings,
+        one kind for both (and for ``init``'s labels); no game of a player against themself.
+    score : array_like of float, shape (n_games,)
+        Score of ``a`` in each game, numeric, finite and in [0, 1] (1 a win, 0 a loss, 0.5 a draw).
+    step : float, optional
+        The update's step, positive; default 0.05.
+    init : model, optional
+        A fitted disc model whose first component is transitive (``strength_`` and ``consistency_`` set)
+        whose strengths and consistencies the run starts from; default: every player starts at strength
+        0 and consistency 1.
+    times : array_like of numbers or datetimes, shape (n_games,), optional
+        The games' times, finite and non-decreasing; only checked: the log is processed in its order.
+    snapshot_every : int, optional
+        Keep the ratings after every ``snapshot_every``-th game (an integer >= 1); default: no snapshots.
+
+    Returns
+    -------
+    OnlineRatings
+        The final strengths (``ratings``) and consistencies, the forecast of each game before its update,
+        and the snapshots.
+
+    Raises
+    ------
+    TypeError
+        A ``score`` that is not numeric, ``times`` that are neither numbers nor datetimes, or labels that
+        are neither numbers nor strings (bools, bytes).
+    ValueError
+        Inputs of different lengths, no game, a score outside [0, 1] or not finite, times not finite or
+        decreasing, a game of a player against themself, labels of mixed kinds, a ``step`` that is not a
+        positive finite number, or a ``snapshot_every`` that is not an integer >= 1.
+        Also an ``init`` without ``strength_`` (not a fitted disc model with a transitive first
+        component).
+    discrank.exceptions.NumericalError
+        The updates diverged (a state beyond ``DIVERGED``, or NaN).
     """
     if init is not None and getattr(init, "strength_", None) is None:
         raise ValueError(
@@ -206,9 +276,38 @@ class OnlineElo:
         self.step = step
 
     def get_params(self, deep: bool = True) -> dict:
+        """The constructor's parameters (scikit-learn's contract; ``sklearn.base.clone`` works).
+
+        Parameters
+        ----------
+        deep : bool, optional
+            Ignored: no parameter is an estimator.
+
+        Returns
+        -------
+        dict
+            ``{"step": step}``.
+        """
         return {"step": self.step}
 
     def set_params(self, **params: Any) -> "OnlineElo":
+        """Set parameters by name; checked by the next ``fit``.
+
+        Parameters
+        ----------
+        **params
+            ``step``, the only parameter of the constructor.
+
+        Returns
+        -------
+        OnlineElo
+            ``self``.
+
+        Raises
+        ------
+        ValueError
+            A name other than ``step``.
+        """
         for key, value in params.items():
             if key != "step":
                 raise ValueError(f"invalid parameter {key!r} for OnlineElo; valid: ['step']")
@@ -221,7 +320,36 @@ class OnlineElo:
     @atomic
     def fit(self, log: Any, *, validation: Any = None) -> "OnlineElo":
         """Run the update over ``log`` (a :class:`~discrank.GameLog`, sorted by time when it has times);
-        ``validation``: how the step is tuned (see the class)."""
+        ``validation``: how the step is tuned (see the class).
+
+        Parameters
+        ----------
+        log : GameLog
+            The games. A log with times is run in time order (a stable sort: games of one time keep their
+            order); one without, in its order.
+        validation : discrank.Validation, optional
+            How the step is tuned when ``step`` is None (see the class). Used only when the log has times
+            and the cut leaves at least 10 games on each side; otherwise the step is tuned on the
+            forecasts of the latest half of the games. Ignored when ``step`` is given.
+
+        Returns
+        -------
+        OnlineElo
+            ``self``, with ``labels_``, ``ratings_``, ``step_`` and ``step_scores_`` (None when ``step``
+            is given).
+
+        Raises
+        ------
+        TypeError
+            ``log`` is not a :class:`~discrank.GameLog`, or ``validation`` is not a
+            :class:`discrank.Validation`.
+        ValueError
+            A ``step`` that is not a positive finite number.
+
+        Notes
+        -----
+        The fit is all or nothing: when it raises, the estimator is left as it was.
+        """
         from discrank._tuning import Validation, _time_cut, code_log
         from discrank.logs import GameLog
 
@@ -271,7 +399,23 @@ class OnlineElo:
         return self
 
     def predict_proba(self, a: Any, b: Any) -> np.ndarray:
-        """P(a beats b) = sigmoid(s_a - s_b) from the final ratings; a player not seen has rating 0."""
+        """P(a beats b) = sigmoid(s_a - s_b) from the final ratings; a player not seen has rating 0.
+
+        Parameters
+        ----------
+        a, b : array_like or scalar
+            Labels of the players, one each or arrays of one length.
+
+        Returns
+        -------
+        ndarray of float
+            P(a beats b) for each pair, an array even for single players.
+
+        Raises
+        ------
+        discrank.exceptions.NotFittedError
+            The estimator is not fitted.
+        """
         if not hasattr(self, "ratings_"):
             from discrank.exceptions import NotFittedError
 
@@ -283,6 +427,12 @@ class OnlineElo:
         return expit(sa - sb)
 
     def relabel(self, labels: np.ndarray) -> None:
-        """Labels from player codes (``discrank.evaluate`` fits on codes)."""
+        """Labels from player codes (``discrank.evaluate`` fits on codes).
+
+        Parameters
+        ----------
+        labels : ndarray
+            ``labels[c]`` is the label of the player coded ``c``; ``labels_`` becomes ``labels[labels_]``.
+        """
         self.labels_ = labels[np.asarray(self.labels_, dtype=np.int64)]
         self._index = LabelIndex(self.labels_)

@@ -247,6 +247,24 @@ def load(path: Any) -> Any:
     discrank model, a tampered or corrupted one, or one whose declared sizes do not match its content
     is a ``ValueError`` naming the file, the field and the value. A missing file is a
     ``FileNotFoundError``.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The model file.
+
+    Returns
+    -------
+    PairwiseModel
+        The fitted model, of the class it was saved from.
+
+    Raises
+    ------
+    ValueError
+        A file that is not a discrank model, a tampered or corrupted one, or one whose declared sizes do
+        not match its content (the message names the file, the field and the value).
+    FileNotFoundError
+        A missing file.
     """
     where = os.fsdecode(os.fspath(path))
     try:

@@ -26,7 +26,32 @@ def _axes(ax: Any):
 
 def plot_payoff(P: Any, order: Optional[Any] = None, ax: Any = None, title: Optional[str] = None):
     """Heat map of a payoff matrix ``P[i, j] = P(i beats j)`` (NaN, unobserved, left blank), as the top
-    rows of Figures 3 and 7. ``order``: a permutation of the players (say, by strength)."""
+    rows of Figures 3 and 7.
+
+    Parameters
+    ----------
+    P : array_like of float, shape (n, n)
+        The payoff matrix, NaN where unobserved.
+    order : array_like of int, shape (n,), optional
+        A permutation of the players (say, by strength): rows and columns are drawn in this order.
+        Default: the order of ``P``.
+    ax : matplotlib Axes, optional
+        Where to draw; default: a new figure.
+    title : str, optional
+        Title of the axes; default: none.
+
+    Returns
+    -------
+    matplotlib Axes
+        The axes drawn on, with a colour bar of P(row beats column).
+
+    Raises
+    ------
+    ValueError
+        ``P`` is not a square matrix.
+    ImportError
+        matplotlib is not installed.
+    """
     ax = _axes(ax)
     P = np.asarray(P, dtype=np.float64)
     if P.ndim != 2 or P.shape[0] != P.shape[1]:
@@ -46,7 +71,31 @@ def plot_payoff(P: Any, order: Optional[Any] = None, ax: Any = None, title: Opti
 def plot_embedding(u: Any, v: Any, labels: Optional[Any] = None, ax: Any = None, title: Optional[str] = None):
     """The points (u_i, v_i) of one disc component with their convex hull and the origin, as the lower
     rows of Figures 3, 5 and 6; the title says whether the component is transitive (origin outside the
-    hull) or cyclic (inside), Proposition 1."""
+    hull) or cyclic (inside), Proposition 1.
+
+    Parameters
+    ----------
+    u, v : array_like of float, shape (n_players,)
+        The players' points on the component, as in :func:`~discrank.analysis.disc_verdict`.
+    labels : array_like, shape (n_players,), optional
+        Names written next to the points; default: no names.
+    ax : matplotlib Axes, optional
+        Where to draw; default: a new figure.
+    title : str, optional
+        Put before the verdict in the title.
+
+    Returns
+    -------
+    matplotlib Axes
+        The axes drawn on.
+
+    Raises
+    ------
+    ValueError
+        Invalid ``u`` and ``v``, as in :func:`~discrank.analysis.disc_verdict`.
+    ImportError
+        matplotlib is not installed.
+    """
     ax = _axes(ax)
     u = np.asarray(u, dtype=np.float64)
     v = np.asarray(v, dtype=np.float64)
@@ -81,6 +130,31 @@ def plot_leaderboard(frame: Any, top: int = 30, column: Optional[str] = None, ax
 
     ``frame``: ``model.ratings_frame()`` (bars of its ``elo`` column, else ``rating`` / ``strength``)
     or ``BootstrapResult.frame()`` (its ``score`` with the ``lo`` - ``hi`` interval as error bars).
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        ``model.ratings_frame()`` or ``BootstrapResult.frame()``: a ``player`` column and a rating column,
+        best first; its first ``top`` rows are drawn.
+    top : int, optional
+        Number of players drawn; default 30.
+    column : str, optional
+        The column drawn; default: the first of ``score``, ``elo``, ``rating``, ``strength`` in the frame.
+        Error bars are drawn for ``score`` when the frame has ``lo`` and ``hi``.
+    ax : matplotlib Axes, optional
+        Where to draw; default: a new figure sized to the number of players.
+    title : str, optional
+        Title of the axes; default ``"top {n} players"``.
+
+    Returns
+    -------
+    matplotlib Axes
+        The axes drawn on.
+
+    Raises
+    ------
+    ValueError
+        No rating column in the frame (and no ``column``), or a ``column`` that is not in the frame.
     """
     cols = list(frame.columns)
     if column is None:

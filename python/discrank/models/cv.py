@@ -112,6 +112,32 @@ class DiscDecompositionCV(DiscReadout, PairwiseModel):
 
         ``data`` and ``validation`` as in :meth:`DiscDecomposition.fit`. With ``prior_scale=None`` the
         prior scale is tuned once, for the first candidate, and used by every fit.
+
+        Parameters
+        ----------
+        data : PairwiseData or GameLog
+            The observed pairs, or a game log (aggregated to pairs), as in :meth:`DiscDecomposition.fit`.
+        validation : discrank.Validation, optional
+            How the prior is tuned in time order, as in :meth:`DiscDecomposition.fit`; ignored when the
+            prior scale is given.
+
+        Returns
+        -------
+        DiscDecompositionCV
+            ``self``, with ``cv_results_``, ``best_params_``, ``best_score_``, ``best_estimator_`` and the
+            best estimator's fitted attributes.
+
+        Raises
+        ------
+        TypeError, ValueError
+            Invalid parameters or data (the message names the value): among them ``cv`` below 2 or above
+            the number of pairs, and a fold that holds out no pair whose players are connected by the
+            other folds' pairs.
+
+        Warns
+        -----
+        ConvergenceWarning
+            Some cross-validation fits did not converge (one warning with their number).
         """
         from discrank._tuning import check_prior_scale, code_log, pairs_from_codes, tune_prior_scale
         from discrank.logs import GameLog
