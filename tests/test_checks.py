@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from discrank import _checks
-from discrank._checks import (as_float_vector, check_choice, check_counts, check_data, check_n_components,
+from discrank._checks import (as_float_vector, check_choice, check_counts, check_n_components,
                               check_no_self_play, check_one_of, check_player_indices, check_positive_float,
                               check_positive_int, check_probabilities, check_random_state, check_same_length, show)
 
@@ -47,8 +47,9 @@ def test_random_state():
         check_random_state(True, "seed")
 
 
-def test_check_data_knows_pairwise_data_without_importing_it():
+def test_check_data_takes_pairwise_data_only():
     from discrank import PairwiseData
+    from discrank.data import check_data
 
     check_data(PairwiseData.from_games([0, 1], [1, 2], [1.0, 0.0]))
     with pytest.raises(TypeError, match="fit expects a discrank.PairwiseData, got list"):

@@ -19,7 +19,6 @@ __all__ = [
     "as_float_vector",
     "check_counts",
     "check_choice",
-    "check_data",
     "check_finite",
     "check_n_components",
     "check_no_self_play",
@@ -162,26 +161,6 @@ def check_random_state(value: Any, name: str = "random_state") -> Any:
             raise type(exc)(f"{name} must be {allowed}; got {show(value)} ({exc})") from None
         return value
     raise TypeError(f"{name} must be {allowed}; got {show(value)} of type {type(value).__name__}")
-
-
-def check_data(data: Any) -> None:
-    """Refuse anything but a :class:`discrank.PairwiseData` (or a subclass) as the data of a fit.
-
-    The class is recognised by its module and name along the type's MRO: this module sits below
-    ``discrank.data`` and does not import it.
-
-    Parameters
-    ----------
-    data : object
-        The argument of ``fit``.
-
-    Raises
-    ------
-    TypeError
-        ``data`` is not a PairwiseData.
-    """
-    if not any(c.__name__ == "PairwiseData" and c.__module__ == "discrank.data" for c in type(data).__mro__):
-        raise TypeError(f"fit expects a discrank.PairwiseData, got {type(data).__name__}")
 
 
 def check_n_components(value: Any, n_players: int) -> int:

@@ -165,8 +165,7 @@ class _LaplacianSolver:
             return obj.hessp_s(curv, p, n_threads=nt) + delta * p
 
         def keep(xk):
-            if not last:
-                last.append(xk)  # scipy updates its iterate in place: one reference follows it
+            last[:] = [xk.copy()]  # the latest iterate (O(n), against the product's O(pairs))
 
         shifted = LinearOperator((n, n), matvec=product, dtype=np.float64)
         jacobi = LinearOperator((n, n), matvec=inv.__mul__, dtype=np.float64)
@@ -175,6 +174,7 @@ class _LaplacianSolver:
         except _CapReached:
             return last[0], n_prod, False
         return x, n_prod, True
+
 
 def _permute(x, pos):
     out = np.empty_like(x)

@@ -20,7 +20,7 @@ from discrank._checks import (MAX_TOTAL_GAMES, as_float_vector, check_counts, ch
 from discrank._labels import LabelIndex, as_label_array, check_same_kind, factorize_pair
 from discrank._rows import parse_results, read_frame
 
-__all__ = ["PairwiseData", "MAX_TOTAL_GAMES"]
+__all__ = ["PairwiseData", "MAX_TOTAL_GAMES", "check_data"]
 
 #: Largest allowed |P_ij + P_ji - 1| for a matrix or pair list giving both orientations of a pair.
 CONSISTENCY_TOL = 1e-9
@@ -775,6 +775,23 @@ def separated_examples(data: PairwiseData, strong: np.ndarray, limit: int = 5) -
     sizes = np.bincount(strong)
     smallest = np.argsort(sizes, kind="stable")[: min(limit, sizes.size)]
     return [show(data.labels[np.flatnonzero(strong == c)[0]]) for c in smallest]
+
+
+def check_data(data: Any) -> None:
+    """Refuse anything but a :class:`PairwiseData` (or a subclass) as the data of a fit.
+
+    Parameters
+    ----------
+    data : object
+        The argument of ``fit``.
+
+    Raises
+    ------
+    TypeError
+        ``data`` is not a PairwiseData.
+    """
+    if not isinstance(data, PairwiseData):
+        raise TypeError(f"fit expects a discrank.PairwiseData, got {type(data).__name__}")
 
 
 def warn_isolated(data: PairwiseData, piece: Optional[np.ndarray] = None) -> np.ndarray:

@@ -25,10 +25,10 @@ from threadpoolctl import ThreadpoolController
 from scipy.special import expit
 
 from discrank import _core, persist
-from discrank._checks import check_data, check_positive_float, check_positive_int, check_random_state, check_same_length
+from discrank._checks import check_positive_float, check_positive_int, check_random_state, check_same_length
 from discrank._fitdata import FitData, build_fit_data
 from discrank._labels import LabelIndex, as_query, show
-from discrank.data import PairwiseData
+from discrank.data import PairwiseData, check_data
 from discrank.exceptions import NotFittedError, NumericalError, ThreadCountWarning
 
 __all__ = ["PairwiseModel", "LOSSES", "resolve_n_jobs", "one_blas_thread", "thread_limit"]

@@ -9,9 +9,9 @@ from typing import Any, Optional, Sequence
 
 import numpy as np
 
-from discrank.data import PairwiseData
+from discrank.data import PairwiseData, check_data
 from discrank.exceptions import ConvergenceWarning, DisconnectedGraphWarning, IsolatedPlayerWarning
-from discrank._checks import check_data, check_one_of, check_positive_int
+from discrank._checks import check_one_of, check_positive_int
 from discrank.models._base import PairwiseModel, atomic, resolve_n_jobs
 from discrank.models._readout import DiscReadout
 from discrank.models.disc import DiscDecomposition

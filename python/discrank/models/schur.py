@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from discrank._checks import check_data, check_n_components, check_one_of
+from discrank._checks import check_n_components, check_one_of
 from discrank._labels import show
 from discrank.analysis import normal_decomposition
-from discrank.data import PairwiseData
+from discrank.data import PairwiseData, check_data
 from discrank.models._base import PairwiseModel, atomic, resolve_n_jobs
 from discrank.models._readout import DiscReadout
 from discrank.persist import FittedArray
