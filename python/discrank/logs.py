@@ -56,6 +56,12 @@ class GameLog:
     dropped : dict of str to int
         The invalid rows a reader dropped (``invalid="drop"``), counted by kind (the keys are among
         :data:`INVALID_KINDS`); empty when none was dropped.
+    advantage : ndarray of float, shape (n_games, n_covariates), optional
+        Advantage covariates of each game, attributed to ``a`` (say 1 when ``a`` plays at home, 0 at a
+        neutral venue, -1 when ``b`` is at home): the models that take them predict
+        logit P(a beats b) = s_a - s_b + beta . x.
+    advantage_names : tuple of str
+        The name of each column of ``advantage`` (empty without covariates).
     """
 
     a: np.ndarray
@@ -63,6 +69,8 @@ class GameLog:
     score: np.ndarray
     time: Optional[np.ndarray] = None
     dropped: dict = field(default_factory=dict)
+    advantage: Optional[np.ndarray] = None
+    advantage_names: tuple = ()
     #: Whether the columns are known to be checked (built by :meth:`from_arrays` or taken from such a log):
     #: :meth:`to_pairs` then aggregates them without checking the labels again.
     _checked: bool = field(default=False, init=False, repr=False, compare=False)
@@ -273,7 +281,8 @@ class GameLog:
         if empty:
             raise ValueError("no game is left after filtering")
         out = GameLog(self.a[keep], self.b[keep], self.score[keep], None if self.time is None else self.time[keep],
-                      {} if dropped is None else dict(dropped))
+                      {} if dropped is None else dict(dropped),
+                      None if self.advantage is None else self.advantage[keep], tuple(self.advantage_names))
         out._checked = self._checked
         return out
 
