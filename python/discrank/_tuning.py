@@ -91,16 +91,24 @@ class Validation:
     gap : numpy.timedelta64 or number, optional
         Leave this much time between the games fitted and the validation window, as there is between
         the training log and the games to predict (``discrank.evaluate`` sets it from its split).
+    online : bool, default False
+        Tune for online prediction of the validation window: each validation game predicted from every
+        game before it, the model updated as it goes (``discrank.evaluate`` passes ``online=True``, with
+        no gap, under its online protocol). A model without an online mode tunes as with False.
     """
 
     fraction: float = 0.1
     window: Any = None
     gap: Any = None
+    online: bool = False
 
     def __post_init__(self) -> None:
         f = self.fraction
         if isinstance(f, bool) or not isinstance(f, numbers.Real) or not 0.0 < float(f) < 1.0:
             raise ValueError(f"Validation.fraction must be in (0, 1), got {f!r}")
+        if not isinstance(self.online, (bool, np.bool_)):
+            raise TypeError(f"Validation.online must be a bool, got {self.online!r}")
+        object.__setattr__(self, "online", bool(self.online))
 
 
 @dataclass

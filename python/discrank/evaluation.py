@@ -4,6 +4,11 @@
 any, on those games only) and scores its predictions of the later games: log loss per game, Brier
 score, accuracy and a calibration table, with the paired standard error of each model's difference to
 a reference model (from the per-game loss differences). ``rolling=k`` repeats this at ``k`` origins.
+
+Two protocols: ``protocol="frozen"`` (every model stops at the cut-off) and ``protocol="online"`` (each
+test game predicted from every game before it: the models are updated, or refitted, as the test period
+goes by). Models with three-outcome predictions (``predict_outcomes``) are also scored by the
+three-outcome log loss.
 """
 
 from __future__ import annotations
@@ -21,11 +26,16 @@ from discrank._checks import check_one_of, check_positive_int, show
 from discrank._tuning import Validation, code_log
 from discrank.logs import GameLog
 
-__all__ = ["evaluate", "Evaluation", "game_losses"]
+__all__ = ["evaluate", "Evaluation", "game_losses", "outcome_losses"]
 
 #: Predictions are clipped to [EPS, 1 - EPS] in the log loss.
 EPS = 1e-15
 UNSEEN = ("exclude", "prior")
+PROTOCOLS = ("frozen", "online")
+#: Calendar refit periods of datetime times (``refit=``).
+CALENDAR = ("day", "week", "month", "year")
+#: Rows of three-outcome predictions must sum to 1 within this.
+OUTCOME_TOL = 1e-6
 
 
 def game_losses(q: np.ndarray, y: np.ndarray) -> dict[str, np.ndarray]:
@@ -54,6 +64,34 @@ def game_losses(q: np.ndarray, y: np.ndarray) -> dict[str, np.ndarray]:
     return {"log_loss": log_loss, "brier": (q - y) ** 2, "correct": correct}
 
 
+def outcome_losses(outcomes: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """Per-game three-outcome log loss ``-log P(observed outcome)`` of predictions
+    ``outcomes`` = [P(a wins), P(draw), P(b wins)] against scores ``y`` of a.
+
+    A score of 1 is a win of a, 0.5 a draw, 0 a loss; the probability of the observed outcome is clipped
+    to ``[EPS, 1]``. A score outside {0, 0.5, 1} has no outcome: its loss is NaN.
+
+    Parameters
+    ----------
+    outcomes : ndarray of float, shape (n_games, 3)
+        Predicted P(a wins), P(draw), P(b wins) of each game.
+    y : ndarray of float, shape (n_games,)
+        Score of a in each game.
+
+    Returns
+    -------
+    ndarray of float, shape (n_games,)
+        The three-outcome log loss of each game (NaN for a score outside {0, 0.5, 1}).
+    """
+    outcomes = np.asarray(outcomes, dtype=np.float64)
+    y = np.asarray(y, dtype=np.float64)
+    which = np.where(y == 1.0, 0, np.where(y == 0.5, 1, 2))
+    p = np.clip(outcomes[np.arange(y.shape[0]), which], EPS, 1.0)
+    loss = -np.log(p)
+    loss[~((y == 0.0) | (y == 0.5) | (y == 1.0))] = np.nan
+    return loss
+
+
 @dataclass
 class Evaluation:
     """What :func:`evaluate` measured.
@@ -69,15 +107,30 @@ class Evaluation:
     scores : ndarray
         The scored test games' scores of a.
     losses : dict of name -> dict of ndarray
-        Per-game ``log_loss``, ``brier``, ``correct`` (see :func:`game_losses`).
+        Per-game ``log_loss``, ``brier``, ``correct`` (see :func:`game_losses`), and ``log_loss3`` (see
+        :func:`outcome_losses`) for the models in ``outcomes``.
     origins : list of dict
-        Per origin: train and test periods, games in each, test games with an unseen player.
+        Per origin: train and test periods, games in each, test games with an unseen player; under the
+        online protocol also ``walk_games`` (the games given to the models after the cut-off) and
+        ``groups`` (name -> the number of groups each model was updated with).
     unseen : str
         "exclude" (games with a player unseen in training are not scored) or "prior".
     fit_seconds : dict of name -> float
-        Fit time of each model, summed over the origins.
+        Fit time of each model, summed over the origins; under the online protocol it includes the
+        time of its updates (or refits) over the test period, not that of its predictions.
     fitted : dict of name -> model
-        Each model as fitted at the last origin.
+        Each model as fitted at the last origin (online protocol: after its last update).
+    bins : int
+        Bins of the calibration table.
+    protocol : str
+        "frozen" or "online".
+    refit : str, number or None
+        The refit period of the online protocol ("day", "week", "month", "year", or a bin width of
+        numeric times); None under the frozen protocol.
+    outcomes : dict of name -> ndarray, shape (n_games, 3)
+        [P(a wins), P(draw), P(b wins)] of each scored game, for the models with ``predict_outcomes``.
+    notes : list of str
+        What the reader should know about the figures (a three-outcome loss left undefined, say).
     """
 
     names: list
@@ -90,6 +143,10 @@ class Evaluation:
     fit_seconds: dict
     fitted: dict = field(default_factory=dict)
     bins: int = 10
+    protocol: str = "frozen"
+    refit: Any = None
+    outcomes: dict = field(default_factory=dict)
+    notes: list = field(default_factory=list)
 
     @property
     def n_games(self) -> int:
@@ -103,23 +160,29 @@ class Evaluation:
 
     def summary(self) -> list[dict]:
         """One dict per model: ``log_loss``, ``brier``, ``accuracy``, the mean per-game difference of log
-        loss to the reference (``diff``) and its paired standard error (``se``), ``fit_seconds``."""
+        loss to the reference (``diff``) and its paired standard error (``se``), the three-outcome log
+        loss (``log_loss3``, NaN for a model without three-outcome predictions) with its paired difference
+        to the reference's (``diff3``, ``se3``; NaN unless both have them), ``fit_seconds``."""
         ref = self.losses[self.reference]["log_loss"]
+        ref3 = self.losses[self.reference].get("log_loss3")
         rows = []
         for name in self.names:
             loss = self.losses[name]
-            d = loss["log_loss"] - ref
-            n = d.shape[0]
-            se = float(np.std(d, ddof=1) / math.sqrt(n)) if n > 1 else math.nan
+            diff, se = _paired(loss["log_loss"], ref)
             correct = loss["correct"]
             decisive = ~np.isnan(correct)
+            own3 = loss.get("log_loss3")
+            diff3, se3 = _paired(own3, ref3) if own3 is not None and ref3 is not None else (math.nan, math.nan)
             rows.append({
                 "model": name,
                 "log_loss": float(np.mean(loss["log_loss"])),
                 "brier": float(np.mean(loss["brier"])),
                 "accuracy": float(np.mean(correct[decisive])) if decisive.any() else math.nan,
-                "diff": float(np.mean(d)),
+                "diff": diff,
                 "se": se,
+                "log_loss3": float(np.mean(own3)) if own3 is not None else math.nan,
+                "diff3": diff3,
+                "se3": se3,
                 "fit_seconds": self.fit_seconds[name],
             })
         return rows
@@ -201,12 +264,37 @@ class Evaluation:
         lines = [f"{self.n_games} test games scored ({self.n_unseen} with a player unseen in training: "
                  f"{'excluded' if self.unseen == 'exclude' else 'predicted from the prior'}); "
                  f"differences to {self.reference!r} with their paired standard errors"]
+        if self.protocol == "online":
+            period = f"periods of {self.refit}" if not isinstance(self.refit, str) else f"each {self.refit}"
+            lines.append(f"online protocol: each test game predicted from every game before it (models updated "
+                         f"or refitted {period}; sequential models after each time)")
+        else:
+            lines.append("frozen protocol: every model stops at the cut-off")
+        three = bool(self.outcomes)
         width = max(len(n) for n in self.names)
-        lines.append(f"{'model':<{width}}  log loss    Brier  accuracy   diff to ref (se)       fit s")
+        head = f"{'model':<{width}}  log loss    Brier  accuracy   diff to ref (se)"
+        if three:
+            head += "   log loss3  diff3 to ref (se)"
+        lines.append(head + "       fit s")
         for r in self.summary():
-            lines.append(f"{r['model']:<{width}}  {r['log_loss']:8.4f}  {r['brier']:7.4f}  {r['accuracy']:8.4f}"
-                         f"   {r['diff']:+.4f} ({r['se']:.4f})  {r['fit_seconds']:9.2f}")
+            line = (f"{r['model']:<{width}}  {r['log_loss']:8.4f}  {r['brier']:7.4f}  {r['accuracy']:8.4f}"
+                    f"   {r['diff']:+.4f} ({r['se']:.4f})")
+            if three:
+                has = r["model"] in self.outcomes and self.reference in self.outcomes
+                diff3 = f"{r['diff3']:+.4f} ({r['se3']:.4f})" if has else "-"
+                loss3 = f"{r['log_loss3']:8.4f}" if r["model"] in self.outcomes else "-"
+                line += f"    {loss3:>8}   {diff3:<17}"
+            lines.append(line + f"  {r['fit_seconds']:9.2f}")
+        lines.extend(f"note: {note}" for note in self.notes)
         return "\n".join(lines)
+
+
+def _paired(loss: np.ndarray, ref: np.ndarray) -> tuple[float, float]:
+    """Mean per-game difference of ``loss`` to ``ref`` and its paired standard error."""
+    d = loss - ref
+    n = d.shape[0]
+    se = float(np.std(d, ddof=1) / math.sqrt(n)) if n > 1 else math.nan
+    return float(np.mean(d)), se
 
 
 def _show_time(value: Any) -> str:
@@ -307,6 +395,8 @@ def evaluate(
     reference: Optional[str] = None,
     tune_like_test: bool = True,
     bins: int = 10,
+    protocol: str = "frozen",
+    refit: Any = None,
 ) -> Evaluation:
     """Fit each model on the past of a game log and score its predictions of the future.
 
@@ -316,7 +406,13 @@ def evaluate(
         discrank models (fitted on the training games, ``model.fit(train_log, validation=...)``, so that
         a prior tuned by default is tuned on the training period only) or any object with
         ``fit(GameLog)`` and ``predict_proba(a, b)`` (such as :class:`discrank.online.OnlineElo`). Each
-        is cloned before fitting (``get_params``, or a deep copy where it can be copied).
+        is cloned before fitting (``get_params``, or a deep copy where it can be copied). The logs given
+        to ``fit`` (and ``update``) hold player codes, the games' times and the log's ``advantage``
+        columns. Optional hooks: ``predict_games(log)`` (P(a beats b) of each game of a log at its time,
+        with its covariates; used instead of ``predict_proba`` when present; the log's ``score`` is a
+        placeholder, 0.5), ``predict_outcomes(log)`` ([P(a wins), P(draw), P(b wins)] of each game,
+        scored by the three-outcome log loss), ``update(log)`` (online protocol) and the class
+        attribute ``sequential_updates = True`` (online protocol).
     log : GameLog
         Games with times.
     cutoff : time, optional
@@ -324,8 +420,9 @@ def evaluate(
     test_fraction : float, optional
         Instead of ``cutoff``: test on the latest share of the games (the cut falls between two times).
     train_start, test_start, test_end : time, optional
-        Train only on games from ``train_start``; test on games in ``[test_start, test_end)``. A gap
-        between ``cutoff`` and ``test_start`` leaves those games out of both.
+        Train only on games from ``train_start``; test on games in ``[test_start, test_end)``. Under the
+        frozen protocol a gap between ``cutoff`` and ``test_start`` leaves those games out of both; under
+        the online protocol the models are given the gap's games (not scored) before the test period.
     rolling : int, default 1
         Number of origins: the test period is cut into ``rolling`` consecutive windows of about equal
         numbers of games; each window is predicted by models trained on every game before it (from
@@ -333,7 +430,9 @@ def evaluate(
     unseen : {"exclude", "prior"}
         Test games with a player not seen in training: left out (default), or predicted from the
         model's prior (discrank models: the prior mean; other models: as they predict new players).
-        Their number is reported either way (``Evaluation.n_unseen``).
+        Their number is reported either way (``Evaluation.n_unseen``). Both protocols score the same
+        games: under the online protocol the games of players unseen in training are given to the
+        models all the same.
     reference : str, optional
         The model the differences are taken to (default: the first).
     tune_like_test : bool, default True
@@ -341,13 +440,44 @@ def evaluate(
         tune on the training period in the same geometry as the test: the validation window is as long
         as the test period and follows a gap as long as the one between ``cutoff`` and ``test_start``
         (``discrank.Validation``), so that the prior (or step) is chosen for the horizon it is judged
-        at. False: their default validation (for the priors, the latest 10% of the games).
+        at; under the online protocol with ``online=True`` and no gap (an online prediction has none).
+        False: their default validation (for the priors, the latest 10% of the games; under the online
+        protocol ``Validation(online=True)``).
     bins : int
         Bins of the calibration table.
+    protocol : {"frozen", "online"}
+        ``"frozen"`` (default): every model is fitted on the training games and predicts the whole test
+        period from that fit. ``"online"``: each test game is predicted from every game before it. Each
+        model is fitted on the training games, then walks through every game from the cut-off to
+        ``test_end`` in time order (those of a gap before ``test_start`` and those of players unseen in
+        training included; they are given to the model, not scored), cut in groups: for a model with
+        ``sequential_updates = True`` one group per distinct time, for the others one group per refit
+        period (``refit``). For each group the model predicts the group's scored games from its current
+        state, then is given the whole group: ``model.update(group)`` when it has ``update``; otherwise it
+        is refitted on every game so far (a discrank model with its tuned hyperparameters frozen: its
+        ``prior_scale`` set to the tuned ``prior_scale_``, a cross-validated model as its best estimator,
+        and fitted with no tuning; any other object by ``fit(all games so far)``). The refit is exact but
+        costs a whole fit per refit period: slow for big logs (a model with ``update`` is the fast path).
+        ``fit_seconds`` then includes the updates (or refits).
+    refit : {"day", "week", "month", "year"} or float, optional
+        The refit period of the online protocol for the models without ``sequential_updates``: calendar
+        bins of datetime times ("week": ISO weeks, Monday to Sunday; numpy's ``datetime64[W]`` bins start
+        on Thursdays, so they are shifted by three days), or the bin width of numeric times (bins
+        ``[k refit, (k + 1) refit)``). Default: "week" for datetime times, 1 for numeric times. Checked,
+        then ignored, under the frozen protocol.
 
     Returns
     -------
     Evaluation
+
+    Raises
+    ------
+    ValueError
+        Among others: an unknown ``protocol`` or ``refit`` text, a numeric ``refit`` for datetime times or
+        a calendar one for numeric times, ``refit`` not positive, or a model's predictions of the wrong
+        shape or not finite.
+    TypeError
+        ``log`` is not a :class:`GameLog`, or a model has no ``fit`` / ``predict_proba``.
     """
     named = _named(models)
     if reference is None:
@@ -355,6 +485,7 @@ def evaluate(
     if reference not in named:
         raise ValueError(f"reference={reference!r} is not among the models {list(named)}")
     check_one_of(unseen, "unseen", UNSEEN)
+    check_one_of(protocol, "protocol", PROTOCOLS)
     if not isinstance(log, GameLog):
         raise TypeError(f"log must be a discrank.GameLog, got {type(log).__name__}")
     if log.time is None:
@@ -365,8 +496,11 @@ def evaluate(
 
     order = np.argsort(log.time, kind="stable")
     t = log.time[order]
+    refit = _check_refit(refit, t)
     labels, ca, cb = code_log(log)
     ca, cb, y = ca[order], cb[order], np.asarray(log.score, dtype=np.float64)[order]
+    adv = None if log.advantage is None else np.asarray(log.advantage, dtype=np.float64)[order]
+    games = _Games(ca, cb, y, t, adv, tuple(log.advantage_names))
     lo, hi = t[0], t[-1]
     if (cutoff is None) == (test_fraction is None):
         raise ValueError("give exactly one of cutoff= (a time) and test_fraction= (the latest share of the games)")
@@ -394,7 +528,9 @@ def evaluate(
     if train_start is not None and train_start >= cutoff:
         raise ValueError(f"train_start={_show_time(train_start)} is not before the cutoff {_show_time(cutoff)}: no training period")
 
+    online = protocol == "online"
     preds: dict[str, list] = {name: [] for name in named}
+    outs: dict[str, list] = {name: [] for name in named}
     ys: list = []
     origins = []
     seconds = {name: 0.0 for name in named}
@@ -417,9 +553,22 @@ def evaluate(
                 f"no test game between {_show_time(t0)} and {_show_time(t1)} has both players in the training period: "
                 "the models are given no overlapping players"
             )
-        train_log = GameLog(ca[train], cb[train], y[train], t[train])
-        validation = _validation_like(t[train], t0, t1, end, t) if tune_like_test else None
-        sa, sb = ca[scored], cb[scored]
+        # the training games are a run of the sorted games: [first, cut)
+        first = 0 if start is None else int(np.searchsorted(t, start, side="left"))
+        cut = int(np.searchsorted(t, end, side="left"))
+        train_log = games.log(slice(first, cut))
+        origin = {"train_start": start, "train_end": end, "test_start": t0, "test_end": t1,
+                  "train_games": int(train.sum()), "test_games": int(test.sum()), "scored_games": int(scored.sum()),
+                  "unseen_games": n_unseen}
+        if online:
+            validation = _validation_online(t[train], t0, t1, t) if tune_like_test else Validation(online=True)
+            stop = int(np.searchsorted(t, t1, side="left"))
+            walk = _Walk(games, first, cut, stop, scored, refit)
+            origin["walk_games"] = stop - cut
+            origin["groups"] = {}
+        else:
+            validation = _validation_like(t[train], t0, t1, end, t) if tune_like_test else None
+        sc = np.flatnonzero(scored)
         for name, proto in named.items():
             model = _clone(proto)
             clock = _time.perf_counter()
@@ -428,13 +577,17 @@ def evaluate(
             else:
                 model.fit(train_log)
             seconds[name] += _time.perf_counter() - clock
-            q = _predict(model, sa, sb, unseen)
-            preds[name].append(np.asarray(q, dtype=np.float64))
+            if online:
+                model, q, o, n_groups, spent = walk.run(model, unseen)
+                seconds[name] += spent
+                origin["groups"][name] = n_groups
+            else:
+                q, o = _predictions(model, games, sc, unseen)
+            preds[name].append(q)
+            outs[name].append(o)
             fitted[name] = model
         ys.append(y[scored])
-        origins.append({"train_start": start, "train_end": end, "test_start": t0, "test_end": t1,
-                        "train_games": int(train.sum()), "test_games": int(test.sum()), "scored_games": int(scored.sum()),
-                        "unseen_games": n_unseen})
+        origins.append(origin)
     for model in fitted.values():
         _relabel(model, labels)
     scores = np.concatenate(ys)
@@ -444,7 +597,181 @@ def evaluate(
             raise ValueError(f"model {name!r} returned {q.shape[0]} predictions for {scores.shape[0]} games, "
                              "or non-finite ones")
     losses = {name: game_losses(q, scores) for name, q in predictions.items()}
-    return Evaluation(list(named), reference, predictions, scores, losses, origins, unseen, seconds, fitted, int(bins))
+    outcomes = {name: np.concatenate(o, axis=0) for name, o in outs.items() if all(x is not None for x in o)}
+    notes = []
+    for name, o in outcomes.items():
+        losses[name]["log_loss3"] = outcome_losses(o, scores)
+    if outcomes:
+        odd = ~((scores == 0.0) | (scores == 0.5) | (scores == 1.0))
+        if odd.any():
+            k = int(np.flatnonzero(odd)[0])
+            notes.append(f"{int(odd.sum())} scored games have a score outside {{0, 0.5, 1}} (the first: {show(scores[k])}), "
+                         f"which is no win, draw or loss: the three-outcome log loss (log_loss3) is NaN for "
+                         f"{', '.join(repr(n) for n in outcomes)}")
+    return Evaluation(list(named), reference, predictions, scores, losses, origins, unseen, seconds, fitted, int(bins),
+                      protocol, refit if online else None, outcomes, notes)
+
+
+class _Games:
+    """The log's games sorted by time, as player codes, with their covariates."""
+
+    def __init__(self, ca, cb, y, t, adv, names):
+        self.ca, self.cb, self.y, self.t, self.adv, self.names = ca, cb, y, t, adv, names
+
+    def log(self, rows: Any) -> GameLog:
+        """The games ``rows`` (a slice or indices) as a :class:`GameLog` with their covariates."""
+        return GameLog(self.ca[rows], self.cb[rows], self.y[rows], self.t[rows], {},
+                       None if self.adv is None else self.adv[rows], self.names)
+
+    def query(self, rows: np.ndarray) -> GameLog:
+        """The games ``rows`` to predict: their players, times and covariates; the score is a placeholder
+        (0.5), so that the outcome cannot reach a predictor."""
+        return GameLog(self.ca[rows], self.cb[rows], np.full(rows.shape[0], 0.5), self.t[rows], {},
+                       None if self.adv is None else self.adv[rows], self.names)
+
+
+def _predictions(model: Any, games: _Games, rows: np.ndarray, unseen: str) -> tuple[np.ndarray, Optional[np.ndarray]]:
+    """(P(a beats b), [P(a wins), P(draw), P(b wins)] or None) of the games ``rows``, from the model's
+    ``predict_games`` (else ``predict_proba``) and ``predict_outcomes`` when it has them."""
+    hooks = hasattr(model, "predict_games") or hasattr(model, "predict_outcomes")
+    query = games.query(rows) if hooks else None
+    if hasattr(model, "predict_games"):
+        q = model.predict_games(query)
+    else:
+        q = _predict(model, games.ca[rows], games.cb[rows], unseen)
+    q = np.asarray(q, dtype=np.float64)
+    if not hasattr(model, "predict_outcomes"):
+        return q, None
+    o = np.asarray(model.predict_outcomes(query), dtype=np.float64)
+    name = type(model).__name__
+    if o.shape != (rows.shape[0], 3):
+        raise ValueError(f"{name}.predict_outcomes returned an array of shape {o.shape} for {rows.shape[0]} games; "
+                         f"expected ({rows.shape[0]}, 3): P(a wins), P(draw), P(b wins)")
+    if o.size and not (np.all(np.isfinite(o)) and np.all(o >= 0.0) and np.all(np.abs(o.sum(axis=1) - 1.0) <= OUTCOME_TOL)):
+        raise ValueError(f"{name}.predict_outcomes returned rows that are not probabilities (non-negative, finite, "
+                         f"summing to 1 within {OUTCOME_TOL:g})")
+    return q, o
+
+
+class _Walk:
+    """The online protocol over one origin: the games ``[cut, stop)`` (sorted by time) given to each
+    model group by group after its fit on ``[first, cut)``; ``scored`` marks the games scored."""
+
+    def __init__(self, games: _Games, first: int, cut: int, stop: int, scored: np.ndarray, refit: Any):
+        self.games, self.first, self.cut, self.stop, self.scored, self.refit = games, first, cut, stop, scored, refit
+        self._bounds: dict[str, np.ndarray] = {}
+
+    def bounds(self, sequential: bool) -> np.ndarray:
+        """Offsets (into ``[cut, stop)``) of the groups' starts, then ``stop - cut``; computed once per
+        kind: one group per distinct time, or per refit period."""
+        kind = "time" if sequential else "refit"
+        if kind not in self._bounds:
+            t = self.games.t[self.cut:self.stop]
+            key = t if sequential else _refit_bins(t, self.refit)
+            change = np.flatnonzero(key[1:] != key[:-1]) + 1
+            self._bounds[kind] = np.concatenate(([0], change, [t.shape[0]])).astype(np.int64)
+        return self._bounds[kind]
+
+    def run(self, model: Any, unseen: str):
+        """Walk ``model`` through the games: (the model at the end, predictions, outcomes or None, number
+        of groups, seconds spent updating or refitting)."""
+        sequential = getattr(model, "sequential_updates", False) is True
+        bounds = self.cut + self.bounds(sequential)
+        has_update = hasattr(model, "update")
+        # without update: refitted on every game so far; a discrank model as a fresh copy with its tuned
+        # hyperparameters frozen, any other object in place
+        refitted = None if has_update else (_frozen_refit(model) if _is_discrank(model) else model)
+        qs, os_ = [], []
+        spent = 0.0
+        stale = False  # given games it has not been refitted on yet (a refit is only run when needed)
+        for s, e in zip(bounds[:-1].tolist(), bounds[1:].tolist()):
+            rows = s + np.flatnonzero(self.scored[s:e])
+            if rows.size:
+                if stale:
+                    spent += self._refit(refitted, s)
+                    model, stale = refitted, False
+                q, o = _predictions(model, self.games, rows, unseen)
+                qs.append(q)
+                os_.append(o)
+            if has_update:
+                clock = _time.perf_counter()
+                model.update(self.games.log(slice(s, e)))
+                spent += _time.perf_counter() - clock
+            else:
+                stale = True
+        if stale:  # the last groups: the model ends fitted on every game of the walk
+            spent += self._refit(refitted, self.stop)
+            model = refitted
+        q = np.concatenate(qs) if qs else np.zeros(0)
+        o = None
+        if hasattr(model, "predict_outcomes"):
+            o = np.concatenate(os_, axis=0) if os_ else np.zeros((0, 3))
+        return model, q, o, len(bounds) - 1, spent
+
+    def _refit(self, model: Any, end: int) -> float:
+        """Refit ``model`` on every game before ``end`` (from the training period's start); its seconds."""
+        clock = _time.perf_counter()
+        model.fit(self.games.log(slice(self.first, end)))
+        return _time.perf_counter() - clock
+
+
+def _frozen_refit(model: Any) -> Any:
+    """A fresh copy of a fitted discrank model to refit with no tuning: its hyperparameters as tuned (a
+    ``prior_scale`` of None becomes the tuned ``prior_scale_``; a cross-validated model is its best
+    estimator, whose parameters hold the chosen regularisation, components and prior)."""
+    base = getattr(model, "best_estimator_", None)
+    if not _is_discrank(base):
+        base = model
+    params = base.get_params()
+    if "prior_scale" in params and params["prior_scale"] is None and getattr(base, "prior_scale_", None) is not None:
+        params["prior_scale"] = float(base.prior_scale_)
+    return type(base)(**params)
+
+
+def _check_refit(refit: Any, t: np.ndarray) -> Any:
+    """The refit period for the times ``t``: its default, or ``refit`` checked against their kind."""
+    datetimes = t.dtype.kind == "M"
+    if refit is None:
+        return "week" if datetimes else 1
+    if isinstance(refit, str):
+        if refit not in CALENDAR:
+            raise ValueError(f"refit={refit!r} is not a refit period: give one of {CALENDAR} (datetime times) or a "
+                             "positive number (numeric times)")
+        if not datetimes:
+            raise ValueError(f"refit={refit!r} is a calendar period, and this log's times are numbers ({t.dtype}): "
+                             "give a positive number, the width of a refit period in the times' units")
+        return refit
+    if isinstance(refit, bool) or not isinstance(refit, numbers.Real) or not (math.isfinite(refit) and refit > 0):
+        raise ValueError(f"refit must be one of {CALENDAR} (datetime times) or a positive number (numeric times), "
+                         f"got {refit!r}")
+    if datetimes:
+        raise ValueError(f"refit={refit!r} is a number, and this log's times are datetimes ({t.dtype}): give one of "
+                         f"{CALENDAR}")
+    return refit
+
+
+def _refit_bins(t: np.ndarray, refit: Any) -> np.ndarray:
+    """The refit period of each time (sorted times give non-decreasing bins)."""
+    if t.dtype.kind == "M":
+        if refit == "day":
+            return t.astype("datetime64[D]")
+        if refit == "week":  # numpy's weeks start on Thursday (1970-01-01); three days later, on Monday
+            return (t.astype("datetime64[D]") + np.timedelta64(3, "D")).astype("datetime64[W]")
+        return t.astype("datetime64[M]" if refit == "month" else "datetime64[Y]")
+    if t.dtype.kind in "iu" and float(refit).is_integer():
+        return np.floor_divide(t, int(refit))
+    return np.floor(t / float(refit))
+
+
+def _validation_online(t_train: np.ndarray, t0, t1, t: np.ndarray) -> Validation:
+    """The online protocol's :class:`Validation`: the test's window, no gap, ``online=True``, when the
+    training period is at least twice the window; else the default fraction, ``online=True``."""
+    last = min(t1, t[-1])
+    window = last - t0
+    span = t_train[-1] - t_train[0]
+    if window <= window * 0 or span <= 2 * window:
+        return Validation(online=True)
+    return Validation(window=window, online=True)
 
 
 def _validation_like(t_train: np.ndarray, t0, t1, end, t: np.ndarray) -> Optional[Validation]:

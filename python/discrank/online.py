@@ -263,14 +263,23 @@ class OnlineElo:
         latest half of the games (the first half lets the ratings settle); with a
         :class:`discrank.Validation` (``discrank.evaluate`` passes one shaped like its test), the one
         whose ratings, frozen at the end of the games before the validation window (and its gap),
-        predict that window best. ``step_`` is the value used, ``step_scores_`` the log loss of each.
+        predict that window best; with ``Validation(online=True)`` (what ``discrank.evaluate`` passes
+        under its online protocol), the one whose online forecasts of the validation window (the
+        ratings run from the start of the log, each game predicted before its update) have the lowest
+        log loss. ``step_`` is the value used, ``step_scores_`` the log loss of each.
 
     Attributes
     ----------
     labels_, ratings_ : ndarray
-        The players and their final ratings (logits; a new player starts at 0).
+        The players and their current ratings (logits; a new player starts at 0). :meth:`update` appends
+        the players it meets for the first time to ``labels_``.
     step_ : float
+    sequential_updates : bool
+        True (a class attribute): the ratings move after every game, so ``discrank.evaluate``'s online
+        protocol updates this model at every distinct time of the test period.
     """
+
+    sequential_updates = True
 
     def __init__(self, step: Optional[float] = None):
         self.step = step
@@ -328,9 +337,12 @@ class OnlineElo:
             The games. A log with times is run in time order (a stable sort: games of one time keep their
             order); one without, in its order.
         validation : discrank.Validation, optional
-            How the step is tuned when ``step`` is None (see the class). Used only when the log has times
-            and the cut leaves at least 10 games on each side; otherwise the step is tuned on the
-            forecasts of the latest half of the games. Ignored when ``step`` is given.
+            How the step is tuned when ``step`` is None (see the class): with ``online=False`` (default),
+            on the predictions of the validation window by the ratings frozen before it (and its gap);
+            with ``online=True``, on the online forecasts of the validation window (the gap plays no
+            part: the ratings run through every game). Used only when the log has times and the cut
+            leaves at least 10 games on each side; otherwise the step is tuned on the forecasts of the
+            latest half of the games. Ignored when ``step`` is given.
 
         Returns
         -------
@@ -383,6 +395,9 @@ class OnlineElo:
                 if frozen is None:  # forecasts of the latest half, each before its update
                     half = len(score) // 2
                     y, q = score[half:], run(candidate)[1][half:]
+                elif validation.online:  # forecasts of the validation window, each before its update
+                    val = frozen[1]
+                    y, q = score[val], run(candidate)[1][val]
                 else:  # ratings frozen after the games fitted, predicting the validation window
                     keep, val = frozen
                     s = np.zeros(n)
@@ -396,6 +411,100 @@ class OnlineElo:
         self.step_ = float(step)
         self.labels_ = labels
         self._index = LabelIndex(labels)
+        self._last_time = None if log.time is None or len(log) == 0 else np.max(log.time)
+        return self
+
+    @atomic
+    def update(self, log: Any) -> "OnlineElo":
+        """Continue the sequential update over the new games of ``log`` from the current ratings.
+
+        The games are run in time order (a stable sort: games of one time keep their order) with the
+        step ``step_``; a player not seen before starts at rating 0 and is appended to ``labels_``.
+        The result is that of one :func:`online_elo` run over the games of ``fit`` followed by these
+        (at the same step).
+
+        Parameters
+        ----------
+        log : GameLog
+            The new games, with labels of the kind fitted (numbers or strings); when both this log and
+            the games already seen have times, none of its games may come before the latest time seen.
+
+        Returns
+        -------
+        OnlineElo
+            ``self``, with ``ratings_`` and ``labels_`` updated.
+
+        Raises
+        ------
+        TypeError
+            ``log`` is not a :class:`~discrank.GameLog`, a ``score`` that is not numeric, or times of
+            another kind than those fitted (numbers against datetimes).
+        ValueError
+            A score outside [0, 1] or not finite, a game of a player against themself, labels of another
+            kind than those fitted, or a game before the latest time already seen.
+        discrank.exceptions.NotFittedError
+            The estimator is not fitted.
+
+        Notes
+        -----
+        The update is all or nothing: when it raises, the estimator is left as it was.
+        """
+        from discrank.logs import GameLog
+
+        if not isinstance(log, GameLog):
+            raise TypeError(f"OnlineElo.update expects a discrank.GameLog, got {type(log).__name__}")
+        if not hasattr(self, "ratings_"):
+            from discrank.exceptions import NotFittedError
+
+            raise NotFittedError("this OnlineElo is not fitted yet: call fit(log) first, then update(log)")
+        if len(log) == 0:
+            return self
+        time = None if log.time is None else np.asarray(log.time)
+        order = np.argsort(time, kind="stable") if time is not None else np.arange(len(log))
+        last = getattr(self, "_last_time", None)
+        if time is not None and last is not None:
+            try:
+                early = time[order[0]] < last
+            except TypeError:
+                raise TypeError(f"the times of update's log ({time.dtype}) are not of the kind fitted "
+                                f"({np.asarray(last).dtype})") from None
+            if early:
+                raise ValueError(f"update's log has a game at time {show(time[order[0]])}, before the latest time "
+                                 f"already seen ({show(last)}): the updates run forward in time")
+        a = as_label_array(log.a, "a")[order]
+        b = as_label_array(log.b, "b")[order]
+        score = np.asarray(log.score)
+        if score.dtype.kind not in "iufb":
+            raise TypeError(f"score must be numeric, got dtype {score.dtype}")
+        score = np.ascontiguousarray(score[order], dtype=np.float64)
+        bad = ~np.isfinite(score) | (score < 0) | (score > 1)
+        if bad.any():
+            k = int(np.flatnonzero(bad)[0])
+            raise ValueError(f"score must be finite and in [0, 1]; got {show(score[k])} at game {k}")
+        uniq, code_a, code_b = factorize_pair(a, b)
+        known = np.asarray(self.labels_)
+        if known.size:
+            check_same_kind(("a", a), ("labels_", known))
+        position = self._index.lookup(uniq)
+        unseen = position < 0
+        labels, index = known, self._index
+        if unseen.any():
+            new = uniq[unseen]
+            position[unseen] = len(known) + np.arange(new.shape[0])
+            if new.dtype == known.dtype:
+                labels = np.concatenate([known, new])
+            else:  # integer labels of two widths (int64 and uint64): one checked array again
+                labels = as_label_array(known.tolist() + new.tolist(), "labels")
+            index = LabelIndex(labels)
+        ia = np.ascontiguousarray(position[code_a], dtype=np.int32)
+        ib = np.ascontiguousarray(position[code_b], dtype=np.int32)
+        check_no_self_play(ia, ib, a)
+        s = np.zeros(len(labels))
+        s[: len(known)] = self.ratings_
+        _core.online_elo(ia, ib, score, float(self.step_), s, 0)
+        self.ratings_, self.labels_, self._index = s, labels, index
+        if time is not None:
+            self._last_time = time[order[-1]] if last is None else max(last, time[order[-1]])
         return self
 
     def predict_proba(self, a: Any, b: Any) -> np.ndarray:
