@@ -102,14 +102,16 @@ def football():
 
 
 # ------------------------------------------------------------------------------ prediction splits
-def _game_log(a, b, score, time):
-    """A :class:`discrank.GameLog` sorted by time (stable), labels as strings, times datetime64[ns]."""
+def _game_log(a, b, score, time, advantage=None):
+    """A :class:`discrank.GameLog` sorted by time (stable), labels as strings, times datetime64[ns];
+    ``advantage``: a dict of covariate columns by name (checked by ``GameLog.from_arrays``), or None."""
     from discrank import GameLog
 
     time = np.asarray(time, dtype="datetime64[ns]")
     order = np.argsort(time, kind="stable")
-    return GameLog(np.asarray(a, dtype=str)[order], np.asarray(b, dtype=str)[order],
-                   np.asarray(score, dtype=np.float64)[order], time[order])
+    x = None if advantage is None else {name: np.asarray(col)[order] for name, col in advantage.items()}
+    return GameLog.from_arrays(np.asarray(a, dtype=str)[order], np.asarray(b, dtype=str)[order],
+                               np.asarray(score, dtype=np.float64)[order], time[order], advantage=x)
 
 
 def _split(log, train_start, train_end, test_start, test_end=None):
@@ -150,7 +152,8 @@ def tennis_atp_log():
 
 def go_tygem_log():
     """Tygem 9d games as a time-sorted GameLog: a = Black, b = White, score 1 if Black won (results
-    other than B+... / W+... and self-pairings dropped)."""
+    other than B+... / W+... and self-pairings dropped); advantage column "black" = 1 in every game (a
+    takes Black: the first move, less the komi)."""
     import pandas as pd
 
     df = pd.read_csv(DATA / "go_tygem" / "tygem_9d_games_2005-2011_2015-2016.tsv.xz", sep="\t",
@@ -159,22 +162,37 @@ def go_tygem_log():
     df = df[winner.isin(["B", "W"]) & (df["black_id"] != df["white_id"])]
     time = pd.to_datetime(df["date_raw"].str[1:11], format="%Y.%m.%d").to_numpy()
     score = (df["result"].str[:1] == "B").to_numpy(dtype=np.float64)
-    return _game_log(df["black_id"].to_numpy(), df["white_id"].to_numpy(), score, time)
+    return _game_log(df["black_id"].to_numpy(), df["white_id"].to_numpy(), score, time,
+                     {"black": np.ones(score.size)})
 
 
 def football_log():
     """International football results as a time-sorted GameLog: a = home team, b = away team,
-    score 1 / 0.5 / 0 for the home side (rows without a score, or a team against itself, dropped)."""
+    score 1 / 0.5 / 0 for the home side (rows without a score, or a team against itself, dropped);
+    advantage column "home" = 1 when the match is played at the home team's venue, 0 at a neutral venue
+    (the file's ``neutral`` column)."""
     import pandas as pd
 
     df = pd.read_csv(DATA / "football_international" / "results.csv.gz",
-                     usecols=["date", "home_team", "away_team", "home_score", "away_score"])
+                     usecols=["date", "home_team", "away_team", "home_score", "away_score", "neutral"])
     df = df.dropna(subset=["home_score", "away_score"])
     df = df[df["home_team"] != df["away_team"]]
     h, w = df["home_score"].to_numpy(dtype=np.float64), df["away_score"].to_numpy(dtype=np.float64)
     score = np.where(h > w, 1.0, np.where(h == w, 0.5, 0.0))
     time = pd.to_datetime(df["date"], format="%Y-%m-%d").to_numpy()
-    return _game_log(df["home_team"].to_numpy(), df["away_team"].to_numpy(), score, time)
+    neutral = df["neutral"].to_numpy()
+    if neutral.dtype != bool:  # pandas reads TRUE / FALSE as bools; anything else is not this file
+        raise ValueError(f"football: the neutral column holds {neutral.dtype} values, not TRUE / FALSE")
+    return _game_log(df["home_team"].to_numpy(), df["away_team"].to_numpy(), score, time,
+                     {"home": (~neutral).astype(np.float64)})
+
+
+#: The prediction splits: name -> (loader, train start, train end (inclusive), test start, test end (inclusive)).
+SPLITS = {
+    "tennis ATP": (tennis_atp_log, "1968-01-01", "2019-12-31", "2022-01-01", None),
+    "Go Tygem": (go_tygem_log, "2005-01-01", "2015-12-31", "2016-07-01", "2016-12-31"),
+    "football": (football_log, "1872-01-01", "2014-12-31", "2019-01-01", None),
+}
 
 
 def prediction_splits():
@@ -183,9 +201,23 @@ def prediction_splits():
     tennis ATP: train 1968-2019, test 2022 on; Go Tygem: train 2005-2015, test 2016-07-01 .. 2016-12-31;
     football: train 1872-2014, test 2019 on. Only test games whose two players both appear in the
     training log are kept; ``info`` counts train games, test games kept and test games dropped for an
-    unseen player."""
-    return {
-        "tennis ATP": _split(tennis_atp_log(), "1968-01-01", "2019-12-31", "2022-01-01"),
-        "Go Tygem": _split(go_tygem_log(), "2005-01-01", "2015-12-31", "2016-07-01", "2016-12-31"),
-        "football": _split(football_log(), "1872-01-01", "2014-12-31", "2019-01-01"),
-    }
+    unseen player. The logs carry their advantage columns (football "home", Go "black")."""
+    return {name: _split(load(), start, end, test_start, test_end)
+            for name, (load, start, end, test_start, test_end) in SPLITS.items()}
+
+
+def full_logs():
+    """The whole log of each prediction split, for the online protocol: name -> (GameLog, dates).
+
+    ``dates`` is ``dict(cutoff=..., test_start=..., test_end=...)`` as numpy datetime64[ns], the dates of
+    :func:`prediction_splits`: train on the games before ``cutoff``, test on those with
+    ``test_start <= time < test_end`` (``test_end`` None: to the end of the log). tennis ATP: cutoff
+    2020-01-01, test from 2022-01-01; Go Tygem: cutoff 2016-01-01, test 2016-07-01 .. 2017-01-01;
+    football: cutoff 2015-01-01, test from 2019-01-01. The logs carry their advantage columns."""
+    day = np.timedelta64(1, "D")
+    out = {}
+    for name, (load, _, end, test_start, test_end) in SPLITS.items():
+        dates = dict(cutoff=np.datetime64(end, "ns") + day, test_start=np.datetime64(test_start, "ns"),
+                     test_end=None if test_end is None else np.datetime64(test_end, "ns") + day)
+        out[name] = (load(), dates)
+    return out

@@ -8,6 +8,10 @@ Results are read as numbers (1 a win of a, 0.5 a draw, 0 a loss; any value in [0
 strings ("1-0", "0-1", "1/2-1/2", also "½-½"), or from a ``winner`` column holding the winner's label
 (or a draw marker, :data:`DRAW_MARKERS`). A row is invalid for one of the :data:`INVALID_KINDS`;
 :func:`screen_rows` raises on the first invalid row or drops and reports them.
+
+Advantage covariates (a home indicator, playing White, taking Black) are numbers per game, bools read as
+0 / 1: :func:`as_advantage` checks the columns of a log, :func:`read_frame_rows` reads them from a frame
+(a row with a missing or non-numeric covariate is invalid).
 """
 
 from __future__ import annotations
@@ -15,15 +19,16 @@ from __future__ import annotations
 import os
 import sys
 import warnings
-from typing import Any, Callable, Optional
+from typing import Any, Callable, NamedTuple, Optional
 
 import numpy as np
 
 from discrank._checks import check_choice, check_positive_int, self_play_message, show
 from discrank._labels import factorize_objects, factorize_pair
 
-__all__ = ["DRAW_MARKERS", "INVALID_KINDS", "PGN_RESULTS", "as_times", "check_invalid", "parse_results",
-           "pandas_module", "active_games", "read_frame", "screen_rows", "time_bound", "warn_user"]
+__all__ = ["DRAW_MARKERS", "INVALID_KINDS", "PGN_RESULTS", "FrameRows", "active_games", "advantage_columns",
+           "as_advantage", "as_times", "check_invalid", "pandas_module", "parse_results", "read_frame",
+           "read_frame_rows", "screen_rows", "time_bound", "warn_user"]
 
 PGN_RESULTS = {"1-0": 1.0, "0-1": 0.0, "1/2-1/2": 0.5, "½-½": 0.5, "0.5-0.5": 0.5}
 DRAW_MARKERS = ("draw", "Draw", "DRAW", "1/2-1/2", "½-½", "tie", "Tie", "=")
@@ -38,8 +43,11 @@ INVALID_KINDS = (
     "missing time",
     "unparseable time",
     "unfinished game",
+    "missing covariate",
+    "unparseable covariate",
 )
-MISSING_NAME, SELF_PLAY, MISSING_RESULT, BAD_RESULT, MISSING_TIME, BAD_TIME, UNFINISHED = range(1, 8)
+(MISSING_NAME, SELF_PLAY, MISSING_RESULT, BAD_RESULT, MISSING_TIME, BAD_TIME, UNFINISHED, MISSING_COVARIATE,
+ BAD_COVARIATE) = range(1, 10)
 _INVALID_CHOICES = ("raise", "drop")
 _HINT = '; invalid="drop" (discrank fit --drop-invalid) drops and counts such rows'
 
@@ -157,6 +165,121 @@ def as_times(values: Any, name: str = "time") -> np.ndarray:
         except ValueError:
             raise ValueError(f"{name}[{k}] = {v!r} is not a time (a number, a datetime or an ISO date)") from None
     raise ValueError(f"{name} is not a time column")  # pragma: no cover
+
+
+# ------------------------------------------------------------------ advantage covariates
+_COVARIATE_HELP = "a covariate is a finite number in every game (bools read as 0 / 1)"
+
+
+def _covariate_column(values: Any, name: str, n_games: int) -> np.ndarray:
+    """One advantage column as float64, checked: 1-D, ``n_games`` long, numbers (or bools), finite."""
+    col = np.array(values, dtype=object) if isinstance(values, (list, tuple)) else np.asarray(values)
+    if col.ndim != 1:
+        raise ValueError(f"advantage column {name!r} must be 1-D (one value per game), got shape {col.shape}")
+    if col.shape[0] != n_games:
+        raise ValueError(f"advantage column {name!r} has {col.shape[0]} values, and the log has {n_games} games")
+    kind = col.dtype.kind
+    if kind in "biuf":
+        out = col.astype(np.float64)
+    elif kind == "O":
+        out = np.empty(n_games)
+        for k, v in enumerate(col.tolist()):
+            if isinstance(v, (bool, int, float, np.bool_, np.integer, np.floating)):
+                out[k] = float(v)
+            elif v is None:
+                raise ValueError(f"advantage column {name!r} is missing a value at row {k} (None): {_COVARIATE_HELP}")
+            else:
+                raise TypeError(f"advantage column {name!r} holds {show(v)} at row {k}, which is not a number: "
+                                f"{_COVARIATE_HELP}")
+    else:
+        first = col[0] if col.size else None
+        raise TypeError(f"advantage column {name!r} holds values of type {col.dtype} (row 0: {show(first)}), not "
+                        f"numbers: {_COVARIATE_HELP}")
+    bad = ~np.isfinite(out)
+    if bad.any():
+        k = int(np.flatnonzero(bad)[0])
+        raise ValueError(f"advantage column {name!r} has the value {show(out[k])} at row {k}, which is not a finite "
+                         f"number: {_COVARIATE_HELP}")
+    if not out.any():
+        raise ValueError(f"advantage column {name!r} is 0 in every game: it carries no information (its coefficient "
+                         "is not identifiable); leave it out")
+    return out
+
+
+def as_advantage(values: Any, n_games: int) -> tuple[Optional[np.ndarray], tuple]:
+    """The advantage covariates of a log as a float64 array (n_games, n_covariates), with their names.
+
+    A column that is the same nonzero value in every game is valid (``a`` is White in every game, x = 1:
+    the first-move advantage, identifiable when players meet in both orientations); whether the
+    coefficients are identifiable on the comparison graph is the model's check, not this one.
+
+    Parameters
+    ----------
+    values : array-like, dict of str to array-like, pandas.DataFrame, or None
+        An array (n_games,) or (n_games, n_covariates) of numbers or bools (columns named "x0", "x1",
+        ...), or the columns by name.
+    n_games : int
+        The number of games of the log.
+
+    Returns
+    -------
+    advantage : ndarray of float64, shape (n_games, n_covariates), or None
+        None when ``values`` is None.
+    names : tuple of str
+        The name of each column (empty when ``values`` is None).
+
+    Raises
+    ------
+    ValueError
+        No column, a column of the wrong length or shape, a NaN or infinite value (named with its column,
+        row and value), a column that is 0 in every game (no information), two identical or opposite
+        columns, or two columns of one name.
+    TypeError
+        A value that is not a number or a bool (named with its column and row), or a name that is not text.
+    """
+    if values is None:
+        return None, ()
+    if isinstance(values, dict) or (hasattr(values, "columns") and hasattr(values, "iloc")):
+        names = list(values.keys()) if isinstance(values, dict) else list(values.columns)
+        raw = [values[k] for k in names] if isinstance(values, dict) else [values.iloc[:, j] for j in range(len(names))]
+        for nm in names:
+            if not isinstance(nm, str) or not nm:
+                raise TypeError(f"advantage column names must be non-empty text, got {show(nm)}")
+    else:
+        try:  # (a list keeps its values' types: [1, "x"] names "x", not the text "1")
+            arr = np.array(values, dtype=object) if isinstance(values, (list, tuple)) else np.asarray(values)
+        except ValueError as exc:  # ragged nested lists
+            raise ValueError(f"advantage is not an array of numbers (n_games,) or (n_games, n_covariates): {exc}") \
+                from None
+        if arr.dtype == object and arr.ndim == 1:
+            rows = [k for k, v in enumerate(arr.tolist()) if isinstance(v, (list, tuple, np.ndarray))]
+            if rows:
+                raise ValueError(f"advantage is a list of rows of different lengths (row {rows[0]}: "
+                                 f"{show(arr[rows[0]])}): give an array (n_games, n_covariates)")
+        if arr.ndim == 1:
+            arr = arr[:, None]
+        if arr.ndim != 2:
+            raise ValueError(f"advantage must be an array (n_games,) or (n_games, n_covariates), got shape {arr.shape}")
+        if arr.shape[0] != n_games:
+            raise ValueError(f"advantage has {arr.shape[0]} rows, and the log has {n_games} games")
+        names = [f"x{j}" for j in range(arr.shape[1])]
+        raw = [arr[:, j] for j in range(arr.shape[1])]
+    if not names:
+        raise ValueError("advantage has no column: give None for a log without covariates")
+    seen: set = set()
+    for nm in names:
+        if nm in seen:
+            raise ValueError(f"advantage has two columns named {nm!r}")
+        seen.add(nm)
+    cols = [_covariate_column(v, nm, n_games) for nm, v in zip(names, raw)]
+    for j in range(len(cols)):
+        for k in range(j):
+            same = np.array_equal(cols[j], cols[k])
+            if same or np.array_equal(cols[j], -cols[k]):
+                raise ValueError(f"advantage columns {names[k]!r} and {names[j]!r} are "
+                                 f"{'identical' if same else 'opposite'} in every game: their coefficients are not "
+                                 "identifiable; keep one")
+    return np.ascontiguousarray(np.column_stack(cols)), tuple(names)
 
 
 # ------------------------------------------------------------------ invalid rows: classify, filter, report
@@ -513,9 +636,127 @@ def _as_int_labels(values: np.ndarray, had_missing: bool) -> np.ndarray:
     return values
 
 
+def _covariate_rows(values: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Per row of a frame's covariate column: the value as a float (NaN where there is none), missing
+    (None, NaN, NA, blank text), unparseable (text that is not a number, an infinite value, an object that
+    is not a number). Bools read as 0 / 1, numbers as they are, text that reads as a number as that number."""
+    kind = values.dtype.kind
+    if kind in "biu":
+        out = values.astype(np.float64)
+        return out, np.zeros(out.shape[0], dtype=bool), np.zeros(out.shape[0], dtype=bool)
+    if kind == "f":
+        out = values.astype(np.float64)
+        missing = np.isnan(out)
+        bad = np.isinf(out)
+        out[bad] = np.nan
+        return out, missing, bad
+    codes, uniques = factorize_objects(np.asarray(values, dtype=object))
+    parsed = np.full(len(uniques) + 1, np.nan)  # the last slot: missing (code -1)
+    blank = np.zeros(len(uniques) + 1, dtype=bool)
+    blank[-1] = True
+    for u, v in enumerate(uniques):
+        if isinstance(v, (bool, int, float, np.bool_, np.integer, np.floating)):
+            parsed[u] = float(v)
+        elif isinstance(v, str):
+            key = v.strip()
+            if not key:
+                blank[u] = True
+            else:
+                try:
+                    parsed[u] = float(key)
+                except ValueError:
+                    pass
+    out = parsed[codes]
+    missing = blank[codes]
+    bad = ~missing & ~np.isfinite(out)
+    out[missing | bad] = np.nan
+    return out, missing, bad
+
+
+def advantage_columns(advantage: Any) -> tuple:
+    """The ``advantage=`` argument of the readers, checked: a column name or a list of names.
+
+    Parameters
+    ----------
+    advantage : str, list of str, or None
+        The argument.
+
+    Returns
+    -------
+    tuple of str
+        The names (empty for None).
+
+    Raises
+    ------
+    TypeError
+        A value that is neither a name nor a list of names, named.
+    ValueError
+        An empty list, or a name given twice.
+    """
+    if advantage is None:
+        return ()
+    names = (advantage,) if isinstance(advantage, str) else advantage
+    try:
+        names = tuple(names)
+    except TypeError:
+        raise TypeError(f"advantage must be a column name or a list of column names, got {show(advantage)}") from None
+    if not names:
+        raise ValueError("advantage is an empty list: give a column name, a list of names, or None")
+    for nm in names:
+        if not isinstance(nm, str):
+            raise TypeError(f"advantage must be a column name or a list of column names, got {show(nm)} in "
+                            f"{show(advantage)}")
+    for k, nm in enumerate(names):
+        if nm in names[:k]:
+            raise ValueError(f"advantage names the column {nm!r} twice")
+    return names
+
+
+class FrameRows(NamedTuple):
+    """The valid games of a frame, as columns (:func:`read_frame_rows`)."""
+
+    a: np.ndarray
+    b: np.ndarray
+    score: np.ndarray
+    time: Optional[np.ndarray]
+    dropped: dict
+    advantage: Optional[np.ndarray]
+    advantage_names: tuple
+
+
 def read_frame(df: Any, a: str = "a", b: str = "b", score: Optional[str] = None, winner: Optional[str] = None,
                time: Optional[str] = None, *, start: Any = None, end: Any = None, min_player_games: int = 1,
                invalid: str = "raise") -> tuple[np.ndarray, np.ndarray, np.ndarray, Optional[np.ndarray], dict]:
+    """The valid games of a pandas DataFrame, one row per game, as columns (without covariates).
+
+    :func:`read_frame_rows` without ``advantage``; the arguments are documented there.
+
+    Parameters
+    ----------
+    df : pandas.DataFrame
+        The games.
+    a, b, score, winner, time : str
+        The columns (exactly one of ``score`` and ``winner``).
+    start, end : optional
+        Keep the games with ``start <= time < end``.
+    min_player_games : int
+        Keep the players with at least this many valid games.
+    invalid : {"raise", "drop"}
+        Raise on the first invalid row, or drop and report them.
+
+    Returns
+    -------
+    a, b, score, time, dropped
+        As in :func:`read_frame_rows`.
+    """
+    rows = read_frame_rows(df, a=a, b=b, score=score, winner=winner, time=time, start=start, end=end,
+                           min_player_games=min_player_games, invalid=invalid)
+    return rows.a, rows.b, rows.score, rows.time, rows.dropped
+
+
+def read_frame_rows(df: Any, a: str = "a", b: str = "b", score: Optional[str] = None, winner: Optional[str] = None,
+                    time: Optional[str] = None, *, start: Any = None, end: Any = None, min_player_games: int = 1,
+                    invalid: str = "raise", advantage: Any = None) -> FrameRows:
     """The valid games of a pandas DataFrame, one row per game, as columns.
 
     The rows are first filtered by time (``start``, ``end``), then checked, then filtered by
@@ -534,18 +775,20 @@ def read_frame(df: Any, a: str = "a", b: str = "b", score: Optional[str] = None,
         Keep the players with at least this many valid games.
     invalid : {"raise", "drop"}
         Raise on the first invalid row, or drop and report them.
+    advantage : str or list of str, optional
+        The columns of advantage covariates (numbers, bools read as 0 / 1). A row where one is missing
+        is invalid ("missing covariate"), as is one where it is not a number or infinite ("unparseable
+        covariate").
 
     Returns
     -------
-    a, b : ndarray
-        The players of the valid games, in the frame's order (integer ids that pandas read as floats
-        because of missing entries that were dropped are integers again). Not yet checked as labels.
-    score : ndarray of float
-        The score of ``a`` in each valid game.
-    time : ndarray or None
-        Their times (numbers or datetime64), when ``time`` is given.
-    dropped : dict of str to int
-        The invalid rows dropped, counted by kind (``invalid="drop"``).
+    FrameRows
+        ``a``, ``b``: the players of the valid games, in the frame's order (integer ids that pandas read
+        as floats because of missing entries that were dropped are integers again), not yet checked as
+        labels; ``score``: the score of ``a``; ``time``: their times (numbers or datetime64) when ``time``
+        is given; ``dropped``: the invalid rows dropped, counted by kind (``invalid="drop"``);
+        ``advantage``: the covariates of the valid games (float64, shape (n, n_covariates)) or None, not yet
+        checked as columns (:func:`as_advantage`); ``advantage_names``: their columns' names.
 
     Raises
     ------
@@ -553,7 +796,7 @@ def read_frame(df: Any, a: str = "a", b: str = "b", score: Optional[str] = None,
         A column that is not in the frame, an empty frame, an invalid row (``invalid="raise"``), no game
         left after the filters, or an unknown ``invalid``.
     TypeError
-        ``df`` is not a DataFrame.
+        ``df`` is not a DataFrame, or ``advantage`` is not a column name or a list of names.
     """
     pd = pandas_module()
     invalid = check_invalid(invalid)
@@ -562,8 +805,10 @@ def read_frame(df: Any, a: str = "a", b: str = "b", score: Optional[str] = None,
         raise TypeError(f"from_frame expects a pandas DataFrame, got {type(df).__name__}")
     if (score is None) == (winner is None):
         raise ValueError("give exactly one of score= (results of a) and winner= (label of the winner)")
-    wanted = {"a": a, "b": b, "score": score, "winner": winner, "time": time}
-    for role, col in wanted.items():
+    adv_names = advantage_columns(advantage)
+    wanted = [("a", a), ("b", b), ("score", score), ("winner", winner), ("time", time)]
+    wanted += [("advantage", col) for col in adv_names]
+    for role, col in wanted:
         if col is not None and col not in df.columns:
             raise ValueError(f"column {col!r} (for {role}) is not in the frame; its columns are {list(df.columns)}")
     if (start is not None or end is not None) and time is None:
@@ -592,6 +837,21 @@ def read_frame(df: Any, a: str = "a", b: str = "b", score: Optional[str] = None,
         mark(t_missing, MISSING_TIME)
         mark(t_bad, BAD_TIME)
         t_invalid = t_missing | t_bad
+    x = None
+    if adv_names:
+        x = np.empty((len(df), len(adv_names)))
+        cov_missing = np.zeros(len(df), dtype=bool)
+        cov_bad = np.zeros(len(df), dtype=bool)
+        for j, col in enumerate(adv_names):
+            raw_col = df[col].to_numpy()
+            if raw_col.dtype.kind in "mMc":
+                raise TypeError(f"column {col!r} (for advantage) holds values of type {raw_col.dtype}, not numbers: "
+                                f"{_COVARIATE_HELP}")
+            x[:, j], m, bd = _covariate_rows(raw_col)
+            cov_missing |= m
+            cov_bad |= bd
+        mark(cov_missing, MISSING_COVARIATE)
+        mark(cov_bad, BAD_COVARIATE)
 
     def explain(k: int) -> str:
         code = kind[k]
@@ -601,6 +861,16 @@ def read_frame(df: Any, a: str = "a", b: str = "b", score: Optional[str] = None,
             return f"column {col!r} is missing a player at row {k}{name}"
         if code == SELF_PLAY:
             return f"{self_play_message('game', k, col_a[k])} (row {k})"
+        if code in (MISSING_COVARIATE, BAD_COVARIATE):
+            for col in adv_names:  # the first covariate of the row that is missing (or not a number)
+                raw = df[col].iloc[k]
+                _, m, bd = _covariate_rows(np.array([raw], dtype=object))
+                if code == MISSING_COVARIATE and m[0]:
+                    return (f"column {col!r} (an advantage covariate) has no value at row {k} ({show(raw)}): drop or "
+                            "fill the row")
+                if code == BAD_COVARIATE and bd[0]:
+                    return (f"column {col!r} (an advantage covariate): {col}[{k}] = {show(raw)} is not a finite number "
+                            f"at row {k} ({_COVARIATE_HELP})")
         v = values[k]
         if code == MISSING_RESULT:
             what = repr(v) if isinstance(v, str) else "NaN"
@@ -621,5 +891,5 @@ def read_frame(df: Any, a: str = "a", b: str = "b", score: Optional[str] = None,
 
     idx, dropped = screen_rows(kind, col_a, col_b, miss_a, miss_b, t, t_invalid, start=start, end=end,
                                min_player_games=min_player_games, invalid=invalid, explain=explain)
-    return (_as_int_labels(col_a[idx], bool(miss_a.any())), _as_int_labels(col_b[idx], bool(miss_b.any())), s[idx],
-            None if t is None else t[idx], dropped)
+    return FrameRows(_as_int_labels(col_a[idx], bool(miss_a.any())), _as_int_labels(col_b[idx], bool(miss_b.any())),
+                     s[idx], None if t is None else t[idx], dropped, None if x is None else x[idx], adv_names)

@@ -231,13 +231,17 @@ def _read_log(args: argparse.Namespace):
 def _read_games(args: argparse.Namespace, path: str, lower: str, filters: dict):
     from discrank.logs import GameLog, read_pgn
 
+    advantage = getattr(args, "advantage", None)
     if lower.endswith((".pgn", ".pgn.gz", ".pgn.bz2", ".pgn.xz")):
+        if advantage:
+            raise ValueError(f"--advantage {advantage[0]}: a PGN file has no covariate columns (--advantage names "
+                             "columns of a CSV or Parquet file)")
         return read_pgn(path, progress=None if not args.quiet else False, **filters)
     if args.score is None and args.winner is None:
         raise ValueError("give the result column: --score COL (1, 0.5, 0 or 1-0 / 0-1 / 1/2-1/2) or --winner COL")
     if (filters["start"] or filters["end"]) and args.time is None:
         raise ValueError("--start / --end need the time column: --time COL")
-    cols = dict(a=args.a, b=args.b, score=args.score, winner=args.winner, time=args.time)
+    cols = dict(a=args.a, b=args.b, score=args.score, winner=args.winner, time=args.time, advantage=advantage)
     if lower.endswith(".parquet"):
         filters.pop("truncated")
         return GameLog.read_parquet(path, **cols, **filters)
@@ -268,7 +272,8 @@ def fit_command(args: argparse.Namespace) -> int:
     args : argparse.Namespace
         The parsed ``fit`` arguments: the file and its columns, the filters (``--start``, ``--end``,
         ``--min-player-games``, applied before the rows are checked), ``--drop-invalid``, the model and the
-        outputs.
+        outputs. With ``--advantage`` columns the model is fitted on the game log (which carries them),
+        not on its pairs.
 
     Returns
     -------
@@ -285,11 +290,19 @@ def fit_command(args: argparse.Namespace) -> int:
     for w in caught:
         if not issubclass(w.category, (DeprecationWarning, PendingDeprecationWarning)):
             print(f"discrank: warning: {w.message}", file=sys.stderr)
-    data = log.to_pairs(min_games=args.min_games)
     model = _make_model(args)
+    if log.advantage is None:
+        data = log.to_pairs(min_games=args.min_games)
+        counts = f"{data.n_players} players, {data.n_pairs} pairs"
+    else:  # the model is given the games, with their covariates: pairs would not keep them
+        if args.min_games > 1:
+            raise ValueError(f"--min-games {args.min_games} aggregates the games to pairs, which drops the "
+                             "--advantage columns: use --min-player-games")
+        data = log
+        counts = (f"{np.union1d(log.a, log.b).size} players, advantage column"
+                  f"{'s' if len(log.advantage_names) > 1 else ''} {', '.join(log.advantage_names)}")
     if not args.quiet:
-        print(f"{len(log)} games, {data.n_players} players, {data.n_pairs} pairs; fitting {type(model).__name__}",
-              file=sys.stderr)
+        print(f"{len(log)} games, {counts}; fitting {type(model).__name__}", file=sys.stderr)
     progress = _FitProgress(args.quiet)
     t0 = time.perf_counter()
     try:
@@ -391,13 +404,25 @@ EVAL_MODELS = {
 }
 
 
+def _eval_models() -> dict:
+    """:data:`EVAL_MODELS`, with "dynamic" (:class:`discrank.DynamicElo`) when this discrank has it."""
+    import discrank
+
+    models = dict(EVAL_MODELS)
+    dynamic = getattr(discrank, "DynamicElo", None)
+    if dynamic is not None:
+        models["dynamic"] = dynamic
+    return models
+
+
 def evaluate_command(args: argparse.Namespace) -> int:
     from discrank.evaluation import evaluate
 
+    available = _eval_models()
     names = [m.strip() for m in args.models.split(",") if m.strip()]
-    unknown = [m for m in names if m not in EVAL_MODELS]
+    unknown = [m for m in names if m not in available]
     if unknown or not names:
-        raise ValueError(f"--models: unknown model(s) {unknown or names!r}; choose from {sorted(EVAL_MODELS)}")
+        raise ValueError(f"--models: unknown model(s) {unknown or names!r}; choose from {sorted(available)}")
     if args.time is None and not args.games.lower().endswith((".pgn", ".pgn.gz", ".pgn.bz2", ".pgn.xz")):
         raise ValueError("evaluate needs the time column of the games: --time COL")
     with warnings.catch_warnings(record=True) as read_warnings:
@@ -405,7 +430,7 @@ def evaluate_command(args: argparse.Namespace) -> int:
         log = _read_log(args)  # --start / --end / --min-player-games / --drop-invalid applied there
     for w in read_warnings:
         print(f"discrank: warning: {w.message}", file=sys.stderr)
-    models = {name: EVAL_MODELS[name]() for name in names}
+    models = {name: available[name]() for name in names}
     fraction = args.test_fraction  # a number in (0, 1) or None (_fraction)
     if (args.cutoff is None) == (fraction is None):
         raise ValueError("give exactly one of --cutoff TIME and --test-fraction F")
@@ -413,11 +438,12 @@ def evaluate_command(args: argparse.Namespace) -> int:
     for flag in ("cutoff", "train_start", "test_start", "test_end"):
         value = getattr(args, flag)
         times[flag] = None if value is None else _time_arg(value, log.time, "--" + flag.replace("_", "-"))
+    protocol = {k: getattr(args, k) for k in ("protocol", "refit") if getattr(args, k, None) is not None}
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         ev = evaluate(models, log, cutoff=times["cutoff"], test_fraction=fraction, train_start=times["train_start"],
                       test_start=times["test_start"], test_end=times["test_end"], rolling=args.rolling,
-                      unseen=args.unseen, reference=args.reference)
+                      unseen=args.unseen, reference=args.reference, **protocol)
     for w in caught:
         if not issubclass(w.category, (DeprecationWarning, PendingDeprecationWarning)):
             print(f"discrank: warning: {w.message}", file=sys.stderr)
@@ -493,6 +519,9 @@ def _add_columns(p: argparse.ArgumentParser) -> None:
     p.add_argument("--b", default="b", help="column of the second player (default b)")
     p.add_argument("--score", help="column of the first player's result: 1 / 0.5 / 0 or 1-0 / 1/2-1/2 / 0-1")
     p.add_argument("--winner", help="column of the winner's label (or draw), instead of --score")
+    p.add_argument("--advantage", action="append", metavar="COL",
+                   help="column of an advantage covariate of the first player (1 at home, 0 neutral, -1 away; "
+                        "bools read as 1 / 0); repeat for several columns")
 
 
 def _add_bad_rows(p: argparse.ArgumentParser) -> None:
@@ -558,7 +587,13 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     p.add_argument("--test-end", help="test only on games before this time")
     p.add_argument("--rolling", type=_int_at_least(1), default=1, help="origins of a rolling evaluation (default 1)")
     p.add_argument("--models", default="elo,online-elo,disc",
-                   help=f"comma-separated, from: {', '.join(EVAL_MODELS)} (default elo,online-elo,disc)")
+                   help=f"comma-separated, from: {', '.join(EVAL_MODELS)}, dynamic (discrank.DynamicElo, when "
+                        "available) (default elo,online-elo,disc)")
+    p.add_argument("--protocol", choices=["frozen", "online"],
+                   help="frozen: every model stops at the cutoff; online: each test game is predicted from every "
+                        "game before it (default: discrank.evaluate's)")
+    p.add_argument("--refit", choices=["day", "week", "month", "year"],
+                   help="with --protocol online: the period at which models without online updates are refitted")
     p.add_argument("--reference", help="model the differences are taken to (default: the first)")
     p.add_argument("--unseen", choices=["exclude", "prior"], default="exclude",
                    help="test games with a player unseen in training: left out (default) or predicted from the prior")

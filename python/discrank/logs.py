@@ -12,6 +12,10 @@ Real logs have invalid rows (a player against themself, a missing name, result o
 raise on the first one, naming its row and value, or with ``invalid="drop"`` drop them and report the
 count of each kind (:data:`INVALID_KINDS`) in one :class:`~discrank.exceptions.InvalidRowsWarning` and in
 :attr:`GameLog.dropped`. Their ``start`` / ``end`` filters come first: rows outside are never checked.
+
+Advantage covariates (``advantage=``: a home indicator, playing White, taking Black in Go) are per-game
+numbers attributed to ``a``, carried by the log through its filters and splits
+(:attr:`GameLog.advantage`).
 """
 
 from __future__ import annotations
@@ -28,8 +32,9 @@ from discrank._checks import (check_choice, check_no_self_play, check_positive_i
                               self_play_message, show)
 from discrank._labels import as_label_array, check_same_kind, factorize_pair, text_array
 from discrank._rows import (BAD_RESULT, BAD_TIME, DRAW_MARKERS, INVALID_KINDS, MISSING_NAME, MISSING_TIME, PGN_RESULTS,
-                            SELF_PLAY, UNFINISHED, active_games, as_times, check_invalid, pandas_module, parse_results,
-                            read_frame, screen_rows, time_bound, warn_user)
+                            SELF_PLAY, UNFINISHED, active_games, advantage_columns, as_advantage, as_times,
+                            check_invalid, pandas_module, parse_results, read_frame_rows, screen_rows, time_bound,
+                            warn_user)
 from discrank.data import PairwiseData
 from discrank.exceptions import TruncatedFileWarning
 
@@ -76,7 +81,7 @@ class GameLog:
     _checked: bool = field(default=False, init=False, repr=False, compare=False)
 
     @classmethod
-    def from_arrays(cls, a: Any, b: Any, score: Any, time: Any = None) -> "GameLog":
+    def from_arrays(cls, a: Any, b: Any, score: Any, time: Any = None, advantage: Any = None) -> "GameLog":
         """A game log from its columns, checked.
 
         Parameters
@@ -88,6 +93,13 @@ class GameLog:
             Score of ``a``: numbers in [0, 1] or PGN result strings (:func:`parse_results`).
         time : array, shape (n_games,), optional
             Time of each game: numbers, datetimes or ISO dates.
+        advantage : array or dict of str to array, optional
+            Advantage covariates attributed to ``a`` (say 1 when ``a`` plays at home, 0 at a neutral venue,
+            -1 when ``b`` does): an array (n_games,) or (n_games, n_covariates) of numbers or bools (bools
+            read as 0 / 1), whose columns are named "x0", "x1", ...; or a dict (or DataFrame) of columns by
+            name. Stored as float64 in :attr:`advantage`, the names in :attr:`advantage_names`. A column that
+            is the same nonzero value in every game is valid (``a`` is White in every game: the first-move
+            advantage); whether a coefficient is identifiable on the comparison graph is the model's check.
 
         Returns
         -------
@@ -97,9 +109,12 @@ class GameLog:
         ------
         ValueError
             Columns of different lengths, an empty log, a result or time that is not one, labels of mixed
-            kinds, or a game of a player against themself (each naming the game and its value).
+            kinds, or a game of a player against themself (each naming the game and its value); an advantage
+            column with a NaN or infinite value (named with its column, row and value), of the wrong length,
+            0 in every game (no information), or identical (or opposite) to another.
         TypeError
-            Labels that are bools, bytes or other objects.
+            Labels that are bools, bytes or other objects; an advantage value that is not a number (named
+            with its column and row).
         """
         a = as_label_array(a, "a")
         b = as_label_array(b, "b")
@@ -112,14 +127,15 @@ class GameLog:
         if check_same_length(lengths, "columns") == 0:
             raise ValueError("the game log is empty")
         check_no_self_play(a, b)
-        log = cls(a, b, score, time)
+        x, names = as_advantage(advantage, a.shape[0])
+        log = cls(a, b, score, time, {}, x, names)
         log._checked = True
         return log
 
     @classmethod
     def from_frame(cls, df: Any, a: str = "a", b: str = "b", score: Optional[str] = None,
                    winner: Optional[str] = None, time: Optional[str] = None, *, start: Any = None, end: Any = None,
-                   min_player_games: int = 1, invalid: str = "raise") -> "GameLog":
+                   min_player_games: int = 1, invalid: str = "raise", advantage: Any = None) -> "GameLog":
         """A game log from a pandas DataFrame, one row per game.
 
         The rows are first filtered by time (``start``, ``end``), then checked, then filtered by
@@ -154,6 +170,13 @@ class GameLog:
             the first such row (rows are numbered from 0, in the frame's order) and its value. ``"drop"``:
             drop them, warn once with an :class:`~discrank.exceptions.InvalidRowsWarning` that gives the
             count of each kind and its first rows, and keep the counts in :attr:`GameLog.dropped`.
+        advantage : str or list of str, optional
+            Columns of advantage covariates attributed to ``a`` (a home indicator, playing White): numbers,
+            bools read as 0 / 1, text that reads as a number. A row where one is missing (NaN, empty) is an
+            invalid row of the kind "missing covariate", one where it is not a finite number an
+            "unparseable covariate" (raised on, or dropped and counted, as ``invalid`` says). The columns of
+            the games kept are then checked as in :meth:`from_arrays` (not 0 in every game, no two
+            identical).
 
         Returns
         -------
@@ -169,17 +192,18 @@ class GameLog:
         TypeError
             ``df`` is not a DataFrame.
         """
-        a_, b_, s_, t_, dropped = read_frame(df, a=a, b=b, score=score, winner=winner, time=time, start=start,
-                                             end=end, min_player_games=min_player_games, invalid=invalid)
-        log = cls.from_arrays(a_, b_, s_, t_)
-        log.dropped = dropped
+        rows = read_frame_rows(df, a=a, b=b, score=score, winner=winner, time=time, start=start, end=end,
+                               min_player_games=min_player_games, invalid=invalid, advantage=advantage)
+        x = None if rows.advantage is None else dict(zip(rows.advantage_names, rows.advantage.T))
+        log = cls.from_arrays(rows.a, rows.b, rows.score, rows.time, advantage=x)
+        log.dropped = rows.dropped
         return log
 
     @classmethod
     def read_csv(cls, path: Any, a: str = "a", b: str = "b", score: Optional[str] = None,
                  winner: Optional[str] = None, time: Optional[str] = None, *, start: Any = None, end: Any = None,
                  min_player_games: int = 1, invalid: str = "raise", truncated: str = "raise",
-                 **read_kw: Any) -> "GameLog":
+                 advantage: Any = None, **read_kw: Any) -> "GameLog":
         """A game log from a CSV file, through ``pandas.read_csv`` then :meth:`from_frame`.
 
         Parameters
@@ -194,6 +218,9 @@ class GameLog:
             short): ``"raise"`` (default) a ``ValueError`` naming the file, the byte and line where its text
             ends and the last complete row; ``"keep"`` keeps the complete lines read before the truncation,
             with a ``TruncatedFileWarning`` saying how many rows were kept.
+        advantage : str or list of str, optional
+            Columns of advantage covariates, as in :meth:`from_frame` (pandas reads "True" / "False" as
+            bools: 1 / 0).
         **read_kw
             Passed to ``pandas.read_csv``. Unless given, ``low_memory=False`` (with pandas' C parser): each
             column is typed from all its rows, so pandas does not warn about columns of mixed types.
@@ -227,12 +254,12 @@ class GameLog:
         except pd.errors.EmptyDataError:
             raise ValueError(f"{path}: the file is empty") from None
         return cls.from_frame(df, a=a, b=b, score=score, winner=winner, time=time, start=start, end=end,
-                              min_player_games=min_player_games, invalid=invalid)
+                              min_player_games=min_player_games, invalid=invalid, advantage=advantage)
 
     @classmethod
     def read_parquet(cls, path: Any, a: str = "a", b: str = "b", score: Optional[str] = None,
                      winner: Optional[str] = None, time: Optional[str] = None, *, start: Any = None,
-                     end: Any = None, min_player_games: int = 1, invalid: str = "raise",
+                     end: Any = None, min_player_games: int = 1, invalid: str = "raise", advantage: Any = None,
                      **read_kw: Any) -> "GameLog":
         """A game log from a Parquet file, through ``pandas.read_parquet`` (needs pyarrow) then :meth:`from_frame`.
 
@@ -243,6 +270,8 @@ class GameLog:
         a, b, score, winner, time, start, end, min_player_games, invalid
             As in :meth:`from_frame`: the columns, the filters (applied before the checks), and what to do
             with invalid rows (``"raise"``, the default, or ``"drop"``, which drops and reports them).
+        advantage : str or list of str, optional
+            Columns of advantage covariates, as in :meth:`from_frame`.
         **read_kw
             Passed to ``pandas.read_parquet``.
 
@@ -266,11 +295,12 @@ class GameLog:
         except (ValueError, OSError) as exc:
             text = str(exc)
             raise ValueError(text if os.fspath(path) in text else f"{path}: {text}") from None
-        for role, col in (("a", a), ("b", b), ("score", score), ("winner", winner), ("time", time)):
+        for role, col in (("a", a), ("b", b), ("score", score), ("winner", winner), ("time", time),
+                          *(("advantage", c) for c in advantage_columns(advantage))):
             if col is not None and col in df.columns:
                 _check_scalar_column(pd, df[col], col, role, path)
         return cls.from_frame(df, a=a, b=b, score=score, winner=winner, time=time, start=start, end=end,
-                              min_player_games=min_player_games, invalid=invalid)
+                              min_player_games=min_player_games, invalid=invalid, advantage=advantage)
 
     def __len__(self) -> int:
         return int(self.a.shape[0])
@@ -379,7 +409,10 @@ class GameLog:
         """Aggregate the games to pairs, as :meth:`PairwiseData.from_games` does.
 
         The columns of a log built by a reader or :meth:`from_arrays` are checked already and are
-        aggregated as they are; those of a log built from its fields are checked first.
+        aggregated as they are; those of a log built from its fields are checked first. The pairs are
+        unordered and carry no covariate: on a log with advantage columns this warns (a ``UserWarning``
+        naming them) that the aggregation ignores them; fit a model that takes covariates on the log
+        itself instead.
 
         Parameters
         ----------
@@ -394,6 +427,10 @@ class GameLog:
         -------
         PairwiseData
         """
+        if self.advantage is not None:
+            warn_user(f"to_pairs aggregates the games to unordered pairs and ignores the advantage column"
+                      f"{'s' if len(self.advantage_names) != 1 else ''} {', '.join(map(repr, self.advantage_names))}"
+                      f": fit a model that takes covariates on the GameLog itself", UserWarning)
         if self._checked:
             return PairwiseData._from_checked_games(self.a, self.b, self.score, labels, min_games=min_games,
                                                     weights=weights)
