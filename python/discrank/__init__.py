@@ -52,8 +52,10 @@ from discrank.persist import load  # noqa: E402
 from discrank.bootstrap import bootstrap  # noqa: E402
 from discrank._tuning import Validation  # noqa: E402
 from discrank.evaluation import Evaluation, evaluate  # noqa: E402
+from discrank.dynamic import DynamicElo  # noqa: E402
 
 __all__ = [
+    "DynamicElo",
     "ConvergenceWarning",
     "DiscDecomposition",
     "DiscDecompositionCV",

@@ -1,0 +1,473 @@
+"""The whole-history problem: player-periods, their random-walk chains, and Newton's method on it.
+
+A player's rating is a Gaussian random walk in time (Glicko, Coulom's Whole-History Rating, TrueSkill
+Through Time): ``r_{p,t'} - r_{p,t} ~ N(0, drift^2 (t' - t))`` between two periods ``t < t'`` in which
+``p`` played, and ``r_{p,first} ~ N(0, prior_scale^2)``. The games give ``logit P(a beats b) = r_{a,t} -
+r_{b,t} + beta . x`` (two outcomes, a draw counting half), or Davidson's three outcomes with a draw
+parameter ``eta`` (``P(draw) = e^eta / (e^{d/2} + e^{-d/2} + e^eta)``). The maximum a posteriori of all
+the ratings, ``beta`` and ``eta`` together is a convex problem whose Hessian is
+
+- over player-periods: the pair Laplacian of the games (weights the loss's curvature) plus each
+  player's tridiagonal chain (weights ``1 / (drift^2 dt)``) plus the prior on each first period;
+- bordered by a few dense rows and columns for ``beta`` and ``eta``.
+
+Numbering the player-periods player by player, then period by period, makes the chains one
+tridiagonal matrix: the preconditioner of conjugate gradients is its banded Cholesky solve (with the
+games' curvature on its diagonal), and the Newton system is solved to a relative residual that shrinks
+with the gradient (an inexact Newton method), so the iterates converge quadratically to the exact MAP.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Optional
+
+import numpy as np
+from scipy.linalg import lapack
+from scipy.sparse import csr_matrix
+from scipy.sparse.linalg import LinearOperator, cg
+from scipy.special import expit, log_expit
+
+__all__ = ["History", "build_history", "solve_history", "period_index", "PERIODS", "MAX_PERIODS"]
+
+#: Calendar periods of datetime times.
+PERIODS = ("day", "week", "month", "year")
+#: More periods than this between the first game and the last is an error (a bin finer than the data).
+MAX_PERIODS = 10_000_000
+
+
+def period_index(t: np.ndarray, period) -> np.ndarray:
+    """The period of each time: an int64 bin index.
+
+    Parameters
+    ----------
+    t : ndarray
+        datetime64 or numeric times.
+    period : str or float
+        "day", "week" (ISO weeks, from Monday), "month" or "year" for datetimes; a positive bin width for
+        numbers (a game at time ``t`` is in bin ``floor(t / period)``).
+
+    Returns
+    -------
+    ndarray of int64
+        The bin of each time; consecutive bins are one period apart.
+    """
+    if t.dtype.kind == "M":
+        if isinstance(period, str):
+            if period == "day":
+                return t.astype("datetime64[D]").astype(np.int64)
+            if period == "week":  # 1970-01-01 was a Thursday: shift by 3 days so weeks start on Monday
+                return (t.astype("datetime64[D]").astype(np.int64) + 3) // 7
+            if period == "month":
+                return t.astype("datetime64[M]").astype(np.int64)
+            if period == "year":
+                return t.astype("datetime64[Y]").astype(np.int64)
+        raise ValueError(f"period={period!r} is not one of {PERIODS} (this log's times are dates)")
+    if isinstance(period, str) or isinstance(period, bool):
+        raise ValueError(f"period={period!r}: this log's times are numbers; give a positive bin width")
+    try:
+        width = float(period)
+    except (TypeError, ValueError):
+        raise ValueError(f"period={period!r} is not a positive number") from None
+    if not (math.isfinite(width) and width > 0):
+        raise ValueError(f"period={period!r} is not a positive number")
+    return np.floor(np.asarray(t, dtype=np.float64) / width).astype(np.int64)
+
+
+@dataclass
+class History:
+    """The games of a log as rows over player-periods, with the structure the solver reuses.
+
+    Attributes
+    ----------
+    n_players, n_pp : int
+        Players, and player-periods (a player in a period in which they played).
+    pp_player, pp_bin : ndarray of int64, shape (n_pp,)
+        The player and the period of each player-period, sorted by player then period.
+    first : ndarray of bool, shape (n_pp,)
+        Whether the player-period is its player's first.
+    gap : ndarray of float, shape (n_pp - 1,)
+        Periods between player-period ``k`` and ``k + 1`` when they belong to one player, else 0 (no link).
+    lo, hi : ndarray of int64, shape (n_rows,)
+        The two player-periods of each row (games of one pair of player-periods with one covariate
+        value, oriented ``lo < hi``).
+    x : ndarray of float, shape (n_rows, n_cov)
+        The covariates of each row, attributed to ``lo``.
+    n, win, draw : ndarray of float, shape (n_rows,)
+        Games, wins of ``lo`` (a draw counting half when there is no draw model), draws.
+    """
+
+    n_players: int
+    n_pp: int
+    pp_player: np.ndarray
+    pp_bin: np.ndarray
+    first: np.ndarray
+    gap: np.ndarray
+    lo: np.ndarray
+    hi: np.ndarray
+    x: np.ndarray
+    n: np.ndarray
+    win: np.ndarray
+    draw: np.ndarray
+    pair: np.ndarray = None  # row -> distinct (lo, hi) pair
+    pair_lo: np.ndarray = None
+    pair_hi: np.ndarray = None
+    csr_order: np.ndarray = None
+    csr_indptr: np.ndarray = None
+    csr_indices: np.ndarray = None
+
+    @property
+    def n_cov(self) -> int:
+        return int(self.x.shape[1])
+
+
+def build_history(ca: np.ndarray, cb: np.ndarray, score: np.ndarray, bins: np.ndarray, x: Optional[np.ndarray],
+                  n_players: int, draws: bool) -> History:
+    """Rows over player-periods from coded games.
+
+    Parameters
+    ----------
+    ca, cb : ndarray of int64
+        Player codes of a and b, in ``[0, n_players)``.
+    score : ndarray of float
+        Score of a (1, 0.5, 0; any value in [0, 1] without a draw model).
+    bins : ndarray of int64
+        Period of each game.
+    x : ndarray of float, shape (n_games, n_cov), optional
+        Covariates attributed to a.
+    n_players : int
+        Number of player codes.
+    draws : bool
+        Whether the rows keep wins and draws apart (a draw model); else ``win`` is the score sum.
+
+    Returns
+    -------
+    History
+    """
+    ca = np.asarray(ca, dtype=np.int64)
+    cb = np.asarray(cb, dtype=np.int64)
+    bmin = int(bins.min())
+    rel = bins - bmin
+    span = int(rel.max()) + 1
+    # player-periods: sorted by player, then period
+    keys = np.concatenate([ca * span + rel, cb * span + rel])
+    uniq, inv = np.unique(keys, return_inverse=True)
+    n_games = ca.size
+    pa, pb = inv[:n_games], inv[n_games:]
+    pp_player = uniq // span
+    pp_bin = uniq % span + bmin
+    n_pp = uniq.size
+    same = pp_player[1:] == pp_player[:-1]
+    gap = np.where(same, (pp_bin[1:] - pp_bin[:-1]).astype(np.float64), 0.0)
+    first = np.ones(n_pp, dtype=bool)
+    first[1:] = ~same
+    # orient rows lo < hi
+    swap = pa > pb
+    lo = np.where(swap, pb, pa)
+    hi = np.where(swap, pa, pb)
+    y = np.where(swap, 1.0 - score, score)
+    sign = np.where(swap, -1.0, 1.0)
+    if x is None or x.shape[1] == 0:
+        xo = np.zeros((n_games, 0))
+        xcode = np.zeros(n_games, dtype=np.int64)
+        n_x = 1
+        xrows = np.zeros((1, 0))
+    else:
+        xo = x * sign[:, None]
+        xrows, xcode = np.unique(xo, axis=0, return_inverse=True)
+        xcode = xcode.reshape(-1)
+        n_x = xrows.shape[0]
+    key = (lo * n_pp + hi) * n_x + xcode
+    ukey, rinv = np.unique(key, return_inverse=True)
+    n_rows = ukey.size
+    rows_n = np.bincount(rinv, minlength=n_rows).astype(np.float64)
+    if draws:
+        is_draw = y == 0.5
+        win = np.bincount(rinv, (y == 1.0).astype(np.float64), n_rows)
+        draw = np.bincount(rinv, is_draw.astype(np.float64), n_rows)
+    else:
+        win = np.bincount(rinv, y, n_rows)
+        draw = np.zeros(n_rows)
+    r_x = ukey % n_x
+    pairkey = ukey // n_x
+    r_lo, r_hi = pairkey // n_pp, pairkey % n_pp
+    h = History(n_players, n_pp, pp_player, pp_bin, first, gap, r_lo, r_hi, xrows[r_x], rows_n, win, draw)
+    # distinct pairs and the symmetric sparse pattern of the game Laplacian (built once)
+    upair, pinv = np.unique(pairkey, return_inverse=True)
+    h.pair = pinv.reshape(-1)
+    h.pair_lo, h.pair_hi = upair // n_pp, upair % n_pp
+    rows = np.concatenate([h.pair_lo, h.pair_hi])
+    cols = np.concatenate([h.pair_hi, h.pair_lo])
+    order = np.lexsort((cols, rows))
+    h.csr_order = order
+    h.csr_indptr = np.concatenate([[0], np.cumsum(np.bincount(rows, minlength=n_pp))]).astype(np.int64)
+    h.csr_indices = cols[order]
+    return h
+
+
+@dataclass
+class HistoryResult:
+    """The MAP of :func:`solve_history` and how it was reached."""
+
+    r: np.ndarray
+    beta: np.ndarray
+    eta: Optional[float]
+    objective: float
+    gradient: float  # max |g| / max(1, max |g(0)|)
+    n_iter: int
+    n_cg: int
+    converged: bool
+    hessian_diag: np.ndarray  # the chain + games + prior diagonal (for the variances)
+    hessian_off: np.ndarray  # the chain's off-diagonal
+    global_cov: Optional[np.ndarray]  # covariance of (beta, eta) from the Schur complement
+
+
+class _Problem:
+    """The MAP objective of a :class:`History` at fixed drift and prior scale."""
+
+    def __init__(self, h: History, drift: float, prior_scale: float, draws: bool):
+        self.h = h
+        self.draws = draws
+        self.chain = np.where(h.gap > 0, 1.0 / (drift ** 2 * np.maximum(h.gap, 1e-300)), 0.0)
+        self.chain[h.gap == 0] = 0.0
+        self.prior = np.where(h.first, 1.0 / prior_scale ** 2, 0.0)
+        self.m = h.n_cov + (1 if draws else 0)
+
+    def split(self, theta):
+        n = self.h.n_pp
+        r = theta[:n]
+        beta = theta[n:n + self.h.n_cov]
+        eta = theta[-1] if self.draws else None
+        return r, beta, eta
+
+    def row_terms(self, theta):
+        """(f, f_d, f_dd, f_e, f_de, f_ee) per row: the loss and its derivatives in d (and eta)."""
+        h = self.h
+        r, beta, eta = self.split(theta)
+        d = r[h.lo] - r[h.hi]
+        if h.n_cov:
+            d = d + h.x @ beta
+        if not self.draws:
+            s = expit(d)
+            f = h.n * np.logaddexp(0.0, d) - h.win * d
+            return f, h.n * s - h.win, h.n * s * (1.0 - s), None, None, None
+        lose = h.n - h.win - h.draw
+        half = 0.5 * d
+        m = np.maximum(np.abs(half), eta)
+        ea, eb, ed = np.exp(half - m), np.exp(-half - m), np.exp(eta - m)
+        z = ea + eb + ed
+        logz = m + np.log(z)
+        pa, pb, pd = ea / z, eb / z, ed / z
+        f = h.n * logz - h.win * half + lose * half - h.draw * eta
+        f_d = h.n * (pa - pb) / 2 - (h.win - lose) / 2
+        f_dd = h.n * ((pa + pb) / 4 - (pa - pb) ** 2 / 4)
+        f_e = h.n * pd - h.draw
+        f_de = -h.n * pd * (pa - pb) / 2
+        f_ee = h.n * pd * (1.0 - pd)
+        return f, f_d, f_dd, f_e, f_de, f_ee
+
+    def value_grad(self, theta):
+        h = self.h
+        r, beta, eta = self.split(theta)
+        f, f_d, f_dd, f_e, f_de, f_ee = self.row_terms(theta)
+        dr = np.diff(r)
+        value = float(np.sum(f)) + 0.5 * float(np.dot(self.chain, dr * dr)) + 0.5 * float(np.dot(self.prior, r * r))
+        g = np.bincount(h.lo, f_d, h.n_pp) - np.bincount(h.hi, f_d, h.n_pp) + self.prior * r
+        cd = self.chain * dr
+        g[:-1] -= cd
+        g[1:] += cd
+        parts = [g]
+        if h.n_cov:
+            parts.append(h.x.T @ f_d)
+        if self.draws:
+            parts.append(np.array([f_e.sum()]))
+        return value, np.concatenate(parts), (f_dd, f_de, f_ee)
+
+    def hessian(self, curv):
+        """A LinearOperator for the Hessian, its preconditioner, and the diagonal pieces."""
+        h = self.h
+        f_dd, f_de, f_ee = curv
+        n, nc = h.n_pp, h.n_cov
+        pw = np.bincount(h.pair, f_dd, h.pair_lo.size)
+        data = np.concatenate([pw, pw])[h.csr_order]
+        off = csr_matrix((data, h.csr_indices, h.csr_indptr), shape=(n, n))
+        diag = np.bincount(h.lo, f_dd, n) + np.bincount(h.hi, f_dd, n) + self.prior
+        diag[:-1] += self.chain
+        diag[1:] += self.chain
+        # global block: beta then eta
+        m = self.m
+        if m:
+            cols = []  # B: n x m, as per-row coefficient vectors
+            if nc:
+                cols.extend([f_dd * h.x[:, k] for k in range(nc)])
+            if self.draws:
+                cols.append(f_de)
+            rowcoef = np.stack(cols, axis=1)  # (n_rows, m)
+            C = np.zeros((m, m))
+            if nc:
+                C[:nc, :nc] = (h.x * f_dd[:, None]).T @ h.x
+            if self.draws:
+                C[m - 1, m - 1] = f_ee.sum()
+                if nc:
+                    C[:nc, m - 1] = C[m - 1, :nc] = h.x.T @ f_de
+        chain = self.chain
+
+        def product(v):
+            vr = v[:n]
+            out = diag * vr - off @ vr
+            out[:-1] -= chain * vr[1:]
+            out[1:] -= chain * vr[:-1]
+            if not m:
+                return out
+            vg = v[n:]
+            c = rowcoef @ vg
+            out += np.bincount(h.lo, c, n) - np.bincount(h.hi, c, n)
+            dv = vr[h.lo] - vr[h.hi]
+            tail = rowcoef.T @ dv + C @ vg
+            return np.concatenate([out, tail])
+
+        fd, fe, info = lapack.dpttrf(diag, -chain)  # L D L^T of the tridiagonal chains (LAPACK)
+        if info != 0:
+            raise FloatingPointError(f"the chains' tridiagonal matrix is not positive definite (dpttrf info {info})")
+        Cinv = np.linalg.pinv(C) if m else None
+
+        def precondition(v):
+            x, _ = lapack.dpttrs(fd, fe, v[:n])
+            if not m:
+                return x
+            return np.concatenate([x, Cinv @ v[n:]])
+
+        size = n + m
+        H = LinearOperator((size, size), matvec=product, dtype=np.float64)
+        M = LinearOperator((size, size), matvec=precondition, dtype=np.float64)
+        return H, M, diag, (rowcoef if m else None), (C if m else None)
+
+
+def solve_history(h: History, drift: float, prior_scale: float, draws: bool, theta0: Optional[np.ndarray] = None,
+                  tol: float = 1e-9, max_iter: int = 100, want_cov: bool = True) -> HistoryResult:
+    """Newton's method to the MAP of the whole history (see the module's docstring).
+
+    Parameters
+    ----------
+    h : History
+        The rows.
+    drift : float
+        Standard deviation of a rating's change per period.
+    prior_scale : float
+        Standard deviation of a player's first rating.
+    draws : bool
+        Davidson's draw model (``eta`` is the last parameter).
+    theta0 : ndarray, optional
+        Warm start (``r``, then ``beta``, then ``eta``); default all zero.
+    tol : float
+        Stop when ``max |g| <= tol * max(1, max |g(0)|)``: the gradient relative to the one at zero (the
+        same rule from a warm start).
+    max_iter : int
+        Newton steps at most.
+    want_cov : bool
+        Compute the covariance of (beta, eta) by the Schur complement.
+
+    Returns
+    -------
+    HistoryResult
+    """
+    prob = _Problem(h, drift, prior_scale, draws)
+    size = h.n_pp + prob.m
+    theta = np.zeros(size) if theta0 is None else np.array(theta0, dtype=np.float64)
+    value, g, curv = prob.value_grad(theta)
+    if theta0 is None:
+        g0 = float(np.abs(g).max())
+    else:  # the scale is the gradient at zero, whatever the start
+        g0 = float(np.abs(prob.value_grad(np.zeros(size))[1]).max())
+    n_cg = 0
+    it = 0
+    rel = float(np.abs(g).max()) / g0
+    scale = max(1.0, g0)
+    converged = float(np.abs(g).max()) <= tol * scale
+    while not converged and it < max_iter:
+        it += 1
+        H, M, _, _, _ = prob.hessian(curv)
+        eta_k = min(0.01, float(np.abs(g).max()) / scale)  # forcing term: quadratic convergence
+        count = [0]
+
+        def cb(_):
+            count[0] += 1
+
+        step, _ = cg(H, -g, rtol=max(eta_k, 1e-12), atol=0.0, maxiter=500, M=M, callback=cb)
+        n_cg += count[0]
+        slope = float(np.dot(g, step))
+        if slope >= 0:  # not a descent direction (CG stopped early on a bad system): use the preconditioned gradient
+            step = -M.matvec(g)
+            slope = float(np.dot(g, step))
+        t = 1.0
+        while True:
+            trial = theta + t * step
+            v_new, g_new, c_new = prob.value_grad(trial)
+            if v_new <= value + 1e-4 * t * slope or t < 1e-10:
+                break
+            t *= 0.5
+        theta, value, g, curv = trial, v_new, g_new, c_new
+        converged = float(np.abs(g).max()) <= tol * scale
+    H, M, diag, rowcoef, C = prob.hessian(curv)
+    cov = None
+    r, beta, eta = prob.split(theta)
+    if want_cov and prob.m:
+        # Schur complement of the ratings: S = C - B^T A^{-1} B; cov(beta, eta) = S^{-1}
+        n = h.n_pp
+        m = prob.m
+        A_only = LinearOperator((n, n), matvec=lambda v: H.matvec(np.concatenate([v, np.zeros(m)]))[:n],
+                                dtype=np.float64)
+        M_only = LinearOperator((n, n), matvec=lambda v: M.matvec(np.concatenate([v, np.zeros(m)]))[:n],
+                                dtype=np.float64)
+        B = np.stack([np.bincount(h.lo, rowcoef[:, k], n) - np.bincount(h.hi, rowcoef[:, k], n)
+                      for k in range(m)], axis=1)
+        S = C.copy()
+        for k in range(m):
+            z, _ = cg(A_only, B[:, k], rtol=1e-10, atol=0.0, maxiter=2000, M=M_only)
+            S[:, k] -= B.T @ z
+        S = 0.5 * (S + S.T)
+        cov = np.linalg.inv(S)
+    return HistoryResult(r.copy(), np.array(beta, dtype=np.float64), None if eta is None else float(eta), value,
+                         float(np.abs(g).max()) / scale, it, n_cg, bool(converged), diag, -prob.chain, cov)
+
+
+def chain_variances(diag: np.ndarray, off: np.ndarray, first: np.ndarray) -> np.ndarray:
+    """The diagonal of the inverse of the block-diagonal tridiagonal matrix (one block per player).
+
+    Each player's block (its chain, its games' curvature and its prior, the other players held at their
+    MAP) gives the variance of each of its ratings, as Whole-History Rating does.
+
+    Parameters
+    ----------
+    diag : ndarray, shape (n_pp,)
+        The diagonal.
+    off : ndarray, shape (n_pp - 1,)
+        The off-diagonal (0 between two players).
+    first : ndarray of bool, shape (n_pp,)
+        Whether each entry starts a player's block.
+
+    Returns
+    -------
+    ndarray, shape (n_pp,)
+    """
+    n = diag.size
+    start = np.flatnonzero(first)
+    length = np.diff(np.append(start, n))
+    order = np.argsort(-length, kind="stable")
+    s_sorted, l_sorted = start[order], length[order]
+    # counts[k]: the players whose chain is longer than k (a prefix of the players sorted by length)
+    counts = np.searchsorted(-l_sorted, -np.arange(int(length.max()) if n else 0), side="left")
+    d = diag.astype(np.float64).copy()
+    for k in range(1, counts.size):
+        idx = s_sorted[:counts[k]] + k
+        d[idx] = diag[idx] - off[idx - 1] ** 2 / d[idx - 1]
+    var = np.empty(n)
+    last = s_sorted + l_sorted - 1
+    var[last] = 1.0 / d[last]
+    for k in range(counts.size - 2, -1, -1):
+        sel = l_sorted[:counts[k]] > k + 1
+        idx = s_sorted[:counts[k]][sel] + k
+        lk = off[idx] / d[idx]
+        var[idx] = 1.0 / d[idx] + lk * lk * var[idx + 1]
+    return var

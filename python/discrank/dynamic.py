@@ -1,0 +1,802 @@
+"""Ratings that move with time: the whole-history MAP of a Gaussian random walk per player.
+
+:class:`DynamicElo` is the model of Glicko, Whole-History Rating (Coulom 2008) and TrueSkill Through
+Time, fitted exactly: each player's rating follows a Gaussian random walk, ``r_{p,t'} - r_{p,t} ~
+N(0, drift^2 (t' - t))`` (``t`` in periods: days, weeks, months, years or a numeric width), from
+``r_{p,first} ~ N(0, prior_scale^2)``; a game at time ``t`` gives ``logit P(a beats b) = r_{a,t} - r_{b,t}
++ beta . x`` with advantage covariates ``x`` (home side, White, Black in Go), or with ``draws="davidson"``
+Davidson's three outcomes, ``P(a wins) : P(draw) : P(b wins) = e^{d/2} : nu : e^{-d/2}`` (``d`` that logit,
+``nu = e^eta``). The ratings of every player-period, ``beta`` and ``eta`` are the maximum a posteriori
+of the whole log, found by Newton's method (:mod:`discrank._history`).
+
+With ``period=None`` the model is stationary (one rating per player, ``drift`` unused): Elo's
+Bradley-Terry fit (the paper's Eq. (1) with a Gaussian prior) with advantage covariates and draws.
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+from typing import Any, Optional
+
+import numpy as np
+from scipy.special import expit
+
+from discrank._checks import check_positive_float, check_positive_int, show
+from discrank._history import MAX_PERIODS, PERIODS, build_history, chain_variances, period_index, solve_history
+
+__all__ = ["DynamicElo", "DRIFT_GRID", "PRIOR_GRID"]
+
+#: Drifts (logits per square root of a period) tried when ``drift`` is None, as multiples of a base
+#: drift of 0.1 logit per square root of a year (converted to the period).
+DRIFT_GRID = (0.25, 0.5, 1.0, 2.0, 4.0, 8.0)
+#: Prior scales of a first rating tried when ``prior_scale`` is None.
+PRIOR_GRID = (0.5, 1.0, 2.0)
+#: Periods per year of each calendar period (to convert the drift grid).
+_PER_YEAR = {"day": 365.25, "week": 365.25 / 7, "month": 12.0, "year": 1.0}
+DRAWS = ("davidson",)
+_PI8 = math.pi / 8.0
+
+
+def _check_drift(value: Any, name: str) -> Optional[float]:
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not math.isfinite(float(value)) or value <= 0:
+        raise ValueError(f"{name} must be a positive finite number (the standard deviation of a rating's change per "
+                         f"period), got {value!r}")
+    return float(value)
+
+
+class DynamicElo:
+    """Whole-history dynamic ratings, advantage covariates and draws, fitted as one exact MAP.
+
+    Parameters
+    ----------
+    period : {"day", "week", "month", "year"}, float or None, default "week"
+        The time step of the random walk: calendar periods for datetime times, a bin width for numeric
+        times (a game at ``t`` falls in period ``floor(t / period)``). None: no walk, one rating per
+        player (stationary Elo with covariates and draws).
+    drift : float, optional
+        Standard deviation of a rating's change over one period, in logits. None (default): chosen on
+        the training log (see ``fit``).
+    prior_scale : float, optional
+        Standard deviation of a player's first rating (the prior N(0, prior_scale^2)). None (default):
+        chosen with the drift.
+    draws : {"davidson"} or None, default None
+        None: two outcomes, a draw counting as half a win (the Bradley-Terry likelihood of the score).
+        "davidson": Davidson's draw model, ``P(draw) = nu / (e^{d/2} + e^{-d/2} + nu)``, with ``nu``
+        fitted with the ratings; needs draws in the log.
+    tol : float, default 1e-9
+        Newton stops when the largest entry of the gradient is below ``tol`` times the largest at the
+        start (and at least ``tol``).
+    max_iter : int, default 100
+        Newton steps at most.
+
+    Attributes
+    ----------
+    labels_ : ndarray
+        The players.
+    drift_, prior_scale_ : float
+        The values used.
+    beta_, beta_se_ : ndarray, shape (n_covariates,)
+        The advantage coefficients (logits) and their standard errors (the Laplace approximation: the
+        inverse of the Schur complement of the ratings in the Hessian).
+    advantage_names_ : tuple of str
+        The covariates' names.
+    draw_nu_, draw_eta_se_ : float or None
+        Davidson's ``nu`` and the standard error of ``eta = log nu``.
+    converged_ : bool
+    n_iter_ : int
+    gradient_ : float
+        The final largest gradient entry relative to the start's.
+    tuning_ : dict or None
+        The candidates tried and their validation log loss, when something was tuned.
+    """
+
+    sequential_updates = False
+
+    def __init__(self, period: Any = "week", drift: Optional[float] = None, prior_scale: Optional[float] = None,
+                 draws: Optional[str] = None, tol: float = 1e-9, max_iter: int = 100):
+        self.period = period
+        self.drift = drift
+        self.prior_scale = prior_scale
+        self.draws = draws
+        self.tol = tol
+        self.max_iter = max_iter
+
+    # ------------------------------------------------------------------ scikit-learn's contract
+    _PARAMS = ("period", "drift", "prior_scale", "draws", "tol", "max_iter")
+
+    def get_params(self, deep: bool = True) -> dict:
+        """The constructor's parameters.
+
+        Parameters
+        ----------
+        deep : bool, optional
+            Ignored: no parameter is an estimator.
+
+        Returns
+        -------
+        dict
+        """
+        return {k: getattr(self, k) for k in self._PARAMS}
+
+    def set_params(self, **params: Any) -> "DynamicElo":
+        """Set constructor parameters by name.
+
+        Parameters
+        ----------
+        **params
+            Parameters of the constructor.
+
+        Returns
+        -------
+        DynamicElo
+            ``self``.
+        """
+        for k, v in params.items():
+            if k not in self._PARAMS:
+                raise ValueError(f"invalid parameter {k!r} for DynamicElo; valid: {list(self._PARAMS)}")
+            setattr(self, k, v)
+        return self
+
+    def __repr__(self) -> str:
+        return "DynamicElo(" + ", ".join(f"{k}={getattr(self, k)!r}" for k in self._PARAMS) + ")"
+
+    def __sklearn_is_fitted__(self) -> bool:
+        return hasattr(self, "labels_")
+
+    # ------------------------------------------------------------------ checks
+    def _check_params(self, log: Any) -> None:
+        from discrank.logs import GameLog
+
+        if not isinstance(log, GameLog):
+            raise TypeError(f"DynamicElo.fit expects a discrank.GameLog, got {type(log).__name__}")
+        if self.period is not None and log.time is None:
+            raise ValueError("DynamicElo needs the games' times (GameLog time=...); give period=None for a "
+                             "stationary fit")
+        _check_drift(self.drift, "drift")
+        _check_drift(self.prior_scale, "prior_scale")
+        if self.draws is not None and self.draws not in DRAWS:
+            raise ValueError(f"draws={self.draws!r} is not one of {DRAWS} or None")
+        check_positive_float(self.tol, "tol")
+        check_positive_int(self.max_iter, "max_iter")
+
+    def _bins(self, t: Optional[np.ndarray]) -> np.ndarray:
+        if self.period is None:
+            return np.zeros(0 if t is None else len(t), dtype=np.int64)
+        bins = period_index(np.asarray(t), self.period)
+        span = int(bins.max() - bins.min()) + 1 if bins.size else 0
+        if span > MAX_PERIODS:
+            raise ValueError(f"period={self.period!r} makes {span} periods between the first game and the last "
+                             f"(more than {MAX_PERIODS}): the bins are finer than the data; use a coarser period")
+        return bins
+
+    # ------------------------------------------------------------------ fitting
+    def _games(self, log: Any):
+        """(labels, code a, code b, score, bins, x) of a log, in time order."""
+        from discrank._tuning import code_log
+
+        labels, ca, cb = code_log(log)
+        score = np.asarray(log.score, dtype=np.float64)
+        if log.time is not None:
+            order = np.argsort(log.time, kind="stable")
+            ca, cb, score = ca[order], cb[order], score[order]
+            t = np.asarray(log.time)[order]
+        else:
+            order, t = None, None
+        x = None
+        if log.advantage is not None:
+            x = np.asarray(log.advantage, dtype=np.float64)
+            x = x.reshape(len(log), -1)
+            if order is not None:
+                x = x[order]
+        bins = self._bins(t) if self.period is not None else np.zeros(len(score), dtype=np.int64)
+        return labels, ca, cb, score, bins, t, x
+
+    def _check_draws(self, score: np.ndarray) -> None:
+        if self.draws is None:
+            return
+        bad = ~np.isin(score, (0.0, 0.5, 1.0))
+        if bad.any():
+            k = int(np.flatnonzero(bad)[0])
+            raise ValueError(f"draws={self.draws!r} needs results 1, 0.5 or 0; game {k} (in time order) has score "
+                             f"{score[k]!r}")
+        if not (score == 0.5).any():
+            raise ValueError(f"draws={self.draws!r}: the log has no draw, so the draw parameter cannot be fitted; "
+                             "use draws=None")
+
+    def _check_covariates(self, x: Optional[np.ndarray], names: tuple) -> None:
+        if x is None:
+            return
+        for k in range(x.shape[1]):
+            name = names[k] if k < len(names) else f"x{k}"
+            col = x[:, k]
+            bad = ~np.isfinite(col)
+            if bad.any():
+                i = int(np.flatnonzero(bad)[0])
+                raise ValueError(f"advantage column {name!r} has a missing value (NaN or inf) at game {i}")
+            if not col.any():
+                raise ValueError(f"advantage column {name!r} is 0 in every game: its coefficient is not identifiable")
+
+    def _walk_scale(self) -> float:
+        """The drift grid's unit for this period: 0.1 logit per square root of a year."""
+        if self.period is None:
+            return 0.0
+        if isinstance(self.period, str):
+            return 0.1 / math.sqrt(_PER_YEAR[self.period])
+        return 0.1
+
+    def fit(self, log: Any, *, validation: Any = None) -> "DynamicElo":
+        """Fit the whole history of ``log``.
+
+        With ``drift`` or ``prior_scale`` None, they are chosen on the training log alone: the games of
+        a validation window at its end (``validation``, a :class:`discrank.Validation`; default the
+        latest 10% of the games) are predicted online, each from every game of an earlier period (the
+        model refitted warm started at sampled periods of the window, every game before a predicted
+        period absorbed), for each value of the grids :data:`DRIFT_GRID` (times 0.1 logit per square root
+        of a year, in the model's period) and :data:`PRIOR_GRID`; the pair with the lowest log loss is
+        kept, and the model is refitted on the whole log.
+
+        Parameters
+        ----------
+        log : GameLog
+            Games with times (unless ``period`` is None), and optionally advantage covariates
+            (``log.advantage``).
+        validation : discrank.Validation, optional
+            The validation window of the tuning.
+
+        Returns
+        -------
+        DynamicElo
+            ``self``.
+
+        Raises
+        ------
+        TypeError
+            ``log`` is not a GameLog.
+        ValueError
+            A parameter out of range, a log without times, NaN in a covariate or a covariate 0 in every
+            game, a draw model on a log without draws, a period that makes more than
+            ``MAX_PERIODS`` periods.
+        """
+        self._check_params(log)
+        labels, ca, cb, score, bins, t, x = self._games(log)
+        self._check_draws(score)
+        names = tuple(log.advantage_names) if log.advantage is not None else ()
+        if x is not None and len(names) < x.shape[1]:
+            names = names + tuple(f"x{k}" for k in range(len(names), x.shape[1]))
+        self._check_covariates(x, names)
+        drift, prior = self.drift, self.prior_scale
+        tuning = None
+        if (drift is None and self.period is not None) or prior is None:
+            drift, prior, tuning = self._tune(ca, cb, score, bins, t, x, len(labels), validation)
+        if self.period is None:
+            drift = 1.0  # unused: one period
+        self._store(labels, ca, cb, score, bins, t, x, names, drift, prior, tuning, theta0=None)
+        return self
+
+    def _solve(self, ca, cb, score, bins, x, n_players, drift, prior, theta0=None, want_cov=True):
+        h = build_history(ca, cb, score, bins, x, n_players, self.draws is not None)
+        res = solve_history(h, drift, prior, self.draws is not None, theta0=theta0, tol=self.tol,
+                            max_iter=self.max_iter, want_cov=want_cov)
+        return h, res
+
+    def _store(self, labels, ca, cb, score, bins, t, x, names, drift, prior, tuning, theta0) -> None:
+        from discrank._labels import LabelIndex
+
+        h, res = self._solve(ca, cb, score, bins, x, len(labels), drift, prior, theta0=theta0)
+        if not np.all(np.isfinite(res.r)):
+            from discrank.exceptions import NumericalError
+
+            raise NumericalError("the whole-history fit produced non-finite ratings")
+        var = chain_variances(res.hessian_diag, res.hessian_off, h.first)
+        self.labels_ = labels
+        self._index = LabelIndex(labels)
+        self._games_ = (ca, cb, score, bins, t, x)
+        self.drift_ = float(drift) if self.period is not None else None
+        self.prior_scale_ = float(prior)
+        self.tuning_ = tuning
+        self.pp_player_, self.pp_bin_ = h.pp_player, h.pp_bin
+        self.pp_rating_, self.pp_sd_ = res.r, np.sqrt(var)
+        self.pp_games_ = (np.bincount(h.lo, h.n, h.n_pp) + np.bincount(h.hi, h.n, h.n_pp))
+        start = np.flatnonzero(h.first)
+        self._start = np.full(len(labels), -1, dtype=np.int64)
+        self._count = np.zeros(len(labels), dtype=np.int64)
+        self._start[h.pp_player[start]] = start
+        self._count[h.pp_player[start]] = np.diff(np.append(start, h.n_pp))
+        self.advantage_names_ = names
+        k = len(names)
+        self.beta_ = res.beta[:k].copy()
+        cov = res.global_cov
+        self.beta_se_ = np.sqrt(np.diag(cov)[:k]) if (cov is not None and k) else np.zeros(0)
+        if self.draws is not None:
+            self.draw_nu_ = float(math.exp(res.eta))
+            self.draw_eta_se_ = float(math.sqrt(cov[-1, -1])) if cov is not None else math.nan
+        else:
+            self.draw_nu_ = None
+            self.draw_eta_se_ = None
+        self.converged_ = res.converged
+        self.n_iter_ = res.n_iter
+        self.n_cg_ = res.n_cg
+        self.gradient_ = res.gradient
+        self.objective_ = res.objective
+        self.last_bin_ = int(bins.max()) if bins.size else 0
+        self._theta = np.concatenate([res.r, res.beta, [] if res.eta is None else [res.eta]])
+        self._time_kind = None if t is None else t.dtype
+
+    def update(self, log: Any) -> "DynamicElo":
+        """Absorb new games and refit the whole history, warm started, with ``drift_`` and
+        ``prior_scale_`` kept.
+
+        Parameters
+        ----------
+        log : GameLog
+            The new games (at or after the fitted games' times); new players enter with the prior.
+
+        Returns
+        -------
+        DynamicElo
+            ``self``.
+        """
+        self._check_fitted()
+        from discrank._labels import as_label_array, canonical_labels
+
+        if len(log) == 0:
+            return self
+        ca0, cb0, s0, b0, t0, x0 = self._games_
+        new = canonical_labels(as_label_array(np.concatenate([np.asarray(log.a), np.asarray(log.b)]), "a"))
+        idx = self._index.lookup(new)
+        labels = self.labels_
+        if (idx < 0).any():
+            fresh = np.unique(new[idx < 0])
+            labels = np.concatenate([labels, fresh.astype(labels.dtype) if labels.dtype != object else fresh])
+            from discrank._labels import LabelIndex
+
+            self._index = LabelIndex(labels)
+            idx = self._index.lookup(new)
+        n_new = len(log)
+        ca1, cb1 = idx[:n_new].astype(np.int64), idx[n_new:].astype(np.int64)
+        s1 = np.asarray(log.score, dtype=np.float64)
+        t1 = None if log.time is None else np.asarray(log.time)
+        if t1 is not None:
+            order = np.argsort(t1, kind="stable")
+            ca1, cb1, s1, t1 = ca1[order], cb1[order], s1[order], t1[order]
+        else:
+            order = None
+        x1 = None
+        if x0 is not None:
+            if log.advantage is None:
+                raise ValueError("the model was fitted with advantage covariates; the new games have none")
+            x1 = np.asarray(log.advantage, dtype=np.float64).reshape(n_new, -1)
+            if order is not None:
+                x1 = x1[order]
+        b1 = self._bins(t1) if self.period is not None else np.zeros(n_new, dtype=np.int64)
+        ca, cb = np.concatenate([ca0, ca1]), np.concatenate([cb0, cb1])
+        score = np.concatenate([s0, s1])
+        bins = np.concatenate([b0, b1])
+        t = None if t0 is None else np.concatenate([t0, t1])
+        x = None if x0 is None else np.concatenate([x0, x1])
+        theta0 = self._warm_theta(ca, cb, bins, len(labels))
+        self._store(labels, ca, cb, score, bins, t, x, self.advantage_names_, self.drift_ or 1.0,
+                    self.prior_scale_, self.tuning_, theta0)
+        return self
+
+    def _warm_theta(self, ca, cb, bins, n_players) -> np.ndarray:
+        """The fitted ratings carried to the player-periods of a grown log (a new player-period starts at
+        its player's latest earlier rating, a new player at 0)."""
+        bmin = int(bins.min())
+        span = int(bins.max()) - bmin + 1
+        keys = np.unique(np.concatenate([ca * span + (bins - bmin), cb * span + (bins - bmin)]))
+        player, b = keys // span, keys % span + bmin
+        r = np.zeros(keys.size)
+        old_key = self.pp_player_ * span + (self.pp_bin_ - bmin)
+        pos = np.searchsorted(old_key, keys, side="right") - 1  # the latest old player-period at or before
+        ok = pos >= 0
+        ok[ok] = self.pp_player_[pos[ok]] == player[ok]
+        r[ok] = self.pp_rating_[pos[ok]]
+        del b
+        tail = self._theta[self.pp_rating_.size:]
+        return np.concatenate([r, tail])
+
+    # ------------------------------------------------------------------ tuning
+    def _tune(self, ca, cb, score, bins, t, x, n_players, validation):
+        from discrank._tuning import Validation, _time_cut
+
+        if validation is None:
+            validation = Validation()
+        if not isinstance(validation, Validation):
+            raise TypeError(f"validation must be a discrank.Validation, got {type(validation).__name__}")
+        if t is not None:
+            fit_mask, val_mask = _time_cut(t, validation)
+        else:
+            cut = int(len(score) * (1 - validation.fraction))
+            fit_mask = np.arange(len(score)) < cut
+            val_mask = ~fit_mask
+        base = self._walk_scale()
+        drifts = [self.drift] if (self.drift is not None or self.period is None) else [base * g for g in DRIFT_GRID]
+        priors = [self.prior_scale] if self.prior_scale is not None else list(PRIOR_GRID)
+        if fit_mask.sum() < 10 or val_mask.sum() < 10:
+            return (drifts[len(drifts) // 2] if self.period is not None else 1.0), priors[len(priors) // 2], None
+        # the validation periods predicted online: up to 12 origins spread over the window
+        vb = bins[val_mask]
+        periods = np.unique(vb)
+        pick = periods[np.unique(np.linspace(0, periods.size - 1, min(12, periods.size)).round().astype(int))]
+        first_fit = np.flatnonzero(fit_mask)
+        scores = {}
+        for prior in priors:
+            for drift in drifts:
+                loss_sum, n_scored = 0.0, 0
+                theta = None
+                seen_fit = np.zeros(n_players, dtype=bool)
+                seen_fit[ca[first_fit]] = True
+                seen_fit[cb[first_fit]] = True
+                prev = None
+                for p in pick:
+                    known = np.flatnonzero(bins < p)  # every training game of an earlier period
+                    h, res = self._solve(ca[known], cb[known], score[known], bins[known],
+                                         None if x is None else x[known], n_players, drift if self.period is not None else 1.0,
+                                         prior, theta0=None if prev is None else self._carry(prev, ca[known], cb[known], bins[known]),
+                                         want_cov=False)
+                    prev = (h, res)
+                    games = np.flatnonzero(val_mask & (bins == p))
+                    games = games[seen_fit[ca[games]] & seen_fit[cb[games]]]
+                    if games.size == 0:
+                        continue
+                    var = chain_variances(res.hessian_diag, res.hessian_off, h.first)
+                    q = self._predict_from(h, res.r, var, res.beta, res.eta, drift, prior, ca[games], cb[games],
+                                           bins[games], None if x is None else x[games])
+                    y = score[games]
+                    if self.draws is None:
+                        qq = np.clip(q[:, 0] + 0.5 * q[:, 1], 1e-15, 1 - 1e-15)
+                        loss = -(y * np.log(qq) + (1 - y) * np.log1p(-qq))
+                    else:
+                        po = np.where(y == 1.0, q[:, 0], np.where(y == 0.5, q[:, 1], q[:, 2]))
+                        loss = -np.log(np.clip(po, 1e-300, None))
+                    loss_sum += float(loss.sum())
+                    n_scored += games.size
+                scores[(drift, prior)] = loss_sum / max(n_scored, 1)
+        best = min(scores, key=scores.get)
+        tuning = {"rule": "online forecasts of the validation window at sampled periods",
+                  "periods": int(pick.size), "scores": {f"drift={d:.4g}, prior_scale={p:.3g}": v for (d, p), v in scores.items()}}
+        return best[0], best[1], tuning
+
+    @staticmethod
+    def _carry(prev, ca, cb, bins) -> np.ndarray:
+        h, res = prev
+        bmin = int(min(bins.min(), h.pp_bin.min()))
+        span = int(max(bins.max(), h.pp_bin.max())) - bmin + 1
+        keys = np.unique(np.concatenate([ca * span + (bins - bmin), cb * span + (bins - bmin)]))
+        player = keys // span
+        old = h.pp_player * span + (h.pp_bin - bmin)
+        pos = np.searchsorted(old, keys, side="right") - 1
+        ok = pos >= 0
+        ok[ok] = h.pp_player[pos[ok]] == player[ok]
+        r = np.zeros(keys.size)
+        r[ok] = res.r[pos[ok]]
+        tail = [res.beta, [] if res.eta is None else [res.eta]]
+        return np.concatenate([r] + [np.asarray(v, dtype=np.float64) for v in tail])
+
+    # ------------------------------------------------------------------ reading the ratings
+    def _check_fitted(self) -> None:
+        if not hasattr(self, "labels_"):
+            from discrank.exceptions import NotFittedError
+
+            raise NotFittedError("this DynamicElo is not fitted yet: call fit(log) first")
+
+    def _state_at(self, players: np.ndarray, b: np.ndarray):
+        """(mean, variance, known) of each player's rating in period ``b`` (see :meth:`ratings_at`)."""
+        return _state(self._start, self._count, self.pp_bin_, self.pp_rating_, self.pp_sd_ ** 2, players, b,
+                      self.drift_ if self.period is not None else 0.0, self.prior_scale_)
+
+    def _predict_from(self, h, r, var, beta, eta, drift, prior, ia, ib, b, x):
+        start = np.full(h.n_players, -1, dtype=np.int64)
+        count = np.zeros(h.n_players, dtype=np.int64)
+        st = np.flatnonzero(h.first)
+        start[h.pp_player[st]] = st
+        count[h.pp_player[st]] = np.diff(np.append(st, h.n_pp))
+        ma, va, _ = _state(start, count, h.pp_bin, r, var, ia, b, drift if self.period is not None else 0.0, prior)
+        mb, vb, _ = _state(start, count, h.pp_bin, r, var, ib, b, drift if self.period is not None else 0.0, prior)
+        d = ma - mb
+        if x is not None and beta.size:
+            d = d + x @ beta
+        return _outcomes(d, va + vb, eta)
+
+    def _coded(self, a: Any, b: Any):
+        from discrank._labels import as_label_array, canonical_labels
+
+        ia = self._index.lookup(canonical_labels(as_label_array(np.atleast_1d(np.asarray(a)), "a")))
+        ib = self._index.lookup(canonical_labels(as_label_array(np.atleast_1d(np.asarray(b)), "b")))
+        return ia, ib
+
+    def _log_outcomes(self, log: Any) -> np.ndarray:
+        self._check_fitted()
+        ia, ib = self._coded(log.a, log.b)
+        if self.period is None:
+            b = np.zeros(ia.size, dtype=np.int64)
+        else:
+            if log.time is None:
+                raise ValueError("predicting games of a dynamic model needs their times (GameLog time=...)")
+            b = period_index(np.asarray(log.time), self.period)
+        x = None
+        if self.beta_.size:
+            if log.advantage is None:
+                raise ValueError(f"the model has advantage covariates {self.advantage_names_}; give them for the "
+                                 "games to predict (GameLog advantage=...)")
+            x = np.asarray(log.advantage, dtype=np.float64).reshape(len(log), -1)
+        ma, va, _ = self._state_at(ia, b)
+        mb, vb, _ = self._state_at(ib, b)
+        d = ma - mb
+        if x is not None:
+            d = d + x @ self.beta_
+        eta = None if self.draw_nu_ is None else math.log(self.draw_nu_)
+        return _outcomes(d, va + vb, eta)
+
+    @property
+    def predict_outcomes(self):
+        """[P(a wins), P(draw), P(b wins)] of each game of a log (:meth:`_predict_outcomes`); only a model
+        with a draw model has it (``hasattr`` is False for ``draws=None``)."""
+        if self.draws is None:
+            raise AttributeError("predict_outcomes needs a draw model: DynamicElo(draws='davidson')")
+        return self._predict_outcomes
+
+    def _predict_outcomes(self, log: Any) -> np.ndarray:
+        """[P(a wins), P(draw), P(b wins)] of each game of ``log`` at its time, with its covariates.
+
+        The rating difference's uncertainty is integrated out by the probit approximation: the logit
+        ``d`` is scaled by ``1 / sqrt(1 + pi v / 8)``, ``v`` the sum of the two ratings' variances (a
+        rating after its player's last game has its variance grown by ``drift^2`` per period). A player
+        not seen in fitting is predicted from the prior, N(0, prior_scale_^2).
+
+        Parameters
+        ----------
+        log : GameLog
+            The games (``score`` is not read).
+
+        Returns
+        -------
+        ndarray, shape (n_games, 3)
+        """
+        return self._log_outcomes(log)
+
+    def predict_games(self, log: Any) -> np.ndarray:
+        """The expected score of ``a`` in each game of ``log``: P(a wins) + P(draw) / 2
+        (:meth:`predict_outcomes`; without a draw model, P(a wins)).
+
+        Parameters
+        ----------
+        log : GameLog
+            The games (``score`` is not read).
+
+        Returns
+        -------
+        ndarray, shape (n_games,)
+        """
+        q = self._log_outcomes(log)
+        return q[:, 0] + 0.5 * q[:, 1]
+
+    def predict_proba(self, a: Any, b: Any) -> np.ndarray:
+        """P(a beats b) (expected score) from each player's latest rating, at the last fitted period, with
+        no covariates (see :meth:`predict_outcomes` for the uncertainty).
+
+        Parameters
+        ----------
+        a, b : array_like or scalar
+            Labels of the players.
+
+        Returns
+        -------
+        ndarray of float
+        """
+        self._check_fitted()
+        ia, ib = self._coded(a, b)
+        b_ = np.full(ia.size, self.last_bin_, dtype=np.int64)
+        ma, va, _ = self._state_at(ia, b_)
+        mb, vb, _ = self._state_at(ib, b_)
+        eta = None if self.draw_nu_ is None else math.log(self.draw_nu_)
+        q = _outcomes(ma - mb, va + vb, eta)
+        return q[:, 0] + 0.5 * q[:, 1]
+
+    def ratings_at(self, time: Any, players: Any = None):
+        """Each player's rating and its standard deviation at ``time``.
+
+        Between two periods in which a player played, the rating is interpolated (the mean of the random
+        walk bridging the two MAP ratings); after the last, it stays, its variance grown by ``drift^2``
+        per period; before the first game, the answer is the prior, N(0, prior_scale_^2) (``known`` is
+        False).
+
+        Parameters
+        ----------
+        time : datetime-like or number
+            The time (one value).
+        players : array_like, optional
+            Labels (default: every player).
+
+        Returns
+        -------
+        pandas.DataFrame
+            Columns ``player``, ``rating``, ``sd``, ``known`` (False where the prior answers).
+        """
+        import pandas as pd
+
+        self._check_fitted()
+        if players is None:
+            idx = np.arange(len(self.labels_))
+        else:
+            idx, _ = self._coded(players, players)
+            if (idx < 0).any():
+                bad = np.atleast_1d(np.asarray(players))[idx < 0][0]
+                raise ValueError(f"unknown player {show(bad)}")
+        b = self._time_bin(time, idx.size)
+        m, v, known = self._state_at(idx, b)
+        return pd.DataFrame({"player": self.labels_[idx], "rating": m, "sd": np.sqrt(v), "known": known})
+
+    def _time_bin(self, time: Any, n: int) -> np.ndarray:
+        if self.period is None:
+            return np.zeros(n, dtype=np.int64)
+        if self._time_kind is not None and self._time_kind.kind == "M":
+            try:
+                t = np.datetime64(time)
+            except (TypeError, ValueError):
+                raise ValueError(f"time={time!r} is not a date or time") from None
+            if np.isnat(t):
+                raise ValueError(f"time={time!r} is not a date or time")
+            arr = np.array([t]).astype(self._time_kind)
+        else:
+            if isinstance(time, bool) or not isinstance(time, numbers.Real) or not math.isfinite(time):
+                raise ValueError(f"time={time!r} is not a number, and the model's times are numbers")
+            arr = np.array([float(time)])
+        return np.full(n, period_index(arr, self.period)[0], dtype=np.int64)
+
+    def history(self, players: Any = None):
+        """The rating history: one row per player and period in which the player played.
+
+        Parameters
+        ----------
+        players : array_like, optional
+            Labels (default: every player).
+
+        Returns
+        -------
+        pandas.DataFrame
+            Columns ``player``, ``period`` (the period's index: days, ISO weeks, months or years since
+            1970, or ``floor(t / period)``), ``time`` (the period's start), ``rating``, ``sd`` (the
+            standard deviation from the player's block of the Hessian, as Whole-History Rating), ``games``.
+        """
+        import pandas as pd
+
+        self._check_fitted()
+        if players is None:
+            sel = np.arange(self.pp_player_.size)
+        else:
+            idx, _ = self._coded(players, players)
+            if (idx < 0).any():
+                bad = np.atleast_1d(np.asarray(players))[idx < 0][0]
+                raise ValueError(f"unknown player {show(bad)}")
+            sel = np.concatenate([np.arange(self._start[i], self._start[i] + self._count[i]) for i in idx])
+        return pd.DataFrame({"player": self.labels_[self.pp_player_[sel]], "period": self.pp_bin_[sel],
+                             "time": self._bin_start(self.pp_bin_[sel]), "rating": self.pp_rating_[sel],
+                             "sd": self.pp_sd_[sel], "games": self.pp_games_[sel]})
+
+    def _bin_start(self, b: np.ndarray) -> np.ndarray:
+        if self.period is None:
+            return np.zeros(b.size)
+        if isinstance(self.period, str):
+            if self.period == "day":
+                return b.astype("datetime64[D]")
+            if self.period == "week":
+                return (b * 7 - 3).astype("datetime64[D]")
+            if self.period == "month":
+                return b.astype("datetime64[M]").astype("datetime64[D]")
+            return b.astype("datetime64[Y]").astype("datetime64[D]")
+        return b * float(self.period)
+
+    def plot_history(self, players: Any, ax: Any = None, band: float = 1.0):
+        """Rating histories of chosen players, with a band of ``band`` standard deviations (needs
+        matplotlib: ``pip install 'discrank[plot]'``).
+
+        Parameters
+        ----------
+        players : array_like
+            Labels of the players to draw.
+        ax : matplotlib Axes, optional
+            Where to draw; default: a new figure.
+        band : float, default 1
+            Half-width of the shaded band, in standard deviations (0: none).
+
+        Returns
+        -------
+        matplotlib Axes
+        """
+        try:
+            import matplotlib.pyplot as plt
+        except ImportError as exc:  # pragma: no cover
+            raise ImportError("plot_history needs matplotlib: pip install 'discrank[plot]'") from exc
+        frame = self.history(np.atleast_1d(np.asarray(players)))
+        if ax is None:
+            _, ax = plt.subplots(figsize=(7, 4))
+        for name, part in frame.groupby("player", sort=False):
+            line, = ax.plot(part["time"], part["rating"], lw=1.2, label=str(name))
+            if band > 0:
+                ax.fill_between(part["time"], part["rating"] - band * part["sd"], part["rating"] + band * part["sd"],
+                                color=line.get_color(), alpha=0.2, lw=0)
+        ax.set_ylabel("rating (logits)")
+        ax.legend(fontsize=7)
+        return ax
+
+    def relabel(self, labels: np.ndarray) -> None:
+        """Labels from player codes (``discrank.evaluate`` fits on codes).
+
+        Parameters
+        ----------
+        labels : ndarray
+            ``labels[c]`` is the label of the player coded ``c``.
+        """
+        from discrank._labels import LabelIndex
+
+        self.labels_ = labels[np.asarray(self.labels_, dtype=np.int64)]
+        self._index = LabelIndex(self.labels_)
+
+
+def _state(start, count, pp_bin, r, var, players, b, drift, prior):
+    """(mean, variance, known) of players' ratings at periods ``b`` (see DynamicElo.ratings_at)."""
+    n = players.size
+    mean = np.zeros(n)
+    v = np.full(n, prior * prior)
+    known = np.zeros(n, dtype=bool)
+    ok = players >= 0
+    ok[ok] = count[players[ok]] > 0
+    if not ok.any():
+        return mean, v, known
+    p = players[ok]
+    bb = b[ok]
+    s, c = start[p], count[p]
+    # position of the last player-period at or before bb, within the player's chain
+    lo, hi = s.copy(), s + c  # binary search per query, vectorised
+    while True:
+        active = lo < hi
+        if not active.any():
+            break
+        mid = (lo + hi) // 2
+        go = active & (pp_bin[np.minimum(mid, pp_bin.size - 1)] <= bb)
+        lo = np.where(go, mid + 1, lo)
+        hi = np.where(active & ~go, mid, hi)
+    k = lo - 1  # last index with bin <= bb, or s - 1 when before the first
+    before = k < s
+    m_out = np.zeros(p.size)
+    v_out = np.full(p.size, prior * prior)
+    kn = ~before
+    kk = k[kn]
+    exact = pp_bin[kk] == bb[kn]
+    last = kk == (s + c - 1)[kn]
+    r_k, v_k = r[kk], var[kk]
+    dt = (bb[kn] - pp_bin[kk]).astype(np.float64)
+    mm = r_k.copy()
+    vv = v_k + drift * drift * dt
+    mid_ = ~exact & ~last
+    if mid_.any():
+        k2 = kk[mid_] + 1
+        span = (pp_bin[k2] - pp_bin[kk[mid_]]).astype(np.float64)
+        w = dt[mid_] / span
+        mm[mid_] = (1 - w) * r_k[mid_] + w * r[k2]
+        vv[mid_] = ((1 - w) * np.sqrt(v_k[mid_]) + w * np.sqrt(var[k2])) ** 2 + drift * drift * dt[mid_] * (1 - w)
+    m_out[kn], v_out[kn] = mm, vv
+    mean[ok], v[ok] = m_out, v_out
+    known[ok] = kn
+    return mean, v, known
+
+
+def _outcomes(d: np.ndarray, v: np.ndarray, eta: Optional[float]) -> np.ndarray:
+    """[P(a wins), P(draw), P(b wins)] for logit ``d`` with variance ``v`` (probit approximation)."""
+    ds = d / np.sqrt(1.0 + _PI8 * v)
+    out = np.zeros((d.size, 3))
+    if eta is None:
+        out[:, 0] = expit(ds)
+        out[:, 2] = 1.0 - out[:, 0]
+        return out
+    half = 0.5 * ds
+    m = np.maximum(np.abs(half), eta)
+    ea, eb, ed = np.exp(half - m), np.exp(-half - m), np.exp(eta - m)
+    z = ea + eb + ed
+    out[:, 0], out[:, 1], out[:, 2] = ea / z, ed / z, eb / z
+    return out

@@ -1,0 +1,254 @@
+"""DynamicElo: the whole-history MAP against an independent dense solution, its variances, updates,
+covariates, draws, and the bad inputs."""
+
+import math
+
+import numpy as np
+import pytest
+from scipy.optimize import minimize
+from scipy.special import expit
+
+import discrank
+from discrank import DynamicElo, GameLog
+from discrank._history import period_index
+
+
+def league(n=12, periods=15, games=900, drift=0.25, beta=0.4, draws=False, seed=0):
+    rng = np.random.default_rng(seed)
+    true = np.cumsum(rng.normal(0, drift, (n, periods)), axis=1) + rng.normal(0, 1, (n, 1))
+    a = rng.integers(0, n, games)
+    b = (a + rng.integers(1, n, games)) % n
+    t = np.sort(rng.integers(0, periods, games)).astype(float)
+    home = rng.choice([-1.0, 0.0, 1.0], games)
+    d = true[a, t.astype(int)] - true[b, t.astype(int)] + beta * home
+    if draws:
+        pa, pb, pd = np.exp(d / 2), np.exp(-d / 2), 0.8
+        z = pa + pb + pd
+        u = rng.random(games) * z
+        y = np.where(u < pa, 1.0, np.where(u < pa + pd, 0.5, 0.0))
+    else:
+        y = (rng.random(games) < expit(d)).astype(float)
+    log = GameLog.from_arrays(a, b, y, t, advantage={"home": home})
+    return log
+
+
+def dense_map(log, drift, prior, draws=False, with_x=True):
+    """The MAP by scipy's trust-region Newton on a dense Hessian, from the games one by one (no
+    aggregation, no chain numbering shared with the library)."""
+    a, b, y, t = log.a, log.b, log.score, log.time.astype(int)
+    x = log.advantage[:, 0] if with_x else np.zeros(len(log))
+    nodes = sorted({(int(p), int(k)) for p, k in zip(a, t)} | {(int(p), int(k)) for p, k in zip(b, t)})
+    index = {node: i for i, node in enumerate(nodes)}
+    ia = np.array([index[(int(p), int(k))] for p, k in zip(a, t)])
+    ib = np.array([index[(int(p), int(k))] for p, k in zip(b, t)])
+    links = [(index[u], index[v], v[1] - u[1]) for u, v in zip(nodes[:-1], nodes[1:]) if u[0] == v[0]]
+    firsts = [index[u] for k, u in enumerate(nodes) if k == 0 or nodes[k - 1][0] != u[0]]
+    n = len(nodes)
+    size = n + 1 + (1 if draws else 0)
+
+    def parts(th):
+        r, beta = th[:n], th[n]
+        d = r[ia] - r[ib] + beta * x
+        J = np.zeros((len(y), size))
+        J[np.arange(len(y)), ia] += 1
+        J[np.arange(len(y)), ib] -= 1
+        J[:, n] = x
+        return r, d, J
+
+    def f(th):
+        r, d, J = parts(th)
+        if not draws:
+            val = np.sum(np.logaddexp(0, d) - y * d)
+            gd = expit(d) - y
+            hd = expit(d) * (1 - expit(d))
+            g = J.T @ gd
+            H = J.T @ (J * hd[:, None])
+        else:
+            eta = th[-1]
+            u = np.stack([d / 2, -d / 2, np.full_like(d, eta)], 1)
+            lse = np.logaddexp.reduce(u, axis=1)
+            p = np.exp(u - lse[:, None])
+            obs = np.where(y == 1, 0, np.where(y == 0.5, 2, 1))
+            val = np.sum(lse - u[np.arange(len(y)), obs])
+            Ju = np.zeros((len(y), 3, size))
+            Ju[:, 0, :] = J / 2
+            Ju[:, 1, :] = -J / 2
+            Ju[:, 2, -1] = 1
+            resid = p.copy()
+            resid[np.arange(len(y)), obs] -= 1
+            g = np.einsum("gk,gks->s", resid, Ju)
+            Hu = np.einsum("gk,kl->gkl", p, np.eye(3)) - np.einsum("gk,gl->gkl", p, p)
+            H = np.einsum("gks,gkl,glt->st", Ju, Hu, Ju)
+        for i, j, dt in links:
+            w = 1 / (drift ** 2 * dt)
+            dr = th[j] - th[i]
+            val += 0.5 * w * dr * dr
+            g[i] -= w * dr
+            g[j] += w * dr
+            H[i, i] += w
+            H[j, j] += w
+            H[i, j] -= w
+            H[j, i] -= w
+        for i in firsts:
+            val += 0.5 * th[i] ** 2 / prior ** 2
+            g[i] += th[i] / prior ** 2
+            H[i, i] += 1 / prior ** 2
+        if not with_x:
+            H[n, n] += 1.0  # beta is not a parameter: pin it at 0
+        return val, g, H
+
+    res = minimize(lambda th: f(th)[0], np.zeros(size), jac=lambda th: f(th)[1], hess=lambda th: f(th)[2],
+                   method="trust-exact", options={"gtol": 1e-12})
+    H = f(res.x)[2]
+    return nodes, res.x, H
+
+
+def test_map_equals_an_independent_dense_solution_with_a_covariate():
+    log = league()
+    model = DynamicElo(period=1.0, drift=0.3, prior_scale=1.5).fit(log)
+    nodes, theta, H = dense_map(log, 0.3, 1.5)
+    n = len(nodes)
+    got = {(int(model.labels_[p]), int(k)): r for p, k, r in zip(model.pp_player_, model.pp_bin_, model.pp_rating_)}
+    want = {node: theta[i] for i, node in enumerate(nodes)}
+    assert got.keys() == want.keys()
+    assert max(abs(got[k] - want[k]) for k in want) < 1e-8
+    assert abs(model.beta_[0] - theta[n]) < 1e-8
+    assert model.converged_ and model.gradient_ < 1e-9
+    # beta's standard error: the marginal of the inverse Hessian (Laplace approximation)
+    cov = np.linalg.inv(H)
+    assert model.beta_se_[0] == pytest.approx(math.sqrt(cov[n, n]), rel=1e-6)
+
+
+def test_davidson_draws_equal_the_dense_solution():
+    log = league(draws=True, seed=3)
+    model = DynamicElo(period=1.0, drift=0.2, prior_scale=1.0, draws="davidson").fit(log)
+    nodes, theta, H = dense_map(log, 0.2, 1.0, draws=True)
+    want = {node: theta[i] for i, node in enumerate(nodes)}
+    got = {(int(model.labels_[p]), int(k)): r for p, k, r in zip(model.pp_player_, model.pp_bin_, model.pp_rating_)}
+    assert max(abs(got[k] - want[k]) for k in want) < 1e-8
+    assert model.beta_[0] == pytest.approx(theta[len(nodes)], abs=1e-8)
+    assert math.log(model.draw_nu_) == pytest.approx(theta[-1], abs=1e-8)
+    cov = np.linalg.inv(H)
+    assert model.draw_eta_se_ == pytest.approx(math.sqrt(cov[-1, -1]), rel=1e-6)
+    q = model.predict_outcomes(log)
+    assert q.shape == (len(log), 3) and np.allclose(q.sum(axis=1), 1.0, atol=1e-12)
+
+
+def test_variances_are_each_players_block_of_the_hessian():
+    log = league(seed=5)
+    model = DynamicElo(period=1.0, drift=0.3, prior_scale=1.5).fit(log)
+    nodes, theta, H = dense_map(log, 0.3, 1.5)
+    for player in (0, 7):
+        idx = [i for i, node in enumerate(nodes) if node[0] == player]
+        block = np.linalg.inv(H[np.ix_(idx, idx)])
+        hist = model.history([player])
+        assert np.allclose(hist["sd"].to_numpy(), np.sqrt(np.diag(block)), rtol=1e-8)
+
+
+def test_update_equals_a_fit_of_the_whole_log():
+    log = league(games=1200, seed=2)
+    past = log._take(log.time < 10)
+    future = log._take(log.time >= 10)
+    updated = DynamicElo(period=1.0, drift=0.3, prior_scale=1.5).fit(past).update(future)
+    whole = DynamicElo(period=1.0, drift=0.3, prior_scale=1.5).fit(log)
+    assert np.array_equal(updated.pp_bin_, whole.pp_bin_)
+    assert np.max(np.abs(updated.pp_rating_ - whole.pp_rating_)) < 1e-8
+    assert updated.beta_[0] == pytest.approx(whole.beta_[0], abs=1e-8)
+
+
+def test_stationary_mode_equals_elo_with_the_same_prior():
+    log = league(seed=4)
+    plain = GameLog.from_arrays(log.a, log.b, log.score, log.time)
+    dyn = DynamicElo(period=None, prior_scale=1.3).fit(plain)
+    elo = discrank.Elo(prior_scale=1.3).fit(plain.to_pairs())
+    order = np.argsort(dyn.labels_[dyn.pp_player_])
+    assert np.allclose(dyn.pp_rating_[order], elo.ratings_, atol=1e-7)
+
+
+def test_ratings_between_after_and_before_games():
+    log = league(seed=6)
+    model = DynamicElo(period=1.0, drift=0.3, prior_scale=1.5).fit(log)
+    hist = model.history([0])
+    k_last, r_last, sd_last = hist["period"].iloc[-1], hist["rating"].iloc[-1], hist["sd"].iloc[-1]
+    later = model.ratings_at(float(k_last + 4), [0])
+    assert later["rating"].iloc[0] == pytest.approx(r_last, abs=1e-12)
+    assert later["sd"].iloc[0] == pytest.approx(math.sqrt(sd_last ** 2 + 4 * 0.3 ** 2), rel=1e-12)
+    before = model.ratings_at(-5.0, [0])
+    assert not before["known"].iloc[0] and before["rating"].iloc[0] == 0.0 and before["sd"].iloc[0] == 1.5
+    # at a period of play: the MAP itself
+    at = model.ratings_at(float(hist["period"].iloc[0]), [0])
+    assert at["rating"].iloc[0] == pytest.approx(hist["rating"].iloc[0], abs=1e-12)
+
+
+def test_future_prediction_grows_the_variance_by_the_drift():
+    log = league(seed=7)
+    model = DynamicElo(period=1.0, drift=0.3, prior_scale=1.5).fit(log)
+    a, b = np.array([1]), np.array([2])
+    near = GameLog(a, b, np.array([0.5]), np.array([20.0]), {}, np.zeros((1, 1)), ("home",))
+    far = GameLog(a, b, np.array([0.5]), np.array([400.0]), {}, np.zeros((1, 1)), ("home",))
+    q_near, q_far = model.predict_games(near)[0], model.predict_games(far)[0]
+    assert abs(q_far - 0.5) < abs(q_near - 0.5)  # more uncertain, closer to a coin
+    ra = model.ratings_at(400.0, [1, 2])
+    d, v = ra["rating"].iloc[0] - ra["rating"].iloc[1], ra["sd"].iloc[0] ** 2 + ra["sd"].iloc[1] ** 2
+    assert q_far == pytest.approx(expit(d / math.sqrt(1 + math.pi * v / 8)), abs=1e-12)
+
+
+def test_weeks_start_on_monday():
+    t = np.array(["2024-01-07", "2024-01-08", "2024-01-14", "2024-01-15"], dtype="datetime64[D]")  # Sun, Mon, Sun, Mon
+    w = period_index(t, "week")
+    assert w[0] + 1 == w[1] == w[2] and w[3] == w[2] + 1
+
+
+def test_tuned_drift_is_on_the_grid_and_recovers_the_scale():
+    log = league(n=20, periods=30, games=4000, drift=0.3, seed=8)
+    model = DynamicElo(period=1.0).fit(log)
+    assert model.tuning_ is not None and len(model.tuning_["scores"]) > 1
+    assert 0.1 <= model.drift_ <= 0.8
+
+
+@pytest.mark.parametrize("kw, message", [
+    ({"drift": 0.0}, "drift must be a positive finite number"),
+    ({"drift": float("nan")}, "drift must be a positive finite number"),
+    ({"drift": -1.0}, "got -1.0"),
+    ({"prior_scale": 0.0}, "prior_scale must be a positive"),
+    ({"draws": "rao"}, "draws='rao' is not one of"),
+    ({"period": "fortnight"}, "period='fortnight' is not one of"),
+])
+def test_bad_parameters_are_named(kw, message):
+    t = np.array(["2024-01-01", "2024-01-02", "2024-01-03"], dtype="datetime64[D]")
+    log = GameLog.from_arrays(["x", "y", "x"], ["y", "z", "z"], [1.0, 0.0, 0.5], t)
+    params = {"drift": 0.1, "prior_scale": 1.0, **kw}
+    with pytest.raises(ValueError, match=message.replace("(", r"\(")):
+        DynamicElo(**params).fit(log)
+
+
+def test_bad_logs_are_named():
+    t = np.array([0.0, 1e9])
+    log = GameLog.from_arrays(["x", "y"], ["y", "x"], [1.0, 0.0], t)
+    with pytest.raises(ValueError, match=r"period=1e-06 makes 1000000000000001 periods"):
+        DynamicElo(period=1e-6, drift=0.1, prior_scale=1.0).fit(log)
+    no_draws = GameLog.from_arrays(["x", "y"], ["y", "x"], [1.0, 0.0], [0.0, 1.0])
+    with pytest.raises(ValueError, match="the log has no draw"):
+        DynamicElo(period=1.0, drift=0.1, prior_scale=1.0, draws="davidson").fit(no_draws)
+    with pytest.raises(ValueError, match="needs the games' times"):
+        DynamicElo().fit(GameLog.from_arrays(["x"], ["y"], [1.0]))
+    with pytest.raises(ValueError, match="not a time"):
+        GameLog.from_arrays(["x"], ["y"], [1.0], [float("nan")])
+    zero = GameLog(np.array(["x", "y"]), np.array(["y", "x"]), np.array([1.0, 0.0]), np.array([0.0, 1.0]), {},
+                   np.zeros((2, 1)), ("home",))
+    with pytest.raises(ValueError, match="advantage column 'home' is 0 in every game"):
+        DynamicElo(period=1.0, drift=0.1, prior_scale=1.0).fit(zero)
+    nan = GameLog(np.array(["x", "y"]), np.array(["y", "x"]), np.array([1.0, 0.0]), np.array([0.0, 1.0]), {},
+                  np.array([[1.0], [np.nan]]), ("home",))
+    with pytest.raises(ValueError, match="advantage column 'home' has a missing value .* at game 1"):
+        DynamicElo(period=1.0, drift=0.1, prior_scale=1.0).fit(nan)
+
+
+def test_unfitted_and_unknown_players():
+    with pytest.raises(discrank.NotFittedError):
+        DynamicElo().predict_proba(["x"], ["y"])
+    log = league(seed=9)
+    model = DynamicElo(period=1.0, drift=0.3, prior_scale=1.5).fit(log)
+    with pytest.raises(ValueError, match="unknown player 99"):
+        model.history([99])
+    assert not hasattr(model, "predict_outcomes")  # no draw model
