@@ -29,7 +29,7 @@ from scipy.sparse import csr_matrix
 from scipy.sparse.linalg import LinearOperator, cg
 from scipy.special import expit, log_expit
 
-__all__ = ["History", "build_history", "solve_history", "period_index", "PERIODS", "MAX_PERIODS"]
+__all__ = ["History", "build_history", "solve_history", "covariance_at", "period_index", "PERIODS", "MAX_PERIODS"]
 
 #: Calendar periods of datetime times.
 PERIODS = ("day", "week", "month", "year")
@@ -409,25 +409,9 @@ def solve_history(h: History, drift: float, prior_scale: float, draws: bool, the
             t *= 0.5
         theta, value, g, curv = trial, v_new, g_new, c_new
         converged = float(np.abs(g).max()) <= tol * scale
-    H, M, diag, rowcoef, C = prob.hessian(curv)
-    cov = None
+    _, _, diag, _, _ = prob.hessian(curv)
     r, beta, eta = prob.split(theta)
-    if want_cov and prob.m:
-        # Schur complement of the ratings: S = C - B^T A^{-1} B; cov(beta, eta) = S^{-1}
-        n = h.n_pp
-        m = prob.m
-        A_only = LinearOperator((n, n), matvec=lambda v: H.matvec(np.concatenate([v, np.zeros(m)]))[:n],
-                                dtype=np.float64)
-        M_only = LinearOperator((n, n), matvec=lambda v: M.matvec(np.concatenate([v, np.zeros(m)]))[:n],
-                                dtype=np.float64)
-        B = np.stack([np.bincount(h.lo, rowcoef[:, k], n) - np.bincount(h.hi, rowcoef[:, k], n)
-                      for k in range(m)], axis=1)
-        S = C.copy()
-        for k in range(m):
-            z, _ = cg(A_only, B[:, k], rtol=1e-10, atol=0.0, maxiter=2000, M=M_only)
-            S[:, k] -= B.T @ z
-        S = 0.5 * (S + S.T)
-        cov = np.linalg.inv(S)
+    cov = global_covariance(prob, curv) if (want_cov and prob.m) else None
     return HistoryResult(r.copy(), np.array(beta, dtype=np.float64), None if eta is None else float(eta), value,
                          float(np.abs(g).max()) / scale, it, n_cg, bool(converged), diag, -prob.chain, cov)
 
@@ -471,3 +455,27 @@ def chain_variances(diag: np.ndarray, off: np.ndarray, first: np.ndarray) -> np.
         lk = off[idx] / d[idx]
         var[idx] = 1.0 / d[idx] + lk * lk * var[idx + 1]
     return var
+
+
+def global_covariance(prob: "_Problem", curv) -> np.ndarray:
+    """The covariance of (beta, eta) in the Laplace approximation: the inverse of the Schur complement
+    ``C - B^T A^{-1} B`` of the ratings' block ``A`` in the Hessian (one preconditioned CG solve per
+    global parameter)."""
+    h = prob.h
+    H, M, _, rowcoef, C = prob.hessian(curv)
+    n, m = h.n_pp, prob.m
+    pad = np.zeros(m)
+    A_only = LinearOperator((n, n), matvec=lambda v: H.matvec(np.concatenate([v, pad]))[:n], dtype=np.float64)
+    M_only = LinearOperator((n, n), matvec=lambda v: M.matvec(np.concatenate([v, pad]))[:n], dtype=np.float64)
+    B = np.stack([np.bincount(h.lo, rowcoef[:, k], n) - np.bincount(h.hi, rowcoef[:, k], n) for k in range(m)], axis=1)
+    S = C.copy()
+    for k in range(m):
+        z, _ = cg(A_only, B[:, k], rtol=1e-10, atol=0.0, maxiter=2000, M=M_only)
+        S[:, k] -= B.T @ z
+    return np.linalg.inv(0.5 * (S + S.T))
+
+
+def covariance_at(h: History, drift: float, prior_scale: float, draws: bool, theta: np.ndarray) -> np.ndarray:
+    """:func:`global_covariance` at a parameter vector ``theta`` of the problem."""
+    prob = _Problem(h, drift, prior_scale, draws)
+    return global_covariance(prob, prob.value_grad(theta)[2])

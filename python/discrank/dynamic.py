@@ -31,10 +31,12 @@ __all__ = ["DynamicElo", "DRIFT_GRID", "PRIOR_GRID"]
 #: drift of 0.1 logit per square root of a year (converted to the period).
 DRIFT_GRID = (0.25, 0.5, 1.0, 2.0, 4.0, 8.0)
 #: Prior scales of a first rating tried when ``prior_scale`` is None.
-PRIOR_GRID = (0.5, 1.0, 2.0)
+PRIOR_GRID = (0.5, 1.0, 2.0, 4.0)
 #: Periods per year of each calendar period (to convert the drift grid).
 _PER_YEAR = {"day": 365.25, "week": 365.25 / 7, "month": 12.0, "year": 1.0}
 DRAWS = ("davidson",)
+#: Periods of the validation window predicted online while tuning.
+ORIGINS = 8
 _PI8 = math.pi / 8.0
 
 
@@ -235,8 +237,11 @@ class DynamicElo:
         latest 10% of the games) are predicted online, each from every game of an earlier period (the
         model refitted warm started at sampled periods of the window, every game before a predicted
         period absorbed), for each value of the grids :data:`DRIFT_GRID` (times 0.1 logit per square root
-        of a year, in the model's period) and :data:`PRIOR_GRID`; the pair with the lowest log loss is
-        kept, and the model is refitted on the whole log.
+        of a year, in the model's period) at the middle prior scale, then for each value of
+        :data:`PRIOR_GRID` at the best drift; the pair with the lowest log loss is kept, and the model
+        is refitted on the whole log. The forecasts are those of the online protocol of
+        :func:`discrank.evaluate` at up to :data:`ORIGINS` periods spread over the window (the model refitted on every
+        game before each, warm started from the previous).
 
         Parameters
         ----------
@@ -260,6 +265,13 @@ class DynamicElo:
             game, a draw model on a log without draws, a period that makes more than
             ``MAX_PERIODS`` periods.
         """
+        from discrank.models._base import one_blas_thread
+
+        with one_blas_thread():  # small BLAS products: threads only contend
+            return self._fit_log(log, validation)
+
+    def _fit_log(self, log: Any, validation: Any) -> "DynamicElo":
+        """:meth:`fit`'s body (see there)."""
         self._check_params(log)
         labels, ca, cb, score, bins, t, x = self._games(log)
         self._check_draws(score)
@@ -285,7 +297,7 @@ class DynamicElo:
     def _store(self, labels, ca, cb, score, bins, t, x, names, drift, prior, tuning, theta0) -> None:
         from discrank._labels import LabelIndex
 
-        h, res = self._solve(ca, cb, score, bins, x, len(labels), drift, prior, theta0=theta0)
+        h, res = self._solve(ca, cb, score, bins, x, len(labels), drift, prior, theta0=theta0, want_cov=False)
         if not np.all(np.isfinite(res.r)):
             from discrank.exceptions import NumericalError
 
@@ -308,14 +320,9 @@ class DynamicElo:
         self.advantage_names_ = names
         k = len(names)
         self.beta_ = res.beta[:k].copy()
-        cov = res.global_cov
-        self.beta_se_ = np.sqrt(np.diag(cov)[:k]) if (cov is not None and k) else np.zeros(0)
-        if self.draws is not None:
-            self.draw_nu_ = float(math.exp(res.eta))
-            self.draw_eta_se_ = float(math.sqrt(cov[-1, -1])) if cov is not None else math.nan
-        else:
-            self.draw_nu_ = None
-            self.draw_eta_se_ = None
+        self.draw_nu_ = float(math.exp(res.eta)) if self.draws is not None else None
+        self._cov_state = (h, drift, prior, res)
+        self._cov = None
         self.converged_ = res.converged
         self.n_iter_ = res.n_iter
         self.n_cg_ = res.n_cg
@@ -324,6 +331,34 @@ class DynamicElo:
         self.last_bin_ = int(bins.max()) if bins.size else 0
         self._theta = np.concatenate([res.r, res.beta, [] if res.eta is None else [res.eta]])
         self._time_kind = None if t is None else t.dtype
+
+    def _global_cov(self) -> Optional[np.ndarray]:
+        """The covariance of (beta, eta), computed on first use (the Schur complement of the ratings)."""
+        self._check_fitted()
+        if self._cov is None and (self.beta_.size or self.draws is not None):
+            from discrank._history import covariance_at
+            from discrank.models._base import one_blas_thread
+
+            h, drift, prior, res = self._cov_state
+            theta = np.concatenate([res.r, res.beta, [] if res.eta is None else [res.eta]])
+            with one_blas_thread():
+                self._cov = covariance_at(h, drift, prior, self.draws is not None, theta)
+        return self._cov
+
+    @property
+    def beta_se_(self) -> np.ndarray:
+        """Standard errors of ``beta_`` (Laplace approximation; see the class)."""
+        cov = self._global_cov()
+        k = self.beta_.size
+        return np.sqrt(np.diag(cov)[:k]) if k else np.zeros(0)
+
+    @property
+    def draw_eta_se_(self) -> Optional[float]:
+        """Standard error of ``log draw_nu_`` (None without a draw model)."""
+        if self.draws is None:
+            self._check_fitted()
+            return None
+        return float(math.sqrt(self._global_cov()[-1, -1]))
 
     def update(self, log: Any) -> "DynamicElo":
         """Absorb new games and refit the whole history, warm started, with ``drift_`` and
@@ -339,6 +374,13 @@ class DynamicElo:
         DynamicElo
             ``self``.
         """
+        from discrank.models._base import one_blas_thread
+
+        with one_blas_thread():
+            return self._update_log(log)
+
+    def _update_log(self, log: Any) -> "DynamicElo":
+        """:meth:`update`'s body (see there)."""
         self._check_fitted()
         from discrank._labels import as_label_array, canonical_labels
 
@@ -421,43 +463,50 @@ class DynamicElo:
         # the validation periods predicted online: up to 12 origins spread over the window
         vb = bins[val_mask]
         periods = np.unique(vb)
-        pick = periods[np.unique(np.linspace(0, periods.size - 1, min(12, periods.size)).round().astype(int))]
-        first_fit = np.flatnonzero(fit_mask)
+        pick = periods[np.unique(np.linspace(0, periods.size - 1, min(ORIGINS, periods.size)).round().astype(int))]
+        seen_fit = np.zeros(n_players, dtype=bool)
+        seen_fit[ca[fit_mask]] = True
+        seen_fit[cb[fit_mask]] = True
         scores = {}
+
+        def score_of(drift, prior):
+            """Log loss per game of the online forecasts of the picked validation periods."""
+            loss_sum, n_scored, prev = 0.0, 0, None
+            for p in pick:
+                known = np.flatnonzero(bins < p)  # every training game of an earlier period
+                h, res = self._solve(ca[known], cb[known], score[known], bins[known],
+                                     None if x is None else x[known], n_players, drift, prior,
+                                     theta0=None if prev is None else self._carry(prev, ca[known], cb[known], bins[known]),
+                                     want_cov=False)
+                prev = (h, res)
+                games = np.flatnonzero(val_mask & (bins == p))
+                games = games[seen_fit[ca[games]] & seen_fit[cb[games]]]
+                if games.size == 0:
+                    continue
+                var = chain_variances(res.hessian_diag, res.hessian_off, h.first)
+                q = self._predict_from(h, res.r, var, res.beta, res.eta, drift, prior, ca[games], cb[games],
+                                       bins[games], None if x is None else x[games])
+                y = score[games]
+                if self.draws is None:
+                    qq = np.clip(q[:, 0] + 0.5 * q[:, 1], 1e-15, 1 - 1e-15)
+                    loss = -(y * np.log(qq) + (1 - y) * np.log1p(-qq))
+                else:
+                    po = np.where(y == 1.0, q[:, 0], np.where(y == 0.5, q[:, 1], q[:, 2]))
+                    loss = -np.log(np.clip(po, 1e-300, None))
+                loss_sum += float(loss.sum())
+                n_scored += games.size
+            return loss_sum / max(n_scored, 1)
+
+        # coordinate search: the drift at the middle prior, then the prior at the best drift
+        mid_prior = priors[(len(priors) - 1) // 2]
+        for drift in drifts:
+            scores[(drift, mid_prior)] = score_of(drift if self.period is not None else 1.0, mid_prior)
+        best_drift = min((k for k in scores), key=scores.get)[0]
         for prior in priors:
-            for drift in drifts:
-                loss_sum, n_scored = 0.0, 0
-                theta = None
-                seen_fit = np.zeros(n_players, dtype=bool)
-                seen_fit[ca[first_fit]] = True
-                seen_fit[cb[first_fit]] = True
-                prev = None
-                for p in pick:
-                    known = np.flatnonzero(bins < p)  # every training game of an earlier period
-                    h, res = self._solve(ca[known], cb[known], score[known], bins[known],
-                                         None if x is None else x[known], n_players, drift if self.period is not None else 1.0,
-                                         prior, theta0=None if prev is None else self._carry(prev, ca[known], cb[known], bins[known]),
-                                         want_cov=False)
-                    prev = (h, res)
-                    games = np.flatnonzero(val_mask & (bins == p))
-                    games = games[seen_fit[ca[games]] & seen_fit[cb[games]]]
-                    if games.size == 0:
-                        continue
-                    var = chain_variances(res.hessian_diag, res.hessian_off, h.first)
-                    q = self._predict_from(h, res.r, var, res.beta, res.eta, drift, prior, ca[games], cb[games],
-                                           bins[games], None if x is None else x[games])
-                    y = score[games]
-                    if self.draws is None:
-                        qq = np.clip(q[:, 0] + 0.5 * q[:, 1], 1e-15, 1 - 1e-15)
-                        loss = -(y * np.log(qq) + (1 - y) * np.log1p(-qq))
-                    else:
-                        po = np.where(y == 1.0, q[:, 0], np.where(y == 0.5, q[:, 1], q[:, 2]))
-                        loss = -np.log(np.clip(po, 1e-300, None))
-                    loss_sum += float(loss.sum())
-                    n_scored += games.size
-                scores[(drift, prior)] = loss_sum / max(n_scored, 1)
+            if (best_drift, prior) not in scores:
+                scores[(best_drift, prior)] = score_of(best_drift if self.period is not None else 1.0, prior)
         best = min(scores, key=scores.get)
-        tuning = {"rule": "online forecasts of the validation window at sampled periods",
+        tuning = {"rule": f"online forecasts of up to {ORIGINS} periods of the validation window; drift, then prior scale",
                   "periods": int(pick.size), "scores": {f"drift={d:.4g}, prior_scale={p:.3g}": v for (d, p), v in scores.items()}}
         return best[0], best[1], tuning
 
