@@ -318,19 +318,13 @@ def test_evaluate_refuses_an_unknown_protocol_or_refit(games_csv, capsys):
     assert "argument --refit: invalid choice: 'hour'" in capsys.readouterr().err
 
 
-def test_evaluate_offers_dynamic_only_when_discrank_has_dynamic_elo(games_csv, fake_evaluate, monkeypatch, capsys):
-    class FakeDynamicElo:
-        pass
-
-    monkeypatch.delattr(discrank, "DynamicElo", raising=False)
+def test_evaluate_offers_the_dynamic_models(games_csv, fake_evaluate):
     assert main(["evaluate", str(games_csv), "--score", "s", "--time", "t", "--cutoff", "40", "--models",
-                 "dynamic"]) == 2
-    assert "--models: unknown model(s) ['dynamic']" in capsys.readouterr().err
-    monkeypatch.setattr(discrank, "DynamicElo", FakeDynamicElo, raising=False)
-    assert main(["evaluate", str(games_csv), "--score", "s", "--time", "t", "--cutoff", "40", "--models",
-                 "elo,dynamic"]) == 0
+                 "elo,dynamic,dynamic-draws"]) == 0
     models, _, _ = fake_evaluate[-1]
-    assert list(models) == ["elo", "dynamic"] and isinstance(models["dynamic"], FakeDynamicElo)
+    assert list(models) == ["elo", "dynamic", "dynamic-draws"]
+    assert isinstance(models["dynamic"], discrank.DynamicElo) and models["dynamic"].draws is None
+    assert models["dynamic-draws"].draws == "davidson"
 
 
 # ------------------------------------------------------------------ bench data sets

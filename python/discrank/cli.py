@@ -401,24 +401,15 @@ EVAL_MODELS = {
     "disc-cv": lambda: __import__("discrank").DiscDecompositionCV(regularizations=(0.0, 10.0, 1000.0), cv=3,
                                                                   random_state=0),
     "melo": lambda: __import__("discrank").MElo(1, random_state=0),
+    "dynamic": lambda: __import__("discrank").DynamicElo(),
+    "dynamic-draws": lambda: __import__("discrank").DynamicElo(draws="davidson"),
 }
-
-
-def _eval_models() -> dict:
-    """:data:`EVAL_MODELS`, with "dynamic" (:class:`discrank.DynamicElo`) when this discrank has it."""
-    import discrank
-
-    models = dict(EVAL_MODELS)
-    dynamic = getattr(discrank, "DynamicElo", None)
-    if dynamic is not None:
-        models["dynamic"] = dynamic
-    return models
 
 
 def evaluate_command(args: argparse.Namespace) -> int:
     from discrank.evaluation import evaluate
 
-    available = _eval_models()
+    available = EVAL_MODELS
     names = [m.strip() for m in args.models.split(",") if m.strip()]
     unknown = [m for m in names if m not in available]
     if unknown or not names:
@@ -587,8 +578,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     p.add_argument("--test-end", help="test only on games before this time")
     p.add_argument("--rolling", type=_int_at_least(1), default=1, help="origins of a rolling evaluation (default 1)")
     p.add_argument("--models", default="elo,online-elo,disc",
-                   help=f"comma-separated, from: {', '.join(EVAL_MODELS)}, dynamic (discrank.DynamicElo, when "
-                        "available) (default elo,online-elo,disc)")
+                   help=f"comma-separated, from: {', '.join(EVAL_MODELS)} (default elo,online-elo,disc)")
     p.add_argument("--protocol", choices=["frozen", "online"],
                    help="frozen: every model stops at the cutoff; online: each test game is predicted from every "
                         "game before it (default: discrank.evaluate's)")
