@@ -71,6 +71,9 @@ class DynamicElo:
     tol : float, default 1e-9
         Newton stops when the largest entry of the gradient is below ``tol`` times the largest at the
         start (and at least ``tol``).
+    update_tol : float, default 1e-6
+        The same rule for the warm refits of :meth:`update` and of the tuning's online forecasts (a
+        prediction then moves by about 1e-6 or less from the exact MAP's).
     max_iter : int, default 100
         Newton steps at most.
 
@@ -98,16 +101,17 @@ class DynamicElo:
     sequential_updates = False
 
     def __init__(self, period: Any = "week", drift: Optional[float] = None, prior_scale: Optional[float] = None,
-                 draws: Optional[str] = None, tol: float = 1e-9, max_iter: int = 100):
+                 draws: Optional[str] = None, tol: float = 1e-9, update_tol: float = 1e-6, max_iter: int = 100):
         self.period = period
         self.drift = drift
         self.prior_scale = prior_scale
         self.draws = draws
         self.tol = tol
+        self.update_tol = update_tol
         self.max_iter = max_iter
 
     # ------------------------------------------------------------------ scikit-learn's contract
-    _PARAMS = ("period", "drift", "prior_scale", "draws", "tol", "max_iter")
+    _PARAMS = ("period", "drift", "prior_scale", "draws", "tol", "update_tol", "max_iter")
 
     def get_params(self, deep: bool = True) -> dict:
         """The constructor's parameters.
@@ -162,6 +166,7 @@ class DynamicElo:
         if self.draws is not None and self.draws not in DRAWS:
             raise ValueError(f"draws={self.draws!r} is not one of {DRAWS} or None")
         check_positive_float(self.tol, "tol")
+        check_positive_float(self.update_tol, "update_tol")
         check_positive_int(self.max_iter, "max_iter")
 
     def _bins(self, t: Optional[np.ndarray]) -> np.ndarray:
@@ -290,7 +295,8 @@ class DynamicElo:
 
     def _solve(self, ca, cb, score, bins, x, n_players, drift, prior, theta0=None, want_cov=True):
         h = build_history(ca, cb, score, bins, x, n_players, self.draws is not None)
-        res = solve_history(h, drift, prior, self.draws is not None, theta0=theta0, tol=self.tol,
+        tol = self.tol if theta0 is None else max(self.tol, self.update_tol)
+        res = solve_history(h, drift, prior, self.draws is not None, theta0=theta0, tol=tol,
                             max_iter=self.max_iter, want_cov=want_cov)
         return h, res
 

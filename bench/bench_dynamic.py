@@ -1,0 +1,103 @@
+"""The whole-history fit's speed: the ATP log, and against TrueSkill Through Time's Python package.
+
+    python bench/bench_dynamic.py                 # both parts (TTT's budget: 600 s per fit)
+    python bench/bench_dynamic.py --only atp      # the whole ATP log (weekly periods), with a tuned drift
+    python bench/bench_dynamic.py --only ttt --ttt-budget 120
+    python bench/bench_dynamic.py --quick         # small sizes, for the tests
+
+Part 1 fits ``DynamicElo(period="week")`` on every ATP game (1968-2024) at a fixed drift and prior, and
+prints the time, the Newton steps, the conjugate-gradient products and the relative gradient; the
+tuning of the drift on the training period (``drift=None``) is timed separately. Part 2 fits the first
+``n`` ATP games with both ``DynamicElo`` (period day, the drift per day matched to TTT's gamma) and
+``trueskillthroughtime.History(...).convergence()`` (the package's ATP-example settings: epsilon 0.01, 10
+iterations), doubling ``n`` until TTT's fit takes more than half the budget (the next would not finish
+in it); it prints both times and their ratio, measured in the same run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import datasets  # noqa: E402
+
+
+def atp_whole(quick: bool) -> None:
+    from discrank import DynamicElo
+
+    log = datasets.tennis_atp_log()
+    if quick:
+        log = log._take(np.arange(20000))
+    players = len(np.union1d(log.a, log.b))
+    print(f"ATP: {len(log)} games, {players} players, weekly periods")
+    model = DynamicElo(period="week", drift=0.0136, prior_scale=1.0)
+    clock = time.perf_counter()
+    model.fit(log)
+    fit_s = time.perf_counter() - clock
+    print(f"{'fit (drift 0.0136 / week, prior 1)':<40} {fit_s:8.2f} s   player-periods {model.pp_rating_.size}, "
+          f"Newton steps {model.n_iter_}, CG products {model.n_cg_}, relative gradient {model.gradient_:.1e}, "
+          f"converged {model.converged_}")
+    train = log._take(log.time < np.datetime64("2020-01-01")) if not quick else log
+    clock = time.perf_counter()
+    tuned = DynamicElo(period="week").fit(train)
+    print(f"{'tuning + fit on 1968-2019 (drift=None)':<40} {time.perf_counter() - clock:8.2f} s   drift {tuned.drift_:.4g}, "
+          f"prior {tuned.prior_scale_:.3g}, candidates {len(tuned.tuning_['scores']) if tuned.tuning_ else 0}")
+
+
+def against_ttt(budget: float, quick: bool) -> None:
+    try:
+        import trueskillthroughtime as ttt
+    except ImportError:
+        print("TTT: skipped, the PyPI package 'trueskillthroughtime' is not installed (pip install '.[bench]')")
+        return
+    from discrank import DynamicElo
+
+    log = datasets.tennis_atp_log()
+    day = log.time.astype("datetime64[D]").astype(np.int64)
+    gamma = 0.01  # TTT's drift per day (its sigma units: beta = 1)
+    # TTT's skill in units of its beta (1), a logit difference ~ 1.7 times a probit one: drift per day in logits
+    drift = gamma * 1.7
+    print(f"\n{'games':>8} {'TTT s':>9} {'discrank s':>11} {'ratio':>8}")
+    n = 2000 if quick else 5000
+    while n <= len(log):
+        a, b, s, d = log.a[:n], log.b[:n], log.score[:n], day[:n]
+        res = {1.0: [1, 0], 0.0: [0, 1], 0.5: [0, 0]}
+        clock = time.perf_counter()
+        h = ttt.History([[[x], [y]] for x, y in zip(a.tolist(), b.tolist())], [res[v] for v in s.tolist()],
+                        (d - d[0]).tolist(), mu=0.0, sigma=6.0, beta=1.0, gamma=gamma, p_draw=0.0)
+        h.convergence(epsilon=0.01, iterations=10, verbose=False)
+        ttt_s = time.perf_counter() - clock
+        sub = log._take(np.arange(n))
+        clock = time.perf_counter()
+        DynamicElo(period="day", drift=drift, prior_scale=6.0 * 1.7).fit(sub)
+        ours = time.perf_counter() - clock
+        print(f"{n:>8} {ttt_s:>9.2f} {ours:>11.3f} {ttt_s / ours:>8.0f}x", flush=True)
+        if ttt_s > budget / 2 or (quick and n >= 4000):
+            break
+        n *= 2
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--only", choices=["atp", "ttt"])
+    parser.add_argument("--ttt-budget", type=float, default=600.0, help="seconds one TTT fit may take (default 600)")
+    parser.add_argument("--quick", action="store_true")
+    args = parser.parse_args(argv)
+    if not datasets.available():
+        print("skipped: ../shared/data is absent (the ATP log)")
+        return 0
+    if args.only in (None, "atp"):
+        atp_whole(args.quick)
+    if args.only in (None, "ttt"):
+        against_ttt(args.ttt_budget, args.quick)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
