@@ -256,3 +256,19 @@ def test_unfitted_and_unknown_players():
     with pytest.raises(ValueError, match="unknown player 99"):
         model.history([99])
     assert not hasattr(model, "predict_outcomes")  # no draw model
+
+
+def test_online_protocol_equals_a_manual_loop_of_update_and_predict():
+    log = league(games=1000, periods=20, seed=11)
+    ev = discrank.evaluate({"dyn": DynamicElo(period=1.0, drift=0.3, prior_scale=1.5)}, log, cutoff=14.0,
+                           protocol="online", refit=1.0)
+    manual = DynamicElo(period=1.0, drift=0.3, prior_scale=1.5).fit(log._take(log.time < 14))
+    seen = np.union1d(log.a[log.time < 14], log.b[log.time < 14])
+    preds = []
+    for k in range(14, 20):
+        week = log._take(log.time == k)
+        keep = np.isin(week.a, seen) & np.isin(week.b, seen)
+        preds.append(manual.predict_games(week)[keep])
+        manual.update(week)
+    assert np.allclose(ev.predictions["dyn"], np.concatenate(preds), atol=1e-12)
+    assert ev.summary()[0]["log_loss"] < math.log(2)
