@@ -1,23 +1,38 @@
 """Predicting real games: discrank's models and the rating systems users run instead, on the same splits.
 
-    python bench/bench_prediction.py                  # the three logs and the tuning cost; writes the
-                                                      # tables into bench/PREDICTION.md
-    python bench/bench_prediction.py --only football  # one of: tennis go football cost
-    python bench/bench_prediction.py --no-write       # print only
+    python bench/bench_prediction.py                     # the three logs under both protocols and the
+                                                         # tuning cost; writes the tables into
+                                                         # bench/PREDICTION.md
+    python bench/bench_prediction.py --only football     # one of: tennis go football cost
+    python bench/bench_prediction.py --protocol online   # frozen, online or both (default)
+    python bench/bench_prediction.py --no-write          # print only
+    python bench/bench_prediction.py --quick             # football only, without the slow peers (WHR,
+                                                         # TTT); prints, never writes (for the tests)
 
-Every model is fitted on the training period only (its tuning included) and scored on the test period,
-on the test games whose two players both appear in training (``discrank.evaluate``, frozen models: no
-update during the test period). The splits (``datasets.prediction_splits``):
+The splits (``datasets.SPLITS``), with the test games scored whose two players both appear in training:
 
 - ATP tennis: train 1968-2019, test 2022-2024, each game oriented by a fair coin (not by who won);
 - Tygem Go: train 2005-2015, test the second half of 2016 (a = Black);
 - international football: train 1872-2014, test 2019 onwards (a = the home side; a draw counts 0.5).
 
-The reference is stationary Elo with its prior chosen by a grid on the training period ("Elo, prior by
-validation grid": 25 scales from 0.03 to 8 logits, each scored on a validation window of the training
-period as long as the test period and after the same gap), and every difference is given with its
-paired standard error over the test games. The peers (``rating_peers.py``) are skipped, with the
-reason, when their package is not installed (``pip install '.[bench]'``) or would run too long.
+Two protocols of ``discrank.evaluate`` on the whole log of each split:
+
+- **online** (the headline): every model is fitted on the training period (its tuning included, for
+  online forecasts: ``Validation(online=True)``), then walks through every later game in time order,
+  the games between the cut-off and the test period and those of players new since training included:
+  each group of games is predicted from every game before it, then given to the model (``update``;
+  the stationary Elo is refitted on every game so far with its tuned prior). Groups are calendar weeks,
+  one distinct date for the systems that update after every game (online Elo, TrueSkill, OpenSkill).
+  The reference is stationary Elo with its default tuned prior, refitted each week.
+- **frozen**: every model is fitted once on the training period and stops there. The reference is
+  stationary Elo with its prior chosen by a grid on the training period ("Elo, prior by validation
+  grid": 33 scales from 0.03 to 8 logits, each scored on a validation window of the training period
+  as long as the test period and after the same gap).
+
+Every difference is given with its paired standard error over the test games, and each table ends with
+the best discrank model minus the best peer. The peers (``rating_peers.py``) are skipped, with the
+reason, when their package is not installed (``pip install '.[bench]'``) or would run too long
+(``TOO_SLOW``, ``TOO_SLOW_ONLINE``; ``--slow-peers`` runs them anyway).
 """
 
 from __future__ import annotations
@@ -33,6 +48,7 @@ from pathlib import Path
 import numpy as np
 
 import datasets
+import discrank
 from discrank import DiscDecomposition, DiscDecompositionCV, Elo, EloPlusPlus, GameLog, MElo, PairwiseData
 from discrank._tuning import _holdout, _score
 from discrank.evaluation import evaluate
@@ -44,6 +60,8 @@ LOGS = {"tennis": "tennis ATP", "go": "Go Tygem", "football": "football"}
 GRID = tuple(2.0 ** (x / 4.0) for x in range(-20, 13))
 #: Peers that take longer than this on a log are skipped there (seconds, projected from a subsample).
 PEER_BUDGET = 900.0
+#: The slow peers, skipped by --quick.
+SLOW_PEERS = ("WHR (whr)", "TrueSkill Through Time (trueskillthroughtime)")
 
 
 class GridElo(Elo):
@@ -67,6 +85,7 @@ class GridElo(Elo):
 
 
 def discrank_models(name: str) -> dict:
+    """The discrank models of the frozen tables."""
     models = {
         "Elo, prior by validation grid (reference)": GridElo(),
         "Elo (default prior)": Elo(),
@@ -81,8 +100,28 @@ def discrank_models(name: str) -> dict:
     return models
 
 
+def online_models() -> tuple[dict, dict]:
+    """The discrank models of the online tables: (name -> model, name -> reason skipped)."""
+    models = {
+        "Elo, tuned prior (refit each week)": Elo(),  # evaluate refits it with its tuned prior frozen
+        "online Elo (K tuned)": OnlineElo(),
+    }
+    skipped = {}
+    dynamic = _dynamic()
+    if dynamic is None:
+        skipped["dynamic Elo"] = "not available (discrank has no DynamicElo)"
+    else:
+        models["dynamic Elo"] = dynamic
+    return models, skipped
+
+
+def _dynamic():
+    """``discrank.DynamicElo()`` with its defaults, or None when this discrank has none."""
+    return discrank.DynamicElo() if hasattr(discrank, "DynamicElo") else None
+
+
 def peer_models() -> tuple[dict, dict]:
-    """(name -> adapter, name -> reason skipped)."""
+    """(name -> a fresh adapter, name -> reason skipped)."""
     try:
         import rating_peers
     except ImportError as exc:
@@ -91,75 +130,182 @@ def peer_models() -> tuple[dict, dict]:
     return {adapter.name: adapter for adapter in made}, skipped
 
 
-#: Peers too slow for a log of this many training games (their projected time over PEER_BUDGET),
-#: measured by running them on a subsample (see bench/PREDICTION.md).
+#: Peers too slow for a log of this many training games under the frozen protocol (their projected time
+#: over PEER_BUDGET), measured by running them on a subsample (see bench/PREDICTION.md).
 TOO_SLOW = {"TrueSkill Through Time (trueskillthroughtime)": 50_000,  # 408 s on football's 38 417 games
             "WHR (whr)": 200_000}  # 30 s on football's 38 417 games, its w2 grid of 6 refits
+#: The same under the online protocol, where the tuning walks through the last tenth of the training
+#: games and the model is updated through the test period. WHR iterates its whole history at each weekly
+#: update (0.15 s a round on football, 2-20 rounds to converge: 0.5-1.6 s a week for w2 0.5-512, about
+#: 1 300 s projected for football's six w2 walks of the tuning and 420 test weeks); TTT refits its whole
+#: History once a year of the walk (about 60 s a fit on football: five gammas times a fit and four
+#: yearly refits in the tuning, then a fit and twelve refits, about 2 300 s projected).
+TOO_SLOW_ONLINE = {"TrueSkill Through Time (trueskillthroughtime)": 10_000,
+                   "WHR (whr)": 20_000}
 
 
-def constant_baseline(train: GameLog, test: GameLog) -> float:
+def _peers(n_train: int, online: bool, with_peers: bool, quick: bool, slow_peers: bool) -> tuple[dict, dict]:
+    """The peers to run on a log of ``n_train`` training games, and the reasons the others are skipped."""
+    if not with_peers:
+        return {}, {}
+    peers, skipped = peer_models()
+    run = {}
+    limits = TOO_SLOW_ONLINE if online else TOO_SLOW
+    for label, adapter in peers.items():
+        if quick and label in SLOW_PEERS:
+            skipped[label] = "--quick skips the slow peers"
+        elif not slow_peers and n_train > limits.get(label, math.inf):
+            skipped[label] = (f"projected over the bench's {PEER_BUDGET:.0f} s budget on {n_train} training games "
+                              f"under the {'online' if online else 'frozen'} protocol (see the timing note below "
+                              "the tables; --slow-peers runs it)")
+        else:
+            run[label] = adapter
+    return run, skipped
+
+
+def constant_baseline(train_scores: np.ndarray, test_scores: np.ndarray) -> float:
     """Log loss of the best constant prediction of the training period (its mean score of a)."""
-    q = float(np.clip(np.mean(train.score), 1e-6, 1 - 1e-6))
-    y = test.score
+    q = float(np.clip(np.mean(train_scores), 1e-6, 1 - 1e-6))
+    y = test_scores
     return float(np.mean(-(y * math.log(q) + (1 - y) * math.log1p(-q))))
 
 
-def run_log(key: str, out: list, with_peers: bool) -> None:
-    splits = datasets.prediction_splits()
+def full_log(key: str) -> tuple[GameLog, dict, tuple]:
+    """(the whole log of a split, evaluate's dates, (train start, train end, test start, test end) as text)."""
     title = LOGS[key]
-    train, test, info = splits[title]
-    both = GameLog(np.concatenate([train.a, test.a]), np.concatenate([train.b, test.b]),
-                   np.concatenate([train.score, test.score]), np.concatenate([train.time, test.time]))
+    load, start, end, test_start, test_end = datasets.SPLITS[title]
+    log = load()
     day = np.timedelta64(1, "D")
-    cutoff = train.time.max() + day  # the training log is the games up to its last day
-    test_start = min(test.time.min(), np.datetime64(info["test_period"][:10]).astype(test.time.dtype))
-    models = discrank_models(key)
-    skipped = {}
-    if with_peers:
-        peers, skipped = peer_models()
-        for label, adapter in peers.items():
-            if len(train) > TOO_SLOW.get(label, math.inf):
-                skipped[label] = (f"projected over the bench's {PEER_BUDGET:.0f} s budget on {len(train)} "
-                                  "training games (see the timing note below the tables)")
-            else:
-                models[label] = adapter
-    t0 = time.perf_counter()
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        ev = evaluate(models, both, cutoff=cutoff, test_start=test_start)
-    elapsed = time.perf_counter() - t0
+    dates = dict(train_start=np.datetime64(start, "ns"), cutoff=np.datetime64(end, "ns") + day,
+                 test_start=np.datetime64(test_start, "ns"),
+                 test_end=None if test_end is None else np.datetime64(test_end, "ns") + day)
+    return log, dates, (start, end, test_start, test_end)
+
+
+def _paired(d: np.ndarray) -> tuple[float, float]:
+    n = d.shape[0]
+    return float(np.mean(d)), (float(np.std(d, ddof=1) / math.sqrt(n)) if n > 1 else math.nan)
+
+
+def best_versus_peers(ev, ours: list, peers: list) -> list[str]:
+    """The lines "best discrank model minus best peer" (two-outcome log loss, and three-outcome among the
+    models that predict three outcomes), from the per-game losses of ``ev``."""
+    lines = []
+    for key, what in (("log_loss", "log loss"), ("log_loss3", "three-outcome log loss")):
+        mine = [m for m in ours if key in ev.losses[m]]
+        theirs = [m for m in peers if key in ev.losses[m]]
+        if not mine or not theirs:
+            if key == "log_loss":
+                lines.append("best discrank model minus best peer: no peer ran")
+            continue
+        best = min(mine, key=lambda m: np.nanmean(ev.losses[m][key]))
+        peer = min(theirs, key=lambda m: np.nanmean(ev.losses[m][key]))
+        d, se = _paired(ev.losses[best][key] - ev.losses[peer][key])
+        lines.append(f"best discrank model minus best peer{'' if key == 'log_loss' else ', ' + what}: "
+                     f"{d:+.4f} (paired se {se:.4f}): {best} ({np.nanmean(ev.losses[best][key]):.4f}) against "
+                     f"{peer} ({np.nanmean(ev.losses[peer][key]):.4f})")
+    return lines
+
+
+def _table(ev, skipped: dict, online: bool) -> list[str]:
     rows = ev.summary()
-    coin = math.log(2.0)
-    const = constant_baseline(train, test)
-    lines = [f"### {title}: train {info['train_games']} games, test {ev.n_games} games with both players seen "
-             f"({info['test_dropped_unseen']} test games with a new player left out); train {info['train_period']}, "
-             f"test {info['test_period']}", "",
-             f"A coin: {coin:.4f} nats per game; the best constant of the training period (mean score of a "
-             f"{np.mean(train.score):.3f}): {const:.4f}.", "",
-             "| model | log loss | Brier | accuracy | minus reference (paired se) | fit s | converged | chosen |",
-             "|---|---|---|---|---|---|---|---|"]
+    three = any(not math.isnan(r["log_loss3"]) for r in rows)
+    head = "| model | log loss | Brier | accuracy |" + (" log loss, 3 outcomes |" if three else "")
+    head += f" minus reference (paired se) | {'fit+update' if online else 'fit'} s | converged | chosen |"
+    cols = head.count("|") - 1
+    lines = [head, "|" + "---|" * cols]
     for r in rows:
         m = ev.fitted[r["model"]]
         conv = getattr(m, "converged_", None)
         conv = "-" if conv is None else str(bool(np.all(conv)))
-        lines.append(f"| {r['model']} | {r['log_loss']:.4f} | {r['brier']:.4f} | {r['accuracy']:.4f} | "
+        ll3 = ("" if not three else
+               (" - |" if math.isnan(r["log_loss3"]) else f" {r['log_loss3']:.4f} |"))
+        lines.append(f"| {r['model']} | {r['log_loss']:.4f} | {r['brier']:.4f} | {r['accuracy']:.4f} |{ll3} "
                      f"{r['diff']:+.4f} ({r['se']:.4f}) | {r['fit_seconds']:.2f} | {conv} | {_chosen(m)} |")
     for label, why in skipped.items():
-        lines.append(f"| {label} | skipped: {why} | | | | | | |")
+        lines.append(f"| {label} | skipped: {why} |" + " |" * (cols - 2))
+    return lines
+
+
+def run_log(key: str, log: GameLog, dates: dict, text_dates: tuple, out: list, *, online: bool,
+            with_peers: bool, quick: bool, slow_peers: bool) -> None:
+    """One table: the models on one log under one protocol."""
+    title = LOGS[key]
+    t = log.time
+    train = (t >= dates["train_start"]) & (t < dates["cutoff"])
+    n_train = int(train.sum())
+    if online:
+        models, skipped = online_models()
+    else:
+        models, skipped = discrank_models(key), {}
+        dynamic = _dynamic()
+        if dynamic is None:
+            skipped["dynamic Elo"] = "not available (discrank has no DynamicElo)"
+        else:
+            models["dynamic Elo"] = dynamic
+    ours = list(models)
+    peers, why = _peers(n_train, online, with_peers, quick, slow_peers)
+    models.update(peers)
+    skipped.update(why)
+    t0 = time.perf_counter()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        ev = evaluate(models, log, protocol="online" if online else "frozen", **dates)
+    elapsed = time.perf_counter() - t0
+    origin = ev.origins[0]
+    start, end, test_start, test_end = text_dates
+    period = f"train {start} .. {end}, test {test_start} .. {test_end or str(t[-1])[:10]}"
+    coin = math.log(2.0)
+    const = constant_baseline(log.score[train], ev.scores)
+    if online:
+        walk = t[(t >= dates["cutoff"]) & ((t < dates["test_end"]) if dates["test_end"] is not None else True)]
+        days = walk.astype("datetime64[D]").astype(np.int64)
+        weeks, dated = np.unique((days + 3) // 7).size, np.unique(days).size
+        head = (f"### {title}, online: train {origin['train_games']} games, test {ev.n_games} games with both "
+                f"players seen in training; {period}",
+                "",
+                f"Every game after the cut-off ({origin.get('walk_games', walk.size)}: the test games, the "
+                f"{origin['unseen_games']} test games with a player new since training and the games between "
+                f"the cut-off and the test period, all given to the models, the first ones only scored) is predicted "
+                f"from every game before it: the models are updated group by group, {weeks} calendar weeks (Monday "
+                f"to Sunday), or {dated} distinct dates for the systems that update after every game.")
+    else:
+        head = (f"### {title}, frozen: train {origin['train_games']} games, test {ev.n_games} games with both "
+                f"players seen ({origin['unseen_games']} test games with a new player left out); {period}",
+                "", "Every model is fitted once on the training period and stops there.")
+    lines = [*head, "",
+             f"A coin: {coin:.4f} nats per game; the best constant of the training period (mean score of a "
+             f"{np.mean(log.score[train]):.3f}): {const:.4f}.", ""]
+    lines += _table(ev, skipped, online)
+    lines.append("")
+    lines += best_versus_peers(ev, ours, list(peers))
+    lines += [f"note: {n}" for n in ev.notes]
     lines.append("")
     lines.append(f"(evaluation of all models: {elapsed:.0f} s)")
     text = "\n".join(lines)
-    print(text, flush=True)
-    out.append((key, text))
+    print(text, "\n", flush=True)
+    out.append((f"{key} online" if online else key, text))
 
 
 def _chosen(model) -> str:
+    parts = []
+    drift = getattr(model, "drift_", None)
+    if drift is not None:
+        parts.append(f"drift {drift:.3g}")
     if hasattr(model, "prior_scale_"):
-        s = f"prior scale {model.prior_scale_:.3g}"
+        parts.append(f"prior scale {model.prior_scale_:.3g}")
         best = getattr(model, "best_params_", None)
         if best:
-            s += f", lambda {best['regularization']:g}"
-        return s
+            parts.append(f"lambda {best['regularization']:g}")
+    beta = getattr(model, "beta_", None)
+    if beta is not None and np.size(beta):
+        names = tuple(getattr(model, "advantage_names_", ())) or tuple(f"x{k}" for k in range(np.size(beta)))
+        se = getattr(model, "beta_se_", None)
+        for k, nm in enumerate(names[:np.size(beta)]):
+            with_se = se is not None and np.size(se) > k
+            parts.append(f"beta {nm} {beta[k]:.3g}" + (f" (se {se[k]:.2g})" if with_se else ""))
+    if parts:
+        return ", ".join(parts)
     if hasattr(model, "step_"):
         return f"step {model.step_:.3g} (K = {model.step_ * 400 / math.log(10):.0f})"
     info = getattr(model, "info", None)
@@ -218,21 +364,31 @@ def write(out: list) -> None:
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--only", choices=[*LOGS, "cost"])
+    parser.add_argument("--protocol", choices=["frozen", "online", "both"], default="both")
     parser.add_argument("--no-peers", action="store_true")
+    parser.add_argument("--slow-peers", action="store_true", help="run the peers over the time budget too")
     parser.add_argument("--no-write", action="store_true")
+    parser.add_argument("--quick", action="store_true",
+                        help="football only, without the slow peers; prints, never writes")
     args = parser.parse_args(argv)
-    if not datasets.available() and args.only != "cost":
+    if args.quick and args.only not in (None, "football"):
+        parser.error("--quick runs the football log only")
+    keys = ["football"] if args.quick else [args.only] if args.only else [*LOGS, "cost"]
+    if not datasets.available() and keys != ["cost"]:
         print("skipped: ../shared/data (the real logs) is absent")
         return 0
     out: list = []
-    for key in (*LOGS, "cost"):
-        if args.only and key != args.only:
-            continue
+    for key in keys:
         if key == "cost":
             run_cost(out)
-        else:
-            run_log(key, out, not args.no_peers)
-    if not args.no_write:
+            continue
+        log, dates, text_dates = full_log(key)
+        for online in (True, False):
+            if args.protocol == ("frozen" if online else "online"):
+                continue
+            run_log(key, log, dates, text_dates, out, online=online, with_peers=not args.no_peers,
+                    quick=args.quick, slow_peers=args.slow_peers)
+    if not (args.no_write or args.quick):
         write(out)
     return 0
 

@@ -1,38 +1,72 @@
 """The PyPI rating systems a discrank user would pick instead, behind one small interface.
 
-Each adapter has a ``name``, ``fit(log)`` (``log`` a time-sorted :class:`discrank.GameLog`) and
-``predict_proba(a, b)`` (arrays of labels of players seen in training) -> P(a beats b): for a system that
-models draws, the expected score P(a wins) + P(draw) / 2. ``fit`` fills ``info`` (the parameters used,
-the tuning scores, the seconds taken). Models are frozen after ``fit``: nothing is updated while
-predicting; uncertainties are carried (where the system has them) to the end of the training log.
+Each adapter has a ``name`` and the methods ``discrank.evaluate`` calls:
+
+- ``fit(log, *, validation=None)`` (``log`` a :class:`discrank.GameLog` with times): tune (see below)
+  and rate the training games; fills ``info`` (the parameters used, the tuning scores, the seconds);
+- ``update(log)``: absorb later games (all at or after every time already absorbed), the parameters
+  kept as tuned; each system is updated as its documentation runs it (below);
+- ``predict_games(log)``: the expected score of ``a`` (P(a wins) + P(draw) / 2 for a system that models
+  draws) of each game of ``log`` AT THE GAME'S TIME, from every game absorbed so far (``log.score`` is
+  not read);
+- ``predict_proba(a, b)``: the same from each player's latest rating (at the last time absorbed);
+- ``predict_outcomes(log)`` (TrueSkill and TrueSkill Through Time, whose Gaussian performance model has a
+  draw margin): [P(a wins), P(draw), P(b wins)] at each game's time, for the three-outcome log loss;
+- ``relabel(labels)``: after a fit on player codes 0..n-1 (``evaluate`` fits on codes), the labels.
 
 Each package is run as its documentation recommends:
 
 ``Glicko2Adapter``  ``glicko2`` (Kirkman / deepy, 2.1.0): rating periods (calendar weeks, months or
                     years), every player of a period updated at once from the ratings at the start of
                     the period, ``did_not_compete`` for the periods a rated player sits out (applied
-                    lazily, in closed form). Prediction: Glickman's expected score with both deviations,
-                    E = 1 / (1 + exp(-g(sqrt(phi_a^2 + phi_b^2)) (mu_a - mu_b))).
+                    lazily, in closed form). A period is rated once it is complete: when a game of a
+                    later period is absorbed. A game is predicted from the ratings at the start of its
+                    period: every completed period, the one before it included (rated on the spot from
+                    the games absorbed when the game's period is later than the last one absorbed), and
+                    no game of its own period. Expected score with both deviations at that time,
+                    E = 1 / (1 + exp(-g(sqrt(phi_a^2 + phi_b^2)) (mu_a - mu_b))), each phi grown by
+                    did_not_compete for the periods its player sat out before the game's period.
 ``TrueSkillAdapter`` ``trueskill`` (0.4.5): the default environment, ``draw_probability`` = the training
-                    log's draw rate (0 without draws), ``rate_1vs1`` game by game. Prediction: the
-                    standard formula P = Phi((mu_a - mu_b - eps) / c), c^2 = 2 beta^2 + sig_a^2 + sig_b^2,
-                    eps the draw margin (0 without draws), expected score with the draw probability.
+                    log's draw rate (0 without draws), ``rate_1vs1`` game by game, new players at the
+                    environment's default rating. Prediction: the standard formula
+                    P = Phi((mu_a - mu_b - eps) / c), c^2 = 2 beta^2 + sig_a^2 + sig_b^2, eps the draw
+                    margin (0 without draws), expected score with the draw probability.
 ``OpenSkillAdapter`` ``openskill`` (6.2.0): the default model (PlackettLuce), 1v1 teams, ``rate`` game
-                    by game (ranks; a draw is a tied rank). Prediction: ``predict_win``.
+                    by game (ranks; a draw is a tied rank), new players at ``model.rating()``.
+                    Prediction: ``predict_win``.
 ``WHRAdapter``      ``whr`` (2.2.0, C++): ``Base(w2=...)`` with the time step in days, ``create_games``,
-                    ``iterate_until_converge``. Prediction: its probability function
-                    1 / (1 + 10^(-(r_a - r_b) / 400)) with each player's rating on the last training day
-                    (``Evaluate.get_rating``).
+                    ``iterate(50)`` on the training log (see the class); ``update`` adds the games with
+                    ``create_games`` and iterates warm (``iterate(1)`` rounds) until the ratings of the
+                    new games' players stop moving against each other. Prediction: its probability
+                    function 1 / (1 + 10^(-(r_a - r_b) / 400)) with each player's rating on the game's
+                    day (``Evaluate.get_rating``: the last rating for a day after the player's last game).
 ``TTTAdapter``      ``trueskillthroughtime`` (1.1.0): ``History`` with times in days, ``p_draw`` = the
-                    training draw rate, ``convergence()``. Prediction: the Gaussian formula of its
-                    ``Game`` (beta, draw margin ``compute_margin``) on each player's last posterior,
-                    forgotten (gamma) to the end of the training log.
+                    training draw rate, ``convergence()``. The History has no incremental API: ``update``
+                    buffers the games and refits the whole History once a year (when a game of a later
+                    calendar year than the last fit's arrives). Prediction: the Gaussian formula of its
+                    ``Game`` (beta, draw margin ``compute_margin``) on each player's last posterior of the
+                    last fit, forgotten (gamma) to the game's day.
+
+TrueSkill and OpenSkill update after every game (``sequential_updates = True``: ``evaluate`` gives them
+one group of games per distinct time); the others are updated once per group of ``evaluate``'s refit
+period (calendar weeks by default).
 
 The parameter each system's documentation says to tune (Glicko-2's tau and rating period, WHR's w^2,
-TTT's gamma) is chosen on the TRAINING log only: fit on its first 90% (by time, cut at a time boundary),
-score the log loss of the last 10% (games whose two players were both seen), keep the best value of a
-small grid, refit on the whole training log. ``info["tuning"]`` has the validation log loss of every
-value tried.
+TTT's gamma) is chosen on the TRAINING log only, on its last 10% (by time, cut at a time boundary), for
+the protocol the model is evaluated under:
+
+- frozen (``validation`` None, or a ``discrank.Validation`` with ``online`` False): fit on the first
+  90%, score the log loss of the predictions of the last 10% (games whose two players were both seen in
+  the first part) from the state at the cut;
+- online (``validation.online`` True, as ``discrank.evaluate(..., protocol="online")`` passes): fit on
+  the first 90%, then walk through the last 10% as the protocol does (groups of one distinct time for
+  sequential systems, calendar weeks for the others: predict the group's games, then ``update`` with
+  the whole group) and score the log loss of the games whose two players were both seen in the first
+  part.
+
+The best value of a small grid is kept and the model refitted on the whole training log.
+``info["tuning"]`` has the validation log loss of every value tried. ``validation.window`` and ``gap``
+are not used (the peers always tune on the last 10%).
 
 A package that is not installed makes the adapter's constructor raise ImportError naming it.
 """
@@ -61,7 +95,20 @@ def _require(module: str, pip_name: str, adapter: str):
 
 
 def log_loss(p: np.ndarray, y: np.ndarray) -> float:
-    """Mean of -(y log p + (1 - y) log(1 - p)) (y in {0, 0.5, 1}), p clipped to [1e-15, 1 - 1e-15]."""
+    """Mean log loss of predictions of a's score.
+
+    Parameters
+    ----------
+    p : array of float
+        Predicted P(a beats b) (an expected score), clipped to [1e-15, 1 - 1e-15].
+    y : array of float
+        Observed score of a: 1, 0.5 or 0.
+
+    Returns
+    -------
+    float
+        The mean of -(y log p + (1 - y) log(1 - p)).
+    """
     p = np.clip(np.asarray(p, dtype=np.float64), 1e-15, 1.0 - 1e-15)
     y = np.asarray(y, dtype=np.float64)
     return float(-np.mean(y * np.log(p) + (1.0 - y) * np.log1p(-p)))
@@ -72,79 +119,297 @@ def _days(t: np.ndarray) -> np.ndarray:
     return np.asarray(t).astype("datetime64[D]").astype(np.int64)
 
 
+def _weeks(t: np.ndarray) -> np.ndarray:
+    """datetime64 -> calendar weeks starting on Monday (1970-01-01 was a Thursday)."""
+    return (_days(t) + 3) // 7
+
+
+def _group_bounds(t: np.ndarray, sequential: bool) -> np.ndarray:
+    """Bounds of the update groups of time-sorted games: one per distinct time (sequential systems) or one
+    per calendar week starting on Monday (the others; ``discrank.evaluate``'s default refit period)."""
+    key = np.asarray(t).astype("datetime64[ns]").astype(np.int64) if sequential else _weeks(t)
+    return np.flatnonzero(np.r_[True, key[1:] != key[:-1], True])
+
+
+class _Players:
+    """Player labels -> the system's indices 0, 1, ... (the first batch in sorted order, later players
+    appended in sorted order as they arrive)."""
+
+    def __init__(self):
+        self.labels: Optional[np.ndarray] = None
+        self._sorted: Optional[np.ndarray] = None
+        self._order: Optional[np.ndarray] = None
+
+    @property
+    def n(self) -> int:
+        return 0 if self.labels is None else int(self.labels.size)
+
+    def _cast(self, x: np.ndarray) -> np.ndarray:
+        if self.labels is not None and x.dtype.kind != self.labels.dtype.kind:
+            x = x.astype(str) if self.labels.dtype.kind == "U" else x.astype(self.labels.dtype)
+        return x
+
+    def _resort(self) -> None:
+        order = np.argsort(self.labels, kind="stable")
+        self._sorted, self._order = self.labels[order], order
+
+    def _find(self, u: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        pos = np.clip(np.searchsorted(self._sorted, u), 0, self._sorted.size - 1)
+        found = self._sorted[pos] == u
+        return pos, found
+
+    def code(self, x: Any) -> np.ndarray:
+        """Indices of the labels ``x``; labels not seen before get new indices."""
+        x = self._cast(np.asarray(x))
+        u, inv = np.unique(x, return_inverse=True)
+        if self.labels is None:
+            self.labels = u
+            self._resort()
+            return inv.reshape(-1)
+        pos, found = self._find(u)
+        idx = np.empty(u.size, dtype=np.int64)
+        idx[found] = self._order[pos[found]]
+        new = ~found
+        k = int(new.sum())
+        if k:
+            idx[new] = self.labels.size + np.arange(k)
+            self.labels = np.concatenate([self.labels, u[new]])
+            self._resort()
+        return idx[inv.reshape(-1)]
+
+    def lookup(self, x: Any, who: str) -> np.ndarray:
+        """Indices of the labels ``x``; KeyError naming the first label never seen."""
+        if self.labels is None:
+            raise RuntimeError(f"{who}: call fit(log) before predicting")
+        x = self._cast(np.asarray(x))
+        pos, found = self._find(x)
+        if not found.all():
+            raise KeyError(f"{who}: player {x[np.flatnonzero(~found)[0]]!r} was not in the games absorbed")
+        return self._order[pos]
+
+    def relabel(self, labels: np.ndarray) -> None:
+        if self.labels is None:
+            return
+        if self.labels.dtype.kind not in "iu":
+            raise TypeError(f"relabel needs a fit on integer player codes; this one was fitted on "
+                            f"{self.labels.dtype} labels")
+        self.labels = np.asarray(labels)[self.labels]
+        self._resort()
+
+
+class _State:
+    """The state of one run of a system: its players, its parameters and what it absorbed."""
+
+    def __init__(self, params: dict):
+        self.players = _Players()
+        self.params = dict(params)
+        self.n_games = 0  # games absorbed (fit and updates)
+        self.t_last: Optional[np.datetime64] = None
+
+
 class _Adapter:
-    """Shared bookkeeping: label coding, the tuning loop, the checks of ``predict_proba``."""
+    """Shared bookkeeping: label coding, the two tuning loops, fit / update / predict."""
 
     name = "?"
     tunable: dict = {}  # parameter -> grid (tuple); a grid of one value is not tuned
     discrete_scores = True  # the system rates wins, draws and losses only (scores 1, 0.5, 0)
+    sequential_updates = False  # True: the system updates after every game
 
     def __init__(self):
         self.info: dict = {}
-        self.labels_: Optional[np.ndarray] = None
+        self.state_: Optional[_State] = None
 
-    # -- labels
-    def _code(self, log) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        labels, code = np.unique(np.r_[log.a, log.b], return_inverse=True)
-        n = len(log)
-        return labels, code[:n], code[n:]
+    @property
+    def labels_(self) -> Optional[np.ndarray]:
+        """Labels of the players absorbed (None before ``fit``)."""
+        return None if self.state_ is None else self.state_.players.labels
 
-    def _lookup(self, x: Any) -> np.ndarray:
-        if self.labels_ is None:
-            raise RuntimeError(f"{self.name}: call fit(log) before predict_proba")
-        x = np.asarray(x)
-        if x.dtype.kind != self.labels_.dtype.kind:
-            x = x.astype(self.labels_.dtype)
-        k = np.clip(np.searchsorted(self.labels_, x), 0, self.labels_.size - 1)
-        bad = self.labels_[k] != x
-        if bad.any():
-            raise KeyError(f"{self.name}: player {x[np.flatnonzero(bad)[0]]!r} was not in the training log")
-        return k
+    @property
+    def n_games_(self) -> int:
+        """Games absorbed so far by the system's own store (fit and updates)."""
+        return 0 if self.state_ is None else self._stored(self.state_)
 
-    # -- fitting
-    def fit(self, log) -> "_Adapter":
+    # -- checks
+    def _checked(self, log):
         if log.time is None:
             raise ValueError(f"{self.name}: the game log needs a time column")
-        if np.any(np.diff(log.time.astype("datetime64[ns]").astype(np.int64)) < 0):
+        if np.asarray(log.time).dtype.kind != "M":
+            raise ValueError(f"{self.name}: times must be dates (datetime64: its periods and days are "
+                             f"calendar ones), got {np.asarray(log.time).dtype}")
+        if len(log) > 1 and np.any(np.diff(log.time.astype("datetime64[ns]").astype(np.int64)) < 0):
             log = log.sorted_by_time()
         if self.discrete_scores and not np.all(np.isin(log.score, (0.0, 0.5, 1.0))):
             raise ValueError(f"{self.name} rates wins, draws and losses: scores must be 1, 0.5 or 0")
+        return log
+
+    # -- the system's run
+    def _start(self, log, **params) -> _State:
+        st = _State(params)
+        self._init(st, log)
+        self._feed(st, log.a, log.b, log.score, log.time)
+        return st
+
+    def _feed(self, st: _State, a, b, score, t) -> None:
+        n = len(a)
+        if n == 0:
+            return
+        t = np.asarray(t).astype("datetime64[ns]")
+        if st.t_last is not None and t[0] < st.t_last:
+            raise ValueError(f"{self.name}: update got a game at {t[0]}, before the last time absorbed "
+                             f"({st.t_last}); updates must come in time order")
+        code = st.players.code(np.r_[np.asarray(a), np.asarray(b)])
+        self._grow(st, st.players.n)
+        self._absorb(st, code[:n], code[n:], np.asarray(score, dtype=np.float64), t)
+        st.n_games += n
+        st.t_last = t[-1]
+
+    def _walk(self, st: _State, log, scored: np.ndarray) -> np.ndarray:
+        """Online forecasts of ``log``'s games marked ``scored``: each group predicted, then absorbed."""
+        bounds = _group_bounds(log.time, self.sequential_updates)
+        out = []
+        for lo, hi in zip(bounds[:-1].tolist(), bounds[1:].tolist()):
+            m = scored[lo:hi]
+            if m.any():
+                ia = st.players.lookup(log.a[lo:hi][m], self.name)
+                ib = st.players.lookup(log.b[lo:hi][m], self.name)
+                out.append(self._predict(st, ia, ib, log.time[lo:hi][m].astype("datetime64[ns]")))
+            self._feed(st, log.a[lo:hi], log.b[lo:hi], log.score[lo:hi], log.time[lo:hi])
+        return np.concatenate(out) if out else np.zeros(0)
+
+    # -- the estimator
+    def fit(self, log, *, validation: Any = None) -> "_Adapter":
+        """Tune on the training log (see the module's docstring), then rate all of it.
+
+        Parameters
+        ----------
+        log : discrank.GameLog
+            The training games, with datetime times.
+        validation : discrank.Validation, optional
+            With ``online`` True, tune on online forecasts of the last 10% of the games; otherwise
+            (or None) on frozen predictions of them.
+
+        Returns
+        -------
+        self
+        """
+        log = self._checked(log)
+        online = bool(getattr(validation, "online", False))
         t0 = time.perf_counter()
         grid = self._grid()
-        tuning = {}
+        tuning: dict = {}
         if len(grid) > 1:
-            part, val = _validation_split(log)
+            if online:
+                part, rest, scored = _online_split(log)
+            else:
+                part, val = _validation_split(log)
             score = {}
             for params in grid:
                 key = _show(params)
                 try:
-                    model = self._fit(part, **params)
-                    p = self._predict(model, *self._val_codes(model, val))
+                    st = self._start(part, **params)
+                    if online:
+                        p, y = self._walk(st, rest, scored), rest.score[scored]
+                    else:
+                        ia, ib = st.players.lookup(val.a, self.name), st.players.lookup(val.b, self.name)
+                        p, y = self._predict(st, ia, ib, None), val.score
                 except (ArithmeticError, ValueError) as exc:  # e.g. glicko2's 1 / 0 once a rating diverged
                     score[key], tuning[key] = np.inf, f"failed: {type(exc).__name__}: {exc}"
                     continue
-                score[key] = tuning[key] = log_loss(p, val.score) if np.all(np.isfinite(p)) else np.inf
+                score[key] = tuning[key] = log_loss(p, y) if np.all(np.isfinite(p)) else np.inf
             params = min(grid, key=lambda p: score[_show(p)])
             if not np.isfinite(score[_show(params)]):
                 raise RuntimeError(f"{self.name}: every parameter value tried failed on the training log: {tuning}")
         else:
             params = grid[0]
         t1 = time.perf_counter()
-        self.model_ = self._fit(log, **params)
+        self.state_ = self._start(log, **params)
         t2 = time.perf_counter()
-        self.labels_ = self.model_["labels"]
-        self.info = {"params": {**self._fixed(), **params}, "tuning": tuning, "fit_seconds": t2 - t0,
-                     "final_fit_seconds": t2 - t1, "train_games": len(log), "players": int(self.labels_.size)}
+        self.info = {"params": {**self._fixed(), **params, **self._derived(self.state_)}, "tuning": tuning,
+                     "tuning_protocol": ("online" if online else "frozen") if len(grid) > 1 else "none",
+                     "fit_seconds": t2 - t0, "final_fit_seconds": t2 - t1, "train_games": len(log),
+                     "players": self.state_.players.n, "updates": 0, "update_games": 0, "update_seconds": 0.0}
         return self
 
+    def update(self, log) -> "_Adapter":
+        """Absorb later games, the parameters kept as tuned.
+
+        Parameters
+        ----------
+        log : discrank.GameLog
+            Games at or after every time already absorbed (sorted here if they are not in time order).
+
+        Returns
+        -------
+        self
+        """
+        if self.state_ is None:
+            raise RuntimeError(f"{self.name}: call fit(log) before update")
+        if len(log) == 0:
+            return self
+        log = self._checked(log)
+        t0 = time.perf_counter()
+        self._feed(self.state_, log.a, log.b, log.score, log.time)
+        self.info["updates"] += 1
+        self.info["update_games"] += len(log)
+        self.info["update_seconds"] += time.perf_counter() - t0
+        self.info["players"] = self.state_.players.n
+        return self
+
+    def predict_games(self, log) -> np.ndarray:
+        """Expected score of a in each game of ``log`` at the game's time.
+
+        Parameters
+        ----------
+        log : discrank.GameLog
+            Games between players already absorbed, at or after the last time absorbed (times None:
+            as :meth:`predict_proba`); the scores are not read.
+
+        Returns
+        -------
+        ndarray, shape (n_games,)
+        """
+        return self._predict(*self._query(log, "predict_games"))
+
+    def _query(self, log, what: str):
+        if self.state_ is None:
+            raise RuntimeError(f"{self.name}: call fit(log) before {what}")
+        st = self.state_
+        ia, ib = st.players.lookup(log.a, self.name), st.players.lookup(log.b, self.name)
+        t = None if log.time is None else np.asarray(log.time).astype("datetime64[ns]")
+        if t is not None and t.size and t.min() < st.t_last:
+            raise ValueError(f"{self.name}: {what} got a game at {t.min()}, before the last time "
+                             f"absorbed ({st.t_last}): a game is predicted before it is absorbed")
+        return st, ia, ib, t
+
     def predict_proba(self, a: Any, b: Any) -> np.ndarray:
-        ia, ib = self._lookup(a), self._lookup(b)
-        return self._predict(self.model_, ia, ib)
+        """Expected score of a against b from each player's latest rating.
 
-    def _val_codes(self, model, val):
-        labels = model["labels"]
-        return np.searchsorted(labels, val.a), np.searchsorted(labels, val.b)
+        Parameters
+        ----------
+        a, b : array of labels
+            Players already absorbed.
 
+        Returns
+        -------
+        ndarray
+        """
+        if self.state_ is None:
+            raise RuntimeError(f"{self.name}: call fit(log) before predict_proba")
+        st = self.state_
+        return self._predict(st, st.players.lookup(a, self.name), st.players.lookup(b, self.name), None)
+
+    def relabel(self, labels: np.ndarray) -> None:
+        """Replace the player codes the adapter was fitted on by their labels.
+
+        Parameters
+        ----------
+        labels : ndarray
+            ``labels[code]`` is the label of player ``code``.
+        """
+        if self.state_ is not None:
+            self.state_.players.relabel(labels)
+
+    # -- what each system writes
     def _grid(self) -> list[dict]:
         grid = [{}]
         for key, values in self.tunable.items():
@@ -154,10 +419,23 @@ class _Adapter:
     def _fixed(self) -> dict:
         return {}
 
-    def _fit(self, log, **params) -> dict:
+    def _derived(self, st: _State) -> dict:
+        """Settings taken from the training log (shown with the parameters)."""
+        return {}
+
+    def _init(self, st: _State, log) -> None:
         raise NotImplementedError
 
-    def _predict(self, model: dict, ia: np.ndarray, ib: np.ndarray) -> np.ndarray:
+    def _grow(self, st: _State, n: int) -> None:
+        raise NotImplementedError
+
+    def _absorb(self, st: _State, ia, ib, score, t) -> None:
+        raise NotImplementedError
+
+    def _predict(self, st: _State, ia: np.ndarray, ib: np.ndarray, t: Optional[np.ndarray]) -> np.ndarray:
+        raise NotImplementedError
+
+    def _stored(self, st: _State) -> int:
         raise NotImplementedError
 
     def __repr__(self) -> str:
@@ -168,16 +446,21 @@ def _show(params: dict) -> str:
     return ", ".join(f"{k}={v}" for k, v in params.items())
 
 
-def _validation_split(log, fraction: float = 0.9):
-    """(first ~90% of the games by time, the rest restricted to players seen in the first part); the cut
-    is moved to a time boundary so that games of one date are not split."""
-    from discrank import GameLog
-
+def _cut(log, fraction: float = 0.9) -> int:
     n = len(log)
     cut = int(round(fraction * n))
     cut = int(np.searchsorted(log.time, log.time[min(cut, n - 1)], side="left"))
     if cut <= 0 or cut >= n:
         raise ValueError("the training log is too short (or has a single date) for a 90/10 tuning split")
+    return cut
+
+
+def _validation_split(log, fraction: float = 0.9):
+    """(first ~90% of the games by time, the rest restricted to players seen in the first part); the cut
+    is moved to a time boundary so that games of one date are not split."""
+    from discrank import GameLog
+
+    cut = _cut(log, fraction)
     part = GameLog(log.a[:cut], log.b[:cut], log.score[:cut], log.time[:cut])
     seen = np.union1d(part.a, part.b)
     keep = np.isin(log.a[cut:], seen) & np.isin(log.b[cut:], seen)
@@ -185,6 +468,21 @@ def _validation_split(log, fraction: float = 0.9):
         raise ValueError("no game of the last 10% of the training log has two players seen before it")
     val = GameLog(log.a[cut:][keep], log.b[cut:][keep], log.score[cut:][keep], log.time[cut:][keep])
     return part, val
+
+
+def _online_split(log, fraction: float = 0.9):
+    """(first ~90% of the games, all the rest, mask of the rest's games whose two players are in the
+    first part): the online walk absorbs every game of the rest and scores the masked ones."""
+    from discrank import GameLog
+
+    cut = _cut(log, fraction)
+    part = GameLog(log.a[:cut], log.b[:cut], log.score[:cut], log.time[:cut])
+    rest = GameLog(log.a[cut:], log.b[cut:], log.score[cut:], log.time[cut:])
+    seen = np.union1d(part.a, part.b)
+    scored = np.isin(rest.a, seen) & np.isin(rest.b, seen)
+    if not scored.any():
+        raise ValueError("no game of the last 10% of the training log has two players seen before it")
+    return part, rest, scored
 
 
 def _draw_rate(score: np.ndarray) -> float:
@@ -196,6 +494,32 @@ def _expected_score(delta: np.ndarray, c: np.ndarray, margin: float) -> np.ndarr
     win = ndtr((delta - margin) / c)
     loss = ndtr((-delta - margin) / c)
     return win + 0.5 * (1.0 - win - loss)
+
+
+class _GaussianOutcomes:
+    """Three outcomes of a system whose performance difference is N(delta, c^2) with a draw margin
+    (TrueSkill, TrueSkill Through Time): its ``_gauss(st, ia, ib, t)`` gives (delta, c, margin)."""
+
+    def _predict(self, st, ia, ib, t):
+        return _expected_score(*self._gauss(st, ia, ib, t))
+
+    def predict_outcomes(self, log) -> np.ndarray:
+        """[P(a wins), P(draw), P(b wins)] of each game of ``log`` at the game's time (P(draw) = 0 when
+        the training log had no draws).
+
+        Parameters
+        ----------
+        log : discrank.GameLog
+            As for :meth:`predict_games`.
+
+        Returns
+        -------
+        ndarray, shape (n_games, 3)
+        """
+        delta, c, margin = self._gauss(*self._query(log, "predict_outcomes"))
+        win = ndtr((delta - margin) / c)
+        loss = ndtr((-delta - margin) / c)
+        return np.column_stack([win, np.maximum(1.0 - win - loss, 0.0), loss])
 
 
 # ------------------------------------------------------------------------------------------ Glicko-2
@@ -210,6 +534,14 @@ class Glicko2Adapter(_Adapter):
     Note: glicko2 2.1.0's ``Player._f`` (step 5 of Glickman's algorithm) has the rating mu^2 where
     Glickman has phi^2; it only slows the volatility's adaptation (with the formula corrected, the tennis
     test log loss moves by < 1e-4), and the package is run as published.
+
+    Parameters
+    ----------
+    taus : sequence of float
+        The grid of tau (the volatility's constraint).
+    periods : sequence of str
+        The grid of rating periods: "day", "week" (calendar weeks starting on Monday), "month",
+        "quarter" or "year".
     """
 
     name = "Glicko-2 (glicko2)"
@@ -229,120 +561,175 @@ class Glicko2Adapter(_Adapter):
         if period == "day":
             return _days(t)
         if period == "week":
-            return (_days(t) + 3) // 7  # weeks starting on Monday (1970-01-01 was a Thursday)
+            return _weeks(t)
         months = np.asarray(t).astype("datetime64[M]").astype(np.int64)
         return {"month": months, "quarter": months // 3, "year": months // 12}[period]
 
-    def _fit(self, log, period: str, tau: float) -> dict:
+    # state: mu, phi, vol (internal scale, after each player's last rated period), last (that period,
+    # -1: never rated), q (the period of the pending games, not yet rated), pending (its games),
+    # rated_games, cache (the ratings with the pending period rated, while no game is added to it)
+    def _init(self, st, log):
+        st.origin = int(self._period_index(log.time[:1], st.params["period"])[0])
+        st.mu, st.phi, st.vol = np.zeros(0), np.zeros(0), np.zeros(0)
+        st.last = np.zeros(0, dtype=np.int64)
+        st.q, st.pending, st.rated_games, st.cache = None, [], 0, None
+
+    def _grow(self, st, n):
+        k = n - st.mu.size
+        if k > 0:
+            st.mu = np.r_[st.mu, np.zeros(k)]
+            st.phi = np.r_[st.phi, np.full(k, 350.0 / GLICKO_SCALE)]
+            st.vol = np.r_[st.vol, np.full(k, 0.06)]
+            st.last = np.r_[st.last, np.full(k, -1, dtype=np.int64)]
+
+    def _absorb(self, st, ia, ib, score, t):
+        per = self._period_index(t, st.params["period"]) - st.origin
+        cuts = np.flatnonzero(np.r_[True, per[1:] != per[:-1], True])
+        for lo, hi in zip(cuts[:-1].tolist(), cuts[1:].tolist()):
+            p = int(per[lo])
+            if st.q is not None and p != st.q:  # a game of a later period: the pending one is complete
+                self._commit(st)
+            st.q = p
+            st.pending.append((ia[lo:hi], ib[lo:hi], score[lo:hi]))
+            st.cache = None
+
+    def _pending(self, st):
+        a, b, s = (np.concatenate([g[k] for g in st.pending]) for k in range(3))
+        return a, b, s
+
+    def _rated(self, st):
+        """(mu, phi, vol, last) with the pending period rated (cached until a game is added to it)."""
+        if not st.pending:
+            return st.mu, st.phi, st.vol, st.last
+        if st.cache is None:
+            arrays = [st.mu.copy(), st.phi.copy(), st.vol.copy(), st.last.copy()]
+            self._rate(*arrays, st.q, *self._pending(st), st.params["tau"])
+            st.cache = arrays
+        return st.cache
+
+    def _commit(self, st):
+        n = sum(g[0].size for g in st.pending)
+        st.mu, st.phi, st.vol, st.last = self._rated(st)
+        st.rated_games += n
+        st.pending, st.cache = [], None
+        self._grow(st, st.players.n)  # players coded since the ratings were cached
+
+    def _rate(self, mu, phi, vol, last, p, a, b, s, tau):
+        """Rate period ``p`` (its games a, b, s) in place: every player of the period at once, from the
+        ratings and deviations at the start of the period."""
         Player = self._glicko2.Player
-        labels, a, b = self._code(log)
-        n = labels.size
-        per = self._period_index(log.time, period)
-        per = per - per[0]
-        # each game from both sides: (period, player, opponent, outcome), grouped by (period, player)
-        me = np.r_[a, b]
-        op = np.r_[b, a]
-        out = np.r_[log.score, 1.0 - log.score]
-        pp = np.r_[per, per]
-        order = np.lexsort((me, pp))
-        me, op, out, pp = me[order], op[order], out[order], pp[order]
-        seg = np.flatnonzero(np.r_[True, (me[1:] != me[:-1]) | (pp[1:] != pp[:-1]), True])
-        period_start = np.flatnonzero(np.r_[True, pp[1:] != pp[:-1], True])
-        seg_of_period = np.searchsorted(seg, period_start)
-
-        mu = np.zeros(n)  # internal scale
-        phi = np.full(n, 350.0 / GLICKO_SCALE)  # at the end of the player's last rated period
-        vol = np.full(n, 0.06)
-        last = np.full(n, -1, dtype=np.int64)  # last period played (-1: not yet rated)
+        me, op, out = np.r_[a, b], np.r_[b, a], np.r_[s, 1.0 - s]
+        order = np.argsort(me, kind="stable")
+        me, op, out = me[order], op[order], out[order]
+        seg = np.flatnonzero(np.r_[True, me[1:] != me[:-1], True])
+        # did_not_compete (phi^2 += vol^2) for every period a rated player sat out since the last one
+        # they played; a player's first period starts from the defaults (1500, 350, 0.06)
+        who = np.r_[op, me[seg[:-1]]]
+        idle = np.where(last[who] >= 0, p - last[who] - 1, 0)
+        r_now = 1500.0 + GLICKO_SCALE * mu[who]
+        rd_now = GLICKO_SCALE * np.sqrt(phi[who] ** 2 + idle * vol[who] ** 2)
+        m = op.size
+        opp_r, opp_rd = r_now[:m].tolist(), rd_now[:m].tolist()
+        own_r, own_rd, own_vol = r_now[m:].tolist(), rd_now[m:].tolist(), vol[who[m:]].tolist()
         out_list = out.tolist()
-        for k in range(period_start.size - 1):
-            p = int(pp[period_start[k]])
-            lo, hi = int(period_start[k]), int(period_start[k + 1])
-            s0, s1 = int(seg_of_period[k]), int(seg_of_period[k + 1])
-            # ratings and deviations at the start of the period (all read before any is updated):
-            # did_not_compete (phi^2 += vol^2) for every period a rated player sat out since the last
-            # one they played; a player's first period starts from the defaults (1500, 350, 0.06)
-            who = np.r_[op[lo:hi], me[seg[s0:s1]]]
-            idle = np.where(last[who] >= 0, p - last[who] - 1, 0)
-            r_now = 1500.0 + GLICKO_SCALE * mu[who]
-            rd_now = GLICKO_SCALE * np.sqrt(phi[who] ** 2 + idle * vol[who] ** 2)
-            m = hi - lo
-            opp_r, opp_rd = r_now[:m].tolist(), rd_now[:m].tolist()
-            own_r, own_rd, own_vol = r_now[m:].tolist(), rd_now[m:].tolist(), vol[who[m:]].tolist()
-            new_mu, new_phi, new_vol = [], [], []
-            for s in range(s0, s1):
-                i0, i1 = int(seg[s]) - lo, int(seg[s + 1]) - lo
-                q = s - s0
-                pl = Player(own_r[q], own_rd[q], own_vol[q])
-                pl._tau = tau
-                pl.update_player(opp_r[i0:i1], opp_rd[i0:i1], out_list[lo + i0:lo + i1])
-                new_mu.append((pl.rating - 1500.0) / GLICKO_SCALE)
-                new_phi.append(pl.rd / GLICKO_SCALE)
-                new_vol.append(pl.vol)
-            players_here = who[m:]
-            mu[players_here] = new_mu
-            phi[players_here] = new_phi
-            vol[players_here] = new_vol
-            last[players_here] = p
-        # deviations carried to the last period of the training log (did_not_compete since)
-        end = int(pp[-1])
-        phi_end = np.sqrt(phi ** 2 + (end - last) * vol ** 2)
-        return {"labels": labels, "mu": mu, "phi": phi_end, "vol": vol}
+        new_mu, new_phi, new_vol = [], [], []
+        for q in range(seg.size - 1):
+            i0, i1 = int(seg[q]), int(seg[q + 1])
+            pl = Player(own_r[q], own_rd[q], own_vol[q])
+            pl._tau = tau
+            pl.update_player(opp_r[i0:i1], opp_rd[i0:i1], out_list[i0:i1])
+            new_mu.append((pl.rating - 1500.0) / GLICKO_SCALE)
+            new_phi.append(pl.rd / GLICKO_SCALE)
+            new_vol.append(pl.vol)
+        players = who[m:]
+        mu[players] = new_mu
+        phi[players] = new_phi
+        vol[players] = new_vol
+        last[players] = p
 
-    def _predict(self, model, ia, ib):
-        mu, phi = model["mu"], model["phi"]
-        s = np.sqrt(phi[ia] ** 2 + phi[ib] ** 2)
-        g = 1.0 / np.sqrt(1.0 + 3.0 * s ** 2 / math.pi ** 2)
-        return 1.0 / (1.0 + np.exp(-g * (mu[ia] - mu[ib])))
+    def _predict(self, st, ia, ib, t):
+        q = st.q if st.q is not None else int(st.last.max())
+        if t is None:  # the latest ratings: every period absorbed rated, deviations at the next period
+            p = np.full(ia.size, q + 1, dtype=np.int64)
+        else:
+            p = self._period_index(t, st.params["period"]) - st.origin
+        later = p > q  # the pending period is complete for these games
+        committed, rated = (st.mu, st.phi, st.vol, st.last), self._rated(st)
+        out = np.empty(ia.size)
+        for sel, (mu, phi, vol, last) in ((~later, committed), (later, rated)):
+            if not sel.any():
+                continue
+            i, j, pp = ia[sel], ib[sel], p[sel]
+
+            def dev(k):
+                idle = np.where(last[k] >= 0, pp - 1 - last[k], 0)
+                return phi[k] ** 2 + idle * vol[k] ** 2
+
+            s = np.sqrt(dev(i) + dev(j))
+            g = 1.0 / np.sqrt(1.0 + 3.0 * s ** 2 / math.pi ** 2)
+            out[sel] = 1.0 / (1.0 + np.exp(-g * (mu[i] - mu[j])))
+        return out
+
+    def _stored(self, st):
+        return st.rated_games + sum(g[0].size for g in st.pending)
 
 
 # ------------------------------------------------------------------------------------------ TrueSkill
-class TrueSkillAdapter(_Adapter):
+class TrueSkillAdapter(_GaussianOutcomes, _Adapter):
     """``trueskill`` with its default environment (mu 25, sigma 25/3, beta 25/6, tau 25/300); its
-    draw_probability set to the training log's draw rate (0 when there are no draws)."""
+    draw_probability set to the training log's draw rate (0 when there are no draws); ``rate_1vs1``
+    after every game."""
 
     name = "TrueSkill (trueskill)"
+    sequential_updates = True
 
     def __init__(self):
         super().__init__()
         self._ts = _require("trueskill", "trueskill", "TrueSkillAdapter")
         self.tunable = {}
 
-    def _fit(self, log) -> dict:
+    def _init(self, st, log):
         ts = self._ts
-        labels, a, b = self._code(log)
-        draw = _draw_rate(log.score)
-        env = ts.TrueSkill(draw_probability=draw)
-        ratings = [env.create_rating() for _ in range(labels.size)]
-        rate = ts.rate_1vs1
-        for i, j, s in zip(a.tolist(), b.tolist(), log.score.tolist()):
+        st.draw = _draw_rate(log.score)
+        st.env = ts.TrueSkill(draw_probability=st.draw)
+        st.margin = ts.calc_draw_margin(st.draw, 2, env=st.env) if st.draw > 0 else 0.0
+        st.ratings, st.rated = [], 0
+
+    def _derived(self, st):
+        return {"draw_probability": st.draw, "env": "defaults (mu 25, sigma 8.33, beta 4.17, tau 0.0833)"}
+
+    def _grow(self, st, n):
+        st.ratings.extend(st.env.create_rating() for _ in range(n - len(st.ratings)))
+
+    def _absorb(self, st, ia, ib, score, t):
+        ratings, env, rate = st.ratings, st.env, self._ts.rate_1vs1
+        for i, j, s in zip(ia.tolist(), ib.tolist(), score.tolist()):
             if s == 1.0:
                 ratings[i], ratings[j] = rate(ratings[i], ratings[j], env=env)
             elif s == 0.0:
                 ratings[j], ratings[i] = rate(ratings[j], ratings[i], env=env)
             else:
                 ratings[i], ratings[j] = rate(ratings[i], ratings[j], drawn=True, env=env)
-        margin = ts.calc_draw_margin(draw, 2, env=env) if draw > 0 else 0.0
-        return {"labels": labels, "mu": np.array([r.mu for r in ratings]),
-                "sigma": np.array([r.sigma for r in ratings]), "beta": env.beta, "margin": margin,
-                "draw_probability": draw}
+        st.rated += ia.size
 
-    def fit(self, log):
-        super().fit(log)
-        self.info["params"] = {"draw_probability": self.model_["draw_probability"],
-                               "env": "defaults (mu 25, sigma 8.33, beta 4.17, tau 0.0833)"}
-        return self
+    def _gauss(self, st, ia, ib, t):
+        r = st.ratings
+        mu_a, mu_b = np.array([r[i].mu for i in ia.tolist()]), np.array([r[j].mu for j in ib.tolist()])
+        sa, sb = np.array([r[i].sigma for i in ia.tolist()]), np.array([r[j].sigma for j in ib.tolist()])
+        c = np.sqrt(2.0 * st.env.beta ** 2 + sa ** 2 + sb ** 2)
+        return mu_a - mu_b, c, st.margin
 
-    def _predict(self, model, ia, ib):
-        c = np.sqrt(2.0 * model["beta"] ** 2 + model["sigma"][ia] ** 2 + model["sigma"][ib] ** 2)
-        return _expected_score(model["mu"][ia] - model["mu"][ib], c, model["margin"])
+    def _stored(self, st):
+        return st.rated
 
 
 # ------------------------------------------------------------------------------------------ openskill
 class OpenSkillAdapter(_Adapter):
-    """``openskill``'s default model (PlackettLuce, default parameters), 1v1 teams, game by game."""
+    """``openskill``'s default model (PlackettLuce, default parameters), 1v1 teams, ``rate`` after every
+    game."""
 
     name = "OpenSkill PlackettLuce (openskill)"
+    sequential_updates = True
 
     def __init__(self):
         super().__init__()
@@ -352,83 +739,143 @@ class OpenSkillAdapter(_Adapter):
         self._model_cls = PlackettLuce
         self.tunable = {}
 
-    def _fit(self, log) -> dict:
-        pl = self._model_cls()
-        labels, a, b = self._code(log)
-        ratings = [pl.rating() for _ in range(labels.size)]
-        rate = pl.rate
-        for i, j, s in zip(a.tolist(), b.tolist(), log.score.tolist()):
+    def _init(self, st, log):
+        st.model, st.ratings, st.rated = self._model_cls(), [], 0
+
+    def _derived(self, st):
+        return {"model": "PlackettLuce defaults"}
+
+    def _grow(self, st, n):
+        st.ratings.extend(st.model.rating() for _ in range(n - len(st.ratings)))
+
+    def _absorb(self, st, ia, ib, score, t):
+        ratings, rate = st.ratings, st.model.rate
+        for i, j, s in zip(ia.tolist(), ib.tolist(), score.tolist()):
             ranks = [0, 1] if s == 1.0 else [1, 0] if s == 0.0 else [0, 0]
             [[ratings[i]], [ratings[j]]] = rate([[ratings[i]], [ratings[j]]], ranks=ranks)
-        return {"labels": labels, "model": pl, "ratings": ratings}
+        st.rated += ia.size
 
-    def fit(self, log):
-        super().fit(log)
-        self.info["params"] = {"model": "PlackettLuce defaults"}
-        return self
-
-    def _predict(self, model, ia, ib):
-        pl, r = model["model"], model["ratings"]
+    def _predict(self, st, ia, ib, t):
+        pl, r = st.model, st.ratings
         return np.array([pl.predict_win([[r[i]], [r[j]]])[0] for i, j in zip(ia.tolist(), ib.tolist())])
+
+    def _stored(self, st):
+        return st.rated
 
 
 # ------------------------------------------------------------------------------------------------ WHR
 class WHRAdapter(_Adapter):
-    """``whr`` (C++ Whole-History Rating): time step = day, ``iterate(50)`` as its README's basic usage
+    """``whr`` (C++ Whole-History Rating): time step = day; w^2 (Elo^2 per day) tuned on the training log.
+
+    The training log is fitted with ``iterate(50)``, as the package README's basic usage
     (``iterate_until_converge``, which waits until no rating moves by 0.01 Elo for 10 rounds, had not
-    returned after 10 minutes on the 38k football games: the whole-history level drifts slowly while the
-    predictions no longer change); w^2 (Elo^2 per day) tuned on the training log. Coulom's paper found
-    w^2 = 14 best on KGS Go; the package defaults to 300 and its README example uses 30."""
+    returned after 10 minutes on the 38k football games: the whole-history level drifts by about 1 Elo
+    per round while the predictions no longer change). ``update`` adds the games (``create_games``) and
+    iterates warm, one ``iterate(1)`` round at a time, until the ratings of the new games' players
+    (on their last day) move against each other by less than ``update_tol`` Elo in a round (their
+    change minus its median: the level's drift does not change a prediction), at most
+    ``update_rounds`` rounds. Coulom's paper found w^2 = 14 best on KGS Go; the package defaults to 300
+    and its README example uses 30.
+
+    Parameters
+    ----------
+    w2s : sequence of float
+        The grid of w^2 (Elo^2 per day).
+    virtual_games : int
+        The package's virtual draws on each player's first day.
+    iterations : int or None
+        Rounds on the training log (None: ``iterate_until_converge``).
+    update_tol : float
+        Convergence of an update, in Elo.
+    update_rounds : int
+        Most rounds of an update.
+    """
 
     name = "WHR (whr)"
 
     def __init__(self, w2s: Sequence[float] = (0.5, 2.0, 8.0, 32.0, 128.0, 512.0), virtual_games: int = 2,
-                 iterations: Optional[int] = 50):
+                 iterations: Optional[int] = 50, update_tol: float = 1.0, update_rounds: int = 20):
         super().__init__()
         self._whr = _require("whr", "whr", "WHRAdapter")
         self.virtual_games = virtual_games
         self.iterations = iterations  # None: iterate_until_converge
+        self.update_tol, self.update_rounds = update_tol, update_rounds
         self.tunable = {"w2": tuple(w2s)}
 
     def _fixed(self):
         return {"virtual_games": self.virtual_games, "iterations": self.iterations or "until converged"}
 
-    def _fit(self, log, w2: float) -> dict:
-        whr = self._whr
-        labels, a, b = self._code(log)
-        day = _days(log.time)
-        day = day - day[0]
-        winner = np.where(log.score == 1.0, "B", np.where(log.score == 0.0, "W", "D"))
-        names = np.char.mod("%d", np.arange(labels.size)).tolist()
-        base = whr.Base(config={"w2": float(w2), "virtual_games": self.virtual_games})
-        base.create_games([[names[i], names[j], w, int(d)] for i, j, w, d in
-                           zip(a.tolist(), b.tolist(), winner.tolist(), day.tolist())])
-        if self.iterations is None:
-            iterations = base.iterate_until_converge(False)
-        else:
-            base.iterate(self.iterations)
-            iterations = self.iterations
-        ev = whr.Evaluate(base)
-        end = int(day[-1])
-        elo = np.array([ev.get_rating(nm, end) for nm in names], dtype=np.float64)
-        return {"labels": labels, "elo": elo, "iterations": iterations}
+    def _init(self, st, log):
+        st.base = self._whr.Base(config={"w2": float(st.params["w2"]), "virtual_games": self.virtual_games})
+        st.day0 = int(_days(log.time[:1])[0])
+        st.created, st.fitted, st.rounds, st.last_day = 0, False, [], 0
 
-    def fit(self, log):
-        super().fit(log)
-        self.info["iterations"] = self.model_["iterations"]
-        return self
+    def _grow(self, st, n):
+        pass
 
-    def _predict(self, model, ia, ib):
-        elo = model["elo"]
-        return 1.0 / (1.0 + 10.0 ** (-(elo[ia] - elo[ib]) / 400.0))
+    def _ratings(self, st, names):
+        return np.array([st.base.ratings_for_player(nm)[-1][1] for nm in names], dtype=np.float64)
+
+    def _absorb(self, st, ia, ib, score, t):
+        day = _days(t) - st.day0
+        winner = np.where(score == 1.0, "B", np.where(score == 0.0, "W", "D"))
+        sa, sb = np.char.mod("%d", ia).tolist(), np.char.mod("%d", ib).tolist()
+        st.base.create_games([[i, j, w, int(d)] for i, j, w, d in zip(sa, sb, winner.tolist(), day.tolist())])
+        st.created += ia.size
+        st.last_day = int(day[-1])
+        if not st.fitted:
+            if self.iterations is None:
+                st.rounds.append(st.base.iterate_until_converge(False))
+            else:
+                st.base.iterate(self.iterations)
+                st.rounds.append(self.iterations)
+            st.fitted = True
+            return
+        names = sorted(set(sa) | set(sb))
+        prev = self._ratings(st, names)
+        for k in range(1, self.update_rounds + 1):
+            st.base.iterate(1)
+            cur = self._ratings(st, names)
+            d = cur - prev
+            prev = cur
+            if np.max(np.abs(d - np.median(d))) < self.update_tol:
+                break
+        st.rounds.append(k)
+
+    def _predict(self, st, ia, ib, t):
+        ev = self._whr.Evaluate(st.base)
+        day = np.full(ia.size, st.last_day, dtype=np.int64) if t is None else _days(t) - st.day0
+        keys = np.r_[ia, ib] * np.int64(1 << 32) + np.r_[day, day]
+        u, inv = np.unique(keys, return_inverse=True)
+        # get_rating answers None for a rating that is not finite (a diverged fit): NaN here, so that the
+        # tuning scores that value as failed
+        elo = np.array([ev.get_rating(str(int(k >> 32)), int(k & 0xFFFFFFFF)) for k in u.tolist()], dtype=np.float64)
+        r = elo[inv.reshape(-1)]
+        n = ia.size
+        return 1.0 / (1.0 + 10.0 ** (-(r[:n] - r[n:]) / 400.0))
+
+    def _stored(self, st):
+        return st.created
 
 
 # ------------------------------------------------------------------------------------------------ TTT
-class TTTAdapter(_Adapter):
+class TTTAdapter(_GaussianOutcomes, _Adapter):
     """``trueskillthroughtime``: ``History`` (mu 0, sigma 6, beta 1 by default) with times in days and
     p_draw = the training draw rate, then ``convergence``; gamma (skill drift per day) tuned on the
     training log. ``convergence`` runs with the package's ATP-example settings (epsilon 0.01, 10
-    iterations) unless given."""
+    iterations) unless given. ``update`` buffers the games and refits the History on every game absorbed
+    when a game of a later calendar year than the last fit's arrives (yearly refits: the package has
+    no incremental update).
+
+    Parameters
+    ----------
+    gammas : sequence of float
+        The grid of gamma (skill drift per day).
+    epsilon : float
+        ``convergence``'s tolerance.
+    iterations : int
+        ``convergence``'s most iterations.
+    """
 
     name = "TrueSkill Through Time (trueskillthroughtime)"
 
@@ -443,38 +890,67 @@ class TTTAdapter(_Adapter):
         return {"epsilon": self.epsilon, "iterations": self.iterations, "mu": self._ttt.MU,
                 "sigma": self._ttt.SIGMA, "beta": self._ttt.BETA}
 
-    def _fit(self, log, gamma: float) -> dict:
+    def _init(self, st, log):
         ttt = self._ttt
-        labels, a, b = self._code(log)
-        days = _days(log.time)
-        days = (days - days[0]).astype(np.float64)
-        draw = _draw_rate(log.score)
-        composition = [[[i], [j]] for i, j in zip(a.tolist(), b.tolist())]
+        st.draw = _draw_rate(log.score)
+        st.margin = ttt.compute_margin(st.draw, math.sqrt(2.0) * ttt.BETA) if st.draw > 0 else 0.0
+        st.day0 = int(_days(log.time[:1])[0])
+        st.games = []  # (a, b, score, day) of every game absorbed
+        st.fit_year, st.fit_games, st.refits, st.last_day = None, 0, 0, 0.0
+        st.mu, st.sigma, st.seen = np.zeros(0), np.zeros(0), np.zeros(0)
+        st.iterations, st.step = None, None
+
+    def _derived(self, st):
+        return {"p_draw": st.draw}
+
+    def _grow(self, st, n):
+        pass
+
+    def _absorb(self, st, ia, ib, score, t):
+        day = (_days(t) - st.day0).astype(np.float64)
+        st.games.append((ia, ib, score, day))
+        st.last_day = float(day[-1])
+        year = int(np.asarray(t[-1]).astype("datetime64[Y]").astype(np.int64))
+        if st.fit_year is None or year > st.fit_year:
+            self._refit(st)
+            st.fit_year = year
+
+    def _refit(self, st):
+        ttt = self._ttt
+        a, b, s, day = (np.concatenate([g[k] for g in st.games]) for k in range(4))
         res = {1.0: [1, 0], 0.0: [0, 1], 0.5: [0, 0]}
-        results = [res[s] for s in log.score.tolist()]
-        h = ttt.History(composition, results, days.tolist(), mu=ttt.MU, sigma=ttt.SIGMA, beta=ttt.BETA,
-                        gamma=gamma, p_draw=draw)
-        step, it = h.convergence(epsilon=self.epsilon, iterations=self.iterations, verbose=False)
-        mu = np.zeros(labels.size)
-        sigma = np.zeros(labels.size)
-        last = np.zeros(labels.size)
+        h = ttt.History([[[i], [j]] for i, j in zip(a.tolist(), b.tolist())], [res[x] for x in s.tolist()],
+                        day.tolist(), mu=ttt.MU, sigma=ttt.SIGMA, beta=ttt.BETA, gamma=st.params["gamma"],
+                        p_draw=st.draw)
+        st.step, st.iterations = h.convergence(epsilon=self.epsilon, iterations=self.iterations, verbose=False)
+        n = int(max(a.max(), b.max())) + 1
+        mu, sigma, seen = np.full(n, ttt.MU), np.full(n, ttt.SIGMA), np.full(n, np.nan)
         for agent, curve in h.learning_curves().items():
-            t, g = curve[-1]
-            mu[agent], sigma[agent], last[agent] = g.mu, g.sigma, t
-        sigma = np.sqrt(sigma ** 2 + (days[-1] - last) * gamma ** 2)  # forget to the end of training
-        margin = ttt.compute_margin(draw, math.sqrt(2.0) * ttt.BETA) if draw > 0 else 0.0
-        return {"labels": labels, "mu": mu, "sigma": sigma, "beta": ttt.BETA, "margin": margin,
-                "draw_probability": draw, "iterations": it, "step": step}
+            t_last, g = curve[-1]
+            mu[agent], sigma[agent], seen[agent] = g.mu, g.sigma, t_last
+        st.mu, st.sigma, st.seen = mu, sigma, seen
+        st.fit_games = a.size
+        st.refits += 1
 
-    def fit(self, log):
-        super().fit(log)
-        self.info["params"]["p_draw"] = self.model_["draw_probability"]
-        self.info["iterations"] = self.model_["iterations"]
-        return self
+    def _gauss(self, st, ia, ib, t):
+        ttt, gamma = self._ttt, st.params["gamma"]
+        day = np.full(ia.size, st.last_day) if t is None else (_days(t) - st.day0).astype(np.float64)
 
-    def _predict(self, model, ia, ib):
-        c = np.sqrt(2.0 * model["beta"] ** 2 + model["sigma"][ia] ** 2 + model["sigma"][ib] ** 2)
-        return _expected_score(model["mu"][ia] - model["mu"][ib], c, model["margin"])
+        def var(k):  # the last posterior forgotten to the game's day; a player absent from the last fit: prior
+            inside = k < st.mu.size
+            kk = np.where(inside, k, 0)
+            seen = np.where(inside, st.seen[kk], np.nan)
+            v = np.where(inside, st.sigma[kk] ** 2, ttt.SIGMA ** 2)
+            v = v + np.where(np.isnan(seen), 0.0, np.maximum(day - np.nan_to_num(seen), 0.0)) * gamma ** 2
+            return np.where(inside, st.mu[kk], ttt.MU), v
+
+        mu_a, va = var(ia)
+        mu_b, vb = var(ib)
+        c = np.sqrt(2.0 * ttt.BETA ** 2 + va + vb)
+        return mu_a - mu_b, c, st.margin
+
+    def _stored(self, st):
+        return sum(g[0].size for g in st.games)
 
 
 ALL_ADAPTERS: tuple[Callable[[], _Adapter], ...] = (Glicko2Adapter, TrueSkillAdapter, OpenSkillAdapter,
@@ -482,7 +958,17 @@ ALL_ADAPTERS: tuple[Callable[[], _Adapter], ...] = (Glicko2Adapter, TrueSkillAda
 
 
 def available_adapters(**kw) -> tuple[list[_Adapter], dict[str, str]]:
-    """(adapters whose package is installed, {adapter class: why skipped})."""
+    """The adapters whose package is installed.
+
+    Parameters
+    ----------
+    **kw
+        Class name -> dict of constructor arguments.
+
+    Returns
+    -------
+    (list of adapters, dict of class name -> why it was skipped)
+    """
     made, skipped = [], {}
     for cls in ALL_ADAPTERS:
         try:
