@@ -4,6 +4,7 @@
     python bench/bench_dynamic.py --only atp      # the whole ATP log (weekly periods), with a tuned drift
     python bench/bench_dynamic.py --only ttt --ttt-budget 120
     python bench/bench_dynamic.py --quick         # small sizes, for the tests
+    python bench/bench_dynamic.py --online go --period week   # dynamic Elo against online Elo, online protocol
 
 Part 1 fits ``DynamicElo(period="week")`` on every ATP game (1968-2024) at a fixed drift and prior, and
 prints the time, the Newton steps, the conjugate-gradient products and the relative gradient; the
@@ -83,14 +84,39 @@ def against_ttt(budget: float, quick: bool) -> None:
         n *= 2
 
 
+def online(key: str, period: str) -> None:
+    """DynamicElo (default drift and prior, tuned on the training period) against OnlineElo (K tuned)
+    under ``discrank.evaluate``'s online protocol on one of the prediction splits (datasets.SPLITS)."""
+    import discrank
+    from discrank import DynamicElo
+    from discrank.online import OnlineElo
+
+    names = {"tennis": "tennis ATP", "go": "Go Tygem", "football": "football"}
+    log, split = datasets.full_logs()[names[key]]
+    models = {"online Elo (K tuned)": OnlineElo(), f"dynamic Elo ({period})": DynamicElo(period=period)}
+    clock = time.perf_counter()
+    ev = discrank.evaluate(models, log, cutoff=split["cutoff"], test_start=split["test_start"],
+                           test_end=split["test_end"], protocol="online")
+    print(f"{names[key]}, online protocol ({time.perf_counter() - clock:.0f} s in all)")
+    print(ev)
+    dyn = ev.fitted[f"dynamic Elo ({period})"]
+    se = ", ".join(f"{n} {b:.4f} +- {e:.4f}" for n, b, e in zip(dyn.advantage_names_, dyn.beta_, dyn.beta_se_))
+    print(f"dynamic Elo: drift {dyn.drift_:.4g} per {period}, prior scale {dyn.prior_scale_:.3g}; advantage: {se or 'none'}")
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--only", choices=["atp", "ttt"])
     parser.add_argument("--ttt-budget", type=float, default=600.0, help="seconds one TTT fit may take (default 600)")
     parser.add_argument("--quick", action="store_true")
+    parser.add_argument("--online", choices=["tennis", "go", "football"], help="the online-protocol comparison on one log")
+    parser.add_argument("--period", default="week", choices=["day", "week", "month", "year"])
     args = parser.parse_args(argv)
     if not datasets.available():
         print("skipped: ../shared/data is absent (the ATP log)")
+        return 0
+    if args.online:
+        online(args.online, args.period)
         return 0
     if args.only in (None, "atp"):
         atp_whole(args.quick)
