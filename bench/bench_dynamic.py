@@ -29,7 +29,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import datasets  # noqa: E402
 
 
-def atp_whole(quick: bool) -> None:
+def atp_whole(quick: bool, tune: bool = True) -> None:
     from discrank import DynamicElo
 
     log = datasets.tennis_atp_log()
@@ -44,6 +44,8 @@ def atp_whole(quick: bool) -> None:
     print(f"{'fit (drift 0.0136 / week, prior 1)':<40} {fit_s:8.2f} s   player-periods {model.pp_rating_.size}, "
           f"Newton steps {model.n_iter_}, CG products {model.n_cg_}, relative gradient {model.gradient_:.1e}, "
           f"converged {model.converged_}")
+    if not tune:
+        return
     train = log._take(log.time < np.datetime64("2020-01-01")) if not quick else log
     clock = time.perf_counter()
     tuned = DynamicElo(period="week").fit(train)
@@ -110,6 +112,7 @@ def main(argv=None) -> int:
     parser.add_argument("--ttt-budget", type=float, default=600.0, help="seconds one TTT fit may take (default 600)")
     parser.add_argument("--quick", action="store_true")
     parser.add_argument("--online", choices=["tennis", "go", "football"], help="the online-protocol comparison on one log")
+    parser.add_argument("--skip-tuning", action="store_true", help="atp: time the fit only, not the drift's tuning")
     parser.add_argument("--period", default="week", choices=["day", "week", "month", "year"])
     args = parser.parse_args(argv)
     if not datasets.available():
@@ -119,7 +122,7 @@ def main(argv=None) -> int:
         online(args.online, args.period)
         return 0
     if args.only in (None, "atp"):
-        atp_whole(args.quick)
+        atp_whole(args.quick, not args.skip_tuning)
     if args.only in (None, "ttt"):
         against_ttt(args.ttt_budget, args.quick)
     return 0
