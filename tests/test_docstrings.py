@@ -3,8 +3,9 @@ section names every parameter of its signature.
 
 The public API: the names in ``__all__`` of the modules below (their public names where a module has no
 ``__all__``), restricted to objects defined in discrank (``obj.__module__``); for a public class, the
-public methods, classmethods and staticmethods defined in its own body (``__init__`` excluded: the class
-docstring documents it).
+public methods, classmethods and staticmethods defined in its own body or in a discrank class it inherits
+from (such as the shared ``get_params`` / ``set_params``), each function once under the first public name
+found (``__init__`` excluded: the class docstring documents it).
 """
 
 import importlib
@@ -51,7 +52,10 @@ def public_callables():
                 items = [(f"{module_name}.{name}", obj)]
             elif inspect.isclass(obj):
                 items = []
-                for attr, member in vars(obj).items():
+                members = {}
+                for cls in reversed([c for c in obj.__mro__ if _is_ours(c)]):
+                    members.update(vars(cls))  # a subclass's own definition wins
+                for attr, member in members.items():
                     if attr.startswith("_"):
                         continue
                     if isinstance(member, (classmethod, staticmethod)):
@@ -122,9 +126,13 @@ CALLABLES = public_callables()
 def test_the_walk_finds_the_api():
     names = {q for q, _ in CALLABLES}
     assert len(CALLABLES) > 50
-    for expected in ("discrank.PairwiseData.from_matrix", "discrank.online.OnlineElo.get_params",
+    for expected in ("discrank.PairwiseData.from_matrix", "discrank.online.OnlineElo.update",
                      "discrank.bootstrap.BootstrapResult.intervals", "discrank.games.sample_games"):
         assert expected in names
+    funcs = {id(f) for _, f in CALLABLES}
+    from discrank.models._base import Params
+
+    assert id(Params.get_params) in funcs and id(Params.set_params) in funcs  # inherited methods are walked too
     assert not any(q.endswith(".dataclass") for q in names)  # imported, not defined in discrank
 
 

@@ -27,9 +27,9 @@ import numpy as np
 from scipy.linalg import lapack
 from scipy.sparse import csr_matrix
 from scipy.sparse.linalg import LinearOperator, cg
-from scipy.special import expit, log_expit
+from scipy.special import expit
 
-__all__ = ["History", "build_history", "solve_history", "covariance_at", "period_index", "PERIODS", "MAX_PERIODS"]
+__all__ = ["History", "build_history", "solve_history", "covariance_at", "chains", "carry", "period_index", "PERIODS", "MAX_PERIODS"]
 
 #: Calendar periods of datetime times.
 PERIODS = ("day", "week", "month", "year")
@@ -206,6 +206,49 @@ def build_history(ca: np.ndarray, cb: np.ndarray, score: np.ndarray, bins: np.nd
     return h
 
 
+def chains(h: History) -> tuple[np.ndarray, np.ndarray]:
+    """(start, count): each player's first player-period and how many it has (-1 and 0 for a player with
+    no game)."""
+    first = np.flatnonzero(h.first)
+    start = np.full(h.n_players, -1, dtype=np.int64)
+    count = np.zeros(h.n_players, dtype=np.int64)
+    start[h.pp_player[first]] = first
+    count[h.pp_player[first]] = np.diff(np.append(first, h.n_pp))
+    return start, count
+
+
+def carry(pp_player: np.ndarray, pp_bin: np.ndarray, r: np.ndarray, tail: np.ndarray, ca: np.ndarray, cb: np.ndarray,
+          bins: np.ndarray) -> np.ndarray:
+    """A warm start for the history of the games ``(ca, cb, bins)`` from a fit over fewer games: each
+    player-period starts at its player's latest fitted rating at or before it (a new player at 0), then
+    the global parameters ``tail`` (beta, eta) as fitted.
+
+    Parameters
+    ----------
+    pp_player, pp_bin, r : ndarray
+        The fitted player-periods (sorted by player, then period) and their ratings.
+    tail : ndarray
+        The fitted beta, then eta.
+    ca, cb, bins : ndarray
+        The games of the new history.
+
+    Returns
+    -------
+    ndarray
+        The parameter vector of the new history.
+    """
+    bmin = int(min(bins.min(), pp_bin.min()))
+    span = int(max(bins.max(), pp_bin.max())) - bmin + 1
+    keys = np.unique(np.concatenate([ca * span + (bins - bmin), cb * span + (bins - bmin)]))
+    player = keys // span
+    pos = np.searchsorted(pp_player * span + (pp_bin - bmin), keys, side="right") - 1
+    ok = pos >= 0
+    ok[ok] = pp_player[pos[ok]] == player[ok]
+    out = np.zeros(keys.size)
+    out[ok] = r[pos[ok]]
+    return np.concatenate([out, np.asarray(tail, dtype=np.float64)])
+
+
 @dataclass
 class HistoryResult:
     """The MAP of :func:`solve_history` and how it was reached."""
@@ -220,7 +263,6 @@ class HistoryResult:
     converged: bool
     hessian_diag: np.ndarray  # the chain + games + prior diagonal (for the variances)
     hessian_off: np.ndarray  # the chain's off-diagonal
-    global_cov: Optional[np.ndarray]  # covariance of (beta, eta) from the Schur complement
 
 
 class _Problem:
@@ -230,7 +272,6 @@ class _Problem:
         self.h = h
         self.draws = draws
         self.chain = np.where(h.gap > 0, 1.0 / (drift ** 2 * np.maximum(h.gap, 1e-300)), 0.0)
-        self.chain[h.gap == 0] = 0.0
         self.prior = np.where(h.first, 1.0 / prior_scale ** 2, 0.0)
         self.m = h.n_cov + (1 if draws else 0)
 
@@ -284,6 +325,14 @@ class _Problem:
             parts.append(np.array([f_e.sum()]))
         return value, np.concatenate(parts), (f_dd, f_de, f_ee)
 
+    def diagonal(self, f_dd):
+        """The diagonal of the ratings' block of the Hessian: the games' curvature, the chains, the prior."""
+        n = self.h.n_pp
+        diag = np.bincount(self.h.lo, f_dd, n) + np.bincount(self.h.hi, f_dd, n) + self.prior
+        diag[:-1] += self.chain
+        diag[1:] += self.chain
+        return diag
+
     def hessian(self, curv):
         """A LinearOperator for the Hessian, its preconditioner, and the diagonal pieces."""
         h = self.h
@@ -292,9 +341,7 @@ class _Problem:
         pw = np.bincount(h.pair, f_dd, h.pair_lo.size)
         data = np.concatenate([pw, pw])[h.csr_order]
         off = csr_matrix((data, h.csr_indices, h.csr_indptr), shape=(n, n))
-        diag = np.bincount(h.lo, f_dd, n) + np.bincount(h.hi, f_dd, n) + self.prior
-        diag[:-1] += self.chain
-        diag[1:] += self.chain
+        diag = self.diagonal(f_dd)
         # global block: beta then eta
         m = self.m
         if m:
@@ -345,7 +392,7 @@ class _Problem:
 
 
 def solve_history(h: History, drift: float, prior_scale: float, draws: bool, theta0: Optional[np.ndarray] = None,
-                  tol: float = 1e-9, max_iter: int = 100, want_cov: bool = True) -> HistoryResult:
+                  tol: float = 1e-9, max_iter: int = 100) -> HistoryResult:
     """Newton's method to the MAP of the whole history (see the module's docstring).
 
     Parameters
@@ -365,8 +412,6 @@ def solve_history(h: History, drift: float, prior_scale: float, draws: bool, the
         same rule from a warm start).
     max_iter : int
         Newton steps at most.
-    want_cov : bool
-        Compute the covariance of (beta, eta) by the Schur complement.
 
     Returns
     -------
@@ -382,7 +427,6 @@ def solve_history(h: History, drift: float, prior_scale: float, draws: bool, the
         g0 = float(np.abs(prob.value_grad(np.zeros(size))[1]).max())
     n_cg = 0
     it = 0
-    rel = float(np.abs(g).max()) / g0
     scale = max(1.0, g0)
     converged = float(np.abs(g).max()) <= tol * scale
     while not converged and it < max_iter:
@@ -409,11 +453,9 @@ def solve_history(h: History, drift: float, prior_scale: float, draws: bool, the
             t *= 0.5
         theta, value, g, curv = trial, v_new, g_new, c_new
         converged = float(np.abs(g).max()) <= tol * scale
-    _, _, diag, _, _ = prob.hessian(curv)
     r, beta, eta = prob.split(theta)
-    cov = global_covariance(prob, curv) if (want_cov and prob.m) else None
     return HistoryResult(r.copy(), np.array(beta, dtype=np.float64), None if eta is None else float(eta), value,
-                         float(np.abs(g).max()) / scale, it, n_cg, bool(converged), diag, -prob.chain, cov)
+                         float(np.abs(g).max()) / scale, it, n_cg, bool(converged), prob.diagonal(curv[0]), -prob.chain)
 
 
 def chain_variances(diag: np.ndarray, off: np.ndarray, first: np.ndarray) -> np.ndarray:

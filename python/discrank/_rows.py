@@ -27,7 +27,7 @@ from discrank._checks import check_choice, check_positive_int, self_play_message
 from discrank._labels import factorize_objects, factorize_pair
 
 __all__ = ["DRAW_MARKERS", "INVALID_KINDS", "PGN_RESULTS", "FrameRows", "active_games", "advantage_columns",
-           "as_advantage", "as_times", "check_invalid", "pandas_module", "parse_results", "read_frame",
+           "as_advantage", "as_times", "check_invalid", "pandas_module", "parse_results",
            "read_frame_rows", "screen_rows", "time_bound", "warn_user"]
 
 PGN_RESULTS = {"1-0": 1.0, "0-1": 0.0, "1/2-1/2": 0.5, "½-½": 0.5, "0.5-0.5": 0.5}
@@ -722,36 +722,6 @@ class FrameRows(NamedTuple):
     dropped: dict
     advantage: Optional[np.ndarray]
     advantage_names: tuple
-
-
-def read_frame(df: Any, a: str = "a", b: str = "b", score: Optional[str] = None, winner: Optional[str] = None,
-               time: Optional[str] = None, *, start: Any = None, end: Any = None, min_player_games: int = 1,
-               invalid: str = "raise") -> tuple[np.ndarray, np.ndarray, np.ndarray, Optional[np.ndarray], dict]:
-    """The valid games of a pandas DataFrame, one row per game, as columns (without covariates).
-
-    :func:`read_frame_rows` without ``advantage``; the arguments are documented there.
-
-    Parameters
-    ----------
-    df : pandas.DataFrame
-        The games.
-    a, b, score, winner, time : str
-        The columns (exactly one of ``score`` and ``winner``).
-    start, end : optional
-        Keep the games with ``start <= time < end``.
-    min_player_games : int
-        Keep the players with at least this many valid games.
-    invalid : {"raise", "drop"}
-        Raise on the first invalid row, or drop and report them.
-
-    Returns
-    -------
-    a, b, score, time, dropped
-        As in :func:`read_frame_rows`.
-    """
-    rows = read_frame_rows(df, a=a, b=b, score=score, winner=winner, time=time, start=start, end=end,
-                           min_player_games=min_player_games, invalid=invalid)
-    return rows.a, rows.b, rows.score, rows.time, rows.dropped
 
 
 def read_frame_rows(df: Any, a: str = "a", b: str = "b", score: Optional[str] = None, winner: Optional[str] = None,

@@ -18,7 +18,7 @@ from discrank._checks import (MAX_TOTAL_GAMES, as_float_vector, check_counts, ch
                               check_one_of, check_player_indices, check_positive_int, check_probabilities,
                               check_same_length, show)
 from discrank._labels import LabelIndex, as_label_array, check_same_kind, factorize_pair
-from discrank._rows import parse_results, read_frame
+from discrank._rows import parse_results, read_frame_rows
 
 __all__ = ["PairwiseData", "MAX_TOTAL_GAMES", "check_data"]
 
@@ -447,9 +447,9 @@ class PairwiseData:
         PairwiseData
         """
         min_games = check_positive_int(min_games, "min_games")
-        ga, gb, gs, _, _ = read_frame(df, a=a, b=b, score=score, winner=winner, time=time, start=start, end=end,
-                                      min_player_games=min_player_games, invalid=invalid)
-        return cls.from_games(ga, gb, gs, labels, min_games=min_games, weights=weights)
+        rows = read_frame_rows(df, a=a, b=b, score=score, winner=winner, time=time, start=start, end=end,
+                               min_player_games=min_player_games, invalid=invalid)
+        return cls.from_games(rows.a, rows.b, rows.score, labels, min_games=min_games, weights=weights)
 
     @classmethod
     def from_matrix(cls, P: Any, labels: Any = None, *, weights: Optional[str] = None) -> "PairwiseData":

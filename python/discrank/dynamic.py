@@ -23,7 +23,11 @@ import numpy as np
 from scipy.special import expit
 
 from discrank._checks import check_positive_float, check_positive_int, show
-from discrank._history import MAX_PERIODS, PERIODS, build_history, chain_variances, period_index, solve_history
+from discrank._rows import time_bound
+from discrank.evaluation import game_losses, outcome_losses
+from discrank.models._base import Params, one_blas_thread
+from discrank._history import (MAX_PERIODS, build_history, carry, chain_variances, chains, covariance_at,
+                               period_index, solve_history)
 
 __all__ = ["DynamicElo", "DRIFT_GRID", "PRIOR_GRID"]
 
@@ -49,7 +53,7 @@ def _check_drift(value: Any, name: str) -> Optional[float]:
     return float(value)
 
 
-class DynamicElo:
+class DynamicElo(Params):
     """Whole-history dynamic ratings, advantage covariates and draws, fitted as one exact MAP.
 
     Parameters
@@ -109,45 +113,6 @@ class DynamicElo:
         self.tol = tol
         self.update_tol = update_tol
         self.max_iter = max_iter
-
-    # ------------------------------------------------------------------ scikit-learn's contract
-    _PARAMS = ("period", "drift", "prior_scale", "draws", "tol", "update_tol", "max_iter")
-
-    def get_params(self, deep: bool = True) -> dict:
-        """The constructor's parameters.
-
-        Parameters
-        ----------
-        deep : bool, optional
-            Ignored: no parameter is an estimator.
-
-        Returns
-        -------
-        dict
-        """
-        return {k: getattr(self, k) for k in self._PARAMS}
-
-    def set_params(self, **params: Any) -> "DynamicElo":
-        """Set constructor parameters by name.
-
-        Parameters
-        ----------
-        **params
-            Parameters of the constructor.
-
-        Returns
-        -------
-        DynamicElo
-            ``self``.
-        """
-        for k, v in params.items():
-            if k not in self._PARAMS:
-                raise ValueError(f"invalid parameter {k!r} for DynamicElo; valid: {list(self._PARAMS)}")
-            setattr(self, k, v)
-        return self
-
-    def __repr__(self) -> str:
-        return "DynamicElo(" + ", ".join(f"{k}={getattr(self, k)!r}" for k in self._PARAMS) + ")"
 
     def __sklearn_is_fitted__(self) -> bool:
         return hasattr(self, "labels_")
@@ -270,8 +235,6 @@ class DynamicElo:
             game, a draw model on a log without draws, a period that makes more than
             ``MAX_PERIODS`` periods.
         """
-        from discrank.models._base import one_blas_thread
-
         with one_blas_thread():  # small BLAS products: threads only contend
             return self._fit_log(log, validation)
 
@@ -293,17 +256,17 @@ class DynamicElo:
         self._store(labels, ca, cb, score, bins, t, x, names, drift, prior, tuning, theta0=None)
         return self
 
-    def _solve(self, ca, cb, score, bins, x, n_players, drift, prior, theta0=None, want_cov=True):
+    def _solve(self, ca, cb, score, bins, x, n_players, drift, prior, theta0=None):
         h = build_history(ca, cb, score, bins, x, n_players, self.draws is not None)
         tol = self.tol if theta0 is None else max(self.tol, self.update_tol)
         res = solve_history(h, drift, prior, self.draws is not None, theta0=theta0, tol=tol,
-                            max_iter=self.max_iter, want_cov=want_cov)
+                            max_iter=self.max_iter)
         return h, res
 
     def _store(self, labels, ca, cb, score, bins, t, x, names, drift, prior, tuning, theta0) -> None:
         from discrank._labels import LabelIndex
 
-        h, res = self._solve(ca, cb, score, bins, x, len(labels), drift, prior, theta0=theta0, want_cov=False)
+        h, res = self._solve(ca, cb, score, bins, x, len(labels), drift, prior, theta0=theta0)
         if not np.all(np.isfinite(res.r)):
             from discrank.exceptions import NumericalError
 
@@ -318,16 +281,12 @@ class DynamicElo:
         self.pp_player_, self.pp_bin_ = h.pp_player, h.pp_bin
         self.pp_rating_, self.pp_sd_ = res.r, np.sqrt(var)
         self.pp_games_ = (np.bincount(h.lo, h.n, h.n_pp) + np.bincount(h.hi, h.n, h.n_pp))
-        start = np.flatnonzero(h.first)
-        self._start = np.full(len(labels), -1, dtype=np.int64)
-        self._count = np.zeros(len(labels), dtype=np.int64)
-        self._start[h.pp_player[start]] = start
-        self._count[h.pp_player[start]] = np.diff(np.append(start, h.n_pp))
+        self._start, self._count = chains(h)
         self.advantage_names_ = names
         k = len(names)
         self.beta_ = res.beta[:k].copy()
         self.draw_nu_ = float(math.exp(res.eta)) if self.draws is not None else None
-        self._cov_state = (h, drift, prior, res)
+        self._cov_state = (h, drift, prior)
         self._cov = None
         self.converged_ = res.converged
         self.n_iter_ = res.n_iter
@@ -336,19 +295,14 @@ class DynamicElo:
         self.objective_ = res.objective
         self.last_bin_ = int(bins.max()) if bins.size else 0
         self._theta = np.concatenate([res.r, res.beta, [] if res.eta is None else [res.eta]])
-        self._time_kind = None if t is None else t.dtype
 
     def _global_cov(self) -> Optional[np.ndarray]:
         """The covariance of (beta, eta), computed on first use (the Schur complement of the ratings)."""
         self._check_fitted()
         if self._cov is None and (self.beta_.size or self.draws is not None):
-            from discrank._history import covariance_at
-            from discrank.models._base import one_blas_thread
-
-            h, drift, prior, res = self._cov_state
-            theta = np.concatenate([res.r, res.beta, [] if res.eta is None else [res.eta]])
+            h, drift, prior = self._cov_state
             with one_blas_thread():
-                self._cov = covariance_at(h, drift, prior, self.draws is not None, theta)
+                self._cov = covariance_at(h, drift, prior, self.draws is not None, self._theta)
         return self._cov
 
     @property
@@ -380,8 +334,6 @@ class DynamicElo:
         DynamicElo
             ``self``.
         """
-        from discrank.models._base import one_blas_thread
-
         with one_blas_thread():
             return self._update_log(log)
 
@@ -425,27 +377,10 @@ class DynamicElo:
         bins = np.concatenate([b0, b1])
         t = None if t0 is None else np.concatenate([t0, t1])
         x = None if x0 is None else np.concatenate([x0, x1])
-        theta0 = self._warm_theta(ca, cb, bins, len(labels))
+        theta0 = carry(self.pp_player_, self.pp_bin_, self.pp_rating_, self._theta[self.pp_rating_.size:], ca, cb, bins)
         self._store(labels, ca, cb, score, bins, t, x, self.advantage_names_, self.drift_ or 1.0,
                     self.prior_scale_, self.tuning_, theta0)
         return self
-
-    def _warm_theta(self, ca, cb, bins, n_players) -> np.ndarray:
-        """The fitted ratings carried to the player-periods of a grown log (a new player-period starts at
-        its player's latest earlier rating, a new player at 0)."""
-        bmin = int(bins.min())
-        span = int(bins.max()) - bmin + 1
-        keys = np.unique(np.concatenate([ca * span + (bins - bmin), cb * span + (bins - bmin)]))
-        player, b = keys // span, keys % span + bmin
-        r = np.zeros(keys.size)
-        old_key = self.pp_player_ * span + (self.pp_bin_ - bmin)
-        pos = np.searchsorted(old_key, keys, side="right") - 1  # the latest old player-period at or before
-        ok = pos >= 0
-        ok[ok] = self.pp_player_[pos[ok]] == player[ok]
-        r[ok] = self.pp_rating_[pos[ok]]
-        del b
-        tail = self._theta[self.pp_rating_.size:]
-        return np.concatenate([r, tail])
 
     # ------------------------------------------------------------------ tuning
     def _tune(self, ca, cb, score, bins, t, x, n_players, validation):
@@ -482,23 +417,21 @@ class DynamicElo:
                 known = np.flatnonzero(bins < p)  # every training game of an earlier period
                 h, res = self._solve(ca[known], cb[known], score[known], bins[known],
                                      None if x is None else x[known], n_players, drift, prior,
-                                     theta0=None if prev is None else self._carry(prev, ca[known], cb[known], bins[known]),
-                                     want_cov=False)
-                prev = (h, res)
+                                     theta0=None if prev is None else carry(*prev, ca[known], cb[known], bins[known]))
+                prev = (h.pp_player, h.pp_bin, res.r,
+                        np.concatenate([res.beta, [] if res.eta is None else [res.eta]]))
                 games = np.flatnonzero(val_mask & (bins == p))
                 games = games[seen_fit[ca[games]] & seen_fit[cb[games]]]
                 if games.size == 0:
                     continue
                 var = chain_variances(res.hessian_diag, res.hessian_off, h.first)
-                q = self._predict_from(h, res.r, var, res.beta, res.eta, drift, prior, ca[games], cb[games],
-                                       bins[games], None if x is None else x[games])
+                q = _predict(h.pp_player, h.pp_bin, res.r, var, res.beta, res.eta, self._walk(drift), prior,
+                             ca[games], cb[games], bins[games], None if x is None else x[games])
                 y = score[games]
                 if self.draws is None:
-                    qq = np.clip(q[:, 0] + 0.5 * q[:, 1], 1e-15, 1 - 1e-15)
-                    loss = -(y * np.log(qq) + (1 - y) * np.log1p(-qq))
+                    loss = game_losses(q[:, 0] + 0.5 * q[:, 1], y)["log_loss"]
                 else:
-                    po = np.where(y == 1.0, q[:, 0], np.where(y == 0.5, q[:, 1], q[:, 2]))
-                    loss = -np.log(np.clip(po, 1e-300, None))
+                    loss = outcome_losses(q, y)
                 loss_sum += float(loss.sum())
                 n_scored += games.size
             return loss_sum / max(n_scored, 1)
@@ -516,22 +449,6 @@ class DynamicElo:
                   "periods": int(pick.size), "scores": {f"drift={d:.4g}, prior_scale={p:.3g}": v for (d, p), v in scores.items()}}
         return best[0], best[1], tuning
 
-    @staticmethod
-    def _carry(prev, ca, cb, bins) -> np.ndarray:
-        h, res = prev
-        bmin = int(min(bins.min(), h.pp_bin.min()))
-        span = int(max(bins.max(), h.pp_bin.max())) - bmin + 1
-        keys = np.unique(np.concatenate([ca * span + (bins - bmin), cb * span + (bins - bmin)]))
-        player = keys // span
-        old = h.pp_player * span + (h.pp_bin - bmin)
-        pos = np.searchsorted(old, keys, side="right") - 1
-        ok = pos >= 0
-        ok[ok] = h.pp_player[pos[ok]] == player[ok]
-        r = np.zeros(keys.size)
-        r[ok] = res.r[pos[ok]]
-        tail = [res.beta, [] if res.eta is None else [res.eta]]
-        return np.concatenate([r] + [np.asarray(v, dtype=np.float64) for v in tail])
-
     # ------------------------------------------------------------------ reading the ratings
     def _check_fitted(self) -> None:
         if not hasattr(self, "labels_"):
@@ -539,23 +456,30 @@ class DynamicElo:
 
             raise NotFittedError("this DynamicElo is not fitted yet: call fit(log) first")
 
+    def _walk(self, drift: float) -> float:
+        """The drift predictions grow the variance by (0 for a stationary model)."""
+        return drift if self.period is not None else 0.0
+
     def _state_at(self, players: np.ndarray, b: np.ndarray):
         """(mean, variance, known) of each player's rating in period ``b`` (see :meth:`ratings_at`)."""
-        return _state(self._start, self._count, self.pp_bin_, self.pp_rating_, self.pp_sd_ ** 2, players, b,
-                      self.drift_ if self.period is not None else 0.0, self.prior_scale_)
+        return _state(self.pp_player_, self.pp_bin_, self.pp_rating_, self.pp_sd_ ** 2, players, b,
+                      self._walk(self.drift_), self.prior_scale_)
 
-    def _predict_from(self, h, r, var, beta, eta, drift, prior, ia, ib, b, x):
-        start = np.full(h.n_players, -1, dtype=np.int64)
-        count = np.zeros(h.n_players, dtype=np.int64)
-        st = np.flatnonzero(h.first)
-        start[h.pp_player[st]] = st
-        count[h.pp_player[st]] = np.diff(np.append(st, h.n_pp))
-        ma, va, _ = _state(start, count, h.pp_bin, r, var, ia, b, drift if self.period is not None else 0.0, prior)
-        mb, vb, _ = _state(start, count, h.pp_bin, r, var, ib, b, drift if self.period is not None else 0.0, prior)
-        d = ma - mb
-        if x is not None and beta.size:
-            d = d + x @ beta
-        return _outcomes(d, va + vb, eta)
+    def _outcomes_at(self, ia: np.ndarray, ib: np.ndarray, b: np.ndarray, x: Optional[np.ndarray]) -> np.ndarray:
+        """[P(a wins), P(draw), P(b wins)] of games of players ``ia``, ``ib`` in periods ``b``."""
+        eta = None if self.draw_nu_ is None else math.log(self.draw_nu_)
+        return _predict(self.pp_player_, self.pp_bin_, self.pp_rating_, self.pp_sd_ ** 2, self.beta_, eta,
+                        self._walk(self.drift_), self.prior_scale_, ia, ib, b, x)
+
+    def _players(self, players: Any) -> np.ndarray:
+        """The codes of labels, every player for None; an unknown label is a ValueError naming it."""
+        if players is None:
+            return np.arange(len(self.labels_))
+        idx, _ = self._coded(players, players)
+        if (idx < 0).any():
+            bad = np.atleast_1d(np.asarray(players))[idx < 0][0]
+            raise ValueError(f"unknown player {show(bad)}")
+        return idx
 
     def _coded(self, a: Any, b: Any):
         from discrank._labels import as_label_array, canonical_labels
@@ -579,13 +503,7 @@ class DynamicElo:
                 raise ValueError(f"the model has advantage covariates {self.advantage_names_}; give them for the "
                                  "games to predict (GameLog advantage=...)")
             x = np.asarray(log.advantage, dtype=np.float64).reshape(len(log), -1)
-        ma, va, _ = self._state_at(ia, b)
-        mb, vb, _ = self._state_at(ib, b)
-        d = ma - mb
-        if x is not None:
-            d = d + x @ self.beta_
-        eta = None if self.draw_nu_ is None else math.log(self.draw_nu_)
-        return _outcomes(d, va + vb, eta)
+        return self._outcomes_at(ia, ib, b, x)
 
     @property
     def predict_outcomes(self):
@@ -645,11 +563,7 @@ class DynamicElo:
         """
         self._check_fitted()
         ia, ib = self._coded(a, b)
-        b_ = np.full(ia.size, self.last_bin_, dtype=np.int64)
-        ma, va, _ = self._state_at(ia, b_)
-        mb, vb, _ = self._state_at(ib, b_)
-        eta = None if self.draw_nu_ is None else math.log(self.draw_nu_)
-        q = _outcomes(ma - mb, va + vb, eta)
+        q = self._outcomes_at(ia, ib, np.full(ia.size, self.last_bin_, dtype=np.int64), None)
         return q[:, 0] + 0.5 * q[:, 1]
 
     def ratings_at(self, time: Any, players: Any = None):
@@ -675,33 +589,21 @@ class DynamicElo:
         import pandas as pd
 
         self._check_fitted()
-        if players is None:
-            idx = np.arange(len(self.labels_))
-        else:
-            idx, _ = self._coded(players, players)
-            if (idx < 0).any():
-                bad = np.atleast_1d(np.asarray(players))[idx < 0][0]
-                raise ValueError(f"unknown player {show(bad)}")
+        idx = self._players(players)
         b = self._time_bin(time, idx.size)
         m, v, known = self._state_at(idx, b)
         return pd.DataFrame({"player": self.labels_[idx], "rating": m, "sd": np.sqrt(v), "known": known})
 
     def _time_bin(self, time: Any, n: int) -> np.ndarray:
+        """The period of ``time`` (read in the units of the fitted times, :func:`discrank._rows.time_bound`),
+        repeated ``n`` times."""
         if self.period is None:
             return np.zeros(n, dtype=np.int64)
-        if self._time_kind is not None and self._time_kind.kind == "M":
-            try:
-                t = np.datetime64(time)
-            except (TypeError, ValueError):
-                raise ValueError(f"time={time!r} is not a date or time") from None
-            if np.isnat(t):
-                raise ValueError(f"time={time!r} is not a date or time")
-            arr = np.array([t]).astype(self._time_kind)
-        else:
-            if isinstance(time, bool) or not isinstance(time, numbers.Real) or not math.isfinite(time):
-                raise ValueError(f"time={time!r} is not a number, and the model's times are numbers")
-            arr = np.array([float(time)])
-        return np.full(n, period_index(arr, self.period)[0], dtype=np.int64)
+        fitted = self._games_[4]
+        value = time_bound(time, fitted, "time")
+        if fitted.dtype.kind != "M" and not math.isfinite(value):
+            raise ValueError(f"time={show(value)} is not a finite number")
+        return np.full(n, period_index(np.array([value]).astype(fitted.dtype), self.period)[0], dtype=np.int64)
 
     def history(self, players: Any = None):
         """The rating history: one row per player and period in which the player played.
@@ -724,11 +626,7 @@ class DynamicElo:
         if players is None:
             sel = np.arange(self.pp_player_.size)
         else:
-            idx, _ = self._coded(players, players)
-            if (idx < 0).any():
-                bad = np.atleast_1d(np.asarray(players))[idx < 0][0]
-                raise ValueError(f"unknown player {show(bad)}")
-            sel = np.concatenate([np.arange(self._start[i], self._start[i] + self._count[i]) for i in idx])
+            sel = np.concatenate([np.arange(self._start[i], self._start[i] + self._count[i]) for i in self._players(players)])
         return pd.DataFrame({"player": self.labels_[self.pp_player_[sel]], "period": self.pp_bin_[sel],
                              "time": self._bin_start(self.pp_bin_[sel]), "rating": self.pp_rating_[sel],
                              "sd": self.pp_sd_[sel], "games": self.pp_games_[sel]})
@@ -793,52 +691,49 @@ class DynamicElo:
         self._index = LabelIndex(self.labels_)
 
 
-def _state(start, count, pp_bin, r, var, players, b, drift, prior):
-    """(mean, variance, known) of players' ratings at periods ``b`` (see DynamicElo.ratings_at)."""
+def _state(pp_player, pp_bin, r, var, players, b, drift, prior):
+    """(mean, variance, known) of players' ratings at periods ``b`` (see DynamicElo.ratings_at); the
+    player-periods are sorted by (player, period)."""
     n = players.size
     mean = np.zeros(n)
     v = np.full(n, prior * prior)
     known = np.zeros(n, dtype=bool)
-    ok = players >= 0
-    ok[ok] = count[players[ok]] > 0
-    if not ok.any():
+    if n == 0 or pp_player.size == 0:
         return mean, v, known
-    p = players[ok]
-    bb = b[ok]
-    s, c = start[p], count[p]
-    # position of the last player-period at or before bb, within the player's chain
-    lo, hi = s.copy(), s + c  # binary search per query, vectorised
-    while True:
-        active = lo < hi
-        if not active.any():
-            break
-        mid = (lo + hi) // 2
-        go = active & (pp_bin[np.minimum(mid, pp_bin.size - 1)] <= bb)
-        lo = np.where(go, mid + 1, lo)
-        hi = np.where(active & ~go, mid, hi)
-    k = lo - 1  # last index with bin <= bb, or s - 1 when before the first
-    before = k < s
-    m_out = np.zeros(p.size)
-    v_out = np.full(p.size, prior * prior)
-    kn = ~before
-    kk = k[kn]
-    exact = pp_bin[kk] == bb[kn]
-    last = kk == (s + c - 1)[kn]
+    lo = int(min(pp_bin.min(), b.min()))
+    span = int(max(pp_bin.max(), b.max())) - lo + 1
+    # the last player-period at or before (player, b): the player's own, or it has none (the prior)
+    k = np.searchsorted(pp_player * span + (pp_bin - lo), players * span + (b - lo), side="right") - 1
+    ok = (players >= 0) & (k >= 0)
+    ok[ok] = pp_player[k[ok]] == players[ok]
+    kk, bb = k[ok], b[ok]
+    nxt = np.minimum(kk + 1, pp_player.size - 1)
+    last = (kk + 1 == pp_player.size) | (pp_player[nxt] != players[ok])
+    exact = pp_bin[kk] == bb
     r_k, v_k = r[kk], var[kk]
-    dt = (bb[kn] - pp_bin[kk]).astype(np.float64)
+    dt = (bb - pp_bin[kk]).astype(np.float64)
     mm = r_k.copy()
     vv = v_k + drift * drift * dt
-    mid_ = ~exact & ~last
-    if mid_.any():
-        k2 = kk[mid_] + 1
-        span = (pp_bin[k2] - pp_bin[kk[mid_]]).astype(np.float64)
-        w = dt[mid_] / span
-        mm[mid_] = (1 - w) * r_k[mid_] + w * r[k2]
-        vv[mid_] = ((1 - w) * np.sqrt(v_k[mid_]) + w * np.sqrt(var[k2])) ** 2 + drift * drift * dt[mid_] * (1 - w)
-    m_out[kn], v_out[kn] = mm, vv
-    mean[ok], v[ok] = m_out, v_out
-    known[ok] = kn
+    mid = ~exact & ~last
+    if mid.any():
+        k2 = kk[mid] + 1
+        gap = (pp_bin[k2] - pp_bin[kk[mid]]).astype(np.float64)
+        w = dt[mid] / gap
+        mm[mid] = (1 - w) * r_k[mid] + w * r[k2]
+        vv[mid] = ((1 - w) * np.sqrt(v_k[mid]) + w * np.sqrt(var[k2])) ** 2 + drift * drift * dt[mid] * (1 - w)
+    mean[ok], v[ok], known[ok] = mm, vv, True
     return mean, v, known
+
+
+def _predict(pp_player, pp_bin, r, var, beta, eta, drift, prior, ia, ib, b, x) -> np.ndarray:
+    """[P(a wins), P(draw), P(b wins)] of games between ``ia`` and ``ib`` in periods ``b`` with covariates
+    ``x`` (see DynamicElo.predict_outcomes)."""
+    ma, va, _ = _state(pp_player, pp_bin, r, var, ia, b, drift, prior)
+    mb, vb, _ = _state(pp_player, pp_bin, r, var, ib, b, drift, prior)
+    d = ma - mb
+    if x is not None and beta.size:
+        d = d + x @ beta
+    return _outcomes(d, va + vb, eta)
 
 
 def _outcomes(d: np.ndarray, v: np.ndarray, eta: Optional[float]) -> np.ndarray:

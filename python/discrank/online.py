@@ -11,7 +11,7 @@ import numpy as np
 from scipy.special import expit
 
 from discrank import _core
-from discrank.models._base import atomic
+from discrank.models._base import Params, atomic
 from discrank._checks import check_no_self_play, check_positive_float, check_positive_int, check_same_length, show
 from discrank._labels import LabelIndex, as_label_array, check_same_kind, factorize_pair
 from discrank.exceptions import NumericalError
@@ -250,7 +250,7 @@ def online_disc(
 STEP_GRID = tuple(2.0 ** (x / 2.0) for x in range(-20, 2))
 
 
-class OnlineElo:
+class OnlineElo(Params):
     """Elo's sequential update (:func:`online_elo`) as an estimator: ``fit(log)`` runs it over a game log
     in time order, ``predict_proba`` predicts from the final ratings.
 
@@ -283,48 +283,6 @@ class OnlineElo:
 
     def __init__(self, step: Optional[float] = None):
         self.step = step
-
-    def get_params(self, deep: bool = True) -> dict:
-        """The constructor's parameters (scikit-learn's contract; ``sklearn.base.clone`` works).
-
-        Parameters
-        ----------
-        deep : bool, optional
-            Ignored: no parameter is an estimator.
-
-        Returns
-        -------
-        dict
-            ``{"step": step}``.
-        """
-        return {"step": self.step}
-
-    def set_params(self, **params: Any) -> "OnlineElo":
-        """Set parameters by name; checked by the next ``fit``.
-
-        Parameters
-        ----------
-        **params
-            ``step``, the only parameter of the constructor.
-
-        Returns
-        -------
-        OnlineElo
-            ``self``.
-
-        Raises
-        ------
-        ValueError
-            A name other than ``step``.
-        """
-        for key, value in params.items():
-            if key != "step":
-                raise ValueError(f"invalid parameter {key!r} for OnlineElo; valid: ['step']")
-            self.step = value
-        return self
-
-    def __repr__(self) -> str:
-        return f"OnlineElo(step={self.step!r})"
 
     @atomic
     def fit(self, log: Any, *, validation: Any = None) -> "OnlineElo":

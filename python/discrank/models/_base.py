@@ -174,7 +174,61 @@ def atomic(fit: Callable) -> Callable:
     return wrapper
 
 
-class PairwiseModel:
+class Params:
+    """scikit-learn's parameter contract from the constructor's signature: ``get_params``,
+    ``set_params`` and the ``repr`` (shared by the pair models, OnlineElo and DynamicElo)."""
+
+    @classmethod
+    def _param_names(cls) -> list[str]:
+        sig = inspect.signature(cls.__init__)
+        return [p.name for p in sig.parameters.values() if p.name != "self" and p.kind != p.VAR_KEYWORD]
+
+    def get_params(self, deep: bool = True) -> dict[str, Any]:
+        """The constructor's parameters (scikit-learn's contract; ``sklearn.base.clone`` works).
+
+        Parameters
+        ----------
+        deep : bool, optional
+            Ignored: no parameter is an estimator.
+
+        Returns
+        -------
+        dict
+            Each parameter's name and value.
+        """
+        return {name: getattr(self, name) for name in self._param_names()}
+
+    def set_params(self, **params: Any) -> "Params":
+        """Set parameters by name; checked by the next ``fit``.
+
+        Parameters
+        ----------
+        **params
+            Parameters of the constructor.
+
+        Returns
+        -------
+        object
+            ``self``.
+
+        Raises
+        ------
+        ValueError
+            A name that is not a parameter of the model.
+        """
+        valid = self._param_names()
+        for name, value in params.items():
+            if name not in valid:
+                raise ValueError(f"invalid parameter {name!r} for {type(self).__name__}; valid: {valid}")
+            setattr(self, name, value)
+        return self
+
+    def __repr__(self) -> str:
+        args = ", ".join(f"{k}={v!r}" for k, v in self.get_params().items())
+        return f"{type(self).__name__}({args})"
+
+
+class PairwiseModel(Params):
     """Base class: scikit-learn's estimator contract over :class:`~discrank.PairwiseData`.
 
     The constructor only stores parameters; :meth:`fit` validates them and the data, and sets the fitted
@@ -217,56 +271,6 @@ class PairwiseModel:
         super().__init_subclass__(**kwargs)
         if cls._fitted_arrays and not cls.__name__.startswith("_"):
             persist.register(cls)
-
-    # ------------------------------------------------------------------ parameters
-    @classmethod
-    def _param_names(cls) -> list[str]:
-        sig = inspect.signature(cls.__init__)
-        return [p.name for p in sig.parameters.values() if p.name != "self" and p.kind != p.VAR_KEYWORD]
-
-    def get_params(self, deep: bool = True) -> dict[str, Any]:
-        """The constructor's parameters (scikit-learn's contract; ``sklearn.base.clone`` works).
-
-        Parameters
-        ----------
-        deep : bool, optional
-            Ignored: no parameter is an estimator.
-
-        Returns
-        -------
-        dict
-            Each parameter's name and value.
-        """
-        return {name: getattr(self, name) for name in self._param_names()}
-
-    def set_params(self, **params: Any) -> "PairwiseModel":
-        """Set parameters by name; checked by the next ``fit``.
-
-        Parameters
-        ----------
-        **params
-            Parameters of the constructor.
-
-        Returns
-        -------
-        PairwiseModel
-            ``self``.
-
-        Raises
-        ------
-        ValueError
-            A name that is not a parameter of the model.
-        """
-        valid = self._param_names()
-        for name, value in params.items():
-            if name not in valid:
-                raise ValueError(f"invalid parameter {name!r} for {type(self).__name__}; valid: {valid}")
-            setattr(self, name, value)
-        return self
-
-    def __repr__(self) -> str:
-        args = ", ".join(f"{k}={v!r}" for k, v in self.get_params().items())
-        return f"{type(self).__name__}({args})"
 
     # ------------------------------------------------------------------ fitting
     @atomic
@@ -643,9 +647,16 @@ class PairwiseModel:
     def predict_proba(self, a: Any, b: Any = None, *, unseen: str = "raise") -> Union[float, np.ndarray]:
         """P(a beats b), for players given by label (arrays or scalars), or for the pairs of a PairwiseData.
 
-        Data built without labels has labels ``0 .. n_players - 1``, so indices work there. Parameters
-        and errors as :meth:`decision_function`: a label the fit has not seen is a ValueError, or with
-        ``unseen="prior"`` a player at the prior's mean.
+        Data built without labels has labels ``0 .. n_players - 1``, so indices work there. Errors as
+        :meth:`decision_function`.
+
+        Parameters
+        ----------
+        a, b : label or array of labels, or a PairwiseData as ``a`` (and no ``b``)
+            The players.
+        unseen : {"raise", "prior"}, optional
+            A label the fit has not seen is a ValueError (default), or with ``"prior"`` a player at the
+            prior's mean.
 
         Returns
         -------
@@ -660,7 +671,15 @@ class PairwiseModel:
     def mse(self, data: PairwiseData) -> float:
         """Mean squared error between predicted and observed probabilities, over pairs (the paper's metric).
 
-        ``data``: pairs of players the fit has seen (a PairwiseData). Returns a float, lower is better.
+        Parameters
+        ----------
+        data : PairwiseData
+            Pairs of players the fit has seen.
+
+        Returns
+        -------
+        float
+            Lower is better.
         """
         return float(np.mean((self.predict_proba(data) - data.p) ** 2))
 
