@@ -488,23 +488,6 @@ class DynamicElo(Params):
         ib = self._index.lookup(canonical_labels(as_label_array(np.atleast_1d(np.asarray(b)), "b")))
         return ia, ib
 
-    def _log_outcomes(self, log: Any) -> np.ndarray:
-        self._check_fitted()
-        ia, ib = self._coded(log.a, log.b)
-        if self.period is None:
-            b = np.zeros(ia.size, dtype=np.int64)
-        else:
-            if log.time is None:
-                raise ValueError("predicting games of a dynamic model needs their times (GameLog time=...)")
-            b = period_index(np.asarray(log.time), self.period)
-        x = None
-        if self.beta_.size:
-            if log.advantage is None:
-                raise ValueError(f"the model has advantage covariates {self.advantage_names_}; give them for the "
-                                 "games to predict (GameLog advantage=...)")
-            x = np.asarray(log.advantage, dtype=np.float64).reshape(len(log), -1)
-        return self._outcomes_at(ia, ib, b, x)
-
     @property
     def predict_outcomes(self):
         """[P(a wins), P(draw), P(b wins)] of each game of a log (:meth:`_predict_outcomes`); only a model
@@ -530,7 +513,21 @@ class DynamicElo(Params):
         -------
         ndarray, shape (n_games, 3)
         """
-        return self._log_outcomes(log)
+        self._check_fitted()
+        ia, ib = self._coded(log.a, log.b)
+        if self.period is None:
+            b = np.zeros(ia.size, dtype=np.int64)
+        else:
+            if log.time is None:
+                raise ValueError("predicting games of a dynamic model needs their times (GameLog time=...)")
+            b = period_index(np.asarray(log.time), self.period)
+        x = None
+        if self.beta_.size:
+            if log.advantage is None:
+                raise ValueError(f"the model has advantage covariates {self.advantage_names_}; give them for the "
+                                 "games to predict (GameLog advantage=...)")
+            x = np.asarray(log.advantage, dtype=np.float64).reshape(len(log), -1)
+        return self._outcomes_at(ia, ib, b, x)
 
     def predict_games(self, log: Any) -> np.ndarray:
         """The expected score of ``a`` in each game of ``log``: P(a wins) + P(draw) / 2
@@ -545,7 +542,7 @@ class DynamicElo(Params):
         -------
         ndarray, shape (n_games,)
         """
-        q = self._log_outcomes(log)
+        q = self._predict_outcomes(log)
         return q[:, 0] + 0.5 * q[:, 1]
 
     def predict_proba(self, a: Any, b: Any) -> np.ndarray:
