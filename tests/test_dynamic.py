@@ -272,3 +272,14 @@ def test_online_protocol_equals_a_manual_loop_of_update_and_predict():
         manual.update(week)
     assert np.allclose(ev.predictions["dyn"], np.concatenate(preds), atol=1e-12)
     assert ev.summary()[0]["log_loss"] < math.log(2)
+
+
+@pytest.mark.parametrize("draws", [None, "davidson"])
+def test_the_kernels_thread_count_does_not_change_the_fit(draws):
+    # the games' terms run in the core's pair kernel; its sums are in a fixed order whatever the threads
+    log = league(n=40, periods=30, games=6000, draws=draws is not None, seed=5)
+    fits = [DynamicElo(period=1.0, drift=0.2, prior_scale=1.0, draws=draws, n_jobs=k).fit(log) for k in (1, 2, 3)]
+    for other in fits[1:]:
+        assert np.abs(other.pp_rating_ - fits[0].pp_rating_).max() < 1e-12
+        assert np.abs(other.beta_ - fits[0].beta_).max() < 1e-12
+        assert np.abs(other.pp_sd_ - fits[0].pp_sd_).max() < 1e-12

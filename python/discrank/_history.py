@@ -25,9 +25,10 @@ from typing import Optional
 
 import numpy as np
 from scipy.linalg import lapack
-from scipy.sparse import csr_matrix
 from scipy.sparse.linalg import LinearOperator, cg
 from scipy.special import expit
+
+from discrank import _core
 
 __all__ = ["History", "build_history", "solve_history", "covariance_at", "chains", "carry", "period_index", "PERIODS", "MAX_PERIODS"]
 
@@ -110,13 +111,6 @@ class History:
     n: np.ndarray
     win: np.ndarray
     draw: np.ndarray
-    pair: np.ndarray = None  # row -> distinct (lo, hi) pair
-    pair_lo: np.ndarray = None
-    pair_hi: np.ndarray = None
-    csr_order: np.ndarray = None
-    csr_indptr: np.ndarray = None
-    csr_indices: np.ndarray = None
-
     @property
     def n_cov(self) -> int:
         return int(self.x.shape[1])
@@ -192,18 +186,7 @@ def build_history(ca: np.ndarray, cb: np.ndarray, score: np.ndarray, bins: np.nd
     r_x = ukey % n_x
     pairkey = ukey // n_x
     r_lo, r_hi = pairkey // n_pp, pairkey % n_pp
-    h = History(n_players, n_pp, pp_player, pp_bin, first, gap, r_lo, r_hi, xrows[r_x], rows_n, win, draw)
-    # distinct pairs and the symmetric sparse pattern of the game Laplacian (built once)
-    upair, pinv = np.unique(pairkey, return_inverse=True)
-    h.pair = pinv.reshape(-1)
-    h.pair_lo, h.pair_hi = upair // n_pp, upair % n_pp
-    rows = np.concatenate([h.pair_lo, h.pair_hi])
-    cols = np.concatenate([h.pair_hi, h.pair_lo])
-    order = np.lexsort((cols, rows))
-    h.csr_order = order
-    h.csr_indptr = np.concatenate([[0], np.cumsum(np.bincount(rows, minlength=n_pp))]).astype(np.int64)
-    h.csr_indices = cols[order]
-    return h
+    return History(n_players, n_pp, pp_player, pp_bin, first, gap, r_lo, r_hi, xrows[r_x], rows_n, win, draw)
 
 
 def chains(h: History) -> tuple[np.ndarray, np.ndarray]:
@@ -217,11 +200,10 @@ def chains(h: History) -> tuple[np.ndarray, np.ndarray]:
     return start, count
 
 
-def carry(pp_player: np.ndarray, pp_bin: np.ndarray, r: np.ndarray, tail: np.ndarray, ca: np.ndarray, cb: np.ndarray,
-          bins: np.ndarray) -> np.ndarray:
-    """A warm start for the history of the games ``(ca, cb, bins)`` from a fit over fewer games: each
-    player-period starts at its player's latest fitted rating at or before it (a new player at 0), then
-    the global parameters ``tail`` (beta, eta) as fitted.
+def carry(pp_player: np.ndarray, pp_bin: np.ndarray, r: np.ndarray, tail: np.ndarray, h: "History") -> np.ndarray:
+    """A warm start for the history ``h`` from a fit over fewer games: each player-period starts at its
+    player's latest fitted rating at or before it (a new player at 0), then the global parameters
+    ``tail`` (beta, eta) as fitted.
 
     Parameters
     ----------
@@ -229,22 +211,20 @@ def carry(pp_player: np.ndarray, pp_bin: np.ndarray, r: np.ndarray, tail: np.nda
         The fitted player-periods (sorted by player, then period) and their ratings.
     tail : ndarray
         The fitted beta, then eta.
-    ca, cb, bins : ndarray
-        The games of the new history.
+    h : History
+        The new history.
 
     Returns
     -------
     ndarray
-        The parameter vector of the new history.
+        The parameter vector of ``h``.
     """
-    bmin = int(min(bins.min(), pp_bin.min()))
-    span = int(max(bins.max(), pp_bin.max())) - bmin + 1
-    keys = np.unique(np.concatenate([ca * span + (bins - bmin), cb * span + (bins - bmin)]))
-    player = keys // span
-    pos = np.searchsorted(pp_player * span + (pp_bin - bmin), keys, side="right") - 1
+    bmin = int(min(h.pp_bin.min(), pp_bin.min()))
+    span = int(max(h.pp_bin.max(), pp_bin.max())) - bmin + 1
+    pos = np.searchsorted(pp_player * span + (pp_bin - bmin), h.pp_player * span + (h.pp_bin - bmin), side="right") - 1
     ok = pos >= 0
-    ok[ok] = pp_player[pos[ok]] == player[ok]
-    out = np.zeros(keys.size)
+    ok[ok] = pp_player[pos[ok]] == h.pp_player[ok]
+    out = np.zeros(h.n_pp)
     out[ok] = r[pos[ok]]
     return np.concatenate([out, np.asarray(tail, dtype=np.float64)])
 
@@ -266,14 +246,24 @@ class HistoryResult:
 
 
 class _Problem:
-    """The MAP objective of a :class:`History` at fixed drift and prior scale."""
+    """The MAP objective of a :class:`History` at fixed drift and prior scale.
 
-    def __init__(self, h: History, drift: float, prior_scale: float, draws: bool):
+    The games' part runs in the C++ core's pair kernel over player-periods (``_core.PairObjective``:
+    the Bradley-Terry loss, its gradient, each row's curvature, and the games' Laplacian product, with
+    ``n_threads`` threads); the chains, the prior, the covariates and Davidson's draw terms are added
+    here.
+    """
+
+    def __init__(self, h: History, drift: float, prior_scale: float, draws: bool, n_threads: int = 0):
         self.h = h
         self.draws = draws
+        self.n_threads = n_threads
         self.chain = np.where(h.gap > 0, 1.0 / (drift ** 2 * np.maximum(h.gap, 1e-300)), 0.0)
         self.prior = np.where(h.first, 1.0 / prior_scale ** 2, 0.0)
         self.m = h.n_cov + (1 if draws else 0)
+        lo, hi = h.lo.astype(np.int32), h.hi.astype(np.int32)
+        y = np.zeros(h.n.size) if draws else h.win / h.n
+        self.kernel = _core.PairObjective(max(h.n_pp, 1), lo, hi, y, h.n)
 
     def split(self, theta):
         n = self.h.n_pp
@@ -282,17 +272,9 @@ class _Problem:
         eta = theta[-1] if self.draws else None
         return r, beta, eta
 
-    def row_terms(self, theta):
-        """(f, f_d, f_dd, f_e, f_de, f_ee) per row: the loss and its derivatives in d (and eta)."""
+    def _draw_terms(self, d, eta):
+        """(f, f_d, f_dd, f_e, f_de, f_ee) per row of Davidson's model: the loss and its derivatives in d and eta."""
         h = self.h
-        r, beta, eta = self.split(theta)
-        d = r[h.lo] - r[h.hi]
-        if h.n_cov:
-            d = d + h.x @ beta
-        if not self.draws:
-            s = expit(d)
-            f = h.n * np.logaddexp(0.0, d) - h.win * d
-            return f, h.n * s - h.win, h.n * s * (1.0 - s), None, None, None
         lose = h.n - h.win - h.draw
         half = 0.5 * d
         m = np.maximum(np.abs(half), eta)
@@ -311,37 +293,54 @@ class _Problem:
     def value_grad(self, theta):
         h = self.h
         r, beta, eta = self.split(theta)
-        f, f_d, f_dd, f_e, f_de, f_ee = self.row_terms(theta)
+        offset = h.x @ beta if h.n_cov else None
+        f_de = f_ee = None
+        parts = []
+        if not self.draws:
+            f_dd = np.zeros(h.n.size)
+            value, _, _, g = self.kernel.evaluate(_core.LOSS_BCE, s=r, offset=offset, grad_s=True, curv=f_dd,
+                                                  n_threads=self.n_threads)
+            if h.n_cov:
+                d = r[h.lo] - r[h.hi] + offset
+                parts.append(h.x.T @ (h.n * expit(d) - h.win))
+        else:
+            d = r[h.lo] - r[h.hi]
+            if h.n_cov:
+                d = d + offset
+            f, f_d, f_dd, f_e, f_de, f_ee = self._draw_terms(d, eta)
+            value = float(np.sum(f))
+            g = np.bincount(h.lo, f_d, h.n_pp) - np.bincount(h.hi, f_d, h.n_pp)
+            if h.n_cov:
+                parts.append(h.x.T @ f_d)
+            parts.append(np.array([f_e.sum()]))
         dr = np.diff(r)
-        value = float(np.sum(f)) + 0.5 * float(np.dot(self.chain, dr * dr)) + 0.5 * float(np.dot(self.prior, r * r))
-        g = np.bincount(h.lo, f_d, h.n_pp) - np.bincount(h.hi, f_d, h.n_pp) + self.prior * r
+        value = float(value) + 0.5 * float(np.dot(self.chain, dr * dr)) + 0.5 * float(np.dot(self.prior, r * r))
+        g = g + self.prior * r
         cd = self.chain * dr
         g[:-1] -= cd
         g[1:] += cd
-        parts = [g]
-        if h.n_cov:
-            parts.append(h.x.T @ f_d)
-        if self.draws:
-            parts.append(np.array([f_e.sum()]))
-        return value, np.concatenate(parts), (f_dd, f_de, f_ee)
+        return value, np.concatenate([g] + parts), (f_dd, f_de, f_ee)
 
     def diagonal(self, f_dd):
         """The diagonal of the ratings' block of the Hessian: the games' curvature, the chains, the prior."""
         n = self.h.n_pp
-        diag = np.bincount(self.h.lo, f_dd, n) + np.bincount(self.h.hi, f_dd, n) + self.prior
-        diag[:-1] += self.chain
-        diag[1:] += self.chain
+        diag = np.bincount(self.h.lo, f_dd, n) + np.bincount(self.h.hi, f_dd, n) + self._rest()
         return diag
+
+    def _rest(self):
+        """The chains' and the prior's part of the diagonal."""
+        rest = self.prior.copy()
+        rest[:-1] += self.chain
+        rest[1:] += self.chain
+        return rest
 
     def hessian(self, curv):
         """A LinearOperator for the Hessian, its preconditioner, and the diagonal pieces."""
         h = self.h
         f_dd, f_de, f_ee = curv
         n, nc = h.n_pp, h.n_cov
-        pw = np.bincount(h.pair, f_dd, h.pair_lo.size)
-        data = np.concatenate([pw, pw])[h.csr_order]
-        off = csr_matrix((data, h.csr_indices, h.csr_indptr), shape=(n, n))
-        diag = self.diagonal(f_dd)
+        rest = self._rest()
+        diag = np.bincount(h.lo, f_dd, n) + np.bincount(h.hi, f_dd, n) + rest
         # global block: beta then eta
         m = self.m
         if m:
@@ -358,11 +357,12 @@ class _Problem:
                 C[m - 1, m - 1] = f_ee.sum()
                 if nc:
                     C[:nc, m - 1] = C[m - 1, :nc] = h.x.T @ f_de
-        chain = self.chain
+        chain, kernel, threads = self.chain, self.kernel, self.n_threads
 
         def product(v):
-            vr = v[:n]
-            out = diag * vr - off @ vr
+            vr = np.ascontiguousarray(v[:n])
+            out = kernel.hessp_s(f_dd, vr, n_threads=threads)  # the games' Laplacian
+            out += rest * vr
             out[:-1] -= chain * vr[1:]
             out[1:] -= chain * vr[:-1]
             if not m:
@@ -392,7 +392,7 @@ class _Problem:
 
 
 def solve_history(h: History, drift: float, prior_scale: float, draws: bool, theta0: Optional[np.ndarray] = None,
-                  tol: float = 1e-9, max_iter: int = 100) -> HistoryResult:
+                  tol: float = 1e-9, max_iter: int = 100, n_threads: int = 0) -> HistoryResult:
     """Newton's method to the MAP of the whole history (see the module's docstring).
 
     Parameters
@@ -412,12 +412,14 @@ def solve_history(h: History, drift: float, prior_scale: float, draws: bool, the
         same rule from a warm start).
     max_iter : int
         Newton steps at most.
+    n_threads : int
+        Threads of the core's pair kernel (0: OpenMP's default).
 
     Returns
     -------
     HistoryResult
     """
-    prob = _Problem(h, drift, prior_scale, draws)
+    prob = _Problem(h, drift, prior_scale, draws, n_threads)
     size = h.n_pp + prob.m
     theta = np.zeros(size) if theta0 is None else np.array(theta0, dtype=np.float64)
     value, g, curv = prob.value_grad(theta)
@@ -517,7 +519,8 @@ def global_covariance(prob: "_Problem", curv) -> np.ndarray:
     return np.linalg.inv(0.5 * (S + S.T))
 
 
-def covariance_at(h: History, drift: float, prior_scale: float, draws: bool, theta: np.ndarray) -> np.ndarray:
+def covariance_at(h: History, drift: float, prior_scale: float, draws: bool, theta: np.ndarray,
+                  n_threads: int = 0) -> np.ndarray:
     """:func:`global_covariance` at a parameter vector ``theta`` of the problem."""
-    prob = _Problem(h, drift, prior_scale, draws)
+    prob = _Problem(h, drift, prior_scale, draws, n_threads)
     return global_covariance(prob, prob.value_grad(theta)[2])

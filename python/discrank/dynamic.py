@@ -25,7 +25,7 @@ from scipy.special import expit
 from discrank._checks import check_positive_float, check_positive_int, show
 from discrank._rows import time_bound
 from discrank.evaluation import game_losses, outcome_losses
-from discrank.models._base import Params, one_blas_thread
+from discrank.models._base import Params, one_blas_thread, resolve_n_jobs
 from discrank._history import (MAX_PERIODS, build_history, carry, chain_variances, chains, covariance_at,
                                period_index, solve_history)
 
@@ -80,6 +80,9 @@ class DynamicElo(Params):
         prediction then moves by about 1e-6 or less from the exact MAP's).
     max_iter : int, default 100
         Newton steps at most.
+    n_jobs : int, optional
+        Threads of the core's pair kernel, scikit-learn's meaning (None: OpenMP's default). The result
+        does not depend on it beyond rounding (the kernel's sums are in a fixed order).
 
     Attributes
     ----------
@@ -105,7 +108,8 @@ class DynamicElo(Params):
     sequential_updates = False
 
     def __init__(self, period: Any = "week", drift: Optional[float] = None, prior_scale: Optional[float] = None,
-                 draws: Optional[str] = None, tol: float = 1e-9, update_tol: float = 1e-6, max_iter: int = 100):
+                 draws: Optional[str] = None, tol: float = 1e-9, update_tol: float = 1e-6, max_iter: int = 100,
+                 n_jobs: Optional[int] = None):
         self.period = period
         self.drift = drift
         self.prior_scale = prior_scale
@@ -113,6 +117,7 @@ class DynamicElo(Params):
         self.tol = tol
         self.update_tol = update_tol
         self.max_iter = max_iter
+        self.n_jobs = n_jobs
 
     def __sklearn_is_fitted__(self) -> bool:
         return hasattr(self, "labels_")
@@ -133,6 +138,7 @@ class DynamicElo(Params):
         check_positive_float(self.tol, "tol")
         check_positive_float(self.update_tol, "update_tol")
         check_positive_int(self.max_iter, "max_iter")
+        resolve_n_jobs(self.n_jobs, warn=False)
 
     def _bins(self, t: Optional[np.ndarray]) -> np.ndarray:
         if self.period is None:
@@ -253,20 +259,23 @@ class DynamicElo(Params):
             drift, prior, tuning = self._tune(ca, cb, score, bins, t, x, len(labels), validation)
         if self.period is None:
             drift = 1.0  # unused: one period
-        self._store(labels, ca, cb, score, bins, t, x, names, drift, prior, tuning, theta0=None)
+        self._store(labels, ca, cb, score, bins, t, x, names, drift, prior, tuning, warm=None)
         return self
 
-    def _solve(self, ca, cb, score, bins, x, n_players, drift, prior, theta0=None):
+    def _solve(self, ca, cb, score, bins, x, n_players, drift, prior, warm=None):
+        """(History, HistoryResult) of the games; ``warm``: (player, period, rating, tail) of a fit over
+        fewer games to start from (:func:`discrank._history.carry`), refitted to ``update_tol``."""
         h = build_history(ca, cb, score, bins, x, n_players, self.draws is not None)
-        tol = self.tol if theta0 is None else max(self.tol, self.update_tol)
+        theta0 = None if warm is None else carry(*warm, h)
+        tol = self.tol if warm is None else max(self.tol, self.update_tol)
         res = solve_history(h, drift, prior, self.draws is not None, theta0=theta0, tol=tol,
-                            max_iter=self.max_iter)
+                            max_iter=self.max_iter, n_threads=resolve_n_jobs(self.n_jobs))
         return h, res
 
-    def _store(self, labels, ca, cb, score, bins, t, x, names, drift, prior, tuning, theta0) -> None:
+    def _store(self, labels, ca, cb, score, bins, t, x, names, drift, prior, tuning, warm) -> None:
         from discrank._labels import LabelIndex
 
-        h, res = self._solve(ca, cb, score, bins, x, len(labels), drift, prior, theta0=theta0)
+        h, res = self._solve(ca, cb, score, bins, x, len(labels), drift, prior, warm=warm)
         if not np.all(np.isfinite(res.r)):
             from discrank.exceptions import NumericalError
 
@@ -302,7 +311,8 @@ class DynamicElo(Params):
         if self._cov is None and (self.beta_.size or self.draws is not None):
             h, drift, prior = self._cov_state
             with one_blas_thread():
-                self._cov = covariance_at(h, drift, prior, self.draws is not None, self._theta)
+                self._cov = covariance_at(h, drift, prior, self.draws is not None, self._theta,
+                                          resolve_n_jobs(self.n_jobs))
         return self._cov
 
     @property
@@ -377,9 +387,9 @@ class DynamicElo(Params):
         bins = np.concatenate([b0, b1])
         t = None if t0 is None else np.concatenate([t0, t1])
         x = None if x0 is None else np.concatenate([x0, x1])
-        theta0 = carry(self.pp_player_, self.pp_bin_, self.pp_rating_, self._theta[self.pp_rating_.size:], ca, cb, bins)
+        warm = (self.pp_player_, self.pp_bin_, self.pp_rating_, self._theta[self.pp_rating_.size:])
         self._store(labels, ca, cb, score, bins, t, x, self.advantage_names_, self.drift_ or 1.0,
-                    self.prior_scale_, self.tuning_, theta0)
+                    self.prior_scale_, self.tuning_, warm)
         return self
 
     # ------------------------------------------------------------------ tuning
@@ -416,8 +426,7 @@ class DynamicElo(Params):
             for p in pick:
                 known = np.flatnonzero(bins < p)  # every training game of an earlier period
                 h, res = self._solve(ca[known], cb[known], score[known], bins[known],
-                                     None if x is None else x[known], n_players, drift, prior,
-                                     theta0=None if prev is None else carry(*prev, ca[known], cb[known], bins[known]))
+                                     None if x is None else x[known], n_players, drift, prior, warm=prev)
                 prev = (h.pp_player, h.pp_bin, res.r,
                         np.concatenate([res.beta, [] if res.eta is None else [res.eta]]))
                 games = np.flatnonzero(val_mask & (bins == p))
