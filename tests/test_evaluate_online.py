@@ -194,6 +194,33 @@ def test_a_batch_model_gets_every_game_once_in_weekly_groups_and_each_test_game_
     np.testing.assert_array_equal(ev.scores, log.score[scored])
 
 
+class BatchRecorder(Recorder):
+    """A batch model whose update(a) then update(b) equals update(a + b)."""
+
+    batch_updates = True
+
+
+def test_a_batching_model_gets_the_weeks_with_no_scored_game_at_once_before_the_next_scored_week():
+    log = dated_log()
+    cutoff, test_start = log.time[800], log.time[900]  # the gap's weeks have no scored game
+    plain = evaluate({"m": Recorder()}, log, cutoff=cutoff, test_start=test_start, protocol="online")
+    ev = evaluate({"m": BatchRecorder()}, log, cutoff=cutoff, test_start=test_start, protocol="online")
+    model = ev.fitted["m"]
+    ids = [e[1].advantage[:, 0] for e in model.events if e[0] in ("fit", "update")]
+    np.testing.assert_array_equal(np.concatenate(ids), np.arange(len(log)))  # every game once, in order
+    updates = [e[1] for e in model.events if e[0] == "update"]
+    # the updates end where a week with a scored game starts, and at the end of the log
+    scored = (log.time >= test_start) & seen_before(log, cutoff)
+    after = np.flatnonzero(log.time >= cutoff)
+    weeks = [iso_week(t) for t in log.time]
+    starts = [int(k) for k in after if weeks[k] != weeks[k - 1] and scored[[j for j in after if weeks[j] == weeks[k]]].any()]
+    cuts = sorted({int(after[0])} | set(starts) | {len(log)})
+    assert [len(u) for u in updates] == np.diff(cuts).tolist()
+    assert len({iso_week(t) for t in updates[0].time}) == 3  # the gap's three weeks in one update
+    # the same predictions as one update per week: each from every game before its week
+    np.testing.assert_array_equal(ev.predictions["m"], plain.predictions["m"])
+
+
 def test_the_online_fit_tunes_on_a_validation_window_like_the_test_with_no_gap():
     log = dated_log()
     cutoff, test_start = log.time[800], log.time[900]

@@ -33,14 +33,17 @@ __all__ = ["DynamicElo", "DRIFT_GRID", "PRIOR_GRID"]
 
 #: Drifts (logits per square root of a period) tried when ``drift`` is None, as multiples of a base
 #: drift of 0.1 logit per square root of a year (converted to the period).
-DRIFT_GRID = (0.25, 0.5, 1.0, 2.0, 4.0, 8.0)
+DRIFT_GRID = (0.25, 0.5, 1.0, 2.0, 4.0, 8.0, 16.0)
 #: Prior scales of a first rating tried when ``prior_scale`` is None.
-PRIOR_GRID = (0.5, 1.0, 2.0, 4.0)
+PRIOR_GRID = (0.5, 1.0, 2.0, 4.0, 8.0)
 #: Periods per year of each calendar period (to convert the drift grid).
 _PER_YEAR = {"day": 365.25, "week": 365.25 / 7, "month": 12.0, "year": 1.0}
 DRAWS = ("davidson",)
 #: Periods of the validation window predicted online while tuning.
 ORIGINS = 8
+#: The relative gradient at which the tuning's fits stop (a validation log loss then moves by about 1e-6
+#: or less, far below the gaps between candidates).
+TUNE_TOL = 1e-4
 _PI8 = math.pi / 8.0
 
 
@@ -76,8 +79,8 @@ class DynamicElo(Params):
         Newton stops when the largest entry of the gradient is below ``tol`` times the largest at the
         start (and at least ``tol``).
     update_tol : float, default 1e-6
-        The same rule for the warm refits of :meth:`update` and of the tuning's online forecasts (a
-        prediction then moves by about 1e-6 or less from the exact MAP's).
+        The same rule for the warm refits of :meth:`update` (a prediction then moves by about 1e-6 or
+        less from the exact MAP's). The tuning's fits stop at :data:`TUNE_TOL` (1e-4).
     max_iter : int, default 100
         Newton steps at most.
     n_jobs : int, optional
@@ -106,6 +109,9 @@ class DynamicElo(Params):
     """
 
     sequential_updates = False
+    #: update(a) then update(b) is update(a + b) (the MAP of every game), so the online protocol gives a
+    #: run of periods with no scored game at once
+    batch_updates = True
 
     def __init__(self, period: Any = "week", drift: Optional[float] = None, prior_scale: Optional[float] = None,
                  draws: Optional[str] = None, tol: float = 1e-9, update_tol: float = 1e-6, max_iter: int = 100,
@@ -213,8 +219,9 @@ class DynamicElo(Params):
         latest 10% of the games) are predicted online, each from every game of an earlier period (the
         model refitted warm started at sampled periods of the window, every game before a predicted
         period absorbed), for each value of the grids :data:`DRIFT_GRID` (times 0.1 logit per square root
-        of a year, in the model's period) at the middle prior scale, then for each value of
-        :data:`PRIOR_GRID` at the best drift; the pair with the lowest log loss is kept, and the model
+        of a year, in the model's period) at the middle prior scale, then at the best drift divided and
+        multiplied by sqrt 2, then for each value of :data:`PRIOR_GRID` at the best drift; the pair with
+        the lowest log loss is kept, and the model
         is refitted on the whole log. The forecasts are those of the online protocol of
         :func:`discrank.evaluate` at up to :data:`ORIGINS` periods spread over the window (the model refitted on every
         game before each, warm started from the previous).
@@ -262,12 +269,14 @@ class DynamicElo(Params):
         self._store(labels, ca, cb, score, bins, t, x, names, drift, prior, tuning, warm=None)
         return self
 
-    def _solve(self, ca, cb, score, bins, x, n_players, drift, prior, warm=None):
+    def _solve(self, ca, cb, score, bins, x, n_players, drift, prior, warm=None, tol=None):
         """(History, HistoryResult) of the games; ``warm``: (player, period, rating, tail) of a fit over
-        fewer games to start from (:func:`discrank._history.carry`), refitted to ``update_tol``."""
+        fewer games to start from (:func:`discrank._history.carry`), refitted to ``update_tol`` (or to
+        ``tol`` when given)."""
         h = build_history(ca, cb, score, bins, x, n_players, self.draws is not None)
         theta0 = None if warm is None else carry(*warm, h)
-        tol = self.tol if warm is None else max(self.tol, self.update_tol)
+        if tol is None:
+            tol = self.tol if warm is None else max(self.tol, self.update_tol)
         res = solve_history(h, drift, prior, self.draws is not None, theta0=theta0, tol=tol,
                             max_iter=self.max_iter, n_threads=resolve_n_jobs(self.n_jobs))
         return h, res
@@ -419,16 +428,21 @@ class DynamicElo(Params):
         seen_fit[ca[fit_mask]] = True
         seen_fit[cb[fit_mask]] = True
         scores = {}
+        first_fit = {}
 
         def score_of(drift, prior):
             """Log loss per game of the online forecasts of the picked validation periods."""
             loss_sum, n_scored, prev = 0.0, 0, None
-            for p in pick:
+            for i, p in enumerate(pick):
                 known = np.flatnonzero(bins < p)  # every training game of an earlier period
+                # the first origin starts from the previous candidate's fit of the same games
                 h, res = self._solve(ca[known], cb[known], score[known], bins[known],
-                                     None if x is None else x[known], n_players, drift, prior, warm=prev)
+                                     None if x is None else x[known], n_players, drift, prior,
+                                     warm=prev if i else first_fit.get("warm"), tol=max(self.tol, TUNE_TOL))
                 prev = (h.pp_player, h.pp_bin, res.r,
                         np.concatenate([res.beta, [] if res.eta is None else [res.eta]]))
+                if i == 0:
+                    first_fit["warm"] = prev
                 games = np.flatnonzero(val_mask & (bins == p))
                 games = games[seen_fit[ca[games]] & seen_fit[cb[games]]]
                 if games.size == 0:
@@ -450,6 +464,10 @@ class DynamicElo(Params):
         for drift in drifts:
             scores[(drift, mid_prior)] = score_of(drift if self.period is not None else 1.0, mid_prior)
         best_drift = min((k for k in scores), key=scores.get)[0]
+        if len(drifts) > 1:  # refine between the best drift and its neighbours on the grid (factors of sqrt 2)
+            for drift in (best_drift / math.sqrt(2.0), best_drift * math.sqrt(2.0)):
+                scores[(drift, mid_prior)] = score_of(drift, mid_prior)
+            best_drift = min((k for k in scores), key=scores.get)[0]
         for prior in priors:
             if (best_drift, prior) not in scores:
                 scores[(best_drift, prior)] = score_of(best_drift if self.period is not None else 1.0, prior)

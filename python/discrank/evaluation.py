@@ -458,7 +458,9 @@ def evaluate(
         ``prior_scale`` set to the tuned ``prior_scale_``, a cross-validated model as its best estimator,
         and fitted with no tuning; any other object by ``fit(all games so far)``). The refit is exact but
         costs a whole fit per refit period: slow for big logs (a model with ``update`` is the fast path).
-        ``fit_seconds`` then includes the updates (or refits).
+        A model with ``batch_updates = True`` (its ``update(a)`` then ``update(b)`` equal ``update(a +
+        b)``: DynamicElo) is given the groups with no scored game together, just before the next group it
+        predicts. ``fit_seconds`` then includes the updates (or refits).
     refit : {"day", "week", "month", "year"} or float, optional
         The refit period of the online protocol for the models without ``sequential_updates``: calendar
         bins of datetime times ("week": ISO weeks, Monday to Sunday; numpy's ``datetime64[W]`` bins start
@@ -678,6 +680,9 @@ class _Walk:
         sequential = getattr(model, "sequential_updates", False) is True
         bounds = self.cut + self.bounds(sequential)
         has_update = hasattr(model, "update")
+        # a model whose update(a) then update(b) is update(a + b) gets the groups with no scored game at once
+        batch = has_update and not sequential and getattr(model, "batch_updates", False) is True
+        pending = None  # the first game not yet given to a batching model
         # without update: refitted on every game so far; a discrank model as a fresh copy with its tuned
         # hyperparameters frozen, any other object in place
         refitted = None if has_update else (_frozen_refit(model) if _is_discrank(model) else model)
@@ -687,18 +692,23 @@ class _Walk:
         for s, e in zip(bounds[:-1].tolist(), bounds[1:].tolist()):
             rows = s + np.flatnonzero(self.scored[s:e])
             if rows.size:
+                if pending is not None:
+                    spent += self._update(model, pending, s)
+                    pending = None
                 if stale:
                     spent += self._refit(refitted, s)
                     model, stale = refitted, False
                 q, o = _predictions(model, self.games, rows, unseen)
                 qs.append(q)
                 os_.append(o)
-            if has_update:
-                clock = _time.perf_counter()
-                model.update(self.games.log(slice(s, e)))
-                spent += _time.perf_counter() - clock
+            if batch:
+                pending = s if pending is None else pending
+            elif has_update:
+                spent += self._update(model, s, e)
             else:
                 stale = True
+        if pending is not None:
+            spent += self._update(model, pending, self.stop)
         if stale:  # the last groups: the model ends fitted on every game of the walk
             spent += self._refit(refitted, self.stop)
             model = refitted
@@ -707,6 +717,12 @@ class _Walk:
         if hasattr(model, "predict_outcomes"):
             o = np.concatenate(os_, axis=0) if os_ else np.zeros((0, 3))
         return model, q, o, len(bounds) - 1, spent
+
+    def _update(self, model: Any, start: int, end: int) -> float:
+        """``model.update`` with the games ``[start, end)``; its seconds."""
+        clock = _time.perf_counter()
+        model.update(self.games.log(slice(start, end)))
+        return _time.perf_counter() - clock
 
     def _refit(self, model: Any, end: int) -> float:
         """Refit ``model`` on every game before ``end`` (from the training period's start); its seconds."""
