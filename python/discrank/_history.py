@@ -379,8 +379,13 @@ class _Problem:
             raise FloatingPointError(f"the chains' tridiagonal matrix is not positive definite (dpttrf info {info})")
         Cinv = np.linalg.pinv(C) if m else None
 
+        # the common shift of every rating is pinned by the prior alone, which the chains' blocks miss: a
+        # one-dimensional coarse correction (its curvature is the prior's sum)
+        shift = 1.0 / max(float(self.prior.sum()), 1e-300)
+
         def precondition(v):
             x, _ = lapack.dpttrs(fd, fe, v[:n])
+            x += shift * float(v[:n].sum())
             if not m:
                 return x
             return np.concatenate([x, Cinv @ v[n:]])

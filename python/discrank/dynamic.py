@@ -39,8 +39,10 @@ PRIOR_GRID = (0.5, 1.0, 2.0, 4.0, 8.0)
 #: Periods per year of each calendar period (to convert the drift grid).
 _PER_YEAR = {"day": 365.25, "week": 365.25 / 7, "month": 12.0, "year": 1.0}
 DRAWS = ("davidson",)
-#: Periods of the validation window predicted online while tuning.
+#: Origins of the tuning's forecasts over the validation window, at least; a log of fewer than
+#: ``ORIGIN_GAMES / ORIGINS`` games gets ``ORIGIN_GAMES // n_games`` (up to one per period).
 ORIGINS = 8
+ORIGIN_GAMES = 1_000_000
 #: The relative gradient at which the tuning's fits stop (a validation log loss then moves by about 1e-6
 #: or less, far below the gaps between candidates).
 TUNE_TOL = 1e-4
@@ -214,17 +216,15 @@ class DynamicElo(Params):
     def fit(self, log: Any, *, validation: Any = None) -> "DynamicElo":
         """Fit the whole history of ``log``.
 
-        With ``drift`` or ``prior_scale`` None, they are chosen on the training log alone: the games of
+        With ``drift`` or ``prior_scale`` None, they are chosen on the training log alone: every game of
         a validation window at its end (``validation``, a :class:`discrank.Validation`; default the
-        latest 10% of the games) are predicted online, each from every game of an earlier period (the
-        model refitted warm started at sampled periods of the window, every game before a predicted
-        period absorbed), for each value of the grids :data:`DRIFT_GRID` (times 0.1 logit per square root
-        of a year, in the model's period) at the middle prior scale, then at the best drift divided and
-        multiplied by sqrt 2, then for each value of :data:`PRIOR_GRID` at the best drift; the pair with
-        the lowest log loss is kept, and the model
-        is refitted on the whole log. The forecasts are those of the online protocol of
-        :func:`discrank.evaluate` at up to :data:`ORIGINS` periods spread over the window (the model refitted on every
-        game before each, warm started from the previous).
+        latest 10% of the games) is predicted from the model fitted on every game before the latest of
+        a few origins at or before its period (:data:`ORIGINS` periods spread over the window, more for a
+        small log, :data:`ORIGIN_GAMES`; the first origin is the window's first period; each fit warm
+        started from the previous origin's), for each value of :data:`DRIFT_GRID` (times 0.1 logit per
+        square root of a year, in the model's period) at the middle prior scale, then at the best drift
+        divided and multiplied by sqrt 2, then for each value of :data:`PRIOR_GRID` at the best drift;
+        the pair with the lowest log loss is kept, and the model is refitted on the whole log.
 
         Parameters
         ----------
@@ -420,10 +420,13 @@ class DynamicElo(Params):
         priors = [self.prior_scale] if self.prior_scale is not None else list(PRIOR_GRID)
         if fit_mask.sum() < 10 or val_mask.sum() < 10:
             return (drifts[len(drifts) // 2] if self.period is not None else 1.0), priors[len(priors) // 2], None
-        # the validation periods predicted online: up to 12 origins spread over the window
+        # the origins: the window's first period and others spread over it (more for a small log); every
+        # validation game is predicted from the fit at the latest origin at or before its period
         vb = bins[val_mask]
         periods = np.unique(vb)
-        pick = periods[np.unique(np.linspace(0, periods.size - 1, min(ORIGINS, periods.size)).round().astype(int))]
+        n_origins = min(periods.size, max(ORIGINS, int(ORIGIN_GAMES // max(len(score), 1))))
+        pick = periods[np.unique(np.linspace(0, periods.size - 1, n_origins).round().astype(int))]
+        block = np.searchsorted(pick, bins, side="right") - 1  # each game's origin (-1: before the window)
         seen_fit = np.zeros(n_players, dtype=bool)
         seen_fit[ca[fit_mask]] = True
         seen_fit[cb[fit_mask]] = True
@@ -431,7 +434,7 @@ class DynamicElo(Params):
         first_fit = {}
 
         def score_of(drift, prior):
-            """Log loss per game of the online forecasts of the picked validation periods."""
+            """Log loss per validation game of the forecasts from the origins."""
             loss_sum, n_scored, prev = 0.0, 0, None
             for i, p in enumerate(pick):
                 known = np.flatnonzero(bins < p)  # every training game of an earlier period
@@ -443,7 +446,7 @@ class DynamicElo(Params):
                         np.concatenate([res.beta, [] if res.eta is None else [res.eta]]))
                 if i == 0:
                     first_fit["warm"] = prev
-                games = np.flatnonzero(val_mask & (bins == p))
+                games = np.flatnonzero(val_mask & (block == i))
                 games = games[seen_fit[ca[games]] & seen_fit[cb[games]]]
                 if games.size == 0:
                     continue
@@ -472,7 +475,7 @@ class DynamicElo(Params):
             if (best_drift, prior) not in scores:
                 scores[(best_drift, prior)] = score_of(best_drift if self.period is not None else 1.0, prior)
         best = min(scores, key=scores.get)
-        tuning = {"rule": f"online forecasts of up to {ORIGINS} periods of the validation window; drift, then prior scale",
+        tuning = {"rule": "every validation game forecast from the latest origin before it; drift, then prior scale",
                   "periods": int(pick.size), "scores": {f"drift={d:.4g}, prior_scale={p:.3g}": v for (d, p), v in scores.items()}}
         return best[0], best[1], tuning
 
