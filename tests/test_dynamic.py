@@ -208,6 +208,21 @@ def test_tuned_drift_is_on_the_grid_and_recovers_the_scale():
     model = DynamicElo(period=1.0).fit(log)
     assert model.tuning_ is not None and len(model.tuning_["scores"]) > 1
     assert 0.1 <= model.drift_ <= 0.8
+    # the candidates: the drift grid at the middle prior, the best drift over and times sqrt 2, then
+    # the prior grid at the best drift; the chosen pair has the lowest validation log loss
+    from discrank.dynamic import DRIFT_GRID, PRIOR_GRID
+
+    scores = {tuple(float(v.split("=")[1]) for v in k.split(", ")): loss for k, loss in model.tuning_["scores"].items()}
+    mid = PRIOR_GRID[(len(PRIOR_GRID) - 1) // 2]
+    coarse = {d: scores[d, p] for d, p in scores if p == mid and any(math.isclose(d, 0.1 * g, rel_tol=1e-3) for g in DRIFT_GRID)}
+    assert len(coarse) == len(DRIFT_GRID)
+    best = min(coarse, key=coarse.get)
+    fine = sorted(d for d, p in scores if p == mid and d not in coarse)
+    assert fine == pytest.approx([best / math.sqrt(2), best * math.sqrt(2)], rel=1e-3)
+    assert len(scores) == len(DRIFT_GRID) + 2 + len(PRIOR_GRID) - 1
+    assert scores[min(scores, key=scores.get)] == pytest.approx(min(scores.values()))
+    assert model.drift_ == pytest.approx(min(scores, key=scores.get)[0], rel=1e-3)
+    assert model.prior_scale_ == pytest.approx(min(scores, key=scores.get)[1], rel=1e-3)
 
 
 @pytest.mark.parametrize("kw, message", [
