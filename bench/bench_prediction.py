@@ -100,8 +100,9 @@ def discrank_models(name: str) -> dict:
     return models
 
 
-def online_models() -> tuple[dict, dict]:
-    """The discrank models of the online tables: (name -> model, name -> reason skipped)."""
+def online_models(log: GameLog) -> tuple[dict, dict]:
+    """The discrank models of the online tables: (name -> model, name -> reason skipped); on a log with
+    draws, dynamic Elo with Davidson's draw model too (its three-outcome log loss)."""
     models = {
         "Elo, tuned prior (refit each week)": Elo(),  # evaluate refits it with its tuned prior frozen
         "online Elo (K tuned)": OnlineElo(),
@@ -112,6 +113,8 @@ def online_models() -> tuple[dict, dict]:
         skipped["dynamic Elo"] = "not available (discrank has no DynamicElo)"
     else:
         models["dynamic Elo"] = dynamic
+        if (np.asarray(log.score) == 0.5).any():
+            models["dynamic Elo, Davidson draws"] = discrank.DynamicElo(draws="davidson")
     return models, skipped
 
 
@@ -235,7 +238,7 @@ def run_log(key: str, log: GameLog, dates: dict, text_dates: tuple, out: list, *
     train = (t >= dates["train_start"]) & (t < dates["cutoff"])
     n_train = int(train.sum())
     if online:
-        models, skipped = online_models()
+        models, skipped = online_models(log)
     else:
         models, skipped = discrank_models(key), {}
         dynamic = _dynamic()
@@ -304,6 +307,9 @@ def _chosen(model) -> str:
         for k, nm in enumerate(names[:np.size(beta)]):
             with_se = se is not None and np.size(se) > k
             parts.append(f"beta {nm} {beta[k]:.3g}" + (f" (se {se[k]:.2g})" if with_se else ""))
+    nu = getattr(model, "draw_nu_", None)
+    if nu is not None:
+        parts.append(f"draw nu {nu:.3g} (se of log nu {model.draw_eta_se_:.2g})")
     if parts:
         return ", ".join(parts)
     if hasattr(model, "step_"):
