@@ -261,6 +261,9 @@ class _Problem:
         self.chain = np.where(h.gap > 0, 1.0 / (drift ** 2 * np.maximum(h.gap, 1e-300)), 0.0)
         self.prior = np.where(h.first, 1.0 / prior_scale ** 2, 0.0)
         self.m = h.n_cov + (1 if draws else 0)
+        if h.n_pp > np.iinfo(np.int32).max:
+            raise ValueError(f"{h.n_pp} player-periods: the core's pair kernel takes at most 2^31 - 1; use a "
+                             "coarser period")
         lo, hi = h.lo.astype(np.int32), h.hi.astype(np.int32)
         y = np.zeros(h.n.size) if draws else h.win / h.n
         self.kernel = _core.PairObjective(max(h.n_pp, 1), lo, hi, y, h.n)
