@@ -260,6 +260,10 @@ class _Problem:
         self.n_threads = n_threads
         self.chain = np.where(h.gap > 0, 1.0 / (drift ** 2 * np.maximum(h.gap, 1e-300)), 0.0)
         self.prior = np.where(h.first, 1.0 / prior_scale ** 2, 0.0)
+        # the chains' and the prior's part of the ratings' diagonal (fixed for the problem)
+        self.rest = self.prior.copy()
+        self.rest[:-1] += self.chain
+        self.rest[1:] += self.chain
         self.m = h.n_cov + (1 if draws else 0)
         if h.n_pp > np.iinfo(np.int32).max:
             raise ValueError(f"{h.n_pp} player-periods: the core's pair kernel takes at most 2^31 - 1; use a "
@@ -327,23 +331,15 @@ class _Problem:
     def diagonal(self, f_dd):
         """The diagonal of the ratings' block of the Hessian: the games' curvature, the chains, the prior."""
         n = self.h.n_pp
-        diag = np.bincount(self.h.lo, f_dd, n) + np.bincount(self.h.hi, f_dd, n) + self._rest()
-        return diag
-
-    def _rest(self):
-        """The chains' and the prior's part of the diagonal."""
-        rest = self.prior.copy()
-        rest[:-1] += self.chain
-        rest[1:] += self.chain
-        return rest
+        return np.bincount(self.h.lo, f_dd, n) + np.bincount(self.h.hi, f_dd, n) + self.rest
 
     def hessian(self, curv):
         """A LinearOperator for the Hessian, its preconditioner, and the diagonal pieces."""
         h = self.h
         f_dd, f_de, f_ee = curv
         n, nc = h.n_pp, h.n_cov
-        rest = self._rest()
-        diag = np.bincount(h.lo, f_dd, n) + np.bincount(h.hi, f_dd, n) + rest
+        rest = self.rest
+        diag = self.diagonal(f_dd)
         # global block: beta then eta
         m = self.m
         if m:
