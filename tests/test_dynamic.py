@@ -169,6 +169,24 @@ def test_stationary_mode_equals_elo_with_the_same_prior():
     assert np.allclose(dyn.pp_rating_[order], elo.ratings_, atol=1e-7)
 
 
+@pytest.mark.parametrize("times", ["periods", "distinct", "none"])
+def test_stationary_mode_tunes_its_prior_on_forecasts_of_later_times(times):
+    # period=None has one period: the tuning's origins are the validation window's distinct times (its
+    # games without times), each fit on every earlier game; the chosen prior is the best on the grid
+    from discrank.dynamic import PRIOR_GRID
+
+    log = league(seed=4)
+    t = {"periods": log.time, "distinct": np.arange(len(log), dtype=float), "none": None}[times]
+    plain = GameLog.from_arrays(log.a, log.b, log.score, t) if t is not None else GameLog.from_arrays(log.a, log.b, log.score)
+    dyn = DynamicElo(period=None).fit(plain)
+    scores = dyn.tuning_["scores"]
+    assert sorted(scores) == sorted(f"prior_scale={p:.3g}" for p in PRIOR_GRID)
+    assert scores[f"prior_scale={dyn.prior_scale_:.3g}"] == min(scores.values())
+    assert dyn.tuning_["periods"] > 1 and dyn.drift_ is None
+    fixed = DynamicElo(period=None, prior_scale=dyn.prior_scale_).fit(plain)
+    np.testing.assert_allclose(dyn.pp_rating_, fixed.pp_rating_, rtol=0, atol=1e-12)
+
+
 def test_ratings_between_after_and_before_games():
     log = league(seed=6)
     model = DynamicElo(period=1.0, drift=0.3, prior_scale=1.5).fit(log)

@@ -416,17 +416,24 @@ class DynamicElo(Params):
             fit_mask = np.arange(len(score)) < cut
             val_mask = ~fit_mask
         base = self._walk_scale()
-        drifts = [self.drift] if (self.drift is not None or self.period is None) else [base * g for g in DRIFT_GRID]
+        if self.period is None:
+            drifts = [1.0]  # unused: one period
+        else:
+            drifts = [self.drift] if self.drift is not None else [base * g for g in DRIFT_GRID]
         priors = [self.prior_scale] if self.prior_scale is not None else list(PRIOR_GRID)
         if fit_mask.sum() < 10 or val_mask.sum() < 10:
-            return (drifts[len(drifts) // 2] if self.period is not None else 1.0), priors[len(priors) // 2], None
+            return drifts[len(drifts) // 2], priors[len(priors) // 2], None
         # the origins: the window's first period and others spread over it (more for a small log); every
-        # validation game is predicted from the fit at the latest origin at or before its period
-        vb = bins[val_mask]
-        periods = np.unique(vb)
-        n_origins = min(periods.size, max(ORIGINS, int(ORIGIN_GAMES // max(len(score), 1))))
-        pick = periods[np.unique(np.linspace(0, periods.size - 1, n_origins).round().astype(int))]
-        block = np.searchsorted(pick, bins, side="right") - 1  # each game's origin (-1: before the window)
+        # validation game is predicted from the fit at the latest origin at or before its period (a
+        # stationary model's periods: the distinct times, or the games of a log without times). Games are in
+        # time order, so an origin is the index of its period's first game and the games before it a prefix.
+        key = bins if self.period is not None else (t if t is not None else np.arange(len(score)))
+        val = np.flatnonzero(val_mask)
+        units = key[val][np.r_[True, key[val][1:] != key[val][:-1]]]  # the window's periods
+        n_origins = min(units.size, max(ORIGINS, int(ORIGIN_GAMES // max(len(score), 1))))
+        pick = units[np.unique(np.linspace(0, units.size - 1, n_origins).round().astype(int))]
+        origins = np.searchsorted(key, pick, side="left")
+        block = np.searchsorted(origins, np.arange(len(score)), side="right") - 1  # each game's origin
         seen_fit = np.zeros(n_players, dtype=bool)
         seen_fit[ca[fit_mask]] = True
         seen_fit[cb[fit_mask]] = True
@@ -436,11 +443,10 @@ class DynamicElo(Params):
         def score_of(drift, prior):
             """Log loss per validation game of the forecasts from the origins."""
             loss_sum, n_scored, prev = 0.0, 0, None
-            for i, p in enumerate(pick):
-                known = np.flatnonzero(bins < p)  # every training game of an earlier period
+            for i, k in enumerate(origins):  # the games before the origin: every game of an earlier period
                 # the first origin starts from the previous candidate's fit of the same games
-                h, res = self._solve(ca[known], cb[known], score[known], bins[known],
-                                     None if x is None else x[known], n_players, drift, prior,
+                h, res = self._solve(ca[:k], cb[:k], score[:k], bins[:k], None if x is None else x[:k],
+                                     n_players, drift, prior,
                                      warm=prev if i else first_fit.get("warm"), tol=max(self.tol, TUNE_TOL))
                 prev = (h.pp_player, h.pp_bin, res.r,
                         np.concatenate([res.beta, [] if res.eta is None else [res.eta]]))
@@ -465,7 +471,7 @@ class DynamicElo(Params):
         # coordinate search: the drift at the middle prior, then the prior at the best drift
         mid_prior = priors[(len(priors) - 1) // 2]
         for drift in drifts:
-            scores[(drift, mid_prior)] = score_of(drift if self.period is not None else 1.0, mid_prior)
+            scores[(drift, mid_prior)] = score_of(drift, mid_prior)
         best_drift = min((k for k in scores), key=scores.get)[0]
         if len(drifts) > 1:  # refine between the best drift and its neighbours on the grid (factors of sqrt 2)
             for drift in (best_drift / math.sqrt(2.0), best_drift * math.sqrt(2.0)):
@@ -473,10 +479,12 @@ class DynamicElo(Params):
             best_drift = min((k for k in scores), key=scores.get)[0]
         for prior in priors:
             if (best_drift, prior) not in scores:
-                scores[(best_drift, prior)] = score_of(best_drift if self.period is not None else 1.0, prior)
+                scores[(best_drift, prior)] = score_of(best_drift, prior)
         best = min(scores, key=scores.get)
         tuning = {"rule": "every validation game forecast from the latest origin before it; drift, then prior scale",
-                  "periods": int(pick.size), "scores": {f"drift={d:.4g}, prior_scale={p:.3g}": v for (d, p), v in scores.items()}}
+                  "periods": int(origins.size),
+                  "scores": {("" if self.period is None else f"drift={d:.4g}, ") + f"prior_scale={p:.3g}": v
+                             for (d, p), v in scores.items()}}
         return best[0], best[1], tuning
 
     # ------------------------------------------------------------------ reading the ratings
