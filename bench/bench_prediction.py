@@ -100,27 +100,23 @@ def discrank_models(name: str) -> dict:
     return models
 
 
-def online_models(log: GameLog) -> tuple[dict, dict]:
-    """The discrank models of the online tables: (name -> model, name -> reason skipped); on a log with
-    draws, dynamic Elo with Davidson's draw model too (its three-outcome log loss)."""
+def online_models(log: GameLog) -> dict:
+    """The discrank models of the online tables (name -> model)."""
     models = {
         "Elo, tuned prior (refit each week)": Elo(),  # evaluate refits it with its tuned prior frozen
         "online Elo (K tuned)": OnlineElo(),
     }
-    skipped = {}
-    dynamic = _dynamic()
-    if dynamic is None:
-        skipped["dynamic Elo"] = "not available (discrank has no DynamicElo)"
-    else:
-        models["dynamic Elo"] = dynamic
-        if (np.asarray(log.score) == 0.5).any():
-            models["dynamic Elo, Davidson draws"] = discrank.DynamicElo(draws="davidson")
-    return models, skipped
+    models.update(dynamic_models(log))
+    return models
 
 
-def _dynamic():
-    """``discrank.DynamicElo()`` with its defaults, or None when this discrank has none."""
-    return discrank.DynamicElo() if hasattr(discrank, "DynamicElo") else None
+def dynamic_models(log: GameLog) -> dict:
+    """``discrank.DynamicElo()`` with its defaults, and on a log with draws with Davidson's draw model too
+    (its three-outcome log loss)."""
+    models = {"dynamic Elo": discrank.DynamicElo()}
+    if (np.asarray(log.score) == 0.5).any():
+        models["dynamic Elo, Davidson draws"] = discrank.DynamicElo(draws="davidson")
+    return models
 
 
 def peer_models() -> tuple[dict, dict]:
@@ -237,15 +233,11 @@ def run_log(key: str, log: GameLog, dates: dict, text_dates: tuple, out: list, *
     t = log.time
     train = (t >= dates["train_start"]) & (t < dates["cutoff"])
     n_train = int(train.sum())
+    skipped = {}
     if online:
-        models, skipped = online_models(log)
+        models = online_models(log)
     else:
-        models, skipped = discrank_models(key), {}
-        dynamic = _dynamic()
-        if dynamic is None:
-            skipped["dynamic Elo"] = "not available (discrank has no DynamicElo)"
-        else:
-            models["dynamic Elo"] = dynamic
+        models = {**discrank_models(key), "dynamic Elo": discrank.DynamicElo()}
     ours = list(models)
     peers, why = _peers(n_train, online, with_peers, quick, slow_peers)
     models.update(peers)
