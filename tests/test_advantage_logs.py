@@ -1,5 +1,5 @@
 """Advantage covariates on the way in: GameLog.from_arrays / from_frame / read_csv / read_parquet, the
-invalid rows of a covariate, the filters and splits that keep the columns aligned, to_pairs's warning,
+invalid rows of a covariate, the filters and splits that keep the columns aligned, to_pairs's rows by value,
 the command line's --advantage / --protocol / --refit / dynamic, and the bench's data sets."""
 
 import csv
@@ -111,19 +111,30 @@ def test_filter_sort_split_and_take_keep_the_columns_aligned():
     assert fewer.advantage[:, 0].tolist() == [1.0, 2.0, 3.0]
 
 
-def test_to_pairs_warns_once_naming_the_columns_it_ignores():
-    log = log4(advantage={"home": [1, 0, 1, 1], "white": [1, 1, 1, 1]})
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        pairs = log.to_pairs()
-    assert [w.category for w in caught] == [UserWarning]
-    assert str(caught[0].message).startswith(
-        "to_pairs aggregates the games to unordered pairs and ignores the advantage columns 'home', 'white'")
-    assert caught[0].filename == __file__  # pointed at the caller
-    assert pairs.n_pairs == 4
+def test_to_pairs_keeps_the_games_by_pair_and_covariate_value_oriented_for_the_first_player():
+    # p-q twice (p at home, then q at home), q-p once with q at home: one pair (p, q), two rows
+    log = GameLog.from_arrays(["p", "q", "q", "r"], ["q", "p", "p", "p"], [1.0, 1.0, 0.5, 0.0], [1, 2, 3, 4],
+                              advantage={"home": [1, 1, 1, 0], "white": [1, 1, 0, 1]})
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        log4().to_pairs()  # no covariate: no warning
+        pairs = log.to_pairs()
+    assert pairs.labels.tolist() == ["p", "q", "r"]
+    assert list(zip(pairs.i.tolist(), pairs.j.tolist())) == [(0, 1), (0, 2)]
+    np.testing.assert_allclose(pairs.n_games, [3, 1])
+    np.testing.assert_allclose(pairs.p, [(1.0 + 0.0 + 0.5) / 3, 1.0])  # p's score against q; r lost to p
+    rows = pairs.covariates
+    assert rows.names == ("home", "white")
+    assert rows.pair.tolist() == [0, 0, 0, 1]
+    # rows sorted by pair then covariate value, x oriented for i: q at home is home = -1 for p
+    np.testing.assert_allclose(rows.x, [[-1, -1], [-1, 0], [1, 1], [0, -1]])
+    np.testing.assert_allclose(rows.p, [0.0, 0.5, 1.0, 1.0])
+    np.testing.assert_allclose(rows.n_games, [1, 1, 1, 1])
+    assert "covariates=['home', 'white']" in repr(pairs)
+    kept = pairs.subset(np.array([False, True]))
+    assert kept.covariates.pair.tolist() == [0] and kept.covariates.x.tolist() == [[0.0, -1.0]]
+    with pytest.raises(ValueError, match="min_games and labels are not available"):
+        log.to_pairs(min_games=2)
+    assert log4().to_pairs().covariates is None
 
 
 # ------------------------------------------------------------------ frames and files

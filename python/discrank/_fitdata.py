@@ -92,6 +92,12 @@ class FitData:
         The piece of each player.
     n_threads : int
         Threads of the core's kernels (0: OpenMP's default).
+    x : ndarray or None
+        With covariates (``build_fit_data(..., covariates=True)``): the objective's entries are the rows
+        of ``pairs.covariates`` (a pair once per covariate value; ``i``, ``j``, ``p``, ``n_games`` and
+        ``w`` are the rows'), and ``x`` their covariates, shape (n_rows, n_covariates). None otherwise.
+    covariate_names : tuple
+        The covariates' names (empty without).
     """
 
     pairs: PairwiseData
@@ -105,6 +111,8 @@ class FitData:
     n_pieces: int
     piece: np.ndarray
     n_threads: int
+    x: Optional[np.ndarray] = None
+    covariate_names: tuple = ()
 
     @property
     def n_players(self) -> int:
@@ -132,7 +140,8 @@ class FitData:
         return self.objective.player_sums(np.ascontiguousarray(counts, dtype=np.float64), n_threads=self.n_threads)
 
 
-def build_fit_data(data: PairwiseData, n_threads: int, tile: bool, stacklevel: int = 2) -> FitData:
+def build_fit_data(data: PairwiseData, n_threads: int, tile: bool, stacklevel: int = 2,
+                   covariates: bool = False) -> FitData:
     """The :class:`FitData` of ``data``, with the warnings about its comparison graph.
 
     Warns (``IsolatedPlayerWarning``, :func:`discrank.data.warn_isolated`) when some players have no
@@ -151,6 +160,8 @@ def build_fit_data(data: PairwiseData, n_threads: int, tile: bool, stacklevel: i
         bench/bench_kernel.py) pays.
     stacklevel : int, optional
         Stack level of the ``DisconnectedGraphWarning``, counted from the caller.
+    covariates : bool, optional
+        Fit the rows of ``data.covariates`` (a pair once per covariate value) instead of the pairs.
 
     Returns
     -------
@@ -168,6 +179,21 @@ def build_fit_data(data: PairwiseData, n_threads: int, tile: bool, stacklevel: i
             DisconnectedGraphWarning,
             stacklevel=stacklevel + 1,
         )
+    if covariates:
+        rows = data.covariates
+        weights = data.row_weights()
+        total_weight = weights.sum()
+        w = weights / total_weight
+        i, j, x = data.i[rows.pair], data.j[rows.pair], rows.x
+        p, n_games = rows.p, rows.n_games
+        if tile and data.n_players > 1 << TILE_BITS:
+            cols = [p, w, n_games] + [np.ascontiguousarray(c) for c in x.T]
+            i, j, moved = _core.tile_pairs(data.n_players, i, j, cols, TILE_BITS, n_threads)
+            p, w, n_games = moved[0], moved[1], moved[2]
+            x = np.column_stack(moved[3:])
+        objective = _core.PairObjective(data.n_players, i, j, p, w)
+        return FitData(data, i, j, p, n_games, w, total_weight, objective, int(n_pieces), piece, n_threads,
+                       np.ascontiguousarray(x), tuple(rows.names))
     weights = data.pair_weights(copy=False)
     total_weight = weights.sum()
     w = weights / total_weight

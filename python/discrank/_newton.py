@@ -211,7 +211,7 @@ def logit_mean_score(total: np.ndarray, scored: np.ndarray, piece: np.ndarray) -
 
 
 def newton_elo(objective, loss_id, i, j, w, n, piece, tol, max_iter, n_threads, s0=None, ridge=0.0,
-               sums=None) -> NewtonResult:
+               sums=None, offset=None) -> NewtonResult:
     """Newton's method (Gauss-Newton for non-convex losses) with line search for the ratings ``s``.
 
     Minimises an objective of the rating differences alone (stationary Elo, Eq. (1), or Elo++ without its
@@ -249,6 +249,8 @@ def newton_elo(objective, loss_id, i, j, w, n, piece, tol, max_iter, n_threads, 
         Adds ``ridge / 2 |s|^2`` to the objective (a Gaussian prior; ``ridge I`` to the Hessian).
     sums : tuple of numpy.ndarray or None
         ``objective.score_sums()`` if the caller has it; None: computed here.
+    offset : numpy.ndarray or None
+        A fixed term added to each pair's score ``s_i - s_j`` (the advantage covariates' ``beta . x``).
 
     Returns
     -------
@@ -264,7 +266,7 @@ def newton_elo(objective, loss_id, i, j, w, n, piece, tol, max_iter, n_threads, 
     s = np.zeros(n) if s0 is None else np.array(s0, dtype=np.float64)
 
     def evaluate(x):
-        f, _, _, g = objective.evaluate(loss_id, s=x, grad_s=True, curv=curv, n_threads=n_threads)
+        f, _, _, g = objective.evaluate(loss_id, s=x, offset=offset, grad_s=True, curv=curv, n_threads=n_threads)
         if ridge:
             f += 0.5 * ridge * float(x @ x)
             g += ridge * x
@@ -272,7 +274,7 @@ def newton_elo(objective, loss_id, i, j, w, n, piece, tol, max_iter, n_threads, 
 
     h = h + ridge
     solver = _LaplacianSolver(objective, i, j, n, piece, n_threads)
-    if s0 is None and loss_id == 0:
+    if s0 is None and loss_id == 0 and offset is None:
         # bce at s = 0, without a pass: every pair's loss is log 2 and g_a = total_a / 2 - scored_a.
         # No curvature yet: either the warm start below evaluates (and so fills it), or s = 0 already
         # meets tol and no Newton step is taken.

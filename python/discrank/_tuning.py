@@ -157,10 +157,12 @@ def code_log(log: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 
 
 def pairs_from_codes(labels: np.ndarray, ca: np.ndarray, cb: np.ndarray, score: np.ndarray,
-                     weights: Optional[str] = None, players: Optional[np.ndarray] = None) -> PairwiseData:
+                     weights: Optional[str] = None, players: Optional[np.ndarray] = None,
+                     x: Optional[np.ndarray] = None, names: tuple = ()) -> PairwiseData:
     """The games ``(ca, cb, score)`` (codes into ``labels``) aggregated to pairs. ``players``: the codes of
     the players of the result, in order (default: those who played, sorted); every game's players
-    must be among them."""
+    must be among them. ``x``: the games' advantage covariates (named ``names``), kept by pair and value
+    in the result's ``covariates`` (:func:`discrank.data.covariate_pairs`)."""
     if players is None:
         used = np.zeros(len(labels), dtype=bool)
         used[ca] = True
@@ -168,6 +170,11 @@ def pairs_from_codes(labels: np.ndarray, ca: np.ndarray, cb: np.ndarray, score: 
         players = np.flatnonzero(used)
     pos = np.full(len(labels), -1, dtype=np.int64)
     pos[players] = np.arange(players.size)
+    if x is not None:
+        from discrank.data import covariate_pairs
+
+        return covariate_pairs(pos[ca], pos[cb], np.asarray(score, dtype=np.float64), x, names, labels[players],
+                               weights)
     return PairwiseData._from_codes(pos[ca], pos[cb], np.asarray(score, dtype=np.float64), labels[players], weights)
 
 
@@ -183,16 +190,23 @@ def _holdout(model: Any, data: PairwiseData, log: Any, coded: Any, validation: O
         labels, ca, cb = coded if coded is not None else code_log(log)
         order = np.argsort(log.time, kind="stable")
         t, ca, cb, score = log.time[order], ca[order], cb[order], log.score[order]
+        x = None if data.covariates is None else np.asarray(log.advantage, dtype=np.float64)[order]
+        names = () if x is None else data.covariates.names
+
+        def cov(mask):
+            return {} if x is None else {"x": x[mask], "names": names}
+
         fit, val = _time_cut(t, validation or Validation())
         if fit.sum() >= 10 and val.sum() >= 10:
-            inner = pairs_from_codes(labels, ca[fit], cb[fit], score[fit], data.weights)
+            inner = pairs_from_codes(labels, ca[fit], cb[fit], score[fit], data.weights, **cov(fit))
             seen = np.zeros(len(labels), dtype=bool)
             seen[ca[fit]] = True
             seen[cb[fit]] = True
             known = val & seen[ca] & seen[cb]
             if known.sum() >= 10:
                 players = np.flatnonzero(seen)
-                vd = pairs_from_codes(labels, ca[known], cb[known], score[known], data.weights, players=players)
+                vd = pairs_from_codes(labels, ca[known], cb[known], score[known], data.weights, players=players,
+                                      **cov(known))
                 rule = "time order" + ("" if validation is None or validation.gap is None else f", gap {_show_span(validation.gap)}")
                 return inner, vd, rule
     # no time order: a random tenth of the pairs
@@ -205,8 +219,11 @@ def _holdout(model: Any, data: PairwiseData, log: Any, coded: Any, validation: O
     out[rng.choice(data.n_pairs, size=max(1, int(round(PAIR_FRACTION * data.n_pairs))), replace=False)] = True
 
     def part(mask):  # the pairs stay distinct and sorted: no checks to repeat
-        return PairwiseData._trusted(data.i[mask], data.j[mask], data.p[mask],
-                                     None if data.n_games is None else data.n_games[mask], data.labels, data.weights)
+        out = PairwiseData._trusted(data.i[mask], data.j[mask], data.p[mask],
+                                    None if data.n_games is None else data.n_games[mask], data.labels, data.weights)
+        if data.covariates is not None:
+            out.covariates = data.covariates.take(mask, np.cumsum(mask) - 1)
+        return out
 
     inner, held = part(~out), part(out)
     _, piece = inner.components()
@@ -218,10 +235,14 @@ def _holdout(model: Any, data: PairwiseData, log: Any, coded: Any, validation: O
 
 
 def _score(model: Any, val: PairwiseData) -> float:
-    """Log loss per held-out game (module docstring)."""
-    q = np.clip(model.predict_proba(val), EPS, 1.0 - EPS)
-    w = val.pair_weights(copy=False)
-    loss = -(val.p * np.log(q) + (1.0 - val.p) * np.log1p(-q))
+    """Log loss per held-out game (module docstring); by covariate row where the model fitted covariates."""
+    if val.covariates is not None and getattr(model, "beta_", None) is not None:
+        q = np.clip(model._row_proba(val), EPS, 1.0 - EPS)
+        w, p = val.row_weights(), val.covariates.p
+    else:
+        q = np.clip(model.predict_proba(val), EPS, 1.0 - EPS)
+        w, p = val.pair_weights(copy=False), val.p
+    loss = -(p * np.log(q) + (1.0 - p) * np.log1p(-q))
     return float(np.sum(w * loss) / np.sum(w))
 
 

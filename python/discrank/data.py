@@ -9,7 +9,7 @@ Each unordered pair is stored once, so hiding a pair hides both ``(i, j)`` and `
 from __future__ import annotations
 
 import warnings
-from typing import Any, Optional
+from typing import Any, NamedTuple, Optional
 
 import numpy as np
 
@@ -20,7 +20,7 @@ from discrank._checks import (MAX_TOTAL_GAMES, as_float_vector, check_counts, ch
 from discrank._labels import LabelIndex, as_label_array, check_same_kind, factorize_pair
 from discrank._rows import parse_results, read_frame_rows
 
-__all__ = ["PairwiseData", "MAX_TOTAL_GAMES", "check_data"]
+__all__ = ["CovariateRows", "PairwiseData", "MAX_TOTAL_GAMES", "check_data"]
 
 #: Largest allowed |P_ij + P_ji - 1| for a matrix or pair list giving both orientations of a pair.
 CONSISTENCY_TOL = 1e-9
@@ -59,6 +59,88 @@ def _check_n_players(n_players: Any, n_pairs: int, dense: bool = True, inferred:
     return n_players
 
 
+class CovariateRows(NamedTuple):
+    """The games of each pair of a :class:`PairwiseData` split by their advantage covariates' value.
+
+    One row per distinct ``(pair, x)``, sorted by pair; the pair's own ``p`` and ``n_games`` are the sums
+    over its rows. ``x`` is oriented for the pair's first player ``i`` (a game where ``j`` was at home
+    has ``x = -1`` for a home indicator), as the logit ``s_i - s_j + beta . x`` reads it.
+    """
+
+    pair: np.ndarray  #: int64, the index of each row's pair
+    p: np.ndarray  #: float64, the share of the row's games won by the pair's ``i`` (draws half)
+    n_games: np.ndarray  #: float64, the row's games
+    x: np.ndarray  #: float64, shape (n_rows, n_covariates): the covariates, oriented for ``i``
+    names: tuple  #: the covariates' names
+
+    def take(self, keep: np.ndarray, new_pair: np.ndarray) -> "CovariateRows":
+        """The rows of the pairs kept, their pair renumbered.
+
+        Parameters
+        ----------
+        keep : ndarray of bool, shape (n_pairs,)
+            The pairs kept.
+        new_pair : ndarray of int, shape (n_pairs,)
+            The new index of each kept pair (``cumsum(keep) - 1``).
+
+        Returns
+        -------
+        CovariateRows
+        """
+        rows = keep[self.pair]
+        return CovariateRows(new_pair[self.pair[rows]], self.p[rows], self.n_games[rows], self.x[rows], self.names)
+
+
+def covariate_pairs(ia: np.ndarray, ib: np.ndarray, score: np.ndarray, x: np.ndarray, names: tuple,
+                    labels: np.ndarray, weights: Optional[str] = None) -> "PairwiseData":
+    """Games aggregated by unordered pair and covariate value.
+
+    Parameters
+    ----------
+    ia, ib : ndarray of int
+        The players of each game, as indices into ``labels``.
+    score : ndarray of float
+        The score of ``a`` in each game (checked: in [0, 1]).
+    x : ndarray of float, shape (n_games, n_covariates)
+        The games' covariates, attributed to ``a`` (checked: finite).
+    names : tuple of str
+        The covariates' names.
+    labels : ndarray
+        The players' labels.
+    weights : {"games", "uniform"}, optional
+        As in :class:`PairwiseData`; default ``"games"``.
+
+    Returns
+    -------
+    PairwiseData
+        The pairs as :meth:`PairwiseData.from_games` gives them, with their :class:`CovariateRows` in
+        ``covariates``.
+    """
+    ia = np.asarray(ia, dtype=np.int64)
+    ib = np.asarray(ib, dtype=np.int64)
+    check_no_self_play(ia, ib, labels[ia], "game")
+    x = np.asarray(x, dtype=np.float64).reshape(ia.shape[0], -1)
+    flip = ia > ib
+    lo = np.where(flip, ib, ia).astype(np.int32)
+    hi = np.where(flip, ia, ib).astype(np.int32)
+    won = np.where(flip, 1.0 - score, score)
+    xo = np.where(flip[:, None], -x, x)
+    inverse, pair_lo, pair_hi = _core.group_pairs(len(labels), lo, hi)
+    values, xcode = np.unique(xo, axis=0, return_inverse=True)
+    key = inverse.astype(np.int64) * values.shape[0] + xcode.reshape(-1)
+    rows, row_of = np.unique(key, return_inverse=True)
+    games = np.bincount(row_of, minlength=rows.size).astype(np.float64)
+    row_p = np.bincount(row_of, weights=won, minlength=rows.size) / games
+    row_pair = rows // values.shape[0]
+    n_pairs = pair_lo.size
+    pair_games = np.bincount(row_pair, weights=games, minlength=n_pairs)
+    pair_p = np.clip(np.bincount(row_pair, weights=games * row_p, minlength=n_pairs) / pair_games, 0.0, 1.0)
+    data = PairwiseData._trusted(pair_lo, pair_hi, pair_p, pair_games, labels, weights or "games")
+    data.covariates = CovariateRows(row_pair, np.clip(row_p, 0.0, 1.0), games, values[rows % values.shape[0]],
+                                    tuple(names))
+    return data
+
+
 class PairwiseData:
     """Observed results between players, aggregated to unordered pairs.
 
@@ -93,6 +175,10 @@ class PairwiseData:
     i, j, p, n_games, labels, weights
         As above, ``i`` and ``j`` as int32, sorted by ``(i, j)``.
     n_players, n_pairs : int
+    covariates : CovariateRows or None
+        The games of each pair split by advantage covariates (``GameLog.to_pairs`` of a log with
+        ``advantage`` columns): the models that take covariates (Elo, the disc decomposition) fit
+        ``beta . x`` on these rows; None otherwise.
     """
 
     def __init__(
@@ -165,6 +251,7 @@ class PairwiseData:
         self.p = np.array(p[order], dtype=np.float64)
         self.n_games = None if n_games is None else np.array(n_games[order], dtype=np.float64)
         self.weights = weights
+        self.covariates: Optional[CovariateRows] = None
         self._index: Optional[LabelIndex] = index if labels is not None else None
 
     @classmethod
@@ -178,6 +265,7 @@ class PairwiseData:
         data.p = np.ascontiguousarray(p, dtype=np.float64)
         data.n_games = None if n_games is None else np.ascontiguousarray(n_games, dtype=np.float64)
         data.weights = _check_weights(weights, n_games is not None)
+        data.covariates = None
         data._index = None
         return data
 
@@ -539,7 +627,23 @@ class PairwiseData:
 
     def __repr__(self) -> str:
         games = "" if self.n_games is None else f", n_games={self.n_games.sum():.0f}"
-        return f"PairwiseData(n_players={self.n_players}, n_pairs={self.n_pairs}{games}, weights={self.weights!r})"
+        cov = "" if self.covariates is None else f", covariates={list(self.covariates.names)}"
+        return (f"PairwiseData(n_players={self.n_players}, n_pairs={self.n_pairs}{games}, weights={self.weights!r}"
+                f"{cov})")
+
+    def row_weights(self) -> np.ndarray:
+        """Weight of each row of :attr:`covariates` in a fit (not normalised).
+
+        Returns
+        -------
+        ndarray of float, shape (n_rows,)
+            Each row's share of its pair's weight: its games with ``weights="games"``, its share of the
+            pair's games with ``"uniform"``, so that the rows of a pair weigh what the pair does.
+        """
+        rows = self.covariates
+        if self.weights == "games":
+            return rows.n_games.copy()
+        return rows.n_games / self.n_games[rows.pair]
 
     def pair_weights(self, copy: bool = True) -> np.ndarray:
         """Weight of each pair in a fit (not normalised): 1, or its number of games. ``copy=False``: a
@@ -615,10 +719,21 @@ class PairwiseData:
             The selected pairs with their ``n_games``, on the same players, labels and ``weights``.
         """
         sel = np.asarray(mask)
-        return PairwiseData(
+        out = PairwiseData(
             self.i[sel], self.j[sel], self.p[sel], None if self.n_games is None else self.n_games[sel],
             self.labels, weights=self.weights,
         )
+        if self.covariates is not None:
+            keep = np.zeros(self.n_pairs, dtype=bool)
+            keep[sel] = True
+            if sel.dtype != bool and np.unique(sel).size != sel.size:
+                raise ValueError("subset of data with covariates: an index array must not repeat a pair")
+            if sel.dtype != bool and np.any(np.diff(sel) < 0):
+                raise ValueError("subset of data with covariates: give the pairs' indices in increasing order "
+                                 "(or a boolean mask)")
+            new_pair = np.cumsum(keep) - 1
+            out.covariates = self.covariates.take(keep, new_pair)
+        return out
 
     def filter(self, min_games: int) -> "PairwiseData":
         """Keep pairs with at least ``min_games`` games; drop the players left without any pair.
@@ -651,8 +766,11 @@ class PairwiseData:
         new_index = (np.cumsum(used) - 1).astype(np.int32)
         # an increasing renumbering of the players: the pairs kept stay distinct, i < j and sorted by (i, j),
         # and the labels kept stay unique and checked
-        return PairwiseData._trusted(new_index[self.i[keep]], new_index[self.j[keep]], self.p[keep],
-                                     self.n_games[keep], self.labels[used], self.weights)
+        out = PairwiseData._trusted(new_index[self.i[keep]], new_index[self.j[keep]], self.p[keep],
+                                    self.n_games[keep], self.labels[used], self.weights)
+        if self.covariates is not None:
+            out.covariates = self.covariates.take(keep, np.cumsum(keep) - 1)
+        return out
 
     def split(self, test_fraction: float = 0.2, seed: Any = None) -> tuple["PairwiseData", "PairwiseData"]:
         """Hide a random share of the pairs (both orientations of each), as in the paper's experiments.

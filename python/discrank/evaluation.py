@@ -640,7 +640,7 @@ def _predictions(model: Any, games: _Games, rows: np.ndarray, unseen: str) -> tu
     if hasattr(model, "predict_games"):
         q = model.predict_games(query)
     else:
-        q = _predict(model, games.ca[rows], games.cb[rows], unseen)
+        q = _predict(model, games.ca[rows], games.cb[rows], unseen, None if games.adv is None else games.adv[rows])
     q = np.asarray(q, dtype=np.float64)
     if not hasattr(model, "predict_outcomes"):
         return q, None
@@ -819,9 +819,13 @@ def _is_discrank(model: Any) -> bool:
     return isinstance(model, PairwiseModel)
 
 
-def _predict(model: Any, a: np.ndarray, b: np.ndarray, unseen: str) -> np.ndarray:
-    if _is_discrank(model) and unseen == "prior":
-        return model.predict_proba(a, b, unseen="prior")
+def _predict(model: Any, a: np.ndarray, b: np.ndarray, unseen: str, x: Optional[np.ndarray] = None) -> np.ndarray:
+    """P(a beats b) from ``predict_proba``; a discrank model fitted with covariates is given the games' ``x``."""
+    if _is_discrank(model):
+        kw = {"unseen": "prior"} if unseen == "prior" else {}
+        if getattr(model, "beta_", None) is not None and x is not None:
+            kw["advantage"] = x
+        return model.predict_proba(a, b, **kw)
     return model.predict_proba(a, b)
 
 

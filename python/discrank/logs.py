@@ -409,10 +409,10 @@ class GameLog:
         """Aggregate the games to pairs, as :meth:`PairwiseData.from_games` does.
 
         The columns of a log built by a reader or :meth:`from_arrays` are checked already and are
-        aggregated as they are; those of a log built from its fields are checked first. The pairs are
-        unordered and carry no covariate: on a log with advantage columns this warns (a ``UserWarning``
-        naming them) that the aggregation ignores them; fit a model that takes covariates on the log
-        itself instead.
+        aggregated as they are; those of a log built from its fields are checked first. On a log with
+        advantage columns the games of each pair are also kept by covariate value, oriented for the pair's
+        first player (``PairwiseData.covariates``), which the models that take covariates fit; ``min_games``
+        and ``labels`` are then not available (a ValueError).
 
         Parameters
         ----------
@@ -428,9 +428,16 @@ class GameLog:
         PairwiseData
         """
         if self.advantage is not None:
-            warn_user(f"to_pairs aggregates the games to unordered pairs and ignores the advantage column"
-                      f"{'s' if len(self.advantage_names) != 1 else ''} {', '.join(map(repr, self.advantage_names))}"
-                      f": fit a model that takes covariates on the GameLog itself", UserWarning)
+            if min_games != 1 or labels is not None:
+                raise ValueError("to_pairs of a log with advantage columns keeps the games by covariate value: "
+                                 "min_games and labels are not available there (filter the games with "
+                                 "min_player_games when reading the log)")
+            from discrank._tuning import code_log, pairs_from_codes
+
+            log = self if self._checked else GameLog.from_arrays(self.a, self.b, self.score, self.time,
+                                                                 dict(zip(self.advantage_names, np.asarray(self.advantage).T)))
+            return pairs_from_codes(*code_log(log), np.asarray(log.score, dtype=np.float64), weights,
+                                    x=np.asarray(log.advantage, dtype=np.float64), names=tuple(log.advantage_names))
         if self._checked:
             return PairwiseData._from_checked_games(self.a, self.b, self.score, labels, min_games=min_games,
                                                     weights=weights)

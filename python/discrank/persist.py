@@ -152,6 +152,8 @@ def save(model: Any, path: Any) -> None:
     ------
     TypeError
         A model of a class that is not registered, or labels that cannot be stored without pickle.
+    ValueError
+        A model fitted with advantage covariates (a file does not hold ``beta_``).
     discrank.exceptions.NotFittedError
         The model is not fitted.
     """
@@ -160,6 +162,10 @@ def save(model: Any, path: Any) -> None:
         check()
         model = model._saved_model()
     name = type(model).__name__
+    if getattr(model, "beta_", None) is not None:
+        raise ValueError(f"this {name} was fitted with advantage covariates ({', '.join(map(repr, model.advantage_names_))}): "
+                         "a model file does not hold their coefficients beta_ yet, and a model loaded without them "
+                         "would predict every game as neutral; refit it from the log instead")
     if _MODELS.get(name) is not type(model):
         raise TypeError(f"cannot save a {name}: only discrank's models ({sorted(_MODELS)}) are supported")
     label_kind, arrays = _labels_to_save(np.asarray(model.labels_))

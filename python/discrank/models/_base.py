@@ -11,6 +11,7 @@ the class) and how its players are ordered (:meth:`PairwiseModel._sort_key`).
 from __future__ import annotations
 
 import contextlib
+import copy
 import functools
 import inspect
 import numbers
@@ -309,8 +310,10 @@ class PairwiseModel(Params):
             from discrank._tuning import code_log, pairs_from_codes
 
             log, coded = data, code_log(data)
-            data = pairs_from_codes(*coded, log.score)
+            x = None if log.advantage is None else np.asarray(log.advantage, dtype=np.float64)
+            data = pairs_from_codes(*coded, log.score, x=x, names=tuple(log.advantage_names))
         check_data(data)
+        data = self._covariates_or_not(data)
         if validation is not None:
             from discrank._tuning import Validation
 
@@ -319,7 +322,10 @@ class PairwiseModel(Params):
         self._validate_params(data)
         self._resolve_prior(data, log, validation, coded)
         self._check_loss_domain(data)
-        fit_data = build_fit_data(data, resolve_n_jobs(self.n_jobs), self._tile_pairs, stacklevel=3)
+        fit_data = build_fit_data(data, resolve_n_jobs(self.n_jobs), self._tile_pairs, stacklevel=3,
+                                  covariates=data.covariates is not None)
+        self.beta_ = self.beta_se_ = None
+        self.advantage_names_ = tuple(fit_data.covariate_names)
         self._set_players(fit_data.labels.copy(), fit_data.n_threads)
         self.n_games_ = fit_data.games_per_player()
         # scipy's L-BFGS-B calls a threaded BLAS on small matrices; its threads then spin against the
@@ -331,6 +337,54 @@ class PairwiseModel(Params):
         self._check_finite_state()
         self._warm_start = None
         return self
+
+    def _takes_covariates(self) -> bool:
+        """Whether the model fits advantage covariates (``logit P = score + beta . x``): the logit-space
+        models with the binary cross-entropy (Elo, the disc decomposition)."""
+        return False
+
+    def _covariates_or_not(self, data: PairwiseData) -> PairwiseData:
+        """``data``, or with covariates a model that does not take them: the pairs without (a warning
+        names the columns ignored)."""
+        if data.covariates is None or self._takes_covariates():
+            return data
+        names = data.covariates.names
+        warnings.warn(f"{type(self).__name__}{'' if self._loss == 'bce' else '(loss=' + repr(self._loss) + ')'} takes "
+                      f"no advantage covariates (only the bce models do: Elo, DiscDecomposition, DynamicElo): it fits "
+                      f"the pairs and ignores the column{'s' if len(names) != 1 else ''} "
+                      f"{', '.join(map(repr, names))}", UserWarning, stacklevel=4)
+        out = copy.copy(data)
+        out.covariates = None
+        return out
+
+    def _covariate_term(self, advantage: Any, n: int) -> Optional[np.ndarray]:
+        """``x . beta_`` for the covariates ``advantage`` of ``n`` games (None: none given)."""
+        if advantage is None:
+            return None
+        beta = getattr(self, "beta_", None)
+        if beta is None:
+            raise ValueError(f"{type(self).__name__} was fitted without advantage covariates: advantage= has no "
+                             "coefficient to apply (fit it on a GameLog with advantage columns)")
+        x = np.asarray(advantage, dtype=np.float64)
+        c = beta.shape[0]
+        if x.ndim == 0 or (x.ndim == 1 and c > 1 and n == 1):
+            x = x.reshape(1, -1)
+        elif x.ndim == 1 and c == 1:
+            x = x.reshape(-1, 1)
+        if x.shape != (n, c):
+            raise ValueError(f"advantage has shape {np.shape(advantage)}: expected {n} game(s) x {c} covariate(s) "
+                             f"({', '.join(map(repr, self.advantage_names_))})")
+        bad = ~np.isfinite(x)
+        if bad.any():
+            r, col = np.argwhere(bad)[0]
+            raise ValueError(f"advantage {self.advantage_names_[col]!r} is {x[r, col]} at row {r}: not a finite number")
+        return x @ beta
+
+    def _row_proba(self, data: PairwiseData) -> np.ndarray:
+        """P(i beats j) of each row of ``data.covariates`` (players of the fit), with ``beta_ . x``."""
+        rows = data.covariates
+        ia, ib = self._indices(data, None)
+        return self._link(self._scores(ia[rows.pair], ib[rows.pair]) + rows.x @ self.beta_)
 
     def _resolve_prior(self, data: PairwiseData, log: Any, validation: Any, coded: Any) -> None:
         """Set ``_sigma``, the prior scale of the fit (tuned when ``prior_scale=None``), and ``prior_tuning_``."""
@@ -611,7 +665,8 @@ class PairwiseModel(Params):
             n += 1
         return _core.scores(ia, ib, n, n_threads=self._n_threads, **factors)
 
-    def decision_function(self, a: Any, b: Any = None, *, unseen: str = "raise") -> Union[float, np.ndarray]:
+    def decision_function(self, a: Any, b: Any = None, *, unseen: str = "raise",
+                          advantage: Any = None) -> Union[float, np.ndarray]:
         """The score A(a, b) of the model (logit of P(a beats b) for the logit-space models).
 
         Parameters
@@ -621,6 +676,10 @@ class PairwiseModel(Params):
         unseen : {"raise", "prior"}, optional
             ``"prior"``: a player not seen in the fit is given the prior's mean parameters (Elo: rating
             0; disc: u = 0, v = 1 on the first component and 0 on the others); default: a ValueError.
+        advantage : array_like, optional
+            For a model fitted with advantage covariates (``beta_``): the games' covariates, attributed to
+            ``a`` (shape (n_games,) with one covariate, else (n_games, n_covariates)); ``beta_ . x`` is
+            added to the score. Default: none, the score of a neutral game (x = 0).
 
         Returns
         -------
@@ -637,6 +696,9 @@ class PairwiseModel(Params):
         self._check_fitted()
         ia, ib = self._indices(a, b, unseen)
         scores = self._scores(ia, ib)
+        term = self._covariate_term(advantage, ia.shape[0])
+        if term is not None:
+            scores = scores + term
         return float(scores[0]) if _is_scalar(a, b) else scores
 
     def _link(self, scores: np.ndarray) -> np.ndarray:
@@ -644,7 +706,8 @@ class PairwiseModel(Params):
             return np.clip(0.5 + scores, 0.0, 1.0)
         return expit(scores)
 
-    def predict_proba(self, a: Any, b: Any = None, *, unseen: str = "raise") -> Union[float, np.ndarray]:
+    def predict_proba(self, a: Any, b: Any = None, *, unseen: str = "raise",
+                      advantage: Any = None) -> Union[float, np.ndarray]:
         """P(a beats b), for players given by label (arrays or scalars), or for the pairs of a PairwiseData.
 
         Data built without labels has labels ``0 .. n_players - 1``, so indices work there. Errors as
@@ -657,6 +720,9 @@ class PairwiseModel(Params):
         unseen : {"raise", "prior"}, optional
             A label the fit has not seen is a ValueError (default), or with ``"prior"`` a player at the
             prior's mean.
+        advantage : array_like, optional
+            The games' advantage covariates, for a model fitted with them (:meth:`decision_function`);
+            default: a neutral game.
 
         Returns
         -------
@@ -665,11 +731,14 @@ class PairwiseModel(Params):
         """
         self._check_fitted()
         ia, ib = self._indices(a, b, unseen)
-        proba = self._link(self._scores(ia, ib))
+        scores = self._scores(ia, ib)
+        term = self._covariate_term(advantage, ia.shape[0])
+        proba = self._link(scores if term is None else scores + term)
         return float(proba[0]) if _is_scalar(a, b) else proba
 
     def mse(self, data: PairwiseData) -> float:
-        """Mean squared error between predicted and observed probabilities, over pairs (the paper's metric).
+        """Mean squared error between predicted and observed probabilities, over pairs (the paper's metric);
+        over the rows of ``data.covariates``, with ``beta_ . x``, for a model fitted with covariates.
 
         Parameters
         ----------
@@ -681,10 +750,17 @@ class PairwiseModel(Params):
         float
             Lower is better.
         """
+        if self._by_rows(data):
+            return float(np.mean((self._row_proba(data) - data.covariates.p) ** 2))
         return float(np.mean((self.predict_proba(data) - data.p) ** 2))
 
+    def _by_rows(self, data: PairwiseData) -> bool:
+        """Whether ``data`` is scored by covariate row: it has covariates and the model fitted them."""
+        return getattr(data, "covariates", None) is not None and getattr(self, "beta_", None) is not None
+
     def log_loss(self, data: PairwiseData) -> float:
-        """Mean binary cross-entropy of the predictions, pairs weighted by ``data.pair_weights()``.
+        """Mean binary cross-entropy of the predictions, pairs weighted by ``data.pair_weights()`` (for a
+        model fitted with covariates and data that has them: its rows, by ``data.row_weights()``).
 
         With game counts (``weights="games"``) this is the log loss per game. Predicted probabilities are
         clipped to ``[LOG_LOSS_EPS, 1 - LOG_LOSS_EPS]``.
@@ -699,9 +775,12 @@ class PairwiseModel(Params):
         float
             Lower is better.
         """
-        q = np.clip(self.predict_proba(data), LOG_LOSS_EPS, 1.0 - LOG_LOSS_EPS)
-        w = data.pair_weights()
-        losses = -(data.p * np.log(q) + (1.0 - data.p) * np.log1p(-q))
+        if self._by_rows(data):
+            q, w, p = self._row_proba(data), data.row_weights(), data.covariates.p
+        else:
+            q, w, p = self.predict_proba(data), data.pair_weights(), data.p
+        q = np.clip(q, LOG_LOSS_EPS, 1.0 - LOG_LOSS_EPS)
+        losses = -(p * np.log(q) + (1.0 - p) * np.log1p(-q))
         return float(np.sum(w * losses) / np.sum(w))
 
     def score(self, data: PairwiseData) -> float:

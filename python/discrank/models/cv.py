@@ -145,8 +145,11 @@ class DiscDecompositionCV(DiscReadout, PairwiseModel):
         log = coded = None
         if isinstance(data, GameLog):
             log, coded = data, code_log(data)
-            data = pairs_from_codes(*coded, log.score)
+            x = None if log.advantage is None else np.asarray(log.advantage, dtype=np.float64)
+            data = pairs_from_codes(*coded, log.score, x=x, names=tuple(log.advantage_names))
         check_data(data)
+        if data.covariates is not None and self.loss != "bce":
+            data = DiscDecomposition(loss=self.loss)._covariates_or_not(data)  # warns: the covariates are ignored
         candidates = self._candidates()
         cv = check_positive_int(self.cv, "cv")
         if cv < 2:
@@ -217,6 +220,7 @@ class DiscDecompositionCV(DiscReadout, PairwiseModel):
         self._set_players(est.labels_, est._n_threads)
         self.u_, self.v_ = est.u_, est.v_
         self.n_iter_, self.converged_, self.loss_ = est.n_iter_, est.converged_, est.loss_
+        self.beta_, self.beta_se_, self.advantage_names_ = est.beta_, est.beta_se_, est.advantage_names_
         self._describe_first_component()
         return self
 

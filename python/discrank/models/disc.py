@@ -143,6 +143,15 @@ class DiscDecomposition(DiscReadout, PairwiseModel):
         Labels by decreasing strength (transitive only).
     angle_, radius_ : ndarray
         Polar coordinates of (u_i1, v_i1), the reading of a cyclic component.
+    beta_, beta_se_ : ndarray of shape (n_covariates,), or None
+        With ``loss="bce"`` on a :class:`~discrank.GameLog` with advantage columns: the covariates enter
+        the logit as the offset ``beta . x`` (``logit P = sum_l u_il v_jl - v_il u_jl + beta . x``), and
+        ``beta`` (flat prior) is fitted with the components by block coordinate descent: Algorithm 2 at
+        a fixed offset, then Newton's method on ``beta``, until its scaled gradient meets ``tol``.
+        ``beta_se_`` is its standard error *given* the fitted components (the inverse of the beta block
+        of the Hessian: smaller than the joint one). None without covariates.
+    advantage_names_ : tuple of str
+        The covariates' names (empty without).
     """
 
     def __init__(
@@ -199,9 +208,6 @@ class DiscDecomposition(DiscReadout, PairwiseModel):
         """Algorithm 2: the components one after another, each by ``solver`` on top of the previous ones."""
         objective, w, piece = data.objective, data.w, data.piece
         n, k = data.n_players, int(self.n_components)
-        rng = np.random.default_rng(self.random_state)
-        U = np.zeros((n, k))
-        V = np.zeros((n, k))
         self._base = self._base_ratings(data)
         offset = None if self._base is None else self._base[data.i] - self._base[data.j]
         # Algorithm 1 adds the penalties with weight 1, and Appendix B.2 its regulariser with weight
@@ -216,47 +222,41 @@ class DiscDecomposition(DiscReadout, PairwiseModel):
         self.prior_scale_ = float(sigma)
         tol = max(self.tol, TUNING_TOL) if getattr(self, "_tuning_fit", False) else self.tol
         warm = getattr(self, "_warm_start", None)
+        start = None
         if warm is not None:
             from discrank._tuning import map_rows
 
-            U0 = map_rows(warm[0], warm[1], data.labels, lambda m: np.zeros((m, warm[1].shape[1])))
-            V0 = map_rows(warm[0], warm[2], data.labels, lambda m: np.zeros((m, warm[2].shape[1])))
-        n_iter = np.zeros(k, dtype=int)
-        measures = np.zeros(k)
-        for comp in range(k):
-            Q = _unit_columns([U[:, m] for m in range(comp)] + [V[:, m] for m in range(comp)])
-            centre = self._first_v_centre if comp == 0 else 0.0
-            problem = _Component(objective, LOSSES[self.loss], n, w, offset, Q, pen_weight, self._n_threads,
-                                 reg_weight if comp == 0 else 0.0, prior_weight, centre)
-            v = 1.0 + INIT_NOISE * rng.standard_normal(n) if comp == 0 else problem.project(rng.standard_normal(n))
-            u = np.zeros(n)
-            if warm is not None and comp < U0.shape[1] and _live(U0[:, comp], V0[:, comp]):
-                # (a component the prior collapsed to 0 is no start: the joint solver would sit at that saddle)
-                u = np.ascontiguousarray(problem.project(U0[:, comp]))
-                v = np.ascontiguousarray(problem.project(V0[:, comp]))
-            elif comp == 0 and offset is None and self.loss == "bce":
-                # with v = 1 the score u_i v_j - v_i u_j is the Elo score u_i - u_j
-                total, scored, _ = objective.score_sums(n_threads=self._n_threads)
-                u = logit_mean_score(total, scored, piece)
-            fit = _alternate if self.solver == "alternating" else _alternate_then_joint
-            max_iter = int(self.max_iter)
-            if getattr(self, "_tuning_fit", False):
-                max_iter = min(max_iter, TUNING_MAX_ITER)
-            u, v, n_iter[comp], measures[comp] = fit(problem, u, v, tol, max_iter)
-            if comp + 1 == k:  # with the earlier components as the offset: the model's loss
-                self.loss_ = problem.loss_at(u, v)
-            # (u, v) -> (a u, v / a) keeps every prediction; |u| = |v| makes a symmetric disc game a circle.
-            u, v = problem.balance(u, v, set_weight=False)
-            U[:, comp], V[:, comp] = u, v
-            if comp + 1 < k:  # the next component fits on top of this one's scores
-                contribution = _core.scores(data.i, data.j, n, U=u.reshape(n, 1), V=v.reshape(n, 1),
-                                            n_threads=self._n_threads)
-                offset = contribution if offset is None else offset + contribution
+            start = (map_rows(warm[0], warm[1], data.labels, lambda m: np.zeros((m, warm[1].shape[1]))),
+                     map_rows(warm[0], warm[2], data.labels, lambda m: np.zeros((m, warm[2].shape[1]))))
+        args = (objective, w, piece, n, k, total_weight, pen_weight, reg_weight, prior_weight, tol)
+        if data.x is None:
+            U, V, n_iter, measures = self._components(data, offset, start, *args)
+        else:
+            from discrank.models._covariates import alternate, beta_hessian
+
+            last = {}
+
+            def fit_at(extra):
+                both = (extra if np.any(extra) else None) if offset is None else offset + extra
+                last["fit"] = self._components(data, both, last["fit"][:2] if last else start, *args)
+
+            def scores():
+                return _core.scores(data.i, data.j, n, U=last["fit"][0], V=last["fit"][1], n_threads=self._n_threads)
+
+            fit = alternate(fit_at, scores, data.x, data.p, data.w, tol, type(self).__name__)
+            U, V, n_iter, measures = last["fit"]
+            self.beta_ = fit.beta
+            H = beta_hessian(scores() + data.x @ fit.beta, data.x, data.w) * float(total_weight)
+            try:
+                self.beta_se_ = np.sqrt(np.clip(np.diag(np.linalg.inv(H)), 0.0, None))
+            except np.linalg.LinAlgError:
+                self.beta_se_ = np.full(fit.beta.shape, np.inf)
+            self._covariate_fit = fit
 
         self.u_, self.v_ = U, V
         self.n_iter_ = n_iter
         self.grad_measure_ = measures
-        self.converged_ = bool(np.all(measures <= tol))
+        self.converged_ = bool(np.all(measures <= tol)) and (data.x is None or self._covariate_fit.converged)
         if self._base is None:
             self._describe_first_component()
         self.separated_ = None
@@ -278,8 +278,53 @@ class DiscDecomposition(DiscReadout, PairwiseModel):
                 stacklevel=3,
             )
 
+    def _components(self, data, offset, start, objective, w, piece, n, k, total_weight, pen_weight, reg_weight,
+                    prior_weight, tol):
+        """Algorithm 2's loop at a fixed per-entry ``offset`` (or None), each component from ``start``
+        ``(U0, V0)`` where it holds a live one: ``(U, V, n_iter, measures)``; sets ``loss_``."""
+        rng = np.random.default_rng(self.random_state)
+        U = np.zeros((n, k))
+        V = np.zeros((n, k))
+        if start is not None:
+            U0, V0 = start
+        n_iter = np.zeros(k, dtype=int)
+        measures = np.zeros(k)
+        for comp in range(k):
+            Q = _unit_columns([U[:, m] for m in range(comp)] + [V[:, m] for m in range(comp)])
+            centre = self._first_v_centre if comp == 0 else 0.0
+            problem = _Component(objective, LOSSES[self.loss], n, w, offset, Q, pen_weight, self._n_threads,
+                                 reg_weight if comp == 0 else 0.0, prior_weight, centre)
+            v = 1.0 + INIT_NOISE * rng.standard_normal(n) if comp == 0 else problem.project(rng.standard_normal(n))
+            u = np.zeros(n)
+            if start is not None and comp < U0.shape[1] and _live(U0[:, comp], V0[:, comp]):
+                # (a component the prior collapsed to 0 is no start: the joint solver would sit at that saddle)
+                u = np.ascontiguousarray(problem.project(U0[:, comp]))
+                v = np.ascontiguousarray(problem.project(V0[:, comp]))
+            elif comp == 0 and offset is None and self.loss == "bce":
+                # with v = 1 the score u_i v_j - v_i u_j is the Elo score u_i - u_j
+                total, scored, _ = objective.score_sums(n_threads=self._n_threads)
+                u = logit_mean_score(total, scored, piece)
+            fit = _alternate if self.solver == "alternating" else _alternate_then_joint
+            max_iter = int(self.max_iter)
+            if getattr(self, "_tuning_fit", False):
+                max_iter = min(max_iter, TUNING_MAX_ITER)
+            u, v, n_iter[comp], measures[comp] = fit(problem, u, v, tol, max_iter)
+            if comp + 1 == k:  # with the earlier components as the offset: the model's loss
+                self.loss_ = problem.loss_at(u, v)
+            # (u, v) -> (a u, v / a) keeps every prediction; |u| = |v| makes a symmetric disc game a circle.
+            u, v = problem.balance(u, v, set_weight=False)
+            U[:, comp], V[:, comp] = u, v
+            if comp + 1 < k:  # the next component fits on top of this one's scores
+                contribution = _core.scores(data.i, data.j, n, U=u.reshape(n, 1), V=v.reshape(n, 1),
+                                            n_threads=self._n_threads)
+                offset = contribution if offset is None else offset + contribution
+        return U, V, n_iter, measures
+
     def _warm_state(self):
         return (self.labels_, self.u_, self.v_)
+
+    def _takes_covariates(self) -> bool:
+        return self.loss == "bce"
 
     def _warn_separation(self, data: FitData) -> bool:
         """Maximum likelihood in logit space (``prior_scale=inf``): whether the results alone have no

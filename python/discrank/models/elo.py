@@ -94,6 +94,9 @@ class _EloFamily(PairwiseModel):
     def _warm_state(self):
         return (self.labels_, self.ratings_)
 
+    def _takes_covariates(self) -> bool:
+        return self._loss == "bce"
+
     def _fit(self, data: FitData) -> None:
         """Newton's method or L-BFGS on the ratings, with the prior; a separation check at ``prior_scale=inf``."""
         objective, w, piece = data.objective, data.w, data.piece
@@ -119,27 +122,31 @@ class _EloFamily(PairwiseModel):
 
             s0 = map_rows(warm[0], warm[1], data.labels, np.zeros)
 
-        def solve(sigma):
+        def solve(sigma, offset=None, start=None):
             # prior N(0, sigma^2) per rating, on the scale of the objective (the mean loss per unit weight)
             ridge = 0.0 if sigma is None else 1.0 / (sigma**2 * float(data.total_weight))
+            start = s0 if start is None else start
             if solver == "newton":
                 return newton_elo(objective, loss_id, data.i, data.j, w, data.n_players, piece, tol, int(max_iter),
-                                  n_threads, s0=s0, ridge=ridge, sums=sums)
+                                  n_threads, s0=start, ridge=ridge, sums=sums, offset=offset)
 
             def fun(s: np.ndarray) -> tuple[float, np.ndarray]:
-                f, _, _, gs = objective.evaluate(loss_id, s=s, grad_s=True, n_threads=n_threads)
+                f, _, _, gs = objective.evaluate(loss_id, s=s, offset=offset, grad_s=True, n_threads=n_threads)
                 return f + 0.5 * ridge * float(s @ s), gs + ridge * s
 
             h = pair_curvature(objective, w, None, n_threads) + ridge
-            return minimize_scaled(fun, np.zeros(data.n_players) if s0 is None else s0, h, tol, int(max_iter))
+            return minimize_scaled(fun, np.zeros(data.n_players) if start is None else start, h, tol, int(max_iter))
 
         sums = objective.score_sums(n_threads=n_threads)  # (total, scored, conceded) per player
         sigma = self._sigma
         separated = None
         if sigma == np.inf:
             sigma, separated = self._check_separation(data, piece, n_pieces, sums, solve)
-        res = solve(sigma) if not isinstance(sigma, _Solved) else sigma.result
-        sigma = sigma.sigma if isinstance(sigma, _Solved) else sigma
+        if data.x is None:
+            res = solve(sigma) if not isinstance(sigma, _Solved) else sigma.result
+            sigma = sigma.sigma if isinstance(sigma, _Solved) else sigma
+        else:
+            res, sigma = self._fit_covariates(data, sigma, solve, tol)
         self.separated_ = separated
         self.prior_scale_ = np.inf if sigma is None else float(sigma)
         if solver == "newton":
@@ -150,11 +157,36 @@ class _EloFamily(PairwiseModel):
         s -= (np.bincount(piece, s) / np.bincount(piece))[piece]
         self.ratings_ = s
         self.n_iter_ = res.n_iter
-        self.converged_ = res.converged
+        self.converged_ = res.converged and (data.x is None or self._covariate_fit.converged)
         self.grad_measure_ = res.grad_measure
         self.loss_ = res.fun
         if not res.converged:
             warnings.warn(f"{type(self).__name__} did not converge: {res.message}", ConvergenceWarning, stacklevel=3)
+
+    def _fit_covariates(self, data: FitData, sigma, solve, tol):
+        """The ratings and ``beta`` of ``logit P = s_i - s_j + beta . x`` (models/_covariates.py): block
+        coordinate descent, Newton's method on each block; ``beta_se_`` from the Schur complement of the
+        ratings' Hessian. Returns (the ratings' last solver result, the prior scale)."""
+        from discrank.models._covariates import alternate, elo_beta_covariance
+
+        start = sigma.result.x if isinstance(sigma, _Solved) else None
+        sigma = sigma.sigma if isinstance(sigma, _Solved) else sigma
+        last = {}
+
+        def fit_at(offset):
+            last["res"] = solve(sigma, offset, last["res"].x if last else start)
+
+        def scores():
+            s = last["res"].x
+            return s[data.i] - s[data.j]
+
+        fit = alternate(fit_at, scores, data.x, data.p, data.w, tol, type(self).__name__)
+        self._covariate_fit = fit
+        self.beta_ = fit.beta
+        ridge = 0.0 if sigma is None else 1.0 / (sigma**2 * float(data.total_weight))
+        cov = elo_beta_covariance(data, scores() + data.x @ fit.beta, ridge)
+        self.beta_se_ = np.sqrt(np.clip(np.diag(cov), 0.0, None))
+        return last["res"], sigma
 
     def _check_separation(self, data: FitData, piece, n_pieces, sums, solve):
         """Maximum likelihood (``prior_scale=inf``): (the scale to fit with, whether the data separates).
@@ -276,6 +308,13 @@ class Elo(_EloFamily):
         The final value of the stopping measure.
     loss_ : float
         Final objective: the weighted mean loss over the observed pairs.
+    beta_, beta_se_ : ndarray of shape (n_covariates,), or None
+        Fitted on a :class:`~discrank.GameLog` with advantage columns (a home indicator, White):
+        ``logit P(a beats b) = s_a - s_b + beta . x``, ``beta`` fitted jointly with the ratings (flat
+        prior) and its standard error from the Laplace approximation (the Schur complement of the
+        ratings in the Hessian); ``predict_proba(a, b, advantage=x)`` applies it. None without covariates.
+    advantage_names_ : tuple of str
+        The covariates' names (empty without).
     """
 
     _loss = "bce"

@@ -1,0 +1,144 @@
+"""Advantage covariates of the pair models: ``logit P(i beats j) = score(i, j) + beta . x``.
+
+A pair of a :class:`~discrank.PairwiseData` built from a game log with advantage columns is split into
+rows by covariate value (:class:`discrank.data.CovariateRows`); the fit's objective runs over those rows
+(:class:`discrank._fitdata.FitData` with ``x``). The players' parameters and ``beta`` are fitted by
+block coordinate descent on the one objective: the model's own solver at a fixed offset ``x beta`` (the
+C++ kernel takes a per-row offset), then Newton's method on ``beta`` at the fixed scores, until the
+scaled gradient in ``beta`` meets the model's tolerance right after a fit of the players. Each block is
+minimised exactly, so every step lowers the objective; on Elo's convex objective the iteration
+converges to the joint optimum (Eq. (1) with the covariates), on the disc decomposition's to a
+stationary point of the last component with its offset.
+
+``beta`` has a flat prior. Its standard error is the Laplace approximation's: the inverse of the
+Schur complement ``H_bb - H_bs H_ss^-1 H_sb`` of the players' block (Elo: the Laplacian plus the prior,
+solved by the Newton system's solver), or, for the disc decomposition, the inverse of ``H_bb`` at the
+fitted factors (the standard error *given* the factors, smaller than the joint one).
+"""
+
+from __future__ import annotations
+
+import warnings
+from dataclasses import dataclass
+from typing import Callable
+
+import numpy as np
+from scipy.special import expit
+
+from discrank.exceptions import ConvergenceWarning
+
+__all__ = ["CovariateFit", "alternate", "beta_hessian", "beta_newton", "elo_beta_covariance"]
+
+#: Most rounds of (players, beta) of the block coordinate descent.
+MAX_ROUNDS = 200
+
+
+@dataclass
+class CovariateFit:
+    """The result of :func:`alternate`."""
+
+    beta: np.ndarray
+    rounds: int
+    measure: float
+    converged: bool
+
+
+def _loss(d: np.ndarray, p: np.ndarray, w: np.ndarray) -> float:
+    # bce(p, sigmoid(d)) = log(1 + e^d) - p d, stable for any d
+    return float(np.sum(w * (np.logaddexp(0.0, d) - p * d)))
+
+
+def beta_hessian(d: np.ndarray, x: np.ndarray, w: np.ndarray) -> np.ndarray:
+    """``H_bb = x^T diag(w q (1 - q)) x`` at the rows' logits ``d``."""
+    q = expit(d)
+    return x.T @ (x * (w * q * (1.0 - q))[:, None])
+
+
+def beta_newton(z: np.ndarray, x: np.ndarray, p: np.ndarray, w: np.ndarray, beta: np.ndarray,
+                max_iter: int = 50) -> np.ndarray:
+    """``argmin_beta sum_r w_r bce(p_r, sigmoid(z_r + x_r . beta))``: Newton's method with backtracking from
+    ``beta`` (a logistic regression with offset ``z``: convex, a few steps)."""
+    beta = np.array(beta, dtype=np.float64)
+    f = _loss(z + x @ beta, p, w)
+    for _ in range(max_iter):
+        d = z + x @ beta
+        g = x.T @ (w * (expit(d) - p))
+        H = beta_hessian(d, x, w)
+        try:
+            step = -np.linalg.solve(H, g)
+        except np.linalg.LinAlgError:
+            step = -np.linalg.lstsq(H, g, rcond=None)[0]
+        t = 1.0
+        while True:
+            f_new = _loss(z + x @ (beta + t * step), p, w)
+            if f_new <= f + 1e-4 * t * float(g @ step) or t < 1e-10:
+                break
+            t *= 0.5
+        beta = beta + t * step
+        converged = np.max(np.abs(t * step)) <= 1e-12 * max(1.0, float(np.max(np.abs(beta))))
+        f = f_new
+        if converged or t < 1e-10:
+            break
+    return beta
+
+
+def alternate(fit_at: Callable[[np.ndarray], None], scores: Callable[[], np.ndarray], x: np.ndarray,
+              p: np.ndarray, w: np.ndarray, tol: float, what: str, max_rounds: int = MAX_ROUNDS) -> CovariateFit:
+    """Block coordinate descent on (players, beta): ``fit_at(offset)`` fits the players at the fixed
+    offset ``x beta`` (warm-started by the caller), ``scores()`` gives the rows' scores without the
+    covariates at that fit. Stops when ``max_k |dL/dbeta_k| / sum_r w_r |x_rk| <= tol`` right after a fit
+    of the players; ``what`` names the model in the warning of a run out of rounds."""
+    beta = np.zeros(x.shape[1])
+    scale = np.maximum(np.abs(x).T @ w, 1e-300)
+    measure = np.inf
+    for rounds in range(1, max_rounds + 1):
+        fit_at(x @ beta)
+        z = scores()
+        g = x.T @ (w * (expit(z + x @ beta) - p))
+        measure = float(np.max(np.abs(g) / scale))
+        if measure <= tol:
+            return CovariateFit(beta, rounds, measure, True)
+        beta = beta_newton(z, x, p, w, beta)
+    warnings.warn(f"{what}: the covariates' coefficients did not converge in {max_rounds} rounds (scaled "
+                  f"gradient {measure:.3g} > tol {tol:.3g}); they are confounded with the ratings (an advantage "
+                  "almost always held by the same players?)", ConvergenceWarning, stacklevel=4)
+    return CovariateFit(beta, max_rounds, measure, False)
+
+
+def elo_beta_covariance(data, d: np.ndarray, ridge: float) -> np.ndarray:
+    """The covariance of Elo's ``beta`` in the Laplace approximation: ``(W S)^-1`` with ``S = H_bb - B^T
+    (L + ridge I)^+ B``, at the rows' logits ``d`` (``data``: the fit's :class:`~discrank._fitdata.FitData`,
+    with ``x``; ``W`` its total weight, the objective being the mean loss per unit weight). ``L`` is the
+    rows' Laplacian with weights ``w q (1 - q)``, ``B`` its coupling to ``beta`` (column k: the rows'
+    ``w q (1 - q) x_k`` added at ``i`` and taken at ``j``); each solve is conjugate gradients with the
+    Jacobi preconditioner, to a relative residual of 1e-10 (the right-hand sides sum to 0 on every
+    piece, so the prior-free Laplacian's null space is never excited)."""
+    from scipy.sparse.linalg import LinearOperator, cg
+
+    n, x, nt = data.n_players, data.x, data.n_threads
+    q = expit(d)
+    c = data.w * q * (1.0 - q)
+    H_bb = x.T @ (x * c[:, None])
+    diag = data.objective.player_sums(np.ascontiguousarray(c), n_threads=nt) + ridge
+    delta = 1e-14 * float(diag.max())
+    shifted = LinearOperator((n, n), matvec=lambda v: data.objective.hessp_s(c, v, n_threads=nt) + (ridge + delta) * v,
+                             dtype=np.float64)
+    jacobi = LinearOperator((n, n), matvec=(1.0 / np.maximum(diag + delta, 1e-300)).__mul__, dtype=np.float64)
+    S = H_bb.copy()
+    for k in range(x.shape[1]):
+        ck = c * x[:, k]
+        b = np.bincount(data.i, ck, n) - np.bincount(data.j, ck, n)
+        if not np.any(b):
+            continue
+        y, _ = cg(shifted, b, rtol=1e-10, atol=0.0, maxiter=20 * n + 100, M=jacobi)
+        S[:, k] -= _b_dot(data, c, x, y)
+    S = 0.5 * (S + S.T) * float(data.total_weight)
+    try:
+        return np.linalg.inv(S)
+    except np.linalg.LinAlgError:
+        return np.full(S.shape, np.inf)
+
+
+def _b_dot(data, c: np.ndarray, x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """``B^T y``: for each covariate k, ``sum_r c_r x_rk (y_i - y_j)``."""
+    return x.T @ (c * (y[data.i] - y[data.j]))
