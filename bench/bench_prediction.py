@@ -111,11 +111,12 @@ def online_models(log: GameLog) -> dict:
 
 
 def dynamic_models(log: GameLog) -> dict:
-    """``discrank.DynamicElo()`` with its defaults, and on a log with draws with Davidson's draw model too
-    (its three-outcome log loss)."""
+    """``discrank.DynamicElo()`` with its defaults, and on a log with draws with each draw model too
+    (Davidson's and Rao and Kupper's ordered logit: their three-outcome log loss, side by side)."""
     models = {"dynamic Elo": discrank.DynamicElo()}
     if (np.asarray(log.score) == 0.5).any():
         models["dynamic Elo, Davidson draws"] = discrank.DynamicElo(draws="davidson")
+        models["dynamic Elo, Rao-Kupper draws"] = discrank.DynamicElo(draws="rao-kupper")
     return models
 
 
@@ -302,6 +303,9 @@ def _chosen(model) -> str:
     nu = getattr(model, "draw_nu_", None)
     if nu is not None:
         parts.append(f"draw nu {nu:.3g} (se of log nu {model.draw_eta_se_:.2g})")
+    kappa = getattr(model, "draw_threshold_", None)
+    if kappa is not None:
+        parts.append(f"draw threshold {kappa:.3g} (se {model.draw_eta_se_:.2g})")
     if parts:
         return ", ".join(parts)
     if hasattr(model, "step_"):

@@ -103,6 +103,47 @@ def dense_map(log, drift, prior, draws=False, with_x=True):
     return nodes, res.x, H
 
 
+def rao_kupper_posterior(log, drift, prior, theta, nodes):
+    """The negative log posterior of Rao and Kupper's ordered logit, written from the games one by one:
+    P(a wins) = sigmoid(d - kappa), P(b wins) = sigmoid(-d - kappa), P(draw) the rest."""
+    index = {node: i for i, node in enumerate(nodes)}
+    a, b, y, t = log.a, log.b, log.score, log.time.astype(int)
+    ia = np.array([index[(int(p), int(k))] for p, k in zip(a, t)])
+    ib = np.array([index[(int(p), int(k))] for p, k in zip(b, t)])
+    n = len(nodes)
+    r, beta, kappa = theta[:n], theta[n], theta[n + 1]
+    d = r[ia] - r[ib] + beta * log.advantage[:, 0]
+    pw, pl = expit(d - kappa), expit(-d - kappa)
+    p = np.where(y == 1, pw, np.where(y == 0, pl, 1.0 - pw - pl))
+    val = -np.sum(np.log(p))
+    for (u, k), (v, m) in zip(nodes[:-1], nodes[1:]):
+        if u == v:
+            val += 0.5 * (r[index[(v, m)]] - r[index[(u, k)]]) ** 2 / (drift ** 2 * (m - k))
+    firsts = [i for i, node in enumerate(nodes) if i == 0 or nodes[i - 1][0] != node[0]]
+    return val + 0.5 * np.sum(r[firsts] ** 2) / prior ** 2
+
+
+def test_rao_kupper_draws_are_the_mode_of_an_independent_posterior():
+    log = league(draws=True, seed=3)
+    model = DynamicElo(period=1.0, drift=0.2, prior_scale=1.0, draws="rao-kupper").fit(log)
+    assert model.converged_ and model.draw_nu_ is None and model.draw_threshold_ > 0
+    nodes = sorted((int(model.labels_[p]), int(k)) for p, k in zip(model.pp_player_, model.pp_bin_))
+    got = {(int(model.labels_[p]), int(k)): r for p, k, r in zip(model.pp_player_, model.pp_bin_, model.pp_rating_)}
+    theta = np.array([got[node] for node in nodes] + [model.beta_[0], model.draw_threshold_])
+    f0 = rao_kupper_posterior(log, 0.2, 1.0, theta, nodes)
+    eps = 1e-5
+    grad = np.array([(rao_kupper_posterior(log, 0.2, 1.0, theta + eps * e, nodes)
+                      - rao_kupper_posterior(log, 0.2, 1.0, theta - eps * e, nodes)) / (2 * eps)
+                     for e in np.eye(theta.size)])
+    assert np.abs(grad).max() < 1e-5  # central differences of a posterior summing ~900 games
+    rng = np.random.default_rng(0)
+    for _ in range(5):  # a convex posterior: every nearby point is higher
+        assert rao_kupper_posterior(log, 0.2, 1.0, theta + 1e-3 * rng.standard_normal(theta.size), nodes) > f0
+    q = model.predict_outcomes(log)
+    assert q.shape == (len(log), 3) and np.allclose(q.sum(axis=1), 1.0, atol=1e-12) and np.all(q > 0)
+    assert model.draw_eta_se_ > 0
+
+
 def test_map_equals_an_independent_dense_solution_with_a_covariate():
     log = league()
     model = DynamicElo(period=1.0, drift=0.3, prior_scale=1.5).fit(log)
@@ -307,7 +348,7 @@ def test_online_protocol_equals_a_manual_loop_of_update_and_predict():
     assert ev.summary()[0]["log_loss"] < math.log(2)
 
 
-@pytest.mark.parametrize("draws", [None, "davidson"])
+@pytest.mark.parametrize("draws", [None, "davidson", "rao-kupper"])
 def test_the_kernels_thread_count_does_not_change_the_fit(draws):
     # the games' terms run in the core's pair kernel; its sums are in a fixed order whatever the threads
     log = league(n=40, periods=30, games=6000, draws=draws is not None, seed=5)

@@ -280,7 +280,10 @@ class _Problem:
         return r, beta, eta
 
     def _draw_terms(self, d, eta):
-        """(f, f_d, f_dd, f_e, f_de, f_ee) per row of Davidson's model: the loss and its derivatives in d and eta."""
+        """(f, f_d, f_dd, f_e, f_de, f_ee) per row of the draw model: the loss and its derivatives in d and
+        the draw parameter (Davidson's eta = log nu, or Rao and Kupper's threshold kappa)."""
+        if self.draws == "rao-kupper":
+            return self._threshold_terms(d, eta)
         h = self.h
         lose = h.n - h.win - h.draw
         half = 0.5 * d
@@ -295,6 +298,36 @@ class _Problem:
         f_e = h.n * pd - h.draw
         f_de = -h.n * pd * (pa - pb) / 2
         f_ee = h.n * pd * (1.0 - pd)
+        return f, f_d, f_dd, f_e, f_de, f_ee
+
+    def _threshold_terms(self, d, kappa):
+        """Rao and Kupper's ordered logit: P(a wins) = sigmoid(d - kappa), P(b wins) = sigmoid(-d - kappa),
+        P(draw) = sigmoid(kappa - |d|) - sigmoid(-kappa - |d|) (the rest, written without cancellation);
+        the loss (convex in (d, kappa)) and its derivatives per row. kappa <= 0 is outside the model: an
+        infinite loss, which the line search backs away from."""
+        h = self.h
+        lose = h.n - h.win - h.draw
+        if not kappa > 0.0:
+            inf = np.full(d.shape, np.inf)
+            return inf, inf, inf, inf, inf, inf
+        lw, ll = -np.logaddexp(0.0, kappa - d), -np.logaddexp(0.0, d + kappa)  # log P(win), log P(loss)
+        a, b = expit(d + kappa), expit(d - kappa)
+        a1, b1 = a * (1.0 - a), b * (1.0 - b)
+        a2, b2 = a1 * (1.0 - 2.0 * a), b1 * (1.0 - 2.0 * b)
+        ad = np.abs(d)
+        pd = expit(kappa - ad) - expit(-kappa - ad)
+        with np.errstate(divide="ignore"):
+            ld = np.log(pd)
+        f = -(h.win * lw + lose * ll + np.where(h.draw > 0, h.draw * ld, 0.0))
+        # derivatives of log P(win) = log b, log P(loss) = log(1 - a), log P(draw) = log(a - b)
+        dd_ratio = np.where(h.draw > 0, (a1 - b1) / np.where(pd > 0, pd, 1.0), 0.0)
+        dk_ratio = np.where(h.draw > 0, (a1 + b1) / np.where(pd > 0, pd, 1.0), 0.0)
+        inv = np.where(h.draw > 0, 1.0 / np.where(pd > 0, pd, 1.0), 0.0)
+        f_d = -(h.win * (1.0 - b) - lose * a + h.draw * dd_ratio)
+        f_e = -(-h.win * (1.0 - b) - lose * a + h.draw * dk_ratio)
+        f_dd = -(-h.win * b1 - lose * a1 + h.draw * ((a2 - b2) * inv - dd_ratio ** 2))
+        f_de = -(h.win * b1 - lose * a1 + h.draw * ((a2 + b2) * inv - dd_ratio * dk_ratio))
+        f_ee = -(-h.win * b1 - lose * a1 + h.draw * ((a2 - b2) * inv - dk_ratio ** 2))
         return f, f_d, f_dd, f_e, f_de, f_ee
 
     def value_grad(self, theta):
@@ -407,8 +440,8 @@ def solve_history(h: History, drift: float, prior_scale: float, draws: bool, the
         Standard deviation of a rating's change per period.
     prior_scale : float
         Standard deviation of a player's first rating.
-    draws : bool
-        Davidson's draw model (``eta`` is the last parameter).
+    draws : {False, None, "davidson", "rao-kupper"}
+        The draw model (its parameter, Davidson's ``eta`` or Rao and Kupper's ``kappa``, is the last one).
     theta0 : ndarray, optional
         Warm start (``r``, then ``beta``, then ``eta``); default all zero.
     tol : float
@@ -425,12 +458,17 @@ def solve_history(h: History, drift: float, prior_scale: float, draws: bool, the
     """
     prob = _Problem(h, drift, prior_scale, draws, n_threads)
     size = h.n_pp + prob.m
-    theta = np.zeros(size) if theta0 is None else np.array(theta0, dtype=np.float64)
+    zero = np.zeros(size)
+    if draws == "rao-kupper":
+        # the threshold's start: the log's draw rate r at d = 0, where P(draw) = 2 sigmoid(kappa) - 1
+        rate = min(max(float(h.draw.sum()) / max(float(h.n.sum()), 1.0), 1e-6), 1.0 - 1e-6)
+        zero[-1] = math.log((1.0 + rate) / (1.0 - rate))
+    theta = zero.copy() if theta0 is None else np.array(theta0, dtype=np.float64)
     value, g, curv = prob.value_grad(theta)
     if theta0 is None:
         g0 = float(np.abs(g).max())
-    else:  # the scale is the gradient at zero, whatever the start
-        g0 = float(np.abs(prob.value_grad(np.zeros(size))[1]).max())
+    else:  # the scale is the gradient at the default start, whatever the start
+        g0 = float(np.abs(prob.value_grad(zero)[1]).max())
     n_cg = 0
     it = 0
     scale = max(1.0, g0)

@@ -403,6 +403,7 @@ EVAL_MODELS = {
     "melo": lambda: __import__("discrank").MElo(1, random_state=0),
     "dynamic": lambda: __import__("discrank").DynamicElo(),
     "dynamic-draws": lambda: __import__("discrank").DynamicElo(draws="davidson"),
+    "dynamic-rao-kupper": lambda: __import__("discrank").DynamicElo(draws="rao-kupper"),
 }
 
 

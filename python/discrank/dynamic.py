@@ -38,7 +38,7 @@ DRIFT_GRID = (0.25, 0.5, 1.0, 2.0, 4.0, 8.0, 16.0)
 PRIOR_GRID = (0.5, 1.0, 2.0, 4.0, 8.0)
 #: Periods per year of each calendar period (to convert the drift grid).
 _PER_YEAR = {"day": 365.25, "week": 365.25 / 7, "month": 12.0, "year": 1.0}
-DRAWS = ("davidson",)
+DRAWS = ("davidson", "rao-kupper")
 #: Origins of the tuning's forecasts over the validation window, at least; a log of fewer than
 #: ``ORIGIN_GAMES / ORIGINS`` games gets ``ORIGIN_GAMES // n_games`` (up to one per period).
 ORIGINS = 8
@@ -73,10 +73,14 @@ class DynamicElo(Params):
     prior_scale : float, optional
         Standard deviation of a player's first rating (the prior N(0, prior_scale^2)). None (default):
         chosen with the drift.
-    draws : {"davidson"} or None, default None
+    draws : {"davidson", "rao-kupper"} or None, default None
         None: two outcomes, a draw counting as half a win (the Bradley-Terry likelihood of the score).
         "davidson": Davidson's draw model, ``P(draw) = nu / (e^{d/2} + e^{-d/2} + nu)``, with ``nu``
-        fitted with the ratings; needs draws in the log.
+        fitted with the ratings. "rao-kupper": Rao and Kupper's ordered logit, ``P(a wins) = sigmoid(d -
+        kappa)``, ``P(b wins) = sigmoid(-d - kappa)``, the draw the rest, with the threshold ``kappa > 0``
+        fitted with the ratings. Either needs draws in the log; both keep the problem convex. Davidson is
+        the one to pick: on the football log it predicts the three outcomes better
+        (bench/bench_dynamic.py --draws, bench/PREDICTION.md), and without draws it is Bradley-Terry itself.
     tol : float, default 1e-9
         Newton stops when the largest entry of the gradient is below ``tol`` times the largest at the
         start (and at least ``tol``).
@@ -100,8 +104,9 @@ class DynamicElo(Params):
         inverse of the Schur complement of the ratings in the Hessian).
     advantage_names_ : tuple of str
         The covariates' names.
-    draw_nu_, draw_eta_se_ : float or None
-        Davidson's ``nu`` and the standard error of ``eta = log nu``.
+    draw_nu_, draw_threshold_, draw_eta_se_ : float or None
+        Davidson's ``nu``, Rao and Kupper's ``kappa``, and the standard error of the fitted draw
+        parameter (``eta = log nu``, or ``kappa``); None where not fitted.
     converged_ : bool
     n_iter_ : int
     gradient_ : float
@@ -273,11 +278,11 @@ class DynamicElo(Params):
         """(History, HistoryResult) of the games; ``warm``: (player, period, rating, tail) of a fit over
         fewer games to start from (:func:`discrank._history.carry`), refitted to ``update_tol`` (or to
         ``tol`` when given)."""
-        h = build_history(ca, cb, score, bins, x, n_players, self.draws is not None)
+        h = build_history(ca, cb, score, bins, x, n_players, self.draws)
         theta0 = None if warm is None else carry(*warm, h)
         if tol is None:
             tol = self.tol if warm is None else max(self.tol, self.update_tol)
-        res = solve_history(h, drift, prior, self.draws is not None, theta0=theta0, tol=tol,
+        res = solve_history(h, drift, prior, self.draws, theta0=theta0, tol=tol,
                             max_iter=self.max_iter, n_threads=resolve_n_jobs(self.n_jobs))
         return h, res
 
@@ -303,7 +308,8 @@ class DynamicElo(Params):
         self.advantage_names_ = names
         k = len(names)
         self.beta_ = res.beta[:k].copy()
-        self.draw_nu_ = float(math.exp(res.eta)) if self.draws is not None else None
+        self.draw_nu_ = float(math.exp(res.eta)) if self.draws == "davidson" else None
+        self.draw_threshold_ = float(res.eta) if self.draws == "rao-kupper" else None
         self._cov_state = (h, drift, prior)
         self._cov = None
         self.converged_ = res.converged
@@ -320,7 +326,7 @@ class DynamicElo(Params):
         if self._cov is None and (self.beta_.size or self.draws is not None):
             h, drift, prior = self._cov_state
             with one_blas_thread():
-                self._cov = covariance_at(h, drift, prior, self.draws is not None, self._theta,
+                self._cov = covariance_at(h, drift, prior, self.draws, self._theta,
                                           resolve_n_jobs(self.n_jobs))
         return self._cov
 
@@ -333,7 +339,8 @@ class DynamicElo(Params):
 
     @property
     def draw_eta_se_(self) -> Optional[float]:
-        """Standard error of ``log draw_nu_`` (None without a draw model)."""
+        """Standard error of the draw parameter: ``log draw_nu_`` (Davidson) or ``draw_threshold_`` (Rao and
+        Kupper); None without a draw model."""
         if self.draws is None:
             self._check_fitted()
             return None
@@ -458,7 +465,7 @@ class DynamicElo(Params):
                     continue
                 var = chain_variances(res.hessian_diag, res.hessian_off, h.first)
                 q = _predict(h.pp_player, h.pp_bin, res.r, var, res.beta, res.eta, self._walk(drift), prior,
-                             ca[games], cb[games], bins[games], None if x is None else x[games])
+                             ca[games], cb[games], bins[games], None if x is None else x[games], self.draws)
                 y = score[games]
                 if self.draws is None:
                     loss = game_losses(q[:, 0] + 0.5 * q[:, 1], y)["log_loss"]
@@ -505,9 +512,10 @@ class DynamicElo(Params):
 
     def _outcomes_at(self, ia: np.ndarray, ib: np.ndarray, b: np.ndarray, x: Optional[np.ndarray]) -> np.ndarray:
         """[P(a wins), P(draw), P(b wins)] of games of players ``ia``, ``ib`` in periods ``b``."""
-        eta = None if self.draw_nu_ is None else math.log(self.draw_nu_)
+        eta = (math.log(self.draw_nu_) if self.draw_nu_ is not None
+               else getattr(self, "draw_threshold_", None))
         return _predict(self.pp_player_, self.pp_bin_, self.pp_rating_, self.pp_sd_ ** 2, self.beta_, eta,
-                        self._walk(self.drift_), self.prior_scale_, ia, ib, b, x)
+                        self._walk(self.drift_), self.prior_scale_, ia, ib, b, x, self.draws)
 
     def _players(self, players: Any) -> np.ndarray:
         """The codes of labels, every player for None; an unknown label is a ValueError naming it."""
@@ -760,7 +768,7 @@ def _state(pp_player, pp_bin, r, var, players, b, drift, prior):
     return mean, v, known
 
 
-def _predict(pp_player, pp_bin, r, var, beta, eta, drift, prior, ia, ib, b, x) -> np.ndarray:
+def _predict(pp_player, pp_bin, r, var, beta, eta, drift, prior, ia, ib, b, x, draws=None) -> np.ndarray:
     """[P(a wins), P(draw), P(b wins)] of games between ``ia`` and ``ib`` in periods ``b`` with covariates
     ``x`` (see DynamicElo.predict_outcomes)."""
     ma, va, _ = _state(pp_player, pp_bin, r, var, ia, b, drift, prior)
@@ -768,16 +776,22 @@ def _predict(pp_player, pp_bin, r, var, beta, eta, drift, prior, ia, ib, b, x) -
     d = ma - mb
     if x is not None and beta.size:
         d = d + x @ beta
-    return _outcomes(d, va + vb, eta)
+    return _outcomes(d, va + vb, eta, draws)
 
 
-def _outcomes(d: np.ndarray, v: np.ndarray, eta: Optional[float]) -> np.ndarray:
-    """[P(a wins), P(draw), P(b wins)] for logit ``d`` with variance ``v`` (probit approximation)."""
+def _outcomes(d: np.ndarray, v: np.ndarray, eta: Optional[float], draws: Optional[str] = None) -> np.ndarray:
+    """[P(a wins), P(draw), P(b wins)] for logit ``d`` with variance ``v`` (probit approximation); ``eta``:
+    the draw parameter of the model ``draws`` (Davidson's log nu, Rao and Kupper's threshold)."""
     ds = d / np.sqrt(1.0 + _PI8 * v)
     out = np.zeros((d.size, 3))
     if eta is None:
         out[:, 0] = expit(ds)
         out[:, 2] = 1.0 - out[:, 0]
+        return out
+    if draws == "rao-kupper":
+        out[:, 0], out[:, 2] = expit(ds - eta), expit(-ds - eta)
+        ad = np.abs(ds)
+        out[:, 1] = expit(eta - ad) - expit(-eta - ad)
         return out
     half = 0.5 * ds
     m = np.maximum(np.abs(half), eta)
