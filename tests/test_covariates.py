@@ -137,6 +137,21 @@ def test_threads_give_the_same_covariate_fit():
     np.testing.assert_allclose(one.ratings_, two.ratings_, atol=1e-10)
 
 
+def test_the_tile_order_of_covariate_rows_gives_the_fit_in_row_order():
+    # more than 2^11 players: the disc fit puts its rows, and their covariates, in tile order
+    log = home_log(n_games=30000, n_players=2500, seed=8)
+
+    class RowOrder(DiscDecomposition):
+        _tile_pairs = False
+
+    tiled = DiscDecomposition(1, prior_scale=1.0, random_state=0).fit(log)
+    plain = RowOrder(1, prior_scale=1.0, random_state=0).fit(log)
+    assert tiled.converged_ and plain.converged_
+    assert abs(tiled.beta_[0] - plain.beta_[0]) < 1e-5
+    q = [m.predict_proba(log.a[:500], log.b[:500], advantage=log.advantage[:500]) for m in (tiled, plain)]
+    assert np.max(np.abs(q[0] - q[1])) < 1e-5
+
+
 def test_evaluate_gives_pair_models_the_test_games_covariates():
     log = home_log(n_games=6000, seed=7, beta=0.8)
     with warnings.catch_warnings():

@@ -25,7 +25,8 @@ TILE_BITS = 11
 
 
 class TiledPairs(NamedTuple):
-    """The pairs of a :class:`~discrank.PairwiseData` in another order: plain arrays, no invariant."""
+    """The objective's entries (the pairs of a :class:`~discrank.PairwiseData`, or its covariate rows),
+    possibly in another order: plain arrays, no invariant."""
 
     i: np.ndarray
     j: np.ndarray
@@ -59,11 +60,23 @@ def in_tile_order(data: PairwiseData, w: np.ndarray, n_threads: int) -> tuple[Ti
     w : ndarray
         The weights in the same order.
     """
-    if data.n_players <= 1 << TILE_BITS:
-        return TiledPairs(data.i, data.j, data.p, data.n_games), w
-    cols = [data.p, w] if data.n_games is None else [data.p, w, data.n_games]
-    i, j, moved = _core.tile_pairs(data.n_players, data.i, data.j, cols, TILE_BITS, n_threads)
-    return TiledPairs(i, j, moved[0], moved[2] if len(moved) > 2 else None), moved[1]
+    pairs, w, _ = _tile_entries(data.n_players, TiledPairs(data.i, data.j, data.p, data.n_games), w, None, n_threads)
+    return pairs, w
+
+
+def _tile_entries(n_players: int, entries: TiledPairs, w: np.ndarray, x: Optional[np.ndarray],
+                  n_threads: int) -> tuple[TiledPairs, np.ndarray, Optional[np.ndarray]]:
+    """:func:`in_tile_order` of the objective's entries (pairs, or covariate rows with their covariates
+    ``x``, moved along): the arrays themselves with at most one tile of players."""
+    if n_players <= 1 << TILE_BITS:
+        return entries, w, x
+    cols = [entries.p, w] + ([] if entries.n_games is None else [entries.n_games])
+    n_cols = len(cols)
+    if x is not None:
+        cols += [np.ascontiguousarray(c) for c in x.T]
+    i, j, moved = _core.tile_pairs(n_players, entries.i, entries.j, cols, TILE_BITS, n_threads)
+    return (TiledPairs(i, j, moved[0], moved[2] if n_cols > 2 else None), moved[1],
+            None if x is None else np.column_stack(moved[n_cols:]))
 
 
 @dataclass(frozen=True)
@@ -182,25 +195,16 @@ def build_fit_data(data: PairwiseData, n_threads: int, tile: bool, stacklevel: i
     if covariates:
         rows = data.covariates
         weights = data.row_weights()
-        total_weight = weights.sum()
-        w = weights / total_weight
-        i, j, x = data.i[rows.pair], data.j[rows.pair], rows.x
-        p, n_games = rows.p, rows.n_games
-        if tile and data.n_players > 1 << TILE_BITS:
-            cols = [p, w, n_games] + [np.ascontiguousarray(c) for c in x.T]
-            i, j, moved = _core.tile_pairs(data.n_players, i, j, cols, TILE_BITS, n_threads)
-            p, w, n_games = moved[0], moved[1], moved[2]
-            x = np.column_stack(moved[3:])
-        objective = _core.PairObjective(data.n_players, i, j, p, w)
-        return FitData(data, i, j, p, n_games, w, total_weight, objective, int(n_pieces), piece, n_threads,
-                       np.ascontiguousarray(x), tuple(rows.names))
-    weights = data.pair_weights(copy=False)
+        entries = TiledPairs(data.i[rows.pair], data.j[rows.pair], rows.p, rows.n_games)
+        x, names = rows.x, tuple(rows.names)
+    else:
+        weights = data.pair_weights(copy=False)
+        entries = TiledPairs(data.i, data.j, data.p, data.n_games)
+        x, names = None, ()
     total_weight = weights.sum()
     w = weights / total_weight
     if tile:
-        pairs, w = in_tile_order(data, w, n_threads)
-    else:
-        pairs = TiledPairs(data.i, data.j, data.p, data.n_games)
-    objective = _core.PairObjective(data.n_players, pairs.i, pairs.j, pairs.p, w)
-    return FitData(data, pairs.i, pairs.j, pairs.p, pairs.n_games, w, total_weight, objective, int(n_pieces), piece,
-                   n_threads)
+        entries, w, x = _tile_entries(data.n_players, entries, w, x, n_threads)
+    objective = _core.PairObjective(data.n_players, entries.i, entries.j, entries.p, w)
+    return FitData(data, entries.i, entries.j, entries.p, entries.n_games, w, total_weight, objective, int(n_pieces),
+                   piece, n_threads, None if x is None else np.ascontiguousarray(x), names)

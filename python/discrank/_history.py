@@ -319,10 +319,11 @@ class _Problem:
         with np.errstate(divide="ignore"):
             ld = np.log(pd)
         f = -(h.win * lw + lose * ll + np.where(h.draw > 0, h.draw * ld, 0.0))
-        # derivatives of log P(win) = log b, log P(loss) = log(1 - a), log P(draw) = log(a - b)
-        dd_ratio = np.where(h.draw > 0, (a1 - b1) / np.where(pd > 0, pd, 1.0), 0.0)
-        dk_ratio = np.where(h.draw > 0, (a1 + b1) / np.where(pd > 0, pd, 1.0), 0.0)
+        # derivatives of log P(win) = log b, log P(loss) = log(1 - a), log P(draw) = log(a - b); 1 / P(draw)
+        # only on the rows with draws (0 elsewhere, where P(draw) may underflow)
         inv = np.where(h.draw > 0, 1.0 / np.where(pd > 0, pd, 1.0), 0.0)
+        dd_ratio = (a1 - b1) * inv
+        dk_ratio = (a1 + b1) * inv
         f_d = -(h.win * (1.0 - b) - lose * a + h.draw * dd_ratio)
         f_e = -(-h.win * (1.0 - b) - lose * a + h.draw * dk_ratio)
         f_dd = -(-h.win * b1 - lose * a1 + h.draw * ((a2 - b2) * inv - dd_ratio ** 2))

@@ -54,8 +54,6 @@ START = 0.5
 COARSE_GRID = (-6.0, -4.0, -2.0, 0.0, 2.0)
 #: Held-out share of the pairs when the data has no time order.
 PAIR_FRACTION = 0.1
-#: Validation predictions are clipped to [EPS, 1 - EPS] in the log loss.
-EPS = 1e-15
 #: The scale used when nothing can be held out (fewer than 20 pairs, or fewer than 2 held-out pairs
 #: inside a piece): a weakly informative N(0, 1) (174 Elo points), which keeps every fit finite.
 FALLBACK_SCALE = 1.0
@@ -156,6 +154,14 @@ def code_log(log: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return uniq, ca.astype(np.int64, copy=False), cb.astype(np.int64, copy=False)
 
 
+def log_pairs(log: Any, coded: Any = None, weights: Optional[str] = None) -> PairwiseData:
+    """The games of a checked game log aggregated to pairs, with its advantage covariates by pair and value
+    (``PairwiseData.covariates``) when it has any. ``coded``: ``code_log(log)`` if already made."""
+    x = None if log.advantage is None else np.asarray(log.advantage, dtype=np.float64)
+    return pairs_from_codes(*(code_log(log) if coded is None else coded), np.asarray(log.score, dtype=np.float64),
+                            weights, x=x, names=tuple(log.advantage_names))
+
+
 def pairs_from_codes(labels: np.ndarray, ca: np.ndarray, cb: np.ndarray, score: np.ndarray,
                      weights: Optional[str] = None, players: Optional[np.ndarray] = None,
                      x: Optional[np.ndarray] = None, names: tuple = ()) -> PairwiseData:
@@ -235,15 +241,9 @@ def _holdout(model: Any, data: PairwiseData, log: Any, coded: Any, validation: O
 
 
 def _score(model: Any, val: PairwiseData) -> float:
-    """Log loss per held-out game (module docstring); by covariate row where the model fitted covariates."""
-    if val.covariates is not None and getattr(model, "beta_", None) is not None:
-        q = np.clip(model._row_proba(val), EPS, 1.0 - EPS)
-        w, p = val.row_weights(), val.covariates.p
-    else:
-        q = np.clip(model.predict_proba(val), EPS, 1.0 - EPS)
-        w, p = val.pair_weights(copy=False), val.p
-    loss = -(p * np.log(q) + (1.0 - p) * np.log1p(-q))
-    return float(np.sum(w * loss) / np.sum(w))
+    """Log loss per held-out game (module docstring): the model's own ``log_loss`` (by covariate row where
+    the model fitted covariates)."""
+    return model.log_loss(val)
 
 
 def tune_prior_scale(model: Any, data: PairwiseData, log: Any = None, validation: Optional[Validation] = None,

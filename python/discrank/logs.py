@@ -432,12 +432,11 @@ class GameLog:
                 raise ValueError("to_pairs of a log with advantage columns keeps the games by covariate value: "
                                  "min_games and labels are not available there (filter the games with "
                                  "min_player_games when reading the log)")
-            from discrank._tuning import code_log, pairs_from_codes
+            from discrank._tuning import log_pairs
 
             log = self if self._checked else GameLog.from_arrays(self.a, self.b, self.score, self.time,
                                                                  dict(zip(self.advantage_names, np.asarray(self.advantage).T)))
-            return pairs_from_codes(*code_log(log), np.asarray(log.score, dtype=np.float64), weights,
-                                    x=np.asarray(log.advantage, dtype=np.float64), names=tuple(log.advantage_names))
+            return log_pairs(log, weights=weights)
         if self._checked:
             return PairwiseData._from_checked_games(self.a, self.b, self.score, labels, min_games=min_games,
                                                     weights=weights)

@@ -307,11 +307,10 @@ class PairwiseModel(Params):
 
         log = coded = None
         if isinstance(data, GameLog):
-            from discrank._tuning import code_log, pairs_from_codes
+            from discrank._tuning import code_log, log_pairs
 
             log, coded = data, code_log(data)
-            x = None if log.advantage is None else np.asarray(log.advantage, dtype=np.float64)
-            data = pairs_from_codes(*coded, log.score, x=x, names=tuple(log.advantage_names))
+            data = log_pairs(log, coded)
         check_data(data)
         data = self._covariates_or_not(data)
         if validation is not None:
@@ -693,13 +692,16 @@ class PairwiseModel(Params):
         ValueError
             A player the fit has not seen (with ``unseen="raise"``), or inputs of different lengths.
         """
+        scores = self._scores_of(a, b, unseen, advantage)
+        return float(scores[0]) if _is_scalar(a, b) else scores
+
+    def _scores_of(self, a: Any, b: Any, unseen: str, advantage: Any) -> np.ndarray:
+        """The scores of :meth:`decision_function` as an array (the covariates' ``beta_ . x`` added)."""
         self._check_fitted()
         ia, ib = self._indices(a, b, unseen)
         scores = self._scores(ia, ib)
         term = self._covariate_term(advantage, ia.shape[0])
-        if term is not None:
-            scores = scores + term
-        return float(scores[0]) if _is_scalar(a, b) else scores
+        return scores if term is None else scores + term
 
     def _link(self, scores: np.ndarray) -> np.ndarray:
         if self._loss == "probability":
@@ -729,11 +731,7 @@ class PairwiseModel(Params):
         float or ndarray
             The probabilities: a float for two single players, else an array.
         """
-        self._check_fitted()
-        ia, ib = self._indices(a, b, unseen)
-        scores = self._scores(ia, ib)
-        term = self._covariate_term(advantage, ia.shape[0])
-        proba = self._link(scores if term is None else scores + term)
+        proba = self._link(self._scores_of(a, b, unseen, advantage))
         return float(proba[0]) if _is_scalar(a, b) else proba
 
     def mse(self, data: PairwiseData) -> float:

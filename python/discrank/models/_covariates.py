@@ -27,7 +27,7 @@ from scipy.special import expit
 
 from discrank.exceptions import ConvergenceWarning
 
-__all__ = ["CovariateFit", "alternate", "beta_hessian", "beta_newton", "elo_beta_covariance"]
+__all__ = ["CovariateFit", "alternate", "beta_hessian", "beta_newton", "elo_beta_covariance", "row_curvature"]
 
 #: Most rounds of (players, beta) of the block coordinate descent.
 MAX_ROUNDS = 200
@@ -41,6 +41,7 @@ class CovariateFit:
     rounds: int
     measure: float
     converged: bool
+    scores: np.ndarray  #: the rows' scores without the covariates at the last fit of the players
 
 
 def _loss(d: np.ndarray, p: np.ndarray, w: np.ndarray) -> float:
@@ -48,10 +49,15 @@ def _loss(d: np.ndarray, p: np.ndarray, w: np.ndarray) -> float:
     return float(np.sum(w * (np.logaddexp(0.0, d) - p * d)))
 
 
-def beta_hessian(d: np.ndarray, x: np.ndarray, w: np.ndarray) -> np.ndarray:
-    """``H_bb = x^T diag(w q (1 - q)) x`` at the rows' logits ``d``."""
+def row_curvature(d: np.ndarray, w: np.ndarray) -> np.ndarray:
+    """``w q (1 - q)``, ``q = sigmoid(d)``: each row's curvature of the bce at its logit ``d``."""
     q = expit(d)
-    return x.T @ (x * (w * q * (1.0 - q))[:, None])
+    return w * q * (1.0 - q)
+
+
+def beta_hessian(c: np.ndarray, x: np.ndarray) -> np.ndarray:
+    """``H_bb = x^T diag(c) x`` for the rows' curvatures ``c`` (:func:`row_curvature`)."""
+    return x.T @ (x * c[:, None])
 
 
 def beta_newton(z: np.ndarray, x: np.ndarray, p: np.ndarray, w: np.ndarray, beta: np.ndarray,
@@ -63,7 +69,7 @@ def beta_newton(z: np.ndarray, x: np.ndarray, p: np.ndarray, w: np.ndarray, beta
     for _ in range(max_iter):
         d = z + x @ beta
         g = x.T @ (w * (expit(d) - p))
-        H = beta_hessian(d, x, w)
+        H = beta_hessian(row_curvature(d, w), x)
         try:
             step = -np.linalg.solve(H, g)
         except np.linalg.LinAlgError:
@@ -97,12 +103,12 @@ def alternate(fit_at: Callable[[np.ndarray], None], scores: Callable[[], np.ndar
         g = x.T @ (w * (expit(z + x @ beta) - p))
         measure = float(np.max(np.abs(g) / scale))
         if measure <= tol:
-            return CovariateFit(beta, rounds, measure, True)
+            return CovariateFit(beta, rounds, measure, True, z)
         beta = beta_newton(z, x, p, w, beta)
     warnings.warn(f"{what}: the covariates' coefficients did not converge in {max_rounds} rounds (scaled "
                   f"gradient {measure:.3g} > tol {tol:.3g}); they are confounded with the ratings (an advantage "
                   "almost always held by the same players?)", ConvergenceWarning, stacklevel=4)
-    return CovariateFit(beta, max_rounds, measure, False)
+    return CovariateFit(beta, max_rounds, measure, False, z)
 
 
 def elo_beta_covariance(data, d: np.ndarray, ridge: float) -> np.ndarray:
@@ -116,9 +122,8 @@ def elo_beta_covariance(data, d: np.ndarray, ridge: float) -> np.ndarray:
     from scipy.sparse.linalg import LinearOperator, cg
 
     n, x, nt = data.n_players, data.x, data.n_threads
-    q = expit(d)
-    c = data.w * q * (1.0 - q)
-    H_bb = x.T @ (x * c[:, None])
+    c = row_curvature(d, data.w)
+    H_bb = beta_hessian(c, x)
     diag = data.objective.player_sums(np.ascontiguousarray(c), n_threads=nt) + ridge
     delta = 1e-14 * float(diag.max())
     shifted = LinearOperator((n, n), matvec=lambda v: data.objective.hessp_s(c, v, n_threads=nt) + (ridge + delta) * v,

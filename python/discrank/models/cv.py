@@ -106,6 +106,9 @@ class DiscDecompositionCV(DiscReadout, PairwiseModel):
         ks = [check_positive_int(k, "n_components") for k in ks]
         return [{"n_components": k, "regularization": float(r)} for k, r in itertools.product(ks, regs)]
 
+    def _takes_covariates(self) -> bool:
+        return self.loss == "bce"
+
     @atomic
     def fit(self, data: Any, *, validation: Any = None) -> "DiscDecompositionCV":
         """Cross-validate the candidates, refit the best on all of ``data``; returns ``self``.
@@ -139,17 +142,15 @@ class DiscDecompositionCV(DiscReadout, PairwiseModel):
         ConvergenceWarning
             Some cross-validation fits did not converge (one warning with their number).
         """
-        from discrank._tuning import check_prior_scale, code_log, pairs_from_codes, tune_prior_scale
+        from discrank._tuning import check_prior_scale, code_log, log_pairs, tune_prior_scale
         from discrank.logs import GameLog
 
         log = coded = None
         if isinstance(data, GameLog):
             log, coded = data, code_log(data)
-            x = None if log.advantage is None else np.asarray(log.advantage, dtype=np.float64)
-            data = pairs_from_codes(*coded, log.score, x=x, names=tuple(log.advantage_names))
+            data = log_pairs(log, coded)
         check_data(data)
-        if data.covariates is not None and self.loss != "bce":
-            data = DiscDecomposition(loss=self.loss)._covariates_or_not(data)  # warns: the covariates are ignored
+        data = self._covariates_or_not(data)
         candidates = self._candidates()
         cv = check_positive_int(self.cv, "cv")
         if cv < 2:

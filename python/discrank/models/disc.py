@@ -232,7 +232,7 @@ class DiscDecomposition(DiscReadout, PairwiseModel):
         if data.x is None:
             U, V, n_iter, measures = self._components(data, offset, start, *args)
         else:
-            from discrank.models._covariates import alternate, beta_hessian
+            from discrank.models._covariates import alternate, beta_hessian, row_curvature
 
             last = {}
 
@@ -246,7 +246,7 @@ class DiscDecomposition(DiscReadout, PairwiseModel):
             fit = alternate(fit_at, scores, data.x, data.p, data.w, tol, type(self).__name__)
             U, V, n_iter, measures = last["fit"]
             self.beta_ = fit.beta
-            H = beta_hessian(scores() + data.x @ fit.beta, data.x, data.w) * float(total_weight)
+            H = beta_hessian(row_curvature(fit.scores + data.x @ fit.beta, data.w), data.x) * float(total_weight)
             try:
                 self.beta_se_ = np.sqrt(np.clip(np.diag(np.linalg.inv(H)), 0.0, None))
             except np.linalg.LinAlgError:

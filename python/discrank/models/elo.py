@@ -54,6 +54,12 @@ def _spread(s: np.ndarray, piece: np.ndarray) -> float:
     return float(np.max(hi - lo))
 
 
+def _ridge(sigma: Optional[float], total_weight: float) -> float:
+    """The prior N(0, sigma^2) per rating on the scale of the objective (the mean loss per unit weight):
+    ``1 / (sigma^2 W)``; 0 without a prior (``sigma=None``)."""
+    return 0.0 if sigma is None else 1.0 / (sigma**2 * float(total_weight))
+
+
 class _EloFamily(PairwiseModel):
     _default_solver = "newton"
 
@@ -123,8 +129,7 @@ class _EloFamily(PairwiseModel):
             s0 = map_rows(warm[0], warm[1], data.labels, np.zeros)
 
         def solve(sigma, offset=None, start=None):
-            # prior N(0, sigma^2) per rating, on the scale of the objective (the mean loss per unit weight)
-            ridge = 0.0 if sigma is None else 1.0 / (sigma**2 * float(data.total_weight))
+            ridge = _ridge(sigma, data.total_weight)
             start = s0 if start is None else start
             if solver == "newton":
                 return newton_elo(objective, loss_id, data.i, data.j, w, data.n_players, piece, tol, int(max_iter),
@@ -183,8 +188,7 @@ class _EloFamily(PairwiseModel):
         fit = alternate(fit_at, scores, data.x, data.p, data.w, tol, type(self).__name__)
         self._covariate_fit = fit
         self.beta_ = fit.beta
-        ridge = 0.0 if sigma is None else 1.0 / (sigma**2 * float(data.total_weight))
-        cov = elo_beta_covariance(data, scores() + data.x @ fit.beta, ridge)
+        cov = elo_beta_covariance(data, fit.scores + data.x @ fit.beta, _ridge(sigma, data.total_weight))
         self.beta_se_ = np.sqrt(np.clip(np.diag(cov), 0.0, None))
         return last["res"], sigma
 
