@@ -221,11 +221,29 @@ def test_stationary_mode_tunes_its_prior_on_forecasts_of_later_times(times):
     plain = GameLog.from_arrays(log.a, log.b, log.score, t) if t is not None else GameLog.from_arrays(log.a, log.b, log.score)
     dyn = DynamicElo(period=None).fit(plain)
     scores = dyn.tuning_["scores"]
-    assert sorted(scores) == sorted(f"prior_scale={p:.3g}" for p in PRIOR_GRID)
+    tried = {p: scores[f"prior_scale={p:.3g}"] for p in PRIOR_GRID if f"prior_scale={p:.3g}" in scores}
+    assert len(tried) == len(scores)
+    _assert_walked(PRIOR_GRID, tried, PRIOR_GRID[(len(PRIOR_GRID) - 1) // 2])
     assert scores[f"prior_scale={dyn.prior_scale_:.3g}"] == min(scores.values())
     assert dyn.tuning_["periods"] > 1 and dyn.drift_ is None
     fixed = DynamicElo(period=None, prior_scale=dyn.prior_scale_).fit(plain)
     np.testing.assert_allclose(dyn.pp_rating_, fixed.pp_rating_, rtol=0, atol=1e-12)
+
+
+def _assert_walked(grid, tried, start):
+    """``tried`` (grid value -> validation loss) is what a walk from ``start`` scores: a run of the grid
+    holding ``start`` whose best value has every grid neighbour scored and higher, and the walk past it
+    stopped there (a run of strictly falling losses from ``start`` to the best)."""
+    idx = sorted(grid.index(g) for g in tried)
+    assert idx == list(range(idx[0], idx[-1] + 1)) and grid.index(start) in idx
+    best = min(tried, key=tried.get)
+    for j in (grid.index(best) - 1, grid.index(best) + 1):
+        if 0 <= j < len(grid):
+            assert grid[j] in tried and tried[grid[j]] > tried[best]
+    i0, ib = grid.index(start), grid.index(best)
+    path = [tried[grid[i]] for i in (range(i0, ib + 1) if ib >= i0 else range(i0, ib - 1, -1))]
+    assert all(later < earlier for earlier, later in zip(path, path[1:]))
+    assert len(tried) <= abs(ib - i0) + 3  # the run to the best, one past it, and the first step the other way
 
 
 def test_ratings_between_after_and_before_games():
@@ -256,6 +274,29 @@ def test_future_prediction_grows_the_variance_by_the_drift():
     assert q_far == pytest.approx(expit(d / math.sqrt(1 + math.pi * v / 8)), abs=1e-12)
 
 
+def test_variance_scale_multiplies_the_forecast_variance_and_is_tuned_with_the_drift():
+    from discrank.dynamic import VARIANCE_GRID
+
+    log = league(seed=7)
+    fixed = DynamicElo(period=1.0, drift=0.3, prior_scale=1.5, variance_scale=3.0).fit(log)
+    plain = DynamicElo(period=1.0, drift=0.3, prior_scale=1.5).fit(log)
+    assert plain.variance_scale_ == 1.0 and plain.tuning_ is None  # nothing tuned: 1
+    np.testing.assert_array_equal(fixed.pp_rating_, plain.pp_rating_)  # the fit does not depend on it
+    game = GameLog(np.array([1]), np.array([2]), np.array([0.5]), np.array([60.0]), {}, np.zeros((1, 1)), ("home",))
+    ra = fixed.ratings_at(60.0, [1, 2])
+    d, v = ra["rating"].iloc[0] - ra["rating"].iloc[1], ra["sd"].iloc[0] ** 2 + ra["sd"].iloc[1] ** 2
+    assert fixed.predict_games(game)[0] == pytest.approx(expit(d / math.sqrt(1 + 3.0 * math.pi * v / 8)), abs=1e-12)
+    assert plain.predict_games(game)[0] == pytest.approx(expit(d / math.sqrt(1 + math.pi * v / 8)), abs=1e-12)
+    tuned = DynamicElo(period=1.0, drift=0.3).fit(log)  # the prior tuned: the scale with it
+    key = f"drift=0.3, prior_scale={tuned.prior_scale_:.3g}"
+    assert tuned.variance_scale_ in VARIANCE_GRID and tuned.tuning_["variance_scales"][key] == tuned.variance_scale_
+    assert set(tuned.tuning_["variance_scales"]) == set(tuned.tuning_["scores"])
+    given = DynamicElo(period=1.0, drift=0.3, variance_scale=2.5).fit(log)
+    assert given.variance_scale_ == 2.5 and set(given.tuning_["variance_scales"].values()) == {2.5}
+    with pytest.raises(ValueError, match="variance_scale must be a positive finite number .the multiplier"):
+        DynamicElo(period=1.0, drift=0.3, variance_scale=0.0).fit(log)
+
+
 def test_weeks_start_on_monday():
     t = np.array(["2024-01-07", "2024-01-08", "2024-01-14", "2024-01-15"], dtype="datetime64[D]")  # Sun, Mon, Sun, Mon
     w = period_index(t, "week")
@@ -273,12 +314,15 @@ def test_tuned_drift_is_on_the_grid_and_recovers_the_scale():
 
     scores = {tuple(float(v.split("=")[1]) for v in k.split(", ")): loss for k, loss in model.tuning_["scores"].items()}
     mid = PRIOR_GRID[(len(PRIOR_GRID) - 1) // 2]
-    coarse = {d: scores[d, p] for d, p in scores if p == mid and any(math.isclose(d, 0.1 * g, rel_tol=1e-3) for g in DRIFT_GRID)}
-    assert len(coarse) == len(DRIFT_GRID)
-    best = min(coarse, key=coarse.get)
-    fine = sorted(d for d, p in scores if p == mid and d not in coarse)
+    on_grid = {g: scores[d, p] for d, p in scores for g in DRIFT_GRID if p == mid and math.isclose(d, 0.1 * g, rel_tol=1e-3)}
+    _assert_walked(DRIFT_GRID, on_grid, 1.0)
+    best = 0.1 * min(on_grid, key=on_grid.get)
+    fine = sorted(d for d, p in scores if p == mid and not any(math.isclose(d, 0.1 * g, rel_tol=1e-3) for g in DRIFT_GRID))
     assert fine == pytest.approx([best / math.sqrt(2), best * math.sqrt(2)], rel=1e-3)
-    assert len(scores) == len(DRIFT_GRID) + 2 + len(PRIOR_GRID) - 1
+    best_drift = min(((d, p) for d, p in scores if p == mid), key=scores.get)[0]
+    priors = {p: loss for (d, p), loss in scores.items() if math.isclose(d, best_drift, rel_tol=1e-9)}
+    _assert_walked(PRIOR_GRID, priors, mid)
+    assert len(scores) == len(on_grid) + 2 + len(priors) - 1
     assert scores[min(scores, key=scores.get)] == pytest.approx(min(scores.values()))
     assert model.drift_ == pytest.approx(min(scores, key=scores.get)[0], rel=1e-3)
     assert model.prior_scale_ == pytest.approx(min(scores, key=scores.get)[1], rel=1e-3)

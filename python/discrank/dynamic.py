@@ -29,13 +29,16 @@ from discrank.models._base import Params, one_blas_thread, resolve_n_jobs
 from discrank._history import (MAX_PERIODS, build_history, carry, chain_variances, chains, covariance_at,
                                period_index, solve_history)
 
-__all__ = ["DynamicElo", "DRIFT_GRID", "PRIOR_GRID"]
+__all__ = ["DynamicElo", "DRIFT_GRID", "PRIOR_GRID", "VARIANCE_GRID"]
 
 #: Drifts (logits per square root of a period) tried when ``drift`` is None, as multiples of a base
 #: drift of 0.1 logit per square root of a year (converted to the period).
 DRIFT_GRID = (0.25, 0.5, 1.0, 2.0, 4.0, 8.0, 16.0)
 #: Prior scales of a first rating tried when ``prior_scale`` is None.
 PRIOR_GRID = (0.5, 1.0, 2.0, 4.0, 8.0)
+#: Multipliers of the predictive variance tried when ``variance_scale`` is None (on each candidate's
+#: validation forecasts: no fit of its own).
+VARIANCE_GRID = (0.5, 1.0, 1.5, 2.0, 3.0, 4.0, 6.0, 8.0)
 #: Periods per year of each calendar period (to convert the drift grid).
 _PER_YEAR = {"day": 365.25, "week": 365.25 / 7, "month": 12.0, "year": 1.0}
 DRAWS = ("davidson", "rao-kupper")
@@ -49,12 +52,17 @@ TUNE_TOL = 1e-4
 _PI8 = math.pi / 8.0
 
 
-def _check_drift(value: Any, name: str) -> Optional[float]:
+_MEANING = {"drift": "the standard deviation of a rating's change per period",
+            "prior_scale": "the standard deviation of a first rating",
+            "variance_scale": "the multiplier of a forecast's variance"}
+
+
+def _check_scale(value: Any, name: str) -> Optional[float]:
+    """None, or ``value`` as a positive finite float; else a ValueError naming ``name`` and the value."""
     if value is None:
         return None
     if isinstance(value, bool) or not isinstance(value, numbers.Real) or not math.isfinite(float(value)) or value <= 0:
-        raise ValueError(f"{name} must be a positive finite number (the standard deviation of a rating's change per "
-                         f"period), got {value!r}")
+        raise ValueError(f"{name} must be a positive finite number ({_MEANING[name]}), got {value!r}")
     return float(value)
 
 
@@ -73,6 +81,13 @@ class DynamicElo(Params):
     prior_scale : float, optional
         Standard deviation of a player's first rating (the prior N(0, prior_scale^2)). None (default):
         chosen with the drift.
+    variance_scale : float, optional
+        Multiplier of the predictive variance ``v`` (the two ratings' Laplace variances, grown by the
+        drift since each player's last period) in the probit approximation of a forecast, ``sigmoid(d /
+        sqrt(1 + variance_scale pi v / 8))``; it does not change the fit. The Laplace variance of a
+        rating conditions on every other rating, so it understates the uncertainty of a difference (on
+        the ATP log the tuned value is 2-3). None (default): chosen with the drift and the prior when
+        either is tuned (see ``fit``), else 1.
     draws : {"davidson", "rao-kupper"} or None, default None
         None: two outcomes, a draw counting as half a win (the Bradley-Terry likelihood of the score).
         "davidson": Davidson's draw model, ``P(draw) = nu / (e^{d/2} + e^{-d/2} + nu)``, with ``nu``
@@ -98,7 +113,7 @@ class DynamicElo(Params):
     ----------
     labels_ : ndarray
         The players.
-    drift_, prior_scale_ : float
+    drift_, prior_scale_, variance_scale_ : float
         The values used.
     beta_, beta_se_ : ndarray, shape (n_covariates,)
         The advantage coefficients (logits) and their standard errors (the Laplace approximation: the
@@ -122,11 +137,12 @@ class DynamicElo(Params):
     batch_updates = True
 
     def __init__(self, period: Any = "week", drift: Optional[float] = None, prior_scale: Optional[float] = None,
-                 draws: Optional[str] = None, tol: float = 1e-9, update_tol: float = 1e-6, max_iter: int = 100,
-                 n_jobs: Optional[int] = None):
+                 variance_scale: Optional[float] = None, draws: Optional[str] = None, tol: float = 1e-9,
+                 update_tol: float = 1e-6, max_iter: int = 100, n_jobs: Optional[int] = None):
         self.period = period
         self.drift = drift
         self.prior_scale = prior_scale
+        self.variance_scale = variance_scale
         self.draws = draws
         self.tol = tol
         self.update_tol = update_tol
@@ -145,8 +161,9 @@ class DynamicElo(Params):
         if self.period is not None and log.time is None:
             raise ValueError("DynamicElo needs the games' times (GameLog time=...); give period=None for a "
                              "stationary fit")
-        _check_drift(self.drift, "drift")
-        _check_drift(self.prior_scale, "prior_scale")
+        _check_scale(self.drift, "drift")
+        _check_scale(self.prior_scale, "prior_scale")
+        _check_scale(self.variance_scale, "variance_scale")
         if self.draws is not None and self.draws not in DRAWS:
             raise ValueError(f"draws={self.draws!r} is not one of {DRAWS} or None")
         check_positive_float(self.tol, "tol")
@@ -227,10 +244,13 @@ class DynamicElo(Params):
         latest 10% of the games) is predicted from the model fitted on every game before the latest of
         a few origins at or before its period (:data:`ORIGINS` periods spread over the window, more for a
         small log, :data:`ORIGIN_GAMES`; the first origin is the window's first period; each fit warm
-        started from the previous origin's), for each value of :data:`DRIFT_GRID` (times 0.1 logit per
-        square root of a year, in the model's period) at the middle prior scale, then at the best drift
-        divided and multiplied by sqrt 2, then for each value of :data:`PRIOR_GRID` at the best drift;
-        the pair with the lowest log loss is kept, and the model is refitted on the whole log.
+        started from the previous origin's). A candidate (drift, prior scale) is scored by the log loss
+        of those forecasts at the best value of :data:`VARIANCE_GRID` (or at ``variance_scale`` when
+        given). The drift walks :data:`DRIFT_GRID` (times 0.1 logit per square root of a year, in the
+        model's period) at the middle prior scale, from the grid's 1: up while the loss falls, else down
+        while it falls; then the best drift divided and multiplied by sqrt 2 are scored; then the prior
+        walks :data:`PRIOR_GRID` from its middle the same way at the best drift. The candidate with the
+        lowest log loss is kept with its variance scale, and the model is refitted on the whole log.
 
         Parameters
         ----------
@@ -267,11 +287,13 @@ class DynamicElo(Params):
             names = names + tuple(f"x{k}" for k in range(len(names), x.shape[1]))
         self._check_covariates(x, names)
         drift, prior = self.drift, self.prior_scale
+        scale = 1.0 if self.variance_scale is None else float(self.variance_scale)
         tuning = None
         if (drift is None and self.period is not None) or prior is None:
-            drift, prior, tuning = self._tune(ca, cb, score, bins, t, x, len(labels), validation)
+            drift, prior, scale, tuning = self._tune(ca, cb, score, bins, t, x, len(labels), validation)
         if self.period is None:
             drift = 1.0  # unused: one period
+        self.variance_scale_ = scale
         self._store(labels, ca, cb, score, bins, t, x, names, drift, prior, tuning, warm=None)
         return self
 
@@ -429,8 +451,9 @@ class DynamicElo(Params):
         else:
             drifts = [self.drift] if self.drift is not None else [base * g for g in DRIFT_GRID]
         priors = [self.prior_scale] if self.prior_scale is not None else list(PRIOR_GRID)
+        scales = [self.variance_scale] if self.variance_scale is not None else list(VARIANCE_GRID)
         if fit_mask.sum() < 10 or val_mask.sum() < 10:
-            return drifts[len(drifts) // 2], priors[len(priors) // 2], None
+            return drifts[len(drifts) // 2], priors[len(priors) // 2], 1.0 if self.variance_scale is None else scales[0], None
         # the origins: the window's first period and others spread over it (more for a small log); every
         # validation game is predicted from the fit at the latest origin at or before its period (a
         # stationary model's periods: the distinct times, or the games of a log without times). Games are in
@@ -445,12 +468,15 @@ class DynamicElo(Params):
         seen_fit = np.zeros(n_players, dtype=bool)
         seen_fit[ca[fit_mask]] = True
         seen_fit[cb[fit_mask]] = True
-        scores = {}
+        scores, best_scale = {}, {}
         first_fit = {}
 
         def score_of(drift, prior):
-            """Log loss per validation game of the forecasts from the origins."""
-            loss_sum, n_scored, prev = 0.0, 0, None
+            """Log loss per validation game of the forecasts from the origins, at the best variance scale
+            (kept in ``best_scale``)."""
+            if (drift, prior) in scores:
+                return scores[drift, prior]
+            loss_sum, n_scored, prev = np.zeros(len(scales)), 0, None
             for i, k in enumerate(origins):  # the games before the origin: every game of an earlier period
                 # the first origin starts from the previous candidate's fit of the same games
                 h, res = self._solve(ca[:k], cb[:k], score[:k], bins[:k], None if x is None else x[:k],
@@ -465,35 +491,43 @@ class DynamicElo(Params):
                 if games.size == 0:
                     continue
                 var = chain_variances(res.hessian_diag, res.hessian_off, h.first)
-                q = _predict(h.pp_player, h.pp_bin, res.r, var, res.beta, res.eta, self._walk(drift), prior,
-                             ca[games], cb[games], bins[games], None if x is None else x[games], self.draws)
+                d, v = _difference(h.pp_player, h.pp_bin, res.r, var, res.beta, self._walk(drift), prior,
+                                   ca[games], cb[games], bins[games], None if x is None else x[games])
                 y = score[games]
-                if self.draws is None:
-                    loss = game_losses(q[:, 0] + 0.5 * q[:, 1], y)["log_loss"]
-                else:
-                    loss = outcome_losses(q, y)
-                loss_sum += float(loss.sum())
+                for j, c in enumerate(scales):
+                    q = _outcomes(d, c * v, res.eta, self.draws)
+                    if self.draws is None:
+                        loss = game_losses(q[:, 0] + 0.5 * q[:, 1], y)["log_loss"]
+                    else:
+                        loss = outcome_losses(q, y)
+                    loss_sum[j] += float(loss.sum())
                 n_scored += games.size
-            return loss_sum / max(n_scored, 1)
+            j = int(np.argmin(loss_sum))
+            scores[drift, prior] = float(loss_sum[j]) / max(n_scored, 1)
+            best_scale[drift, prior] = scales[j]
+            return scores[drift, prior]
 
-        # coordinate search: the drift at the middle prior, then the prior at the best drift
+        # a walk on each grid: the drift at the middle prior (from the grid's base drift), refined between
+        # the best drift and its neighbours (factors of sqrt 2), then the prior at the best drift
         mid_prior = priors[(len(priors) - 1) // 2]
-        for drift in drifts:
-            scores[(drift, mid_prior)] = score_of(drift, mid_prior)
-        best_drift = min((k for k in scores), key=scores.get)[0]
-        if len(drifts) > 1:  # refine between the best drift and its neighbours on the grid (factors of sqrt 2)
+        best_drift = drifts[_walk_grid(len(drifts), DRIFT_GRID.index(1.0) if len(drifts) > 1 else 0,
+                                       lambda i: score_of(drifts[i], mid_prior))]
+        if len(drifts) > 1:
             for drift in (best_drift / math.sqrt(2.0), best_drift * math.sqrt(2.0)):
-                scores[(drift, mid_prior)] = score_of(drift, mid_prior)
-            best_drift = min((k for k in scores), key=scores.get)[0]
-        for prior in priors:
-            if (best_drift, prior) not in scores:
-                scores[(best_drift, prior)] = score_of(best_drift, prior)
+                score_of(drift, mid_prior)
+            best_drift = min(scores, key=scores.get)[0]
+        _walk_grid(len(priors), priors.index(mid_prior), lambda i: score_of(best_drift, priors[i]))
         best = min(scores, key=scores.get)
-        tuning = {"rule": "every validation game forecast from the latest origin before it; drift, then prior scale",
+        tuning = {"rule": ("every validation game forecast from the latest origin before it; a walk on the drift "
+                           "grid, then on the prior grid, each candidate at its best variance scale"),
                   "periods": int(origins.size),
-                  "scores": {("" if self.period is None else f"drift={d:.4g}, ") + f"prior_scale={p:.3g}": v
-                             for (d, p), v in scores.items()}}
-        return best[0], best[1], tuning
+                  "scores": {self._candidate(d, p): v for (d, p), v in scores.items()},
+                  "variance_scales": {self._candidate(d, p): c for (d, p), c in best_scale.items()}}
+        return best[0], best[1], best_scale[best], tuning
+
+    def _candidate(self, drift: float, prior: float) -> str:
+        """A tuning candidate's name in ``tuning_``."""
+        return ("" if self.period is None else f"drift={drift:.4g}, ") + f"prior_scale={prior:.3g}"
 
     # ------------------------------------------------------------------ reading the ratings
     def _check_fitted(self) -> None:
@@ -516,7 +550,8 @@ class DynamicElo(Params):
         eta = (math.log(self.draw_nu_) if self.draw_nu_ is not None
                else getattr(self, "draw_threshold_", None))
         return _predict(self.pp_player_, self.pp_bin_, self.pp_rating_, self.pp_sd_ ** 2, self.beta_, eta,
-                        self._walk(self.drift_), self.prior_scale_, ia, ib, b, x, self.draws)
+                        self._walk(self.drift_), self.prior_scale_, ia, ib, b, x, self.draws,
+                        getattr(self, "variance_scale_", 1.0))
 
     def _players(self, players: Any) -> np.ndarray:
         """The codes of labels, every player for None; an unknown label is a ValueError naming it."""
@@ -735,6 +770,20 @@ class DynamicElo(Params):
         self._index = LabelIndex(self.labels_)
 
 
+def _walk_grid(n: int, start: int, loss) -> int:
+    """The index of the lowest ``loss(i)`` on a grid of ``n`` values found by a walk from ``start``: up the
+    grid while the loss falls; if the first step up does not lower it, down the grid while it falls (the
+    validation loss taken as unimodal along the grid, the far ends of which are the slowest fits)."""
+    best = start
+    for step in (1, -1):
+        i = start + step
+        while 0 <= i < n and loss(i) < loss(best):
+            best, i = i, i + step
+        if best != start:
+            break
+    return best
+
+
 def _state(pp_player, pp_bin, r, var, players, b, drift, prior):
     """(mean, variance, known) of players' ratings at periods ``b`` (see DynamicElo.ratings_at); the
     player-periods are sorted by (player, period)."""
@@ -769,15 +818,22 @@ def _state(pp_player, pp_bin, r, var, players, b, drift, prior):
     return mean, v, known
 
 
-def _predict(pp_player, pp_bin, r, var, beta, eta, drift, prior, ia, ib, b, x, draws=None) -> np.ndarray:
-    """[P(a wins), P(draw), P(b wins)] of games between ``ia`` and ``ib`` in periods ``b`` with covariates
-    ``x`` (see DynamicElo.predict_outcomes)."""
+def _difference(pp_player, pp_bin, r, var, beta, drift, prior, ia, ib, b, x) -> tuple[np.ndarray, np.ndarray]:
+    """(logit, variance) of games between ``ia`` and ``ib`` in periods ``b`` with covariates ``x``: the
+    ratings' difference plus ``beta . x``, and the sum of the two ratings' variances."""
     ma, va, _ = _state(pp_player, pp_bin, r, var, ia, b, drift, prior)
     mb, vb, _ = _state(pp_player, pp_bin, r, var, ib, b, drift, prior)
     d = ma - mb
     if x is not None and beta.size:
         d = d + x @ beta
-    return _outcomes(d, va + vb, eta, draws)
+    return d, va + vb
+
+
+def _predict(pp_player, pp_bin, r, var, beta, eta, drift, prior, ia, ib, b, x, draws=None, scale=1.0) -> np.ndarray:
+    """[P(a wins), P(draw), P(b wins)] of games between ``ia`` and ``ib`` in periods ``b`` with covariates
+    ``x``, the variance multiplied by ``scale`` (see DynamicElo.predict_outcomes)."""
+    d, v = _difference(pp_player, pp_bin, r, var, beta, drift, prior, ia, ib, b, x)
+    return _outcomes(d, scale * v, eta, draws)
 
 
 def _outcomes(d: np.ndarray, v: np.ndarray, eta: Optional[float], draws: Optional[str] = None) -> np.ndarray:
