@@ -125,8 +125,61 @@ def test_advantage_arguments_are_checked():
         elo.predict_proba([0, 1], [2, 3], advantage=[1.0, 0.0, 1.0])
     with pytest.raises(ValueError, match="advantage 'home' is nan at row 1"):
         elo.predict_proba([0, 1], [2, 3], advantage=[1.0, np.nan])
-    with pytest.raises(ValueError, match="fitted with advantage covariates .'home'.: a model file does not hold"):
-        elo.save("never-written.npz")
+
+
+@pytest.mark.parametrize("make", [lambda: Elo(prior_scale=1.0), lambda: DiscDecomposition(n_components=1, prior_scale=1.0)])
+def test_a_model_file_keeps_the_advantage_coefficients(tmp_path, make):
+    from discrank import persist
+
+    log = home_log(n_games=900, n_players=12, seed=5)
+    model = make().fit(log)
+    path = tmp_path / "m.npz"
+    model.save(path)
+    back = persist.load(path)
+    assert back.advantage_names_ == ("home",)
+    np.testing.assert_array_equal(back.beta_, model.beta_)
+    np.testing.assert_array_equal(back.beta_se_, model.beta_se_)
+    a, b, x = [0, 1, 2], [3, 4, 5], [1.0, 0.0, 1.0]
+    np.testing.assert_array_equal(back.predict_proba(a, b, advantage=x), model.predict_proba(a, b, advantage=x))
+    plain = make().fit(GameLog.from_arrays(log.a, log.b, log.score))
+    plain.save(tmp_path / "p.npz")
+    again = persist.load(tmp_path / "p.npz")
+    assert again.beta_ is None and again.advantage_names_ == ()
+    with pytest.raises(ValueError, match="fitted without advantage covariates"):
+        again.predict_proba([0], [1], advantage=[1.0])
+
+
+def _rewrite(src, dst, meta_change=None, arrays_change=None):
+    """A copy of the model file ``src`` with its header and arrays edited (for the refusal tests)."""
+    import json
+
+    with np.load(src, allow_pickle=False) as z:
+        arrays = {k: z[k] for k in z.files}
+    meta = json.loads(str(arrays.pop("__discrank__")))
+    if meta_change:
+        meta_change(meta)
+    if arrays_change:
+        arrays_change(arrays)
+    np.savez(dst, __discrank__=np.array(json.dumps(meta)), **arrays)
+
+
+@pytest.mark.parametrize("meta_change, arrays_change, message", [
+    (lambda m: m.update(advantage="home"), None, "the header's advantage 'home' is not a list of distinct"),
+    (lambda m: m.update(advantage=["home", "home"]), None, "is not a list of distinct covariate names"),
+    (lambda m: m.update(advantage=["home", "neutral"]), None, r"beta_ has shape \(1,\) .*expected shape \(2,\)"),
+    (lambda m: m.pop("advantage"), None, "unexpected array 'beta_'"),
+    (None, lambda a: a.pop("beta_se_"), "missing array 'beta_se_'"),
+    (None, lambda a: a.update(beta_=np.array([np.nan])), r"beta_\[0\] = nan is not a finite coefficient"),
+    (None, lambda a: a.update(beta_se_=np.array([-1.0])), r"beta_se_\[0\] = -1.0 is not a standard error"),
+])
+def test_a_tampered_advantage_in_a_model_file_is_named(tmp_path, meta_change, arrays_change, message):
+    from discrank import persist
+
+    elo = Elo(prior_scale=1.0).fit(home_log(n_games=600, n_players=12, seed=5))
+    elo.save(tmp_path / "m.npz")
+    _rewrite(tmp_path / "m.npz", tmp_path / "bad.npz", meta_change, arrays_change)
+    with pytest.raises(ValueError, match=message):
+        persist.load(tmp_path / "bad.npz")
 
 
 def test_threads_give_the_same_covariate_fit():

@@ -3,11 +3,15 @@
 File format (``numpy.savez_compressed``, read back with ``allow_pickle=False``):
 
 - ``__discrank__``: a 0-d unicode array holding JSON: ``{"format": 1, "discrank": version, "model":
-  class name, "params": constructor parameters, "scalars": fitted scalar attributes, "labels": kind}``;
+  class name, "params": constructor parameters, "scalars": fitted scalar attributes, "labels": kind}``
+  (and ``"advantage"``, below);
 - ``labels_``: the players, as they were fitted: ``"labels"`` says their kind, ``"str"`` (a ``<U``
   array), ``"bytes"`` (``|S``), ``"int"``, ``"uint"`` or ``"float"`` (the integer or float dtype of the
   fit, say int64, uint64, float64), so that a round trip keeps each label's type and value. (Files
   written before the ``"labels"`` key hold ``<U`` or integer labels, and load as they are.)
+- for a model fitted with advantage covariates, ``"advantage"`` in the header: the covariates' names (a
+  JSON list of distinct strings), and the arrays ``beta_`` and ``beta_se_`` (one value per name: the
+  coefficients, finite, and their standard errors, >= 0 or infinite);
 - one array per fitted array attribute (``ratings_``, ``u_``, ``v_`` ...); what is derived from them
   (a disc model's strength, consistency, angle, radius, ranking; Schur's ``lambdas_``; m-Elo's
   ``ratings_``) is derived again on loading.
@@ -152,8 +156,6 @@ def save(model: Any, path: Any) -> None:
     ------
     TypeError
         A model of a class that is not registered, or labels that cannot be stored without pickle.
-    ValueError
-        A model fitted with advantage covariates (a file does not hold ``beta_``).
     discrank.exceptions.NotFittedError
         The model is not fitted.
     """
@@ -162,10 +164,6 @@ def save(model: Any, path: Any) -> None:
         check()
         model = model._saved_model()
     name = type(model).__name__
-    if getattr(model, "beta_", None) is not None:
-        raise ValueError(f"this {name} was fitted with advantage covariates ({', '.join(map(repr, model.advantage_names_))}): "
-                         "a model file does not hold their coefficients beta_ yet, and a model loaded without them "
-                         "would predict every game as neutral; refit it from the log instead")
     if _MODELS.get(name) is not type(model):
         raise TypeError(f"cannot save a {name}: only discrank's models ({sorted(_MODELS)}) are supported")
     label_kind, arrays = _labels_to_save(np.asarray(model.labels_))
@@ -183,6 +181,10 @@ def save(model: Any, path: Any) -> None:
         params["random_state"] = None  # a Generator or RandomState: not data; refits of the loaded model reseed
     meta = {"format": FORMAT, "discrank": _version(), "model": name, "params": params, "scalars": scalars,
             "labels": label_kind}
+    if getattr(model, "beta_", None) is not None:
+        meta["advantage"] = [str(v) for v in model.advantage_names_]
+        arrays["beta_"] = np.asarray(model.beta_, dtype=np.float64)
+        arrays["beta_se_"] = np.asarray(model.beta_se_, dtype=np.float64)
     np.savez_compressed(path, __discrank__=np.array(json.dumps(meta)), **arrays)
 
 
@@ -296,8 +298,12 @@ def _load(path: Any, where: str) -> Any:
         except ValueError as exc:
             refuse(f"corrupted header: not JSON ({exc})")
         name, params, scalars, label_kind = _check_meta(meta, refuse)
-        expected = _expected_shapes(_MODELS[name], params, headers, label_kind, refuse)
+        advantage = meta.get("advantage")
+        expected = _expected_shapes(_MODELS[name], params, headers, label_kind, refuse, advantage)
         arrays = {key: archive.read(key) for key in expected}
+    beta = {key: arrays.pop(key) for key in _ADVANTAGE_ARRAYS if key in arrays}
+    if advantage is not None:
+        _check_beta(beta["beta_"], beta["beta_se_"], refuse)
     cls = _MODELS[name]
     model = cls()
     model.set_params(**params)
@@ -312,7 +318,27 @@ def _load(path: Any, where: str) -> Any:
         if attr == "n_players_" and value != n:
             refuse(f"scalars.n_players_ = {show(value)}, but labels_ holds {n} players")
     model._load_state(labels, fitted, scalars)
+    if advantage is not None:
+        model.beta_ = np.ascontiguousarray(beta["beta_"], dtype=np.float64)
+        model.beta_se_ = np.ascontiguousarray(beta["beta_se_"], dtype=np.float64)
+        model.advantage_names_ = tuple(advantage)
+    else:
+        model.beta_ = model.beta_se_ = None
+        model.advantage_names_ = ()
     return model
+
+
+def _check_beta(beta: np.ndarray, se: np.ndarray, refuse: Callable[[str], NoReturn]) -> None:
+    """The advantage coefficients finite and within ``MAX_ABS_PARAMETER``; their standard errors >= 0 or
+    infinite (a coefficient the data do not pin)."""
+    bad = ~np.isfinite(beta) | (np.abs(beta) > MAX_ABS_PARAMETER)
+    if bad.any():
+        k = int(np.flatnonzero(bad)[0])
+        refuse(f"beta_[{k}] = {show(beta[k])} is not a finite coefficient within MAX_ABS_PARAMETER = 1e6")
+    bad = np.isnan(se) | (se < 0)
+    if bad.any():
+        k = int(np.flatnonzero(bad)[0])
+        refuse(f"beta_se_[{k}] = {show(se[k])} is not a standard error (>= 0)")
 
 
 class _Archive:
@@ -398,7 +424,9 @@ def _open_archive(path: Any, where: str) -> _Archive:
         raise
 
 
-_META_KEYS = ("format", "discrank", "model", "params", "scalars", "labels")
+_META_KEYS = ("format", "discrank", "model", "params", "scalars", "labels", "advantage")
+#: The arrays of a model fitted with advantage covariates (one value per covariate).
+_ADVANTAGE_ARRAYS = ("beta_", "beta_se_")
 
 
 def _is_int(v: Any) -> bool:
@@ -508,6 +536,11 @@ def _check_meta(meta: Any, refuse: Callable[[str], NoReturn]) -> tuple[str, dict
         rule, what = _scalar_rule(cls, key)
         if not rule(value):
             refuse(f"scalars.{key} = {show(value)} is not {what}")
+    names = meta.get("advantage")
+    if names is not None:
+        if (not isinstance(names, list) or not names or not all(isinstance(v, str) for v in names)
+                or len(set(names)) != len(names)):
+            refuse(f"the header's advantage {show(names)} is not a list of distinct covariate names")
     kind = meta.get("labels")
     if kind is not None and kind not in _LABEL_KINDS.values() and kind != "utf8":
         refuse(f"the header's label kind {show(kind)} is not one of {tuple(_LABEL_KINDS.values()) + ('utf8',)}")
@@ -515,16 +548,27 @@ def _check_meta(meta: Any, refuse: Callable[[str], NoReturn]) -> tuple[str, dict
 
 
 def _expected_shapes(cls: type, params: dict, headers: dict, label_kind: Optional[str],
-                     refuse: Callable[[str], NoReturn]) -> dict[str, tuple]:
+                     refuse: Callable[[str], NoReturn], advantage: Optional[list] = None) -> dict[str, tuple]:
     """Check each array's declared shape and dtype (from its npy header, before reading it) against the
     labels' count and the header's ``n_components``, as the class's ``_fitted_arrays`` declare them;
-    returns the arrays to read."""
+    returns the arrays to read (``advantage``: the header's covariate names, whose ``beta_`` and
+    ``beta_se_`` are then required)."""
     name = cls.__name__
     specs = _specs(cls)
     label_arrays = ("labels_", "labels_ends_") if label_kind == "utf8" else ("labels_",)
+    names = advantage or []
+    beta_arrays = _ADVANTAGE_ARRAYS if names else ()
     for key in headers:
-        if key != "__discrank__" and key not in label_arrays and key not in specs:
-            refuse(f"unexpected array {show(key)} for {name} (it holds {label_arrays + tuple(specs)})")
+        if key != "__discrank__" and key not in label_arrays and key not in specs and key not in beta_arrays:
+            refuse(f"unexpected array {show(key)} for {name} (it holds {label_arrays + tuple(specs) + beta_arrays}"
+                   f"{'' if names else '; beta_ and beta_se_ only with the header advantage'})")
+    for key in beta_arrays:
+        if key not in headers:
+            refuse(f"missing array {key!r}: the header names the advantage covariates {names}")
+        shape, dtype = headers[key]
+        if shape != (len(names),) or dtype.kind != "f":
+            refuse(f"{key} has shape {shape} and dtype {dtype}, expected shape ({len(names)},) of floats (one per "
+                   f"advantage covariate {names})")
     for key in label_arrays + tuple(k for k, spec in specs.items() if spec.required):
         if key not in headers:
             refuse(f"missing array {key!r} for a {name}")
