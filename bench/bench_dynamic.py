@@ -103,7 +103,8 @@ def online(key: str, period: str) -> None:
     print(ev)
     dyn = ev.fitted[f"dynamic Elo ({period})"]
     se = ", ".join(f"{n} {b:.4f} +- {e:.4f}" for n, b, e in zip(dyn.advantage_names_, dyn.beta_, dyn.beta_se_))
-    print(f"dynamic Elo: drift {dyn.drift_:.4g} per {period}, prior scale {dyn.prior_scale_:.3g}; advantage: {se or 'none'}")
+    print(f"dynamic Elo: drift {dyn.drift_:.4g} per {period}, prior scale {dyn.prior_scale_:.3g}, variance scale "
+          f"{dyn.variance_scale_:.3g}; advantage: {se or 'none'}")
 
 
 def main(argv=None) -> int:

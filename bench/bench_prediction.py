@@ -290,6 +290,9 @@ def _chosen(model) -> str:
         parts.append(f"drift {drift:.3g}")
     if hasattr(model, "prior_scale_"):
         parts.append(f"prior scale {model.prior_scale_:.3g}")
+        scale = getattr(model, "variance_scale_", None)
+        if scale is not None:
+            parts.append(f"variance scale {scale:.3g}")
         best = getattr(model, "best_params_", None)
         if best:
             parts.append(f"lambda {best['regularization']:g}")

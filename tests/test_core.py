@@ -542,3 +542,61 @@ def test_aggregate_games_matches_numpy_and_any_thread_count(with_counts, n):
     for threads in (2, 3):
         other = _core.aggregate_games(n, a, b, s, c, n_threads=threads)
         assert all(np.array_equal(x, y) for x, y in zip((lo, hi, games, wins), other))
+
+
+def _chains(n_blocks, seed):
+    """A symmetric positive definite tridiagonal matrix of random blocks (the off-diagonal 0 between
+    blocks, as between two players' chains): (diagonal, link weights >= 0)."""
+    rng = np.random.default_rng(seed)
+    sizes = rng.integers(1, 9, n_blocks)
+    n = int(sizes.sum())
+    off = rng.random(n - 1) * 3.0
+    off[np.cumsum(sizes)[:-1] - 1] = 0.0  # block boundaries
+    diag = np.zeros(n)
+    diag[:-1] += off
+    diag[1:] += off
+    diag += rng.random(n) + 0.05
+    return diag, off
+
+
+def test_chain_product_and_solve_match_dense_algebra():
+    from scipy.linalg import lapack
+
+    diag, off = _chains(300, seed=1)
+    n = diag.size
+    T = np.diag(diag) - np.diag(off, 1) - np.diag(off, -1)
+    x = np.random.default_rng(2).standard_normal(n)
+    out = np.ones(n)
+    _core.chain_add(diag, off, x, out)
+    np.testing.assert_allclose(out, 1.0 + T @ x, rtol=0, atol=1e-12)
+    d, e, info = lapack.dpttrf(diag, -off)
+    assert info == 0
+    sol = _core.chain_solve(d, e, x)
+    np.testing.assert_allclose(T @ sol, x, rtol=0, atol=1e-10)
+    np.testing.assert_array_equal(sol, lapack.dpttrs(d, e, x)[0])  # LAPACK's dptts2, operation for operation
+
+
+@pytest.mark.parametrize("threads", [1, 2, 3, 8])
+def test_chain_solve_is_bitwise_the_same_for_any_thread_count(threads):
+    from scipy.linalg import lapack
+
+    diag, off = _chains(5000, seed=3)
+    d, e, _ = lapack.dpttrf(diag, -off)
+    b = np.random.default_rng(4).standard_normal(diag.size)
+    np.testing.assert_array_equal(_core.chain_solve(d, e, b, threads), _core.chain_solve(d, e, b, 1))
+    out1, out2 = np.zeros(diag.size), np.zeros(diag.size)
+    _core.chain_add(diag, off, b, out1, 1)
+    _core.chain_add(diag, off, b, out2, threads)
+    np.testing.assert_array_equal(out1, out2)
+
+
+def test_chain_kernels_check_their_shapes():
+    z3, z2 = np.zeros(3), np.zeros(2)
+    with pytest.raises(ValueError, match=r"off must have shape \(2,\), got \(3,\)"):
+        _core.chain_add(z3, z3, z3, np.zeros(3))
+    with pytest.raises(ValueError, match=r"diag, x and out must have the same length 3, got \(2,\) for out"):
+        _core.chain_add(z3, z2, z3, z2)
+    with pytest.raises(ValueError, match=r"e must have shape \(2,\), got \(3,\)"):
+        _core.chain_solve(np.ones(3), z3, z3)
+    with pytest.raises(TypeError):
+        _core.chain_solve(np.ones(3, dtype=np.float32), z2, z3)

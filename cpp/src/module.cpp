@@ -23,4 +23,5 @@ PYBIND11_MODULE(_core, m) {
     discrank_py::bind_pairs(m);
     discrank_py::bind_labels(m);
     discrank_py::bind_graph(m);
+    discrank_py::bind_chains(m);
 }

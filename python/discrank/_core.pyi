@@ -158,3 +158,17 @@ def beat_pieces(
     n: int, i: npt.NDArray[np.int32], j: npt.NDArray[np.int32], p: npt.NDArray[np.float64]
 ) -> tuple[int, npt.NDArray[np.int32]]:
     """(count, strong piece of each player) of the graph a -> b when a scored against b."""
+
+def chain_add(
+    diag: npt.NDArray[np.float64],
+    off: npt.NDArray[np.float64],
+    x: npt.NDArray[np.float64],
+    out: npt.NDArray[np.float64],
+    n_threads: int = 0,
+) -> None:
+    """out += T x in place, T the symmetric tridiagonal matrix with diagonal diag and off-diagonal -off."""
+
+def chain_solve(
+    d: npt.NDArray[np.float64], e: npt.NDArray[np.float64], b: npt.NDArray[np.float64], n_threads: int = 0
+) -> npt.NDArray[np.float64]:
+    """x with L D L^T x = b from LAPACK dpttrf's factors (d, e); the same bits for any n_threads."""

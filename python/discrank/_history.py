@@ -395,9 +395,7 @@ class _Problem:
         def product(v):
             vr = np.ascontiguousarray(v[:n])
             out = kernel.hessp_s(f_dd, vr, n_threads=threads)  # the games' Laplacian
-            out += rest * vr
-            out[:-1] -= chain * vr[1:]
-            out[1:] -= chain * vr[:-1]
+            _core.chain_add(rest, chain, vr, out, threads)  # the chains and the prior
             if not m:
                 return out
             vg = v[n:]
@@ -417,8 +415,9 @@ class _Problem:
         shift = 1.0 / max(float(self.prior.sum()), 1e-300)
 
         def precondition(v):
-            x, _ = lapack.dpttrs(fd, fe, v[:n])
-            x += shift * float(v[:n].sum())
+            vr = np.ascontiguousarray(v[:n])
+            x = _core.chain_solve(fd, fe, vr, threads)
+            x += shift * float(vr.sum())
             if not m:
                 return x
             return np.concatenate([x, Cinv @ v[n:]])
