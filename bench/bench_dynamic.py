@@ -93,9 +93,27 @@ def online(key: str, period: str) -> None:
     from discrank import DynamicElo
     from discrank.online import OnlineElo
 
+    class TimedDynamicElo(DynamicElo):
+        """DynamicElo that adds up the seconds of its tuning and of its updates."""
+
+        spent = {"tuning": 0.0, "updates": 0.0, "n_updates": 0}
+
+        def _tune(self, *args):
+            clock = time.perf_counter()
+            out = super()._tune(*args)
+            self.spent["tuning"] += time.perf_counter() - clock
+            return out
+
+        def _update_log(self, log):
+            clock = time.perf_counter()
+            out = super()._update_log(log)
+            self.spent["updates"] += time.perf_counter() - clock
+            self.spent["n_updates"] += 1
+            return out
+
     names = {"tennis": "tennis ATP", "go": "Go Tygem", "football": "football"}
     log, split = datasets.full_logs()[names[key]]
-    models = {"online Elo (K tuned)": OnlineElo(), f"dynamic Elo ({period})": DynamicElo(period=period)}
+    models = {"online Elo (K tuned)": OnlineElo(), f"dynamic Elo ({period})": TimedDynamicElo(period=period)}
     clock = time.perf_counter()
     ev = discrank.evaluate(models, log, cutoff=split["cutoff"], test_start=split["test_start"],
                            test_end=split["test_end"], protocol="online")
@@ -105,6 +123,9 @@ def online(key: str, period: str) -> None:
     se = ", ".join(f"{n} {b:.4f} +- {e:.4f}" for n, b, e in zip(dyn.advantage_names_, dyn.beta_, dyn.beta_se_))
     print(f"dynamic Elo: drift {dyn.drift_:.4g} per {period}, prior scale {dyn.prior_scale_:.3g}, variance scale "
           f"{dyn.variance_scale_:.3g}; advantage: {se or 'none'}")
+    spent = TimedDynamicElo.spent
+    print(f"dynamic Elo's time: tuning {spent['tuning']:.0f} s, {spent['n_updates']} updates {spent['updates']:.0f} s "
+          f"({spent['updates'] / max(spent['n_updates'], 1):.2f} s each)")
 
 
 def main(argv=None) -> int:
