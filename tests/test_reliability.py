@@ -309,8 +309,11 @@ def test_disc_fit_in_tile_order_is_bitwise_the_same_for_any_thread_count():
 
 # ------------------------------------------------------------------------------ interruption and memory
 def test_ctrl_c_stops_a_long_fit_and_leaves_the_process_usable():
+    # the child restores Python's Ctrl-C handler: a run started in the background of a non-interactive
+    # shell (nohup ... &) inherits SIGINT ignored, and Python keeps an inherited SIG_IGN
     script = textwrap.dedent("""
-        import sys, time, numpy as np
+        import signal, sys, time, numpy as np
+        signal.signal(signal.SIGINT, signal.default_int_handler)
         from discrank import DiscDecomposition, Elo, PairwiseData
         rng = np.random.default_rng(0)
         a = rng.integers(0, 20000, 2_000_000); b = (a + rng.integers(1, 20000, a.size)) % 20000
