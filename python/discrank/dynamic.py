@@ -547,11 +547,10 @@ class DynamicElo(Params):
 
     def _outcomes_at(self, ia: np.ndarray, ib: np.ndarray, b: np.ndarray, x: Optional[np.ndarray]) -> np.ndarray:
         """[P(a wins), P(draw), P(b wins)] of games of players ``ia``, ``ib`` in periods ``b``."""
-        eta = (math.log(self.draw_nu_) if self.draw_nu_ is not None
-               else getattr(self, "draw_threshold_", None))
-        return _predict(self.pp_player_, self.pp_bin_, self.pp_rating_, self.pp_sd_ ** 2, self.beta_, eta,
-                        self._walk(self.drift_), self.prior_scale_, ia, ib, b, x, self.draws,
-                        getattr(self, "variance_scale_", 1.0))
+        eta = math.log(self.draw_nu_) if self.draw_nu_ is not None else self.draw_threshold_
+        d, v = _difference(self.pp_player_, self.pp_bin_, self.pp_rating_, self.pp_sd_ ** 2, self.beta_,
+                           self._walk(self.drift_), self.prior_scale_, ia, ib, b, x)
+        return _outcomes(d, self.variance_scale_ * v, eta, self.draws)
 
     def _players(self, players: Any) -> np.ndarray:
         """The codes of labels, every player for None; an unknown label is a ValueError naming it."""
@@ -827,13 +826,6 @@ def _difference(pp_player, pp_bin, r, var, beta, drift, prior, ia, ib, b, x) -> 
     if x is not None and beta.size:
         d = d + x @ beta
     return d, va + vb
-
-
-def _predict(pp_player, pp_bin, r, var, beta, eta, drift, prior, ia, ib, b, x, draws=None, scale=1.0) -> np.ndarray:
-    """[P(a wins), P(draw), P(b wins)] of games between ``ia`` and ``ib`` in periods ``b`` with covariates
-    ``x``, the variance multiplied by ``scale`` (see DynamicElo.predict_outcomes)."""
-    d, v = _difference(pp_player, pp_bin, r, var, beta, drift, prior, ia, ib, b, x)
-    return _outcomes(d, scale * v, eta, draws)
 
 
 def _outcomes(d: np.ndarray, v: np.ndarray, eta: Optional[float], draws: Optional[str] = None) -> np.ndarray:
