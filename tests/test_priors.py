@@ -340,6 +340,105 @@ def test_tuning_uses_the_validation_window_and_gap_given():
     assert record["n_validation_games"] == 500 and record["n_fit_games"] == 2100
 
 
+@pytest.mark.parametrize("fraction, window, gap", [(0.1, None, None), (0.25, None, 3), (0.1, 40, None), (0.1, 40, 7)])
+def test_the_time_bounds_cut_sorted_times_as_the_validation_defines(fraction, window, gap):
+    from discrank import Validation
+
+    t = np.sort(np.random.default_rng(5).integers(0, 200, 1000))  # many ties
+    rule = Validation(fraction=fraction, window=window, gap=gap)
+    n_fit, val_start = _tuning._time_bounds(t, rule)
+    if window is None:  # the latest `fraction` of the games; the fit ends `gap` before the first of them
+        cut = int(np.floor((1 - fraction) * t.size))
+        val = np.arange(t.size) >= cut
+        fit = t < t[cut] - (gap or 0)
+    else:  # the games after t[-1] - window; the fit ends `gap` before that
+        val = t > t[-1] - window
+        fit = t <= t[-1] - window - (gap or 0)
+    np.testing.assert_array_equal(np.arange(t.size) < n_fit, fit)
+    np.testing.assert_array_equal(np.arange(t.size) >= val_start, val)
+    masks = _tuning._time_cut(t, rule)
+    np.testing.assert_array_equal(masks[0], fit)
+    np.testing.assert_array_equal(masks[1], val)
+
+
+@pytest.mark.parametrize("name", ["Elo", "DiscDecomposition"])
+def test_tuning_on_a_shuffled_log_is_that_of_the_log_in_time_order(name):
+    # a log in time order is cut by views, a shuffled one sorted first: the same games either way
+    a, b, y = elo_games(40, 3000, 3)
+    t = np.random.default_rng(1).integers(0, 600, 3000)  # ties in time
+    home = (np.arange(3000) % 3 == 0).astype(float)
+    order = np.argsort(t, kind="stable")
+    shuffled = np.random.default_rng(2).permutation(3000)
+    # the ties' order decides which tied games fall on each side of a cut by share: cut by window instead
+    from discrank import Validation
+
+    rule = Validation(window=60, gap=10)
+    fits = []
+    for rows in (order, shuffled):
+        log = GameLog.from_arrays(a[rows], b[rows], y[rows], t[rows], advantage={"home": home[rows]})
+        fits.append(quiet(TUNED[name](), log, validation=rule))
+    one, two = fits
+    assert one.prior_tuning_["rule"] == "time order, gap 10"
+    assert one.prior_tuning_ == two.prior_tuning_
+    for attr in ("ratings_", "u_", "v_", "beta_"):
+        if getattr(one, attr, None) is not None:
+            np.testing.assert_array_equal(getattr(one, attr), getattr(two, attr))
+
+
+@pytest.mark.parametrize("make", [lambda s: Elo(prior_scale=s), lambda s: DiscDecomposition(1, prior_scale=s, random_state=0)])
+def test_fits_on_one_fit_data_leave_it_unchanged_and_equal_a_fresh_fit(make):
+    # the prior's tuning fits every scale on one FitData: a fit must neither write into it nor depend on
+    # the fits made before it
+    a, b, y = elo_games(40, 3000, 3)
+    home = (np.arange(3000) % 3 == 0).astype(float)
+    data = GameLog.from_arrays(a, b, y, advantage={"home": home}).to_pairs()
+    model = make(0.5)
+    fit_data = model._build_fit_data(data)
+    fit_data.score_sums(), fit_data.games_per_player()  # fill the cache
+    arrays = {k: np.copy(getattr(fit_data, k)) for k in ("i", "j", "p", "w", "piece", "x")}
+    cached = [np.copy(x) for x in fit_data.score_sums()] + [fit_data.games_per_player()]
+    fits = []
+    for sigma in (0.5, 2.0, 0.5):
+        clone = make(sigma)
+        clone._resolve_prior(data, None, None, None)
+        fits.append(clone._fit_prepared(fit_data))
+    for k, value in arrays.items():
+        np.testing.assert_array_equal(getattr(fit_data, k), value)
+    for before, after in zip(cached, list(fit_data.score_sums()) + [fit_data.games_per_player()]):
+        np.testing.assert_array_equal(after, before)
+    fresh = make(0.5).fit(data)
+    for attr in ("ratings_", "u_", "v_", "beta_"):
+        if getattr(fresh, attr, None) is not None:
+            np.testing.assert_array_equal(getattr(fits[0], attr), getattr(fresh, attr))
+            np.testing.assert_array_equal(getattr(fits[2], attr), getattr(fresh, attr))
+
+
+@pytest.mark.parametrize("by_time", [True, False])
+def test_elo_tuning_scores_are_those_of_exact_fits_and_choose_the_same_scale(log, by_time):
+    # Elo's tuning fits are warm-started from the closest scale's fit and capped at TUNING_STEPS Newton
+    # steps at TUNING_TOL: their validation scores are the exact fits' to ~1e-5
+    data = log if by_time else log.to_pairs()
+    model = Elo().fit(data)
+    inner, val, _ = _tuning._holdout(model, data.to_pairs() if by_time else data, data if by_time else None, None, None)
+    record = model.prior_tuning_
+    exact = [_tuning._score(Elo(prior_scale=s, tol=1e-10).fit(inner), val) for s in record["scales"]]
+    np.testing.assert_allclose(record["scores"], exact, rtol=0, atol=2e-5)
+    # the tuning's best point is the exact scores' best, up to their accuracy
+    x = np.log2(record["scales"]).tolist()
+    assert exact[int(np.argmin(record["scores"]))] <= min(exact) + 4e-5
+    ordered = np.sort(exact)
+    if ordered[1] - ordered[0] < 1e-4:  # a flat curve (the log in time order: the prior barely matters)
+        return
+    # the tuning's rule applied to the exact scores picks the same scale: the vertex of the parabola
+    # through the best point and its two neighbours, or the best point at the end of the walk
+    best = x[int(np.argmin(exact))]
+    vertex = best
+    if best - 1.0 in x and best + 1.0 in x:
+        fa, fm, fb = (exact[x.index(best + d)] for d in (-1.0, 0.0, 1.0))
+        vertex = min(max(best + 0.5 * (fa - fb) / (fa + fb - 2.0 * fm), best - 1.0), best + 1.0)
+    assert np.log2(model.prior_scale_) == pytest.approx(vertex, abs=0.03)  # 2% in scale
+
+
 # ------------------------------------------------------------------------------- save and load
 @pytest.mark.parametrize("make", [lambda: Elo(), lambda: Elo(prior_scale=np.inf), lambda: EloPlusPlus(prior_scale=0.5),
                                   lambda: DiscDecomposition(2, random_state=0), lambda: MElo(1, random_state=0)])

@@ -9,7 +9,7 @@ the :class:`~discrank.PairwiseData` it was built from stays as it was given, sor
 from __future__ import annotations
 
 import warnings
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, NamedTuple, Optional
 
 import numpy as np
@@ -126,6 +126,7 @@ class FitData:
     n_threads: int
     x: Optional[np.ndarray] = None
     covariate_names: tuple = ()
+    _cache: dict = field(default_factory=dict, repr=False, compare=False)
 
     @property
     def n_players(self) -> int:
@@ -149,8 +150,24 @@ class FitData:
         -------
         ndarray, shape (n_players,)
         """
-        counts = self.n_games if self.n_games is not None else np.ones(self.i.shape[0])
-        return self.objective.player_sums(np.ascontiguousarray(counts, dtype=np.float64), n_threads=self.n_threads)
+        if "games" not in self._cache:
+            counts = self.n_games if self.n_games is not None else np.ones(self.i.shape[0])
+            self._cache["games"] = self.objective.player_sums(np.ascontiguousarray(counts, dtype=np.float64),
+                                                              n_threads=self.n_threads)
+        return self._cache["games"].copy()
+
+    def score_sums(self) -> tuple:
+        """Each player's total pair weight, weighted score and weighted conceded score
+        (``objective.score_sums``), computed once per fit data (the prior's tuning fits every scale on
+        one). Read-only: callers copy before writing.
+
+        Returns
+        -------
+        tuple of ndarray, each shape (n_players,)
+        """
+        if "score_sums" not in self._cache:
+            self._cache["score_sums"] = self.objective.score_sums(n_threads=self.n_threads)
+        return self._cache["score_sums"]
 
 
 def build_fit_data(data: PairwiseData, n_threads: int, tile: bool, stacklevel: int = 2,

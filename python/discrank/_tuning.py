@@ -130,19 +130,31 @@ def _weights(data: PairwiseData) -> np.ndarray:
     return data.n_games if data.n_games is not None else np.ones(data.n_pairs)
 
 
-def _time_cut(t: np.ndarray, validation: Validation):
-    """(games to fit, games to validate on) of sorted times ``t``, as masks: the validation games are
-    the latest ``fraction`` of the games, or those after ``t[-1] - window``; the games fitted end
-    ``gap`` before the first of them (no game of the validation's first time is fitted)."""
+def _time_bounds(t: np.ndarray, validation: Validation) -> tuple[int, int]:
+    """``(n_fit, val_start)`` of sorted times ``t``: the games to fit are ``t[:n_fit]``, those to validate
+    on ``t[val_start:]``. The validation games are the latest ``fraction`` of the games, or those after
+    ``t[-1] - window``; the games fitted end ``gap`` before the first of them (no game of the validation's
+    first time is fitted)."""
     n = len(t)
     if validation.window is None:
         cut = min(max(int(math.floor((1.0 - validation.fraction) * n)), 1), n - 1)
-        val = np.arange(n) >= cut
         end = t[cut] if validation.gap is None else t[cut] - validation.gap
-        return t < end, val
+        return int(np.searchsorted(t, end, side="left")), cut
     start = t[-1] - validation.window
-    val = t > start
-    return t <= (start if validation.gap is None else start - validation.gap), val
+    bound = start if validation.gap is None else start - validation.gap
+    return int(np.searchsorted(t, bound, side="right")), int(np.searchsorted(t, start, side="right"))
+
+
+def _time_cut(t: np.ndarray, validation: Validation):
+    """(games to fit, games to validate on) of sorted times ``t``, as masks (:func:`_time_bounds`)."""
+    n_fit, val_start = _time_bounds(t, validation)
+    index = np.arange(len(t))
+    return index < n_fit, index >= val_start
+
+
+def _in_order(t: np.ndarray) -> bool:
+    """Whether the times ``t`` are sorted (a log in time order needs no permutation)."""
+    return bool(np.all(t[1:] >= t[:-1]))
 
 
 def code_log(log: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -194,25 +206,28 @@ def _holdout(model: Any, data: PairwiseData, log: Any, coded: Any, validation: O
     """(data to fit, validation pairs, rule) or None when nothing can be held out."""
     if log is not None and getattr(log, "time", None) is not None and len(log) >= 20:
         labels, ca, cb = coded if coded is not None else code_log(log)
-        order = np.argsort(log.time, kind="stable")
-        t, ca, cb, score = log.time[order], ca[order], cb[order], log.score[order]
-        x = None if data.covariates is None else np.asarray(log.advantage, dtype=np.float64)[order]
+        t = np.asarray(log.time)
+        score = np.asarray(log.score, dtype=np.float64)
+        x = None if data.covariates is None else np.asarray(log.advantage, dtype=np.float64)
+        if not _in_order(t):  # a log in time order (the usual case) is cut by views, without copies
+            order = np.argsort(t, kind="stable")
+            t, ca, cb, score = t[order], ca[order], cb[order], score[order]
+            x = None if x is None else x[order]
         names = () if x is None else data.covariates.names
-
-        def cov(mask):
-            return {} if x is None else {"x": x[mask], "names": names}
-
-        fit, val = _time_cut(t, validation or Validation())
-        if fit.sum() >= 10 and val.sum() >= 10:
-            inner = pairs_from_codes(labels, ca[fit], cb[fit], score[fit], data.weights, **cov(fit))
+        n_fit, val_start = _time_bounds(t, validation or Validation())
+        if n_fit >= 10 and len(t) - val_start >= 10:
+            fit, val = slice(0, n_fit), slice(val_start, len(t))
+            inner = pairs_from_codes(labels, ca[fit], cb[fit], score[fit], data.weights,
+                                     **({} if x is None else {"x": x[fit], "names": names}))
             seen = np.zeros(len(labels), dtype=bool)
             seen[ca[fit]] = True
             seen[cb[fit]] = True
-            known = val & seen[ca] & seen[cb]
+            va, vb = ca[val], cb[val]
+            known = seen[va] & seen[vb]
             if known.sum() >= 10:
                 players = np.flatnonzero(seen)
-                vd = pairs_from_codes(labels, ca[known], cb[known], score[known], data.weights, players=players,
-                                      **cov(known))
+                vd = pairs_from_codes(labels, va[known], vb[known], score[val][known], data.weights, players=players,
+                                      **({} if x is None else {"x": x[val][known], "names": names}))
                 rule = "time order" + ("" if validation is None or validation.gap is None else f", gap {_show_span(validation.gap)}")
                 return inner, vd, rule
     # no time order: a random tenth of the pairs
@@ -225,8 +240,10 @@ def _holdout(model: Any, data: PairwiseData, log: Any, coded: Any, validation: O
     out[rng.choice(data.n_pairs, size=max(1, int(round(PAIR_FRACTION * data.n_pairs))), replace=False)] = True
 
     def part(mask):  # the pairs stay distinct and sorted: no checks to repeat
-        out = PairwiseData._trusted(data.i[mask], data.j[mask], data.p[mask],
-                                    None if data.n_games is None else data.n_games[mask], data.labels, data.weights)
+        rows = np.flatnonzero(mask)
+        out = PairwiseData._trusted(data.i.take(rows), data.j.take(rows), data.p.take(rows),
+                                    None if data.n_games is None else data.n_games.take(rows), data.labels,
+                                    data.weights)
         if data.covariates is not None:
             out.covariates = data.covariates.take(mask, np.cumsum(mask) - 1)
         return out
@@ -237,7 +254,7 @@ def _holdout(model: Any, data: PairwiseData, log: Any, coded: Any, validation: O
     ok = (piece[held.i] == piece[held.j]) & (size[piece[held.i]] > 1)
     if ok.sum() < 2:
         return None
-    return inner, held.subset(ok), "held-out pairs"
+    return inner, held if ok.all() else held.subset(ok), "held-out pairs"
 
 
 def _score(model: Any, val: PairwiseData) -> float:
@@ -264,6 +281,11 @@ def tune_prior_scale(model: Any, data: PairwiseData, log: Any = None, validation
     params = model.get_params()
     fits: dict[float, Any] = {}
     grid = getattr(model, "_scale_search", "local") == "grid"
+    quiet = (ConvergenceWarning, IsolatedPlayerWarning, DisconnectedGraphWarning, SeparationWarning)
+    with warnings.catch_warnings():
+        for category in quiet:
+            warnings.simplefilter("ignore", category)
+        fit_data = model._build_fit_data(inner)  # once for every scale: the pieces, tiling and core objective
 
     def score_at(x: float) -> float:
         if x in fits:
@@ -271,6 +293,8 @@ def tune_prior_scale(model: Any, data: PairwiseData, log: Any = None, validation
         sigma = 2.0 ** x
         clone = type(model)(**{**params, "prior_scale": sigma})
         clone._tuning_fit = True
+        clone._validate_params(inner)
+        clone._resolve_prior(inner, None, None, None)
         if grid:
             larger = [y for y in fits if y > x]
             if larger:  # from the closest larger scale: shrinking a fit is smooth, growing one from a fit
@@ -279,9 +303,9 @@ def tune_prior_scale(model: Any, data: PairwiseData, log: Any = None, validation
         elif fits:  # a convex fit: from the closest scale either way
             clone._warm_start = fits[min(fits, key=lambda y: abs(y - x))][1]
         with warnings.catch_warnings():
-            for category in (ConvergenceWarning, IsolatedPlayerWarning, DisconnectedGraphWarning, SeparationWarning):
+            for category in quiet:
                 warnings.simplefilter("ignore", category)
-            clone.fit(inner)
+            clone._fit_prepared(fit_data)
         value = _score(clone, val)
         fits[x] = (value, clone._warm_state())
         record.scales.append(sigma)

@@ -692,9 +692,14 @@ class PairwiseData:
     def components(self) -> tuple[int, np.ndarray]:
         """Connected pieces of the comparison graph: ``(n_pieces, piece of each player)``.
 
-        A player with no observed pair is a piece of their own.
+        A player with no observed pair is a piece of their own. Computed once for the same arrays ``i``,
+        ``j`` (the prior's tuning and the fit ask for the pieces of the same pairs).
         """
+        cached = getattr(self, "_pieces", None)
+        if cached is not None and cached[0] is self.i and cached[1] is self.j:
+            return cached[2], cached[3].copy()
         n_pieces, piece = _core.connected_pieces(self.n_players, self.i, self.j)
+        self._pieces = (self.i, self.j, int(n_pieces), piece.copy())  # for the same pairs' next call
         return int(n_pieces), piece
 
     def to_matrix(self) -> np.ndarray:

@@ -321,8 +321,17 @@ class PairwiseModel(Params):
         self._validate_params(data)
         self._resolve_prior(data, log, validation, coded)
         self._check_loss_domain(data)
-        fit_data = build_fit_data(data, resolve_n_jobs(self.n_jobs), self._tile_pairs, stacklevel=3,
-                                  covariates=data.covariates is not None)
+        return self._fit_prepared(self._build_fit_data(data, stacklevel=3))
+
+    def _build_fit_data(self, data: PairwiseData, stacklevel: int = 2) -> FitData:
+        """The :class:`FitData` of checked ``data`` for this model (its threads, tiling and covariates);
+        ``stacklevel`` of the graph warnings counted from the caller, as in :func:`build_fit_data`."""
+        return build_fit_data(data, resolve_n_jobs(self.n_jobs), self._tile_pairs, stacklevel=stacklevel + 1,
+                              covariates=data.covariates is not None)
+
+    def _fit_prepared(self, fit_data: FitData) -> "PairwiseModel":
+        """The fit on built fit data (parameters validated, ``_sigma`` resolved): the solver and the fitted
+        attributes. The prior's tuning fits every scale on one :class:`FitData` of its held-out split."""
         self.beta_ = self.beta_se_ = None
         self.advantage_names_ = tuple(fit_data.covariate_names)
         self._set_players(fit_data.labels.copy(), fit_data.n_threads)

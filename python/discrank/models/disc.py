@@ -302,7 +302,7 @@ class DiscDecomposition(DiscReadout, PairwiseModel):
                 v = np.ascontiguousarray(problem.project(V0[:, comp]))
             elif comp == 0 and offset is None and self.loss == "bce":
                 # with v = 1 the score u_i v_j - v_i u_j is the Elo score u_i - u_j
-                total, scored, _ = objective.score_sums(n_threads=self._n_threads)
+                total, scored, _ = data.score_sums()
                 u = logit_mean_score(total, scored, piece)
             fit = _alternate if self.solver == "alternating" else _alternate_then_joint
             max_iter = int(self.max_iter)
@@ -337,7 +337,7 @@ class DiscDecomposition(DiscReadout, PairwiseModel):
         by a disc game whose radius grows without end.
         """
         n, piece = data.n_players, data.piece
-        _, scored, conceded = data.objective.score_sums(n_threads=self._n_threads)
+        _, scored, conceded = data.score_sums()
         n_strong, strong = _core.beat_pieces(n, data.i, data.j, data.p)
         separates = one_sided(piece, scored, conceded) or n_strong > data.n_pieces
         scores = _core.scores(data.i, data.j, n, U=self.u_, V=self.v_, n_threads=self._n_threads)

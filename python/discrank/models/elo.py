@@ -142,7 +142,7 @@ class _EloFamily(PairwiseModel):
             h = pair_curvature(objective, w, None, n_threads) + ridge
             return minimize_scaled(fun, np.zeros(data.n_players) if start is None else start, h, tol, int(max_iter))
 
-        sums = objective.score_sums(n_threads=n_threads)  # (total, scored, conceded) per player
+        sums = data.score_sums()  # (total, scored, conceded) per player
         sigma = self._sigma
         separated = None
         if sigma == np.inf:
