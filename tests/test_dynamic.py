@@ -401,3 +401,153 @@ def test_the_kernels_thread_count_does_not_change_the_fit(draws):
         assert np.abs(other.pp_rating_ - fits[0].pp_rating_).max() < 1e-12
         assert np.abs(other.beta_ - fits[0].beta_).max() < 1e-12
         assert np.abs(other.pp_sd_ - fits[0].pp_sd_).max() < 1e-12
+
+
+# ------------------------------------------------------------------------------- save and load
+def _rows(log, rows):
+    """The games ``rows`` of a log (in time order)."""
+    return GameLog.from_arrays(log.a[rows], log.b[rows], log.score[rows], None if log.time is None else log.time[rows],
+                               advantage={"home": log.advantage[rows, 0]})
+
+
+def _dated(log, unit="D"):
+    """``log`` with its numeric times as dates (period week)."""
+    return GameLog.from_arrays(log.a, log.b, log.score, (log.time * 7).astype(f"datetime64[{unit}]"),
+                               advantage={"home": log.advantage[:, 0]})
+
+
+@pytest.mark.parametrize("case", ["dates", "numbers", "float times", "stationary", "davidson", "rao-kupper"])
+def test_a_saved_model_predicts_and_updates_as_the_original(tmp_path, case):
+    log = league(draws=case in ("davidson", "rao-kupper"))
+    if case == "dates":
+        log, model = _dated(log), DynamicElo(period="week", drift=0.2, prior_scale=1.0)
+    elif case == "numbers":  # integer times, a bin of 2
+        log = GameLog.from_arrays(log.a, log.b, log.score, log.time.astype(np.int64), advantage={"home": log.advantage[:, 0]})
+        model = DynamicElo(period=2, drift=0.2, prior_scale=1.0)
+    elif case == "float times":
+        model = DynamicElo(period=1.0, drift=0.2, prior_scale=1.0)
+    elif case == "stationary":  # no times at all
+        log = GameLog.from_arrays(log.a, log.b, log.score, advantage={"home": log.advantage[:, 0]})
+        model = DynamicElo(period=None, prior_scale=1.0)
+    else:
+        model = DynamicElo(period=1.0, drift=0.2, prior_scale=1.0, draws=case)
+    half = len(log) // 2
+    first, second = (_rows(log, rows) for rows in (slice(None, half), slice(half, None)))
+    model.fit(first)
+    model.save(tmp_path / "m.npz")
+    back = discrank.load(tmp_path / "m.npz")
+    assert type(back) is DynamicElo and back.get_params() == model.get_params()
+    np.testing.assert_array_equal(back.predict_games(log), model.predict_games(log))
+    np.testing.assert_array_equal(back.predict_proba(log.a[:20], log.b[:20]), model.predict_proba(log.a[:20], log.b[:20]))
+    assert back.history().equals(model.history())
+    for attr in ("drift_", "prior_scale_", "variance_scale_", "converged_", "n_iter_", "draw_nu_", "draw_threshold_",
+                 "last_bin_", "advantage_names_"):
+        assert getattr(back, attr) == getattr(model, attr), attr
+    np.testing.assert_array_equal(back.beta_, model.beta_)
+    np.testing.assert_allclose(back.beta_se_, model.beta_se_, rtol=1e-12)  # derived again from the games
+    if model.draws is not None:
+        assert back.draw_eta_se_ == pytest.approx(model.draw_eta_se_, rel=1e-12)
+    if model.period is not None:
+        at = log.time[half]
+        assert back.ratings_at(at).equals(model.ratings_at(at))
+    assert back.tuning_ is None
+    # update goes on from the file as from the model
+    model.update(second)
+    back.update(second)
+    np.testing.assert_array_equal(back.pp_rating_, model.pp_rating_)
+    np.testing.assert_array_equal(back.predict_games(log), model.predict_games(log))
+
+
+def test_a_saved_model_keeps_its_labels_and_a_refitted_one_is_equal(tmp_path):
+    log = _dated(league())
+    named = GameLog.from_arrays(np.char.add("p", log.a.astype(str)), np.char.add("p", log.b.astype(str)), log.score,
+                                log.time, advantage={"home": log.advantage[:, 0]})
+    model = DynamicElo(drift=0.2, prior_scale=1.0).fit(named)
+    model.save(tmp_path / "m.npz")
+    back = discrank.load(tmp_path / "m.npz")
+    assert back.labels_.tolist() == model.labels_.tolist()
+    refit = DynamicElo(drift=0.2, prior_scale=1.0).fit(named)
+    np.testing.assert_array_equal(back.pp_rating_, refit.pp_rating_)
+
+
+def _tampered(tmp_path, change, draws=None, meta=None):
+    import json
+
+    log = _dated(league(draws=draws is not None))
+    DynamicElo(drift=0.2, prior_scale=1.0, draws=draws).fit(log).save(tmp_path / "m.npz")
+    with np.load(tmp_path / "m.npz") as z:
+        files = {k: z[k] for k in z.files}
+    if change:
+        change(files)
+    if meta:
+        head = json.loads(str(files["__discrank__"]))
+        meta(head)
+        files["__discrank__"] = np.array(json.dumps(head))
+    out = tmp_path / "tampered.npz"
+    np.savez_compressed(out, **files)
+    return out
+
+
+def _set(key, index, value):
+    def change(files):
+        arr = files[key].copy()
+        arr[index] = value
+        files[key] = arr
+    return change
+
+
+@pytest.mark.parametrize("change, message", [
+    (_set("games_a_", 3, 99), r"games_a_\[3\] = 99 is not a player code \(labels_ holds 12 players\)"),
+    (_set("games_b_", 0, -1), r"games_b_ holds -1, a negative player code"),
+    (lambda f: f.__setitem__("games_b_", f["games_a_"].copy()), r"game 0 has the player 0 against themself"),
+    (_set("games_score_", 5, 1.5), r"games_score_\[5\] = 1.5 is outside \[0, 1\] \(a score\)"),
+    (_set("games_score_", 5, -0.5), r"games_score_\[5\] = -0.5 is outside \[0, 1\] \(a score\)"),
+    (_set("games_score_", 5, np.nan), r"games_score_\[5\] = nan is not finite"),
+    (_set("games_bin_", 7, 10_000), r"games_bin_\[7\] = 10000 is not the period of the game's time"),
+    (_set("games_time_int_", 0, 10**12), r"the games are not in time order: game 1 is earlier than game 0"),
+    (lambda f: f.pop("games_time_int_"), r"time_dtype_ = 'datetime64\[D\]' needs games_time_int_"),
+    (lambda f: f.__setitem__("games_x_", f["games_x_"][:-1]), r"games_x_ has shape \(899, 1\), expected \(900, 1\)"),
+    (lambda f: f.__setitem__("games_x_", np.zeros_like(f["games_x_"])), r"advantage column 'home' is 0 in every game"),
+    (lambda f: f.__setitem__("pp_rating_", f["pp_rating_"][:-1]), r"pp_rating_ has shape \(\d+,\), but the games make \d+ player-periods"),
+    (_set("pp_sd_", 2, -1.0), r"pp_sd_ holds -1.0, a negative standard deviation"),
+    (_set("pp_rating_", 2, np.inf), r"pp_rating_\[2\] = inf is not finite"),
+    (_set("pp_rating_", 2, 1e9), r"pp_rating_\[2\] = 1000000000.0 is above MAX_ABS_PARAMETER"),
+    (lambda f: f.__setitem__("theta_tail_", np.zeros(3)), r"theta_tail_ has shape \(3,\), expected \(1,\)"),
+    (_set("theta_tail_", 0, 0.123), r"beta_ = \[[-0-9.e]+\] differs from the coefficients in theta_tail_ \(\[0.123\]\)"),
+    (lambda f: f.__setitem__("games_score_", f["games_score_"].astype(np.int64)), r"games_score_ has shape \(900,\) and dtype int64, expected 1 dimension\(s\) of floats"),
+    (lambda f: f.__setitem__("pp_rating_", f["pp_rating_"].reshape(1, -1)), r"pp_rating_ has shape \(1, \d+\) and dtype float64, expected 1 dimension"),
+])
+def test_a_tampered_dynamic_model_file_is_refused_naming_the_field(tmp_path, change, message):
+    with pytest.raises(ValueError, match=r"tampered\.npz: " + message):
+        discrank.load(_tampered(tmp_path, change))
+
+
+@pytest.mark.parametrize("meta, message", [
+    (lambda h: h["scalars"].pop("drift_"), r"scalars\.drift_ is missing"),
+    (lambda h: h["scalars"].__setitem__("drift_", -1.0), r"scalars\.drift_ = -1.0 is not a positive finite number"),
+    (lambda h: h["scalars"].__setitem__("variance_scale_", 0), r"scalars\.variance_scale_ = 0 is not a positive finite number"),
+    (lambda h: h["scalars"].pop("prior_scale_"), r"scalars\.prior_scale_ is missing"),
+    (lambda h: h["scalars"].__setitem__("time_dtype_", "datetime64[fs]"), r"scalars\.time_dtype_ = 'datetime64\[fs\]' is not"),
+    (lambda h: h["scalars"].pop("time_dtype_"), r"the file holds the games' times but no time_dtype_"),
+    (lambda h: h["params"].__setitem__("period", "fortnight"), r"params\.period = 'fortnight' is not None or 'day', 'week', 'month', 'year' or a positive finite number"),
+    (lambda h: h["params"].__setitem__("period", 1.0), r"period=1.0 is not one of \('day', 'week', 'month', 'year'\) \(this log's times are dates\)"),
+    (lambda h: h["params"].__setitem__("period", "month"), r"games_bin_\[\d+\] = \d+ is not the period of the game's time \(\d+\)"),
+    (lambda h: h["params"].__setitem__("draws", "davidson"), r"draws='davidson': the log has no draw"),
+    (lambda h: h["params"].__setitem__("prior_scale", float("inf")), r"prior_scale must be a positive finite number"),
+    (lambda h: h.pop("advantage"), r"unexpected array 'beta_'"),
+])
+def test_a_dynamic_model_file_with_a_bad_header_is_refused_naming_the_field(tmp_path, meta, message):
+    with pytest.raises(ValueError, match=r"tampered\.npz: " + message):
+        discrank.load(_tampered(tmp_path, None, meta=meta))
+
+
+def test_a_draw_model_file_with_a_score_that_is_not_a_result_is_refused(tmp_path):
+    with pytest.raises(ValueError, match=r"tampered\.npz: draws='davidson' needs results 1, 0.5 or 0; game 4"):
+        discrank.load(_tampered(tmp_path, _set("games_score_", 4, 0.3), draws="davidson"))
+
+
+def test_an_unfitted_dynamic_model_is_not_saved(tmp_path):
+    from discrank.exceptions import NotFittedError
+
+    with pytest.raises(NotFittedError, match="not fitted"):
+        DynamicElo().save(tmp_path / "m.npz")

@@ -25,7 +25,9 @@ from scipy.special import expit
 from discrank._checks import check_positive_float, check_positive_int, show
 from discrank._rows import time_bound
 from discrank.evaluation import game_losses, outcome_losses
+from discrank import persist
 from discrank.models._base import Params, one_blas_thread, resolve_n_jobs
+from discrank.persist import FittedArray
 from discrank._history import (MAX_PERIODS, build_history, carry, chain_variances, chains, covariance_at,
                                period_index, solve_history)
 
@@ -42,6 +44,8 @@ VARIANCE_GRID = (0.5, 1.0, 1.5, 2.0, 3.0, 4.0, 6.0, 8.0)
 #: Periods per year of each calendar period (to convert the drift grid).
 _PER_YEAR = {"day": 365.25, "week": 365.25 / 7, "month": 12.0, "year": 1.0}
 DRAWS = ("davidson", "rao-kupper")
+#: The times a model file holds (``time_dtype_``): numpy datetimes by unit, or numbers.
+TIME_DTYPES = tuple(f"datetime64[{u}]" for u in ("Y", "M", "W", "D", "h", "m", "s", "ms", "us", "ns")) + ("int64", "float64")
 #: Origins of the tuning's forecasts over the validation window, at least; a log of fewer than
 #: ``ORIGIN_GAMES / ORIGINS`` games gets ``ORIGIN_GAMES // n_games`` (up to one per period).
 ORIGINS = 8
@@ -128,8 +132,36 @@ class DynamicElo(Params):
     gradient_ : float
         The final largest gradient entry relative to the start's.
     tuning_ : dict or None
-        The candidates tried and their validation log loss, when something was tuned.
+        The candidates tried and their validation log loss, when something was tuned (None for a model
+        read from a file).
+
+    Notes
+    -----
+    ``save`` writes the model with the games it was fitted on (``discrank.load`` reads it back, and
+    :meth:`update` goes on from it): the coded games, their periods, times and covariates, and the
+    fitted ratings of every player-period. ``beta_se_`` and ``draw_eta_se_`` are derived again from the
+    games on loading.
     """
+
+    #: What a model file holds (:mod:`discrank.persist`): the games in time order ("g" of them; codes into
+    #: ``labels_``, scores, periods, times as numbers or datetimes, covariates), the ratings of the
+    #: player-periods ("q") and the global parameters after them (beta, then the draw parameter).
+    _fitted_arrays = (
+        FittedArray("games_a_", ("g",), kind="i", nonnegative="player code"),
+        FittedArray("games_b_", ("g",), kind="i", nonnegative="player code"),
+        FittedArray("games_score_", ("g",), bound=1.0, bound_text="outside [0, 1] (a score)"),
+        FittedArray("games_bin_", ("g",), kind="i"),
+        FittedArray("games_time_", ("g",), required=False, bound=None),
+        FittedArray("games_time_int_", ("g",), kind="i", required=False),
+        FittedArray("games_x_", ("g", "c"), required=False, bound=None),
+        FittedArray("pp_rating_", ("q",)),
+        FittedArray("pp_sd_", ("q",), nonnegative="standard deviation"),
+        FittedArray("theta_tail_", ("e",)),
+    )
+    _fitted_scalars = ("drift_", "prior_scale_", "variance_scale_", "converged_", "n_iter_", "n_cg_", "gradient_",
+                       "objective_", "time_dtype_")
+    _choices = {"draws": DRAWS, "time_dtype_": TIME_DTYPES}
+    _optional_params = ("period", "drift", "prior_scale", "variance_scale", "draws", "n_jobs")
 
     sequential_updates = False
     #: update(a) then update(b) is update(a + b) (the MAP of every game), so the online protocol gives a
@@ -161,6 +193,10 @@ class DynamicElo(Params):
         if self.period is not None and log.time is None:
             raise ValueError("DynamicElo needs the games' times (GameLog time=...); give period=None for a "
                              "stationary fit")
+        self._check_own_params()
+
+    def _check_own_params(self) -> None:
+        """The parameters' checks that need no log (a ValueError or TypeError names the parameter)."""
         _check_scale(self.drift, "drift")
         _check_scale(self.prior_scale, "prior_scale")
         _check_scale(self.variance_scale, "variance_scale")
@@ -529,6 +565,161 @@ class DynamicElo(Params):
         """A tuning candidate's name in ``tuning_``."""
         return ("" if self.period is None else f"drift={drift:.4g}, ") + f"prior_scale={prior:.3g}"
 
+    # ------------------------------------------------------------------ saving and loading
+    def save(self, path: Any) -> None:
+        """Write the fitted model, with the games it was fitted on, to an ``.npz`` file (``discrank.load``
+        reads it; no pickle; see the class's Notes).
+
+        Parameters
+        ----------
+        path : str or path-like
+            The file (numpy adds ``.npz`` when missing).
+
+        Raises
+        ------
+        discrank.exceptions.NotFittedError
+            The model is not fitted.
+        """
+        persist.save(self, path)
+
+    def _saved_model(self) -> "DynamicElo":
+        return self
+
+    def _state_to_save(self) -> tuple[dict, dict]:
+        """The arrays and scalars of a model file (``_fitted_arrays``, ``_fitted_scalars``)."""
+        ca, cb, score, bins, t, x = self._games_
+        arrays = {"games_a_": ca, "games_b_": cb, "games_score_": score, "games_bin_": bins,
+                  "pp_rating_": self.pp_rating_, "pp_sd_": self.pp_sd_,
+                  "theta_tail_": self._theta[self.pp_rating_.size:], "games_x_": x}
+        scalars = {"drift_": self.drift_, "prior_scale_": self.prior_scale_, "variance_scale_": self.variance_scale_,
+                   "converged_": bool(self.converged_), "n_iter_": int(self.n_iter_), "n_cg_": int(self.n_cg_),
+                   "gradient_": float(self.gradient_), "objective_": float(self.objective_)}
+        if t is not None:
+            if t.dtype.kind == "M":
+                arrays["games_time_int_"], scalars["time_dtype_"] = t.view(np.int64), str(t.dtype)
+            elif t.dtype.kind in "iu":
+                arrays["games_time_int_"], scalars["time_dtype_"] = t.astype(np.int64), "int64"
+            else:
+                arrays["games_time_"], scalars["time_dtype_"] = t.astype(np.float64), "float64"
+        return arrays, scalars
+
+    def _load_advantage(self, names: tuple, coefficients: Optional[tuple]) -> None:
+        """The covariates' names and coefficients of a model file (checked by :meth:`_load_state` against
+        the games and the parameter vector); the standard errors are derived again from the games."""
+        self.advantage_names_ = names
+        self.beta_ = np.zeros(0) if coefficients is None else coefficients[0]
+
+    def _load_state(self, labels: np.ndarray, arrays: dict, scalars: dict) -> None:
+        """The fitted state of a model file, checked against itself: the games' codes, scores, periods and
+        times, the player-periods they make, the parameters' sizes (a ValueError names the field)."""
+        from discrank._labels import LabelIndex
+
+        self._check_own_params()
+        n = labels.shape[0]
+        ca, cb, score, bins = (arrays[k] for k in ("games_a_", "games_b_", "games_score_", "games_bin_"))
+        g = ca.shape[0]
+        if g == 0:
+            raise ValueError("games_a_ holds no game (a fitted model has at least one)")
+        for key in ("games_b_", "games_score_", "games_bin_"):
+            if arrays[key].shape != (g,):
+                raise ValueError(f"{key} has shape {arrays[key].shape}, but games_a_ holds {g} games")
+        for key, codes in (("games_a_", ca), ("games_b_", cb)):
+            if codes.max() >= n:
+                k = int(np.argmax(codes))
+                raise ValueError(f"{key}[{k}] = {codes[k]} is not a player code (labels_ holds {n} players)")
+        same = ca == cb
+        if same.any():
+            k = int(np.flatnonzero(same)[0])
+            raise ValueError(f"game {k} has the player {show(labels[ca[k]])} against themself")
+        if score.min() < 0.0:
+            k = int(np.argmin(score))
+            raise ValueError(f"games_score_[{k}] = {show(score[k])} is outside [0, 1] (a score)")
+        if self.draws is not None:
+            self._check_draws(score)
+        t = self._saved_times(arrays, scalars, g)
+        if t is not None and (t[1:] < t[:-1]).any():
+            k = int(np.flatnonzero(t[1:] < t[:-1])[0]) + 1
+            raise ValueError(f"the games are not in time order: game {k} is earlier than game {k - 1}")
+        if self.period is None:
+            expected = np.zeros(g, dtype=np.int64)
+        elif t is None:
+            raise ValueError(f"period={self.period!r} needs the games' times: the file holds none")
+        else:
+            expected = self._bins(t)
+        wrong = bins != expected
+        if wrong.any():
+            k = int(np.flatnonzero(wrong)[0])
+            raise ValueError(f"games_bin_[{k}] = {bins[k]} is not the period of the game's time ({expected[k]})")
+        names = self.advantage_names_
+        x = arrays.get("games_x_")
+        if names and (x is None or x.shape != (g, len(names))):
+            raise ValueError(f"games_x_ has shape {None if x is None else x.shape}, expected ({g}, {len(names)}): "
+                             f"a value per game of the covariates {list(names)}")
+        if not names and x is not None:
+            raise ValueError("games_x_ holds covariates, but the header names no advantage")
+        if x is not None:
+            self._check_covariates(x, names)
+        h = build_history(ca, cb, score, bins, x, n, self.draws is not None)
+        for key in ("pp_rating_", "pp_sd_"):
+            if arrays[key].shape != (h.n_pp,):
+                raise ValueError(f"{key} has shape {arrays[key].shape}, but the games make {h.n_pp} player-periods")
+        tail = arrays["theta_tail_"]
+        size = h.n_cov + (self.draws is not None)
+        if tail.shape != (size,):
+            raise ValueError(f"theta_tail_ has shape {tail.shape}, expected ({size},): the {h.n_cov} covariates' "
+                             f"coefficients{', then the draw parameter' if self.draws else ''}")
+        if not np.array_equal(tail[:len(names)], self.beta_):
+            raise ValueError(f"beta_ = {self.beta_.tolist()} differs from the coefficients in theta_tail_ "
+                             f"({tail[:len(names)].tolist()})")
+        drift = scalars.get("drift_")
+        if self.period is not None:
+            if drift is None:
+                raise ValueError("scalars.drift_ is missing (a model with a period has a drift)")
+            _check_scale(drift, "drift")
+        for key in ("prior_scale_", "variance_scale_"):
+            if key not in scalars:
+                raise ValueError(f"scalars.{key} is missing")
+            _check_scale(scalars[key], key[:-1])
+        self.labels_ = labels
+        self._index = LabelIndex(labels)
+        self._games_ = (ca, cb, score, bins, t, x)
+        self.drift_ = None if self.period is None else float(drift)
+        self.prior_scale_, self.variance_scale_ = float(scalars["prior_scale_"]), float(scalars["variance_scale_"])
+        self.tuning_ = None
+        self.pp_player_, self.pp_bin_ = h.pp_player, h.pp_bin
+        self.pp_rating_, self.pp_sd_ = arrays["pp_rating_"], arrays["pp_sd_"]
+        self.pp_games_ = np.bincount(h.lo, h.n, h.n_pp) + np.bincount(h.hi, h.n, h.n_pp)
+        self._start, self._count = chains(h)
+        eta = float(tail[-1]) if self.draws is not None else None
+        self.draw_nu_ = math.exp(eta) if self.draws == "davidson" else None
+        self.draw_threshold_ = eta if self.draws == "rao-kupper" else None
+        self._cov_state = (h, self.drift_ or 1.0, self.prior_scale_)
+        self._cov = None
+        self.converged_ = bool(scalars.get("converged_", False))
+        self.n_iter_ = int(scalars.get("n_iter_", 0))
+        self.n_cg_ = int(scalars.get("n_cg_", 0))
+        self.gradient_ = float(scalars.get("gradient_", np.nan))
+        self.objective_ = float(scalars.get("objective_", np.nan))
+        self.last_bin_ = int(bins.max())
+        self._theta = np.concatenate([self.pp_rating_, tail])
+
+    @staticmethod
+    def _saved_times(arrays: dict, scalars: dict, g: int) -> Optional[np.ndarray]:
+        """The games' times of a model file, in their dtype (``time_dtype_``), or None."""
+        kind = scalars.get("time_dtype_")
+        floats, ints = arrays.get("games_time_"), arrays.get("games_time_int_")
+        if kind is None:
+            if floats is not None or ints is not None:
+                raise ValueError("the file holds the games' times but no time_dtype_ to read them")
+            return None
+        key, values = ("games_time_", floats) if kind == "float64" else ("games_time_int_", ints)
+        if values is None or values.shape != (g,):
+            raise ValueError(f"time_dtype_ = {kind!r} needs {key} with one time per game ({g}), got "
+                             f"{None if values is None else values.shape}")
+        if kind == "float64":
+            return values
+        return values if kind == "int64" else values.view(np.dtype(kind))
+
     # ------------------------------------------------------------------ reading the ratings
     def _check_fitted(self) -> None:
         if not hasattr(self, "labels_"):
@@ -848,3 +1039,6 @@ def _outcomes(d: np.ndarray, v: np.ndarray, eta: Optional[float], draws: Optiona
     z = ea + eb + ed
     out[:, 0], out[:, 1], out[:, 2] = ea / z, ed / z, eb / z
     return out
+
+
+persist.register(DynamicElo)

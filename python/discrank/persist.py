@@ -14,7 +14,18 @@ File format (``numpy.savez_compressed``, read back with ``allow_pickle=False``):
   coefficients, finite, and their standard errors, >= 0 or infinite);
 - one array per fitted array attribute (``ratings_``, ``u_``, ``v_`` ...); what is derived from them
   (a disc model's strength, consistency, angle, radius, ranking; Schur's ``lambdas_``; m-Elo's
-  ``ratings_``) is derived again on loading.
+  ``ratings_``) is derived again on loading;
+- for a ``DynamicElo``, the games it was fitted on, in time order (``games_a_`` and ``games_b_``, codes
+  into ``labels_``; ``games_score_``; ``games_bin_``, their periods; their times as ``games_time_``
+  floats or ``games_time_int_`` integers of the header's ``time_dtype_``, a datetime64 unit or a
+  number type; ``games_x_``, the covariates), the ratings ``pp_rating_`` and standard deviations
+  ``pp_sd_`` of the player-periods those games make, and ``theta_tail_`` (the covariates'
+  coefficients, then the draw parameter). Loading checks them against each other (codes in range, no
+  player against themself, scores in [0, 1], times in order and each game in its time's period, as
+  many ratings as player-periods, ``beta_`` the coefficients of ``theta_tail_``) and builds the
+  history again, so that ``update`` goes on from the file. (A class writes such a state with its
+  ``_state_to_save`` and checks it with ``_load_advantage`` and ``_load_state``; their ValueErrors name
+  the file.)
 
 Only the models of discrank are loaded: the class name is looked up in the table of the model classes
 (each public subclass of ``PairwiseModel`` that declares its fitted arrays registers itself with
@@ -28,9 +39,9 @@ that names the file, the field and the bad value:
 
 - the archive: a zip of ``.npy`` members, each with a numpy header whose declared shape and dtype match
   the member's size, read before any array is allocated (a header that claims 10^12 entries is refused
-  without allocating them); a member larger than 16 MiB that decompresses more than
-  ``MAX_COMPRESSION_RATIO`` times its compressed size (fitted arrays compress about 1:1 to 20:1) is
-  refused as a zip bomb, before it is decompressed;
+  without allocating them); a file whose members add up to more than 16 MiB and to more than
+  ``MAX_COMPRESSION_RATIO`` times the file's size (a model file compresses about 1:1 to 20:1 in all) is
+  refused as a zip bomb, before anything is decompressed;
 - the header: JSON of the documented keys only; each parameter of the model checked by type and range
   (``n_components`` a positive int, ``n_jobs`` None or a nonzero int of at most ``2**31 - 1`` threads and
   at least ``-MAX_NEGATIVE_N_JOBS``...); missing parameters take the constructor's defaults; each fitted
@@ -63,8 +74,10 @@ FORMAT = 1
 #: of coordinates overflow and predictions become NaN.
 MAX_ABS_PARAMETER = 1e6
 
-#: The largest uncompressed / compressed size of a member larger than ``_RATIO_FLOOR`` bytes: fitted
-#: floats compress about 1:1, integer and text labels up to about 20:1, a zip bomb 1000:1.
+#: The largest uncompressed size of a model file's members over the file's size, when they add up to more
+#: than ``_RATIO_FLOOR`` bytes: fitted floats compress about 1:1, integer and text labels up to about
+#: 20:1, a zip bomb 1000:1. (The whole file, not each member: a dynamic model's scores, periods and times
+#: can compress 600:1 on their own, next to its incompressible ratings.)
 MAX_COMPRESSION_RATIO = 200
 _RATIO_FLOOR = 16 << 20
 
@@ -86,7 +99,7 @@ class FittedArray:
     shape : tuple of str
         Its shape in symbols: ``"n"`` the players, ``"k"`` the parameter ``n_components``.
     kind : {"f", "i"}
-        Floats (finite), or integer counts (>= 0).
+        Floats (finite), or integers (>= 0 when ``nonnegative`` says what they are).
     required : bool
         Whether a file of the model must hold it.
     bound : float or None
@@ -94,7 +107,7 @@ class FittedArray:
     bound_text : str
         What a value beyond ``bound`` is, for the message.
     nonnegative : str or None
-        For floats that cannot be negative: what the value is, for the message.
+        For values that cannot be negative: what the value is, for the message.
     """
 
     name: str
@@ -167,21 +180,22 @@ def save(model: Any, path: Any) -> None:
     if _MODELS.get(name) is not type(model):
         raise TypeError(f"cannot save a {name}: only discrank's models ({sorted(_MODELS)}) are supported")
     label_kind, arrays = _labels_to_save(np.asarray(model.labels_))
-    for spec in model._fitted_arrays:
-        value = getattr(model, spec.name, None)
+    own = getattr(model, "_state_to_save", None)
+    if own is not None:  # (arrays, scalars) named as the class declares them
+        state, values = own()
+    else:
+        state = {spec.name: getattr(model, spec.name, None) for spec in model._fitted_arrays}
+        values = {attr: getattr(model, attr, None) for attr in model._fitted_scalars}
+    for name_, value in state.items():
         if value is not None and np.ndim(value) > 0:
-            arrays[spec.name] = np.asarray(value)
-    scalars = {}
-    for attr in model._fitted_scalars:
-        value = getattr(model, attr, None)
-        if value is not None and np.ndim(value) == 0:
-            scalars[attr] = _jsonable(value)
+            arrays[name_] = np.asarray(value)
+    scalars = {attr: _jsonable(value) for attr, value in values.items() if value is not None and np.ndim(value) == 0}
     params = {k: _jsonable(v) for k, v in model.get_params().items()}
     if not (params.get("random_state") is None or isinstance(params["random_state"], int)):
         params["random_state"] = None  # a Generator or RandomState: not data; refits of the loaded model reseed
     meta = {"format": FORMAT, "discrank": _version(), "model": name, "params": params, "scalars": scalars,
             "labels": label_kind}
-    if getattr(model, "beta_", None) is not None:
+    if getattr(model, "beta_", None) is not None and np.size(model.beta_):
         meta["advantage"] = [str(v) for v in model.advantage_names_]
         arrays["beta_"] = np.asarray(model.beta_, dtype=np.float64)
         arrays["beta_se_"] = np.asarray(model.beta_se_, dtype=np.float64)
@@ -317,14 +331,22 @@ def _load(path: Any, where: str) -> Any:
     for attr, value in scalars.items():
         if attr == "n_players_" and value != n:
             refuse(f"scalars.n_players_ = {show(value)}, but labels_ holds {n} players")
-    model._load_state(labels, fitted, scalars)
-    if advantage is not None:
-        model.beta_ = np.ascontiguousarray(beta["beta_"], dtype=np.float64)
-        model.beta_se_ = np.ascontiguousarray(beta["beta_se_"], dtype=np.float64)
-        model.advantage_names_ = tuple(advantage)
-    else:
-        model.beta_ = model.beta_se_ = None
-        model.advantage_names_ = ()
+    coefficients = None if advantage is None else tuple(np.ascontiguousarray(beta[key], dtype=np.float64)
+                                                        for key in _ADVANTAGE_ARRAYS)
+    own = getattr(model, "_load_advantage", None)
+    try:
+        if own is not None:  # the class checks its state against its covariates
+            own(tuple(advantage or ()), coefficients)
+        model._load_state(labels, fitted, scalars)
+    except ValueError as exc:  # a state that contradicts itself: the class's check names the field
+        refuse(str(exc))
+    if own is None:
+        if advantage is not None:
+            model.beta_, model.beta_se_ = coefficients
+            model.advantage_names_ = tuple(advantage)
+        else:
+            model.beta_ = model.beta_se_ = None
+            model.advantage_names_ = ()
     return model
 
 
@@ -382,7 +404,7 @@ def _open_archive(path: Any, where: str) -> _Archive:
         headers: dict = {}
         members = zf.infolist()
         if len(members) > 16:
-            refuse(f"not a discrank model file: {len(members)} members, a model has at most 8")
+            refuse(f"not a discrank model file: {len(members)} members, a model has at most 16")
         for info in members:
             if not info.filename.endswith(".npy"):
                 refuse(f"not a discrank model file: the member {show(info.filename)} is not an .npy array")
@@ -392,10 +414,6 @@ def _open_archive(path: Any, where: str) -> _Archive:
             if info.compress_size > on_disk:
                 refuse(f"the member {show(info.filename)} claims {info.compress_size} compressed bytes, more than the "
                        f"file's {on_disk}: the file is truncated or corrupted")
-            if info.file_size > _RATIO_FLOOR and info.file_size > MAX_COMPRESSION_RATIO * max(info.compress_size, 1):
-                refuse(f"the member {show(info.filename)} would decompress {info.compress_size} bytes to "
-                       f"{info.file_size}, a ratio above {MAX_COMPRESSION_RATIO}:1 that no model's arrays have "
-                       "(a zip bomb?); refused before decompressing it")
             try:
                 with zf.open(info) as fp:
                     version = np.lib.format.read_magic(fp)
@@ -418,6 +436,12 @@ def _open_archive(path: Any, where: str) -> _Archive:
                 refuse(f"the array {key} declares shape {shape} of {dtype} ({declared} bytes), but its member holds "
                        f"{info.file_size - offset} bytes of data")
             infos[key], headers[key] = info, (tuple(shape), dtype)
+        total = sum(info.file_size for info in members)
+        if total > _RATIO_FLOOR and total > MAX_COMPRESSION_RATIO * max(on_disk, 1):
+            big = max(members, key=lambda info: info.file_size)
+            refuse(f"the file's {on_disk} bytes would decompress to {total} (the member {show(big.filename)} to "
+                   f"{big.file_size}), a ratio above {MAX_COMPRESSION_RATIO}:1 that no model file has (a zip bomb?); "
+                   "refused before decompressing it")
         return _Archive(zf, infos, headers, where)
     except BaseException:
         zf.close()
@@ -459,6 +483,11 @@ _PARAM_RULES: dict[str, tuple[Callable[[Any], bool], str]] = {
     "random_state": (lambda v: v is None or (_is_int(v) and v >= 0), "None or an integer >= 0"),
     "n_jobs": (lambda v: v is None or (_is_int(v) and v != 0 and -MAX_NEGATIVE_N_JOBS <= v < 1 << 31),
                f"None or a nonzero integer in [-{MAX_NEGATIVE_N_JOBS}, 2**31)"),
+    "period": (lambda v: v in ("day", "week", "month", "year") or (_is_real(v) and math.isfinite(v) and v > 0),
+               "'day', 'week', 'month', 'year' or a positive finite number"),
+    "drift": (lambda v: _is_real(v) and math.isfinite(v) and v > 0, "a positive finite number"),
+    "variance_scale": (lambda v: _is_real(v) and math.isfinite(v) and v > 0, "a positive finite number"),
+    "update_tol": (lambda v: _is_real(v) and math.isfinite(v) and v > 0, "a positive finite number"),
 }
 
 #: What the fitted scalars of a model must be, by name.
@@ -471,6 +500,11 @@ _SCALAR_RULES: dict[str, tuple[Callable[[Any], bool], str]] = {
     "transitive_": (lambda v: isinstance(v, bool), "true or false"),
     "tol_": (lambda v: _is_real(v) and math.isfinite(v) and v > 0, "a positive finite number"),
     "prior_scale_": (lambda v: _is_real(v) and v > 0, "a positive number or Infinity"),
+    "drift_": (lambda v: _is_real(v) and math.isfinite(v) and v > 0, "a positive finite number"),
+    "variance_scale_": (lambda v: _is_real(v) and math.isfinite(v) and v > 0, "a positive finite number"),
+    "n_cg_": (lambda v: _is_int(v) and v >= 0, "an integer >= 0"),
+    "gradient_": (lambda v: _is_real(v) and math.isfinite(v) and v >= 0, "a finite number >= 0"),
+    "objective_": (lambda v: _is_real(v) and math.isfinite(v), "a finite number"),
 }
 
 
@@ -601,10 +635,15 @@ def _expected_shapes(cls: type, params: dict, headers: dict, label_kind: Optiona
         sizes["k"] = k
     for key, (shape, dtype) in headers.items():
         spec = specs.get(key)
-        if spec is None or any(symbol not in sizes for symbol in spec.shape):
+        if spec is None:
+            continue
+        good_kinds = "iu" if spec.kind == "i" else "f"
+        if any(symbol not in sizes for symbol in spec.shape):  # sizes the class checks (_load_state)
+            if len(shape) != len(spec.shape) or dtype.kind not in good_kinds:
+                kind = "integers" if spec.kind == "i" else "floats"
+                refuse(f"{key} has shape {shape} and dtype {dtype}, expected {len(spec.shape)} dimension(s) of {kind}")
             continue
         good_shape = tuple(sizes[symbol] for symbol in spec.shape)
-        good_kinds = "iu" if spec.kind == "i" else "f"
         if shape != good_shape or dtype.kind not in good_kinds:
             kind = "integers" if spec.kind == "i" else "floats"
             components = f", n_components={sizes['k']}" if "k" in spec.shape else ""
@@ -654,8 +693,8 @@ def _check_values(spec: FittedArray, value: np.ndarray, refuse: Callable[[str], 
     non-negative or within the bound."""
     key = spec.name
     if spec.kind == "i":
-        if value.size and value.min() < 0:
-            refuse(f"{key} holds {show(value.min())}, a negative iteration count")
+        if spec.nonnegative is not None and value.size and value.min() < 0:
+            refuse(f"{key} holds {show(value.min())}, a negative {spec.nonnegative}")
         return
     finite = np.isfinite(value)
     if not finite.all():

@@ -47,7 +47,7 @@ TUNING_MAX_ITER = 200
 DISC_ARRAYS = (
     FittedArray("u_", ("n", "k")),
     FittedArray("v_", ("n", "k")),
-    FittedArray("n_iter_", ("k",), kind="i", required=False),
+    FittedArray("n_iter_", ("k",), kind="i", required=False, nonnegative="iteration count"),
     FittedArray("grad_measure_", ("k",), required=False, nonnegative="gradient measure"),
 )
 
