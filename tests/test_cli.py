@@ -129,3 +129,33 @@ def test_fit_reads_a_pgn_file(tmp_path, capsys):
     table = pd.read_csv(tmp_path / "r.csv")
     assert sorted(table["player"]) == ["alice", "bob", "carol"]
     assert table["games"].sum() == 2 * 9  # 9 finished games, two players each
+
+
+def test_info_predict_and_plot_read_a_dynamic_model_file(tmp_path, capsys):
+    import numpy as np
+    import pytest as _pytest
+
+    from discrank import DynamicElo, GameLog
+
+    rng = np.random.default_rng(0)
+    a = rng.integers(0, 6, 400)
+    b = (a + rng.integers(1, 6, 400)) % 6
+    strength = np.arange(6.0) / 2
+    y = (rng.random(400) < 1 / (1 + np.exp(strength[b] - strength[a]))).astype(float)
+    t = np.sort(rng.integers(0, 120, 400)).astype("datetime64[D]")
+    log = GameLog.from_arrays(np.char.add("p", a.astype(str)), np.char.add("p", b.astype(str)), y, t,
+                              advantage={"home": rng.choice([-1.0, 1.0], 400)})
+    model = DynamicElo(drift=0.05, prior_scale=1.0).fit(log)
+    path = tmp_path / "dyn.npz"
+    model.save(path)
+    assert main(["info", str(path)]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("DynamicElo, 6 players, parameters {'period': 'week', 'drift': 0.05")
+    assert "a random walk per 'week' period, drift 0.05 logits per period; prior scale 1, variance scale 1" in out
+    assert f"{model.pp_rating_.size} player-periods from 400 games" in out
+    assert f"advantage 'home': {model.beta_[0]:.4g} +- {model.beta_se_[0]:.2g} logits" in out
+    assert main(["predict", str(path), "p5", "p0"]) == 0
+    assert capsys.readouterr().out == f"P(p5 beats p0) = {model.predict_proba('p5', 'p0'):.4f}\n"
+    assert model.predict_proba("p5", "p0") == _pytest.approx(float(model.predict_proba(["p5"], ["p0"])[0]))
+    assert main(["plot", str(path), "--out", str(tmp_path / "h.png")]) == 0
+    assert (tmp_path / "h.png").stat().st_size > 1000

@@ -477,10 +477,11 @@ def _time_arg(value: str, t: np.ndarray, flag: str):
 
 def info_command(args: argparse.Namespace) -> int:
     model = _load(args.model)
-    print(f"{type(model).__name__}, {model.n_players_} players, parameters {model.get_params()}")
+    print(f"{type(model).__name__}, {len(model.labels_)} players, parameters {model.get_params()}")
     conv = getattr(model, "converged_", None)
     if conv is not None:
-        print(f"converged: {bool(conv)}; final loss {getattr(model, 'loss_', float('nan')):.10f}")
+        loss = getattr(model, "loss_", None)
+        print(f"converged: {bool(conv)}" + ("" if loss is None else f"; final loss {loss:.10f}"))
     print(model._verdict())
     return 0
 
@@ -495,7 +496,11 @@ def plot_command(args: argparse.Namespace) -> int:
     from discrank.models._readout import DiscReadout
 
     model = _load(args.model)
-    if isinstance(model, DiscReadout):
+    if not hasattr(model, "ratings_frame"):  # DynamicElo: the histories of its best players now
+        latest = model.history().groupby("player", sort=False).tail(1)  # each player's last period
+        top = latest.sort_values("rating", ascending=False)["player"].to_numpy()[:min(args.top, 8)]
+        ax = model.plot_history(top)
+    elif isinstance(model, DiscReadout):
         ax = plot.plot_embedding(model.u_[:, 0], model.v_[:, 0], labels=model.labels_ if model.n_players_ <= 40 else None)
     else:
         ax = plot.plot_leaderboard(model.ratings_frame(), top=args.top)
@@ -612,7 +617,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     p = sub.add_parser("plot", help="disc embedding (or Elo leaderboard) of a saved model as an image")
     p.add_argument("model")
     p.add_argument("--out", required=True, help="image file (png, pdf, svg)")
-    p.add_argument("--top", type=_int_at_least(1), default=30, help="players of a leaderboard plot (default 30)")
+    p.add_argument("--top", type=_int_at_least(1), default=30,
+                   help="players of a leaderboard plot (default 30; a dynamic model draws the histories of at most 8)")
     p.set_defaults(func=plot_command)
 
     try:

@@ -585,6 +585,23 @@ class DynamicElo(Params):
     def _saved_model(self) -> "DynamicElo":
         return self
 
+    def _verdict(self) -> str:
+        """What the fit found, in a few lines (``discrank info``)."""
+        self._check_fitted()
+        walk = ("one rating per player (period=None)" if self.period is None else
+                f"a random walk per {self.period!r} period, drift {self.drift_:.4g} logits per period")
+        lines = [f"dynamic Elo: {walk}; prior scale {self.prior_scale_:.4g}, variance scale {self.variance_scale_:.4g}",
+                 f"{self.pp_rating_.size} player-periods from {self._games_[0].size} games"
+                 + ("" if self.period is None else f", the last period {self._bin_start(np.array([self.last_bin_]))[0]}")]
+        se = self.beta_se_
+        for k, name in enumerate(self.advantage_names_):
+            lines.append(f"advantage {name!r}: {self.beta_[k]:.4g} +- {se[k]:.2g} logits")
+        if self.draw_nu_ is not None:
+            lines.append(f"Davidson's draw parameter nu {self.draw_nu_:.4g} (se of log nu {self.draw_eta_se_:.2g})")
+        if self.draw_threshold_ is not None:
+            lines.append(f"Rao-Kupper's draw threshold {self.draw_threshold_:.4g} (se {self.draw_eta_se_:.2g})")
+        return "\n".join(lines)
+
     def _state_to_save(self) -> tuple[dict, dict]:
         """The arrays and scalars of a model file (``_fitted_arrays``, ``_fitted_scalars``)."""
         ca, cb, score, bins, t, x = self._games_
@@ -828,12 +845,14 @@ class DynamicElo(Params):
 
         Returns
         -------
-        ndarray of float
+        float or ndarray of float
+            A float for two scalars.
         """
         self._check_fitted()
         ia, ib = self._coded(a, b)
         q = self._outcomes_at(ia, ib, np.full(ia.size, self.last_bin_, dtype=np.int64), None)
-        return q[:, 0] + 0.5 * q[:, 1]
+        proba = q[:, 0] + 0.5 * q[:, 1]
+        return float(proba[0]) if np.ndim(a) == 0 and np.ndim(b) == 0 else proba
 
     def ratings_at(self, time: Any, players: Any = None):
         """Each player's rating and its standard deviation at ``time``.
