@@ -14,7 +14,8 @@ the ratings, ``beta`` and ``eta`` together is a convex problem whose Hessian is
 Numbering the player-periods player by player, then period by period, makes the chains one
 tridiagonal matrix: the preconditioner of conjugate gradients is its banded Cholesky solve (with the
 games' curvature on its diagonal), and the Newton system is solved to a relative residual that shrinks
-with the gradient (an inexact Newton method), so the iterates converge quadratically to the exact MAP.
+with the square root of the gradient (an inexact Newton method), so the iterates converge
+superlinearly to the exact MAP.
 """
 
 from __future__ import annotations
@@ -476,7 +477,9 @@ def solve_history(h: History, drift: float, prior_scale: float, draws: bool, the
     while not converged and it < max_iter:
         it += 1
         H, M, _, _, _ = prob.hessian(curv)
-        eta_k = min(0.01, float(np.abs(g).max()) / scale)  # forcing term: quadratic convergence
+        # forcing term: the square root of the relative gradient, at most 1/2 (superlinear convergence,
+        # Eisenstat and Walker's choice): a warm refit's first steps stop conjugate gradients early
+        eta_k = min(0.5, math.sqrt(float(np.abs(g).max()) / scale))
         count = [0]
 
         def cb(_):
