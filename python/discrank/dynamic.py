@@ -104,9 +104,9 @@ class DynamicElo(Params):
     tol : float, default 1e-9
         Newton stops when the largest entry of the gradient is below ``tol`` times the largest at the
         start (and at least ``tol``).
-    update_tol : float, default 1e-6
-        The same rule for the warm refits of :meth:`update` (a prediction then moves by about 1e-6 or
-        less from the exact MAP's). The tuning's fits stop at :data:`TUNE_TOL` (1e-4).
+    update_tol : float, default 1e-5
+        The same rule for the warm refits of :meth:`update` (a prediction then moves by less than 1e-5
+        from the exact MAP's: tests/test_dynamic.py). The tuning's fits stop at :data:`TUNE_TOL` (1e-4).
     max_iter : int, default 100
         Newton steps at most.
     n_jobs : int, optional
@@ -170,7 +170,7 @@ class DynamicElo(Params):
 
     def __init__(self, period: Any = "week", drift: Optional[float] = None, prior_scale: Optional[float] = None,
                  variance_scale: Optional[float] = None, draws: Optional[str] = None, tol: float = 1e-9,
-                 update_tol: float = 1e-6, max_iter: int = 100, n_jobs: Optional[int] = None):
+                 update_tol: float = 1e-5, max_iter: int = 100, n_jobs: Optional[int] = None):
         self.period = period
         self.drift = drift
         self.prior_scale = prior_scale
