@@ -551,3 +551,18 @@ def test_an_unfitted_dynamic_model_is_not_saved(tmp_path):
 
     with pytest.raises(NotFittedError, match="not fitted"):
         DynamicElo().save(tmp_path / "m.npz")
+
+
+def test_the_history_is_the_same_with_int32_and_int64_player_period_keys(monkeypatch):
+    from discrank import _history
+
+    log = league(n=30, periods=40, games=3000, draws=True, seed=4)
+    m = DynamicElo(period=1.0)
+    labels, ca, cb, score, bins, t, x = m._games(log)
+    small = _history.build_history(ca, cb, score, bins, x, len(labels), True)
+    monkeypatch.setattr(_history, "INT32_KEYS", 0)  # the int64 path of logs with n_players * periods >= 2^31
+    wide = _history.build_history(ca, cb, score, bins, x, len(labels), True)
+    for name in ("n_players", "n_pp", "pp_player", "pp_bin", "first", "gap", "lo", "hi", "x", "n", "win", "draw"):
+        a, b = getattr(small, name), getattr(wide, name)
+        assert np.asarray(a).dtype == np.asarray(b).dtype, name
+        np.testing.assert_array_equal(a, b, err_msg=name)

@@ -37,6 +37,12 @@ __all__ = ["History", "build_history", "solve_history", "covariance_at", "chains
 PERIODS = ("day", "week", "month", "year")
 #: More periods than this between the first game and the last is an error (a bin finer than the data).
 MAX_PERIODS = 10_000_000
+#: The largest relative residual of a Newton step's conjugate gradients. Steps solved more loosely (1/2)
+#: each gain less than their evaluation costs on weekly ATP refits; tighter (0.03) ones spend more
+#: conjugate-gradient iterations (bench/bench_dynamic.py --online tennis).
+FORCING_CAP = 0.1
+#: build_history codes the player-periods with int32 keys when ``n_players * periods`` is at most this.
+INT32_KEYS = np.iinfo(np.int32).max
 
 
 def period_index(t: np.ndarray, period) -> np.ndarray:
@@ -145,9 +151,13 @@ def build_history(ca: np.ndarray, cb: np.ndarray, score: np.ndarray, bins: np.nd
     bmin = int(bins.min())
     rel = bins - bmin
     span = int(rel.max()) + 1
-    # player-periods: sorted by player, then period
+    # player-periods: sorted by player, then period (keys as int32 where they fit: numpy sorts them faster)
     keys = np.concatenate([ca * span + rel, cb * span + rel])
+    if n_players * span <= INT32_KEYS:
+        keys = keys.astype(np.int32)
     uniq, inv = np.unique(keys, return_inverse=True)
+    uniq = uniq.astype(np.int64, copy=False)
+    inv = inv.reshape(-1)
     n_games = ca.size
     pa, pb = inv[:n_games], inv[n_games:]
     pp_player = uniq // span
@@ -477,9 +487,9 @@ def solve_history(h: History, drift: float, prior_scale: float, draws: bool, the
     while not converged and it < max_iter:
         it += 1
         H, M, _, _, _ = prob.hessian(curv)
-        # forcing term: the square root of the relative gradient, at most 1/2 (superlinear convergence,
-        # Eisenstat and Walker's choice): a warm refit's first steps stop conjugate gradients early
-        eta_k = min(0.5, math.sqrt(float(np.abs(g).max()) / scale))
+        # forcing term: the square root of the relative gradient (superlinear convergence, Eisenstat and
+        # Walker's choice), at most FORCING_CAP: a warm refit's first steps stop conjugate gradients early
+        eta_k = min(FORCING_CAP, math.sqrt(float(np.abs(g).max()) / scale))
         count = [0]
 
         def cb(_):
