@@ -53,6 +53,7 @@ from discrank.bootstrap import bootstrap  # noqa: E402
 from discrank._tuning import Validation  # noqa: E402
 from discrank.evaluation import Evaluation, evaluate  # noqa: E402
 from discrank.dynamic import DynamicElo  # noqa: E402
+from discrank.scan import scan_games  # noqa: E402
 
 __all__ = [
     "DynamicElo",
@@ -77,5 +78,6 @@ __all__ = [
     "evaluate",
     "load",
     "read_pgn",
+    "scan_games",
     "__version__",
 ]

@@ -539,7 +539,7 @@ def warn_user(message: str, category: Optional[type] = None) -> None:
 def screen_rows(kind: np.ndarray, a: np.ndarray, b: np.ndarray, missing_a: np.ndarray, missing_b: np.ndarray,
                 t: Optional[np.ndarray], t_invalid: Optional[np.ndarray], *, start: Any, end: Any,
                 min_player_games: int, invalid: str, explain: Callable[[int], str], unit: str = "row",
-                skip: tuple[int, ...] = ()) -> tuple[np.ndarray, dict[str, int]]:
+                skip: tuple[int, ...] = (), empty_ok: bool = False) -> tuple[np.ndarray, dict[str, int]]:
     """The rows to keep, and the counts of the invalid rows dropped, by kind.
 
     Steps, in order: the time window (rows outside ``[start, end)`` are never checked; a row without a
@@ -565,6 +565,9 @@ def screen_rows(kind: np.ndarray, a: np.ndarray, b: np.ndarray, missing_a: np.nd
         What a row is ("row", "game"), for the messages.
     skip : tuple of int, optional
         Kinds dropped in both modes (counted when dropping).
+    empty_ok : bool, optional
+        No valid row left returns no rows instead of raising, and ``invalid="drop"`` counts the rows
+        dropped without warning (a chunk of a scan, whose caller reports the whole scan's drops).
 
     Returns
     -------
@@ -593,7 +596,7 @@ def screen_rows(kind: np.ndarray, a: np.ndarray, b: np.ndarray, missing_a: np.nd
             inside &= t[idx] < time_bound(end, t, "end")
         keep = ~ok
         keep[idx[inside]] = True
-        if not keep.any():
+        if not keep.any() and not empty_ok:
             raise ValueError(f"no game is left after filtering: none has start={start!r} <= time < end={end!r}")
     valid = keep & (kind == 0)
     bad = keep & (kind != 0)
@@ -601,7 +604,7 @@ def screen_rows(kind: np.ndarray, a: np.ndarray, b: np.ndarray, missing_a: np.nd
         ca, cb, n_labels = _player_codes(a, b, missing_a, missing_b)
         valid, alive = active_games(ca, cb, n_labels, valid, min_player_games)
         bad &= alive[ca] & alive[cb]  # an invalid row is kept (to raise on or report) if its named players survive
-        if not valid.any():
+        if not valid.any() and not empty_ok:
             raise ValueError(f"no player has at least min_player_games={min_player_games} games")
     dropped: dict[str, int] = {}
     if bad.any():
@@ -619,10 +622,11 @@ def screen_rows(kind: np.ndarray, a: np.ndarray, b: np.ndarray, missing_a: np.nd
             total = int(bad.sum())
             where = " in the time window" if windowed else ""
             summary = f"dropped {total} of {int(keep.sum())} {unit}s{where}: " + ", ".join(parts)
-            if not valid.any():
+            if not valid.any() and not empty_ok:
                 raise ValueError(f"no valid game is left: {summary}")
-            warn_user(summary)
-    if not valid.any():
+            if not empty_ok:
+                warn_user(summary)
+    if not valid.any() and not empty_ok:
         first = int(np.flatnonzero(bad)[0])
         raise ValueError(f"no valid game is left: every {unit} is invalid, the first: {explain(first)}")
     return np.flatnonzero(valid), dropped
@@ -726,7 +730,7 @@ class FrameRows(NamedTuple):
 
 def read_frame_rows(df: Any, a: str = "a", b: str = "b", score: Optional[str] = None, winner: Optional[str] = None,
                     time: Optional[str] = None, *, start: Any = None, end: Any = None, min_player_games: int = 1,
-                    invalid: str = "raise", advantage: Any = None) -> FrameRows:
+                    invalid: str = "raise", advantage: Any = None, row0: int = 0, empty_ok: bool = False) -> FrameRows:
     """The valid games of a pandas DataFrame, one row per game, as columns.
 
     The rows are first filtered by time (``start``, ``end``), then checked, then filtered by
@@ -749,6 +753,10 @@ def read_frame_rows(df: Any, a: str = "a", b: str = "b", score: Optional[str] = 
         The columns of advantage covariates (numbers, bools read as 0 / 1). A row where one is missing
         is invalid ("missing covariate"), as is one where it is not a number or infinite ("unparseable
         covariate").
+    row0 : int, optional
+        The number of the frame's first row in its file, for the messages (a chunk of a scan).
+    empty_ok : bool, optional
+        Return no rows, instead of raising, when no valid game is left (a chunk of a scan).
 
     Returns
     -------
@@ -824,42 +832,43 @@ def read_frame_rows(df: Any, a: str = "a", b: str = "b", score: Optional[str] = 
         mark(cov_bad, BAD_COVARIATE)
 
     def explain(k: int) -> str:
+        r = k + row0  # the row's number in the file
         code = kind[k]
         if code == MISSING_NAME:
             col, v = (a, col_a[k]) if miss_a[k] else (b, col_b[k])
             name = f" (the name {show(v)})" if isinstance(v, str) else ""
-            return f"column {col!r} is missing a player at row {k}{name}"
+            return f"column {col!r} is missing a player at row {r}{name}"
         if code == SELF_PLAY:
-            return f"{self_play_message('game', k, col_a[k])} (row {k})"
+            return f"{self_play_message('game', r, col_a[k])} (row {r})"
         if code in (MISSING_COVARIATE, BAD_COVARIATE):
             for col in adv_names:  # the first covariate of the row that is missing (or not a number)
                 raw = df[col].iloc[k]
                 _, m, bd = _covariate_rows(np.array([raw], dtype=object))
                 if code == MISSING_COVARIATE and m[0]:
-                    return (f"column {col!r} (an advantage covariate) has no value at row {k} ({show(raw)}): drop or "
+                    return (f"column {col!r} (an advantage covariate) has no value at row {r} ({show(raw)}): drop or "
                             "fill the row")
                 if code == BAD_COVARIATE and bd[0]:
-                    return (f"column {col!r} (an advantage covariate): {col}[{k}] = {show(raw)} is not a finite number "
-                            f"at row {k} ({_COVARIATE_HELP})")
+                    return (f"column {col!r} (an advantage covariate): {col}[{r}] = {show(raw)} is not a finite number "
+                            f"at row {r} ({_COVARIATE_HELP})")
         v = values[k]
         if code == MISSING_RESULT:
             what = repr(v) if isinstance(v, str) else "NaN"
-            return f"column {score or winner!r} has no result at row {k} ({what}): drop or fill the row"
+            return f"column {score or winner!r} has no result at row {r} ({what}): drop or fill the row"
         if code == BAD_RESULT and winner is not None:
-            return (f"winner[{k}] = {show(v)} is neither player of that game ({show(col_a[k])}, {show(col_b[k])}) "
-                    f"nor a draw marker {DRAW_MARKERS} (row {k})")
+            return (f"winner[{r}] = {show(v)} is neither player of that game ({show(col_a[k])}, {show(col_b[k])}) "
+                    f"nor a draw marker {DRAW_MARKERS} (row {r})")
         if code == BAD_RESULT:
             if not np.isnan(s_num[k]):  # a number, or text that reads as one, outside [0, 1]
-                return f"{score}[{k}] = {show(v)} is not a score in [0, 1] at row {k} (1 win, 0.5 draw, 0 loss)"
-            return (f"{score}[{k}] = {show(v)} is not a result at row {k}: use a number in [0, 1] or one of "
+                return f"{score}[{r}] = {show(v)} is not a score in [0, 1] at row {r} (1 win, 0.5 draw, 0 loss)"
+            return (f"{score}[{r}] = {show(v)} is not a result at row {r}: use a number in [0, 1] or one of "
                     f"{sorted(PGN_RESULTS)} ('*', an unfinished game, has no result)")
         raw = df[time].iloc[k]
         if code == MISSING_TIME:
-            return f"column {time!r} has no time at row {k} ({show(raw)})"
-        return (f"column {time!r} (the time): {time}[{k}] = {show(raw)} is not a time at row {k} (a number, a "
+            return f"column {time!r} has no time at row {r} ({show(raw)})"
+        return (f"column {time!r} (the time): {time}[{r}] = {show(raw)} is not a time at row {r} (a number, a "
                 "datetime or a date)")
 
     idx, dropped = screen_rows(kind, col_a, col_b, miss_a, miss_b, t, t_invalid, start=start, end=end,
-                               min_player_games=min_player_games, invalid=invalid, explain=explain)
+                               min_player_games=min_player_games, invalid=invalid, explain=explain, empty_ok=empty_ok)
     return FrameRows(_as_int_labels(col_a[idx], bool(miss_a.any())), _as_int_labels(col_b[idx], bool(miss_b.any())),
                      s[idx], None if t is None else t[idx], dropped, None if x is None else x[idx], adv_names)

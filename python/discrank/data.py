@@ -130,14 +130,39 @@ def covariate_pairs(ia: np.ndarray, ib: np.ndarray, score: np.ndarray, x: np.nda
     key = inverse.astype(np.int64) * values.shape[0] + xcode.reshape(-1)
     rows, row_of = np.unique(key, return_inverse=True)
     games = np.bincount(row_of, minlength=rows.size).astype(np.float64)
-    row_p = np.bincount(row_of, weights=won, minlength=rows.size) / games
-    row_pair = rows // values.shape[0]
+    won = np.bincount(row_of, weights=won, minlength=rows.size)
+    return covariate_data(rows // values.shape[0], pair_lo, pair_hi, games, won, values[rows % values.shape[0]],
+                          names, labels, weights)
+
+
+def covariate_data(row_pair: np.ndarray, pair_lo: np.ndarray, pair_hi: np.ndarray, games: np.ndarray,
+                   won: np.ndarray, x: np.ndarray, names: tuple, labels: np.ndarray,
+                   weights: Optional[str] = None) -> "PairwiseData":
+    """Pairs and their covariate rows from the rows' sums (:func:`covariate_pairs`, ``discrank.scan_games``).
+
+    Parameters
+    ----------
+    row_pair : ndarray of int, shape (n_rows,)
+        The pair of each row, rows sorted by pair then covariate value.
+    pair_lo, pair_hi : ndarray of int32, shape (n_pairs,)
+        The pairs, sorted, ``pair_lo < pair_hi``.
+    games, won : ndarray of float, shape (n_rows,)
+        The games of each row and the score sum of the pair's first player.
+    x : ndarray of float, shape (n_rows, n_covariates)
+        Each row's covariate values, attributed to the pair's first player.
+    names, labels, weights
+        As in :func:`covariate_pairs`.
+
+    Returns
+    -------
+    PairwiseData
+    """
+    row_p = won / games
     n_pairs = pair_lo.size
     pair_games = np.bincount(row_pair, weights=games, minlength=n_pairs)
     pair_p = np.clip(np.bincount(row_pair, weights=games * row_p, minlength=n_pairs) / pair_games, 0.0, 1.0)
     data = PairwiseData._trusted(pair_lo, pair_hi, pair_p, pair_games, labels, weights or "games")
-    data.covariates = CovariateRows(row_pair, np.clip(row_p, 0.0, 1.0), games, values[rows % values.shape[0]],
-                                    tuple(names))
+    data.covariates = CovariateRows(row_pair, np.clip(row_p, 0.0, 1.0), games, x, tuple(names))
     return data
 
 

@@ -500,6 +500,11 @@ def _pgn_headers(path: Any, progress: Optional[bool], truncated: str = "raise") 
         import bz2 as opener  # type: ignore[no-redef]
     elif path.endswith(".xz"):
         import lzma as opener  # type: ignore[no-redef]
+    elif path.endswith(".zst"):
+        try:
+            import zstandard as opener  # type: ignore[no-redef]
+        except ImportError as exc:
+            raise ImportError(f"{path}: reading .zst files needs zstandard: pip install 'discrank[pgn]'") from exc
     bar = _Progress(f"{os.path.basename(path)}: games read", progress)
     with (opener.open(path, "rt", encoding="utf-8", errors="replace") if opener is not open
           else open(path, encoding="utf-8", errors="replace")) as fh:
@@ -535,7 +540,11 @@ def _decompression_errors() -> tuple:
     import lzma
     import zlib
 
-    return (zlib.error, lzma.LZMAError)
+    try:
+        from zstandard import ZstdError
+    except ImportError:
+        return (zlib.error, lzma.LZMAError)
+    return (zlib.error, lzma.LZMAError, ZstdError)
 
 
 def _truncated_csv(pd: Any, path: Any, read_kw: dict, truncated: str, exc: BaseException) -> Any:
@@ -644,7 +653,7 @@ def iter_pgn(path: Any, *, progress: Optional[bool] = None,
 
     Reads headers only (``chess.pgn.read_headers``), never the whole file; unfinished games ("*"), games
     with a result that is not one of ``PGN_RESULTS`` and games without both player names are skipped.
-    ``.pgn.gz``, ``.pgn.bz2`` and ``.pgn.xz`` are read compressed. Needs python-chess
+    ``.pgn.gz``, ``.pgn.bz2``, ``.pgn.xz`` and ``.pgn.zst`` (zstandard) are read compressed. Needs python-chess
     (``pip install 'discrank[pgn]'``).
 
     Parameters
@@ -703,7 +712,8 @@ def read_pgn(path: Any, *, progress: Optional[bool] = None, max_games: Optional[
     Parameters
     ----------
     path : str or path-like
-        The PGN file; ``.pgn.gz``, ``.pgn.bz2`` and ``.pgn.xz`` are read compressed.
+        The PGN file; ``.pgn.gz``, ``.pgn.bz2``, ``.pgn.xz`` and ``.pgn.zst`` (Lichess's dumps; needs
+        zstandard) are read compressed.
     progress : bool, optional
         A games-read counter on stderr (default: when stderr is a terminal).
     max_games : int, optional
@@ -761,6 +771,20 @@ def read_pgn(path: Any, *, progress: Optional[bool] = None, max_games: Optional[
     kind_arr = np.frombuffer(bytes(kinds), dtype=np.int8).copy()
     if not np.isin(kind_arr, (0, SELF_PLAY)).any():
         raise ValueError(f"{os.fspath(path)}: no finished game with two named players")
+    W, B, sc, time, dropped = _pgn_rows(path, white, black, score, dates, kind_arr, results, start=start, end=end,
+                                        min_player_games=min_player_games, invalid=invalid)
+    if np.isnat(time).any():
+        time = None
+    log = GameLog.from_arrays(W, B, sc, time)
+    log.dropped = dropped
+    return log
+
+
+def _pgn_rows(path: Any, white: list, black: list, score: list, dates: list, kind_arr: np.ndarray, results: dict, *,
+              start: Any, end: Any, min_player_games: int, invalid: str, game0: int = 0, empty_ok: bool = False):
+    """The valid games of PGN header records (:func:`read_pgn`'s rules): (White, Black, score, dates as
+    datetime64[D] with NaT where a game has none, dropped counts). ``game0``: the number of the first
+    record in its file (a chunk of a scan); ``empty_ok``: no valid game returns empty arrays."""
     W, B = text_array(white), text_array(black)  # object arrays: memory grows with the names' total length
     miss_w = np.isin(W, ("", "?"))
     miss_b = np.isin(B, ("", "?"))
@@ -775,25 +799,20 @@ def read_pgn(path: Any, *, progress: Optional[bool] = None, max_games: Optional[
     def explain(k: int) -> str:
         code = kind_arr[k]
         if code == SELF_PLAY:
-            return self_play_message("game", k, white[k])
+            return self_play_message("game", k + game0, white[k])
         if code == MISSING_NAME:
-            return f"game {k} lacks a player name (White {show(white[k])}, Black {show(black[k])})"
+            return f"game {k + game0} lacks a player name (White {show(white[k])}, Black {show(black[k])})"
         if code == UNFINISHED:
-            return f"game {k} is unfinished (Result '*')"
+            return f"game {k + game0} is unfinished (Result '*')"
         if code == BAD_RESULT:
-            return f"game {k} has the result {results[k]!r}, not one of {sorted(PGN_RESULTS)}"
+            return f"game {k + game0} has the result {results[k]!r}, not one of {sorted(PGN_RESULTS)}"
         if code == MISSING_TIME:
-            return f"game {k} has no date (UTCDate or Date tag) to compare with start / end"
-        return f"game {k} has the date {show(dates[k])}, which is not a date (YYYY.MM.DD)"
+            return f"game {k + game0} has no date (UTCDate or Date tag) to compare with start / end"
+        return f"game {k + game0} has the date {show(dates[k])}, which is not a date (YYYY.MM.DD)"
 
     idx, dropped = screen_rows(kind_arr, W, B, miss_w, miss_b, t if windowed else None,
                                t_invalid if windowed else None, start=start, end=end,
                                min_player_games=min_player_games, invalid=invalid,
                                explain=lambda k: f"{os.fspath(path)}: {explain(k)}", unit="game",
-                               skip=(MISSING_NAME, UNFINISHED, BAD_RESULT))
-    time = t[idx]
-    if np.isnat(time).any():
-        time = None
-    log = GameLog.from_arrays(W[idx], B[idx], np.array(score)[idx], time)
-    log.dropped = dropped
-    return log
+                               skip=(MISSING_NAME, UNFINISHED, BAD_RESULT), empty_ok=empty_ok)
+    return W[idx], B[idx], np.asarray(score, dtype=np.float64)[idx], t[idx], dropped
