@@ -1,0 +1,168 @@
+"""discrank.dask on a LocalCluster of 2 worker processes: the aggregation equals the in-memory one, the
+fits equal the in-process fits, and a worker killed mid-fit leaves the result unchanged."""
+
+import os
+import signal
+import warnings
+
+import numpy as np
+import pytest
+
+import discrank
+
+pd = pytest.importorskip("pandas")
+dask_dataframe = pytest.importorskip("dask.dataframe", reason="the [dask] extra is not installed")
+distributed = pytest.importorskip("distributed", reason="the [dask] extra is not installed")
+
+import discrank.dask as ddk  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def client():
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # the cluster's start-up chatter (ports, deprecations) is not ours
+        cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                                           dashboard_address=None, silence_logs=50)
+        c = distributed.Client(cluster)
+    yield c
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        c.close()
+        cluster.close()
+
+
+def _games(seed=0, n_players=120, n_games=6000, strings=True):
+    rng = np.random.default_rng(seed)
+    a = rng.integers(0, n_players, n_games)
+    b = (a + rng.integers(1, n_players, n_games)) % n_players
+    strength = np.linspace(-1.5, 1.5, n_players)
+    p = 1.0 / (1.0 + np.exp(-(strength[a] - strength[b] + 0.3 * (rng.random(n_games) < 0.5))))
+    u = rng.random(n_games)
+    score = np.where(u < p - 0.05, 1.0, np.where(u < p + 0.05, 0.5, 0.0))
+    home = rng.choice([-1.0, 0.0, 1.0], n_games)
+    lab = (lambda v: np.array([f"p{k:03d}" for k in v], dtype=object)) if strings else (lambda v: v)
+    return pd.DataFrame({"a": lab(a), "b": lab(b), "score": score, "home": home})
+
+
+def _same_pairs(d, ref):
+    assert np.array_equal(d.labels, ref.labels) and d.labels.dtype.kind == ref.labels.dtype.kind
+    for f in ("i", "j", "p", "n_games"):
+        assert np.array_equal(getattr(d, f), getattr(ref, f)), f
+
+
+@pytest.mark.parametrize("strings", [True, False])
+def test_aggregate_equals_in_memory(strings):
+    df = _games(strings=strings)
+    ddf = dask_dataframe.from_pandas(df, npartitions=5)
+    ref = discrank.GameLog.from_frame(df, score="score").to_pairs()
+    _same_pairs(ddk.aggregate(ddf, score="score"), ref)
+
+
+def test_aggregate_covariates_equal_in_memory():
+    df = _games(1)
+    ddf = dask_dataframe.from_pandas(df, npartitions=4)
+    ref = discrank.GameLog.from_frame(df, score="score", advantage="home").to_pairs()
+    got = ddk.aggregate(ddf, score="score", advantage="home")
+    _same_pairs(got, ref)
+    for f in ("pair", "p", "n_games", "x"):
+        assert np.array_equal(getattr(got.covariates, f), getattr(ref.covariates, f)), f
+    assert got.covariates.names == ("home",)
+
+
+def test_aggregate_names_the_bad_row():
+    df = _games(2)
+    df.loc[4000, "b"] = df.loc[4000, "a"]
+    ddf = dask_dataframe.from_pandas(df, npartitions=3)  # row 4000 is row 0 of partition 2
+    with pytest.raises(ValueError, match=r"partition 2: .*row 0"):
+        ddk.aggregate(ddf, score="score")
+    with pytest.raises(ValueError, match="column 'winner' .* is not in the frame"):
+        ddk.aggregate(ddf, winner="winner")
+
+
+@pytest.mark.parametrize("params", [dict(prior_scale=1.0), dict()])
+def test_elo_fit_equals_in_process(client, params):
+    data = discrank.GameLog.from_frame(_games(3), score="score").to_pairs()
+    ref = discrank.Elo(**params).fit(data)
+    got = ddk.fit(discrank.Elo(**params), data, client)
+    # Newton's method on a strictly convex problem: the parts' other summation order moves the answer
+    # by rounding only
+    np.testing.assert_allclose(got.ratings_, ref.ratings_, rtol=0, atol=1e-10)
+    assert got.prior_scale_ == pytest.approx(ref.prior_scale_, rel=1e-9)
+    assert got.converged_ and got.dask_calls_ > 5
+
+
+def test_elo_covariates_fit_equals_in_process(client):
+    data = discrank.GameLog.from_frame(_games(4), score="score", advantage="home").to_pairs()
+    ref = discrank.Elo(prior_scale=1.0).fit(data)
+    got = ddk.fit(discrank.Elo(prior_scale=1.0), data, client)
+    np.testing.assert_allclose(got.ratings_, ref.ratings_, rtol=0, atol=1e-10)
+    np.testing.assert_allclose(got.beta_, ref.beta_, rtol=0, atol=1e-10)
+
+
+def test_disc_fit_predicts_as_in_process(client):
+    data = discrank.GameLog.from_frame(_games(5), score="score").to_pairs()
+    ref = discrank.DiscDecomposition(1, prior_scale=1.0).fit(data)
+    got = ddk.fit(discrank.DiscDecomposition(1, prior_scale=1.0), data, client)
+    # L-BFGS stops within its tolerance; a rounding-level change of the sums moves the stopping point
+    # by less than that tolerance's worth of the factors
+    assert got.converged_ and ref.converged_
+    np.testing.assert_allclose(got.predict_proba(data.labels[data.i], data.labels[data.j]),
+                               ref.predict_proba(data.labels[data.i], data.labels[data.j]), rtol=0, atol=1e-6)
+
+
+def test_fit_from_a_dask_frame(client):
+    df = _games(6)
+    ref = discrank.Elo(prior_scale=1.0).fit(discrank.GameLog.from_frame(df, score="score").to_pairs())
+    got = ddk.fit(discrank.Elo(prior_scale=1.0), dask_dataframe.from_pandas(df, npartitions=3), client,
+                  score="score")
+    np.testing.assert_allclose(got.ratings_, ref.ratings_, rtol=0, atol=1e-10)
+
+
+def test_worker_lost_mid_fit_leaves_the_result_unchanged(client):
+    data = discrank.GameLog.from_frame(_games(7, n_players=200, n_games=12000), score="score").to_pairs()
+    quiet = ddk.fit(discrank.Elo(prior_scale=1.0), data, client, n_parts=4)
+    pids = client.run(os.getpid)  # {worker address: pid}
+    victim = sorted(pids.values())[0]
+    calls = {"n": 0}
+    original = ddk.DistributedObjective.hessp_s
+
+    def hessp_then_kill(self, curv, x, n_threads=0):
+        calls["n"] += 1
+        if calls["n"] == 3:  # mid-fit: after the curvature is on the workers, before the next product
+            os.kill(victim, signal.SIGKILL)
+        return original(self, curv, x, n_threads)
+
+    ddk.DistributedObjective.hessp_s = hessp_then_kill
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # the nanny's restart chatter
+            lost = ddk.fit(discrank.Elo(prior_scale=1.0), data, client, n_parts=4)
+    finally:
+        ddk.DistributedObjective.hessp_s = original
+    assert calls["n"] >= 3
+    assert victim not in client.run(os.getpid).values()  # the worker was replaced
+    # the same parts summed in the same order: the same numbers, bit for bit
+    assert np.array_equal(lost.ratings_, quiet.ratings_)
+    client.wait_for_workers(2, timeout=60)
+
+
+def test_distributed_objective_products_equal_the_kernel(client):
+    data = discrank.GameLog.from_frame(_games(8), score="score").to_pairs()
+    obj = ddk.DistributedObjective(client, data.n_players, data.i, data.j, data.p, np.full(data.n_pairs, 1.0),
+                                   n_parts=2)
+    try:
+        curv = np.empty(data.n_pairs)
+        obj.evaluate(0, s=np.zeros(data.n_players), grad_s=True, curv=curv)
+        assert np.isnan(curv).all()  # the curvature stays on the workers
+        local = discrank._core.PairObjective(data.n_players, data.i, data.j, data.p, np.full(data.n_pairs, 1.0))
+        c2 = np.empty(data.n_pairs)
+        x = np.random.default_rng(0).normal(size=data.n_players)
+        local.evaluate(0, s=x, grad_s=True, curv=c2)
+        obj.evaluate(0, s=x, grad_s=True, curv=curv)
+        np.testing.assert_allclose(obj.hessp_s(curv, x), local.hessp_s(c2, x), rtol=1e-12, atol=1e-12)
+        # a curvature of the caller's own is shipped with the call
+        mine = np.random.default_rng(1).random(data.n_pairs)
+        np.testing.assert_allclose(obj.hessp_s(mine, x), local.hessp_s(mine, x), rtol=1e-12, atol=1e-12)
+        np.testing.assert_allclose(obj.player_sums(mine), local.player_sums(mine), rtol=1e-12, atol=1e-12)
+    finally:
+        obj.close()
