@@ -372,10 +372,16 @@ class _Table:
         return int(self.key.shape[0])
 
 
-def _reduce(key: np.ndarray, x: np.ndarray, n: np.ndarray, w: np.ndarray, by_x: bool) -> _Table:
-    """Rows with equal (key, x) summed, in key order (a stable sort: the sums run in the rows' order)."""
+def _reduce(key: np.ndarray, x: np.ndarray, n: np.ndarray, w: np.ndarray, by_x: bool, n_labels: int) -> _Table:
+    """Rows with equal (key, x) summed, in key order; the sums run in the rows' order (the core's
+    grouping by pair, else a stable sort)."""
     if key.size == 0:
         return _Table(key, x, n, w)
+    if not by_x:
+        inverse, lo, hi = _core.group_pairs(n_labels, (key >> 32).astype(np.int32), (key & 0xFFFFFFFF).astype(np.int32))
+        k = lo.size
+        return _Table((lo.astype(np.int64) << 32) | hi, np.zeros(k, dtype=np.int32), np.bincount(inverse, n, k),
+                      np.bincount(inverse, w, k))
     order = np.lexsort((x, key)) if by_x else np.argsort(key, kind="stable")
     key, x, n, w = key[order], x[order], n[order], w[order]
     new = np.empty(key.size, dtype=bool)
@@ -389,16 +395,21 @@ def _reduce(key: np.ndarray, x: np.ndarray, n: np.ndarray, w: np.ndarray, by_x: 
     return _Table(key[starts], x[starts], np.add.reduceat(n, starts), np.add.reduceat(w, starts))
 
 
-def _chunk_table(ca: np.ndarray, cb: np.ndarray, score: np.ndarray, xcode: Optional[np.ndarray]) -> _Table:
+def _chunk_table(ca: np.ndarray, cb: np.ndarray, score: np.ndarray, xcode: Optional[np.ndarray],
+                 n_labels: int) -> _Table:
     """One chunk's games summed by pair (and covariate code, already that of the pair's first player),
-    oriented lo < hi in first-seen codes."""
+    oriented lo < hi in first-seen codes: without covariates by the core's aggregation (the in-memory
+    one)."""
+    if xcode is None:
+        lo, hi, games, wins = _core.aggregate_games(n_labels, ca, cb, score, None)
+        return _Table((lo.astype(np.int64) << 32) | hi, np.zeros(lo.size, dtype=np.int32), games, wins)
     swap = ca > cb
     lo = np.where(swap, cb, ca).astype(np.int64)
     hi = np.where(swap, ca, cb).astype(np.int64)
     y = np.where(swap, 1.0 - score, score)
     key = (lo << 32) | hi
     x = np.zeros(key.size, dtype=np.int32) if xcode is None else xcode
-    return _reduce(key, x, np.ones(key.size), y, xcode is not None)
+    return _reduce(key, x, np.ones(key.size), y, True, n_labels)
 
 
 class _Accumulator:
@@ -414,6 +425,7 @@ class _Accumulator:
         self.tmp_parent = tmpdir
         self.tmp: Optional[str] = None
         self.spilled_rows = 0
+        self.n_labels = 1  # codes seen so far (the core's grouping takes their count)
 
     def add(self, t: _Table) -> None:
         self.pending.append(t)
@@ -427,7 +439,7 @@ class _Accumulator:
         parts = [self.table] + self.pending
         self.pending, self.pending_rows = [], 0
         self.table = _reduce(*(np.concatenate([getattr(p, f) for p in parts]) for f in ("key", "x", "n", "w")),
-                             self.by_x)
+                             self.by_x, self.n_labels)
 
     def _spill(self) -> None:
         if self.tmp is None:
@@ -462,7 +474,8 @@ class _Accumulator:
                     parts.append([np.array(np.load(os.path.join(run, f + ".npy"), mmap_mode="r")[lo:hi])
                                   for f in ("key", "x", "n", "w")])
             if parts:
-                out.append(_reduce(*(np.concatenate([p[c] for p in parts]) for c in range(4)), self.by_x))
+                out.append(_reduce(*(np.concatenate([p[c] for p in parts]) for c in range(4)), self.by_x,
+                                   self.n_labels))
         del keys
         return _Table(*(np.concatenate([getattr(t, f) for t in out]) for f in ("key", "x", "n", "w")))
 
@@ -521,12 +534,15 @@ def _assemble(t: _Table, coder: _Coder, spec: dict) -> PairwiseData:
         labels = labels.view(np.uint64)
     lo32, hi32 = lo.astype(np.int32), hi.astype(np.int32)
     if not spec["by_x"]:
-        key = lo * n_labels + hi
-        idx = np.argsort(key, kind="stable")
-        del key
-        p = w[idx] / n[idx]
+        # the pairs are distinct: the core's grouping sorts them, its inverse is where each one goes
+        where, pair_lo, pair_hi = _core.group_pairs(n_labels, lo32, hi32)
+        games = np.empty_like(n)
+        games[where] = n
+        p = np.empty_like(w)
+        p[where] = w
+        p /= games
         np.clip(p, 0.0, 1.0, out=p)
-        return PairwiseData._trusted(lo32[idx], hi32[idx], p, n[idx], labels, spec["weights"] or "games")
+        return PairwiseData._trusted(pair_lo, pair_hi, p, games, labels, spec["weights"] or "games")
     # covariate rows: the in-memory codes are the ranks of the distinct rows that occur
     x_all = np.array(coder.x_rows, dtype=np.float64).reshape(len(coder.x_rows), -1)
     used_x = np.unique(xcode)
@@ -667,7 +683,8 @@ def scan_games(paths: Any, a: str = "a", b: str = "b", score: Optional[str] = No
                 if chunk.x is not None:  # the covariates of a, as those of the pair's first player
                     xcode = coder.covariates(np.asarray(chunk.x, dtype=np.float64))
                     xcode = np.where(ca > cb, coder.negation()[xcode], xcode)
-                acc.add(_chunk_table(ca, cb, np.asarray(chunk.score, dtype=np.float64), xcode))
+                acc.n_labels = coder.table.size
+                acc.add(_chunk_table(ca, cb, np.asarray(chunk.score, dtype=np.float64), xcode, acc.n_labels))
                 games += chunk.a.size
             if file_dropped:
                 dropped_in.append(f"{os.path.basename(path)} ({file_dropped})")

@@ -1,0 +1,249 @@
+"""Game logs beyond memory: out-of-core aggregation (``discrank.scan_games``), the same through a Dask
+LocalCluster, fits with the kernel on the workers (``discrank.dask.fit``), and labels at scale.
+
+    python bench/bench_outofcore.py                       # everything, 100 million games (about 15 minutes)
+    python bench/bench_outofcore.py --games 10_000_000    # a tenth
+    python bench/bench_outofcore.py --only fit            # the Dask fit at 40 000 players / 4.7 M games
+    python bench/bench_outofcore.py --only labels         # 10 million string labels coded
+
+Sections (``--only``):
+
+- ``scan``: writes ``--games`` simulated games as Parquet (10 million per file, int64 player ids, to
+  ``--dir`` or a temporary directory removed at the end: generated, never committed); then, each in a
+  fresh child process whose peak RSS is read from ``getrusage``: the in-memory aggregation of the first
+  file (``GameLog.read_parquet(...).to_pairs()``), ``scan_games`` of the same file, and ``scan_games``
+  of every file (``memory_limit="1GiB"``). It prints seconds per million games and the ratio of the full
+  scan's rate to the in-memory one's, and checks that the scan of the first file equals the in-memory
+  pairs.
+- ``dask``: the first ``--dask-files`` files through a 2-worker LocalCluster (``discrank.dask.aggregate``
+  of ``dask.dataframe.read_parquet``), checked equal to ``scan_games`` of the same files.
+- ``fit``: 40 000 players and 4.7 million games (bench_scale.py's log); ``Elo(prior_scale=1)`` and
+  ``DiscDecomposition(1, prior_scale=1)`` fitted in process and through a 2-worker LocalCluster (one
+  thread each); the ratio of the times and the largest difference of the predictions.
+- ``labels``: 10 million distinct string labels ("player_00000001", ...) coded by the core's label
+  table in chunks of a million, in a child process: the table's bytes per label, the child's peak RSS
+  per label, and the seconds.
+
+The simulated log: 40 000 players with strengths ``s ~ N(0, 0.6^2)``; player ``a`` is uniform, ``b`` is
+one of the 200 players after ``a`` (mod 40 000), so that the pairs (at most 8 million) stay far fewer
+than the games, as on a rated server; White wins with probability ``sigmoid(s_a - s_b)``, a tenth of
+the games are draws.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+import warnings
+
+import numpy as np
+
+import discrank
+
+PER_FILE = 10_000_000
+PLAYERS = 40_000
+WINDOW = 200
+
+
+def write_games(directory: str, n_games: int, seed: int = 0) -> list[str]:
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    rng = np.random.default_rng(seed)
+    s = rng.normal(0.0, 0.6, PLAYERS)
+    paths = []
+    for f in range(-(-n_games // PER_FILE)):
+        m = min(PER_FILE, n_games - f * PER_FILE)
+        a = rng.integers(0, PLAYERS, m)
+        b = (a + rng.integers(1, WINDOW + 1, m)) % PLAYERS
+        u = rng.random(m)
+        p = 1.0 / (1.0 + np.exp(-(s[a] - s[b])))
+        score = np.where(u < 0.1, 0.5, np.where(u < 0.1 + 0.9 * p, 1.0, 0.0))
+        path = os.path.join(directory, f"games{f:04d}.parquet")
+        pq.write_table(pa.table({"a": a, "b": b, "score": score}), path, row_group_size=1 << 20)
+        paths.append(path)
+    return paths
+
+
+def child(code: str) -> dict:
+    """Run ``code`` (which leaves its result in a dict ``res``) in a fresh interpreter; add its peak RSS."""
+    tail = ("\nimport json, resource\nres['peak_rss_gib'] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20"
+            "\nprint(json.dumps(res))\n")
+    out = subprocess.run([sys.executable, "-c", code + tail], capture_output=True, text=True)
+    if out.returncode != 0:
+        raise RuntimeError(out.stderr[-3000:])
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+IN_MEMORY = """
+import json, time, discrank
+t = time.perf_counter()
+d = discrank.GameLog.read_parquet({path!r}, score="score").to_pairs()
+res = dict(seconds=time.perf_counter() - t, pairs=d.n_pairs, players=d.n_players)
+"""
+
+SCAN = """
+import json, time, discrank
+t = time.perf_counter()
+d = discrank.scan_games({paths!r}, score="score", memory_limit="1GiB", progress=False)
+sec = time.perf_counter() - t
+same = None
+if {check!r}:
+    ref = discrank.GameLog.read_parquet({paths!r}[0], score="score").to_pairs()
+    same = bool(all((getattr(d, f) == getattr(ref, f)).all() for f in ("labels", "i", "j", "p", "n_games")))
+res = dict(seconds=sec, pairs=d.n_pairs, players=d.n_players, same=same)
+"""
+
+LABELS = """
+import json, time, numpy as np
+from discrank import _core
+n = {n}
+t0 = time.perf_counter()
+table = _core.LabelTable("str")
+for start in range(0, n, 1_000_000):
+    chunk = np.array(["player_%08d" % k for k in range(start, min(n, start + 1_000_000))], dtype=object)
+    table.code_strings(chunk)
+    del chunk
+sec = time.perf_counter() - t0
+t1 = time.perf_counter()
+order = table.order(False)
+sort_sec = time.perf_counter() - t1
+res = dict(seconds=sec, sort_seconds=sort_sec, size=table.size, table_bytes=table.nbytes)
+"""
+
+
+def section_scan(args, directory: str) -> None:
+    t = time.perf_counter()
+    paths = sorted(os.path.join(directory, f) for f in os.listdir(directory) if f.endswith(".parquet"))
+    if len(paths) * PER_FILE < args.games:
+        paths = write_games(directory, args.games)
+        print(f"wrote {args.games:,} games in {len(paths)} Parquet files in {time.perf_counter() - t:.0f} s "
+              f"({sum(os.path.getsize(p) for p in paths) / 2**30:.2f} GiB)")
+    per_file = [int(__import__("pyarrow.parquet").parquet.ParquetFile(p).metadata.num_rows) for p in paths]
+    mem = child(IN_MEMORY.format(path=paths[0]))
+    one = child(SCAN.format(paths=paths[:1], check=True))
+    everything = child(SCAN.format(paths=paths, check=False))
+    n0, n_all = per_file[0] / 1e6, sum(per_file) / 1e6
+    print(f"in-memory, first file ({n0:.0f} M games): {mem['seconds']:.1f} s = {mem['seconds'] / n0:.2f} s per M games, "
+          f"peak RSS {mem['peak_rss_gib']:.2f} GiB, {mem['pairs']:,} pairs")
+    print(f"scan_games, first file: {one['seconds']:.1f} s = {one['seconds'] / n0:.2f} s per M games, "
+          f"equal to in-memory: {one['same']}")
+    print(f"scan_games, all {len(paths)} files ({n_all:.0f} M games): {everything['seconds']:.1f} s = "
+          f"{everything['seconds'] / n_all:.2f} s per M games, peak RSS {everything['peak_rss_gib']:.2f} GiB, "
+          f"{everything['pairs']:,} pairs, {everything['players']:,} players")
+    ratio = (everything["seconds"] / n_all) / (mem["seconds"] / n0)
+    print(f"ratio, full scan per game / in-memory per game: {ratio:.2f}x (target <= 2x); peak RSS target < 2 GiB: "
+          f"{'met' if everything['peak_rss_gib'] < 2 else 'missed'}")
+
+
+def _cluster():
+    from distributed import Client, LocalCluster
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        cluster = LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None,
+                               silence_logs=50)
+        return cluster, Client(cluster)
+
+
+def section_dask(args, directory: str) -> None:
+    import dask.dataframe as dd
+
+    import discrank.dask as ddk
+
+    paths = sorted(os.path.join(directory, f) for f in os.listdir(directory) if f.endswith(".parquet"))
+    if not paths:
+        paths = write_games(directory, args.dask_files * PER_FILE)
+    paths = paths[: args.dask_files]
+    cluster, client = _cluster()
+    try:
+        t = time.perf_counter()
+        got = ddk.aggregate(dd.read_parquet(paths), score="score")
+        sec = time.perf_counter() - t
+    finally:
+        client.close()
+        cluster.close()
+    t = time.perf_counter()
+    ref = discrank.scan_games(paths, score="score", progress=False)
+    scan_sec = time.perf_counter() - t
+    same = all(np.array_equal(getattr(got, f), getattr(ref, f)) for f in ("labels", "i", "j", "p", "n_games"))
+    n = len(paths) * PER_FILE / 1e6
+    print(f"dask aggregate, 2 workers, {n:.0f} M games: {sec:.1f} s = {sec / n:.2f} s per M games; scan_games in "
+          f"this process {scan_sec:.1f} s; equal: {same}")
+
+
+def section_fit(args) -> None:
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    from bench_scale import simulate
+
+    import discrank.dask as ddk
+
+    a, b, score = simulate(args.players, args.fit_games, 0)
+    data = discrank.PairwiseData.from_games(a, b, score)
+    print(f"fit: {data.n_players:,} players, {args.fit_games:,} games, {data.n_pairs:,} pairs")
+    cluster, client = _cluster()
+    try:
+        for make in (lambda: discrank.Elo(prior_scale=1.0), lambda: discrank.DiscDecomposition(1, prior_scale=1.0)):
+            t = time.perf_counter()
+            ref = make().fit(data)
+            local = time.perf_counter() - t
+            t = time.perf_counter()
+            got = ddk.fit(make(), data, client)
+            remote = time.perf_counter() - t
+            q = np.random.default_rng(0).integers(0, data.n_pairs, 100_000)
+            diff = np.abs(got.predict_proba(data.labels[data.i[q]], data.labels[data.j[q]])
+                          - ref.predict_proba(data.labels[data.i[q]], data.labels[data.j[q]])).max()
+            name = type(ref).__name__
+            print(f"  {name}: in process {local:.2f} s, 2-worker LocalCluster {remote:.2f} s ({got.dask_calls_} kernel "
+                  f"calls), ratio {remote / local:.2f}x (target <= 3x); largest prediction difference {diff:.1e}")
+    finally:
+        client.close()
+        cluster.close()
+
+
+def section_labels(args) -> None:
+    res = child(LABELS.format(n=args.labels))
+    n = res["size"]
+    print(f"labels: {n:,} distinct strings of 15 characters coded in {res['seconds']:.1f} s "
+          f"({res['seconds'] / n * 1e9:.0f} ns per label, chunks built in Python included), sorted in "
+          f"{res['sort_seconds']:.1f} s; the table holds {res['table_bytes'] / n:.0f} bytes per label; the child's "
+          f"peak RSS {res['peak_rss_gib']:.2f} GiB = {res['peak_rss_gib'] * 2**30 / n:.0f} bytes per label")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--only", choices=("scan", "dask", "fit", "labels"))
+    parser.add_argument("--games", type=int, default=100_000_000)
+    parser.add_argument("--dask-files", type=int, default=2, help="files (10 M games each) through Dask")
+    parser.add_argument("--players", type=int, default=40_000)
+    parser.add_argument("--fit-games", type=int, default=4_700_000)
+    parser.add_argument("--labels", type=int, default=10_000_000)
+    parser.add_argument("--dir", help="where the Parquet files are (or go); default a temporary directory")
+    args = parser.parse_args()
+    print(f"discrank {discrank.__version__}, Python {platform.python_version()}, numpy {np.__version__}, "
+          f"{os.cpu_count()} cores")
+    directory = args.dir or tempfile.mkdtemp(prefix="discrank-bench-")
+    os.makedirs(directory, exist_ok=True)
+    try:
+        if args.only in (None, "scan"):
+            section_scan(args, directory)
+        if args.only in (None, "dask"):
+            section_dask(args, directory)
+        if args.only in (None, "fit"):
+            section_fit(args)
+        if args.only in (None, "labels"):
+            section_labels(args)
+    finally:
+        if args.dir is None:
+            shutil.rmtree(directory, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
