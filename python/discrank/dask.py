@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import dataclasses
 import itertools
+import warnings
 from typing import Any, Optional
 
 import numpy as np
@@ -235,8 +236,11 @@ class DistributedObjective:
         self.w = w
         n_parts = max(1, min(int(n_parts), self._n_pairs))
         self.bounds = np.linspace(0, self._n_pairs, n_parts + 1).astype(np.int64)
-        self.parts = [client.submit(_Part, n_players, i[a:b], j[a:b], p[a:b], w[a:b], pure=False)
-                      for a, b in zip(self.bounds[:-1], self.bounds[1:])]
+        with warnings.catch_warnings():
+            # the pairs go in the parts' tasks on purpose: a part lost with its worker is rebuilt from them
+            warnings.filterwarnings("ignore", message="Sending large graph", category=UserWarning)
+            self.parts = [client.submit(_Part, n_players, i[a:b], j[a:b], p[a:b], w[a:b], pure=False)
+                          for a, b in zip(self.bounds[:-1], self.bounds[1:])]
         self._curv: Any = None  # (the caller's array, its token)
         self._replays: list = []
         self.n_calls = 0
