@@ -99,7 +99,7 @@ def _sources(paths: Any, fmt: Optional[str]) -> list[tuple[str, str]]:
     if not paths:
         raise ValueError("no path given")
     if fmt is not None:
-        check_choice(fmt, tuple(FORMATS), "format")
+        check_choice(fmt, "format", tuple(FORMATS), "the files' format, instead of their names'")
     files: list[str] = []
     for p in paths:
         if os.path.isdir(p):
@@ -648,7 +648,7 @@ def scan_games(paths: Any, a: str = "a", b: str = "b", score: Optional[str] = No
     batch_rows = check_positive_int(batch_rows, "batch_rows")
     budget = parse_bytes(memory_limit)
     if weights is not None:
-        check_choice(weights, ("games", "uniform"), "weights")
+        check_choice(weights, "weights", ("games", "uniform"), "a pair's weight: its games, or 1")
     files = _sources(paths, format)
     if (score is None) == (winner is None) and any(f != "pgn" for _, f in files):
         raise ValueError("give exactly one of score= (results of a) and winner= (label of the winner)")
@@ -699,5 +699,7 @@ def scan_games(paths: Any, a: str = "a", b: str = "b", score: Optional[str] = No
     if dropped:
         parts = ", ".join(f"{dropped[k]} {k}" for k in INVALID_KINDS if k in dropped)
         shown = ", ".join(dropped_in[:5]) + (", ..." if len(dropped_in) > 5 else "")
-        warn_user(f"dropped {sum(dropped.values())} invalid rows of {len(files)} files: {parts}; in {shown}")
+        total = sum(dropped.values())
+        warn_user(f"dropped {total} invalid row{'s' if total != 1 else ''} of {len(files)} file"
+                  f"{'s' if len(files) != 1 else ''}: {parts}; in {shown}")
     return _assemble(table, coder, spec)
