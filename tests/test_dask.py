@@ -103,11 +103,12 @@ def test_disc_fit_predicts_as_in_process(client):
     data = discrank.GameLog.from_frame(_games(5), score="score").to_pairs()
     ref = discrank.DiscDecomposition(1, prior_scale=1.0).fit(data)
     got = ddk.fit(discrank.DiscDecomposition(1, prior_scale=1.0), data, client)
-    # L-BFGS stops within its tolerance; a rounding-level change of the sums moves the stopping point
-    # by less than that tolerance's worth of the factors
+    # L-BFGS stops within its tolerance (a scaled gradient of 1e-7); a rounding-level change of the sums
+    # moves the stopping point within it: predictions were seen to differ by up to 1.2e-6 (a tenth of
+    # the tolerance used here)
     assert got.converged_ and ref.converged_
     np.testing.assert_allclose(got.predict_proba(data.labels[data.i], data.labels[data.j]),
-                               ref.predict_proba(data.labels[data.i], data.labels[data.j]), rtol=0, atol=1e-6)
+                               ref.predict_proba(data.labels[data.i], data.labels[data.j]), rtol=0, atol=1e-5)
 
 
 def test_fit_from_a_dask_frame(client):
