@@ -21,12 +21,16 @@ The validation score is the log loss per game, for every model: the probability-
 score, barely penalises such predictions, and on international football it picks a prior under which
 m-Elo predicts the test years at 0.654 nats per game instead of 0.607 (bench/PREDICTION.md's split).
 
-The scale is searched over powers of two, each fit warm-started (so a few solver steps): for the Elo
-family (convex) from the closest scale fitted, by a walk from 0.5 upwards while the validation score
-improves, else downwards while it improves; for the disc family from the closest larger scale, over a
-coarse grid (1/64 to 4 by factors of 4, since its score can have two basins: an Elo-like
-fit at small scales and the cyclic structure at large ones) and the best point's neighbours; then
-refined by the vertex of a parabola through the best point and its two neighbours in log2 sigma.
+The scale is searched over powers of two by a walk from 0.5, upwards while the validation score
+improves, else downwards while it improves, each fit warm-started from the closest scale fitted (so a
+few solver steps), and refined by the vertex of a parabola through the best point and its two
+neighbours in log2 sigma. The disc family's score can have a second basin at large scales (an Elo-like
+fit at small scales, the cyclic structure of a disc game at large ones), which a walk that stops at the
+first one never sees: when the walk ends below ``PROBE``, that scale is fitted too, at the looser
+``PROBE_TOL`` (its score need only say whether it is a better basin), and where it scores better the walk
+starts again from there. A disc fit is warm-started from a smaller scale only where its components are
+away from u = 0 (a saddle of the joint objective, where the prior holds a weak cycle; such a component
+starts afresh).
 """
 
 from __future__ import annotations
@@ -47,11 +51,16 @@ __all__ = ["Validation", "PriorTuning", "tune_prior_scale", "check_prior_scale",
 #: Search range of the prior scale (in the model's units: logits, or probability for the
 #: probability-space models), as powers of two.
 LOG2_RANGE = (-7.0, 6.0)
-#: First scale tried by the local walk (the Elo family).
+#: First scale tried by the walk.
 START = 0.5
-#: log2 of the scales of the coarse grid (the disc family): 1/64 .. 4 by factors of 4 (the best point's
-#: neighbours reach 1/128 and 8).
-COARSE_GRID = (-6.0, -4.0, -2.0, 0.0, 2.0)
+#: log2 of the scale probed after the disc family's walk when it ended below it: 4, where a disc game's
+#: cyclic basin lies (the best point's neighbours then reach 2 and 8).
+PROBE = 2.0
+#: A component of a disc fit whose scores' scale ``|u| |v| / n`` is below this is no warm start for a
+#: larger scale (:func:`_engaged`).
+ENGAGED = 1e-3
+#: Tolerance of the probe's fit (the disc models' tuning fits use ``TUNING_TOL``, 1e-4).
+PROBE_TOL = 1e-2
 #: Held-out share of the pairs when the data has no time order.
 PAIR_FRACTION = 0.1
 #: The scale used when nothing can be held out (fewer than 20 pairs, or fewer than 2 held-out pairs
@@ -120,10 +129,14 @@ class PriorTuning:
     chosen: float = math.nan
     n_fit_games: float = 0.0
     n_validation_games: float = 0.0
+    #: The disc family's probe of a second basin (module docstring): its scale and score at ``PROBE_TOL``,
+    #: or None when the walk reached ``PROBE`` itself (or for the Elo family).
+    probe: Optional[tuple] = None
 
     def as_dict(self) -> dict:
         return {"rule": self.rule, "metric": self.metric, "scales": list(self.scales), "scores": list(self.scores),
-                "chosen": self.chosen, "n_fit_games": self.n_fit_games, "n_validation_games": self.n_validation_games}
+                "chosen": self.chosen, "n_fit_games": self.n_fit_games, "n_validation_games": self.n_validation_games,
+                "probe": self.probe}
 
 
 def _weights(data: PairwiseData) -> np.ndarray:
@@ -257,6 +270,17 @@ def _holdout(model: Any, data: PairwiseData, log: Any, coded: Any, validation: O
     return inner, held if ok.all() else held.subset(ok), "held-out pairs"
 
 
+def _engaged(state: tuple) -> tuple:
+    """A disc model's warm state ``(labels, U, V)`` with the components the prior held next to the saddle
+    u = 0 (their scores' scale ``|u| |v| / n`` below ``ENGAGED``) set to 0, so that the fit at a larger
+    scale starts them afresh: from next to the saddle the joint solver stays there, where a fresh start
+    finds the cyclic structure that the weaker prior lets in."""
+    labels, U, V = state
+    n = max(U.shape[0], 1)
+    keep = np.linalg.norm(U, axis=0) * np.linalg.norm(V, axis=0) / n >= ENGAGED
+    return labels, U * keep, V * keep
+
+
 def _score(model: Any, val: PairwiseData) -> float:
     """Log loss per held-out game (module docstring): the model's own ``log_loss`` (by covariate row where
     the model fitted covariates)."""
@@ -287,54 +311,58 @@ def tune_prior_scale(model: Any, data: PairwiseData, log: Any = None, validation
             warnings.simplefilter("ignore", category)
         fit_data = model._build_fit_data(inner)  # once for every scale: the pieces, tiling and core objective
 
-    def score_at(x: float) -> float:
-        if x in fits:
+    def score_at(x: float, tol: Optional[float] = None) -> float:
+        if x in fits and tol is None:
             return fits[x][0]
         sigma = 2.0 ** x
         clone = type(model)(**{**params, "prior_scale": sigma})
         clone._tuning_fit = True
+        if tol is not None:
+            clone._tuning_tol = tol
         clone._validate_params(inner)
         clone._resolve_prior(inner, None, None, None)
-        if grid:
-            larger = [y for y in fits if y > x]
-            if larger:  # from the closest larger scale: shrinking a fit is smooth, growing one from a fit
-                # the prior collapsed to u = 0 would start at that saddle
-                clone._warm_start = fits[min(larger)][1]
-        elif fits:  # a convex fit: from the closest scale either way
-            clone._warm_start = fits[min(fits, key=lambda y: abs(y - x))][1]
+        if x in probe:  # the probe's loose fit, the start of its exact one
+            clone._warm_start = probe[x][1]
+        elif fits:  # the closest scale's fit
+            near = min(fits, key=lambda y: abs(y - x))
+            clone._warm_start = _engaged(fits[near][1]) if grid and near < x else fits[near][1]
         with warnings.catch_warnings():
             for category in quiet:
                 warnings.simplefilter("ignore", category)
             clone._fit_prepared(fit_data)
         value = _score(clone, val)
-        fits[x] = (value, clone._warm_state())
-        record.scales.append(sigma)
-        record.scores.append(value)
+        if tol is None:
+            fits[x] = (value, clone._warm_state())
+            record.scales.append(sigma)
+            record.scores.append(value)
+        else:
+            probe[x] = (value, clone._warm_state())
+            record.probe = (sigma, value)
         return value
 
-    lo, hi = LOG2_RANGE
-    if grid:
-        # every other power of two over COARSE_GRID (from the largest, each fit warm-started from the
-        # previous one), then the best point's two neighbours
-        for x in sorted(COARSE_GRID, reverse=True):
-            score_at(x)
-        best = min(fits, key=lambda y: fits[y][0])
-        for x in (best - 1.0, best + 1.0):
-            if lo <= x <= hi:
-                score_at(x)
-        best = min(fits, key=lambda y: fits[y][0])
-    else:
-        # a walk from START, up while the score improves, else down while it improves (the validation
-        # score of a log-concave model with a Gaussian prior is smooth and, in practice, has one basin);
-        # it ends with the best point's two neighbours fitted, for the parabola below
-        best = math.log2(START)
+    def walk(best: float) -> float:
+        # up while the score improves, else down while it improves (the validation score of a log-concave
+        # model with a Gaussian prior is smooth and, in practice, has one basin); it ends with the best
+        # point's two neighbours fitted, for the parabola below
+        here = score_at(best)  # (fitted first: the start of its neighbours)
         for step in (1.0, -1.0):
             moved = False
-            while lo < best + step < hi and score_at(best + step) < score_at(best):
+            while lo < best + step < hi and score_at(best + step) < here:
                 best += step
+                here = score_at(best)
                 moved = True
             if moved:
                 break
+        return best
+
+    lo, hi = LOG2_RANGE
+    probe: dict[float, Any] = {}
+    best = walk(math.log2(START))
+    if grid and max(fits) < PROBE:
+        # the disc family: the second basin, at large scales, that the walk cannot see from the first
+        if score_at(PROBE, PROBE_TOL) < fits[best][0]:
+            best = walk(PROBE)  # (the probe's loose fit as the start of its exact one)
+        best = min(fits, key=lambda y: fits[y][0])
     a, b = best - 1.0, best + 1.0
     chosen = best
     if a in fits and b in fits:
@@ -345,11 +373,9 @@ def tune_prior_scale(model: Any, data: PairwiseData, log: Any = None, validation
             chosen = min(max(chosen, a), b)
     sigma = float(2.0 ** chosen)
     record.chosen = sigma
-    # The disc family's final fit starts from the closest larger scale's (its start at u = 0 would be a
-    # saddle); Elo's starts cold: Newton from 0 takes 4 steps on the 40k / 4.7M bench, from a 2-step
-    # tuning fit on 90% of the pairs 5.
-    larger = [y for y in fits if y >= chosen]
-    model._warm_start = fits[min(larger)][1] if grid and larger else None
+    # The disc family's final fit starts from the closest scale's fit; Elo's starts cold: Newton from 0
+    # takes 4 steps on the 40k / 4.7M bench, from a 2-step tuning fit on 90% of the pairs 5.
+    model._warm_start = fits[min(fits, key=lambda y: abs(y - chosen))][1] if grid else None
     return sigma, record
 
 
