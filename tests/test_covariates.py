@@ -1,5 +1,5 @@
-"""Advantage covariates in the pair models: ``logit P(i beats j) = score(i, j) + beta . x`` for Elo and
-the disc decomposition (models/_covariates.py), fitted on a GameLog with advantage columns.
+"""Advantage covariates in the pair models: ``logit P(i beats j) = score(i, j) + beta . x`` for Elo,
+Elo++ and the disc decomposition (models/_covariates.py), fitted on a GameLog with advantage columns.
 
 Elo with covariates is checked against DynamicElo(period=None), an independent joint Newton solver of the
 same posterior, and against the gradient of the posterior computed here game by game; the disc
@@ -94,6 +94,40 @@ def test_disc_decomposition_fits_beta_jointly_with_its_components():
     assert cv.beta_ is cv.best_estimator_.beta_ and cv.advantage_names_ == ("home",)
 
 
+def _codes(log, labels):
+    pos = {lab: k for k, lab in enumerate(labels.tolist())}
+    return np.array([pos[v] for v in log.a.tolist()]), np.array([pos[v] for v in log.b.tolist()])
+
+
+def test_elo_plus_plus_fits_beta_jointly_with_its_ratings_on_the_squared_error():
+    log = home_log(seed=6)
+    model = EloPlusPlus(prior_scale=2.0).fit(log)
+    assert model.converged_ and model.advantage_names_ == ("home",)
+    # the gradient of the objective, game by game (sum of 1/2 (y - q)^2 plus s^2 / (2 sigma^2)), vanishes
+    # in every rating and in beta
+    ia, ib = _codes(log, model.labels_)
+    s, beta, x, y = model.ratings_, model.beta_, log.advantage, log.score
+    q = expit(s[ia] - s[ib] + x @ beta)
+    r = (q - y) * q * (1 - q)
+    n = len(model.labels_)
+    g_s = np.bincount(ia, r, n) - np.bincount(ib, r, n) + s / 2.0**2
+    games = np.bincount(np.concatenate([ia, ib]), minlength=n)
+    assert np.max(np.abs(g_s) / games) < 1e-7
+    assert abs(x[:, 0] @ r) / np.sum(np.abs(x)) <= 1e-6
+    # it recovers the simulated advantage, and the covariate shifts each logit by beta
+    assert abs(beta[0] - BETA) < 4 * model.beta_se_[0]
+    neutral = model.decision_function([0, 1], [2, 3])
+    np.testing.assert_allclose(model.decision_function([0, 1], [2, 3], advantage=[1.0, 1.0]) - neutral, beta[0],
+                               atol=1e-12)
+    # beta_se_ is the sandwich given the ratings, game by game: H = sum g^2 x^2, J = sum q (1 - q) g^2 x^2
+    g = q * (1 - q)
+    H = np.sum(g * g * x[:, 0] ** 2)
+    J = np.sum(q * (1 - q) * g * g * x[:, 0] ** 2)
+    assert model.beta_se_[0] == pytest.approx(np.sqrt(J) / H, rel=1e-6)
+    plain = EloPlusPlus(prior_scale=2.0).fit(GameLog.from_arrays(log.a, log.b, log.score, log.time))
+    assert plain.log_loss(log.to_pairs()) > model.log_loss(log.to_pairs())
+
+
 def test_the_tuned_prior_scores_validation_games_with_their_covariates():
     log = home_log(seed=3)
     elo = Elo().fit(log)
@@ -106,8 +140,7 @@ def test_the_tuned_prior_scores_validation_games_with_their_covariates():
     assert _score(elo, val) == pytest.approx(manual, rel=1e-12)
 
 
-@pytest.mark.parametrize("model", [MElo(1, prior_scale=1.0), EloPlusPlus(prior_scale=1.0),
-                                   DiscDecomposition(1, loss="probability", prior_scale=1.0)])
+@pytest.mark.parametrize("model", [MElo(1, prior_scale=1.0), DiscDecomposition(1, loss="probability", prior_scale=1.0)])
 def test_a_model_without_covariates_warns_that_it_ignores_the_columns(model):
     log = home_log(n_games=600, n_players=12, seed=4)
     with pytest.warns(UserWarning, match="takes no advantage covariates .* ignores the column 'home'"):
@@ -127,7 +160,8 @@ def test_advantage_arguments_are_checked():
         elo.predict_proba([0, 1], [2, 3], advantage=[1.0, np.nan])
 
 
-@pytest.mark.parametrize("make", [lambda: Elo(prior_scale=1.0), lambda: DiscDecomposition(n_components=1, prior_scale=1.0)])
+@pytest.mark.parametrize("make", [lambda: Elo(prior_scale=1.0), lambda: EloPlusPlus(prior_scale=1.0),
+                                  lambda: DiscDecomposition(n_components=1, prior_scale=1.0)])
 def test_a_model_file_keeps_the_advantage_coefficients(tmp_path, make):
     from discrank import persist
 

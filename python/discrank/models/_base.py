@@ -348,7 +348,7 @@ class PairwiseModel(Params):
 
     def _takes_covariates(self) -> bool:
         """Whether the model fits advantage covariates (``logit P = score + beta . x``): the logit-space
-        models with the binary cross-entropy (Elo, the disc decomposition)."""
+        models (Elo and Elo++, the disc decomposition with the binary cross-entropy)."""
         return False
 
     def _covariates_or_not(self, data: PairwiseData) -> PairwiseData:
@@ -358,7 +358,8 @@ class PairwiseModel(Params):
             return data
         names = data.covariates.names
         warnings.warn(f"{type(self).__name__}{'' if self._loss == 'bce' else '(loss=' + repr(self._loss) + ')'} takes "
-                      f"no advantage covariates (only the bce models do: Elo, DiscDecomposition, DynamicElo): it fits "
+                      f"no advantage covariates (only the logit models do: Elo, EloPlusPlus, DiscDecomposition with "
+                      f"loss='bce', DynamicElo): it fits "
                       f"the pairs and ignores the column{'s' if len(names) != 1 else ''} "
                       f"{', '.join(map(repr, names))}", UserWarning, stacklevel=4)
         out = copy.copy(data)

@@ -1,5 +1,8 @@
 """Advantage covariates of the pair models: ``logit P(i beats j) = score(i, j) + beta . x``.
 
+The loss is the binary cross-entropy (Elo, the disc decomposition) or Elo++'s squared error
+``1/2 (P - sigmoid(d))^2``, whose curvature in each block is its Gauss-Newton one, ``w (q (1 - q))^2``.
+
 A pair of a :class:`~discrank.PairwiseData` built from a game log with advantage columns is split into
 rows by covariate value (:class:`discrank.data.CovariateRows`); the fit's objective runs over those rows
 (:class:`discrank._fitdata.FitData` with ``x``). The players' parameters and ``beta`` are fitted by
@@ -13,7 +16,10 @@ stationary point of the last component with its offset.
 ``beta`` has a flat prior. Its standard error is the Laplace approximation's: the inverse of the
 Schur complement ``H_bb - H_bs H_ss^-1 H_sb`` of the players' block (Elo: the Laplacian plus the prior,
 solved by the Newton system's solver), or, for the disc decomposition, the inverse of ``H_bb`` at the
-fitted factors (the standard error *given* the factors, smaller than the joint one).
+fitted factors (the standard error *given* the factors, smaller than the joint one). Elo++'s squared
+error is no likelihood: its ``beta`` is an M-estimator, whose standard error given the ratings is the
+sandwich ``H^-1 J H^-1`` of :func:`sandwich_se` (``J``: the variance of the gradient when each game is a
+Bernoulli draw with the fitted probability).
 """
 
 from __future__ import annotations
@@ -27,7 +33,11 @@ from scipy.special import expit
 
 from discrank.exceptions import ConvergenceWarning
 
-__all__ = ["CovariateFit", "alternate", "beta_hessian", "beta_newton", "elo_beta_covariance", "row_curvature"]
+__all__ = ["CovariateFit", "alternate", "beta_hessian", "beta_newton", "elo_beta_covariance", "row_curvature",
+           "row_gradient", "sandwich_se"]
+
+#: The losses the covariates can be fitted with.
+COVARIATE_LOSSES = ("bce", "sigmoid_squared")
 
 #: Most rounds of (players, beta) of the block coordinate descent.
 MAX_ROUNDS = 200
@@ -44,15 +54,25 @@ class CovariateFit:
     scores: np.ndarray  #: the rows' scores without the covariates at the last fit of the players
 
 
-def _loss(d: np.ndarray, p: np.ndarray, w: np.ndarray) -> float:
-    # bce(p, sigmoid(d)) = log(1 + e^d) - p d, stable for any d
-    return float(np.sum(w * (np.logaddexp(0.0, d) - p * d)))
+def _loss(d: np.ndarray, p: np.ndarray, w: np.ndarray, loss: str = "bce") -> float:
+    if loss == "bce":  # bce(p, sigmoid(d)) = log(1 + e^d) - p d, stable for any d
+        return float(np.sum(w * (np.logaddexp(0.0, d) - p * d)))
+    return 0.5 * float(np.sum(w * (p - expit(d)) ** 2))
 
 
-def row_curvature(d: np.ndarray, w: np.ndarray) -> np.ndarray:
-    """``w q (1 - q)``, ``q = sigmoid(d)``: each row's curvature of the bce at its logit ``d``."""
+def row_gradient(d: np.ndarray, p: np.ndarray, w: np.ndarray, loss: str = "bce") -> np.ndarray:
+    """Each row's derivative of the loss in its logit ``d``: ``w (q - p)``, times ``q (1 - q)`` for the
+    squared error (``q = sigmoid(d)``)."""
     q = expit(d)
-    return w * q * (1.0 - q)
+    return w * (q - p) if loss == "bce" else w * (q - p) * q * (1.0 - q)
+
+
+def row_curvature(d: np.ndarray, w: np.ndarray, loss: str = "bce") -> np.ndarray:
+    """Each row's curvature of the loss at its logit ``d``: ``w q (1 - q)`` (bce), or the squared error's
+    Gauss-Newton ``w (q (1 - q))^2`` (``q = sigmoid(d)``)."""
+    q = expit(d)
+    c = q * (1.0 - q)
+    return w * c if loss == "bce" else w * c * c
 
 
 def beta_hessian(c: np.ndarray, x: np.ndarray) -> np.ndarray:
@@ -61,22 +81,23 @@ def beta_hessian(c: np.ndarray, x: np.ndarray) -> np.ndarray:
 
 
 def beta_newton(z: np.ndarray, x: np.ndarray, p: np.ndarray, w: np.ndarray, beta: np.ndarray,
-                max_iter: int = 50) -> np.ndarray:
-    """``argmin_beta sum_r w_r bce(p_r, sigmoid(z_r + x_r . beta))``: Newton's method with backtracking from
-    ``beta`` (a logistic regression with offset ``z``: convex, a few steps)."""
+                max_iter: int = 50, loss: str = "bce") -> np.ndarray:
+    """``argmin_beta sum_r w_r loss(p_r, sigmoid(z_r + x_r . beta))``: Newton's method (Gauss-Newton for the
+    squared error) with backtracking from ``beta`` (a logistic regression with offset ``z`` for the bce:
+    convex, a few steps)."""
     beta = np.array(beta, dtype=np.float64)
-    f = _loss(z + x @ beta, p, w)
+    f = _loss(z + x @ beta, p, w, loss)
     for _ in range(max_iter):
         d = z + x @ beta
-        g = x.T @ (w * (expit(d) - p))
-        H = beta_hessian(row_curvature(d, w), x)
+        g = x.T @ row_gradient(d, p, w, loss)
+        H = beta_hessian(row_curvature(d, w, loss), x)
         try:
             step = -np.linalg.solve(H, g)
         except np.linalg.LinAlgError:
             step = -np.linalg.lstsq(H, g, rcond=None)[0]
         t = 1.0
         while True:
-            f_new = _loss(z + x @ (beta + t * step), p, w)
+            f_new = _loss(z + x @ (beta + t * step), p, w, loss)
             if f_new <= f + 1e-4 * t * float(g @ step) or t < 1e-10:
                 break
             t *= 0.5
@@ -89,22 +110,24 @@ def beta_newton(z: np.ndarray, x: np.ndarray, p: np.ndarray, w: np.ndarray, beta
 
 
 def alternate(fit_at: Callable[[np.ndarray], None], scores: Callable[[], np.ndarray], x: np.ndarray,
-              p: np.ndarray, w: np.ndarray, tol: float, what: str, max_rounds: int = MAX_ROUNDS) -> CovariateFit:
+              p: np.ndarray, w: np.ndarray, tol: float, what: str, max_rounds: int = MAX_ROUNDS,
+              loss: str = "bce") -> CovariateFit:
     """Block coordinate descent on (players, beta): ``fit_at(offset)`` fits the players at the fixed
     offset ``x beta`` (warm-started by the caller), ``scores()`` gives the rows' scores without the
     covariates at that fit. Stops when ``max_k |dL/dbeta_k| / sum_r w_r |x_rk| <= tol`` right after a fit
-    of the players; ``what`` names the model in the warning of a run out of rounds."""
+    of the players; ``what`` names the model in the warning of a run out of rounds; ``loss``: one of
+    ``COVARIATE_LOSSES``."""
     beta = np.zeros(x.shape[1])
     scale = np.maximum(np.abs(x).T @ w, 1e-300)
     measure = np.inf
     for rounds in range(1, max_rounds + 1):
         fit_at(x @ beta)
         z = scores()
-        g = x.T @ (w * (expit(z + x @ beta) - p))
+        g = x.T @ row_gradient(z + x @ beta, p, w, loss)
         measure = float(np.max(np.abs(g) / scale))
         if measure <= tol:
             return CovariateFit(beta, rounds, measure, True, z)
-        beta = beta_newton(z, x, p, w, beta)
+        beta = beta_newton(z, x, p, w, beta, loss=loss)
     warnings.warn(f"{what}: the covariates' coefficients did not converge in {max_rounds} rounds (scaled "
                   f"gradient {measure:.3g} > tol {tol:.3g}); they are confounded with the ratings (an advantage "
                   "almost always held by the same players?)", ConvergenceWarning, stacklevel=4)
@@ -142,6 +165,22 @@ def elo_beta_covariance(data, d: np.ndarray, ridge: float) -> np.ndarray:
         return np.linalg.inv(S)
     except np.linalg.LinAlgError:
         return np.full(S.shape, np.inf)
+
+
+def sandwich_se(d: np.ndarray, x: np.ndarray, w: np.ndarray, total_weight: float) -> np.ndarray:
+    """Standard errors of the squared error's ``beta`` given the ratings, at the rows' logits ``d``: the
+    diagonal of ``H^-1 J H^-1`` with ``H = x^T diag(w g^2) x`` (the Gauss-Newton curvature, ``g = q (1 -
+    q)``) and ``J = x^T diag(w q (1 - q) g^2) x`` (the variance of the gradient ``sum (q - y) g x`` when
+    each of a row's games is a Bernoulli(q) draw), both times the total weight (``w`` per unit weight)."""
+    q = expit(d)
+    g = q * (1.0 - q)
+    H = beta_hessian(w * g * g, x) * float(total_weight)
+    J = beta_hessian(w * g * g * g, x) * float(total_weight)
+    try:
+        Hi = np.linalg.inv(H)
+    except np.linalg.LinAlgError:
+        return np.full(x.shape[1], np.inf)
+    return np.sqrt(np.clip(np.diag(Hi @ J @ Hi), 0.0, None))
 
 
 def _b_dot(data, c: np.ndarray, x: np.ndarray, y: np.ndarray) -> np.ndarray:

@@ -101,7 +101,7 @@ class _EloFamily(PairwiseModel):
         return (self.labels_, self.ratings_)
 
     def _takes_covariates(self) -> bool:
-        return self._loss == "bce"
+        return True
 
     def _fit(self, data: FitData) -> None:
         """Newton's method or L-BFGS on the ratings, with the prior; a separation check at ``prior_scale=inf``."""
@@ -172,7 +172,7 @@ class _EloFamily(PairwiseModel):
         """The ratings and ``beta`` of ``logit P = s_i - s_j + beta . x`` (models/_covariates.py): block
         coordinate descent, Newton's method on each block; ``beta_se_`` from the Schur complement of the
         ratings' Hessian. Returns (the ratings' last solver result, the prior scale)."""
-        from discrank.models._covariates import alternate, elo_beta_covariance
+        from discrank.models._covariates import alternate, elo_beta_covariance, sandwich_se
 
         start = sigma.result.x if isinstance(sigma, _Solved) else None
         sigma = sigma.sigma if isinstance(sigma, _Solved) else sigma
@@ -185,11 +185,15 @@ class _EloFamily(PairwiseModel):
             s = last["res"].x
             return s[data.i] - s[data.j]
 
-        fit = alternate(fit_at, scores, data.x, data.p, data.w, tol, type(self).__name__)
+        fit = alternate(fit_at, scores, data.x, data.p, data.w, tol, type(self).__name__, loss=self._loss)
         self._covariate_fit = fit
         self.beta_ = fit.beta
-        cov = elo_beta_covariance(data, fit.scores + data.x @ fit.beta, _ridge(sigma, data.total_weight))
-        self.beta_se_ = np.sqrt(np.clip(np.diag(cov), 0.0, None))
+        d = fit.scores + data.x @ fit.beta
+        if self._loss == "bce":
+            cov = elo_beta_covariance(data, d, _ridge(sigma, data.total_weight))
+            self.beta_se_ = np.sqrt(np.clip(np.diag(cov), 0.0, None))
+        else:  # Elo++: the squared error is no likelihood; the M-estimator's sandwich, given the ratings
+            self.beta_se_ = sandwich_se(d, data.x, data.w, data.total_weight)
         return last["res"], sigma
 
     def _check_separation(self, data: FitData, piece, n_pieces, sums, solve):
@@ -332,6 +336,11 @@ class EloPlusPlus(_EloFamily):
     :class:`Elo`. The loss is not convex: the default solver is "newton", which runs Gauss-Newton (the
     Laplacian of the pairs' Gauss-Newton curvature plus the prior, positive definite), and "lbfgs" without
     a prior (``prior_scale=inf``), where the Gauss-Newton system would be singular on separated players.
+
+    Advantage covariates enter the logit as for :class:`Elo`, ``sigmoid(s_a - s_b + beta . x)``, with
+    ``beta`` fitted by the same block coordinate descent on the squared error (Gauss-Newton on each
+    block). The squared error is no likelihood, so ``beta_se_`` is the M-estimator's sandwich standard
+    error given the ratings (``discrank.models._covariates.sandwich_se``), not a Laplace one.
     """
 
     _loss = "sigmoid_squared"
