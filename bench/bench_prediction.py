@@ -3,7 +3,7 @@
     python bench/bench_prediction.py                     # the three logs under both protocols and the
                                                          # tuning cost; writes the tables into
                                                          # bench/PREDICTION.md
-    python bench/bench_prediction.py --only football     # one of: tennis go football cost
+    python bench/bench_prediction.py --only football     # one of: tennis go football cost melo-oracle
     python bench/bench_prediction.py --protocol online   # frozen, online or both (default)
     python bench/bench_prediction.py --no-write          # print only
     python bench/bench_prediction.py --quick             # football only, without the slow peers (WHR,
@@ -345,6 +345,35 @@ def run_cost(out: list) -> None:
     out.append(("cost", text))
 
 
+#: Prior scales of m-Elo's oracle (probability units): 2^-6 .. 2 by half powers of two.
+MELO_SCALES = tuple(2.0 ** (x / 2.0) for x in range(-12, 3))
+
+
+def run_melo_oracle(out: list) -> None:
+    """m-Elo's test log loss at every prior scale of MELO_SCALES on each log's frozen split, against the
+    reference: the best of them is chosen on the test games themselves, a bound that no tuning on the
+    training period can beat."""
+    lines = ["### m-Elo at every prior scale, on the test games (an oracle bound on tuning its prior)", "",
+             "| log | reference (Elo, prior by validation grid) | m-Elo, tuned prior | m-Elo, best scale on the test games "
+             "| its scale | best minus reference (paired se) |", "|---|---|---|---|---|---|"]
+    for key in LOGS:
+        log, dates, _ = full_log(key)
+        models = {"reference": GridElo(), "tuned": MElo(1, random_state=0)}
+        models.update({f"{sigma:.4g}": MElo(1, prior_scale=sigma, random_state=0) for sigma in MELO_SCALES})
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            ev = evaluate(models, log, **dates)
+        loss = {name: np.asarray(ev.losses[name]["log_loss"]) for name in models}
+        best = min((name for name in models if name not in ("reference", "tuned")), key=lambda k: loss[k].mean())
+        diff, se = _paired(loss[best] - loss["reference"])
+        lines.append(f"| {LOGS[key]} | {loss['reference'].mean():.4f} | {loss['tuned'].mean():.4f} "
+                     f"({ev.fitted['tuned'].prior_scale_:.3g}) | {loss[best].mean():.4f} | {best} | "
+                     f"{diff:+.4f} ({se:.4f}) |")
+        print(lines[-1], flush=True)
+    text = "\n".join(lines)
+    out.append(("melo oracle", text))
+
+
 def _timed(fn) -> float:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -368,7 +397,7 @@ def write(out: list) -> None:
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--only", choices=[*LOGS, "cost"])
+    parser.add_argument("--only", choices=[*LOGS, "cost", "melo-oracle"])
     parser.add_argument("--protocol", choices=["frozen", "online", "both"], default="both")
     parser.add_argument("--no-peers", action="store_true")
     parser.add_argument("--slow-peers", action="store_true", help="run the peers over the time budget too")
@@ -378,7 +407,7 @@ def main(argv=None) -> int:
     args = parser.parse_args(argv)
     if args.quick and args.only not in (None, "football"):
         parser.error("--quick runs the football log only")
-    keys = ["football"] if args.quick else [args.only] if args.only else [*LOGS, "cost"]
+    keys = ["football"] if args.quick else [args.only] if args.only else [*LOGS, "cost", "melo-oracle"]
     if not datasets.available() and keys != ["cost"]:
         print("skipped: ../shared/data (the real logs) is absent")
         return 0
@@ -386,6 +415,9 @@ def main(argv=None) -> int:
     for key in keys:
         if key == "cost":
             run_cost(out)
+            continue
+        if key == "melo-oracle":
+            run_melo_oracle(out)
             continue
         log, dates, text_dates = full_log(key)
         for online in (True, False):

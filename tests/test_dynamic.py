@@ -566,3 +566,31 @@ def test_the_history_is_the_same_with_int32_and_int64_player_period_keys(monkeyp
         a, b = getattr(small, name), getattr(wide, name)
         assert np.asarray(a).dtype == np.asarray(b).dtype, name
         np.testing.assert_array_equal(a, b, err_msg=name)
+
+
+def test_a_frozen_validation_scores_forecasts_from_the_fit_before_its_gap():
+    # Validation(online=False) given (evaluate's frozen protocol): one origin, the games before the gap;
+    # every game of the window is forecast from that fit, as a frozen model predicts the test games
+    from discrank import Validation
+    from discrank.evaluation import game_losses
+
+    log = league(periods=20, games=1500, seed=9)
+    validation = Validation(window=4.0, gap=3.0)
+    dyn = DynamicElo(period=1.0, variance_scale=2.0).fit(log, validation=validation)
+    assert dyn.tuning_["periods"] == 1 and "before the gap (frozen)" in dyn.tuning_["rule"]
+    t = log.time
+    past, window = t <= t[-1] - 4.0 - 3.0, t > t[-1] - 4.0  # the window: the last 4 time units, after the gap
+    fixed = DynamicElo(period=1.0, drift=dyn.drift_, prior_scale=dyn.prior_scale_, variance_scale=2.0)
+    fixed.fit(GameLog.from_arrays(log.a[past], log.b[past], log.score[past], t[past],
+                                  advantage={"home": log.advantage[past, 0]}))
+    seen = np.isin(log.a[window], log.a[past]) | np.isin(log.a[window], log.b[past])
+    seen &= np.isin(log.b[window], log.a[past]) | np.isin(log.b[window], log.b[past])
+    test = GameLog.from_arrays(log.a[window][seen], log.b[window][seen], np.full(seen.sum(), 0.5), t[window][seen],
+                               advantage={"home": log.advantage[window][seen, 0]})
+    q = fixed.predict_games(test)
+    manual = float(np.mean(game_losses(q, log.score[window][seen])["log_loss"]))
+    # the tuning's fits stop at a relative gradient of 1e-4: the scores agree to about 1e-5
+    assert dyn.tuning_["scores"][dyn._candidate(dyn.drift_, dyn.prior_scale_)] == pytest.approx(manual, abs=1e-4)
+    # the online validation (the default) forecasts from several origins inside the window
+    online = DynamicElo(period=1.0, variance_scale=2.0).fit(log, validation=Validation(window=4.0, online=True))
+    assert online.tuning_["periods"] > 1

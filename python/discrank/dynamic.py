@@ -280,7 +280,10 @@ class DynamicElo(Params):
         latest 10% of the games) is predicted from the model fitted on every game before the latest of
         a few origins at or before its period (:data:`ORIGINS` periods spread over the window, more for a
         small log, :data:`ORIGIN_GAMES`; the first origin is the window's first period; each fit warm
-        started from the previous origin's). A candidate (drift, prior scale) is scored by the log loss
+        started from the previous origin's): forecasts of a model updated as the games come, as with
+        ``Validation(online=True)``. A ``Validation`` with ``online=False`` given (``discrank.evaluate``'s
+        frozen protocol) asks for a frozen model's forecasts instead: every game of the window predicted
+        from one fit, of the games before its ``gap``, as the test games will be. A candidate (drift, prior scale) is scored by the log loss
         of those forecasts at the best value of :data:`VARIANCE_GRID` (or at ``variance_scale`` when
         given). The drift walks :data:`DRIFT_GRID` (times 0.1 logit per square root of a year, in the
         model's period) at the middle prior scale, from the grid's 1: up while the loss falls, else down
@@ -471,6 +474,8 @@ class DynamicElo(Params):
     def _tune(self, ca, cb, score, bins, t, x, n_players, validation):
         from discrank._tuning import Validation, _time_cut
 
+        # Validation(online=False) given: the forecasts of a frozen model, all from the fit before the gap
+        frozen = validation is not None and isinstance(validation, Validation) and not validation.online
         if validation is None:
             validation = Validation()
         if not isinstance(validation, Validation):
@@ -497,9 +502,12 @@ class DynamicElo(Params):
         key = bins if self.period is not None else (t if t is not None else np.arange(len(score)))
         val = np.flatnonzero(val_mask)
         units = key[val][np.r_[True, key[val][1:] != key[val][:-1]]]  # the window's periods
-        n_origins = min(units.size, max(ORIGINS, int(ORIGIN_GAMES // max(len(score), 1))))
-        pick = units[np.unique(np.linspace(0, units.size - 1, n_origins).round().astype(int))]
-        origins = np.searchsorted(key, pick, side="left")
+        if frozen:  # one origin: the games before the gap (a prefix, the games being in time order)
+            origins = np.array([int(np.count_nonzero(fit_mask))])
+        else:
+            n_origins = min(units.size, max(ORIGINS, int(ORIGIN_GAMES // max(len(score), 1))))
+            pick = units[np.unique(np.linspace(0, units.size - 1, n_origins).round().astype(int))]
+            origins = np.searchsorted(key, pick, side="left")
         block = np.searchsorted(origins, np.arange(len(score)), side="right") - 1  # each game's origin
         seen_fit = np.zeros(n_players, dtype=bool)
         seen_fit[ca[fit_mask]] = True
@@ -554,8 +562,10 @@ class DynamicElo(Params):
             best_drift = min(scores, key=scores.get)[0]
         _walk_grid(len(priors), priors.index(mid_prior), lambda i: score_of(best_drift, priors[i]))
         best = min(scores, key=scores.get)
-        tuning = {"rule": ("every validation game forecast from the latest origin before it; a walk on the drift "
-                           "grid, then on the prior grid, each candidate at its best variance scale"),
+        tuning = {"rule": (("every validation game forecast from the fit of the games before the gap (frozen)"
+                            if frozen else "every validation game forecast from the latest origin before it")
+                           + "; a walk on the drift grid, then on the prior grid, each candidate at its best "
+                           "variance scale"),
                   "periods": int(origins.size),
                   "scores": {self._candidate(d, p): v for (d, p), v in scores.items()},
                   "variance_scales": {self._candidate(d, p): c for (d, p), c in best_scale.items()}}
