@@ -304,7 +304,7 @@ def tune_prior_scale(model: Any, data: PairwiseData, log: Any = None, validation
                          n_validation_games=float(_weights(val).sum()))
     params = model.get_params()
     fits: dict[float, Any] = {}
-    grid = getattr(model, "_scale_search", "local") == "grid"
+    disc = getattr(model, "_scale_search", "local") == "probe"  # the disc family (module docstring)
     quiet = (ConvergenceWarning, IsolatedPlayerWarning, DisconnectedGraphWarning, SeparationWarning)
     with warnings.catch_warnings():
         for category in quiet:
@@ -325,7 +325,7 @@ def tune_prior_scale(model: Any, data: PairwiseData, log: Any = None, validation
             clone._warm_start = probe[x][1]
         elif fits:  # the closest scale's fit
             near = min(fits, key=lambda y: abs(y - x))
-            clone._warm_start = _engaged(fits[near][1]) if grid and near < x else fits[near][1]
+            clone._warm_start = _engaged(fits[near][1]) if disc and near < x else fits[near][1]
         with warnings.catch_warnings():
             for category in quiet:
                 warnings.simplefilter("ignore", category)
@@ -358,7 +358,7 @@ def tune_prior_scale(model: Any, data: PairwiseData, log: Any = None, validation
     lo, hi = LOG2_RANGE
     probe: dict[float, Any] = {}
     best = walk(math.log2(START))
-    if grid and max(fits) < PROBE:
+    if disc and max(fits) < PROBE:
         # the disc family: the second basin, at large scales, that the walk cannot see from the first
         if score_at(PROBE, PROBE_TOL) < fits[best][0]:
             best = walk(PROBE)  # (the probe's loose fit as the start of its exact one)
@@ -375,7 +375,7 @@ def tune_prior_scale(model: Any, data: PairwiseData, log: Any = None, validation
     record.chosen = sigma
     # The disc family's final fit starts from the closest scale's fit; Elo's starts cold: Newton from 0
     # takes 4 steps on the 40k / 4.7M bench, from a 2-step tuning fit on 90% of the pairs 5.
-    model._warm_start = fits[min(fits, key=lambda y: abs(y - chosen))][1] if grid else None
+    model._warm_start = fits[min(fits, key=lambda y: abs(y - chosen))][1] if disc else None
     return sigma, record
 
 

@@ -40,7 +40,7 @@ SATURATED = 15.0
 #: Tolerance of the fits made while tuning the prior scale (their validation scores need ~1e-5).
 TUNING_TOL = 1e-4
 #: Most iterations per component of a fit made while tuning the prior scale: at the largest scales of the
-#: grid a sparse log's fit is nearly the maximum-likelihood one, which converges slowly and scores badly.
+#: search a sparse log's fit is nearly the maximum-likelihood one, which converges slowly and scores badly.
 TUNING_MAX_ITER = 200
 
 #: The fitted arrays of a disc model file: the components, and each component's iterations and measure.
@@ -182,9 +182,10 @@ class DiscDecomposition(DiscReadout, PairwiseModel):
     _fitted_scalars = ("n_players_", "converged_", "loss_", "transitive_", "prior_scale_")
     _choices = {"loss": DISC_LOSSES, "solver": SOLVERS}
     _has_prior = True
-    #: How the prior scale is searched (discrank._tuning): a coarse grid first, as the validation score
-    #: of a disc model can have two basins (an Elo-like fit at small scales, the cyclic structure at large).
-    _scale_search = "grid"
+    #: How the prior scale is searched (discrank._tuning): the walk, then a probe of a large scale, as the
+    #: validation score of a disc model can have two basins (an Elo-like fit at small scales, the cyclic
+    #: structure at large ones).
+    _scale_search = "probe"
     #: Prior mean of the first component's v: 1, an Elo game (Appendix B.2's (v - 1)^2); later ones 0.
     _first_v_centre = 1.0
 
