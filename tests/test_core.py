@@ -340,15 +340,24 @@ class TestGuards:
 def test_kernel_releases_the_gil():
     # While one thread is inside a long evaluate call, another Python thread keeps running: the longest
     # pause of the main thread is far shorter than the call (with the GIL held it would be all of it).
-    # The calls last about 0.2 s, far above the operating system's scheduling pauses on a busy machine.
+    # The calls last at least 0.2 s (the pairs repeated until they do), far above the operating system's
+    # scheduling pauses on a busy machine.
     import threading
     import time
 
     rng = np.random.default_rng(8)
     n = 5000
-    i, j, y, w, U, V, s, offset = random_problem(rng, n, 400_000, 8, "bce")
-    i, j, y, w = (np.tile(a, 10) for a in (i, j, y, w))  # 4M pairs (repeated pairs are allowed)
-    obj = _core.PairObjective(n, i, j, y, w)
+    i0, j0, y0, w0, U, V, s, offset = random_problem(rng, n, 400_000, 8, "bce")
+    reps = 10  # 4M pairs (repeated pairs are allowed), more on a machine where a call takes under 0.2 s
+    while True:
+        i, j, y, w = (np.tile(a, reps) for a in (i0, j0, y0, w0))
+        obj = _core.PairObjective(n, i, j, y, w)
+        t0 = time.perf_counter()
+        obj.evaluate(0, U=U, V=V, s=s, grad_u=True, grad_v=True, grad_s=True, n_threads=1)
+        once = time.perf_counter() - t0
+        if once >= 0.2 or reps >= 80:
+            break
+        reps = min(80, int(reps * 0.25 / once) + 1)
     span = {}
 
     def work():
