@@ -283,8 +283,8 @@ class DynamicElo(Params):
         started from the previous origin's): forecasts of a model updated as the games come, as with
         ``Validation(online=True)``. A ``Validation`` with ``online=False`` given (``discrank.evaluate``'s
         frozen protocol) asks for a frozen model's forecasts instead: every game of the window predicted
-        from one fit, of the games before its ``gap``, as the test games will be. A candidate (drift, prior scale) is scored by the log loss
-        of those forecasts at the best value of :data:`VARIANCE_GRID` (or at ``variance_scale`` when
+        from one fit, of the games before its ``gap``, as the test games will be. A candidate (drift, prior
+        scale) is scored by the log loss of those forecasts at the best value of :data:`VARIANCE_GRID` (or at ``variance_scale`` when
         given). The drift walks :data:`DRIFT_GRID` (times 0.1 logit per square root of a year, in the
         model's period) at the middle prior scale, from the grid's 1: up while the loss falls, else down
         while it falls; then the best drift divided and multiplied by sqrt 2 are scored; then the prior
@@ -475,7 +475,7 @@ class DynamicElo(Params):
         from discrank._tuning import Validation, _time_cut
 
         # Validation(online=False) given: the forecasts of a frozen model, all from the fit before the gap
-        frozen = validation is not None and isinstance(validation, Validation) and not validation.online
+        frozen = isinstance(validation, Validation) and not validation.online
         if validation is None:
             validation = Validation()
         if not isinstance(validation, Validation):
@@ -500,11 +500,11 @@ class DynamicElo(Params):
         # stationary model's periods: the distinct times, or the games of a log without times). Games are in
         # time order, so an origin is the index of its period's first game and the games before it a prefix.
         key = bins if self.period is not None else (t if t is not None else np.arange(len(score)))
-        val = np.flatnonzero(val_mask)
-        units = key[val][np.r_[True, key[val][1:] != key[val][:-1]]]  # the window's periods
         if frozen:  # one origin: the games before the gap (a prefix, the games being in time order)
             origins = np.array([int(np.count_nonzero(fit_mask))])
         else:
+            val = np.flatnonzero(val_mask)
+            units = key[val][np.r_[True, key[val][1:] != key[val][:-1]]]  # the window's periods
             n_origins = min(units.size, max(ORIGINS, int(ORIGIN_GAMES // max(len(score), 1))))
             pick = units[np.unique(np.linspace(0, units.size - 1, n_origins).round().astype(int))]
             origins = np.searchsorted(key, pick, side="left")

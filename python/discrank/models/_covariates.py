@@ -36,9 +36,6 @@ from discrank.exceptions import ConvergenceWarning
 __all__ = ["CovariateFit", "alternate", "beta_hessian", "beta_newton", "elo_beta_covariance", "row_curvature",
            "row_gradient", "sandwich_se"]
 
-#: The losses the covariates can be fitted with.
-COVARIATE_LOSSES = ("bce", "sigmoid_squared")
-
 #: Most rounds of (players, beta) of the block coordinate descent.
 MAX_ROUNDS = 200
 
@@ -115,8 +112,8 @@ def alternate(fit_at: Callable[[np.ndarray], None], scores: Callable[[], np.ndar
     """Block coordinate descent on (players, beta): ``fit_at(offset)`` fits the players at the fixed
     offset ``x beta`` (warm-started by the caller), ``scores()`` gives the rows' scores without the
     covariates at that fit. Stops when ``max_k |dL/dbeta_k| / sum_r w_r |x_rk| <= tol`` right after a fit
-    of the players; ``what`` names the model in the warning of a run out of rounds; ``loss``: one of
-    ``COVARIATE_LOSSES``."""
+    of the players; ``what`` names the model in the warning of a run out of rounds; ``loss``: "bce" or
+    "sigmoid_squared" (Elo++)."""
     beta = np.zeros(x.shape[1])
     scale = np.maximum(np.abs(x).T @ w, 1e-300)
     measure = np.inf
@@ -173,9 +170,9 @@ def sandwich_se(d: np.ndarray, x: np.ndarray, w: np.ndarray, total_weight: float
     q)``) and ``J = x^T diag(w q (1 - q) g^2) x`` (the variance of the gradient ``sum (q - y) g x`` when
     each of a row's games is a Bernoulli(q) draw), both times the total weight (``w`` per unit weight)."""
     q = expit(d)
-    g = q * (1.0 - q)
-    H = beta_hessian(w * g * g, x) * float(total_weight)
-    J = beta_hessian(w * g * g * g, x) * float(total_weight)
+    c = row_curvature(d, w, "sigmoid_squared")  # w g^2
+    H = beta_hessian(c, x) * float(total_weight)
+    J = beta_hessian(c * q * (1.0 - q), x) * float(total_weight)
     try:
         Hi = np.linalg.inv(H)
     except np.linalg.LinAlgError:

@@ -221,7 +221,8 @@ class DiscDecomposition(DiscReadout, PairwiseModel):
         sigma = self._sigma
         prior_weight = 0.0 if sigma == np.inf else 1.0 / (sigma * sigma * total_weight)
         self.prior_scale_ = float(sigma)
-        tol = max(self.tol, getattr(self, "_tuning_tol", TUNING_TOL)) if getattr(self, "_tuning_fit", False) else self.tol
+        tuning = getattr(self, "_tuning_fit", False)  # the probe's fit sets its own, looser _tuning_tol
+        tol = max(self.tol, getattr(self, "_tuning_tol", TUNING_TOL)) if tuning else self.tol
         warm = getattr(self, "_warm_start", None)
         start = None
         if warm is not None:

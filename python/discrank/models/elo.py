@@ -170,8 +170,9 @@ class _EloFamily(PairwiseModel):
 
     def _fit_covariates(self, data: FitData, sigma, solve, tol):
         """The ratings and ``beta`` of ``logit P = s_i - s_j + beta . x`` (models/_covariates.py): block
-        coordinate descent, Newton's method on each block; ``beta_se_`` from the Schur complement of the
-        ratings' Hessian. Returns (the ratings' last solver result, the prior scale)."""
+        coordinate descent, Newton's method (Gauss-Newton for Elo++) on each block; ``beta_se_`` from the
+        Schur complement of the ratings' Hessian (Elo), or the sandwich given the ratings (Elo++). Returns
+        (the ratings' last solver result, the prior scale)."""
         from discrank.models._covariates import alternate, elo_beta_covariance, sandwich_se
 
         start = sigma.result.x if isinstance(sigma, _Solved) else None
