@@ -141,8 +141,33 @@ def test_worker_lost_mid_fit_leaves_the_result_unchanged(client):
     finally:
         ddk.DistributedObjective.hessp_s = original
     assert calls["n"] >= 3
+    assert lost.dask_parts_rebuilt_ >= 1 and quiet.dask_parts_rebuilt_ == 0  # the victim's parts
     assert victim not in client.run(os.getpid).values()  # the worker was replaced
     # the same parts summed in the same order: the same numbers, bit for bit
+    assert np.array_equal(lost.ratings_, quiet.ratings_)
+    client.wait_for_workers(2, timeout=60)
+
+
+def _die_in_hessp():  # run on the victim worker: its parts' next Laplacian product kills the process
+    import discrank.dask as worker_ddk
+
+    def hessp_s(self, *args):
+        os.kill(os.getpid(), signal.SIGKILL)
+
+    worker_ddk._Part.hessp_s = hessp_s
+
+
+def test_worker_dying_inside_a_call_leaves_the_result_unchanged(client):
+    client.wait_for_workers(2, timeout=60)
+    data = discrank.GameLog.from_frame(_games(9, n_players=150, n_games=9000), score="score").to_pairs()
+    quiet = ddk.fit(discrank.Elo(prior_scale=1.0), data, client, n_parts=2)
+    victim = sorted(client.scheduler_info()["workers"])[0]  # part 0's worker
+    client.run(_die_in_hessp, workers=[victim])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # the nanny's restart chatter
+        lost = ddk.fit(discrank.Elo(prior_scale=1.0), data, client, n_parts=2)
+    assert lost.dask_parts_rebuilt_ >= 1
+    assert victim not in client.scheduler_info()["workers"]
     assert np.array_equal(lost.ratings_, quiet.ratings_)
     client.wait_for_workers(2, timeout=60)
 
