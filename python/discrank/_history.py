@@ -31,7 +31,7 @@ from scipy.special import expit
 
 from discrank import _core
 
-__all__ = ["History", "build_history", "solve_history", "covariance_at", "chains", "carry", "period_index", "PERIODS", "MAX_PERIODS"]
+__all__ = ["History", "Rows", "build_history", "solve_history", "covariance_at", "chains", "carry", "period_index", "PERIODS", "MAX_PERIODS"]
 
 #: Calendar periods of datetime times.
 PERIODS = ("day", "week", "month", "year")
@@ -256,16 +256,173 @@ class HistoryResult:
     hessian_off: np.ndarray  # the chain's off-diagonal
 
 
+class Rows:
+    """The games' terms of the MAP over a set of rows: those of a :class:`History` in process, or a part
+    of them held by a Dask worker (:mod:`discrank.dask`).
+
+    :meth:`evaluate` gives the games' loss and gradient at the ratings ``r`` (one per player-period, all
+    of them), ``beta`` and the draw parameter, and keeps each row's curvature; :meth:`diagonal`,
+    :meth:`global_block`, :meth:`product` and :meth:`cross` then give the games' part of the Hessian at
+    that point. The two-outcome loss, its gradient, each row's curvature and the games' Laplacian
+    product run in the C++ core's pair kernel over player-periods (``_core.PairObjective``); the
+    covariates' and the draw model's terms are numpy over the rows. Every result is a sum over the
+    rows, so the results of the parts of a split add up to those of the whole.
+
+    Parameters
+    ----------
+    n_pp : int
+        Player-periods (the length of ``r``).
+    lo, hi, x, n, win, draw : ndarray
+        The rows (as in :class:`History`).
+    draws : {False, None, "davidson", "rao-kupper"}
+        The draw model.
+    """
+
+    def __init__(self, n_pp: int, lo: np.ndarray, hi: np.ndarray, x: np.ndarray, n: np.ndarray, win: np.ndarray,
+                 draw: np.ndarray, draws) -> None:
+        self.n_pp, self.draws = int(n_pp), draws
+        self.lo, self.hi = np.ascontiguousarray(lo, np.int32), np.ascontiguousarray(hi, np.int32)
+        self.x = np.ascontiguousarray(x, np.float64).reshape(self.lo.size, -1)
+        self.n, self.win, self.draw = (np.ascontiguousarray(v, np.float64) for v in (n, win, draw))
+        self.n_cov = int(self.x.shape[1])
+        self.m = self.n_cov + (1 if draws else 0)
+        y = np.zeros(self.n.size) if draws else self.win / np.maximum(self.n, 1e-300)
+        self.kernel = _core.PairObjective(max(self.n_pp, 1), self.lo, self.hi, y, self.n)
+        self.f_dd: Optional[np.ndarray] = None
+        self.rowcoef: Optional[np.ndarray] = None  # (n_rows, m): the rows' coefficients of beta and eta
+        self.block: Optional[np.ndarray] = None  # (m, m)
+
+    @classmethod
+    def of(cls, h: History, draws) -> "Rows":
+        """Every row of ``h``."""
+        return cls(h.n_pp, h.lo, h.hi, h.x, h.n, h.win, h.draw, draws)
+
+    def _draw_terms(self, d, eta):
+        """(f, f_d, f_dd, f_e, f_de, f_ee) per row of the draw model: the loss and its derivatives in d and
+        the draw parameter (Davidson's eta = log nu, or Rao and Kupper's threshold kappa)."""
+        if self.draws == "rao-kupper":
+            return self._threshold_terms(d, eta)
+        lose = self.n - self.win - self.draw
+        half = 0.5 * d
+        m = np.maximum(np.abs(half), eta)
+        ea, eb, ed = np.exp(half - m), np.exp(-half - m), np.exp(eta - m)
+        z = ea + eb + ed
+        logz = m + np.log(z)
+        pa, pb, pd = ea / z, eb / z, ed / z
+        f = self.n * logz - self.win * half + lose * half - self.draw * eta
+        f_d = self.n * (pa - pb) / 2 - (self.win - lose) / 2
+        f_dd = self.n * ((pa + pb) / 4 - (pa - pb) ** 2 / 4)
+        f_e = self.n * pd - self.draw
+        f_de = -self.n * pd * (pa - pb) / 2
+        f_ee = self.n * pd * (1.0 - pd)
+        return f, f_d, f_dd, f_e, f_de, f_ee
+
+    def _threshold_terms(self, d, kappa):
+        """Rao and Kupper's ordered logit: P(a wins) = sigmoid(d - kappa), P(b wins) = sigmoid(-d - kappa),
+        P(draw) = sigmoid(kappa - |d|) - sigmoid(-kappa - |d|) (the rest, written without cancellation);
+        the loss (convex in (d, kappa)) and its derivatives per row. kappa <= 0 is outside the model: an
+        infinite loss, which the line search backs away from."""
+        win, draw = self.win, self.draw
+        lose = self.n - win - draw
+        if not kappa > 0.0:
+            inf = np.full(d.shape, np.inf)
+            return inf, inf, inf, inf, inf, inf
+        lw, ll = -np.logaddexp(0.0, kappa - d), -np.logaddexp(0.0, d + kappa)  # log P(win), log P(loss)
+        a, b = expit(d + kappa), expit(d - kappa)
+        a1, b1 = a * (1.0 - a), b * (1.0 - b)
+        a2, b2 = a1 * (1.0 - 2.0 * a), b1 * (1.0 - 2.0 * b)
+        ad = np.abs(d)
+        pd = expit(kappa - ad) - expit(-kappa - ad)
+        with np.errstate(divide="ignore"):
+            ld = np.log(pd)
+        f = -(win * lw + lose * ll + np.where(draw > 0, draw * ld, 0.0))
+        # derivatives of log P(win) = log b, log P(loss) = log(1 - a), log P(draw) = log(a - b); 1 / P(draw)
+        # only on the rows with draws (0 elsewhere, where P(draw) may underflow)
+        inv = np.where(draw > 0, 1.0 / np.where(pd > 0, pd, 1.0), 0.0)
+        dd_ratio = (a1 - b1) * inv
+        dk_ratio = (a1 + b1) * inv
+        f_d = -(win * (1.0 - b) - lose * a + draw * dd_ratio)
+        f_e = -(-win * (1.0 - b) - lose * a + draw * dk_ratio)
+        f_dd = -(-win * b1 - lose * a1 + draw * ((a2 - b2) * inv - dd_ratio ** 2))
+        f_de = -(win * b1 - lose * a1 + draw * ((a2 + b2) * inv - dd_ratio * dk_ratio))
+        f_ee = -(-win * b1 - lose * a1 + draw * ((a2 - b2) * inv - dk_ratio ** 2))
+        return f, f_d, f_dd, f_e, f_de, f_ee
+
+    def evaluate(self, r: np.ndarray, beta: np.ndarray, eta: Optional[float], n_threads: int = 0):
+        """(value, gradient in r, gradient in (beta, eta)) of the rows' loss; keeps the curvature."""
+        n = self.n_pp
+        offset = self.x @ beta if self.n_cov else None
+        tail = []
+        f_de = f_ee = None
+        if not self.draws:
+            f_dd = np.zeros(self.n.size)
+            value, _, _, g = self.kernel.evaluate(_core.LOSS_BCE, s=r, offset=offset, grad_s=True, curv=f_dd,
+                                                  n_threads=n_threads)
+            if self.n_cov:
+                d = r[self.lo] - r[self.hi] + offset
+                tail.append(self.x.T @ (self.n * expit(d) - self.win))
+        else:
+            d = r[self.lo] - r[self.hi]
+            if self.n_cov:
+                d = d + offset
+            f, f_d, f_dd, f_e, f_de, f_ee = self._draw_terms(d, eta)
+            value = float(np.sum(f))
+            g = np.bincount(self.lo, f_d, n) - np.bincount(self.hi, f_d, n)
+            if self.n_cov:
+                tail.append(self.x.T @ f_d)
+            tail.append(np.array([f_e.sum()]))
+        self.f_dd = f_dd
+        if self.m:
+            cols = [f_dd * self.x[:, k] for k in range(self.n_cov)]
+            if self.draws:
+                cols.append(f_de)
+            self.rowcoef = np.stack(cols, axis=1)
+            C = np.zeros((self.m, self.m))
+            if self.n_cov:
+                C[:self.n_cov, :self.n_cov] = (self.x * f_dd[:, None]).T @ self.x
+            if self.draws:
+                C[-1, -1] = f_ee.sum()
+                if self.n_cov:
+                    C[:self.n_cov, -1] = C[-1, :self.n_cov] = self.x.T @ f_de
+            self.block = C
+        return float(value), g, (np.concatenate(tail) if tail else np.zeros(0))
+
+    def diagonal(self) -> np.ndarray:
+        """The games' part of the ratings' diagonal: each player-period's rows' curvature."""
+        return np.bincount(self.lo, self.f_dd, self.n_pp) + np.bincount(self.hi, self.f_dd, self.n_pp)
+
+    def global_block(self) -> np.ndarray:
+        """The (beta, eta) block of the games' Hessian, shape (m, m)."""
+        return self.block if self.m else np.zeros((0, 0))
+
+    def product(self, vr: np.ndarray, vg: np.ndarray, n_threads: int = 0):
+        """The games' Hessian times (vr, vg), without the global block's ``C @ vg`` (the caller's, once)."""
+        out = self.kernel.hessp_s(self.f_dd, vr, n_threads=n_threads)  # the games' Laplacian
+        if not self.m:
+            return out, np.zeros(0)
+        c = self.rowcoef @ vg
+        out += np.bincount(self.lo, c, self.n_pp) - np.bincount(self.hi, c, self.n_pp)
+        return out, self.rowcoef.T @ (vr[self.lo] - vr[self.hi])
+
+    def cross(self) -> np.ndarray:
+        """The (ratings, (beta, eta)) block of the games' Hessian, shape (n_pp, m)."""
+        n = self.n_pp
+        return np.stack([np.bincount(self.lo, self.rowcoef[:, k], n) - np.bincount(self.hi, self.rowcoef[:, k], n)
+                         for k in range(self.m)], axis=1)
+
+    def close(self) -> None:
+        """Nothing to release in process (:class:`discrank.dask` parts release their workers')."""
+
+
 class _Problem:
     """The MAP objective of a :class:`History` at fixed drift and prior scale.
 
-    The games' part runs in the C++ core's pair kernel over player-periods (``_core.PairObjective``:
-    the Bradley-Terry loss, its gradient, each row's curvature, and the games' Laplacian product, with
-    ``n_threads`` threads); the chains, the prior, the covariates and Davidson's draw terms are added
-    here.
+    The games' part is ``rows`` (:class:`Rows`: in process, or split over Dask workers); the chains and
+    the prior on each first period are added here.
     """
 
-    def __init__(self, h: History, drift: float, prior_scale: float, draws: bool, n_threads: int = 0):
+    def __init__(self, h: History, drift: float, prior_scale: float, draws: bool, n_threads: int = 0,
+                 rows: Optional[Rows] = None):
         self.h = h
         self.draws = draws
         self.n_threads = n_threads
@@ -279,9 +436,7 @@ class _Problem:
         if h.n_pp > np.iinfo(np.int32).max:
             raise ValueError(f"{h.n_pp} player-periods: the core's pair kernel takes at most 2^31 - 1; use a "
                              "coarser period")
-        lo, hi = h.lo.astype(np.int32), h.hi.astype(np.int32)
-        y = np.zeros(h.n.size) if draws else h.win / h.n
-        self.kernel = _core.PairObjective(max(h.n_pp, 1), lo, hi, y, h.n)
+        self.rows = Rows.of(h, draws) if rows is None else rows
 
     def split(self, theta):
         n = self.h.n_pp
@@ -290,131 +445,39 @@ class _Problem:
         eta = theta[-1] if self.draws else None
         return r, beta, eta
 
-    def _draw_terms(self, d, eta):
-        """(f, f_d, f_dd, f_e, f_de, f_ee) per row of the draw model: the loss and its derivatives in d and
-        the draw parameter (Davidson's eta = log nu, or Rao and Kupper's threshold kappa)."""
-        if self.draws == "rao-kupper":
-            return self._threshold_terms(d, eta)
-        h = self.h
-        lose = h.n - h.win - h.draw
-        half = 0.5 * d
-        m = np.maximum(np.abs(half), eta)
-        ea, eb, ed = np.exp(half - m), np.exp(-half - m), np.exp(eta - m)
-        z = ea + eb + ed
-        logz = m + np.log(z)
-        pa, pb, pd = ea / z, eb / z, ed / z
-        f = h.n * logz - h.win * half + lose * half - h.draw * eta
-        f_d = h.n * (pa - pb) / 2 - (h.win - lose) / 2
-        f_dd = h.n * ((pa + pb) / 4 - (pa - pb) ** 2 / 4)
-        f_e = h.n * pd - h.draw
-        f_de = -h.n * pd * (pa - pb) / 2
-        f_ee = h.n * pd * (1.0 - pd)
-        return f, f_d, f_dd, f_e, f_de, f_ee
-
-    def _threshold_terms(self, d, kappa):
-        """Rao and Kupper's ordered logit: P(a wins) = sigmoid(d - kappa), P(b wins) = sigmoid(-d - kappa),
-        P(draw) = sigmoid(kappa - |d|) - sigmoid(-kappa - |d|) (the rest, written without cancellation);
-        the loss (convex in (d, kappa)) and its derivatives per row. kappa <= 0 is outside the model: an
-        infinite loss, which the line search backs away from."""
-        h = self.h
-        lose = h.n - h.win - h.draw
-        if not kappa > 0.0:
-            inf = np.full(d.shape, np.inf)
-            return inf, inf, inf, inf, inf, inf
-        lw, ll = -np.logaddexp(0.0, kappa - d), -np.logaddexp(0.0, d + kappa)  # log P(win), log P(loss)
-        a, b = expit(d + kappa), expit(d - kappa)
-        a1, b1 = a * (1.0 - a), b * (1.0 - b)
-        a2, b2 = a1 * (1.0 - 2.0 * a), b1 * (1.0 - 2.0 * b)
-        ad = np.abs(d)
-        pd = expit(kappa - ad) - expit(-kappa - ad)
-        with np.errstate(divide="ignore"):
-            ld = np.log(pd)
-        f = -(h.win * lw + lose * ll + np.where(h.draw > 0, h.draw * ld, 0.0))
-        # derivatives of log P(win) = log b, log P(loss) = log(1 - a), log P(draw) = log(a - b); 1 / P(draw)
-        # only on the rows with draws (0 elsewhere, where P(draw) may underflow)
-        inv = np.where(h.draw > 0, 1.0 / np.where(pd > 0, pd, 1.0), 0.0)
-        dd_ratio = (a1 - b1) * inv
-        dk_ratio = (a1 + b1) * inv
-        f_d = -(h.win * (1.0 - b) - lose * a + h.draw * dd_ratio)
-        f_e = -(-h.win * (1.0 - b) - lose * a + h.draw * dk_ratio)
-        f_dd = -(-h.win * b1 - lose * a1 + h.draw * ((a2 - b2) * inv - dd_ratio ** 2))
-        f_de = -(h.win * b1 - lose * a1 + h.draw * ((a2 + b2) * inv - dd_ratio * dk_ratio))
-        f_ee = -(-h.win * b1 - lose * a1 + h.draw * ((a2 - b2) * inv - dk_ratio ** 2))
-        return f, f_d, f_dd, f_e, f_de, f_ee
-
     def value_grad(self, theta):
-        h = self.h
+        """(value, gradient) at ``theta``; the rows keep the curvature there (for :meth:`hessian`)."""
         r, beta, eta = self.split(theta)
-        offset = h.x @ beta if h.n_cov else None
-        f_de = f_ee = None
-        parts = []
-        if not self.draws:
-            f_dd = np.zeros(h.n.size)
-            value, _, _, g = self.kernel.evaluate(_core.LOSS_BCE, s=r, offset=offset, grad_s=True, curv=f_dd,
-                                                  n_threads=self.n_threads)
-            if h.n_cov:
-                d = r[h.lo] - r[h.hi] + offset
-                parts.append(h.x.T @ (h.n * expit(d) - h.win))
-        else:
-            d = r[h.lo] - r[h.hi]
-            if h.n_cov:
-                d = d + offset
-            f, f_d, f_dd, f_e, f_de, f_ee = self._draw_terms(d, eta)
-            value = float(np.sum(f))
-            g = np.bincount(h.lo, f_d, h.n_pp) - np.bincount(h.hi, f_d, h.n_pp)
-            if h.n_cov:
-                parts.append(h.x.T @ f_d)
-            parts.append(np.array([f_e.sum()]))
+        value, g, tail = self.rows.evaluate(np.ascontiguousarray(r), beta, eta, self.n_threads)
         dr = np.diff(r)
-        value = float(value) + 0.5 * float(np.dot(self.chain, dr * dr)) + 0.5 * float(np.dot(self.prior, r * r))
+        value = value + 0.5 * float(np.dot(self.chain, dr * dr)) + 0.5 * float(np.dot(self.prior, r * r))
         g = g + self.prior * r
         cd = self.chain * dr
         g[:-1] -= cd
         g[1:] += cd
-        return value, np.concatenate([g] + parts), (f_dd, f_de, f_ee)
+        return value, np.concatenate([g, tail])
 
-    def diagonal(self, f_dd):
+    def diagonal(self):
         """The diagonal of the ratings' block of the Hessian: the games' curvature, the chains, the prior."""
-        n = self.h.n_pp
-        return np.bincount(self.h.lo, f_dd, n) + np.bincount(self.h.hi, f_dd, n) + self.rest
+        return self.rows.diagonal() + self.rest
 
-    def hessian(self, curv):
-        """A LinearOperator for the Hessian, its preconditioner, and the diagonal pieces."""
+    def hessian(self):
+        """A LinearOperator for the Hessian at the last :meth:`value_grad`, its preconditioner, and the
+        diagonal and the global block."""
         h = self.h
-        f_dd, f_de, f_ee = curv
-        n, nc = h.n_pp, h.n_cov
+        n, m = h.n_pp, self.m
         rest = self.rest
-        diag = self.diagonal(f_dd)
-        # global block: beta then eta
-        m = self.m
-        if m:
-            cols = []  # B: n x m, as per-row coefficient vectors
-            if nc:
-                cols.extend([f_dd * h.x[:, k] for k in range(nc)])
-            if self.draws:
-                cols.append(f_de)
-            rowcoef = np.stack(cols, axis=1)  # (n_rows, m)
-            C = np.zeros((m, m))
-            if nc:
-                C[:nc, :nc] = (h.x * f_dd[:, None]).T @ h.x
-            if self.draws:
-                C[m - 1, m - 1] = f_ee.sum()
-                if nc:
-                    C[:nc, m - 1] = C[m - 1, :nc] = h.x.T @ f_de
-        chain, kernel, threads = self.chain, self.kernel, self.n_threads
+        diag = self.diagonal()
+        C = self.rows.global_block() if m else None
+        chain, rows, threads = self.chain, self.rows, self.n_threads
 
         def product(v):
             vr = np.ascontiguousarray(v[:n])
-            out = kernel.hessp_s(f_dd, vr, n_threads=threads)  # the games' Laplacian
+            out, tail = rows.product(vr, np.ascontiguousarray(v[n:]), threads)
             _core.chain_add(rest, chain, vr, out, threads)  # the chains and the prior
             if not m:
                 return out
-            vg = v[n:]
-            c = rowcoef @ vg
-            out += np.bincount(h.lo, c, n) - np.bincount(h.hi, c, n)
-            dv = vr[h.lo] - vr[h.hi]
-            tail = rowcoef.T @ dv + C @ vg
-            return np.concatenate([out, tail])
+            return np.concatenate([out, tail + C @ v[n:]])
 
         fd, fe, info = lapack.dpttrf(diag, -chain)  # L D L^T of the tridiagonal chains (LAPACK)
         if info != 0:
@@ -436,11 +499,12 @@ class _Problem:
         size = n + m
         H = LinearOperator((size, size), matvec=product, dtype=np.float64)
         M = LinearOperator((size, size), matvec=precondition, dtype=np.float64)
-        return H, M, diag, (rowcoef if m else None), (C if m else None)
+        return H, M, diag, C
 
 
 def solve_history(h: History, drift: float, prior_scale: float, draws: bool, theta0: Optional[np.ndarray] = None,
-                  tol: float = 1e-9, max_iter: int = 100, n_threads: int = 0) -> HistoryResult:
+                  tol: float = 1e-9, max_iter: int = 100, n_threads: int = 0,
+                  rows: Optional[Rows] = None) -> HistoryResult:
     """Newton's method to the MAP of the whole history (see the module's docstring).
 
     Parameters
@@ -462,12 +526,15 @@ def solve_history(h: History, drift: float, prior_scale: float, draws: bool, the
         Newton steps at most.
     n_threads : int
         Threads of the core's pair kernel (0: OpenMP's default).
+    rows : Rows, optional
+        The games' terms (default: every row of ``h`` in process; :mod:`discrank.dask` gives parts on
+        its workers).
 
     Returns
     -------
     HistoryResult
     """
-    prob = _Problem(h, drift, prior_scale, draws, n_threads)
+    prob = _Problem(h, drift, prior_scale, draws, n_threads, rows)
     size = h.n_pp + prob.m
     zero = np.zeros(size)
     if draws == "rao-kupper":
@@ -475,18 +542,19 @@ def solve_history(h: History, drift: float, prior_scale: float, draws: bool, the
         rate = min(max(float(h.draw.sum()) / max(float(h.n.sum()), 1.0), 1e-6), 1.0 - 1e-6)
         zero[-1] = math.log((1.0 + rate) / (1.0 - rate))
     theta = zero.copy() if theta0 is None else np.array(theta0, dtype=np.float64)
-    value, g, curv = prob.value_grad(theta)
     if theta0 is None:
+        value, g = prob.value_grad(theta)
         g0 = float(np.abs(g).max())
     else:  # the scale is the gradient at the default start, whatever the start
         g0 = float(np.abs(prob.value_grad(zero)[1]).max())
+        value, g = prob.value_grad(theta)  # last: the rows keep the curvature at theta
     n_cg = 0
     it = 0
     scale = max(1.0, g0)
     converged = float(np.abs(g).max()) <= tol * scale
     while not converged and it < max_iter:
         it += 1
-        H, M, _, _, _ = prob.hessian(curv)
+        H, M, _, _ = prob.hessian()
         # forcing term: the square root of the relative gradient (superlinear convergence, Eisenstat and
         # Walker's choice), at most FORCING_CAP: a warm refit's first steps stop conjugate gradients early
         eta_k = min(FORCING_CAP, math.sqrt(float(np.abs(g).max()) / scale))
@@ -504,15 +572,15 @@ def solve_history(h: History, drift: float, prior_scale: float, draws: bool, the
         t = 1.0
         while True:
             trial = theta + t * step
-            v_new, g_new, c_new = prob.value_grad(trial)
+            v_new, g_new = prob.value_grad(trial)  # the rows keep the curvature of the last trial: the step's
             if v_new <= value + 1e-4 * t * slope or t < 1e-10:
                 break
             t *= 0.5
-        theta, value, g, curv = trial, v_new, g_new, c_new
+        theta, value, g = trial, v_new, g_new
         converged = float(np.abs(g).max()) <= tol * scale
     r, beta, eta = prob.split(theta)
     return HistoryResult(r.copy(), np.array(beta, dtype=np.float64), None if eta is None else float(eta), value,
-                         float(np.abs(g).max()) / scale, it, n_cg, bool(converged), prob.diagonal(curv[0]), -prob.chain)
+                         float(np.abs(g).max()) / scale, it, n_cg, bool(converged), prob.diagonal(), -prob.chain)
 
 
 def chain_variances(diag: np.ndarray, off: np.ndarray, first: np.ndarray) -> np.ndarray:
@@ -556,17 +624,17 @@ def chain_variances(diag: np.ndarray, off: np.ndarray, first: np.ndarray) -> np.
     return var
 
 
-def global_covariance(prob: "_Problem", curv) -> np.ndarray:
-    """The covariance of (beta, eta) in the Laplace approximation: the inverse of the Schur complement
-    ``C - B^T A^{-1} B`` of the ratings' block ``A`` in the Hessian (one preconditioned CG solve per
-    global parameter)."""
+def global_covariance(prob: "_Problem") -> np.ndarray:
+    """The covariance of (beta, eta) in the Laplace approximation at the last ``prob.value_grad``: the
+    inverse of the Schur complement ``C - B^T A^{-1} B`` of the ratings' block ``A`` in the Hessian (one
+    preconditioned CG solve per global parameter)."""
     h = prob.h
-    H, M, _, rowcoef, C = prob.hessian(curv)
+    H, M, _, C = prob.hessian()
     n, m = h.n_pp, prob.m
     pad = np.zeros(m)
     A_only = LinearOperator((n, n), matvec=lambda v: H.matvec(np.concatenate([v, pad]))[:n], dtype=np.float64)
     M_only = LinearOperator((n, n), matvec=lambda v: M.matvec(np.concatenate([v, pad]))[:n], dtype=np.float64)
-    B = np.stack([np.bincount(h.lo, rowcoef[:, k], n) - np.bincount(h.hi, rowcoef[:, k], n) for k in range(m)], axis=1)
+    B = prob.rows.cross()
     S = C.copy()
     for k in range(m):
         z, _ = cg(A_only, B[:, k], rtol=1e-10, atol=0.0, maxiter=2000, M=M_only)
@@ -578,4 +646,5 @@ def covariance_at(h: History, drift: float, prior_scale: float, draws: bool, the
                   n_threads: int = 0) -> np.ndarray:
     """:func:`global_covariance` at a parameter vector ``theta`` of the problem."""
     prob = _Problem(h, drift, prior_scale, draws, n_threads)
-    return global_covariance(prob, prob.value_grad(theta)[2])
+    prob.value_grad(theta)
+    return global_covariance(prob)

@@ -19,17 +19,17 @@ whose pair kernel runs on the workers.
 from __future__ import annotations
 
 import dataclasses
-import itertools
-from typing import Any, Optional
+from typing import Any, Callable, Optional
 
 import numpy as np
 
 from discrank import _core
+from discrank._history import History, Rows
 from discrank._labels import as_label_array
 from discrank._rows import advantage_columns, read_frame_rows
 from discrank.data import PairwiseData, covariate_data
 
-__all__ = ["aggregate", "fit", "DistributedObjective"]
+__all__ = ["aggregate", "fit", "DistributedObjective", "DistributedRows", "PartGroup"]
 
 
 def _require() -> None:
@@ -171,7 +171,8 @@ class PartGroup:
     state (its compiled kernel, its last per-pair curvature) between calls. Dask does not rebuild an
     actor whose worker is lost; a call that cannot reach a part's worker waits until the scheduler has
     dropped it, rebuilds the part on a live worker (the nanny's restarted one or another) from the same
-    arguments, which the driver holds, and repeats the call on it. A part's calls are deterministic,
+    arguments, which the driver holds, lets its owner restore its state (``restore``: the curvature of
+    the last evaluation, computed again) and repeats the call on it. A part's calls are deterministic,
     so the repeated call returns what the lost one would have.
 
     Parameters
@@ -193,6 +194,8 @@ class PartGroup:
         self.actors = [f.result() for f, _ in self.futures]
         self.rebuilt = 0  # parts rebuilt after their worker was lost
         self.n_calls = 0
+        #: called with a rebuilt part's index before the call is repeated on it (to restore its state)
+        self.restore: Optional[Callable[[int], None]] = None
 
     def _submit(self, parts: Any) -> list:
         """Build the parts ``parts`` on their workers (all at once); their futures, each with the futures of
@@ -214,6 +217,8 @@ class PartGroup:
                 out.append(fut.result())
             except OSError:  # the part's worker cannot be reached (CommClosedError is an OSError)
                 self._rebuild(k)
+                if self.restore is not None:
+                    self.restore(k)
                 out.append(getattr(self.actors[k], method)(*per_part[k]).result())
         return out
 
@@ -244,7 +249,7 @@ class PartGroup:
         """Release the parts on the workers."""
         for f in self.futures:
             _release(f)
-        self.futures, self.actors = [], []
+        self.futures, self.actors, self.args = [], [], []
 
 
 def _release(part: tuple) -> None:
@@ -258,8 +263,7 @@ class _Part:
     """A part of a fit's pairs on a worker: its arrays, its compiled kernel, and its last curvature.
 
     The methods are the calls of :class:`DistributedObjective`; a per-pair vector named ``"curv"`` is
-    the curvature of the evaluation ``token``, recomputed from ``replay`` (that evaluation's
-    arguments) when this part holds another (a part rebuilt after its worker was lost)."""
+    the curvature of the last evaluation that asked for one, ``"w"`` the part's weights."""
 
     def __init__(self, n_players: int, i: np.ndarray, j: np.ndarray, p: np.ndarray, w: np.ndarray) -> None:
         self.n_players = int(n_players)
@@ -267,40 +271,32 @@ class _Part:
         self.p, self.w = np.ascontiguousarray(p, np.float64), np.ascontiguousarray(w, np.float64)
         self.kernel = _core.PairObjective(self.n_players, self.i, self.j, self.p, self.w)
         self.curv: Optional[np.ndarray] = None
-        self.curv_token: Any = None
 
-    def _vector(self, v, token, replay, n_threads):
+    def _vector(self, v):
         """The per-pair vector a call names: this part's curvature, its weights, or the slice shipped."""
         if not isinstance(v, str):
             return v
-        if v == "w":
-            return self.w
-        if self.curv_token != token:
-            loss, U, V, s, offset = replay
-            curv = np.empty(self.i.size)
-            self.kernel.evaluate(loss, U=U, V=V, s=s, offset=offset, curv=curv, n_threads=n_threads)
-            self.curv, self.curv_token = curv, token
-        return self.curv
+        return self.w if v == "w" else self.curv
 
-    def evaluate(self, loss, U, V, s, offset, grad_u, grad_v, grad_s, token, n_threads):
-        """The kernel's evaluation; with a curvature (``token``), also the curvature's player sums (the
-        solvers' next call: the Laplacian's diagonal), sent with the result to save a round trip."""
-        curv = None if token is None else np.empty(self.i.size)
+    def evaluate(self, loss, U, V, s, offset, grad_u, grad_v, grad_s, with_curv, n_threads):
+        """The kernel's evaluation; ``with_curv``: the curvature kept, and its player sums (the solvers'
+        next call: the Laplacian's diagonal) sent with the result to save a round trip."""
+        curv = np.empty(self.i.size) if with_curv else None
         out = self.kernel.evaluate(loss, U=U, V=V, s=s, offset=offset, grad_u=grad_u, grad_v=grad_v,
                                    grad_s=grad_s, curv=curv, n_threads=n_threads)
-        if token is None:
+        if not with_curv:
             return out, None
-        self.curv, self.curv_token = curv, token
+        self.curv = curv
         return out, self.kernel.player_sums(curv, n_threads=n_threads)
 
-    def hessp_s(self, v, x, token, replay, n_threads):
-        return self.kernel.hessp_s(self._vector(v, token, replay, n_threads), x, n_threads=n_threads)
+    def hessp_s(self, v, x, n_threads):
+        return self.kernel.hessp_s(self._vector(v), x, n_threads=n_threads)
 
-    def player_sums(self, v, token, replay, n_threads):
-        return self.kernel.player_sums(self._vector(v, token, replay, n_threads), n_threads=n_threads)
+    def player_sums(self, v, n_threads):
+        return self.kernel.player_sums(self._vector(v), n_threads=n_threads)
 
-    def opponent_sums(self, v, c, token, replay, n_threads):
-        return self.kernel.opponent_sums(self._vector(v, token, replay, n_threads), c, n_threads=n_threads)
+    def opponent_sums(self, v, c, n_threads):
+        return self.kernel.opponent_sums(self._vector(v), c, n_threads=n_threads)
 
     def score_sums(self, n_threads):
         return self.kernel.score_sums(n_threads=n_threads)
@@ -317,20 +313,23 @@ class DistributedObjective:
     computed on the driver) are split and shipped with each call.
     """
 
-    _tokens = itertools.count()
-
     def __init__(self, client: Any, n_players: int, i: np.ndarray, j: np.ndarray, p: np.ndarray, w: np.ndarray,
                  n_parts: int, worker_threads: int = 1) -> None:
         self._n_players, self._n_pairs = int(n_players), int(i.shape[0])
         self.n_threads = int(worker_threads)
         self.w = w
-        n_parts = max(1, min(int(n_parts), self._n_pairs))
-        self.bounds = np.linspace(0, self._n_pairs, n_parts + 1).astype(np.int64)
+        self.bounds = _bounds(self._n_pairs, n_parts)
         cut = list(zip(self.bounds[:-1], self.bounds[1:]))
         self.group = PartGroup(client, _Part, [(n_players, i[a:b], j[a:b], p[a:b], w[a:b]) for a, b in cut])
-        self._curv: Any = None  # (the caller's array, its token)
+        self.group.restore = self._restore
+        self._curv: Optional[np.ndarray] = None  # the caller's array of the last evaluation with a curvature
         self._curv_sums: Optional[np.ndarray] = None  # its player sums
-        self._replays: list = []
+        self._replay: Optional[list] = None  # that evaluation's arguments, part by part
+
+    def _restore(self, k: int) -> None:
+        """A rebuilt part computes the curvature of the last evaluation that kept one."""
+        if self._replay is not None:
+            self.group.actors[k].evaluate(*self._replay[k]).result()
 
     @property
     def n_players(self) -> int:
@@ -353,24 +352,25 @@ class DistributedObjective:
             return [None] * len(self.group.args)
         return [np.ascontiguousarray(v[a:b]) for a, b in zip(self.bounds[:-1], self.bounds[1:])]
 
-    def _named(self, v: np.ndarray) -> list:
-        """What the workers use for the per-pair vector ``v``: a name, or its slices."""
-        if self._curv is not None and v is self._curv[0]:
-            return ["curv"] * len(self.group.args)
-        if v is self.w:
-            return ["w"] * len(self.group.args)
-        return self._slices(v)
+    def _per_part(self, v: np.ndarray, *args: Any) -> list:
+        """Each part's arguments of a call on the per-pair vector ``v`` (its name where the part holds it:
+        the curvature, the weights; else its slice), then ``args`` and the threads."""
+        if self._curv is not None and v is self._curv:
+            named = ["curv"] * len(self.group.args)
+        elif v is self.w:
+            named = ["w"] * len(self.group.args)
+        else:
+            named = self._slices(v)
+        return [(named[k], *args, self.n_threads) for k in range(len(named))]
 
     def evaluate(self, loss, U=None, V=None, s=None, offset=None, grad_u=False, grad_v=False, grad_s=False,
                  curv=None, n_threads=0):
-        token = None if curv is None else next(self._tokens)
         offsets = self._slices(offset)
-        outs = self.group.call("evaluate", [(loss, U, V, s, o, grad_u, grad_v, grad_s, token, self.n_threads)
-                                            for o in offsets])
+        calls = [(loss, U, V, s, o, grad_u, grad_v, grad_s, curv is not None, self.n_threads) for o in offsets]
+        outs = self.group.call("evaluate", calls)
         if curv is not None:
             curv.fill(np.nan)  # the curvature is the workers'
-            self._curv = (curv, token)
-            self._replays = [(loss, U, V, s, o) for o in offsets]
+            self._curv, self._replay = curv, [(*c[:5], False, False, False, True, c[-1]) for c in calls]
             self._curv_sums = _sum([o[1] for o in outs])
         outs = [o[0] for o in outs]
         value = 0.0
@@ -382,19 +382,11 @@ class DistributedObjective:
                     grads[k] = out[k + 1].copy() if grads[k] is None else grads[k] + out[k + 1]
         return (value, *grads)
 
-    def _per_part(self, v, *args) -> list:
-        """Each part's arguments of a call on the per-pair vector ``v``: (v or its name, *args, token, replay,
-        threads)."""
-        named = self._named(v)
-        token = None if self._curv is None else self._curv[1]
-        replays = self._replays if self._curv is not None else [None] * len(named)
-        return [(named[k], *args, token, replays[k], self.n_threads) for k in range(len(named))]
-
     def hessp_s(self, curv, x, n_threads=0):
         return _sum(self.group.call("hessp_s", self._per_part(curv, x)))
 
     def player_sums(self, v, n_threads=0):
-        if self._curv is not None and v is self._curv[0]:  # sent with the evaluation
+        if self._curv is not None and v is self._curv:  # sent with the evaluation
             return self._curv_sums.copy()
         return _sum(self.group.call("player_sums", self._per_part(v)))
 
@@ -413,6 +405,72 @@ class DistributedObjective:
         self.group.close()
 
 
+class DistributedRows:
+    """:class:`discrank._history.Rows` (the games' terms of :class:`~discrank.DynamicElo`'s whole-history
+    MAP) over a history's rows split into parts held by Dask workers.
+
+    Each part is a :class:`~discrank._history.Rows` actor of a :class:`PartGroup` over a contiguous
+    range of the rows: it evaluates its rows' loss and gradient at the ratings of every player-period
+    (shipped with each evaluation), keeps its rows' curvature, and gives its part of the Hessian's
+    diagonal, global block and products. The driver runs Newton's method (the chains, the prior and
+    the preconditioner are its own: one number per player-period) and adds the parts' results in part
+    order. A part rebuilt after its worker was lost evaluates the last evaluation's point again.
+    """
+
+    def __init__(self, client: Any, h: History, draws: Any, n_parts: int, worker_threads: int = 1) -> None:
+        self.n_pp, self.n_threads = h.n_pp, int(worker_threads)
+        self.m = h.n_cov + (1 if draws else 0)
+        self.bounds = _bounds(h.lo.size, n_parts)
+        lo, hi = h.lo.astype(np.int32), h.hi.astype(np.int32)
+        self.group = PartGroup(client, Rows, [(h.n_pp, lo[a:b], hi[a:b], h.x[a:b], h.n[a:b], h.win[a:b], h.draw[a:b],
+                                               draws) for a, b in zip(self.bounds[:-1], self.bounds[1:])])
+        self.group.restore = self._restore
+        self._last: Optional[tuple] = None
+
+    def _restore(self, k: int) -> None:
+        if self._last is not None:
+            self.group.actors[k].evaluate(*self._last).result()
+
+    def _all(self, method: str, *args: Any) -> list:
+        return self.group.call(method, [args] * len(self.group.args))
+
+    def evaluate(self, r: np.ndarray, beta: np.ndarray, eta: Optional[float], n_threads: int = 0):
+        args = (r, beta, eta, self.n_threads)
+        outs = self._all("evaluate", *args)
+        self._last = args
+        value = 0.0
+        for out in outs:  # in part order
+            value += out[0]
+        return value, _sum([o[1] for o in outs]), _sum([o[2] for o in outs])
+
+    def diagonal(self) -> np.ndarray:
+        return _sum(self._all("diagonal"))
+
+    def global_block(self) -> np.ndarray:
+        return _sum(self._all("global_block"))
+
+    def product(self, vr: np.ndarray, vg: np.ndarray, n_threads: int = 0):
+        outs = self._all("product", vr, vg, self.n_threads)
+        return _sum([o[0] for o in outs]), _sum([o[1] for o in outs])
+
+    def cross(self) -> np.ndarray:
+        return _sum(self._all("cross"))
+
+    @property
+    def n_calls(self) -> int:
+        return self.group.n_calls
+
+    def close(self) -> None:
+        """Release the parts on the workers."""
+        self.group.close()
+
+
+def _bounds(n: int, n_parts: int) -> np.ndarray:
+    """The bounds of ``n_parts`` contiguous parts of ``n`` entries (at least one entry each)."""
+    n_parts = max(1, min(int(n_parts), int(n)))
+    return np.linspace(0, n, n_parts + 1).astype(np.int64)
+
+
 def _sum(arrays: list) -> np.ndarray:
     out = arrays[0].copy()
     for a in arrays[1:]:
@@ -426,38 +484,45 @@ def fit(model: Any, data: Any, client: Any = None, *, n_parts: Optional[int] = N
 
     Parameters
     ----------
-    model : Elo, EloPlusPlus, DiscDecomposition or MElo
-        An unfitted (or refitted) stationary model; its solver, prior and tuning are those of
-        ``model.fit``.
-    data : PairwiseData or dask.dataframe.DataFrame
-        The pairs, or games to :func:`aggregate` first (``a="a", b="b", score="score"`` columns, or
-        those given in ``fit_kw``).
+    model : Elo, EloPlusPlus, DiscDecomposition, MElo or DynamicElo
+        An unfitted (or refitted) model; its solver, prior and tuning are those of ``model.fit``.
+    data : PairwiseData, GameLog or dask.dataframe.DataFrame
+        For the stationary models: the pairs, or games to :func:`aggregate` first (``a="a", b="b",
+        score="score"`` columns, or those given in ``fit_kw``). For :class:`~discrank.DynamicElo`: a
+        :class:`~discrank.GameLog` with times (the model keeps its games on the driver, for
+        :meth:`~discrank.DynamicElo.update` and the tuning's prefixes), or a dask DataFrame of games
+        read into one (``fit_kw``: :meth:`~discrank.GameLog.from_frame`'s arguments).
     client : distributed.Client, optional
         Default: the current client (``distributed.get_client()``).
     n_parts : int, optional
-        Parts of the pairs; default one per worker thread.
+        Parts of the pairs (or of the dynamic model's rows); default one per worker thread.
     worker_threads : int
         The core's threads per part call (1 suits one-thread workers).
     **fit_kw
-        Passed to :func:`aggregate` when ``data`` is a dask DataFrame.
+        Passed to :func:`aggregate` (stationary models) or ``GameLog.from_frame`` (DynamicElo) when
+        ``data`` is a dask DataFrame.
 
     Returns
     -------
     model
-        Fitted; ``model.dask_calls_`` is the number of kernel calls made on the cluster,
-        ``model.dask_parts_rebuilt_`` the parts rebuilt after a worker was lost. The fitted
+        Fitted; ``model.dask_calls_`` is the number of calls made on the cluster (each a call of every
+        part), ``model.dask_parts_rebuilt_`` the parts rebuilt after a worker was lost. The fitted
         attributes equal the in-process fit's to rounding (the parts' sums are added in another order).
     """
     _require()
     from distributed import get_client
 
+    from discrank.dynamic import DynamicElo
+
     client = client or get_client()
+    if n_parts is None:
+        n_parts = max(1, sum(client.nthreads().values()))
+    if isinstance(model, DynamicElo):
+        return _fit_dynamic(model, data, client, n_parts, worker_threads, fit_kw)
     if not isinstance(data, PairwiseData):
         data = aggregate(data, **fit_kw)
     elif fit_kw:
         raise TypeError(f"unexpected arguments {sorted(fit_kw)}: they are aggregate()'s, for a dask DataFrame")
-    if n_parts is None:
-        n_parts = max(1, sum(client.nthreads().values()))
     made: list[DistributedObjective] = []
     cls_build = type(model)._build_fit_data
 
@@ -476,4 +541,37 @@ def fit(model: Any, data: Any, client: Any = None, *, n_parts: Optional[int] = N
             obj.close()
     model.dask_calls_ = sum(obj.n_calls for obj in made)
     model.dask_parts_rebuilt_ = sum(obj.group.rebuilt for obj in made)
+    return model
+
+
+def _fit_dynamic(model: Any, data: Any, client: Any, n_parts: int, worker_threads: int, fit_kw: dict) -> Any:
+    """:func:`fit` of a DynamicElo: each whole-history solve (the tuning's and the final one) runs on
+    :class:`DistributedRows`."""
+    from discrank.logs import GameLog
+
+    validation = fit_kw.pop("validation", None)
+    if not isinstance(data, GameLog):
+        if isinstance(data, PairwiseData):
+            raise TypeError("DynamicElo fits games with their times: give a GameLog or a dask DataFrame of games, "
+                            "not pairs")
+        data = GameLog.from_frame(data.compute(), **fit_kw)
+    elif fit_kw:
+        raise TypeError(f"unexpected arguments {sorted(fit_kw)}: they are GameLog.from_frame()'s, for a dask "
+                        "DataFrame")
+    made: list[DistributedRows] = []
+
+    def rows_of(h: History, draws: Any) -> DistributedRows:
+        rows = DistributedRows(client, h, draws, n_parts, worker_threads)
+        made.append(rows)
+        return rows
+
+    model._rows_of = rows_of
+    try:
+        model.fit(data, validation=validation)
+    finally:
+        del model._rows_of
+        for rows in made:
+            rows.close()
+    model.dask_calls_ = sum(rows.n_calls for rows in made)
+    model.dask_parts_rebuilt_ = sum(rows.group.rebuilt for rows in made)
     return model

@@ -344,8 +344,15 @@ class DynamicElo(Params):
         theta0 = None if warm is None else carry(*warm, h)
         if tol is None:
             tol = self.tol if warm is None else max(self.tol, self.update_tol)
-        res = solve_history(h, drift, prior, self.draws, theta0=theta0, tol=tol,
-                            max_iter=self.max_iter, n_threads=resolve_n_jobs(self.n_jobs))
+        rows = None
+        if getattr(self, "_rows_of", None) is not None:  # discrank.dask.fit: the rows on the workers
+            rows = self._rows_of(h, self.draws)
+        try:
+            res = solve_history(h, drift, prior, self.draws, theta0=theta0, tol=tol,
+                                max_iter=self.max_iter, n_threads=resolve_n_jobs(self.n_jobs), rows=rows)
+        finally:
+            if rows is not None:
+                rows.close()
         return h, res
 
     def _store(self, labels, ca, cb, score, bins, t, x, names, drift, prior, tuning, warm) -> None:
