@@ -4,6 +4,7 @@ LocalCluster, fits with the kernel on the workers (``discrank.dask.fit``), and l
     python bench/bench_outofcore.py                       # everything, 100 million games (about 15 minutes)
     python bench/bench_outofcore.py --games 10_000_000    # a tenth
     python bench/bench_outofcore.py --only fit            # the Dask fit at 40 000 players / 4.7 M games
+    python bench/bench_outofcore.py --only dynamic        # the same for the dynamic model (52 periods)
     python bench/bench_outofcore.py --only labels         # 10 million string labels coded
 
 Sections (``--only``):
@@ -21,6 +22,8 @@ Sections (``--only``):
   ``DiscDecomposition(1, prior_scale=1)`` fitted in process and through a 2-worker LocalCluster (one
   thread each), alternately ``--repeats`` times (the workers' imports done before); the ratio of the
   median times and the largest difference of the predictions.
+- ``dynamic``: the same games at times spread uniformly over ``--periods`` periods (52);
+  ``DynamicElo(period=1, drift=0.1, prior_scale=1)`` in process and through the LocalCluster, as above.
 - ``labels``: 10 million distinct string labels ("player_00000001", ...) coded by the core's label
   table in chunks of a million, in a child process: the table's bytes per label, the child's peak RSS
   per label, and the seconds.
@@ -201,17 +204,60 @@ def section_fit(args) -> None:
                 t = time.perf_counter()
                 got = ddk.fit(make(), data, client)
                 remote.append(time.perf_counter() - t)
-            spread = f"runs in process {' '.join(f'{x:.2f}' for x in local)}, on the cluster {' '.join(f'{x:.2f}' for x in remote)}"
+            spread = _spread(local, remote)
             local, remote = float(np.median(local)), float(np.median(remote))
             q = np.random.default_rng(0).integers(0, data.n_pairs, 100_000)
             diff = np.abs(got.predict_proba(data.labels[data.i[q]], data.labels[data.j[q]])
                           - ref.predict_proba(data.labels[data.i[q]], data.labels[data.j[q]])).max()
             name = type(ref).__name__
             print(f"  {name}: in process {local:.2f} s, 2-worker LocalCluster {remote:.2f} s ({got.dask_calls_} kernel "
-                  f"calls), ratio {remote / local:.2f}x (target <= 3x); largest prediction difference {diff:.1e}\n    ({spread})")
+                  f"calls), ratio {remote / local:.2f}x (target <= 3x); largest prediction difference {diff:.1e}"
+                  f"\n    ({spread})")
     finally:
         client.close()
         cluster.close()
+
+
+def _spread(local: list, remote: list) -> str:
+    """Every run's seconds, in process and on the cluster."""
+    return (f"runs in process {' '.join(f'{x:.2f}' for x in local)}, "
+            f"on the cluster {' '.join(f'{x:.2f}' for x in remote)}")
+
+
+def section_dynamic(args) -> None:
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    from bench_scale import simulate
+
+    import discrank.dask as ddk
+
+    a, b, score = simulate(args.players, args.fit_games, 0)
+    t = np.sort(np.random.default_rng(1).integers(0, args.periods, a.size)).astype(np.float64)
+    log = discrank.GameLog.from_arrays(a, b, score, t)
+    print(f"dynamic: {args.players:,} players, {a.size:,} games over {args.periods} periods")
+
+    def make():
+        return discrank.DynamicElo(period=1.0, drift=0.1, prior_scale=1.0)
+
+    cluster, client = _cluster()
+    try:
+        client.run(lambda: __import__("discrank.dask"))
+        local, remote = [], []
+        for _ in range(args.repeats):
+            t0 = time.perf_counter()
+            ref = make().fit(log)
+            local.append(time.perf_counter() - t0)
+            t0 = time.perf_counter()
+            got = ddk.fit(make(), log, client)
+            remote.append(time.perf_counter() - t0)
+    finally:
+        client.close()
+        cluster.close()
+    spread = _spread(local, remote)
+    local, remote = float(np.median(local)), float(np.median(remote))
+    print(f"  DynamicElo(period=1, drift=0.1, prior_scale=1): {ref.pp_rating_.size:,} player-periods, {ref.n_iter_} "
+          f"Newton steps, {ref.n_cg_} CG steps; in process {local:.2f} s, 2-worker LocalCluster {remote:.2f} s "
+          f"({got.dask_calls_} calls), ratio {remote / local:.2f}x (target <= 3x); largest rating difference "
+          f"{np.abs(got.pp_rating_ - ref.pp_rating_).max():.1e} (tol {ref.tol:g})\n    ({spread})")
 
 
 def section_labels(args) -> None:
@@ -225,12 +271,13 @@ def section_labels(args) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--only", choices=("scan", "dask", "fit", "labels"))
+    parser.add_argument("--only", choices=("scan", "dask", "fit", "dynamic", "labels"))
     parser.add_argument("--games", type=int, default=100_000_000)
     parser.add_argument("--dask-files", type=int, default=2, help="files (10 M games each) through Dask")
     parser.add_argument("--players", type=int, default=40_000)
     parser.add_argument("--fit-games", type=int, default=4_700_000)
     parser.add_argument("--labels", type=int, default=10_000_000)
+    parser.add_argument("--periods", type=int, default=52, help="periods of the dynamic section's games")
     parser.add_argument("--repeats", type=int, default=3, help="fits of each kind in --only fit (the median)")
     parser.add_argument("--dir", help="where the Parquet files are (or go); default a temporary directory")
     args = parser.parse_args()
@@ -245,6 +292,8 @@ def main() -> None:
             section_dask(args, directory)
         if args.only in (None, "fit"):
             section_fit(args)
+        if args.only in (None, "dynamic"):
+            section_dynamic(args)
         if args.only in (None, "labels"):
             section_labels(args)
     finally:

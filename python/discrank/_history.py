@@ -31,7 +31,8 @@ from scipy.special import expit
 
 from discrank import _core
 
-__all__ = ["History", "Rows", "build_history", "solve_history", "covariance_at", "chains", "carry", "period_index", "PERIODS", "MAX_PERIODS"]
+__all__ = ["History", "Rows", "build_history", "solve_history", "covariance_at", "chains", "carry", "period_index",
+           "PERIODS", "MAX_PERIODS"]
 
 #: Calendar periods of datetime times.
 PERIODS = ("day", "week", "month", "year")

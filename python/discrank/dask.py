@@ -5,15 +5,18 @@ whose pair kernel runs on the workers.
   rows are screened by the readers' rules (:meth:`discrank.GameLog.from_frame`) and summed by pair in
   the core (``_core.aggregate_games``); a groupby on the pair's two labels adds the partitions' sums.
   The result is what ``GameLog.from_frame(df).to_pairs()`` gives for the whole frame.
-- :func:`fit`: a model fitted with its pairs split into parts held by the workers. Each part's
-  ``_core.PairObjective`` evaluates that part's loss, gradient, per-pair curvature and Laplacian
-  products (the kernel the in-process fit calls); the driver runs the model's own solver
-  (Newton's method, L-BFGS) and adds the parts' results in part order. The parts are built once per
-  fit and stay on the workers; each call ships the parameters (n x k numbers) out and the part's
-  value and gradient back. A part's curvature stays on its worker; if the worker is lost, Dask
-  rebuilds the part from its task (the pairs are the task's arguments) and the part computes its
-  curvature again at the parameters it was last computed at, so the fit goes on unchanged.
-  The prior's tuning fits run the same way.
+- :func:`fit`: a model fitted with its pairs (or, for :class:`~discrank.DynamicElo`, its rows over
+  player-periods) split into parts held by the workers as Dask actors (:class:`PartGroup`). Each part
+  evaluates its share of the loss, gradient, per-pair curvature and Laplacian or Hessian products
+  with the kernel the in-process fit calls (``_core.PairObjective``; :class:`discrank._history.Rows`
+  for the dynamic model); the driver runs the model's own solver (Newton's method, L-BFGS, the
+  whole-history Newton) and adds the parts' results in part order. The parts are built once per fit
+  (per solve of the dynamic model) and stay on the workers; each call ships the parameters (one or a
+  few numbers per player or player-period) out and the part's value and gradient back, straight
+  between the driver and the worker. A part's curvature stays on its worker. If a worker is lost,
+  the parts it held are rebuilt on a live worker from the driver's arrays, evaluate the last point
+  again, and the call is repeated: the fit goes on to the same numbers. The prior's tuning fits run
+  the same way.
 """
 
 from __future__ import annotations
