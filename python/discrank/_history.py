@@ -283,7 +283,7 @@ class Rows:
                  draw: np.ndarray, draws) -> None:
         self.n_pp, self.draws = int(n_pp), draws
         self.lo, self.hi = np.ascontiguousarray(lo, np.int32), np.ascontiguousarray(hi, np.int32)
-        self.x = np.ascontiguousarray(x, np.float64).reshape(self.lo.size, -1)
+        self.x = np.ascontiguousarray(x, np.float64)  # (n_rows, n_cov), as History.x
         self.n, self.win, self.draw = (np.ascontiguousarray(v, np.float64) for v in (n, win, draw))
         self.n_cov = int(self.x.shape[1])
         self.m = self.n_cov + (1 if draws else 0)
