@@ -187,8 +187,6 @@ def section_fit(args) -> None:
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
     from bench_scale import simulate
 
-    import discrank.dask as ddk
-
     a, b, score = simulate(args.players, args.fit_games, 0)
     data = discrank.PairwiseData.from_games(a, b, score)
     print(f"fit: {data.n_players:,} players, {args.fit_games:,} games, {data.n_pairs:,} pairs")
@@ -196,16 +194,7 @@ def section_fit(args) -> None:
     try:
         client.run(lambda: __import__("discrank.dask"))  # the workers' imports are not the fit's
         for make in (lambda: discrank.Elo(prior_scale=1.0), lambda: discrank.DiscDecomposition(1, prior_scale=1.0)):
-            local, remote = [], []
-            for _ in range(args.repeats):  # alternated, the median of each (a noisy 2-core machine)
-                t = time.perf_counter()
-                ref = make().fit(data)
-                local.append(time.perf_counter() - t)
-                t = time.perf_counter()
-                got = ddk.fit(make(), data, client)
-                remote.append(time.perf_counter() - t)
-            spread = _spread(local, remote)
-            local, remote = float(np.median(local)), float(np.median(remote))
+            ref, got, local, remote, spread = _alternate(make, data, client, args.repeats)
             q = np.random.default_rng(0).integers(0, data.n_pairs, 100_000)
             diff = np.abs(got.predict_proba(data.labels[data.i[q]], data.labels[data.j[q]])
                           - ref.predict_proba(data.labels[data.i[q]], data.labels[data.j[q]])).max()
@@ -218,17 +207,27 @@ def section_fit(args) -> None:
         cluster.close()
 
 
-def _spread(local: list, remote: list) -> str:
-    """Every run's seconds, in process and on the cluster."""
-    return (f"runs in process {' '.join(f'{x:.2f}' for x in local)}, "
-            f"on the cluster {' '.join(f'{x:.2f}' for x in remote)}")
+def _alternate(make, data, client, repeats: int):
+    """``make()`` fitted on ``data`` in process and through ``client``, alternately ``repeats`` times (a
+    noisy 2-core machine): the last fits, the median seconds of each, and every run's seconds."""
+    import discrank.dask as ddk
+
+    local, remote = [], []
+    for _ in range(repeats):
+        t = time.perf_counter()
+        ref = make().fit(data)
+        local.append(time.perf_counter() - t)
+        t = time.perf_counter()
+        got = ddk.fit(make(), data, client)
+        remote.append(time.perf_counter() - t)
+    spread = (f"runs in process {' '.join(f'{x:.2f}' for x in local)}, "
+              f"on the cluster {' '.join(f'{x:.2f}' for x in remote)}")
+    return ref, got, float(np.median(local)), float(np.median(remote)), spread
 
 
 def section_dynamic(args) -> None:
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
     from bench_scale import simulate
-
-    import discrank.dask as ddk
 
     a, b, score = simulate(args.players, args.fit_games, 0)
     t = np.sort(np.random.default_rng(1).integers(0, args.periods, a.size)).astype(np.float64)
@@ -241,19 +240,10 @@ def section_dynamic(args) -> None:
     cluster, client = _cluster()
     try:
         client.run(lambda: __import__("discrank.dask"))
-        local, remote = [], []
-        for _ in range(args.repeats):
-            t0 = time.perf_counter()
-            ref = make().fit(log)
-            local.append(time.perf_counter() - t0)
-            t0 = time.perf_counter()
-            got = ddk.fit(make(), log, client)
-            remote.append(time.perf_counter() - t0)
+        ref, got, local, remote, spread = _alternate(make, log, client, args.repeats)
     finally:
         client.close()
         cluster.close()
-    spread = _spread(local, remote)
-    local, remote = float(np.median(local)), float(np.median(remote))
     print(f"  DynamicElo(period=1, drift=0.1, prior_scale=1): {ref.pp_rating_.size:,} player-periods, {ref.n_iter_} "
           f"Newton steps, {ref.n_cg_} CG steps; in process {local:.2f} s, 2-worker LocalCluster {remote:.2f} s "
           f"({got.dask_calls_} calls), ratio {remote / local:.2f}x (target <= 3x); largest rating difference "

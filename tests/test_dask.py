@@ -157,19 +157,27 @@ def _die_in_hessp():  # run on the victim worker: its parts' next Laplacian prod
     worker_ddk._Part.hessp_s = hessp_s
 
 
-def test_worker_dying_inside_a_call_leaves_the_result_unchanged(client):
+def _fit_with_a_death(client, die, fit):
+    """``fit()`` on a quiet cluster, then again with ``die`` run first on part 0's worker (its next call
+    of the patched method kills the process); both fits."""
     client.wait_for_workers(2, timeout=60)
-    data = discrank.GameLog.from_frame(_games(9, n_players=150, n_games=9000), score="score").to_pairs()
-    quiet = ddk.fit(discrank.Elo(prior_scale=1.0), data, client, n_parts=2)
+    quiet = fit()
     victim = sorted(client.scheduler_info()["workers"])[0]  # part 0's worker
-    client.run(_die_in_hessp, workers=[victim])
+    client.run(die, workers=[victim])
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # the nanny's restart chatter
-        lost = ddk.fit(discrank.Elo(prior_scale=1.0), data, client, n_parts=2)
-    assert lost.dask_parts_rebuilt_ >= 1
+        lost = fit()
+    assert lost.dask_parts_rebuilt_ >= 1 and quiet.dask_parts_rebuilt_ == 0
     assert victim not in client.scheduler_info()["workers"]
-    assert np.array_equal(lost.ratings_, quiet.ratings_)
     client.wait_for_workers(2, timeout=60)
+    return quiet, lost
+
+
+def test_worker_dying_inside_a_call_leaves_the_result_unchanged(client):
+    data = discrank.GameLog.from_frame(_games(9, n_players=150, n_games=9000), score="score").to_pairs()
+    quiet, lost = _fit_with_a_death(client, _die_in_hessp,
+                                    lambda: ddk.fit(discrank.Elo(prior_scale=1.0), data, client, n_parts=2))
+    assert np.array_equal(lost.ratings_, quiet.ratings_)
 
 
 def test_distributed_objective_products_equal_the_kernel(client):
@@ -253,17 +261,9 @@ def _die_in_product():  # run on the victim worker: its rows' next Hessian produ
 
 
 def test_dynamic_fit_survives_a_worker_dying_inside_a_call(client):
-    client.wait_for_workers(2, timeout=60)
     log = _league(12)
-    model = dict(period=1.0, drift=0.2, prior_scale=1.0)
-    quiet = ddk.fit(discrank.DynamicElo(**model), log, client, n_parts=2)
-    victim = sorted(client.scheduler_info()["workers"])[0]  # part 0's worker
-    client.run(_die_in_product, workers=[victim])
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # the nanny's restart chatter
-        lost = ddk.fit(discrank.DynamicElo(**model), log, client, n_parts=2)
-    assert lost.dask_parts_rebuilt_ >= 1
+    quiet, lost = _fit_with_a_death(client, _die_in_product, lambda: ddk.fit(
+        discrank.DynamicElo(period=1.0, drift=0.2, prior_scale=1.0), log, client, n_parts=2))
     # the rebuilt part evaluated the last point again before the product was repeated: bit for bit
     assert np.array_equal(lost.pp_rating_, quiet.pp_rating_)
     assert np.array_equal(lost.beta_, quiet.beta_)
-    client.wait_for_workers(2, timeout=60)

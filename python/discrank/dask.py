@@ -535,11 +535,17 @@ def fit(model: Any, data: Any, client: Any = None, *, n_parts: Optional[int] = N
         made.append(obj)
         return dataclasses.replace(fd, objective=obj, _cache={})
 
-    model._build_fit_data = build
+    return _fit_with(model, "_build_fit_data", build, made, lambda: model.fit(data))
+
+
+def _fit_with(model: Any, hook: str, make: Callable, made: list, run: Callable[[], Any]) -> Any:
+    """Run ``run`` (the model's fit) with ``model.<hook>`` set to ``make`` (which builds the distributed
+    parts, appending them to ``made``); then release the parts and record the calls made."""
+    setattr(model, hook, make)
     try:
-        model.fit(data)
+        run()
     finally:
-        del model._build_fit_data
+        delattr(model, hook)
         for obj in made:
             obj.close()
     model.dask_calls_ = sum(obj.n_calls for obj in made)
@@ -568,13 +574,4 @@ def _fit_dynamic(model: Any, data: Any, client: Any, n_parts: int, worker_thread
         made.append(rows)
         return rows
 
-    model._rows_of = rows_of
-    try:
-        model.fit(data, validation=validation)
-    finally:
-        del model._rows_of
-        for rows in made:
-            rows.close()
-    model.dask_calls_ = sum(rows.n_calls for rows in made)
-    model.dask_parts_rebuilt_ = sum(rows.group.rebuilt for rows in made)
-    return model
+    return _fit_with(model, "_rows_of", rows_of, made, lambda: model.fit(data, validation=validation))
