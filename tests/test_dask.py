@@ -91,6 +91,21 @@ def test_elo_fit_equals_in_process(client, params):
     assert got.converged_ and got.dask_calls_ > 5
 
 
+def test_elo_fit_on_a_ladder_equals_in_process(client):
+    # a ladder (each player against the next only, far apart in strength): conjugate gradients crawl and
+    # Newton's method switches to the banded Cholesky solve, which needs the curvature on the driver
+    rng = np.random.default_rng(0)
+    a = rng.integers(0, 2999, 60000)
+    strength = np.linspace(0.0, 900.0, 3000)
+    y = (rng.random(a.size) < 1.0 / (1.0 + np.exp(strength[a + 1] - strength[a]))).astype(float)
+    data = discrank.PairwiseData.from_games(a, a + 1, y)
+    ref = discrank.Elo(prior_scale=100.0).fit(data)
+    got = ddk.fit(discrank.Elo(prior_scale=100.0), data, client)
+    assert ref.linear_solver_ == got.linear_solver_ == "banded Cholesky"
+    assert got.converged_
+    np.testing.assert_allclose(got.ratings_, ref.ratings_, rtol=0, atol=1e-10)
+
+
 def test_elo_covariates_fit_equals_in_process(client):
     data = discrank.GameLog.from_frame(_games(4), score="score", advantage="home").to_pairs()
     ref = discrank.Elo(prior_scale=1.0).fit(data)

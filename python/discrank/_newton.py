@@ -137,6 +137,9 @@ class _LaplacianSolver:
 
         b, pos, lo, off = self.band
         n = self.n
+        gather = getattr(self.objective, "gather", None)
+        if gather is not None:  # a distributed objective: the factorisation needs the curvature here
+            gather(curv)
         diag = self._diag(curv) + delta
         # lower form: ab[r - c, c] = L[r, c] for r >= c, in the permuted indices
         ab = -np.bincount(off * n + lo, curv, (b + 1) * n).reshape(b + 1, n)

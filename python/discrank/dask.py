@@ -304,14 +304,18 @@ class _Part:
     def score_sums(self, n_threads):
         return self.kernel.score_sums(n_threads=n_threads)
 
+    def curvature(self):
+        return self.curv
+
 
 class DistributedObjective:
     """The interface of ``_core.PairObjective`` over pairs split into parts held by Dask workers.
 
     Built by :func:`fit`; the models' solvers call it as they call the in-process kernel. The parts are
     :class:`_Part` actors of a :class:`PartGroup`. Per-pair arrays: the curvature an :meth:`evaluate`
-    call fills stays on the workers (the caller's array is filled with NaN, and naming it in
-    :meth:`hessp_s`, :meth:`player_sums` or :meth:`opponent_sums` uses the workers' copy); the fit's
+    call fills stays on the workers (the caller's array is filled with NaN until :meth:`gather` fetches
+    it, and naming it in :meth:`hessp_s`, :meth:`player_sums` or :meth:`opponent_sums` uses the workers'
+    copy); the fit's
     weights ``w`` are the parts' own; other per-pair arrays (the covariates' offsets, a curvature
     computed on the driver) are split and shipped with each call.
     """
@@ -399,6 +403,13 @@ class DistributedObjective:
     def score_sums(self, n_threads=0):
         outs = self.group.call("score_sums", [(self.n_threads,)] * len(self.group.args))
         return tuple(_sum([o[k] for o in outs]) for k in range(3))
+
+    def gather(self, v: np.ndarray) -> np.ndarray:
+        """``v`` filled with its values where the workers hold them (the curvature: the banded Cholesky
+        solve of ``discrank._newton`` needs it on the driver); ``v`` itself."""
+        if self._curv is not None and v is self._curv:
+            v[:] = np.concatenate(self.group.call("curvature", [()] * len(self.group.args)))
+        return v
 
     def stream_limit(self, loss, n_threads=0):  # pragma: no cover - not called by the solvers
         raise NotImplementedError("stream_limit is not distributed")
