@@ -287,11 +287,10 @@ class Rows:
         self.n, self.win, self.draw = (np.ascontiguousarray(v, np.float64) for v in (n, win, draw))
         self.n_cov = int(self.x.shape[1])
         self.m = self.n_cov + (1 if draws else 0)
-        y = np.zeros(self.n.size) if draws else self.win / np.maximum(self.n, 1e-300)
+        y = np.zeros(self.n.size) if draws else self.win / self.n
         self.kernel = _core.PairObjective(max(self.n_pp, 1), self.lo, self.hi, y, self.n)
-        self.f_dd: Optional[np.ndarray] = None
-        self.rowcoef: Optional[np.ndarray] = None  # (n_rows, m): the rows' coefficients of beta and eta
-        self.block: Optional[np.ndarray] = None  # (m, m)
+        self.curv: Optional[tuple] = None  # (f_dd, f_de, f_ee) of the last evaluation
+        self._coef: Optional[tuple] = None  # its (rows' coefficients of beta and eta, global block)
 
     @classmethod
     def of(cls, h: History, draws) -> "Rows":
@@ -368,16 +367,25 @@ class Rows:
                 d = d + offset
             f, f_d, f_dd, f_e, f_de, f_ee = self._draw_terms(d, eta)
             value = float(np.sum(f))
-            g = np.bincount(self.lo, f_d, n) - np.bincount(self.hi, f_d, n)
+            g = self._net(f_d)
             if self.n_cov:
                 tail.append(self.x.T @ f_d)
             tail.append(np.array([f_e.sum()]))
-        self.f_dd = f_dd
-        if self.m:
+        self.curv, self._coef = (f_dd, f_de, f_ee), None
+        return float(value), g, (np.concatenate(tail) if tail else np.zeros(0))
+
+    def _net(self, c: np.ndarray) -> np.ndarray:
+        """Each player-period's sum of ``c`` over its rows as ``lo`` minus its sum as ``hi``."""
+        return np.bincount(self.lo, c, self.n_pp) - np.bincount(self.hi, c, self.n_pp)
+
+    def _coefficients(self) -> tuple:
+        """(rowcoef, C) at the last evaluation, computed on first use: each row's coefficients of (beta,
+        eta) in the Hessian's cross block, shape (n_rows, m), and the global block, shape (m, m)."""
+        if self._coef is None:
+            f_dd, f_de, f_ee = self.curv
             cols = [f_dd * self.x[:, k] for k in range(self.n_cov)]
             if self.draws:
                 cols.append(f_de)
-            self.rowcoef = np.stack(cols, axis=1)
             C = np.zeros((self.m, self.m))
             if self.n_cov:
                 C[:self.n_cov, :self.n_cov] = (self.x * f_dd[:, None]).T @ self.x
@@ -385,31 +393,31 @@ class Rows:
                 C[-1, -1] = f_ee.sum()
                 if self.n_cov:
                     C[:self.n_cov, -1] = C[-1, :self.n_cov] = self.x.T @ f_de
-            self.block = C
-        return float(value), g, (np.concatenate(tail) if tail else np.zeros(0))
+            self._coef = (np.stack(cols, axis=1), C)
+        return self._coef
 
     def diagonal(self) -> np.ndarray:
         """The games' part of the ratings' diagonal: each player-period's rows' curvature."""
-        return np.bincount(self.lo, self.f_dd, self.n_pp) + np.bincount(self.hi, self.f_dd, self.n_pp)
+        f_dd = self.curv[0]
+        return np.bincount(self.lo, f_dd, self.n_pp) + np.bincount(self.hi, f_dd, self.n_pp)
 
     def global_block(self) -> np.ndarray:
         """The (beta, eta) block of the games' Hessian, shape (m, m)."""
-        return self.block if self.m else np.zeros((0, 0))
+        return self._coefficients()[1] if self.m else np.zeros((0, 0))
 
     def product(self, vr: np.ndarray, vg: np.ndarray, n_threads: int = 0):
         """The games' Hessian times (vr, vg), without the global block's ``C @ vg`` (the caller's, once)."""
-        out = self.kernel.hessp_s(self.f_dd, vr, n_threads=n_threads)  # the games' Laplacian
+        out = self.kernel.hessp_s(self.curv[0], vr, n_threads=n_threads)  # the games' Laplacian
         if not self.m:
             return out, np.zeros(0)
-        c = self.rowcoef @ vg
-        out += np.bincount(self.lo, c, self.n_pp) - np.bincount(self.hi, c, self.n_pp)
-        return out, self.rowcoef.T @ (vr[self.lo] - vr[self.hi])
+        rowcoef = self._coefficients()[0]
+        out += self._net(rowcoef @ vg)
+        return out, rowcoef.T @ (vr[self.lo] - vr[self.hi])
 
     def cross(self) -> np.ndarray:
         """The (ratings, (beta, eta)) block of the games' Hessian, shape (n_pp, m)."""
-        n = self.n_pp
-        return np.stack([np.bincount(self.lo, self.rowcoef[:, k], n) - np.bincount(self.hi, self.rowcoef[:, k], n)
-                         for k in range(self.m)], axis=1)
+        rowcoef = self._coefficients()[0]
+        return np.stack([self._net(rowcoef[:, k]) for k in range(self.m)], axis=1)
 
     def close(self) -> None:
         """Nothing to release in process (:class:`discrank.dask` parts release their workers')."""

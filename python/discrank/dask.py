@@ -22,6 +22,7 @@ whose pair kernel runs on the workers.
 from __future__ import annotations
 
 import dataclasses
+import time
 from typing import Any, Callable, Optional
 
 import numpy as np
@@ -226,8 +227,6 @@ class PartGroup:
         return out
 
     def _rebuild(self, k: int) -> None:
-        import time
-
         lost = self.workers[k]
         deadline = time.monotonic() + LOST_WORKER_TIMEOUT
         while True:
@@ -432,8 +431,7 @@ class DistributedRows:
     """
 
     def __init__(self, client: Any, h: History, draws: Any, n_parts: int, worker_threads: int = 1) -> None:
-        self.n_pp, self.n_threads = h.n_pp, int(worker_threads)
-        self.m = h.n_cov + (1 if draws else 0)
+        self.n_threads = int(worker_threads)
         self.bounds = _bounds(h.lo.size, n_parts)
         lo, hi = h.lo.astype(np.int32), h.hi.astype(np.int32)
         self.group = PartGroup(client, Rows, [(h.n_pp, lo[a:b], hi[a:b], h.x[a:b], h.n[a:b], h.win[a:b], h.draw[a:b],
