@@ -262,8 +262,19 @@ def test_dynamic_fit_from_a_dask_frame(client):
                   dask_dataframe.from_pandas(frame, npartitions=3), client,
                   score="score", time="t", advantage="home")
     np.testing.assert_allclose(got.pp_rating_, ref.pp_rating_, rtol=0, atol=1e-10)
-    with pytest.raises(TypeError, match="GameLog or a dask DataFrame"):
+    with pytest.raises(TypeError, match="GameLog, PeriodGames .* or a dask DataFrame"):
         ddk.fit(discrank.DynamicElo(period=1.0), log.to_pairs(), client)
+
+
+def test_dynamic_fit_of_games_summed_by_period(client):
+    log = _league(13, draws=True)
+    summed = discrank.PeriodGames.from_log(log, 1.0)
+    kw = dict(period=1.0, drift=0.2, prior_scale=1.0, draws="davidson", tol=1e-12)
+    ref = discrank.DynamicElo(**kw).fit(log)
+    got = ddk.fit(discrank.DynamicElo(**kw), summed, client, n_parts=2)
+    assert got.dask_calls_ > 10
+    np.testing.assert_allclose(got.pp_rating_, ref.pp_rating_, rtol=0, atol=1e-10)
+    np.testing.assert_allclose(got.beta_, ref.beta_, rtol=0, atol=1e-10)
 
 
 def _die_in_product():  # run on the victim worker: its rows' next Hessian product kills the process

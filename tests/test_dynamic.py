@@ -558,7 +558,7 @@ def test_the_history_is_the_same_with_int32_and_int64_player_period_keys(monkeyp
 
     log = league(n=30, periods=40, games=3000, draws=True, seed=4)
     m = DynamicElo(period=1.0)
-    labels, ca, cb, score, bins, t, x = m._games(log)
+    labels, ca, cb, score, bins, t, x, _ = m._games(log)
     small = _history.build_history(ca, cb, score, bins, x, len(labels), True)
     monkeypatch.setattr(_history, "INT32_KEYS", 0)  # the int64 path of logs with n_players * periods >= 2^31
     wide = _history.build_history(ca, cb, score, bins, x, len(labels), True)
@@ -594,3 +594,22 @@ def test_a_frozen_validation_scores_forecasts_from_the_fit_before_its_gap():
     # the online validation (the default) forecasts from several origins inside the window
     online = DynamicElo(period=1.0, variance_scale=2.0).fit(log, validation=Validation(window=4.0, online=True))
     assert online.tuning_["periods"] > 1
+
+
+def test_newton_reaches_a_tolerance_below_the_objectives_rounding():
+    # near the MAP a Newton step's decrease is below the rounding of the objective (about 3000 here), so
+    # Armijo's test cannot see it: the step is taken when it shrinks the gradient. Judged by the value
+    # alone, this fit halved its steps to nothing and stopped at max_iter with a relative gradient of 6e-11.
+    rng = np.random.default_rng(13)
+    n, periods, games = 40, 20, 5000
+    true = np.cumsum(rng.normal(0, 0.2, (n, periods)), axis=1) + rng.normal(0, 1, (n, 1))
+    a = rng.integers(0, n, games)
+    b = (a + rng.integers(1, n, games)) % n
+    t = np.sort(rng.integers(0, periods, games))
+    home = rng.choice([-1.0, 0.0, 1.0], games)
+    p = expit(true[a, t] - true[b, t] + 0.4 * home)
+    u = rng.random(games)
+    y = np.where(u < p - 0.1, 1.0, np.where(u < p + 0.1, 0.5, 0.0))
+    log = GameLog.from_arrays(a, b, y, t.astype(float), advantage={"home": home})
+    m = DynamicElo(period=1.0, drift=0.2, prior_scale=1.0, draws="davidson", tol=1e-12).fit(log)
+    assert m.converged_ and m.n_iter_ <= 10 and m.gradient_ <= 1e-12

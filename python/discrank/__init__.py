@@ -53,6 +53,7 @@ from discrank.bootstrap import bootstrap  # noqa: E402
 from discrank._tuning import Validation  # noqa: E402
 from discrank.evaluation import Evaluation, evaluate  # noqa: E402
 from discrank.dynamic import DynamicElo  # noqa: E402
+from discrank.periods import PeriodGames  # noqa: E402
 from discrank.scan import scan_games  # noqa: E402
 
 __all__ = [
@@ -71,6 +72,7 @@ __all__ = [
     "NotFittedError",
     "NumericalError",
     "PairwiseData",
+    "PeriodGames",
     "SchurDecomposition",
     "Validation",
     "analysis",

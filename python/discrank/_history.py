@@ -32,7 +32,7 @@ from scipy.special import expit
 from discrank import _core
 
 __all__ = ["History", "Rows", "build_history", "solve_history", "covariance_at", "chains", "carry", "period_index",
-           "PERIODS", "MAX_PERIODS"]
+           "period_start", "PERIODS", "MAX_PERIODS"]
 
 #: Calendar periods of datetime times.
 PERIODS = ("day", "week", "month", "year")
@@ -42,6 +42,9 @@ MAX_PERIODS = 10_000_000
 #: each gain less than their evaluation costs on weekly ATP refits; tighter (0.03) ones spend more
 #: conjugate-gradient iterations (bench/bench_dynamic.py --online tennis).
 FORCING_CAP = 0.1
+#: A Newton step whose predicted decrease is below this times the objective is judged by the gradient
+#: (the objective's sums round at about 1e-16 of their value, times the terms' count's square root).
+ROUNDING = 1e-13
 #: build_history codes the player-periods with int32 keys when ``n_players * periods`` is at most this.
 INT32_KEYS = np.iinfo(np.int32).max
 
@@ -82,6 +85,41 @@ def period_index(t: np.ndarray, period) -> np.ndarray:
     if not (math.isfinite(width) and width > 0):
         raise ValueError(f"period={period!r} is not a positive number")
     return np.floor(np.asarray(t, dtype=np.float64) / width).astype(np.int64)
+
+
+def period_start(bins: np.ndarray, period, dates: bool) -> np.ndarray:
+    """The start of each period (the inverse of :func:`period_index`): datetime64[D] for calendar
+    periods of dates; ``bin * period`` for a numeric width, moved up to the next float where rounding
+    would put it in the bin before (so that ``period_index`` of a start is its bin).
+
+    Parameters
+    ----------
+    bins : ndarray of int64
+        Periods from :func:`period_index`.
+    period : str or float
+        The period of the bins.
+    dates : bool
+        Whether the times are dates (else numbers).
+    """
+    bins = np.asarray(bins, dtype=np.int64)
+    if dates:
+        if period == "day":
+            return bins.astype("datetime64[D]")
+        if period == "week":
+            return (bins * 7 - 3).astype("datetime64[D]")
+        if period == "month":
+            return bins.astype("datetime64[M]").astype("datetime64[D]")
+        if period == "year":
+            return bins.astype("datetime64[Y]").astype("datetime64[D]")
+        raise ValueError(f"period={period!r} is not one of {PERIODS} (the times are dates)")
+    width = float(period)
+    t = bins * width
+    for _ in range(4):
+        low = np.floor(t / width) < bins
+        if not low.any():
+            break
+        t[low] = np.nextafter(t[low], np.inf)
+    return t
 
 
 @dataclass
@@ -125,7 +163,7 @@ class History:
 
 
 def build_history(ca: np.ndarray, cb: np.ndarray, score: np.ndarray, bins: np.ndarray, x: Optional[np.ndarray],
-                  n_players: int, draws: bool) -> History:
+                  n_players: int, draws: bool, w: Optional[np.ndarray] = None) -> History:
     """Rows over player-periods from coded games.
 
     Parameters
@@ -142,6 +180,9 @@ def build_history(ca: np.ndarray, cb: np.ndarray, score: np.ndarray, bins: np.nd
         Number of player codes.
     draws : bool
         Whether the rows keep wins and draws apart (a draw model); else ``win`` is the score sum.
+    w : ndarray of float, optional
+        The number of games each entry stands for (games summed by :class:`discrank.PeriodGames`);
+        default one each.
 
     Returns
     -------
@@ -187,13 +228,19 @@ def build_history(ca: np.ndarray, cb: np.ndarray, score: np.ndarray, bins: np.nd
     key = (lo * n_pp + hi) * n_x + xcode
     ukey, rinv = np.unique(key, return_inverse=True)
     n_rows = ukey.size
-    rows_n = np.bincount(rinv, minlength=n_rows).astype(np.float64)
-    if draws:
-        is_draw = y == 0.5
-        win = np.bincount(rinv, (y == 1.0).astype(np.float64), n_rows)
-        draw = np.bincount(rinv, is_draw.astype(np.float64), n_rows)
+    if w is None:
+        rows_n = np.bincount(rinv, minlength=n_rows).astype(np.float64)
     else:
-        win = np.bincount(rinv, y, n_rows)
+        w = np.asarray(w, dtype=np.float64)
+        rows_n = np.bincount(rinv, w, n_rows)
+    if draws:
+        is_win, is_draw = (y == 1.0).astype(np.float64), (y == 0.5).astype(np.float64)
+        if w is not None:
+            is_win, is_draw = is_win * w, is_draw * w
+        win = np.bincount(rinv, is_win, n_rows)
+        draw = np.bincount(rinv, is_draw, n_rows)
+    else:
+        win = np.bincount(rinv, y if w is None else y * w, n_rows)
         draw = np.zeros(n_rows)
     r_x = ukey % n_x
     pairkey = ukey // n_x
@@ -578,11 +625,17 @@ def solve_history(h: History, drift: float, prior_scale: float, draws: bool, the
         if slope >= 0:  # not a descent direction (CG stopped early on a bad system): use the preconditioned gradient
             step = -M.matvec(g)
             slope = float(np.dot(g, step))
+        # a decrease below the objective's rounding cannot be seen in its value: there a step that
+        # shrinks the gradient is taken (else the line search halves down to nothing and Newton stalls)
+        unseen = -slope <= ROUNDING * max(1.0, abs(value))
+        g_max = float(np.abs(g).max())
         t = 1.0
         while True:
             trial = theta + t * step
             v_new, g_new = prob.value_grad(trial)  # the rows keep the curvature of the last trial: the step's
             if v_new <= value + 1e-4 * t * slope or t < 1e-10:
+                break
+            if unseen and float(np.abs(g_new).max()) < g_max:
                 break
             t *= 0.5
         theta, value, g = trial, v_new, g_new

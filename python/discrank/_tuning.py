@@ -143,14 +143,19 @@ def _weights(data: PairwiseData) -> np.ndarray:
     return data.n_games if data.n_games is not None else np.ones(data.n_pairs)
 
 
-def _time_bounds(t: np.ndarray, validation: Validation) -> tuple[int, int]:
+def _time_bounds(t: np.ndarray, validation: Validation, weights: Optional[np.ndarray] = None) -> tuple[int, int]:
     """``(n_fit, val_start)`` of sorted times ``t``: the games to fit are ``t[:n_fit]``, those to validate
     on ``t[val_start:]``. The validation games are the latest ``fraction`` of the games, or those after
     ``t[-1] - window``; the games fitted end ``gap`` before the first of them (no game of the validation's
-    first time is fitted)."""
+    first time is fitted). ``weights``: the games each entry stands for (the fraction is of their sum)."""
     n = len(t)
     if validation.window is None:
-        cut = min(max(int(math.floor((1.0 - validation.fraction) * n)), 1), n - 1)
+        if weights is None:
+            cut = int(math.floor((1.0 - validation.fraction) * n))
+        else:
+            total = np.cumsum(weights)
+            cut = int(np.searchsorted(total, math.floor((1.0 - validation.fraction) * total[-1]), side="right"))
+        cut = min(max(cut, 1), n - 1)
         end = t[cut] if validation.gap is None else t[cut] - validation.gap
         return int(np.searchsorted(t, end, side="left")), cut
     start = t[-1] - validation.window
@@ -158,9 +163,13 @@ def _time_bounds(t: np.ndarray, validation: Validation) -> tuple[int, int]:
     return int(np.searchsorted(t, bound, side="right")), int(np.searchsorted(t, start, side="right"))
 
 
-def _time_cut(t: np.ndarray, validation: Validation):
-    """(games to fit, games to validate on) of sorted times ``t``, as masks (:func:`_time_bounds`)."""
-    n_fit, val_start = _time_bounds(t, validation)
+def _time_cut(t: np.ndarray, validation: Validation, weights: Optional[np.ndarray] = None, whole: bool = False):
+    """(games to fit, games to validate on) of sorted times ``t``, as masks (:func:`_time_bounds`).
+    ``whole``: the validation starts at the first game of its first time (games with no order within a
+    time, :class:`discrank.PeriodGames`)."""
+    n_fit, val_start = _time_bounds(t, validation, weights)
+    if whole:
+        val_start = min(int(np.searchsorted(t, t[val_start], side="left")), val_start)
     index = np.arange(len(t))
     return index < n_fit, index >= val_start
 

@@ -566,12 +566,13 @@ def _fit_dynamic(model: Any, data: Any, client: Any, n_parts: int, worker_thread
     """:func:`fit` of a DynamicElo: each whole-history solve (the tuning's and the final one) runs on
     :class:`DistributedRows`."""
     from discrank.logs import GameLog
+    from discrank.periods import PeriodGames
 
     validation = fit_kw.pop("validation", None)
-    if not isinstance(data, GameLog):
+    if not isinstance(data, (GameLog, PeriodGames)):
         if isinstance(data, PairwiseData):
-            raise TypeError("DynamicElo fits games with their times: give a GameLog or a dask DataFrame of games, "
-                            "not pairs")
+            raise TypeError("DynamicElo fits games with their times: give a GameLog, PeriodGames (scan_games "
+                            "with period=) or a dask DataFrame of games, not pairs")
         data = GameLog.from_frame(data.compute(), **fit_kw)
     elif fit_kw:
         raise TypeError(f"unexpected arguments {sorted(fit_kw)}: they are GameLog.from_frame()'s, for a dask "

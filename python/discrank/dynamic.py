@@ -28,8 +28,9 @@ from discrank.evaluation import game_losses, outcome_losses
 from discrank import persist
 from discrank.models._base import Params, one_blas_thread, resolve_n_jobs
 from discrank.persist import FittedArray
+from discrank.periods import PeriodGames
 from discrank._history import (MAX_PERIODS, build_history, carry, chain_variances, chains, covariance_at,
-                               period_index, solve_history)
+                               period_index, period_start, solve_history)
 
 __all__ = ["DynamicElo", "DRIFT_GRID", "PRIOR_GRID", "VARIANCE_GRID"]
 
@@ -154,6 +155,7 @@ class DynamicElo(Params):
         FittedArray("games_time_", ("g",), required=False, bound=None),
         FittedArray("games_time_int_", ("g",), kind="i", required=False),
         FittedArray("games_x_", ("g", "c"), required=False, bound=None),
+        FittedArray("games_count_", ("g",), required=False, bound=None, nonnegative="game count"),
         FittedArray("pp_rating_", ("q",)),
         FittedArray("pp_sd_", ("q",), nonnegative="standard deviation"),
         FittedArray("theta_tail_", ("e",)),
@@ -188,12 +190,25 @@ class DynamicElo(Params):
     def _check_params(self, log: Any) -> None:
         from discrank.logs import GameLog
 
-        if not isinstance(log, GameLog):
-            raise TypeError(f"DynamicElo.fit expects a discrank.GameLog, got {type(log).__name__}")
-        if self.period is not None and log.time is None:
+        if isinstance(log, PeriodGames):
+            self._check_period_of(log)
+        elif not isinstance(log, GameLog):
+            raise TypeError(f"DynamicElo.fit expects a discrank.GameLog or discrank.PeriodGames, got "
+                            f"{type(log).__name__}")
+        elif self.period is not None and log.time is None:
             raise ValueError("DynamicElo needs the games' times (GameLog time=...); give period=None for a "
                              "stationary fit")
         self._check_own_params()
+
+    def _check_period_of(self, games: "PeriodGames") -> None:
+        """Games summed by period suit this model when their period is its period (or it has none)."""
+        if self.period is None:
+            return
+        same = (games.period == self.period if isinstance(self.period, str) or isinstance(games.period, str)
+                else float(games.period) == float(self.period))
+        if not same:
+            raise ValueError(f"the games are summed by period={games.period!r}, but this model's period is "
+                             f"{self.period!r}: scan them with period={self.period!r} (or fit period=None)")
 
     def _check_own_params(self) -> None:
         """The parameters' checks that need no log (a ValueError or TypeError names the parameter)."""
@@ -219,9 +234,12 @@ class DynamicElo(Params):
 
     # ------------------------------------------------------------------ fitting
     def _games(self, log: Any):
-        """(labels, code a, code b, score, bins, x) of a log, in time order."""
+        """(labels, code a, code b, score, bins, times, x, weights) of a log, in time order (weights: None,
+        or the games each entry stands for, :meth:`PeriodGames._weighted_games`)."""
         from discrank._tuning import code_log
 
+        if isinstance(log, PeriodGames):
+            return (log.labels,) + self._period_games(log)
         labels, ca, cb = code_log(log)
         score = np.asarray(log.score, dtype=np.float64)
         if log.time is not None:
@@ -237,7 +255,15 @@ class DynamicElo(Params):
             if order is not None:
                 x = x[order]
         bins = self._bins(t) if self.period is not None else np.zeros(len(score), dtype=np.int64)
-        return labels, ca, cb, score, bins, t, x
+        return labels, ca, cb, score, bins, t, x, None
+
+    def _period_games(self, games: "PeriodGames"):
+        """(code a, code b, score, bins, times, x, weights) of games summed by period, as weighted games
+        in time order (their codes into ``games.labels``)."""
+        row, score, w = games._weighted_games()
+        x = None if games.advantage is None else games.advantage[row]
+        bins = games.bins[row] if self.period is not None else np.zeros(row.size, dtype=np.int64)
+        return games.a[row], games.b[row], score, bins, games.time[row], x, w
 
     def _check_draws(self, score: np.ndarray) -> None:
         if self.draws is None:
@@ -319,7 +345,7 @@ class DynamicElo(Params):
     def _fit_log(self, log: Any, validation: Any) -> "DynamicElo":
         """:meth:`fit`'s body (see there)."""
         self._check_params(log)
-        labels, ca, cb, score, bins, t, x = self._games(log)
+        labels, ca, cb, score, bins, t, x, w = self._games(log)
         self._check_draws(score)
         names = tuple(log.advantage_names) if log.advantage is not None else ()
         if x is not None and len(names) < x.shape[1]:
@@ -329,18 +355,19 @@ class DynamicElo(Params):
         scale = 1.0 if self.variance_scale is None else float(self.variance_scale)
         tuning = None
         if (drift is None and self.period is not None) or prior is None:
-            drift, prior, scale, tuning = self._tune(ca, cb, score, bins, t, x, len(labels), validation)
+            drift, prior, scale, tuning = self._tune(ca, cb, score, bins, t, x, len(labels), validation, w,
+                                                     isinstance(log, PeriodGames))
         if self.period is None:
             drift = 1.0  # unused: one period
         self.variance_scale_ = scale
-        self._store(labels, ca, cb, score, bins, t, x, names, drift, prior, tuning, warm=None)
+        self._store(labels, ca, cb, score, bins, t, x, w, names, drift, prior, tuning, warm=None)
         return self
 
-    def _solve(self, ca, cb, score, bins, x, n_players, drift, prior, warm=None, tol=None):
+    def _solve(self, ca, cb, score, bins, x, w, n_players, drift, prior, warm=None, tol=None):
         """(History, HistoryResult) of the games; ``warm``: (player, period, rating, tail) of a fit over
         fewer games to start from (:func:`discrank._history.carry`), refitted to ``update_tol`` (or to
-        ``tol`` when given)."""
-        h = build_history(ca, cb, score, bins, x, n_players, self.draws)
+        ``tol`` when given); ``w``: the games each entry stands for (None: one each)."""
+        h = build_history(ca, cb, score, bins, x, n_players, self.draws, w)
         theta0 = None if warm is None else carry(*warm, h)
         if tol is None:
             tol = self.tol if warm is None else max(self.tol, self.update_tol)
@@ -355,10 +382,10 @@ class DynamicElo(Params):
                 rows.close()
         return h, res
 
-    def _store(self, labels, ca, cb, score, bins, t, x, names, drift, prior, tuning, warm) -> None:
+    def _store(self, labels, ca, cb, score, bins, t, x, w, names, drift, prior, tuning, warm) -> None:
         from discrank._labels import LabelIndex
 
-        h, res = self._solve(ca, cb, score, bins, x, len(labels), drift, prior, warm=warm)
+        h, res = self._solve(ca, cb, score, bins, x, w, len(labels), drift, prior, warm=warm)
         if not np.all(np.isfinite(res.r)):
             from discrank.exceptions import NumericalError
 
@@ -366,7 +393,7 @@ class DynamicElo(Params):
         var = chain_variances(res.hessian_diag, res.hessian_off, h.first)
         self.labels_ = labels
         self._index = LabelIndex(labels)
-        self._games_ = (ca, cb, score, bins, t, x)
+        self._games_ = (ca, cb, score, bins, t, x, w)
         self.drift_ = float(drift) if self.period is not None else None
         self.prior_scale_ = float(prior)
         self.tuning_ = tuning
@@ -421,7 +448,7 @@ class DynamicElo(Params):
 
         Parameters
         ----------
-        log : GameLog
+        log : GameLog or PeriodGames
             The new games (at or after the fitted games' times); new players enter with the prior.
 
         Returns
@@ -435,50 +462,65 @@ class DynamicElo(Params):
     def _update_log(self, log: Any) -> "DynamicElo":
         """:meth:`update`'s body (see there)."""
         self._check_fitted()
-        from discrank._labels import as_label_array, canonical_labels
+        from discrank._labels import LabelIndex, as_label_array, canonical_labels
 
         if len(log) == 0:
             return self
-        ca0, cb0, s0, b0, t0, x0 = self._games_
-        new = canonical_labels(as_label_array(np.concatenate([np.asarray(log.a), np.asarray(log.b)]), "a"))
+        ca0, cb0, s0, b0, t0, x0, w0 = self._games_
+        summed = isinstance(log, PeriodGames)
+        if summed:
+            self._check_period_of(log)
+            ca1, cb1, s1, b1, t1, x1, w1 = self._period_games(log)
+            new = log.labels
+        else:
+            new = canonical_labels(as_label_array(np.concatenate([np.asarray(log.a), np.asarray(log.b)]), "a"))
         idx = self._index.lookup(new)
         labels = self.labels_
         if (idx < 0).any():
             fresh = np.unique(new[idx < 0])
             labels = np.concatenate([labels, fresh.astype(labels.dtype) if labels.dtype != object else fresh])
-            from discrank._labels import LabelIndex
-
             self._index = LabelIndex(labels)
             idx = self._index.lookup(new)
-        n_new = len(log)
-        ca1, cb1 = idx[:n_new].astype(np.int64), idx[n_new:].astype(np.int64)
-        s1 = np.asarray(log.score, dtype=np.float64)
-        t1 = None if log.time is None else np.asarray(log.time)
-        if t1 is not None:
-            order = np.argsort(t1, kind="stable")
-            ca1, cb1, s1, t1 = ca1[order], cb1[order], s1[order], t1[order]
+        if summed:
+            ca1, cb1 = idx[ca1].astype(np.int64), idx[cb1].astype(np.int64)
         else:
-            order = None
-        x1 = None
-        if x0 is not None:
-            if log.advantage is None:
-                raise ValueError("the model was fitted with advantage covariates; the new games have none")
-            x1 = np.asarray(log.advantage, dtype=np.float64).reshape(n_new, -1)
+            n_new = len(log)
+            ca1, cb1 = idx[:n_new].astype(np.int64), idx[n_new:].astype(np.int64)
+            s1 = np.asarray(log.score, dtype=np.float64)
+            t1 = None if log.time is None else np.asarray(log.time)
+            order = None if t1 is None else np.argsort(t1, kind="stable")
             if order is not None:
-                x1 = x1[order]
-        b1 = self._bins(t1) if self.period is not None else np.zeros(n_new, dtype=np.int64)
+                ca1, cb1, s1, t1 = ca1[order], cb1[order], s1[order], t1[order]
+            x1, w1 = None, None
+            if log.advantage is not None:
+                x1 = np.asarray(log.advantage, dtype=np.float64).reshape(n_new, -1)
+                x1 = x1 if order is None else x1[order]
+            b1 = self._bins(t1) if self.period is not None else np.zeros(n_new, dtype=np.int64)
+        if (x0 is None) != (x1 is None):
+            raise ValueError("the model was fitted with advantage covariates; the new games have none" if x1 is None
+                             else "the new games have advantage covariates; the model was fitted without")
+        if self.draws is not None and not np.isin(s1, (0.0, 0.5, 1.0)).all():
+            k = int(np.flatnonzero(~np.isin(s1, (0.0, 0.5, 1.0)))[0])
+            raise ValueError(f"draws={self.draws!r} needs results 1, 0.5 or 0; new game {k} (in time order) has "
+                             f"score {s1[k]!r}")
+        if t0 is not None and t1 is not None and t0.dtype.kind != t1.dtype.kind:
+            raise ValueError(f"the new games' times are {'dates' if t1.dtype.kind == 'M' else 'numbers'}, the "
+                             f"fitted games' {'dates' if t0.dtype.kind == 'M' else 'numbers'}")
         ca, cb = np.concatenate([ca0, ca1]), np.concatenate([cb0, cb1])
         score = np.concatenate([s0, s1])
         bins = np.concatenate([b0, b1])
         t = None if t0 is None else np.concatenate([t0, t1])
         x = None if x0 is None else np.concatenate([x0, x1])
+        w = None
+        if w0 is not None or w1 is not None:
+            w = np.concatenate([np.ones(ca0.size) if w0 is None else w0, np.ones(ca1.size) if w1 is None else w1])
         warm = (self.pp_player_, self.pp_bin_, self.pp_rating_, self._theta[self.pp_rating_.size:])
-        self._store(labels, ca, cb, score, bins, t, x, self.advantage_names_, self.drift_ or 1.0,
+        self._store(labels, ca, cb, score, bins, t, x, w, self.advantage_names_, self.drift_ or 1.0,
                     self.prior_scale_, self.tuning_, warm)
         return self
 
     # ------------------------------------------------------------------ tuning
-    def _tune(self, ca, cb, score, bins, t, x, n_players, validation):
+    def _tune(self, ca, cb, score, bins, t, x, n_players, validation, w=None, whole=False):
         from discrank._tuning import Validation, _time_cut
 
         # Validation(online=False) given: the forecasts of a frozen model, all from the fit before the gap
@@ -487,8 +529,9 @@ class DynamicElo(Params):
             validation = Validation()
         if not isinstance(validation, Validation):
             raise TypeError(f"validation must be a discrank.Validation, got {type(validation).__name__}")
+        weight = np.ones(len(score)) if w is None else w  # the games each entry stands for
         if t is not None:
-            fit_mask, val_mask = _time_cut(t, validation)
+            fit_mask, val_mask = _time_cut(t, validation, w, whole)
         else:
             cut = int(len(score) * (1 - validation.fraction))
             fit_mask = np.arange(len(score)) < cut
@@ -500,7 +543,7 @@ class DynamicElo(Params):
             drifts = [self.drift] if self.drift is not None else [base * g for g in DRIFT_GRID]
         priors = [self.prior_scale] if self.prior_scale is not None else list(PRIOR_GRID)
         scales = [self.variance_scale] if self.variance_scale is not None else list(VARIANCE_GRID)
-        if fit_mask.sum() < 10 or val_mask.sum() < 10:
+        if weight[fit_mask].sum() < 10 or weight[val_mask].sum() < 10:
             return drifts[len(drifts) // 2], priors[len(priors) // 2], 1.0 if self.variance_scale is None else scales[0], None
         # the origins: the window's first period and others spread over it (more for a small log); every
         # validation game is predicted from the fit at the latest origin at or before its period (a
@@ -512,7 +555,7 @@ class DynamicElo(Params):
         else:
             val = np.flatnonzero(val_mask)
             units = key[val][np.r_[True, key[val][1:] != key[val][:-1]]]  # the window's periods
-            n_origins = min(units.size, max(ORIGINS, int(ORIGIN_GAMES // max(len(score), 1))))
+            n_origins = min(units.size, max(ORIGINS, int(ORIGIN_GAMES // max(weight.sum(), 1))))
             pick = units[np.unique(np.linspace(0, units.size - 1, n_origins).round().astype(int))]
             origins = np.searchsorted(key, pick, side="left")
         block = np.searchsorted(origins, np.arange(len(score)), side="right") - 1  # each game's origin
@@ -531,7 +574,7 @@ class DynamicElo(Params):
             for i, k in enumerate(origins):  # the games before the origin: every game of an earlier period
                 # the first origin starts from the previous candidate's fit of the same games
                 h, res = self._solve(ca[:k], cb[:k], score[:k], bins[:k], None if x is None else x[:k],
-                                     n_players, drift, prior,
+                                     None if w is None else w[:k], n_players, drift, prior,
                                      warm=prev if i else first_fit.get("warm"), tol=max(self.tol, TUNE_TOL))
                 prev = (h.pp_player, h.pp_bin, res.r,
                         np.concatenate([res.beta, [] if res.eta is None else [res.eta]]))
@@ -551,8 +594,8 @@ class DynamicElo(Params):
                         loss = game_losses(q[:, 0] + 0.5 * q[:, 1], y)["log_loss"]
                     else:
                         loss = outcome_losses(q, y)
-                    loss_sum[j] += float(loss.sum())
-                n_scored += games.size
+                    loss_sum[j] += float(loss.sum() if w is None else loss @ w[games])
+                n_scored += games.size if w is None else float(w[games].sum())
             j = int(np.argmin(loss_sum))
             scores[drift, prior] = float(loss_sum[j]) / max(n_scored, 1)
             best_scale[drift, prior] = scales[j]
@@ -608,7 +651,7 @@ class DynamicElo(Params):
         walk = ("one rating per player (period=None)" if self.period is None else
                 f"a random walk per {self.period!r} period, drift {self.drift_:.4g} logits per period")
         lines = [f"dynamic Elo: {walk}; prior scale {self.prior_scale_:.4g}, variance scale {self.variance_scale_:.4g}",
-                 f"{self.pp_rating_.size} player-periods from {self._games_[0].size} games"
+                 f"{self.pp_rating_.size} player-periods from {self._n_games():.0f} games"
                  + ("" if self.period is None else f", the last period {self._bin_start(np.array([self.last_bin_]))[0]}")]
         se = self.beta_se_
         for k, name in enumerate(self.advantage_names_):
@@ -619,12 +662,17 @@ class DynamicElo(Params):
             lines.append(f"Rao-Kupper's draw threshold {self.draw_threshold_:.4g} (se {self.draw_eta_se_:.2g})")
         return "\n".join(lines)
 
+    def _n_games(self) -> float:
+        """The games fitted."""
+        w = self._games_[6]
+        return float(self._games_[0].size if w is None else w.sum())
+
     def _state_to_save(self) -> tuple[dict, dict]:
         """The arrays and scalars of a model file (``_fitted_arrays``, ``_fitted_scalars``)."""
-        ca, cb, score, bins, t, x = self._games_
+        ca, cb, score, bins, t, x, w = self._games_
         arrays = {"games_a_": ca, "games_b_": cb, "games_score_": score, "games_bin_": bins,
                   "pp_rating_": self.pp_rating_, "pp_sd_": self.pp_sd_,
-                  "theta_tail_": self._theta[self.pp_rating_.size:], "games_x_": x}
+                  "theta_tail_": self._theta[self.pp_rating_.size:], "games_x_": x, "games_count_": w}
         scalars = {"drift_": self.drift_, "prior_scale_": self.prior_scale_, "variance_scale_": self.variance_scale_,
                    "converged_": bool(self.converged_), "n_iter_": int(self.n_iter_), "n_cg_": int(self.n_cg_),
                    "gradient_": float(self.gradient_), "objective_": float(self.objective_)}
@@ -693,7 +741,14 @@ class DynamicElo(Params):
             raise ValueError("games_x_ holds covariates, but the header names no advantage")
         if x is not None:
             self._check_covariates(x, names)
-        h = build_history(ca, cb, score, bins, x, n, self.draws is not None)
+        w = arrays.get("games_count_")
+        if w is not None:
+            if w.shape != (g,):
+                raise ValueError(f"games_count_ has shape {w.shape}, but games_a_ holds {g} games")
+            if not (w > 0).all():
+                k = int(np.flatnonzero(~(w > 0))[0])
+                raise ValueError(f"games_count_[{k}] = {show(w[k])} is not a positive number of games")
+        h = build_history(ca, cb, score, bins, x, n, self.draws is not None, w)
         for key in ("pp_rating_", "pp_sd_"):
             if arrays[key].shape != (h.n_pp,):
                 raise ValueError(f"{key} has shape {arrays[key].shape}, but the games make {h.n_pp} player-periods")
@@ -716,7 +771,7 @@ class DynamicElo(Params):
             _check_scale(scalars[key], key[:-1])
         self.labels_ = labels
         self._index = LabelIndex(labels)
-        self._games_ = (ca, cb, score, bins, t, x)
+        self._games_ = (ca, cb, score, bins, t, x, w)
         self.drift_ = None if self.period is None else float(drift)
         self.prior_scale_, self.variance_scale_ = float(scalars["prior_scale_"]), float(scalars["variance_scale_"])
         self.tuning_ = None
@@ -939,15 +994,7 @@ class DynamicElo(Params):
     def _bin_start(self, b: np.ndarray) -> np.ndarray:
         if self.period is None:
             return np.zeros(b.size)
-        if isinstance(self.period, str):
-            if self.period == "day":
-                return b.astype("datetime64[D]")
-            if self.period == "week":
-                return (b * 7 - 3).astype("datetime64[D]")
-            if self.period == "month":
-                return b.astype("datetime64[M]").astype("datetime64[D]")
-            return b.astype("datetime64[Y]").astype("datetime64[D]")
-        return b * float(self.period)
+        return period_start(b, self.period, isinstance(self.period, str))
 
     def plot_history(self, players: Any, ax: Any = None, band: float = 1.0):
         """Rating histories of chosen players, with a band of ``band`` standard deviations (needs

@@ -781,10 +781,12 @@ def read_pgn(path: Any, *, progress: Optional[bool] = None, max_games: Optional[
 
 
 def _pgn_rows(path: Any, white: list, black: list, score: list, dates: list, kind_arr: np.ndarray, results: dict, *,
-              start: Any, end: Any, min_player_games: int, invalid: str, game0: int = 0, empty_ok: bool = False):
+              start: Any, end: Any, min_player_games: int, invalid: str, game0: int = 0, empty_ok: bool = False,
+              need_time: bool = False):
     """The valid games of PGN header records (:func:`read_pgn`'s rules): (White, Black, score, dates as
     datetime64[D] with NaT where a game has none, dropped counts). ``game0``: the number of the first
-    record in its file (a chunk of a scan); ``empty_ok``: no valid game returns empty arrays."""
+    record in its file (a chunk of a scan); ``empty_ok``: no valid game returns empty arrays;
+    ``need_time``: a game without a date is invalid (a scan by period)."""
     W, B = text_array(white), text_array(black)  # object arrays: memory grows with the names' total length
     miss_w = np.isin(W, ("", "?"))
     miss_b = np.isin(B, ("", "?"))
@@ -792,7 +794,7 @@ def _pgn_rows(path: Any, white: list, black: list, score: list, dates: list, kin
     t_missing = np.array([d is None for d in dates], dtype=bool)
     t_invalid = np.isnat(t)
     windowed = start is not None or end is not None
-    if windowed:
+    if windowed or need_time:
         kind_arr[(kind_arr == 0) & t_missing] = MISSING_TIME
     kind_arr[(kind_arr == 0) & t_invalid & ~t_missing] = BAD_TIME  # a date tag that is not a date, in any case
 
@@ -807,7 +809,8 @@ def _pgn_rows(path: Any, white: list, black: list, score: list, dates: list, kin
         if code == BAD_RESULT:
             return f"game {k + game0} has the result {results[k]!r}, not one of {sorted(PGN_RESULTS)}"
         if code == MISSING_TIME:
-            return f"game {k + game0} has no date (UTCDate or Date tag) to compare with start / end"
+            return (f"game {k + game0} has no date (UTCDate or Date tag) "
+                    + ("to compare with start / end" if windowed else "to put it in a period"))
         return f"game {k + game0} has the date {show(dates[k])}, which is not a date (YYYY.MM.DD)"
 
     idx, dropped = screen_rows(kind_arr, W, B, miss_w, miss_b, t if windowed else None,

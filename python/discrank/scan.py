@@ -29,7 +29,9 @@ from discrank import _core
 from discrank._checks import check_choice, check_positive_int, show
 from discrank._labels import as_label_array
 from discrank._rows import INVALID_KINDS, advantage_columns, check_invalid, pandas_module, read_frame_rows, warn_user
+from discrank._history import MAX_PERIODS, period_index
 from discrank.data import PairwiseData, covariate_data
+from discrank.periods import PeriodGames
 
 __all__ = ["scan_games", "FORMATS", "parse_bytes"]
 
@@ -39,8 +41,10 @@ _COMPRESSED = (".gz", ".bz2", ".xz", ".zst")
 #: Games per chunk for Parquet and PGN (CSV chunks are pyarrow blocks of about ``BLOCK_BYTES``).
 BATCH_ROWS = 1 << 20
 BLOCK_BYTES = 64 << 20
-#: Bytes per row of a partial pair table in memory (key, covariate code, games, score sum).
+#: Bytes per row of a partial pair table in memory (key, covariate code, games, score sum), and more with
+#: ``period=`` (the period, the draws).
 _ROW_BYTES = 28
+_PERIOD_ROW_BYTES = 16
 #: The most distinct covariate rows a scan codes.
 MAX_COVARIATE_ROWS = 1 << 20
 
@@ -142,6 +146,7 @@ class _Chunk:
     x: Optional[np.ndarray]
     rows: int
     dropped: dict = field(default_factory=dict)
+    time: Optional[np.ndarray] = None
 
 
 def _frame_chunk(df: Any, path: str, row0: int, spec: dict) -> _Chunk:
@@ -154,7 +159,7 @@ def _frame_chunk(df: Any, path: str, row0: int, spec: dict) -> _Chunk:
         raise ValueError(f"{path}: {exc}") from None
     except TypeError as exc:
         raise TypeError(f"{path}: {exc}") from None
-    return _Chunk(rows.a, rows.b, rows.score, rows.advantage, len(df), rows.dropped)
+    return _Chunk(rows.a, rows.b, rows.score, rows.advantage, len(df), rows.dropped, rows.time)
 
 
 def _arrow_columns(spec: dict) -> list[str]:
@@ -265,10 +270,10 @@ def _pgn_chunks(path: str, spec: dict) -> Iterator[_Chunk]:
             white.append(w), black.append(b), dates.append(d), kinds.append(kind)
             score.append(PGN_RESULTS.get(result, np.nan))
         kind_arr = np.frombuffer(bytes(kinds), dtype=np.int8).copy()
-        W, B, s, _, dropped = _pgn_rows(path, white, black, score, dates, kind_arr, results, start=spec["start"],
+        W, B, s, t, dropped = _pgn_rows(path, white, black, score, dates, kind_arr, results, start=spec["start"],
                                         end=spec["end"], min_player_games=1, invalid=spec["invalid"], game0=game0,
-                                        empty_ok=True)
-        return _Chunk(W, B, s, None, len(records), dropped)
+                                        empty_ok=True, need_time=spec["period"] is not None)
+        return _Chunk(W, B, s, None, len(records), dropped, t)
 
     records: list = []
     game0 = 0
@@ -360,46 +365,73 @@ class _Coder:
 # ---------------------------------------------------------------------------------------------- tables
 @dataclass
 class _Table:
-    """Partial sums by (pair key, covariate code), sorted by key then code: key = lo * 2^32 + hi over the
-    scan's first-seen codes (lo < hi), ``n`` the games, ``w`` the score sum of lo."""
+    """Partial sums by (pair key, period, covariate code), sorted by key, then period, then code: key = lo *
+    2^32 + hi over the scan's first-seen codes (lo < hi), ``n`` the games, ``w`` the score sum of lo;
+    with ``period=``, ``bin`` the period and ``d`` the draws (else both None)."""
 
     key: np.ndarray
     x: np.ndarray
     n: np.ndarray
     w: np.ndarray
+    bin: Optional[np.ndarray] = None
+    d: Optional[np.ndarray] = None
 
     def __len__(self) -> int:
         return int(self.key.shape[0])
 
+    def columns(self) -> tuple:
+        """The names of the columns held."""
+        return _COLUMNS if self.bin is None else _COLUMNS + _PERIOD_COLUMNS
 
-def _reduce(key: np.ndarray, x: np.ndarray, n: np.ndarray, w: np.ndarray, by_x: bool, n_labels: int) -> _Table:
-    """Rows with equal (key, x) summed, in key order; the sums run in the rows' order (the core's
-    grouping by pair, else a stable sort)."""
+
+_COLUMNS = ("key", "x", "n", "w")
+_PERIOD_COLUMNS = ("bin", "d")
+
+
+def _empty(by_bin: bool) -> _Table:
+    extra = (np.empty(0, np.int64), np.empty(0)) if by_bin else (None, None)
+    return _Table(np.empty(0, np.int64), np.empty(0, np.int32), np.empty(0), np.empty(0), *extra)
+
+
+def _reduce(key: np.ndarray, x: np.ndarray, n: np.ndarray, w: np.ndarray, by_x: bool, n_labels: int,
+            bin: Optional[np.ndarray] = None, d: Optional[np.ndarray] = None) -> _Table:
+    """Rows with equal (key, bin, x) summed, in (key, bin, x) order; the sums run in the rows' order (the
+    core's grouping by pair, else a stable sort)."""
     if key.size == 0:
-        return _Table(key, x, n, w)
-    if not by_x:
+        return _Table(key, x, n, w, bin, d)
+    if not by_x and bin is None:
         inverse, lo, hi = _core.group_pairs(n_labels, (key >> 32).astype(np.int32), (key & 0xFFFFFFFF).astype(np.int32))
         k = lo.size
         return _Table((lo.astype(np.int64) << 32) | hi, np.zeros(k, dtype=np.int32), np.bincount(inverse, n, k),
                       np.bincount(inverse, w, k))
-    order = np.lexsort((x, key)) if by_x else np.argsort(key, kind="stable")
+    order = np.lexsort((x, key) if bin is None else (x, bin, key))
     key, x, n, w = key[order], x[order], n[order], w[order]
     new = np.empty(key.size, dtype=bool)
     new[0] = True
-    new[1:] = key[1:] != key[:-1]
-    if by_x:
-        new[1:] |= x[1:] != x[:-1]
+    new[1:] = (key[1:] != key[:-1]) | (x[1:] != x[:-1])
+    if bin is not None:
+        bin, d = bin[order], d[order]
+        new[1:] |= bin[1:] != bin[:-1]
     starts = np.flatnonzero(new)
     if starts.size == key.size:
-        return _Table(key, x, n, w)
-    return _Table(key[starts], x[starts], np.add.reduceat(n, starts), np.add.reduceat(w, starts))
+        return _Table(key, x, n, w, bin, d)
+    return _Table(key[starts], x[starts], np.add.reduceat(n, starts), np.add.reduceat(w, starts),
+                  None if bin is None else bin[starts], None if d is None else np.add.reduceat(d, starts))
 
 
 def _chunk_table(ca: np.ndarray, cb: np.ndarray, score: np.ndarray, xcode: Optional[np.ndarray],
-                 n_labels: int) -> _Table:
-    """One chunk's games summed by pair (and covariate code, already that of the pair's first player),
-    oriented lo < hi in first-seen codes: without covariates by the core's aggregation (the in-memory
-    one)."""
+                 n_labels: int, bins: Optional[np.ndarray] = None) -> _Table:
+    """One chunk's games summed by pair (and period, and covariate code, already that of the pair's first
+    player), oriented lo < hi in first-seen codes: without covariates or periods by the core's aggregation
+    (the in-memory one)."""
+    if bins is not None:
+        swap = ca > cb
+        lo = np.where(swap, cb, ca).astype(np.int64)
+        hi = np.where(swap, ca, cb).astype(np.int64)
+        y = np.where(swap, 1.0 - score, score)
+        x = np.zeros(lo.size, dtype=np.int32) if xcode is None else xcode
+        return _reduce((lo << 32) | hi, x, np.ones(lo.size), y, xcode is not None, n_labels, bins,
+                       (score == 0.5).astype(np.float64))
     if xcode is None:
         lo, hi, games, wins = _core.aggregate_games(n_labels, ca, cb, score, None)
         return _Table((lo.astype(np.int64) << 32) | hi, np.zeros(lo.size, dtype=np.int32), games, wins)
@@ -415,10 +447,12 @@ def _chunk_table(ca: np.ndarray, cb: np.ndarray, score: np.ndarray, xcode: Optio
 class _Accumulator:
     """Partial pair tables merged in memory, spilled as sorted runs when they outgrow the budget."""
 
-    def __init__(self, budget: int, tmpdir: Optional[str], by_x: bool) -> None:
-        self.cap = max(budget // (3 * _ROW_BYTES), 1 << 12)  # rows held before merging
+    def __init__(self, budget: int, tmpdir: Optional[str], by_x: bool, by_bin: bool = False) -> None:
+        row_bytes = _ROW_BYTES + (_PERIOD_ROW_BYTES if by_bin else 0)
+        self.cap = max(budget // (3 * row_bytes), 1 << 12)  # rows held before merging
         self.by_x = by_x
-        self.table = _Table(np.empty(0, np.int64), np.empty(0, np.int32), np.empty(0), np.empty(0))
+        self.by_bin = by_bin
+        self.table = _empty(by_bin)
         self.pending: list[_Table] = []
         self.pending_rows = 0
         self.runs: list[str] = []
@@ -438,19 +472,23 @@ class _Accumulator:
     def _merge(self) -> None:
         parts = [self.table] + self.pending
         self.pending, self.pending_rows = [], 0
-        self.table = _reduce(*(np.concatenate([getattr(p, f) for p in parts]) for f in ("key", "x", "n", "w")),
-                             self.by_x, self.n_labels)
+        self.table = self._reduced([[getattr(p, f) for p in parts] for f in self.table.columns()])
+
+    def _reduced(self, columns: list) -> _Table:
+        """``_reduce`` of the tables whose columns (in ``_Table.columns()`` order) are listed."""
+        key, x, n, w, *extra = (np.concatenate(c) for c in columns)
+        return _reduce(key, x, n, w, self.by_x, self.n_labels, *extra)
 
     def _spill(self) -> None:
         if self.tmp is None:
             self.tmp = tempfile.mkdtemp(prefix="discrank-scan-", dir=self.tmp_parent)
         run = os.path.join(self.tmp, f"run{len(self.runs):05d}")
         os.mkdir(run)
-        for f in ("key", "x", "n", "w"):
+        for f in self.table.columns():
             np.save(os.path.join(run, f + ".npy"), getattr(self.table, f))
         self.runs.append(run)
         self.spilled_rows += len(self.table)
-        self.table = _Table(np.empty(0, np.int64), np.empty(0, np.int32), np.empty(0), np.empty(0))
+        self.table = _empty(self.by_bin)
 
     def result(self) -> _Table:
         """All the sums, merged: in memory, or the runs merged one key range at a time."""
@@ -466,18 +504,18 @@ class _Accumulator:
         cuts = np.unique(sample[(np.arange(1, n_ranges) * sample.size) // n_ranges]) if n_ranges > 1 else sample[:0]
         bounds = [[0, *np.searchsorted(k, cuts, side="left").tolist(), k.shape[0]] for k in keys]
         out: list[_Table] = []
+        names = self.table.columns()
         for r in range(cuts.size + 1):
             parts = []
             for run, bd in zip(self.runs, bounds):
                 lo, hi = bd[r], bd[r + 1]
                 if hi > lo:
                     parts.append([np.array(np.load(os.path.join(run, f + ".npy"), mmap_mode="r")[lo:hi])
-                                  for f in ("key", "x", "n", "w")])
+                                  for f in names])
             if parts:
-                out.append(_reduce(*(np.concatenate([p[c] for p in parts]) for c in range(4)), self.by_x,
-                                   self.n_labels))
+                out.append(self._reduced([[p[c] for p in parts] for c in range(len(names))]))
         del keys
-        return _Table(*(np.concatenate([getattr(t, f) for t in out]) for f in ("key", "x", "n", "w")))
+        return _Table(*(np.concatenate([getattr(t, f) for t in out]) for f in names))
 
     def cleanup(self) -> None:
         if self.tmp is not None:
@@ -514,6 +552,7 @@ def _assemble(t: _Table, coder: _Coder, spec: dict) -> PairwiseData:
     xcode = t.x
     if spec["by_x"]:
         xcode = np.where(flip, coder.negation()[t.x], t.x)
+    bins, draws = t.bin, t.d
     del t, flip
     n_labels = order.size
     if spec["min_player_games"] > 1:
@@ -521,6 +560,8 @@ def _assemble(t: _Table, coder: _Coder, spec: dict) -> PairwiseData:
         if not keep.any():
             raise ValueError(f"no player has at least min_player_games={spec['min_player_games']} games")
         lo, hi, n, w, xcode = lo[keep], hi[keep], n[keep], w[keep], xcode[keep]
+        if bins is not None:
+            bins, draws = bins[keep], draws[keep]
     used = np.zeros(n_labels, dtype=bool)
     used[lo] = True
     used[hi] = True
@@ -532,6 +573,13 @@ def _assemble(t: _Table, coder: _Coder, spec: dict) -> PairwiseData:
     labels = coder.table.labels(np.ascontiguousarray(order, dtype=np.int32))
     if coder.kind == "int" and coder.unsigned:
         labels = labels.view(np.uint64)
+    if bins is not None:
+        x = None
+        if spec["by_x"]:
+            x_all = np.array(coder.x_rows, dtype=np.float64).reshape(len(coder.x_rows), -1)
+            x = x_all[xcode]
+        return PeriodGames._grouped(labels, lo, hi, bins, x, n, w, draws, spec["results"], spec["period"],
+                                    spec["advantage_names"], dict(spec["dropped"]), spec["dates"])
     lo32, hi32 = lo.astype(np.int32), hi.astype(np.int32)
     if not spec["by_x"]:
         # the pairs are distinct: the core's grouping sorts them, its inverse is where each one goes
@@ -588,8 +636,8 @@ def _parquet_rows(files: list[tuple[str, str]]) -> Optional[int]:
 def scan_games(paths: Any, a: str = "a", b: str = "b", score: Optional[str] = None, winner: Optional[str] = None,
                time: Optional[str] = None, *, format: Optional[str] = None, start: Any = None, end: Any = None,
                min_player_games: int = 1, invalid: str = "raise", advantage: Any = None,
-               weights: Optional[str] = None, memory_limit: Any = "1GiB", tmpdir: Any = None,
-               progress: Optional[bool] = None, batch_rows: int = BATCH_ROWS) -> PairwiseData:
+               weights: Optional[str] = None, period: Any = None, memory_limit: Any = "1GiB", tmpdir: Any = None,
+               progress: Optional[bool] = None, batch_rows: int = BATCH_ROWS) -> Any:
     """Aggregate game logs larger than memory to pairs: the :class:`~discrank.PairwiseData` that reading
     every file into a :class:`~discrank.GameLog` and calling ``to_pairs()`` gives, without holding the
     games.
@@ -617,7 +665,11 @@ def scan_games(paths: Any, a: str = "a", b: str = "b", score: Optional[str] = No
         they are met, before this filter (the in-memory readers skip the invalid rows of the players it
         removes).
     weights : {"games", "uniform"}, optional
-        As in :class:`PairwiseData`.
+        As in :class:`PairwiseData` (not with ``period``).
+    period : {"day", "week", "month", "year"} or float, optional
+        Keep the games by period of ``time`` too (the periods of :class:`discrank.DynamicElo`), with
+        their draws: the result is then a :class:`discrank.PeriodGames`, which ``DynamicElo(period=...)``
+        fits as it fits the log itself (a game without a time is an invalid row, "missing time").
     memory_limit : int or str
         Bytes for the partial pair tables (say "2GiB"; at least 1 MiB): beyond it they are spilled.
         A chunk being read takes memory besides (about 200 bytes a game for ``batch_rows`` games).
@@ -630,9 +682,10 @@ def scan_games(paths: Any, a: str = "a", b: str = "b", score: Optional[str] = No
 
     Returns
     -------
-    PairwiseData
+    PairwiseData or PeriodGames
         Labels sorted; with ``advantage``, the games kept by covariate value (``covariates``), as
-        :meth:`GameLog.to_pairs` keeps them.
+        :meth:`GameLog.to_pairs` keeps them. With ``period``: a :class:`~discrank.PeriodGames`, the
+        ``PeriodGames.from_log`` of the files' log.
 
     Raises
     ------
@@ -654,15 +707,22 @@ def scan_games(paths: Any, a: str = "a", b: str = "b", score: Optional[str] = No
         raise ValueError("give exactly one of score= (results of a) and winner= (label of the winner)")
     if (start is not None or end is not None) and time is None and any(f != "pgn" for _, f in files):
         raise ValueError("start / end need a time column (time=...)")
+    if period is not None:
+        if time is None and any(f != "pgn" for _, f in files):
+            raise ValueError(f"period={period!r} needs a time column (time=...)")
+        if weights is not None:
+            raise ValueError("weights= is a PairwiseData's; scan_games with period= gives PeriodGames")
+        period_index(np.zeros(0, dtype="datetime64[D]" if isinstance(period, str) else np.float64), period)
     names = advantage_columns(advantage)
     if names and any(f == "pgn" for _, f in files):
         raise ValueError("advantage= names columns: PGN files have none (use CSV or Parquet)")
     pandas_module()
     spec = dict(a=a, b=b, score=score, winner=winner, time=time, start=start, end=end, invalid=invalid,
                 advantage=list(names) if names else None, advantage_names=tuple(names), by_x=bool(names),
-                min_player_games=min_player_games, weights=weights, batch_rows=batch_rows, block_bytes=BLOCK_BYTES)
+                min_player_games=min_player_games, weights=weights, batch_rows=batch_rows, block_bytes=BLOCK_BYTES,
+                period=period, results=True, dates=None, dropped={})
     coder = _Coder()
-    acc = _Accumulator(budget, None if tmpdir is None else os.fspath(tmpdir), bool(names))
+    acc = _Accumulator(budget, None if tmpdir is None else os.fspath(tmpdir), bool(names), period is not None)
     dropped: dict[str, int] = {}
     dropped_in: list[str] = []
     games = 0
@@ -684,7 +744,9 @@ def scan_games(paths: Any, a: str = "a", b: str = "b", score: Optional[str] = No
                     xcode = coder.covariates(np.asarray(chunk.x, dtype=np.float64))
                     xcode = np.where(ca > cb, coder.negation()[xcode], xcode)
                 acc.n_labels = coder.table.size
-                acc.add(_chunk_table(ca, cb, np.asarray(chunk.score, dtype=np.float64), xcode, acc.n_labels))
+                score_arr = np.asarray(chunk.score, dtype=np.float64)
+                bins = None if period is None else _chunk_bins(chunk, spec, path)
+                acc.add(_chunk_table(ca, cb, score_arr, xcode, acc.n_labels, bins))
                 games += chunk.a.size
             if file_dropped:
                 dropped_in.append(f"{os.path.basename(path)} ({file_dropped})")
@@ -692,6 +754,11 @@ def scan_games(paths: Any, a: str = "a", b: str = "b", score: Optional[str] = No
             raise ValueError(f"no valid game in {len(files)} file{'s' if len(files) > 1 else ''}"
                              + (f" (dropped: {dropped})" if dropped else ""))
         table = acc.result()
+        if period is not None and table.bin.size:
+            span = int(table.bin.max() - table.bin.min()) + 1
+            if span > MAX_PERIODS:
+                raise ValueError(f"period={period!r} makes {span} periods between the first game and the last (more "
+                                 f"than {MAX_PERIODS}): the bins are finer than the data; use a coarser period")
     finally:
         acc.cleanup()
         if bar is not None:
@@ -702,4 +769,23 @@ def scan_games(paths: Any, a: str = "a", b: str = "b", score: Optional[str] = No
         total = sum(dropped.values())
         warn_user(f"dropped {total} invalid row{'s' if total != 1 else ''} of {len(files)} file"
                   f"{'s' if len(files) != 1 else ''}: {parts}; in {shown}")
+    spec["dropped"] = dropped
     return _assemble(table, coder, spec)
+
+
+def _chunk_bins(chunk: _Chunk, spec: dict, path: str) -> np.ndarray:
+    """The periods of a chunk's games; notes whether every score is a result and the times' kind (one
+    kind in every file)."""
+    t = np.asarray(chunk.time)
+    dates = t.dtype.kind == "M"
+    if spec["dates"] is None:
+        spec["dates"], spec["first_times"] = dates, path
+    elif dates != spec["dates"]:
+        raise ValueError(f"{path}: the times are {'dates' if dates else 'numbers'}, but in {spec['first_times']} "
+                         f"they are {'dates' if spec['dates'] else 'numbers'}")
+    if spec["results"]:
+        spec["results"] = bool(np.isin(chunk.score, (0.0, 0.5, 1.0)).all())
+    try:
+        return period_index(t, spec["period"])
+    except ValueError as exc:
+        raise ValueError(f"{path}: {exc}") from None
