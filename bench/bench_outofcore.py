@@ -6,6 +6,7 @@ LocalCluster, fits with the kernel on the workers (``discrank.dask.fit``), and l
     python bench/bench_outofcore.py --only fit            # the Dask fit at 40 000 players / 4.7 M games
     python bench/bench_outofcore.py --only dynamic        # the same for the dynamic model (52 periods)
     python bench/bench_outofcore.py --only labels         # 10 million string labels coded
+    python bench/bench_outofcore.py --only periods        # games kept by week for the dynamic model
 
 Sections (``--only``):
 
@@ -24,6 +25,12 @@ Sections (``--only``):
   median times and the largest difference of the predictions.
 - ``dynamic``: the same games at times spread uniformly over ``--periods`` periods (52);
   ``DynamicElo(period=1, drift=0.1, prior_scale=1)`` in process and through the LocalCluster, as above.
+- ``periods``: ``--period-games`` (20 million) games of the same log with a date (uniform over 2025,
+  10 million per Parquet file, in a subdirectory); each step in a fresh child process: the in-memory
+  ``PeriodGames.from_log(GameLog.read_parquet(first file), "week")``, ``scan_games(..., period="week")``
+  of the first file (checked equal to it) and of every file, with seconds per million games, peak RSS
+  and rows; then ``DynamicElo(period="week", drift=0.014, prior_scale=1)`` fitted on the first file's
+  GameLog and on its PeriodGames (seconds, peak RSS, the largest rating difference).
 - ``labels``: 10 million distinct string labels ("player_00000001", ...) coded by the core's label
   table in chunks of a million, in a child process: the table's bytes per label, the child's peak RSS
   per label, and the seconds.
@@ -56,7 +63,9 @@ PLAYERS = 40_000
 WINDOW = 200
 
 
-def write_games(directory: str, n_games: int, seed: int = 0) -> list[str]:
+def write_games(directory: str, n_games: int, seed: int = 0, dated: bool = False) -> list[str]:
+    """Parquet files of ``n_games`` simulated games (module docstring); ``dated``: with a column ``t`` of
+    dates uniform over 2025, each file's sorted."""
     import pyarrow as pa
     import pyarrow.parquet as pq
 
@@ -71,7 +80,10 @@ def write_games(directory: str, n_games: int, seed: int = 0) -> list[str]:
         p = 1.0 / (1.0 + np.exp(-(s[a] - s[b])))
         score = np.where(u < 0.1, 0.5, np.where(u < 0.1 + 0.9 * p, 1.0, 0.0))
         path = os.path.join(directory, f"games{f:04d}.parquet")
-        pq.write_table(pa.table({"a": a, "b": b, "score": score}), path, row_group_size=1 << 20)
+        columns = {"a": a, "b": b, "score": score}
+        if dated:
+            columns["t"] = np.datetime64("2025-01-01") + np.sort(rng.integers(0, 365, m)).astype("timedelta64[D]")
+        pq.write_table(pa.table(columns), path, row_group_size=1 << 20)
         paths.append(path)
     return paths
 
@@ -121,6 +133,74 @@ order = table.order(False)
 sort_sec = time.perf_counter() - t1
 res = dict(seconds=sec, sort_seconds=sort_sec, size=table.size, table_bytes=table.nbytes)
 """
+
+
+PERIODS_IN_MEMORY = """
+import time, discrank
+t = time.perf_counter()
+log = discrank.GameLog.read_parquet({path!r}, score="score", time="t")
+d = discrank.PeriodGames.from_log(log, "week")
+res = dict(seconds=time.perf_counter() - t, rows=len(d), games=d.n_games)
+"""
+
+PERIODS_SCAN = """
+import time, numpy as np, discrank
+t = time.perf_counter()
+d = discrank.scan_games({paths!r}, score="score", time="t", period="week", memory_limit="1GiB", progress=False)
+sec = time.perf_counter() - t
+same = None
+if {check!r}:
+    ref = discrank.PeriodGames.from_log(discrank.GameLog.read_parquet({paths!r}[0], score="score", time="t"), "week")
+    same = bool(all(np.array_equal(getattr(d, f), getattr(ref, f))
+                    for f in ("labels", "a", "b", "bins", "games", "score", "draws")))
+res = dict(seconds=sec, rows=len(d), games=d.n_games, players=d.labels.size, same=same)
+"""
+
+PERIODS_FIT = """
+import time, numpy as np, discrank
+log = discrank.GameLog.read_parquet({path!r}, score="score", time="t")
+if {summed!r}:
+    log = discrank.scan_games({path!r}, score="score", time="t", period="week", progress=False)
+t = time.perf_counter()
+m = discrank.DynamicElo(period="week", drift=0.014, prior_scale=1.0).fit(log)
+res = dict(seconds=time.perf_counter() - t, n_iter=m.n_iter_, pp=m.pp_rating_.size)
+np.save({out!r}, m.pp_rating_)
+"""
+
+
+def section_periods(args, directory: str) -> None:
+    where = os.path.join(directory, "dated")
+    os.makedirs(where, exist_ok=True)
+    t = time.perf_counter()
+    paths = sorted(os.path.join(where, f) for f in os.listdir(where) if f.endswith(".parquet"))
+    if len(paths) * PER_FILE < args.period_games:
+        paths = write_games(where, args.period_games, seed=2, dated=True)
+        print(f"periods: wrote {args.period_games:,} dated games in {len(paths)} Parquet files in "
+              f"{time.perf_counter() - t:.0f} s")
+    n0 = __import__("pyarrow.parquet").parquet.ParquetFile(paths[0]).metadata.num_rows / 1e6
+    n_all = sum(__import__("pyarrow.parquet").parquet.ParquetFile(p).metadata.num_rows for p in paths) / 1e6
+    mem = child(PERIODS_IN_MEMORY.format(path=paths[0]))
+    one = child(PERIODS_SCAN.format(paths=paths[:1], check=True))
+    everything = child(PERIODS_SCAN.format(paths=paths, check=False))
+    print(f"periods: games kept by week (period='week'), {n0:.0f} M games in the first file, {n_all:.0f} M in all")
+    print(f"  in-memory PeriodGames.from_log(read_parquet), first file: {mem['seconds']:.1f} s = "
+          f"{mem['seconds'] / n0:.2f} s per M games, peak RSS {mem['peak_rss_gib']:.2f} GiB, {mem['rows']:,} rows")
+    print(f"  scan_games(period='week'), first file: {one['seconds']:.1f} s = {one['seconds'] / n0:.2f} s per M games, "
+          f"peak RSS {one['peak_rss_gib']:.2f} GiB, equal to in-memory: {one['same']}")
+    print(f"  scan_games(period='week'), all {len(paths)} files: {everything['seconds']:.1f} s = "
+          f"{everything['seconds'] / n_all:.2f} s per M games, peak RSS {everything['peak_rss_gib']:.2f} GiB, "
+          f"{everything['rows']:,} rows for {everything['games']:,.0f} games ({everything['rows'] / everything['games']:.2f} "
+          f"rows a game), {everything['players']:,} players")
+    fits = {}
+    for summed in (False, True):
+        out = os.path.join(where, f"ratings{int(summed)}.npy")
+        fits[summed] = child(PERIODS_FIT.format(path=paths[0], summed=summed, out=out))
+        fits[summed]["r"] = np.load(out)
+    g, s = fits[False], fits[True]
+    print(f"  DynamicElo(period='week', drift=0.014, prior_scale=1), first file ({g['pp']:,} player-periods, "
+          f"{g['n_iter']} Newton steps): on the GameLog {g['seconds']:.1f} s (peak RSS {g['peak_rss_gib']:.2f} GiB), "
+          f"on the scan's PeriodGames {s['seconds']:.1f} s (peak RSS {s['peak_rss_gib']:.2f} GiB); reading not timed; "
+          f"largest rating difference {np.abs(g['r'] - s['r']).max():.1e}")
 
 
 def section_scan(args, directory: str) -> None:
@@ -261,12 +341,13 @@ def section_labels(args) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--only", choices=("scan", "dask", "fit", "dynamic", "labels"))
+    parser.add_argument("--only", choices=("scan", "dask", "fit", "dynamic", "periods", "labels"))
     parser.add_argument("--games", type=int, default=100_000_000)
     parser.add_argument("--dask-files", type=int, default=2, help="files (10 M games each) through Dask")
     parser.add_argument("--players", type=int, default=40_000)
     parser.add_argument("--fit-games", type=int, default=4_700_000)
     parser.add_argument("--labels", type=int, default=10_000_000)
+    parser.add_argument("--period-games", type=int, default=20_000_000, help="dated games of --only periods")
     parser.add_argument("--periods", type=int, default=52, help="periods of the dynamic section's games")
     parser.add_argument("--repeats", type=int, default=3, help="fits of each kind in --only fit (the median)")
     parser.add_argument("--dir", help="where the Parquet files are (or go); default a temporary directory")
@@ -284,6 +365,8 @@ def main() -> None:
             section_fit(args)
         if args.only in (None, "dynamic"):
             section_dynamic(args)
+        if args.only in (None, "periods"):
+            section_periods(args, directory)
         if args.only in (None, "labels"):
             section_labels(args)
     finally:

@@ -11,6 +11,7 @@ from discrank import DynamicElo, GameLog, PeriodGames
 from discrank._history import period_index, period_start
 from discrank._tuning import Validation, _time_bounds, _time_cut
 from discrank.exceptions import InvalidRowsWarning
+from test_scan_games import _pgn, spills  # noqa: F401 (a fixture)
 
 pd = pytest.importorskip("pandas")
 pytest.importorskip("pyarrow")
@@ -78,22 +79,14 @@ def test_scan_by_period_equals_the_in_memory_sums(tmp_path, advantage, limit):
             assert np.array_equal(getattr(back.covariates, f), getattr(pairs.covariates, f)), f
 
 
-def test_scan_by_period_spills_and_merges_runs(tmp_path, monkeypatch):
-    calls = {"n": 0}
-    original = scan._Accumulator._spill
-
-    def counted(self):
-        calls["n"] += 1
-        return original(self)
-
-    monkeypatch.setattr(scan._Accumulator, "_spill", counted)
+def test_scan_by_period_spills_and_merges_runs(tmp_path, spills):
     df = _frame(3, n_games=40000, n_players=300, strings=False, days=60)
     df.to_parquet(tmp_path / "g.parquet")
     ref = PeriodGames.from_log(GameLog.from_frame(df, score="score", time="t"), "day")
     # 1 MiB holds 7 943 rows of (key, period, covariate, games, score, draws): the table is spilled
     _same(scan.scan_games(tmp_path / "g.parquet", score="score", time="t", period="day", memory_limit="1MiB",
                           batch_rows=3000), ref)
-    assert calls["n"] >= 2
+    assert spills["n"] >= 2
 
 
 def test_numeric_periods_csv_and_min_player_games(tmp_path):
@@ -121,8 +114,6 @@ def test_fractional_scores_keep_their_sum(tmp_path):
 
 
 def test_pgn_by_period_names_a_game_without_a_date(tmp_path):
-    from test_scan_games import _pgn
-
     text = _pgn(600).replace('[UTCDate "2024.01.05"]', '[UTCDate "????.??.??"]')
     (tmp_path / "g.pgn").write_text(text)
     with pytest.raises(ValueError, match=r"g\.pgn: game 4 has no date .* to put it in a period"):

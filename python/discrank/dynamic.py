@@ -263,7 +263,7 @@ class DynamicElo(Params):
         row, score, w = games._weighted_games()
         x = None if games.advantage is None else games.advantage[row]
         bins = games.bins[row] if self.period is not None else np.zeros(row.size, dtype=np.int64)
-        return games.a[row], games.b[row], score, bins, games.time[row], x, w
+        return (games.a[row].astype(np.int64), games.b[row].astype(np.int64), score, bins, games.time[row], x, w)
 
     def _check_draws(self, score: np.ndarray) -> None:
         if self.draws is None:

@@ -34,15 +34,15 @@ class PeriodGames:
     ----------
     labels : ndarray
         The players, sorted (as :class:`~discrank.PairwiseData`'s).
-    a, b : ndarray of int64, shape (n_rows,)
+    a, b : ndarray of int32, shape (n_rows,)
         Codes into ``labels`` of each row's two players, ``a < b``.
     bins : ndarray of int64, shape (n_rows,)
         The period of each row (:func:`discrank._history.period_index`); rows sorted by period, then pair,
         then covariate value.
-    time : ndarray, shape (n_rows,)
-        The start of each row's period (datetime64[D] for calendar periods, float64 otherwise).
     period : str or float
         The period of the bins.
+    dates : bool
+        Whether the times were dates (else numbers).
     games, score, draws : ndarray of float64, shape (n_rows,)
         The row's games, the sum of ``a``'s scores, and the games scored 0.5.
     results : bool
@@ -58,8 +58,8 @@ class PeriodGames:
     a: np.ndarray
     b: np.ndarray
     bins: np.ndarray
-    time: np.ndarray
     period: Any
+    dates: bool
     games: np.ndarray
     score: np.ndarray
     draws: np.ndarray
@@ -70,6 +70,12 @@ class PeriodGames:
 
     def __len__(self) -> int:
         return int(self.a.shape[0])
+
+    @property
+    def time(self) -> np.ndarray:
+        """The start of each row's period (datetime64[D] for calendar periods, float64 otherwise;
+        :func:`discrank._history.period_start`)."""
+        return period_start(self.bins, self.period, self.dates)
 
     @property
     def n_games(self) -> float:
@@ -129,9 +135,14 @@ class PeriodGames:
                  dates: bool) -> "PeriodGames":
         """Rows with equal (period, pair, covariate value) summed, sorted by them (the sums run in the
         rows' order)."""
-        xkeys = [] if x is None else [x[:, k] for k in range(x.shape[1] - 1, -1, -1)]
-        order = np.lexsort([*xkeys, hi, lo, bins])
-        del xkeys
+        n = labels.size
+        span = int(bins.max() - bins.min()) + 1 if bins.size else 1
+        if x is None and span * n * n < 2**62:  # one int64 key: a faster sort, less memory
+            order = np.argsort(((bins - bins.min()) * n + lo) * n + hi, kind="stable")
+        else:
+            xkeys = [] if x is None else [x[:, k] for k in range(x.shape[1] - 1, -1, -1)]
+            order = np.lexsort([*xkeys, hi, lo, bins])
+            del xkeys
         lo, hi, bins = lo[order], hi[order], bins[order]
         games, score, draws = games[order], score[order], draws[order]
         new = np.ones(lo.size, dtype=bool)
@@ -144,8 +155,8 @@ class PeriodGames:
             games, score, draws = (np.add.reduceat(v, starts) for v in (games, score, draws))
             lo, hi, bins = lo[starts], hi[starts], bins[starts]
             x = None if x is None else x[starts]
-        return cls(labels, lo.astype(np.int64), hi.astype(np.int64), bins, period_start(bins, period, dates),
-                   period, games, score, draws, results, x, names, dropped)
+        return cls(labels, lo.astype(np.int32), hi.astype(np.int32), bins, period, bool(dates), games, score, draws,
+                   results, x, names, dropped)
 
     def to_pairs(self, *, weights: Optional[str] = None):
         """The games summed over the periods: the :class:`~discrank.PairwiseData` of the log (with
@@ -163,7 +174,7 @@ class PeriodGames:
         from discrank.data import PairwiseData, covariate_data
 
         n = self.labels.size
-        lo32, hi32 = self.a.astype(np.int32), self.b.astype(np.int32)
+        lo32, hi32 = self.a, self.b
         if self.advantage is None:
             inverse, pair_lo, pair_hi = _core.group_pairs(n, lo32, hi32)
             k = pair_lo.size

@@ -537,11 +537,13 @@ def _k_core(lo: np.ndarray, hi: np.ndarray, n: np.ndarray, n_players: int, least
         keep = now
 
 
-def _assemble(t: _Table, coder: _Coder, spec: dict) -> PairwiseData:
+def _assemble(held: list, coder: _Coder, spec: dict) -> Any:
     """The scan's sums as the in-memory aggregation gives them: labels sorted, pairs and covariate rows
-    in its order."""
+    in its order. ``held``: a list holding the table only (taken from it, so that its columns are freed
+    as they are replaced)."""
+    t = held.pop()
     order = coder.table.order(coder.unsigned)
-    rank = np.empty(order.size, dtype=np.int64)
+    rank = np.empty(order.size, dtype=np.int32)
     rank[order] = np.arange(order.size)
     lo = rank[t.key >> 32]
     hi = rank[t.key & 0xFFFFFFFF]
@@ -770,7 +772,9 @@ def scan_games(paths: Any, a: str = "a", b: str = "b", score: Optional[str] = No
         warn_user(f"dropped {total} invalid row{'s' if total != 1 else ''} of {len(files)} file"
                   f"{'s' if len(files) != 1 else ''}: {parts}; in {shown}")
     spec["dropped"] = dropped
-    return _assemble(table, coder, spec)
+    held = [table]
+    del table
+    return _assemble(held, coder, spec)
 
 
 def _chunk_bins(chunk: _Chunk, spec: dict, path: str) -> np.ndarray:
