@@ -189,8 +189,8 @@ def section_periods(args, directory: str) -> None:
           f"peak RSS {one['peak_rss_gib']:.2f} GiB, equal to in-memory: {one['same']}")
     print(f"  scan_games(period='week'), all {len(paths)} files: {everything['seconds']:.1f} s = "
           f"{everything['seconds'] / n_all:.2f} s per M games, peak RSS {everything['peak_rss_gib']:.2f} GiB, "
-          f"{everything['rows']:,} rows for {everything['games']:,.0f} games ({everything['rows'] / everything['games']:.2f} "
-          f"rows a game), {everything['players']:,} players")
+          f"{everything['rows']:,} rows for {everything['games']:,.0f} games "
+          f"({everything['rows'] / everything['games']:.2f} rows a game), {everything['players']:,} players")
     fits = {}
     for summed in (False, True):
         out = os.path.join(where, f"ratings{int(summed)}.npy")

@@ -145,7 +145,7 @@ def test_bad_period_arguments_are_named(tmp_path):
     numeric.to_parquet(tmp_path / "h.parquet")
     with pytest.raises(ValueError, match=r"h\.parquet: the times are numbers, but in .*g\.parquet they are dates"):
         scan.scan_games(tmp_path, score="score", time="t", period="week")
-    with pytest.raises(ValueError, match=r"h\.parquet: period='week': this log's times are numbers; give a positive bin width"):
+    with pytest.raises(ValueError, match=r"h\.parquet: period='week': this log's times are numbers; give a positive"):
         scan.scan_games(tmp_path / "h.parquet", score="score", time="t", period="week")
     with pytest.raises(ValueError, match="PeriodGames need the games' times"):
         PeriodGames.from_log(GameLog.from_arrays(["x", "y"], ["y", "x"], [1.0, 0.0]), "week")
@@ -225,7 +225,8 @@ def test_a_model_of_sums_saves_loads_and_updates(tmp_path):
     np.testing.assert_allclose(model.predict_games(log), whole.predict_games(log), rtol=0, atol=1e-5)
     # a log of single games updates a model of sums
     extra = GameLog.from_arrays(["p001", "p999"], ["p002", "p001"], [1.0, 0.5],
-                                np.array(["2022-05-02", "2022-05-03"], dtype="datetime64[D]"), advantage={"home": [1.0, 0.0]})
+                                np.array(["2022-05-02", "2022-05-03"], dtype="datetime64[D]"),
+                                advantage={"home": [1.0, 0.0]})
     model.update(extra)
     assert "p999" in model.labels_.tolist() and model._n_games() == len(log) + 2
     # a count that is not a positive number of games is named on loading
@@ -248,3 +249,29 @@ def test_the_period_of_the_sums_must_be_the_models():
         model.update(PeriodGames.from_log(log, "month"))
     with pytest.raises(TypeError, match="GameLog or discrank.PeriodGames"):
         DynamicElo(period="week").fit(summed.to_pairs())
+
+
+@pytest.mark.parametrize("field, index, value, message", [
+    ("a", 3, 10_000, r"PeriodGames\.a\[3\] = 10000 is not a player code \(150 labels\)"),
+    ("b", 0, -1, r"PeriodGames\.b\[0\] = -1 is not a player code"),
+    ("games", 2, 0.0, r"PeriodGames\.games\[2\] = 0(\.0)? is not a positive number of games"),
+    ("games", 2, np.nan, r"PeriodGames\.games\[2\] = (nan|NaN) is not a positive number of games"),
+    ("score", 1, -0.5, r"PeriodGames\.score\[1\] = -0\.5 is not a score sum between 0 and the row's games"),
+    ("draws", 4, 7.0, r"PeriodGames\.draws\[4\] = 7(\.0)? is not a number of draws"),
+])
+def test_rows_that_contradict_each_other_are_named(field, index, value, message):
+    import dataclasses
+
+    summed = PeriodGames.from_log(GameLog.from_frame(_frame(12, n_games=3000), score="score", time="t"), "week")
+    column = getattr(summed, field).copy()
+    column = column.astype(np.float64) if np.isnan(value) else column
+    column[index] = value
+    bad = dataclasses.replace(summed, **{field: column})
+    with pytest.raises(ValueError, match=message):
+        DynamicElo(period="week", drift=0.1, prior_scale=1.0).fit(bad)
+    same = dataclasses.replace(summed, b=summed.a.copy())
+    with pytest.raises(ValueError, match=r"row 0 has the player 'p\d+' against themself"):
+        same.check()
+    short = dataclasses.replace(summed, games=summed.games[:-1])
+    with pytest.raises(ValueError, match=r"PeriodGames\.games has shape"):
+        short.check()

@@ -260,7 +260,7 @@ class DynamicElo(Params):
     def _period_games(self, games: "PeriodGames"):
         """(code a, code b, score, bins, times, x, weights) of games summed by period, as weighted games
         in time order (their codes into ``games.labels``)."""
-        row, score, w = games._weighted_games()
+        row, score, w = games.check()._weighted_games()
         x = None if games.advantage is None else games.advantage[row]
         bins = games.bins[row] if self.period is not None else np.zeros(row.size, dtype=np.int64)
         return (games.a[row].astype(np.int64), games.b[row].astype(np.int64), score, bins, games.time[row], x, w)

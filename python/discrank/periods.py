@@ -198,6 +198,57 @@ class PeriodGames:
         return covariate_data(np.cumsum(pair_new) - 1, lo32[first], hi32[first], games, won, values[xc],
                               self.advantage_names, self.labels, weights)
 
+    def check(self) -> "PeriodGames":
+        """Check the rows against each other (a ValueError names the field, the row and its value); the
+        dynamic model checks its input so.
+
+        Returns
+        -------
+        PeriodGames
+            ``self``.
+        """
+        from discrank._checks import show
+
+        n_rows = len(self)
+        if n_rows == 0:
+            raise ValueError("the PeriodGames hold no row")
+        for name in ("b", "bins", "games", "score", "draws"):
+            if np.shape(getattr(self, name)) != (n_rows,):
+                raise ValueError(f"PeriodGames.{name} has shape {np.shape(getattr(self, name))}, but a holds "
+                                 f"{n_rows} rows")
+        n = np.shape(self.labels)[0]
+        for name in ("a", "b"):
+            codes = getattr(self, name)
+            bad = (codes < 0) | (codes >= n)
+            if bad.any():
+                k = int(np.flatnonzero(bad)[0])
+                raise ValueError(f"PeriodGames.{name}[{k}] = {codes[k]} is not a player code ({n} labels)")
+        same = self.a == self.b
+        if same.any():
+            k = int(np.flatnonzero(same)[0])
+            raise ValueError(f"row {k} has the player {show(self.labels[self.a[k]])} against themself")
+        games, score, draws = self.games, self.score, self.draws
+        checks = (("games", ~(np.isfinite(games) & (games > 0)), "is not a positive number of games"),
+                  ("score", ~((score >= 0) & (score <= games)), "is not a score sum between 0 and the row's games"),
+                  ("draws", ~((draws >= 0) & (0.5 * draws <= score) & (score - 0.5 * draws <= games - draws)),
+                   "is not a number of draws that the row's games and score allow"))
+        for name, bad, what in checks:
+            if bad.any():
+                k = int(np.flatnonzero(bad)[0])
+                raise ValueError(f"PeriodGames.{name}[{k}] = {show(getattr(self, name)[k])} {what}")
+        if self.advantage is not None:
+            x = self.advantage
+            if x.shape != (n_rows, len(self.advantage_names)):
+                raise ValueError(f"PeriodGames.advantage has shape {x.shape}, expected ({n_rows}, "
+                                 f"{len(self.advantage_names)}): a value per row of the covariates "
+                                 f"{list(self.advantage_names)}")
+            bad = ~np.isfinite(x)
+            if bad.any():
+                k, c = (int(v[0]) for v in np.nonzero(bad))
+                raise ValueError(f"PeriodGames.advantage[{k}] has {show(x[k, c])} in column "
+                                 f"{self.advantage_names[c]!r}")
+        return self
+
     def _weighted_games(self):
         """(a, b, score, weight): the rows as weighted games for the dynamic model, in row order. Where
         every score is a result, a row is split into its wins (score 1), draws (0.5) and losses (0), each
