@@ -319,9 +319,12 @@ class DynamicElo(Params):
 
         Parameters
         ----------
-        log : GameLog
+        log : GameLog or PeriodGames
             Games with times (unless ``period`` is None), and optionally advantage covariates
-            (``log.advantage``).
+            (``log.advantage``); or the games summed by this model's period (``scan_games(...,
+            period=...)``, :class:`discrank.PeriodGames`), which give the same fit (the validation
+            window of the tuning then starts at a period's start, as the games have no order within
+            a period).
         validation : discrank.Validation, optional
             The validation window of the tuning.
 
@@ -333,11 +336,12 @@ class DynamicElo(Params):
         Raises
         ------
         TypeError
-            ``log`` is not a GameLog.
+            ``log`` is not a GameLog or PeriodGames.
         ValueError
             A parameter out of range, a log without times, NaN in a covariate or a covariate 0 in every
             game, a draw model on a log without draws, a period that makes more than
-            ``MAX_PERIODS`` periods.
+            ``MAX_PERIODS`` periods; PeriodGames of another period, or whose rows contradict each
+            other (:meth:`PeriodGames.check`).
         """
         with one_blas_thread():  # small BLAS products: threads only contend
             return self._fit_log(log, validation)

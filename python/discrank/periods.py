@@ -26,7 +26,8 @@ class PeriodGames:
     covariate value) that occurs.
 
     Build with :func:`discrank.scan_games` (``period=``) or :meth:`from_log`; fit with
-    :class:`discrank.DynamicElo` (whose ``period`` must be this one, or None). Within a period the games
+    :class:`discrank.DynamicElo` (whose ``period`` must be this one, or None), which checks the rows
+    first (:meth:`check`). Within a period the games
     have no order: a row's ``time`` is the start of its period, and the tuning's validation window of a
     :class:`~discrank.DynamicElo` fitted on it starts at a period's start.
 

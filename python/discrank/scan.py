@@ -8,7 +8,9 @@ are merged in memory; when they outgrow ``memory_limit`` the merged table is wri
 directory as a sorted run, and the runs are merged at the end, one key range at a time. The result is
 the :class:`~discrank.PairwiseData` that ``GameLog.read_*(...).to_pairs()`` gives for the same files:
 the same labels, pairs, game counts and scores (identical for scores that are multiples of 1/2; other
-fractional scores are summed in another order, equal to the last bits).
+fractional scores are summed in another order, equal to the last bits). With ``period=`` the games
+are kept by period as well, with their draws: the result is the :class:`~discrank.PeriodGames` that
+``PeriodGames.from_log`` gives for the files' log, what :class:`~discrank.DynamicElo` fits.
 """
 
 from __future__ import annotations
