@@ -158,9 +158,10 @@ res = dict(seconds=sec, rows=len(d), games=d.n_games, players=d.labels.size, sam
 
 PERIODS_FIT = """
 import time, numpy as np, discrank
-log = discrank.GameLog.read_parquet({path!r}, score="score", time="t")
 if {summed!r}:
     log = discrank.scan_games({path!r}, score="score", time="t", period="week", progress=False)
+else:
+    log = discrank.GameLog.read_parquet({path!r}, score="score", time="t")
 t = time.perf_counter()
 m = discrank.DynamicElo(period="week", drift=0.014, prior_scale=1.0).fit(log)
 res = dict(seconds=time.perf_counter() - t, n_iter=m.n_iter_, pp=m.pp_rating_.size)

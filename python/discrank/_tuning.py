@@ -169,7 +169,7 @@ def _time_cut(t: np.ndarray, validation: Validation, weights: Optional[np.ndarra
     time, :class:`discrank.PeriodGames`)."""
     n_fit, val_start = _time_bounds(t, validation, weights)
     if whole:
-        val_start = min(int(np.searchsorted(t, t[val_start], side="left")), val_start)
+        val_start = int(np.searchsorted(t, t[val_start], side="left"))
     index = np.arange(len(t))
     return index < n_fit, index >= val_start
 

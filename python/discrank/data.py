@@ -125,11 +125,40 @@ def covariate_pairs(ia: np.ndarray, ib: np.ndarray, score: np.ndarray, x: np.nda
     hi = np.where(flip, ia, ib).astype(np.int32)
     won = np.where(flip, 1.0 - score, score)
     xo = np.where(flip[:, None], -x, x)
+    return oriented_covariate_data(lo, hi, won, xo, names, labels, weights)
+
+
+def oriented_covariate_data(lo: np.ndarray, hi: np.ndarray, won: np.ndarray, x: np.ndarray, names: tuple,
+                            labels: np.ndarray, weights: Optional[str] = None,
+                            games: Optional[np.ndarray] = None) -> "PairwiseData":
+    """Entries oriented for their pair's first player, summed by pair and covariate value
+    (:func:`covariate_pairs`' sums; :meth:`discrank.PeriodGames.to_pairs`).
+
+    Parameters
+    ----------
+    lo, hi : ndarray of int32, shape (n,)
+        The two players of each entry, ``lo < hi``.
+    won : ndarray of float, shape (n,)
+        The score (sum) of ``lo``.
+    x : ndarray of float, shape (n, n_covariates)
+        The covariates, attributed to ``lo``.
+    names, labels, weights
+        As in :func:`covariate_pairs`.
+    games : ndarray of float, shape (n,), optional
+        The games each entry stands for (default one each).
+
+    Returns
+    -------
+    PairwiseData
+    """
     inverse, pair_lo, pair_hi = _core.group_pairs(len(labels), lo, hi)
-    values, xcode = np.unique(xo, axis=0, return_inverse=True)
+    values, xcode = np.unique(x, axis=0, return_inverse=True)
     key = inverse.astype(np.int64) * values.shape[0] + xcode.reshape(-1)
     rows, row_of = np.unique(key, return_inverse=True)
-    games = np.bincount(row_of, minlength=rows.size).astype(np.float64)
+    if games is None:
+        games = np.bincount(row_of, minlength=rows.size).astype(np.float64)
+    else:
+        games = np.bincount(row_of, weights=games, minlength=rows.size)
     won = np.bincount(row_of, weights=won, minlength=rows.size)
     return covariate_data(rows // values.shape[0], pair_lo, pair_hi, games, won, values[rows % values.shape[0]],
                           names, labels, weights)

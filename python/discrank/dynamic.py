@@ -265,15 +265,17 @@ class DynamicElo(Params):
         bins = games.bins[row] if self.period is not None else np.zeros(row.size, dtype=np.int64)
         return (games.a[row].astype(np.int64), games.b[row].astype(np.int64), score, bins, games.time[row], x, w)
 
-    def _check_draws(self, score: np.ndarray) -> None:
+    def _check_draws(self, score: np.ndarray, game: str = "game") -> None:
+        """A draw model needs results, and draws to fit its parameter; ``game``: what an entry is called
+        (new games, those of :meth:`update`, need no draw)."""
         if self.draws is None:
             return
         bad = ~np.isin(score, (0.0, 0.5, 1.0))
         if bad.any():
             k = int(np.flatnonzero(bad)[0])
-            raise ValueError(f"draws={self.draws!r} needs results 1, 0.5 or 0; game {k} (in time order) has score "
-                             f"{score[k]!r}")
-        if not (score == 0.5).any():
+            raise ValueError(f"draws={self.draws!r} needs results 1, 0.5 or 0; {game} {k} (in time order) has "
+                             f"score {score[k]!r}")
+        if game == "game" and not (score == 0.5).any():
             raise ValueError(f"draws={self.draws!r}: the log has no draw, so the draw parameter cannot be fitted; "
                              "use draws=None")
 
@@ -466,47 +468,27 @@ class DynamicElo(Params):
     def _update_log(self, log: Any) -> "DynamicElo":
         """:meth:`update`'s body (see there)."""
         self._check_fitted()
-        from discrank._labels import LabelIndex, as_label_array, canonical_labels
+        from discrank._labels import LabelIndex
 
         if len(log) == 0:
             return self
         ca0, cb0, s0, b0, t0, x0, w0 = self._games_
-        summed = isinstance(log, PeriodGames)
-        if summed:
+        if isinstance(log, PeriodGames):
             self._check_period_of(log)
-            ca1, cb1, s1, b1, t1, x1, w1 = self._period_games(log)
-            new = log.labels
-        else:
-            new = canonical_labels(as_label_array(np.concatenate([np.asarray(log.a), np.asarray(log.b)]), "a"))
+        # the new games coded by their own labels, then by the model's (new players appended)
+        new, ca1, cb1, s1, b1, t1, x1, w1 = self._games(log)
         idx = self._index.lookup(new)
         labels = self.labels_
         if (idx < 0).any():
-            fresh = np.unique(new[idx < 0])
+            fresh = new[idx < 0]  # (sorted, distinct)
             labels = np.concatenate([labels, fresh.astype(labels.dtype) if labels.dtype != object else fresh])
             self._index = LabelIndex(labels)
             idx = self._index.lookup(new)
-        if summed:
-            ca1, cb1 = idx[ca1].astype(np.int64), idx[cb1].astype(np.int64)
-        else:
-            n_new = len(log)
-            ca1, cb1 = idx[:n_new].astype(np.int64), idx[n_new:].astype(np.int64)
-            s1 = np.asarray(log.score, dtype=np.float64)
-            t1 = None if log.time is None else np.asarray(log.time)
-            order = None if t1 is None else np.argsort(t1, kind="stable")
-            if order is not None:
-                ca1, cb1, s1, t1 = ca1[order], cb1[order], s1[order], t1[order]
-            x1, w1 = None, None
-            if log.advantage is not None:
-                x1 = np.asarray(log.advantage, dtype=np.float64).reshape(n_new, -1)
-                x1 = x1 if order is None else x1[order]
-            b1 = self._bins(t1) if self.period is not None else np.zeros(n_new, dtype=np.int64)
+        ca1, cb1 = idx[ca1].astype(np.int64), idx[cb1].astype(np.int64)
         if (x0 is None) != (x1 is None):
             raise ValueError("the model was fitted with advantage covariates; the new games have none" if x1 is None
                              else "the new games have advantage covariates; the model was fitted without")
-        if self.draws is not None and not np.isin(s1, (0.0, 0.5, 1.0)).all():
-            k = int(np.flatnonzero(~np.isin(s1, (0.0, 0.5, 1.0)))[0])
-            raise ValueError(f"draws={self.draws!r} needs results 1, 0.5 or 0; new game {k} (in time order) has "
-                             f"score {s1[k]!r}")
+        self._check_draws(s1, "new game")
         if t0 is not None and t1 is not None and t0.dtype.kind != t1.dtype.kind:
             raise ValueError(f"the new games' times are {'dates' if t1.dtype.kind == 'M' else 'numbers'}, the "
                              f"fitted games' {'dates' if t0.dtype.kind == 'M' else 'numbers'}")

@@ -126,10 +126,9 @@ class PeriodGames:
         if log.advantage is not None:
             x = np.asarray(log.advantage, dtype=np.float64).reshape(len(log), -1)
             x = np.where(swap[:, None], -x, x) + 0.0  # -0.0 as 0.0
-        out = cls._grouped(labels, lo, hi, bins, x, np.ones(lo.size), y, (y == 0.5).astype(np.float64),
-                           bool(np.isin(score, (0.0, 0.5, 1.0)).all()), period, tuple(log.advantage_names),
-                           dict(log.dropped), np.asarray(log.time).dtype.kind == "M")
-        return out
+        return cls._grouped(labels, lo, hi, bins, x, np.ones(lo.size), y, (y == 0.5).astype(np.float64),
+                            bool(np.isin(score, (0.0, 0.5, 1.0)).all()), period, tuple(log.advantage_names),
+                            dict(log.dropped), np.asarray(log.time).dtype.kind == "M")
 
     @classmethod
     def _grouped(cls, labels, lo, hi, bins, x, games, score, draws, results, period, names, dropped,
@@ -172,32 +171,16 @@ class PeriodGames:
         -------
         PairwiseData
         """
-        from discrank.data import PairwiseData, covariate_data
+        from discrank.data import PairwiseData, oriented_covariate_data
 
-        n = self.labels.size
-        lo32, hi32 = self.a, self.b
-        if self.advantage is None:
-            inverse, pair_lo, pair_hi = _core.group_pairs(n, lo32, hi32)
-            k = pair_lo.size
-            games = np.bincount(inverse, self.games, k)
-            p = np.clip(np.bincount(inverse, self.score, k) / games, 0.0, 1.0)
-            return PairwiseData._trusted(pair_lo, pair_hi, p, games, self.labels, weights or "games")
-        x = self.advantage
-        values, xc = np.unique(x, axis=0, return_inverse=True)
-        xc = xc.reshape(-1)
-        idx = np.lexsort((xc, hi32, lo32))
-        lo32, hi32, xc = lo32[idx], hi32[idx], xc[idx]
-        new = np.ones(idx.size, dtype=bool)
-        new[1:] = (lo32[1:] != lo32[:-1]) | (hi32[1:] != hi32[:-1]) | (xc[1:] != xc[:-1])
-        starts = np.flatnonzero(new)
-        games = np.add.reduceat(self.games[idx], starts)
-        won = np.add.reduceat(self.score[idx], starts)
-        lo32, hi32, xc = lo32[starts], hi32[starts], xc[starts]
-        pair_new = np.ones(starts.size, dtype=bool)
-        pair_new[1:] = (lo32[1:] != lo32[:-1]) | (hi32[1:] != hi32[:-1])
-        first = np.flatnonzero(pair_new)
-        return covariate_data(np.cumsum(pair_new) - 1, lo32[first], hi32[first], games, won, values[xc],
-                              self.advantage_names, self.labels, weights)
+        if self.advantage is not None:
+            return oriented_covariate_data(self.a, self.b, self.score, self.advantage, self.advantage_names,
+                                           self.labels, weights, games=self.games)
+        inverse, pair_lo, pair_hi = _core.group_pairs(self.labels.size, self.a, self.b)
+        k = pair_lo.size
+        games = np.bincount(inverse, self.games, k)
+        p = np.clip(np.bincount(inverse, self.score, k) / games, 0.0, 1.0)
+        return PairwiseData._trusted(pair_lo, pair_hi, p, games, self.labels, weights or "games")
 
     def check(self) -> "PeriodGames":
         """Check the rows against each other (a ValueError names the field, the row and its value); the

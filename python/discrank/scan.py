@@ -426,15 +426,7 @@ def _chunk_table(ca: np.ndarray, cb: np.ndarray, score: np.ndarray, xcode: Optio
     """One chunk's games summed by pair (and period, and covariate code, already that of the pair's first
     player), oriented lo < hi in first-seen codes: without covariates or periods by the core's aggregation
     (the in-memory one)."""
-    if bins is not None:
-        swap = ca > cb
-        lo = np.where(swap, cb, ca).astype(np.int64)
-        hi = np.where(swap, ca, cb).astype(np.int64)
-        y = np.where(swap, 1.0 - score, score)
-        x = np.zeros(lo.size, dtype=np.int32) if xcode is None else xcode
-        return _reduce((lo << 32) | hi, x, np.ones(lo.size), y, xcode is not None, n_labels, bins,
-                       (score == 0.5).astype(np.float64))
-    if xcode is None:
+    if xcode is None and bins is None:
         lo, hi, games, wins = _core.aggregate_games(n_labels, ca, cb, score, None)
         return _Table((lo.astype(np.int64) << 32) | hi, np.zeros(lo.size, dtype=np.int32), games, wins)
     swap = ca > cb
@@ -443,7 +435,8 @@ def _chunk_table(ca: np.ndarray, cb: np.ndarray, score: np.ndarray, xcode: Optio
     y = np.where(swap, 1.0 - score, score)
     key = (lo << 32) | hi
     x = np.zeros(key.size, dtype=np.int32) if xcode is None else xcode
-    return _reduce(key, x, np.ones(key.size), y, True, n_labels)
+    draws = None if bins is None else (score == 0.5).astype(np.float64)
+    return _reduce(key, x, np.ones(key.size), y, xcode is not None, n_labels, bins, draws)
 
 
 class _Accumulator:
@@ -724,7 +717,7 @@ def scan_games(paths: Any, a: str = "a", b: str = "b", score: Optional[str] = No
     spec = dict(a=a, b=b, score=score, winner=winner, time=time, start=start, end=end, invalid=invalid,
                 advantage=list(names) if names else None, advantage_names=tuple(names), by_x=bool(names),
                 min_player_games=min_player_games, weights=weights, batch_rows=batch_rows, block_bytes=BLOCK_BYTES,
-                period=period, results=True, dates=None, dropped={})
+                period=period, results=True, dates=None, first_times=None, dropped={})
     coder = _Coder()
     acc = _Accumulator(budget, None if tmpdir is None else os.fspath(tmpdir), bool(names), period is not None)
     dropped: dict[str, int] = {}
@@ -748,9 +741,8 @@ def scan_games(paths: Any, a: str = "a", b: str = "b", score: Optional[str] = No
                     xcode = coder.covariates(np.asarray(chunk.x, dtype=np.float64))
                     xcode = np.where(ca > cb, coder.negation()[xcode], xcode)
                 acc.n_labels = coder.table.size
-                score_arr = np.asarray(chunk.score, dtype=np.float64)
                 bins = None if period is None else _chunk_bins(chunk, spec, path)
-                acc.add(_chunk_table(ca, cb, score_arr, xcode, acc.n_labels, bins))
+                acc.add(_chunk_table(ca, cb, np.asarray(chunk.score, dtype=np.float64), xcode, acc.n_labels, bins))
                 games += chunk.a.size
             if file_dropped:
                 dropped_in.append(f"{os.path.basename(path)} ({file_dropped})")
