@@ -177,13 +177,13 @@ def _fit_with_a_death(client, die, fit):
     of the patched method kills the process); both fits."""
     client.wait_for_workers(2, timeout=60)
     quiet = fit()
-    victim = sorted(client.scheduler_info()["workers"])[0]  # part 0's worker
+    victim = ddk.live_workers(client)[0]  # part 0's worker
     client.run(die, workers=[victim])
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # the nanny's restart chatter
         lost = fit()
     assert lost.dask_parts_rebuilt_ >= 1 and quiet.dask_parts_rebuilt_ == 0
-    assert victim not in client.scheduler_info()["workers"]
+    assert victim not in ddk.live_workers(client)
     client.wait_for_workers(2, timeout=60)
     return quiet, lost
 

@@ -190,7 +190,7 @@ class PartGroup:
 
     def __init__(self, client: Any, factory: Any, args: list) -> None:
         self.client, self.factory, self.args = client, factory, args
-        workers = sorted(client.scheduler_info()["workers"])
+        workers = live_workers(client)
         if not workers:
             raise RuntimeError("the Dask cluster has no worker")
         self.workers = [workers[k % len(workers)] for k in range(len(args))]
@@ -230,7 +230,7 @@ class PartGroup:
         lost = self.workers[k]
         deadline = time.monotonic() + LOST_WORKER_TIMEOUT
         while True:
-            live = set(self.client.scheduler_info()["workers"])
+            live = set(live_workers(self.client))
             if lost not in live and live:
                 break
             if time.monotonic() > deadline:
@@ -252,6 +252,14 @@ class PartGroup:
         for f in self.futures:
             _release(f)
         self.futures, self.actors, self.args = [], [], []
+
+
+def live_workers(client: Any) -> list:
+    """The addresses of the workers the scheduler holds now, sorted.
+
+    Asked of the scheduler on each call: ``client.scheduler_info()`` returns the client's cached identity,
+    which its periodic refresh replaces with one that lists no worker."""
+    return sorted(client.nthreads())
 
 
 def _release(part: tuple) -> None:
