@@ -718,6 +718,10 @@ def _child(code, check, conn):
         conn.send(("finished", None, None, caught, holds))
     except BaseException as e:  # noqa: BLE001 - a case reports whatever it raised
         conn.send(("raised", [c.__name__ for c in type(e).__mro__], f"{type(e).__name__}: {e}", caught, None))
+    finally:
+        if "tmp" in ns:  # the prelude's temporary directory
+            import shutil
+            shutil.rmtree(ns["tmp"], ignore_errors=True)
     conn.close()
 
 

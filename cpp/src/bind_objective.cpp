@@ -1,8 +1,11 @@
 // Python glue of the objective (objective.hpp): PairObjective, scores, the loss ids, and the
 // vectorised exp and log1p of fastmath.hpp for their accuracy test.
+#include <algorithm>
 #include <cmath>
 #include <memory>
 #include <optional>
+#include <tuple>
+#include <vector>
 
 #include "bind.hpp"
 #include "discrank/checks.hpp"
@@ -46,7 +49,8 @@ discrank::Loss to_loss(int loss) {
 // Owns references to the pair arrays so that the borrowed pointers in PairObjective stay valid.
 class PyObjective {
   public:
-    PyObjective(std::int64_t n_players, IntIn i, IntIn j, FloatIn y, FloatIn w, const std::string& strategy)
+    PyObjective(std::int64_t n_players, IntIn i, IntIn j, FloatIn y, FloatIn w, const std::string& strategy,
+                const std::optional<std::tuple<std::int64_t, std::int64_t, int, int>>& part)
         : i_(std::move(i)), j_(std::move(j)), y_(std::move(y)), w_(std::move(w)) {
         using S = discrank::PairObjective::Strategy;
         S strat;
@@ -59,8 +63,14 @@ class PyObjective {
         else
             throw py::value_error("strategy must be 'auto', 'scatter' or 'gather', got '" + strategy + "'");
         const std::int64_t m = common_length("i, j, y and w", {{"i", &i_}, {"j", &j_}, {"y", &y_}, {"w", &w_}});
-        core_ = std::make_unique<discrank::PairObjective>(n_players, i_.data(), j_.data(), y_.data(), w_.data(), m,
-                                                          strat);
+        discrank::Layout layout;
+        if (part) std::tie(layout.total_pairs, layout.first_pair, layout.leaf_lo, layout.leaf_hi) = *part;
+        try {
+            core_ = std::make_unique<discrank::PairObjective>(n_players, i_.data(), j_.data(), y_.data(), w_.data(),
+                                                              m, strat, layout);
+        } catch (const std::invalid_argument& e) {
+            throw py::value_error(e.what());
+        }
     }
 
     py::tuple evaluate(int loss, const std::optional<FloatIn>& U, const std::optional<FloatIn>& V,
@@ -76,17 +86,17 @@ class PyObjective {
         py::object gU = py::none(), gV = py::none(), gs = py::none();
         discrank::Grads g;
         if (grad_u) {
-            FloatArray a({rows, cols});
+            FloatArray a = per_node({rows, cols});
             g.U = a.mutable_data();
             gU = a;
         }
         if (grad_v) {
-            FloatArray a({rows, cols});
+            FloatArray a = per_node({rows, cols});
             g.V = a.mutable_data();
             gV = a;
         }
         if (grad_s) {
-            FloatArray a(rows);
+            FloatArray a = per_node({rows});
             g.s = a.mutable_data();
             gs = a;
         }
@@ -123,7 +133,7 @@ class PyObjective {
 
     py::tuple score_sums(int n_threads) {
         const auto n = static_cast<py::ssize_t>(core_->n_players());
-        FloatArray total(n), scored(n), conceded(n);
+        FloatArray total = per_node({n}), scored = per_node({n}), conceded = per_node({n});
         {
             py::gil_scoped_release release;
             core_->score_sums(total.mutable_data(), scored.mutable_data(), conceded.mutable_data(), n_threads);
@@ -140,12 +150,30 @@ class PyObjective {
     std::int64_t n_players() const { return core_->n_players(); }
     std::int64_t n_pairs() const { return core_->n_pairs(); }
     std::string strategy() const { return core_->scatter() ? "scatter" : "gather"; }
+    py::list nodes() const {
+        py::list out;
+        for (const auto& [first, level] : core_->nodes()) out.append(py::make_tuple(first, level));
+        return out;
+    }
+    FloatArray block_losses() const {
+        const std::vector<double>& b = core_->block_losses();
+        FloatArray out(static_cast<py::ssize_t>(b.size()));
+        std::copy(b.begin(), b.end(), out.mutable_data());
+        return out;
+    }
 
   private:
-    // A new array of one value per player, filled by fill(data) without the GIL.
+    // A new array of the given shape for a whole set of pairs; for a part, of one such row per node.
+    FloatArray per_node(std::vector<py::ssize_t> shape) const {
+        if (!core_->pairs().whole()) shape.insert(shape.begin(), static_cast<py::ssize_t>(core_->n_nodes()));
+        return FloatArray(shape);
+    }
+
+    // A new array of one value per player (per node and player for a part), filled by fill(data) without
+    // the GIL.
     template <class Fill>
     FloatArray per_player(Fill fill) {
-        FloatArray out(static_cast<py::ssize_t>(core_->n_players()));
+        FloatArray out = per_node({static_cast<py::ssize_t>(core_->n_players())});
         double* po = out.mutable_data();
         {
             py::gil_scoped_release release;
@@ -158,6 +186,14 @@ class PyObjective {
     FloatArray y_, w_;
     std::unique_ptr<discrank::PairObjective> core_;
 };
+
+// The compensated sum of x in order (PairObjective's sum of its blocks' losses).
+double compensated_sum(const FloatIn& x) {
+    if (x.ndim() != 1) throw py::value_error("x must be 1-D, got shape " + shape_str(x));
+    double total = 0.0, comp = 0.0;
+    for (py::ssize_t t = 0; t < x.shape(0); ++t) discrank::neumaier_add(total, comp, x.data()[t]);
+    return total + comp;
+}
 
 FloatArray scores(IntIn a, IntIn b, std::int64_t n_players, const std::optional<FloatIn>& U,
                   const std::optional<FloatIn>& V, const std::optional<FloatIn>& s, int n_threads) {
@@ -190,15 +226,26 @@ py::tuple fast_exp_log1p(const FloatIn& x) {
 }  // namespace
 
 void bind_objective(py::module_& m) {
+    m.attr("REDUCTION_LEAVES") = discrank::kChunks;
+    m.attr("BLOCK_PAIRS") = discrank::kBlock;
+    m.def("compensated_sum", &compensated_sum, py::arg("x").noconvert());
     m.attr("LOSS_BCE") = static_cast<int>(discrank::Loss::bce);
     m.attr("LOSS_SQUARED_LOGIT") = static_cast<int>(discrank::Loss::squared_logit);
     m.attr("LOSS_PROBABILITY") = static_cast<int>(discrank::Loss::probability);
     m.attr("LOSS_SIGMOID_SQUARED") = static_cast<int>(discrank::Loss::sigmoid_squared);
 
     py::class_<PyObjective>(m, "PairObjective")
-        .def(py::init<std::int64_t, IntIn, IntIn, FloatIn, FloatIn, const std::string&>(),
+        .def(py::init<std::int64_t, IntIn, IntIn, FloatIn, FloatIn, const std::string&,
+                      const std::optional<std::tuple<std::int64_t, std::int64_t, int, int>>&>(),
              py::arg("n_players"), py::arg("i").noconvert(), py::arg("j").noconvert(), py::arg("y").noconvert(),
-             py::arg("w").noconvert(), py::arg("strategy") = "auto")
+             py::arg("w").noconvert(), py::arg("strategy") = "auto", py::arg("part") = py::none(),
+             "part: (total_pairs, first_pair, leaf_lo, leaf_hi), the pairs being those of a larger set that are "
+             "its leaves [leaf_lo, leaf_hi) of the reduction tree; each per-player output then holds one row "
+             "per node of `nodes`")
+        .def_property_readonly("nodes", &PyObjective::nodes,
+                               "the (first leaf, level) of each node of the reduction tree the outputs hold")
+        .def("block_losses", &PyObjective::block_losses,
+             "the last evaluation's loss per block of pairs (its value is their compensated_sum)")
         .def_property_readonly("n_players", &PyObjective::n_players)
         .def_property_readonly("n_pairs", &PyObjective::n_pairs)
         .def_property_readonly("strategy", &PyObjective::strategy)

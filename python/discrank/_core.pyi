@@ -15,6 +15,8 @@ import numpy as np
 import numpy.typing as npt
 
 __version__: str
+REDUCTION_LEAVES: int
+BLOCK_PAIRS: int
 LOSS_BCE: int
 LOSS_SQUARED_LOGIT: int
 LOSS_PROBABILITY: int
@@ -41,7 +43,17 @@ class PairObjective:
         y: npt.NDArray[np.float64],
         w: npt.NDArray[np.float64],
         strategy: str = "auto",
-    ) -> None: ...
+        part: tuple[int, int, int, int] | None = None,
+    ) -> None:
+        """``part``: (total_pairs, first_pair, leaf_lo, leaf_hi): the pairs are those of a set of
+        ``total_pairs`` pairs that make its leaves [leaf_lo, leaf_hi) of the per-player sums' reduction tree
+        (a part of a distributed fit); every per-player output then has a leading axis, one row per node
+        of ``nodes``."""
+    @property
+    def nodes(self) -> list[tuple[int, int]]:
+        """The (first leaf, level) of each node of the reduction tree the per-player outputs hold."""
+    def block_losses(self) -> npt.NDArray[np.float64]:
+        """The last evaluation's loss per block of BLOCK_PAIRS pairs (its value: their compensated_sum)."""
     @property
     def n_players(self) -> int: ...
     @property
@@ -172,3 +184,6 @@ def chain_solve(
     d: npt.NDArray[np.float64], e: npt.NDArray[np.float64], b: npt.NDArray[np.float64], n_threads: int = 0
 ) -> npt.NDArray[np.float64]:
     """x with L D L^T x = b from LAPACK dpttrf's factors (d, e); the same bits for any n_threads."""
+
+def compensated_sum(x: npt.NDArray[np.float64]) -> float:
+    """Neumaier's compensated sum of x in order (PairObjective's sum of its blocks' losses)."""

@@ -10,7 +10,11 @@ whose pair kernel runs on the workers.
   evaluates its share of the loss, gradient, per-pair curvature and Laplacian or Hessian products
   with the kernel the in-process fit calls (``_core.PairObjective``; :class:`discrank._history.Rows`
   for the dynamic model); the driver runs the model's own solver (Newton's method, L-BFGS, the
-  whole-history Newton) and adds the parts' results in part order. The parts are built once per fit
+  whole-history Newton) and adds the parts' results. The stationary models' parts are cut where the
+  kernel's own sums are cut (the leaves of its reduction tree) and added as the kernel adds them, so
+  each call returns the in-process kernel's numbers bit for bit and the fit equals the in-process fit
+  exactly; the dynamic model's parts are added in part order (its Newton fit ends at the same point to
+  rounding). The parts are built once per fit
   (per solve of the dynamic model) and stay on the workers; each call ships the parameters (one or a
   few numbers per player or player-period) out and the part's value and gradient back, straight
   between the driver and the worker. A part's curvature stays on its worker. If a worker is lost,
@@ -269,18 +273,64 @@ def _release(part: tuple) -> None:
         piece.release()
 
 
+LEAVES = _core.REDUCTION_LEAVES  # the leaves (chunks of pairs) of the kernel's per-player sums' tree
+
+
+def leaf_first_pair(n_pairs: int, c: int) -> int:
+    """The first pair of leaf ``c`` of the kernel's reduction tree over ``n_pairs`` pairs (``c = LEAVES``:
+    ``n_pairs``): leaves are whole blocks of ``_core.BLOCK_PAIRS`` pairs (``PairSet::chunk_first_pair``)."""
+    n_blocks = -(-int(n_pairs) // _core.BLOCK_PAIRS)
+    return min(int(n_pairs), (c * n_blocks // LEAVES) * _core.BLOCK_PAIRS)
+
+
+def tree_cover(lo: int, hi: int) -> list:
+    """The largest nodes ``(first leaf, level)`` of the pairwise tree over the leaves inside ``[lo, hi)``, left
+    to right (``cover`` in sums.hpp): a part holding those leaves returns one row per node."""
+    nodes, c = [], lo
+    while c < hi:
+        level = 0
+        while c % (2 << level) == 0 and c + (2 << level) <= hi:
+            level += 1
+        nodes.append((c, level))
+        c += 1 << level
+    return nodes
+
+
+def tree_sum(covers: list, outs: list) -> np.ndarray:
+    """The root of the pairwise tree from the parts' node rows (``outs[k][r]``: node ``covers[k][r]``), each
+    node made as its left child plus its right child, as the kernel folds its leaves: the whole set's sum,
+    bit for bit."""
+    held = {node: out[r] for cover, out in zip(covers, outs) for r, node in enumerate(cover)}
+    step, level = 1, 0
+    while step < LEAVES:
+        for c in range(0, LEAVES, 2 * step):
+            if (c, level) in held and (c + step, level) in held:
+                held[(c, level + 1)] = held.pop((c, level)) + held.pop((c + step, level))
+        step, level = 2 * step, level + 1
+    return held.pop((0, level))
+
+
 class _Part:
     """A part of a fit's pairs on a worker: its arrays, its compiled kernel, and its last curvature.
+
+    The part holds the leaves ``[lo, hi)`` of the kernel's reduction tree over all the fit's pairs
+    (``total`` of them): its per-player results are the rows of its nodes (:func:`tree_cover`), and its
+    loss is its blocks' losses, which the driver adds as the in-process kernel does.
 
     The methods are the calls of :class:`DistributedObjective`; a per-pair vector named ``"curv"`` is
     the curvature of the last evaluation that asked for one, ``"w"`` the part's weights."""
 
-    def __init__(self, n_players: int, i: np.ndarray, j: np.ndarray, p: np.ndarray, w: np.ndarray) -> None:
+    def __init__(self, n_players: int, i: np.ndarray, j: np.ndarray, p: np.ndarray, w: np.ndarray,
+                 where: tuple) -> None:
         self.n_players = int(n_players)
         self.i, self.j = np.ascontiguousarray(i, np.int32), np.ascontiguousarray(j, np.int32)
         self.p, self.w = np.ascontiguousarray(p, np.float64), np.ascontiguousarray(w, np.float64)
-        self.kernel = _core.PairObjective(self.n_players, self.i, self.j, self.p, self.w)
+        self.kernel = _core.PairObjective(self.n_players, self.i, self.j, self.p, self.w, part=where)
+        self.whole = tuple(where[2:]) == (0, LEAVES)  # the kernel's outputs have no node axis
         self.curv: Optional[np.ndarray] = None
+
+    def _nodes(self, out):
+        return None if out is None else (out[None] if self.whole else out)
 
     def _vector(self, v):
         """The per-pair vector a call names: this part's curvature, its weights, or the slice shipped."""
@@ -289,27 +339,29 @@ class _Part:
         return self.w if v == "w" else self.curv
 
     def evaluate(self, loss, U, V, s, offset, grad_u, grad_v, grad_s, with_curv, n_threads):
-        """The kernel's evaluation; ``with_curv``: the curvature kept, and its player sums (the solvers'
-        next call: the Laplacian's diagonal) sent with the result to save a round trip."""
+        """The kernel's evaluation: the blocks' losses and the gradients' nodes; ``with_curv``: the
+        curvature kept, and its player sums' nodes (the solvers' next call: the Laplacian's diagonal) sent
+        with the result to save a round trip."""
         curv = np.empty(self.i.size) if with_curv else None
         out = self.kernel.evaluate(loss, U=U, V=V, s=s, offset=offset, grad_u=grad_u, grad_v=grad_v,
                                    grad_s=grad_s, curv=curv, n_threads=n_threads)
+        out = (self.kernel.block_losses(), *(self._nodes(g) for g in out[1:]))
         if not with_curv:
             return out, None
         self.curv = curv
-        return out, self.kernel.player_sums(curv, n_threads=n_threads)
+        return out, self._nodes(self.kernel.player_sums(curv, n_threads=n_threads))
 
     def hessp_s(self, v, x, n_threads):
-        return self.kernel.hessp_s(self._vector(v), x, n_threads=n_threads)
+        return self._nodes(self.kernel.hessp_s(self._vector(v), x, n_threads=n_threads))
 
     def player_sums(self, v, n_threads):
-        return self.kernel.player_sums(self._vector(v), n_threads=n_threads)
+        return self._nodes(self.kernel.player_sums(self._vector(v), n_threads=n_threads))
 
     def opponent_sums(self, v, c, n_threads):
-        return self.kernel.opponent_sums(self._vector(v), c, n_threads=n_threads)
+        return self._nodes(self.kernel.opponent_sums(self._vector(v), c, n_threads=n_threads))
 
     def score_sums(self, n_threads):
-        return self.kernel.score_sums(n_threads=n_threads)
+        return tuple(self._nodes(o) for o in self.kernel.score_sums(n_threads=n_threads))
 
     def curvature(self):
         return self.curv
@@ -318,11 +370,13 @@ class _Part:
 class DistributedObjective:
     """The interface of ``_core.PairObjective`` over pairs split into parts held by Dask workers.
 
-    Built by :func:`fit`; the models' solvers call it as they call the in-process kernel. The parts are
-    :class:`_Part` actors of a :class:`PartGroup`. Per-pair arrays: the curvature an :meth:`evaluate`
-    call fills stays on the workers (the caller's array is filled with NaN until :meth:`gather` fetches
-    it, and naming it in :meth:`hessp_s`, :meth:`player_sums` or :meth:`opponent_sums` uses the workers'
-    copy); the fit's
+    Built by :func:`fit`; the models' solvers call it as they call the in-process kernel, and get the
+    same numbers bit for bit. The parts are :class:`_Part` actors of a :class:`PartGroup`, cut at the
+    leaves of the kernel's reduction tree (at most ``LEAVES`` parts): the driver adds the parts' block
+    losses with the kernel's compensated sum and their per-player nodes as the kernel's tree does
+    (:func:`tree_sum`). Per-pair arrays: the curvature an :meth:`evaluate` call fills stays on the
+    workers (the caller's array is filled with NaN until :meth:`gather` fetches it, and naming it in
+    :meth:`hessp_s`, :meth:`player_sums` or :meth:`opponent_sums` uses the workers' copy); the fit's
     weights ``w`` are the parts' own; other per-pair arrays (the covariates' offsets, a curvature
     computed on the driver) are split and shipped with each call.
     """
@@ -332,13 +386,20 @@ class DistributedObjective:
         self._n_players, self._n_pairs = int(n_players), int(i.shape[0])
         self.n_threads = int(worker_threads)
         self.w = w
-        self.bounds = _bounds(self._n_pairs, n_parts)
-        cut = list(zip(self.bounds[:-1], self.bounds[1:]))
-        self.group = PartGroup(client, _Part, [(n_players, i[a:b], j[a:b], p[a:b], w[a:b]) for a, b in cut])
+        n_parts = max(1, min(int(n_parts), LEAVES))
+        leaves = [k * LEAVES // n_parts for k in range(n_parts + 1)]
+        self.covers = [tree_cover(lo, hi) for lo, hi in zip(leaves[:-1], leaves[1:])]
+        self.bounds = np.array([leaf_first_pair(self._n_pairs, c) for c in leaves], np.int64)
+        self.group = PartGroup(client, _Part, [(n_players, i[a:b], j[a:b], p[a:b], w[a:b], (self._n_pairs, a, lo, hi))
+                                               for a, b, lo, hi in zip(self.bounds[:-1], self.bounds[1:],
+                                                                       leaves[:-1], leaves[1:])])
         self.group.restore = self._restore
         self._curv: Optional[np.ndarray] = None  # the caller's array of the last evaluation with a curvature
         self._curv_sums: Optional[np.ndarray] = None  # its player sums
         self._replay: Optional[list] = None  # that evaluation's arguments, part by part
+
+    def _sum(self, outs: list) -> np.ndarray:
+        return tree_sum(self.covers, outs)
 
     def _restore(self, k: int) -> None:
         """A rebuilt part computes the curvature of the last evaluation that kept one."""
@@ -385,31 +446,26 @@ class DistributedObjective:
         if curv is not None:
             curv.fill(np.nan)  # the curvature is the workers'
             self._curv, self._replay = curv, [(*c[:5], False, False, False, True, c[-1]) for c in calls]
-            self._curv_sums = _sum([o[1] for o in outs])
+            self._curv_sums = self._sum([o[1] for o in outs])
         outs = [o[0] for o in outs]
-        value = 0.0
-        grads: list = [None, None, None]
-        for out in outs:  # in part order: the same sums whatever the workers
-            value += out[0]
-            for k in range(3):
-                if out[k + 1] is not None:
-                    grads[k] = out[k + 1].copy() if grads[k] is None else grads[k] + out[k + 1]
+        value = _core.compensated_sum(np.concatenate([o[0] for o in outs]))
+        grads = [None if outs[0][k] is None else self._sum([o[k] for o in outs]) for k in (1, 2, 3)]
         return (value, *grads)
 
     def hessp_s(self, curv, x, n_threads=0):
-        return _sum(self.group.call("hessp_s", self._per_part(curv, x)))
+        return self._sum(self.group.call("hessp_s", self._per_part(curv, x)))
 
     def player_sums(self, v, n_threads=0):
         if self._curv is not None and v is self._curv:  # sent with the evaluation
             return self._curv_sums.copy()
-        return _sum(self.group.call("player_sums", self._per_part(v)))
+        return self._sum(self.group.call("player_sums", self._per_part(v)))
 
     def opponent_sums(self, v, c, n_threads=0):
-        return _sum(self.group.call("opponent_sums", self._per_part(v, c)))
+        return self._sum(self.group.call("opponent_sums", self._per_part(v, c)))
 
     def score_sums(self, n_threads=0):
         outs = self.group.call("score_sums", [(self.n_threads,)] * len(self.group.args))
-        return tuple(_sum([o[k] for o in outs]) for k in range(3))
+        return tuple(self._sum([o[k] for o in outs]) for k in range(3))
 
     def gather(self, v: np.ndarray) -> np.ndarray:
         """``v`` filled with its values where the workers hold them (the curvature: the banded Cholesky
@@ -515,7 +571,8 @@ def fit(model: Any, data: Any, client: Any = None, *, n_parts: Optional[int] = N
     client : distributed.Client, optional
         Default: the current client (``distributed.get_client()``).
     n_parts : int, optional
-        Parts of the pairs (or of the dynamic model's rows); default one per worker thread.
+        Parts of the pairs (at most ``LEAVES`` = 16, the leaves of the kernel's reduction tree) or of the
+        dynamic model's rows; default one per worker thread.
     worker_threads : int
         The core's threads per part call (1 suits one-thread workers).
     **fit_kw
@@ -527,7 +584,8 @@ def fit(model: Any, data: Any, client: Any = None, *, n_parts: Optional[int] = N
     model
         Fitted; ``model.dask_calls_`` is the number of calls made on the cluster (each a call of every
         part), ``model.dask_parts_rebuilt_`` the parts rebuilt after a worker was lost. The fitted
-        attributes equal the in-process fit's to rounding (the parts' sums are added in another order).
+        attributes of Elo, EloPlusPlus, DiscDecomposition and MElo equal the in-process fit's bit for bit;
+        DynamicElo's equal them to rounding (its parts' sums are added in part order).
     """
     _require()
     from distributed import get_client

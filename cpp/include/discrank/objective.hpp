@@ -13,8 +13,9 @@
 // loss, its derivative and its curvature are computed over the block by branch-free, vectorised code
 // (loss_block), and the derivative is spread onto the two players' gradients, by scatter or gather
 // (sums.hpp; chosen from the data alone, never from the thread count). Scatter: each chunk of pairs adds
-// into its own gradient buffer (kChunks x n x (2k+1) doubles, in cache), summed in chunk order. Gather:
-// the derivatives are stored per pair and each player sums its own pairs from the Adjacency.
+// into its own gradient buffer (kChunks x n x (2k+1) doubles, in cache). Gather: the derivatives are
+// stored per pair and each player sums its own pairs of each chunk from the Adjacency. Either way the
+// chunks' sums are added pairwise (sums.hpp, fold).
 //
 // Order: any order of the pairs gives the objective (to rounding). The first player's terms are
 // summed in registers over each run of pairs with the same first player, so runs should be long
@@ -24,7 +25,10 @@
 //
 // Determinism: the loss is summed with compensation in fixed blocks of pairs and the blocks in order;
 // the gradient sums run in an order fixed by the data (sums.hpp). The result is therefore bitwise the
-// same for any number of threads, not only for the same one.
+// same for any number of threads, not only for the same one. A PairObjective over a part of a larger
+// set of pairs (Layout, sums.hpp) gives its blocks' loss partials (block_losses) and its nodes of the
+// gradient sums' tree: a process adding its parts' results as the whole set's evaluation adds them gets
+// the whole set's result bit for bit.
 #pragma once
 
 #include <algorithm>
@@ -120,10 +124,13 @@ class PairObjective {
     enum class Strategy : int { automatic = 0, scatter = 1, gather = 2 };
 
     // The arrays are borrowed, not copied: the caller keeps them alive and unchanged. strategy forces
-    // the scatter or gather way (automatic: PairSet::scatter(), from the data).
+    // the scatter or gather way (automatic: PairSet::scatter(), from the data). layout: where the pairs
+    // sit in a larger set (default: they are the whole set); the per-player outputs then hold n_nodes()
+    // rows of the tree's nodes, node-major.
     PairObjective(std::int64_t n_players, const std::int32_t* i, const std::int32_t* j, const double* y,
-                  const double* w, std::int64_t n_pairs, Strategy strategy = Strategy::automatic)
-        : ps_{n_players, n_pairs, i, j, y, w} {
+                  const double* w, std::int64_t n_pairs, Strategy strategy = Strategy::automatic,
+                  const Layout& layout = Layout())
+        : ps_(n_players, n_pairs, i, j, y, w, layout), nodes_(cover(layout.leaf_lo, layout.leaf_hi)) {
         if (n_players < 1) throw std::invalid_argument("n_players must be >= 1, got " + std::to_string(n_players));
         if (n_pairs > INT32_MAX) throw std::invalid_argument("at most 2^31 - 1 pairs are supported");
         check_pairs(n_players, n_pairs, i, j, PairRule::distinct, "pair");
@@ -138,6 +145,11 @@ class PairObjective {
     std::int64_t n_pairs() const { return ps_.m; }
     bool scatter() const { return scatter_; }
     const PairSet& pairs() const { return ps_; }
+    // The nodes of the gradient sums' tree the outputs hold (first leaf, level): one, the root, for a whole set.
+    const std::vector<std::pair<int, int>>& nodes() const { return nodes_; }
+    std::int64_t n_nodes() const { return static_cast<std::int64_t>(nodes_.size()); }
+    // The last evaluation's loss per block of pairs (its value is their compensated sum in block order).
+    const std::vector<double>& block_losses() const { return partial_; }
 
     // Objective value at the parameters x with the per-pair offset (length m; null: 0); gradients into
     // the non-null outputs of g; per-pair curvature w_p L''(A_p) into curv (length m) when it is not null.
@@ -156,8 +168,9 @@ class PairObjective {
         const int k = x.k;
         const std::int64_t width = (g.s ? 1 : 0) + (g.U ? k : 0) + (g.V ? k : 0);
         const bool grad = g.any();
-        if (scatter_ && grad) chunk_.resize(static_cast<std::size_t>(kChunks * n * width));
-        const std::int64_t n_units = scatter_ ? kChunks : n_blocks;
+        const int n_leaves = ps_.n_leaves();
+        if (scatter_ && grad) chunk_.resize(static_cast<std::size_t>(n_leaves * n * width));
+        const std::int64_t n_units = scatter_ ? n_leaves : n_blocks;
 #pragma omp parallel num_threads(nt)
         {
             std::vector<double> scratch(4 * kBlock);
@@ -168,8 +181,8 @@ class PairObjective {
 #pragma omp for schedule(dynamic, 1)
             for (std::int64_t unit = 0; unit < n_units; ++unit) {
                 // scatter: a chunk of blocks with its own gradient buffer; gather: one block.
-                const std::int64_t b0 = scatter_ ? ps_.chunk_first_block(unit) : unit;
-                const std::int64_t b1 = scatter_ ? ps_.chunk_first_block(unit + 1) : unit + 1;
+                const std::int64_t b0 = scatter_ ? ps_.chunk_first_block(ps_.leaf_lo + unit) : unit;
+                const std::int64_t b1 = scatter_ ? ps_.chunk_first_block(ps_.leaf_lo + unit + 1) : unit + 1;
                 double* buf = scatter_ && grad ? chunk_.data() + unit * n * width : nullptr;
                 if (buf) std::fill(buf, buf + n * width, 0.0);
                 for (std::int64_t blk = b0; blk < b1; ++blk) {
@@ -333,55 +346,68 @@ class PairObjective {
         flush();
     }
 
-    // Inside a parallel region: the gradient as the chunk buffers' sum, in chunk order.
+    // Inside a parallel region: the gradient as the chunk buffers folded (each node r of the tree into
+    // row r of the outputs).
     void reduce_chunks(const Grads& g, int k, std::int64_t width) {
-        const std::int64_t n = ps_.n;
-        const std::int64_t len = n * width, stride = n * width;
-        const double* base = chunk_.data();
-        const std::int64_t off_U = g.s ? n : 0, off_V = off_U + (g.U ? n * k : 0);
-#pragma omp for schedule(static)
-        for (std::int64_t e = 0; e < len; ++e) {
-            double sum = 0.0;
-            for (std::int64_t c = 0; c < kChunks; ++c) sum += base[c * stride + e];
+        const std::int64_t n = ps_.n, nk = n * k;
+        const std::int64_t off_U = g.s ? n : 0, off_V = off_U + (g.U ? nk : 0);
+        fold_leaves(ps_, chunk_.data(), n * width, n * width, [&](int r, std::int64_t e, double sum) {
             if (g.s && e < n)
-                g.s[e] = sum;
-            else if (g.U && e >= off_U && e < off_U + n * k)
-                g.U[e - off_U] = sum;
+                g.s[r * n + e] = sum;
+            else if (g.U && e >= off_U && e < off_U + nk)
+                g.U[r * nk + e - off_U] = sum;
             else
-                g.V[e - off_V] = sum;
-        }
+                g.V[r * nk + e - off_V] = sum;
+        });
     }
 
-    // Inside a parallel region: each player's gradient from its own pairs, in pair order.
+    // Inside a parallel region: each player's gradient from its own pairs, in pair order within each
+    // chunk, the chunks folded.
     void gather_gradients(const Params& x, const Grads& g) {
-        const int k = x.k;
+        const int k = x.k, lo = ps_.leaf_lo;
+        const std::int64_t n = ps_.n, nk = n * k;
         const double* r = residual_.data();
-#pragma omp for schedule(dynamic, 256)
-        for (std::int64_t a = 0; a < ps_.n; ++a) {
-            double gsa = 0.0;
-            double* gUa = g.U ? g.U + a * k : nullptr;
-            double* gVa = g.V ? g.V + a * k : nullptr;
-            for (int l = 0; l < k; ++l) {
-                if (gUa) gUa[l] = 0.0;
-                if (gVa) gVa[l] = 0.0;
+        const bool whole = ps_.whole();
+        const LeafOfBlock leaves(ps_);
+        const std::uint8_t* leaf_of = leaves.table();
+        const int width = 1 + 2 * k;  // s, then U_l and V_l of each l: leaf u's sums at t[q * kChunks + u]
+        std::vector<double> t(static_cast<std::size_t>(width * kChunks));
+        auto put = [&](double* out, std::int64_t at, std::int64_t stride, double* tq) {  // tq's nodes
+            if (!out) return;
+            if (whole) {
+                out[at] = tree_root<0, kChunks>(tq);
+                return;
             }
+            fold<false>(tq, ps_.leaf_lo, ps_.leaf_hi);
+            for (std::size_t q = 0; q < nodes_.size(); ++q) out[q * stride + at] = tq[nodes_[q].first - lo];
+        };
+#pragma omp for schedule(dynamic, 256)
+        for (std::int64_t a = 0; a < n; ++a) {
+            std::fill(t.begin(), t.end(), 0.0);  // the leaves the player has no pair in stay 0
+            double* ts = t.data();
             for (std::int64_t e = adj_.ptr[a]; e < adj_.ptr[a + 1]; ++e) {
                 const Adjacency::Entry& ad = adj_.entries[e];
+                const int u = leaf_of[LeafOfBlock::block_of(ad.pair)];
                 const bool first = ad.other >= 0;
                 const std::int64_t b = first ? ad.other : ~ad.other;
                 const double rp = first ? r[ad.pair] : -r[ad.pair];
-                gsa += rp;
+                ts[u] += rp;
                 // dA/dU_a = +-V_b and dA/dV_a = -+U_b, the sign being that of a's side of the pair.
                 for (int l = 0; l < k; ++l) {
-                    if (gUa) gUa[l] += rp * x.V[b * k + l];
-                    if (gVa) gVa[l] -= rp * x.U[b * k + l];
+                    if (g.U) ts[(1 + l) * kChunks + u] += rp * x.V[b * k + l];
+                    if (g.V) ts[(1 + k + l) * kChunks + u] -= rp * x.U[b * k + l];
                 }
             }
-            if (g.s) g.s[a] = gsa;
+            put(g.s, a, n, t.data());
+            for (int l = 0; l < k; ++l) {
+                put(g.U, a * k + l, nk, t.data() + (1 + l) * kChunks);
+                put(g.V, a * k + l, nk, t.data() + (1 + k + l) * kChunks);
+            }
         }
     }
 
     PairSet ps_;
+    std::vector<std::pair<int, int>> nodes_;
     bool scatter_ = false;
     Adjacency adj_;
     std::vector<double> residual_;
