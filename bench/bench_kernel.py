@@ -4,6 +4,7 @@ share of a measured limit.
     python bench/bench_kernel.py                   # 40 000 players, 4.7 million pairs
     python bench/bench_kernel.py --quick           # 2 000 players, 200 000 pairs
     python bench/bench_kernel.py --threads 1,2,4,8,16
+    python bench/bench_kernel.py --players 1000000 --draws 5000000   # sparse: the gather way
 
 Random unordered pairs (each once), random targets in {0, 1/2, 1}, random factors. The calls are made in
 rounds (``--rounds``, default 9): each round times the limit and every case once, at every thread count,
@@ -46,9 +47,12 @@ def main() -> None:
     parser.add_argument("--quick", action="store_true")
     parser.add_argument("--threads", default="1,2", help="comma-separated thread counts (default 1,2)")
     parser.add_argument("--rounds", type=int, default=9, help="rounds of calls (default 9)")
+    parser.add_argument("--players", type=int, help="players (default 40 000; 2 000 with --quick)")
+    parser.add_argument("--draws", type=int, help="pairs drawn before duplicates are merged (default 4.7 M)")
     args = parser.parse_args()
     threads = [int(t) for t in args.threads.split(",")]
     n, draws = (2_000, 200_000) if args.quick else (40_000, 4_700_000)
+    n, draws = args.players or n, args.draws or draws
     rng = np.random.default_rng(0)
     a = rng.integers(0, n, draws)
     b = (a + rng.integers(1, n, draws)) % n

@@ -128,6 +128,28 @@ def test_disc_fit_equals_in_process(client, n_parts):
                           ref.predict_proba(data.labels[data.i], data.labels[data.j]))
 
 
+def test_more_parts_than_leaves_are_summed_in_part_order(client):
+    data = discrank.GameLog.from_frame(_games(3), score="score").to_pairs()
+    ref = discrank.Elo(prior_scale=1.0).fit(data)
+    got_parts = []
+    original = ddk.DistributedObjective.__init__
+
+    def counting(self, *args, **kw):
+        original(self, *args, **kw)
+        got_parts.append(len(self.group.actors))
+        assert not self.exact
+
+    ddk.DistributedObjective.__init__ = counting
+    try:
+        got = ddk.fit(discrank.Elo(prior_scale=1.0), data, client, n_parts=ddk.LEAVES + 3)
+    finally:
+        ddk.DistributedObjective.__init__ = original
+    # 19 parts of 300 or 301 pairs, each summed as a set of its own: Newton's method ends at the
+    # in-process fit's point to rounding
+    assert got.converged_ and len(got_parts) == 1 and got_parts[0] == ddk.LEAVES + 3
+    np.testing.assert_allclose(got.ratings_, ref.ratings_, rtol=0, atol=1e-10)
+
+
 @pytest.mark.parametrize("make", [lambda: discrank.EloPlusPlus(), lambda: discrank.MElo(1, random_state=0)],
                          ids=["elo++", "m-elo"])
 def test_other_pair_models_fit_as_in_process(client, make):

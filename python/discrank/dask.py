@@ -11,11 +11,11 @@ whose pair kernel runs on the workers.
   with the kernel the in-process fit calls (``_core.PairObjective``; :class:`discrank._history.Rows`
   for the dynamic model); the driver runs the model's own solver (Newton's method, L-BFGS, the
   whole-history Newton) and adds the parts' results. The stationary models' parts are cut where the
-  kernel's own sums are cut (the leaves of its reduction tree) and added as the kernel adds them, so
-  each call returns the in-process kernel's numbers bit for bit and the fit equals the in-process fit
-  exactly; the dynamic model's parts are added in part order (its Newton fit ends at the same point to
-  rounding). The parts are built once per fit
-  (per solve of the dynamic model) and stay on the workers; each call ships the parameters (one or a
+  kernel's own sums are cut (the leaves of its reduction tree, 16 of them) and added as the kernel
+  adds them, so each call returns the in-process kernel's numbers bit for bit and the fit equals the
+  in-process fit exactly (more than 16 parts, and the dynamic model's parts, are added in part order:
+  Newton's fits end at the same point to rounding). The parts are built once per fit (per solve of
+  the dynamic model) and stay on the workers; each call ships the parameters (one or a
   few numbers per player or player-period) out and the part's value and gradient back, straight
   between the driver and the worker. A part's curvature stays on its worker. If a worker is lost,
   the parts it held are rebuilt on a live worker from the driver's arrays, evaluate the last point
@@ -208,7 +208,8 @@ class PartGroup:
     def _submit(self, parts: Any) -> list:
         """Build the parts ``parts`` on their workers (all at once); their futures, each with the futures of
         its scattered arguments (the part holds those arrays themselves: keeping them costs no memory)."""
-        data = [self.client.scatter(list(self.args[k]), workers=[self.workers[k]], hash=False) for k in parts]
+        data = [self.client.scatter(list(self.args[k]), workers=[self.workers[k]], hash=False, direct=True)
+                for k in parts]
         futures = [self.client.submit(self.factory, *d, actor=True, workers=[self.workers[k]], pure=False)
                    for k, d in zip(parts, data)]
         for f in futures:
@@ -313,20 +314,21 @@ def tree_sum(covers: list, outs: list) -> np.ndarray:
 class _Part:
     """A part of a fit's pairs on a worker: its arrays, its compiled kernel, and its last curvature.
 
-    The part holds the leaves ``[lo, hi)`` of the kernel's reduction tree over all the fit's pairs
-    (``total`` of them): its per-player results are the rows of its nodes (:func:`tree_cover`), and its
-    loss is its blocks' losses, which the driver adds as the in-process kernel does.
+    ``where = (total, first pair, lo, hi)``: the part holds the leaves ``[lo, hi)`` of the kernel's
+    reduction tree over all the fit's ``total`` pairs: its per-player results are the rows of its nodes
+    (:func:`tree_cover`), and its loss is its blocks' losses, which the driver adds as the in-process
+    kernel does. ``where = None``: its pairs are a set of their own (one row per result).
 
     The methods are the calls of :class:`DistributedObjective`; a per-pair vector named ``"curv"`` is
     the curvature of the last evaluation that asked for one, ``"w"`` the part's weights."""
 
     def __init__(self, n_players: int, i: np.ndarray, j: np.ndarray, p: np.ndarray, w: np.ndarray,
-                 where: tuple) -> None:
+                 where: Optional[tuple]) -> None:
         self.n_players = int(n_players)
         self.i, self.j = np.ascontiguousarray(i, np.int32), np.ascontiguousarray(j, np.int32)
         self.p, self.w = np.ascontiguousarray(p, np.float64), np.ascontiguousarray(w, np.float64)
         self.kernel = _core.PairObjective(self.n_players, self.i, self.j, self.p, self.w, part=where)
-        self.whole = tuple(where[2:]) == (0, LEAVES)  # the kernel's outputs have no node axis
+        self.whole = where is None or tuple(where[2:]) == (0, LEAVES)  # the kernel's outputs: no node axis
         self.curv: Optional[np.ndarray] = None
 
     def _nodes(self, out):
@@ -370,11 +372,12 @@ class _Part:
 class DistributedObjective:
     """The interface of ``_core.PairObjective`` over pairs split into parts held by Dask workers.
 
-    Built by :func:`fit`; the models' solvers call it as they call the in-process kernel, and get the
-    same numbers bit for bit. The parts are :class:`_Part` actors of a :class:`PartGroup`, cut at the
-    leaves of the kernel's reduction tree (at most ``LEAVES`` parts): the driver adds the parts' block
-    losses with the kernel's compensated sum and their per-player nodes as the kernel's tree does
-    (:func:`tree_sum`). Per-pair arrays: the curvature an :meth:`evaluate` call fills stays on the
+    Built by :func:`fit`; the models' solvers call it as they call the in-process kernel. The parts are
+    :class:`_Part` actors of a :class:`PartGroup`. Up to ``LEAVES`` (16) parts are cut at the leaves of
+    the kernel's reduction tree, and the driver adds their block losses with the kernel's compensated sum
+    and their per-player nodes as the kernel's tree does (:func:`tree_sum`): every call returns the
+    in-process kernel's numbers bit for bit (``exact``). More parts are cut evenly and summed in part
+    order: the same numbers to rounding. Per-pair arrays: the curvature an :meth:`evaluate` call fills stays on the
     workers (the caller's array is filled with NaN until :meth:`gather` fetches it, and naming it in
     :meth:`hessp_s`, :meth:`player_sums` or :meth:`opponent_sums` uses the workers' copy); the fit's
     weights ``w`` are the parts' own; other per-pair arrays (the covariates' offsets, a curvature
@@ -386,20 +389,25 @@ class DistributedObjective:
         self._n_players, self._n_pairs = int(n_players), int(i.shape[0])
         self.n_threads = int(worker_threads)
         self.w = w
-        n_parts = max(1, min(int(n_parts), LEAVES))
-        leaves = [k * LEAVES // n_parts for k in range(n_parts + 1)]
-        self.covers = [tree_cover(lo, hi) for lo, hi in zip(leaves[:-1], leaves[1:])]
-        self.bounds = np.array([leaf_first_pair(self._n_pairs, c) for c in leaves], np.int64)
-        self.group = PartGroup(client, _Part, [(n_players, i[a:b], j[a:b], p[a:b], w[a:b], (self._n_pairs, a, lo, hi))
-                                               for a, b, lo, hi in zip(self.bounds[:-1], self.bounds[1:],
-                                                                       leaves[:-1], leaves[1:])])
+        n_parts = max(1, int(n_parts))
+        self.exact = n_parts <= LEAVES
+        if self.exact:  # parts at the kernel's leaves, summed as the kernel sums
+            leaves = [k * LEAVES // n_parts for k in range(n_parts + 1)]
+            self.covers: Optional[list] = [tree_cover(lo, hi) for lo, hi in zip(leaves[:-1], leaves[1:])]
+            self.bounds = np.array([leaf_first_pair(self._n_pairs, c) for c in leaves], np.int64)
+            where: list = [(self._n_pairs, a, lo, hi) for a, lo, hi in zip(self.bounds, leaves[:-1], leaves[1:])]
+        else:  # more parts than leaves: each part a set of its own, the parts summed in part order
+            self.covers, self.bounds = None, _bounds(self._n_pairs, n_parts)
+            where = [None] * (self.bounds.size - 1)
+        self.group = PartGroup(client, _Part, [(n_players, i[a:b], j[a:b], p[a:b], w[a:b], at)
+                                               for a, b, at in zip(self.bounds[:-1], self.bounds[1:], where)])
         self.group.restore = self._restore
         self._curv: Optional[np.ndarray] = None  # the caller's array of the last evaluation with a curvature
         self._curv_sums: Optional[np.ndarray] = None  # its player sums
         self._replay: Optional[list] = None  # that evaluation's arguments, part by part
 
     def _sum(self, outs: list) -> np.ndarray:
-        return tree_sum(self.covers, outs)
+        return _sum([o[0] for o in outs]) if self.covers is None else tree_sum(self.covers, outs)
 
     def _restore(self, k: int) -> None:
         """A rebuilt part computes the curvature of the last evaluation that kept one."""
@@ -571,8 +579,9 @@ def fit(model: Any, data: Any, client: Any = None, *, n_parts: Optional[int] = N
     client : distributed.Client, optional
         Default: the current client (``distributed.get_client()``).
     n_parts : int, optional
-        Parts of the pairs (at most ``LEAVES`` = 16, the leaves of the kernel's reduction tree) or of the
-        dynamic model's rows; default one per worker thread.
+        Parts of the pairs or of the dynamic model's rows; default one per worker thread. Up to
+        ``LEAVES`` = 16 (the leaves of the kernel's reduction tree) the stationary fits are exact (below);
+        with more, their parts are summed in part order.
     worker_threads : int
         The core's threads per part call (1 suits one-thread workers).
     **fit_kw
@@ -584,8 +593,9 @@ def fit(model: Any, data: Any, client: Any = None, *, n_parts: Optional[int] = N
     model
         Fitted; ``model.dask_calls_`` is the number of calls made on the cluster (each a call of every
         part), ``model.dask_parts_rebuilt_`` the parts rebuilt after a worker was lost. The fitted
-        attributes of Elo, EloPlusPlus, DiscDecomposition and MElo equal the in-process fit's bit for bit;
-        DynamicElo's equal them to rounding (its parts' sums are added in part order).
+        attributes of Elo, EloPlusPlus, DiscDecomposition and MElo equal the in-process fit's bit for bit
+        with up to 16 parts; with more, and for DynamicElo, they equal them to rounding for Newton's
+        methods (Elo, the dynamic model) and to L-BFGS's tolerance for the disc decomposition.
     """
     _require()
     from distributed import get_client
