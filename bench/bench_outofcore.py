@@ -292,19 +292,43 @@ def section_fit(args) -> None:
 
 def _alternate(make, data, client, repeats: int):
     """``make()`` fitted on ``data`` in process and through ``client``, alternately ``repeats`` times (a
-    noisy 2-core machine): the last fits, the median seconds of each, and every run's seconds."""
+    noisy 2-core machine): the last fits, the median seconds of each, and every run's seconds with the
+    Dask fits' parts (building the parts on the workers, their first call, the other calls)."""
     import discrank.dask as ddk
 
-    local, remote = [], []
-    for _ in range(repeats):
+    phases: list = []
+    build, call = ddk.PartGroup.__init__, ddk.PartGroup.call
+
+    def timed_build(self, *a, **kw):
         t = time.perf_counter()
-        ref = make().fit(data)
-        local.append(time.perf_counter() - t)
+        build(self, *a, **kw)
+        phases.append(("build", time.perf_counter() - t))
+
+    def timed_call(self, *a, **kw):
         t = time.perf_counter()
-        got = ddk.fit(make(), data, client)
-        remote.append(time.perf_counter() - t)
+        out = call(self, *a, **kw)
+        phases.append(("call", time.perf_counter() - t))
+        return out
+
+    local, remote, parts = [], [], []
+    ddk.PartGroup.__init__, ddk.PartGroup.call = timed_build, timed_call
+    try:
+        for _ in range(repeats):
+            t = time.perf_counter()
+            ref = make().fit(data)
+            local.append(time.perf_counter() - t)
+            phases.clear()
+            t = time.perf_counter()
+            got = ddk.fit(make(), data, client)
+            remote.append(time.perf_counter() - t)
+            calls = [x for kind, x in phases if kind == "call"]
+            parts.append((sum(x for kind, x in phases if kind == "build"), calls[0], sum(calls[1:])))
+    finally:
+        ddk.PartGroup.__init__, ddk.PartGroup.call = build, call
     spread = (f"runs in process {' '.join(f'{x:.2f}' for x in local)}, "
-              f"on the cluster {' '.join(f'{x:.2f}' for x in remote)}")
+              f"on the cluster {' '.join(f'{x:.2f}' for x in remote)}; of these, building the parts "
+              f"{' '.join(f'{b:.2f}' for b, _, _ in parts)}, the first call {' '.join(f'{c:.2f}' for _, c, _ in parts)},"
+              f" the other calls {' '.join(f'{r:.2f}' for _, _, r in parts)}")
     return ref, got, float(np.median(local)), float(np.median(remote)), spread
 
 
