@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from discrank import _core
-from discrank.dask import LEAVES, leaf_first_pair, tree_cover, tree_sum
+from discrank.dask import leaf_first_pair, tree_cover, tree_sum
 
 CUTS = [[0, 16], [0, 8, 16], [0, 5, 11, 16], [0, 3, 4, 9, 16], list(range(17))]
 
@@ -25,10 +25,6 @@ def _parts(n, i, j, y, w, cuts):
         a, b = leaf_first_pair(m, lo), leaf_first_pair(m, hi)
         out.append((_core.PairObjective(n, i[a:b], j[a:b], y[a:b], w[a:b], part=(m, a, lo, hi)), a, b, lo, hi))
     return out
-
-
-def _rows(part, lo, hi, out):
-    return out[None] if (lo, hi) == (0, LEAVES) else out  # a part holding every leaf is the whole set
 
 
 @pytest.mark.parametrize("n, m, strategy", [(300, 100_000, "scatter"), (5000, 30_000, "gather"),
@@ -54,15 +50,14 @@ def test_parts_add_up_to_the_whole_bit_for_bit(n, m, strategy, cuts):
     loss = _core.compensated_sum(np.concatenate([p.block_losses() for p, *_ in parts]))
     assert loss == ref[0]
     for q in (1, 2, 3):
-        got = tree_sum(covers, [_rows(p, lo, hi, o[q]) for (p, _, _, lo, hi), o in zip(parts, outs)])
+        got = tree_sum(covers, [o[q] for o in outs])
         assert np.array_equal(got, ref[q]), q
     for name, args in (("player_sums", (curv,)), ("hessp_s", (curv, s)), ("opponent_sums", (curv, s))):
-        got = tree_sum(covers, [_rows(p, lo, hi, getattr(p, name)(args[0][a:b], *args[1:]))
-                                for p, a, b, lo, hi in parts])
+        got = tree_sum(covers, [getattr(p, name)(args[0][a:b], *args[1:]) for p, a, b, *_ in parts])
         assert np.array_equal(got, getattr(whole, name)(*args)), name
     sums = [p.score_sums() for p, *_ in parts]
     for q, ref_q in enumerate(whole.score_sums()):
-        got = tree_sum(covers, [_rows(p, lo, hi, o[q]) for (p, _, _, lo, hi), o in zip(parts, sums)])
+        got = tree_sum(covers, [o[q] for o in sums])
         assert np.array_equal(got, ref_q)
 
 

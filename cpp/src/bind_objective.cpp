@@ -51,7 +51,7 @@ class PyObjective {
   public:
     PyObjective(std::int64_t n_players, IntIn i, IntIn j, FloatIn y, FloatIn w, const std::string& strategy,
                 const std::optional<std::tuple<std::int64_t, std::int64_t, int, int>>& part)
-        : i_(std::move(i)), j_(std::move(j)), y_(std::move(y)), w_(std::move(w)) {
+        : i_(std::move(i)), j_(std::move(j)), y_(std::move(y)), w_(std::move(w)), part_(part.has_value()) {
         using S = discrank::PairObjective::Strategy;
         S strat;
         if (strategy == "auto")
@@ -163,14 +163,14 @@ class PyObjective {
     }
 
   private:
-    // A new array of the given shape for a whole set of pairs; for a part, of one such row per node.
+    // A new array of the given shape; built with a part, of one such row per node.
     FloatArray per_node(std::vector<py::ssize_t> shape) const {
-        if (!core_->pairs().whole()) shape.insert(shape.begin(), static_cast<py::ssize_t>(core_->n_nodes()));
+        if (part_) shape.insert(shape.begin(), static_cast<py::ssize_t>(core_->n_nodes()));
         return FloatArray(shape);
     }
 
-    // A new array of one value per player (per node and player for a part), filled by fill(data) without
-    // the GIL.
+    // A new array of one value per player (per node and player when built with a part), filled by
+    // fill(data) without the GIL.
     template <class Fill>
     FloatArray per_player(Fill fill) {
         FloatArray out = per_node({static_cast<py::ssize_t>(core_->n_players())});
@@ -184,15 +184,14 @@ class PyObjective {
 
     IntArray i_, j_;
     FloatArray y_, w_;
+    bool part_;  // built with a part: every per-player output has a leading node axis
     std::unique_ptr<discrank::PairObjective> core_;
 };
 
 // The compensated sum of x in order (PairObjective's sum of its blocks' losses).
 double compensated_sum(const FloatIn& x) {
     if (x.ndim() != 1) throw py::value_error("x must be 1-D, got shape " + shape_str(x));
-    double total = 0.0, comp = 0.0;
-    for (py::ssize_t t = 0; t < x.shape(0); ++t) discrank::neumaier_add(total, comp, x.data()[t]);
-    return total + comp;
+    return discrank::compensated_sum(x.data(), x.shape(0));
 }
 
 FloatArray scores(IntIn a, IntIn b, std::int64_t n_players, const std::optional<FloatIn>& U,
@@ -240,8 +239,8 @@ void bind_objective(py::module_& m) {
              py::arg("n_players"), py::arg("i").noconvert(), py::arg("j").noconvert(), py::arg("y").noconvert(),
              py::arg("w").noconvert(), py::arg("strategy") = "auto", py::arg("part") = py::none(),
              "part: (total_pairs, first_pair, leaf_lo, leaf_hi), the pairs being those of a larger set that are "
-             "its leaves [leaf_lo, leaf_hi) of the reduction tree; each per-player output then holds one row "
-             "per node of `nodes`")
+             "its leaves [leaf_lo, leaf_hi) of the reduction tree; each per-player output then has a leading "
+             "axis, one row per node of `nodes` (one, the sum itself, for a part holding every leaf)")
         .def_property_readonly("nodes", &PyObjective::nodes,
                                "the (first leaf, level) of each node of the reduction tree the outputs hold")
         .def("block_losses", &PyObjective::block_losses,

@@ -48,7 +48,7 @@ class PairObjective:
         """``part``: (total_pairs, first_pair, leaf_lo, leaf_hi): the pairs are those of a set of
         ``total_pairs`` pairs that make its leaves [leaf_lo, leaf_hi) of the per-player sums' reduction tree
         (a part of a distributed fit); every per-player output then has a leading axis, one row per node
-        of ``nodes``."""
+        of ``nodes`` (one, the sum itself, for a part holding every leaf)."""
     @property
     def nodes(self) -> list[tuple[int, int]]:
         """The (first leaf, level) of each node of the reduction tree the per-player outputs hold."""

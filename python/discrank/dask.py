@@ -317,22 +317,18 @@ class _Part:
     ``where = (total, first pair, lo, hi)``: the part holds the leaves ``[lo, hi)`` of the kernel's
     reduction tree over all the fit's ``total`` pairs: its per-player results are the rows of its nodes
     (:func:`tree_cover`), and its loss is its blocks' losses, which the driver adds as the in-process
-    kernel does. ``where = None``: its pairs are a set of their own (one row per result).
+    kernel does (``(m, 0, 0, LEAVES)``: its ``m`` pairs are a set of their own, one row per result).
 
     The methods are the calls of :class:`DistributedObjective`; a per-pair vector named ``"curv"`` is
     the curvature of the last evaluation that asked for one, ``"w"`` the part's weights."""
 
     def __init__(self, n_players: int, i: np.ndarray, j: np.ndarray, p: np.ndarray, w: np.ndarray,
-                 where: Optional[tuple]) -> None:
+                 where: tuple) -> None:
         self.n_players = int(n_players)
         self.i, self.j = np.ascontiguousarray(i, np.int32), np.ascontiguousarray(j, np.int32)
         self.p, self.w = np.ascontiguousarray(p, np.float64), np.ascontiguousarray(w, np.float64)
         self.kernel = _core.PairObjective(self.n_players, self.i, self.j, self.p, self.w, part=where)
-        self.whole = where is None or tuple(where[2:]) == (0, LEAVES)  # the kernel's outputs: no node axis
         self.curv: Optional[np.ndarray] = None
-
-    def _nodes(self, out):
-        return None if out is None else (out[None] if self.whole else out)
 
     def _vector(self, v):
         """The per-pair vector a call names: this part's curvature, its weights, or the slice shipped."""
@@ -347,23 +343,23 @@ class _Part:
         curv = np.empty(self.i.size) if with_curv else None
         out = self.kernel.evaluate(loss, U=U, V=V, s=s, offset=offset, grad_u=grad_u, grad_v=grad_v,
                                    grad_s=grad_s, curv=curv, n_threads=n_threads)
-        out = (self.kernel.block_losses(), *(self._nodes(g) for g in out[1:]))
+        out = (self.kernel.block_losses(), *out[1:])
         if not with_curv:
             return out, None
         self.curv = curv
-        return out, self._nodes(self.kernel.player_sums(curv, n_threads=n_threads))
+        return out, self.kernel.player_sums(curv, n_threads=n_threads)
 
     def hessp_s(self, v, x, n_threads):
-        return self._nodes(self.kernel.hessp_s(self._vector(v), x, n_threads=n_threads))
+        return self.kernel.hessp_s(self._vector(v), x, n_threads=n_threads)
 
     def player_sums(self, v, n_threads):
-        return self._nodes(self.kernel.player_sums(self._vector(v), n_threads=n_threads))
+        return self.kernel.player_sums(self._vector(v), n_threads=n_threads)
 
     def opponent_sums(self, v, c, n_threads):
-        return self._nodes(self.kernel.opponent_sums(self._vector(v), c, n_threads=n_threads))
+        return self.kernel.opponent_sums(self._vector(v), c, n_threads=n_threads)
 
     def score_sums(self, n_threads):
-        return tuple(self._nodes(o) for o in self.kernel.score_sums(n_threads=n_threads))
+        return self.kernel.score_sums(n_threads=n_threads)
 
     def curvature(self):
         return self.curv
@@ -398,7 +394,7 @@ class DistributedObjective:
             where: list = [(self._n_pairs, a, lo, hi) for a, lo, hi in zip(self.bounds, leaves[:-1], leaves[1:])]
         else:  # more parts than leaves: each part a set of its own, the parts summed in part order
             self.covers, self.bounds = None, _bounds(self._n_pairs, n_parts)
-            where = [None] * (self.bounds.size - 1)
+            where = [(int(b - a), 0, 0, LEAVES) for a, b in zip(self.bounds[:-1], self.bounds[1:])]
         self.group = PartGroup(client, _Part, [(n_players, i[a:b], j[a:b], p[a:b], w[a:b], at)
                                                for a, b, at in zip(self.bounds[:-1], self.bounds[1:], where)])
         self.group.restore = self._restore

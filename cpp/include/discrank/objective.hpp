@@ -130,7 +130,7 @@ class PairObjective {
     PairObjective(std::int64_t n_players, const std::int32_t* i, const std::int32_t* j, const double* y,
                   const double* w, std::int64_t n_pairs, Strategy strategy = Strategy::automatic,
                   const Layout& layout = Layout())
-        : ps_(n_players, n_pairs, i, j, y, w, layout), nodes_(cover(layout.leaf_lo, layout.leaf_hi)) {
+        : ps_(n_players, n_pairs, i, j, y, w, layout) {
         if (n_players < 1) throw std::invalid_argument("n_players must be >= 1, got " + std::to_string(n_players));
         if (n_pairs > INT32_MAX) throw std::invalid_argument("at most 2^31 - 1 pairs are supported");
         check_pairs(n_players, n_pairs, i, j, PairRule::distinct, "pair");
@@ -146,8 +146,8 @@ class PairObjective {
     bool scatter() const { return scatter_; }
     const PairSet& pairs() const { return ps_; }
     // The nodes of the gradient sums' tree the outputs hold (first leaf, level): one, the root, for a whole set.
-    const std::vector<std::pair<int, int>>& nodes() const { return nodes_; }
-    std::int64_t n_nodes() const { return static_cast<std::int64_t>(nodes_.size()); }
+    const std::vector<std::pair<int, int>>& nodes() const { return ps_.nodes; }
+    std::int64_t n_nodes() const { return static_cast<std::int64_t>(ps_.nodes.size()); }
     // The last evaluation's loss per block of pairs (its value is their compensated sum in block order).
     const std::vector<double>& block_losses() const { return partial_; }
 
@@ -204,9 +204,7 @@ class PairObjective {
                     gather_gradients(x, g);
             }
         }
-        double total = 0.0, comp = 0.0;
-        for (std::int64_t blk = 0; blk < n_blocks; ++blk) neumaier_add(total, comp, partial_[blk]);
-        return total + comp;
+        return compensated_sum(partial_.data(), n_blocks);
     }
 
     // Product of the Hessian of an s-only (Elo) objective with x: out_a = sum over a's pairs of
@@ -364,22 +362,15 @@ class PairObjective {
     // Inside a parallel region: each player's gradient from its own pairs, in pair order within each
     // chunk, the chunks folded.
     void gather_gradients(const Params& x, const Grads& g) {
-        const int k = x.k, lo = ps_.leaf_lo;
+        const int k = x.k;
         const std::int64_t n = ps_.n, nk = n * k;
         const double* r = residual_.data();
-        const bool whole = ps_.whole();
         const LeafOfBlock leaves(ps_);
         const std::uint8_t* leaf_of = leaves.table();
         const int width = 1 + 2 * k;  // s, then U_l and V_l of each l: leaf u's sums at t[q * kChunks + u]
         std::vector<double> t(static_cast<std::size_t>(width * kChunks));
         auto put = [&](double* out, std::int64_t at, std::int64_t stride, double* tq) {  // tq's nodes
-            if (!out) return;
-            if (whole) {
-                out[at] = tree_root<0, kChunks>(tq);
-                return;
-            }
-            fold<false>(tq, ps_.leaf_lo, ps_.leaf_hi);
-            for (std::size_t q = 0; q < nodes_.size(); ++q) out[q * stride + at] = tq[nodes_[q].first - lo];
+            if (out) put_nodes(ps_, tq, [&](int q, double v) { out[q * stride + at] = v; });
         };
 #pragma omp for schedule(dynamic, 256)
         for (std::int64_t a = 0; a < n; ++a) {
@@ -407,7 +398,6 @@ class PairObjective {
     }
 
     PairSet ps_;
-    std::vector<std::pair<int, int>> nodes_;
     bool scatter_ = false;
     Adjacency adj_;
     std::vector<double> residual_;

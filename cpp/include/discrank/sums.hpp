@@ -61,18 +61,25 @@ inline double block_sum(const double* __restrict v, std::int64_t len) {
     return total + c;
 }
 
+// Neumaier's compensated sum of x[0 .. len) in order (a set's loss from its blocks' losses).
+inline double compensated_sum(const double* x, std::int64_t len) {
+    double total = 0.0, comp = 0.0;
+    for (std::int64_t t = 0; t < len; ++t) neumaier_add(total, comp, x[t]);
+    return total + comp;
+}
+
 // The pairwise sum tree over the kChunks leaves (chunks): node (c, L), c a multiple of 2^L, covers the
 // leaves [c, c + 2^L); its value is its left child's plus its right child's. fold: t[c - lo] holds
 // leaf c's value for c in [lo, hi); on return, t[c - lo] holds the value of each node of cover(lo, hi)
 // starting at c (for lo = 0, hi = kChunks: t[0] is the root, the sum of all leaves).
-template <bool Whole>
 inline void fold(double* t, int lo, int hi) {
     for (int step = 1; step < kChunks; step *= 2)
         for (int c = 0; c + 2 * step <= kChunks; c += 2 * step)
-            if (Whole || (c >= lo && c + 2 * step <= hi)) t[c - lo] += t[c - lo + step];
+            if (c >= lo && c + 2 * step <= hi) t[c - lo] += t[c - lo + step];
 }
 
-// The root of the tree over the leaves t[lo, lo + len) (len a power of 2): fold<true>'s t[0], unrolled.
+// The root of the tree over the leaves t[Lo, Lo + Len) (Len a power of 2): fold's t[0] for all the
+// leaves, unrolled.
 template <int Lo, int Len>
 inline double tree_root(const double* t) {
     if constexpr (Len == 1)
@@ -86,7 +93,7 @@ inline std::vector<std::pair<int, int>> cover(int lo, int hi) {
     std::vector<std::pair<int, int>> nodes;
     for (int c = lo; c < hi;) {
         int level = 0;
-        while (c % (2 << level) == 0 && c + (2 << level) <= hi && (2 << level) <= kChunks) ++level;
+        while (c % (2 << level) == 0 && c + (2 << level) <= hi) ++level;
         nodes.emplace_back(c, level);
         c += 1 << level;
     }
@@ -116,12 +123,13 @@ struct PairSet {
     std::int64_t block_offset = 0;  // the larger set's index of this set's first block
     int leaf_lo = 0;
     int leaf_hi = static_cast<int>(kChunks);
+    std::vector<std::pair<int, int>> nodes;  // cover(leaf_lo, leaf_hi): the nodes its per-player sums give
 
     PairSet() = default;
     PairSet(std::int64_t n_, std::int64_t m_, const std::int32_t* i_, const std::int32_t* j_, const double* y_,
             const double* w_, const Layout& layout = Layout())
         : n(n_), m(m_), i(i_), j(j_), y(y_), w(w_), total_pairs(layout.total_pairs < 0 ? m_ : layout.total_pairs),
-          leaf_lo(layout.leaf_lo), leaf_hi(layout.leaf_hi) {
+          leaf_lo(layout.leaf_lo), leaf_hi(layout.leaf_hi), nodes(cover(leaf_lo, leaf_hi)) {
         const std::string at = " (a part of " + std::to_string(total_pairs) + " pairs, leaves [" +
                                std::to_string(leaf_lo) + ", " + std::to_string(leaf_hi) + "))";
         if (leaf_lo < 0 || leaf_lo >= leaf_hi || leaf_hi > kChunks)
@@ -163,23 +171,25 @@ struct LeafOfBlock {
     static std::uint32_t block_of(std::int32_t pair) { return static_cast<std::uint32_t>(pair) / kBlock; }
 };
 
+// The nodes of cover(leaf_lo, leaf_hi) from the leaves' values t (t[c - leaf_lo]: leaf c, folded in
+// place): put(r, value) for the node of rank r (for a whole set one node, the root).
+template <class Put>
+inline void put_nodes(const PairSet& ps, double* t, Put put) {
+    if (ps.whole()) return put(0, tree_root<0, kChunks>(t));
+    fold(t, ps.leaf_lo, ps.leaf_hi);
+    for (std::size_t r = 0; r < ps.nodes.size(); ++r) put(static_cast<int>(r), t[ps.nodes[r].first - ps.leaf_lo]);
+}
+
 // For e in [0, len): the leaves' values leaves[u * stride + e] (u = c - leaf_lo) folded, and each node of
 // cover(leaf_lo, leaf_hi) written to out(r, e) (r: the node's rank). Inside a parallel region.
 template <class Out>
 void fold_leaves(const PairSet& ps, const double* leaves, std::int64_t stride, std::int64_t len, Out out) {
-    const int lo = ps.leaf_lo, hi = ps.leaf_hi, n_leaves = ps.n_leaves();
-    const std::vector<std::pair<int, int>> nodes = cover(lo, hi);
-    const bool whole = ps.whole();
+    const int n_leaves = ps.n_leaves();
 #pragma omp for schedule(static)
     for (std::int64_t e = 0; e < len; ++e) {
         double t[kChunks];
         for (int u = 0; u < n_leaves; ++u) t[u] = leaves[u * stride + e];
-        if (whole) {
-            out(0, e, tree_root<0, kChunks>(t));
-        } else {
-            fold<false>(t, lo, hi);
-            for (std::size_t r = 0; r < nodes.size(); ++r) out(static_cast<int>(r), e, t[nodes[r].first - lo]);
-        }
+        put_nodes(ps, t, [&](int r, double x) { out(r, e, x); });
     }
 }
 
@@ -246,8 +256,6 @@ void spread(const PairSet& ps, const Adjacency* adj, std::vector<double>& chunk,
     }
     const LeafOfBlock leaves(ps);
     const std::uint8_t* leaf_of = leaves.table();
-    const std::vector<std::pair<int, int>> nodes = cover(ps.leaf_lo, ps.leaf_hi);
-    const bool whole = ps.whole();
 #pragma omp parallel for schedule(dynamic, 256) num_threads(n_threads)
     for (std::int64_t a = 0; a < n; ++a) {
         double t[W][kChunks];  // the leaves' sums: the leaves the player has no pair in stay 0
@@ -269,14 +277,7 @@ void spread(const PairSet& ps, const Adjacency* adj, std::vector<double>& chunk,
                 t[0][u] += v[ad.pair];
             }
         }
-        for (int q = 0; q < W; ++q) {
-            if (whole) {
-                out[q][a] = tree_root<0, kChunks>(t[q]);
-            } else {
-                fold<false>(t[q], ps.leaf_lo, ps.leaf_hi);
-                for (std::size_t r = 0; r < nodes.size(); ++r) out[q][r * n + a] = t[q][nodes[r].first - lo];
-            }
-        }
+        for (int q = 0; q < W; ++q) put_nodes(ps, t[q], [&](int r, double x) { out[q][r * n + a] = x; });
     }
 }
 
