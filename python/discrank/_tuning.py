@@ -266,6 +266,7 @@ def _holdout(model: Any, data: PairwiseData, log: Any, coded: Any, validation: O
         out = PairwiseData._trusted(data.i.take(rows), data.j.take(rows), data.p.take(rows),
                                     None if data.n_games is None else data.n_games.take(rows), data.labels,
                                     data.weights)
+        out.draws = None if data.draws is None else data.draws.take(rows)
         if data.covariates is not None:
             out.covariates = data.covariates.take(mask, np.cumsum(mask) - 1)
         return out

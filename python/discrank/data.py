@@ -72,6 +72,8 @@ class CovariateRows(NamedTuple):
     n_games: np.ndarray  #: float64, the row's games
     x: np.ndarray  #: float64, shape (n_rows, n_covariates): the covariates, oriented for ``i``
     names: tuple  #: the covariates' names
+    #: float64, the row's games scored 0.5 (draws); None when unknown (as :attr:`PairwiseData.draws`)
+    draws: Optional[np.ndarray] = None
 
     def take(self, keep: np.ndarray, new_pair: np.ndarray) -> "CovariateRows":
         """The rows of the pairs kept, their pair renumbered.
@@ -88,7 +90,8 @@ class CovariateRows(NamedTuple):
         CovariateRows
         """
         rows = keep[self.pair]
-        return CovariateRows(new_pair[self.pair[rows]], self.p[rows], self.n_games[rows], self.x[rows], self.names)
+        return CovariateRows(new_pair[self.pair[rows]], self.p[rows], self.n_games[rows], self.x[rows], self.names,
+                             None if self.draws is None else self.draws[rows])
 
 
 def covariate_pairs(ia: np.ndarray, ib: np.ndarray, score: np.ndarray, x: np.ndarray, names: tuple,
@@ -129,8 +132,8 @@ def covariate_pairs(ia: np.ndarray, ib: np.ndarray, score: np.ndarray, x: np.nda
 
 
 def oriented_covariate_data(lo: np.ndarray, hi: np.ndarray, won: np.ndarray, x: np.ndarray, names: tuple,
-                            labels: np.ndarray, weights: Optional[str] = None,
-                            games: Optional[np.ndarray] = None) -> "PairwiseData":
+                            labels: np.ndarray, weights: Optional[str] = None, games: Optional[np.ndarray] = None,
+                            draws: Optional[np.ndarray] = None) -> "PairwiseData":
     """Entries oriented for their pair's first player, summed by pair and covariate value
     (:func:`covariate_pairs`' sums; :meth:`discrank.PeriodGames.to_pairs`).
 
@@ -145,7 +148,10 @@ def oriented_covariate_data(lo: np.ndarray, hi: np.ndarray, won: np.ndarray, x: 
     names, labels, weights
         As in :func:`covariate_pairs`.
     games : ndarray of float, shape (n,), optional
-        The games each entry stands for (default one each).
+        The games each entry stands for (default one each: the entries are games, and their draws, the
+        scores of 0.5, are counted when every score is 1, 0.5 or 0).
+    draws : ndarray of float, shape (n,), optional
+        With ``games``: the draws each entry stands for (default: unknown).
 
     Returns
     -------
@@ -157,16 +163,19 @@ def oriented_covariate_data(lo: np.ndarray, hi: np.ndarray, won: np.ndarray, x: 
     rows, row_of = np.unique(key, return_inverse=True)
     if games is None:
         games = np.bincount(row_of, minlength=rows.size).astype(np.float64)
+        draws = (won == 0.5).astype(np.float64) if _results(won) else None
     else:
         games = np.bincount(row_of, weights=games, minlength=rows.size)
+    if draws is not None:
+        draws = np.bincount(row_of, weights=draws, minlength=rows.size)
     won = np.bincount(row_of, weights=won, minlength=rows.size)
     return covariate_data(rows // values.shape[0], pair_lo, pair_hi, games, won, values[rows % values.shape[0]],
-                          names, labels, weights)
+                          names, labels, weights, draws)
 
 
 def covariate_data(row_pair: np.ndarray, pair_lo: np.ndarray, pair_hi: np.ndarray, games: np.ndarray,
                    won: np.ndarray, x: np.ndarray, names: tuple, labels: np.ndarray,
-                   weights: Optional[str] = None) -> "PairwiseData":
+                   weights: Optional[str] = None, draws: Optional[np.ndarray] = None) -> "PairwiseData":
     """Pairs and their covariate rows from the rows' sums (:func:`covariate_pairs`, ``discrank.scan_games``).
 
     Parameters
@@ -181,6 +190,8 @@ def covariate_data(row_pair: np.ndarray, pair_lo: np.ndarray, pair_hi: np.ndarra
         Each row's covariate values, attributed to the pair's first player.
     names, labels, weights
         As in :func:`covariate_pairs`.
+    draws : ndarray of float, shape (n_rows,), optional
+        The draws of each row (default: unknown, ``draws`` None).
 
     Returns
     -------
@@ -191,8 +202,36 @@ def covariate_data(row_pair: np.ndarray, pair_lo: np.ndarray, pair_hi: np.ndarra
     pair_games = np.bincount(row_pair, weights=games, minlength=n_pairs)
     pair_p = np.clip(np.bincount(row_pair, weights=games * row_p, minlength=n_pairs) / pair_games, 0.0, 1.0)
     data = PairwiseData._trusted(pair_lo, pair_hi, pair_p, pair_games, labels, weights or "games")
-    data.covariates = CovariateRows(row_pair, np.clip(row_p, 0.0, 1.0), games, x, tuple(names))
+    data.covariates = CovariateRows(row_pair, np.clip(row_p, 0.0, 1.0), games, x, tuple(names), draws)
+    if draws is not None:
+        data.draws = np.bincount(row_pair, weights=draws, minlength=n_pairs)
     return data
+
+
+def _results(score: np.ndarray) -> bool:
+    """Whether every score is a result, 1, 0.5 or 0 (a win, a draw, a loss): then the draws can be counted."""
+    return bool(np.all((score == 0.5) | (score == 0.0) | (score == 1.0)))
+
+
+def _draw_counts(n_players: int, ia: np.ndarray, ib: np.ndarray, score: np.ndarray, pair_lo: np.ndarray,
+                 pair_hi: np.ndarray) -> Optional[np.ndarray]:
+    """Each pair's games scored 0.5 (its draws), the pairs ``pair_lo < pair_hi`` sorted as the core's
+    aggregation gives them; None when some score is not a result (:func:`_results`).
+
+    The core's aggregation sums scores and games, not draws: the draws are the games of the core's
+    aggregation of the drawn games alone, placed among the pairs by a binary search. The cost beyond the
+    aggregation of every game is one pass over the scores, and for the drawn games one more aggregation
+    and one search each.
+    """
+    if not _results(score):
+        return None
+    drawn = score == 0.5
+    draws = np.zeros(pair_lo.size)
+    if drawn.any():
+        lo, hi, games, _ = _core.aggregate_games(n_players, ia[drawn], ib[drawn], score[drawn], None)
+        key = pair_lo.astype(np.int64) * n_players + pair_hi
+        draws[np.searchsorted(key, lo.astype(np.int64) * n_players + hi)] = games
+    return draws
 
 
 class PairwiseData:
@@ -233,6 +272,12 @@ class PairwiseData:
         The games of each pair split by advantage covariates (``GameLog.to_pairs`` of a log with
         ``advantage`` columns): the models that take covariates (Elo, the disc decomposition) fit
         ``beta . x`` on these rows; None otherwise.
+    draws : ndarray of float, shape (n_pairs,), or None
+        The games of each pair scored 0.5 (its draws; its wins are ``p * n_games - draws / 2``), which a
+        draw model (``Elo(draws="davidson")``) fits: counted by :meth:`from_games`, ``GameLog.to_pairs``
+        and their covariate rows when every score is 1, 0.5 or 0, and carried by :meth:`subset`,
+        :meth:`filter` and :meth:`split`. None when unknown: data built from pairs or a matrix, or from
+        games with fractional scores (which are no wins, draws or losses).
     """
 
     def __init__(
@@ -306,6 +351,7 @@ class PairwiseData:
         self.n_games = None if n_games is None else np.array(n_games[order], dtype=np.float64)
         self.weights = weights
         self.covariates: Optional[CovariateRows] = None
+        self.draws: Optional[np.ndarray] = None
         self._index: Optional[LabelIndex] = index if labels is not None else None
 
     @classmethod
@@ -320,6 +366,7 @@ class PairwiseData:
         data.n_games = None if n_games is None else np.ascontiguousarray(n_games, dtype=np.float64)
         data.weights = _check_weights(weights, n_games is not None)
         data.covariates = None
+        data.draws = None
         data._index = None
         return data
 
@@ -508,6 +555,8 @@ class PairwiseData:
         # wins <= games term by term, and rounding is monotone: p_pair <= 1 already; kept as a guard
         np.clip(p_pair, 0.0, 1.0, out=p_pair)
         data = cls._trusted(pair_lo, pair_hi, p_pair, games, labels, weights)
+        if what == "game" and n_games is None:  # one game per entry: its draws can be counted
+            data.draws = _draw_counts(len(labels), ia, ib, p, pair_lo, pair_hi)
         return data.filter(min_games) if min_games > 1 else data
 
     @classmethod
@@ -681,6 +730,7 @@ class PairwiseData:
 
     def __repr__(self) -> str:
         games = "" if self.n_games is None else f", n_games={self.n_games.sum():.0f}"
+        games += "" if self.draws is None else f", draws={self.draws.sum():.0f}"
         cov = "" if self.covariates is None else f", covariates={list(self.covariates.names)}"
         return (f"PairwiseData(n_players={self.n_players}, n_pairs={self.n_pairs}{games}, weights={self.weights!r}"
                 f"{cov})")
@@ -775,13 +825,17 @@ class PairwiseData:
         Returns
         -------
         PairwiseData
-            The selected pairs with their ``n_games``, on the same players, labels and ``weights``.
+            The selected pairs with their ``n_games`` and ``draws``, on the same players, labels and
+            ``weights``.
         """
         sel = np.asarray(mask)
         out = PairwiseData(
             self.i[sel], self.j[sel], self.p[sel], None if self.n_games is None else self.n_games[sel],
             self.labels, weights=self.weights,
         )
+        if self.draws is not None:  # the pairs of ``out`` are sorted: each found among ours by its key
+            n = np.int64(self.n_players)
+            out.draws = self.draws[np.searchsorted(self.i * n + self.j, out.i * n + out.j)]
         if self.covariates is not None:
             keep = np.zeros(self.n_pairs, dtype=bool)
             keep[sel] = True
@@ -805,7 +859,7 @@ class PairwiseData:
         Returns
         -------
         PairwiseData
-            The pairs kept, the players renumbered in their order, with their labels.
+            The pairs kept (with their ``draws``), the players renumbered in their order, with their labels.
 
         Raises
         ------
@@ -827,6 +881,7 @@ class PairwiseData:
         # and the labels kept stay unique and checked
         out = PairwiseData._trusted(new_index[self.i[keep]], new_index[self.j[keep]], self.p[keep],
                                     self.n_games[keep], self.labels[used], self.weights)
+        out.draws = None if self.draws is None else self.draws[keep]
         if self.covariates is not None:
             out.covariates = self.covariates.take(keep, np.cumsum(keep) - 1)
         return out

@@ -20,9 +20,9 @@ import numbers
 from typing import Any, Optional
 
 import numpy as np
-from scipy.special import expit
 
 from discrank._checks import check_positive_float, check_positive_int, show
+from discrank._draws import DRAWS, outcome_probabilities
 from discrank._rows import time_bound
 from discrank.evaluation import game_losses, outcome_losses
 from discrank import persist
@@ -44,7 +44,6 @@ PRIOR_GRID = (0.5, 1.0, 2.0, 4.0, 8.0)
 VARIANCE_GRID = (0.5, 1.0, 1.5, 2.0, 3.0, 4.0, 6.0, 8.0)
 #: Periods per year of each calendar period (to convert the drift grid).
 _PER_YEAR = {"day": 365.25, "week": 365.25 / 7, "month": 12.0, "year": 1.0}
-DRAWS = ("davidson", "rao-kupper")
 #: The times a model file holds (``time_dtype_``): numpy datetimes by unit, or numbers.
 TIME_DTYPES = tuple(f"datetime64[{u}]" for u in ("Y", "M", "W", "D", "h", "m", "s", "ms", "us", "ns")) + ("int64", "float64")
 #: Origins of the tuning's forecasts over the validation window, at least; a log of fewer than
@@ -163,6 +162,7 @@ class DynamicElo(Params):
     _fitted_scalars = ("drift_", "prior_scale_", "variance_scale_", "converged_", "n_iter_", "n_cg_", "gradient_",
                        "objective_", "time_dtype_")
     _choices = {"draws": DRAWS, "time_dtype_": TIME_DTYPES}
+    draw_models = DRAWS
     _optional_params = ("period", "drift", "prior_scale", "variance_scale", "draws", "n_jobs")
 
     sequential_updates = False
@@ -1091,23 +1091,7 @@ def _difference(pp_player, pp_bin, r, var, beta, drift, prior, ia, ib, b, x) -> 
 def _outcomes(d: np.ndarray, v: np.ndarray, eta: Optional[float], draws: Optional[str] = None) -> np.ndarray:
     """[P(a wins), P(draw), P(b wins)] for logit ``d`` with variance ``v`` (probit approximation); ``eta``:
     the draw parameter of the model ``draws`` (Davidson's log nu, Rao and Kupper's threshold)."""
-    ds = d / np.sqrt(1.0 + _PI8 * v)
-    out = np.zeros((d.size, 3))
-    if eta is None:
-        out[:, 0] = expit(ds)
-        out[:, 2] = 1.0 - out[:, 0]
-        return out
-    if draws == "rao-kupper":
-        out[:, 0], out[:, 2] = expit(ds - eta), expit(-ds - eta)
-        ad = np.abs(ds)
-        out[:, 1] = expit(eta - ad) - expit(-eta - ad)
-        return out
-    half = 0.5 * ds
-    m = np.maximum(np.abs(half), eta)
-    ea, eb, ed = np.exp(half - m), np.exp(-half - m), np.exp(eta - m)
-    z = ea + eb + ed
-    out[:, 0], out[:, 1], out[:, 2] = ea / z, ed / z, eb / z
-    return out
+    return outcome_probabilities(d / np.sqrt(1.0 + _PI8 * v), eta, draws)
 
 
 persist.register(DynamicElo)

@@ -228,6 +228,11 @@ class Params:
         args = ", ".join(f"{k}={v!r}" for k, v in self.get_params().items())
         return f"{type(self).__name__}({args})"
 
+    # ---------------------------------------------------------------- draws
+    #: The draw models the class fits: the values its ``draws`` parameter takes besides None (among
+    #: ``discrank._draws.DRAWS``). Empty: two outcomes only. The CLI and the docs read it.
+    draw_models: tuple = ()
+
 
 class PairwiseModel(Params):
     """Base class: scikit-learn's estimator contract over :class:`~discrank.PairwiseData`.

@@ -13,6 +13,7 @@ import numpy as np
 
 from discrank import _core
 from discrank._checks import check_n_components, check_one_of
+from discrank._draws import check_draw_model
 from discrank._fitdata import FitData
 from discrank._labels import show
 from discrank._newton import logit_mean_score
@@ -101,6 +102,10 @@ class DiscDecomposition(DiscReadout, PairwiseModel):
         main disc game towards an Elo game, v = 1) on the paper's scale, the double sum over both orders
         of the observed pairs, each with its pair weight. 0 (default) is the unregularised Eq. (4).
         :class:`DiscDecompositionCV` chooses it by cross-validation.
+    draws : None
+        Only None, two outcomes (a draw counts as half a win): the disc decomposition has no draw model
+        yet (``draw_models`` is empty), and a draw model is refused with a ValueError saying why.
+        :class:`~discrank.Elo` and :class:`~discrank.DynamicElo` fit draws.
     solver : {"joint", "alternating"}
     tol : float
         Converged when every parameter's ``|gradient| / curvature scale`` is at most ``tol`` (the step a
@@ -161,6 +166,7 @@ class DiscDecomposition(DiscReadout, PairwiseModel):
         *,
         prior_scale: Optional[float] = None,
         regularization: float = 0.0,
+        draws: Optional[str] = None,
         solver: str = "joint",
         tol: float = 1e-6,
         max_iter: int = 2000,
@@ -171,6 +177,7 @@ class DiscDecomposition(DiscReadout, PairwiseModel):
         self.loss = loss
         self.prior_scale = prior_scale
         self.regularization = regularization
+        self.draws = draws
         self.solver = solver
         self.tol = tol
         self.max_iter = max_iter
@@ -180,7 +187,12 @@ class DiscDecomposition(DiscReadout, PairwiseModel):
     _tile_pairs = True  # hundreds of objective calls: the pairs in tile order (discrank._fitdata)
     _fitted_arrays = DISC_ARRAYS
     _fitted_scalars = ("n_players_", "converged_", "loss_", "transitive_", "prior_scale_")
-    _choices = {"loss": DISC_LOSSES, "solver": SOLVERS}
+    _choices = {"loss": DISC_LOSSES, "solver": SOLVERS, "draws": ()}
+    _optional_params = ("draws",)
+    #: Why the class fits no draw model (:func:`discrank._draws.check_draw_model`).
+    _no_draws_reason = ("draws are not supported yet on the disc decomposition: its solvers (Algorithms 1 and 2, "
+                        "models/_disc_problem.py) fit a loss of two outcomes, and Davidson's loss on the disc logit "
+                        "is not written there")
     _has_prior = True
     #: How the prior scale is searched (discrank._tuning): the walk, then a probe of a large scale, as the
     #: validation score of a disc model can have two basins (an Elo-like fit at small scales, the cyclic
@@ -201,6 +213,7 @@ class DiscDecomposition(DiscReadout, PairwiseModel):
         if isinstance(reg, bool) or not isinstance(reg, (int, float, np.integer, np.floating)) or not np.isfinite(reg) or reg < 0:
             raise ValueError(f"regularization must be a finite number >= 0, got {reg!r}")
         check_n_components(self.n_components, data.n_players)
+        check_draw_model(self, self._no_draws_reason)
         from discrank._tuning import check_prior_scale
 
         check_prior_scale(self.prior_scale)
@@ -396,7 +409,8 @@ class MElo(DiscDecomposition):
     is the paper's m-Elo.
 
     Parameters are those of :class:`DiscDecomposition` but ``loss`` (always ``"probability"``) and
-    ``regularization``.
+    ``regularization``. ``draws`` is only None: the squared error in probability space is no likelihood of
+    three outcomes, so m-Elo has no draw model.
 
     Attributes
     ----------
@@ -416,14 +430,18 @@ class MElo(DiscDecomposition):
         n_components: int = 1,
         *,
         prior_scale: Optional[float] = None,
+        draws: Optional[str] = None,
         solver: str = "joint",
         tol: float = 1e-6,
         max_iter: int = 2000,
         random_state: Any = None,
         n_jobs: Optional[int] = None,
     ):
-        super().__init__(n_components, "probability", prior_scale=prior_scale, solver=solver, tol=tol,
+        super().__init__(n_components, "probability", prior_scale=prior_scale, draws=draws, solver=solver, tol=tol,
                          max_iter=max_iter, random_state=random_state, n_jobs=n_jobs)
+
+    _no_draws_reason = ("its loss, the squared error 1/2 (P - 1/2 - A)^2 in probability space, is no likelihood of "
+                        "three outcomes (win, draw, loss), so there is no draw parameter to fit")
 
     def _base_ratings(self, data: FitData) -> np.ndarray:
         n, w = data.n_players, data.w

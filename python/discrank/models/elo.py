@@ -9,12 +9,13 @@ import numpy as np
 
 from discrank import _core
 from discrank._checks import check_positive_float, check_positive_int
+from discrank._draws import DRAWS, check_draw_model, outcome_probabilities
 from discrank._fitdata import FitData
 from discrank._newton import newton_elo
 from discrank._optim import minimize_scaled, pair_curvature
 from discrank.data import PairwiseData, one_sided, separated_examples
 from discrank.exceptions import ConvergenceWarning, SeparationWarning
-from discrank.models._base import LOSSES, PairwiseModel, resolve_n_jobs
+from discrank.models._base import LOG_LOSS_EPS, LOSSES, PairwiseModel, resolve_n_jobs
 from discrank.persist import FittedArray
 
 __all__ = ["Elo", "EloPlusPlus"]
@@ -68,12 +69,14 @@ class _EloFamily(PairwiseModel):
         *,
         solver: Optional[str] = None,
         prior_scale: Optional[float] = None,
+        draws: Optional[str] = None,
         tol: Optional[float] = None,
         max_iter: Optional[int] = None,
         n_jobs: Optional[int] = None,
     ):
         self.solver = solver
         self.prior_scale = prior_scale
+        self.draws = draws
         self.tol = tol
         self.max_iter = max_iter
         self.n_jobs = n_jobs
@@ -81,9 +84,11 @@ class _EloFamily(PairwiseModel):
     _has_prior = True
     _fitted_arrays = (FittedArray("ratings_", ("n",)),)
     _fitted_scalars = ("n_players_", "n_iter_", "converged_", "grad_measure_", "loss_", "solver_", "tol_",
-                       "linear_solver_", "prior_scale_")
-    _choices = {"solver": _SOLVERS, "solver_": _SOLVERS, "linear_solver_": LINEAR_SOLVERS}
-    _optional_params = ("solver", "tol", "max_iter")
+                       "linear_solver_", "prior_scale_", "draw_eta_", "draw_eta_se_")
+    _choices = {"solver": _SOLVERS, "solver_": _SOLVERS, "linear_solver_": LINEAR_SOLVERS, "draws": DRAWS}
+    _optional_params = ("solver", "tol", "max_iter", "draws")
+    #: Why the class fits no draw model, when it declares none (:func:`discrank._draws.check_draw_model`).
+    _no_draws_reason = ""
 
     def _validate_params(self, data: PairwiseData) -> None:
         from discrank._tuning import check_prior_scale
@@ -96,15 +101,24 @@ class _EloFamily(PairwiseModel):
         if self.max_iter is not None:
             check_positive_int(self.max_iter, "max_iter")
         resolve_n_jobs(self.n_jobs, warn=False)  # fit resolves it again, and warns there
+        if check_draw_model(self, self._no_draws_reason) is not None:
+            _check_draw_fit(self, data)
 
     def _warm_state(self):
+        if self.draw_eta_ is not None:  # the draw model's beta and eta too (the whole-history solver's tail)
+            return (self.labels_, self.ratings_, np.append(self.beta_ if self.beta_ is not None else [],
+                                                           self.draw_eta_))
         return (self.labels_, self.ratings_)
 
     def _takes_covariates(self) -> bool:
         return True
 
     def _fit(self, data: FitData) -> None:
-        """Newton's method or L-BFGS on the ratings, with the prior; a separation check at ``prior_scale=inf``."""
+        """Newton's method or L-BFGS on the ratings, with the prior; a separation check at ``prior_scale=inf``.
+        With a draw model, the whole-history solver's Newton method (:meth:`_fit_draws`)."""
+        self.draw_eta_ = self.draw_eta_se_ = None
+        if self.draws is not None:
+            return self._fit_draws(data)
         objective, w, piece = data.objective, data.w, data.piece
         loss_id = LOSSES[self._loss]
         n_threads = data.n_threads
@@ -238,6 +252,128 @@ class _EloFamily(PairwiseModel):
         )
         return SEPARATION_PRIOR_SCALE, True
 
+    def _fit_draws(self, data: FitData) -> None:
+        """The MAP of the draw model over the pairs (or their covariate rows): the whole-history problem
+        of one period, whose player-periods are the players (no chain), solved jointly in (ratings, beta,
+        eta) by :func:`discrank._history.solve_history`; the standard errors of beta and eta from the
+        Laplace approximation (:func:`discrank._history.covariance_at`)."""
+        from discrank._history import covariance_at, solve_history
+
+        tuning = getattr(self, "_tuning_fit", False)
+        tol = 1e-9 if self.tol is None else self.tol
+        if tuning:
+            tol = max(tol, TUNING_TOL)
+        h = _draw_history(data)
+        theta0 = None
+        warm = getattr(self, "_warm_start", None)
+        if warm is not None and len(warm) == 3 and warm[2].shape == (h.n_cov + 1,):
+            from discrank._tuning import map_rows
+
+            theta0 = np.concatenate([map_rows(warm[0], warm[1], data.labels, np.zeros), warm[2]])
+        sigma = self._sigma
+        res = solve_history(h, 1.0, sigma, self.draws, theta0=theta0, tol=tol,
+                            max_iter=100 if self.max_iter is None else int(self.max_iter), n_threads=data.n_threads)
+        s = res.r.copy()  # (mean 0 in each piece already, as the prior pins each piece's shift)
+        s -= (np.bincount(data.piece, s) / np.bincount(data.piece))[data.piece]
+        self.ratings_, self.draw_eta_ = s, float(res.eta)
+        self.solver_, self.linear_solver_, self.tol_, self.prior_scale_ = "newton", "cg", tol, float(sigma)
+        self.separated_ = None
+        self.n_iter_, self.converged_, self.grad_measure_ = res.n_iter, res.converged, res.gradient
+        self.loss_ = res.objective / float(data.total_weight)
+        if data.x is not None:
+            self.beta_ = res.beta.copy()
+        if not tuning:  # (the tuning's fits are only scored)
+            theta = np.concatenate([res.r, res.beta, [res.eta]])
+            cov = covariance_at(h, 1.0, sigma, self.draws, theta, data.n_threads)
+            se = np.sqrt(np.clip(np.diag(cov), 0.0, None))
+            self.draw_eta_se_ = float(se[-1])
+            if data.x is not None:
+                self.beta_se_ = se[:-1]
+        if not res.converged:
+            warnings.warn(f"{type(self).__name__}(draws={self.draws!r}) did not converge in {res.n_iter} Newton steps "
+                          f"(relative gradient {res.gradient:.3g}, tol {tol:g})", ConvergenceWarning, stacklevel=3)
+
+    def _rebuild(self) -> None:
+        """The draw parameter of a model file: None without a draw model (files written before it held none);
+        a draw model's file must hold it."""
+        for name in ("draw_eta_", "draw_eta_se_"):
+            if not hasattr(self, name):
+                setattr(self, name, None)
+        if self.draws is not None and self.draw_eta_ is None:
+            raise ValueError(f"scalars.draw_eta_ is missing: a model with draws={self.draws!r} has a draw parameter")
+        if self.draws is None and self.draw_eta_ is not None:
+            raise ValueError(f"scalars.draw_eta_ = {self.draw_eta_!r}, but params.draws is None (no draw model)")
+
+    def _link(self, scores: np.ndarray) -> np.ndarray:
+        """P(a beats b) of logits ``scores``; with a draw model the expected score, P(a wins) + P(draw) / 2."""
+        if getattr(self, "draw_eta_", None) is None:
+            return super()._link(scores)
+        q = outcome_probabilities(scores, self.draw_eta_, self.draws)
+        return q[:, 0] + 0.5 * q[:, 1]
+
+    def _outcome_proba(self, ia: np.ndarray, ib: np.ndarray, x: Optional[np.ndarray] = None) -> np.ndarray:
+        """[P(a wins), P(draw), P(b wins)] of players ``ia``, ``ib`` (indices, ``n_players_`` for the prior's
+        player) in games with advantage covariates ``x`` (None: neutral games): the draw model's, or
+        ``[p, 0, 1 - p]`` without one.
+
+        Parameters
+        ----------
+        ia, ib : ndarray of int
+            The players' indices.
+        x : array_like, shape (n, n_covariates), optional
+            The games' covariates, for a model fitted with them.
+
+        Returns
+        -------
+        ndarray, shape (n, 3)
+        """
+        d = self._scores(ia, ib)
+        term = self._covariate_term(x, ia.shape[0])
+        if term is not None:
+            d = d + term
+        return outcome_probabilities(d, getattr(self, "draw_eta_", None), self.draws)
+
+    def log_loss(self, data: PairwiseData) -> float:
+        """Mean log loss per game (per pair with ``weights="uniform"``), pairs weighted by
+        ``data.pair_weights()``, or by covariate row (:meth:`PairwiseModel.log_loss`).
+
+        Without a draw model, the binary cross-entropy of P(a beats b) against the score (a draw counting
+        half). With one, the three-outcome log loss ``-log P(the result)`` of the wins, draws and losses
+        of ``data`` (its ``draws``), the loss the prior's tuning minimises, as DynamicElo's does.
+
+        Parameters
+        ----------
+        data : PairwiseData
+            Pairs of players the fit has seen (with draw counts for a draw model).
+
+        Returns
+        -------
+        float
+            Lower is better.
+
+        Raises
+        ------
+        ValueError
+            A draw model and data without draw counts.
+        """
+        if getattr(self, "draw_eta_", None) is None:
+            return super().log_loss(data)
+        ia, ib = self._indices(data, None)
+        if self._by_rows(data):
+            rows = data.covariates
+            q = self._outcome_proba(ia[rows.pair], ib[rows.pair], rows.x)
+            p, games, draws, w = rows.p, rows.n_games, rows.draws, data.row_weights()
+        else:
+            q = self._outcome_proba(ia, ib)
+            p, games, draws, w = data.p, data.n_games, data.draws, data.pair_weights()
+        if draws is None:
+            raise ValueError(f"{type(self).__name__}(draws={self.draws!r}).log_loss scores wins, draws and losses: the "
+                             "data has no draw counts (PairwiseData.draws is None)")
+        won = p * games - 0.5 * draws
+        q = np.log(np.clip(q, LOG_LOSS_EPS, 1.0))
+        per_game = -(won * q[:, 0] + draws * q[:, 1] + (games - won - draws) * q[:, 2]) / games
+        return float(np.sum(w * per_game) / np.sum(w))
+
     def _factors(self) -> dict[str, np.ndarray]:
         return {"s": self.ratings_}
 
@@ -251,6 +387,49 @@ class _EloFamily(PairwiseModel):
     def _elo_scale(self) -> np.ndarray:
         """The ratings, in logits."""
         return self.ratings_
+
+
+def _check_draw_fit(model: _EloFamily, data: PairwiseData) -> None:
+    """What a draw model's fit needs beyond its parameters: a finite prior, Newton's method, and draw counts
+    with draws and other results (a ValueError names the model and says why)."""
+    name = f"{type(model).__name__}(draws={model.draws!r})"
+    if model.prior_scale is not None and float(model.prior_scale) == np.inf:
+        raise ValueError(f"{name} needs a finite prior_scale (or None, tuned): its solver pins each piece's "
+                         "common shift of the ratings by the prior, and prior_scale=inf has none")
+    if model.solver not in (None, "newton"):
+        raise ValueError(f"{name} is fitted by Newton's method (the whole-history solver); solver={model.solver!r} "
+                         "is not available with a draw model")
+    draws = data.draws if data.covariates is None else data.covariates.draws
+    if draws is None:
+        raise ValueError(f"{name} fits wins, draws and losses, and this data has no draw counts (PairwiseData.draws "
+                         "is None: pairs from from_pairs or from_matrix, or games with a score other than 1, 0.5 "
+                         "or 0); fit a GameLog of results, or use draws=None")
+    total, games = float(draws.sum()), float(data.n_games.sum())
+    if total == 0.0:
+        raise ValueError(f"{name}: the data has no draw, so the draw parameter cannot be fitted; use draws=None")
+    if total == games:
+        raise ValueError(f"{name}: every game of the data is a draw, so the draw parameter has no finite maximum "
+                         "and the results say nothing of the players; use draws=None")
+
+
+def _draw_history(data: FitData):
+    """The whole-history problem of the draw model over the fit's entries (pairs or covariate rows, in the
+    data's order: Elo's fit data is not tiled): one period, each player its own player-period, each entry a
+    row of games, wins of its first player and draws. With ``weights="uniform"`` each game weighs
+    ``1 / n_games`` of its pair, so that a pair weighs 1."""
+    from discrank._history import History
+
+    pairs, n = data.pairs, data.n_players
+    rows = pairs.covariates if data.x is not None else None
+    draws = pairs.draws if rows is None else rows.draws
+    games = data.n_games
+    wins = np.round(data.p * games - 0.5 * draws)  # whole numbers: the scores are results (1, 0.5, 0)
+    if pairs.weights != "games":
+        per_game = (pairs.row_weights() if rows is not None else pairs.pair_weights()) / games
+        games, wins, draws = games * per_game, wins * per_game, draws * per_game
+    x = np.zeros((data.n_pairs, 0)) if data.x is None else data.x
+    return History(n, n, np.arange(n, dtype=np.int64), np.zeros(n, dtype=np.int64), np.ones(n, dtype=bool),
+                   np.zeros(n - 1), data.i.astype(np.int64), data.j.astype(np.int64), x, games, wins, draws)
 
 
 class Elo(_EloFamily):
@@ -284,6 +463,19 @@ class Elo(_EloFamily):
         Standard deviation (logits) of the N(0, prior_scale^2) prior on every rating. None (default):
         tuned on the training data (see above; ``prior_scale_`` and ``prior_tuning_`` say what was
         chosen and how). ``numpy.inf``: no prior, the paper's Eq. (1).
+    draws : {"davidson", "rao-kupper"} or None, default None
+        None: two outcomes, a draw counting as half a win (the Bradley-Terry likelihood of the score).
+        A draw model (``draw_models``; as :class:`~discrank.DynamicElo`'s, which with ``period=None`` and
+        the same ``prior_scale`` gives the same fit): "davidson", ``P(a wins) : P(draw) : P(b wins) =
+        e^{d/2} : e^eta : e^{-d/2}``, or "rao-kupper", the ordered logit ``P(a wins) = sigmoid(d - eta)``,
+        ``P(b wins) = sigmoid(-d - eta)``, ``d = s_a - s_b + beta . x``, with the draw parameter ``eta``
+        fitted jointly with the ratings and ``beta`` (a flat prior) by Newton's method on the
+        whole-history problem of one period (:mod:`discrank._history`; ``tol`` is then its relative
+        gradient). Needs the pairs' draw counts (``PairwiseData.draws``: fit a ``GameLog`` of results 1,
+        0.5, 0 with draws and other results) and a finite ``prior_scale`` (or None). ``predict_proba``
+        then gives the expected score P(a wins) + P(draw) / 2 (as DynamicElo's), ``predict_outcomes``
+        the three probabilities, and ``log_loss`` and ``score`` the three-outcome log loss (which the
+        prior's tuning minimises).
     tol : float, default 1e-9 (newton) or 1e-7 (lbfgs)
         Converged when, for every player, ``|gradient| / curvature scale`` is at most ``tol``: for Elo
         this is the gap between the player's expected and observed mean score (see ``discrank._optim``).
@@ -324,9 +516,14 @@ class Elo(_EloFamily):
         ratings in the Hessian); ``predict_proba(a, b, advantage=x)`` applies it. None without covariates.
     advantage_names_ : tuple of str
         The covariates' names (empty without).
+    draw_eta_, draw_eta_se_ : float or None
+        With a draw model: the draw parameter ``eta`` (Davidson's ``log nu``, Rao and Kupper's threshold)
+        and its standard error (the Laplace approximation: the inverse of the Schur complement of the
+        ratings in the Hessian, as ``beta_se_``). None without.
     """
 
     _loss = "bce"
+    draw_models = DRAWS
 
 
 class EloPlusPlus(_EloFamily):
@@ -338,6 +535,9 @@ class EloPlusPlus(_EloFamily):
     Laplacian of the pairs' Gauss-Newton curvature plus the prior, positive definite), and "lbfgs" without
     a prior (``prior_scale=inf``), where the Gauss-Newton system would be singular on separated players.
 
+    ``draws`` is only None: the squared error is no likelihood of three outcomes, so Elo++ has no draw
+    model (``draw_models`` is empty) and refuses one with a ValueError saying so.
+
     Advantage covariates enter the logit as for :class:`Elo`, ``sigmoid(s_a - s_b + beta . x)``, with
     ``beta`` fitted by the same block coordinate descent on the squared error (Gauss-Newton on each
     block). The squared error is no likelihood, so ``beta_se_`` is the M-estimator's sandwich standard
@@ -345,3 +545,6 @@ class EloPlusPlus(_EloFamily):
     """
 
     _loss = "sigmoid_squared"
+    _choices = {**_EloFamily._choices, "draws": ()}
+    _no_draws_reason = ("its loss, the squared error 1/2 (P - sigmoid(d))^2 of the mean score, is no likelihood of "
+                        "three outcomes (win, draw, loss), so there is no draw parameter to fit")

@@ -1,0 +1,94 @@
+"""The draw models of three outcomes: their names and their probabilities.
+
+A game's logit ``d`` (the rating difference, plus ``beta . x``) and the draw parameter ``eta`` give
+``[P(a wins), P(draw), P(b wins)]``:
+
+- ``"davidson"``: Davidson (1970), ``P(a wins) : P(draw) : P(b wins) = e^{d/2} : e^eta : e^{-d/2}``;
+- ``"rao-kupper"``: Rao and Kupper's (1967) ordered logit with thresholds ``+-eta`` (``eta > 0``),
+  ``P(a wins) = sigmoid(d - eta)``, ``P(b wins) = sigmoid(-d - eta)``, the draw the rest.
+
+Their losses, convex in ``(d, eta)``, are the whole-history solver's (:class:`discrank._history.Rows`),
+which fits both :class:`discrank.DynamicElo` and ``Elo(draws=...)``.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Optional
+
+import numpy as np
+from scipy.special import expit
+
+__all__ = ["DRAWS", "check_draw_model", "outcome_probabilities"]
+
+#: The draw models, by name.
+DRAWS = ("davidson", "rao-kupper")
+
+
+def outcome_probabilities(d: np.ndarray, eta: Optional[float], draws: Optional[str] = None) -> np.ndarray:
+    """[P(a wins), P(draw), P(b wins)] of games of logit ``d``.
+
+    Parameters
+    ----------
+    d : ndarray, shape (n,)
+        The logits.
+    eta : float or None
+        The draw parameter of the model ``draws`` (Davidson's ``log nu``, Rao and Kupper's threshold);
+        None: two outcomes, ``[sigmoid(d), 0, 1 - sigmoid(d)]``.
+    draws : {"davidson", "rao-kupper"} or None
+        The draw model (None with ``eta`` given: Davidson's).
+
+    Returns
+    -------
+    ndarray, shape (n, 3)
+        Rows of non-negative numbers adding up to 1 (to rounding), written without cancellation.
+    """
+    d = np.asarray(d, dtype=np.float64)
+    out = np.zeros((d.size, 3))
+    if eta is None:
+        out[:, 0] = expit(d)
+        out[:, 2] = 1.0 - out[:, 0]
+        return out
+    if draws == "rao-kupper":
+        out[:, 0], out[:, 2] = expit(d - eta), expit(-d - eta)
+        ad = np.abs(d)
+        out[:, 1] = expit(eta - ad) - expit(-eta - ad)
+        return out
+    half = 0.5 * d
+    m = np.maximum(np.abs(half), eta)
+    ea, eb, ed = np.exp(half - m), np.exp(-half - m), np.exp(eta - m)
+    z = ea + eb + ed
+    out[:, 0], out[:, 1], out[:, 2] = ea / z, ed / z, eb / z
+    return out
+
+
+def check_draw_model(model: Any, why_not: str = "") -> Optional[str]:
+    """A model's ``draws`` parameter checked against the draw models its class declares (``draw_models``).
+
+    Parameters
+    ----------
+    model : object
+        An estimator with a ``draws`` parameter and a ``draw_models`` class attribute.
+    why_not : str, optional
+        For a class that declares none: why it fits no draw model (the refusal says it).
+
+    Returns
+    -------
+    str or None
+        ``model.draws``: None (two outcomes, a draw counting as half a win) or one of ``draw_models``.
+
+    Raises
+    ------
+    ValueError
+        ``draws`` set on a class that fits no draw model (the message names the class and says why), or
+        a value that is not one of its draw models.
+    """
+    draws = model.draws
+    name = type(model).__name__
+    if draws is None:
+        return None
+    if not model.draw_models:
+        raise ValueError(f"{name} takes no draw model, so draws={draws!r} is refused: {why_not}. The draw models "
+                         f"{DRAWS} are fitted by Elo and DynamicElo; with draws=None a draw counts as half a win")
+    if not isinstance(draws, str) or draws not in model.draw_models:
+        raise ValueError(f"draws={draws!r} is not one of {model.draw_models} or None ({name}'s draw models)")
+    return draws
