@@ -12,6 +12,9 @@ File format (``numpy.savez_compressed``, read back with ``allow_pickle=False``):
 - for a model fitted with advantage covariates, ``"advantage"`` in the header: the covariates' names (a
   JSON list of distinct strings), and the arrays ``beta_`` and ``beta_se_`` (one value per name: the
   coefficients, finite, and their standard errors, >= 0 or infinite);
+- for an Elo model with a draw model (``params.draws``), the fitted draw parameter and its standard error
+  in the header's scalars (``draw_eta_``, ``draw_eta_se_``); files without them are models of two
+  outcomes;
 - one array per fitted array attribute (``ratings_``, ``u_``, ``v_`` ...); what is derived from them
   (a disc model's strength, consistency, angle, radius, ranking; Schur's ``lambdas_``; m-Elo's
   ``ratings_``) is derived again on loading;
@@ -505,6 +508,8 @@ _SCALAR_RULES: dict[str, tuple[Callable[[Any], bool], str]] = {
     "n_cg_": (lambda v: _is_int(v) and v >= 0, "an integer >= 0"),
     "gradient_": (lambda v: _is_real(v) and math.isfinite(v) and v >= 0, "a finite number >= 0"),
     "objective_": (lambda v: _is_real(v) and math.isfinite(v), "a finite number"),
+    "draw_eta_": (lambda v: _is_real(v) and math.isfinite(v), "a finite number (the draw parameter)"),
+    "draw_eta_se_": (lambda v: _is_real(v) and v >= 0, "a standard error (a number >= 0)"),
 }
 
 
