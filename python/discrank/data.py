@@ -405,6 +405,8 @@ class PairwiseData:
         Returns
         -------
         PairwiseData
+            The pairs, with each pair's draws (the games scored 0.5) in ``draws`` when every score is 1,
+            0.5 or 0 (else ``draws`` is None).
 
         Raises
         ------

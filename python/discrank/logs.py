@@ -412,7 +412,9 @@ class GameLog:
         aggregated as they are; those of a log built from its fields are checked first. On a log with
         advantage columns the games of each pair are also kept by covariate value, oriented for the pair's
         first player (``PairwiseData.covariates``), which the models that take covariates fit; ``min_games``
-        and ``labels`` are then not available (a ValueError).
+        and ``labels`` are then not available (a ValueError). Each pair (and covariate row) keeps its
+        draws, the games scored 0.5 (``PairwiseData.draws``), which the draw models fit, when every
+        score is 1, 0.5 or 0 (else ``draws`` is None).
 
         Parameters
         ----------
