@@ -266,3 +266,12 @@ def test_elo_draw_model_refuses_what_its_solver_cannot_do():
     elo = dr.Elo(draws="davidson", prior_scale=1.0).fit(log)
     with pytest.raises(ValueError, match=r"log_loss scores wins, draws and losses.*no draw counts"):
         elo.log_loss(dr.PairwiseData.from_pairs(log.a[:5], log.b[:5], log.score[:5]))
+
+
+def test_elo_draw_model_refuses_a_dask_fit_it_would_run_in_process():
+    distributed = pytest.importorskip("distributed")
+    from discrank import dask as dr_dask
+
+    with distributed.Client(processes=False, n_workers=1, threads_per_worker=1, dashboard_address=None) as client:
+        with pytest.raises(ValueError, match=r"Elo\(draws='davidson'\) is not fitted on a Dask cluster yet"):
+            dr_dask.fit(dr.Elo(draws="davidson", prior_scale=1.0), _log(seed=12, games=200).to_pairs(), client)

@@ -259,6 +259,10 @@ class _EloFamily(PairwiseModel):
         Laplace approximation (:func:`discrank._history.covariance_at`)."""
         from discrank._history import covariance_at, solve_history
 
+        if not isinstance(data.objective, _core.PairObjective):
+            raise ValueError(f"{type(self).__name__}(draws={self.draws!r}) is not fitted on a Dask cluster yet: "
+                             "discrank.dask.fit runs the pair kernel on the workers, and the draw model is fitted "
+                             "by the whole-history solver in process; fit it with model.fit")
         tuning = getattr(self, "_tuning_fit", False)
         tol = 1e-9 if self.tol is None else self.tol
         if tuning:
