@@ -166,6 +166,10 @@ def test_elo_draw_model_tunes_its_prior_on_the_three_outcome_log_loss():
     assert elo.prior_scale_ == tuning["chosen"] and math.isfinite(elo.draw_eta_)
     # each score is the three-outcome log loss of the held-out games: between a certain and a uniform forecast
     assert all(0.0 < s < math.log(3.0) for s in tuning["scores"])
+    # without times, on held-out pairs that keep their draw counts
+    pairs = dr.Elo(draws="davidson").fit(log.to_pairs())
+    assert pairs.prior_tuning_["rule"] == "held-out pairs"
+    assert all(0.0 < s < math.log(3.0) for s in pairs.prior_tuning_["scores"])
 
 
 def test_elo_draw_model_save_load_round_trip_is_bit_for_bit(tmp_path):
