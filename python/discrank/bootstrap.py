@@ -22,6 +22,7 @@ from typing import Any, Callable, Optional
 
 import numpy as np
 
+from discrank._checks import show
 from discrank.data import PairwiseData, covariate_data
 from discrank.exceptions import ConvergenceWarning
 from discrank.logs import GameLog
@@ -208,13 +209,18 @@ def _betas(model: Any, names: tuple) -> np.ndarray:
 
 
 # ------------------------------------------------------------------------------------ resampling
-def _draw_counts(rng: np.random.Generator, games: np.ndarray, what: str) -> np.ndarray:
-    """How often each cell is drawn when ``sum(games)`` games are drawn with replacement from cells of
-    ``games`` games each (a multinomial); ``games`` must be whole numbers (``what`` names them)."""
+def _check_whole(games: np.ndarray, what: str) -> np.ndarray:
+    """``games``, which must be whole numbers of games (a ValueError names the first that is not)."""
     bad = np.flatnonzero((games != np.round(games)) | (games < 0))
     if bad.size:
-        raise ValueError(f"bootstrap resamples games: {what}[{bad[0]}] = {games[bad[0]]!r} is not a whole number "
-                         "of games")
+        raise ValueError(f"bootstrap resamples games: {what}[{bad[0]}] = {show(games[bad[0]])} is not a whole "
+                         "number of games")
+    return games
+
+
+def _draw_counts(rng: np.random.Generator, games: np.ndarray) -> np.ndarray:
+    """How often each cell is drawn when ``sum(games)`` games are drawn with replacement from cells of
+    ``games`` games each (whole numbers): a multinomial."""
     total = int(round(float(games.sum())))
     return rng.multinomial(total, games / games.sum()).astype(np.float64)
 
@@ -257,13 +263,14 @@ def _pairs_sampler(data: PairwiseData, weights: Optional[str]) -> tuple[np.ndarr
         raise ValueError("bootstrap resamples games: this PairwiseData has no game counts (n_games), only "
                          "probabilities; build it from games (from_games, GameLog.to_pairs) or with n_games")
     rows = data.covariates
-    cells = data.n_games if rows is None else rows.n_games
+    cells = _check_whole(data.n_games if rows is None else rows.n_games, "n_games" if rows is None else
+                         "covariates.n_games")
     p = data.p if rows is None else rows.p
     weights = weights or data.weights
     n = data.n_players
 
     def draw(rng: np.random.Generator) -> PairwiseData:
-        counts = _draw_counts(rng, cells, "n_games")
+        counts = _draw_counts(rng, cells)
         won = rng.binomial(counts.astype(np.int64), np.clip(p, 0.0, 1.0)).astype(np.float64)
         keep = counts > 0
         if rows is None:
@@ -286,15 +293,17 @@ def _period_sampler(games: PeriodGames) -> tuple[np.ndarray, Callable]:
     (:func:`_pairs_sampler`: the drawn score binomial, no draw)."""
     games.check()
     wins = games.score - 0.5 * games.draws
-    cells = np.stack([wins, games.draws, games.games - wins - games.draws], axis=1)
+    cells = np.stack([wins, games.draws, games.games - wins - games.draws], axis=1).reshape(-1)
+    _check_whole(cells if games.results else games.games, "the wins, draws and losses (3 per row, in row order)" if games.results
+                 else "games")
     n = games.labels.shape[0]
 
     def draw(rng: np.random.Generator) -> PeriodGames:
         if games.results:
-            w, d, lost = _draw_counts(rng, cells.reshape(-1), "wins, draws and losses by row").reshape(-1, 3).T
+            w, d, lost = _draw_counts(rng, cells).reshape(-1, 3).T
             count, score, draws = w + d + lost, w + 0.5 * d, d
         else:
-            count = _draw_counts(rng, games.games, "games")
+            count = _draw_counts(rng, games.games)
             score = rng.binomial(count.astype(np.int64), np.clip(games.score / games.games, 0.0, 1.0)) * 1.0
             draws = np.zeros(count.size)
         keep = count > 0
