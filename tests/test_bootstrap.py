@@ -10,6 +10,14 @@ from discrank.online import OnlineElo
 from discrank.bootstrap import BootstrapResult, _sampler
 
 BETA = 0.35  # the simulated home advantage, logits
+#: 20000 games, a third of them neutral: beta's standard error is about 0.02, its 95% interval about 0.08 wide
+BETA_WIDTH = (0.03, 0.15)
+#: the replicates' standard deviation of beta within 40% of the fit's Laplace standard error (30 replicates)
+SE_AGREEMENT = 0.4
+#: the mean of a mean-centred elo column is 1500 up to rounding
+CENTRE_ATOL = 1e-9
+#: DynamicElo fitted on PeriodGames and on their log stop at tol 1e-9 from different starts' rounding
+SAME_FIT_ATOL = 1e-6
 
 
 def league_log(n_players=8, n_games=3000, seed=0, beta=BETA, draws=False):
@@ -59,9 +67,8 @@ def test_beta_intervals_contain_the_true_simulated_beta_on_a_large_log():
     assert table["name"].tolist() == ["home"]
     lo, hi = table["lo"][0], table["hi"][0]
     assert lo < BETA < hi
-    # 20000 games, a third neutral: the coefficient's standard error is about 0.02, the 95% interval ~0.08 wide
-    assert 0.03 < hi - lo < 0.15
-    assert abs(table["se"][0] - res.model.beta_se_[0]) < 0.4 * res.model.beta_se_[0]  # the Laplace s.e. agrees
+    assert BETA_WIDTH[0] < hi - lo < BETA_WIDTH[1]
+    assert abs(table["se"][0] - res.model.beta_se_[0]) < SE_AGREEMENT * res.model.beta_se_[0]
 
 
 @pytest.mark.parametrize("make,column", [(lambda: Elo(prior_scale=2.0, tol=1e-6), "elo"),
@@ -87,7 +94,7 @@ def test_the_table_is_in_elo_points_and_the_anchor_is_ratings_frames():
     assert np.all(res.scores[:, 3] == 1500.0)
     # each replicate's mean-centred table: the mean over its players is 1500 Elo points
     free = bootstrap(Elo(prior_scale=2.0, tol=1e-6), log, n_boot=4, seed=0)
-    np.testing.assert_allclose(np.nanmean(free.scores, axis=1), 1500.0, rtol=0, atol=1e-9)
+    np.testing.assert_allclose(np.nanmean(free.scores, axis=1), 1500.0, rtol=0, atol=CENTRE_ATOL)
 
 
 def test_rank_bounds_are_ints_around_the_point_rank():
@@ -163,7 +170,7 @@ def test_dynamic_elo_on_period_games_gives_each_players_current_rating():
     assert res.beta_names == ("home",) and res.beta_scores.shape == (4, 1)
     assert not np.isnan(res.scores).any() and not np.isnan(res.beta_scores).any()
     on_log = bootstrap(dynamic(), log, n_boot=2, seed=0)
-    np.testing.assert_allclose(on_log.point, res.point, rtol=0, atol=1e-6)  # the same fit either way
+    np.testing.assert_allclose(on_log.point, res.point, rtol=0, atol=SAME_FIT_ATOL)  # the same fit either way
 
 
 def test_online_elo_is_bootstrapped_on_its_final_ratings():
@@ -243,3 +250,28 @@ def test_bad_arguments_name_their_value():
         bootstrap(dynamic(), PeriodGames.from_log(log, 500.0), n_boot=2, weights="uniform")
     with pytest.raises(ValueError, match="the PairwiseData has weights='games'"):
         bootstrap(Elo(prior_scale=1.0), log.to_pairs(), n_boot=2, weights="uniform")
+
+
+def test_pairs_with_covariate_rows_give_beta_intervals():
+    pairs = league_log(n_games=3000).to_pairs()
+    res = bootstrap(Elo(prior_scale=2.0, tol=1e-6), pairs, n_boot=4, seed=0)
+    assert res.beta_names == ("home",) and res.beta_point[0] == res.model.beta_[0]
+    assert not np.isnan(res.beta_scores).any() and res.beta_frame()["lo"][0] < res.beta_point[0]
+
+
+def test_the_leaderboard_plot_draws_the_bootstrap_interval_as_error_bars():
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from discrank.plot import plot_leaderboard
+
+    res = bootstrap(Elo(prior_scale=2.0, tol=1e-6), league_log(n_games=800), n_boot=4, seed=0)
+    ax = plot_leaderboard(res.frame())
+    from matplotlib.container import ErrorbarContainer
+
+    errorbars = [c for c in ax.containers if isinstance(c, ErrorbarContainer)]
+    assert ax.get_xlabel() == "elo (bootstrap interval)" and len(errorbars) == 1
+    segments = errorbars[0].lines[2][0].get_segments()
+    frame = res.frame()
+    # the best player's bar on top: its error bar spans its interval
+    np.testing.assert_allclose(segments[0][:, 0], [frame["lo"][0], frame["hi"][0]])
