@@ -191,6 +191,8 @@ def _table(model: Any, anchor: Any) -> Optional[tuple[str, np.ndarray, np.ndarra
         if column is None or frame["rank"].isna().all():
             return None
         return column, frame["player"].to_numpy(), frame[column].to_numpy(dtype=np.float64)
+    # DynamicElo and OnlineElo have no ratings_frame yet (issue 32 gives every model one): the ratings
+    # they predict with now, in logits
     if hasattr(model, "history"):
         last = model.history().drop_duplicates("player", keep="last")
         players, values = last["player"].to_numpy(), last["rating"].to_numpy(dtype=np.float64)
