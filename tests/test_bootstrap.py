@@ -275,3 +275,22 @@ def test_the_leaderboard_plot_draws_the_bootstrap_interval_as_error_bars():
     frame = res.frame()
     # the best player's bar on top: its error bar spans its interval
     np.testing.assert_allclose(segments[0][:, 0], [frame["lo"][0], frame["hi"][0]])
+
+
+def test_pairs_with_draw_counts_are_resampled_as_wins_draws_and_losses():
+    log = league_log(n_games=900, draws=True)
+    plain = GameLog.from_arrays(log.a, log.b, log.score)
+    pairs = plain.to_pairs()
+    ia, ib = pairs.index(plain.a), pairs.index(plain.b)
+    key = np.minimum(ia, ib).astype(np.int64) * pairs.n_players + np.maximum(ia, ib)
+    pair_of = np.searchsorted(pairs.i.astype(np.int64) * pairs.n_players + pairs.j, key)
+    pairs.draws = np.bincount(pair_of, weights=plain.score == 0.5, minlength=pairs.n_pairs)  # counted by hand
+    wins = pairs.p * pairs.n_games - 0.5 * pairs.draws
+    cells = np.round(np.stack([wins, pairs.draws, pairs.n_games - wins - pairs.draws], axis=1).reshape(-1))
+    _, _, draw = _sampler(pairs, None)
+    sample = draw(np.random.default_rng([0, 0]))
+    w, d, lost = np.random.default_rng([0, 0]).multinomial(900, cells / 900).reshape(-1, 3).T
+    kept = (w + d + lost) > 0
+    np.testing.assert_array_equal(sample.n_games, (w + d + lost)[kept])
+    np.testing.assert_array_equal(sample.draws, d[kept])
+    np.testing.assert_allclose(sample.p * sample.n_games, (w + 0.5 * d)[kept], rtol=1e-12)

@@ -211,22 +211,6 @@ def _betas(model: Any, names: tuple) -> np.ndarray:
 
 
 # ------------------------------------------------------------------------------------ resampling
-def _check_whole(games: np.ndarray, what: str) -> np.ndarray:
-    """``games``, which must be whole numbers of games (a ValueError names the first that is not)."""
-    bad = np.flatnonzero((games != np.round(games)) | (games < 0))
-    if bad.size:
-        raise ValueError(f"bootstrap resamples games: {what}[{bad[0]}] = {show(games[bad[0]])} is not a whole "
-                         "number of games")
-    return games
-
-
-def _draw_counts(rng: np.random.Generator, games: np.ndarray) -> np.ndarray:
-    """How often each cell is drawn when ``sum(games)`` games are drawn with replacement from cells of
-    ``games`` games each (whole numbers): a multinomial."""
-    total = int(round(float(games.sum())))
-    return rng.multinomial(total, games / games.sum()).astype(np.float64)
-
-
 def _present(lo: np.ndarray, hi: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
     """The players of the kept entries (codes into the data's labels, sorted) and each code's new index."""
     used = np.zeros(n, dtype=bool)
@@ -257,63 +241,105 @@ def _log_sampler(log: GameLog, weights: Optional[str]) -> tuple[np.ndarray, Call
     return labels, draw
 
 
+#: How far a count of games may be from a whole number (rounding of ``p * n_games``) and still read as one.
+WHOLE_TOLERANCE = 1e-6
+
+
+def _whole(games: np.ndarray, what: str) -> np.ndarray:
+    """``games`` rounded to whole numbers of games; a ValueError names the first that is not one."""
+    rounded = np.round(games)
+    bad = np.flatnonzero((np.abs(games - rounded) > WHOLE_TOLERANCE * np.maximum(1.0, rounded)) | (rounded < 0))
+    if bad.size:
+        raise ValueError(f"bootstrap resamples games: {what}[{bad[0]}] = {show(games[bad[0]])} is not a whole "
+                         "number of games")
+    return rounded
+
+
+def _draw_counts(rng: np.random.Generator, games: np.ndarray) -> np.ndarray:
+    """How often each cell is drawn when ``sum(games)`` games are drawn with replacement from cells of
+    ``games`` games each (whole numbers): a multinomial."""
+    total = int(round(float(games.sum())))
+    return rng.multinomial(total, games / games.sum()).astype(np.float64)
+
+
+def _outcomes_sampler(games: np.ndarray, score: np.ndarray, draws: Optional[np.ndarray], what: str) -> Callable:
+    """The draw of entries of ``games`` games each, with the score sums ``score`` and the draws ``draws``:
+    ``rng -> (games, score, draws)`` of the games drawn with replacement. With the draws known, an entry
+    is its wins, draws and losses, drawn as they are (a multinomial over the three per entry); without
+    (None), its ``n`` games with mean score ``p`` read as ``n`` games each won with probability ``p``: the
+    ``n'`` drawn score ``Binomial(n', p)``, their draws None."""
+    if draws is None:
+        games = _whole(games, what)
+        p = np.clip(score / games, 0.0, 1.0)
+
+        def binomial(rng: np.random.Generator) -> tuple:
+            count = _draw_counts(rng, games)
+            return count, rng.binomial(count.astype(np.int64), p).astype(np.float64), None
+
+        return binomial
+    wins = score - 0.5 * draws
+    cells = _whole(np.stack([wins, draws, games - wins - draws], axis=1).reshape(-1),
+                   f"the wins, draws and losses of the {what} (3 per entry, in order)")
+
+    def outcomes(rng: np.random.Generator) -> tuple:
+        w, d, lost = _draw_counts(rng, cells).reshape(-1, 3).T
+        return w + d + lost, w + 0.5 * d, d
+
+    return outcomes
+
+
 def _pairs_sampler(data: PairwiseData, weights: Optional[str]) -> tuple[np.ndarray, Callable]:
-    """(labels, draw): a replicate draws the data's games with replacement, each pair's (or covariate
-    row's) count a multinomial share of them; a pair of ``n`` games with mean score ``p`` reads as ``n``
-    games each won with probability ``p``, so the ``n'`` drawn score ``Binomial(n', p)``."""
+    """(labels, draw): a replicate draws the data's games with replacement, the games of each pair (or
+    covariate row) as :func:`_outcomes_sampler` draws them: wins, draws and losses where the pairs keep
+    their draws, else the score binomial."""
     if data.n_games is None:
         raise ValueError("bootstrap resamples games: this PairwiseData has no game counts (n_games), only "
                          "probabilities; build it from games (from_games, GameLog.to_pairs) or with n_games")
     rows = data.covariates
-    cells = _check_whole(data.n_games if rows is None else rows.n_games, "n_games" if rows is None else
-                         "covariates.n_games")
-    p = data.p if rows is None else rows.p
+    entries = data if rows is None else rows
+    # the draw counts of the pairs (``PairwiseData.draws``, ``CovariateRows.draws``) where they are known
+    outcomes = _outcomes_sampler(entries.n_games, entries.p * entries.n_games, getattr(entries, "draws", None),
+                                 "n_games" if rows is None else "covariates.n_games")
     weights = weights or data.weights
     n = data.n_players
 
     def draw(rng: np.random.Generator) -> PairwiseData:
-        counts = _draw_counts(rng, cells)
-        won = rng.binomial(counts.astype(np.int64), np.clip(p, 0.0, 1.0)).astype(np.float64)
-        keep = counts > 0
+        count, won, draws = outcomes(rng)
+        keep = count > 0
+        kept_draws = {} if draws is None else {"draws": draws[keep]}
         if rows is None:
             players, pos = _present(data.i[keep], data.j[keep], n)
-            return PairwiseData(pos[data.i[keep]], pos[data.j[keep]], won[keep] / counts[keep], counts[keep],
-                                labels=players, weights=weights)
-        pair = rows.pair[keep]
-        kept_pairs, row_pair = np.unique(pair, return_inverse=True)
+            out = PairwiseData(pos[data.i[keep]], pos[data.j[keep]], won[keep] / count[keep], count[keep],
+                               labels=players, weights=weights)
+            if draws is not None:
+                out.draws = draws[keep]
+            return out
+        kept_pairs, row_pair = np.unique(rows.pair[keep], return_inverse=True)
         players, pos = _present(data.i[kept_pairs], data.j[kept_pairs], n)
         return covariate_data(row_pair.reshape(-1), pos[data.i[kept_pairs]].astype(np.int32),
-                              pos[data.j[kept_pairs]].astype(np.int32), counts[keep], won[keep], rows.x[keep],
-                              rows.names, players, weights)
+                              pos[data.j[kept_pairs]].astype(np.int32), count[keep], won[keep], rows.x[keep],
+                              rows.names, players, weights, **kept_draws)
 
     return data.labels, draw
 
 
 def _period_sampler(games: PeriodGames) -> tuple[np.ndarray, Callable]:
-    """(labels, draw): a replicate draws the games with replacement, as wins, draws and losses of each
-    row when every score is a result (``games.results``), else as the pairs' games are drawn
-    (:func:`_pairs_sampler`: the drawn score binomial, no draw)."""
+    """(labels, draw): a replicate draws the games with replacement, as :func:`_outcomes_sampler` draws
+    the rows' games: their wins, draws and losses when every score is a result (``games.results``), else
+    the score binomial (no draw)."""
     games.check()
-    wins = games.score - 0.5 * games.draws
-    cells = np.stack([wins, games.draws, games.games - wins - games.draws], axis=1).reshape(-1)
-    _check_whole(cells if games.results else games.games, "the wins, draws and losses (3 per row, in row order)" if games.results
-                 else "games")
+    outcomes = _outcomes_sampler(games.games, games.score, games.draws if games.results else None, "rows")
     n = games.labels.shape[0]
 
     def draw(rng: np.random.Generator) -> PeriodGames:
-        if games.results:
-            w, d, lost = _draw_counts(rng, cells).reshape(-1, 3).T
-            count, score, draws = w + d + lost, w + 0.5 * d, d
-        else:
-            count = _draw_counts(rng, games.games)
-            score = rng.binomial(count.astype(np.int64), np.clip(games.score / games.games, 0.0, 1.0)) * 1.0
-            draws = np.zeros(count.size)
+        count, score, draws = outcomes(rng)
         keep = count > 0
         players, pos = _present(games.a[keep], games.b[keep], n)
         x = None if games.advantage is None else games.advantage[keep]
         return PeriodGames(players, pos[games.a[keep]].astype(np.int32), pos[games.b[keep]].astype(np.int32),
-                           games.bins[keep], games.period, games.dates, count[keep], score[keep], draws[keep],
-                           games.results, x, tuple(games.advantage_names))
+                           games.bins[keep], games.period, games.dates, count[keep], score[keep],
+                           np.zeros(int(keep.sum())) if draws is None else draws[keep], games.results, x,
+                           tuple(games.advantage_names))
 
     return games.labels, draw
 
@@ -418,9 +444,10 @@ def bootstrap(estimator: Any, data: Any, b: Any = None, score: Any = None, *, n_
       order (so the tuning in time order sees the same calendar);
     - :class:`~discrank.PeriodGames`: the wins, draws and losses of its rows (rows with scores that are
       not results: as for pairs);
-    - a :class:`~discrank.PairwiseData` with game counts: each pair's (with covariates: each covariate
-      row's) drawn games are a multinomial share of the total, and their score is binomial, the pair's
-      ``n`` games read as ``n`` games won each with probability ``p`` (exact for wins and losses; a draw
+    - a :class:`~discrank.PairwiseData` with game counts: the wins, draws and losses of each pair (with
+      covariates: of each covariate row) where the pairs keep their draw counts; otherwise each pair's
+      drawn games are a multinomial share of the total and their score is binomial, the pair's ``n``
+      games read as ``n`` games won each with probability ``p`` (exact for wins and losses; a draw
       counted as half a win makes the intervals slightly wider than a game-level resample would).
 
     A player with no game in a replicate has no score there (NaN, left out of their interval; the
@@ -474,7 +501,7 @@ def bootstrap(estimator: Any, data: Any, b: Any = None, score: Any = None, *, n_
     ValueError
         A negative ``seed``, an ``n_boot`` that is not an integer >= 2, a ``ci`` outside (0, 1),
         ``n_jobs=0`` or below minus the number of cores, an unknown ``anchor``, invalid games, a
-        PairwiseData without whole game counts, a model that ranks no player on all the games (a cyclic
+        PairwiseData or PeriodGames without whole game counts (named with the entry), a model that ranks no player on all the games (a cyclic
         first disc component), or no replicate that could be fitted.
 
     Warns
