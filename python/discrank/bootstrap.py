@@ -395,7 +395,8 @@ def _point_fit(estimator: Any, data: Any, fitted: Any) -> Any:
     """The estimator's clone fitted on all the games (``fitted``: what it is given, ``data`` as the caller
     gave it); a model that cannot fit them raises, naming it and the data."""
     if not (hasattr(estimator, "get_params") and hasattr(estimator, "fit")):
-        raise TypeError(f"bootstrap refits clones of a discrank model (get_params, fit); got {type(estimator).__name__}")
+        raise TypeError("bootstrap refits clones of a discrank model (get_params, fit); got "
+                        f"{type(estimator).__name__}")
     name = type(estimator).__name__
     try:
         return type(estimator)(**estimator.get_params()).fit(fitted)
@@ -501,8 +502,8 @@ def bootstrap(estimator: Any, data: Any, b: Any = None, score: Any = None, *, n_
     ValueError
         A negative ``seed``, an ``n_boot`` that is not an integer >= 2, a ``ci`` outside (0, 1),
         ``n_jobs=0`` or below minus the number of cores, an unknown ``anchor``, invalid games, a
-        PairwiseData or PeriodGames without whole game counts (named with the entry), a model that ranks no player on all the games (a cyclic
-        first disc component), or no replicate that could be fitted.
+        PairwiseData or PeriodGames without whole game counts (named with the entry), a model that ranks
+        no player on all the games (a cyclic first disc component), or no replicate that could be fitted.
 
     Warns
     -----
