@@ -265,8 +265,9 @@ def test_bootstrap_intervals_cover_and_are_seeded():
     frame = res.frame()
     assert frame["player"].iloc[0] == "p0" and frame["rank_lo"].iloc[0] == 1
     anchored = bootstrap(Elo(), a, b, score, n_boot=40, seed=1, anchor="p5")
-    assert anchored.point[5] == 0.0 and np.all(anchored.scores[:, 5][~np.isnan(anchored.scores[:, 5])] == 0.0)
-    np.testing.assert_allclose(anchored.point, res.point - res.point[5], atol=1e-12)
+    # the anchor at ratings_frame's anchor_rating, 1500 Elo points, in the point fit and every replicate
+    assert anchored.point[5] == 1500.0 and np.all(anchored.scores[:, 5][~np.isnan(anchored.scores[:, 5])] == 1500.0)
+    np.testing.assert_allclose(anchored.point, res.point - res.point[5] + 1500.0, atol=1e-9)
     with pytest.raises(ValueError, match="n_boot must be an integer >= 2, got 1"):
         bootstrap(Elo(), a, b, score, n_boot=1)
 

@@ -1,36 +1,79 @@
-"""Bootstrap confidence intervals on ratings and ranks, resampling games (as Chatbot-Arena's leaderboards).
+"""Bootstrap confidence intervals on ratings, ranks and advantage coefficients, resampling games (as
+Chatbot-Arena's leaderboards).
 
-Each replicate draws the games with replacement (a multinomial count per game), aggregates them with
-those counts and refits a clone of the estimator; percentiles of the replicates give the intervals.
-Replicate ``r`` uses ``numpy.random.default_rng([seed, r])``: the result is the same whatever the number
-of workers. Workers are threads (the fits release the GIL), each fit on one core thread.
+Each replicate draws the games of the data with replacement, as many as it holds, and refits a clone of
+the estimator on them; percentiles of the replicates give the intervals. What a game is depends on the
+data (:func:`bootstrap`): a row of a :class:`~discrank.GameLog` (with its time and covariates), a win,
+draw or loss of a :class:`~discrank.PeriodGames` row, a game of a :class:`~discrank.PairwiseData` pair.
+Replicate ``r`` draws from ``numpy.random.default_rng([seed, r])``: the result is the same whatever the
+number of workers. Workers are threads (the fits release the GIL), each fit on one core thread.
+
+The table is the one the model's own ``ratings_frame()`` shows (its ``elo`` column, on the familiar Elo
+scale and anchor, for the models that have one; else its ``rating``), read from ``ratings_frame()`` of
+each replicate's fit.
 """
 
 from __future__ import annotations
 
 import warnings
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
-from typing import Any, Optional
+from dataclasses import dataclass, field
+from typing import Any, Callable, Optional
 
 import numpy as np
 
-from discrank.data import PairwiseData
+from discrank._checks import show
+from discrank.data import PairwiseData, covariate_data
 from discrank.exceptions import ConvergenceWarning
+from discrank.logs import GameLog
+from discrank.periods import PeriodGames
 
 __all__ = ["BootstrapResult", "bootstrap"]
+
+#: The columns of ``ratings_frame()`` a bootstrap table can show, in order of preference (the first
+#: one the frame has): Elo points, then the model's own rating (m-Elo's mean score minus 1/2), then the
+#: disc strength.
+TABLE_COLUMNS = ("elo", "rating", "strength")
 
 
 @dataclass
 class BootstrapResult:
-    """``scores``: (n_boot, n_players) ratings of each replicate (Elo: ``ratings_``; disc models:
-    ``strength_``), NaN for a player absent from a replicate's games (or a cyclic disc replicate).
-    ``labels``: the players; ``point``: the estimator fitted on all the games; ``ci``: the level."""
+    """The replicates of a :func:`bootstrap`, with the point estimate on all the games.
+
+    Attributes
+    ----------
+    labels : ndarray
+        The players of the data.
+    point : ndarray, shape (n_players,)
+        The ``column`` of the model fitted on all the games, in ``labels`` order.
+    scores : ndarray, shape (n_boot, n_players)
+        The ``column`` of each replicate's fit; NaN for a player absent from a replicate's games, for
+        every player of a replicate whose fit failed, ranked no player (a cyclic first disc component),
+        or lacked the anchor.
+    ci : float
+        The level of the intervals.
+    column : str
+        The ``ratings_frame()`` column the scores are (``"elo"``: Elo points, ``anchor_rating + 400 /
+        ln 10 * (rating - reference)``; ``"rating"``: the model's own units).
+    beta_names : tuple of str
+        The advantage covariates of a model fitted with them (empty otherwise).
+    beta_point : ndarray, shape (n_covariates,)
+        Their coefficients (logits) fitted on all the games.
+    beta_scores : ndarray, shape (n_boot, n_covariates)
+        The coefficients of each replicate (NaN where its fit failed).
+    model : object
+        The estimator fitted on all the games (None when not kept).
+    """
 
     labels: np.ndarray
     point: np.ndarray
     scores: np.ndarray
     ci: float
+    column: str = "score"
+    beta_names: tuple = ()
+    beta_point: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    beta_scores: Optional[np.ndarray] = None
+    model: Any = None
 
     def intervals(self) -> tuple[np.ndarray, np.ndarray]:
         """Per player, the ``ci`` interval of their score over the replicates.
@@ -41,32 +84,89 @@ class BootstrapResult:
             The ``50 (1 - ci)`` and ``50 (1 + ci)`` percentiles of each player's scores, the replicates'
             NaN left out; NaN for a player without a score in any replicate.
         """
-        lo, hi = 50.0 * (1.0 - self.ci), 50.0 * (1.0 + self.ci)
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", RuntimeWarning)  # all-NaN columns give NaN
-            return np.nanpercentile(self.scores, lo, axis=0), np.nanpercentile(self.scores, hi, axis=0)
+        return _percentiles(self.scores, self.ci)
 
     def rank_intervals(self) -> tuple[np.ndarray, np.ndarray]:
-        """Per player, the ``ci`` interval of their rank (1 = best) over the replicates."""
-        filled = np.where(np.isnan(self.scores), -np.inf, self.scores)
-        ranks = np.argsort(np.argsort(-filled, axis=1, kind="stable"), axis=1) + 1.0
-        ranks[np.isnan(self.scores)] = np.nan
-        lo, hi = 50.0 * (1.0 - self.ci), 50.0 * (1.0 + self.ci)
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", RuntimeWarning)
-            return np.nanpercentile(ranks, lo, axis=0), np.nanpercentile(ranks, hi, axis=0)
+        """Per player, integer bounds of their rank (1 = best), by FastChat's rule on the intervals.
+
+        A player's best rank is 1 plus the number of players whose interval lies wholly above theirs
+        (lower bound above their upper bound); their worst rank is the number of players minus those
+        whose interval lies wholly below. A player without an interval (no score in any replicate) is
+        placed nowhere: bounds 1 and ``n_players``. The bounds are widened to hold the point rank (the
+        rank of :meth:`frame`), which they hold already whenever each player's point lies in their
+        interval.
+
+        Returns
+        -------
+        rank_lo, rank_hi : ndarray of int64, shape (n_players,)
+            The best and the worst rank of each player, in ``labels`` order, ``rank_lo <= rank <= rank_hi``.
+        """
+        lo, hi = self.intervals()
+        n = lo.size
+        lo = np.where(np.isnan(lo), -np.inf, lo)
+        hi = np.where(np.isnan(hi), np.inf, hi)
+        above = n - np.searchsorted(np.sort(lo), hi, side="right")  # players with lo_j > hi_i
+        below = np.searchsorted(np.sort(hi), lo, side="left")  # players with hi_j < lo_i
+        rank = self._point_ranks()
+        return np.minimum(1 + above, rank).astype(np.int64), np.maximum(n - below, rank).astype(np.int64)
+
+    def _point_ranks(self) -> np.ndarray:
+        """The rank of each player (``labels`` order) in the point estimate, ties in label order."""
+        rank = np.empty(self.point.size, dtype=np.int64)
+        rank[np.argsort(-self.point, kind="stable")] = np.arange(1, self.point.size + 1)
+        return rank
 
     def frame(self):
-        """A DataFrame, best first: player, rank, score, its interval (lo, hi) and the rank interval."""
+        """The table, best first, as ``ratings_frame()`` orders it.
+
+        Returns
+        -------
+        pandas.DataFrame
+            Columns ``player``, ``rank`` (of the point estimate), ``rank_lo`` and ``rank_hi`` (integers,
+            :meth:`rank_intervals`), the point estimate under its ``ratings_frame()`` name (:attr:`column`:
+            ``elo`` for the rating models), its interval ``lo`` and ``hi`` (:meth:`intervals`), and
+            ``replicates``: how many replicates rated the player. ``attrs`` holds ``column``, ``ci`` and
+            the model's name.
+        """
         import pandas as pd
 
         lo, hi = self.intervals()
         rlo, rhi = self.rank_intervals()
         order = np.argsort(-self.point, kind="stable")
-        return pd.DataFrame({
-            "player": self.labels[order], "rank": np.arange(1, order.size + 1), "score": self.point[order],
-            "lo": lo[order], "hi": hi[order], "rank_lo": rlo[order], "rank_hi": rhi[order],
+        frame = pd.DataFrame({
+            "player": self.labels[order], "rank": np.arange(1, order.size + 1), "rank_lo": rlo[order],
+            "rank_hi": rhi[order], self.column: self.point[order], "lo": lo[order], "hi": hi[order],
+            "replicates": np.sum(~np.isnan(self.scores), axis=0)[order],
         })
+        frame.attrs.update(column=self.column, ci=self.ci, model=type(self.model).__name__)
+        return frame
+
+    def beta_frame(self):
+        """The advantage coefficients with their intervals.
+
+        Returns
+        -------
+        pandas.DataFrame
+            One row per covariate: ``name``, ``beta`` (fitted on all the games, logits), ``lo`` and
+            ``hi`` (the ``ci`` percentile interval of the replicates) and ``se`` (the replicates' standard
+            deviation); no row for a model fitted without covariates.
+        """
+        import pandas as pd
+
+        scores = np.zeros((self.scores.shape[0], 0)) if self.beta_scores is None else self.beta_scores
+        lo, hi = _percentiles(scores, self.ci)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)  # fewer than two replicates: NaN
+            se = np.nanstd(scores, axis=0, ddof=1)
+        return pd.DataFrame({"name": list(self.beta_names), "beta": self.beta_point, "lo": lo, "hi": hi, "se": se})
+
+
+def _percentiles(values: np.ndarray, ci: float) -> tuple[np.ndarray, np.ndarray]:
+    """The ``ci`` percentile interval of each column of ``values``, NaN left out (all NaN: NaN)."""
+    lo, hi = 50.0 * (1.0 - ci), 50.0 * (1.0 + ci)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # all-NaN columns give NaN
+        return np.nanpercentile(values, lo, axis=0), np.nanpercentile(values, hi, axis=0)
 
 
 def _scores(model: Any) -> np.ndarray:
@@ -78,26 +178,296 @@ def _scores(model: Any) -> np.ndarray:
     return np.array(key, dtype=np.float64)
 
 
-def bootstrap(estimator: Any, a: Any, b: Any, score: Any, *, n_boot: int = 200, ci: float = 0.95,
+# ------------------------------------------------------------------------------------ the table
+def _table(model: Any, anchor: Any) -> Optional[tuple[str, np.ndarray, np.ndarray]]:
+    """``(column, players, values)`` of a fitted model: its ``ratings_frame(anchor=anchor)`` column (the
+    first of :data:`TABLE_COLUMNS` it has); None when the frame ranks no player. A model without
+    ``ratings_frame`` (DynamicElo, OnlineElo) gives its current ``rating`` in logits (DynamicElo: each
+    player's rating in their last period, from ``history()``; OnlineElo: ``ratings_``), less the
+    anchor's."""
+    if hasattr(model, "ratings_frame"):
+        frame = model.ratings_frame(anchor=anchor)
+        column = next((c for c in TABLE_COLUMNS if c in frame.columns), None)
+        if column is None or frame["rank"].isna().all():
+            return None
+        return column, frame["player"].to_numpy(), frame[column].to_numpy(dtype=np.float64)
+    # DynamicElo and OnlineElo have no ratings_frame yet (issue 32 gives every model one): the ratings
+    # they predict with now, in logits
+    if hasattr(model, "history"):
+        last = model.history().drop_duplicates("player", keep="last")
+        players, values = last["player"].to_numpy(), last["rating"].to_numpy(dtype=np.float64)
+    else:
+        players, values = np.asarray(model.labels_), np.asarray(model.ratings_, dtype=np.float64)
+    if anchor is not None:
+        values = values - values[np.flatnonzero(players == anchor)[0]]
+    return "rating", players, values
+
+
+def _betas(model: Any, names: tuple) -> np.ndarray:
+    """The fitted advantage coefficients of ``names`` (NaN for one the fit lacks)."""
+    fitted = getattr(model, "beta_", None)
+    have = dict(zip(getattr(model, "advantage_names_", ()), () if fitted is None else np.asarray(fitted)))
+    return np.array([have.get(name, np.nan) for name in names], dtype=np.float64)
+
+
+# ------------------------------------------------------------------------------------ resampling
+def _present(lo: np.ndarray, hi: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
+    """The players of the kept entries (codes into the data's labels, sorted) and each code's new index."""
+    used = np.zeros(n, dtype=bool)
+    used[lo] = True
+    used[hi] = True
+    players = np.flatnonzero(used)
+    pos = np.full(n, -1, dtype=np.int64)
+    pos[players] = np.arange(players.size)
+    return players, pos
+
+
+def _log_sampler(log: GameLog, weights: Optional[str]) -> tuple[np.ndarray, Callable]:
+    """(labels, draw): a replicate is ``len(log)`` rows drawn with replacement, in the log's order, with
+    their times and covariates, the players coded into ``labels``; aggregated to pairs with ``weights``
+    when given."""
+    from discrank._tuning import code_log
+
+    labels, ca, cb = code_log(log)
+    score = np.asarray(log.score, dtype=np.float64)
+    g = len(log)
+
+    def draw(rng: np.random.Generator) -> Any:
+        idx = np.repeat(np.arange(g), rng.multinomial(g, np.full(g, 1.0 / g)))
+        sample = GameLog(ca[idx], cb[idx], score[idx], None if log.time is None else np.asarray(log.time)[idx], {},
+                         None if log.advantage is None else np.asarray(log.advantage)[idx], tuple(log.advantage_names))
+        return sample if weights is None else sample.to_pairs(weights=weights)
+
+    return labels, draw
+
+
+#: How far a count of games may be from a whole number (rounding of ``p * n_games``) and still read as one.
+WHOLE_TOLERANCE = 1e-6
+
+
+def _whole(games: np.ndarray, what: str) -> np.ndarray:
+    """``games`` rounded to whole numbers of games; a ValueError names the first that is not one."""
+    rounded = np.round(games)
+    bad = np.flatnonzero((np.abs(games - rounded) > WHOLE_TOLERANCE * np.maximum(1.0, rounded)) | (rounded < 0))
+    if bad.size:
+        raise ValueError(f"bootstrap resamples games: {what}[{bad[0]}] = {show(games[bad[0]])} is not a whole "
+                         "number of games")
+    return rounded
+
+
+def _draw_counts(rng: np.random.Generator, games: np.ndarray) -> np.ndarray:
+    """How often each cell is drawn when ``sum(games)`` games are drawn with replacement from cells of
+    ``games`` games each (whole numbers): a multinomial."""
+    total = int(round(float(games.sum())))
+    return rng.multinomial(total, games / games.sum()).astype(np.float64)
+
+
+def _outcomes_sampler(games: np.ndarray, score: np.ndarray, draws: Optional[np.ndarray], what: str) -> Callable:
+    """The draw of entries of ``games`` games each, with the score sums ``score`` and the draws ``draws``:
+    ``rng -> (games, score, draws)`` of the games drawn with replacement. With the draws known, an entry
+    is its wins, draws and losses, drawn as they are (a multinomial over the three per entry); without
+    (None), its ``n`` games with mean score ``p`` read as ``n`` games each won with probability ``p``: the
+    ``n'`` drawn score ``Binomial(n', p)``, their draws None."""
+    if draws is None:
+        games = _whole(games, what)
+        p = np.clip(score / games, 0.0, 1.0)
+
+        def binomial(rng: np.random.Generator) -> tuple:
+            count = _draw_counts(rng, games)
+            return count, rng.binomial(count.astype(np.int64), p).astype(np.float64), None
+
+        return binomial
+    wins = score - 0.5 * draws
+    cells = _whole(np.stack([wins, draws, games - wins - draws], axis=1).reshape(-1),
+                   f"the wins, draws and losses of the {what} (3 per entry, in order)")
+
+    def outcomes(rng: np.random.Generator) -> tuple:
+        w, d, lost = _draw_counts(rng, cells).reshape(-1, 3).T
+        return w + d + lost, w + 0.5 * d, d
+
+    return outcomes
+
+
+def _pairs_sampler(data: PairwiseData, weights: Optional[str]) -> tuple[np.ndarray, Callable]:
+    """(labels, draw): a replicate draws the data's games with replacement, the games of each pair (or
+    covariate row) as :func:`_outcomes_sampler` draws them: wins, draws and losses where the pairs keep
+    their draws, else the score binomial."""
+    if data.n_games is None:
+        raise ValueError("bootstrap resamples games: this PairwiseData has no game counts (n_games), only "
+                         "probabilities; build it from games (from_games, GameLog.to_pairs) or with n_games")
+    rows = data.covariates
+    entries = data if rows is None else rows
+    # the draw counts of the pairs (``PairwiseData.draws``, ``CovariateRows.draws``) where they are known
+    outcomes = _outcomes_sampler(entries.n_games, entries.p * entries.n_games, getattr(entries, "draws", None),
+                                 "n_games" if rows is None else "covariates.n_games")
+    weights = weights or data.weights
+    n = data.n_players
+
+    def draw(rng: np.random.Generator) -> PairwiseData:
+        count, won, draws = outcomes(rng)
+        keep = count > 0
+        kept_draws = {} if draws is None else {"draws": draws[keep]}
+        if rows is None:
+            players, pos = _present(data.i[keep], data.j[keep], n)
+            out = PairwiseData(pos[data.i[keep]], pos[data.j[keep]], won[keep] / count[keep], count[keep],
+                               labels=players, weights=weights)
+            if draws is not None:
+                out.draws = draws[keep]
+            return out
+        kept_pairs, row_pair = np.unique(rows.pair[keep], return_inverse=True)
+        players, pos = _present(data.i[kept_pairs], data.j[kept_pairs], n)
+        return covariate_data(row_pair.reshape(-1), pos[data.i[kept_pairs]].astype(np.int32),
+                              pos[data.j[kept_pairs]].astype(np.int32), count[keep], won[keep], rows.x[keep],
+                              rows.names, players, weights, **kept_draws)
+
+    return data.labels, draw
+
+
+def _period_sampler(games: PeriodGames) -> tuple[np.ndarray, Callable]:
+    """(labels, draw): a replicate draws the games with replacement, as :func:`_outcomes_sampler` draws
+    the rows' games: their wins, draws and losses when every score is a result (``games.results``), else
+    the score binomial (no draw)."""
+    games.check()
+    outcomes = _outcomes_sampler(games.games, games.score, games.draws if games.results else None, "rows")
+    n = games.labels.shape[0]
+
+    def draw(rng: np.random.Generator) -> PeriodGames:
+        count, score, draws = outcomes(rng)
+        keep = count > 0
+        players, pos = _present(games.a[keep], games.b[keep], n)
+        x = None if games.advantage is None else games.advantage[keep]
+        return PeriodGames(players, pos[games.a[keep]].astype(np.int32), pos[games.b[keep]].astype(np.int32),
+                           games.bins[keep], games.period, games.dates, count[keep], score[keep],
+                           np.zeros(int(keep.sum())) if draws is None else draws[keep], games.results, x,
+                           tuple(games.advantage_names))
+
+    return games.labels, draw
+
+
+def _sampler(data: Any, weights: Optional[str]) -> tuple[Any, np.ndarray, Callable]:
+    """(the data the point estimate fits, its labels, the replicates' draw) of any data ``bootstrap``
+    takes."""
+    if isinstance(data, GameLog):
+        labels, draw = _log_sampler(data, weights)
+        return (data if weights is None else data.to_pairs(weights=weights)), labels, draw
+    if isinstance(data, PairwiseData):
+        labels, draw = _pairs_sampler(data, weights)
+        if weights is not None and weights != data.weights:
+            raise ValueError(f"weights={weights!r}: the PairwiseData has weights={data.weights!r}; give weights "
+                             "when building it")
+        return data, labels, draw
+    if isinstance(data, PeriodGames):
+        if weights is not None:
+            raise ValueError(f"weights={weights!r} applies to games aggregated to pairs: PeriodGames keep their "
+                             "games by period")
+        labels, draw = _period_sampler(data)
+        return data, labels, draw
+    raise TypeError("bootstrap resamples games: data must be a discrank.GameLog, PeriodGames or PairwiseData "
+                    f"(or the arrays a, b, score), got {type(data).__name__}")
+
+
+# ------------------------------------------------------------------------------------ the driver
+def _check_args(seed: Any, n_boot: Any, ci: Any) -> None:
+    if isinstance(seed, (bool, np.bool_)) or not isinstance(seed, (int, np.integer)):
+        raise TypeError(f"seed must be an integer >= 0 (replicate r draws from default_rng([seed, r])), got {seed!r}")
+    if seed < 0:
+        raise ValueError(f"seed must be an integer >= 0 (replicate r draws from default_rng([seed, r])), got {seed!r}")
+    if isinstance(n_boot, (bool, np.bool_)) or not isinstance(n_boot, (int, np.integer)) or n_boot < 2:
+        raise ValueError(f"n_boot must be an integer >= 2, got {n_boot!r}")
+    if isinstance(ci, (bool, np.bool_)) or not isinstance(ci, (int, float, np.integer, np.floating)) \
+            or not 0.0 < float(ci) < 1.0:
+        raise ValueError(f"ci must be a number in (0, 1), got {ci!r}")
+
+
+def _as_data(data: Any, b: Any, score: Any) -> Any:
+    """``data``, or the game log of the arrays ``(data, b, score)`` (bootstrap's three-array form)."""
+    if b is None and score is None:
+        return data
+    if b is None or score is None:
+        raise TypeError("bootstrap(estimator, a, b, score) needs both b and score; or give one GameLog, "
+                        "PeriodGames or PairwiseData as data")
+    if isinstance(data, (GameLog, PairwiseData, PeriodGames)):
+        raise TypeError(f"bootstrap got a {type(data).__name__} and the arrays b and score: give one or the other")
+    return GameLog.from_arrays(data, b, score)
+
+
+def _point_fit(estimator: Any, data: Any, fitted: Any) -> Any:
+    """The estimator's clone fitted on all the games (``fitted``: what it is given, ``data`` as the caller
+    gave it); a model that cannot fit them raises, naming it and the data."""
+    if not (hasattr(estimator, "get_params") and hasattr(estimator, "fit")):
+        raise TypeError("bootstrap refits clones of a discrank model (get_params, fit); got "
+                        f"{type(estimator).__name__}")
+    name = type(estimator).__name__
+    try:
+        return type(estimator)(**estimator.get_params()).fit(fitted)
+    except TypeError as exc:
+        what = type(data).__name__ + (" aggregated to pairs (weights=)" if fitted is not data else "")
+        raise TypeError(f"bootstrap: {name} cannot fit a {what}: {exc}") from exc
+
+
+def _run(replicate: Callable, n_boot: int, workers: int, name: str) -> list:
+    """The replicates' results, ``workers`` threads at a time; their warnings collected (one
+    ``ConvergenceWarning`` counts those that did not converge) and their failed fits counted in one
+    warning (all failed: a ValueError)."""
+    # The warning filters are process-wide: set once here, around all the workers.
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        if workers > 1:
+            with ThreadPoolExecutor(max_workers=workers) as pool:
+                rows = list(pool.map(replicate, range(n_boot)))
+        else:
+            rows = [replicate(r) for r in range(n_boot)]
+    unconverged = sum(issubclass(w.category, ConvergenceWarning) for w in caught)
+    if unconverged:
+        warnings.warn(f"{unconverged} of {n_boot} bootstrap replicates of {name} did not converge", ConvergenceWarning,
+                      stacklevel=3)
+    failed = [row for row in rows if isinstance(row, Exception)]
+    if len(failed) == n_boot:
+        raise ValueError(f"bootstrap: no replicate of {name} could be fitted; the first: {failed[0]}") from failed[0]
+    if failed:
+        warnings.warn(f"{len(failed)} of {n_boot} bootstrap replicates of {name} could not be fitted and are left out "
+                      f"of the intervals (the first: {failed[0]})", UserWarning, stacklevel=3)
+    return rows
+
+
+def bootstrap(estimator: Any, data: Any, b: Any = None, score: Any = None, *, n_boot: int = 200, ci: float = 0.95,
               seed: int = 0, n_jobs: Optional[int] = None, weights: Optional[str] = None,
               anchor: Any = None) -> BootstrapResult:
-    """Refit ``estimator`` (unfitted; cloned with its parameters) on ``n_boot`` resamples of the games
-    ``(a, b, score)``; returns the replicates' scores with the point estimate on all the games.
+    """Refit ``estimator`` (cloned with its parameters) on ``n_boot`` resamples of the games of ``data``;
+    returns the replicates' ratings and advantage coefficients with the fit on all the games.
 
-    Disc models are compared on their strength (Proposition 2), which exists when the first component
-    is transitive (NaN otherwise). ``anchor``: a player whose score is set to 0 in every replicate (and
-    in the point estimate), so that the intervals are relative to that reference player; default: each
-    fit's own centring (mean 0). Warnings of the replicates (players missing from a resample, a graph
-    in pieces) are collected: one ``ConvergenceWarning`` says how many replicates did not converge.
+    Each replicate draws as many games as the data holds, with replacement, and fits a new
+    ``type(estimator)(**estimator.get_params())`` on them, as the estimator fits the data itself
+    (parameters left None, such as a prior scale, are tuned again in each replicate: give the point
+    fit's values to skip that). The games drawn:
+
+    - a :class:`~discrank.GameLog`: its rows, each with its time and advantage covariates, in the log's
+      order (so the tuning in time order sees the same calendar);
+    - :class:`~discrank.PeriodGames`: the wins, draws and losses of its rows (rows with scores that are
+      not results: as for pairs);
+    - a :class:`~discrank.PairwiseData` with game counts: the wins, draws and losses of each pair (with
+      covariates: of each covariate row) where the pairs keep their draw counts; otherwise each pair's
+      drawn games are a multinomial share of the total and their score is binomial, the pair's ``n``
+      games read as ``n`` games won each with probability ``p`` (exact for wins and losses; a draw
+      counted as half a win makes the intervals slightly wider than a game-level resample would).
+
+    A player with no game in a replicate has no score there (NaN, left out of their interval; the
+    table's ``replicates`` counts the others); each replicate's ``elo`` is centred on its own players, as
+    ``ratings_frame`` centres a fit. Warnings of the replicates (players missing, a graph in pieces) are
+    collected: one ``ConvergenceWarning`` says how many did not converge, one ``UserWarning`` how many
+    could not be fitted (a ValueError of the fit, say a draw model on a resample without draws: NaN).
 
     Parameters
     ----------
-    estimator : PairwiseModel
-        The model to refit, unfitted: each fit is a new ``type(estimator)(**estimator.get_params())``.
-    a, b : array_like, shape (n_games,)
-        Labels of the two players of each game.
-    score : array_like, shape (n_games,)
-        Score of ``a`` in each game, as in :meth:`~discrank.GameLog.from_arrays`.
+    estimator : model
+        The model to refit: a pair model (Elo, EloPlusPlus, MElo, DiscDecomposition, ...), DynamicElo or
+        OnlineElo; its own fitted state, if any, is not used.
+    data : GameLog, PeriodGames, PairwiseData or array_like
+        Anything the estimator's ``fit`` takes; or, with ``b`` and ``score``, the labels ``a`` of the
+        first player of each game.
+    b, score : array_like, optional
+        With ``data`` as ``a``: the second player and the score of ``a`` in each game, as in
+        :meth:`~discrank.GameLog.from_arrays` (a log without times).
     n_boot : int, optional
         Number of replicates, an integer >= 2; default 200.
     ci : float, optional
@@ -110,86 +480,75 @@ def bootstrap(estimator: Any, a: Any, b: Any, score: Any, *, n_boot: int = 200, 
         clamped with a ``ThreadCountWarning``), never more than the replicates; with more than one worker,
         the replicates of an estimator with an ``n_jobs`` parameter fit with ``n_jobs=1``.
     weights : {"games", "uniform"}, optional
-        How pairs count in each fit, as in :meth:`PairwiseData.from_games`; default ``"games"``.
+        For a pair model on a game log: each fit is on the games aggregated to pairs with these weights
+        (:meth:`~discrank.GameLog.to_pairs`; the prior, when tuned, then on held-out pairs). Default:
+        the log is fitted as it is.
     anchor : label, optional
-        A player whose score is set to 0 in every replicate and in the point estimate; default: none.
+        The player at ``ratings_frame``'s ``anchor_rating`` (1500 Elo points) in every replicate and in
+        the point estimate (for a model without ``ratings_frame``: at rating 0); a replicate without the
+        anchor's games is left out (NaN). Default: each fit's mean rating is.
 
     Returns
     -------
     BootstrapResult
-        The players, the point estimate, the replicates' scores (NaN for a player absent from a
-        replicate, or everywhere in a replicate the anchor sat out) and ``ci``.
+        The players, the point estimate, the replicates' scores and coefficients; :meth:`~BootstrapResult.frame`
+        gives the table, :meth:`~BootstrapResult.beta_frame` the coefficients.
 
     Raises
     ------
     TypeError
-        A ``seed`` that is not an integer, or an ``n_jobs`` that is neither an int nor None.
+        A ``seed`` that is not an integer, an ``n_jobs`` that is neither an int nor None, data that is none
+        of the above, or an estimator that cannot fit it (named with the data).
     ValueError
         A negative ``seed``, an ``n_boot`` that is not an integer >= 2, a ``ci`` outside (0, 1),
-        ``n_jobs=0`` or below minus the number of cores, an unknown ``anchor``, or invalid games.
+        ``n_jobs=0`` or below minus the number of cores, an unknown ``anchor``, invalid games, a
+        PairwiseData or PeriodGames without whole game counts (named with the entry), a model that ranks
+        no player on all the games (a cyclic first disc component), or no replicate that could be fitted.
 
     Warns
     -----
     ConvergenceWarning
         Some replicates did not converge (one warning with their number).
+    UserWarning
+        Some replicates could not be fitted (one warning with their number and the first error).
     """
-    from discrank._tuning import pairs_from_codes
-    from discrank.logs import GameLog
+    from discrank._labels import LabelIndex
     from discrank.models._base import resolve_n_jobs
 
-    if isinstance(seed, (bool, np.bool_)) or not isinstance(seed, (int, np.integer)):
-        raise TypeError(f"seed must be an integer >= 0 (replicate r draws from default_rng([seed, r])), got {seed!r}")
-    if seed < 0:
-        raise ValueError(f"seed must be an integer >= 0 (replicate r draws from default_rng([seed, r])), got {seed!r}")
-    if isinstance(n_boot, bool) or not isinstance(n_boot, (int, np.integer)) or n_boot < 2:
-        raise ValueError(f"n_boot must be an integer >= 2, got {n_boot!r}")
-    if not 0.0 < float(ci) < 1.0:
-        raise ValueError(f"ci must be in (0, 1), got {ci!r}")
-    # None: one worker (each fit then uses OpenMP's default threads); else that many threads (a count
-    # above the limit clamped with a ThreadCountWarning), never more than the replicates
+    _check_args(seed, n_boot, ci)
     workers = 1 if n_jobs is None else min(resolve_n_jobs(n_jobs), int(n_boot))
-    log = GameLog.from_arrays(a, b, score)
-    full = PairwiseData.from_games(log.a, log.b, log.score, weights=weights)
-    labels = full.labels
-    params = estimator.get_params()
-    point = _scores(type(estimator)(**params).fit(full))
-    ia, ib = full.index(log.a), full.index(log.b)
-    players = np.arange(labels.size)
-    ref = None if anchor is None else int(full.index([anchor])[0])
-    if ref is not None:
-        point -= point[ref]
-    G = len(log)
-    fit_params = dict(params)
-    if "n_jobs" in fit_params:
-        fit_params["n_jobs"] = 1 if workers > 1 else params.get("n_jobs")
+    data = _as_data(data, b, score)
+    fitted, labels, draw = _sampler(data, weights)
+    ref = None if anchor is None else int(LabelIndex(labels).index([anchor], "anchor")[0])
+    model = _point_fit(estimator, data, fitted)
+    name = type(estimator).__name__
+    table = _table(model, anchor)
+    if table is None:
+        raise ValueError(f"bootstrap: {name} ranks no player on these games (ratings_frame has no rank: a cyclic "
+                         "first disc component has no strength), so there is no rating to bootstrap")
+    column, players, values = table
+    point = np.full(labels.shape[0], np.nan)
+    point[LabelIndex(labels).index(players)] = values
+    names = tuple(getattr(model, "advantage_names_", ()) or ()) if getattr(model, "beta_", None) is not None else ()
+    fit_params = dict(estimator.get_params())
+    if "n_jobs" in fit_params and workers > 1:
+        fit_params["n_jobs"] = 1
 
-    def replicate(r: int) -> np.ndarray:
-        rng = np.random.default_rng([seed, r])
-        counts = rng.multinomial(G, np.full(G, 1.0 / G)).astype(np.float64)
-        keep = counts > 0
-        times = counts[keep].astype(np.int64)
-        # the drawn games, each as often as it was drawn, coded by the players' indices in ``labels``
-        data = pairs_from_codes(labels, np.repeat(ia[keep], times), np.repeat(ib[keep], times),
-                                np.repeat(log.score[keep], times), weights, players)
-        out = _scores(type(estimator)(**fit_params).fit(data))
-        present = np.zeros(labels.size, dtype=bool)
-        present[ia[keep]] = True
-        present[ib[keep]] = True
-        out[~present] = np.nan
-        if ref is not None:
-            out -= out[ref]  # NaN everywhere when the anchor sat out this replicate
-        return out
+    def replicate(r: int) -> Any:
+        sample = draw(np.random.default_rng([seed, r]))
+        try:
+            fit = type(estimator)(**fit_params).fit(sample)
+        except ValueError as exc:
+            return exc
+        row = np.full(labels.shape[0], np.nan)
+        out = None if ref is not None and ref not in fit.labels_ else _table(fit, ref)
+        if out is not None and out[0] == column:
+            row[np.asarray(out[1], dtype=np.int64)] = out[2]
+        return row, _betas(fit, names)
 
-    # The warning filters are process-wide: set once here, around all the workers.
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        if workers > 1:
-            with ThreadPoolExecutor(max_workers=workers) as pool:
-                rows = list(pool.map(replicate, range(n_boot)))
-        else:
-            rows = [replicate(r) for r in range(n_boot)]
-    unconverged = sum(issubclass(w.category, ConvergenceWarning) for w in caught)
-    if unconverged:
-        warnings.warn(f"{unconverged} of {n_boot} bootstrap replicates did not converge", ConvergenceWarning,
-                      stacklevel=2)
-    return BootstrapResult(labels, np.asarray(point, dtype=np.float64), np.vstack(rows), float(ci))
+    rows = _run(replicate, int(n_boot), workers, name)
+    nan = (np.full(labels.shape[0], np.nan), np.full(len(names), np.nan))
+    rows = [nan if isinstance(row, Exception) else row for row in rows]
+    return BootstrapResult(labels, point, np.vstack([r[0] for r in rows]), float(ci), column, names,
+                           _betas(model, names), np.vstack([r[1] for r in rows]).reshape(len(rows), len(names)),
+                           model)

@@ -129,7 +129,7 @@ def plot_leaderboard(frame: Any, top: int = 30, column: Optional[str] = None, ax
     """Horizontal bars of the best ``top`` players, best on top.
 
     ``frame``: ``model.ratings_frame()`` (bars of its ``elo`` column, else ``rating`` / ``strength``)
-    or ``BootstrapResult.frame()`` (its ``score`` with the ``lo`` - ``hi`` interval as error bars).
+    or ``BootstrapResult.frame()`` (its rating column with the ``lo`` - ``hi`` interval as error bars).
 
     Parameters
     ----------
@@ -140,7 +140,8 @@ def plot_leaderboard(frame: Any, top: int = 30, column: Optional[str] = None, ax
         Number of players drawn; default 30.
     column : str, optional
         The column drawn; default: the first of ``score``, ``elo``, ``rating``, ``strength`` in the frame.
-        Error bars are drawn for ``score`` when the frame has ``lo`` and ``hi``.
+        Error bars are drawn for the column the frame's ``lo`` and ``hi`` bound (``attrs["column"]`` of a
+        ``BootstrapResult.frame()``).
     ax : matplotlib Axes, optional
         Where to draw; default: a new figure sized to the number of players.
     title : str, optional
@@ -171,7 +172,7 @@ def plot_leaderboard(frame: Any, top: int = 30, column: Optional[str] = None, ax
         _, ax = plt.subplots(figsize=(5.5, 0.22 * len(sub) + 1.2))
     ypos = np.arange(len(sub))[::-1]
     xerr = None
-    if "lo" in cols and "hi" in cols and column == "score":
+    if "lo" in cols and "hi" in cols and column == frame.attrs.get("column", "score"):
         xerr = np.vstack([values - sub["lo"].to_numpy(float), sub["hi"].to_numpy(float) - values])
     left = values.min() - 0.05 * (np.ptp(values) + 1e-12)
     ax.barh(ypos, values - left, left=left, xerr=xerr, color="tab:blue", alpha=0.8, capsize=2)
