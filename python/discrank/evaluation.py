@@ -7,8 +7,8 @@ a reference model (from the per-game loss differences). ``rolling=k`` repeats th
 
 Two protocols: ``protocol="frozen"`` (every model stops at the cut-off) and ``protocol="online"`` (each
 test game predicted from every game before it: the models are updated, or refitted, as the test period
-goes by). Models with three-outcome predictions (``predict_outcomes``) are also scored by the
-three-outcome log loss.
+goes by). Models with a draw model (``predict_outcomes`` giving draws a probability) are also scored
+by the three-outcome log loss.
 """
 
 from __future__ import annotations
@@ -128,7 +128,8 @@ class Evaluation:
         The refit period of the online protocol ("day", "week", "month", "year", or a bin width of
         numeric times); None under the frozen protocol.
     outcomes : dict of name -> ndarray, shape (n_games, 3)
-        [P(a wins), P(draw), P(b wins)] of each scored game, for the models with ``predict_outcomes``.
+        [P(a wins), P(draw), P(b wins)] of each scored game, for the models scored by three outcomes
+        (``predict_outcomes``, and not ``predicts_draws = False``).
     notes : list of str
         What the reader should know about the figures (a three-outcome loss left undefined, say).
     """
