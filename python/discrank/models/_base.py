@@ -370,6 +370,11 @@ class PairwiseModel(Params, GamePredictions):
         out.covariates = None
         return out
 
+    def _covariate_term(self, advantage: Any, n: int) -> Optional[np.ndarray]:
+        """``x . beta_`` for the covariates ``advantage`` of ``n`` games (None: none given)."""
+        x = self._covariate_rows(advantage, n)
+        return None if x is None else x @ self.beta_
+
     def _covariate_rows(self, advantage: Any, n: int) -> Optional[np.ndarray]:
         """The covariates ``advantage`` of ``n`` games as a checked array (n, n_covariates); None: none given."""
         if advantage is None:
@@ -683,7 +688,8 @@ class PairwiseModel(Params, GamePredictions):
         """The scores of the players ``ia``, ``ib`` (indices of :meth:`_indices`) plus ``x . beta_`` for
         covariate rows ``x`` (None: neutral games)."""
         scores = self._scores(ia, ib)
-        return scores if x is None else scores + x @ self.beta_
+        term = self._covariate_term(x, ia.shape[0])
+        return scores if term is None else scores + term
 
     def _outcome_proba(self, ia: np.ndarray, ib: np.ndarray, x: Optional[np.ndarray]) -> np.ndarray:
         """[P(a wins), P(draw), P(b wins)] of games between the players ``ia`` and ``ib`` (indices of
