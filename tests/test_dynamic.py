@@ -373,7 +373,12 @@ def test_unfitted_and_unknown_players():
     model = DynamicElo(period=1.0, drift=0.3, prior_scale=1.5).fit(log)
     with pytest.raises(ValueError, match="unknown player 99"):
         model.history([99])
-    assert not hasattr(model, "predict_outcomes")  # no draw model
+    assert not model.predicts_draws  # no draw model: P(draw) is 0
+    q = model.predict_outcomes(log)
+    np.testing.assert_array_equal(q[:, 1], 0.0)
+    np.testing.assert_array_equal(q[:, 0], model.predict_games(log))
+    with pytest.raises(discrank.UnknownPlayerError, match="unknown player label.*99.*DynamicElo"):
+        model.predict_proba(99, log.a[0])
 
 
 def test_online_protocol_equals_a_manual_loop_of_update_and_predict():

@@ -481,7 +481,7 @@ def test_an_unseen_player_is_refused_by_default_naming_the_label(named):
         model.predict_proba("new", "p1")
     with pytest.raises(ValueError, match="'new'"):
         model.decision_function(["p1", "p2"], ["p3", "new"])
-    with pytest.raises(ValueError, match="unseen must be 'raise' or 'prior', got 'bogus'"):
+    with pytest.raises(ValueError, match=re.escape("unseen='bogus' is not one of ('raise', 'prior')")):
         model.predict_proba("p1", "p2", unseen="bogus")
 
 

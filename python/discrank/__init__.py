@@ -44,6 +44,7 @@ from discrank.exceptions import (  # noqa: E402
     IsolatedPlayerWarning,
     NotFittedError,
     NumericalError,
+    UnknownPlayerError,
 )
 from discrank import analysis  # noqa: E402
 from discrank.models import DiscDecomposition, DiscDecompositionCV, Elo, EloPlusPlus, MElo, SchurDecomposition  # noqa: E402
@@ -74,6 +75,7 @@ __all__ = [
     "PairwiseData",
     "PeriodGames",
     "SchurDecomposition",
+    "UnknownPlayerError",
     "Validation",
     "analysis",
     "bootstrap",

@@ -27,6 +27,7 @@ from discrank._rows import time_bound
 from discrank.evaluation import game_losses, outcome_losses
 from discrank import persist
 from discrank.models._base import Params, one_blas_thread, resolve_n_jobs
+from discrank.models._prediction import GamePredictions, code_players, expected_score, log_covariates
 from discrank.persist import FittedArray
 from discrank.periods import PeriodGames
 from discrank._history import (MAX_PERIODS, build_history, carry, chain_variances, chains, covariance_at,
@@ -70,7 +71,7 @@ def _check_scale(value: Any, name: str) -> Optional[float]:
     return float(value)
 
 
-class DynamicElo(Params):
+class DynamicElo(Params, GamePredictions):
     """Whole-history dynamic ratings, advantage covariates and draws, fitted as one exact MAP.
 
     Parameters
@@ -835,82 +836,133 @@ class DynamicElo(Params):
         ib = self._index.lookup(canonical_labels(as_label_array(np.atleast_1d(np.asarray(b)), "b")))
         return ia, ib
 
-    @property
-    def predict_outcomes(self):
-        """[P(a wins), P(draw), P(b wins)] of each game of a log (:meth:`_predict_outcomes`); only a model
-        with a draw model has it (``hasattr`` is False for ``draws=None``)."""
-        if self.draws is None:
-            raise AttributeError("predict_outcomes needs a draw model: DynamicElo(draws='davidson')")
-        return self._predict_outcomes
+    def _player_codes(self, a: Any, b: Any, unseen: str) -> tuple[np.ndarray, np.ndarray]:
+        """The codes of the players ``a`` and ``b``: -1 for a player not seen (the prior) with ``unseen="prior"``,
+        else an :class:`~discrank.exceptions.UnknownPlayerError`."""
+        self._check_fitted()
+        return code_players(self._index, a, b, unseen, "DynamicElo")
 
-    def _predict_outcomes(self, log: Any) -> np.ndarray:
+    def _log_outcomes(self, log: Any, ia: np.ndarray, ib: np.ndarray) -> np.ndarray:
         """[P(a wins), P(draw), P(b wins)] of each game of ``log`` at its time, with its covariates.
 
         The rating difference's uncertainty is integrated out by the probit approximation: the logit
-        ``d`` is scaled by ``1 / sqrt(1 + pi v / 8)``, ``v`` the sum of the two ratings' variances (a
-        rating after its player's last game has its variance grown by ``drift^2`` per period). A player
-        not seen in fitting is predicted from the prior, N(0, prior_scale_^2).
-
-        Parameters
-        ----------
-        log : GameLog
-            The games (``score`` is not read).
-
-        Returns
-        -------
-        ndarray, shape (n_games, 3)
+        ``d`` is scaled by ``1 / sqrt(1 + variance_scale_ pi v / 8)``, ``v`` the sum of the two ratings'
+        variances (a rating after its player's last game has its variance grown by ``drift^2`` per
+        period). A player coded -1 (not seen, ``unseen="prior"``) is at the prior, N(0, prior_scale_^2).
         """
-        self._check_fitted()
-        ia, ib = self._coded(log.a, log.b)
         if self.period is None:
             b = np.zeros(ia.size, dtype=np.int64)
         else:
             if log.time is None:
                 raise ValueError("predicting games of a dynamic model needs their times (GameLog time=...)")
             b = period_index(np.asarray(log.time), self.period)
-        x = None
-        if self.beta_.size:
-            if log.advantage is None:
-                raise ValueError(f"the model has advantage covariates {self.advantage_names_}; give them for the "
-                                 "games to predict (GameLog advantage=...)")
-            x = np.asarray(log.advantage, dtype=np.float64).reshape(len(log), -1)
-        return self._outcomes_at(ia, ib, b, x)
+        return self._outcomes_at(ia, ib, b, log_covariates(log, self.advantage_names_, "DynamicElo"))
 
-    def predict_games(self, log: Any) -> np.ndarray:
-        """The expected score of ``a`` in each game of ``log``: P(a wins) + P(draw) / 2
-        (:meth:`predict_outcomes`; without a draw model, P(a wins)).
-
-        Parameters
-        ----------
-        log : GameLog
-            The games (``score`` is not read).
-
-        Returns
-        -------
-        ndarray, shape (n_games,)
-        """
-        q = self._predict_outcomes(log)
-        return q[:, 0] + 0.5 * q[:, 1]
-
-    def predict_proba(self, a: Any, b: Any) -> np.ndarray:
-        """P(a beats b) (expected score) from each player's latest rating, at the last fitted period, with
-        no covariates (see :meth:`predict_outcomes` for the uncertainty).
+    def predict_proba(self, a: Any, b: Any, *, unseen: str = "raise") -> Any:
+        """P(a beats b) (expected score, P(a wins) + P(draw) / 2) from each player's latest rating, at the
+        last fitted period, with no covariates (see :meth:`predict_outcomes` for the uncertainty).
 
         Parameters
         ----------
         a, b : array_like or scalar
             Labels of the players.
+        unseen : {"raise", "prior"}, optional
+            A player the model has not seen is an :class:`~discrank.exceptions.UnknownPlayerError`
+            (default), or with ``"prior"`` a player whose rating is the prior, N(0, prior_scale_^2).
 
         Returns
         -------
         float or ndarray of float
             A float for two scalars.
+
+        Raises
+        ------
+        discrank.exceptions.NotFittedError
+            The model is not fitted.
+        discrank.exceptions.UnknownPlayerError
+            A player not seen, with ``unseen="raise"``.
+        ValueError
+            ``unseen`` is not one of ``("raise", "prior")``.
         """
-        self._check_fitted()
-        ia, ib = self._coded(a, b)
-        q = self._outcomes_at(ia, ib, np.full(ia.size, self.last_bin_, dtype=np.int64), None)
-        proba = q[:, 0] + 0.5 * q[:, 1]
+        ia, ib = self._player_codes(a, b, unseen)
+        proba = expected_score(self._outcomes_at(ia, ib, np.full(ia.size, self.last_bin_, dtype=np.int64), None))
         return float(proba[0]) if np.ndim(a) == 0 and np.ndim(b) == 0 else proba
+
+    def ratings_frame(self, *, active_since: Any = None):
+        """The current table: each player's rating at the last fitted period, best first.
+
+        Parameters
+        ----------
+        active_since : time, optional
+            Keep only the players whose last game is at or after it (a date for datetime times, a
+            number for numeric times), within the fitted games' time range; default: every player.
+
+        Returns
+        -------
+        pandas.DataFrame
+            Columns ``player``, ``rank`` (1 first, among the rows kept), ``games`` (games played),
+            ``rating`` (logits: the mean at the last fitted period, the player's latest MAP rating),
+            ``sd`` (its standard deviation, grown by the drift since the player's last period) and
+            ``last_seen`` (the time of the player's last game, in the fitted times' units; NaN for a log
+            without times). ``df.attrs["model"]`` is ``"DynamicElo"``.
+
+        Raises
+        ------
+        discrank.exceptions.NotFittedError
+            The model is not fitted.
+        ValueError
+            ``active_since`` outside the fitted games' time range, of the other kind (a date for numeric
+            times, a number for dates), or given for a model fitted on games without times.
+        """
+        import pandas as pd
+
+        self._check_fitted()
+        n = len(self.labels_)
+        mean, var, _ = self._state_at(np.arange(n), np.full(n, self.last_bin_, dtype=np.int64))
+        last = self._last_seen()
+        games = np.bincount(self.pp_player_, self.pp_games_, n)
+        if np.array_equal(games, np.round(games)):
+            games = games.astype(np.int64)
+        frame = pd.DataFrame({"player": self.labels_, "games": games, "rating": mean, "sd": np.sqrt(var),
+                              "last_seen": last})
+        if active_since is not None:
+            frame = frame[last >= self._time_in_range(active_since, "active_since")]
+        frame = frame.iloc[np.argsort(-frame["rating"].to_numpy(), kind="stable")].reset_index(drop=True)
+        frame.insert(1, "rank", np.arange(1, len(frame) + 1))
+        frame.attrs["model"] = type(self).__name__
+        return frame
+
+    def _last_seen(self) -> np.ndarray:
+        """The time of each player's last game (NaN for every player of a log without times, NaT or NaN
+        for a player without a game)."""
+        import pandas as pd
+
+        ca, cb, _, _, t, _, _ = self._games_
+        n = len(self.labels_)
+        if t is None:
+            return np.full(n, np.nan)
+        latest = pd.Series(np.concatenate([t, t])).groupby(np.concatenate([ca, cb])).max()
+        if latest.size == n:  # (the groups sorted by code: every player has a game)
+            return latest.to_numpy().astype(t.dtype)
+        out = np.full(n, np.nan) if t.dtype.kind != "M" else np.full(n, np.datetime64("NaT"), dtype=t.dtype)
+        out[latest.index.to_numpy()] = latest.to_numpy()
+        return out
+
+    def _time_in_range(self, value: Any, name: str) -> Any:
+        """``value`` read in the units of the fitted games' times (:func:`discrank._rows.time_bound`); a
+        ValueError names it and the fitted time range when it is outside it or of the other kind."""
+        t = self._games_[4]
+        if t is None:
+            raise ValueError(f"{name}={show(value)}: this DynamicElo was fitted on games without times")
+        lo, hi = t.min(), t.max()
+        shown = f"the fitted games' times run from {_show_time(lo)} to {_show_time(hi)}"
+        try:
+            out = time_bound(value, t, name)
+        except ValueError as exc:
+            raise ValueError(f"{exc}; {shown}") from None
+        if not lo <= out <= hi:
+            raise ValueError(f"{name}={_show_time(out)} is outside the fitted games' time range: {shown}")
+        return out
 
     def ratings_at(self, time: Any, players: Any = None):
         """Each player's rating and its standard deviation at ``time``.
@@ -1027,6 +1079,11 @@ class DynamicElo(Params):
 
         self.labels_ = labels[np.asarray(self.labels_, dtype=np.int64)]
         self._index = LabelIndex(self.labels_)
+
+
+def _show_time(value: Any) -> str:
+    """A time for a message: a date as its text, a number as written."""
+    return str(value) if isinstance(value, np.datetime64) else show(value)
 
 
 def _walk_grid(n: int, start: int, loss) -> int:

@@ -7,8 +7,8 @@ a reference model (from the per-game loss differences). ``rolling=k`` repeats th
 
 Two protocols: ``protocol="frozen"`` (every model stops at the cut-off) and ``protocol="online"`` (each
 test game predicted from every game before it: the models are updated, or refitted, as the test period
-goes by). Models with three-outcome predictions (``predict_outcomes``) are also scored by the
-three-outcome log loss.
+goes by). Models with a draw model (``predict_outcomes`` giving draws a probability) are also scored
+by the three-outcome log loss.
 """
 
 from __future__ import annotations
@@ -128,7 +128,8 @@ class Evaluation:
         The refit period of the online protocol ("day", "week", "month", "year", or a bin width of
         numeric times); None under the frozen protocol.
     outcomes : dict of name -> ndarray, shape (n_games, 3)
-        [P(a wins), P(draw), P(b wins)] of each scored game, for the models with ``predict_outcomes``.
+        [P(a wins), P(draw), P(b wins)] of each scored game, for the models scored by three outcomes
+        (``predict_outcomes``, and not ``predicts_draws = False``).
     notes : list of str
         What the reader should know about the figures (a three-outcome loss left undefined, say).
     """
@@ -411,8 +412,10 @@ def evaluate(
         columns. Optional hooks: ``predict_games(log)`` (P(a beats b) of each game of a log at its time,
         with its covariates; used instead of ``predict_proba`` when present; the log's ``score`` is a
         placeholder, 0.5), ``predict_outcomes(log)`` ([P(a wins), P(draw), P(b wins)] of each game,
-        scored by the three-outcome log loss), ``update(log)`` (online protocol) and the class
-        attribute ``sequential_updates = True`` (online protocol).
+        scored by the three-outcome log loss unless the model's ``predicts_draws`` is False, as for
+        discrank's models without a draw model), ``update(log)`` (online protocol) and the class
+        attribute ``sequential_updates = True`` (online protocol). Every discrank model predicts through
+        ``predict_games`` and ``predict_outcomes``.
     log : GameLog
         Games with times.
     cutoff : time, optional
@@ -429,7 +432,9 @@ def evaluate(
         ``train_start``). Scores pool the windows.
     unseen : {"exclude", "prior"}
         Test games with a player not seen in training: left out (default), or predicted from the
-        model's prior (discrank models: the prior mean; other models: as they predict new players).
+        model's prior: the predictions are asked with ``unseen="prior"`` (discrank models: the prior
+        mean; another object's ``predict_games``, ``predict_outcomes`` or ``predict_proba`` must take
+        that keyword too).
         Their number is reported either way (``Evaluation.n_unseen``). Both protocols score the same
         games: under the online protocol the games of players unseen in training are given to the
         models all the same.
@@ -633,18 +638,21 @@ class _Games:
 
 
 def _predictions(model: Any, games: _Games, rows: np.ndarray, unseen: str) -> tuple[np.ndarray, Optional[np.ndarray]]:
-    """(P(a beats b), [P(a wins), P(draw), P(b wins)] or None) of the games ``rows``, from the model's
-    ``predict_games`` (else ``predict_proba``) and ``predict_outcomes`` when it has them."""
-    hooks = hasattr(model, "predict_games") or hasattr(model, "predict_outcomes")
-    query = games.query(rows) if hooks else None
+    """(P(a beats b), [P(a wins), P(draw), P(b wins)] or None) of the games ``rows``, through the prediction
+    protocol: the model's ``predict_games`` (else ``predict_proba`` of the players) and, when it scores
+    three outcomes (:func:`_scores_outcomes`), ``predict_outcomes``; with ``unseen="prior"`` each is asked
+    with ``unseen="prior"`` (under "exclude" every game asked has players of the training period)."""
+    kw = {"unseen": "prior"} if unseen == "prior" else {}
+    three = _scores_outcomes(model)
+    query = games.query(rows) if hasattr(model, "predict_games") or three else None
     if hasattr(model, "predict_games"):
-        q = model.predict_games(query)
+        q = model.predict_games(query, **kw)
     else:
-        q = _predict(model, games.ca[rows], games.cb[rows], unseen, None if games.adv is None else games.adv[rows])
+        q = model.predict_proba(games.ca[rows], games.cb[rows], **kw)
     q = np.asarray(q, dtype=np.float64)
-    if not hasattr(model, "predict_outcomes"):
+    if not three:
         return q, None
-    o = np.asarray(model.predict_outcomes(query), dtype=np.float64)
+    o = np.asarray(model.predict_outcomes(query, **kw), dtype=np.float64)
     name = type(model).__name__
     if o.shape != (rows.shape[0], 3):
         raise ValueError(f"{name}.predict_outcomes returned an array of shape {o.shape} for {rows.shape[0]} games; "
@@ -714,7 +722,7 @@ class _Walk:
             model = refitted
         q = np.concatenate(qs) if qs else np.zeros(0)
         o = None
-        if hasattr(model, "predict_outcomes"):
+        if _scores_outcomes(model):
             o = np.concatenate(os_, axis=0) if os_ else np.zeros((0, 3))
         return model, q, o, len(bounds) - 1, spent
 
@@ -819,14 +827,10 @@ def _is_discrank(model: Any) -> bool:
     return isinstance(model, PairwiseModel)
 
 
-def _predict(model: Any, a: np.ndarray, b: np.ndarray, unseen: str, x: Optional[np.ndarray] = None) -> np.ndarray:
-    """P(a beats b) from ``predict_proba``; a discrank model fitted with covariates is given the games' ``x``."""
-    if _is_discrank(model):
-        kw = {"unseen": "prior"} if unseen == "prior" else {}
-        if getattr(model, "beta_", None) is not None and x is not None:
-            kw["advantage"] = x
-        return model.predict_proba(a, b, **kw)
-    return model.predict_proba(a, b)
+def _scores_outcomes(model: Any) -> bool:
+    """Whether the model's three outcomes are scored: it has ``predict_outcomes`` and does not say that it
+    gives draws no probability (``predicts_draws = False``: a discrank model without a draw model)."""
+    return hasattr(model, "predict_outcomes") and getattr(model, "predicts_draws", True) is not False
 
 
 def _relabel(model: Any, labels: np.ndarray) -> None:

@@ -12,6 +12,7 @@ __all__ = [
     "SeparationWarning",
     "TruncatedFileWarning",
     "ThreadCountWarning",
+    "UnknownPlayerError",
 ]
 
 
@@ -44,6 +45,28 @@ class NotFittedError(ValueError, AttributeError):
 class NumericalError(ArithmeticError, ValueError):
     """A computation met values it cannot continue from (NaN or infinity where a finite number is needed):
     an ``ArithmeticError``, and a ``ValueError`` so that ``except ValueError`` around a fit still catches it."""
+
+
+class UnknownPlayerError(ValueError):
+    """A prediction named a player the model has not seen (``unseen="raise"``, the default of every
+    model's ``predict_proba``, ``predict_games`` and ``predict_outcomes``); ``unseen="prior"`` predicts such
+    a player from the model's prior instead. A ``ValueError``.
+
+    Attributes
+    ----------
+    labels : tuple
+        The unknown labels named in the message (the first few, distinct).
+    model : str
+        The class name of the model asked.
+    """
+
+    def __init__(self, message: str, labels: tuple = (), model: str = ""):
+        super().__init__(message)
+        self.labels = tuple(labels)
+        self.model = model
+
+    def __reduce__(self):
+        return type(self), (self.args[0], self.labels, self.model)
 
 
 class ThreadCountWarning(UserWarning):

@@ -12,6 +12,7 @@ from scipy.special import expit
 
 from discrank import _core
 from discrank.models._base import Params, atomic
+from discrank.models._prediction import GamePredictions, code_players, expected_score
 from discrank._checks import check_no_self_play, check_positive_float, check_positive_int, check_same_length, show
 from discrank._labels import LabelIndex, as_label_array, check_same_kind, factorize_pair
 from discrank.exceptions import NumericalError
@@ -246,13 +247,27 @@ def online_disc(
     return OnlineRatings(labels, state[0], state[1], pred, snapshots, new)
 
 
+def _refuse_advantage(log: Any, method: str) -> None:
+    """A ValueError naming the advantage columns of ``log``: OnlineElo's update has no covariates."""
+    if log.advantage is None:
+        return
+    names = ", ".join(map(repr, log.advantage_names)) or f"{np.shape(log.advantage)[-1]} unnamed"
+    raise ValueError(f"OnlineElo.{method}: the log has the advantage column(s) {names}, which Elo's online update "
+                     "cannot use (it would ignore them); the models that fit advantage covariates are Elo, "
+                     "EloPlusPlus, DiscDecomposition (loss='bce') and DynamicElo (whose update refits with them), "
+                     "or give OnlineElo the log without its advantage columns")
+
+
 #: Steps (logit units) tried when OnlineElo tunes its step: K = 0.7 .. 368 Elo points, by factors of sqrt 2.
 STEP_GRID = tuple(2.0 ** (x / 2.0) for x in range(-20, 2))
 
 
-class OnlineElo(Params):
+class OnlineElo(Params, GamePredictions):
     """Elo's sequential update (:func:`online_elo`) as an estimator: ``fit(log)`` runs it over a game log
-    in time order, ``predict_proba`` predicts from the final ratings.
+    in time order, ``predict_proba``, ``predict_games`` and ``predict_outcomes`` predict from the current
+    ratings (a player not seen is an :class:`~discrank.exceptions.UnknownPlayerError`, or with
+    ``unseen="prior"`` a player at rating 0). The update has no advantage covariates: a log with
+    advantage columns is refused (``fit`` and ``update``).
 
     Parameters
     ----------
@@ -314,7 +329,8 @@ class OnlineElo(Params):
             ``log`` is not a :class:`~discrank.GameLog`, or ``validation`` is not a
             :class:`discrank.Validation`.
         ValueError
-            A ``step`` that is not a positive finite number.
+            A ``step`` that is not a positive finite number, or a log with advantage columns (named; the
+            online update cannot use them).
 
         Notes
         -----
@@ -325,6 +341,7 @@ class OnlineElo(Params):
 
         if not isinstance(log, GameLog):
             raise TypeError(f"OnlineElo.fit expects a discrank.GameLog, got {type(log).__name__}")
+        _refuse_advantage(log, "fit")
         if self.step is not None:
             _prepare(log.a[:1], log.b[:1], log.score[:1], None, self.step, None, None)  # checks the step
         order = np.argsort(log.time, kind="stable") if log.time is not None else np.arange(len(log))
@@ -399,7 +416,8 @@ class OnlineElo(Params):
             another kind than those fitted (numbers against datetimes).
         ValueError
             A score outside [0, 1] or not finite, a game of a player against themself, labels of another
-            kind than those fitted, or a game before the latest time already seen.
+            kind than those fitted, a game before the latest time already seen, or a log with advantage
+            columns (named; the online update cannot use them).
         discrank.exceptions.NotFittedError
             The estimator is not fitted.
 
@@ -411,6 +429,7 @@ class OnlineElo(Params):
 
         if not isinstance(log, GameLog):
             raise TypeError(f"OnlineElo.update expects a discrank.GameLog, got {type(log).__name__}")
+        _refuse_advantage(log, "update")
         if not hasattr(self, "ratings_"):
             from discrank.exceptions import NotFittedError
 
@@ -465,33 +484,55 @@ class OnlineElo(Params):
             self._last_time = time[order[-1]] if last is None else max(last, time[order[-1]])
         return self
 
-    def predict_proba(self, a: Any, b: Any) -> np.ndarray:
-        """P(a beats b) = sigmoid(s_a - s_b) from the final ratings; a player not seen has rating 0.
+    def _player_codes(self, a: Any, b: Any, unseen: str) -> tuple[np.ndarray, np.ndarray]:
+        """The codes of the players ``a`` and ``b``: -1 for a player not seen (rating 0) with
+        ``unseen="prior"``, else an :class:`~discrank.exceptions.UnknownPlayerError`."""
+        if not hasattr(self, "ratings_"):
+            from discrank.exceptions import NotFittedError
+
+            raise NotFittedError("this OnlineElo is not fitted yet: call fit(log) first")
+        return code_players(self._index, a, b, unseen, "OnlineElo")
+
+    def _outcome_proba(self, ia: np.ndarray, ib: np.ndarray, x: Any = None) -> np.ndarray:
+        """[P(a wins), 0, P(b wins)] of games between the players coded ``ia`` and ``ib`` (-1: rating 0):
+        ``P(a wins) = sigmoid(s_a - s_b)``; ``x`` is unused (no covariates)."""
+        sa = np.where(ia >= 0, self.ratings_[np.maximum(ia, 0)], 0.0)
+        sb = np.where(ib >= 0, self.ratings_[np.maximum(ib, 0)], 0.0)
+        p = expit(sa - sb)
+        return np.stack([p, np.zeros_like(p), 1.0 - p], axis=1)
+
+    def _log_outcomes(self, log: Any, ia: np.ndarray, ib: np.ndarray) -> np.ndarray:
+        """:meth:`_outcome_proba` of the games of ``log`` (the current ratings: times play no part)."""
+        return self._outcome_proba(ia, ib)
+
+    def predict_proba(self, a: Any, b: Any, *, unseen: str = "raise") -> Any:
+        """P(a beats b) = sigmoid(s_a - s_b) from the current ratings.
 
         Parameters
         ----------
         a, b : array_like or scalar
             Labels of the players, one each or arrays of one length.
+        unseen : {"raise", "prior"}, optional
+            A player not seen is an :class:`~discrank.exceptions.UnknownPlayerError` (default), or with
+            ``"prior"`` a player at rating 0.
 
         Returns
         -------
-        ndarray of float
-            P(a beats b) for each pair, an array even for single players.
+        float or ndarray of float
+            A float for two single players, else P(a beats b) for each pair.
 
         Raises
         ------
         discrank.exceptions.NotFittedError
             The estimator is not fitted.
+        discrank.exceptions.UnknownPlayerError
+            A player not seen, with ``unseen="raise"``.
+        ValueError
+            ``unseen`` is not one of ``("raise", "prior")``.
         """
-        if not hasattr(self, "ratings_"):
-            from discrank.exceptions import NotFittedError
-
-            raise NotFittedError("this OnlineElo is not fitted yet: call fit(log) first")
-        ia = self._index.lookup(np.atleast_1d(np.asarray(a)))
-        ib = self._index.lookup(np.atleast_1d(np.asarray(b)))
-        sa = np.where(ia >= 0, self.ratings_[np.maximum(ia, 0)], 0.0)
-        sb = np.where(ib >= 0, self.ratings_[np.maximum(ib, 0)], 0.0)
-        return expit(sa - sb)
+        ia, ib = self._player_codes(a, b, unseen)
+        proba = expected_score(self._outcome_proba(ia, ib))
+        return float(proba[0]) if np.ndim(a) == 0 and np.ndim(b) == 0 else proba
 
     def relabel(self, labels: np.ndarray) -> None:
         """Labels from player codes (``discrank.evaluate`` fits on codes).

@@ -26,11 +26,12 @@ from threadpoolctl import ThreadpoolController
 from scipy.special import expit
 
 from discrank import _core, persist
-from discrank._checks import check_positive_float, check_positive_int, check_random_state, check_same_length
+from discrank._checks import check_positive_float, check_positive_int, check_random_state
 from discrank._fitdata import FitData, build_fit_data
-from discrank._labels import LabelIndex, as_query, show
+from discrank._labels import LabelIndex, show
 from discrank.data import PairwiseData, check_data
 from discrank.exceptions import NotFittedError, NumericalError, ThreadCountWarning
+from discrank.models._prediction import GamePredictions, check_unseen, code_players, expected_score, log_covariates
 
 __all__ = ["PairwiseModel", "LOSSES", "resolve_n_jobs", "one_blas_thread", "thread_limit"]
 
@@ -234,7 +235,7 @@ class Params:
     draw_models: tuple = ()
 
 
-class PairwiseModel(Params):
+class PairwiseModel(Params, GamePredictions):
     """Base class: scikit-learn's estimator contract over :class:`~discrank.PairwiseData`.
 
     The constructor only stores parameters; :meth:`fit` validates them and the data, and sets the fitted
@@ -262,6 +263,9 @@ class PairwiseModel(Params):
     _has_prior: bool = False
     #: Prior mean of the first component's v (the parameters of a player the fit has not seen).
     _first_v_centre: float = 0.0
+    #: The advantage coefficients and their columns' names: none until a fit with covariates sets them.
+    beta_: Optional[np.ndarray] = None
+    advantage_names_: tuple = ()
 
     #: The fitted arrays a model file holds (``discrank.persist``); empty: the model is not saved itself.
     _fitted_arrays: tuple = ()
@@ -373,9 +377,14 @@ class PairwiseModel(Params):
 
     def _covariate_term(self, advantage: Any, n: int) -> Optional[np.ndarray]:
         """``x . beta_`` for the covariates ``advantage`` of ``n`` games (None: none given)."""
+        x = self._covariate_rows(advantage, n)
+        return None if x is None else x @ self.beta_
+
+    def _covariate_rows(self, advantage: Any, n: int) -> Optional[np.ndarray]:
+        """The covariates ``advantage`` of ``n`` games as a checked array (n, n_covariates); None: none given."""
         if advantage is None:
             return None
-        beta = getattr(self, "beta_", None)
+        beta = self.beta_
         if beta is None:
             raise ValueError(f"{type(self).__name__} was fitted without advantage covariates: advantage= has no "
                              "coefficient to apply (fit it on a GameLog with advantage columns)")
@@ -392,13 +401,13 @@ class PairwiseModel(Params):
         if bad.any():
             r, col = np.argwhere(bad)[0]
             raise ValueError(f"advantage {self.advantage_names_[col]!r} is {x[r, col]} at row {r}: not a finite number")
-        return x @ beta
+        return x
 
     def _row_proba(self, data: PairwiseData) -> np.ndarray:
         """P(i beats j) of each row of ``data.covariates`` (players of the fit), with ``beta_ . x``."""
         rows = data.covariates
         ia, ib = self._indices(data, None)
-        return self._link(self._scores(ia[rows.pair], ib[rows.pair]) + rows.x @ self.beta_)
+        return self._link(self._logits(ia[rows.pair], ib[rows.pair], rows.x))
 
     def _resolve_prior(self, data: PairwiseData, log: Any, validation: Any, coded: Any) -> None:
         """Set ``_sigma``, the prior scale of the fit (tuned when ``prior_scale=None``), and ``prior_tuning_``."""
@@ -633,11 +642,10 @@ class PairwiseModel(Params):
 
     # ------------------------------------------------------------------ prediction
     def _indices(self, a: Any, b: Any, unseen: str = "raise") -> tuple[np.ndarray, np.ndarray]:
-        """Player indices of ``a`` and ``b``; with ``unseen="prior"`` an unknown label gets the index
-        ``n_players_`` (the prior's row, ``_scores``)."""
-        if unseen not in ("raise", "prior"):
-            raise ValueError(f"unseen must be 'raise' or 'prior', got {unseen!r}")
-        lookup = self._label_lookup()
+        """Player indices (int32) of ``a`` and ``b``, or of the pairs of a PairwiseData ``a``; with
+        ``unseen="prior"`` an unknown label gets the index ``n_players_`` (the prior's row, ``_scores``),
+        with ``"raise"`` an :class:`~discrank.exceptions.UnknownPlayerError` (:func:`code_players`)."""
+        check_unseen(unseen)
         if isinstance(a, PairwiseData):
             if b is not None:
                 raise TypeError("give either a PairwiseData or two arrays of players, not both")
@@ -646,19 +654,21 @@ class PairwiseModel(Params):
             a, b = a.labels[a.i], a.labels[a.j]
         elif b is None:
             raise TypeError("predict needs the players a and b (labels), or a PairwiseData")
-        # 1-D (or a single player) each, named by its shape otherwise; lists of strings stay Python strings
-        a, b = as_query(a, "a"), as_query(b, "b")
-        if unseen == "prior":
-            ia = lookup.lookup(a)
-            ib = lookup.lookup(b)
-            ia[ia < 0] = self.n_players_
-            ib[ib < 0] = self.n_players_
-            ia, ib = ia.astype(np.int32), ib.astype(np.int32)
-        else:
-            ia = lookup.index(a, "player")
-            ib = lookup.index(b, "player")
-        check_same_length({"a": ia.shape[0], "b": ib.shape[0]})
-        return ia, ib
+        ia, ib = code_players(self._label_lookup(), a, b, unseen, type(self).__name__)
+        ia[ia < 0] = self.n_players_
+        ib[ib < 0] = self.n_players_
+        return ia.astype(np.int32), ib.astype(np.int32)
+
+    def _player_codes(self, a: Any, b: Any, unseen: str) -> tuple[np.ndarray, np.ndarray]:
+        """The indices of :meth:`_indices`, for :meth:`predict_games` and :meth:`predict_outcomes`."""
+        self._check_fitted()
+        return self._indices(a, b, unseen)
+
+    def _log_outcomes(self, log: Any, ia: np.ndarray, ib: np.ndarray) -> np.ndarray:
+        """:meth:`_outcome_proba` of the games of ``log`` (their advantage columns, for a model fitted with
+        covariates; the pair models have no time)."""
+        names = self.advantage_names_ if self.beta_ is not None else ()
+        return self._outcome_proba(ia, ib, log_covariates(log, names, type(self).__name__))
 
     def _prior_mean(self) -> dict[str, np.ndarray]:
         """The parameters of a player the data has not seen: the prior's mean (a row per factor)."""
@@ -679,6 +689,24 @@ class PairwiseModel(Params):
             n += 1
         return _core.scores(ia, ib, n, n_threads=self._n_threads, **factors)
 
+    def _logits(self, ia: np.ndarray, ib: np.ndarray, x: Optional[np.ndarray]) -> np.ndarray:
+        """The scores of the players ``ia``, ``ib`` (indices of :meth:`_indices`) plus ``x . beta_`` for
+        covariate rows ``x`` (None: neutral games)."""
+        scores = self._scores(ia, ib)
+        term = self._covariate_term(x, ia.shape[0])
+        return scores if term is None else scores + term
+
+    def _outcome_proba(self, ia: np.ndarray, ib: np.ndarray, x: Optional[np.ndarray]) -> np.ndarray:
+        """[P(a wins), P(draw), P(b wins)] of games between the players ``ia`` and ``ib`` (indices of
+        :meth:`_indices`) with covariate rows ``x`` (n_games, n_covariates; None: neutral games).
+
+        The one three-outcome computation of the pair models: ``predict_proba``, ``predict_games`` and
+        ``predict_outcomes`` read it. Without a draw model, ``[p, 0, 1 - p]`` with ``p`` the model's
+        P(a beats b); a model with a draw model overrides it.
+        """
+        p = self._link(self._logits(ia, ib, x))
+        return np.stack([p, np.zeros_like(p), 1.0 - p], axis=1)
+
     def decision_function(self, a: Any, b: Any = None, *, unseen: str = "raise",
                           advantage: Any = None) -> Union[float, np.ndarray]:
         """The score A(a, b) of the model (logit of P(a beats b) for the logit-space models).
@@ -689,7 +717,8 @@ class PairwiseModel(Params):
             The players.
         unseen : {"raise", "prior"}, optional
             ``"prior"``: a player not seen in the fit is given the prior's mean parameters (Elo: rating
-            0; disc: u = 0, v = 1 on the first component and 0 on the others); default: a ValueError.
+            0; disc: u = 0, v = 1 on the first component and 0 on the others); default: an
+            :class:`~discrank.exceptions.UnknownPlayerError` naming the label.
         advantage : array_like, optional
             For a model fitted with advantage covariates (``beta_``): the games' covariates, attributed to
             ``a`` (shape (n_games,) with one covariate, else (n_games, n_covariates)); ``beta_ . x`` is
@@ -704,19 +733,15 @@ class PairwiseModel(Params):
         ------
         discrank.exceptions.NotFittedError
             The model is not fitted.
+        discrank.exceptions.UnknownPlayerError
+            A player the fit has not seen, with ``unseen="raise"`` (a ValueError).
         ValueError
-            A player the fit has not seen (with ``unseen="raise"``), or inputs of different lengths.
+            ``unseen`` not one of ``("raise", "prior")``, or inputs of different lengths.
         """
-        scores = self._scores_of(a, b, unseen, advantage)
-        return float(scores[0]) if _is_scalar(a, b) else scores
-
-    def _scores_of(self, a: Any, b: Any, unseen: str, advantage: Any) -> np.ndarray:
-        """The scores of :meth:`decision_function` as an array (the covariates' ``beta_ . x`` added)."""
         self._check_fitted()
         ia, ib = self._indices(a, b, unseen)
-        scores = self._scores(ia, ib)
-        term = self._covariate_term(advantage, ia.shape[0])
-        return scores if term is None else scores + term
+        scores = self._logits(ia, ib, self._covariate_rows(advantage, ia.shape[0]))
+        return float(scores[0]) if _is_scalar(a, b) else scores
 
     def _link(self, scores: np.ndarray) -> np.ndarray:
         if self._loss == "probability":
@@ -725,7 +750,8 @@ class PairwiseModel(Params):
 
     def predict_proba(self, a: Any, b: Any = None, *, unseen: str = "raise",
                       advantage: Any = None) -> Union[float, np.ndarray]:
-        """P(a beats b), for players given by label (arrays or scalars), or for the pairs of a PairwiseData.
+        """P(a beats b), for players given by label (arrays or scalars), or for the pairs of a PairwiseData:
+        the expected score of ``a``, P(a wins) + P(draw) / 2 (:meth:`_outcome_proba`).
 
         Data built without labels has labels ``0 .. n_players - 1``, so indices work there. Errors as
         :meth:`decision_function`.
@@ -735,8 +761,8 @@ class PairwiseModel(Params):
         a, b : label or array of labels, or a PairwiseData as ``a`` (and no ``b``)
             The players.
         unseen : {"raise", "prior"}, optional
-            A label the fit has not seen is a ValueError (default), or with ``"prior"`` a player at the
-            prior's mean.
+            A label the fit has not seen is an :class:`~discrank.exceptions.UnknownPlayerError` (default),
+            or with ``"prior"`` a player at the prior's mean.
         advantage : array_like, optional
             The games' advantage covariates, for a model fitted with them (:meth:`decision_function`);
             default: a neutral game.
@@ -746,7 +772,9 @@ class PairwiseModel(Params):
         float or ndarray
             The probabilities: a float for two single players, else an array.
         """
-        proba = self._link(self._scores_of(a, b, unseen, advantage))
+        self._check_fitted()
+        ia, ib = self._indices(a, b, unseen)
+        proba = expected_score(self._outcome_proba(ia, ib, self._covariate_rows(advantage, ia.shape[0])))
         return float(proba[0]) if _is_scalar(a, b) else proba
 
     def mse(self, data: PairwiseData) -> float:
@@ -769,7 +797,7 @@ class PairwiseModel(Params):
 
     def _by_rows(self, data: PairwiseData) -> bool:
         """Whether ``data`` is scored by covariate row: it has covariates and the model fitted them."""
-        return getattr(data, "covariates", None) is not None and getattr(self, "beta_", None) is not None
+        return getattr(data, "covariates", None) is not None and self.beta_ is not None
 
     def log_loss(self, data: PairwiseData) -> float:
         """Mean binary cross-entropy of the predictions, pairs weighted by ``data.pair_weights()`` (for a

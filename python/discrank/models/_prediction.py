@@ -1,0 +1,190 @@
+"""The prediction protocol every model shares: one policy for unseen players, and the predictions of a
+game log.
+
+Every model (the pair models of :mod:`discrank.models`, :class:`~discrank.DynamicElo`,
+:class:`~discrank.online.OnlineElo`) predicts through ``predict_proba(a, b, *, unseen="raise")``,
+``predict_games(log, *, unseen="raise")`` and ``predict_outcomes(log, *, unseen="raise")``. A label the
+model has not seen is an :class:`~discrank.exceptions.UnknownPlayerError` naming it and the model, unless
+the caller passes ``unseen="prior"``: the player is then predicted from the model's prior (its mean
+rating). :class:`GamePredictions` writes ``predict_games`` and ``predict_outcomes`` once over two hooks of
+the model: the codes of the players (:func:`code_players` with the model's labels) and the three outcomes
+of coded games of a log.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from discrank._checks import check_same_length, show
+from discrank._labels import LabelIndex, as_query
+from discrank.exceptions import UnknownPlayerError
+
+__all__ = ["UNSEEN", "GamePredictions", "check_unseen", "code_players", "expected_score", "log_covariates"]
+
+#: The values of ``unseen=`` that every prediction takes: an unknown player is an error, or the prior's.
+UNSEEN = ("raise", "prior")
+#: Unknown labels an UnknownPlayerError names at most.
+_NAMED = 5
+
+
+def check_unseen(unseen: Any) -> str:
+    """``unseen`` when it is one of :data:`UNSEEN`; else a ValueError naming the value and the allowed ones."""
+    if not isinstance(unseen, str) or unseen not in UNSEEN:
+        raise ValueError(f"unseen={unseen!r} is not one of {UNSEEN}: 'raise' (a player the model has not seen is "
+                         "an error) or 'prior' (such a player is predicted from the model's prior)")
+    return unseen
+
+
+def code_players(index: LabelIndex, a: Any, b: Any, unseen: str, model: str) -> tuple[np.ndarray, np.ndarray]:
+    """The codes (int64) in ``index`` of the players ``a`` and ``b`` (labels, one each or 1-D arrays of one
+    length).
+
+    Parameters
+    ----------
+    index : LabelIndex
+        The model's players.
+    a, b : label or array of labels
+        The players of each game.
+    unseen : {"raise", "prior"}
+        "prior": an unknown label gets the code -1 (the caller predicts it from the prior); "raise": an
+        :class:`~discrank.exceptions.UnknownPlayerError` naming the first unknown labels and ``model``.
+    model : str
+        The model's class name, for the message.
+
+    Returns
+    -------
+    tuple of ndarray
+        The codes of ``a`` and of ``b``.
+    """
+    check_unseen(unseen)
+    a, b = as_query(a, "a"), as_query(b, "b")
+    ia, ib = index.lookup(a), index.lookup(b)
+    if unseen == "raise" and ((ia < 0).any() or (ib < 0).any()):
+        raise _unknown(np.concatenate([a[ia < 0].astype(object), b[ib < 0].astype(object)]), model)
+    check_same_length({"a": ia.shape[0], "b": ib.shape[0]})
+    return ia, ib
+
+
+def _unknown(bad: np.ndarray, model: str) -> UnknownPlayerError:
+    """The error naming the first few distinct labels of ``bad`` (in their order) and the model."""
+    distinct: list = []
+    for value in bad.tolist():
+        if value not in distinct:
+            distinct.append(value)
+    shown = ", ".join(show(v) for v in distinct[:_NAMED])
+    if len(distinct) > _NAMED:
+        shown += f", ... ({len(distinct)} in all)"
+    return UnknownPlayerError(f"unknown player label(s): {shown}: this {model} has not seen them in its fit; "
+                              "pass unseen='prior' to predict them from the model's prior",
+                              tuple(distinct[:_NAMED]), model)
+
+
+def expected_score(outcomes: np.ndarray) -> np.ndarray:
+    """P(a wins) + P(draw) / 2 of rows [P(a wins), P(draw), P(b wins)]: the expected score of ``a``, which
+    is P(a beats b) for a model without draws."""
+    return outcomes[:, 0] + 0.5 * outcomes[:, 1]
+
+
+def log_covariates(log: Any, names: tuple, model: str) -> Any:
+    """The advantage columns of ``log`` (a float array, n_games x n_covariates) that a model fitted with
+    the covariates ``names`` needs; None for a model fitted without (which predicts every game as neutral:
+    its fit used no column). A log without the model's columns, or with others, is a ValueError naming
+    both."""
+    if not names:
+        return None
+    have = tuple(log.advantage_names) if log.advantage is not None else ()
+    if have != tuple(names):
+        raise ValueError(f"the {model} was fitted with the advantage column(s) {list(names)}; the games to predict "
+                         f"have {list(have) if have else 'none'}: give the same columns (GameLog advantage=...)")
+    return np.asarray(log.advantage, dtype=np.float64).reshape(len(log), -1)
+
+
+def _check_log(log: Any, where: str) -> None:
+    """A TypeError unless ``log`` is a GameLog (``where``: the method, for the message)."""
+    from discrank.logs import GameLog
+
+    if not isinstance(log, GameLog):
+        raise TypeError(f"{where} expects a discrank.GameLog, got {type(log).__name__}")
+
+
+class GamePredictions:
+    """``predict_games`` and ``predict_outcomes`` of a game log, written once over two hooks of the model:
+    ``_player_codes(a, b, unseen)`` (the players' codes, checked fitted, :func:`code_players`'s policy)
+    and ``_log_outcomes(log, ia, ib)`` ([P(a wins), P(draw), P(b wins)] of the coded games, at their
+    times and with their advantage columns where the model uses them)."""
+
+    @property
+    def predicts_draws(self) -> bool:
+        """Whether :meth:`predict_outcomes` gives draws a probability: the model has a draw model (its
+        ``draws`` parameter is set); otherwise P(draw) is 0 and ``discrank.evaluate`` does not score its
+        three outcomes."""
+        return self.get_params().get("draws") is not None  # type: ignore[attr-defined]
+
+    def predict_outcomes(self, log: Any, *, unseen: str = "raise") -> np.ndarray:
+        """[P(a wins), P(draw), P(b wins)] of each game of a log (at its time, with its advantage columns
+        where the model uses them).
+
+        Parameters
+        ----------
+        log : GameLog
+            The games to predict (``score`` is not read). A model fitted with advantage covariates needs
+            the same columns; a model fitted without predicts every game as neutral.
+        unseen : {"raise", "prior"}, optional
+            A player the model has not seen is an
+            :class:`~discrank.exceptions.UnknownPlayerError` (default), or with ``"prior"`` a player at
+            the prior's mean.
+
+        Returns
+        -------
+        ndarray, shape (n_games, 3)
+            Rows summing to 1; P(draw) is 0 for a model without a draw model (:attr:`predicts_draws`).
+
+        Raises
+        ------
+        discrank.exceptions.NotFittedError
+            The model is not fitted.
+        discrank.exceptions.UnknownPlayerError
+            A player the model has not seen, with ``unseen="raise"``.
+        TypeError
+            ``log`` is not a :class:`~discrank.GameLog`.
+        ValueError
+            ``unseen`` is not one of ``("raise", "prior")``; a log without the model's advantage columns,
+            or without times for a model that needs them.
+        """
+        _check_log(log, f"{type(self).__name__}.predict_outcomes")
+        ia, ib = self._player_codes(log.a, log.b, unseen)
+        return self._log_outcomes(log, ia, ib)
+
+    def predict_games(self, log: Any, *, unseen: str = "raise") -> np.ndarray:
+        """P(a beats b) of each game of a log: the expected score of ``a``, P(a wins) + P(draw) / 2 of
+        :meth:`predict_outcomes` (P(a wins) for a model without draws, equal to ``predict_proba`` of the
+        same players at the same time and advantage).
+
+        Parameters
+        ----------
+        log : GameLog
+            The games to predict, as for :meth:`predict_outcomes`.
+        unseen : {"raise", "prior"}, optional
+            As for :meth:`predict_outcomes`.
+
+        Returns
+        -------
+        ndarray, shape (n_games,)
+
+        Raises
+        ------
+        discrank.exceptions.UnknownPlayerError, TypeError, ValueError
+            As :meth:`predict_outcomes`.
+        """
+        _check_log(log, f"{type(self).__name__}.predict_games")
+        return expected_score(self.predict_outcomes(log, unseen=unseen))
+
+    def _player_codes(self, a: Any, b: Any, unseen: str) -> tuple[np.ndarray, np.ndarray]:
+        """The codes of the players ``a`` and ``b`` under the policy ``unseen`` (the model checks it is fitted)."""
+        raise NotImplementedError
+
+    def _log_outcomes(self, log: Any, ia: np.ndarray, ib: np.ndarray) -> np.ndarray:
+        """[P(a wins), P(draw), P(b wins)] of the games of ``log`` between the coded players ``ia``, ``ib``."""
+        raise NotImplementedError
