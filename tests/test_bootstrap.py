@@ -174,7 +174,8 @@ def test_dynamic_elo_on_period_games_gives_each_players_current_rating():
 
 
 def test_online_elo_is_bootstrapped_on_its_final_ratings():
-    log = league_log(n_games=800)
+    full = league_log(n_games=800)
+    log = GameLog.from_arrays(full.a, full.b, full.score, time=full.time)  # OnlineElo takes no advantage columns
     res = bootstrap(OnlineElo(step=0.05), log, n_boot=3, seed=0)
     model = OnlineElo(step=0.05).fit(log)
     np.testing.assert_array_equal(res.point, model.ratings_)

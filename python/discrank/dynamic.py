@@ -26,7 +26,7 @@ from discrank._draws import DRAWS, outcome_probabilities
 from discrank._rows import time_bound
 from discrank.evaluation import game_losses, outcome_losses
 from discrank import persist
-from discrank.models._base import Params, one_blas_thread, resolve_n_jobs
+from discrank.models._base import Params, elo_points, one_blas_thread, resolve_n_jobs
 from discrank.models._prediction import GamePredictions, code_players, expected_score, log_covariates
 from discrank.persist import FittedArray
 from discrank.periods import PeriodGames
@@ -888,11 +888,16 @@ class DynamicElo(Params, GamePredictions):
         proba = expected_score(self._outcomes_at(ia, ib, np.full(ia.size, self.last_bin_, dtype=np.int64), None))
         return float(proba[0]) if np.ndim(a) == 0 and np.ndim(b) == 0 else proba
 
-    def ratings_frame(self, *, active_since: Any = None):
+    def ratings_frame(self, *, active_since: Any = None, anchor: Any = None, anchor_rating: float = 1500.0):
         """The current table: each player's rating at the last fitted period, best first.
 
         Parameters
         ----------
+        anchor : label, optional
+            The player whose ``elo`` is ``anchor_rating``; default: the mean rating of every fitted player is
+            (as :meth:`discrank.Elo.ratings_frame`).
+        anchor_rating : float, optional
+            The ``elo`` of the reference.
         active_since : time, optional
             Keep only the players whose last game is at or after it (a date for datetime times, a
             number for numeric times), within the fitted games' time range; default: every player.
@@ -900,7 +905,8 @@ class DynamicElo(Params, GamePredictions):
         Returns
         -------
         pandas.DataFrame
-            Columns ``player``, ``rank`` (1 first, among the rows kept), ``games`` (games played),
+            Columns ``player``, ``rank`` (1 first, among the rows kept), ``games`` (games played), ``elo``
+            (``anchor_rating + 400 / ln 10 * (rating - reference)``, the scale of the pair models' tables),
             ``rating`` (logits: the mean at the last fitted period, the player's latest MAP rating),
             ``sd`` (its standard deviation, grown by the drift since the player's last period) and
             ``last_seen`` (the time of the player's last game, in the fitted times' units; NaN for a log
@@ -923,8 +929,9 @@ class DynamicElo(Params, GamePredictions):
         games = np.bincount(self.pp_player_, self.pp_games_, n)
         if np.array_equal(games, np.round(games)):
             games = games.astype(np.int64)
-        frame = pd.DataFrame({"player": self.labels_, "games": games, "rating": mean, "sd": np.sqrt(var),
-                              "last_seen": last})
+        elo = elo_points(mean, self._index, anchor, anchor_rating)
+        frame = pd.DataFrame({"player": self.labels_, "games": games, "elo": elo, "rating": mean,
+                              "sd": np.sqrt(var), "last_seen": last})
         if active_since is not None:
             frame = frame[last >= self._time_in_range(active_since, "active_since")]
         frame = frame.iloc[np.argsort(-frame["rating"].to_numpy(), kind="stable")].reset_index(drop=True)

@@ -33,7 +33,7 @@ from discrank.data import PairwiseData, check_data
 from discrank.exceptions import NotFittedError, NumericalError, ThreadCountWarning
 from discrank.models._prediction import GamePredictions, check_unseen, code_players, expected_score, log_covariates
 
-__all__ = ["PairwiseModel", "LOSSES", "resolve_n_jobs", "one_blas_thread", "thread_limit"]
+__all__ = ["PairwiseModel", "elo_points", "LOSSES", "resolve_n_jobs", "one_blas_thread", "thread_limit"]
 
 #: Loss names and their ids in the compiled core (cpp/include/discrank/losses.hpp).
 LOSSES = {
@@ -623,11 +623,7 @@ class PairwiseModel(Params, GamePredictions):
         cols = self._rating_columns()
         base = self._elo_scale()
         if base is not None:
-            if anchor is None:
-                ref = float(np.mean(base))
-            else:
-                ref = float(base[self._label_lookup().index([anchor], "anchor")[0]])
-            cols = {"elo": anchor_rating + 400.0 / np.log(10.0) * (base - ref), **cols}
+            cols = {"elo": elo_points(base, self._label_lookup(), anchor, anchor_rating), **cols}
         frame = pd.DataFrame({"player": self.labels_, "games": getattr(self, "n_games_", np.full(self.n_players_, np.nan)),
                               **cols})
         key = self._sort_key()
@@ -846,6 +842,13 @@ class PairwiseModel(Params, GamePredictions):
             The model is not fitted.
         """
         return -self.log_loss(data)
+
+def elo_points(ratings: np.ndarray, lookup: LabelIndex, anchor: Any, anchor_rating: float) -> np.ndarray:
+    """Ratings in logits on the familiar Elo scale: ``anchor_rating + 400 / ln 10 * (rating - reference)``,
+    the reference being the mean rating or, with ``anchor=label``, that player's (``lookup`` codes it)."""
+    ref = float(np.mean(ratings)) if anchor is None else float(ratings[lookup.index([anchor], "anchor")[0]])
+    return anchor_rating + 400.0 / np.log(10.0) * (ratings - ref)
+
 
 def _is_scalar(a: Any, b: Any) -> bool:
     return b is not None and _single(a) and _single(b) and not isinstance(a, PairwiseData)
