@@ -311,3 +311,20 @@ def test_ratings_frame_of_a_log_without_times_has_no_last_seen_and_refuses_activ
     assert frame["last_seen"].isna().all() and len(frame) == 6
     with pytest.raises(ValueError, match=re.escape("active_since=3: this DynamicElo was fitted on games without times")):
         model.ratings_frame(active_since=3)
+
+
+def test_evaluate_gives_online_elo_the_log_without_advantage_columns_and_says_so():
+    rng = np.random.default_rng(3)
+    n = 600
+    a = rng.integers(0, 8, n)
+    b = (a + 1 + rng.integers(0, 7, n)) % 8
+    home = rng.integers(0, 2, n).astype(np.float64)
+    score = (rng.random(n) < 1 / (1 + np.exp(-(0.3 * (a - b) / 4 + 0.8 * home)))).astype(np.float64)
+    t = np.arange(n, dtype=np.float64)
+    log = GameLog.from_arrays(a, b, score, time=t, advantage={"home": home})
+    bare = GameLog.from_arrays(a, b, score, time=t)
+    ev = evaluate({"online": OnlineElo(step=0.05)}, log, cutoff=450.0)
+    alone = evaluate({"online": OnlineElo(step=0.05)}, bare, cutoff=450.0)
+    np.testing.assert_array_equal(ev.predictions["online"], alone.predictions["online"])
+    assert ev.notes == ["'online' takes no advantage covariates: fitted and scored without the column(s) 'home'"]
+    assert alone.notes == []

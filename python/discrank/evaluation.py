@@ -409,7 +409,9 @@ def evaluate(
         ``fit(GameLog)`` and ``predict_proba(a, b)`` (such as :class:`discrank.online.OnlineElo`). Each
         is cloned before fitting (``get_params``, or a deep copy where it can be copied). The logs given
         to ``fit`` (and ``update``) hold player codes, the games' times and the log's ``advantage``
-        columns. Optional hooks: ``predict_games(log)`` (P(a beats b) of each game of a log at its time,
+        columns (except for a model whose ``takes_advantage`` is False, such as OnlineElo: it is given the
+        log without them, and ``Evaluation.notes`` says so). Optional hooks: ``predict_games(log)`` (P(a
+        beats b) of each game of a log at its time,
         with its covariates; used instead of ``predict_proba`` when present; the log's ``score`` is a
         placeholder, 0.5), ``predict_outcomes(log)`` ([P(a wins), P(draw), P(b wins)] of each game,
         scored by the three-outcome log loss unless the model's ``predicts_draws`` is False, as for
@@ -542,6 +544,14 @@ def evaluate(
     origins = []
     seconds = {name: 0.0 for name in named}
     fitted: dict[str, Any] = {}
+    notes = []
+    plain = {name: games.adv is not None and getattr(model, "takes_advantage", True) is False
+             for name, model in named.items()}
+    if any(plain.values()):
+        bare = games.without_covariates()
+        columns = ", ".join(map(repr, games.names))
+        notes += [f"{name!r} takes no advantage covariates: fitted and scored without the column(s) {columns}"
+                  for name, p in plain.items() if p]
     for start, end, t0, t1 in _origins(t, train_start, cutoff, test_start, test_end, int(rolling)):
         train = (t < end) if start is None else ((t >= start) & (t < end))
         test = (t >= t0) & (t < t1)
@@ -563,14 +573,18 @@ def evaluate(
         # the training games are a run of the sorted games: [first, cut)
         first = 0 if start is None else int(np.searchsorted(t, start, side="left"))
         cut = int(np.searchsorted(t, end, side="left"))
-        train_log = games.log(slice(first, cut))
+        train_logs = {False: games.log(slice(first, cut))}
+        if any(plain.values()):
+            train_logs[True] = bare.log(slice(first, cut))
         origin = {"train_start": start, "train_end": end, "test_start": t0, "test_end": t1,
                   "train_games": int(train.sum()), "test_games": int(test.sum()), "scored_games": int(scored.sum()),
                   "unseen_games": n_unseen}
         if online:
             validation = _validation_online(t[train], t0, t1, t) if tune_like_test else Validation(online=True)
             stop = int(np.searchsorted(t, t1, side="left"))
-            walk = _Walk(games, first, cut, stop, scored, refit)
+            walks = {False: _Walk(games, first, cut, stop, scored, refit)}
+            if any(plain.values()):
+                walks[True] = _Walk(bare, first, cut, stop, scored, refit)
             origin["walk_games"] = stop - cut
             origin["groups"] = {}
         else:
@@ -580,16 +594,16 @@ def evaluate(
             model = _clone(proto)
             clock = _time.perf_counter()
             if _takes_validation(model):
-                model.fit(train_log, validation=validation)
+                model.fit(train_logs[plain[name]], validation=validation)
             else:
-                model.fit(train_log)
+                model.fit(train_logs[plain[name]])
             seconds[name] += _time.perf_counter() - clock
             if online:
-                model, q, o, n_groups, spent = walk.run(model, unseen)
+                model, q, o, n_groups, spent = walks[plain[name]].run(model, unseen)
                 seconds[name] += spent
                 origin["groups"][name] = n_groups
             else:
-                q, o = _predictions(model, games, sc, unseen)
+                q, o = _predictions(model, bare if plain[name] else games, sc, unseen)
             preds[name].append(q)
             outs[name].append(o)
             fitted[name] = model
@@ -605,7 +619,6 @@ def evaluate(
                              "or non-finite ones")
     losses = {name: game_losses(q, scores) for name, q in predictions.items()}
     outcomes = {name: np.concatenate(o, axis=0) for name, o in outs.items() if all(x is not None for x in o)}
-    notes = []
     for name, o in outcomes.items():
         losses[name]["log_loss3"] = outcome_losses(o, scores)
     if outcomes:
@@ -629,6 +642,10 @@ class _Games:
         """The games ``rows`` (a slice or indices) as a :class:`GameLog` with their covariates."""
         return GameLog(self.ca[rows], self.cb[rows], self.y[rows], self.t[rows], {},
                        None if self.adv is None else self.adv[rows], self.names)
+
+    def without_covariates(self) -> "_Games":
+        """The same games without their advantage columns (for a model that takes none)."""
+        return _Games(self.ca, self.cb, self.y, self.t, None, ())
 
     def query(self, rows: np.ndarray) -> GameLog:
         """The games ``rows`` to predict: their players, times and covariates; the score is a placeholder

@@ -295,6 +295,9 @@ class OnlineElo(Params, GamePredictions):
     """
 
     sequential_updates = True
+    #: Whether the model fits advantage covariates: OnlineElo's update has none, so it refuses a log with
+    #: advantage columns, and :func:`discrank.evaluate` gives it the log without them (saying so).
+    takes_advantage = False
 
     def __init__(self, step: Optional[float] = None):
         self.step = step
