@@ -294,7 +294,7 @@ def test_squared_logit_refuses_certain_outcomes_naming_the_pair():
 
 
 def test_fit_needs_pairwise_data():
-    with pytest.raises(TypeError, match="expects a discrank.PairwiseData, got ndarray"):
+    with pytest.raises(TypeError, match="Elo.fit expects a discrank.PairwiseData, GameLog or PeriodGames, got ndarray"):
         Elo().fit(np.eye(3))
 
 

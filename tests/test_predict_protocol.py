@@ -328,3 +328,42 @@ def test_evaluate_gives_online_elo_the_log_without_advantage_columns_and_says_so
     np.testing.assert_array_equal(ev.predictions["online"], alone.predictions["online"])
     assert ev.notes == ["'online' takes no advantage covariates: fitted and scored without the column(s) 'home'"]
     assert alone.notes == []
+
+
+@pytest.mark.parametrize("name", ["Elo", "EloPlusPlus", "MElo", "DiscDecomposition", "DiscDecompositionCV",
+                                  "SchurDecomposition"])
+def test_pair_models_fit_period_games_as_the_games_summed_over_the_periods(name):
+    from discrank import PeriodGames
+
+    log = round_robin()
+    by_period = MODELS[name]().fit(PeriodGames.from_log(log, period=1.0))
+    pairs = MODELS[name]().fit(log.to_pairs())
+    a, b = np.meshgrid(PLAYERS, PLAYERS)
+    np.testing.assert_allclose(by_period.predict_proba(a.ravel(), b.ravel()),
+                               pairs.predict_proba(a.ravel(), b.ravel()), rtol=0, atol=1e-12)
+
+
+def test_period_games_to_pairs_keeps_the_draws_of_the_log():
+    from discrank import PeriodGames
+
+    log = round_robin()
+    score = log.score.copy()
+    score[::5] = 0.5
+    drawn = GameLog.from_arrays(log.a, log.b, score, log.time)
+    pairs = PeriodGames.from_log(drawn, period=1.0).to_pairs()
+    np.testing.assert_array_equal(pairs.draws, drawn.to_pairs().draws)
+    assert pairs.draws.sum() == (score == 0.5).sum()
+
+
+@pytest.mark.parametrize("name, data, why", [
+    ("DynamicElo", "pairs", "summed its games over time"),
+    ("OnlineElo", "pairs", "one by one in time order"),
+    ("OnlineElo", "periods", "one by one in time order"),
+])
+def test_a_model_refuses_data_that_lost_what_it_needs_saying_why(name, data, why):
+    from discrank import PeriodGames
+
+    log = round_robin()
+    given = log.to_pairs() if data == "pairs" else PeriodGames.from_log(log, period=1.0)
+    with pytest.raises(TypeError, match=f"{name}.fit expects .* got {type(given).__name__}: .*{why}"):
+        MODELS[name]().fit(given)

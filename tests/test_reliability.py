@@ -85,7 +85,7 @@ BATTERY = [
     (lambda: MElo(n_components=-1).fit(small_data()), ValueError, "n_components"),
     (lambda: SchurDecomposition(1).fit(incomplete_data()), ValueError, "missing"),
     (lambda: DiscDecomposition(loss="squared_logit").fit(small_data()), ValueError, "has p = 0.0"),
-    (lambda: Elo().fit("games.csv"), TypeError, "PairwiseData, got str"),
+    (lambda: Elo().fit("games.csv"), TypeError, "PeriodGames, got str"),
     (lambda: Elo().set_params(learning_rate=1), ValueError, "invalid parameter 'learning_rate'"),
     # prediction
     (lambda: Elo().predict_proba("x", "y"), NotFittedError, "not fitted"),

@@ -1011,13 +1011,15 @@ def separated_examples(data: PairwiseData, strong: np.ndarray, limit: int = 5) -
     return [show(data.labels[np.flatnonzero(strong == c)[0]]) for c in smallest]
 
 
-def check_data(data: Any) -> None:
-    """Refuse anything but a :class:`PairwiseData` (or a subclass) as the data of a fit.
+def check_data(data: Any, where: str = "fit") -> None:
+    """Refuse anything but a :class:`PairwiseData` (or a subclass) as the pairs of a fit.
 
     Parameters
     ----------
     data : object
-        The argument of ``fit``.
+        The pairs ``fit`` was given or built.
+    where : str, optional
+        The method named in the error (``"Elo.fit"``).
 
     Raises
     ------
@@ -1025,7 +1027,7 @@ def check_data(data: Any) -> None:
         ``data`` is not a PairwiseData.
     """
     if not isinstance(data, PairwiseData):
-        raise TypeError(f"fit expects a discrank.PairwiseData, got {type(data).__name__}")
+        raise TypeError(f"{where} expects a discrank.PairwiseData, GameLog or PeriodGames, got {type(data).__name__}")
 
 
 def warn_isolated(data: PairwiseData, piece: Optional[np.ndarray] = None) -> np.ndarray:

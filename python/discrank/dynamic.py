@@ -189,13 +189,16 @@ class DynamicElo(Params, GamePredictions):
 
     # ------------------------------------------------------------------ checks
     def _check_params(self, log: Any) -> None:
+        from discrank.data import PairwiseData
         from discrank.logs import GameLog
 
         if isinstance(log, PeriodGames):
             self._check_period_of(log)
         elif not isinstance(log, GameLog):
+            why = (": a PairwiseData has summed its games over time, and the dynamic model follows each rating "
+                   "from period to period" if isinstance(log, PairwiseData) else "")
             raise TypeError(f"DynamicElo.fit expects a discrank.GameLog or discrank.PeriodGames, got "
-                            f"{type(log).__name__}")
+                            f"{type(log).__name__}{why}")
         elif self.period is not None and log.time is None:
             raise ValueError("DynamicElo needs the games' times (GameLog time=...); give period=None for a "
                              "stationary fit")

@@ -343,7 +343,8 @@ class OnlineElo(Params, GamePredictions):
         from discrank.logs import GameLog
 
         if not isinstance(log, GameLog):
-            raise TypeError(f"OnlineElo.fit expects a discrank.GameLog, got {type(log).__name__}")
+            raise TypeError(f"OnlineElo.fit expects a discrank.GameLog, got {type(log).__name__}: its update "
+                            "rates the games one by one in time order, which pairs and period sums have lost")
         _refuse_advantage(log, "fit")
         if self.step is not None:
             _prepare(log.a[:1], log.b[:1], log.score[:1], None, self.step, None, None)  # checks the step
@@ -431,7 +432,8 @@ class OnlineElo(Params, GamePredictions):
         from discrank.logs import GameLog
 
         if not isinstance(log, GameLog):
-            raise TypeError(f"OnlineElo.update expects a discrank.GameLog, got {type(log).__name__}")
+            raise TypeError(f"OnlineElo.update expects a discrank.GameLog, got {type(log).__name__}: its update "
+                            "rates the games one by one in time order, which pairs and period sums have lost")
         _refuse_advantage(log, "update")
         if not hasattr(self, "ratings_"):
             from discrank.exceptions import NotFittedError

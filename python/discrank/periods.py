@@ -160,7 +160,8 @@ class PeriodGames:
 
     def to_pairs(self, *, weights: Optional[str] = None):
         """The games summed over the periods: the :class:`~discrank.PairwiseData` of the log (with
-        ``covariates`` by value when the rows have them), as ``scan_games`` without ``period`` gives it.
+        ``covariates`` by value when the rows have them, and each pair's ``draws`` when every score is a
+        result), as ``scan_games`` without ``period`` gives it.
 
         Parameters
         ----------
@@ -173,14 +174,18 @@ class PeriodGames:
         """
         from discrank.data import PairwiseData, oriented_covariate_data
 
+        draws = self.draws if self.results else None
         if self.advantage is not None:
             return oriented_covariate_data(self.a, self.b, self.score, self.advantage, self.advantage_names,
-                                           self.labels, weights, games=self.games)
+                                           self.labels, weights, games=self.games, draws=draws)
         inverse, pair_lo, pair_hi = _core.group_pairs(self.labels.size, self.a, self.b)
         k = pair_lo.size
         games = np.bincount(inverse, self.games, k)
         p = np.clip(np.bincount(inverse, self.score, k) / games, 0.0, 1.0)
-        return PairwiseData._trusted(pair_lo, pair_hi, p, games, self.labels, weights or "games")
+        data = PairwiseData._trusted(pair_lo, pair_hi, p, games, self.labels, weights or "games")
+        if draws is not None:
+            data.draws = np.bincount(inverse, draws, k)
+        return data
 
     def check(self) -> "PeriodGames":
         """Check the rows against each other (a ValueError names the field, the row and its value); the

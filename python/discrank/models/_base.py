@@ -33,7 +33,7 @@ from discrank.data import PairwiseData, check_data
 from discrank.exceptions import NotFittedError, NumericalError, ThreadCountWarning
 from discrank.models._prediction import GamePredictions, check_unseen, code_players, expected_score, log_covariates
 
-__all__ = ["PairwiseModel", "elo_points", "LOSSES", "resolve_n_jobs", "one_blas_thread", "thread_limit"]
+__all__ = ["PairwiseModel", "elo_points", "fit_pairs", "LOSSES", "resolve_n_jobs", "one_blas_thread", "thread_limit"]
 
 #: Loss names and their ids in the compiled core (cpp/include/discrank/losses.hpp).
 LOSSES = {
@@ -289,9 +289,10 @@ class PairwiseModel(Params, GamePredictions):
 
         Parameters
         ----------
-        data : PairwiseData or GameLog
-            The observed pairs, or a game log (aggregated to pairs with ``GameLog.to_pairs``). A game log
-            with times lets ``prior_scale=None`` tune the prior on its own time order.
+        data : PairwiseData, GameLog or PeriodGames
+            The observed pairs, or a game log (aggregated to pairs with ``GameLog.to_pairs``), or games by
+            period (summed over the periods with ``PeriodGames.to_pairs``: a stationary model of every
+            period). A game log with times lets ``prior_scale=None`` tune the prior on its own time order.
         validation : discrank.Validation, optional
             How the prior is tuned in time order (the share of the latest games held out, or a window and
             a gap); default: the latest 10% of the games. Ignored when the prior scale is given.
@@ -312,15 +313,7 @@ class PairwiseModel(Params, GamePredictions):
         -----
         The fit is all or nothing (:func:`atomic`): when it raises, the model is left as it was.
         """
-        from discrank.logs import GameLog
-
-        log = coded = None
-        if isinstance(data, GameLog):
-            from discrank._tuning import code_log, log_pairs
-
-            log, coded = data, code_log(data)
-            data = log_pairs(log, coded)
-        check_data(data)
+        data, log, coded = fit_pairs(data, f"{type(self).__name__}.fit")
         data = self._covariates_or_not(data)
         if validation is not None:
             from discrank._tuning import Validation
@@ -842,6 +835,37 @@ class PairwiseModel(Params, GamePredictions):
             The model is not fitted.
         """
         return -self.log_loss(data)
+
+def fit_pairs(data: Any, where: str) -> tuple[PairwiseData, Any, Any]:
+    """The pairs a pair model fits, from what its ``fit`` was given: ``(pairs, log, coded)``, the log and
+    its coding (:func:`discrank._tuning.code_log`) kept for a GameLog, whose time order tunes the prior.
+
+    Parameters
+    ----------
+    data : PairwiseData, GameLog or PeriodGames
+        A GameLog is aggregated to pairs; PeriodGames are summed over their periods (checked first).
+    where : str
+        The method named in the error (``"Elo.fit"``).
+
+    Returns
+    -------
+    tuple
+        The pairs, and the GameLog and its coding (None for other data).
+    """
+    from discrank.logs import GameLog
+    from discrank.periods import PeriodGames
+
+    log = coded = None
+    if isinstance(data, GameLog):
+        from discrank._tuning import code_log, log_pairs
+
+        log, coded = data, code_log(data)
+        data = log_pairs(log, coded)
+    elif isinstance(data, PeriodGames):
+        data = data.check().to_pairs()
+    check_data(data, where)
+    return data, log, coded
+
 
 def elo_points(ratings: np.ndarray, lookup: LabelIndex, anchor: Any, anchor_rating: float) -> np.ndarray:
     """Ratings in logits on the familiar Elo scale: ``anchor_rating + 400 / ln 10 * (rating - reference)``,

@@ -9,10 +9,9 @@ from typing import Any, Optional, Sequence
 
 import numpy as np
 
-from discrank.data import PairwiseData, check_data
 from discrank.exceptions import ConvergenceWarning, DisconnectedGraphWarning, IsolatedPlayerWarning
 from discrank._checks import check_one_of, check_positive_int
-from discrank.models._base import PairwiseModel, atomic, resolve_n_jobs
+from discrank.models._base import PairwiseModel, atomic, fit_pairs, resolve_n_jobs
 from discrank.models._readout import DiscReadout
 from discrank.models.disc import DiscDecomposition
 
@@ -118,7 +117,7 @@ class DiscDecompositionCV(DiscReadout, PairwiseModel):
 
         Parameters
         ----------
-        data : PairwiseData or GameLog
+        data : PairwiseData, GameLog or PeriodGames
             The observed pairs, or a game log (aggregated to pairs), as in :meth:`DiscDecomposition.fit`.
         validation : discrank.Validation, optional
             How the prior is tuned in time order, as in :meth:`DiscDecomposition.fit`; ignored when the
@@ -142,14 +141,9 @@ class DiscDecompositionCV(DiscReadout, PairwiseModel):
         ConvergenceWarning
             Some cross-validation fits did not converge (one warning with their number).
         """
-        from discrank._tuning import check_prior_scale, code_log, log_pairs, tune_prior_scale
-        from discrank.logs import GameLog
+        from discrank._tuning import check_prior_scale, tune_prior_scale
 
-        log = coded = None
-        if isinstance(data, GameLog):
-            log, coded = data, code_log(data)
-            data = log_pairs(log, coded)
-        check_data(data)
+        data, log, coded = fit_pairs(data, "DiscDecompositionCV.fit")
         data = self._covariates_or_not(data)
         candidates = self._candidates()
         cv = check_positive_int(self.cv, "cv")

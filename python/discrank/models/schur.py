@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from discrank._checks import check_n_components, check_one_of
 from discrank._labels import show
 from discrank.analysis import normal_decomposition
-from discrank.data import PairwiseData, check_data
+from discrank.data import check_data
 from discrank.models._base import PairwiseModel, atomic, resolve_n_jobs
 from discrank.models._readout import DiscReadout
 from discrank.persist import FittedArray
@@ -52,13 +54,13 @@ class SchurDecomposition(DiscReadout, PairwiseModel):
         return "probability" if self.space == "probability" else "bce"
 
     @atomic
-    def fit(self, data: PairwiseData) -> "SchurDecomposition":
+    def fit(self, data: Any) -> "SchurDecomposition":
         """Decompose the payoff matrix of ``data`` (Theorem 2); returns ``self``.
 
         Parameters
         ----------
-        data : PairwiseData
-            A complete set of pairs: every pair of players observed.
+        data : PairwiseData, GameLog or PeriodGames
+            A complete set of pairs: every pair of players observed (a log is summed to its pairs).
 
         Returns
         -------
@@ -70,7 +72,12 @@ class SchurDecomposition(DiscReadout, PairwiseModel):
         ValueError
             A missing pair, or in logit space a probability of 0 or 1; invalid parameters.
         """
-        check_data(data)
+        from discrank.logs import GameLog
+        from discrank.periods import PeriodGames
+
+        if isinstance(data, (GameLog, PeriodGames)):
+            data = data.to_pairs()
+        check_data(data, "SchurDecomposition.fit")
         check_one_of(self.space, "space", SPACES)
         k = check_n_components(self.n_components, data.n_players)
         n = data.n_players
