@@ -11,6 +11,9 @@ from typing import Callable, NoReturn, Optional, Sequence, Union
 
 import numpy as np
 
+from discrank._cli_models import (DEFAULT_MODEL, MODEL_OPTIONS, advantage_values, build_model, check_fit_options,
+                                  check_fitted_advantage, check_known, coefficient_lines, history_axes, model_choices,
+                                  options_of, predict_fixtures, ratings_table, verdict)
 from discrank._demo import simulate_league
 from discrank._labels import show
 
@@ -57,6 +60,27 @@ def _regularization(text: str) -> Union[str, float]:
     value = _number(text, float, "neither a number >= 0 nor 'cv'")
     if not np.isfinite(value) or value < 0:
         raise argparse.ArgumentTypeError(f"must be a finite number >= 0 or 'cv', got {text!r}")
+    return value
+
+
+def _positive(allow_inf: bool = False) -> Callable[[str], float]:
+    def parse(text: str) -> float:
+        value = _number(text, float, "not a number")
+        if not (value > 0 and (np.isfinite(value) or (allow_inf and value == np.inf))):
+            raise argparse.ArgumentTypeError(f"must be a {'' if allow_inf else 'finite '}number > 0"
+                                             f"{' or inf' if allow_inf else ''}, got {text!r}")
+        return value
+
+    parse.__name__ = "positive number"
+    return parse
+
+
+def _period(text: str) -> Union[str, float]:
+    if text in ("day", "week", "month", "year", "none"):
+        return text
+    value = _number(text, float, "neither day, week, month, year, none nor a number")
+    if not (np.isfinite(value) and value > 0):
+        raise argparse.ArgumentTypeError(f"must be day, week, month, year, none or a finite number > 0, got {text!r}")
     return value
 
 
@@ -249,19 +273,8 @@ def _read_games(args: argparse.Namespace, path: str, lower: str, filters: dict):
 
 
 def _make_model(args: argparse.Namespace):
-    from discrank import DiscDecomposition, DiscDecompositionCV, Elo, EloPlusPlus, MElo
-
-    n_jobs = args.threads
-    if args.model == "elo":
-        return Elo(n_jobs=n_jobs)
-    if args.model == "elo++":
-        return EloPlusPlus(n_jobs=n_jobs)
-    if args.model == "melo":
-        return MElo(n_components=args.components, n_jobs=n_jobs)
-    if args.regularization == "cv":
-        return DiscDecompositionCV(n_components=[args.components], random_state=0, n_jobs=n_jobs)
-    lam = 0.0 if args.regularization is None else float(args.regularization)  # a number >= 0 (_regularization)
-    return DiscDecomposition(n_components=args.components, regularization=lam, random_state=0, n_jobs=n_jobs)
+    """The unfitted estimator of ``--model`` with its options (:func:`discrank._cli_models.build_model`)."""
+    return build_model(args.model, args)
 
 
 def fit_command(args: argparse.Namespace) -> int:
@@ -271,40 +284,72 @@ def fit_command(args: argparse.Namespace) -> int:
     ----------
     args : argparse.Namespace
         The parsed ``fit`` arguments: the file and its columns, the filters (``--start``, ``--end``,
-        ``--min-player-games``, applied before the rows are checked), ``--drop-invalid``, the model and the
-        outputs. With ``--advantage`` columns the model is fitted on the game log (which carries them),
-        not on its pairs.
+        ``--min-player-games``, applied before the rows are checked), ``--drop-invalid``, the model with its
+        options and the outputs. A model fitted on the games (``dynamic``, ``online``), or any model given
+        ``--advantage`` columns, is fitted on the game log; the others on its pairs.
 
     Returns
     -------
     int
-        0. Errors (an invalid row without ``--drop-invalid``, say) are raised and turned into exit code 2
-        by :func:`main`; warnings (the rows ``--drop-invalid`` dropped, a fit's warnings) are printed as
-        ``discrank: warning: ...`` on stderr.
+        0. Errors (an invalid row without ``--drop-invalid``, an option that does not apply to the model)
+        are raised and turned into exit code 2 by :func:`main`; warnings (the rows ``--drop-invalid``
+        dropped, a fit's warnings) are printed as ``discrank: warning: ...`` on stderr.
     """
-    from discrank._optim import reporting
-
+    model = _make_model(args)
+    check_fit_options(args.model, model, args)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         log = _read_log(args)
+    _print_warnings(caught)
+    if log.time is None and model.get_params().get("period") is not None:
+        raise ValueError(f"--model {args.model} needs the games' times: give --time COL (or --period none for "
+                         "one rating per player)")
+    data, counts = _fit_data(args, log)
+    if not args.quiet:
+        print(f"{len(log)} games, {counts}; fitting {type(model).__name__}", file=sys.stderr)
+    t0 = time.perf_counter()
+    _fit(model, data, args.quiet)
+    check_fitted_advantage(args.model, model, log)
+    frame = ratings_table(model)
+    if not args.quiet:
+        summary = verdict(model)
+        print(f"fitted in {time.perf_counter() - t0:.2f} s" + (f"; {summary}" if summary else ""), file=sys.stderr)
+        with _pd_options():
+            print(frame.head(args.top).to_string(index=False))
+    if args.out:
+        _write(args.out, lambda: frame.to_csv(args.out, index=False))
+    if args.save:
+        _write(args.save, lambda: model.save(args.save))
+    return 0
+
+
+def _print_warnings(caught) -> None:
     for w in caught:
         if not issubclass(w.category, (DeprecationWarning, PendingDeprecationWarning)):
             print(f"discrank: warning: {w.message}", file=sys.stderr)
-    model = _make_model(args)
-    if log.advantage is None:
-        data = log.to_pairs(min_games=args.min_games)
-        counts = f"{data.n_players} players, {data.n_pairs} pairs"
-    else:  # the model is given the games, with their covariates: pairs would not keep them
+
+
+def _fit_data(args: argparse.Namespace, log):
+    """What ``fit`` gives the model, and its counts for the progress line: the game log for a model
+    fitted on the games or with ``--advantage`` columns (pairs would drop them), else its pairs."""
+    players = f"{np.union1d(log.a, log.b).size} players"
+    if log.advantage is not None:
         if args.min_games > 1:
             raise ValueError(f"--min-games {args.min_games} aggregates the games to pairs, which drops the "
                              "--advantage columns: use --min-player-games")
-        data = log
-        counts = (f"{np.union1d(log.a, log.b).size} players, advantage column"
-                  f"{'s' if len(log.advantage_names) > 1 else ''} {', '.join(log.advantage_names)}")
-    if not args.quiet:
-        print(f"{len(log)} games, {counts}; fitting {type(model).__name__}", file=sys.stderr)
-    progress = _FitProgress(args.quiet)
-    t0 = time.perf_counter()
+        names = log.advantage_names
+        return log, f"{players}, advantage column{'s' if len(names) > 1 else ''} {', '.join(names)}"
+    if model_choices()[args.model].games:
+        return log, players
+    data = log.to_pairs(min_games=args.min_games)
+    return data, f"{data.n_players} players, {data.n_pairs} pairs"
+
+
+def _fit(model, data, quiet: bool) -> None:
+    """Fit ``model``, its progress on stderr (unless ``quiet``), its warnings printed as ``discrank: warning: ...``."""
+    from discrank._optim import reporting
+
+    progress = _FitProgress(quiet)
     try:
         with warnings.catch_warnings(record=True) as caught, reporting(progress):
             warnings.simplefilter("always")
@@ -313,16 +358,6 @@ def fit_command(args: argparse.Namespace) -> int:
         progress.done()
     for w in caught:
         print(f"discrank: warning: {w.message}", file=sys.stderr)
-    frame = model.ratings_frame()
-    if not args.quiet:
-        print(f"fitted in {time.perf_counter() - t0:.2f} s; {model._verdict()}", file=sys.stderr)
-        with _pd_options():
-            print(frame.head(args.top).to_string(index=False))
-    if args.out:
-        _write(args.out, lambda: frame.to_csv(args.out, index=False))
-    if args.save:
-        _write(args.save, lambda: model.save(args.save))
-    return 0
 
 
 class _pd_options:
@@ -345,25 +380,21 @@ def _load(path: str):
 
 
 def predict_command(args: argparse.Namespace) -> int:
+    """``discrank predict``: P(A beats B), or P(A wins), P(draw), P(B wins) for a model with a draw model,
+    of one fixture or of the pairs of a CSV file. An unknown player is an error naming it (exit status
+    2), unless ``--unseen prior``."""
     model = _load(args.model)
+    given = advantage_values(model, args.advantage, args.model)
     if args.pairs:
-        import pandas as pd
-
-        try:
-            df = pd.read_csv(args.pairs)
-        except pd.errors.EmptyDataError:
-            raise ValueError(f"{args.pairs}: the file is empty; --pairs needs a CSV with the columns {args.a!r} and "
-                             f"{args.b!r}") from None
-        except UnicodeDecodeError as exc:
-            raise ValueError(f"{args.pairs}: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
-        except pd.errors.ParserError as exc:
-            raise ValueError(f"{args.pairs}: not a CSV file ({str(exc).strip()})") from None
-        for col in (args.a, args.b):
-            if col not in df.columns:
-                raise ValueError(f"column {col!r} is not in {args.pairs}; its columns are {list(df.columns)}")
+        df = _read_pairs(args)
         a = _match_labels(model, df[args.a].to_numpy())
         b = _match_labels(model, df[args.b].to_numpy())
-        df["p"] = model.predict_proba(a, b)
+        p = _predict(model, a, b, {**_pair_covariates(model, df, args.pairs), **given}, args.unseen,
+                     f"{args.model} (--pairs {args.pairs})")
+        if p.ndim == 2:
+            df["p_win"], df["p_draw"], df["p_loss"] = p[:, 0], p[:, 1], p[:, 2]
+        else:
+            df["p"] = p
         if args.out:
             _write(args.out, lambda: df.to_csv(args.out, index=False))
         else:
@@ -371,9 +402,66 @@ def predict_command(args: argparse.Namespace) -> int:
         return 0
     if args.player_a is None or args.player_b is None:
         raise ValueError("give two players (discrank predict MODEL A B) or --pairs FILE")
-    a, b = _match_labels(model, np.array([args.player_a, args.player_b]))
-    print(f"P({args.player_a} beats {args.player_b}) = {model.predict_proba(a, b):.4f}")
+    ab = _match_labels(model, np.array([args.player_a, args.player_b]))
+    p = _predict(model, ab[:1], ab[1:], given, args.unseen, args.model)
+    if p.ndim == 2:
+        print(f"P({args.player_a} wins) = {p[0, 0]:.4f}\nP(draw) = {p[0, 1]:.4f}\nP({args.player_b} wins) = {p[0, 2]:.4f}")
+    else:
+        print(f"P({args.player_a} beats {args.player_b}) = {p[0]:.4f}")
     return 0
+
+
+def _read_pairs(args: argparse.Namespace):
+    """The ``--pairs`` CSV, with its columns ``--a`` and ``--b``."""
+    import pandas as pd
+
+    try:
+        df = pd.read_csv(args.pairs)
+    except pd.errors.EmptyDataError:
+        raise ValueError(f"{args.pairs}: the file is empty; --pairs needs a CSV with the columns {args.a!r} and "
+                         f"{args.b!r}") from None
+    except UnicodeDecodeError as exc:
+        raise ValueError(f"{args.pairs}: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
+    except pd.errors.ParserError as exc:
+        raise ValueError(f"{args.pairs}: not a CSV file ({str(exc).strip()})") from None
+    for col in (args.a, args.b):
+        if col not in df.columns:
+            raise ValueError(f"column {col!r} is not in {args.pairs}; its columns are {list(df.columns)}")
+    return df
+
+
+def _predict(model, a: np.ndarray, b: np.ndarray, values: dict, unseen: str, source: str) -> np.ndarray:
+    """The predictions of the fixtures ``a`` against ``b`` (:func:`discrank._cli_models.predict_fixtures`),
+    their advantage covariates ``values`` by name (numbers or columns; a covariate not given is 0, a
+    neutral game); an unknown player is named (``source`` says where it was given) unless ``unseen`` is
+    "prior", when a warning names it."""
+    unknown = check_known(model, np.concatenate([a, b]), unseen, source)
+    if unknown.size:
+        print(f"discrank: warning: {', '.join(map(show, unknown))} not among the model's players: predicted from "
+              "its prior", file=sys.stderr)
+    names = tuple(getattr(model, "advantage_names_", ()) or ())
+    x = None
+    if names:
+        x = np.zeros((a.size, len(names)))
+        for k, name in enumerate(names):
+            x[:, k] = values.get(name, 0.0)
+    return predict_fixtures(model, a, b, x, bool(unknown.size))
+
+
+def _pair_covariates(model, df, source: str) -> dict:
+    """The columns of the ``--pairs`` file named as the model's advantage covariates, as numbers."""
+    import pandas as pd
+
+    out = {}
+    for name in tuple(getattr(model, "advantage_names_", ()) or ()):
+        if name in df.columns:
+            values = np.asarray(pd.to_numeric(df[name], errors="coerce"), dtype=np.float64)
+            bad = np.flatnonzero(~np.isfinite(values))
+            if bad.size:
+                raise ValueError(f"column {name!r} of {source} has {show(df[name].iloc[bad[0]])} at row {bad[0]}: "
+                                 "an advantage covariate is a finite number")
+            out[name] = values
+    return out
 
 
 def _match_labels(model, values: np.ndarray) -> np.ndarray:
@@ -476,17 +564,23 @@ def _time_arg(value: str, t: np.ndarray, flag: str):
 
 
 def info_command(args: argparse.Namespace) -> int:
+    """``discrank info``: the model, its parameters, its coefficients with their standard errors
+    (:func:`discrank._cli_models.coefficient_lines`) and its summary of the fit."""
     model = _load(args.model)
     print(f"{type(model).__name__}, {len(model.labels_)} players, parameters {model.get_params()}")
     conv = getattr(model, "converged_", None)
     if conv is not None:
         loss = getattr(model, "loss_", None)
         print(f"converged: {bool(conv)}" + ("" if loss is None else f"; final loss {loss:.10f}"))
-    print(model._verdict())
+    for line in coefficient_lines(model):
+        print(line)
+    print(verdict(model))
     return 0
 
 
 def plot_command(args: argparse.Namespace) -> int:
+    """``discrank plot``: a dynamic model's rating histories (``--players``, default its best now), a disc
+    model's first component, or a leaderboard."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -496,13 +590,11 @@ def plot_command(args: argparse.Namespace) -> int:
     from discrank.models._readout import DiscReadout
 
     model = _load(args.model)
-    if not hasattr(model, "ratings_frame"):  # DynamicElo: the histories of its best players now
-        latest = model.history().groupby("player", sort=False).tail(1)  # each player's last period
-        top = latest.sort_values("rating", ascending=False)["player"].to_numpy()[:min(args.top, 8)]
-        ax = model.plot_history(top)
-    elif isinstance(model, DiscReadout):
+    players = None if args.players is None else _match_labels(model, np.array(args.players))
+    ax = history_axes(model, players, args.top, args.model)
+    if ax is None and isinstance(model, DiscReadout):
         ax = plot.plot_embedding(model.u_[:, 0], model.v_[:, 0], labels=model.labels_ if model.n_players_ <= 40 else None)
-    else:
+    elif ax is None:
         ax = plot.plot_leaderboard(model.ratings_frame(), top=args.top)
     _write(args.out, lambda: ax.figure.savefig(args.out, dpi=120, bbox_inches="tight"))
     plt.close(ax.figure)
@@ -516,9 +608,9 @@ def _add_columns(p: argparse.ArgumentParser) -> None:
     p.add_argument("--b", default="b", help="column of the second player (default b)")
     p.add_argument("--score", help="column of the first player's result: 1 / 0.5 / 0 or 1-0 / 1/2-1/2 / 0-1")
     p.add_argument("--winner", help="column of the winner's label (or draw), instead of --score")
-    p.add_argument("--advantage", action="append", metavar="COL",
-                   help="column of an advantage covariate of the first player (1 at home, 0 neutral, -1 away; "
-                        "bools read as 1 / 0); repeat for several columns")
+    p.add_argument("--advantage", nargs="+", action="extend", metavar="COL",
+                   help="columns of advantage covariates of the first player (1 at home, 0 neutral, -1 away; "
+                        "bools read as 1 / 0)")
 
 
 def _add_bad_rows(p: argparse.ArgumentParser) -> None:
@@ -531,9 +623,8 @@ def _add_bad_rows(p: argparse.ArgumentParser) -> None:
                         "with a warning, instead of stopping")
 
 
-def main(argv: Optional[Sequence[str]] = None) -> int:
-    parser = _Parser(prog="discrank", description="Ratings for two-player zero-sum games.")
-    sub = parser.add_subparsers(dest="command", required=True)
+def _add_demo(sub) -> None:
+    """The ``demo`` command."""
     p = sub.add_parser("demo", help="simulate a league with cycles, fit Elo and the disc decomposition")
     p.add_argument("--players", type=int, default=60,
                    help=f"number of players (default 60; at most {DEMO_MAX_PLAYERS})")
@@ -547,27 +638,64 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
                         "'' for none; needs matplotlib)")
     p.set_defaults(func=demo)
 
-    p = sub.add_parser("fit", help="fit a model to a game log (CSV, Parquet or PGN)")
+
+def _add_fit(sub) -> None:
+    """The ``fit`` command: the log's columns and filters, the model and its options, the outputs."""
+    p = sub.add_parser("fit", help=f"fit a model (default {DEFAULT_MODEL}) to a game log (CSV, Parquet or PGN)")
     p.add_argument("games", help="CSV or Parquet file, one row per game; or a PGN file (.pgn, .pgn.gz ...)")
     _add_columns(p)
-    p.add_argument("--time", help="column of the game's time (for --start / --end)")
+    p.add_argument("--time", help="column of the game's time (for --start / --end; needed by --model dynamic)")
     p.add_argument("--start", help="keep games at or after this time (needs --time; rows before are not checked)")
     p.add_argument("--end", help="keep games before this time (needs --time; rows after are not checked)")
     _add_bad_rows(p)
-    p.add_argument("--model", choices=["elo", "elo++", "disc", "melo"], default="disc")
-    p.add_argument("-k", "--components", type=_int_at_least(1), default=1, help="disc components (default 1)")
-    p.add_argument("--regularization", type=_regularization,
-                   help="lambda of Appendix B.2 (a number >= 0), or 'cv' to choose it by cross-validation")
-    p.add_argument("--min-games", type=_int_at_least(1), default=1, help="keep pairs with at least this many games")
+    choices = model_choices()
+    p.add_argument("--model", choices=list(choices), default=DEFAULT_MODEL,
+                   help=f"the model (default {DEFAULT_MODEL}): " + "; ".join(f"{name}: {c.help}" for name, c in
+                                                                           choices.items())
+                        + ". An option that does not apply to the model is an error (exit status 2)")
+    _add_model_options(p, choices)
+    p.add_argument("--min-games", type=_int_at_least(1), default=1,
+                   help="keep pairs with at least this many games (models fitted on pairs)")
     p.add_argument("--min-player-games", type=_int_at_least(1), default=1,
                    help="keep players with at least this many games")
-    p.add_argument("--threads", type=_threads, default=None, help="threads of the core (default: all)")
     p.add_argument("--top", type=_int_at_least(1), default=20, help="rows of the printed leaderboard (default 20)")
     p.add_argument("--out", help="write the ratings table (CSV) there")
     p.add_argument("--save", help="save the fitted model (.npz) there")
     p.add_argument("--quiet", action="store_true", help="no progress and no leaderboard")
     p.set_defaults(func=fit_command)
 
+
+#: Each model option of ``fit``: its type, metavar and help (the models it applies to are added).
+_OPTION_ARGS = {
+    "components": dict(type=_int_at_least(1), metavar="K", help="components k (default 1)"),
+    "regularization": dict(type=_regularization,
+                           help="lambda of Appendix B.2 (a number >= 0), or 'cv' to choose it by cross-validation"),
+    "prior_scale": dict(type=_positive(allow_inf=True), metavar="SCALE",
+                        help="sd of the ratings' Gaussian prior in logits ('inf': none; default: tuned)"),
+    "draws": dict(choices=["davidson", "rao-kupper"],
+                  help="fit a draw model (P(draw) from the rating gap); the log needs draws"),
+    "period": dict(type=_period, help="the random walk's time step: day, week (default), month, year, a width for "
+                                      "numeric times, or none (one rating per player)"),
+    "drift": dict(type=_positive(), help="sd of a rating's change per period, in logits (default: tuned)"),
+    "variance_scale": dict(type=_positive(), metavar="SCALE",
+                           help="multiplier of the predictive variance (default: tuned with the drift)"),
+    "step": dict(type=_positive(), help="the update's step in logits (Elo's K times ln 10 / 400; default: tuned)"),
+    "threads": dict(type=_threads, help="threads of the core (default: all)"),
+}
+
+
+def _add_model_options(p: argparse.ArgumentParser, choices: dict) -> None:
+    """The model options (:data:`discrank._cli_models.MODEL_OPTIONS`), each help naming its models."""
+    takes = {name: set(options_of(c.cls)) for name, c in choices.items()}
+    for option in MODEL_OPTIONS:
+        spec = dict(_OPTION_ARGS[option.dest])
+        models = [name for name in choices if option.flag in takes[name]]
+        spec["help"] += f"; --model {', '.join(models)}"
+        p.add_argument(*option.flag.split("/"), dest=option.dest, default=None, **spec)
+
+
+def _add_evaluate(sub) -> None:
+    """The ``evaluate`` command."""
     p = sub.add_parser("evaluate", help="train on the past, test on the future: models side by side")
     p.add_argument("games", help="CSV or Parquet file, one row per game with a time column; or a PGN file")
     _add_columns(p)
@@ -600,27 +728,48 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     p.add_argument("--quiet", action="store_true", help="no progress")
     p.set_defaults(func=evaluate_command)
 
-    p = sub.add_parser("predict", help="P(A beats B) from a saved model")
+
+def _add_saved(sub) -> None:
+    """The commands that read a saved model: ``predict``, ``info``, ``plot``."""
+    p = sub.add_parser("predict", help="P(A beats B), or win / draw / loss, from a saved model",
+                       description="Exit status 2, with a message naming it, when a player is not one of the "
+                                   "model's (unless --unseen prior), as for every other error.")
     p.add_argument("model", help="a model saved by discrank fit --save")
     p.add_argument("player_a", nargs="?")
     p.add_argument("player_b", nargs="?")
-    p.add_argument("--pairs", help="CSV of pairs to predict (columns --a and --b)")
+    p.add_argument("--pairs", help="CSV of pairs to predict (columns --a and --b, and the model's advantage "
+                                   "columns where it has them)")
     p.add_argument("--a", default="a")
     p.add_argument("--b", default="b")
-    p.add_argument("--out", help="write the pairs with a column p there (default: stdout)")
+    p.add_argument("--advantage", nargs="+", action="extend", metavar="NAME=VALUE",
+                   help="advantage covariates of A (say home=1); a covariate not given is 0, a neutral game")
+    p.add_argument("--unseen", choices=["raise", "prior"], default="raise",
+                   help="a player the model has not seen: an error, exit status 2 (default), or predicted from "
+                        "the model's prior, with a warning")
+    p.add_argument("--out", help="write the pairs with their predictions there: a column p, or p_win, p_draw, "
+                                 "p_loss for a model with draws (default: stdout)")
     p.set_defaults(func=predict_command)
 
-    p = sub.add_parser("info", help="what a saved model says: transitive or cyclic, components")
+    p = sub.add_parser("info", help="what a saved model says: coefficients and standard errors, components")
     p.add_argument("model")
     p.set_defaults(func=info_command)
 
-    p = sub.add_parser("plot", help="disc embedding (or Elo leaderboard) of a saved model as an image")
+    p = sub.add_parser("plot", help="rating histories, disc embedding or leaderboard of a saved model as an image")
     p.add_argument("model")
     p.add_argument("--out", required=True, help="image file (png, pdf, svg)")
+    p.add_argument("--players", nargs="+", metavar="PLAYER",
+                   help="a dynamic model: the players whose rating histories to draw (default: the best now)")
     p.add_argument("--top", type=_int_at_least(1), default=30,
                    help="players of a leaderboard plot (default 30; a dynamic model draws the histories of at most 8)")
     p.set_defaults(func=plot_command)
 
+
+def main(argv: Optional[Sequence[str]] = None) -> int:
+    """Run the ``discrank`` command line; returns the exit status (0, 2 for an error, 3 for a bug)."""
+    parser = _Parser(prog="discrank", description="Ratings for two-player zero-sum games.")
+    sub = parser.add_subparsers(dest="command", required=True)
+    for add in (_add_demo, _add_fit, _add_evaluate, _add_saved):
+        add(sub)
     try:
         args = parser.parse_args(argv)
     except _UsageError as exc:
