@@ -20,7 +20,7 @@ import numpy as np
 from discrank._labels import show
 
 __all__ = ["ModelChoice", "ModelOption", "MODEL_OPTIONS", "DEFAULT_MODEL", "model_choices", "options_of",
-           "build_model", "check_fit_options", "check_fitted_advantage", "ratings_table", "verdict",
+           "build_model", "check_fit_options", "check_fitted_advantage", "ratings_table", "verdict", "advantage_names",
            "advantage_values", "check_known", "predict_fixtures", "has_draw_model", "coefficient_lines",
            "history_axes"]
 
@@ -183,7 +183,7 @@ def check_fitted_advantage(name: str, model: Any, log: Any) -> None:
     the model did not fit a coefficient for each column (``advantage_names_``)."""
     if log.advantage is None:
         return
-    fitted = tuple(getattr(model, "advantage_names_", ()) or ())
+    fitted = advantage_names(model)
     if fitted != tuple(log.advantage_names):
         raise ValueError(f"--advantage does not apply to --model {name}: {type(model).__name__} fitted no "
                          f"coefficient for {', '.join(map(repr, log.advantage_names))}")
@@ -216,6 +216,11 @@ def verdict(model: Any) -> str:
 
 
 # ------------------------------------------------------------------ predictions
+def advantage_names(model: Any) -> tuple:
+    """The names of the advantage covariates ``model`` was fitted with (empty without)."""
+    return tuple(getattr(model, "advantage_names_", ()) or ())
+
+
 def has_draw_model(model: Any) -> bool:
     """Whether ``model`` predicts three outcomes: it was built with a draw model (``draws``)."""
     return model.get_params().get("draws") is not None
@@ -230,7 +235,7 @@ def advantage_values(model: Any, items: Optional[list], source: str) -> dict[str
         Values for a model fitted without covariates, an item that is not ``NAME=VALUE``, a name that is
         not one of the model's covariates or a value that is not a finite number, each named.
     """
-    names = tuple(getattr(model, "advantage_names_", ()) or ())
+    names = advantage_names(model)
     if items and not names:
         raise ValueError(f"--advantage does not apply to {source}: its {type(model).__name__} was fitted without "
                          "advantage columns")
@@ -304,7 +309,7 @@ def predict_fixtures(model: Any, a: np.ndarray, b: np.ndarray, x: Optional[np.nd
     from discrank.logs import GameLog
 
     log = GameLog(a, b, np.zeros(a.size), _fixture_time(model, a.size), {}, x,
-                  tuple(getattr(model, "advantage_names_", ()) or ()) if x is not None else ())
+                  advantage_names(model) if x is not None else ())
     if has_draw_model(model):
         return np.asarray(model.predict_outcomes(log, **_unseen(model.predict_outcomes, unknown)))
     if hasattr(model, "predict_games"):  # the games' protocol: times and covariates from the log
@@ -337,7 +342,7 @@ def coefficient_lines(model: Any) -> list[str]:
     advantage coefficients (``beta_``, ``beta_se_``), the draw parameter (``draw_eta_se_``), then the prior
     scale, drift, variance scale or step where the model has them. Empty when it has none."""
     rows = []
-    names = tuple(getattr(model, "advantage_names_", ()) or ())
+    names = advantage_names(model)
     beta, se = getattr(model, "beta_", None), getattr(model, "beta_se_", None) if names else None
     rows += [(f"advantage {name!r}", beta[k], None if se is None else se[k]) for k, name in enumerate(names)]
     draw = _draw_row(model)
@@ -349,7 +354,7 @@ def coefficient_lines(model: Any) -> list[str]:
     width = max(len(r[0]) for r in rows) + 2
     lines = [f"{'coefficients (logits)':<{width + 2}}{'estimate':>10}  {'std. error':>10}"]
     for name, value, error in rows:
-        lines.append(f"  {name:<{width}}{float(value):>10.4f}  {'' if error is None else f'{float(error):.4f}':>10}")
+        lines.append(f"  {name:<{width}}{float(value):>10.4f}  {'' if error is None else f'{float(error):.4f}':>10}".rstrip())
     return lines
 
 

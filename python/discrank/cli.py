@@ -11,13 +11,14 @@ from typing import Optional, Sequence
 
 import numpy as np
 
-from discrank._cli_models import (DEFAULT_MODEL, MODEL_OPTIONS, advantage_values, build_model, check_fit_options,
-                                  check_fitted_advantage, check_known, coefficient_lines, history_axes, model_choices,
-                                  options_of, predict_fixtures, ratings_table, verdict)
+from discrank._cli_models import (DEFAULT_MODEL, MODEL_OPTIONS, advantage_names, advantage_values, build_model,
+                                  check_fit_options, check_fitted_advantage, check_known, coefficient_lines,
+                                  history_axes, model_choices, options_of, predict_fixtures, ratings_table, verdict)
 from discrank._cli_args import (FitProgress, Parser, UsageError, add_bad_rows, add_columns, int_at_least, pd_options,
                                 period, positive, print_warnings, read_log, regularization, threads, write_file)
-from discrank._cli_compare import (DEMO_MAX_GAMES, DEMO_MAX_PLAYERS, EVAL_MODELS, add_demo, add_evaluate, demo,  # noqa: F401
-                                   evaluate_command)
+# demo, evaluate_command, EVAL_MODELS and the DEMO_MAX_ limits stay importable from discrank.cli
+from discrank._cli_compare import (DEMO_MAX_GAMES, DEMO_MAX_PLAYERS, EVAL_MODELS, add_demo, add_evaluate,  # noqa: F401
+                                   demo, evaluate_command)
 from discrank._labels import show
 
 __all__ = ["main"]
@@ -138,7 +139,8 @@ def predict_command(args: argparse.Namespace) -> int:
     ab = _match_labels(model, np.array([args.player_a, args.player_b]))
     p = _predict(model, ab[:1], ab[1:], given, args.unseen, args.model)
     if p.ndim == 2:
-        print(f"P({args.player_a} wins) = {p[0, 0]:.4f}\nP(draw) = {p[0, 1]:.4f}\nP({args.player_b} wins) = {p[0, 2]:.4f}")
+        print(f"P({args.player_a} wins) = {p[0, 0]:.4f}\nP(draw) = {p[0, 1]:.4f}\n"
+              f"P({args.player_b} wins) = {p[0, 2]:.4f}")
     else:
         print(f"P({args.player_a} beats {args.player_b}) = {p[0]:.4f}")
     return 0
@@ -172,7 +174,7 @@ def _predict(model, a: np.ndarray, b: np.ndarray, values: dict, unseen: str, sou
     if unknown.size:
         print(f"discrank: warning: {', '.join(map(show, unknown))} not among the model's players: predicted from "
               "its prior", file=sys.stderr)
-    names = tuple(getattr(model, "advantage_names_", ()) or ())
+    names = advantage_names(model)
     x = None
     if names:
         x = np.zeros((a.size, len(names)))
@@ -186,7 +188,7 @@ def _pair_covariates(model, df, source: str) -> dict:
     import pandas as pd
 
     out = {}
-    for name in tuple(getattr(model, "advantage_names_", ()) or ()):
+    for name in advantage_names(model):
         if name in df.columns:
             values = np.asarray(pd.to_numeric(df[name], errors="coerce"), dtype=np.float64)
             bad = np.flatnonzero(~np.isfinite(values))
@@ -242,7 +244,8 @@ def plot_command(args: argparse.Namespace) -> int:
     players = None if args.players is None else _match_labels(model, np.array(args.players))
     ax = history_axes(model, players, args.top, args.model)
     if ax is None and isinstance(model, DiscReadout):
-        ax = plot.plot_embedding(model.u_[:, 0], model.v_[:, 0], labels=model.labels_ if model.n_players_ <= 40 else None)
+        labels = model.labels_ if model.n_players_ <= 40 else None
+        ax = plot.plot_embedding(model.u_[:, 0], model.v_[:, 0], labels=labels)
     elif ax is None:
         ax = plot.plot_leaderboard(model.ratings_frame(), top=args.top)
     write_file(args.out, lambda: ax.figure.savefig(args.out, dpi=120, bbox_inches="tight"))
