@@ -217,6 +217,14 @@ def test_predict_an_unknown_player_exits_2_unless_unseen_prior(league, tmp_path,
     assert captured.out == f"P(p1 beats Jannik Siner) = {model.predict_proba('p1', 'x', unseen='prior'):.4f}\n"
 
 
+def test_predict_help_states_the_exit_status_of_an_unknown_player(capsys):
+    with pytest.raises(SystemExit):
+        main(["predict", "--help"])
+    out = " ".join(capsys.readouterr().out.split())
+    assert ("Exit status 2, with a message naming the player, when a player is not one of the model's (unless "
+            "--unseen prior)") in out
+
+
 def test_predict_unknown_player_exit_status_of_the_executable(league, tmp_path):
     exe = shutil.which("discrank", path=os.path.dirname(sys.executable)) or shutil.which("discrank")
     assert exe is not None

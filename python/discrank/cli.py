@@ -312,8 +312,10 @@ def _add_model_options(p: argparse.ArgumentParser, choices: dict) -> None:
 def _add_saved(sub) -> None:
     """The commands that read a saved model: ``predict``, ``info``, ``plot``."""
     p = sub.add_parser("predict", help="P(A beats B), or win / draw / loss, from a saved model",
-                       description="Exit status 2, with a message naming it, when a player is not one of the "
-                                   "model's (unless --unseen prior), as for every other error.")
+                       description="P(A beats B) from a saved model; for a model with a draw model (fit --draws): "
+                                   "P(A wins), P(draw), P(B wins). A dynamic model predicts at its last fitted "
+                                   "period. Exit status 2, with a message naming the player, when a player is not "
+                                   "one of the model's (unless --unseen prior), as for every other error.")
     p.add_argument("model", help="a model saved by discrank fit --save")
     p.add_argument("player_a", nargs="?")
     p.add_argument("player_b", nargs="?")
