@@ -351,8 +351,9 @@ def coefficient_lines(model: Any) -> list[str]:
     rows += [(name, getattr(model, attr), None) for name, attr in _SCALARS if getattr(model, attr, None) is not None]
     if not rows:
         return []
-    width = max(len(r[0]) for r in rows) + 2
-    lines = [f"{'coefficients (logits)':<{width + 2}}{'estimate':>10}  {'std. error':>10}"]
+    header = "fitted parameters"
+    width = max(max(len(r[0]) for r in rows) + 2, len(header))
+    lines = [f"{header:<{width + 2}}{'estimate':>10}  {'std. error':>10}"]
     for name, value, error in rows:
         lines.append(f"  {name:<{width}}{float(value):>10.4f}  {'' if error is None else f'{float(error):.4f}':>10}".rstrip())
     return lines
