@@ -253,7 +253,7 @@ def test_predict_takes_advantage_values_and_info_prints_beta_with_se(league, tmp
     assert capsys.readouterr().out == f"P(p5 beats p0) = {model.predict_proba('p5', 'p0', advantage=[0.0]):.4f}\n"
     assert main(["info", str(path)]) == 0
     out = capsys.readouterr().out
-    assert "\nfitted parameters         estimate  std. error\n" in out
+    assert "\nfitted parameters     estimate  std. error\n" in out
     rows = _coefficients(out)
     assert rows == {"advantage 'home'": [f"{model.beta_[0]:.4f}", f"{model.beta_se_[0]:.4f}"],
                     "prior scale": ["2.0000"]}
