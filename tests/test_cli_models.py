@@ -157,6 +157,7 @@ def test_fit_online_prints_the_sequential_ratings(league, tmp_path):
                                               "period parameter"),
     (["--model", "elo", "--drift", "0.1"], "--drift does not apply to --model elo: Elo has no drift parameter"),
     (["--model", "dynamic", "--step", "0.1"], "--step does not apply to --model dynamic: DynamicElo has no step"),
+    (["--model", "melo", "--draws", "davidson"], "--draws does not apply to --model melo: MElo "),
     (["--model", "schur", "--draws", "davidson"], "--draws does not apply to --model schur: SchurDecomposition has "
                                                   "no draws parameter"),
     (["--model", "online", "--draws", "rao-kupper"], "--draws does not apply to --model online: OnlineElo has no "

@@ -83,12 +83,28 @@ class ModelOption:
         The constructor parameter it sets.
     convert : callable
         From the parsed value to the parameter's.
+    declared : str or None
+        The class attribute where a model declares the values it takes (its capability, such as
+        ``draw_models``); a model that declares none takes every value its parameter's checks accept.
     """
 
     flag: str
     dest: str
     param: str
     convert: Callable[[Any], Any] = lambda value: value
+    declared: Optional[str] = None
+
+    def refusal(self, cls: type, value: Any = None) -> Optional[str]:
+        """Why the option (with ``value``; None: any value) does not apply to the model class ``cls``, or
+        None when it does."""
+        if self.param not in _params(cls):
+            return f"{cls.__name__} has no {self.param} parameter"
+        allowed = getattr(cls, self.declared, None) if self.declared else None
+        if allowed is None or (value in allowed if value is not None else len(allowed) > 0):
+            return None
+        if not allowed:
+            return f"{cls.__name__} takes no {self.param} (its {self.declared} is empty)"
+        return f"{cls.__name__} takes {self.param} in {tuple(allowed)}, not {value!r}"
 
 
 #: The model options of ``discrank fit``; each applies to the models whose constructor takes its parameter.
@@ -96,7 +112,7 @@ MODEL_OPTIONS = (
     ModelOption("-k/--components", "components", "n_components"),
     ModelOption("--regularization", "regularization", "regularization"),
     ModelOption("--prior-scale", "prior_scale", "prior_scale"),
-    ModelOption("--draws", "draws", "draws"),
+    ModelOption("--draws", "draws", "draws", declared="draw_models"),
     ModelOption("--period", "period", "period", lambda value: None if value == "none" else value),
     ModelOption("--drift", "drift", "drift"),
     ModelOption("--variance-scale", "variance_scale", "variance_scale"),
@@ -112,8 +128,7 @@ def _params(cls: type) -> set:
 
 def options_of(cls: type) -> list[str]:
     """The model options (:data:`MODEL_OPTIONS`) that apply to the estimator ``cls``, as flags."""
-    params = _params(cls)
-    return [o.flag for o in MODEL_OPTIONS if o.param in params]
+    return [o.flag for o in MODEL_OPTIONS if o.refusal(cls) is None]
 
 
 def build_model(name: str, args: Any) -> Any:
@@ -143,9 +158,10 @@ def build_model(name: str, args: Any) -> Any:
         value = getattr(args, option.dest, None)
         if value is None:
             continue
-        if option.param not in params:
-            raise ValueError(f"{option.flag} does not apply to --model {name}: {choice.cls.__name__} has no "
-                             f"{option.param} parameter (its options: {', '.join(options_of(choice.cls)) or 'none'})")
+        why = option.refusal(choice.cls, value)
+        if why is not None:
+            raise ValueError(f"{option.flag} does not apply to --model {name}: {why} (its options: "
+                             f"{', '.join(options_of(choice.cls)) or 'none'})")
         values[option.param] = option.convert(value)
     cls = choice.cls
     if values.get("regularization") == "cv":
