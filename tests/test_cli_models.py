@@ -178,7 +178,7 @@ def test_an_option_that_does_not_apply_exits_2_naming_option_and_model(league, c
 def test_the_refusal_lists_the_options_the_model_takes(league, capsys):
     assert main(["fit", str(league), "--score", "s", "--model", "schur", "--drift", "1"]) == 2
     assert _error(capsys) == ("discrank: error: --drift does not apply to --model schur: SchurDecomposition has no "
-                              "drift parameter (its options: -k/--components, --threads)")
+                              "drift parameter; its options: -k/--components, --threads")
 
 
 def test_online_with_advantage_columns_is_refused(league, capsys):

@@ -103,7 +103,7 @@ class ModelOption:
         if allowed is None or (value in allowed if value is not None else len(allowed) > 0):
             return None
         if not allowed:
-            return f"{cls.__name__} takes no {self.param} (its {self.declared} is empty)"
+            return f"{cls.__name__} takes no {self.param} ({self.declared} is empty)"
         return f"{cls.__name__} takes {self.param} in {tuple(allowed)}, not {value!r}"
 
 
@@ -160,8 +160,8 @@ def build_model(name: str, args: Any) -> Any:
             continue
         why = option.refusal(choice.cls, value)
         if why is not None:
-            raise ValueError(f"{option.flag} does not apply to --model {name}: {why} (its options: "
-                             f"{', '.join(options_of(choice.cls)) or 'none'})")
+            raise ValueError(f"{option.flag} does not apply to --model {name}: {why}; its options: "
+                             f"{', '.join(options_of(choice.cls)) or 'none'}")
         values[option.param] = option.convert(value)
     cls = choice.cls
     if values.get("regularization") == "cv":
@@ -319,14 +319,15 @@ def predict_fixtures(model: Any, a: np.ndarray, b: np.ndarray, x: Optional[np.nd
     Returns
     -------
     ndarray
-        A model with a draw model: shape (n, 3), P(a wins), P(draw), P(b wins) (``predict_outcomes``);
-        else shape (n,), P(a beats b). A model with a time step predicts at its last fitted period.
+        A model with a draw model: shape (n, 3), P(a wins), P(draw), P(b wins) (its ``predict_outcomes``;
+        one without that method: its expected score). Else shape (n,), P(a beats b). A model with a time
+        step predicts at its last fitted period.
     """
     from discrank.logs import GameLog
 
     log = GameLog(a, b, np.zeros(a.size), _fixture_time(model, a.size), {}, x,
                   advantage_names(model) if x is not None else ())
-    if has_draw_model(model):
+    if has_draw_model(model) and hasattr(model, "predict_outcomes"):
         return np.asarray(model.predict_outcomes(log, **_unseen(model.predict_outcomes, unknown)))
     if hasattr(model, "predict_games"):  # the games' protocol: times and covariates from the log
         return np.asarray(model.predict_games(log, **_unseen(model.predict_games, unknown)))
