@@ -238,8 +238,10 @@ def advantage_names(model: Any) -> tuple:
 
 
 def has_draw_model(model: Any) -> bool:
-    """Whether ``model`` predicts three outcomes: it was built with a draw model (``draws``)."""
-    return model.get_params().get("draws") is not None
+    """Whether ``model`` predicts three outcomes: its ``predicts_draws`` where it declares it (the prediction
+    protocol), else whether its ``draws`` parameter is set."""
+    declared = getattr(model, "predicts_draws", None)
+    return bool(declared) if declared is not None else model.get_params().get("draws") is not None
 
 
 def advantage_values(model: Any, items: Optional[list], source: str) -> dict[str, float]:
