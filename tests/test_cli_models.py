@@ -76,7 +76,7 @@ def test_fit_default_model_is_elo_and_help_says_so(league, tmp_path, capsys):
     assert "the model (default elo):" in out and "dynamic: whole-history dynamic Elo" in out
 
 
-def test_fit_dynamic_round_trip_fit_predict_info_plot(league, tmp_path, capsys):
+def test_fit_dynamic_round_trip_fit_predict_info_plot(league, tmp_path, capsys, monkeypatch):
     path, ratings = tmp_path / "dyn.npz", tmp_path / "r.csv"
     model = _fit_dynamic(league, path, "--out", str(ratings))
     assert type(model) is DynamicElo
@@ -117,8 +117,12 @@ def test_fit_dynamic_round_trip_fit_predict_info_plot(league, tmp_path, capsys):
     assert rows["drift per period"] == ["0.0500"] and rows["prior scale"] == ["1.0000"]
 
     # plot --players: those players' histories
+    drawn = []
+    plot_history = DynamicElo.plot_history
+    monkeypatch.setattr(DynamicElo, "plot_history", lambda self, players, **kw: drawn.append(list(players)) or
+                        plot_history(self, players, **kw))
     assert main(["plot", str(path), "--players", "p1", "p4", "--out", str(tmp_path / "h.png")]) == 0
-    assert (tmp_path / "h.png").stat().st_size > 1000
+    assert drawn == [["p1", "p4"]] and (tmp_path / "h.png").stat().st_size > 1000
     assert main(["plot", str(path), "--players", "p1", "nobody", "--out", str(tmp_path / "x.png")]) == 2
     assert "unknown player 'nobody'" in _error(capsys)
     assert not (tmp_path / "x.png").exists()
