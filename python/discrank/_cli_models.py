@@ -173,10 +173,14 @@ def build_model(name: str, args: Any) -> Any:
 
 
 def _takes_advantage(model: Any) -> bool:
-    """Whether ``model`` fits advantage covariates, as far as it declares it before a fit (a model that
-    does not declare it is checked after the fit by :func:`check_fitted_advantage`)."""
-    declared = getattr(model, "_takes_covariates", None)
-    return True if declared is None else bool(declared())
+    """Whether ``model`` fits advantage covariates, as far as it declares it before a fit: its
+    ``takes_advantage``, else the pair models' ``_takes_covariates()``; a model that declares neither is
+    checked after the fit by :func:`check_fitted_advantage`."""
+    declared = getattr(model, "takes_advantage", None)
+    if declared is not None:
+        return bool(declared)
+    pair_model = getattr(model, "_takes_covariates", None)
+    return True if pair_model is None else bool(pair_model())
 
 
 def check_fit_options(name: str, model: Any, args: Any) -> None:
@@ -185,7 +189,8 @@ def check_fit_options(name: str, model: Any, args: Any) -> None:
     cannot be saved. A ValueError names the option and the model."""
     what = f"--model {name}: {type(model).__name__}"
     if getattr(args, "advantage", None) and not _takes_advantage(model):
-        raise ValueError(f"--advantage does not apply to {what} fits no advantage covariates")
+        raise ValueError(f"--advantage {' '.join(args.advantage)} does not apply to {what} fits no advantage "
+                         "covariates")
     if model_choices()[name].games and args.min_games > 1:
         raise ValueError(f"--min-games does not apply to {what} is fitted on the games, not on their pairs "
                          "(--min-player-games filters its players)")
@@ -201,8 +206,8 @@ def check_fitted_advantage(name: str, model: Any, log: Any) -> None:
         return
     fitted = advantage_names(model)
     if fitted != tuple(log.advantage_names):
-        raise ValueError(f"--advantage does not apply to --model {name}: {type(model).__name__} fitted no "
-                         f"coefficient for {', '.join(map(repr, log.advantage_names))}")
+        raise ValueError(f"--advantage {' '.join(log.advantage_names)} does not apply to --model {name}: "
+                         f"{type(model).__name__} fitted no coefficient for them")
 
 
 def ratings_table(model: Any):
