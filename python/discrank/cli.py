@@ -238,12 +238,11 @@ def plot_command(args: argparse.Namespace) -> int:
     import matplotlib.pyplot as plt
 
     from discrank import plot
-    from discrank.models._readout import DiscReadout
 
     model = _load(args.model)
     players = None if args.players is None else _match_labels(model, np.array(args.players))
     ax = history_axes(model, players, args.top, args.model)
-    if ax is None and isinstance(model, DiscReadout):
+    if ax is None and getattr(model, "u_", None) is not None:  # a disc model: its first component's embedding
         labels = model.labels_ if model.n_players_ <= 40 else None
         ax = plot.plot_embedding(model.u_[:, 0], model.v_[:, 0], labels=labels)
     elif ax is None:
