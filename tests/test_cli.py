@@ -73,7 +73,7 @@ def test_fit_predict_info_plot_round_trip(tmp_path, capsys):
     assert abs(p.sum() - 1.0) < 1e-12
     assert main(["info", str(model)]) == 0
     assert "Elo, 8 players" in capsys.readouterr().out
-    assert main(["fit", str(games), "--a", "white", "--b", "black", "--score", "result", "-k", "1",
+    assert main(["fit", str(games), "--a", "white", "--b", "black", "--score", "result", "--model", "disc", "-k", "1",
                  "--save", str(tmp_path / "disc.npz"), "--quiet"]) == 0
     assert capsys.readouterr().out == ""
     assert main(["info", str(tmp_path / "disc.npz")]) == 0

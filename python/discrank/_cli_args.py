@@ -1,0 +1,226 @@
+"""The command line's argument types and its game log options (used by :mod:`discrank.cli`).
+
+The types turn a command-line value into the option's value or an ``argparse.ArgumentTypeError`` that
+names it; :func:`read_log` reads the game log of ``fit`` and ``evaluate`` with its columns and filters.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from typing import Callable, NoReturn, Optional, Union
+
+import numpy as np
+
+__all__ = ["parse_number", "int_at_least", "finite_float", "fraction", "regularization", "positive", "period",
+           "threads", "bound_text", "write_file", "UsageError", "Parser", "FitProgress", "read_log", "read_games",
+           "print_warnings", "pd_options", "add_columns", "add_bad_rows"]
+
+
+def parse_number(text: str, convert: Callable[[str], Union[int, float]], what: str) -> Union[int, float]:
+    """``convert(text)``; an ArgumentTypeError saying ``'text' is {what}`` when it cannot be converted."""
+    try:
+        return convert(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is {what}") from None
+
+
+def int_at_least(low: int) -> Callable[[str], int]:
+    def parse(text: str) -> int:
+        value = parse_number(text, int, "not an integer")
+        if value < low:
+            raise argparse.ArgumentTypeError(f"must be an integer >= {low}, got {text!r}")
+        return value
+
+    parse.__name__ = f"integer >= {low}"
+    return parse
+
+
+def finite_float(text: str) -> float:
+    value = parse_number(text, float, "not a number")
+    if not np.isfinite(value):
+        raise argparse.ArgumentTypeError(f"must be a finite number, got {text!r}")
+    return value
+
+
+def fraction(text: str) -> float:
+    value = finite_float(text)
+    if not 0.0 < value < 1.0:
+        raise argparse.ArgumentTypeError(f"must be a number strictly between 0 and 1, got {text!r}")
+    return value
+
+
+def regularization(text: str) -> Union[str, float]:
+    if text == "cv":
+        return text
+    value = parse_number(text, float, "neither a number >= 0 nor 'cv'")
+    if not np.isfinite(value) or value < 0:
+        raise argparse.ArgumentTypeError(f"must be a finite number >= 0 or 'cv', got {text!r}")
+    return value
+
+
+def positive(allow_inf: bool = False) -> Callable[[str], float]:
+    def parse(text: str) -> float:
+        value = parse_number(text, float, "not a number")
+        if not (value > 0 and (np.isfinite(value) or (allow_inf and value == np.inf))):
+            raise argparse.ArgumentTypeError(f"must be a {'' if allow_inf else 'finite '}number > 0"
+                                             f"{' or inf' if allow_inf else ''}, got {text!r}")
+        return value
+
+    parse.__name__ = "positive number"
+    return parse
+
+
+def period(text: str) -> Union[str, float]:
+    if text in ("day", "week", "month", "year", "none"):
+        return text
+    value = parse_number(text, float, "neither day, week, month, year, none nor a number")
+    if not (np.isfinite(value) and value > 0):
+        raise argparse.ArgumentTypeError(f"must be day, week, month, year, none or a finite number > 0, got {text!r}")
+    return value
+
+
+def threads(text: str) -> int:
+    value = parse_number(text, int, "not an integer")
+    if value == 0:
+        raise argparse.ArgumentTypeError("must be a positive count, or -1 for all cores (-2 all but one ...), got '0'")
+    return value
+
+
+def bound_text(flag: str, value: Optional[str]) -> Optional[str]:
+    """``--start`` / ``--end``: a date or a number (which one the log's times say, when it is read)."""
+    if not value:
+        return None
+    try:
+        float(value)
+        return value
+    except ValueError:
+        pass
+    try:
+        if not np.isnat(np.datetime64(value)):
+            return value
+    except (ValueError, TypeError, OverflowError):
+        pass
+    raise ValueError(f"{flag} {value!r} is neither a date (YYYY-MM-DD) nor a number")
+
+
+def write_file(path: str, write: Callable[[], None]) -> None:
+    """Run ``write``; an OSError names ``path`` (``[Errno 5] Input/output error`` alone does not)."""
+    try:
+        write()
+    except OSError as exc:
+        target = exc.filename if isinstance(exc.filename, str) else path  # (numpy adds .npz, matplotlib .png)
+        raise OSError(f"cannot write {target!r}: {exc.strerror or exc}") from None
+
+
+class UsageError(Exception):
+    """A command line that argparse refuses (an unknown option, a value of the wrong type)."""
+
+
+class Parser(argparse.ArgumentParser):
+    """argparse's parser, whose errors :func:`main` prints as one line and exit code 2 (not the usage)."""
+
+    def error(self, message: str) -> NoReturn:  # type: ignore[override]
+        raise UsageError(f"{message} (discrank {self.prog.split()[-1]} --help lists the options)"
+                          if " " in self.prog else message)
+
+
+class FitProgress:
+    """Prints iterations, objective, stopping measure and elapsed time on stderr during long fits."""
+
+    def __init__(self, quiet: bool):
+        self.quiet = quiet
+        self.t0 = time.perf_counter()
+        self.last = 0.0
+        self.tty = sys.stderr.isatty()
+
+    def __call__(self, iteration: int, f: float, measure: float) -> None:
+        now = time.perf_counter() - self.t0
+        if self.quiet or now - self.last < (0.2 if self.tty else 2.0) or now < 1.0:
+            return
+        self.last = now
+        line = f"  iteration {iteration:>5}  loss {f:.10f}  gradient measure {measure:.2e}  {now:6.1f} s"
+        print(("\r" + line) if self.tty else line, end="" if self.tty else "\n", file=sys.stderr, flush=True)
+
+    def done(self) -> None:
+        if not self.quiet and self.tty and self.last > 0:
+            print(file=sys.stderr)
+
+
+def read_log(args: argparse.Namespace):
+    """The game log of ``args.games`` (CSV, Parquet or PGN), filtered by ``--start`` / ``--end`` and
+    ``--min-player-games`` before its rows are checked; ``--drop-invalid`` drops the invalid rows (with an
+    ``InvalidRowsWarning``) instead of stopping at the first; ``--keep-truncated`` keeps the games of a
+    truncated compressed file read before the truncation (with a warning) instead of stopping."""
+    path = args.games
+    lower = path.lower()
+    filters = dict(start=bound_text("--start", args.start), end=bound_text("--end", args.end),
+                   min_player_games=args.min_player_games,
+                   invalid="drop" if getattr(args, "drop_invalid", False) else "raise",
+                   truncated="keep" if getattr(args, "keep_truncated", False) else "raise")
+    try:
+        return read_games(args, path, lower, filters)
+    except ValueError as exc:  # the readers name start= and end=; here they are --start and --end
+        text = str(exc)
+        if text.startswith(("start=", "end=")):
+            raise ValueError("--" + text.replace("=", " ", 1)) from None
+        raise
+
+
+def read_games(args: argparse.Namespace, path: str, lower: str, filters: dict):
+    from discrank.logs import GameLog, read_pgn
+
+    advantage = getattr(args, "advantage", None)
+    if lower.endswith((".pgn", ".pgn.gz", ".pgn.bz2", ".pgn.xz")):
+        if advantage:
+            raise ValueError(f"--advantage {advantage[0]}: a PGN file has no covariate columns (--advantage names "
+                             "columns of a CSV or Parquet file)")
+        return read_pgn(path, progress=None if not args.quiet else False, **filters)
+    if args.score is None and args.winner is None:
+        raise ValueError("give the result column: --score COL (1, 0.5, 0 or 1-0 / 0-1 / 1/2-1/2) or --winner COL")
+    if (filters["start"] or filters["end"]) and args.time is None:
+        raise ValueError("--start / --end need the time column: --time COL")
+    cols = dict(a=args.a, b=args.b, score=args.score, winner=args.winner, time=args.time, advantage=advantage)
+    if lower.endswith(".parquet"):
+        filters.pop("truncated")
+        return GameLog.read_parquet(path, **cols, **filters)
+    return GameLog.read_csv(path, **cols, **filters)
+
+
+def print_warnings(caught) -> None:
+    for w in caught:
+        if not issubclass(w.category, (DeprecationWarning, PendingDeprecationWarning)):
+            print(f"discrank: warning: {w.message}", file=sys.stderr)
+
+
+class pd_options:
+    def __enter__(self):
+        import pandas as pd
+
+        self.ctx = pd.option_context("display.width", 120, "display.max_columns", 12, "display.precision", 4)
+        self.ctx.__enter__()
+
+    def __exit__(self, *exc):
+        self.ctx.__exit__(*exc)
+
+
+def add_columns(p: argparse.ArgumentParser) -> None:
+    """The columns of a game log (fit and evaluate)."""
+    p.add_argument("--a", default="a", help="column of the first player (default a)")
+    p.add_argument("--b", default="b", help="column of the second player (default b)")
+    p.add_argument("--score", help="column of the first player's result: 1 / 0.5 / 0 or 1-0 / 1/2-1/2 / 0-1")
+    p.add_argument("--winner", help="column of the winner's label (or draw), instead of --score")
+    p.add_argument("--advantage", nargs="+", action="extend", metavar="COL",
+                   help="columns of advantage covariates of the first player (1 at home, 0 neutral, -1 away; "
+                        "bools read as 1 / 0)")
+
+
+def add_bad_rows(p: argparse.ArgumentParser) -> None:
+    """What to do with invalid rows and truncated files (fit and evaluate)."""
+    p.add_argument("--drop-invalid", action="store_true",
+                   help="drop invalid rows (a player against themself, a missing or unparseable result, name or "
+                        "time) and report how many of each kind on stderr, instead of stopping at the first")
+    p.add_argument("--keep-truncated", action="store_true",
+                   help="a truncated compressed file (.gz, .bz2, .xz): keep the games read before the truncation, "
+                        "with a warning, instead of stopping")
