@@ -26,7 +26,8 @@ from discrank._checks import check_positive_float, check_positive_int, show
 from discrank._rows import time_bound
 from discrank.evaluation import game_losses, outcome_losses
 from discrank import persist
-from discrank.models._base import Params, one_blas_thread, resolve_n_jobs
+from discrank._threads import one_blas_thread, resolve_n_jobs
+from discrank.models._base import Params
 from discrank.persist import FittedArray
 from discrank.periods import PeriodGames
 from discrank._history import (MAX_PERIODS, build_history, carry, chain_variances, chains, covariance_at,

@@ -48,7 +48,7 @@ class NumericalError(ArithmeticError, ValueError):
 
 class ThreadCountWarning(UserWarning):
     """A thread count (``n_jobs``, or ``OMP_NUM_THREADS`` with ``n_jobs=None``) above the limit, 4 threads
-    per processor and at most 1024 (``discrank.models._base.thread_limit``), was clamped to it: the
+    per processor and at most 1024 (``discrank._threads.thread_limit``), was clamped to it: the
     message gives the request and the count used."""
 
 

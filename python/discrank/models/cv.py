@@ -12,7 +12,8 @@ import numpy as np
 from discrank.data import PairwiseData, check_data
 from discrank.exceptions import ConvergenceWarning, DisconnectedGraphWarning, IsolatedPlayerWarning
 from discrank._checks import check_one_of, check_positive_int
-from discrank.models._base import PairwiseModel, atomic, resolve_n_jobs
+from discrank._threads import resolve_n_jobs
+from discrank.models._base import PairwiseModel, atomic
 from discrank.models._readout import DiscReadout
 from discrank.models.disc import DiscDecomposition
 

@@ -14,7 +14,8 @@ from discrank._newton import newton_elo
 from discrank._optim import minimize_scaled, pair_curvature
 from discrank.data import PairwiseData, one_sided, separated_examples
 from discrank.exceptions import ConvergenceWarning, SeparationWarning
-from discrank.models._base import LOSSES, PairwiseModel, resolve_n_jobs
+from discrank._threads import resolve_n_jobs
+from discrank.models._base import LOSSES, PairwiseModel
 from discrank.persist import FittedArray
 
 __all__ = ["Elo", "EloPlusPlus"]

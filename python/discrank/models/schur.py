@@ -8,7 +8,8 @@ from discrank._checks import check_n_components, check_one_of
 from discrank._labels import show
 from discrank.analysis import normal_decomposition
 from discrank.data import PairwiseData, check_data
-from discrank.models._base import PairwiseModel, atomic, resolve_n_jobs
+from discrank._threads import resolve_n_jobs
+from discrank.models._base import PairwiseModel, atomic
 from discrank.models._readout import DiscReadout
 from discrank.persist import FittedArray
 
