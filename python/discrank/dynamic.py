@@ -30,8 +30,8 @@ from discrank._threads import one_blas_thread, resolve_n_jobs
 from discrank.models._base import Params
 from discrank.persist import FittedArray
 from discrank.periods import PeriodGames
-from discrank._history import (MAX_PERIODS, build_history, carry, chain_variances, chains, covariance_at,
-                               period_index, period_start, solve_history)
+from discrank._calendar import check_span, period_index, period_start
+from discrank._history import build_history, carry, chain_variances, chains, covariance_at, solve_history
 
 __all__ = ["DynamicElo", "DRIFT_GRID", "PRIOR_GRID", "VARIANCE_GRID"]
 
@@ -227,10 +227,7 @@ class DynamicElo(Params):
         if self.period is None:
             return np.zeros(0 if t is None else len(t), dtype=np.int64)
         bins = period_index(np.asarray(t), self.period)
-        span = int(bins.max() - bins.min()) + 1 if bins.size else 0
-        if span > MAX_PERIODS:
-            raise ValueError(f"period={self.period!r} makes {span} periods between the first game and the last "
-                             f"(more than {MAX_PERIODS}): the bins are finer than the data; use a coarser period")
+        check_span(bins, self.period)
         return bins
 
     # ------------------------------------------------------------------ fitting

@@ -22,6 +22,7 @@ from typing import Any, Optional
 
 import numpy as np
 
+from discrank._calendar import PERIODS, refit_bins
 from discrank._checks import check_one_of, check_positive_int, show
 from discrank._tuning import Validation, code_log
 from discrank.logs import GameLog
@@ -33,7 +34,7 @@ EPS = 1e-15
 UNSEEN = ("exclude", "prior")
 PROTOCOLS = ("frozen", "online")
 #: Calendar refit periods of datetime times (``refit=``).
-CALENDAR = ("day", "week", "month", "year")
+CALENDAR = PERIODS
 #: Rows of three-outcome predictions must sum to 1 within this.
 OUTCOME_TOL = 1e-6
 
@@ -669,7 +670,7 @@ class _Walk:
         kind = "time" if sequential else "refit"
         if kind not in self._bounds:
             t = self.games.t[self.cut:self.stop]
-            key = t if sequential else _refit_bins(t, self.refit)
+            key = t if sequential else refit_bins(t, self.refit)
             change = np.flatnonzero(key[1:] != key[:-1]) + 1
             self._bounds[kind] = np.concatenate(([0], change, [t.shape[0]])).astype(np.int64)
         return self._bounds[kind]
@@ -764,19 +765,6 @@ def _check_refit(refit: Any, t: np.ndarray) -> Any:
         raise ValueError(f"refit={refit!r} is a number, and this log's times are datetimes ({t.dtype}): give one of "
                          f"{CALENDAR}")
     return refit
-
-
-def _refit_bins(t: np.ndarray, refit: Any) -> np.ndarray:
-    """The refit period of each time (sorted times give non-decreasing bins)."""
-    if t.dtype.kind == "M":
-        if refit == "day":
-            return t.astype("datetime64[D]")
-        if refit == "week":  # numpy's weeks start on Thursday (1970-01-01); three days later, on Monday
-            return (t.astype("datetime64[D]") + np.timedelta64(3, "D")).astype("datetime64[W]")
-        return t.astype("datetime64[M]" if refit == "month" else "datetime64[Y]")
-    if t.dtype.kind in "iu" and float(refit).is_integer():
-        return np.floor_divide(t, int(refit))
-    return np.floor(t / float(refit))
 
 
 def _validation_online(t_train: np.ndarray, t0, t1, t: np.ndarray) -> Validation:

@@ -31,7 +31,7 @@ from discrank import _core
 from discrank._checks import check_choice, check_positive_int, show
 from discrank._labels import as_label_array
 from discrank._rows import INVALID_KINDS, advantage_columns, check_invalid, pandas_module, read_frame_rows, warn_user
-from discrank._history import MAX_PERIODS, period_index
+from discrank._calendar import check_span, period_index
 from discrank.data import PairwiseData, covariate_data
 from discrank.periods import PeriodGames
 
@@ -750,11 +750,8 @@ def scan_games(paths: Any, a: str = "a", b: str = "b", score: Optional[str] = No
             raise ValueError(f"no valid game in {len(files)} file{'s' if len(files) > 1 else ''}"
                              + (f" (dropped: {dropped})" if dropped else ""))
         table = acc.result()
-        if period is not None and table.bin.size:
-            span = int(table.bin.max() - table.bin.min()) + 1
-            if span > MAX_PERIODS:
-                raise ValueError(f"period={period!r} makes {span} periods between the first game and the last (more "
-                                 f"than {MAX_PERIODS}): the bins are finer than the data; use a coarser period")
+        if period is not None:
+            check_span(table.bin, period)
     finally:
         acc.cleanup()
         if bar is not None:
