@@ -234,7 +234,7 @@ class DynamicElo(Params):
     def _games(self, log: Any):
         """(labels, code a, code b, score, bins, times, x, weights) of a log, in time order (weights: None,
         or the games each entry stands for, :meth:`PeriodGames._weighted_games`)."""
-        from discrank._tuning import code_log
+        from discrank._coding import code_log
 
         if isinstance(log, PeriodGames):
             return (log.labels,) + self._period_games(log)
@@ -505,7 +505,7 @@ class DynamicElo(Params):
 
     # ------------------------------------------------------------------ tuning
     def _tune(self, ca, cb, score, bins, t, x, n_players, validation, w=None, whole=False):
-        from discrank._tuning import Validation, _time_cut
+        from discrank._tuning import Validation, time_cut
 
         # Validation(online=False) given: the forecasts of a frozen model, all from the fit before the gap
         frozen = isinstance(validation, Validation) and not validation.online
@@ -515,7 +515,7 @@ class DynamicElo(Params):
             raise TypeError(f"validation must be a discrank.Validation, got {type(validation).__name__}")
         weight = np.ones(len(score)) if w is None else w  # the games each entry stands for
         if t is not None:
-            fit_mask, val_mask = _time_cut(t, validation, w, whole)
+            fit_mask, val_mask = time_cut(t, validation, w, whole)
         else:
             cut = int(len(score) * (1 - validation.fraction))
             fit_mask = np.arange(len(score)) < cut

@@ -24,7 +24,8 @@ import numpy as np
 
 from discrank._calendar import PERIODS, refit_bins
 from discrank._checks import check_one_of, check_positive_int, show
-from discrank._tuning import Validation, code_log
+from discrank._coding import code_log
+from discrank._tuning import Validation
 from discrank.logs import GameLog
 
 __all__ = ["evaluate", "Evaluation", "game_losses", "outcome_losses"]

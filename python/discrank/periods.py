@@ -109,7 +109,7 @@ class PeriodGames:
         ValueError
             A log without times, or a period that does not suit them.
         """
-        from discrank._tuning import code_log
+        from discrank._coding import code_log
         from discrank.logs import GameLog
 
         if not isinstance(log, GameLog):

@@ -191,7 +191,7 @@ class PairwiseModel(Params):
 
         log = coded = None
         if isinstance(data, GameLog):
-            from discrank._tuning import code_log, log_pairs
+            from discrank._coding import code_log, log_pairs
 
             log, coded = data, code_log(data)
             data = log_pairs(log, coded)

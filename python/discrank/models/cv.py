@@ -143,7 +143,8 @@ class DiscDecompositionCV(DiscReadout, PairwiseModel):
         ConvergenceWarning
             Some cross-validation fits did not converge (one warning with their number).
         """
-        from discrank._tuning import check_prior_scale, code_log, log_pairs, tune_prior_scale
+        from discrank._coding import code_log, log_pairs
+        from discrank._tuning import check_prior_scale, tune_prior_scale
         from discrank.logs import GameLog
 
         log = coded = None

@@ -125,7 +125,7 @@ class _EloFamily(PairwiseModel):
         s0 = None
         warm = getattr(self, "_warm_start", None)
         if warm is not None:
-            from discrank._tuning import map_rows
+            from discrank._coding import map_rows
 
             s0 = map_rows(warm[0], warm[1], data.labels, np.zeros)
 
