@@ -261,25 +261,25 @@ def _format_name(path: str) -> str:
 
 def _pgn_chunks(path: str, spec: dict) -> Iterator[_Chunk]:
     from discrank._rows import BAD_RESULT, PGN_RESULTS
-    from discrank.logs import _pgn_game, _pgn_headers, _pgn_rows
+    from discrank.pgn import pgn_game, pgn_headers, pgn_rows
 
     def screen(records: list, game0: int) -> _Chunk:
         white, black, score, dates, kinds, results = [], [], [], [], bytearray(), {}
         for k, headers in enumerate(records):
-            w, b, result, d, kind = _pgn_game(headers)
+            w, b, result, d, kind = pgn_game(headers)
             if kind == BAD_RESULT:
                 results[k] = result
             white.append(w), black.append(b), dates.append(d), kinds.append(kind)
             score.append(PGN_RESULTS.get(result, np.nan))
         kind_arr = np.frombuffer(bytes(kinds), dtype=np.int8).copy()
-        W, B, s, t, dropped = _pgn_rows(path, white, black, score, dates, kind_arr, results, start=spec["start"],
+        W, B, s, t, dropped = pgn_rows(path, white, black, score, dates, kind_arr, results, start=spec["start"],
                                         end=spec["end"], min_player_games=1, invalid=spec["invalid"], game0=game0,
                                         empty_ok=True, need_time=spec["period"] is not None)
         return _Chunk(W, B, s, None, len(records), dropped, t)
 
     records: list = []
     game0 = 0
-    for headers in _pgn_headers(path, False, "raise"):
+    for headers in pgn_headers(path, False, "raise"):
         records.append(headers)
         if len(records) >= spec["batch_rows"]:
             yield screen(records, game0)
