@@ -24,7 +24,7 @@ from scipy.special import expit
 
 from discrank._checks import check_positive_float, check_positive_int, show
 from discrank._rows import time_bound
-from discrank.evaluation import game_losses, outcome_losses
+from discrank._losses import game_losses, outcome_losses
 from discrank import persist
 from discrank._threads import one_blas_thread, resolve_n_jobs
 from discrank.models._base import Params

@@ -23,6 +23,7 @@ from discrank import _core, persist
 from discrank._checks import check_positive_float, check_positive_int, check_random_state, check_same_length
 from discrank._fitdata import FitData, build_fit_data
 from discrank._labels import LabelIndex, as_query, show
+from discrank._losses import EPS as LOG_LOSS_EPS, binary_log_loss  # noqa: F401 - LOG_LOSS_EPS, as it was
 from discrank._threads import one_blas_thread, resolve_n_jobs, thread_limit
 from discrank.data import PairwiseData, check_data
 from discrank.exceptions import NotFittedError, NumericalError
@@ -36,9 +37,6 @@ LOSSES = {
     "probability": _core.LOSS_PROBABILITY,
     "sigmoid_squared": _core.LOSS_SIGMOID_SQUARED,
 }
-
-#: Clipping of predicted probabilities in the log loss, so that a confident wrong 0 or 1 costs ~34.5.
-LOG_LOSS_EPS = 1e-15
 
 
 def atomic(fit: Callable) -> Callable:
@@ -671,9 +669,7 @@ class PairwiseModel(Params):
             q, w, p = self._row_proba(data), data.row_weights(), data.covariates.p
         else:
             q, w, p = self.predict_proba(data), data.pair_weights(), data.p
-        q = np.clip(q, LOG_LOSS_EPS, 1.0 - LOG_LOSS_EPS)
-        losses = -(p * np.log(q) + (1.0 - p) * np.log1p(-q))
-        return float(np.sum(w * losses) / np.sum(w))
+        return float(np.sum(w * binary_log_loss(q, p)) / np.sum(w))
 
     def score(self, data: PairwiseData) -> float:
         """The mean log-likelihood of ``data`` under the model: ``-log_loss(data)``, higher is better.
