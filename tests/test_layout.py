@@ -20,6 +20,7 @@ SHARED = frozenset({
     "discrank._calendar",
     "discrank._coding",
     "discrank._losses",
+    "discrank._params",
 })
 
 

@@ -44,6 +44,7 @@ from typing import Any, Optional
 import numpy as np
 
 from discrank._coding import code_log, pairs_from_codes
+from discrank._params import check_prior_scale
 from discrank.data import PairwiseData
 from discrank.exceptions import ConvergenceWarning, DisconnectedGraphWarning, IsolatedPlayerWarning, SeparationWarning
 
@@ -67,22 +68,6 @@ PAIR_FRACTION = 0.1
 #: The scale used when nothing can be held out (fewer than 20 pairs, or fewer than 2 held-out pairs
 #: inside a piece): a weakly informative N(0, 1) (174 Elo points), which keeps every fit finite.
 FALLBACK_SCALE = 1.0
-
-
-def check_prior_scale(value: Any, name: str = "prior_scale") -> Optional[float]:
-    """None (tune), a positive float, or ``inf`` (no prior); anything else is a ValueError/TypeError."""
-    if value is None:
-        return None
-    if isinstance(value, bool) or not isinstance(value, numbers.Real):
-        raise TypeError(f"{name} must be None (tuned), a positive number or numpy.inf (no prior), got {value!r}")
-    given, value = value, float(value)
-    if math.isnan(value) or value <= 0.0:
-        raise ValueError(f"{name} must be a positive number (or numpy.inf for no prior, None to tune it), got {given!r}")
-    if value != math.inf and (value * value == 0.0 or 1.0 / (value * value) == math.inf):
-        raise ValueError(f"{name}={given!r} is too small: 1 / {name}^2 overflows")
-    if value != math.inf and 1.0 / (value * value) == 0.0:
-        raise ValueError(f"{name}={given!r} is too large: 1 / {name}^2 underflows to 0; numpy.inf is no prior")
-    return value
 
 
 @dataclass(frozen=True)

@@ -22,10 +22,11 @@ from typing import Any, Optional
 import numpy as np
 from scipy.special import expit
 
-from discrank._checks import check_positive_float, check_positive_int, show
+from discrank._checks import show
 from discrank._rows import time_bound
 from discrank._losses import game_losses, outcome_losses
 from discrank import persist
+from discrank._params import FINITE_PRIOR_SCALE, check_param, check_params
 from discrank._threads import one_blas_thread, resolve_n_jobs
 from discrank.models._base import Params
 from discrank.persist import FittedArray
@@ -58,20 +59,6 @@ TUNE_TOL = 1e-4
 _PI8 = math.pi / 8.0
 
 
-_MEANING = {"drift": "the standard deviation of a rating's change per period",
-            "prior_scale": "the standard deviation of a first rating",
-            "variance_scale": "the multiplier of a forecast's variance"}
-
-
-def _check_scale(value: Any, name: str) -> Optional[float]:
-    """None, or ``value`` as a positive finite float; else a ValueError naming ``name`` and the value."""
-    if value is None:
-        return None
-    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not math.isfinite(float(value)) or value <= 0:
-        raise ValueError(f"{name} must be a positive finite number ({_MEANING[name]}), got {value!r}")
-    return float(value)
-
-
 class DynamicElo(Params):
     """Whole-history dynamic ratings, advantage covariates and draws, fitted as one exact MAP.
 
@@ -85,7 +72,10 @@ class DynamicElo(Params):
         Standard deviation of a rating's change over one period, in logits. None (default): chosen on
         the training log (see ``fit``).
     prior_scale : float, optional
-        Standard deviation of a player's first rating (the prior N(0, prior_scale^2)). None (default):
+        Standard deviation of a player's first rating (the prior N(0, prior_scale^2)), finite: unlike
+        Elo's, it cannot be ``inf`` (no prior). The games pin the differences between players and the
+        walk those between a player's periods, so the prior alone pins the common level of every rating;
+        without it the posterior has no mode to find and no covariance to forecast with. None (default):
         chosen with the drift.
     variance_scale : float, optional
         Multiplier of the predictive variance ``v`` (the two ratings' Laplace variances, grown by the
@@ -165,6 +155,7 @@ class DynamicElo(Params):
                        "objective_", "time_dtype_")
     _choices = {"draws": DRAWS, "time_dtype_": TIME_DTYPES}
     _optional_params = ("period", "drift", "prior_scale", "variance_scale", "draws", "n_jobs")
+    _param_rules = {"prior_scale": FINITE_PRIOR_SCALE}
 
     sequential_updates = False
     #: update(a) then update(b) is update(a + b) (the MAP of every game), so the online protocol gives a
@@ -213,15 +204,10 @@ class DynamicElo(Params):
 
     def _check_own_params(self) -> None:
         """The parameters' checks that need no log (a ValueError or TypeError names the parameter)."""
-        _check_scale(self.drift, "drift")
-        _check_scale(self.prior_scale, "prior_scale")
-        _check_scale(self.variance_scale, "variance_scale")
+        check_params(self, ("period", "drift", "prior_scale", "variance_scale"))
         if self.draws is not None and self.draws not in DRAWS:
             raise ValueError(f"draws={self.draws!r} is not one of {DRAWS} or None")
-        check_positive_float(self.tol, "tol")
-        check_positive_float(self.update_tol, "update_tol")
-        check_positive_int(self.max_iter, "max_iter")
-        resolve_n_jobs(self.n_jobs, warn=False)
+        check_params(self, ("tol", "update_tol", "max_iter", "n_jobs"))
 
     def _bins(self, t: Optional[np.ndarray]) -> np.ndarray:
         if self.period is None:
@@ -748,11 +734,11 @@ class DynamicElo(Params):
         if self.period is not None:
             if drift is None:
                 raise ValueError("scalars.drift_ is missing (a model with a period has a drift)")
-            _check_scale(drift, "drift")
+            check_param(type(self), "drift", drift)
         for key in ("prior_scale_", "variance_scale_"):
             if key not in scalars:
                 raise ValueError(f"scalars.{key} is missing")
-            _check_scale(scalars[key], key[:-1])
+            check_param(type(self), key[:-1], scalars[key])
         self.labels_ = labels
         self._index = LabelIndex(labels)
         self._games_ = (ca, cb, score, bins, t, x, w)

@@ -20,10 +20,11 @@ import numpy as np
 from scipy.special import expit
 
 from discrank import _core, persist
-from discrank._checks import check_positive_float, check_positive_int, check_random_state, check_same_length
+from discrank._checks import check_same_length
 from discrank._fitdata import FitData, build_fit_data
 from discrank._labels import LabelIndex, as_query, show
 from discrank._losses import EPS as LOG_LOSS_EPS, binary_log_loss  # noqa: F401 - LOG_LOSS_EPS, as it was
+from discrank._params import check_param, check_params
 from discrank._threads import one_blas_thread, resolve_n_jobs, thread_limit
 from discrank.data import PairwiseData, check_data
 from discrank.exceptions import NotFittedError, NumericalError
@@ -282,9 +283,9 @@ class PairwiseModel(Params):
         self._sigma = None
         self.prior_tuning_ = None
         if self._has_prior:
-            from discrank._tuning import check_prior_scale, tune_prior_scale
+            from discrank._tuning import tune_prior_scale
 
-            sigma = check_prior_scale(self.prior_scale)
+            sigma = check_param(type(self), "prior_scale", self.prior_scale)
             if sigma is None:
                 sigma, record = tune_prior_scale(self, data, log, validation, coded)
                 self.prior_tuning_ = record.as_dict()
@@ -341,11 +342,10 @@ class PairwiseModel(Params):
         return None
 
     def _validate_params(self, data: PairwiseData) -> None:
-        check_positive_float(self.tol, "tol")
-        check_positive_int(self.max_iter, "max_iter")
-        resolve_n_jobs(self.n_jobs, warn=False)  # fit resolves it again, and warns there
-        if "random_state" in self._param_names():
-            check_random_state(self.random_state)
+        """Check the parameters by their rules (:data:`discrank._params.RULES`); fit resolves ``n_jobs``
+        again, and warns there."""
+        check_params(self, tuple(name for name in ("tol", "max_iter", "n_jobs", "random_state")
+                                 if name in self._param_names()))
 
     def _fit(self, data: FitData) -> None:
         """Run the solver on ``data`` and set the fitted attributes."""

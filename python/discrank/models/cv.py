@@ -12,7 +12,7 @@ import numpy as np
 from discrank.data import PairwiseData, check_data
 from discrank.exceptions import ConvergenceWarning, DisconnectedGraphWarning, IsolatedPlayerWarning
 from discrank._checks import check_one_of, check_positive_int
-from discrank._threads import resolve_n_jobs
+from discrank._params import check_param
 from discrank.models._base import PairwiseModel, atomic
 from discrank.models._readout import DiscReadout
 from discrank.models.disc import DiscDecomposition
@@ -144,7 +144,7 @@ class DiscDecompositionCV(DiscReadout, PairwiseModel):
             Some cross-validation fits did not converge (one warning with their number).
         """
         from discrank._coding import code_log, log_pairs
-        from discrank._tuning import check_prior_scale, tune_prior_scale
+        from discrank._tuning import tune_prior_scale
         from discrank.logs import GameLog
 
         log = coded = None
@@ -160,8 +160,8 @@ class DiscDecompositionCV(DiscReadout, PairwiseModel):
         if cv > data.n_pairs:
             raise ValueError(f"cv={cv} folds need at least as many pairs; the data has {data.n_pairs}")
         check_one_of(self.scoring, "scoring", SCORINGS)
-        resolve_n_jobs(self.n_jobs, warn=False)  # the fits resolve it again, and warn there
-        sigma = check_prior_scale(self.prior_scale)
+        check_param(type(self), "n_jobs", self.n_jobs)  # the fits resolve it again, and warn there
+        sigma = check_param(type(self), "prior_scale", self.prior_scale)
         common = dict(loss=self.loss, solver=self.solver, tol=self.tol, max_iter=self.max_iter,
                       random_state=self.random_state, n_jobs=self.n_jobs)
         # Parameters are validated once, on the whole data, before any fold is fitted.

@@ -16,6 +16,7 @@ from discrank._checks import check_n_components, check_one_of
 from discrank._fitdata import FitData
 from discrank._labels import show
 from discrank._newton import logit_mean_score
+from discrank._params import check_params
 from discrank.data import PairwiseData, one_sided, separated_examples
 from discrank.exceptions import ConvergenceWarning, SeparationWarning
 from discrank.models._base import LOSSES, PairwiseModel
@@ -197,13 +198,8 @@ class DiscDecomposition(DiscReadout, PairwiseModel):
         super()._validate_params(data)
         check_one_of(self.loss, "loss", DISC_LOSSES)
         check_one_of(self.solver, "solver", SOLVERS)
-        reg = self.regularization
-        if isinstance(reg, bool) or not isinstance(reg, (int, float, np.integer, np.floating)) or not np.isfinite(reg) or reg < 0:
-            raise ValueError(f"regularization must be a finite number >= 0, got {reg!r}")
+        check_params(self, ("regularization", "n_components", "prior_scale"))
         check_n_components(self.n_components, data.n_players)
-        from discrank._tuning import check_prior_scale
-
-        check_prior_scale(self.prior_scale)
 
     def _fit(self, data: FitData) -> None:
         """Algorithm 2: the components one after another, each by ``solver`` on top of the previous ones."""

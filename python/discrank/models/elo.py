@@ -8,13 +8,12 @@ from typing import Optional
 import numpy as np
 
 from discrank import _core
-from discrank._checks import check_positive_float, check_positive_int
 from discrank._fitdata import FitData
 from discrank._newton import newton_elo
 from discrank._optim import minimize_scaled, pair_curvature
+from discrank._params import check_params
 from discrank.data import PairwiseData, one_sided, separated_examples
 from discrank.exceptions import ConvergenceWarning, SeparationWarning
-from discrank._threads import resolve_n_jobs
 from discrank.models._base import LOSSES, PairwiseModel
 from discrank.persist import FittedArray
 
@@ -87,16 +86,9 @@ class _EloFamily(PairwiseModel):
     _optional_params = ("solver", "tol", "max_iter")
 
     def _validate_params(self, data: PairwiseData) -> None:
-        from discrank._tuning import check_prior_scale
-
         if self.solver is not None and self.solver not in _SOLVERS:
             raise ValueError(f"solver must be one of {_SOLVERS} or None, got {self.solver!r}")
-        check_prior_scale(self.prior_scale)
-        if self.tol is not None:
-            check_positive_float(self.tol, "tol")
-        if self.max_iter is not None:
-            check_positive_int(self.max_iter, "max_iter")
-        resolve_n_jobs(self.n_jobs, warn=False)  # fit resolves it again, and warns there
+        check_params(self, ("prior_scale", "tol", "max_iter", "n_jobs"))  # fit resolves n_jobs again, and warns
 
     def _warm_state(self):
         return (self.labels_, self.ratings_)

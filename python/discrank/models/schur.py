@@ -8,6 +8,7 @@ from discrank._checks import check_n_components, check_one_of
 from discrank._labels import show
 from discrank.analysis import normal_decomposition
 from discrank.data import PairwiseData, check_data
+from discrank._params import check_params
 from discrank._threads import resolve_n_jobs
 from discrank.models._base import PairwiseModel, atomic
 from discrank.models._readout import DiscReadout
@@ -73,6 +74,7 @@ class SchurDecomposition(DiscReadout, PairwiseModel):
         """
         check_data(data)
         check_one_of(self.space, "space", SPACES)
+        check_params(self, ("n_components", "n_jobs"))
         k = check_n_components(self.n_components, data.n_players)
         n = data.n_players
         n_threads = resolve_n_jobs(self.n_jobs)
