@@ -4,8 +4,9 @@
 the value must be, in words. The models check their parameters with it (:func:`check_params`, in ``fit``)
 and :mod:`discrank.persist` checks a model file's parameters with it before it builds the model, so a
 value refused by one is refused by the other in the same words: ``"{name} must be {what}, got {value}"``
-from a model, ``"params.{name} = {value} is not {what}"`` from a file (:func:`file_refusal`; a rule of
-the class's own, narrower than the table's, in the model's message itself). A class may give a parameter a
+from a model, ``"params.{name} = {value} is not {what}"`` from a file (:func:`file_refusal`: followed by
+the model's message where the rule's check has words of its own, and a rule of the class's own, narrower
+than the table's, in the model's message itself). A class may give a parameter a
 rule of its own (``_param_rules``: :class:`discrank.DynamicElo`'s ``prior_scale`` must be finite), and
 declares the parameters None is allowed for (``_optional_params``). The choices of string parameters
 (``loss``, ``solver``, ...) are the class's ``_choices``.
@@ -190,8 +191,9 @@ def check_param(cls: type, name: str, value: Any) -> Any:
 
 def file_refusal(cls: type, name: str, value: Any, what: str) -> str:
     """How :mod:`discrank.persist` refuses a model file's parameter that its rule refuses:
-    ``"params.{name} = {value} is not {what}"``, in the words of the model's own message; where the rule is
-    the class's own (``_param_rules``), the model's message itself, as its ``fit`` says it.
+    ``"params.{name} = {value} is not {what}"``, in the words of the model's own message, followed by the
+    model's message where the rule's check has words of its own; where the rule is the class's own
+    (``_param_rules``), the model's message itself, as its ``fit`` says it.
 
     Parameters
     ----------
@@ -209,12 +211,17 @@ def file_refusal(cls: type, name: str, value: Any, what: str) -> str:
     str
         The message.
     """
-    if name in getattr(cls, "_param_rules", {}):
+    rule, own = rule_of(cls, name), name in getattr(cls, "_param_rules", {})
+    said = None
+    if rule is not None and (rule.check is not None or own):
         try:
             check_param(cls, name, value)
         except (TypeError, ValueError) as exc:
-            return str(exc)
-    return f"params.{name} = {show(value)} is not {what}"
+            said = str(exc)
+    if own and said is not None:
+        return said
+    field = f"params.{name} = {show(value)} is not {what}"
+    return field if said is None else f"{field}: {said}"
 
 
 def check_params(model: Any, names: tuple) -> None:
