@@ -44,6 +44,7 @@ from typing import Any, Optional
 import numpy as np
 
 from discrank._coding import code_log, pairs_from_codes
+from discrank._coding import log_pairs, map_rows  # noqa: F401 - importable from here, as they were
 from discrank._params import check_prior_scale
 from discrank.data import PairwiseData
 from discrank.exceptions import ConvergenceWarning, DisconnectedGraphWarning, IsolatedPlayerWarning, SeparationWarning
