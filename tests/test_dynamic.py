@@ -10,7 +10,7 @@ from scipy.special import expit
 
 import discrank
 from discrank import DynamicElo, GameLog
-from discrank._history import period_index
+from discrank._calendar import period_index
 
 
 def league(n=12, periods=15, games=900, drift=0.25, beta=0.4, draws=False, seed=0):

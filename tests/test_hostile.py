@@ -672,14 +672,14 @@ def boom(*args, **kwargs):
     raise KeyboardInterrupt
 """
 case("interrupted_first_fit_leaves_an_unfitted_model",
-     INTERRUPT + "m = DiscDecomposition(1, prior_scale=1.0)\nD._alternate_then_joint = boom\n"
+     INTERRUPT + "m = DiscDecomposition(1, prior_scale=1.0)\nD.alternate_then_joint = boom\n"
      "try:\n    m.fit(small())\nexcept KeyboardInterrupt:\n    pass\n"
      "fitted = [k for k in vars(m) if k.endswith('_')]\n"
      "try:\n    m.predict_proba('x', 'y'); said = ''\nexcept Exception as e:\n    said = str(e)",
      ok("fitted == [] and 'not fitted' in said"))
 case("interrupted_refit_keeps_the_previous_fit_whole",
      INTERRUPT + "m = DiscDecomposition(1, prior_scale=1.0, random_state=0).fit(small()); u = m.u_.copy(); p = m.predict_proba('x', 'y')\n"
-     "D._alternate_then_joint = boom\nbig = PairwiseData.from_games(list('abcdefg'), list('bcdefga'), [1.0, 0, 1, 0, 1, 0, 0.5])\n"
+     "D.alternate_then_joint = boom\nbig = PairwiseData.from_games(list('abcdefg'), list('bcdefga'), [1.0, 0, 1, 0, 1, 0, 0.5])\n"
      "try:\n    m.fit(big)\nexcept KeyboardInterrupt:\n    pass",
      ok("m.u_.shape == (3, 1) and list(m.labels_) == ['x', 'y', 'z'] and np.array_equal(m.u_, u) and m.predict_proba('x', 'y') == p"))
 case("interrupted_elo_refit_keeps_the_previous_fit",
@@ -692,7 +692,7 @@ case("failed_refit_keeps_the_previous_fit",
      "try:\n    m.fit(PairwiseData.from_games(['a'], ['b'], [1.0]), validation='no')\nexcept TypeError:\n    pass",
      ok("np.array_equal(m.ratings_, r) and len(m.labels_) == 3"))
 case("interrupted_cv_fit_leaves_an_unfitted_model",
-     INTERRUPT + "m = DiscDecompositionCV(prior_scale=1.0, cv=2, random_state=0)\nD._alternate_then_joint = boom\n"
+     INTERRUPT + "m = DiscDecompositionCV(prior_scale=1.0, cv=2, random_state=0)\nD.alternate_then_joint = boom\n"
      "big = PairwiseData.from_matrix(0.5 + 0.2 * np.triu(np.ones((6, 6)), 1) - 0.2 * np.tril(np.ones((6, 6)), -1))\n"
      "try:\n    m.fit(big)\nexcept KeyboardInterrupt:\n    pass",
      ok("[k for k in vars(m) if k.endswith('_')] == []"))

@@ -21,7 +21,7 @@ from discrank import (
 )
 from discrank.exceptions import NotFittedError
 from discrank.games import disc_game, elo_game, example3, sample_games
-from discrank.models._disc_problem import _Component, _unit_columns
+from discrank.models._disc_problem import Component, unit_columns
 
 EXACT_GAME_MSE = 1e-10  # Elo on an Elo game (issue 3)
 DISC_GAME_MSE = 1e-6  # disc k=1 on a disc game (issue 3)
@@ -158,8 +158,8 @@ def test_algorithm1_penalised_objectives_have_exact_gradients(n_previous):
 
     w = np.ones(train.n_pairs) / train.n_pairs
     obj = _core.PairObjective(n, train.i, train.j, train.p, w)
-    Q = _unit_columns([rng.normal(size=n) for _ in range(2 * n_previous)]) if n_previous else np.zeros((n, 0))
-    problem = _Component(obj, 0, train.n_players, w, rng.normal(size=train.n_pairs), Q, 0.7, 0)
+    Q = unit_columns([rng.normal(size=n) for _ in range(2 * n_previous)]) if n_previous else np.zeros((n, 0))
+    problem = Component(obj, 0, train.n_players, w, rng.normal(size=train.n_pairs), Q, 0.7, 0)
     u, v = rng.normal(size=n), rng.normal(size=n)
     eps = 1e-6
     checks = [

@@ -50,13 +50,13 @@ class TestRegularization:
 
     def test_regularised_objective_gradient_is_exact(self, mixed_game):
         from discrank import _core
-        from discrank.models._disc_problem import _Component
+        from discrank.models._disc_problem import Component
 
         data = PairwiseData.from_matrix(mixed_game)
         w = np.ones(data.n_pairs) / data.n_pairs
         obj = _core.PairObjective(data.n_players, data.i, data.j, data.p, w)
         rng = np.random.default_rng(0)
-        problem = _Component(obj, 0, data.n_players, w, None, np.zeros((data.n_players, 0)), 0.3, 0, reg_weight=2.0)
+        problem = Component(obj, 0, data.n_players, w, None, np.zeros((data.n_players, 0)), 0.3, 0, reg_weight=2.0)
         x = rng.normal(size=2 * data.n_players)
         _, grad = problem.joint_objective(x)
         eps = 1e-6

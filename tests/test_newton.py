@@ -128,11 +128,11 @@ def test_curvature_scales_of_rounding_residue_are_filled_like_zeros():
     # and L-BFGS's scaled variables degenerate (a disc fit on the real tennis log stopped after 2
     # iterations so).
     from discrank import _core
-    from discrank._optim import _fill_zero_scales, pair_curvature
+    from discrank._optim import fill_zero_scales, pair_curvature
 
-    h = _fill_zero_scales(np.array([1e-38, 1.0, 2.0, 0.0, 3.0]))
+    h = fill_zero_scales(np.array([1e-38, 1.0, 2.0, 0.0, 3.0]))
     np.testing.assert_array_equal(h, [2.0, 1.0, 2.0, 2.0, 3.0])
-    assert np.array_equal(_fill_zero_scales(np.zeros(3)), np.ones(3))
+    assert np.array_equal(fill_zero_scales(np.zeros(3)), np.ones(3))
     # players 0-1-2 in a path, 3-4 a pair: c of player 1 (player 0's only opponent) is 1e-19
     i = np.array([0, 1, 3], dtype=np.int32)
     j = np.array([1, 2, 4], dtype=np.int32)

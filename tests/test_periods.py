@@ -8,8 +8,8 @@ import pytest
 import discrank
 import discrank.scan as scan
 from discrank import DynamicElo, GameLog, PeriodGames
-from discrank._history import period_index, period_start
-from discrank._tuning import Validation, _time_bounds, _time_cut
+from discrank._calendar import period_index, period_start
+from discrank._tuning import Validation, _time_bounds, time_cut
 from discrank.exceptions import InvalidRowsWarning
 from test_scan_games import _pgn, spills  # noqa: F401 (a fixture)
 
@@ -199,7 +199,7 @@ def test_weighted_time_cut_is_the_cut_of_the_games_it_stands_for():
     # the unweighted rule is unchanged
     assert _time_bounds(t, Validation()) == _time_bounds(t, Validation(), np.ones(t.size))
     # rows without an order within a time (PeriodGames): the validation starts at its first time's start
-    fit, val = _time_cut(t, Validation(), w, whole=True)
+    fit, val = time_cut(t, Validation(), w, whole=True)
     start = int(np.argmax(val))
     assert t[start - 1] < t[start] and not fit[start:].any() and fit[:start].all()
     assert t[start] == t[_time_bounds(t, Validation(), w)[1]]

@@ -357,7 +357,7 @@ def test_the_time_bounds_cut_sorted_times_as_the_validation_defines(fraction, wi
         fit = t <= t[-1] - window - (gap or 0)
     np.testing.assert_array_equal(np.arange(t.size) < n_fit, fit)
     np.testing.assert_array_equal(np.arange(t.size) >= val_start, val)
-    masks = _tuning._time_cut(t, rule)
+    masks = _tuning.time_cut(t, rule)
     np.testing.assert_array_equal(masks[0], fit)
     np.testing.assert_array_equal(masks[1], val)
 

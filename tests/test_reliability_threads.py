@@ -17,7 +17,7 @@ from discrank import (DiscDecomposition, DiscDecompositionCV, Elo, EloPlusPlus, 
                       SchurDecomposition, _core)
 from discrank.bootstrap import bootstrap
 from discrank.exceptions import ThreadCountWarning
-from discrank.models import _base
+from discrank import _threads
 from discrank._checks import check_random_state
 from discrank.models._base import one_blas_thread, resolve_n_jobs, thread_limit
 from discrank.online import online_disc, online_elo
@@ -248,11 +248,11 @@ def blas_at_three():
     if not info or any(x.get("threading_layer") == "openmp" for x in info):
         pytest.skip("needs a BLAS with a process-wide pool")
     limiter = ThreadpoolController().limit(limits=3, user_api="blas")
-    _base._release_blas_control()
+    _threads._release_blas_control()
     assert _blas_counts() == [3] * len(info)
     yield [3] * len(info)
     limiter.restore_original_limits()
-    _base._release_blas_control()
+    _threads._release_blas_control()
 
 
 def test_the_blas_limit_is_reference_counted_across_threads(blas_at_three):

@@ -31,13 +31,8 @@ from scipy.special import expit
 
 from discrank import _core
 
-__all__ = ["History", "Rows", "build_history", "solve_history", "covariance_at", "chains", "carry", "period_index",
-           "period_start", "PERIODS", "MAX_PERIODS"]
+__all__ = ["History", "Rows", "build_history", "solve_history", "covariance_at", "chains", "carry"]
 
-#: Calendar periods of datetime times.
-PERIODS = ("day", "week", "month", "year")
-#: More periods than this between the first game and the last is an error (a bin finer than the data).
-MAX_PERIODS = 10_000_000
 #: The largest relative residual of a Newton step's conjugate gradients. Steps solved more loosely (1/2)
 #: each gain less than their evaluation costs on weekly ATP refits; tighter (0.03) ones spend more
 #: conjugate-gradient iterations (bench/bench_dynamic.py --online tennis).
@@ -47,79 +42,6 @@ FORCING_CAP = 0.1
 ROUNDING = 1e-13
 #: build_history codes the player-periods with int32 keys when ``n_players * periods`` is at most this.
 INT32_KEYS = np.iinfo(np.int32).max
-
-
-def period_index(t: np.ndarray, period) -> np.ndarray:
-    """The period of each time: an int64 bin index.
-
-    Parameters
-    ----------
-    t : ndarray
-        datetime64 or numeric times.
-    period : str or float
-        "day", "week" (ISO weeks, from Monday), "month" or "year" for datetimes; a positive bin width for
-        numbers (a game at time ``t`` is in bin ``floor(t / period)``).
-
-    Returns
-    -------
-    ndarray of int64
-        The bin of each time; consecutive bins are one period apart.
-    """
-    if t.dtype.kind == "M":
-        if isinstance(period, str):
-            if period == "day":
-                return t.astype("datetime64[D]").astype(np.int64)
-            if period == "week":  # 1970-01-01 was a Thursday: shift by 3 days so weeks start on Monday
-                return (t.astype("datetime64[D]").astype(np.int64) + 3) // 7
-            if period == "month":
-                return t.astype("datetime64[M]").astype(np.int64)
-            if period == "year":
-                return t.astype("datetime64[Y]").astype(np.int64)
-        raise ValueError(f"period={period!r} is not one of {PERIODS} (this log's times are dates)")
-    if isinstance(period, str) or isinstance(period, bool):
-        raise ValueError(f"period={period!r}: this log's times are numbers; give a positive bin width")
-    try:
-        width = float(period)
-    except (TypeError, ValueError):
-        raise ValueError(f"period={period!r} is not a positive number") from None
-    if not (math.isfinite(width) and width > 0):
-        raise ValueError(f"period={period!r} is not a positive number")
-    return np.floor(np.asarray(t, dtype=np.float64) / width).astype(np.int64)
-
-
-def period_start(bins: np.ndarray, period, dates: bool) -> np.ndarray:
-    """The start of each period (the inverse of :func:`period_index`): datetime64[D] for calendar
-    periods of dates; ``bin * period`` for a numeric width, moved up to the next float where rounding
-    would put it in the bin before (so that ``period_index`` of a start is its bin).
-
-    Parameters
-    ----------
-    bins : ndarray of int64
-        Periods from :func:`period_index`.
-    period : str or float
-        The period of the bins.
-    dates : bool
-        Whether the times are dates (else numbers).
-    """
-    bins = np.asarray(bins, dtype=np.int64)
-    if dates:
-        if period == "day":
-            return bins.astype("datetime64[D]")
-        if period == "week":
-            return (bins * 7 - 3).astype("datetime64[D]")
-        if period == "month":
-            return bins.astype("datetime64[M]").astype("datetime64[D]")
-        if period == "year":
-            return bins.astype("datetime64[Y]").astype("datetime64[D]")
-        raise ValueError(f"period={period!r} is not one of {PERIODS} (the times are dates)")
-    width = float(period)
-    t = bins * width
-    for _ in range(4):
-        low = np.floor(t / width) < bins
-        if not low.any():
-            break
-        t[low] = np.nextafter(t[low], np.inf)
-    return t
 
 
 @dataclass

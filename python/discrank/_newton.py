@@ -15,7 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.sparse.linalg import LinearOperator, cg
 
-from discrank._optim import BlockResult, _fill_zero_scales, _report, scaled_gradient
+from discrank._optim import BlockResult, fill_zero_scales, report_step, scaled_gradient
 
 __all__ = ["NewtonResult", "logit_mean_score", "newton_elo"]
 
@@ -264,7 +264,7 @@ def newton_elo(objective, loss_id, i, j, w, n, piece, tol, max_iter, n_threads, 
     """
     m = i.size
     total, scored, _ = objective.score_sums(n_threads=n_threads) if sums is None else sums
-    h = _fill_zero_scales(total.copy())
+    h = fill_zero_scales(total.copy())
     curv = np.empty(m)
     s = np.zeros(n) if s0 is None else np.array(s0, dtype=np.float64)
 
@@ -335,7 +335,7 @@ def newton_elo(objective, loss_id, i, j, w, n, piece, tol, max_iter, n_threads, 
         s, f, g = s_new, f_new, g_new
         measure = scaled_gradient(g, h)
         n_iter += 1
-        _report(n_iter, f, measure)
+        report_step(n_iter, f, measure)
     converged = measure <= tol
     if converged:
         message = f"scaled gradient {measure:.3g} <= tol {tol:.3g}"

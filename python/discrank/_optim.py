@@ -27,7 +27,8 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.optimize import minimize
 
-__all__ = ["BlockResult", "minimize_scaled", "pair_curvature", "reporting", "scaled_gradient"]
+__all__ = ["BlockResult", "fill_zero_scales", "minimize_scaled", "pair_curvature", "report_step", "reporting",
+           "scaled_gradient"]
 
 # The per-iteration progress hook of the current context, called as hook(iteration, objective, stopping
 # measure) after each iteration of every solver (the command line prints it on long fits). A context
@@ -59,7 +60,7 @@ def reporting(hook: Callable[[int, float, float], None] | None) -> Iterator[None
         _PROGRESS.reset(token)
 
 
-def _report(iteration: int, f: float, measure: float) -> None:
+def report_step(iteration: int, f: float, measure: float) -> None:
     hook = _PROGRESS.get()
     if hook is not None:
         hook(iteration, f, measure)
@@ -178,7 +179,7 @@ def minimize_scaled(
     def callback(intermediate_result) -> None:
         f_now, state["measure"] = measure_at(intermediate_result.x)
         state["it"] = state.get("it", 0) + 1
-        _report(state["it"], f_now, state["measure"])
+        report_step(state["it"], f_now, state["measure"])
         if state["measure"] <= tol:
             raise StopIteration
 
@@ -205,7 +206,7 @@ def pair_curvature(objective, w: np.ndarray, c: np.ndarray | None = None, n_thre
 
     It is the diagonal of the Hessian of a unit-curvature loss in a parameter that multiplies ``c`` of
     the opponent (for Elo, ``c = 1``: each player's total pair weight). Players with ``h_a = 0`` (no
-    pair, or opponents with ``c = 0``), or numerically zero (see :func:`_fill_zero_scales`), get the mean
+    pair, or opponents with ``c = 0``), or numerically zero (see :func:`fill_zero_scales`), get the mean
     of the others, so that the scaled gradient stays defined.
 
     Parameters
@@ -225,11 +226,11 @@ def pair_curvature(objective, w: np.ndarray, c: np.ndarray | None = None, n_thre
         ``h``, one positive entry per player.
     """
     if c is None:
-        return _fill_zero_scales(objective.player_sums(w, n_threads=n_threads))
-    return _fill_zero_scales(objective.opponent_sums(w, np.ascontiguousarray(c, dtype=np.float64), n_threads=n_threads))
+        return fill_zero_scales(objective.player_sums(w, n_threads=n_threads))
+    return fill_zero_scales(objective.opponent_sums(w, np.ascontiguousarray(c, dtype=np.float64), n_threads=n_threads))
 
 
-def _fill_zero_scales(h: np.ndarray) -> np.ndarray:
+def fill_zero_scales(h: np.ndarray) -> np.ndarray:
     """``h`` with its zero entries, and those below 1e-12 of the median positive one (a scale made of
     rounding residue, such as 1e-38 from opponents' factors of 1e-19: seen on a real log), set to the
     mean of the others (in place); all 1 when none is positive. Such a scale would make the scaled

@@ -39,14 +39,17 @@ import math
 import numbers
 import warnings
 from dataclasses import dataclass, field
-from typing import Any, Callable, Optional
+from typing import Any, Optional
 
 import numpy as np
 
+from discrank._coding import code_log, pairs_from_codes
+from discrank._coding import log_pairs, map_rows  # noqa: F401 - importable from here, as they were
+from discrank._params import check_prior_scale
 from discrank.data import PairwiseData
 from discrank.exceptions import ConvergenceWarning, DisconnectedGraphWarning, IsolatedPlayerWarning, SeparationWarning
 
-__all__ = ["Validation", "PriorTuning", "tune_prior_scale", "check_prior_scale", "code_log", "pairs_from_codes"]
+__all__ = ["Validation", "PriorTuning", "tune_prior_scale", "check_prior_scale", "time_cut"]
 
 #: Search range of the prior scale (in the model's units: logits, or probability for the
 #: probability-space models), as powers of two.
@@ -66,22 +69,6 @@ PAIR_FRACTION = 0.1
 #: The scale used when nothing can be held out (fewer than 20 pairs, or fewer than 2 held-out pairs
 #: inside a piece): a weakly informative N(0, 1) (174 Elo points), which keeps every fit finite.
 FALLBACK_SCALE = 1.0
-
-
-def check_prior_scale(value: Any, name: str = "prior_scale") -> Optional[float]:
-    """None (tune), a positive float, or ``inf`` (no prior); anything else is a ValueError/TypeError."""
-    if value is None:
-        return None
-    if isinstance(value, bool) or not isinstance(value, numbers.Real):
-        raise TypeError(f"{name} must be None (tuned), a positive number or numpy.inf (no prior), got {value!r}")
-    given, value = value, float(value)
-    if math.isnan(value) or value <= 0.0:
-        raise ValueError(f"{name} must be a positive number (or numpy.inf for no prior, None to tune it), got {given!r}")
-    if value != math.inf and (value * value == 0.0 or 1.0 / (value * value) == math.inf):
-        raise ValueError(f"{name}={given!r} is too small: 1 / {name}^2 overflows")
-    if value != math.inf and 1.0 / (value * value) == 0.0:
-        raise ValueError(f"{name}={given!r} is too large: 1 / {name}^2 underflows to 0; numpy.inf is no prior")
-    return value
 
 
 @dataclass(frozen=True)
@@ -163,7 +150,7 @@ def _time_bounds(t: np.ndarray, validation: Validation, weights: Optional[np.nda
     return int(np.searchsorted(t, bound, side="right")), int(np.searchsorted(t, start, side="right"))
 
 
-def _time_cut(t: np.ndarray, validation: Validation, weights: Optional[np.ndarray] = None, whole: bool = False):
+def time_cut(t: np.ndarray, validation: Validation, weights: Optional[np.ndarray] = None, whole: bool = False):
     """(games to fit, games to validate on) of sorted times ``t``, as masks (:func:`_time_bounds`).
     ``whole``: the validation starts at the first game of its first time (games with no order within a
     time, :class:`discrank.PeriodGames`)."""
@@ -177,45 +164,6 @@ def _time_cut(t: np.ndarray, validation: Validation, weights: Optional[np.ndarra
 def _in_order(t: np.ndarray) -> bool:
     """Whether the times ``t`` are sorted (a log in time order needs no permutation)."""
     return bool(np.all(t[1:] >= t[:-1]))
-
-
-def code_log(log: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(labels, code of a, code of b) of a game log: its labels coded once (the costly step on string
-    labels), so that the pairs of any subset of its games are built from integers."""
-    from discrank._labels import as_label_array, factorize_pair
-
-    uniq, ca, cb = factorize_pair(as_label_array(log.a, "a"), as_label_array(log.b, "b"))
-    return uniq, ca.astype(np.int64, copy=False), cb.astype(np.int64, copy=False)
-
-
-def log_pairs(log: Any, coded: Any = None, weights: Optional[str] = None) -> PairwiseData:
-    """The games of a checked game log aggregated to pairs, with its advantage covariates by pair and value
-    (``PairwiseData.covariates``) when it has any. ``coded``: ``code_log(log)`` if already made."""
-    x = None if log.advantage is None else np.asarray(log.advantage, dtype=np.float64)
-    return pairs_from_codes(*(code_log(log) if coded is None else coded), np.asarray(log.score, dtype=np.float64),
-                            weights, x=x, names=tuple(log.advantage_names))
-
-
-def pairs_from_codes(labels: np.ndarray, ca: np.ndarray, cb: np.ndarray, score: np.ndarray,
-                     weights: Optional[str] = None, players: Optional[np.ndarray] = None,
-                     x: Optional[np.ndarray] = None, names: tuple = ()) -> PairwiseData:
-    """The games ``(ca, cb, score)`` (codes into ``labels``) aggregated to pairs. ``players``: the codes of
-    the players of the result, in order (default: those who played, sorted); every game's players
-    must be among them. ``x``: the games' advantage covariates (named ``names``), kept by pair and value
-    in the result's ``covariates`` (:func:`discrank.data.covariate_pairs`)."""
-    if players is None:
-        used = np.zeros(len(labels), dtype=bool)
-        used[ca] = True
-        used[cb] = True
-        players = np.flatnonzero(used)
-    pos = np.full(len(labels), -1, dtype=np.int64)
-    pos[players] = np.arange(players.size)
-    if x is not None:
-        from discrank.data import covariate_pairs
-
-        return covariate_pairs(pos[ca], pos[cb], np.asarray(score, dtype=np.float64), x, names, labels[players],
-                               weights)
-    return PairwiseData._from_codes(pos[ca], pos[cb], np.asarray(score, dtype=np.float64), labels[players], weights)
 
 
 def _show_span(span: Any) -> str:
@@ -387,15 +335,3 @@ def tune_prior_scale(model: Any, data: PairwiseData, log: Any = None, validation
     # takes 4 steps on the 40k / 4.7M bench, from a 2-step tuning fit on 90% of the pairs 5.
     model._warm_start = fits[min(fits, key=lambda y: abs(y - chosen))][1] if disc else None
     return sigma, record
-
-
-def map_rows(labels_from: np.ndarray, values: np.ndarray, labels_to: np.ndarray, default: Callable[[int], np.ndarray]):
-    """Rows of ``values`` (indexed like ``labels_from``) for the players ``labels_to``; players not in
-    ``labels_from`` get ``default(count)``."""
-    from discrank._labels import LabelIndex
-
-    pos = LabelIndex(labels_from).lookup(labels_to)
-    out = default(len(labels_to))
-    found = pos >= 0
-    out[found] = values[pos[found]]
-    return out

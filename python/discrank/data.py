@@ -521,7 +521,7 @@ class PairwiseData:
                     weights: Optional[str] = None) -> "PairwiseData":
         """Games between players given by their index into ``labels`` (checked, unique), with checked scores,
         aggregated to pairs as :meth:`from_games` does: for the subsets of a game log coded once
-        (``_tuning.pairs_from_codes``)."""
+        (``_coding.pairs_from_codes``)."""
         ia = np.ascontiguousarray(ia, dtype=np.int32)
         ib = np.ascontiguousarray(ib, dtype=np.int32)
         check_player_indices(ia, "a", len(labels))

@@ -16,22 +16,23 @@ Bradley-Terry fit (the paper's Eq. (1) with a Gaussian prior) with advantage cov
 from __future__ import annotations
 
 import math
-import numbers
 from typing import Any, Optional
 
 import numpy as np
 
-from discrank._checks import check_positive_float, check_positive_int, show
+from discrank._checks import show
 from discrank._draws import DRAWS, outcome_probabilities
 from discrank._rows import time_bound
-from discrank.evaluation import game_losses, outcome_losses
+from discrank._losses import game_losses, outcome_losses
 from discrank import persist
-from discrank.models._base import Params, elo_points, one_blas_thread, resolve_n_jobs
+from discrank._params import FINITE_PRIOR_SCALE, check_param, check_params
+from discrank._threads import one_blas_thread, resolve_n_jobs
+from discrank.models._base import Params, elo_points
 from discrank.models._prediction import GamePredictions, code_players, expected_score, log_covariates
 from discrank.persist import FittedArray
 from discrank.periods import PeriodGames
-from discrank._history import (MAX_PERIODS, build_history, carry, chain_variances, chains, covariance_at,
-                               period_index, period_start, solve_history)
+from discrank._calendar import check_span, period_index, period_start
+from discrank._history import build_history, carry, chain_variances, chains, covariance_at, solve_history
 
 __all__ = ["DynamicElo", "DRIFT_GRID", "PRIOR_GRID", "VARIANCE_GRID"]
 
@@ -57,20 +58,6 @@ TUNE_TOL = 1e-4
 _PI8 = math.pi / 8.0
 
 
-_MEANING = {"drift": "the standard deviation of a rating's change per period",
-            "prior_scale": "the standard deviation of a first rating",
-            "variance_scale": "the multiplier of a forecast's variance"}
-
-
-def _check_scale(value: Any, name: str) -> Optional[float]:
-    """None, or ``value`` as a positive finite float; else a ValueError naming ``name`` and the value."""
-    if value is None:
-        return None
-    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not math.isfinite(float(value)) or value <= 0:
-        raise ValueError(f"{name} must be a positive finite number ({_MEANING[name]}), got {value!r}")
-    return float(value)
-
-
 class DynamicElo(Params, GamePredictions):
     """Whole-history dynamic ratings, advantage covariates and draws, fitted as one exact MAP.
 
@@ -84,7 +71,10 @@ class DynamicElo(Params, GamePredictions):
         Standard deviation of a rating's change over one period, in logits. None (default): chosen on
         the training log (see ``fit``).
     prior_scale : float, optional
-        Standard deviation of a player's first rating (the prior N(0, prior_scale^2)). None (default):
+        Standard deviation of a player's first rating (the prior N(0, prior_scale^2)), finite: unlike
+        Elo's, it cannot be ``inf`` (no prior). The games pin the differences between players and the
+        walk those between a player's periods, so the prior alone pins the common level of every rating;
+        without it the posterior has no mode to find and no covariance to forecast with. None (default):
         chosen with the drift.
     variance_scale : float, optional
         Multiplier of the predictive variance ``v`` (the two ratings' Laplace variances, grown by the
@@ -165,6 +155,7 @@ class DynamicElo(Params, GamePredictions):
     _choices = {"draws": DRAWS, "time_dtype_": TIME_DTYPES}
     draw_models = DRAWS
     _optional_params = ("period", "drift", "prior_scale", "variance_scale", "draws", "n_jobs")
+    _param_rules = {"prior_scale": FINITE_PRIOR_SCALE}
 
     sequential_updates = False
     #: update(a) then update(b) is update(a + b) (the MAP of every game), so the online protocol gives a
@@ -216,31 +207,23 @@ class DynamicElo(Params, GamePredictions):
 
     def _check_own_params(self) -> None:
         """The parameters' checks that need no log (a ValueError or TypeError names the parameter)."""
-        _check_scale(self.drift, "drift")
-        _check_scale(self.prior_scale, "prior_scale")
-        _check_scale(self.variance_scale, "variance_scale")
+        check_params(self, ("period", "drift", "prior_scale", "variance_scale"))
         if self.draws is not None and self.draws not in DRAWS:
             raise ValueError(f"draws={self.draws!r} is not one of {DRAWS} or None")
-        check_positive_float(self.tol, "tol")
-        check_positive_float(self.update_tol, "update_tol")
-        check_positive_int(self.max_iter, "max_iter")
-        resolve_n_jobs(self.n_jobs, warn=False)
+        check_params(self, ("tol", "update_tol", "max_iter", "n_jobs"))
 
     def _bins(self, t: Optional[np.ndarray]) -> np.ndarray:
         if self.period is None:
             return np.zeros(0 if t is None else len(t), dtype=np.int64)
         bins = period_index(np.asarray(t), self.period)
-        span = int(bins.max() - bins.min()) + 1 if bins.size else 0
-        if span > MAX_PERIODS:
-            raise ValueError(f"period={self.period!r} makes {span} periods between the first game and the last "
-                             f"(more than {MAX_PERIODS}): the bins are finer than the data; use a coarser period")
+        check_span(bins, self.period)
         return bins
 
     # ------------------------------------------------------------------ fitting
     def _games(self, log: Any):
         """(labels, code a, code b, score, bins, times, x, weights) of a log, in time order (weights: None,
         or the games each entry stands for, :meth:`PeriodGames._weighted_games`)."""
-        from discrank._tuning import code_log
+        from discrank._coding import code_log
 
         if isinstance(log, PeriodGames):
             return (log.labels,) + self._period_games(log)
@@ -511,7 +494,7 @@ class DynamicElo(Params, GamePredictions):
 
     # ------------------------------------------------------------------ tuning
     def _tune(self, ca, cb, score, bins, t, x, n_players, validation, w=None, whole=False):
-        from discrank._tuning import Validation, _time_cut
+        from discrank._tuning import Validation, time_cut
 
         # Validation(online=False) given: the forecasts of a frozen model, all from the fit before the gap
         frozen = isinstance(validation, Validation) and not validation.online
@@ -521,7 +504,7 @@ class DynamicElo(Params, GamePredictions):
             raise TypeError(f"validation must be a discrank.Validation, got {type(validation).__name__}")
         weight = np.ones(len(score)) if w is None else w  # the games each entry stands for
         if t is not None:
-            fit_mask, val_mask = _time_cut(t, validation, w, whole)
+            fit_mask, val_mask = time_cut(t, validation, w, whole)
         else:
             cut = int(len(score) * (1 - validation.fraction))
             fit_mask = np.arange(len(score)) < cut
@@ -754,11 +737,11 @@ class DynamicElo(Params, GamePredictions):
         if self.period is not None:
             if drift is None:
                 raise ValueError("scalars.drift_ is missing (a model with a period has a drift)")
-            _check_scale(drift, "drift")
+            check_param(type(self), "drift", drift)
         for key in ("prior_scale_", "variance_scale_"):
             if key not in scalars:
                 raise ValueError(f"scalars.{key} is missing")
-            _check_scale(scalars[key], key[:-1])
+            check_param(type(self), key[:-1], scalars[key])
         self.labels_ = labels
         self._index = LabelIndex(labels)
         self._games_ = (ca, cb, score, bins, t, x, w)

@@ -22,74 +22,21 @@ from typing import Any, Optional
 
 import numpy as np
 
+from discrank._calendar import PERIODS, refit_bins
 from discrank._checks import check_one_of, check_positive_int, show
-from discrank._tuning import Validation, code_log
+from discrank._coding import code_log
+from discrank._losses import EPS, game_losses, outcome_losses  # noqa: F401 - EPS: discrank.evaluation.EPS, as it was
+from discrank._tuning import Validation
 from discrank.logs import GameLog
 
 __all__ = ["evaluate", "Evaluation", "game_losses", "outcome_losses"]
 
-#: Predictions are clipped to [EPS, 1 - EPS] in the log loss.
-EPS = 1e-15
 UNSEEN = ("exclude", "prior")
 PROTOCOLS = ("frozen", "online")
 #: Calendar refit periods of datetime times (``refit=``).
-CALENDAR = ("day", "week", "month", "year")
+CALENDAR = PERIODS
 #: Rows of three-outcome predictions must sum to 1 within this.
 OUTCOME_TOL = 1e-6
-
-
-def game_losses(q: np.ndarray, y: np.ndarray) -> dict[str, np.ndarray]:
-    """Per-game losses of predictions ``q`` = P(a beats b) against scores ``y`` of a (1, 0.5, 0).
-
-    ``log_loss``: ``-(y log q + (1 - y) log(1 - q))`` (a draw counts 0.5), ``brier``: ``(q - y)^2``,
-    ``correct``: 1 when the favourite won, 0 when it lost, 0.5 for a prediction of exactly 1/2, NaN for
-    a draw (accuracy is over decisive games).
-
-    Parameters
-    ----------
-    q : ndarray of float, shape (n_games,)
-        Predicted P(a beats b) of each game; clipped to ``[EPS, 1 - EPS]`` in the log loss.
-    y : ndarray of float, shape (n_games,)
-        Score of a in each game: 1, 0.5 or 0.
-
-    Returns
-    -------
-    dict of str -> ndarray, shape (n_games,)
-        ``log_loss``, ``brier`` and ``correct`` of each game.
-    """
-    qc = np.clip(q, EPS, 1.0 - EPS)
-    log_loss = -(y * np.log(qc) + (1.0 - y) * np.log1p(-qc))
-    correct = np.where(q == 0.5, 0.5, ((q > 0.5) == (y > 0.5)).astype(float))
-    correct[y == 0.5] = np.nan
-    return {"log_loss": log_loss, "brier": (q - y) ** 2, "correct": correct}
-
-
-def outcome_losses(outcomes: np.ndarray, y: np.ndarray) -> np.ndarray:
-    """Per-game three-outcome log loss ``-log P(observed outcome)`` of predictions
-    ``outcomes`` = [P(a wins), P(draw), P(b wins)] against scores ``y`` of a.
-
-    A score of 1 is a win of a, 0.5 a draw, 0 a loss; the probability of the observed outcome is clipped
-    to ``[EPS, 1]``. A score outside {0, 0.5, 1} has no outcome: its loss is NaN.
-
-    Parameters
-    ----------
-    outcomes : ndarray of float, shape (n_games, 3)
-        Predicted P(a wins), P(draw), P(b wins) of each game.
-    y : ndarray of float, shape (n_games,)
-        Score of a in each game.
-
-    Returns
-    -------
-    ndarray of float, shape (n_games,)
-        The three-outcome log loss of each game (NaN for a score outside {0, 0.5, 1}).
-    """
-    outcomes = np.asarray(outcomes, dtype=np.float64)
-    y = np.asarray(y, dtype=np.float64)
-    which = np.where(y == 1.0, 0, np.where(y == 0.5, 1, 2))
-    p = np.clip(outcomes[np.arange(y.shape[0]), which], EPS, 1.0)
-    loss = -np.log(p)
-    loss[~((y == 0.0) | (y == 0.5) | (y == 1.0))] = np.nan
-    return loss
 
 
 @dataclass
@@ -694,7 +641,7 @@ class _Walk:
         kind = "time" if sequential else "refit"
         if kind not in self._bounds:
             t = self.games.t[self.cut:self.stop]
-            key = t if sequential else _refit_bins(t, self.refit)
+            key = t if sequential else refit_bins(t, self.refit)
             change = np.flatnonzero(key[1:] != key[:-1]) + 1
             self._bounds[kind] = np.concatenate(([0], change, [t.shape[0]])).astype(np.int64)
         return self._bounds[kind]
@@ -789,19 +736,6 @@ def _check_refit(refit: Any, t: np.ndarray) -> Any:
         raise ValueError(f"refit={refit!r} is a number, and this log's times are datetimes ({t.dtype}): give one of "
                          f"{CALENDAR}")
     return refit
-
-
-def _refit_bins(t: np.ndarray, refit: Any) -> np.ndarray:
-    """The refit period of each time (sorted times give non-decreasing bins)."""
-    if t.dtype.kind == "M":
-        if refit == "day":
-            return t.astype("datetime64[D]")
-        if refit == "week":  # numpy's weeks start on Thursday (1970-01-01); three days later, on Monday
-            return (t.astype("datetime64[D]") + np.timedelta64(3, "D")).astype("datetime64[W]")
-        return t.astype("datetime64[M]" if refit == "month" else "datetime64[Y]")
-    if t.dtype.kind in "iu" and float(refit).is_integer():
-        return np.floor_divide(t, int(refit))
-    return np.floor(t / float(refit))
 
 
 def _validation_online(t_train: np.ndarray, t0, t1, t: np.ndarray) -> Validation:

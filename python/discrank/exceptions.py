@@ -71,7 +71,7 @@ class UnknownPlayerError(ValueError):
 
 class ThreadCountWarning(UserWarning):
     """A thread count (``n_jobs``, or ``OMP_NUM_THREADS`` with ``n_jobs=None``) above the limit, 4 threads
-    per processor and at most 1024 (``discrank.models._base.thread_limit``), was clamped to it: the
+    per processor and at most 1024 (``discrank._threads.thread_limit``), was clamped to it: the
     message gives the request and the count used."""
 
 

@@ -339,7 +339,8 @@ class OnlineElo(Params, GamePredictions):
         -----
         The fit is all or nothing: when it raises, the estimator is left as it was.
         """
-        from discrank._tuning import Validation, _time_cut, code_log
+        from discrank._coding import code_log
+        from discrank._tuning import Validation, time_cut
         from discrank.logs import GameLog
 
         if not isinstance(log, GameLog):
@@ -366,7 +367,7 @@ class OnlineElo(Params, GamePredictions):
             if validation is not None and log.time is not None:
                 if not isinstance(validation, Validation):
                     raise TypeError(f"validation must be a discrank.Validation, got {type(validation).__name__}")
-                fit, val = _time_cut(np.asarray(log.time)[order], validation)
+                fit, val = time_cut(np.asarray(log.time)[order], validation)
                 if fit.sum() >= 10 and val.sum() >= 10:
                     frozen = (np.flatnonzero(fit), val)
             scores = []

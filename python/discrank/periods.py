@@ -15,7 +15,7 @@ from typing import Any, Optional
 import numpy as np
 
 from discrank import _core
-from discrank._history import period_index, period_start
+from discrank._calendar import period_index, period_start
 
 __all__ = ["PeriodGames"]
 
@@ -38,7 +38,7 @@ class PeriodGames:
     a, b : ndarray of int32, shape (n_rows,)
         Codes into ``labels`` of each row's two players, ``a < b``.
     bins : ndarray of int64, shape (n_rows,)
-        The period of each row (:func:`discrank._history.period_index`); rows sorted by period, then pair,
+        The period of each row (:func:`discrank._calendar.period_index`); rows sorted by period, then pair,
         then covariate value.
     period : str or float
         The period of the bins.
@@ -75,7 +75,7 @@ class PeriodGames:
     @property
     def time(self) -> np.ndarray:
         """The start of each row's period (datetime64[D] for calendar periods, float64 otherwise;
-        :func:`discrank._history.period_start`)."""
+        :func:`discrank._calendar.period_start`)."""
         return period_start(self.bins, self.period, self.dates)
 
     @property
@@ -109,7 +109,7 @@ class PeriodGames:
         ValueError
             A log without times, or a period that does not suit them.
         """
-        from discrank._tuning import code_log
+        from discrank._coding import code_log
         from discrank.logs import GameLog
 
         if not isinstance(log, GameLog):

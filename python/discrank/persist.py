@@ -45,10 +45,10 @@ that names the file, the field and the bad value:
   without allocating them); a file whose members add up to more than 16 MiB and to more than
   ``MAX_COMPRESSION_RATIO`` times the file's size (a model file compresses about 1:1 to 20:1 in all) is
   refused as a zip bomb, before anything is decompressed;
-- the header: JSON of the documented keys only; each parameter of the model checked by type and range
-  (``n_components`` a positive int, ``n_jobs`` None or a nonzero int of at most ``2**31 - 1`` threads and
-  at least ``-MAX_NEGATIVE_N_JOBS``...); missing parameters take the constructor's defaults; each fitted
-  scalar by type and range;
+- the header: JSON of the documented keys only; each parameter of the model checked by the rule the
+  model checks it by (:data:`discrank._params.RULES`: ``n_components`` a positive int, ``n_jobs`` None or
+  a nonzero int of at least ``-MAX_NEGATIVE_N_JOBS``...); missing parameters take the constructor's
+  defaults; each fitted scalar by type and range;
 - the arrays: the shapes agree (``labels_`` 1-D of ``n`` unique labels, no NaN; ``ratings_`` and
   ``_base`` shape ``(n,)``; ``u_`` and ``v_`` shape ``(n, k)`` with ``k`` the header's ``n_components``,
   ``2 k <= n``), the values are finite, and no rating or disc coordinate exceeds ``MAX_ABS_PARAMETER``
@@ -69,6 +69,7 @@ from typing import Any, Callable, NoReturn, Optional
 import numpy as np
 
 from discrank._labels import show
+from discrank._params import MAX_NEGATIVE_N_JOBS, file_refusal, rule_of  # noqa: F401 - MAX_NEGATIVE_N_JOBS: persist's, as it was
 
 FORMAT = 1
 
@@ -83,9 +84,6 @@ MAX_ABS_PARAMETER = 1e6
 #: can compress 600:1 on their own, next to its incompressible ratings.)
 MAX_COMPRESSION_RATIO = 200
 _RATIO_FLOOR = 16 << 20
-
-#: The most threads a negative ``n_jobs`` may leave out (``n_jobs=-2``: all cores but one).
-MAX_NEGATIVE_N_JOBS = 1 << 16
 
 _HEADER_LIMIT = 1 << 20  # bytes of the JSON header
 _LABEL_KINDS = {"U": "str", "S": "bytes", "i": "int", "u": "uint", "f": "float"}
@@ -464,35 +462,6 @@ def _is_real(v: Any) -> bool:
     return isinstance(v, (int, float)) and not isinstance(v, bool) and not (isinstance(v, float) and math.isnan(v))
 
 
-def _is_prior_scale(v: Any) -> bool:
-    if v is None:
-        return True
-    from discrank._tuning import check_prior_scale
-
-    try:
-        check_prior_scale(v)
-    except (TypeError, ValueError, ArithmeticError):
-        return False
-    return True
-
-
-#: What the numeric parameters of a model must be, by name: (rule, what the message says it must be).
-_PARAM_RULES: dict[str, tuple[Callable[[Any], bool], str]] = {
-    "n_components": (lambda v: _is_int(v) and v >= 1, "a positive integer"),
-    "prior_scale": (_is_prior_scale, "None, a positive number or Infinity"),
-    "regularization": (lambda v: _is_real(v) and math.isfinite(v) and v >= 0, "a finite number >= 0"),
-    "tol": (lambda v: _is_real(v) and math.isfinite(v) and v > 0, "a positive finite number"),
-    "max_iter": (lambda v: _is_int(v) and 1 <= v < 1 << 31, "an integer in [1, 2**31)"),
-    "random_state": (lambda v: v is None or (_is_int(v) and v >= 0), "None or an integer >= 0"),
-    "n_jobs": (lambda v: v is None or (_is_int(v) and v != 0 and -MAX_NEGATIVE_N_JOBS <= v < 1 << 31),
-               f"None or a nonzero integer in [-{MAX_NEGATIVE_N_JOBS}, 2**31)"),
-    "period": (lambda v: v in ("day", "week", "month", "year") or (_is_real(v) and math.isfinite(v) and v > 0),
-               "'day', 'week', 'month', 'year' or a positive finite number"),
-    "drift": (lambda v: _is_real(v) and math.isfinite(v) and v > 0, "a positive finite number"),
-    "variance_scale": (lambda v: _is_real(v) and math.isfinite(v) and v > 0, "a positive finite number"),
-    "update_tol": (lambda v: _is_real(v) and math.isfinite(v) and v > 0, "a positive finite number"),
-}
-
 #: What the fitted scalars of a model must be, by name.
 _SCALAR_RULES: dict[str, tuple[Callable[[Any], bool], str]] = {
     "n_players_": (lambda v: _is_int(v) and v >= 1, "a positive integer"),
@@ -518,13 +487,16 @@ def _json_scalar(v: Any) -> bool:
 
 
 def _param_rule(cls: type, key: str) -> tuple[Callable[[Any], bool], str]:
-    """The rule of the parameter ``key`` of ``cls``: one of the class's ``_choices``, else the rule of
-    :data:`_PARAM_RULES`, else any JSON scalar; None allowed too for the class's ``_optional_params``."""
+    """The rule of the parameter ``key`` of ``cls``: one of the class's ``_choices``, else the rule the model
+    checks it by (:func:`discrank._params.rule_of`), else any JSON scalar; None allowed too for the class's
+    ``_optional_params``."""
     if key in cls._choices:
         choices = tuple(cls._choices[key])
         rule, what = (lambda v: isinstance(v, str) and v in choices), f"one of {choices}"
     else:
-        rule, what = _PARAM_RULES.get(key, (_json_scalar, "a number, a string, true, false or null"))
+        own = rule_of(cls, key)
+        rule, what = (own.accepts, own.what) if own is not None else (_json_scalar,
+                                                                     "a number, a string, true, false or null")
     if key in cls._optional_params:
         return (lambda v: v is None or rule(v)), f"None or {what}"
     return rule, what
@@ -568,7 +540,7 @@ def _check_meta(meta: Any, refuse: Callable[[str], NoReturn]) -> tuple[str, dict
             refuse(f"params.{key} is not a parameter of {name} (its parameters: {valid})")
         rule, what = _param_rule(cls, key)
         if not rule(value):
-            refuse(f"params.{key} = {show(value)} is not {what}")
+            refuse(file_refusal(cls, key, value, what))
     for key, value in scalars.items():
         if key not in cls._fitted_scalars:
             refuse(f"scalars.{key} is not a fitted attribute a {name} file holds ({cls._fitted_scalars})")

@@ -21,7 +21,6 @@ import re
 import shutil
 import sys
 import tempfile
-import warnings
 from dataclasses import dataclass, field
 from typing import Any, Iterator, Optional
 
@@ -31,7 +30,7 @@ from discrank import _core
 from discrank._checks import check_choice, check_positive_int, show
 from discrank._labels import as_label_array
 from discrank._rows import INVALID_KINDS, advantage_columns, check_invalid, pandas_module, read_frame_rows, warn_user
-from discrank._history import MAX_PERIODS, period_index
+from discrank._calendar import check_span, period_index
 from discrank.data import PairwiseData, covariate_data
 from discrank.periods import PeriodGames
 
@@ -261,25 +260,25 @@ def _format_name(path: str) -> str:
 
 def _pgn_chunks(path: str, spec: dict) -> Iterator[_Chunk]:
     from discrank._rows import BAD_RESULT, PGN_RESULTS
-    from discrank.logs import _pgn_game, _pgn_headers, _pgn_rows
+    from discrank.pgn import pgn_game, pgn_headers, pgn_rows
 
     def screen(records: list, game0: int) -> _Chunk:
         white, black, score, dates, kinds, results = [], [], [], [], bytearray(), {}
         for k, headers in enumerate(records):
-            w, b, result, d, kind = _pgn_game(headers)
+            w, b, result, d, kind = pgn_game(headers)
             if kind == BAD_RESULT:
                 results[k] = result
             white.append(w), black.append(b), dates.append(d), kinds.append(kind)
             score.append(PGN_RESULTS.get(result, np.nan))
         kind_arr = np.frombuffer(bytes(kinds), dtype=np.int8).copy()
-        W, B, s, t, dropped = _pgn_rows(path, white, black, score, dates, kind_arr, results, start=spec["start"],
+        W, B, s, t, dropped = pgn_rows(path, white, black, score, dates, kind_arr, results, start=spec["start"],
                                         end=spec["end"], min_player_games=1, invalid=spec["invalid"], game0=game0,
                                         empty_ok=True, need_time=spec["period"] is not None)
         return _Chunk(W, B, s, None, len(records), dropped, t)
 
     records: list = []
     game0 = 0
-    for headers in _pgn_headers(path, False, "raise"):
+    for headers in pgn_headers(path, False, "raise"):
         records.append(headers)
         if len(records) >= spec["batch_rows"]:
             yield screen(records, game0)
@@ -750,11 +749,8 @@ def scan_games(paths: Any, a: str = "a", b: str = "b", score: Optional[str] = No
             raise ValueError(f"no valid game in {len(files)} file{'s' if len(files) > 1 else ''}"
                              + (f" (dropped: {dropped})" if dropped else ""))
         table = acc.result()
-        if period is not None and table.bin.size:
-            span = int(table.bin.max() - table.bin.min()) + 1
-            if span > MAX_PERIODS:
-                raise ValueError(f"period={period!r} makes {span} periods between the first game and the last (more "
-                                 f"than {MAX_PERIODS}): the bins are finer than the data; use a coarser period")
+        if period is not None:
+            check_span(table.bin, period)
     finally:
         acc.cleanup()
         if bar is not None:

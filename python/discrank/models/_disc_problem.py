@@ -1,8 +1,8 @@
 """One component of the disc decomposition (Eq. (4)): Algorithm 1's objectives and the two solvers.
 
-:class:`_Component` holds the objectives of one component on top of the previous ones (an offset);
-:func:`_alternate` is Algorithm 1 (u-step, v-step, until both blocks are stationary) and
-:func:`_alternate_then_joint` runs L-BFGS on (u, v) together. ``models/disc.py`` fits the components
+:class:`Component` holds the objectives of one component on top of the previous ones (an offset);
+:func:`alternate_blocks` is Algorithm 1 (u-step, v-step, until both blocks are stationary) and
+:func:`alternate_then_joint` runs L-BFGS on (u, v) together. ``models/disc.py`` fits the components
 one after another (Algorithm 2).
 """
 
@@ -14,7 +14,8 @@ import numpy as np
 
 from discrank._optim import minimize_scaled, pair_curvature, scaled_gradient
 
-__all__ = ["COARSE_REL", "COLLAPSE", "INNER_MAX_ITER", "orthogonality_penalty"]
+__all__ = ["COARSE_REL", "COLLAPSE", "INNER_MAX_ITER", "Component", "alternate_blocks", "alternate_then_joint", "is_live",
+           "orthogonality_penalty", "unit_columns"]
 
 #: Most L-BFGS iterations of one block update (u-step or v-step) of Algorithm 1.
 INNER_MAX_ITER = 500
@@ -27,7 +28,7 @@ COARSE_REL = 1e-3
 COLLAPSE = 1e-3
 
 
-def _unit_columns(vectors: list[np.ndarray]) -> np.ndarray:
+def unit_columns(vectors: list[np.ndarray]) -> np.ndarray:
     """The non-zero vectors, normalised, as columns of an n x q matrix."""
     cols = [v / np.linalg.norm(v) for v in vectors if np.linalg.norm(v) > 0]
     n = vectors[0].shape[0] if vectors else 0
@@ -55,7 +56,7 @@ def _pair_penalty(u: np.ndarray, v: np.ndarray, weight: float) -> tuple[float, n
     )
 
 
-class _Component:
+class Component:
     """The objectives of Algorithm 1 for one component, on top of the previous ones (an offset)."""
 
     def __init__(self, objective: Any, loss_id: int, n_players: int, w: np.ndarray, offset: Optional[np.ndarray],
@@ -190,12 +191,12 @@ class _Component:
         return max(scaled_gradient(gu, self.curvature_u(v)), scaled_gradient(gv, self.curvature_v(u)))
 
 
-def _live(u: np.ndarray, v: np.ndarray) -> bool:
+def is_live(u: np.ndarray, v: np.ndarray) -> bool:
     """Whether u is a start away from the saddle u = 0: not zero, nor rounding residue (1e-16) of it."""
     return bool(np.linalg.norm(u) > 1e-8 * max(1.0, float(np.linalg.norm(v))))
 
 
-def _collapsed(problem: _Component, u: np.ndarray, v: np.ndarray, tol: float,
+def _collapsed(problem: Component, u: np.ndarray, v: np.ndarray, tol: float,
                measure: float) -> tuple[np.ndarray, np.ndarray, float]:
     """(u, v, measure), or the prior's collapsed point when the fit ended unconverged next to it.
 
@@ -219,7 +220,7 @@ def _collapsed(problem: _Component, u: np.ndarray, v: np.ndarray, tol: float,
     return u, v, measure
 
 
-def _alternate(problem: _Component, u: np.ndarray, v: np.ndarray, tol: float,
+def alternate_blocks(problem: Component, u: np.ndarray, v: np.ndarray, tol: float,
                max_iter: int) -> tuple[np.ndarray, np.ndarray, int, float]:
     """Algorithm 1: u-step, v-step, each by L-BFGS, until both blocks meet ``tol`` (or ``max_iter`` rounds).
 
@@ -241,17 +242,17 @@ def _alternate(problem: _Component, u: np.ndarray, v: np.ndarray, tol: float,
     return u, v, it, measure
 
 
-def _first_tol(problem: _Component, u: np.ndarray, v: np.ndarray, tol: float) -> float:
+def _first_tol(problem: Component, u: np.ndarray, v: np.ndarray, tol: float) -> float:
     """The first block solves stop at COARSE_REL times the starting measure: an absolute tolerance
     would accept the start itself (u = 0, a saddle) when the component to find is small."""
     return max(tol, COARSE_REL * problem.block_measure(u, v))
 
 
-def _alternate_then_joint(problem: _Component, u: np.ndarray, v: np.ndarray, tol: float,
+def alternate_then_joint(problem: Component, u: np.ndarray, v: np.ndarray, tol: float,
                           max_iter: int) -> tuple[np.ndarray, np.ndarray, int, float]:
     """L-BFGS on (u, v) jointly (``joint_objective``), from (u, v); from u = 0, after Algorithm 1's first
     u-step (a coarse solve) as a warm start."""
-    if not _live(u, v):  # u = 0 is a saddle of the joint objective: leave it by Algorithm 1's u-step first
+    if not is_live(u, v):  # u = 0 is a saddle of the joint objective: leave it by Algorithm 1's u-step first
         u = minimize_scaled(lambda x: problem.u_step_objective(x, v), u, problem.curvature_u(v),
                             _first_tol(problem, u, v, tol), INNER_MAX_ITER).x
     n = problem.n

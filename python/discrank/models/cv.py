@@ -11,7 +11,8 @@ import numpy as np
 
 from discrank.exceptions import ConvergenceWarning, DisconnectedGraphWarning, IsolatedPlayerWarning
 from discrank._checks import check_one_of, check_positive_int
-from discrank.models._base import PairwiseModel, atomic, fit_pairs, resolve_n_jobs
+from discrank._params import check_param
+from discrank.models._base import PairwiseModel, atomic, fit_pairs
 from discrank.models._readout import DiscReadout
 from discrank.models.disc import DiscDecomposition
 
@@ -141,7 +142,7 @@ class DiscDecompositionCV(DiscReadout, PairwiseModel):
         ConvergenceWarning
             Some cross-validation fits did not converge (one warning with their number).
         """
-        from discrank._tuning import check_prior_scale, tune_prior_scale
+        from discrank._tuning import tune_prior_scale
 
         data, log, coded = fit_pairs(data, "DiscDecompositionCV.fit")
         data = self._covariates_or_not(data)
@@ -152,8 +153,8 @@ class DiscDecompositionCV(DiscReadout, PairwiseModel):
         if cv > data.n_pairs:
             raise ValueError(f"cv={cv} folds need at least as many pairs; the data has {data.n_pairs}")
         check_one_of(self.scoring, "scoring", SCORINGS)
-        resolve_n_jobs(self.n_jobs, warn=False)  # the fits resolve it again, and warn there
-        sigma = check_prior_scale(self.prior_scale)
+        check_param(type(self), "n_jobs", self.n_jobs)  # the fits resolve it again, and warn there
+        sigma = check_param(type(self), "prior_scale", self.prior_scale)
         common = dict(loss=self.loss, solver=self.solver, tol=self.tol, max_iter=self.max_iter,
                       random_state=self.random_state, n_jobs=self.n_jobs)
         # Parameters are validated once, on the whole data, before any fold is fitted.

@@ -17,10 +17,11 @@ from discrank._draws import check_draw_model
 from discrank._fitdata import FitData
 from discrank._labels import show
 from discrank._newton import logit_mean_score
+from discrank._params import check_params
 from discrank.data import PairwiseData, one_sided, separated_examples
 from discrank.exceptions import ConvergenceWarning, SeparationWarning
 from discrank.models._base import LOSSES, PairwiseModel
-from discrank.models._disc_problem import _alternate, _alternate_then_joint, _Component, _live, _unit_columns
+from discrank.models._disc_problem import Component, alternate_blocks, alternate_then_joint, is_live, unit_columns
 from discrank.models._readout import DiscReadout
 from discrank.persist import FittedArray
 
@@ -209,14 +210,9 @@ class DiscDecomposition(DiscReadout, PairwiseModel):
         super()._validate_params(data)
         check_one_of(self.loss, "loss", DISC_LOSSES)
         check_one_of(self.solver, "solver", SOLVERS)
-        reg = self.regularization
-        if isinstance(reg, bool) or not isinstance(reg, (int, float, np.integer, np.floating)) or not np.isfinite(reg) or reg < 0:
-            raise ValueError(f"regularization must be a finite number >= 0, got {reg!r}")
+        check_params(self, ("regularization", "n_components", "prior_scale"))
         check_n_components(self.n_components, data.n_players)
         check_draw_model(self, self._no_draws_reason)
-        from discrank._tuning import check_prior_scale
-
-        check_prior_scale(self.prior_scale)
 
     def _fit(self, data: FitData) -> None:
         """Algorithm 2: the components one after another, each by ``solver`` on top of the previous ones."""
@@ -239,7 +235,7 @@ class DiscDecomposition(DiscReadout, PairwiseModel):
         warm = getattr(self, "_warm_start", None)
         start = None
         if warm is not None:
-            from discrank._tuning import map_rows
+            from discrank._coding import map_rows
 
             start = (map_rows(warm[0], warm[1], data.labels, lambda m: np.zeros((m, warm[1].shape[1]))),
                      map_rows(warm[0], warm[2], data.labels, lambda m: np.zeros((m, warm[2].shape[1]))))
@@ -305,13 +301,13 @@ class DiscDecomposition(DiscReadout, PairwiseModel):
         n_iter = np.zeros(k, dtype=int)
         measures = np.zeros(k)
         for comp in range(k):
-            Q = _unit_columns([U[:, m] for m in range(comp)] + [V[:, m] for m in range(comp)])
+            Q = unit_columns([U[:, m] for m in range(comp)] + [V[:, m] for m in range(comp)])
             centre = self._first_v_centre if comp == 0 else 0.0
-            problem = _Component(objective, LOSSES[self.loss], n, w, offset, Q, pen_weight, self._n_threads,
+            problem = Component(objective, LOSSES[self.loss], n, w, offset, Q, pen_weight, self._n_threads,
                                  reg_weight if comp == 0 else 0.0, prior_weight, centre)
             v = 1.0 + INIT_NOISE * rng.standard_normal(n) if comp == 0 else problem.project(rng.standard_normal(n))
             u = np.zeros(n)
-            if start is not None and comp < U0.shape[1] and _live(U0[:, comp], V0[:, comp]):
+            if start is not None and comp < U0.shape[1] and is_live(U0[:, comp], V0[:, comp]):
                 # (a component the prior collapsed to 0 is no start: the joint solver would sit at that saddle)
                 u = np.ascontiguousarray(problem.project(U0[:, comp]))
                 v = np.ascontiguousarray(problem.project(V0[:, comp]))
@@ -319,7 +315,7 @@ class DiscDecomposition(DiscReadout, PairwiseModel):
                 # with v = 1 the score u_i v_j - v_i u_j is the Elo score u_i - u_j
                 total, scored, _ = data.score_sums()
                 u = logit_mean_score(total, scored, piece)
-            fit = _alternate if self.solver == "alternating" else _alternate_then_joint
+            fit = alternate_blocks if self.solver == "alternating" else alternate_then_joint
             max_iter = int(self.max_iter)
             if getattr(self, "_tuning_fit", False):
                 max_iter = min(max_iter, TUNING_MAX_ITER)

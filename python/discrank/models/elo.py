@@ -8,14 +8,14 @@ from typing import Optional
 import numpy as np
 
 from discrank import _core
-from discrank._checks import check_positive_float, check_positive_int
 from discrank._draws import DRAWS, check_draw_model, outcome_probabilities
 from discrank._fitdata import FitData
 from discrank._newton import newton_elo
 from discrank._optim import minimize_scaled, pair_curvature
+from discrank._params import check_params
 from discrank.data import PairwiseData, one_sided, separated_examples
 from discrank.exceptions import ConvergenceWarning, SeparationWarning
-from discrank.models._base import LOG_LOSS_EPS, LOSSES, PairwiseModel, resolve_n_jobs
+from discrank.models._base import LOG_LOSS_EPS, LOSSES, PairwiseModel
 from discrank.persist import FittedArray
 
 __all__ = ["Elo", "EloPlusPlus"]
@@ -91,16 +91,9 @@ class _EloFamily(PairwiseModel):
     _no_draws_reason = ""
 
     def _validate_params(self, data: PairwiseData) -> None:
-        from discrank._tuning import check_prior_scale
-
         if self.solver is not None and self.solver not in _SOLVERS:
             raise ValueError(f"solver must be one of {_SOLVERS} or None, got {self.solver!r}")
-        check_prior_scale(self.prior_scale)
-        if self.tol is not None:
-            check_positive_float(self.tol, "tol")
-        if self.max_iter is not None:
-            check_positive_int(self.max_iter, "max_iter")
-        resolve_n_jobs(self.n_jobs, warn=False)  # fit resolves it again, and warns there
+        check_params(self, ("prior_scale", "tol", "max_iter", "n_jobs"))  # fit resolves n_jobs again, and warns
         if check_draw_model(self, self._no_draws_reason) is not None:
             _check_draw_fit(self, data)
 
@@ -138,7 +131,7 @@ class _EloFamily(PairwiseModel):
         s0 = None
         warm = getattr(self, "_warm_start", None)
         if warm is not None:
-            from discrank._tuning import map_rows
+            from discrank._coding import map_rows
 
             s0 = map_rows(warm[0], warm[1], data.labels, np.zeros)
 

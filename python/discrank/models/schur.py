@@ -10,7 +10,9 @@ from discrank._checks import check_n_components, check_one_of
 from discrank._labels import show
 from discrank.analysis import normal_decomposition
 from discrank.data import check_data
-from discrank.models._base import PairwiseModel, atomic, resolve_n_jobs
+from discrank._params import check_params
+from discrank._threads import resolve_n_jobs
+from discrank.models._base import PairwiseModel, atomic
 from discrank.models._readout import DiscReadout
 from discrank.persist import FittedArray
 
@@ -79,6 +81,7 @@ class SchurDecomposition(DiscReadout, PairwiseModel):
             data = data.to_pairs()
         check_data(data, "SchurDecomposition.fit")
         check_one_of(self.space, "space", SPACES)
+        check_params(self, ("n_components", "n_jobs"))
         k = check_n_components(self.n_components, data.n_players)
         n = data.n_players
         n_threads = resolve_n_jobs(self.n_jobs)

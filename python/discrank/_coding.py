@@ -1,0 +1,68 @@
+"""A game log's labels coded once, and the pairs of any subset of its games built from the codes.
+
+Coding the labels is the costly step on string labels: the tuning's splits, the evaluation's windows,
+the dynamic model and :class:`discrank.PeriodGames` code a log once (:func:`code_log`) and aggregate the
+games they need from integers (:func:`pairs_from_codes`). :func:`map_rows` carries per-player rows from
+one set of labels to another (a warm start on other players).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable, Optional
+
+import numpy as np
+
+from discrank.data import PairwiseData
+
+__all__ = ["code_log", "log_pairs", "pairs_from_codes", "map_rows"]
+
+
+def code_log(log: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(labels, code of a, code of b) of a game log: its labels coded once (the costly step on string
+    labels), so that the pairs of any subset of its games are built from integers."""
+    from discrank._labels import as_label_array, factorize_pair
+
+    uniq, ca, cb = factorize_pair(as_label_array(log.a, "a"), as_label_array(log.b, "b"))
+    return uniq, ca.astype(np.int64, copy=False), cb.astype(np.int64, copy=False)
+
+
+def log_pairs(log: Any, coded: Any = None, weights: Optional[str] = None) -> PairwiseData:
+    """The games of a checked game log aggregated to pairs, with its advantage covariates by pair and value
+    (``PairwiseData.covariates``) when it has any. ``coded``: ``code_log(log)`` if already made."""
+    x = None if log.advantage is None else np.asarray(log.advantage, dtype=np.float64)
+    return pairs_from_codes(*(code_log(log) if coded is None else coded), np.asarray(log.score, dtype=np.float64),
+                            weights, x=x, names=tuple(log.advantage_names))
+
+
+def pairs_from_codes(labels: np.ndarray, ca: np.ndarray, cb: np.ndarray, score: np.ndarray,
+                     weights: Optional[str] = None, players: Optional[np.ndarray] = None,
+                     x: Optional[np.ndarray] = None, names: tuple = ()) -> PairwiseData:
+    """The games ``(ca, cb, score)`` (codes into ``labels``) aggregated to pairs. ``players``: the codes of
+    the players of the result, in order (default: those who played, sorted); every game's players
+    must be among them. ``x``: the games' advantage covariates (named ``names``), kept by pair and value
+    in the result's ``covariates`` (:func:`discrank.data.covariate_pairs`)."""
+    if players is None:
+        used = np.zeros(len(labels), dtype=bool)
+        used[ca] = True
+        used[cb] = True
+        players = np.flatnonzero(used)
+    pos = np.full(len(labels), -1, dtype=np.int64)
+    pos[players] = np.arange(players.size)
+    if x is not None:
+        from discrank.data import covariate_pairs
+
+        return covariate_pairs(pos[ca], pos[cb], np.asarray(score, dtype=np.float64), x, names, labels[players],
+                               weights)
+    return PairwiseData._from_codes(pos[ca], pos[cb], np.asarray(score, dtype=np.float64), labels[players], weights)
+
+
+def map_rows(labels_from: np.ndarray, values: np.ndarray, labels_to: np.ndarray, default: Callable[[int], np.ndarray]):
+    """Rows of ``values`` (indexed like ``labels_from``) for the players ``labels_to``; players not in
+    ``labels_from`` get ``default(count)``."""
+    from discrank._labels import LabelIndex
+
+    pos = LabelIndex(labels_from).lookup(labels_to)
+    out = default(len(labels_to))
+    found = pos >= 0
+    out[found] = values[pos[found]]
+    return out

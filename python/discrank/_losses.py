@@ -1,0 +1,87 @@
+"""The losses of predictions: the log loss (predictions clipped to ``[EPS, 1 - EPS]``), the Brier
+score, the accuracy and the three-outcome log loss, game by game.
+
+Shared by the models' ``log_loss`` and ``score``, the dynamic model's tuning and :func:`discrank.evaluate`.
+(The losses the core fits, ``LOSSES`` in :mod:`discrank.models._base`, are another thing: the objectives.)
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+__all__ = ["EPS", "binary_log_loss", "game_losses", "outcome_losses"]
+
+#: Predictions are clipped to [EPS, 1 - EPS] in the log loss, so that a confident wrong 0 or 1 costs ~34.5.
+EPS = 1e-15
+
+
+def binary_log_loss(q: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """The log loss ``-(y log q + (1 - y) log(1 - q))`` of each prediction ``q`` = P(a beats b) against
+    the score ``y`` of a (a draw counts 0.5), with ``q`` clipped to ``[EPS, 1 - EPS]``.
+
+    Parameters
+    ----------
+    q : ndarray of float
+        Predicted probabilities.
+    y : ndarray of float
+        Observed scores (or probabilities) in [0, 1], of ``q``'s shape.
+
+    Returns
+    -------
+    ndarray of float
+        The loss of each prediction.
+    """
+    qc = np.clip(q, EPS, 1.0 - EPS)
+    return -(y * np.log(qc) + (1.0 - y) * np.log1p(-qc))
+
+
+def game_losses(q: np.ndarray, y: np.ndarray) -> dict[str, np.ndarray]:
+    """Per-game losses of predictions ``q`` = P(a beats b) against scores ``y`` of a (1, 0.5, 0).
+
+    ``log_loss``: ``-(y log q + (1 - y) log(1 - q))`` (a draw counts 0.5), ``brier``: ``(q - y)^2``,
+    ``correct``: 1 when the favourite won, 0 when it lost, 0.5 for a prediction of exactly 1/2, NaN for
+    a draw (accuracy is over decisive games).
+
+    Parameters
+    ----------
+    q : ndarray of float, shape (n_games,)
+        Predicted P(a beats b) of each game; clipped to ``[EPS, 1 - EPS]`` in the log loss.
+    y : ndarray of float, shape (n_games,)
+        Score of a in each game: 1, 0.5 or 0.
+
+    Returns
+    -------
+    dict of str -> ndarray, shape (n_games,)
+        ``log_loss``, ``brier`` and ``correct`` of each game.
+    """
+    correct = np.where(q == 0.5, 0.5, ((q > 0.5) == (y > 0.5)).astype(float))
+    correct[y == 0.5] = np.nan
+    return {"log_loss": binary_log_loss(q, y), "brier": (q - y) ** 2, "correct": correct}
+
+
+def outcome_losses(outcomes: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """Per-game three-outcome log loss ``-log P(observed outcome)`` of predictions
+    ``outcomes`` = [P(a wins), P(draw), P(b wins)] against scores ``y`` of a.
+
+    A score of 1 is a win of a, 0.5 a draw, 0 a loss; the probability of the observed outcome is clipped
+    to ``[EPS, 1]``. A score outside {0, 0.5, 1} has no outcome: its loss is NaN.
+
+    Parameters
+    ----------
+    outcomes : ndarray of float, shape (n_games, 3)
+        Predicted P(a wins), P(draw), P(b wins) of each game.
+    y : ndarray of float, shape (n_games,)
+        Score of a in each game.
+
+    Returns
+    -------
+    ndarray of float, shape (n_games,)
+        The three-outcome log loss of each game (NaN for a score outside {0, 0.5, 1}).
+    """
+    outcomes = np.asarray(outcomes, dtype=np.float64)
+    y = np.asarray(y, dtype=np.float64)
+    which = np.where(y == 1.0, 0, np.where(y == 0.5, 1, 2))
+    p = np.clip(outcomes[np.arange(y.shape[0]), which], EPS, 1.0)
+    loss = -np.log(p)
+    loss[~((y == 0.0) | (y == 0.5) | (y == 1.0))] = np.nan
+    return loss

@@ -1,0 +1,159 @@
+"""The layout of the package: each shared helper lives in the module named for it, and no module reaches
+into another module's private names except those of the shared private modules."""
+
+from __future__ import annotations
+
+import ast
+import importlib
+import pathlib
+
+import pytest
+
+PACKAGE = pathlib.Path(importlib.import_module("discrank").__file__).resolve().parent
+
+#: The private modules meant to be shared: any module of the package may import their private names.
+SHARED = frozenset({
+    "discrank._core",
+    "discrank._checks",
+    "discrank._labels",
+    "discrank._threads",
+    "discrank._calendar",
+    "discrank._coding",
+    "discrank._losses",
+    "discrank._params",
+})
+
+
+def _module_name(path: pathlib.Path) -> str:
+    parts = path.relative_to(PACKAGE.parent).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def _private(name: str) -> bool:
+    return name.startswith("_") and not (name.startswith("__") and name.endswith("__"))
+
+
+def private_imports(source: str, name: str, is_package: bool, modules: set[str]) -> list[str]:
+    """``"module: what (line n)"`` for each private name of another discrank module that ``source`` (the
+    module ``name``) imports, or reads as an attribute of a discrank module it imported, unless that
+    module is one of :data:`SHARED`. A private submodule imported by name (``from discrank import _x``)
+    counts as a private name of ``discrank._x``'s package unless ``discrank._x`` is shared."""
+    package = name if is_package else name.rpartition(".")[0]
+    found = []
+    aliases: dict[str, str] = {}  # local name -> the discrank module it is bound to
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Import):
+            for a in node.names:
+                if a.name in modules:
+                    aliases[a.asname or a.name] = a.name
+                    parts = a.name.split(".")
+                    if any(_private(p) for p in parts) and a.name not in SHARED:
+                        found.append(f"{name}: import {a.name} (line {node.lineno})")
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                anchor = package.split(".")
+                anchor = anchor[: len(anchor) - (node.level - 1)]
+                base = ".".join(anchor + ([base] if base else []))
+            if not (base == "discrank" or base.startswith("discrank.")):
+                continue
+            for a in node.names:
+                target = f"{base}.{a.name}"
+                if target in modules:  # a submodule
+                    aliases[a.asname or a.name] = target
+                    if _private(a.name) and target not in SHARED:
+                        found.append(f"{name}: from {base} import {a.name} (line {node.lineno})")
+                elif _private(a.name) and base != name and base not in SHARED:
+                    found.append(f"{name}: from {base} import {a.name} (line {node.lineno})")
+    for node in ast.walk(ast.parse(source)):
+        if (isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id in aliases
+                and _private(node.attr)):
+            owner = aliases[node.value.id]
+            if owner != name and owner not in SHARED and f"{owner}.{node.attr}" not in modules:
+                found.append(f"{name}: {node.value.id}.{node.attr} (line {node.lineno})")
+    return found
+
+
+def _scan() -> list[str]:
+    files = {_module_name(f): f for f in PACKAGE.rglob("*.py")}
+    modules = set(files) | {_module_name(f) for f in PACKAGE.rglob("*.pyi")}  # the compiled core, by its stub
+    found = []
+    for name, path in sorted(files.items()):
+        found += private_imports(path.read_text(), name, path.name == "__init__.py", modules)
+    return found
+
+
+def test_the_scan_finds_each_way_of_reaching_a_private_name():
+    modules = {"discrank", "discrank.logs", "discrank._history", "discrank._core", "discrank.models",
+               "discrank.models._base", "discrank.models.elo"}
+    source = "\n".join([
+        "from discrank.logs import _pgn_rows",           # a private function of a public module
+        "from discrank._history import _Problem",        # a private name of a private, unshared module
+        "from discrank import _history",                 # an unshared private module, by name
+        "import discrank.logs as L",
+        "L._helper()",                                   # a private attribute of an imported module
+        "from ._base import _private_thing",             # relative, from inside discrank.models
+    ])
+    found = private_imports(source, "discrank.models.elo", False, modules)
+    assert [f.split(" (line")[0] for f in found] == [
+        "discrank.models.elo: from discrank.logs import _pgn_rows",
+        "discrank.models.elo: from discrank._history import _Problem",
+        "discrank.models.elo: from discrank import _history",
+        "discrank.models.elo: from discrank.models._base import _private_thing",
+        "discrank.models.elo: L._helper",
+    ]
+    allowed = "\n".join([
+        "from discrank import _core",                    # a shared private module
+        "from discrank._checks import _private_check",   # a private name of a shared module
+        "from discrank._history import History",         # a public name of a private module
+        "from discrank._core import __version__",        # a dunder is no private name
+        "import numpy as np\nnp._NoValue",                 # not discrank
+    ])
+    assert private_imports(allowed, "discrank.models.elo", False, modules) == []
+
+
+def test_no_module_imports_a_private_name_of_an_unshared_module():
+    found = _scan()
+    assert not found, "private names reached across modules:\n" + "\n".join(found)
+
+
+def test_every_shared_private_module_exists():
+    names = {_module_name(f) for f in [*PACKAGE.rglob("*.py"), *PACKAGE.rglob("*.pyi")]}
+    assert SHARED <= names, sorted(SHARED - names)
+
+
+@pytest.mark.parametrize("module, names", [
+    ("discrank._threads", ["resolve_n_jobs", "thread_limit", "one_blas_thread"]),
+    ("discrank._calendar", ["period_index", "period_start", "check_span", "refit_bins"]),
+    ("discrank._coding", ["code_log", "log_pairs", "pairs_from_codes", "map_rows"]),
+    ("discrank._losses", ["binary_log_loss", "game_losses", "outcome_losses"]),
+    ("discrank.pgn", ["pgn_headers", "pgn_game", "pgn_rows", "iter_pgn", "check_truncated", "decompression_errors"]),
+])
+def test_each_helper_lives_in_the_module_named_for_it(module, names):
+    mod = importlib.import_module(module)
+    for name in names:
+        assert getattr(mod, name).__module__ == module, f"{name} is defined in {getattr(mod, name).__module__}"
+
+
+@pytest.mark.parametrize("module, name, home", [
+    ("discrank.models._base", "resolve_n_jobs", "discrank._threads"),
+    ("discrank.models._base", "thread_limit", "discrank._threads"),
+    ("discrank.models._base", "one_blas_thread", "discrank._threads"),
+    ("discrank.evaluation", "game_losses", "discrank._losses"),
+    ("discrank.evaluation", "outcome_losses", "discrank._losses"),
+    ("discrank.logs", "read_pgn", "discrank.logs"),
+    ("discrank.logs", "iter_pgn", "discrank.pgn"),
+    ("discrank", "read_pgn", "discrank.logs"),
+])
+def test_the_public_names_stay_importable_where_they_were(module, name, home):
+    assert getattr(importlib.import_module(module), name).__module__ == home
+
+
+def test_the_calendar_is_one_definition():
+    # the solver module holds no calendar, and evaluate's refit periods are the calendar's periods
+    import discrank._calendar as calendar
+    import discrank._history as history
+    import discrank.evaluation as evaluation
+
+    assert not hasattr(history, "period_index") and not hasattr(history, "PERIODS")
+    assert evaluation.CALENDAR is calendar.PERIODS
