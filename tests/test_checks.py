@@ -52,7 +52,7 @@ def test_check_data_takes_pairwise_data_only():
     from discrank.data import check_data
 
     check_data(PairwiseData.from_games([0, 1], [1, 2], [1.0, 0.0]))
-    with pytest.raises(TypeError, match="fit expects a discrank.PairwiseData, got list"):
+    with pytest.raises(TypeError, match="fit expects a discrank.PairwiseData, GameLog or PeriodGames, got list"):
         check_data([1, 2])
 
 
