@@ -100,8 +100,17 @@ def test_python_blocks_run(page, monkeypatch, tmp_path, capsys):
 # what each page's blocks print (exact substrings of their output)
 EXPECTED = {
     "README.md": ["(3, 1) True"],  # the quick start's disc.u_.shape and converged_
+    "docs/data.md": ["{'missing player name': 1, 'player against themself': 1}", "3 2 [0.7 0.2]"],
+    "docs/models.md": ["log loss per future game: Elo", "first disc component: transitive", "('home',)"],
+    "docs/dynamic.md": ["home advantage", "known"],
+    "docs/evaluation.md": ["60 test games scored", "online protocol", "rank_lo"],
+    "docs/scale.md": ["50 1132 3000.0", "PeriodGames(300 games"],
 }
-EXPECTED_WITH_DATA = {}
+EXPECTED_WITH_DATA = {
+    "docs/models.md": ["football log loss per future game: Elo"],
+    "docs/dynamic.md": ["football home advantage"],
+    "docs/evaluation.md": ["7236 test games scored"],
+}
 
 
 def discrank_lines(page: str) -> list[str]:
