@@ -106,7 +106,8 @@ def test_python_blocks_run(page, monkeypatch, tmp_path, capsys):
 # what each page's blocks print (exact substrings of their output)
 EXPECTED = {
     "README.md": ["(3, 1) True"],  # the quick start's disc.u_.shape and converged_
-    "docs/data.md": ["{'missing player name': 1, 'player against themself': 1}", "3 2 [0.7 0.2]"],
+    "docs/data.md": ["{'missing player name': 1, 'player against themself': 1}", "3 2 [0.7 0.2]",
+                     "PairwiseData(n_players=6, n_pairs=15, n_games=300, weights='games') True"],
     "docs/models.md": ["log loss per future game: Elo", "first disc component: transitive", "('home',)"],
     "docs/dynamic.md": ["home advantage", "known"],
     "docs/evaluation.md": ["60 test games scored", "online protocol", "rank_lo"],
