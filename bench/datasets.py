@@ -1,4 +1,4 @@
-"""Loaders for the real data sets in ../shared/data (never copied into the repository).
+"""Loaders for the real data sets in $DISCRANK_DATA, else ../shared/data (never copied into the repository).
 
 Each returns a :class:`discrank.PairwiseData` (meta-games) or a game log ``(a, b, score, time)``
 (human data). ``DATA`` is the folder; ``available()`` says whether it is there.
@@ -17,7 +17,8 @@ import numpy as np
 
 from discrank import PairwiseData
 
-DATA = Path(os.environ.get("DISCRANK_DATA", Path(__file__).resolve().parents[2] / "shared" / "data"))
+# $DISCRANK_DATA when set (and not empty), else ../shared/data: the rule of the tests (tests/_data.py)
+DATA = Path(os.environ.get("DISCRANK_DATA") or Path(__file__).resolve().parents[2] / "shared" / "data")
 
 
 def available() -> bool:

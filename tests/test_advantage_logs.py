@@ -19,8 +19,9 @@ from discrank import GameLog
 from discrank.cli import main
 from discrank.logs import INVALID_KINDS
 
+from _data import DATA
+
 A, B, S = ["p", "q", "r", "s"], ["q", "r", "s", "p"], [1.0, 0.0, 0.5, 1.0]
-DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
 
 
 def log4(**kw):
@@ -398,8 +399,7 @@ def test_full_logs_gives_each_whole_log_with_the_dates_of_its_split(datasets, mo
     assert out["Go Tygem"][1]["cutoff"].dtype == np.dtype("datetime64[ns]")
 
 
-@pytest.mark.skipif(not (DATA / "football_international" / "results.csv.gz").exists(),
-                    reason="the football data set is not in ../shared/data")
+@pytest.mark.data("football_international/results.csv.gz")
 def test_the_real_football_log_marks_every_non_neutral_match_home(monkeypatch):
     path = Path(__file__).resolve().parents[1] / "bench" / "datasets.py"
     spec = importlib.util.spec_from_file_location("_bench_datasets_real", path)

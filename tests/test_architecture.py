@@ -1,15 +1,20 @@
-"""The rules of docs/ARCHITECTURE.md that a machine can check: the import graph of the package has no
-cycle, the data path runs one way, persistence knows no model by name, import leaves the process alone."""
+"""The rules of docs/ARCHITECTURE.md that a machine can check: its core table lists every header and its
+module table every module, every import follows the module table's order (but the breaks it lists), the
+import graph of the package has no cycle, the data path runs one way, persistence knows no model by name."""
 
 from __future__ import annotations
 
 import ast
+import fnmatch
 import importlib
 import pathlib
+import re
 
 import pytest
 
 PACKAGE = pathlib.Path(importlib.import_module("discrank").__file__).resolve().parent
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+ARCHITECTURE = (ROOT / "docs" / "ARCHITECTURE.md").read_text()
 
 
 def _module_name(path: pathlib.Path) -> str:
@@ -114,3 +119,64 @@ def test_persistence_knows_no_model_by_name():
     source = (PACKAGE / "persist.py").read_text()
     for name in ("DiscDecomposition", "DiscDecompositionCV", "EloPlusPlus", "MElo", "SchurDecomposition"):
         assert name not in source, f"persist.py names {name}"
+
+
+# ------------------------------------------------------------------ docs/ARCHITECTURE.md against the tree
+def _section(title: str) -> str:
+    start = ARCHITECTURE.index(title)
+    nxt = re.search(r"^#{2,3} ", ARCHITECTURE[start + len(title):], re.M)
+    return ARCHITECTURE[start:start + len(title) + (nxt.start() if nxt else len(ARCHITECTURE))]
+
+
+def core_table() -> list[str]:
+    """The file patterns of the core table's first column (``src/bind_*.cpp`` among them)."""
+    rows = re.findall(r"^\| (.+?) \| .+ \|$", _section("### The core (cpp/)"), re.M)
+    return [name for row in rows for name in re.findall(r"`([^`]+)`", row)]
+
+
+def module_table() -> list[tuple[str, str]]:
+    """(layer, module name) of each row of the module table, in its order."""
+    rows = re.findall(r"^\| (\w+) \| `([^`]+\.py)` \|", _section("### The modules (python/discrank)"), re.M)
+    return [(layer, _module_name(PACKAGE / path)) for layer, path in rows]
+
+
+def listed_breaks() -> set[tuple[str, str]]:
+    """The imports the module section lists as breaking its rule: ``- `a.py -> b.py```."""
+    found = re.findall(r"^- `([\w/]+\.py) -> ([\w/]+\.py)`", _section("### The modules (python/discrank)"), re.M)
+    return {(_module_name(PACKAGE / a), _module_name(PACKAGE / b)) for a, b in found}
+
+
+def test_the_tables_are_read():
+    # the parsers themselves: rows of each table are found
+    assert "losses.hpp" in core_table() and "src/bind_*.cpp" in core_table()
+    assert ("foundations", "discrank.exceptions") in module_table()
+    assert ("models", "discrank.models._base") in module_table() and ("surfaces", "discrank") in module_table()
+
+
+def test_core_table_lists_every_header_and_source():
+    cpp = ROOT / "cpp"
+    headers = {p.name for p in (cpp / "include" / "discrank").glob("*.hpp")}
+    listed = core_table()
+    assert headers, "no header found under cpp/include/discrank"
+    assert headers == {name for name in listed if name.endswith(".hpp") and "/" not in name}
+    sources = sorted(p.relative_to(cpp).as_posix() for p in (cpp / "src").iterdir())
+    assert [s for s in sources if not any(fnmatch.fnmatch(s, pattern) for pattern in listed)] == []
+
+
+def test_module_table_lists_every_module_once():
+    modules = [name for _, name in module_table()]
+    assert len(modules) == len(set(modules))
+    assert set(modules) == set(import_graph())
+
+
+def test_module_table_layers_are_contiguous_and_ordered():
+    layers = [layer for layer, _ in module_table()]
+    assert [layer for k, layer in enumerate(layers) if k == 0 or layer != layers[k - 1]] == [
+        "foundations", "data", "models", "surfaces"]
+
+
+def test_every_import_follows_the_module_table():
+    order = {name: k for k, (_, name) in enumerate(module_table())}
+    graph = import_graph()
+    upward = {(m, d) for m, deps in graph.items() for d in deps if order[d] > order[m]}
+    assert upward == listed_breaks(), "imports of a module listed below the importer (update the table or the list)"

@@ -4,6 +4,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 BENCH = Path(__file__).resolve().parent.parent / "bench"
 
 
@@ -34,6 +36,7 @@ def test_solver_bench_joint_converges():
     assert len(joint) == 3 and all("True" in r for r in joint)
 
 
+@pytest.mark.data()  # reproduce.py reads $DISCRANK_DATA, else ../shared/data, and skips the real games without it
 def test_reproduction_quick_mode_shows_the_papers_claims(tmp_path):
     proc = subprocess.run([sys.executable, str(BENCH / "reproduce.py"), "--quick", "--figures", str(tmp_path)],
                           capture_output=True, text=True, timeout=600, cwd=BENCH)

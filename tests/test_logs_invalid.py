@@ -1,7 +1,6 @@
 """Dirty game logs (issue 14): invalid rows raise by default, or are dropped and reported with invalid="drop"."""
 
 import warnings
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -12,9 +11,11 @@ from discrank import GameLog, InvalidRowsWarning, PairwiseData, read_pgn
 from discrank.cli import main
 from discrank.logs import INVALID_KINDS
 
-DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
-ATP = DATA / "tennis_atp" / "atp_matches_singles_all_levels.csv.xz"
-needs_atp = pytest.mark.skipif(not ATP.exists(), reason=f"the ATP data set is not there ({ATP})")
+from _data import DATA
+
+ATP_FILE = "tennis_atp/atp_matches_singles_all_levels.csv.xz"
+ATP = DATA / ATP_FILE
+needs_atp = pytest.mark.data(ATP_FILE)
 
 
 def caught(fn, *args, **kwargs):
