@@ -24,9 +24,9 @@ from typing import Callable, Optional
 import numpy as np
 import pytest
 
-import discrank
-from discrank import (DiscDecomposition, DiscDecompositionCV, DynamicElo, Elo, EloPlusPlus, GameLog, MElo, PairwiseData,
-                      PeriodGames, SchurDecomposition, UnknownPlayerError, bootstrap, evaluate, load)
+import discrank.online
+from discrank import (DiscDecomposition, DiscDecompositionCV, DynamicElo, Elo, EloPlusPlus, GameLog, MElo, PeriodGames,
+                      SchurDecomposition, UnknownPlayerError, bootstrap, evaluate, load)
 from discrank.cli import main
 from discrank.online import OnlineElo
 
@@ -528,8 +528,6 @@ def test_the_docs_table_is_the_matrix():
 
 
 def test_every_estimator_is_a_row_of_the_matrix():
-    import discrank.online
-
     public = {getattr(module, n) for module in (discrank, discrank.online) for n in module.__all__}
     estimators = {c.__name__ for c in public if isinstance(c, type) and callable(getattr(c, "fit", None))
                   and callable(getattr(c, "predict_games", None))}
