@@ -14,7 +14,8 @@ from discrank import GameLog, OnlineDisc, PairwiseData, PeriodGames, UnknownPlay
 from discrank._losses import binary_log_loss
 from discrank._tuning import time_cut
 from discrank.exceptions import NotFittedError, NumericalError
-from discrank.online import STEP_GRID, OnlineElo, online_disc
+from discrank.models.online_disc import tune_step
+from discrank.online import STEP_GRID, OnlineElo, online_disc, online_elo
 
 PLAYERS = np.array(["ann", "bob", "cat", "dan", "eve", "fay"])
 STRENGTH = np.linspace(-1.0, 1.0, 6)
@@ -110,8 +111,29 @@ def test_tuned_step_with_a_validation_window_predicts_the_window_best(online):
                          for p, r in zip(a[val], b[val])])
 
     expected = [loss_or_inf(lambda: forecast(s), y[val]) for s in STEP_GRID]
-    np.testing.assert_allclose(list(model.step_scores_.values()), expected, rtol=1e-14, atol=0)
+    np.testing.assert_array_equal(list(model.step_scores_.values()), expected)
     assert model.step_ == STEP_GRID[int(np.argmin(expected))]
+
+
+@pytest.mark.parametrize("validation", [None, Validation(fraction=0.25), Validation(fraction=0.25, online=True)])
+def test_tune_step_with_elo_updates_chooses_as_online_elo_does(validation):
+    # the rule is OnlineElo's: given Elo's update it scores every step as OnlineElo's own fit does
+    log = transitive_log()
+    a, b, y = in_time_order(log)
+    codes = {p: k for k, p in enumerate(PLAYERS.tolist())}
+    ia, ib = np.array([codes[p] for p in a]), np.array([codes[p] for p in b])
+
+    def frozen(step, fitted, window):
+        run = online_elo(ia[fitted], ib[fitted], y[fitted], step=step)
+        s = np.zeros(6)
+        s[run.labels] = run.ratings
+        return expit(s[ia[window]] - s[ib[window]])
+
+    step, scores = tune_step(lambda s: online_elo(ia, ib, y, step=s).predictions, frozen, y, np.sort(log.time),
+                             validation)
+    elo = OnlineElo().fit(log, validation=validation)
+    np.testing.assert_array_equal(list(scores.values()), list(elo.step_scores_.values()))
+    assert list(scores) == list(elo.step_scores_) and step == elo.step_
 
 
 def test_update_a_then_b_equals_fit_of_a_plus_b():
@@ -149,6 +171,7 @@ def test_predicts_the_rock_paper_scissors_cycle_better_than_online_elo():
     frame = disc.ratings_frame()  # a cycle has no strength: unranked, the disc coordinates only
     assert frame.columns.tolist() == ["player", "rank", "games", "u_1", "v_1"]
     assert frame["rank"].isna().all() and frame.attrs["transitivity"] == {"share": [1.0], "transitive": [False]}
+    assert disc._verdict().endswith("the disc component is cyclic (no strength to rank by)")
 
 
 # ------------------------------------------------------------------ readout
@@ -162,7 +185,8 @@ def test_ratings_frame_of_a_transitive_state_ranks_by_strength_on_the_elo_scale(
     assert frame["rank"].tolist() == [1, 2, 3, 4, 5, 6]
     np.testing.assert_array_equal(frame["strength"], model.strength_[order])
     np.testing.assert_array_equal(frame["consistency"], model.consistency_[order])
-    np.testing.assert_allclose(frame["elo"], 1500 + 400 / np.log(10) * (model.strength_ - model.strength_.mean())[order],
+    elo = 1500 + 400 / np.log(10) * (model.strength_ - model.strength_.mean())
+    np.testing.assert_allclose(frame["elo"], elo[order],
                                rtol=0, atol=1e-9)
     anchored = model.ratings_frame(anchor="ann", anchor_rating=1000.0)
     assert anchored.loc[anchored["player"] == "ann", "elo"].item() == 1000.0
@@ -246,7 +270,8 @@ def test_an_unknown_player_raises_naming_it_unless_unseen_prior(method):
     ({"n_components": 2}, "OnlineDisc: n_components must be 1: the paper's online update (Section 4) moves one "
                           "disc component, in the strength/consistency form of Proposition 2, got 2"),
     ({"n_components": True}, "OnlineDisc: n_components must be 1"),
-    ({"step": 0.0}, "OnlineDisc: step must be a positive finite number (the update's step), or None to tune it, got 0.0"),
+    ({"step": 0.0}, "OnlineDisc: step must be a positive finite number (the update's step), or None to tune it, "
+                    "got 0.0"),
     ({"step": -1}, "got -1"),
     ({"step": math.inf}, "got inf"),
     ({"step": math.nan}, "got nan"),
@@ -271,7 +296,8 @@ def test_advantage_columns_are_refused_in_fit_and_update_naming_them():
     log = transitive_log(shuffled=False)
     home = GameLog.from_arrays(log.a, log.b, log.score, log.time, advantage={"home": np.arange(len(log)) % 2})
     assert OnlineDisc.takes_advantage is False and OnlineDisc.sequential_updates is True
-    message = "OnlineDisc.{}: the log has the advantage column(s) 'home', which the paper's online disc update cannot use"
+    message = ("OnlineDisc.{}: the log has the advantage column(s) 'home', which the paper's online disc update "
+               "cannot use")
     model = OnlineDisc(step=0.05)
     with pytest.raises(ValueError, match=re.escape(message.format("fit"))):
         model.fit(home)
@@ -312,3 +338,20 @@ def test_update_refuses_the_past_times_of_another_kind_and_an_unfitted_model():
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         model.update(GameLog.from_arrays(["ann"], ["bob"], [1.0], [399.0]))  # the latest time itself: allowed
+
+
+def test_the_cli_reads_a_model_file_predicts_describes_and_plots_it(tmp_path, capsys):
+    pytest.importorskip("matplotlib")
+    from discrank.cli import main
+
+    model = OnlineDisc(step=0.05).fit(transitive_log())
+    model.save(tmp_path / "m.npz")
+    assert main(["predict", str(tmp_path / "m.npz"), "fay", "ann"]) == 0
+    assert f"P(fay beats ann) = {model.predict_proba('fay', 'ann'):.4f}" in capsys.readouterr().out
+    assert main(["predict", str(tmp_path / "m.npz"), "fay", "Jannik Siner"]) != 0
+    assert "unknown player 'Jannik Siner'" in capsys.readouterr().err
+    assert main(["info", str(tmp_path / "m.npz")]) == 0
+    out = capsys.readouterr().out
+    assert "online disc update (Section 4), step 0.05, 400 games: the disc component is transitive" in out
+    assert main(["plot", str(tmp_path / "m.npz"), "--out", str(tmp_path / "m.png")]) == 0
+    assert (tmp_path / "m.png").stat().st_size > 0

@@ -17,7 +17,7 @@ from scipy.special import expit
 
 from discrank import persist
 from discrank._checks import show
-from discrank._labels import LabelIndex, as_label_array
+from discrank._labels import LabelIndex, as_label_array, check_same_kind
 from discrank._losses import binary_log_loss
 from discrank._params import Rule, check_params
 from discrank.analysis import disc_verdict, reparametrize, transitivity_summary
@@ -35,7 +35,7 @@ def _is_one(v: Any) -> bool:
 
 
 def _positive_finite(v: Any) -> bool:
-    return (isinstance(v, numbers.Real) and not isinstance(v, (bool, np.bool_)) and math.isfinite(v) and v > 0)
+    return isinstance(v, numbers.Real) and not isinstance(v, (bool, np.bool_)) and math.isfinite(v) and v > 0
 
 
 #: OnlineDisc's own rules (:mod:`discrank._params`): one component, and a positive finite step.
@@ -189,8 +189,9 @@ class OnlineDisc(Params, GamePredictions):
 
     Each player has a strength ``u~`` and a consistency ``v``; ``P(a beats b) = sigmoid(v_a v_b (u~_a -
     u~_b))`` (one disc component, ``u = u~ v``, in the strength/consistency form of Proposition 2). After
-    each game, from the values before it (the two update equations of Section 4, "Online Update", of
-    Bertrand, Czarnecki and Gidel, AISTATS 2023, with step ``eta`` and the score ``S`` of a)::
+    each game, from the values before it, the online version of Eq. (4): the two update equations of
+    Section 4, "Online Update" (Bertrand, Czarnecki and Gidel, AISTATS 2023), with step ``eta``, the score
+    ``S`` of a and ``p`` the forecast::
 
         u~_a += eta (S - p) v_a v_b          u~_b -= eta (S - p) v_a v_b
         v_a  += eta (S - p) v_b (u~_a - u~_b)    v_b  += eta (S - p) v_a (u~_a - u~_b)
@@ -230,8 +231,7 @@ class OnlineDisc(Params, GamePredictions):
         The latest time of the games seen, as a number in the units of ``time_dtype_`` (the ticks of
         a datetime's unit); None for games without times.
     sequential_updates : bool
-        True (a class attribute): the state moves after every game, so ``discrank.evaluate``'s online
-        protocol updates this model at every distinct time of the test period.
+        True (a class attribute): ``discrank.evaluate``'s online protocol updates it at every distinct time.
     """
 
     sequential_updates = True
@@ -372,6 +372,7 @@ class OnlineDisc(Params, GamePredictions):
                 raise ValueError(f"OnlineDisc.update: the log has a game at time {_show_time(t[0])}, before the "
                                  f"latest time already seen ({_show_time(latest)}): the updates run forward in time")
         a, b = as_label_array(log.a, "a")[order], as_label_array(log.b, "b")[order]
+        check_same_kind(("a", a), ("labels_", np.asarray(self.labels_)))
         run = online_disc(a, b, np.asarray(log.score)[order], step=self.step_, init=self)
         index = LabelIndex(run.labels) if run.new_players.size else self._index
         n = len(run.labels)
@@ -401,6 +402,12 @@ class OnlineDisc(Params, GamePredictions):
         return dtype.type(self.last_time_)
 
     @property
+    def n_players_(self) -> int:
+        """The number of players."""
+        self._check_fitted()
+        return int(self.labels_.shape[0])
+
+    @property
     def u_(self) -> np.ndarray:
         """The state as a disc component's u: ``u~ v``, shape (n_players, 1)."""
         self._check_fitted()
@@ -426,9 +433,8 @@ class OnlineDisc(Params, GamePredictions):
 
     # ------------------------------------------------------------------ saving and loading
     def save(self, path: Any) -> None:
-        """Write the fitted model to an ``.npz`` file (``discrank.load`` reads it; no pickle): the players,
-        their strengths, consistencies and game counts, the step and the latest time seen, so that
-        :meth:`update` goes on from the file.
+        """Write the fitted model to an ``.npz`` file (``discrank.load`` reads it; no pickle): the players'
+        state and game counts, the step and the latest time seen, so that :meth:`update` goes on from it.
 
         Parameters
         ----------
@@ -526,6 +532,18 @@ class OnlineDisc(Params, GamePredictions):
         except ValueError:  # all ties, or the origin on the hull's border: no finite strength
             return None
         return rep.strength, rep.consistency
+
+    def _sort_key(self) -> Optional[np.ndarray]:
+        """The strength of :meth:`_readout`, higher first; None for a cyclic state."""
+        readout = self._readout()
+        return None if readout is None else readout[0]
+
+    def _verdict(self) -> str:
+        """What the state says, in a line (``discrank info``)."""
+        self._check_fitted()
+        kind = "transitive" if self._readout() is not None else "cyclic (no strength to rank by)"
+        return (f"online disc update (Section 4), step {self.step_:.4g}, {int(self.n_games_.sum()) // 2} games: the "
+                f"disc component is {kind}")
 
     def ratings_frame(self, *, anchor: Any = None, anchor_rating: float = 1500.0):
         """A pandas DataFrame of the current state, one row per player, strongest first.
