@@ -193,6 +193,21 @@ def test_ratings_frame_of_a_transitive_state_ranks_by_strength_on_the_elo_scale(
     assert frame.attrs["model"] == "OnlineDisc" and frame.attrs["transitivity"]["transitive"] == [True]
 
 
+def test_ratings_frame_reads_a_transitive_state_with_consistencies_of_both_signs_by_proposition_2():
+    model = OnlineDisc(step=0.05).fit(transitive_log(n_games=30))
+    # three players at the points (u~ v, v) = (1, 1), (2, 1), (1, -0.2): the origin is outside their hull
+    model.labels_, model.n_games_ = np.arange(3), np.array([1, 1, 1])  # codes, relabelled below
+    model.strength_, model.consistency_ = np.array([1.0, 2.0, -5.0]), np.array([1.0, 1.0, -0.2])
+    model.relabel(np.array(["x", "y", "z"]))
+    frame = model.ratings_frame().set_index("player")
+    s, c = frame.loc[["x", "y", "z"], "strength"].to_numpy(), frame.loc[["x", "y", "z"], "consistency"].to_numpy()
+    assert (c > 0).all() and frame.attrs["transitivity"]["transitive"] == [True]
+    u, v = model.strength_, model.consistency_
+    for i, j in ((0, 1), (0, 2), (1, 2)):  # every prediction kept: c_i c_j (s_i - s_j) = v_i v_j (u~_i - u~_j)
+        assert c[i] * c[j] * (s[i] - s[j]) == pytest.approx(v[i] * v[j] * (u[i] - u[j]), rel=1e-12, abs=1e-12)
+    assert frame.sort_values("rank").index.tolist() == list(np.array(["x", "y", "z"])[np.argsort(-s)])
+
+
 # ------------------------------------------------------------------ save and load
 def test_save_and_load_round_trip_bitwise_and_update_goes_on_from_the_file(tmp_path):
     log = transitive_log(shuffled=False)
@@ -355,3 +370,13 @@ def test_the_cli_reads_a_model_file_predicts_describes_and_plots_it(tmp_path, ca
     assert "online disc update (Section 4), step 0.05, 400 games: the disc component is transitive" in out
     assert main(["plot", str(tmp_path / "m.npz"), "--out", str(tmp_path / "m.png")]) == 0
     assert (tmp_path / "m.png").stat().st_size > 0
+
+
+def test_evaluate_fits_it_without_the_advantage_columns_and_says_so():
+    log = transitive_log(shuffled=False)
+    home = GameLog.from_arrays(log.a, log.b, log.score, log.time, advantage={"home": np.arange(len(log)) % 2})
+    ev = evaluate({"disc": OnlineDisc(step=0.05)}, home, cutoff=300.0)
+    assert ev.notes == ["'disc' takes no advantage covariates: fitted and scored without the column(s) 'home'"]
+    train, test = log._take(log.time < 300.0), log._take(log.time >= 300.0)
+    expected = OnlineDisc(step=0.05).fit(train).predict_games(test)
+    np.testing.assert_array_equal(ev.predictions["disc"], expected)
