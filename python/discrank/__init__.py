@@ -47,7 +47,7 @@ from discrank.exceptions import (  # noqa: E402
     UnknownPlayerError,
 )
 from discrank import analysis  # noqa: E402
-from discrank.models import DiscDecomposition, DiscDecompositionCV, Elo, EloPlusPlus, MElo, SchurDecomposition  # noqa: E402
+from discrank.models import DiscDecomposition, DiscDecompositionCV, Elo, EloPlusPlus, MElo, OnlineDisc, SchurDecomposition  # noqa: E402
 from discrank.logs import GameLog, read_pgn  # noqa: E402
 from discrank.persist import load  # noqa: E402
 from discrank.bootstrap import bootstrap  # noqa: E402
@@ -72,6 +72,7 @@ __all__ = [
     "MElo",
     "NotFittedError",
     "NumericalError",
+    "OnlineDisc",
     "PairwiseData",
     "PeriodGames",
     "SchurDecomposition",

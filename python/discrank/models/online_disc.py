@@ -1,0 +1,600 @@
+"""The paper's online disc update (Section 4, "Online Update") as an estimator of the family.
+
+:class:`OnlineDisc` runs :func:`discrank.online.online_disc` over a game log in time order and predicts
+from its current state, with the surface of :class:`~discrank.online.OnlineElo`: the step chosen by
+:func:`tune_step` (the rule of OnlineElo's step), sequential ``update``, the prediction protocol with its
+policy for unseen players, ``ratings_frame``, and save and load from declared fitted arrays.
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+from typing import Any, Callable, Optional
+
+import numpy as np
+from scipy.special import expit
+
+from discrank import persist
+from discrank._checks import show
+from discrank._labels import LabelIndex, as_label_array, check_same_kind
+from discrank._losses import binary_log_loss
+from discrank._params import Rule, check_params
+from discrank.analysis import disc_verdict, reparametrize, transitivity_summary
+from discrank.exceptions import NotFittedError, NumericalError
+from discrank.models._base import Params, atomic, elo_points
+from discrank.models._prediction import GamePredictions, code_players
+from discrank.online import STEP_GRID, online_disc
+from discrank.persist import FittedArray
+
+__all__ = ["OnlineDisc", "tune_step", "disc_win_proba"]
+
+
+def _is_one(v: Any) -> bool:
+    return isinstance(v, numbers.Integral) and not isinstance(v, (bool, np.bool_)) and v == 1
+
+
+def _positive_finite(v: Any) -> bool:
+    return isinstance(v, numbers.Real) and not isinstance(v, (bool, np.bool_)) and math.isfinite(v) and v > 0
+
+
+#: OnlineDisc's own rules (:mod:`discrank._params`): one component, and a positive finite step.
+PARAM_RULES = {
+    "n_components": Rule(_is_one, "1: the paper's online update (Section 4) moves one disc component, in the "
+                                  "strength/consistency form of Proposition 2"),
+    "step": Rule(_positive_finite, "a positive finite number (the update's step), or None to tune it"),
+}
+
+
+def disc_win_proba(strength: np.ndarray, consistency: np.ndarray, ia: np.ndarray, ib: np.ndarray) -> np.ndarray:
+    """P(a beats b) = sigmoid(v_a v_b (u~_a - u~_b)) of the online disc state, for the players coded
+    ``ia`` and ``ib`` (-1: a player not seen, at strength 0 and consistency 1, where the update starts
+    every player).
+
+    Parameters
+    ----------
+    strength, consistency : ndarray, shape (n_players,)
+        The state ``u~`` and ``v`` of :func:`discrank.online.online_disc`.
+    ia, ib : ndarray of int
+        The players of each game (codes into the state, or -1).
+
+    Returns
+    -------
+    ndarray of float
+        P(a beats b) of each game.
+    """
+    ua = np.where(ia >= 0, strength[np.maximum(ia, 0)], 0.0)
+    ub = np.where(ib >= 0, strength[np.maximum(ib, 0)], 0.0)
+    va = np.where(ia >= 0, consistency[np.maximum(ia, 0)], 1.0)
+    vb = np.where(ib >= 0, consistency[np.maximum(ib, 0)], 1.0)
+    return expit(va * vb * (ua - ub))
+
+
+def tune_step(forecasts: Callable[[float], np.ndarray], frozen: Callable[[float, np.ndarray, np.ndarray], np.ndarray],
+              score: np.ndarray, time: Optional[np.ndarray], validation: Any = None,
+              grid: tuple = STEP_GRID) -> tuple[float, dict]:
+    """The step of a sequential update that predicts best: OnlineElo's rule, for any update.
+
+    Without a usable ``validation``, the step whose forecasts (each game predicted before its update)
+    have the lowest log loss over the latest half of the games (the first half lets the ratings settle).
+    With a :class:`discrank.Validation` cut (``time`` given, and at least 10 games on each side of it):
+    with ``online=True`` the step whose forecasts of the validation window have the lowest log loss, with
+    ``online=False`` the one whose state, frozen after the games before the window (and its gap), predicts
+    the window best. A step whose run diverges (:class:`~discrank.exceptions.NumericalError`) scores
+    infinity; ties go to the first step of ``grid``.
+
+    Parameters
+    ----------
+    forecasts : callable
+        ``forecasts(step)``: P(a beats b) of every game, each predicted before its update.
+    frozen : callable
+        ``frozen(step, fitted, window)``: P(a beats b) of the games ``window`` (indices) predicted by the
+        state after the games ``fitted`` (indices).
+    score : ndarray, shape (n_games,)
+        The games' scores, in the order of the updates.
+    time : ndarray or None
+        The games' times, sorted; None: no time order to cut (the latest half is used).
+    validation : discrank.Validation, optional
+        Where to validate (above).
+    grid : tuple of float, optional
+        The steps tried; default :data:`discrank.online.STEP_GRID`, OnlineElo's.
+
+    Returns
+    -------
+    tuple
+        The step chosen, and the log loss of each step of ``grid`` (a dict in grid order).
+    """
+    from discrank._tuning import time_cut
+
+    window = None
+    if validation is not None and time is not None:
+        fit, val = time_cut(time, validation)
+        if fit.sum() >= 10 and val.sum() >= 10:
+            window = (np.flatnonzero(fit), np.flatnonzero(val))
+    scores: dict = {}
+    for step in grid:
+        try:
+            if window is None:  # forecasts of the latest half, each before its update
+                half = len(score) // 2
+                q, y = forecasts(step)[half:], score[half:]
+            elif validation.online:  # forecasts of the validation window, each before its update
+                q, y = forecasts(step)[window[1]], score[window[1]]
+            else:  # the state frozen after the games fitted, predicting the validation window
+                q, y = frozen(step, *window), score[window[1]]
+        except NumericalError:
+            scores[step] = math.inf
+            continue
+        scores[step] = float(np.mean(binary_log_loss(q, y)))
+    return min(scores, key=scores.__getitem__), scores
+
+
+def _check_log(log: Any, method: str) -> None:
+    """A TypeError unless ``log`` is a GameLog; a ValueError naming its advantage columns when it has any."""
+    from discrank.logs import GameLog
+
+    if not isinstance(log, GameLog):
+        raise TypeError(f"OnlineDisc.{method} expects a discrank.GameLog, got {type(log).__name__}: its update "
+                        "rates the games one by one in time order, which pairs and period sums have lost")
+    if log.advantage is not None:
+        names = ", ".join(map(repr, log.advantage_names))
+        raise ValueError(f"OnlineDisc.{method}: the log has the advantage column(s) {names}, which the paper's "
+                         "online disc update cannot use (it has no covariate term; it would ignore them); the "
+                         "models that fit advantage covariates are Elo, EloPlusPlus, DiscDecomposition "
+                         "(loss='bce') and DynamicElo, or give OnlineDisc the log without its advantage columns")
+
+
+def _in_time_order(log: Any) -> tuple[np.ndarray, Optional[np.ndarray]]:
+    """(the order of the games: by time, stable; the sorted times or None) of a game log."""
+    if log.time is None:
+        return np.arange(len(log)), None
+    order = np.argsort(log.time, kind="stable")
+    return order, np.asarray(log.time)[order]
+
+
+def _time_fields(latest: Any) -> tuple[Any, str]:
+    """A time as a model file keeps it: (a JSON number: a datetime's ticks of its unit, or the number;
+    its dtype's name)."""
+    value = np.asarray(latest)
+    if value.dtype.kind == "M":
+        return int(value.view(np.int64)), str(value.dtype)
+    return (int(value) if value.dtype.kind in "iu" else float(value)), str(value.dtype)
+
+
+def _show_time(value: Any) -> str:
+    """A time for a message: a date as its text, a number as written."""
+    return str(value) if isinstance(value, np.datetime64) else show(value)
+
+
+def _file_time_ok(value: Any, kind: Any) -> bool:
+    """Whether a model file's ``last_time_`` and ``time_dtype_`` make a time (:func:`_time_fields`)."""
+    try:
+        dtype = np.dtype(kind) if isinstance(kind, str) else None
+    except TypeError:
+        dtype = None
+    if dtype is None or dtype.kind not in "Miuf" or str(dtype) != kind:
+        return False
+    if dtype.kind == "f":
+        return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+    if not isinstance(value, int) or isinstance(value, bool):
+        return False
+    if dtype.kind == "M":  # ticks of a unit; -2^63 is NaT
+        return np.datetime_data(dtype)[0] != "generic" and -(1 << 63) < value < (1 << 63)
+    return int(np.iinfo(dtype).min) <= value <= int(np.iinfo(dtype).max)
+
+
+class OnlineDisc(Params, GamePredictions):
+    """The paper's online disc update as an estimator: ``fit(log)`` runs
+    :func:`discrank.online.online_disc` over a game log in time order, and ``predict_proba``,
+    ``predict_games`` and ``predict_outcomes`` predict from the current state.
+
+    Each player has a strength ``u~`` and a consistency ``v``; ``P(a beats b) = sigmoid(v_a v_b (u~_a -
+    u~_b))`` (one disc component, ``u = u~ v``, in the strength/consistency form of Proposition 2). After
+    each game, from the values before it, the online version of Eq. (4): the two update equations of
+    Section 4, "Online Update" (Bertrand, Czarnecki and Gidel, AISTATS 2023), with step ``eta``, the score
+    ``S`` of a and ``p`` the forecast::
+
+        u~_a += eta (S - p) v_a v_b          u~_b -= eta (S - p) v_a v_b
+        v_a  += eta (S - p) v_b (u~_a - u~_b)    v_b  += eta (S - p) v_a (u~_a - u~_b)
+
+    Every player starts at strength 0 and consistency 1 (an Elo player), and a player not seen is
+    predicted there with ``unseen="prior"`` (else an :class:`~discrank.exceptions.UnknownPlayerError`).
+    The update has no advantage covariates: a log with advantage columns is refused (``fit`` and
+    ``update``), and :func:`discrank.evaluate` gives it the log without them.
+
+    Parameters
+    ----------
+    n_components : int, default 1
+        Only 1: the paper's online update moves one disc component (a ValueError otherwise).
+    step : float, optional
+        The update's step ``eta``, positive and finite. None (default): the step of
+        :data:`discrank.online.STEP_GRID` that predicts best on the log given to ``fit``, by
+        :func:`tune_step` (OnlineElo's rule): without ``validation`` the forecasts of the latest half of
+        the games, with a :class:`discrank.Validation` the validation window (online forecasts with
+        ``online=True``, the state frozen before the window otherwise). A step whose run diverges is
+        not chosen.
+
+    Attributes
+    ----------
+    labels_ : ndarray
+        The players; :meth:`update` appends the players it meets for the first time.
+    strength_, consistency_ : ndarray, shape (n_players,)
+        The current state ``u~`` and ``v``.
+    u_, v_ : ndarray, shape (n_players, 1)
+        The same state as a disc component: ``u = u~ v`` and ``v``.
+    n_games_ : ndarray of int, shape (n_players,)
+        The games each player has played.
+    step_ : float
+        The step used.
+    step_scores_ : dict or None
+        The validation log loss of each step tried (None when ``step`` is given, or after loading).
+    last_time_, time_dtype_ : number or None, str or None
+        The latest time of the games seen, as a number in the units of ``time_dtype_`` (the ticks of
+        a datetime's unit); None for games without times.
+    sequential_updates : bool
+        True (a class attribute): ``discrank.evaluate``'s online protocol updates it at every distinct time.
+    """
+
+    sequential_updates = True
+    #: Whether the model fits advantage covariates: the online disc update has none.
+    takes_advantage = False
+    _fitted_arrays = (
+        FittedArray("strength_", ("n",)),
+        FittedArray("consistency_", ("n",)),
+        FittedArray("n_games_", ("n",), kind="i", nonnegative="game count"),
+    )
+    _fitted_scalars = ("step_", "last_time_", "time_dtype_")
+    _choices: dict = {}
+    _optional_params = ("step",)
+    _param_rules = PARAM_RULES
+
+    def __init__(self, n_components: int = 1, step: Optional[float] = None):
+        self.n_components = n_components
+        self.step = step
+
+    def _check_params(self) -> None:
+        """The parameters by their rules; the ValueError names the model, the parameter and the value."""
+        try:
+            check_params(self, ("n_components", "step"))
+        except ValueError as exc:
+            raise ValueError(f"OnlineDisc: {exc}") from None
+
+    # ------------------------------------------------------------------ fitting
+    @atomic
+    def fit(self, log: Any, *, validation: Any = None) -> "OnlineDisc":
+        """Run the update over ``log`` from the start (every player at strength 0, consistency 1).
+
+        Parameters
+        ----------
+        log : GameLog
+            The games. A log with times is run in time order (a stable sort: games of one time keep their
+            order); one without, in its order.
+        validation : discrank.Validation, optional
+            How the step is tuned when ``step`` is None (see the class); ignored when ``step`` is given.
+
+        Returns
+        -------
+        OnlineDisc
+            ``self``, fitted.
+
+        Raises
+        ------
+        TypeError
+            ``log`` is not a :class:`~discrank.GameLog`, or ``validation`` is not a
+            :class:`discrank.Validation`.
+        ValueError
+            A parameter that breaks its rule (named with its value), or a log with advantage columns
+            (named).
+        discrank.exceptions.NumericalError
+            The update diverged at the given step (a state beyond ``discrank.online.DIVERGED``).
+
+        Notes
+        -----
+        The fit is all or nothing: when it raises, the estimator is left as it was.
+        """
+        from discrank._coding import code_log
+        from discrank._tuning import Validation
+
+        self._check_params()
+        _check_log(log, "fit")
+        if validation is not None and not isinstance(validation, Validation):
+            raise TypeError(f"validation must be a discrank.Validation, got {type(validation).__name__}")
+        labels, ca, cb = code_log(log)
+        order, t = _in_time_order(log)
+        ia, ib = ca[order], cb[order]
+        score = np.ascontiguousarray(np.asarray(log.score, dtype=np.float64)[order])
+        n = len(labels)
+
+        def frozen(step: float, fitted: np.ndarray, window: np.ndarray) -> np.ndarray:
+            run = online_disc(ia[fitted], ib[fitted], score[fitted], step=step)
+            u, v = np.zeros(n), np.ones(n)
+            u[run.labels], v[run.labels] = run.ratings, run.consistency
+            return disc_win_proba(u, v, ia[window], ib[window])
+
+        step, self.step_scores_ = self.step, None
+        if step is None:
+            step, self.step_scores_ = tune_step(lambda s: online_disc(ia, ib, score, step=s).predictions, frozen,
+                                                score, t, validation)
+        run = online_disc(ia, ib, score, step=step)  # (every player plays: run.labels are the codes, in order)
+        self.labels_ = labels
+        self._index = LabelIndex(labels)
+        self.strength_, self.consistency_ = run.ratings, run.consistency
+        self.n_games_ = np.bincount(ia, minlength=n) + np.bincount(ib, minlength=n)
+        self.step_ = float(step)
+        self.last_time_, self.time_dtype_ = (None, None) if t is None else _time_fields(t[-1])
+        return self
+
+    @atomic
+    def update(self, log: Any) -> "OnlineDisc":
+        """Continue the update over the new games of ``log`` from the current state, at the step ``step_``.
+
+        The games run in time order (a stable sort); a player not seen before starts at strength 0 and
+        consistency 1 and is appended to ``labels_``. The state is that of one
+        :func:`~discrank.online.online_disc` run over the games of ``fit`` followed by these.
+
+        Parameters
+        ----------
+        log : GameLog
+            The new games, with labels of the kind fitted; when both this log and the games already seen
+            have times, none of its games may come before the latest time seen.
+
+        Returns
+        -------
+        OnlineDisc
+            ``self``, updated.
+
+        Raises
+        ------
+        TypeError
+            ``log`` is not a :class:`~discrank.GameLog`, or times of another kind than those fitted.
+        ValueError
+            Labels of another kind than those fitted, a game before the latest time already seen, or a
+            log with advantage columns (named).
+        discrank.exceptions.NotFittedError
+            The estimator is not fitted.
+        discrank.exceptions.NumericalError
+            The update diverged.
+
+        Notes
+        -----
+        The update is all or nothing: when it raises, the estimator is left as it was.
+        """
+        _check_log(log, "update")
+        self._check_fitted()
+        order, t = _in_time_order(log)
+        latest = self._latest_time()
+        if t is not None and latest is not None:
+            try:
+                early = t[0] < latest
+            except TypeError:
+                raise TypeError(f"the times of update's log ({t.dtype}) are not of the kind fitted "
+                                f"({self.time_dtype_})") from None
+            if early:
+                raise ValueError(f"OnlineDisc.update: the log has a game at time {_show_time(t[0])}, before the "
+                                 f"latest time already seen ({_show_time(latest)}): the updates run forward in time")
+        a, b = as_label_array(log.a, "a")[order], as_label_array(log.b, "b")[order]
+        check_same_kind(("a", a), ("labels_", np.asarray(self.labels_)))
+        run = online_disc(a, b, np.asarray(log.score)[order], step=self.step_, init=self)
+        index = LabelIndex(run.labels) if run.new_players.size else self._index
+        n = len(run.labels)
+        games = np.bincount(index.lookup(a), minlength=n) + np.bincount(index.lookup(b), minlength=n)
+        games[: len(self.labels_)] += self.n_games_
+        self.labels_, self._index, self.n_games_ = run.labels, index, games
+        self.strength_, self.consistency_ = run.ratings, run.consistency
+        if t is not None:  # (t[-1] >= latest, checked above)
+            self.last_time_, self.time_dtype_ = _time_fields(t[-1])
+        return self
+
+    # ------------------------------------------------------------------ state
+    def __sklearn_is_fitted__(self) -> bool:
+        return hasattr(self, "labels_")
+
+    def _check_fitted(self) -> None:
+        if not hasattr(self, "labels_"):
+            raise NotFittedError("this OnlineDisc is not fitted yet: call fit(log) first")
+
+    def _latest_time(self) -> Any:
+        """The latest time seen, in its dtype (None without times)."""
+        if self.time_dtype_ is None:
+            return None
+        dtype = np.dtype(self.time_dtype_)
+        if dtype.kind == "M":
+            return np.array([self.last_time_], dtype=np.int64).view(dtype)[0]
+        return dtype.type(self.last_time_)
+
+    @property
+    def n_players_(self) -> int:
+        """The number of players."""
+        self._check_fitted()
+        return int(self.labels_.shape[0])
+
+    @property
+    def u_(self) -> np.ndarray:
+        """The state as a disc component's u: ``u~ v``, shape (n_players, 1)."""
+        self._check_fitted()
+        return (self.strength_ * self.consistency_)[:, None]
+
+    @property
+    def v_(self) -> np.ndarray:
+        """The state as a disc component's v: the consistency, shape (n_players, 1)."""
+        self._check_fitted()
+        return self.consistency_[:, None]
+
+    def relabel(self, labels: np.ndarray) -> None:
+        """Labels from player codes (``discrank.evaluate`` fits on codes).
+
+        Parameters
+        ----------
+        labels : ndarray
+            ``labels[c]`` is the label of the player coded ``c``; ``labels_`` becomes ``labels[labels_]``.
+        """
+        self._check_fitted()
+        self.labels_ = labels[np.asarray(self.labels_, dtype=np.int64)]
+        self._index = LabelIndex(self.labels_)
+
+    # ------------------------------------------------------------------ saving and loading
+    def save(self, path: Any) -> None:
+        """Write the fitted model to an ``.npz`` file (``discrank.load`` reads it; no pickle): the players'
+        state and game counts, the step and the latest time seen, so that :meth:`update` goes on from it.
+
+        Parameters
+        ----------
+        path : str or path-like
+            The file (numpy adds ``.npz`` when missing).
+
+        Raises
+        ------
+        discrank.exceptions.NotFittedError
+            The model is not fitted.
+        """
+        persist.save(self, path)
+
+    def _saved_model(self) -> "OnlineDisc":
+        return self
+
+    def _load_state(self, labels: np.ndarray, arrays: dict, scalars: dict) -> None:
+        """The fitted state of a model file (the arrays checked by :mod:`discrank.persist` against
+        ``_fitted_arrays``); a ValueError names a scalar that is missing or wrong."""
+        self._check_params()
+        step = scalars.get("step_")
+        if not _positive_finite(step):
+            raise ValueError(f"scalars.step_ = {show(step)} is not a positive finite number (the update's step)")
+        last, kind = scalars.get("last_time_"), scalars.get("time_dtype_")
+        if (last is None) != (kind is None):
+            raise ValueError(f"scalars.last_time_ = {show(last)} and scalars.time_dtype_ = {show(kind)}: a file "
+                             "holds both (games with times) or neither")
+        if kind is not None and not _file_time_ok(last, kind):
+            raise ValueError(f"scalars.last_time_ = {show(last)} with time_dtype_ = {show(kind)} is not a time (a "
+                             "datetime64 with a unit as its ticks, or a number of an integer or float type)")
+        self.labels_, self._index = labels, LabelIndex(labels)
+        self.strength_, self.consistency_ = arrays["strength_"], arrays["consistency_"]
+        self.n_games_ = arrays["n_games_"]
+        self.step_, self.step_scores_ = float(step), None
+        self.last_time_, self.time_dtype_ = last, kind
+
+    # ------------------------------------------------------------------ prediction
+    def _player_codes(self, a: Any, b: Any, unseen: str) -> tuple[np.ndarray, np.ndarray]:
+        """The codes of the players ``a`` and ``b``: -1 for a player not seen with ``unseen="prior"``,
+        else an :class:`~discrank.exceptions.UnknownPlayerError`."""
+        self._check_fitted()
+        return code_players(self._index, a, b, unseen, "OnlineDisc")
+
+    def _outcome_proba(self, ia: np.ndarray, ib: np.ndarray) -> np.ndarray:
+        """[P(a wins), 0, P(b wins)] of games between the players coded ``ia`` and ``ib`` (:func:`disc_win_proba`)."""
+        p = disc_win_proba(self.strength_, self.consistency_, ia, ib)
+        return np.stack([p, np.zeros_like(p), 1.0 - p], axis=1)
+
+    def _log_outcomes(self, log: Any, ia: np.ndarray, ib: np.ndarray) -> np.ndarray:
+        """:meth:`_outcome_proba` of the games of ``log`` (the current state: times play no part)."""
+        return self._outcome_proba(ia, ib)
+
+    def predict_proba(self, a: Any, b: Any, *, unseen: str = "raise") -> Any:
+        """P(a beats b) = sigmoid(v_a v_b (u~_a - u~_b)) from the current state.
+
+        Parameters
+        ----------
+        a, b : array_like or scalar
+            Labels of the players, one each or arrays of one length.
+        unseen : {"raise", "prior"}, optional
+            A player not seen is an :class:`~discrank.exceptions.UnknownPlayerError` (default), or with
+            ``"prior"`` a player at strength 0 and consistency 1.
+
+        Returns
+        -------
+        float or ndarray of float
+            A float for two single players, else P(a beats b) for each pair.
+
+        Raises
+        ------
+        discrank.exceptions.NotFittedError
+            The estimator is not fitted.
+        discrank.exceptions.UnknownPlayerError
+            A player not seen, with ``unseen="raise"``.
+        ValueError
+            ``unseen`` is not one of ``("raise", "prior")``.
+        """
+        ia, ib = self._player_codes(a, b, unseen)
+        proba = self._outcome_proba(ia, ib)[:, 0]
+        return float(proba[0]) if np.ndim(a) == 0 and np.ndim(b) == 0 else proba
+
+    # ------------------------------------------------------------------ readout
+    def _readout(self) -> Optional[tuple[np.ndarray, np.ndarray]]:
+        """(strength, consistency > 0) of Proposition 2, or None for a cyclic state. Consistencies of one
+        sign: the state's own strength and ``|v|``; of both signs: the reading of the disc component
+        ``(u~ v, v)`` (:func:`discrank.analysis.reparametrize`) where it is transitive."""
+        v = self.consistency_
+        if (v > 0).all() or (v < 0).all():
+            return self.strength_, np.abs(v)
+        u = self.strength_ * v
+        if not disc_verdict(u, v).transitive:
+            return None
+        try:
+            rep = reparametrize(u, v)
+        except ValueError:  # all ties, or the origin on the hull's border: no finite strength
+            return None
+        return rep.strength, rep.consistency
+
+    def _sort_key(self) -> Optional[np.ndarray]:
+        """The strength of :meth:`_readout`, higher first; None for a cyclic state."""
+        readout = self._readout()
+        return None if readout is None else readout[0]
+
+    def _verdict(self) -> str:
+        """What the state says, in a line (``discrank info``)."""
+        self._check_fitted()
+        kind = "transitive" if self._readout() is not None else "cyclic (no strength to rank by)"
+        return (f"online disc update (Section 4), step {self.step_:.4g}, {int(self.n_games_.sum()) // 2} games: the "
+                f"disc component is {kind}")
+
+    def ratings_frame(self, *, anchor: Any = None, anchor_rating: float = 1500.0):
+        """A pandas DataFrame of the current state, one row per player, strongest first.
+
+        Columns: ``player``, ``rank``, ``games``; where the state is transitive (Proposition 2) ``elo``
+        (the strength on the familiar scale: ``anchor_rating + 400 / ln 10 * (strength - reference)``,
+        the reference being the mean strength or, with ``anchor=label``, that player's), ``strength`` and
+        ``consistency`` (> 0); then ``u_1`` and ``v_1``, the state as a disc component. ``df.attrs`` holds
+        the model name and the transitivity summary (Proposition 1).
+
+        Parameters
+        ----------
+        anchor : label, optional
+            The player whose ``elo`` is ``anchor_rating``; default: the mean strength is.
+        anchor_rating : float, optional
+            The ``elo`` of the reference.
+
+        Returns
+        -------
+        pandas.DataFrame
+            Sorted by strength, ``rank`` 1 first; for a cyclic state (no strength) in the players' order,
+            with ``rank`` NaN.
+
+        Raises
+        ------
+        discrank.exceptions.NotFittedError
+            The model is not fitted.
+        ValueError
+            ``anchor`` is not a player of the model.
+        """
+        import pandas as pd
+
+        self._check_fitted()
+        readout = self._readout()
+        cols: dict = {"player": self.labels_, "games": self.n_games_}
+        if readout is not None:
+            cols["elo"] = elo_points(readout[0], self._index, anchor, anchor_rating)
+            cols["strength"], cols["consistency"] = readout
+        cols["u_1"], cols["v_1"] = self.u_[:, 0], self.v_[:, 0]
+        frame = pd.DataFrame(cols)
+        n = len(frame)
+        if readout is not None:
+            frame = frame.iloc[np.argsort(-readout[0], kind="stable")].reset_index(drop=True)
+            frame.insert(1, "rank", np.arange(1, n + 1))
+        else:
+            frame.insert(1, "rank", np.full(n, np.nan))
+        summary = transitivity_summary(self.u_, self.v_)
+        frame.attrs["model"] = type(self).__name__
+        frame.attrs["transitivity"] = {"share": [float(x) for x in summary.share],
+                                       "transitive": [bool(x) for x in summary.transitive]}
+        return frame
+
+
+persist.register(OnlineDisc)
