@@ -72,7 +72,7 @@ def test_fit_default_model_is_elo_and_help_says_so(league, tmp_path, capsys):
         main(["fit", "--help"])
     assert exit_.value.code == 0
     out = " ".join(capsys.readouterr().out.split())
-    assert "--model {elo,elo++,melo,disc,schur,dynamic,online}" in out
+    assert "--model {elo,elo++,melo,disc,schur,dynamic,online,online-disc}" in out
     assert "the model (default elo):" in out and "dynamic: whole-history dynamic Elo" in out
 
 

@@ -25,8 +25,8 @@ import numpy as np
 import pytest
 
 import discrank.online
-from discrank import (DiscDecomposition, DiscDecompositionCV, DynamicElo, Elo, EloPlusPlus, GameLog, MElo, PeriodGames,
-                      SchurDecomposition, UnknownPlayerError, bootstrap, evaluate, load)
+from discrank import (DiscDecomposition, DiscDecompositionCV, DynamicElo, Elo, EloPlusPlus, GameLog, MElo, OnlineDisc,
+                      PeriodGames, SchurDecomposition, UnknownPlayerError, bootstrap, evaluate, load)
 from discrank.cli import main
 from discrank.online import OnlineElo
 
@@ -74,8 +74,7 @@ MODELS = {
         ("--model", "dynamic", "--period", "1", "--drift", "0.1", "--prior-scale", "1", "--draws", "davidson"),
         dask_atol=1e-7),
     "OnlineElo": Spec(lambda: OnlineElo(step=0.1), ("--model", "online", "--step", "0.1")),
-    # OnlineDisc (the paper's online disc update, issue 32) is being added: give it its row here, in
-    # EXPECTED and in docs/models.md; test_every_estimator_is_a_row_of_the_matrix asks for it.
+    "OnlineDisc": Spec(lambda: OnlineDisc(step=0.1), ("--model", "online-disc", "--step", "0.1")),
 }
 
 # ------------------------------------------------------------------ the columns: every surface
@@ -154,6 +153,17 @@ EXPECTED = {
         CLI_predict=_NOT_SAVED, CLI_info=_NOT_SAVED, CLI_plot=_NOT_SAVED,
         dask_fit_GameLog=No(f"a sequential update: {_DASK_NONE}", (TypeError, ValueError), "OnlineElo"),
         dask_fit_PairwiseData=No(f"a sequential update: {_DASK_NONE}", (TypeError, ValueError), "OnlineElo")),
+    "OnlineDisc": _row(
+        PairwiseData=No(_ONLINE_ORDER.format("pairs"), (TypeError,),
+                        r"OnlineDisc\.fit expects a discrank\.GameLog, got PairwiseData: its update rates the games "
+                        "one by one in time order"),
+        PeriodGames=No(_ONLINE_ORDER.format("period sums"), (TypeError,),
+                       r"OnlineDisc\.fit expects a discrank\.GameLog, got PeriodGames: its update rates the games "
+                       "one by one in time order"),
+        advantage_column=No("the online disc update cannot use it", (ValueError,),
+                            r"OnlineDisc\.fit: the log has the advantage column\(s\) 'home'"),
+        dask_fit_GameLog=No(f"a sequential update: {_DASK_NONE}", (TypeError, ValueError), "OnlineDisc"),
+        dask_fit_PairwiseData=No(f"a sequential update: {_DASK_NONE}", (TypeError, ValueError), "OnlineDisc")),
 }
 
 _DASK_LOG = "the GameLog is read as a dask DataFrame: \"give exactly one of score= ...\""
@@ -161,12 +171,13 @@ _DASK_LOG = "the GameLog is read as a dask DataFrame: \"give exactly one of scor
 BUGS = {
     **{(name, "dask.fit GameLog"): _DASK_LOG for name in
        ("Elo", 'Elo(draws="davidson")', "EloPlusPlus", "MElo", "DiscDecomposition", "DiscDecompositionCV",
-        "SchurDecomposition", "OnlineElo")},
+        "SchurDecomposition", "OnlineElo", "OnlineDisc")},
     ("DiscDecompositionCV", "dask.fit PairwiseData"): "fitted in process without a word (no call on the cluster)",
     ("SchurDecomposition", "advantage column"): "the column is ignored without a word",
     ("SchurDecomposition", "dask.fit PairwiseData"): "decomposed in process without a word",
     ("OnlineElo", "save / load"): "AttributeError (no save method), no clear refusal",
     ("OnlineElo", "dask.fit PairwiseData"): "AttributeError: no attribute '_build_fit_data'",
+    ("OnlineDisc", "dask.fit PairwiseData"): "AttributeError: no attribute '_build_fit_data'",
 }
 
 

@@ -53,7 +53,7 @@ class ModelChoice:
 def model_choices() -> dict[str, ModelChoice]:
     """The models of ``discrank fit --model``, by name (the default, :data:`DEFAULT_MODEL`, first)."""
     from discrank import (DiscDecomposition, DiscDecompositionCV, DynamicElo, Elo, EloPlusPlus, MElo,
-                          SchurDecomposition)
+                          OnlineDisc, SchurDecomposition)
     from discrank.online import OnlineElo
 
     return {
@@ -66,6 +66,8 @@ def model_choices() -> dict[str, ModelChoice]:
         "dynamic": ModelChoice(DynamicElo, True, "whole-history dynamic Elo: a rating per player and --period "
                                                  "(needs --time)"),
         "online": ModelChoice(OnlineElo, True, "Elo's sequential update over the games in time order (not saved)"),
+        "online-disc": ModelChoice(OnlineDisc, True, "the paper's online disc update over the games in time order "
+                                                     "(one component)"),
     }
 
 
