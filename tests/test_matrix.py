@@ -173,7 +173,6 @@ BUGS = {
        ("Elo", 'Elo(draws="davidson")', "EloPlusPlus", "MElo", "DiscDecomposition", "DiscDecompositionCV",
         "SchurDecomposition", "OnlineElo", "OnlineDisc")},
     ("DiscDecompositionCV", "dask.fit PairwiseData"): "fitted in process without a word (no call on the cluster)",
-    ("SchurDecomposition", "advantage column"): "the column is ignored without a word",
     ("SchurDecomposition", "dask.fit PairwiseData"): "decomposed in process without a word",
     ("OnlineElo", "save / load"): "AttributeError (no save method), no clear refusal",
     ("OnlineElo", "dask.fit PairwiseData"): "AttributeError: no attribute '_build_fit_data'",

@@ -9,10 +9,9 @@ import numpy as np
 from discrank._checks import check_n_components, check_one_of
 from discrank._labels import show
 from discrank.analysis import normal_decomposition
-from discrank.data import check_data
 from discrank._params import check_params
 from discrank._threads import resolve_n_jobs
-from discrank.models._base import PairwiseModel, atomic
+from discrank.models._base import PairwiseModel, atomic, fit_pairs
 from discrank.models._readout import DiscReadout
 from discrank.persist import FittedArray
 
@@ -62,7 +61,8 @@ class SchurDecomposition(DiscReadout, PairwiseModel):
         Parameters
         ----------
         data : PairwiseData, GameLog or PeriodGames
-            A complete set of pairs: every pair of players observed (a log is summed to its pairs).
+            A complete set of pairs: every pair of players observed (a log is summed to its pairs; its
+            advantage columns are ignored, with a warning naming them).
 
         Returns
         -------
@@ -74,12 +74,7 @@ class SchurDecomposition(DiscReadout, PairwiseModel):
         ValueError
             A missing pair, or in logit space a probability of 0 or 1; invalid parameters.
         """
-        from discrank.logs import GameLog
-        from discrank.periods import PeriodGames
-
-        if isinstance(data, (GameLog, PeriodGames)):
-            data = data.to_pairs()
-        check_data(data, "SchurDecomposition.fit")
+        data = self._covariates_or_not(fit_pairs(data, "SchurDecomposition.fit")[0])
         check_one_of(self.space, "space", SPACES)
         check_params(self, ("n_components", "n_jobs"))
         k = check_n_components(self.n_components, data.n_players)
