@@ -367,3 +367,9 @@ def test_a_model_refuses_data_that_lost_what_it_needs_saying_why(name, data, why
     given = log.to_pairs() if data == "pairs" else PeriodGames.from_log(log, period=1.0)
     with pytest.raises(TypeError, match=f"{name}.fit expects .* got {type(given).__name__}: .*{why}"):
         MODELS[name]().fit(given)
+
+
+def test_schur_table_counts_each_players_games():
+    log = round_robin()
+    frame = SchurDecomposition(1).fit(log).ratings_frame()
+    assert frame["games"].tolist() == [100] * 6  # 5 opponents, 10 rounds, both orders: 2 * 5 * 10

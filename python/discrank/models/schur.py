@@ -108,6 +108,8 @@ class SchurDecomposition(DiscReadout, PairwiseModel):
             U, V, lam = normal_decomposition(M, k)
             U, V, lam = U / np.sqrt(2.0), V / np.sqrt(2.0), lam / 2.0
         self._set_players(data.labels.copy(), n_threads)
+        counts = data.n_games if data.n_games is not None else np.ones(data.n_pairs)
+        self.n_games_ = np.bincount(data.i, counts, n) + np.bincount(data.j, counts, n)  # (pairs without counts)
         self.u_, self.v_, self.lambdas_ = U, V, lam
         self.n_iter_, self.converged_ = 0, True
         self._describe_first_component()
