@@ -36,6 +36,7 @@ from discrank._history import History, Rows
 from discrank._labels import as_label_array
 from discrank._rows import advantage_columns, read_frame_rows
 from discrank.data import PairwiseData, covariate_data
+from discrank.models._base import atomic
 
 __all__ = ["aggregate", "fit", "DistributedObjective", "DistributedRows", "PartGroup"]
 
@@ -608,25 +609,25 @@ def fit(model: Any, data: Any, client: Any = None, *, n_parts: Optional[int] = N
     elif fit_kw:
         raise TypeError(f"unexpected arguments {sorted(fit_kw)}: they are aggregate()'s, for a dask DataFrame")
     made: list[DistributedObjective] = []
-    cls_build = type(model)._build_fit_data
 
     def build(pairs: PairwiseData, stacklevel: int = 2):
-        fd = cls_build(model, pairs, stacklevel + 1)
+        """The model's fit data of ``pairs`` with its objective on the workers (the parts kept in ``made``)."""
+        fd = model._build_fit_data(pairs, stacklevel + 1)
         obj = DistributedObjective(client, fd.n_players, fd.i, fd.j, fd.p, fd.w, n_parts, worker_threads)
         made.append(obj)
         return dataclasses.replace(fd, objective=obj, _cache={})
 
-    return _fit_with(model, "_build_fit_data", build, made, lambda: model.fit(data))
+    # the model's own fit pipeline (all or nothing, as its fit), given the distributed fit data's builder as
+    # an argument: the final fit and the prior's tuning fits run on the workers
+    return _fit_with(model, made, lambda: atomic(type(model)._fit_pairs)(model, data, fit_data_builder=build))
 
 
-def _fit_with(model: Any, hook: str, make: Callable, made: list, run: Callable[[], Any]) -> Any:
-    """Run ``run`` (the model's fit) with ``model.<hook>`` set to ``make`` (which builds the distributed
-    parts, appending them to ``made``); then release the parts and record the calls made."""
-    setattr(model, hook, make)
+def _fit_with(model: Any, made: list, run: Callable[[], Any]) -> Any:
+    """Run ``run`` (the model's fit, whose distributed parts are appended to ``made``); then release the
+    parts and record the calls made."""
     try:
         run()
     finally:
-        delattr(model, hook)
         for obj in made:
             obj.close()
     model.dask_calls_ = sum(obj.n_calls for obj in made)
@@ -656,4 +657,12 @@ def _fit_dynamic(model: Any, data: Any, client: Any, n_parts: int, worker_thread
         made.append(rows)
         return rows
 
-    return _fit_with(model, "_rows_of", rows_of, made, lambda: model.fit(data, validation=validation))
+    def run() -> None:
+        # DynamicElo reads the solver's rows from its ``_rows_of`` (dynamic.py has no argument for them yet)
+        model._rows_of = rows_of
+        try:
+            model.fit(data, validation=validation)
+        finally:
+            del model._rows_of
+
+    return _fit_with(model, made, run)
