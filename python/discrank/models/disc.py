@@ -240,6 +240,7 @@ class DiscDecomposition(DiscReadout, PairwiseModel):
                      map_rows(warm[0], warm[2], data.labels, lambda m: np.zeros((m, warm[2].shape[1]))))
         max_iter = min(int(self.max_iter), TUNING_MAX_ITER) if plan.tuning else int(self.max_iter)
         args = (objective, w, piece, n, k, total_weight, pen_weight, reg_weight, prior_weight, tol, max_iter)
+        covariates_converged = True
         if data.x is None:
             U, V, n_iter, measures = self._components(data, offset, start, *args)
         else:
@@ -262,12 +263,12 @@ class DiscDecomposition(DiscReadout, PairwiseModel):
                 self.beta_se_ = np.sqrt(np.clip(np.diag(np.linalg.inv(H)), 0.0, None))
             except np.linalg.LinAlgError:
                 self.beta_se_ = np.full(fit.beta.shape, np.inf)
-            self._covariate_fit = fit
+            covariates_converged = fit.converged
 
         self.u_, self.v_ = U, V
         self.n_iter_ = n_iter
         self.grad_measure_ = measures
-        self.converged_ = bool(np.all(measures <= tol)) and (data.x is None or self._covariate_fit.converged)
+        self.converged_ = bool(np.all(measures <= tol)) and covariates_converged
         if self._base is None:
             self._describe_first_component()
         self.separated_ = None

@@ -154,11 +154,12 @@ class _EloFamily(PairwiseModel):
         separated = None
         if sigma == np.inf:
             sigma, separated = self._check_separation(data, piece, n_pieces, sums, solve)
+        covariates_converged = True
         if data.x is None:
             res = solve(sigma) if not isinstance(sigma, _Solved) else sigma.result
             sigma = sigma.sigma if isinstance(sigma, _Solved) else sigma
         else:
-            res, sigma = self._fit_covariates(data, sigma, solve, tol)
+            res, sigma, covariates_converged = self._fit_covariates(data, sigma, solve, tol)
         self.separated_ = separated
         self.prior_scale_ = np.inf if sigma is None else float(sigma)
         if solver == "newton":
@@ -169,7 +170,7 @@ class _EloFamily(PairwiseModel):
         s -= (np.bincount(piece, s) / np.bincount(piece))[piece]
         self.ratings_ = s
         self.n_iter_ = res.n_iter
-        self.converged_ = res.converged and (data.x is None or self._covariate_fit.converged)
+        self.converged_ = res.converged and covariates_converged
         self.grad_measure_ = res.grad_measure
         self.loss_ = res.fun
         if not res.converged:
@@ -179,7 +180,7 @@ class _EloFamily(PairwiseModel):
         """The ratings and ``beta`` of ``logit P = s_i - s_j + beta . x`` (models/_covariates.py): block
         coordinate descent, Newton's method (Gauss-Newton for Elo++) on each block; ``beta_se_`` from the
         Schur complement of the ratings' Hessian (Elo), or the sandwich given the ratings (Elo++). Returns
-        (the ratings' last solver result, the prior scale)."""
+        (the ratings' last solver result, the prior scale, whether the descent converged)."""
         from discrank.models._covariates import alternate, elo_beta_covariance, sandwich_se
 
         start = sigma.result.x if isinstance(sigma, _Solved) else None
@@ -194,7 +195,6 @@ class _EloFamily(PairwiseModel):
             return s[data.i] - s[data.j]
 
         fit = alternate(fit_at, scores, data.x, data.p, data.w, tol, type(self).__name__, loss=self._loss)
-        self._covariate_fit = fit
         self.beta_ = fit.beta
         d = fit.scores + data.x @ fit.beta
         if self._loss == "bce":
@@ -202,7 +202,7 @@ class _EloFamily(PairwiseModel):
             self.beta_se_ = np.sqrt(np.clip(np.diag(cov), 0.0, None))
         else:  # Elo++: the squared error is no likelihood; the M-estimator's sandwich, given the ratings
             self.beta_se_ = sandwich_se(d, data.x, data.w, data.total_weight)
-        return last["res"], sigma
+        return last["res"], sigma, fit.converged
 
     def _check_separation(self, data: FitData, piece, n_pieces, sums, solve):
         """Maximum likelihood (``prior_scale=inf``): (the scale to fit with, whether the data separates).
