@@ -161,6 +161,24 @@ def test_other_pair_models_fit_as_in_process(client, make):
                           ref.predict_proba(data.labels[data.i], data.labels[data.j]))
 
 
+@pytest.mark.parametrize("make", [lambda: discrank.DiscDecompositionCV(), lambda: discrank.SchurDecomposition()],
+                         ids=["cv", "schur"])
+def test_a_model_with_a_fit_of_its_own_is_refused_by_name(make):
+    data = discrank.GameLog.from_frame(_games(6), score="score").to_pairs()
+    model = make()
+    with pytest.raises(TypeError, match=f"{type(model).__name__} has a fit of its own, which runs in process"):
+        ddk.fit(model, data, client=None)
+    assert not hasattr(model, "labels_")
+
+
+def test_the_fit_sets_nothing_on_the_model_but_its_fitted_attributes(client):
+    data = discrank.GameLog.from_frame(_games(6), score="score").to_pairs()
+    got = ddk.fit(discrank.Elo(), data, client, n_parts=2)
+    ref = discrank.Elo().fit(data)
+    assert set(vars(got)) == set(vars(ref)) | {"dask_calls_", "dask_parts_rebuilt_"}
+    assert np.array_equal(got.ratings_, ref.ratings_) and got.prior_tuning_ == ref.prior_tuning_
+
+
 def test_fit_from_a_dask_frame(client):
     df = _games(6)
     ref = discrank.Elo(prior_scale=1.0).fit(discrank.GameLog.from_frame(df, score="score").to_pairs())

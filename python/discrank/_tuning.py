@@ -31,6 +31,12 @@ first one never sees: when the walk ends below ``PROBE``, that scale is fitted t
 starts again from there. A disc fit is warm-started from a smaller scale only where its components are
 away from u = 0 (a saddle of the joint objective, where the prior holds a weak cycle; such a component
 starts afresh).
+
+The search is written once, :class:`Search`: the walk, the probe, the scan of a grid and the parabola,
+over a scoring function ``score(x, plan)``. Each fit it asks for is told its
+:class:`~discrank._fitdata.FitPlan` (the scale, the tolerance of a tuning fit, the warm start) as an
+argument, and the model's ``_fit(fit_data, plan)`` reads it from there: nothing is set on the models.
+:func:`tune_prior_scale` and :class:`~discrank.DiscDecompositionCV`'s candidates run on it.
 """
 
 from __future__ import annotations

@@ -36,7 +36,7 @@ from discrank._history import History, Rows
 from discrank._labels import as_label_array
 from discrank._rows import advantage_columns, read_frame_rows
 from discrank.data import PairwiseData, covariate_data
-from discrank.models._base import atomic
+from discrank.models._base import PairwiseModel, atomic
 
 __all__ = ["aggregate", "fit", "DistributedObjective", "DistributedRows", "PartGroup"]
 
@@ -593,12 +593,22 @@ def fit(model: Any, data: Any, client: Any = None, *, n_parts: Optional[int] = N
         attributes of Elo, EloPlusPlus, DiscDecomposition and MElo equal the in-process fit's bit for bit
         with up to 16 parts; with more, and for DynamicElo, they equal them to rounding for Newton's
         methods (Elo, the dynamic model) and to L-BFGS's tolerance for the disc decomposition.
+
+    Raises
+    ------
+    TypeError
+        A model of another class (DiscDecompositionCV, SchurDecomposition: their fits run in process), or
+        ``fit_kw`` with data that is not a dask DataFrame.
     """
     _require()
     from distributed import get_client
 
     from discrank.dynamic import DynamicElo
 
+    if not isinstance(model, DynamicElo) and getattr(type(model), "fit", None) is not PairwiseModel.fit:
+        raise TypeError(f"discrank.dask.fit fits Elo, EloPlusPlus, DiscDecomposition, MElo and DynamicElo, whose "
+                        f"solvers it runs on the workers; {type(model).__name__} has a fit of its own, which runs in "
+                        "process: call its fit")
     client = client or get_client()
     if n_parts is None:
         n_parts = max(1, sum(client.nthreads().values()))
@@ -657,12 +667,8 @@ def _fit_dynamic(model: Any, data: Any, client: Any, n_parts: int, worker_thread
         made.append(rows)
         return rows
 
-    def run() -> None:
-        # DynamicElo reads the solver's rows from its ``_rows_of`` (dynamic.py has no argument for them yet)
-        model._rows_of = rows_of
-        try:
-            model.fit(data, validation=validation)
-        finally:
-            del model._rows_of
-
-    return _fit_with(model, made, run)
+    model._rows_of = rows_of  # DynamicElo reads its solver's rows from _rows_of: dynamic.py takes no argument yet
+    try:
+        return _fit_with(model, made, lambda: model.fit(data, validation=validation))
+    finally:
+        del model._rows_of
