@@ -304,7 +304,7 @@ class Search:
         self.fits: dict = {}
         self.probes: dict = {}
 
-    def _fit(self, x: float, tol: Optional[float]) -> tuple[float, Any]:
+    def _score_at(self, x: float, tol: Optional[float]) -> tuple[float, Any]:
         start = None
         if self.warm is not None:
             if x in self.probes:  # the probe's loose fit, the start of its exact one
@@ -321,13 +321,13 @@ class Search:
     def value(self, x: float) -> float:
         """The score of the exact fit at ``x``, fitted on first use."""
         if x not in self.fits:
-            self.fits[x] = self._fit(x, None)
+            self.fits[x] = self._score_at(x, None)
         return self.fits[x][0]
 
     def probe(self, x: float, tol: float) -> float:
         """The score of a fit at ``x`` to the looser ``tol``: enough to tell whether ``x`` lies in a better
         basin. Its state is the start of the exact fit at ``x``, should the search make one."""
-        self.probes[x] = self._fit(x, tol)
+        self.probes[x] = self._score_at(x, tol)
         return self.probes[x][0]
 
     def walk(self, start: float) -> float:
@@ -420,8 +420,8 @@ def tune_prior_scale(model: Any, data: PairwiseData, log: Any = None, validation
     coded : tuple, optional
         ``code_log(log)``, if already made.
     fit_data_builder : callable, optional
-        ``fit_data_builder(pairs) -> FitData``; default ``model._build_fit_data`` (:func:`discrank.dask.fit`
-        gives one whose objective runs on the workers).
+        ``fit_data_builder(model, pairs) -> FitData``; default ``model._build_fit_data``
+        (:func:`discrank.dask.fit` gives one whose objective runs on the workers).
 
     Returns
     -------
@@ -441,7 +441,7 @@ def tune_prior_scale(model: Any, data: PairwiseData, log: Any = None, validation
     params = model.get_params()
     disc = getattr(model, "_scale_search", "local") == "probe"  # the disc family (module docstring)
     with _quiet():  # once for every scale: the pieces, tiling and core objective
-        fit_data = (model._build_fit_data if fit_data_builder is None else fit_data_builder)(inner)
+        fit_data = (type(model)._build_fit_data if fit_data_builder is None else fit_data_builder)(model, inner)
 
     def fit_and_score(x: float, plan: FitPlan) -> tuple[float, Any]:
         clone = type(model)(**{**params, "prior_scale": plan.scale})

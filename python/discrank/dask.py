@@ -565,7 +565,7 @@ def fit(model: Any, data: Any, client: Any = None, *, n_parts: Optional[int] = N
 
     Parameters
     ----------
-    model : Elo, EloPlusPlus, DiscDecomposition, MElo or DynamicElo
+    model : Elo, EloPlusPlus, DiscDecomposition, MElo, DiscDecompositionCV or DynamicElo
         An unfitted (or refitted) model; its solver, prior and tuning are those of ``model.fit``.
     data : PairwiseData, GameLog or dask.dataframe.DataFrame
         For the stationary models: the pairs, or games to :func:`aggregate` first (``a="a", b="b",
@@ -597,7 +597,7 @@ def fit(model: Any, data: Any, client: Any = None, *, n_parts: Optional[int] = N
     Raises
     ------
     TypeError
-        A model of another class (DiscDecompositionCV, SchurDecomposition: their fits run in process), or
+        A model of another class (SchurDecomposition, OnlineElo: their fits run in process), or
         ``fit_kw`` with data that is not a dask DataFrame.
     """
     _require()
@@ -605,10 +605,10 @@ def fit(model: Any, data: Any, client: Any = None, *, n_parts: Optional[int] = N
 
     from discrank.dynamic import DynamicElo
 
-    if not isinstance(model, DynamicElo) and getattr(type(model), "fit", None) is not PairwiseModel.fit:
-        raise TypeError(f"discrank.dask.fit fits Elo, EloPlusPlus, DiscDecomposition, MElo and DynamicElo, whose "
-                        f"solvers it runs on the workers; {type(model).__name__} has a fit of its own, which runs in "
-                        "process: call its fit")
+    if not isinstance(model, DynamicElo) and not _runs_the_pair_pipeline(type(model)):
+        raise TypeError(f"discrank.dask.fit fits Elo, EloPlusPlus, DiscDecomposition, MElo, DiscDecompositionCV "
+                        f"and DynamicElo, whose solvers it runs on the workers; {type(model).__name__} has a fit of "
+                        "its own, which runs in process: call its fit")
     client = client or get_client()
     if n_parts is None:
         n_parts = max(1, sum(client.nthreads().values()))
@@ -620,9 +620,13 @@ def fit(model: Any, data: Any, client: Any = None, *, n_parts: Optional[int] = N
         raise TypeError(f"unexpected arguments {sorted(fit_kw)}: they are aggregate()'s, for a dask DataFrame")
     made: list[DistributedObjective] = []
 
-    def build(pairs: PairwiseData, stacklevel: int = 2):
-        """The model's fit data of ``pairs`` with its objective on the workers (the parts kept in ``made``)."""
-        fd = model._build_fit_data(pairs, stacklevel + 1)
+    def build(owner: Any, pairs: PairwiseData, stacklevel: int = 2):
+        """``owner``'s fit data of ``pairs`` with its objective on the workers (the parts kept in ``made``).
+        The pipeline fits one after another (a tuning's fits share one fit data): the parts of the fit
+        data built before are released."""
+        for obj in made:
+            obj.close()
+        fd = owner._build_fit_data(pairs, stacklevel + 1)
         obj = DistributedObjective(client, fd.n_players, fd.i, fd.j, fd.p, fd.w, n_parts, worker_threads)
         made.append(obj)
         return dataclasses.replace(fd, objective=obj, _cache={})
@@ -630,6 +634,14 @@ def fit(model: Any, data: Any, client: Any = None, *, n_parts: Optional[int] = N
     # the model's own fit pipeline (all or nothing, as its fit), given the distributed fit data's builder as
     # an argument: the final fit and the prior's tuning fits run on the workers
     return _fit_with(model, made, lambda: atomic(type(model)._fit_pairs)(model, data, fit_data_builder=build))
+
+
+def _runs_the_pair_pipeline(cls: type) -> bool:
+    """Whether ``cls.fit`` is the pair models' pipeline, ``_fit_pairs``, which takes the fit data's builder:
+    the base class's ``fit``, or a ``fit`` that comes with its own ``_fit_pairs`` (DiscDecompositionCV)."""
+    if not issubclass(cls, PairwiseModel):
+        return False
+    return cls.fit is PairwiseModel.fit or cls._fit_pairs is not PairwiseModel._fit_pairs
 
 
 def _fit_with(model: Any, made: list, run: Callable[[], Any]) -> Any:

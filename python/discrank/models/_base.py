@@ -4,9 +4,10 @@ A fit runs ``validate -> plan -> fit data -> _fit -> store`` (:meth:`PairwiseMod
 and the data are checked, the prior scale is resolved (tuned when asked) into the fit's
 :class:`~discrank._fitdata.FitPlan`, :func:`discrank._fitdata.build_fit_data` builds the objective, the
 weights, the pieces, the pair order and the threads once, the subclass's ``_fit(fit_data, plan)`` runs
-the solver and sets the fitted attributes, and the fit checks they are finite. Each model class declares what it holds once fitted
-(``_fitted_arrays``, ``_fitted_scalars``: :mod:`discrank.persist` saves and loads them without knowing
-the class) and how its players are ordered (:meth:`PairwiseModel._sort_key`).
+the solver and sets the fitted attributes, and the fit checks they are finite. Each model class
+declares what it holds once fitted (``_fitted_arrays``, ``_fitted_scalars``: :mod:`discrank.persist`
+saves and loads them without knowing the class) and how its players are ordered
+(:meth:`PairwiseModel._sort_key`).
 """
 
 from __future__ import annotations
@@ -200,10 +201,11 @@ class PairwiseModel(Params, GamePredictions):
 
     def _fit_pairs(self, data: Any, validation: Any = None,
                    fit_data_builder: Optional[Callable[..., FitData]] = None) -> "PairwiseModel":
-        """:meth:`fit`'s pipeline. ``fit_data_builder(pairs, stacklevel)`` builds the :class:`FitData` of the
-        fit and of the prior's tuning fits (default :meth:`_build_fit_data`): :func:`discrank.dask.fit`
-        passes one whose objective runs on the workers. Warnings point at the caller of :meth:`fit`."""
-        build = self._build_fit_data if fit_data_builder is None else fit_data_builder
+        """:meth:`fit`'s pipeline. ``fit_data_builder(model, pairs, stacklevel)`` builds the :class:`FitData`
+        of ``model``'s fit of ``pairs``, for the fit and the prior's tuning fits (default
+        :meth:`_build_fit_data`): :func:`discrank.dask.fit` passes one whose objective runs on the workers.
+        Warnings point at the caller of :meth:`fit`."""
+        build = type(self)._build_fit_data if fit_data_builder is None else fit_data_builder
         data, log, coded = fit_pairs(data, f"{type(self).__name__}.fit")
         data = self._covariates_or_not(data)
         if validation is not None:
@@ -214,7 +216,7 @@ class PairwiseModel(Params, GamePredictions):
         self._validate_params(data)
         plan = self._resolve_prior(data, log, validation, coded, fit_data_builder)
         self._check_loss_domain(data)
-        return self._fit_prepared(build(data, stacklevel=4), plan)
+        return self._fit_prepared(build(self, data, stacklevel=4), plan)
 
     def _build_fit_data(self, data: PairwiseData, stacklevel: int = 2) -> FitData:
         """The :class:`FitData` of checked ``data`` for this model (its threads, tiling and covariates);

@@ -5,7 +5,7 @@ from __future__ import annotations
 import itertools
 import numbers
 import warnings
-from typing import Any, Optional, Sequence
+from typing import Any, Callable, Optional, Sequence
 
 import numpy as np
 
@@ -142,6 +142,12 @@ class DiscDecompositionCV(DiscReadout, PairwiseModel):
         ConvergenceWarning
             Some cross-validation fits did not converge (one warning with their number).
         """
+        return self._fit_pairs(data, validation)
+
+    def _fit_pairs(self, data: Any, validation: Any = None,
+                   fit_data_builder: Optional[Callable[..., Any]] = None) -> "DiscDecompositionCV":
+        """:meth:`fit`'s body; ``fit_data_builder`` builds the fit data of each of its fits (the tuning's, the
+        folds', the refit), as in :meth:`PairwiseModel._fit_pairs` (:func:`discrank.dask.fit` passes one)."""
         from discrank._tuning import Search, tune_prior_scale
 
         data, log, coded = fit_pairs(data, "DiscDecompositionCV.fit")
@@ -162,7 +168,8 @@ class DiscDecompositionCV(DiscReadout, PairwiseModel):
             DiscDecomposition(**cand, **common)._validate_params(data)
         self.prior_tuning_ = None
         if sigma is None:
-            plan, record = tune_prior_scale(DiscDecomposition(**candidates[0], **common), data, log, validation, coded)
+            plan, record = tune_prior_scale(DiscDecomposition(**candidates[0], **common), data, log, validation, coded,
+                                            fit_data_builder)
             sigma = plan.scale  # (every fit below starts cold: the tuning's warm start is its first candidate's)
             self.prior_tuning_ = record.as_dict()
         self.prior_scale_ = sigma
@@ -179,7 +186,7 @@ class DiscDecompositionCV(DiscReadout, PairwiseModel):
                     warnings.simplefilter("ignore", IsolatedPlayerWarning)
                     warnings.simplefilter("ignore", DisconnectedGraphWarning)
                     warnings.simplefilter("always", ConvergenceWarning)
-                    model = DiscDecomposition(**candidates[c], **common).fit(train)
+                    model = DiscDecomposition(**candidates[c], **common)._fit_pairs(train, None, fit_data_builder)
                 unconverged += any(issubclass(w.category, ConvergenceWarning) for w in caught)
                 row[f] = model.mse(test) if self.scoring == "mse" else model.log_loss(test)
             return row.mean(), (row, unconverged)
@@ -206,7 +213,7 @@ class DiscDecompositionCV(DiscReadout, PairwiseModel):
             )
         self.best_params_ = candidates[best]
         self.best_score_ = float(mean[best])
-        self.best_estimator_ = DiscDecomposition(**self.best_params_, **common).fit(data)
+        self.best_estimator_ = DiscDecomposition(**self.best_params_, **common)._fit_pairs(data, None, fit_data_builder)
         est = self.best_estimator_
         self._set_players(est.labels_, est._n_threads)
         self.u_, self.v_ = est.u_, est.v_
