@@ -233,3 +233,11 @@ def test_the_fit_data_builder_is_an_argument_used_for_every_fit(name):
         if hasattr(ref, attr):
             assert np.array_equal(getattr(got, attr), getattr(ref, attr))
     assert "_build_fit_data" not in vars(got)
+
+
+@pytest.mark.parametrize("name", ["Elo", "DiscDecompositionCV"])
+def test_a_validation_that_is_not_a_validation_is_refused_by_type(name):
+    model = TUNED[name]()
+    with pytest.raises(TypeError, match="validation must be a discrank.Validation, got str"):
+        model.fit(_log(), validation="latest 10%")
+    assert not hasattr(model, "labels_")

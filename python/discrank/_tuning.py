@@ -57,7 +57,7 @@ from discrank._params import check_prior_scale
 from discrank.data import PairwiseData
 from discrank.exceptions import ConvergenceWarning, DisconnectedGraphWarning, IsolatedPlayerWarning, SeparationWarning
 
-__all__ = ["Validation", "PriorTuning", "FitPlan", "Search", "tune_prior_scale", "check_prior_scale", "time_cut"]
+__all__ = ["Validation", "check_validation", "PriorTuning", "FitPlan", "Search", "tune_prior_scale", "check_prior_scale", "time_cut"]
 
 #: Search range of the prior scale (in the model's units: logits, or probability for the
 #: probability-space models), as powers of two.
@@ -114,6 +114,13 @@ class Validation:
         if not isinstance(self.online, (bool, np.bool_)):
             raise TypeError(f"Validation.online must be a bool, got {self.online!r}")
         object.__setattr__(self, "online", bool(self.online))
+
+
+def check_validation(validation: Any) -> Optional[Validation]:
+    """``validation`` when it is None or a :class:`Validation`, else a TypeError naming its type."""
+    if validation is not None and not isinstance(validation, Validation):
+        raise TypeError(f"validation must be a discrank.Validation, got {type(validation).__name__}")
+    return validation
 
 
 @dataclass

@@ -209,10 +209,9 @@ class PairwiseModel(Params, GamePredictions):
         data, log, coded = fit_pairs(data, f"{type(self).__name__}.fit")
         data = self._covariates_or_not(data)
         if validation is not None:
-            from discrank._tuning import Validation
+            from discrank._tuning import check_validation
 
-            if not isinstance(validation, Validation):
-                raise TypeError(f"validation must be a discrank.Validation, got {type(validation).__name__}")
+            check_validation(validation)
         self._validate_params(data)
         plan = self._resolve_prior(data, log, validation, coded, fit_data_builder)
         self._check_loss_domain(data)

@@ -148,8 +148,9 @@ class DiscDecompositionCV(DiscReadout, PairwiseModel):
                    fit_data_builder: Optional[Callable[..., Any]] = None) -> "DiscDecompositionCV":
         """:meth:`fit`'s body; ``fit_data_builder`` builds the fit data of each of its fits (the tuning's, the
         folds', the refit), as in :meth:`PairwiseModel._fit_pairs` (:func:`discrank.dask.fit` passes one)."""
-        from discrank._tuning import Search, tune_prior_scale
+        from discrank._tuning import Search, check_validation, tune_prior_scale
 
+        check_validation(validation)
         data, log, coded = fit_pairs(data, "DiscDecompositionCV.fit")
         data = self._covariates_or_not(data)
         candidates = self._candidates()
