@@ -15,6 +15,7 @@ dask_dataframe = pytest.importorskip("dask.dataframe", reason="the [dask] extra 
 distributed = pytest.importorskip("distributed", reason="the [dask] extra is not installed")
 
 import discrank.dask as ddk  # noqa: E402
+from discrank.online import OnlineElo  # noqa: E402
 
 
 @pytest.fixture(scope="module")
@@ -159,6 +160,42 @@ def test_other_pair_models_fit_as_in_process(client, make):
     assert got.dask_calls_ > 3
     assert np.array_equal(got.predict_proba(data.labels[data.i], data.labels[data.j]),
                           ref.predict_proba(data.labels[data.i], data.labels[data.j]))
+
+
+@pytest.mark.parametrize("make", [lambda: discrank.SchurDecomposition(), lambda: OnlineElo()],
+                         ids=["schur", "online"])
+def test_a_model_with_a_fit_of_its_own_is_refused_by_name(make):
+    data = discrank.GameLog.from_frame(_games(6), score="score").to_pairs()
+    model = make()
+    with pytest.raises(TypeError, match=f"{type(model).__name__} has a fit of its own, which runs in process"):
+        ddk.fit(model, data, client=None)
+    assert not hasattr(model, "labels_")
+
+
+def test_cv_fit_equals_in_process(client):
+    # the tuning's fits, every fold's fits and the refit run on the workers, each as in process
+    data = discrank.GameLog.from_frame(_games(7, n_players=40, n_games=2000), score="score").to_pairs()
+
+    def make():
+        return discrank.DiscDecompositionCV(regularizations=(0.0, 1.0), cv=2, random_state=0)
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", discrank.ConvergenceWarning)
+        ref = make().fit(data)
+        got = ddk.fit(make(), data, client, n_parts=2)
+    assert got.dask_calls_ > 10
+    assert got.prior_tuning_ == ref.prior_tuning_ and got.best_params_ == ref.best_params_
+    for key, value in ref.cv_results_.items():
+        assert np.array_equal(got.cv_results_[key], value), key
+    assert np.array_equal(got.u_, ref.u_) and np.array_equal(got.v_, ref.v_)
+
+
+def test_the_fit_sets_nothing_on_the_model_but_its_fitted_attributes(client):
+    data = discrank.GameLog.from_frame(_games(6), score="score").to_pairs()
+    got = ddk.fit(discrank.Elo(), data, client, n_parts=2)
+    ref = discrank.Elo().fit(data)
+    assert set(vars(got)) == set(vars(ref)) | {"dask_calls_", "dask_parts_rebuilt_"}
+    assert np.array_equal(got.ratings_, ref.ratings_) and got.prior_tuning_ == ref.prior_tuning_
 
 
 def test_fit_from_a_dask_frame(client):

@@ -238,10 +238,11 @@ def test_the_cli_leaves_no_progress_hook_behind(tmp_path):
 
 
 def test_the_fit_pipeline_is_the_base_class_fit():
-    # every model fitted on the objective runs PairwiseModel.fit: validate -> fit data -> _fit -> store
+    # every model fitted on the objective runs PairwiseModel.fit: validate -> plan -> fit data -> _fit -> store,
+    # the plan (prior scale, a tuning fit's tolerance, warm start) an argument of _fit
     from discrank.models._base import PairwiseModel
 
     for cls in (Elo, EloPlusPlus, DiscDecomposition, MElo):
         assert cls.fit is PairwiseModel.fit
-        assert list(inspect.signature(cls._fit).parameters) == ["self", "data"]
+        assert list(inspect.signature(cls._fit).parameters) == ["self", "data", "plan"]
     assert discrank.models.disc.__all__ == ["DiscDecomposition", "MElo"]

@@ -401,8 +401,7 @@ def test_fits_on_one_fit_data_leave_it_unchanged_and_equal_a_fresh_fit(make):
     fits = []
     for sigma in (0.5, 2.0, 0.5):
         clone = make(sigma)
-        clone._resolve_prior(data, None, None, None)
-        fits.append(clone._fit_prepared(fit_data))
+        fits.append(clone._fit_prepared(fit_data, clone._resolve_prior(data, None, None, None)))
     for k, value in arrays.items():
         np.testing.assert_array_equal(getattr(fit_data, k), value)
     for before, after in zip(cached, list(fit_data.score_sums()) + [fit_data.games_per_player()]):

@@ -1,9 +1,11 @@
 """The data of one fit, built once per fit in one place: the objective, the weights, the pieces of the
-comparison graph, the pair order and the threads.
+comparison graph, the pair order and the threads; and the plan of the fit.
 
 The data path of a fit is ``PairwiseData -> FitData -> solver -> the model's fitted attributes``
 (``PairwiseModel.fit``, models/_base.py). A :class:`FitData` holds plain arrays in the objective's order;
-the :class:`~discrank.PairwiseData` it was built from stays as it was given, sorted by ``(i, j)``.
+the :class:`~discrank.PairwiseData` it was built from stays as it was given, sorted by ``(i, j)``. A
+:class:`FitPlan` says how the fit runs (its prior scale, a tuning fit's tolerance, a warm start): the
+model's ``_fit`` takes both as arguments, and nothing of either is set on the model.
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ from discrank import _core
 from discrank.data import PairwiseData, warn_isolated
 from discrank.exceptions import DisconnectedGraphWarning
 
-__all__ = ["FitData", "TILE_BITS", "TiledPairs", "build_fit_data", "in_tile_order"]
+__all__ = ["FitData", "FitPlan", "TILE_BITS", "TiledPairs", "build_fit_data", "in_tile_order"]
 
 #: Players per tile of the pair order the iterative fits use (``_core.tile_pairs``): 2^11 = 2048.
 TILE_BITS = 11
@@ -77,6 +79,36 @@ def _tile_entries(n_players: int, entries: TiledPairs, w: np.ndarray, x: Optiona
     i, j, moved = _core.tile_pairs(n_players, entries.i, entries.j, cols, TILE_BITS, n_threads)
     return (TiledPairs(i, j, moved[0], moved[2] if n_cols > 2 else None), moved[1],
             None if x is None else np.column_stack(moved[n_cols:]))
+
+
+@dataclass(frozen=True)
+class FitPlan:
+    """How one fit runs, given to the model's ``_fit`` beside its :class:`FitData`.
+
+    The fit pipeline (``PairwiseModel.fit``) makes one for the final fit; the prior's tuning
+    (:mod:`discrank._tuning`) one for each fit it scores.
+
+    Attributes
+    ----------
+    scale : float or None
+        The prior scale of the fit (``numpy.inf``: no prior); None for a model without a prior.
+    tol : float or None
+        A fit made while tuning, only to be scored: it runs to the looser of this tolerance and the
+        model's ``tol``, with the model's cap on its iterations, and computes no standard errors. None: a
+        fit to the model's own tolerance.
+    warm_start : object or None
+        What the fit starts from: the ``_warm_state()`` of a fit of the same model at a nearby scale (its
+        players are matched by label); None: a cold start.
+    """
+
+    scale: Optional[float] = None
+    tol: Optional[float] = None
+    warm_start: Any = None
+
+    @property
+    def tuning(self) -> bool:
+        """Whether the fit is made while tuning (``tol`` given): scored, never kept."""
+        return self.tol is not None
 
 
 @dataclass(frozen=True)

@@ -31,25 +31,33 @@ first one never sees: when the walk ends below ``PROBE``, that scale is fitted t
 starts again from there. A disc fit is warm-started from a smaller scale only where its components are
 away from u = 0 (a saddle of the joint objective, where the prior holds a weak cycle; such a component
 starts afresh).
+
+The search is written once, :class:`Search`: the walk, the probe, the scan of a grid and the parabola,
+over a scoring function ``score(x, plan)``. Each fit it asks for is told its
+:class:`~discrank._fitdata.FitPlan` (the scale, the tolerance of a tuning fit, the warm start) as an
+argument, and the model's ``_fit(fit_data, plan)`` reads it from there: nothing is set on the models.
+:func:`tune_prior_scale` and :class:`~discrank.DiscDecompositionCV`'s candidates run on it.
 """
 
 from __future__ import annotations
 
+import contextlib
 import math
 import numbers
 import warnings
-from dataclasses import dataclass, field
-from typing import Any, Optional
+from dataclasses import dataclass, field, replace
+from typing import Any, Callable, Optional
 
 import numpy as np
 
 from discrank._coding import code_log, pairs_from_codes
 from discrank._coding import log_pairs, map_rows  # noqa: F401 - importable from here, as they were
+from discrank._fitdata import FitPlan
 from discrank._params import check_prior_scale
 from discrank.data import PairwiseData
 from discrank.exceptions import ConvergenceWarning, DisconnectedGraphWarning, IsolatedPlayerWarning, SeparationWarning
 
-__all__ = ["Validation", "PriorTuning", "tune_prior_scale", "check_prior_scale", "time_cut"]
+__all__ = ["Validation", "check_validation", "PriorTuning", "FitPlan", "Search", "tune_prior_scale", "check_prior_scale", "time_cut"]
 
 #: Search range of the prior scale (in the model's units: logits, or probability for the
 #: probability-space models), as powers of two.
@@ -62,7 +70,10 @@ PROBE = 2.0
 #: A component of a disc fit whose scores' scale ``|u| |v| / n`` is below this is no warm start for a
 #: larger scale (:func:`_engaged`).
 ENGAGED = 1e-3
-#: Tolerance of the probe's fit (the disc models' tuning fits use ``TUNING_TOL``, 1e-4).
+#: Tolerance of the fits made while tuning (their validation scores need ~1e-5): the looser of it and the
+#: model's ``tol`` (:class:`~discrank._fitdata.FitPlan`).
+TUNING_TOL = 1e-4
+#: Tolerance of the probe's fit (the walk's fits use ``TUNING_TOL``).
 PROBE_TOL = 1e-2
 #: Held-out share of the pairs when the data has no time order.
 PAIR_FRACTION = 0.1
@@ -103,6 +114,13 @@ class Validation:
         if not isinstance(self.online, (bool, np.bool_)):
             raise TypeError(f"Validation.online must be a bool, got {self.online!r}")
         object.__setattr__(self, "online", bool(self.online))
+
+
+def check_validation(validation: Any) -> Optional[Validation]:
+    """``validation`` when it is None or a :class:`Validation`, else a TypeError naming its type."""
+    if validation is not None and not isinstance(validation, Validation):
+        raise TypeError(f"validation must be a discrank.Validation, got {type(validation).__name__}")
+    return validation
 
 
 @dataclass
@@ -245,93 +263,209 @@ def _score(model: Any, val: PairwiseData) -> float:
     return model.log_loss(val)
 
 
-def tune_prior_scale(model: Any, data: PairwiseData, log: Any = None, validation: Optional[Validation] = None,
-                     coded: Any = None) -> tuple[float, PriorTuning]:
-    """The prior scale that predicts held-out games best (module docstring), and the record of the search.
+class Search:
+    """The search over one parameter, written once for every tuning: each point scored once by a fit, in
+    the order the search asks for it; the grid walk, the probe of a second basin, the scan of a grid, and
+    the vertex of the parabola through the best point (module docstring).
 
-    ``model`` is cloned for each fit (``type(model)(**params)`` with ``prior_scale`` set); each fit is
-    warm-started from the closest scale fitted before. ``coded``: ``code_log(log)`` if already made.
+    A point ``x`` lies on the search's axis (log2 of the prior scale for :func:`tune_prior_scale`; an index
+    or a logarithm for a grid of values), at ``x = start + k step``. The fit at ``x`` is told its
+    :class:`~discrank._fitdata.FitPlan` as an argument: ``plan`` with ``scale=to_scale(x)`` and, with
+    ``warm``, the warm start of the probe's fit at ``x`` or else of the closest point scored.
+
+    Parameters
+    ----------
+    score : callable
+        ``score(x, plan) -> (value, state)``: the validation score of the fit at ``x`` made with ``plan``
+        (lower is better), and what fits at nearby points may start from (or anything the caller keeps:
+        :attr:`fits` holds it).
+    plan : FitPlan
+        The plan of every fit of the search, but its ``scale`` and ``warm_start`` (the tolerance of a
+        tuning fit, say).
+    bounds : (float, float), optional
+        The walk stays strictly between them; default unbounded: the walk goes on, past any grid, for as
+        long as the score falls.
+    step : float, optional
+        The walk's step along the axis.
+    to_scale : callable, optional
+        The plan's ``scale`` at ``x``; default ``x`` itself.
+    warm : callable, optional
+        ``warm(state, near, x)``: the start of the fit at ``x`` from the state of the closest point scored,
+        ``near`` (the first scored among equally close ones). None (default): every fit starts cold.
+
+    Attributes
+    ----------
+    fits : dict
+        ``x -> (value, state)`` of the exact fits, in the order made.
+    probes : dict
+        ``x -> (value, state)`` of the probes' looser fits.
     """
-    metric = "log_loss"
-    split = _holdout(model, data, log, coded, validation)
-    if split is None:
-        return FALLBACK_SCALE, PriorTuning(rule=f"fallback: too little data to hold out ({data.n_pairs} pairs)",
-                                           metric=metric, chosen=FALLBACK_SCALE)
-    inner, val, rule = split
-    record = PriorTuning(rule=rule, metric=metric, n_fit_games=float(_weights(inner).sum()),
-                         n_validation_games=float(_weights(val).sum()))
-    params = model.get_params()
-    fits: dict[float, Any] = {}
-    disc = getattr(model, "_scale_search", "local") == "probe"  # the disc family (module docstring)
-    quiet = (ConvergenceWarning, IsolatedPlayerWarning, DisconnectedGraphWarning, SeparationWarning)
-    with warnings.catch_warnings():
-        for category in quiet:
-            warnings.simplefilter("ignore", category)
-        fit_data = model._build_fit_data(inner)  # once for every scale: the pieces, tiling and core objective
 
-    def score_at(x: float, tol: Optional[float] = None) -> float:
-        if x in fits and tol is None:
-            return fits[x][0]
-        sigma = 2.0 ** x
-        clone = type(model)(**{**params, "prior_scale": sigma})
-        clone._tuning_fit = True
+    def __init__(self, score: Callable[[float, FitPlan], tuple[float, Any]], plan: FitPlan = FitPlan(), *,
+                 bounds: tuple = (-math.inf, math.inf), step: float = 1.0,
+                 to_scale: Optional[Callable[[float], Any]] = None, warm: Optional[Callable] = None) -> None:
+        self.score, self.plan, self.step = score, plan, step
+        self.lo, self.hi = bounds
+        self.to_scale = (lambda x: x) if to_scale is None else to_scale
+        self.warm = warm
+        self.fits: dict = {}
+        self.probes: dict = {}
+
+    def _score_at(self, x: float, tol: Optional[float]) -> tuple[float, Any]:
+        start = None
+        if self.warm is not None:
+            if x in self.probes:  # the probe's loose fit, the start of its exact one
+                start = self.probes[x][1]
+            elif self.fits:
+                near = min(self.fits, key=lambda y: abs(y - x))
+                start = self.warm(self.fits[near][1], near, x)
+        changes = {"scale": self.to_scale(x), "warm_start": start}
         if tol is not None:
-            clone._tuning_tol = tol
-        clone._validate_params(inner)
-        clone._resolve_prior(inner, None, None, None)
-        if x in probe:  # the probe's loose fit, the start of its exact one
-            clone._warm_start = probe[x][1]
-        elif fits:  # the closest scale's fit
-            near = min(fits, key=lambda y: abs(y - x))
-            clone._warm_start = _engaged(fits[near][1]) if disc and near < x else fits[near][1]
-        with warnings.catch_warnings():
-            for category in quiet:
-                warnings.simplefilter("ignore", category)
-            clone._fit_prepared(fit_data)
-        value = _score(clone, val)
-        if tol is None:
-            fits[x] = (value, clone._warm_state())
-            record.scales.append(sigma)
-            record.scores.append(value)
-        else:
-            probe[x] = (value, clone._warm_state())
-            record.probe = (sigma, value)
-        return value
+            changes["tol"] = tol
+        value, state = self.score(x, replace(self.plan, **changes))
+        return float(value), state
 
-    def walk(best: float) -> float:
-        # up while the score improves, else down while it improves (the validation score of a log-concave
-        # model with a Gaussian prior is smooth and, in practice, has one basin); it ends with the best
-        # point's two neighbours fitted, for the parabola below
-        here = score_at(best)  # (fitted first: the start of its neighbours)
-        for step in (1.0, -1.0):
+    def value(self, x: float) -> float:
+        """The score of the exact fit at ``x``, fitted on first use."""
+        if x not in self.fits:
+            self.fits[x] = self._score_at(x, None)
+        return self.fits[x][0]
+
+    def probe(self, x: float, tol: float) -> float:
+        """The score of a fit at ``x`` to the looser ``tol``: enough to tell whether ``x`` lies in a better
+        basin. Its state is the start of the exact fit at ``x``, should the search make one."""
+        self.probes[x] = self._score_at(x, tol)
+        return self.probes[x][0]
+
+    def walk(self, start: float) -> float:
+        """The point where a walk from ``start`` ends: up while the score falls, else (when the first step
+        up does not lower it) down while it falls, inside the bounds. It ends with the best point's two
+        neighbours scored (within the bounds), for :meth:`vertex`; the start is scored first, the start of
+        its neighbours' fits."""
+        best = start
+        here = self.value(best)
+        for step in (self.step, -self.step):
             moved = False
-            while lo < best + step < hi and score_at(best + step) < here:
+            while self.lo < best + step < self.hi and self.value(best + step) < here:
                 best += step
-                here = score_at(best)
+                here = self.value(best)
                 moved = True
             if moved:
                 break
         return best
 
-    lo, hi = LOG2_RANGE
-    probe: dict[float, Any] = {}
-    best = walk(math.log2(START))
-    if disc and max(fits) < PROBE:
-        # the disc family: the second basin, at large scales, that the walk cannot see from the first
-        if score_at(PROBE, PROBE_TOL) < fits[best][0]:
-            best = walk(PROBE)  # (the probe's loose fit as the start of its exact one)
-        best = min(fits, key=lambda y: fits[y][0])
-    a, b = best - 1.0, best + 1.0
-    chosen = best
-    if a in fits and b in fits:
-        fa, fb, fm = fits[a][0], fits[b][0], fits[best][0]
+    def probe_basin(self, best: float, at: float, tol: float) -> float:
+        """The best point after a probe of a second basin at ``at``, for a score with two basins that a walk
+        ending in the first one never sees: when every point scored lies below ``at``, ``at`` is probed at
+        ``tol`` (:meth:`probe`), and where it scores below ``best`` the walk starts again from ``at``."""
+        if max(self.fits) >= at:
+            return best
+        if self.probe(at, tol) < self.fits[best][0]:
+            self.walk(at)
+        return self.best()
+
+    def scan(self, points: Any) -> Any:
+        """Score every point of ``points`` in order; the first with the lowest score."""
+        points = list(points)
+        return points[int(np.argmin([self.value(x) for x in points]))]
+
+    def best(self) -> float:
+        """The point with the lowest score of the exact fits (the first of equal ones)."""
+        return min(self.fits, key=lambda y: self.fits[y][0])
+
+    def vertex(self, best: float) -> float:
+        """The vertex of the parabola through ``best`` and its two neighbours, within them, where both were
+        scored and the parabola is convex; else ``best``."""
+        a, b = best - self.step, best + self.step
+        if a not in self.fits or b not in self.fits:
+            return best
+        fa, fb, fm = self.fits[a][0], self.fits[b][0], self.fits[best][0]
         curvature = fa + fb - 2.0 * fm
-        if curvature > 0:
-            chosen = best + 0.5 * (fa - fb) / curvature  # vertex of the parabola, within [a, b]
-            chosen = min(max(chosen, a), b)
+        if not curvature > 0:
+            return best
+        return min(max(best + self.step * (0.5 * (fa - fb) / curvature), a), b)
+
+    def nearest(self, x: float) -> Any:
+        """The state of the exact fit closest to ``x`` (the first scored among equally close ones)."""
+        return self.fits[min(self.fits, key=lambda y: abs(y - x))][1]
+
+
+@contextlib.contextmanager
+def _quiet():
+    """The tuning's fits are only scored: their solver's and graph's warnings are not the user's."""
+    with warnings.catch_warnings():
+        for category in (ConvergenceWarning, IsolatedPlayerWarning, DisconnectedGraphWarning, SeparationWarning):
+            warnings.simplefilter("ignore", category)
+        yield
+
+
+def _warm_disc(state: tuple, near: float, x: float) -> tuple:
+    """A disc fit at ``x`` starts from the closest scale's fit, from a smaller one only where its
+    components are away from the saddle (:func:`_engaged`)."""
+    return _engaged(state) if near < x else state
+
+
+def tune_prior_scale(model: Any, data: PairwiseData, log: Any = None, validation: Optional[Validation] = None,
+                     coded: Any = None, fit_data_builder: Optional[Callable] = None) -> tuple[FitPlan, PriorTuning]:
+    """The prior scale that predicts held-out games best (module docstring), as the plan of the final fit,
+    and the record of the search.
+
+    Each scale is fitted by a new model of ``model``'s class and parameters, ``prior_scale`` set, given
+    its :class:`FitPlan` (the scale, ``TUNING_TOL``, the warm start of the closest scale fitted) as an
+    argument; every fit runs on one :class:`~discrank._fitdata.FitData` of the held-out split.
+
+    Parameters
+    ----------
+    model : PairwiseModel
+        The model to tune (left as it is).
+    data : PairwiseData
+        The training pairs.
+    log : GameLog, optional
+        The training games, whose time order the validation follows.
+    validation : Validation, optional
+        How the games are cut in time order.
+    coded : tuple, optional
+        ``code_log(log)``, if already made.
+    fit_data_builder : callable, optional
+        ``fit_data_builder(model, pairs) -> FitData``; default ``model._build_fit_data``
+        (:func:`discrank.dask.fit` gives one whose objective runs on the workers).
+
+    Returns
+    -------
+    plan : FitPlan
+        The final fit's: the chosen scale and, for the disc family, the fit of the closest scale to start
+        from (Elo's final fit starts cold: Newton from 0 takes 4 steps on the 40k / 4.7M bench, from a
+        2-step tuning fit on 90% of the pairs 5).
+    record : PriorTuning
+        What the search did.
+    """
+    metric = "log_loss"
+    split = _holdout(model, data, log, coded, validation)
+    if split is None:
+        return FitPlan(scale=FALLBACK_SCALE), PriorTuning(
+            rule=f"fallback: too little data to hold out ({data.n_pairs} pairs)", metric=metric, chosen=FALLBACK_SCALE)
+    inner, val, rule = split
+    params = model.get_params()
+    disc = getattr(model, "_scale_search", "local") == "probe"  # the disc family (module docstring)
+    with _quiet():  # once for every scale: the pieces, tiling and core objective
+        fit_data = (type(model)._build_fit_data if fit_data_builder is None else fit_data_builder)(model, inner)
+
+    def fit_and_score(x: float, plan: FitPlan) -> tuple[float, Any]:
+        clone = type(model)(**{**params, "prior_scale": plan.scale})
+        clone._validate_params(inner)
+        with _quiet():
+            clone._fit_prepared(fit_data, plan)
+        return _score(clone, val), clone._warm_state()
+
+    search = Search(fit_and_score, FitPlan(tol=TUNING_TOL), bounds=LOG2_RANGE, to_scale=lambda x: 2.0 ** x,
+                    warm=_warm_disc if disc else (lambda state, near, x: state))
+    best = search.walk(math.log2(START))
+    if disc:  # the second basin, at large scales, that the walk cannot see from the first
+        best = search.probe_basin(best, PROBE, PROBE_TOL)
+    chosen = search.vertex(best)
     sigma = float(2.0 ** chosen)
-    record.chosen = sigma
-    # The disc family's final fit starts from the closest scale's fit; Elo's starts cold: Newton from 0
-    # takes 4 steps on the 40k / 4.7M bench, from a 2-step tuning fit on 90% of the pairs 5.
-    model._warm_start = fits[min(fits, key=lambda y: abs(y - chosen))][1] if disc else None
-    return sigma, record
+    record = PriorTuning(rule=rule, metric=metric, scales=[2.0 ** x for x in search.fits],
+                         scores=[value for value, _ in search.fits.values()], chosen=sigma,
+                         n_fit_games=float(_weights(inner).sum()), n_validation_games=float(_weights(val).sum()),
+                         probe=next(((2.0 ** x, value) for x, (value, _) in search.probes.items()), None))
+    return FitPlan(scale=sigma, warm_start=search.nearest(chosen) if disc else None), record

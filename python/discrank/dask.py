@@ -36,6 +36,7 @@ from discrank._history import History, Rows
 from discrank._labels import as_label_array
 from discrank._rows import advantage_columns, read_frame_rows
 from discrank.data import PairwiseData, covariate_data
+from discrank.models._base import PairwiseModel, atomic
 
 __all__ = ["aggregate", "fit", "DistributedObjective", "DistributedRows", "PartGroup"]
 
@@ -564,7 +565,7 @@ def fit(model: Any, data: Any, client: Any = None, *, n_parts: Optional[int] = N
 
     Parameters
     ----------
-    model : Elo, EloPlusPlus, DiscDecomposition, MElo or DynamicElo
+    model : Elo, EloPlusPlus, DiscDecomposition, MElo, DiscDecompositionCV or DynamicElo
         An unfitted (or refitted) model; its solver, prior and tuning are those of ``model.fit``.
     data : PairwiseData, GameLog or dask.dataframe.DataFrame
         For the stationary models: the pairs, or games to :func:`aggregate` first (``a="a", b="b",
@@ -592,12 +593,22 @@ def fit(model: Any, data: Any, client: Any = None, *, n_parts: Optional[int] = N
         attributes of Elo, EloPlusPlus, DiscDecomposition and MElo equal the in-process fit's bit for bit
         with up to 16 parts; with more, and for DynamicElo, they equal them to rounding for Newton's
         methods (Elo, the dynamic model) and to L-BFGS's tolerance for the disc decomposition.
+
+    Raises
+    ------
+    TypeError
+        A model of another class (SchurDecomposition, OnlineElo: their fits run in process), or
+        ``fit_kw`` with data that is not a dask DataFrame.
     """
     _require()
     from distributed import get_client
 
     from discrank.dynamic import DynamicElo
 
+    if not isinstance(model, DynamicElo) and not _runs_the_pair_pipeline(type(model)):
+        raise TypeError(f"discrank.dask.fit fits Elo, EloPlusPlus, DiscDecomposition, MElo, DiscDecompositionCV "
+                        f"and DynamicElo, whose solvers it runs on the workers; {type(model).__name__} has a fit of "
+                        "its own, which runs in process: call its fit")
     client = client or get_client()
     if n_parts is None:
         n_parts = max(1, sum(client.nthreads().values()))
@@ -608,25 +619,37 @@ def fit(model: Any, data: Any, client: Any = None, *, n_parts: Optional[int] = N
     elif fit_kw:
         raise TypeError(f"unexpected arguments {sorted(fit_kw)}: they are aggregate()'s, for a dask DataFrame")
     made: list[DistributedObjective] = []
-    cls_build = type(model)._build_fit_data
 
-    def build(pairs: PairwiseData, stacklevel: int = 2):
-        fd = cls_build(model, pairs, stacklevel + 1)
+    def build(owner: Any, pairs: PairwiseData, stacklevel: int = 2):
+        """``owner``'s fit data of ``pairs`` with its objective on the workers (the parts kept in ``made``).
+        The pipeline fits one after another (a tuning's fits share one fit data): the parts of the fit
+        data built before are released."""
+        for obj in made:
+            obj.close()
+        fd = owner._build_fit_data(pairs, stacklevel + 1)
         obj = DistributedObjective(client, fd.n_players, fd.i, fd.j, fd.p, fd.w, n_parts, worker_threads)
         made.append(obj)
         return dataclasses.replace(fd, objective=obj, _cache={})
 
-    return _fit_with(model, "_build_fit_data", build, made, lambda: model.fit(data))
+    # the model's own fit pipeline (all or nothing, as its fit), given the distributed fit data's builder as
+    # an argument: the final fit and the prior's tuning fits run on the workers
+    return _fit_with(model, made, lambda: atomic(type(model)._fit_pairs)(model, data, fit_data_builder=build))
 
 
-def _fit_with(model: Any, hook: str, make: Callable, made: list, run: Callable[[], Any]) -> Any:
-    """Run ``run`` (the model's fit) with ``model.<hook>`` set to ``make`` (which builds the distributed
-    parts, appending them to ``made``); then release the parts and record the calls made."""
-    setattr(model, hook, make)
+def _runs_the_pair_pipeline(cls: type) -> bool:
+    """Whether ``cls.fit`` is the pair models' pipeline, ``_fit_pairs``, which takes the fit data's builder:
+    the base class's ``fit``, or a ``fit`` that comes with its own ``_fit_pairs`` (DiscDecompositionCV)."""
+    if not issubclass(cls, PairwiseModel):
+        return False
+    return cls.fit is PairwiseModel.fit or cls._fit_pairs is not PairwiseModel._fit_pairs
+
+
+def _fit_with(model: Any, made: list, run: Callable[[], Any]) -> Any:
+    """Run ``run`` (the model's fit, whose distributed parts are appended to ``made``); then release the
+    parts and record the calls made."""
     try:
         run()
     finally:
-        delattr(model, hook)
         for obj in made:
             obj.close()
     model.dask_calls_ = sum(obj.n_calls for obj in made)
@@ -656,4 +679,8 @@ def _fit_dynamic(model: Any, data: Any, client: Any, n_parts: int, worker_thread
         made.append(rows)
         return rows
 
-    return _fit_with(model, "_rows_of", rows_of, made, lambda: model.fit(data, validation=validation))
+    model._rows_of = rows_of  # DynamicElo reads its solver's rows from _rows_of: dynamic.py takes no argument yet
+    try:
+        return _fit_with(model, made, lambda: model.fit(data, validation=validation))
+    finally:
+        del model._rows_of

@@ -1,11 +1,13 @@
 """What every model shares: parameters, validation, the fit pipeline, predictions and scores.
 
-A fit runs ``validate -> fit data -> _fit -> store`` (:meth:`PairwiseModel.fit`): the parameters and the
-data are checked, :func:`discrank._fitdata.build_fit_data` builds the objective, the weights, the pieces,
-the pair order and the threads once, the subclass's ``_fit`` runs the solver and sets the fitted
-attributes, and the fit checks they are finite. Each model class declares what it holds once fitted
-(``_fitted_arrays``, ``_fitted_scalars``: :mod:`discrank.persist` saves and loads them without knowing
-the class) and how its players are ordered (:meth:`PairwiseModel._sort_key`).
+A fit runs ``validate -> plan -> fit data -> _fit -> store`` (:meth:`PairwiseModel.fit`): the parameters
+and the data are checked, the prior scale is resolved (tuned when asked) into the fit's
+:class:`~discrank._fitdata.FitPlan`, :func:`discrank._fitdata.build_fit_data` builds the objective, the
+weights, the pieces, the pair order and the threads once, the subclass's ``_fit(fit_data, plan)`` runs
+the solver and sets the fitted attributes, and the fit checks they are finite. Each model class
+declares what it holds once fitted (``_fitted_arrays``, ``_fitted_scalars``: :mod:`discrank.persist`
+saves and loads them without knowing the class) and how its players are ordered
+(:meth:`PairwiseModel._sort_key`).
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ import numpy as np
 from scipy.special import expit
 
 from discrank import _core, persist
-from discrank._fitdata import FitData, build_fit_data
+from discrank._fitdata import FitData, FitPlan, build_fit_data
 from discrank._labels import LabelIndex, show
 from discrank._losses import EPS as LOG_LOSS_EPS, binary_log_loss  # noqa: F401 - LOG_LOSS_EPS, as it was
 from discrank._params import check_param, check_params
@@ -195,17 +197,25 @@ class PairwiseModel(Params, GamePredictions):
         -----
         The fit is all or nothing (:func:`atomic`): when it raises, the model is left as it was.
         """
+        return self._fit_pairs(data, validation)
+
+    def _fit_pairs(self, data: Any, validation: Any = None,
+                   fit_data_builder: Optional[Callable[..., FitData]] = None) -> "PairwiseModel":
+        """:meth:`fit`'s pipeline. ``fit_data_builder(model, pairs, stacklevel)`` builds the :class:`FitData`
+        of ``model``'s fit of ``pairs``, for the fit and the prior's tuning fits (default
+        :meth:`_build_fit_data`): :func:`discrank.dask.fit` passes one whose objective runs on the workers.
+        Warnings point at the caller of :meth:`fit`."""
+        build = type(self)._build_fit_data if fit_data_builder is None else fit_data_builder
         data, log, coded = fit_pairs(data, f"{type(self).__name__}.fit")
         data = self._covariates_or_not(data)
         if validation is not None:
-            from discrank._tuning import Validation
+            from discrank._tuning import check_validation
 
-            if not isinstance(validation, Validation):
-                raise TypeError(f"validation must be a discrank.Validation, got {type(validation).__name__}")
+            check_validation(validation)
         self._validate_params(data)
-        self._resolve_prior(data, log, validation, coded)
+        plan = self._resolve_prior(data, log, validation, coded, fit_data_builder)
         self._check_loss_domain(data)
-        return self._fit_prepared(self._build_fit_data(data, stacklevel=3))
+        return self._fit_prepared(build(self, data, stacklevel=4), plan)
 
     def _build_fit_data(self, data: PairwiseData, stacklevel: int = 2) -> FitData:
         """The :class:`FitData` of checked ``data`` for this model (its threads, tiling and covariates);
@@ -213,9 +223,10 @@ class PairwiseModel(Params, GamePredictions):
         return build_fit_data(data, resolve_n_jobs(self.n_jobs), self._tile_pairs, stacklevel=stacklevel + 1,
                               covariates=data.covariates is not None)
 
-    def _fit_prepared(self, fit_data: FitData) -> "PairwiseModel":
-        """The fit on built fit data (parameters validated, ``_sigma`` resolved): the solver and the fitted
-        attributes. The prior's tuning fits every scale on one :class:`FitData` of its held-out split."""
+    def _fit_prepared(self, fit_data: FitData, plan: FitPlan) -> "PairwiseModel":
+        """The fit on built fit data (parameters validated) run as ``plan`` says (its prior scale, a tuning
+        fit's tolerance, a warm start): the solver and the fitted attributes. The prior's tuning fits every
+        scale on one :class:`FitData` of its held-out split, each with its own plan."""
         self.beta_ = self.beta_se_ = None
         self.advantage_names_ = tuple(fit_data.covariate_names)
         self._set_players(fit_data.labels.copy(), fit_data.n_threads)
@@ -225,9 +236,8 @@ class PairwiseModel(Params, GamePredictions):
         # One process-wide, reference-counted limit (one_blas_thread), so that fits in concurrent Python
         # threads (bootstrap's workers) leave the original counts behind.
         with one_blas_thread():
-            self._fit(fit_data)
+            self._fit(fit_data, plan)
         self._check_finite_state()
-        self._warm_start = None
         return self
 
     def _takes_covariates(self) -> bool:
@@ -245,7 +255,7 @@ class PairwiseModel(Params, GamePredictions):
                       f"no advantage covariates (only the logit models do: Elo, EloPlusPlus, DiscDecomposition with "
                       f"loss='bce', DynamicElo): it fits "
                       f"the pairs and ignores the column{'s' if len(names) != 1 else ''} "
-                      f"{', '.join(map(repr, names))}", UserWarning, stacklevel=4)
+                      f"{', '.join(map(repr, names))}", UserWarning, stacklevel=5)
         out = copy.copy(data)
         out.covariates = None
         return out
@@ -284,18 +294,21 @@ class PairwiseModel(Params, GamePredictions):
         ia, ib = self._indices(data, None)
         return self._link(self._logits(ia[rows.pair], ib[rows.pair], rows.x))
 
-    def _resolve_prior(self, data: PairwiseData, log: Any, validation: Any, coded: Any) -> None:
-        """Set ``_sigma``, the prior scale of the fit (tuned when ``prior_scale=None``), and ``prior_tuning_``."""
-        self._sigma = None
+    def _resolve_prior(self, data: PairwiseData, log: Any, validation: Any, coded: Any,
+                       fit_data_builder: Optional[Callable[..., FitData]] = None) -> FitPlan:
+        """The plan of the fit: its prior scale, tuned when ``prior_scale=None`` (with the tuning's warm
+        start, :func:`discrank._tuning.tune_prior_scale`); sets ``prior_tuning_``."""
         self.prior_tuning_ = None
-        if self._has_prior:
-            from discrank._tuning import tune_prior_scale
+        if not self._has_prior:
+            return FitPlan()
+        sigma = check_param(type(self), "prior_scale", self.prior_scale)
+        if sigma is not None:
+            return FitPlan(scale=sigma)
+        from discrank._tuning import tune_prior_scale
 
-            sigma = check_param(type(self), "prior_scale", self.prior_scale)
-            if sigma is None:
-                sigma, record = tune_prior_scale(self, data, log, validation, coded)
-                self.prior_tuning_ = record.as_dict()
-            self._sigma = sigma
+        plan, record = tune_prior_scale(self, data, log, validation, coded, fit_data_builder)
+        self.prior_tuning_ = record.as_dict()
+        return plan
 
     def _check_loss_domain(self, data: PairwiseData) -> None:
         """Refuse probabilities of 0 or 1 with ``loss="squared_logit"``, whose logit is infinite."""
@@ -353,8 +366,8 @@ class PairwiseModel(Params, GamePredictions):
         check_params(self, tuple(name for name in ("tol", "max_iter", "n_jobs", "random_state")
                                  if name in self._param_names()))
 
-    def _fit(self, data: FitData) -> None:
-        """Run the solver on ``data`` and set the fitted attributes."""
+    def _fit(self, data: FitData, plan: FitPlan) -> None:
+        """Run the solver on ``data`` as ``plan`` says and set the fitted attributes."""
         raise NotImplementedError
 
     def _factors(self) -> dict[str, np.ndarray]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import itertools
 import numbers
 import warnings
-from typing import Any, Optional, Sequence
+from typing import Any, Callable, Optional, Sequence
 
 import numpy as np
 
@@ -142,8 +142,15 @@ class DiscDecompositionCV(DiscReadout, PairwiseModel):
         ConvergenceWarning
             Some cross-validation fits did not converge (one warning with their number).
         """
-        from discrank._tuning import tune_prior_scale
+        return self._fit_pairs(data, validation)
 
+    def _fit_pairs(self, data: Any, validation: Any = None,
+                   fit_data_builder: Optional[Callable[..., Any]] = None) -> "DiscDecompositionCV":
+        """:meth:`fit`'s body; ``fit_data_builder`` builds the fit data of each of its fits (the tuning's, the
+        folds', the refit), as in :meth:`PairwiseModel._fit_pairs` (:func:`discrank.dask.fit` passes one)."""
+        from discrank._tuning import Search, check_validation, tune_prior_scale
+
+        check_validation(validation)
         data, log, coded = fit_pairs(data, "DiscDecompositionCV.fit")
         data = self._covariates_or_not(data)
         candidates = self._candidates()
@@ -162,38 +169,34 @@ class DiscDecompositionCV(DiscReadout, PairwiseModel):
             DiscDecomposition(**cand, **common)._validate_params(data)
         self.prior_tuning_ = None
         if sigma is None:
-            sigma, record = tune_prior_scale(DiscDecomposition(**candidates[0], **common), data, log, validation, coded)
+            plan, record = tune_prior_scale(DiscDecomposition(**candidates[0], **common), data, log, validation, coded,
+                                            fit_data_builder)
+            sigma = plan.scale  # (every fit below starts cold: the tuning's warm start is its first candidate's)
             self.prior_tuning_ = record.as_dict()
         self.prior_scale_ = sigma
         common["prior_scale"] = sigma
 
-        rng = np.random.default_rng(self.random_state)
-        fold = rng.permutation(data.n_pairs) % cv
-        scores = np.zeros((len(candidates), cv))
-        unconverged = np.zeros(len(candidates), dtype=int)
-        for f in range(cv):
-            train, test = data.subset(fold != f), data.subset(fold == f)
-            # A held-out pair whose players fall in different pieces of the fold's training graph has no
-            # defined prediction (each piece can be shifted or turned independently): score the others.
-            _, piece = train.components()
-            inside = piece[test.i] == piece[test.j]
-            if not inside.any():
-                raise ValueError(
-                    f"fold {f} holds out no pair whose players are connected by the other folds' pairs; "
-                    f"the comparison graph is too sparse for cv={cv}: use fewer folds"
-                )
-            test = test.subset(inside)
-            for c, cand in enumerate(candidates):
+        folds = self._folds(data, cv)
+
+        def cross_validate(c: int, plan: Any) -> tuple[float, tuple]:
+            """The mean test score of candidate ``c`` over the folds, and (its fold scores, the number of its
+            fits that did not converge); its fits at the prior scale found, each from a cold start."""
+            row, unconverged = np.zeros(cv), 0
+            for f, (train, test) in enumerate(folds):
                 with warnings.catch_warnings(record=True) as caught:
                     warnings.simplefilter("ignore", IsolatedPlayerWarning)
                     warnings.simplefilter("ignore", DisconnectedGraphWarning)
                     warnings.simplefilter("always", ConvergenceWarning)
-                    model = DiscDecomposition(**cand, **common).fit(train)
-                unconverged[c] += any(issubclass(w.category, ConvergenceWarning) for w in caught)
-                scores[c, f] = model.mse(test) if self.scoring == "mse" else model.log_loss(test)
+                    model = DiscDecomposition(**candidates[c], **common)._fit_pairs(train, None, fit_data_builder)
+                unconverged += any(issubclass(w.category, ConvergenceWarning) for w in caught)
+                row[f] = model.mse(test) if self.scoring == "mse" else model.log_loss(test)
+            return row.mean(), (row, unconverged)
 
-        mean = scores.mean(axis=1)
-        best = int(np.argmin(mean))
+        search = Search(cross_validate)
+        best = search.scan(range(len(candidates)))
+        mean = np.array([value for value, _ in search.fits.values()])
+        scores = np.array([row for _, (row, _) in search.fits.values()])
+        unconverged = np.array([n for _, (_, n) in search.fits.values()], dtype=int)
         self.cv_results_ = {
             "params": candidates,
             "mean_test_score": mean,
@@ -211,7 +214,7 @@ class DiscDecompositionCV(DiscReadout, PairwiseModel):
             )
         self.best_params_ = candidates[best]
         self.best_score_ = float(mean[best])
-        self.best_estimator_ = DiscDecomposition(**self.best_params_, **common).fit(data)
+        self.best_estimator_ = DiscDecomposition(**self.best_params_, **common)._fit_pairs(data, None, fit_data_builder)
         est = self.best_estimator_
         self._set_players(est.labels_, est._n_threads)
         self.u_, self.v_ = est.u_, est.v_
@@ -219,6 +222,25 @@ class DiscDecompositionCV(DiscReadout, PairwiseModel):
         self.beta_, self.beta_se_, self.advantage_names_ = est.beta_, est.beta_se_, est.advantage_names_
         self._describe_first_component()
         return self
+
+    def _folds(self, data: Any, cv: int) -> list:
+        """The ``cv`` folds' (training pairs, test pairs) of ``data``, drawn by ``random_state``; a test pair
+        is kept where its players are in one piece of the training pairs (across pieces no prediction is
+        defined: each piece can be shifted or turned independently)."""
+        rng = np.random.default_rng(self.random_state)
+        fold = rng.permutation(data.n_pairs) % cv
+        folds = []
+        for f in range(cv):
+            train, test = data.subset(fold != f), data.subset(fold == f)
+            _, piece = train.components()
+            inside = piece[test.i] == piece[test.j]
+            if not inside.any():
+                raise ValueError(
+                    f"fold {f} holds out no pair whose players are connected by the other folds' pairs; "
+                    f"the comparison graph is too sparse for cv={cv}: use fewer folds"
+                )
+            folds.append((train, test.subset(inside)))
+        return folds
 
     def _factors(self) -> dict[str, np.ndarray]:
         return self.best_estimator_._factors()

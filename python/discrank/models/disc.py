@@ -12,12 +12,14 @@ from typing import Any, Optional
 import numpy as np
 
 from discrank import _core
+from discrank._coding import map_rows
 from discrank._checks import check_n_components, check_one_of
 from discrank._draws import check_draw_model
-from discrank._fitdata import FitData
+from discrank._fitdata import FitData, FitPlan
 from discrank._labels import show
 from discrank._newton import logit_mean_score
 from discrank._params import check_params
+from discrank._tuning import TUNING_TOL  # noqa: F401 - importable from here, as it was
 from discrank.data import PairwiseData, one_sided, separated_examples
 from discrank.exceptions import ConvergenceWarning, SeparationWarning
 from discrank.models._base import LOSSES, PairwiseModel
@@ -39,8 +41,6 @@ INIT_NOISE = 0.01
 #: 3e-7 of 0 or 1) says the factors are growing towards an infinite optimum.
 SATURATED = 15.0
 
-#: Tolerance of the fits made while tuning the prior scale (their validation scores need ~1e-5).
-TUNING_TOL = 1e-4
 #: Most iterations per component of a fit made while tuning the prior scale: at the largest scales of the
 #: search a sparse log's fit is nearly the maximum-likelihood one, which converges slowly and scores badly.
 TUNING_MAX_ITER = 200
@@ -214,11 +214,13 @@ class DiscDecomposition(DiscReadout, PairwiseModel):
         check_n_components(self.n_components, data.n_players)
         check_draw_model(self, self._no_draws_reason)
 
-    def _fit(self, data: FitData) -> None:
-        """Algorithm 2: the components one after another, each by ``solver`` on top of the previous ones."""
+    def _fit(self, data: FitData, plan: FitPlan) -> None:
+        """Algorithm 2: the components one after another, each by ``solver`` on top of the previous ones,
+        from ``plan.warm_start`` where it holds live components. A tuning fit (``plan.tuning``) runs to the
+        plan's tolerance, at most ``TUNING_MAX_ITER`` iterations per component."""
         objective, w, piece = data.objective, data.w, data.piece
         n, k = data.n_players, int(self.n_components)
-        self._base = self._base_ratings(data)
+        self._base = self._base_ratings(data, plan.scale)
         offset = None if self._base is None else self._base[data.i] - self._base[data.j]
         # Algorithm 1 adds the penalties with weight 1, and Appendix B.2 its regulariser with weight
         # lambda / 2, to the paper's double sum over (i, j) and (j, i). That sum is 2 W times our weighted
@@ -227,19 +229,18 @@ class DiscDecomposition(DiscReadout, PairwiseModel):
         pen_weight = 1.0 / (2.0 * total_weight)
         reg_weight = float(self.regularization) / (4.0 * total_weight)
         # Gaussian priors on every u and v (against the negative log-likelihood, the objective times W)
-        sigma = self._sigma
+        sigma = plan.scale
         prior_weight = 0.0 if sigma == np.inf else 1.0 / (sigma * sigma * total_weight)
         self.prior_scale_ = float(sigma)
-        tuning = getattr(self, "_tuning_fit", False)  # the probe's fit sets its own, looser _tuning_tol
-        tol = max(self.tol, getattr(self, "_tuning_tol", TUNING_TOL)) if tuning else self.tol
-        warm = getattr(self, "_warm_start", None)
+        tol = max(self.tol, plan.tol) if plan.tuning else self.tol
+        warm = plan.warm_start
         start = None
         if warm is not None:
-            from discrank._coding import map_rows
-
             start = (map_rows(warm[0], warm[1], data.labels, lambda m: np.zeros((m, warm[1].shape[1]))),
                      map_rows(warm[0], warm[2], data.labels, lambda m: np.zeros((m, warm[2].shape[1]))))
-        args = (objective, w, piece, n, k, total_weight, pen_weight, reg_weight, prior_weight, tol)
+        max_iter = min(int(self.max_iter), TUNING_MAX_ITER) if plan.tuning else int(self.max_iter)
+        args = (objective, w, piece, n, k, total_weight, pen_weight, reg_weight, prior_weight, tol, max_iter)
+        covariates_converged = True
         if data.x is None:
             U, V, n_iter, measures = self._components(data, offset, start, *args)
         else:
@@ -262,12 +263,12 @@ class DiscDecomposition(DiscReadout, PairwiseModel):
                 self.beta_se_ = np.sqrt(np.clip(np.diag(np.linalg.inv(H)), 0.0, None))
             except np.linalg.LinAlgError:
                 self.beta_se_ = np.full(fit.beta.shape, np.inf)
-            self._covariate_fit = fit
+            covariates_converged = fit.converged
 
         self.u_, self.v_ = U, V
         self.n_iter_ = n_iter
         self.grad_measure_ = measures
-        self.converged_ = bool(np.all(measures <= tol)) and (data.x is None or self._covariate_fit.converged)
+        self.converged_ = bool(np.all(measures <= tol)) and covariates_converged
         if self._base is None:
             self._describe_first_component()
         self.separated_ = None
@@ -290,9 +291,10 @@ class DiscDecomposition(DiscReadout, PairwiseModel):
             )
 
     def _components(self, data, offset, start, objective, w, piece, n, k, total_weight, pen_weight, reg_weight,
-                    prior_weight, tol):
+                    prior_weight, tol, max_iter):
         """Algorithm 2's loop at a fixed per-entry ``offset`` (or None), each component from ``start``
-        ``(U0, V0)`` where it holds a live one: ``(U, V, n_iter, measures)``; sets ``loss_``."""
+        ``(U0, V0)`` where it holds a live one, each to ``tol`` in at most ``max_iter`` iterations:
+        ``(U, V, n_iter, measures)``; sets ``loss_``."""
         rng = np.random.default_rng(self.random_state)
         U = np.zeros((n, k))
         V = np.zeros((n, k))
@@ -316,9 +318,6 @@ class DiscDecomposition(DiscReadout, PairwiseModel):
                 total, scored, _ = data.score_sums()
                 u = logit_mean_score(total, scored, piece)
             fit = alternate_blocks if self.solver == "alternating" else alternate_then_joint
-            max_iter = int(self.max_iter)
-            if getattr(self, "_tuning_fit", False):
-                max_iter = min(max_iter, TUNING_MAX_ITER)
             u, v, n_iter[comp], measures[comp] = fit(problem, u, v, tol, max_iter)
             if comp + 1 == k:  # with the earlier components as the offset: the model's loss
                 self.loss_ = problem.loss_at(u, v)
@@ -373,8 +372,9 @@ class DiscDecomposition(DiscReadout, PairwiseModel):
         )
         return True
 
-    def _base_ratings(self, data: FitData) -> Optional[np.ndarray]:
-        """Fixed per-player scores added to every component's score (none for the disc decomposition)."""
+    def _base_ratings(self, data: FitData, sigma: float) -> Optional[np.ndarray]:
+        """Fixed per-player scores added to every component's score, at the prior scale ``sigma`` (none for
+        the disc decomposition)."""
         return None
 
     def _factors(self) -> dict[str, np.ndarray]:
@@ -439,11 +439,10 @@ class MElo(DiscDecomposition):
     _no_draws_reason = ("its loss, the squared error 1/2 (P - 1/2 - A)^2 in probability space, is no likelihood of "
                         "three outcomes (win, draw, loss), so there is no draw parameter to fit")
 
-    def _base_ratings(self, data: FitData) -> np.ndarray:
+    def _base_ratings(self, data: FitData, sigma: float) -> np.ndarray:
         n, w = data.n_players, data.w
         score = np.bincount(data.i, w * data.p, n) + np.bincount(data.j, w * (1.0 - data.p), n)
         total = np.bincount(data.i, w, n) + np.bincount(data.j, w, n)
-        sigma = getattr(self, "_sigma", np.inf)
         if sigma is not None and sigma != np.inf:
             # the posterior mean of Pbar_i under a N(1/2, sigma^2) prior, each game's score having
             # variance at most 1/4: the mean score with 1 / (4 sigma^2) draws added (in the units of

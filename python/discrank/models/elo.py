@@ -8,11 +8,13 @@ from typing import Optional
 import numpy as np
 
 from discrank import _core
+from discrank._coding import map_rows
 from discrank._draws import DRAWS, check_draw_model, outcome_probabilities
-from discrank._fitdata import FitData
+from discrank._fitdata import FitData, FitPlan
 from discrank._newton import newton_elo
 from discrank._optim import minimize_scaled, pair_curvature
 from discrank._params import check_params
+from discrank._tuning import TUNING_TOL  # noqa: F401 - importable from here, as it was
 from discrank.data import PairwiseData, one_sided, separated_examples
 from discrank.exceptions import ConvergenceWarning, SeparationWarning
 from discrank.models._base import LOG_LOSS_EPS, LOSSES, PairwiseModel
@@ -32,8 +34,6 @@ SEPARATION_PRIOR_SCALE = 10.0
 SEPARATION_CHECK_SPREAD = 18.0
 #: Logs with at most this many pairs are checked for separated groups before the fit.
 TARJAN_UP_FRONT = 200_000
-#: Tolerance of the fits made while tuning the prior scale (their validation scores need ~1e-5).
-TUNING_TOL = 1e-4
 #: Most Newton steps of a warm-started fit made while tuning the prior scale.
 TUNING_STEPS = 2
 
@@ -106,33 +106,33 @@ class _EloFamily(PairwiseModel):
     def _takes_covariates(self) -> bool:
         return True
 
-    def _fit(self, data: FitData) -> None:
+    def _fit(self, data: FitData, plan: FitPlan) -> None:
         """Newton's method or L-BFGS on the ratings, with the prior; a separation check at ``prior_scale=inf``.
-        With a draw model, the whole-history solver's Newton method (:meth:`_fit_draws`)."""
+        With a draw model, the whole-history solver's Newton method (:meth:`_fit_draws`). A tuning fit
+        (``plan.tuning``) runs to the plan's tolerance, and warm started, to at most ``TUNING_STEPS``
+        Newton steps."""
         self.draw_eta_ = self.draw_eta_se_ = None
         if self.draws is not None:
-            return self._fit_draws(data)
+            return self._fit_draws(data, plan)
         objective, w, piece = data.objective, data.w, data.piece
         loss_id = LOSSES[self._loss]
         n_threads = data.n_threads
         solver = self.solver
         if solver is None:  # Elo++ without a prior: L-BFGS, as its non-convex loss was always fitted
-            solver = "lbfgs" if self._loss == "sigmoid_squared" and self._sigma == np.inf else self._default_solver
+            solver = "lbfgs" if self._loss == "sigmoid_squared" and plan.scale == np.inf else self._default_solver
         tol = (1e-9 if solver == "newton" else 1e-7) if self.tol is None else self.tol
-        if getattr(self, "_tuning_fit", False):
-            tol = max(tol, TUNING_TOL)
+        if plan.tuning:
+            tol = max(tol, plan.tol)
         max_iter = (100 if solver == "newton" else 2000) if self.max_iter is None else self.max_iter
-        if getattr(self, "_tuning_fit", False) and getattr(self, "_warm_start", None) is not None and solver == "newton":
+        if plan.tuning and plan.warm_start is not None and solver == "newton":
             # From the optimum at a neighbouring prior scale, Newton's method converges quadratically: its
             # TUNING_STEPS steps leave validation scores within ~1e-6 of the exact optimum's.
             max_iter = min(max_iter, TUNING_STEPS)
         self.solver_, self.tol_ = solver, tol
         n_pieces = data.n_pieces
         s0 = None
-        warm = getattr(self, "_warm_start", None)
+        warm = plan.warm_start
         if warm is not None:
-            from discrank._coding import map_rows
-
             s0 = map_rows(warm[0], warm[1], data.labels, np.zeros)
 
         def solve(sigma, offset=None, start=None):
@@ -150,15 +150,16 @@ class _EloFamily(PairwiseModel):
             return minimize_scaled(fun, np.zeros(data.n_players) if start is None else start, h, tol, int(max_iter))
 
         sums = data.score_sums()  # (total, scored, conceded) per player
-        sigma = self._sigma
+        sigma = plan.scale
         separated = None
         if sigma == np.inf:
             sigma, separated = self._check_separation(data, piece, n_pieces, sums, solve)
+        covariates_converged = True
         if data.x is None:
             res = solve(sigma) if not isinstance(sigma, _Solved) else sigma.result
             sigma = sigma.sigma if isinstance(sigma, _Solved) else sigma
         else:
-            res, sigma = self._fit_covariates(data, sigma, solve, tol)
+            res, sigma, covariates_converged = self._fit_covariates(data, sigma, solve, tol)
         self.separated_ = separated
         self.prior_scale_ = np.inf if sigma is None else float(sigma)
         if solver == "newton":
@@ -169,7 +170,7 @@ class _EloFamily(PairwiseModel):
         s -= (np.bincount(piece, s) / np.bincount(piece))[piece]
         self.ratings_ = s
         self.n_iter_ = res.n_iter
-        self.converged_ = res.converged and (data.x is None or self._covariate_fit.converged)
+        self.converged_ = res.converged and covariates_converged
         self.grad_measure_ = res.grad_measure
         self.loss_ = res.fun
         if not res.converged:
@@ -179,7 +180,7 @@ class _EloFamily(PairwiseModel):
         """The ratings and ``beta`` of ``logit P = s_i - s_j + beta . x`` (models/_covariates.py): block
         coordinate descent, Newton's method (Gauss-Newton for Elo++) on each block; ``beta_se_`` from the
         Schur complement of the ratings' Hessian (Elo), or the sandwich given the ratings (Elo++). Returns
-        (the ratings' last solver result, the prior scale)."""
+        (the ratings' last solver result, the prior scale, whether the descent converged)."""
         from discrank.models._covariates import alternate, elo_beta_covariance, sandwich_se
 
         start = sigma.result.x if isinstance(sigma, _Solved) else None
@@ -194,7 +195,6 @@ class _EloFamily(PairwiseModel):
             return s[data.i] - s[data.j]
 
         fit = alternate(fit_at, scores, data.x, data.p, data.w, tol, type(self).__name__, loss=self._loss)
-        self._covariate_fit = fit
         self.beta_ = fit.beta
         d = fit.scores + data.x @ fit.beta
         if self._loss == "bce":
@@ -202,7 +202,7 @@ class _EloFamily(PairwiseModel):
             self.beta_se_ = np.sqrt(np.clip(np.diag(cov), 0.0, None))
         else:  # Elo++: the squared error is no likelihood; the M-estimator's sandwich, given the ratings
             self.beta_se_ = sandwich_se(d, data.x, data.w, data.total_weight)
-        return last["res"], sigma
+        return last["res"], sigma, fit.converged
 
     def _check_separation(self, data: FitData, piece, n_pieces, sums, solve):
         """Maximum likelihood (``prior_scale=inf``): (the scale to fit with, whether the data separates).
@@ -245,7 +245,7 @@ class _EloFamily(PairwiseModel):
         )
         return SEPARATION_PRIOR_SCALE, True
 
-    def _fit_draws(self, data: FitData) -> None:
+    def _fit_draws(self, data: FitData, plan: FitPlan) -> None:
         """The MAP of the draw model over the pairs (or their covariate rows): the whole-history problem
         of one period, whose player-periods are the players (no chain), solved jointly in (ratings, beta,
         eta) by :func:`discrank._history.solve_history`; the standard errors of beta and eta from the
@@ -256,18 +256,15 @@ class _EloFamily(PairwiseModel):
             raise ValueError(f"{type(self).__name__}(draws={self.draws!r}) is not fitted on a Dask cluster yet: "
                              "discrank.dask.fit runs the pair kernel on the workers, and the draw model is fitted "
                              "by the whole-history solver in process; fit it with model.fit")
-        tuning = getattr(self, "_tuning_fit", False)
         tol = 1e-9 if self.tol is None else self.tol
-        if tuning:
-            tol = max(tol, TUNING_TOL)
+        if plan.tuning:
+            tol = max(tol, plan.tol)
         h = _draw_history(data)
         theta0 = None
-        warm = getattr(self, "_warm_start", None)
+        warm = plan.warm_start
         if warm is not None and len(warm) == 3 and warm[2].shape == (h.n_cov + 1,):
-            from discrank._tuning import map_rows
-
             theta0 = np.concatenate([map_rows(warm[0], warm[1], data.labels, np.zeros), warm[2]])
-        sigma = self._sigma
+        sigma = plan.scale
         res = solve_history(h, 1.0, sigma, self.draws, theta0=theta0, tol=tol,
                             max_iter=100 if self.max_iter is None else int(self.max_iter), n_threads=data.n_threads)
         s = res.r.copy()  # (mean 0 in each piece already, as the prior pins each piece's shift)
@@ -279,7 +276,7 @@ class _EloFamily(PairwiseModel):
         self.loss_ = res.objective / float(data.total_weight)
         if data.x is not None:
             self.beta_ = res.beta.copy()
-        if not tuning:  # (the tuning's fits are only scored)
+        if not plan.tuning:  # (the tuning's fits are only scored)
             theta = np.concatenate([res.r, res.beta, [res.eta]])
             cov = covariance_at(h, 1.0, sigma, self.draws, theta, data.n_threads)
             se = np.sqrt(np.clip(np.diag(cov), 0.0, None))

@@ -1,0 +1,243 @@
+"""The tuning driver (discrank._tuning.Search) and the plan of a fit (discrank._fitdata.FitPlan): the walk,
+the probe, the scan and the parabola written once, each fit told its plan as an argument; and a tuned fit
+leaves nothing on the model but its parameters and fitted state."""
+
+import warnings
+
+import numpy as np
+import pytest
+
+from discrank import DiscDecomposition, DiscDecompositionCV, Elo, EloPlusPlus, GameLog, MElo
+from discrank._fitdata import FitPlan
+from discrank._tuning import TUNING_TOL, Search
+from discrank.dynamic import DRIFT_GRID, _walk_grid
+
+
+def traced(f):
+    """A scoring function of ``f(x)`` that records each call's point and plan; its state is ``("fit", x)``."""
+    calls = []
+
+    def score(x, plan):
+        calls.append((x, plan))
+        return f(x), ("fit", x)
+
+    return score, calls
+
+
+def test_walk_extends_past_the_grid_edge_while_the_score_falls():
+    # unbounded, the walk is no prisoner of a grid: from 0 it goes on to the minimum at 9, each point once
+    score, calls = traced(lambda x: (x - 9.0) ** 2)
+    search = Search(score, to_scale=lambda x: 2.0 ** x)
+    assert search.walk(0.0) == 9.0
+    assert [x for x, _ in calls] == [float(k) for k in range(11)]
+    assert [plan.scale for _, plan in calls] == [2.0 ** k for k in range(11)]
+
+
+def test_walk_stops_inside_its_bounds():
+    score, calls = traced(lambda x: (x - 9.0) ** 2)
+    search = Search(score, bounds=(-7.0, 6.0))
+    assert search.walk(-1.0) == 5.0
+    assert max(x for x, _ in calls) == 5.0  # 6 is the bound: never fitted
+
+
+def test_walk_goes_down_when_the_first_step_up_does_not_lower_the_score():
+    score, calls = traced(lambda x: (x + 3.0) ** 2)
+    search = Search(score, step=0.5)
+    assert search.walk(0.0) == -3.0
+    assert [x for x, _ in calls] == [0.0, 0.5] + [-0.5 * k for k in range(1, 8)]
+    assert list(search.fits) == [x for x, _ in calls]  # each point fitted once, in order
+
+
+@pytest.mark.parametrize("best", range(len(DRIFT_GRID)))
+def test_a_walk_on_a_grid_of_values_ends_where_the_dynamic_models_grid_walk_does(best):
+    # DynamicElo's drift and prior walks: an index axis, the bounds just outside the grid
+    loss = [abs(k - best) + 0.1 * k for k in range(len(DRIFT_GRID))]
+    start = DRIFT_GRID.index(1.0)
+    score, calls = traced(lambda i: loss[int(i)])
+    search = Search(score, bounds=(-1, len(DRIFT_GRID)), to_scale=lambda i: DRIFT_GRID[int(i)])
+    assert search.walk(start) == _walk_grid(len(DRIFT_GRID), start, lambda i: loss[i]) == best
+    assert {plan.scale for _, plan in calls} <= set(DRIFT_GRID)
+
+
+def test_each_fit_starts_from_the_closest_point_scored_and_carries_the_search_plan():
+    score, calls = traced(lambda x: (x - 2.0) ** 2)
+    search = Search(score, FitPlan(tol=1e-4), warm=lambda state, near, x: (state, near, x))
+    search.walk(0.0)
+    points = [x for x, _ in calls]
+    assert points == [0.0, 1.0, 2.0, 3.0]
+    assert calls[0][1].warm_start is None  # nothing scored yet: a cold start
+    for k, (x, plan) in enumerate(calls[1:], 1):
+        near = min(points[:k], key=lambda y: abs(y - x))
+        assert plan.warm_start == (("fit", near), near, x)
+        assert plan.tol == 1e-4 and plan.tuning and plan.scale == x
+
+
+def test_without_warm_every_fit_starts_cold():
+    score, calls = traced(lambda x: (x - 2.0) ** 2)
+    Search(score).walk(0.0)
+    assert [plan.warm_start for _, plan in calls] == [None] * 4
+    assert not any(plan.tuning for _, plan in calls)
+
+
+def test_the_probe_finds_a_second_basin_and_its_fit_starts_the_exact_one():
+    # two basins: -1 (score 1), 3 (score 0); the walk from -1 stays in the first, the probe at 2 sees the second
+    score, calls = traced(lambda x: min((x + 1.0) ** 2 + 1.0, 0.25 * (x - 3.0) ** 2))
+    search = Search(score, FitPlan(tol=1e-4), warm=lambda state, near, x: state)
+    assert search.walk(-1.0) == -1.0
+    assert search.probe_basin(-1.0, 2.0, 1e-2) == 3.0
+    probe, exact = [plan for x, plan in calls if x == 2.0]
+    assert probe.tol == 1e-2  # the probe's looser fit
+    assert exact.tol == 1e-4 and exact.warm_start == ("fit", 2.0)  # the exact fit from the probe's
+    assert search.probes == {2.0: (0.25, ("fit", 2.0))}
+    assert list(search.fits) == [-1.0, 0.0, -2.0, 2.0, 3.0, 4.0]
+
+
+def test_no_probe_when_the_walk_reached_the_probe_point_or_the_probe_scores_worse():
+    score, calls = traced(lambda x: (x - 2.0) ** 2)
+    search = Search(score)
+    best = search.walk(0.0)
+    assert search.probe_basin(best, 2.0, 1e-2) == 2.0 and not search.probes
+    score, calls = traced(lambda x: (x + 1.0) ** 2)
+    search = Search(score)
+    assert search.probe_basin(search.walk(-1.0), 2.0, 1e-2) == -1.0
+    assert list(search.probes) == [2.0] and 2.0 not in search.fits
+
+
+def test_vertex_is_that_of_the_parabola_through_the_best_point_and_its_neighbours():
+    score, _ = traced(lambda x: (x - 0.3) ** 2)
+    search = Search(score)
+    best = search.walk(0.0)
+    assert best == 0.0
+    assert search.vertex(best) == pytest.approx(0.3, abs=1e-12)
+    assert search.nearest(0.3) == ("fit", 0.0)
+    # a neighbour not scored (the bound): the best point itself
+    score, _ = traced(lambda x: (x - 9.0) ** 2)
+    search = Search(score, bounds=(-7.0, 6.0))
+    assert search.vertex(search.walk(-1.0)) == 5.0
+
+
+def test_scan_scores_every_point_in_order_and_returns_the_first_lowest():
+    # OnlineElo's step grid and DiscDecompositionCV's candidates: every point, no walk
+    values = {0.5: 3.0, 1.0: 1.0, 2.0: 2.0, 4.0: 1.0}
+    score, calls = traced(values.get)
+    search = Search(score)
+    assert search.scan(values) == 1.0
+    assert [x for x, _ in calls] == list(values)
+    assert [v for v, _ in search.fits.values()] == list(values.values())
+
+
+# ---------------------------------------------------------------------------------- the models' plans
+def _log(n_players=30, n_games=3000, seed=5):
+    rng = np.random.default_rng(seed)
+    skill = rng.normal(0.0, 1.0, n_players)
+    a = rng.integers(0, n_players, n_games)
+    b = (a + rng.integers(1, n_players, n_games)) % n_players
+    home = (np.arange(n_games) % 2).astype(float)
+    p = 1.0 / (1.0 + np.exp(-(skill[a] - skill[b] + 0.4 * home)))
+    u = rng.random(n_games)
+    y = np.where(u < 0.85 * p, 1.0, np.where(u < 0.85 * p + 0.15, 0.5, 0.0))
+    return GameLog.from_arrays(a, b, y, np.arange(n_games), advantage={"home": home})
+
+
+TUNED = {
+    "Elo": lambda **kw: Elo(**kw),
+    "EloPlusPlus": lambda **kw: EloPlusPlus(**kw),
+    "Elo(draws)": lambda **kw: Elo(draws="davidson", **kw),
+    "DiscDecomposition": lambda **kw: DiscDecomposition(1, random_state=0, **kw),
+    "MElo": lambda **kw: MElo(1, random_state=0, **kw),
+    "DiscDecompositionCV": lambda **kw: DiscDecompositionCV(regularizations=(0.0, 1.0), cv=2, random_state=0, **kw),
+}
+
+
+def _fit(model, data):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return model.fit(data)
+
+
+@pytest.mark.parametrize("name", TUNED)
+def test_a_tuned_fit_leaves_only_parameters_and_fitted_attributes(name):
+    data = _log()
+    model = _fit(TUNED[name](), data)
+    assert model.prior_tuning_ is not None
+    constructed = set(vars(TUNED[name]()))  # the parameters, as the constructor stores them
+    declared = {spec.name for spec in type(model)._fitted_arrays}  # a model file's arrays (MElo's _base)
+    state = {"_n_threads", "_label_index"}  # the base's: the core's thread count, the label lookup
+    if isinstance(model, DiscDecomposition):
+        state.add("_base")  # the disc family's fixed per-player scores (m-Elo's transitive part; None here)
+    extra = {k for k in vars(model) if k not in constructed and not k.endswith("_")}
+    assert extra <= declared | state, f"{name} keeps {sorted(extra - declared - state)}"
+    # no trace of the tuning: the same attributes as a fit at the scale it chose
+    given = _fit(TUNED[name](prior_scale=model.prior_scale_), data)
+    assert set(vars(model)) == set(vars(given))
+
+
+class _TracedElo(Elo):
+    """Elo that records the plan of each of its fits (the tuning's clones are of this class too)."""
+
+    plans: list = []
+
+    def _fit(self, data, plan):
+        _TracedElo.plans.append(plan)
+        return super()._fit(data, plan)
+
+
+def test_the_tuning_gives_each_fit_its_plan_and_the_final_fit_starts_cold():
+    _TracedElo.plans = []
+    model = _fit(_TracedElo(), _log())
+    *tuning, final = _TracedElo.plans
+    record = model.prior_tuning_
+    assert [plan.scale for plan in tuning] == record["scales"]
+    assert all(plan.tol == TUNING_TOL for plan in tuning)
+    assert tuning[0].warm_start is None and all(plan.warm_start is not None for plan in tuning[1:])
+    assert final == FitPlan(scale=model.prior_scale_) and not final.tuning
+    assert record["chosen"] == model.prior_scale_
+
+
+def test_a_disc_models_final_fit_starts_from_the_closest_tuning_fit():
+    plans = []
+
+    class _Traced(DiscDecomposition):  # (a private name: not registered with persist)
+        def _fit(self, data, plan):
+            plans.append(plan)
+            return super()._fit(data, plan)
+
+    model = _fit(_Traced(1, random_state=0), _log())
+    final = plans[-1]
+    assert not final.tuning and final.scale == model.prior_scale_
+    labels, U, V = final.warm_start
+    assert U.shape == V.shape == (labels.shape[0], 1)
+
+
+@pytest.mark.parametrize("name", ["Elo", "DiscDecomposition", "DiscDecompositionCV"])
+def test_the_fit_data_builder_is_an_argument_used_for_every_fit(name):
+    # discrank.dask.fit's hook: the pipeline builds each fit's data (the tuning's, the folds', the final) with
+    # the builder it is given, for the model that fits it, and the fit equals the plain one
+    data = _log().to_pairs()
+    built = []
+
+    def builder(owner, pairs, stacklevel=2):
+        built.append((type(owner).__name__, pairs.n_pairs))
+        return owner._build_fit_data(pairs, stacklevel + 1)
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        got = TUNED[name]()._fit_pairs(data, fit_data_builder=builder)
+        ref = TUNED[name]().fit(data)
+    fitted = "DiscDecomposition" if name == "DiscDecompositionCV" else name
+    folds = 2 * 2 if name == "DiscDecompositionCV" else 0  # cv=2 folds x 2 candidates
+    assert [owner for owner, _ in built] == [fitted] * (2 + folds)
+    assert built[0][1] < data.n_pairs and built[-1][1] == data.n_pairs  # the tuning's split first, all last
+    assert got.prior_tuning_ == ref.prior_tuning_
+    for attr in ("ratings_", "u_", "v_"):
+        if hasattr(ref, attr):
+            assert np.array_equal(getattr(got, attr), getattr(ref, attr))
+    assert "_build_fit_data" not in vars(got)
+
+
+@pytest.mark.parametrize("name", ["Elo", "DiscDecompositionCV"])
+def test_a_validation_that_is_not_a_validation_is_refused_by_type(name):
+    model = TUNED[name]()
+    with pytest.raises(TypeError, match="validation must be a discrank.Validation, got str"):
+        model.fit(_log(), validation="latest 10%")
+    assert not hasattr(model, "labels_")
