@@ -368,3 +368,24 @@ def test_dynamic_fit_survives_a_worker_dying_inside_a_call(client):
     # the rebuilt part evaluated the last point again before the product was repeated: bit for bit
     assert np.array_equal(lost.pp_rating_, quiet.pp_rating_)
     assert np.array_equal(lost.beta_, quiet.beta_)
+
+
+def test_a_game_log_is_fitted_as_in_process(client):
+    """dask.fit of a GameLog (and of its PeriodGames) runs the model's own pipeline: the prior tuned on the
+    log's time order, every fit on the workers, the result the in-process fit's bit for bit."""
+    from discrank import PeriodGames
+
+    rng = np.random.default_rng(7)
+    n = 3000
+    a = rng.integers(0, 40, n)
+    b = (a + 1 + rng.integers(0, 39, n)) % 40
+    s = rng.normal(size=40)
+    score = (rng.random(n) < 1 / (1 + np.exp(-(s[a] - s[b])))).astype(float)
+    log = discrank.GameLog.from_arrays(a, b, score, time=np.arange(n, dtype=float))
+    here = discrank.Elo().fit(log)
+    there = ddk.fit(discrank.Elo(), log, client)
+    assert there.dask_calls_ > 0 and there.prior_scale_ == here.prior_scale_
+    np.testing.assert_array_equal(there.ratings_, here.ratings_)
+    periods = PeriodGames.from_log(log, period=100.0)
+    np.testing.assert_array_equal(ddk.fit(discrank.Elo(prior_scale=1.0), periods, client).ratings_,
+                                  discrank.Elo(prior_scale=1.0).fit(periods).ratings_)

@@ -166,17 +166,9 @@ EXPECTED = {
         dask_fit_PairwiseData=No(f"a sequential update: {_DASK_NONE}", (TypeError, ValueError), "OnlineDisc")),
 }
 
-_DASK_LOG = "the GameLog is read as a dask DataFrame: \"give exactly one of score= ...\""
 #: The cells that do not do what EXPECTED says yet (xfail, strict): what they do instead.
 BUGS = {
-    **{(name, "dask.fit GameLog"): _DASK_LOG for name in
-       ("Elo", 'Elo(draws="davidson")', "EloPlusPlus", "MElo", "DiscDecomposition", "DiscDecompositionCV",
-        "SchurDecomposition", "OnlineElo", "OnlineDisc")},
-    ("DiscDecompositionCV", "dask.fit PairwiseData"): "fitted in process without a word (no call on the cluster)",
-    ("SchurDecomposition", "dask.fit PairwiseData"): "decomposed in process without a word",
     ("OnlineElo", "save / load"): "AttributeError (no save method), no clear refusal",
-    ("OnlineElo", "dask.fit PairwiseData"): "AttributeError: no attribute '_build_fit_data'",
-    ("OnlineDisc", "dask.fit PairwiseData"): "AttributeError: no attribute '_build_fit_data'",
 }
 
 

@@ -567,9 +567,11 @@ def fit(model: Any, data: Any, client: Any = None, *, n_parts: Optional[int] = N
     ----------
     model : Elo, EloPlusPlus, DiscDecomposition, MElo, DiscDecompositionCV or DynamicElo
         An unfitted (or refitted) model; its solver, prior and tuning are those of ``model.fit``.
-    data : PairwiseData, GameLog or dask.dataframe.DataFrame
-        For the stationary models: the pairs, or games to :func:`aggregate` first (``a="a", b="b",
-        score="score"`` columns, or those given in ``fit_kw``). For :class:`~discrank.DynamicElo`: a
+    data : PairwiseData, GameLog, PeriodGames or dask.dataframe.DataFrame
+        For the stationary models: the pairs, a game log or games by period (summed to pairs as the
+        model's ``fit`` sums them; a game log's time order tunes the prior, as in process), or a dask
+        DataFrame of games to :func:`aggregate` first (``a="a", b="b", score="score"`` columns, or those
+        given in ``fit_kw``). For :class:`~discrank.DynamicElo`: a
         :class:`~discrank.GameLog` with times (the model keeps its games on the driver, for
         :meth:`~discrank.DynamicElo.update` and the tuning's prefixes), or a dask DataFrame of games
         read into one (``fit_kw``: :meth:`~discrank.GameLog.from_frame`'s arguments).
@@ -614,8 +616,11 @@ def fit(model: Any, data: Any, client: Any = None, *, n_parts: Optional[int] = N
         n_parts = max(1, sum(client.nthreads().values()))
     if isinstance(model, DynamicElo):
         return _fit_dynamic(model, data, client, n_parts, worker_threads, fit_kw)
-    if not isinstance(data, PairwiseData):
-        data = aggregate(data, **fit_kw)
+    from discrank.logs import GameLog
+    from discrank.periods import PeriodGames
+
+    if not isinstance(data, (PairwiseData, GameLog, PeriodGames)):
+        data = aggregate(data, **fit_kw)  # a dask DataFrame of games
     elif fit_kw:
         raise TypeError(f"unexpected arguments {sorted(fit_kw)}: they are aggregate()'s, for a dask DataFrame")
     made: list[DistributedObjective] = []
