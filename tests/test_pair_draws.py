@@ -279,3 +279,19 @@ def test_elo_draw_model_refuses_a_dask_fit_it_would_run_in_process():
     with distributed.Client(processes=False, n_workers=1, threads_per_worker=1, dashboard_address=None) as client:
         with pytest.raises(ValueError, match=r"Elo\(draws='davidson'\) is not fitted on a Dask cluster yet"):
             dr_dask.fit(dr.Elo(draws="davidson", prior_scale=1.0), _log(seed=12, games=200).to_pairs(), client)
+
+
+def test_elo_names_its_draw_parameter_as_dynamic_elo_does():
+    rng = np.random.default_rng(11)
+    n = 2000
+    a = rng.integers(0, 12, n)
+    b = (a + 1 + rng.integers(0, 11, n)) % 12
+    u = rng.random(n)
+    score = np.where(u < 0.4, 1.0, np.where(u < 0.6, 0.5, 0.0))
+    log = dr.GameLog.from_arrays(a, b, score)
+    dav = dr.Elo(prior_scale=1.0, draws="davidson").fit(log)
+    assert dav.draw_nu_ == float(np.exp(dav.draw_eta_)) and dav.draw_threshold_ is None
+    rk = dr.Elo(prior_scale=1.0, draws="rao-kupper").fit(log)
+    assert rk.draw_threshold_ == rk.draw_eta_ and rk.draw_nu_ is None
+    dyn = dr.DynamicElo(period=None, prior_scale=1.0, draws="davidson").fit(log)
+    np.testing.assert_allclose(dav.draw_nu_, dyn.draw_nu_, rtol=1e-8)

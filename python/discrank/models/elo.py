@@ -287,6 +287,18 @@ class _EloFamily(PairwiseModel):
             warnings.warn(f"{type(self).__name__}(draws={self.draws!r}) did not converge in {res.n_iter} Newton steps "
                           f"(relative gradient {res.gradient:.3g}, tol {tol:g})", ConvergenceWarning, stacklevel=3)
 
+    @property
+    def draw_nu_(self) -> Optional[float]:
+        """Davidson's draw parameter nu = exp(``draw_eta_``), as :class:`~discrank.DynamicElo` names it; None
+        for another draw model or none."""
+        return float(np.exp(self.draw_eta_)) if self.draws == "davidson" and self.draw_eta_ is not None else None
+
+    @property
+    def draw_threshold_(self) -> Optional[float]:
+        """Rao and Kupper's threshold kappa (``draw_eta_``), as :class:`~discrank.DynamicElo` names it; None for
+        another draw model or none."""
+        return self.draw_eta_ if self.draws == "rao-kupper" else None
+
     def _rebuild(self) -> None:
         """The draw parameter of a model file: None without a draw model (files written before it held none);
         a draw model's file must hold it."""
