@@ -4,6 +4,13 @@
 :func:`alternate_blocks` is Algorithm 1 (u-step, v-step, until both blocks are stationary) and
 :func:`alternate_then_joint` runs L-BFGS on (u, v) together. ``models/disc.py`` fits the components
 one after another (Algorithm 2).
+
+With a draw model (Davidson, Rao-Kupper) the loss is the three-outcome negative log-likelihood of the
+core's pair kernel (``evaluate_draws``), and the draw parameter ``eta`` (flat prior) is one more
+parameter of the component's problem: the last coordinate of the joint solver's vector, and a third
+block of Algorithm 1's alternation (after the u- and v-steps). The kernel gives ``dL/deta`` and
+``d2L/deta2`` in the same pass as the factors' gradients, so ``eta`` costs no pass of its own, and one
+stopping rule (the scaled gradient, ``eta``'s curvature scale being ``d2L/deta2``) covers it.
 """
 
 from __future__ import annotations
@@ -61,8 +68,11 @@ class Component:
 
     def __init__(self, objective: Any, loss_id: int, n_players: int, w: np.ndarray, offset: Optional[np.ndarray],
                  Q: np.ndarray, pen_weight: float, n_threads: int, reg_weight: float = 0.0,
-                 prior_weight: float = 0.0, v_centre: float = 0.0):
+                 prior_weight: float = 0.0, v_centre: float = 0.0, draw: Optional[tuple] = None):
         self.objective, self.loss_id, self.w = objective, loss_id, w
+        # a draw model: (its core id, the pairs' draw shares); eta its parameter, from the caller's start
+        self.draw, self.eta = draw, 0.0
+        self._eta_terms = (0.0, 1.0)  # dL/deta and d2L/deta2 of the last evaluation
         self.offset, self.Q, self.pen_weight, self.n_threads = offset, Q, pen_weight, n_threads
         self.reg_weight = reg_weight  # reg_weight * sum (v_i - 1)^2, Appendix B.2
         # Gaussian priors u_i ~ N(0, s^2), v_i ~ N(v_centre, s^2): prior_weight / 2 (|u|^2 + |v - v_centre|^2)
@@ -71,22 +81,51 @@ class Component:
         self._curv_memo: list = []  # the last two (factor, curvature) pairs
         self.n = n_players
 
-    def loss(self, u: np.ndarray, v: np.ndarray, grad_u: bool, grad_v: bool):
+    def loss(self, u: np.ndarray, v: np.ndarray, grad_u: bool, grad_v: bool, eta: Optional[float] = None):
+        """The data loss at (u, v) (and the draw parameter ``eta``, default ``self.eta``) with the asked
+        gradients; with a draw model, keeps ``dL/deta`` and ``d2L/deta2``."""
         n = self.n
-        f, gu, gv, _ = self.objective.evaluate(
-            self.loss_id, U=u.reshape(n, 1), V=v.reshape(n, 1), offset=self.offset,
-            grad_u=grad_u, grad_v=grad_v, n_threads=self.n_threads,
-        )
-        self._last = (u.copy(), v.copy(), f)
+        factors = dict(U=u.reshape(n, 1), V=v.reshape(n, 1), offset=self.offset, grad_u=grad_u, grad_v=grad_v,
+                       n_threads=self.n_threads)
+        eta = self.eta if eta is None else float(eta)
+        if self.draw is None:
+            f, gu, gv, _ = self.objective.evaluate(self.loss_id, **factors)
+        else:
+            f, gu, gv, _, g_eta, h_eta = self.objective.evaluate_draws(self.draw[0], self.draw[1], eta, **factors)
+            self._eta_terms = (g_eta, h_eta)
+        self._last = (u.copy(), v.copy(), eta, f)
         return f, None if gu is None else gu[:, 0], None if gv is None else gv[:, 0]
 
     def loss_at(self, u: np.ndarray, v: np.ndarray) -> float:
-        """The data loss (the previous components' scores included) at (u, v): the last evaluation's when
-        it was at these very factors (the solvers end on an evaluation at their answer), else a pass."""
+        """The data loss (the previous components' scores included) at (u, v) and ``self.eta``: the last
+        evaluation's when it was at this very point (the solvers end on an evaluation at their answer),
+        else a pass."""
         last = getattr(self, "_last", None)
-        if last is not None and np.array_equal(last[0], u) and np.array_equal(last[1], v):
-            return float(last[2])
+        if (last is not None and np.array_equal(last[0], u) and np.array_equal(last[1], v)
+                and last[2] == self.eta):
+            return float(last[3])
         return float(self.loss(u, v, False, False)[0])
+
+    def eta_objective(self, u: np.ndarray, v: np.ndarray, eta: np.ndarray) -> tuple[float, np.ndarray]:
+        """The data loss at (u, v) as a function of the draw parameter (a vector of one), and its gradient."""
+        f = self.loss(u, v, False, False, float(eta[0]))[0]
+        return f, np.array([self._eta_terms[0]])
+
+    def eta_curvature(self) -> np.ndarray:
+        """The draw parameter's curvature scale (a vector of one): ``d2L/deta2`` at the last evaluation (1
+        where it is not positive and finite)."""
+        h = self._eta_terms[1]
+        return np.array([h if np.isfinite(h) and h > 0.0 else 1.0])
+
+    def stack(self, u: np.ndarray, v: np.ndarray) -> np.ndarray:
+        """The joint solver's vector: (u, v), and ``self.eta`` last with a draw model."""
+        return np.concatenate([u, v] + ([] if self.draw is None else [[self.eta]]))
+
+    def scales(self, x: np.ndarray) -> np.ndarray:
+        """The curvature scales of the joint vector ``x`` (:meth:`stack`)."""
+        n = self.n
+        h = [self.curvature_u(x[n:2 * n]), self.curvature_v(x[:n])]
+        return np.concatenate(h + ([] if self.draw is None else [self.eta_curvature()]))
 
     def _curvature(self, c: np.ndarray) -> np.ndarray:
         # The same factor comes back several times in a row (the stopping test, the balancing, the next
@@ -144,8 +183,10 @@ class Component:
         """Eq. (4) for this component with (u, v) stacked: the loss, Algorithm 1's <u, v> penalty, the
         regulariser, and orthogonality to the previous components as an exact constraint (u and v are
         projected on their orthogonal complement) instead of Algorithm 1's penalties."""
-        u, v = self.project(x[: self.n]), self.project(x[self.n:])
-        f, gu, gv = self.loss(u, v, True, True)
+        n = self.n
+        u, v = self.project(x[:n]), self.project(x[n:2 * n])
+        eta = None if self.draw is None else float(x[2 * n])
+        f, gu, gv = self.loss(u, v, True, True, eta)
         puv, gpuv_u, gpuv_v = _pair_penalty(u, v, self.pen_weight)
         reg, greg = self.regularizer(v)
         pri, gpri = self.u_prior(u)
@@ -156,9 +197,10 @@ class Component:
         gap = float(u @ u - v @ v)
         bal = self.balance_weight * gap * gap
         gbal = 4.0 * self.balance_weight * gap
-        return f + puv + reg + bal, np.concatenate(
-            [self.project(gu + gpuv_u + gbal * u), self.project(gv + gpuv_v + greg - gbal * v)]
-        )
+        grad = [self.project(gu + gpuv_u + gbal * u), self.project(gv + gpuv_v + greg - gbal * v)]
+        if self.draw is not None:
+            grad.append([self._eta_terms[0]])
+        return f + puv + reg + bal, np.concatenate(grad)
 
     def balance(self, u: np.ndarray, v: np.ndarray, set_weight: bool = True) -> tuple[np.ndarray, np.ndarray]:
         """Rescale to |u| = |v| (every prediction kept) and (``set_weight``) set the balancing weight
@@ -188,7 +230,10 @@ class Component:
         gu = gu + orthogonality_penalty(u, self.Q, self.pen_weight)[1] + self.u_prior(u)[1]
         gv = gv + orthogonality_penalty(v, self.Q, self.pen_weight)[1] + _pair_penalty(u, v, self.pen_weight)[2]
         gv = gv + self.regularizer(v)[1]
-        return max(scaled_gradient(gu, self.curvature_u(v)), scaled_gradient(gv, self.curvature_v(u)))
+        measure = max(scaled_gradient(gu, self.curvature_u(v)), scaled_gradient(gv, self.curvature_v(u)))
+        if self.draw is not None:
+            measure = max(measure, scaled_gradient(np.array([self._eta_terms[0]]), self.eta_curvature()))
+        return measure
 
 
 def is_live(u: np.ndarray, v: np.ndarray) -> bool:
@@ -214,7 +259,7 @@ def _collapsed(problem: Component, u: np.ndarray, v: np.ndarray, tol: float,
     reg, prior = 2.0 * problem.reg_weight, problem.prior_weight
     u0, v0 = np.zeros_like(u), problem.project(np.full_like(v, (reg + prior * problem.v_centre) / (reg + prior)))
     m0 = problem.block_measure(u0, v0)
-    lower = problem.joint_objective(np.concatenate([u0, v0]))[0] <= problem.joint_objective(np.concatenate([u, v]))[0]
+    lower = problem.joint_objective(problem.stack(u0, v0))[0] <= problem.joint_objective(problem.stack(u, v))[0]
     if m0 <= tol and lower:
         return u0, v0, m0
     return u, v, measure
@@ -222,7 +267,8 @@ def _collapsed(problem: Component, u: np.ndarray, v: np.ndarray, tol: float,
 
 def alternate_blocks(problem: Component, u: np.ndarray, v: np.ndarray, tol: float,
                max_iter: int) -> tuple[np.ndarray, np.ndarray, int, float]:
-    """Algorithm 1: u-step, v-step, each by L-BFGS, until both blocks meet ``tol`` (or ``max_iter`` rounds).
+    """Algorithm 1: u-step, v-step, each by L-BFGS, until both blocks meet ``tol`` (or ``max_iter`` rounds);
+    with a draw model, an eta-step after them (L-BFGS in one dimension), ``problem.eta`` its result.
 
     The block updates are solved to a tolerance that tightens with the progress (at most 10x the
     current measure), starting from ``_first_tol``.
@@ -234,6 +280,10 @@ def alternate_blocks(problem: Component, u: np.ndarray, v: np.ndarray, tol: floa
                             INNER_MAX_ITER).x
         v = minimize_scaled(lambda x: problem.v_step_objective(u, x), v, problem.curvature_v(u), inner_tol,
                             INNER_MAX_ITER).x
+        if problem.draw is not None:
+            problem.loss(u, v, False, False)  # eta's curvature scale at (u, v)
+            problem.eta = float(minimize_scaled(lambda e: problem.eta_objective(u, v, e), np.array([problem.eta]),
+                                                problem.eta_curvature(), inner_tol, INNER_MAX_ITER).x[0])
         measure = problem.block_measure(u, v)
         if measure <= tol:
             break
@@ -250,26 +300,29 @@ def _first_tol(problem: Component, u: np.ndarray, v: np.ndarray, tol: float) -> 
 
 def alternate_then_joint(problem: Component, u: np.ndarray, v: np.ndarray, tol: float,
                           max_iter: int) -> tuple[np.ndarray, np.ndarray, int, float]:
-    """L-BFGS on (u, v) jointly (``joint_objective``), from (u, v); from u = 0, after Algorithm 1's first
-    u-step (a coarse solve) as a warm start."""
+    """L-BFGS on (u, v) jointly (``joint_objective``; with a draw model, on (u, v, eta), ``problem.eta`` the
+    start and the result), from (u, v); from u = 0, after Algorithm 1's first u-step (a coarse solve) as a
+    warm start."""
     if not is_live(u, v):  # u = 0 is a saddle of the joint objective: leave it by Algorithm 1's u-step first
         u = minimize_scaled(lambda x: problem.u_step_objective(x, v), u, problem.curvature_u(v),
                             _first_tol(problem, u, v, tol), INNER_MAX_ITER).x
     n = problem.n
-    x = np.concatenate([problem.project(u), problem.project(v)])
+    x = problem.stack(problem.project(u), problem.project(v))
     used = 0
     while used < max_iter:
-        x = np.concatenate(problem.balance(problem.project(x[:n]), problem.project(x[n:])))
-        h = np.concatenate([problem.curvature_u(x[n:]), problem.curvature_v(x[:n])])
-        res = minimize_scaled(problem.joint_objective, x, h, tol, max_iter - used)
+        x = problem.stack(*problem.balance(problem.project(x[:n]), problem.project(x[n:2 * n])))
+        if problem.draw is not None:
+            problem.loss(x[:n], x[n:2 * n], False, False)  # eta's curvature scale at the start
+        res = minimize_scaled(problem.joint_objective, x, problem.scales(x), tol, max_iter - used)
         x, used, measure = res.x, used + max(res.n_iter, 1), res.grad_measure
+        if problem.draw is not None:
+            problem.eta = float(x[2 * n])
         # The curvature scale moves with (u, v): a run converged for the old one is checked again.
         if res.converged:
-            h = np.concatenate([problem.curvature_u(x[n:]), problem.curvature_v(x[:n])])
-            measure = scaled_gradient(res.grad, h)
+            measure = scaled_gradient(res.grad, problem.scales(x))
             if measure <= tol:
                 break
         elif res.n_iter == 0:
             break
-    u, v, measure = _collapsed(problem, problem.project(x[:n]), problem.project(x[n:]), tol, measure)
+    u, v, measure = _collapsed(problem, problem.project(x[:n]), problem.project(x[n:2 * n]), tol, measure)
     return u, v, 1 + used, measure
