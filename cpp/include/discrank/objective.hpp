@@ -231,6 +231,11 @@ class PairObjective {
                     gather_gradients(x, g);
             }
         }
+        if (draw && draw->model == DrawModel::rao_kupper && !(draw->eta > 0.0)) {
+            // outside the model: +inf (the compensated sums of infinite terms would be NaN)
+            draw->grad = draw->curv = HUGE_VAL;
+            return HUGE_VAL;
+        }
         if (draw) {
             draw->grad = compensated_sum(partial_e_.data(), n_blocks);
             draw->curv = compensated_sum(partial_ee_.data(), n_blocks);
