@@ -7,10 +7,11 @@ A game's logit ``d`` (the rating difference, plus ``beta . x``) and the draw par
 - ``"rao-kupper"``: Rao and Kupper's (1967) ordered logit with thresholds ``+-eta`` (``eta > 0``),
   ``P(a wins) = sigmoid(d - eta)``, ``P(b wins) = sigmoid(-d - eta)``, the draw the rest.
 
-Their losses, convex in ``(d, eta)``, are the whole-history solver's (:class:`discrank._history.Rows`),
-which fits both :class:`discrank.DynamicElo` and ``Elo(draws=...)``, and the core's pair kernel's
-(``_core.PairObjective.evaluate_draws``, ``cpp/include/discrank/losses.hpp``'s ``draw_block``), which
-fits ``DiscDecomposition(draws=...)``.
+Their losses, convex in ``(d, eta)``, and their derivatives are written once, in the core
+(``cpp/include/discrank/losses.hpp``'s ``draw_block``): per row by ``_core.draw_terms`` for the
+whole-history solver (:class:`discrank._history.Rows`), which fits both :class:`discrank.DynamicElo` and
+``Elo(draws=...)``, and inside the pair kernel (``_core.PairObjective.evaluate_draws``) for
+``DiscDecomposition(draws=...)``.
 """
 
 from __future__ import annotations
