@@ -465,3 +465,13 @@ def test_disc_draw_model_refuses_what_it_cannot_fit_naming_the_model():
     with pytest.raises(ValueError, match=r"DiscDecomposition\(draws='davidson'\)\.log_loss scores wins, draws and "
                                          r"losses.*no draw counts"):
         disc.log_loss(dr.PairwiseData.from_pairs(log.a[:5], log.b[:5], log.score[:5]))
+
+
+def test_disc_draw_model_refuses_a_dask_fit_naming_the_model():
+    distributed = pytest.importorskip("distributed")
+    from discrank import dask as dr_dask
+
+    with distributed.Client(processes=False, n_workers=1, threads_per_worker=1, dashboard_address=None) as client:
+        with pytest.raises(ValueError, match=r"DiscDecomposition\(draws='davidson'\) is not fitted on a Dask cluster"):
+            dr_dask.fit(dr.DiscDecomposition(draws="davidson", prior_scale=1.0), _log(seed=12, games=200).to_pairs(),
+                        client)
