@@ -475,3 +475,22 @@ def test_disc_draw_model_refuses_a_dask_fit_naming_the_model():
         with pytest.raises(ValueError, match=r"DiscDecomposition\(draws='davidson'\) is not fitted on a Dask cluster"):
             dr_dask.fit(dr.DiscDecomposition(draws="davidson", prior_scale=1.0), _log(seed=12, games=200).to_pairs(),
                         client)
+
+
+@pytest.mark.parametrize("strategy", ["scatter", "gather"])
+def test_draw_kernel_is_bitwise_the_same_for_any_thread_count(strategy):
+    rng = np.random.default_rng(14)
+    n, m = 500, 20000  # many blocks of pairs
+    i = rng.integers(0, n, m).astype(np.int32)
+    j = ((i + rng.integers(1, n, m)) % n).astype(np.int32)
+    q = rng.integers(0, 3, m) / 4.0
+    y = q / 2 + rng.random(m) * (1 - q)
+    w = rng.random(m)
+    U, V = rng.normal(0, 1, (n, 3)), rng.normal(0, 1, (n, 3))
+    objective = _core.PairObjective(n, i, j, y, w, strategy=strategy)
+    for model, eta in ((_core.DRAW_DAVIDSON, -0.7), (_core.DRAW_RAO_KUPPER, 0.4)):
+        runs = [objective.evaluate_draws(model, q, eta, U=U, V=V, grad_u=True, grad_v=True, n_threads=t)
+                for t in (1, 2, 3)]
+        for other in runs[1:]:
+            assert other[0] == runs[0][0] and other[4] == runs[0][4] and other[5] == runs[0][5]
+            assert np.array_equal(other[1], runs[0][1]) and np.array_equal(other[2], runs[0][2])
