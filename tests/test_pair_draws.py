@@ -394,7 +394,15 @@ def test_disc_draw_predictions_are_the_draw_model_of_the_disc_logit():
     np.testing.assert_allclose(disc.predict_proba(a, b), q[:, 0] + q[:, 1] / 2, rtol=0, atol=1e-15)
     np.testing.assert_allclose(q.sum(axis=1), 1.0, rtol=0, atol=1e-15)
     # score is the three-outcome log-likelihood per game, as the fit's loss_ at the same pairs
-    assert disc.score(log.to_pairs()) == pytest.approx(-disc.loss_, abs=1e-12)
+    pairs = log.to_pairs()
+    assert disc.score(pairs) == pytest.approx(-disc.loss_, abs=1e-12)
+    # draw_eta_se_: 1 / sqrt of the negative log-likelihood's second derivative in eta, the components fixed
+    ia, ib = disc._indices(pairs, None)
+    args = (ia, ib, pairs.p, pairs.draws / pairs.n_games, pairs.n_games.astype(float), "rao-kupper")
+    h, eta = 1e-4, disc.draw_eta_
+    second = (_numpy_draw_loss(disc.u_, disc.v_, eta + h, *args) - 2 * _numpy_draw_loss(disc.u_, disc.v_, eta, *args)
+              + _numpy_draw_loss(disc.u_, disc.v_, eta - h, *args)) / h**2
+    assert disc.draw_eta_se_ == pytest.approx(1.0 / math.sqrt(second), rel=1e-5)
 
 
 @pytest.mark.parametrize("draws, solver, k", [("davidson", "joint", 2), ("rao-kupper", "joint", 2),
@@ -428,6 +436,7 @@ def test_disc_draw_model_save_load_round_trip_is_bit_for_bit(tmp_path):
     disc.save(tmp_path / "disc_draws.npz")
     back = dr.load(tmp_path / "disc_draws.npz")
     assert type(back) is dr.DiscDecomposition and back.draws == "davidson" and back.draw_eta_ == disc.draw_eta_
+    assert back.draw_eta_se_ == disc.draw_eta_se_ > 0.0
     assert np.array_equal(back.u_, disc.u_) and np.array_equal(back.v_, disc.v_)
     games = dr.GameLog.from_arrays(log.a[:50], log.b[:50], log.score[:50])
     assert np.array_equal(back.predict_outcomes(games), disc.predict_outcomes(games))
@@ -436,7 +445,7 @@ def test_disc_draw_model_save_load_round_trip_is_bit_for_bit(tmp_path):
         dr.load(tmp_path / "bad.npz")
     plain = dr.DiscDecomposition(1, prior_scale=1.5, random_state=0).fit(log)
     plain.save(tmp_path / "plain.npz")
-    assert dr.load(tmp_path / "plain.npz").draw_eta_ is None
+    assert dr.load(tmp_path / "plain.npz").draw_eta_ is None and dr.load(tmp_path / "plain.npz").draw_eta_se_ is None
 
 
 @pytest.mark.parametrize("scores, why", [

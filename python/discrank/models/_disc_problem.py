@@ -113,6 +113,10 @@ class Component:
             return float(last[3])
         return float(self.loss(u, v, False, False)[0])
 
+    def eta_second_derivative(self) -> float:
+        """``d2L/deta2`` of the data loss at the last evaluation (in eta itself, whatever the coordinate)."""
+        return float(self._eta_terms[1])
+
     def eta_coordinate(self) -> float:
         """The solvers' coordinate of ``self.eta``: eta, or its logarithm (Rao and Kupper's threshold)."""
         return math.log(self.eta) if self._log_eta else self.eta

@@ -168,9 +168,10 @@ class DiscDecomposition(DiscReadout, PairwiseModel):
         of the Hessian: smaller than the joint one). None without covariates.
     advantage_names_ : tuple of str
         The covariates' names (empty without).
-    draw_eta_ : float or None
-        With a draw model: the draw parameter ``eta`` (Davidson's ``log nu``, Rao and Kupper's threshold).
-        None without.
+    draw_eta_, draw_eta_se_ : float or None
+        With a draw model: the draw parameter ``eta`` (Davidson's ``log nu``, Rao and Kupper's threshold)
+        and its standard error *given* the fitted components (``1 / sqrt`` of the negative log-likelihood's
+        second derivative in eta: smaller than the joint one, as ``beta_se_``). None without.
     """
 
     def __init__(
@@ -200,7 +201,8 @@ class DiscDecomposition(DiscReadout, PairwiseModel):
 
     _tile_pairs = True  # hundreds of objective calls: the pairs in tile order (discrank._fitdata)
     _fitted_arrays = DISC_ARRAYS
-    _fitted_scalars = ("n_players_", "converged_", "loss_", "transitive_", "prior_scale_", "draw_eta_")
+    _fitted_scalars = ("n_players_", "converged_", "loss_", "transitive_", "prior_scale_", "draw_eta_",
+                       "draw_eta_se_")
     _choices = {"loss": DISC_LOSSES, "solver": SOLVERS, "draws": DRAWS}
     _optional_params = ("draws",)
     draw_models = DRAWS
@@ -320,9 +322,10 @@ class DiscDecomposition(DiscReadout, PairwiseModel):
                     prior_weight, tol, draw=None):
         """Algorithm 2's loop at a fixed per-entry ``offset`` (or None), each component from ``start``
         ``(U0, V0)`` where it holds a live one: ``(U, V, n_iter, measures)``; sets ``loss_`` and
-        ``draw_eta_`` (with a ``draw`` model, :meth:`_draw_problem`: the draw parameter, fitted with each
-        component from the previous one's)."""
+        ``draw_eta_`` and ``draw_eta_se_`` (with a ``draw`` model, :meth:`_draw_problem`: the draw
+        parameter, fitted with each component from the previous one's)."""
         self.draw_eta_ = None if draw is None else draw[2]
+        self.draw_eta_se_ = None
         rng = np.random.default_rng(self.random_state)
         U = np.zeros((n, k))
         V = np.zeros((n, k))
@@ -355,7 +358,10 @@ class DiscDecomposition(DiscReadout, PairwiseModel):
             u, v, n_iter[comp], measures[comp] = fit(problem, u, v, tol, max_iter)
             if draw is not None:
                 self.draw_eta_ = float(problem.eta)
-            if comp + 1 == k:  # with the earlier components as the offset: the model's loss
+            if comp + 1 == k and draw is not None:  # one pass: the loss and eta's curvature at the answer
+                self.loss_ = float(problem.loss(u, v, False, False)[0])
+                self.draw_eta_se_ = float(1.0 / np.sqrt(problem.eta_second_derivative() * float(total_weight)))
+            elif comp + 1 == k:  # with the earlier components as the offset: the model's loss
                 self.loss_ = problem.loss_at(u, v)
             # (u, v) -> (a u, v / a) keeps every prediction; |u| = |v| makes a symmetric disc game a circle.
             u, v = problem.balance(u, v, set_weight=False)
@@ -434,8 +440,9 @@ class DiscDecomposition(DiscReadout, PairwiseModel):
         """No fixed per-player scores; the reading of the first component (Propositions 1 and 2); the draw
         parameter (None in a file of a model without a draw model)."""
         self._base = None
-        if not hasattr(self, "draw_eta_"):
-            self.draw_eta_ = None
+        for name in ("draw_eta_", "draw_eta_se_"):
+            if not hasattr(self, name):
+                setattr(self, name, None)
         if (self.draws is None) != (self.draw_eta_ is None):
             raise ValueError(f"scalars.draw_eta_ is {self.draw_eta_!r} but params.draws is {self.draws!r}: a model "
                              "has a draw parameter exactly when it has a draw model")
