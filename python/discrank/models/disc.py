@@ -111,8 +111,8 @@ class DiscDecomposition(DiscReadout, PairwiseModel):
         logit ``P(a wins) = sigmoid(d - eta)``, ``P(b wins) = sigmoid(-d - eta)``. The loss is then the
         three-outcome negative log-likelihood (the core's kernel, ``evaluate_draws``), and the draw
         parameter ``eta`` (flat prior) is fitted with each component (models/_disc_problem.py: one more
-        coordinate of the joint L-BFGS, a third block of the alternation; its final value is the last
-        component's), the priors on u and v as without draws. Needs ``loss="bce"``, the pairs' draw counts
+        coordinate of the joint L-BFGS and of each block step of the alternation; its final value is the
+        last component's), the priors on u and v as without draws. Needs ``loss="bce"``, the pairs' draw counts
         (``PairwiseData.draws``: a ``GameLog`` of results 1, 0.5, 0 with draws and other results) and no
         advantage columns. ``predict_proba`` then gives the expected score P(a wins) + P(draw) / 2,
         ``predict_outcomes`` the three probabilities, and ``log_loss`` and ``score`` the three-outcome log
