@@ -1,5 +1,6 @@
 """Draws on the stationary pair models: pairs keep their draw counts, Elo fits Davidson's and Rao and Kupper's
-draw models (the same fit as DynamicElo(period=None)), the other pair models refuse them and say why."""
+draw models (the same fit as DynamicElo(period=None)), the disc decomposition fits them on the core's draw
+loss, the other pair models refuse them and say why."""
 
 from __future__ import annotations
 
@@ -11,7 +12,9 @@ import numpy as np
 import pytest
 
 import discrank as dr
-from discrank._draws import DRAWS, outcome_probabilities
+from discrank import _core
+from discrank._draws import DRAW_IDS, DRAWS, outcome_probabilities
+from discrank._fitdata import build_fit_data
 
 
 def _log(seed=0, n=15, games=900, advantage=False, times=False):
@@ -231,7 +234,8 @@ def test_a_draw_model_file_without_its_draw_parameter_is_refused(tmp_path):
 # ------------------------------------------------------------------ capabilities and refusals
 def test_draw_models_are_declared_by_each_class():
     assert dr.Elo.draw_models == DRAWS and dr.DynamicElo.draw_models == DRAWS
-    for cls in (dr.EloPlusPlus, dr.MElo, dr.DiscDecomposition):
+    assert dr.DiscDecomposition.draw_models == DRAWS and dr.DiscDecomposition().get_params()["draws"] is None
+    for cls in (dr.EloPlusPlus, dr.MElo):
         assert cls.draw_models == ()
         assert cls().get_params()["draws"] is None
 
@@ -239,7 +243,6 @@ def test_draw_models_are_declared_by_each_class():
 @pytest.mark.parametrize("model, why", [
     (dr.EloPlusPlus(draws="davidson"), "EloPlusPlus takes no draw model.*no likelihood of three outcomes"),
     (dr.MElo(draws="davidson"), "MElo takes no draw model.*no likelihood of three outcomes"),
-    (dr.DiscDecomposition(draws="rao-kupper"), "DiscDecomposition takes no draw model.*not supported yet"),
 ])
 def test_pair_models_without_a_draw_model_refuse_draws_naming_the_model(model, why):
     with pytest.raises(ValueError, match=why):
@@ -295,3 +298,224 @@ def test_elo_names_its_draw_parameter_as_dynamic_elo_does():
     assert rk.draw_threshold_ == rk.draw_eta_ and rk.draw_nu_ is None
     dyn = dr.DynamicElo(period=None, prior_scale=1.0, draws="davidson").fit(log)
     np.testing.assert_allclose(dav.draw_nu_, dyn.draw_nu_, rtol=1e-8)
+
+
+# ------------------------------------------------------------------ the disc decomposition's draw models
+def _disc_log(seed=1, n=24, games=8000, eta=math.log(0.5)):
+    """Games of a cyclic disc game (players on a circle of radius ~1.5) with Davidson's draws."""
+    rng = np.random.default_rng(seed)
+    angle = 2 * np.pi * np.arange(n) / n + rng.normal(0.0, 0.1, n)
+    radius = 1.5 + 0.2 * rng.standard_normal(n)
+    u, v = radius * np.cos(angle), radius * np.sin(angle)
+    a = rng.integers(0, n, games)
+    b = (a + rng.integers(1, n, games)) % n
+    q = outcome_probabilities(u[a] * v[b] - v[a] * u[b], eta, "davidson")
+    x = rng.random(games)
+    score = np.where(x < q[:, 0], 1.0, np.where(x < q[:, 0] + q[:, 1], 0.5, 0.0))
+    names = np.array([f"p{k:02d}" for k in range(n)], dtype=object)
+    return dr.GameLog.from_arrays(names[a], names[b], score), (u, v), rng
+
+
+def _numpy_draw_loss(U, V, eta, i, j, y, q, w, draws):
+    """The weighted three-outcome negative log-likelihood from outcome_probabilities (the reference)."""
+    d = np.sum(U[i] * V[j] - V[i] * U[j], axis=1)
+    pr = outcome_probabilities(d, eta, draws)
+    return float(np.sum(w * -((y - q / 2) * np.log(pr[:, 0]) + q * np.log(pr[:, 1]) + (1 - y - q / 2) * np.log(pr[:, 2]))))
+
+
+@pytest.mark.parametrize("draws, eta", [("davidson", -0.4), ("rao-kupper", 0.7)])
+def test_disc_draw_kernel_gradient_matches_finite_differences_of_the_numpy_loss(draws, eta):
+    rng = np.random.default_rng(3)
+    n, m, k = 9, 30, 2
+    i = rng.integers(0, n, m).astype(np.int32)
+    j = ((i + rng.integers(1, n, m)) % n).astype(np.int32)
+    games = rng.integers(1, 6, m).astype(float)
+    q = rng.integers(0, 3, m) / 3.0 * (games > 0)
+    y = np.clip(q / 2 + rng.random(m) * (1 - q), 0.0, 1.0)
+    w = rng.random(m)
+    U, V = rng.normal(0, 0.8, (n, k)), rng.normal(0, 0.8, (n, k))
+    objective = _core.PairObjective(n, i, j, y, w)
+    f, gu, gv, _, g_eta, h_eta = objective.evaluate_draws(DRAW_IDS[draws], q, eta, U=U, V=V, grad_u=True, grad_v=True)
+    assert f == pytest.approx(_numpy_draw_loss(U, V, eta, i, j, y, q, w, draws), rel=1e-12)
+    h = 1e-5
+
+    def fd(fun, x):
+        out = np.zeros(x.shape)
+        for idx in np.ndindex(x.shape):
+            xp, xm = x.copy(), x.copy()
+            xp[idx] += h
+            xm[idx] -= h
+            out[idx] = (fun(xp) - fun(xm)) / (2 * h)
+        return out
+
+    np.testing.assert_allclose(gu, fd(lambda X: _numpy_draw_loss(X, V, eta, i, j, y, q, w, draws), U), rtol=1e-6,
+                               atol=1e-9)
+    np.testing.assert_allclose(gv, fd(lambda X: _numpy_draw_loss(U, X, eta, i, j, y, q, w, draws), V), rtol=1e-6,
+                               atol=1e-9)
+    loss_of_eta = lambda e: _numpy_draw_loss(U, V, float(e[0]), i, j, y, q, w, draws)  # noqa: E731
+    assert g_eta == pytest.approx(fd(loss_of_eta, np.array([eta]))[0], rel=1e-6)
+    grad_of_eta = lambda e: objective.evaluate_draws(DRAW_IDS[draws], q, float(e[0]), U=U, V=V)[4]  # noqa: E731
+    assert h_eta == pytest.approx(fd(grad_of_eta, np.array([eta]))[0], rel=1e-6)
+    # the per-pair terms: each derivative the difference quotient of the one below it
+    d = np.sum(U[i] * V[j] - V[i] * U[j], axis=1)
+    terms = lambda dd, e: _core.draw_terms(DRAW_IDS[draws], dd, y, q, w, e)  # noqa: E731
+    f0, f_d, f_dd, f_e, f_de, f_ee = terms(d, eta)
+    np.testing.assert_allclose(f_d, (terms(d + h, eta)[0] - terms(d - h, eta)[0]) / (2 * h), rtol=1e-6, atol=1e-10)
+    np.testing.assert_allclose(f_dd, (terms(d + h, eta)[1] - terms(d - h, eta)[1]) / (2 * h), rtol=1e-6, atol=1e-10)
+    np.testing.assert_allclose(f_de, (terms(d, eta + h)[1] - terms(d, eta - h)[1]) / (2 * h), rtol=1e-6, atol=1e-10)
+    np.testing.assert_allclose(f_ee, (terms(d, eta + h)[3] - terms(d, eta - h)[3]) / (2 * h), rtol=1e-6, atol=1e-10)
+
+
+def test_rao_kupper_kernel_is_infinite_at_a_threshold_outside_the_model():
+    objective = _core.PairObjective(2, np.array([0], np.int32), np.array([1], np.int32), np.array([0.5]), np.array([1.0]))
+    U, V = np.ones((2, 1)), np.zeros((2, 1))
+    assert objective.evaluate_draws(_core.DRAW_RAO_KUPPER, np.array([1.0]), 0.0, U=U, V=V)[0] == np.inf
+    with pytest.raises(ValueError, match="unknown draw model id 2"):
+        objective.evaluate_draws(2, np.array([1.0]), 0.5, U=U, V=V)
+
+
+def test_disc_draw_fit_recovers_eta_and_beats_elo_on_held_out_pairs_of_a_cyclic_game():
+    # eta from 20000 games: its Fisher information per game is P(draw)(1 - P(draw)) ~ 0.2, a standard error
+    # of ~0.016; 0.1 leaves room for the prior's shrinkage of the factors
+    log, _, _ = _disc_log(seed=1, games=20000)
+    for draws in DRAWS:
+        disc = dr.DiscDecomposition(1, draws=draws, prior_scale=3.0, random_state=0).fit(log)
+        assert disc.converged_
+        if draws == "davidson":
+            assert abs(disc.draw_eta_ - math.log(0.5)) < 0.1
+        else:  # the threshold whose draw rate at equal strength is Davidson's: 0.5 / 2.5 = 2 sigmoid(kappa) - 1
+            assert disc.draw_eta_ > 0.0
+    log, (u, v), rng = _disc_log(seed=1, games=8000)
+    pairs = log.to_pairs()
+    held = rng.random(pairs.n_pairs) < 0.3
+    train, test = pairs.subset(~held), pairs.subset(held)
+    disc = dr.DiscDecomposition(1, draws="davidson", prior_scale=2.0, random_state=0).fit(train)
+    elo = dr.Elo(draws="davidson", prior_scale=2.0).fit(train)
+    truth = outcome_probabilities(u[test.i] * v[test.j] - v[test.i] * u[test.j], math.log(0.5), "davidson")
+    from discrank._losses import outcome_log_loss
+
+    best = outcome_log_loss(truth, test.p, test.n_games, test.draws, test.pair_weights())
+    # Elo cannot hold a cycle: its three-outcome log loss on the held-out pairs is ~0.2 worse
+    assert disc.log_loss(test) < elo.log_loss(test) - 0.1
+    assert disc.log_loss(test) < best + 0.02
+
+
+def test_disc_draw_predictions_are_the_draw_model_of_the_disc_logit():
+    log, _, _ = _disc_log(seed=2, games=3000)
+    disc = dr.DiscDecomposition(1, draws="rao-kupper", prior_scale=2.0, random_state=0).fit(log)
+    a, b = log.a[:40], log.b[:40]
+    q = disc.predict_outcomes(dr.GameLog.from_arrays(a, b, log.score[:40]))
+    expected = outcome_probabilities(disc.decision_function(a, b), disc.draw_eta_, "rao-kupper")
+    np.testing.assert_allclose(q, expected, rtol=0, atol=1e-15)
+    np.testing.assert_allclose(disc.predict_proba(a, b), q[:, 0] + q[:, 1] / 2, rtol=0, atol=1e-15)
+    np.testing.assert_allclose(q.sum(axis=1), 1.0, rtol=0, atol=1e-15)
+    # score is the three-outcome log-likelihood per game, as the fit's loss_ at the same pairs
+    pairs = log.to_pairs()
+    assert disc.score(pairs) == pytest.approx(-disc.loss_, abs=1e-12)
+    # draw_eta_se_: 1 / sqrt of the negative log-likelihood's second derivative in eta, the components fixed
+    ia, ib = disc._indices(pairs, None)
+    args = (ia, ib, pairs.p, pairs.draws / pairs.n_games, pairs.n_games.astype(float), "rao-kupper")
+    h, eta = 1e-4, disc.draw_eta_
+    second = (_numpy_draw_loss(disc.u_, disc.v_, eta + h, *args) - 2 * _numpy_draw_loss(disc.u_, disc.v_, eta, *args)
+              + _numpy_draw_loss(disc.u_, disc.v_, eta - h, *args)) / h**2
+    assert disc.draw_eta_se_ == pytest.approx(1.0 / math.sqrt(second), rel=1e-5)
+
+
+@pytest.mark.parametrize("draws, solver, k", [("davidson", "joint", 2), ("rao-kupper", "joint", 2),
+                                              ("davidson", "alternating", 1)])
+def test_disc_draw_fit_is_the_same_with_one_or_two_threads(draws, solver, k):
+    log, _, _ = _disc_log(seed=4, n=12, games=1500)
+    fits = [dr.DiscDecomposition(k, draws=draws, solver=solver, prior_scale=1.0, random_state=0, n_jobs=jobs,
+                                 max_iter=300).fit(log) for jobs in (1, 2)]
+    for name in ("u_", "v_"):
+        np.testing.assert_allclose(getattr(fits[0], name), getattr(fits[1], name), rtol=0, atol=1e-12)
+    assert fits[0].draw_eta_ == pytest.approx(fits[1].draw_eta_, abs=1e-12)
+
+
+def test_fit_data_keeps_each_pairs_draws_in_tile_order():
+    rng = np.random.default_rng(5)
+    n = 3000  # more than one tile of 2048 players: the pairs are reordered
+    a = rng.integers(0, n, 9000)
+    b = (a + rng.integers(1, n, 9000)) % n
+    pairs = dr.GameLog.from_arrays(a, b, rng.choice([0.0, 0.5, 1.0], 9000)).to_pairs()
+    data = build_fit_data(pairs, 1, tile=True)
+    assert not np.array_equal(data.i, pairs.i)
+    by_pair = {(i, j): (d, g) for i, j, d, g in zip(pairs.i.tolist(), pairs.j.tolist(), pairs.draws.tolist(),
+                                                    pairs.n_games.tolist())}
+    assert [by_pair[k] for k in zip(data.i.tolist(), data.j.tolist())] == list(zip(data.draws.tolist(),
+                                                                                  data.n_games.tolist()))
+
+
+def test_disc_draw_model_save_load_round_trip_is_bit_for_bit(tmp_path):
+    log, _, _ = _disc_log(seed=6, n=10, games=1500)
+    disc = dr.DiscDecomposition(2, draws="davidson", prior_scale=1.5, random_state=0).fit(log)
+    disc.save(tmp_path / "disc_draws.npz")
+    back = dr.load(tmp_path / "disc_draws.npz")
+    assert type(back) is dr.DiscDecomposition and back.draws == "davidson" and back.draw_eta_ == disc.draw_eta_
+    assert back.draw_eta_se_ == disc.draw_eta_se_ > 0.0
+    assert np.array_equal(back.u_, disc.u_) and np.array_equal(back.v_, disc.v_)
+    games = dr.GameLog.from_arrays(log.a[:50], log.b[:50], log.score[:50])
+    assert np.array_equal(back.predict_outcomes(games), disc.predict_outcomes(games))
+    _rewrite_header(tmp_path / "disc_draws.npz", tmp_path / "bad.npz", lambda meta: meta["scalars"].pop("draw_eta_"))
+    with pytest.raises(ValueError, match=r"draw_eta_ is None but params\.draws is 'davidson'"):
+        dr.load(tmp_path / "bad.npz")
+    plain = dr.DiscDecomposition(1, prior_scale=1.5, random_state=0).fit(log)
+    plain.save(tmp_path / "plain.npz")
+    assert dr.load(tmp_path / "plain.npz").draw_eta_ is None and dr.load(tmp_path / "plain.npz").draw_eta_se_ is None
+
+
+@pytest.mark.parametrize("scores, why", [
+    ([0.5] * 6, r"DiscDecomposition\(draws='davidson'\): every game of the data is a draw"),
+    ([1, 0, 1, 0, 1, 0], r"DiscDecomposition\(draws='davidson'\): the data has no draw"),
+    ([0.7, 0.5, 1, 0, 0.5, 1], r"DiscDecomposition\(draws='davidson'\) fits wins, draws and losses.*no draw counts"),
+])
+def test_disc_draw_model_refuses_logs_it_cannot_fit_as_elo_does(scores, why):
+    log = dr.GameLog.from_arrays(list("abcabc"), list("bcacab"), scores)
+    with pytest.raises(ValueError, match=why):
+        dr.DiscDecomposition(draws="davidson", prior_scale=1.0).fit(log)
+
+
+def test_disc_draw_model_refuses_what_it_cannot_fit_naming_the_model():
+    log = _log(seed=13, games=300, advantage=True)
+    with pytest.raises(ValueError, match=r"DiscDecomposition\(draws='rao-kupper'\) fits the three-outcome likelihood"
+                                         r".*loss='probability'"):
+        dr.DiscDecomposition(loss="probability", draws="rao-kupper", prior_scale=1.0).fit(_log(seed=13, games=300))
+    with pytest.raises(ValueError, match=r"DiscDecomposition\(draws='davidson'\) takes no advantage columns yet "
+                                         r"\(here 'home'\)"):
+        dr.DiscDecomposition(draws="davidson", prior_scale=1.0).fit(log)
+    with pytest.raises(ValueError, match=r"draws='ties' is not one of \('davidson', 'rao-kupper'\) or None "
+                                         r"\(DiscDecomposition's"):
+        dr.DiscDecomposition(draws="ties").fit(log)
+    disc = dr.DiscDecomposition(draws="davidson", prior_scale=1.0, random_state=0).fit(_log(seed=13, games=300))
+    with pytest.raises(ValueError, match=r"DiscDecomposition\(draws='davidson'\)\.log_loss scores wins, draws and "
+                                         r"losses.*no draw counts"):
+        disc.log_loss(dr.PairwiseData.from_pairs(log.a[:5], log.b[:5], log.score[:5]))
+
+
+def test_disc_draw_model_refuses_a_dask_fit_naming_the_model():
+    distributed = pytest.importorskip("distributed")
+    from discrank import dask as dr_dask
+
+    with distributed.Client(processes=False, n_workers=1, threads_per_worker=1, dashboard_address=None) as client:
+        with pytest.raises(ValueError, match=r"DiscDecomposition\(draws='davidson'\) is not fitted on a Dask cluster"):
+            dr_dask.fit(dr.DiscDecomposition(draws="davidson", prior_scale=1.0), _log(seed=12, games=200).to_pairs(),
+                        client)
+
+
+@pytest.mark.parametrize("strategy", ["scatter", "gather"])
+def test_draw_kernel_is_bitwise_the_same_for_any_thread_count(strategy):
+    rng = np.random.default_rng(14)
+    n, m = 500, 20000  # many blocks of pairs
+    i = rng.integers(0, n, m).astype(np.int32)
+    j = ((i + rng.integers(1, n, m)) % n).astype(np.int32)
+    q = rng.integers(0, 3, m) / 4.0
+    y = q / 2 + rng.random(m) * (1 - q)
+    w = rng.random(m)
+    U, V = rng.normal(0, 1, (n, 3)), rng.normal(0, 1, (n, 3))
+    objective = _core.PairObjective(n, i, j, y, w, strategy=strategy)
+    for model, eta in ((_core.DRAW_DAVIDSON, -0.7), (_core.DRAW_RAO_KUPPER, 0.4)):
+        runs = [objective.evaluate_draws(model, q, eta, U=U, V=V, grad_u=True, grad_v=True, n_threads=t)
+                for t in (1, 2, 3)]
+        for other in runs[1:]:
+            assert other[0] == runs[0][0] and other[4] == runs[0][4] and other[5] == runs[0][5]
+            assert np.array_equal(other[1], runs[0][1]) and np.array_equal(other[2], runs[0][2])

@@ -46,6 +46,26 @@ discrank::Loss to_loss(int loss) {
     return static_cast<discrank::Loss>(loss);
 }
 
+discrank::DrawModel to_draw_model(int model) {
+    if (model < 0 || model > 1) throw py::value_error("unknown draw model id " + std::to_string(model));
+    return static_cast<discrank::DrawModel>(model);
+}
+
+// The draw model's per-pair terms (draw_block) at scores d: (w L, w dL/dd, w d2L/dd2, w dL/deta,
+// w d2L/dd deta, w d2L/deta2), each of d's length.
+py::tuple draw_terms(int model, const FloatIn& d, const FloatIn& y, const FloatIn& q, const FloatIn& w, double eta) {
+    const discrank::DrawModel id = to_draw_model(model);
+    const std::int64_t m = common_length("d, y, q and w", {{"d", &d}, {"y", &y}, {"q", &q}, {"w", &w}});
+    const auto len = static_cast<py::ssize_t>(m);
+    FloatArray f(len), fd(len), fdd(len), fe(len), fde(len), fee(len);
+    {
+        py::gil_scoped_release release;
+        discrank::draw_block(id, m, y.data(), q.data(), w.data(), d.data(), eta, f.mutable_data(), fd.mutable_data(),
+                             fdd.mutable_data(), fe.mutable_data(), fee.mutable_data(), fde.mutable_data());
+    }
+    return py::make_tuple(f, fd, fdd, fe, fde, fee);
+}
+
 // Owns references to the pair arrays so that the borrowed pointers in PairObjective stay valid.
 class PyObjective {
   public:
@@ -76,7 +96,27 @@ class PyObjective {
     py::tuple evaluate(int loss, const std::optional<FloatIn>& U, const std::optional<FloatIn>& V,
                        const std::optional<FloatIn>& s, const std::optional<FloatIn>& offset, bool grad_u,
                        bool grad_v, bool grad_s, std::optional<FloatArray> curv, int n_threads) {
-        const discrank::Loss id = to_loss(loss);
+        return run(to_loss(loss), U, V, s, offset, grad_u, grad_v, grad_s, std::move(curv), n_threads, nullptr);
+    }
+
+    // evaluate with a draw model: the pairs' targets are their score shares, q their draw shares.
+    py::tuple evaluate_draws(int model, const FloatIn& q, double eta, const std::optional<FloatIn>& U,
+                             const std::optional<FloatIn>& V, const std::optional<FloatIn>& s,
+                             const std::optional<FloatIn>& offset, bool grad_u, bool grad_v, bool grad_s,
+                             std::optional<FloatArray> curv, int n_threads) {
+        discrank::DrawTerms draw;
+        draw.model = to_draw_model(model);
+        check_vector(q, core_->n_pairs(), "q");
+        draw.q = q.data();
+        draw.eta = eta;
+        py::tuple out = run(discrank::Loss::bce, U, V, s, offset, grad_u, grad_v, grad_s, std::move(curv), n_threads,
+                            &draw);
+        return py::make_tuple(out[0], out[1], out[2], out[3], draw.grad, draw.curv);
+    }
+
+    py::tuple run(discrank::Loss id, const std::optional<FloatIn>& U, const std::optional<FloatIn>& V,
+                  const std::optional<FloatIn>& s, const std::optional<FloatIn>& offset, bool grad_u, bool grad_v,
+                  bool grad_s, std::optional<FloatArray> curv, int n_threads, discrank::DrawTerms* draw) {
         const std::int64_t n = core_->n_players();
         const discrank::Params x = check_params(n, U, V, s);
         if (offset) check_vector(*offset, core_->n_pairs(), "offset");
@@ -109,7 +149,7 @@ class PyObjective {
         double value;
         {
             py::gil_scoped_release release;
-            value = core_->evaluate(id, x, offset ? offset->data() : nullptr, g, pcurv, n_threads);
+            value = core_->evaluate(id, x, offset ? offset->data() : nullptr, g, pcurv, n_threads, draw);
         }
         return py::make_tuple(value, gU, gV, gs);
     }
@@ -232,6 +272,12 @@ void bind_objective(py::module_& m) {
     m.attr("LOSS_SQUARED_LOGIT") = static_cast<int>(discrank::Loss::squared_logit);
     m.attr("LOSS_PROBABILITY") = static_cast<int>(discrank::Loss::probability);
     m.attr("LOSS_SIGMOID_SQUARED") = static_cast<int>(discrank::Loss::sigmoid_squared);
+    m.attr("DRAW_DAVIDSON") = static_cast<int>(discrank::DrawModel::davidson);
+    m.attr("DRAW_RAO_KUPPER") = static_cast<int>(discrank::DrawModel::rao_kupper);
+    m.def("draw_terms", &draw_terms, py::arg("model"), py::arg("d").noconvert(), py::arg("y").noconvert(),
+          py::arg("q").noconvert(), py::arg("w").noconvert(), py::arg("eta"),
+          "a draw model's per-pair terms at scores d: (w L, w dL/dd, w d2L/dd2, w dL/deta, w d2L/dd deta, "
+          "w d2L/deta2), y the score shares, q the draw shares, w the weights, eta the draw parameter");
 
     py::class_<PyObjective>(m, "PairObjective")
         .def(py::init<std::int64_t, IntIn, IntIn, FloatIn, FloatIn, const std::string&,
@@ -260,7 +306,15 @@ void bind_objective(py::module_& m) {
         .def("evaluate", &PyObjective::evaluate, py::arg("loss"), py::arg("U").noconvert() = py::none(),
              py::arg("V").noconvert() = py::none(), py::arg("s").noconvert() = py::none(),
              py::arg("offset").noconvert() = py::none(), py::arg("grad_u") = false, py::arg("grad_v") = false,
-             py::arg("grad_s") = false, py::arg("curv").noconvert() = py::none(), py::arg("n_threads") = 0);
+             py::arg("grad_s") = false, py::arg("curv").noconvert() = py::none(), py::arg("n_threads") = 0)
+        .def("evaluate_draws", &PyObjective::evaluate_draws, py::arg("model"), py::arg("q").noconvert(),
+             py::arg("eta"), py::arg("U").noconvert() = py::none(), py::arg("V").noconvert() = py::none(),
+             py::arg("s").noconvert() = py::none(), py::arg("offset").noconvert() = py::none(),
+             py::arg("grad_u") = false, py::arg("grad_v") = false, py::arg("grad_s") = false,
+             py::arg("curv").noconvert() = py::none(), py::arg("n_threads") = 0,
+             "evaluate with a draw model (DRAW_DAVIDSON, DRAW_RAO_KUPPER): the targets y are the pairs' score "
+             "shares, q their draw shares, eta the draw parameter; returns (value, grad U, grad V, grad s, "
+             "dL/deta, d2L/deta2)");
 
     m.def("scores", &scores, py::arg("a").noconvert(), py::arg("b").noconvert(), py::arg("n_players"),
           py::arg("U").noconvert() = py::none(), py::arg("V").noconvert() = py::none(),

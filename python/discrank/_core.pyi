@@ -21,6 +21,19 @@ LOSS_BCE: int
 LOSS_SQUARED_LOGIT: int
 LOSS_PROBABILITY: int
 LOSS_SIGMOID_SQUARED: int
+DRAW_DAVIDSON: int
+DRAW_RAO_KUPPER: int
+
+def draw_terms(
+    model: int,
+    d: npt.NDArray[np.float64],
+    y: npt.NDArray[np.float64],
+    q: npt.NDArray[np.float64],
+    w: npt.NDArray[np.float64],
+    eta: float,
+) -> tuple[npt.NDArray[np.float64], ...]:
+    """A draw model's per-pair terms at scores d (y score shares, q draw shares, w weights): (w L, w dL/dd,
+    w d2L/dd2, w dL/deta, w d2L/dd deta, w d2L/deta2); Rao-Kupper's are +inf for eta <= 0."""
 
 def max_threads() -> int:
     """OpenMP's default thread count (``OMP_NUM_THREADS`` when set, else the processors), unclamped."""
@@ -96,6 +109,31 @@ class PairObjective:
         Optional[npt.NDArray[np.float64]],
         Optional[npt.NDArray[np.float64]],
     ]: ...
+    def evaluate_draws(
+        self,
+        model: int,
+        q: npt.NDArray[np.float64],
+        eta: float,
+        U: Optional[npt.NDArray[np.float64]] = None,
+        V: Optional[npt.NDArray[np.float64]] = None,
+        s: Optional[npt.NDArray[np.float64]] = None,
+        offset: Optional[npt.NDArray[np.float64]] = None,
+        grad_u: bool = False,
+        grad_v: bool = False,
+        grad_s: bool = False,
+        curv: Optional[npt.NDArray[np.float64]] = None,
+        n_threads: int = 0,
+    ) -> tuple[
+        float,
+        Optional[npt.NDArray[np.float64]],
+        Optional[npt.NDArray[np.float64]],
+        Optional[npt.NDArray[np.float64]],
+        float,
+        float,
+    ]:
+        """``evaluate`` with a draw model (DRAW_DAVIDSON, DRAW_RAO_KUPPER): the targets y are the pairs'
+        score shares, q their draw shares, eta the draw parameter; also dL/deta and d2L/deta2, summed in
+        the loss's fixed order."""
 
 def scores(
     a: npt.NDArray[np.int32],

@@ -7,21 +7,54 @@ A game's logit ``d`` (the rating difference, plus ``beta . x``) and the draw par
 - ``"rao-kupper"``: Rao and Kupper's (1967) ordered logit with thresholds ``+-eta`` (``eta > 0``),
   ``P(a wins) = sigmoid(d - eta)``, ``P(b wins) = sigmoid(-d - eta)``, the draw the rest.
 
-Their losses, convex in ``(d, eta)``, are the whole-history solver's (:class:`discrank._history.Rows`),
-which fits both :class:`discrank.DynamicElo` and ``Elo(draws=...)``.
+Their losses, convex in ``(d, eta)``, and their derivatives are written once, in the core
+(``cpp/include/discrank/losses.hpp``'s ``draw_block``): per row by ``_core.draw_terms`` for the
+whole-history solver (:class:`discrank._history.Rows`), which fits both :class:`discrank.DynamicElo` and
+``Elo(draws=...)``, and inside the pair kernel (``_core.PairObjective.evaluate_draws``) for
+``DiscDecomposition(draws=...)``.
 """
 
 from __future__ import annotations
 
 from typing import Any, Optional
 
+import math
+
 import numpy as np
 from scipy.special import expit
 
-__all__ = ["DRAWS", "check_draw_model", "outcome_probabilities"]
+from discrank import _core
+
+__all__ = ["DRAWS", "DRAW_IDS", "check_draw_data", "check_draw_model", "draw_start", "outcome_probabilities"]
 
 #: The draw models, by name.
 DRAWS = ("davidson", "rao-kupper")
+#: The draw models' ids in the compiled core (``_core.PairObjective.evaluate_draws``).
+DRAW_IDS = {"davidson": _core.DRAW_DAVIDSON, "rao-kupper": _core.DRAW_RAO_KUPPER}
+
+
+def draw_start(draws: str, rate: float) -> float:
+    """The draw parameter that gives games of logit 0 the draw rate ``rate`` (a fit's start).
+
+    Davidson: ``P(draw) = e^eta / (2 + e^eta)``, so ``eta = log(2 r / (1 - r))``; Rao and Kupper:
+    ``P(draw) = 2 sigmoid(kappa) - 1``, so ``kappa = log((1 + r) / (1 - r))``. ``rate`` is clipped to
+    ``[1e-6, 1 - 1e-6]``.
+
+    Parameters
+    ----------
+    draws : {"davidson", "rao-kupper"}
+        The draw model.
+    rate : float
+        The share of draws among the games.
+
+    Returns
+    -------
+    float
+    """
+    r = min(max(float(rate), 1e-6), 1.0 - 1e-6)
+    if draws == "rao-kupper":
+        return math.log((1.0 + r) / (1.0 - r))
+    return math.log(2.0 * r / (1.0 - r))
 
 
 def outcome_probabilities(d: np.ndarray, eta: Optional[float], draws: Optional[str] = None) -> np.ndarray:
@@ -88,7 +121,37 @@ def check_draw_model(model: Any, why_not: str = "") -> Optional[str]:
         return None
     if not model.draw_models:
         raise ValueError(f"{name} takes no draw model, so draws={draws!r} is refused: {why_not}. The draw models "
-                         f"{DRAWS} are fitted by Elo and DynamicElo; with draws=None a draw counts as half a win")
+                         f"{DRAWS} are fitted by Elo, DiscDecomposition and DynamicElo; with draws=None a draw "
+                         "counts as half a win")
     if not isinstance(draws, str) or draws not in model.draw_models:
         raise ValueError(f"draws={draws!r} is not one of {model.draw_models} or None ({name}'s draw models)")
     return draws
+
+
+def check_draw_data(model: Any, data: Any) -> None:
+    """Whether ``data`` lets ``model``'s draw model be fitted: draw counts, with draws and other results.
+
+    Parameters
+    ----------
+    model : object
+        An estimator with a draw model (``model.draws`` set).
+    data : PairwiseData
+        The pairs of the fit (their covariate rows' draw counts when they have covariates).
+
+    Raises
+    ------
+    ValueError
+        The data has no draw counts, no draw, or only draws (the message names the model and says why).
+    """
+    name = f"{type(model).__name__}(draws={model.draws!r})"
+    draws = data.draws if data.covariates is None else data.covariates.draws
+    if draws is None:
+        raise ValueError(f"{name} fits wins, draws and losses, and this data has no draw counts (PairwiseData.draws "
+                         "is None: pairs from from_pairs or from_matrix, or games with a score other than 1, 0.5 "
+                         "or 0); fit a GameLog of results, or use draws=None")
+    total, games = float(draws.sum()), float(data.n_games.sum())
+    if total == 0.0:
+        raise ValueError(f"{name}: the data has no draw, so the draw parameter cannot be fitted; use draws=None")
+    if total == games:
+        raise ValueError(f"{name}: every game of the data is a draw, so the draw parameter has no finite maximum "
+                         "and the results say nothing of the players; use draws=None")

@@ -34,6 +34,7 @@ class TiledPairs(NamedTuple):
     j: np.ndarray
     p: np.ndarray
     n_games: Optional[np.ndarray]
+    draws: Optional[np.ndarray] = None
 
 
 def in_tile_order(data: PairwiseData, w: np.ndarray, n_threads: int) -> tuple[TiledPairs, np.ndarray]:
@@ -72,12 +73,15 @@ def _tile_entries(n_players: int, entries: TiledPairs, w: np.ndarray, x: Optiona
     ``x``, moved along): the arrays themselves with at most one tile of players."""
     if n_players <= 1 << TILE_BITS:
         return entries, w, x
-    cols = [entries.p, w] + ([] if entries.n_games is None else [entries.n_games])
+    cols = [entries.p, w] + [c for c in (entries.n_games, entries.draws) if c is not None]
     n_cols = len(cols)
     if x is not None:
         cols += [np.ascontiguousarray(c) for c in x.T]
     i, j, moved = _core.tile_pairs(n_players, entries.i, entries.j, cols, TILE_BITS, n_threads)
-    return (TiledPairs(i, j, moved[0], moved[2] if n_cols > 2 else None), moved[1],
+    extra = iter(moved[2:n_cols])
+    n_games = None if entries.n_games is None else next(extra)
+    draws = None if entries.draws is None else next(extra)
+    return (TiledPairs(i, j, moved[0], n_games, draws), moved[1],
             None if x is None else np.column_stack(moved[n_cols:]))
 
 
@@ -143,6 +147,9 @@ class FitData:
         ``w`` are the rows'), and ``x`` their covariates, shape (n_rows, n_covariates). None otherwise.
     covariate_names : tuple
         The covariates' names (empty without).
+    draws : ndarray or None
+        Draws per entry in the objective's order (``PairwiseData.draws``, or the covariate rows'); None
+        when the data has no draw counts.
     """
 
     pairs: PairwiseData
@@ -158,6 +165,7 @@ class FitData:
     n_threads: int
     x: Optional[np.ndarray] = None
     covariate_names: tuple = ()
+    draws: Optional[np.ndarray] = None
     _cache: dict = field(default_factory=dict, repr=False, compare=False)
 
     @property
@@ -244,11 +252,11 @@ def build_fit_data(data: PairwiseData, n_threads: int, tile: bool, stacklevel: i
     if covariates:
         rows = data.covariates
         weights = data.row_weights()
-        entries = TiledPairs(data.i[rows.pair], data.j[rows.pair], rows.p, rows.n_games)
+        entries = TiledPairs(data.i[rows.pair], data.j[rows.pair], rows.p, rows.n_games, rows.draws)
         x, names = rows.x, tuple(rows.names)
     else:
         weights = data.pair_weights(copy=False)
-        entries = TiledPairs(data.i, data.j, data.p, data.n_games)
+        entries = TiledPairs(data.i, data.j, data.p, data.n_games, data.draws)
         x, names = None, ()
     total_weight = weights.sum()
     w = weights / total_weight
@@ -256,4 +264,4 @@ def build_fit_data(data: PairwiseData, n_threads: int, tile: bool, stacklevel: i
         entries, w, x = _tile_entries(data.n_players, entries, w, x, n_threads)
     objective = _core.PairObjective(data.n_players, entries.i, entries.j, entries.p, w)
     return FitData(data, entries.i, entries.j, entries.p, entries.n_games, w, total_weight, objective, int(n_pieces),
-                   piece, n_threads, None if x is None else np.ascontiguousarray(x), names)
+                   piece, n_threads, None if x is None else np.ascontiguousarray(x), names, entries.draws)

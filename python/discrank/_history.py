@@ -30,6 +30,7 @@ from scipy.sparse.linalg import LinearOperator, cg
 from scipy.special import expit
 
 from discrank import _core
+from discrank._draws import draw_start
 
 __all__ = ["History", "Rows", "build_history", "solve_history", "covariance_at", "chains", "carry"]
 
@@ -260,6 +261,7 @@ class Rows:
         self.kernel = _core.PairObjective(max(self.n_pp, 1), self.lo, self.hi, y, self.n)
         self.curv: Optional[tuple] = None  # (f_dd, f_de, f_ee) of the last evaluation
         self._coef: Optional[tuple] = None  # its (rows' coefficients of beta and eta, global block)
+        self._shares: Optional[tuple] = None  # the rows' score and draw shares, for the draw model's terms
 
     @classmethod
     def of(cls, h: History, draws) -> "Rows":
@@ -268,54 +270,15 @@ class Rows:
 
     def _draw_terms(self, d, eta):
         """(f, f_d, f_dd, f_e, f_de, f_ee) per row of the draw model: the loss and its derivatives in d and
-        the draw parameter (Davidson's eta = log nu, or Rao and Kupper's threshold kappa)."""
-        if self.draws == "rao-kupper":
-            return self._threshold_terms(d, eta)
-        lose = self.n - self.win - self.draw
-        half = 0.5 * d
-        m = np.maximum(np.abs(half), eta)
-        ea, eb, ed = np.exp(half - m), np.exp(-half - m), np.exp(eta - m)
-        z = ea + eb + ed
-        logz = m + np.log(z)
-        pa, pb, pd = ea / z, eb / z, ed / z
-        f = self.n * logz - self.win * half + lose * half - self.draw * eta
-        f_d = self.n * (pa - pb) / 2 - (self.win - lose) / 2
-        f_dd = self.n * ((pa + pb) / 4 - (pa - pb) ** 2 / 4)
-        f_e = self.n * pd - self.draw
-        f_de = -self.n * pd * (pa - pb) / 2
-        f_ee = self.n * pd * (1.0 - pd)
-        return f, f_d, f_dd, f_e, f_de, f_ee
-
-    def _threshold_terms(self, d, kappa):
-        """Rao and Kupper's ordered logit: P(a wins) = sigmoid(d - kappa), P(b wins) = sigmoid(-d - kappa),
-        P(draw) = sigmoid(kappa - |d|) - sigmoid(-kappa - |d|) (the rest, written without cancellation);
-        the loss (convex in (d, kappa)) and its derivatives per row. kappa <= 0 is outside the model: an
-        infinite loss, which the line search backs away from."""
-        win, draw = self.win, self.draw
-        lose = self.n - win - draw
-        if not kappa > 0.0:
-            inf = np.full(d.shape, np.inf)
-            return inf, inf, inf, inf, inf, inf
-        lw, ll = -np.logaddexp(0.0, kappa - d), -np.logaddexp(0.0, d + kappa)  # log P(win), log P(loss)
-        a, b = expit(d + kappa), expit(d - kappa)
-        a1, b1 = a * (1.0 - a), b * (1.0 - b)
-        a2, b2 = a1 * (1.0 - 2.0 * a), b1 * (1.0 - 2.0 * b)
-        ad = np.abs(d)
-        pd = expit(kappa - ad) - expit(-kappa - ad)
-        with np.errstate(divide="ignore"):
-            ld = np.log(pd)
-        f = -(win * lw + lose * ll + np.where(draw > 0, draw * ld, 0.0))
-        # derivatives of log P(win) = log b, log P(loss) = log(1 - a), log P(draw) = log(a - b); 1 / P(draw)
-        # only on the rows with draws (0 elsewhere, where P(draw) may underflow)
-        inv = np.where(draw > 0, 1.0 / np.where(pd > 0, pd, 1.0), 0.0)
-        dd_ratio = (a1 - b1) * inv
-        dk_ratio = (a1 + b1) * inv
-        f_d = -(win * (1.0 - b) - lose * a + draw * dd_ratio)
-        f_e = -(-win * (1.0 - b) - lose * a + draw * dk_ratio)
-        f_dd = -(-win * b1 - lose * a1 + draw * ((a2 - b2) * inv - dd_ratio ** 2))
-        f_de = -(win * b1 - lose * a1 + draw * ((a2 + b2) * inv - dd_ratio * dk_ratio))
-        f_ee = -(-win * b1 - lose * a1 + draw * ((a2 - b2) * inv - dk_ratio ** 2))
-        return f, f_d, f_dd, f_e, f_de, f_ee
+        the draw parameter (Davidson's eta = log nu, or Rao and Kupper's threshold kappa; kappa <= 0 is
+        outside the model, an infinite loss that the line search backs away from), by the core's
+        ``draw_terms`` (losses.hpp's ``draw_block``, also the disc decomposition's draw loss), each row
+        weighing its games."""
+        if self._shares is None:  # (score share, draw share) per row
+            self._shares = ((self.win + 0.5 * self.draw) / self.n, self.draw / self.n)
+        model = _core.DRAW_RAO_KUPPER if self.draws == "rao-kupper" else _core.DRAW_DAVIDSON
+        return _core.draw_terms(model, np.ascontiguousarray(d, dtype=np.float64), self._shares[0], self._shares[1],
+                                self.n, float(eta))
 
     def evaluate(self, r: np.ndarray, beta: np.ndarray, eta: Optional[float], n_threads: int = 0):
         """(value, gradient in r, gradient in (beta, eta)) of the rows' loss; keeps the curvature."""
@@ -516,9 +479,8 @@ def solve_history(h: History, drift: float, prior_scale: float, draws: bool, the
     size = h.n_pp + prob.m
     zero = np.zeros(size)
     if draws == "rao-kupper":
-        # the threshold's start: the log's draw rate r at d = 0, where P(draw) = 2 sigmoid(kappa) - 1
-        rate = min(max(float(h.draw.sum()) / max(float(h.n.sum()), 1.0), 1e-6), 1.0 - 1e-6)
-        zero[-1] = math.log((1.0 + rate) / (1.0 - rate))
+        # the threshold's start: the log's draw rate at d = 0, where P(draw) = 2 sigmoid(kappa) - 1
+        zero[-1] = draw_start(draws, float(h.draw.sum()) / max(float(h.n.sum()), 1.0))
     theta = zero.copy() if theta0 is None else np.array(theta0, dtype=np.float64)
     if theta0 is None:
         value, g = prob.value_grad(theta)

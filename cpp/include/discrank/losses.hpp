@@ -80,4 +80,78 @@ inline void loss_block(Loss loss, std::int64_t len, const double* __restrict y, 
     }
 }
 
+
+// The draw models of three outcomes (win, draw, loss) on the score d = A of a pair, with the draw
+// parameter eta a scalar of the objective:
+//   davidson:   P(win) : P(draw) : P(loss) = e^{d/2} : e^eta : e^{-d/2} (Davidson 1970);
+//   rao_kupper: the ordered logit with thresholds +-eta (Rao and Kupper 1967), P(win) = sigmoid(d - eta),
+//               P(loss) = sigmoid(-d - eta), P(draw) the rest (eta > 0).
+enum class DrawModel : int {
+    davidson = 0,
+    rao_kupper = 1,
+};
+
+// The negative log-likelihood of a pair of score share y = (wins + draws / 2) / games and draw share q =
+// draws / games, per game, times the weight w, and its derivatives: val = w L, res = w dL/dd, curv =
+// w d2L/dd2, de = w dL/deta, dee = w d2L/deta2, dde = w d2L/dd deta (each may be null but val, res and
+// curv). Davidson: L = log Z - (2y - 1) d / 2 - q eta, Z = e^{d/2} + e^{-d/2} + e^eta, with the
+// exponents shifted by their maximum (nothing overflows). Rao-Kupper: L = -(y_w log P(win) + q log
+// P(draw) + y_l log P(loss)), y_w = y - q / 2, y_l = 1 - y - q / 2, with log P(win) = -softplus(eta -
+// d), P(draw) = sigmoid(eta - |d|) - sigmoid(-eta - |d|) (no cancellation) and 1 / P(draw) only where
+// q > 0; eta <= 0 is outside the model: every output is +inf (a line search backs away from it).
+inline void draw_block(DrawModel model, std::int64_t len, const double* __restrict y, const double* __restrict q,
+                       const double* __restrict w, const double* __restrict a, double eta, double* __restrict val,
+                       double* __restrict res, double* __restrict curv, double* __restrict de,
+                       double* __restrict dee, double* __restrict dde) {
+    if (model == DrawModel::davidson) {
+        for (std::int64_t t = 0; t < len; ++t) {
+            const double half = 0.5 * a[t];
+            const double m = std::fmax(std::fabs(half), eta);
+            const double ea = std::exp(half - m), eb = std::exp(-half - m), ed = std::exp(eta - m);
+            const double z = ea + eb + ed;
+            const double pa = ea / z, pb = eb / z, pd = ed / z, diff = pa - pb;
+            val[t] = w[t] * (m + std::log(z) - (2.0 * y[t] - 1.0) * half - q[t] * eta);
+            res[t] = w[t] * (0.5 * diff - (y[t] - 0.5));
+            curv[t] = w[t] * (0.25 * (pa + pb) - 0.25 * diff * diff);
+            if (de) de[t] = w[t] * (pd - q[t]);
+            if (dee) dee[t] = w[t] * (pd * (1.0 - pd));
+            if (dde) dde[t] = -w[t] * (0.5 * pd * diff);
+        }
+        return;
+    }
+    if (!(eta > 0.0)) {
+        const double inf = HUGE_VAL;
+        for (std::int64_t t = 0; t < len; ++t) {
+            val[t] = res[t] = curv[t] = inf;
+            if (de) de[t] = inf;
+            if (dee) dee[t] = inf;
+            if (dde) dde[t] = inf;
+        }
+        return;
+    }
+    auto softplus = [](double x) { return std::fmax(x, 0.0) + std::log1p(std::exp(-std::fabs(x))); };
+    auto sigmoid = [](double x) {
+        const double e = std::exp(-std::fabs(x));
+        return x >= 0.0 ? 1.0 / (1.0 + e) : e / (1.0 + e);
+    };
+    for (std::int64_t t = 0; t < len; ++t) {
+        const double d = a[t], qt = q[t];
+        const double win = y[t] - 0.5 * qt, lose = 1.0 - y[t] - 0.5 * qt;
+        const double pa = sigmoid(d + eta), pb = sigmoid(d - eta);  // P(loss) = 1 - pa, P(win) = pb
+        const double a1 = pa * (1.0 - pa), b1 = pb * (1.0 - pb);
+        const double a2 = a1 * (1.0 - 2.0 * pa), b2 = b1 * (1.0 - 2.0 * pb);
+        const double ad = std::fabs(d);
+        const double pd = sigmoid(eta - ad) - sigmoid(-eta - ad);
+        const double inv = qt > 0.0 ? 1.0 / pd : 0.0;
+        const double ld = qt > 0.0 ? qt * std::log(pd) : 0.0;
+        const double dd_ratio = (a1 - b1) * inv, dk_ratio = (a1 + b1) * inv;
+        val[t] = w[t] * (win * softplus(eta - d) + lose * softplus(d + eta) - ld);
+        res[t] = -w[t] * (win * (1.0 - pb) - lose * pa + qt * dd_ratio);
+        curv[t] = -w[t] * (-win * b1 - lose * a1 + qt * ((a2 - b2) * inv - dd_ratio * dd_ratio));
+        if (de) de[t] = -w[t] * (-win * (1.0 - pb) - lose * pa + qt * dk_ratio);
+        if (dee) dee[t] = -w[t] * (-win * b1 - lose * a1 + qt * ((a2 - b2) * inv - dk_ratio * dk_ratio));
+        if (dde) dde[t] = -w[t] * (win * b1 - lose * a1 + qt * ((a2 + b2) * inv - dd_ratio * dk_ratio));
+    }
+}
+
 }  // namespace discrank

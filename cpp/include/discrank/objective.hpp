@@ -64,6 +64,17 @@ struct Grads {
     bool any() const { return U || V || s; }
 };
 
+// A draw model's terms of an evaluation (PairObjective::evaluate): the model, the pairs' draw shares q
+// (length m, borrowed), the draw parameter eta, and the outputs of its sums over the pairs, summed as
+// the loss is (compensated, per block, the blocks in order): grad = dL/deta, curv = d2L/deta2.
+struct DrawTerms {
+    DrawModel model = DrawModel::davidson;
+    const double* q = nullptr;
+    double eta = 0.0;
+    double grad = 0.0;
+    double curv = 0.0;
+};
+
 namespace detail {
 
 // a[t] += u_p . v_q - v_p . u_q for K factors per player, a row at a time.
@@ -153,7 +164,10 @@ class PairObjective {
 
     // Objective value at the parameters x with the per-pair offset (length m; null: 0); gradients into
     // the non-null outputs of g; per-pair curvature w_p L''(A_p) into curv (length m) when it is not null.
-    double evaluate(Loss loss, const Params& x, const double* offset, const Grads& g, double* curv, int n_threads) {
+    // With draw terms (not null), the loss is their draw model's (draw_block, the targets y being the
+    // score shares), and draw->grad and draw->curv are set.
+    double evaluate(Loss loss, const Params& x, const double* offset, const Grads& g, double* curv, int n_threads,
+                    DrawTerms* draw = nullptr) {
         std::lock_guard<std::mutex> guard(mutex_);  // the scratch buffers are per object
         const int nt = resolve_threads(n_threads);
         const std::int64_t n = ps_.n, m = ps_.m, n_blocks = ps_.n_blocks();
@@ -170,14 +184,20 @@ class PairObjective {
         const bool grad = g.any();
         const int n_leaves = ps_.n_leaves();
         if (scatter_ && grad) chunk_.resize(static_cast<std::size_t>(n_leaves * n * width));
+        if (draw) {
+            partial_e_.resize(n_blocks);
+            partial_ee_.resize(n_blocks);
+        }
         const std::int64_t n_units = scatter_ ? n_leaves : n_blocks;
 #pragma omp parallel num_threads(nt)
         {
-            std::vector<double> scratch(4 * kBlock);
+            std::vector<double> scratch((draw ? 6 : 4) * kBlock);
             double* a = scratch.data();
             double* val = a + kBlock;
             double* res = val + kBlock;
             double* cscr = res + kBlock;
+            double* de = draw ? cscr + kBlock : nullptr;
+            double* dee = draw ? de + kBlock : nullptr;
 #pragma omp for schedule(dynamic, 1)
             for (std::int64_t unit = 0; unit < n_units; ++unit) {
                 // scatter: a chunk of blocks with its own gradient buffer; gather: one block.
@@ -188,7 +208,14 @@ class PairObjective {
                 for (std::int64_t blk = b0; blk < b1; ++blk) {
                     const std::int64_t lo = blk * kBlock, len = std::min(m, lo + kBlock) - lo;
                     gather_scores(x, ps_.i + lo, ps_.j + lo, offset ? offset + lo : nullptr, len, a);
-                    loss_block(loss, len, target + lo, ps_.w + lo, a, val, res, curv ? curv + lo : cscr);
+                    if (draw) {
+                        draw_block(draw->model, len, ps_.y + lo, draw->q + lo, ps_.w + lo, a, draw->eta, val, res,
+                                   curv ? curv + lo : cscr, de, dee, nullptr);
+                        partial_e_[blk] = block_sum(de, len);
+                        partial_ee_[blk] = block_sum(dee, len);
+                    } else {
+                        loss_block(loss, len, target + lo, ps_.w + lo, a, val, res, curv ? curv + lo : cscr);
+                    }
                     partial_[blk] = block_sum(val, len);
                     if (!grad) continue;
                     if (buf)
@@ -203,6 +230,15 @@ class PairObjective {
                 else
                     gather_gradients(x, g);
             }
+        }
+        if (draw && draw->model == DrawModel::rao_kupper && !(draw->eta > 0.0)) {
+            // outside the model: +inf (the compensated sums of infinite terms would be NaN)
+            draw->grad = draw->curv = HUGE_VAL;
+            return HUGE_VAL;
+        }
+        if (draw) {
+            draw->grad = compensated_sum(partial_e_.data(), n_blocks);
+            draw->curv = compensated_sum(partial_ee_.data(), n_blocks);
         }
         return compensated_sum(partial_.data(), n_blocks);
     }
@@ -402,6 +438,7 @@ class PairObjective {
     Adjacency adj_;
     std::vector<double> residual_;
     std::vector<double> partial_;
+    std::vector<double> partial_e_, partial_ee_;  // a draw model's per-block sums of dL/deta and d2L/deta2
     std::vector<double> chunk_;
     std::vector<double> logit_;
     std::mutex mutex_;

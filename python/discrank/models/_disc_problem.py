@@ -4,14 +4,27 @@
 :func:`alternate_blocks` is Algorithm 1 (u-step, v-step, until both blocks are stationary) and
 :func:`alternate_then_joint` runs L-BFGS on (u, v) together. ``models/disc.py`` fits the components
 one after another (Algorithm 2).
+
+With a draw model (Davidson, Rao-Kupper) the loss is the three-outcome negative log-likelihood of the
+core's pair kernel (``evaluate_draws``), and the draw parameter ``eta`` (flat prior) is one more
+parameter of the component's problem: the last coordinate of the joint solver's vector, and of each
+block step of Algorithm 1's alternation (the u-step solves (u, eta), the v-step (v, eta): with Rao and
+Kupper's thresholds a block of eta alone, strongly coupled to the scale of the scores, converges
+slowly). The kernel gives ``dL/deta`` and
+``d2L/deta2`` in the same pass as the factors' gradients, so ``eta`` costs no pass of its own, and one
+stopping rule (the scaled gradient, ``eta``'s curvature scale being ``d2L/deta2``) covers it. The
+solvers see Rao and Kupper's threshold (``eta > 0``) as its logarithm: no step leaves the model, where
+the loss is infinite and L-BFGS's line search would stop.
 """
 
 from __future__ import annotations
 
+import math
 from typing import Any, Optional
 
 import numpy as np
 
+from discrank import _core
 from discrank._optim import minimize_scaled, pair_curvature, scaled_gradient
 
 __all__ = ["COARSE_REL", "COLLAPSE", "INNER_MAX_ITER", "Component", "alternate_blocks", "alternate_then_joint", "is_live",
@@ -61,8 +74,12 @@ class Component:
 
     def __init__(self, objective: Any, loss_id: int, n_players: int, w: np.ndarray, offset: Optional[np.ndarray],
                  Q: np.ndarray, pen_weight: float, n_threads: int, reg_weight: float = 0.0,
-                 prior_weight: float = 0.0, v_centre: float = 0.0):
+                 prior_weight: float = 0.0, v_centre: float = 0.0, draw: Optional[tuple] = None):
         self.objective, self.loss_id, self.w = objective, loss_id, w
+        # a draw model: (its core id, the pairs' draw shares); eta its parameter, from the caller's start
+        self.draw, self.eta = draw, 0.0
+        self._eta_terms = (0.0, 1.0)  # dL/deta and d2L/deta2 of the last evaluation
+        self._log_eta = draw is not None and draw[0] == _core.DRAW_RAO_KUPPER  # the solvers' coordinate: log eta
         self.offset, self.Q, self.pen_weight, self.n_threads = offset, Q, pen_weight, n_threads
         self.reg_weight = reg_weight  # reg_weight * sum (v_i - 1)^2, Appendix B.2
         # Gaussian priors u_i ~ N(0, s^2), v_i ~ N(v_centre, s^2): prior_weight / 2 (|u|^2 + |v - v_centre|^2)
@@ -71,22 +88,62 @@ class Component:
         self._curv_memo: list = []  # the last two (factor, curvature) pairs
         self.n = n_players
 
-    def loss(self, u: np.ndarray, v: np.ndarray, grad_u: bool, grad_v: bool):
+    def loss(self, u: np.ndarray, v: np.ndarray, grad_u: bool, grad_v: bool, eta: Optional[float] = None):
+        """The data loss at (u, v) (and the draw parameter ``eta``, default ``self.eta``) with the asked
+        gradients; with a draw model, keeps ``dL/deta`` and ``d2L/deta2``."""
         n = self.n
-        f, gu, gv, _ = self.objective.evaluate(
-            self.loss_id, U=u.reshape(n, 1), V=v.reshape(n, 1), offset=self.offset,
-            grad_u=grad_u, grad_v=grad_v, n_threads=self.n_threads,
-        )
-        self._last = (u.copy(), v.copy(), f)
+        factors = dict(U=u.reshape(n, 1), V=v.reshape(n, 1), offset=self.offset, grad_u=grad_u, grad_v=grad_v,
+                       n_threads=self.n_threads)
+        eta = self.eta if eta is None else float(eta)
+        if self.draw is None:
+            f, gu, gv, _ = self.objective.evaluate(self.loss_id, **factors)
+        else:
+            f, gu, gv, _, g_eta, h_eta = self.objective.evaluate_draws(self.draw[0], self.draw[1], eta, **factors)
+            self._eta_terms = (g_eta, h_eta)
+        self._last = (u.copy(), v.copy(), eta, f)
         return f, None if gu is None else gu[:, 0], None if gv is None else gv[:, 0]
 
     def loss_at(self, u: np.ndarray, v: np.ndarray) -> float:
-        """The data loss (the previous components' scores included) at (u, v): the last evaluation's when
-        it was at these very factors (the solvers end on an evaluation at their answer), else a pass."""
+        """The data loss (the previous components' scores included) at (u, v) and ``self.eta``: the last
+        evaluation's when it was at this very point (the solvers end on an evaluation at their answer),
+        else a pass."""
         last = getattr(self, "_last", None)
-        if last is not None and np.array_equal(last[0], u) and np.array_equal(last[1], v):
-            return float(last[2])
+        if (last is not None and np.array_equal(last[0], u) and np.array_equal(last[1], v)
+                and last[2] == self.eta):
+            return float(last[3])
         return float(self.loss(u, v, False, False)[0])
+
+    def eta_second_derivative(self) -> float:
+        """``d2L/deta2`` of the data loss at the last evaluation (in eta itself, whatever the coordinate)."""
+        return float(self._eta_terms[1])
+
+    def eta_coordinate(self) -> float:
+        """The solvers' coordinate of ``self.eta``: eta, or its logarithm (Rao and Kupper's threshold)."""
+        return math.log(self.eta) if self._log_eta else self.eta
+
+    def eta_at(self, c: float) -> float:
+        """The draw parameter at the solvers' coordinate ``c``."""
+        return math.exp(c) if self._log_eta else float(c)
+
+    def eta_gradient(self) -> float:
+        """The loss's derivative in the solvers' coordinate of eta at the last evaluation."""
+        return self._eta_terms[0] * (self._last[2] if self._log_eta else 1.0)
+
+    def eta_curvature(self) -> np.ndarray:
+        """The curvature scale of the solvers' coordinate of eta (a vector of one): ``d2L/deta2`` (times
+        eta^2 for log eta) at the last evaluation (1 where it is not positive and finite)."""
+        h = self._eta_terms[1] * (self._last[2] ** 2 if self._log_eta else 1.0)
+        return np.array([h if np.isfinite(h) and h > 0.0 else 1.0])
+
+    def stack(self, u: np.ndarray, v: np.ndarray) -> np.ndarray:
+        """The joint solver's vector: (u, v), and the coordinate of ``self.eta`` last with a draw model."""
+        return np.concatenate([u, v] + ([] if self.draw is None else [[self.eta_coordinate()]]))
+
+    def scales(self, x: np.ndarray) -> np.ndarray:
+        """The curvature scales of the joint vector ``x`` (:meth:`stack`)."""
+        n = self.n
+        h = [self.curvature_u(x[n:2 * n]), self.curvature_v(x[:n])]
+        return np.concatenate(h + ([] if self.draw is None else [self.eta_curvature()]))
 
     def _curvature(self, c: np.ndarray) -> np.ndarray:
         # The same factor comes back several times in a row (the stopping test, the balancing, the next
@@ -121,16 +178,18 @@ class Component:
             return 0.0, np.zeros_like(u)
         return 0.5 * self.prior_weight * float(u @ u), self.prior_weight * u
 
-    def u_step_objective(self, u: np.ndarray, v: np.ndarray) -> tuple[float, np.ndarray]:
-        """f + sum_m <u, us_m>^2/|us_m|^2 + <u, vs_m>^2/|vs_m|^2 (Algorithm 1, u-step)."""
-        f, gu, _ = self.loss(u, v, True, False)
+    def u_step_objective(self, u: np.ndarray, v: np.ndarray, eta: Optional[float] = None) -> tuple[float, np.ndarray]:
+        """f + sum_m <u, us_m>^2/|us_m|^2 + <u, vs_m>^2/|vs_m|^2 (Algorithm 1, u-step), at the draw parameter
+        ``eta`` (default ``self.eta``)."""
+        f, gu, _ = self.loss(u, v, True, False, eta)
         pen, gpen = orthogonality_penalty(u, self.Q, self.pen_weight)
         pri, gpri = self.u_prior(u)
         return f + pen + pri, gu + gpen + gpri
 
-    def v_step_objective(self, u: np.ndarray, v: np.ndarray) -> tuple[float, np.ndarray]:
-        """f + <u, v>^2/|u|^2 + sum_m <v, us_m>^2/|us_m|^2 + <v, vs_m>^2/|vs_m|^2 (Algorithm 1, v-step)."""
-        f, _, gv = self.loss(u, v, False, True)
+    def v_step_objective(self, u: np.ndarray, v: np.ndarray, eta: Optional[float] = None) -> tuple[float, np.ndarray]:
+        """f + <u, v>^2/|u|^2 + sum_m <v, us_m>^2/|us_m|^2 + <v, vs_m>^2/|vs_m|^2 (Algorithm 1, v-step), at the
+        draw parameter ``eta`` (default ``self.eta``)."""
+        f, _, gv = self.loss(u, v, False, True, eta)
         pen, gpen = orthogonality_penalty(v, self.Q, self.pen_weight)
         puv, _, gpuv = _pair_penalty(u, v, self.pen_weight)
         reg, greg = self.regularizer(v)
@@ -144,8 +203,10 @@ class Component:
         """Eq. (4) for this component with (u, v) stacked: the loss, Algorithm 1's <u, v> penalty, the
         regulariser, and orthogonality to the previous components as an exact constraint (u and v are
         projected on their orthogonal complement) instead of Algorithm 1's penalties."""
-        u, v = self.project(x[: self.n]), self.project(x[self.n:])
-        f, gu, gv = self.loss(u, v, True, True)
+        n = self.n
+        u, v = self.project(x[:n]), self.project(x[n:2 * n])
+        eta = None if self.draw is None else self.eta_at(x[2 * n])
+        f, gu, gv = self.loss(u, v, True, True, eta)
         puv, gpuv_u, gpuv_v = _pair_penalty(u, v, self.pen_weight)
         reg, greg = self.regularizer(v)
         pri, gpri = self.u_prior(u)
@@ -156,9 +217,10 @@ class Component:
         gap = float(u @ u - v @ v)
         bal = self.balance_weight * gap * gap
         gbal = 4.0 * self.balance_weight * gap
-        return f + puv + reg + bal, np.concatenate(
-            [self.project(gu + gpuv_u + gbal * u), self.project(gv + gpuv_v + greg - gbal * v)]
-        )
+        grad = [self.project(gu + gpuv_u + gbal * u), self.project(gv + gpuv_v + greg - gbal * v)]
+        if self.draw is not None:
+            grad.append([self.eta_gradient()])
+        return f + puv + reg + bal, np.concatenate(grad)
 
     def balance(self, u: np.ndarray, v: np.ndarray, set_weight: bool = True) -> tuple[np.ndarray, np.ndarray]:
         """Rescale to |u| = |v| (every prediction kept) and (``set_weight``) set the balancing weight
@@ -188,7 +250,10 @@ class Component:
         gu = gu + orthogonality_penalty(u, self.Q, self.pen_weight)[1] + self.u_prior(u)[1]
         gv = gv + orthogonality_penalty(v, self.Q, self.pen_weight)[1] + _pair_penalty(u, v, self.pen_weight)[2]
         gv = gv + self.regularizer(v)[1]
-        return max(scaled_gradient(gu, self.curvature_u(v)), scaled_gradient(gv, self.curvature_v(u)))
+        measure = max(scaled_gradient(gu, self.curvature_u(v)), scaled_gradient(gv, self.curvature_v(u)))
+        if self.draw is not None:
+            measure = max(measure, scaled_gradient(np.array([self.eta_gradient()]), self.eta_curvature()))
+        return measure
 
 
 def is_live(u: np.ndarray, v: np.ndarray) -> bool:
@@ -214,7 +279,7 @@ def _collapsed(problem: Component, u: np.ndarray, v: np.ndarray, tol: float,
     reg, prior = 2.0 * problem.reg_weight, problem.prior_weight
     u0, v0 = np.zeros_like(u), problem.project(np.full_like(v, (reg + prior * problem.v_centre) / (reg + prior)))
     m0 = problem.block_measure(u0, v0)
-    lower = problem.joint_objective(np.concatenate([u0, v0]))[0] <= problem.joint_objective(np.concatenate([u, v]))[0]
+    lower = problem.joint_objective(problem.stack(u0, v0))[0] <= problem.joint_objective(problem.stack(u, v))[0]
     if m0 <= tol and lower:
         return u0, v0, m0
     return u, v, measure
@@ -222,7 +287,8 @@ def _collapsed(problem: Component, u: np.ndarray, v: np.ndarray, tol: float,
 
 def alternate_blocks(problem: Component, u: np.ndarray, v: np.ndarray, tol: float,
                max_iter: int) -> tuple[np.ndarray, np.ndarray, int, float]:
-    """Algorithm 1: u-step, v-step, each by L-BFGS, until both blocks meet ``tol`` (or ``max_iter`` rounds).
+    """Algorithm 1: u-step, v-step, each by L-BFGS, until both blocks meet ``tol`` (or ``max_iter`` rounds);
+    with a draw model, each step solves its block and the draw parameter together (:func:`_block_step`).
 
     The block updates are solved to a tolerance that tightens with the progress (at most 10x the
     current measure), starting from ``_first_tol``.
@@ -230,16 +296,34 @@ def alternate_blocks(problem: Component, u: np.ndarray, v: np.ndarray, tol: floa
     inner_tol = _first_tol(problem, u, v, tol)
     measure = np.inf
     for it in range(1, max_iter + 1):
-        u = minimize_scaled(lambda x: problem.u_step_objective(x, v), u, problem.curvature_u(v), inner_tol,
-                            INNER_MAX_ITER).x
-        v = minimize_scaled(lambda x: problem.v_step_objective(u, x), v, problem.curvature_v(u), inner_tol,
-                            INNER_MAX_ITER).x
+        u = _block_step(problem, lambda x, eta: problem.u_step_objective(x, v, eta), u, problem.curvature_u(v),
+                        inner_tol)
+        v = _block_step(problem, lambda x, eta: problem.v_step_objective(u, x, eta), v, problem.curvature_v(u),
+                        inner_tol)
         measure = problem.block_measure(u, v)
         if measure <= tol:
             break
         inner_tol = max(tol, min(inner_tol, 0.1 * measure))
     u, v, measure = _collapsed(problem, u, v, tol, measure)
     return u, v, it, measure
+
+
+def _block_step(problem: Component, objective: Any, x: np.ndarray, h: np.ndarray, tol: float) -> np.ndarray:
+    """A block step of Algorithm 1 by L-BFGS from ``x`` (curvature scales ``h``): ``objective(x, eta)``
+    minimised over ``x``, and with a draw model over ``(x, eta)`` together (``problem.eta`` the start and
+    the result)."""
+    if problem.draw is None:
+        return minimize_scaled(lambda z: objective(z, None), x, h, tol, INNER_MAX_ITER).x
+    n = x.shape[0]
+
+    def fun(z: np.ndarray) -> tuple[float, np.ndarray]:
+        f, g = objective(z[:n], problem.eta_at(z[n]))
+        return f, np.append(g, problem.eta_gradient())
+
+    z = minimize_scaled(fun, np.append(x, problem.eta_coordinate()), np.append(h, problem.eta_curvature()), tol,
+                        INNER_MAX_ITER).x
+    problem.eta = problem.eta_at(z[n])
+    return z[:n]
 
 
 def _first_tol(problem: Component, u: np.ndarray, v: np.ndarray, tol: float) -> float:
@@ -250,26 +334,29 @@ def _first_tol(problem: Component, u: np.ndarray, v: np.ndarray, tol: float) -> 
 
 def alternate_then_joint(problem: Component, u: np.ndarray, v: np.ndarray, tol: float,
                           max_iter: int) -> tuple[np.ndarray, np.ndarray, int, float]:
-    """L-BFGS on (u, v) jointly (``joint_objective``), from (u, v); from u = 0, after Algorithm 1's first
-    u-step (a coarse solve) as a warm start."""
+    """L-BFGS on (u, v) jointly (``joint_objective``; with a draw model, on (u, v, eta), ``problem.eta`` the
+    start and the result), from (u, v); from u = 0, after Algorithm 1's first u-step (a coarse solve) as a
+    warm start."""
     if not is_live(u, v):  # u = 0 is a saddle of the joint objective: leave it by Algorithm 1's u-step first
         u = minimize_scaled(lambda x: problem.u_step_objective(x, v), u, problem.curvature_u(v),
                             _first_tol(problem, u, v, tol), INNER_MAX_ITER).x
     n = problem.n
-    x = np.concatenate([problem.project(u), problem.project(v)])
+    x = problem.stack(problem.project(u), problem.project(v))
     used = 0
     while used < max_iter:
-        x = np.concatenate(problem.balance(problem.project(x[:n]), problem.project(x[n:])))
-        h = np.concatenate([problem.curvature_u(x[n:]), problem.curvature_v(x[:n])])
-        res = minimize_scaled(problem.joint_objective, x, h, tol, max_iter - used)
+        x = problem.stack(*problem.balance(problem.project(x[:n]), problem.project(x[n:2 * n])))
+        if problem.draw is not None:
+            problem.loss(x[:n], x[n:2 * n], False, False)  # eta's curvature scale at the start
+        res = minimize_scaled(problem.joint_objective, x, problem.scales(x), tol, max_iter - used)
         x, used, measure = res.x, used + max(res.n_iter, 1), res.grad_measure
+        if problem.draw is not None:
+            problem.eta = problem.eta_at(x[2 * n])
         # The curvature scale moves with (u, v): a run converged for the old one is checked again.
         if res.converged:
-            h = np.concatenate([problem.curvature_u(x[n:]), problem.curvature_v(x[:n])])
-            measure = scaled_gradient(res.grad, h)
+            measure = scaled_gradient(res.grad, problem.scales(x))
             if measure <= tol:
                 break
         elif res.n_iter == 0:
             break
-    u, v, measure = _collapsed(problem, problem.project(x[:n]), problem.project(x[n:]), tol, measure)
+    u, v, measure = _collapsed(problem, problem.project(x[:n]), problem.project(x[n:2 * n]), tol, measure)
     return u, v, 1 + used, measure

@@ -14,9 +14,10 @@ import numpy as np
 from discrank import _core
 from discrank._coding import map_rows
 from discrank._checks import check_n_components, check_one_of
-from discrank._draws import check_draw_model
+from discrank._draws import DRAW_IDS, DRAWS, check_draw_data, check_draw_model, draw_start, outcome_probabilities
 from discrank._fitdata import FitData, FitPlan
 from discrank._labels import show
+from discrank._losses import outcome_log_loss
 from discrank._newton import logit_mean_score
 from discrank._params import check_params
 from discrank._tuning import TUNING_TOL  # noqa: F401 - importable from here, as it was
@@ -103,10 +104,19 @@ class DiscDecomposition(DiscReadout, PairwiseModel):
         main disc game towards an Elo game, v = 1) on the paper's scale, the double sum over both orders
         of the observed pairs, each with its pair weight. 0 (default) is the unregularised Eq. (4).
         :class:`DiscDecompositionCV` chooses it by cross-validation.
-    draws : None
-        Only None, two outcomes (a draw counts as half a win): the disc decomposition has no draw model
-        yet (``draw_models`` is empty), and a draw model is refused with a ValueError saying why.
-        :class:`~discrank.Elo` and :class:`~discrank.DynamicElo` fit draws.
+    draws : {"davidson", "rao-kupper"} or None, default None
+        None: two outcomes, a draw counting as half a win. A draw model (``draw_models``, as
+        :class:`~discrank.Elo`'s) on the disc logit ``d = sum_l u_al v_bl - v_al u_bl``: "davidson",
+        ``P(a wins) : P(draw) : P(b wins) = e^{d/2} : e^eta : e^{-d/2}``, or "rao-kupper", the ordered
+        logit ``P(a wins) = sigmoid(d - eta)``, ``P(b wins) = sigmoid(-d - eta)``. The loss is then the
+        three-outcome negative log-likelihood (the core's kernel, ``evaluate_draws``), and the draw
+        parameter ``eta`` (flat prior) is fitted with each component (models/_disc_problem.py: one more
+        coordinate of the joint L-BFGS and of each block step of the alternation; its final value is the
+        last component's), the priors on u and v as without draws. Needs ``loss="bce"``, the pairs' draw counts
+        (``PairwiseData.draws``: a ``GameLog`` of results 1, 0.5, 0 with draws and other results) and no
+        advantage columns. ``predict_proba`` then gives the expected score P(a wins) + P(draw) / 2,
+        ``predict_outcomes`` the three probabilities, and ``log_loss`` and ``score`` the three-outcome log
+        loss (which the prior's tuning minimises).
     solver : {"joint", "alternating"}
     tol : float
         Converged when every parameter's ``|gradient| / curvature scale`` is at most ``tol`` (the step a
@@ -158,6 +168,10 @@ class DiscDecomposition(DiscReadout, PairwiseModel):
         of the Hessian: smaller than the joint one). None without covariates.
     advantage_names_ : tuple of str
         The covariates' names (empty without).
+    draw_eta_, draw_eta_se_ : float or None
+        With a draw model: the draw parameter ``eta`` (Davidson's ``log nu``, Rao and Kupper's threshold)
+        and its standard error *given* the fitted components (``1 / sqrt`` of the negative log-likelihood's
+        second derivative in eta: smaller than the joint one, as ``beta_se_``). None without.
     """
 
     def __init__(
@@ -187,13 +201,13 @@ class DiscDecomposition(DiscReadout, PairwiseModel):
 
     _tile_pairs = True  # hundreds of objective calls: the pairs in tile order (discrank._fitdata)
     _fitted_arrays = DISC_ARRAYS
-    _fitted_scalars = ("n_players_", "converged_", "loss_", "transitive_", "prior_scale_")
-    _choices = {"loss": DISC_LOSSES, "solver": SOLVERS, "draws": ()}
+    _fitted_scalars = ("n_players_", "converged_", "loss_", "transitive_", "prior_scale_", "draw_eta_",
+                       "draw_eta_se_")
+    _choices = {"loss": DISC_LOSSES, "solver": SOLVERS, "draws": DRAWS}
     _optional_params = ("draws",)
-    #: Why the class fits no draw model (:func:`discrank._draws.check_draw_model`).
-    _no_draws_reason = ("draws are not supported yet on the disc decomposition: its solvers (Algorithms 1 and 2, "
-                        "models/_disc_problem.py) fit a loss of two outcomes, and Davidson's loss on the disc logit "
-                        "is not written there")
+    draw_models = DRAWS
+    #: Why the class fits no draw model, when it declares none (:func:`discrank._draws.check_draw_model`).
+    _no_draws_reason = ""
     _has_prior = True
     #: How the prior scale is searched (discrank._tuning): the walk, then a probe of a large scale, as the
     #: validation score of a disc model can have two basins (an Elo-like fit at small scales, the cyclic
@@ -212,7 +226,21 @@ class DiscDecomposition(DiscReadout, PairwiseModel):
         check_one_of(self.solver, "solver", SOLVERS)
         check_params(self, ("regularization", "n_components", "prior_scale"))
         check_n_components(self.n_components, data.n_players)
-        check_draw_model(self, self._no_draws_reason)
+        if check_draw_model(self, self._no_draws_reason) is not None:
+            self._check_draw_fit(data)
+
+    def _check_draw_fit(self, data: PairwiseData) -> None:
+        """What a draw model's fit needs beyond its parameters: the likelihood loss, no advantage columns, and
+        draw counts with draws and other results (a ValueError names the model and says why)."""
+        name = f"{type(self).__name__}(draws={self.draws!r})"
+        if self.loss != "bce":
+            raise ValueError(f"{name} fits the three-outcome likelihood in logit space; loss={self.loss!r} is no "
+                             "likelihood of wins, draws and losses: use loss='bce'")
+        if data.covariates is not None:
+            raise ValueError(f"{name} takes no advantage columns yet (here {', '.join(map(repr, data.covariates.names))}): "
+                             "its covariates' Newton step (models/_covariates.py) is written for two outcomes; fit "
+                             "a GameLog without them, or use Elo(draws=...), which fits both")
+        check_draw_data(self, data)
 
     def _fit(self, data: FitData, plan: FitPlan) -> None:
         """Algorithm 2: the components one after another, each by ``solver`` on top of the previous ones,
@@ -239,7 +267,8 @@ class DiscDecomposition(DiscReadout, PairwiseModel):
             start = (map_rows(warm[0], warm[1], data.labels, lambda m: np.zeros((m, warm[1].shape[1]))),
                      map_rows(warm[0], warm[2], data.labels, lambda m: np.zeros((m, warm[2].shape[1]))))
         max_iter = min(int(self.max_iter), TUNING_MAX_ITER) if plan.tuning else int(self.max_iter)
-        args = (objective, w, piece, n, k, total_weight, pen_weight, reg_weight, prior_weight, tol, max_iter)
+        args = (objective, w, piece, n, k, total_weight, pen_weight, reg_weight, prior_weight, tol, max_iter,
+                self._draw_problem(data))
         covariates_converged = True
         if data.x is None:
             U, V, n_iter, measures = self._components(data, offset, start, *args)
@@ -291,10 +320,14 @@ class DiscDecomposition(DiscReadout, PairwiseModel):
             )
 
     def _components(self, data, offset, start, objective, w, piece, n, k, total_weight, pen_weight, reg_weight,
-                    prior_weight, tol, max_iter):
+                    prior_weight, tol, max_iter, draw=None):
         """Algorithm 2's loop at a fixed per-entry ``offset`` (or None), each component from ``start``
         ``(U0, V0)`` where it holds a live one, each to ``tol`` in at most ``max_iter`` iterations:
-        ``(U, V, n_iter, measures)``; sets ``loss_``."""
+        ``(U, V, n_iter, measures)``; sets ``loss_`` and ``draw_eta_`` and ``draw_eta_se_`` (with a ``draw``
+        model, :meth:`_draw_problem`: the draw parameter, fitted with each component from the previous
+        one's)."""
+        self.draw_eta_ = None if draw is None else draw[2]
+        self.draw_eta_se_ = None
         rng = np.random.default_rng(self.random_state)
         U = np.zeros((n, k))
         V = np.zeros((n, k))
@@ -306,7 +339,10 @@ class DiscDecomposition(DiscReadout, PairwiseModel):
             Q = unit_columns([U[:, m] for m in range(comp)] + [V[:, m] for m in range(comp)])
             centre = self._first_v_centre if comp == 0 else 0.0
             problem = Component(objective, LOSSES[self.loss], n, w, offset, Q, pen_weight, self._n_threads,
-                                 reg_weight if comp == 0 else 0.0, prior_weight, centre)
+                                 reg_weight if comp == 0 else 0.0, prior_weight, centre,
+                                 None if draw is None else draw[:2])
+            if draw is not None:
+                problem.eta = self.draw_eta_
             v = 1.0 + INIT_NOISE * rng.standard_normal(n) if comp == 0 else problem.project(rng.standard_normal(n))
             u = np.zeros(n)
             if start is not None and comp < U0.shape[1] and is_live(U0[:, comp], V0[:, comp]):
@@ -319,7 +355,12 @@ class DiscDecomposition(DiscReadout, PairwiseModel):
                 u = logit_mean_score(total, scored, piece)
             fit = alternate_blocks if self.solver == "alternating" else alternate_then_joint
             u, v, n_iter[comp], measures[comp] = fit(problem, u, v, tol, max_iter)
-            if comp + 1 == k:  # with the earlier components as the offset: the model's loss
+            if draw is not None:
+                self.draw_eta_ = float(problem.eta)
+            if comp + 1 == k and draw is not None:  # one pass: the loss and eta's curvature at the answer
+                self.loss_ = float(problem.loss(u, v, False, False)[0])
+                self.draw_eta_se_ = float(1.0 / np.sqrt(problem.eta_second_derivative() * float(total_weight)))
+            elif comp + 1 == k:  # with the earlier components as the offset: the model's loss
                 self.loss_ = problem.loss_at(u, v)
             # (u, v) -> (a u, v / a) keeps every prediction; |u| = |v| makes a symmetric disc game a circle.
             u, v = problem.balance(u, v, set_weight=False)
@@ -329,6 +370,18 @@ class DiscDecomposition(DiscReadout, PairwiseModel):
                                             n_threads=self._n_threads)
                 offset = contribution if offset is None else offset + contribution
         return U, V, n_iter, measures
+
+    def _draw_problem(self, data: FitData) -> Optional[tuple]:
+        """The draw model of the fit: (its core id, the entries' draw shares in the objective's order, the
+        start of the draw parameter: the one that gives a game of logit 0 the data's draw rate); None
+        without one."""
+        if self.draws is None:
+            return None
+        if not isinstance(data.objective, _core.PairObjective):
+            raise ValueError(f"{type(self).__name__}(draws={self.draws!r}) is not fitted on a Dask cluster yet: the "
+                             "workers' objective has no draw model; fit it with model.fit")
+        share = np.ascontiguousarray(data.draws / data.n_games, dtype=np.float64)
+        return DRAW_IDS[self.draws], share, draw_start(self.draws, float(data.w @ share))
 
     def _warm_state(self):
         return (self.labels_, self.u_, self.v_)
@@ -384,9 +437,65 @@ class DiscDecomposition(DiscReadout, PairwiseModel):
         return factors
 
     def _rebuild(self) -> None:
-        """No fixed per-player scores; the reading of the first component (Propositions 1 and 2)."""
+        """No fixed per-player scores; the reading of the first component (Propositions 1 and 2); the draw
+        parameter (None in a file of a model without a draw model)."""
         self._base = None
+        for name in ("draw_eta_", "draw_eta_se_"):
+            if not hasattr(self, name):
+                setattr(self, name, None)
+        if (self.draws is None) != (self.draw_eta_ is None):
+            raise ValueError(f"scalars.draw_eta_ is {self.draw_eta_!r} but params.draws is {self.draws!r}: a model "
+                             "has a draw parameter exactly when it has a draw model")
         self._describe_first_component()
+
+    def _outcome_proba(self, ia: np.ndarray, ib: np.ndarray, x: Optional[np.ndarray] = None) -> np.ndarray:
+        """[P(a wins), P(draw), P(b wins)] of players ``ia``, ``ib`` (indices, ``n_players_`` for the prior's
+        player) in games with advantage covariates ``x`` (None: neutral games): the draw model's, or
+        ``[p, 0, 1 - p]`` without one.
+
+        Parameters
+        ----------
+        ia, ib : ndarray of int
+            The players' indices.
+        x : array_like, shape (n, n_covariates), optional
+            The games' covariates, for a model fitted with them.
+
+        Returns
+        -------
+        ndarray, shape (n, 3)
+        """
+        if getattr(self, "draw_eta_", None) is None:
+            return super()._outcome_proba(ia, ib, x)
+        return outcome_probabilities(self._logits(ia, ib, x), self.draw_eta_, self.draws)
+
+    def log_loss(self, data: PairwiseData) -> float:
+        """Mean log loss per game (per pair with ``weights="uniform"``), pairs weighted by
+        ``data.pair_weights()`` (:meth:`PairwiseModel.log_loss`); with a draw model, the three-outcome log
+        loss ``-log P(the result)`` of the wins, draws and losses of ``data`` (its ``draws``), the loss
+        the prior's tuning minimises.
+
+        Parameters
+        ----------
+        data : PairwiseData
+            Pairs of players the fit has seen (with draw counts for a draw model).
+
+        Returns
+        -------
+        float
+            Lower is better.
+
+        Raises
+        ------
+        ValueError
+            A draw model and data without draw counts.
+        """
+        if getattr(self, "draw_eta_", None) is None:
+            return super().log_loss(data)
+        if data.draws is None:
+            raise ValueError(f"{type(self).__name__}(draws={self.draws!r}).log_loss scores wins, draws and losses: "
+                             "the data has no draw counts (PairwiseData.draws is None)")
+        ia, ib = self._indices(data, None)
+        return outcome_log_loss(self._outcome_proba(ia, ib), data.p, data.n_games, data.draws, data.pair_weights())
 
 
 class MElo(DiscDecomposition):
@@ -436,6 +545,8 @@ class MElo(DiscDecomposition):
         super().__init__(n_components, "probability", prior_scale=prior_scale, draws=draws, solver=solver, tol=tol,
                          max_iter=max_iter, random_state=random_state, n_jobs=n_jobs)
 
+    draw_models = ()
+    _choices = {**DiscDecomposition._choices, "draws": ()}
     _no_draws_reason = ("its loss, the squared error 1/2 (P - 1/2 - A)^2 in probability space, is no likelihood of "
                         "three outcomes (win, draw, loss), so there is no draw parameter to fit")
 
