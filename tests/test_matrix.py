@@ -61,6 +61,9 @@ MODELS = {
     "MElo": Spec(lambda: MElo(1, prior_scale=1.0, random_state=0), ("--model", "melo", "--prior-scale", "1")),
     "DiscDecomposition": Spec(lambda: DiscDecomposition(1, prior_scale=1.0, random_state=0),
                               ("--model", "disc", "--prior-scale", "1")),
+    'DiscDecomposition(draws="davidson")': Spec(
+        lambda: DiscDecomposition(1, prior_scale=1.0, random_state=0, draws="davidson"),
+        ("--model", "disc", "--prior-scale", "1", "--draws", "davidson")),
     "DiscDecompositionCV": Spec(
         lambda: DiscDecompositionCV(regularizations=(0.0, 1.0), cv=2, prior_scale=1.0, random_state=0),
         ("--model", "disc", "--prior-scale", "1", "--regularization", "cv"),
@@ -131,6 +134,13 @@ EXPECTED = {
                                      r"MElo\(loss='probability'\) takes no advantage covariates.*ignores the column "
                                      r"'home'")),
     "DiscDecomposition": _row(),
+    'DiscDecomposition(draws="davidson")': _row(
+        advantage_column=No("its draw model takes no advantage columns yet", (ValueError,),
+                            r"DiscDecomposition\(draws='davidson'\) takes no advantage columns yet"),
+        dask_fit_GameLog=No("the draw model is not fitted on a cluster yet", (ValueError,),
+                            r"DiscDecomposition\(draws='davidson'\) is not fitted on a Dask cluster yet"),
+        dask_fit_PairwiseData=No("the draw model is not fitted on a cluster yet", (ValueError,),
+                                 r"DiscDecomposition\(draws='davidson'\) is not fitted on a Dask cluster yet")),
     "DiscDecompositionCV": _row(),
     "SchurDecomposition": _row(
         advantage_column=No("decomposes the payoff matrix: warns and ignores the column", (UserWarning,),

@@ -9,7 +9,7 @@ import numpy as np
 
 from discrank import _core
 from discrank._coding import map_rows
-from discrank._draws import DRAWS, check_draw_model, outcome_probabilities
+from discrank._draws import DRAWS, check_draw_data, check_draw_model, outcome_probabilities
 from discrank._fitdata import FitData, FitPlan
 from discrank._newton import newton_elo
 from discrank._optim import minimize_scaled, pair_curvature
@@ -17,7 +17,8 @@ from discrank._params import check_params
 from discrank._tuning import TUNING_TOL  # noqa: F401 - importable from here, as it was
 from discrank.data import PairwiseData, one_sided, separated_examples
 from discrank.exceptions import ConvergenceWarning, SeparationWarning
-from discrank.models._base import LOG_LOSS_EPS, LOSSES, PairwiseModel
+from discrank._losses import outcome_log_loss
+from discrank.models._base import LOSSES, PairwiseModel
 from discrank.persist import FittedArray
 
 __all__ = ["Elo", "EloPlusPlus"]
@@ -375,10 +376,7 @@ class _EloFamily(PairwiseModel):
         if draws is None:
             raise ValueError(f"{type(self).__name__}(draws={self.draws!r}).log_loss scores wins, draws and losses: the "
                              "data has no draw counts (PairwiseData.draws is None)")
-        won = p * games - 0.5 * draws
-        q = np.log(np.clip(q, LOG_LOSS_EPS, 1.0))
-        per_game = -(won * q[:, 0] + draws * q[:, 1] + (games - won - draws) * q[:, 2]) / games
-        return float(np.sum(w * per_game) / np.sum(w))
+        return outcome_log_loss(q, p, games, draws, w)
 
     def _factors(self) -> dict[str, np.ndarray]:
         return {"s": self.ratings_}
@@ -405,17 +403,7 @@ def _check_draw_fit(model: _EloFamily, data: PairwiseData) -> None:
     if model.solver not in (None, "newton"):
         raise ValueError(f"{name} is fitted by Newton's method (the whole-history solver); solver={model.solver!r} "
                          "is not available with a draw model")
-    draws = data.draws if data.covariates is None else data.covariates.draws
-    if draws is None:
-        raise ValueError(f"{name} fits wins, draws and losses, and this data has no draw counts (PairwiseData.draws "
-                         "is None: pairs from from_pairs or from_matrix, or games with a score other than 1, 0.5 "
-                         "or 0); fit a GameLog of results, or use draws=None")
-    total, games = float(draws.sum()), float(data.n_games.sum())
-    if total == 0.0:
-        raise ValueError(f"{name}: the data has no draw, so the draw parameter cannot be fitted; use draws=None")
-    if total == games:
-        raise ValueError(f"{name}: every game of the data is a draw, so the draw parameter has no finite maximum "
-                         "and the results say nothing of the players; use draws=None")
+    check_draw_data(model, data)
 
 
 def _draw_history(data: FitData):
