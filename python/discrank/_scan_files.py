@@ -200,18 +200,10 @@ def _format_name(path: str) -> str:
 
 
 def _pgn_chunks(path: str, spec: dict) -> Iterator[Chunk]:
-    from discrank._rows import BAD_RESULT, PGN_RESULTS
-    from discrank.pgn import pgn_game, pgn_headers, pgn_rows
+    from discrank.pgn import pgn_columns, pgn_headers, pgn_rows
 
     def screen(records: list, game0: int) -> Chunk:
-        white, black, score, dates, kinds, results = [], [], [], [], bytearray(), {}
-        for k, headers in enumerate(records):
-            w, b, result, d, kind = pgn_game(headers)
-            if kind == BAD_RESULT:
-                results[k] = result
-            white.append(w), black.append(b), dates.append(d), kinds.append(kind)
-            score.append(PGN_RESULTS.get(result, np.nan))
-        kind_arr = np.frombuffer(bytes(kinds), dtype=np.int8).copy()
+        white, black, score, dates, kind_arr, results = pgn_columns(records)
         W, B, s, t, dropped = pgn_rows(path, white, black, score, dates, kind_arr, results, start=spec["start"],
                                         end=spec["end"], min_player_games=1, invalid=spec["invalid"], game0=game0,
                                         empty_ok=True, need_time=spec["period"] is not None)
