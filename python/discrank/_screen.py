@@ -128,7 +128,7 @@ def _player_codes(a: np.ndarray, b: np.ndarray, missing_a: np.ndarray, missing_b
 
 
 def active_games(ca: np.ndarray, cb: np.ndarray, n_players: int, valid: np.ndarray,
-                 min_player_games: int) -> tuple[np.ndarray, np.ndarray]:
+                 min_player_games: int, games: Optional[np.ndarray] = None) -> tuple[np.ndarray, np.ndarray]:
     """The games of the players with at least ``min_player_games`` games, repeated until every remaining
     player has that many.
 
@@ -143,6 +143,9 @@ def active_games(ca: np.ndarray, cb: np.ndarray, n_players: int, valid: np.ndarr
         The games counted.
     min_player_games : int
         The fewest games a player keeps.
+    games : ndarray of float, shape (n_games,), optional
+        The games each row stands for (rows of games summed by pair, ``discrank.scan_games``); default
+        one each.
 
     Returns
     -------
@@ -152,7 +155,8 @@ def active_games(ca: np.ndarray, cb: np.ndarray, n_players: int, valid: np.ndarr
         The players that remain, by code; the last slot, for code -1, is True.
     """
     while True:
-        counts = np.bincount(ca[valid], minlength=n_players) + np.bincount(cb[valid], minlength=n_players)
+        w = None if games is None else games[valid]
+        counts = np.bincount(ca[valid], w, minlength=n_players) + np.bincount(cb[valid], w, minlength=n_players)
         alive = np.append(counts >= min_player_games, True)  # the last slot: code -1, no player named
         now = valid & alive[ca] & alive[cb]  # valid rows name both players: codes >= 0
         if now.sum() == valid.sum():

@@ -29,7 +29,7 @@ import numpy as np
 from discrank import _core
 from discrank._calendar import check_span, period_index
 from discrank._checks import check_choice, check_positive_int
-from discrank._rows import INVALID_KINDS, advantage_columns, check_invalid, pandas_module, warn_user
+from discrank._rows import INVALID_KINDS, active_games, advantage_columns, check_invalid, pandas_module, warn_user
 from discrank._scan_files import FORMATS, READERS, Chunk, parquet_rows, sources
 from discrank._scan_tables import MAX_COVARIATE_ROWS, Accumulator, Coder, chunk_table  # noqa: F401 - MAX_COVARIATE_ROWS, as it was
 from discrank.data import PairwiseData, covariate_data
@@ -72,19 +72,6 @@ def parse_bytes(value: Any, name: str = "memory_limit") -> int:
 
 
 # ---------------------------------------------------------------------------------------------- result
-def _k_core(lo: np.ndarray, hi: np.ndarray, n: np.ndarray, n_players: int, least: int) -> np.ndarray:
-    """The rows kept by ``min_player_games``: every remaining player has at least ``least`` games,
-    repeated until it holds (the readers' rule over games, here over the summed rows)."""
-    keep = np.ones(lo.size, dtype=bool)
-    while True:
-        counts = (np.bincount(lo[keep], n[keep], n_players) + np.bincount(hi[keep], n[keep], n_players))
-        alive = counts >= least
-        now = keep & alive[lo] & alive[hi]
-        if now.sum() == keep.sum():
-            return keep
-        keep = now
-
-
 def _assemble(held: list, coder: Coder, spec: dict) -> Any:
     """The scan's sums as the in-memory aggregation gives them: labels sorted, pairs and covariate rows
     in its order. ``held``: a list holding the table only (taken from it, so that its columns are freed
@@ -106,7 +93,8 @@ def _assemble(held: list, coder: Coder, spec: dict) -> Any:
     del t, flip
     n_labels = order.size
     if spec["min_player_games"] > 1:
-        keep = _k_core(lo, hi, n, n_labels, spec["min_player_games"])
+        # the readers' rule over games (repeated until every remaining player has them), over the summed rows
+        keep = active_games(lo, hi, n_labels, np.ones(lo.size, dtype=bool), spec["min_player_games"], games=n)[0]
         if not keep.any():
             raise ValueError(f"no player has at least min_player_games={spec['min_player_games']} games")
         lo, hi, n, w, xcode = lo[keep], hi[keep], n[keep], w[keep], xcode[keep]
