@@ -9,7 +9,7 @@ from typing import Any, Optional
 import numpy as np
 
 from discrank._checks import show
-from discrank._labels import factorize_objects
+from discrank._labels import object_numbers
 
 __all__ = ["COVARIATE_HELP", "advantage_columns", "as_advantage", "covariate_values"]
 
@@ -141,24 +141,7 @@ def covariate_values(values: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.nda
         bad = np.isinf(out)
         out[bad] = np.nan
         return out, missing, bad
-    codes, uniques = factorize_objects(np.asarray(values, dtype=object))
-    parsed = np.full(len(uniques) + 1, np.nan)  # the last slot: missing (code -1)
-    blank = np.zeros(len(uniques) + 1, dtype=bool)
-    blank[-1] = True
-    for u, v in enumerate(uniques):
-        if isinstance(v, (bool, int, float, np.bool_, np.integer, np.floating)):
-            parsed[u] = float(v)
-        elif isinstance(v, str):
-            key = v.strip()
-            if not key:
-                blank[u] = True
-            else:
-                try:
-                    parsed[u] = float(key)
-                except ValueError:
-                    pass
-    out = parsed[codes]
-    missing = blank[codes]
+    out, missing = object_numbers(values, bools=True)
     bad = ~missing & ~np.isfinite(out)
     out[missing | bad] = np.nan
     return out, missing, bad

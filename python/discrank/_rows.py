@@ -24,7 +24,7 @@ import numpy as np
 
 from discrank._advantage import COVARIATE_HELP, advantage_columns, as_advantage, covariate_values  # noqa: F401 - as_advantage: discrank._rows.as_advantage, as it was
 from discrank._checks import check_positive_int, self_play_message, show
-from discrank._labels import factorize_objects
+from discrank._labels import factorize_objects, object_numbers
 from discrank._screen import (BAD_COVARIATE, BAD_RESULT, BAD_TIME, INVALID_KINDS, MISSING_COVARIATE,  # noqa: F401 - the rows' names, as they were
                               MISSING_NAME, MISSING_RESULT, MISSING_TIME, SELF_PLAY, UNFINISHED, active_games,
                               check_invalid, screen_rows, time_bound, warn_user)
@@ -194,26 +194,7 @@ def _result_rows(values: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray
         number = out.copy()
         out[bad] = np.nan
         return out, missing, bad, number
-    codes, uniques = factorize_objects(np.asarray(values, dtype=object))
-    parsed = np.full(len(uniques) + 1, np.nan)  # the last slot: missing (code -1)
-    blank = np.zeros(len(uniques) + 1, dtype=bool)
-    blank[-1] = True
-    for u, v in enumerate(uniques):
-        if isinstance(v, str):
-            key = v.strip()
-            if not key:
-                blank[u] = True
-            elif key in PGN_RESULTS:
-                parsed[u] = PGN_RESULTS[key]
-            else:
-                try:
-                    parsed[u] = float(key)
-                except ValueError:
-                    pass
-        elif isinstance(v, (int, float, np.integer, np.floating)) and not isinstance(v, (bool, np.bool_)):
-            parsed[u] = float(v)
-    out = parsed[codes]
-    missing = blank[codes]
+    out, missing = object_numbers(values, PGN_RESULTS)
     with np.errstate(invalid="ignore"):
         bad = ~missing & ~((out >= 0.0) & (out <= 1.0))
     number = out.copy()
