@@ -127,7 +127,8 @@ def test_every_shared_private_module_exists():
     ("discrank._calendar", ["period_index", "period_start", "check_span", "refit_bins"]),
     ("discrank._coding", ["code_log", "log_pairs", "pairs_from_codes", "map_rows"]),
     ("discrank._losses", ["binary_log_loss", "game_losses", "outcome_losses"]),
-    ("discrank.pgn", ["pgn_headers", "pgn_game", "pgn_rows", "iter_pgn", "check_truncated", "decompression_errors"]),
+    ("discrank.pgn", ["pgn_headers", "pgn_game", "pgn_columns", "pgn_rows", "iter_pgn", "check_truncated",
+                      "decompression_errors"]),
 ])
 def test_each_helper_lives_in_the_module_named_for_it(module, names):
     mod = importlib.import_module(module)
