@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 
 from discrank._checks import show
-from discrank._rows import warn_user
+from discrank._screen import warn_user
 from discrank.exceptions import TruncatedFileWarning
 
 __all__ = ["check_scalar_column", "truncated_csv"]

@@ -12,7 +12,8 @@ from typing import Any, Iterator, Optional
 import numpy as np
 
 from discrank._checks import check_choice
-from discrank._rows import advantage_columns, read_frame_rows
+from discrank._advantage import advantage_columns
+from discrank._rows import read_frame_rows
 
 __all__ = ["FORMATS", "READERS", "Chunk", "parquet_rows", "sources"]
 

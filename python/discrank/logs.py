@@ -26,12 +26,13 @@ from typing import Any, Optional
 
 import numpy as np
 
+from discrank._advantage import advantage_columns, as_advantage
 from discrank._checks import check_no_self_play, check_positive_int, check_same_length, show
 from discrank._frame_files import check_scalar_column, truncated_csv
 from discrank._labels import as_label_array, check_same_kind, factorize_pair
-from discrank._rows import (DRAW_MARKERS, INVALID_KINDS, PGN_RESULTS, SELF_PLAY, active_games,  # noqa: F401 - PGN_RESULTS, as it was
-                            advantage_columns, as_advantage, as_times, check_invalid, pandas_module, parse_results,
-                            read_frame_rows, time_bound)
+from discrank._rows import (DRAW_MARKERS, PGN_RESULTS, as_times, pandas_module, parse_results,  # noqa: F401 - PGN_RESULTS, as it was
+                            read_frame_rows)
+from discrank._screen import INVALID_KINDS, SELF_PLAY, active_games, check_invalid, time_bound
 from discrank.data import PairwiseData
 from discrank.pgn import check_truncated, decompression_errors, pgn_columns, pgn_headers, pgn_rows
 from discrank.pgn import iter_pgn  # noqa: F401 - discrank.logs.iter_pgn, as it was

@@ -19,8 +19,9 @@ import numpy as np
 
 from discrank._checks import check_choice, self_play_message, show
 from discrank._labels import text_array
-from discrank._rows import (BAD_RESULT, BAD_TIME, MISSING_NAME, MISSING_TIME, PGN_RESULTS, SELF_PLAY, UNFINISHED,
-                            screen_rows, warn_user)
+from discrank._rows import PGN_RESULTS
+from discrank._screen import (BAD_RESULT, BAD_TIME, MISSING_NAME, MISSING_TIME, SELF_PLAY, UNFINISHED, screen_rows,
+                              warn_user)
 from discrank.exceptions import TruncatedFileWarning
 
 __all__ = ["iter_pgn", "pgn_headers", "pgn_game", "pgn_columns", "pgn_rows", "check_truncated", "decompression_errors"]

@@ -27,11 +27,13 @@ from typing import Any, Optional
 import numpy as np
 
 from discrank import _core
+from discrank._advantage import advantage_columns
 from discrank._calendar import check_span, period_index
 from discrank._checks import check_choice, check_positive_int
-from discrank._rows import INVALID_KINDS, active_games, advantage_columns, check_invalid, pandas_module, warn_user
+from discrank._rows import pandas_module
 from discrank._scan_files import FORMATS, READERS, Chunk, parquet_rows, sources
 from discrank._scan_tables import MAX_COVARIATE_ROWS, Accumulator, Coder, chunk_table  # noqa: F401 - MAX_COVARIATE_ROWS, as it was
+from discrank._screen import INVALID_KINDS, active_games, check_invalid, warn_user
 from discrank.data import PairwiseData, covariate_data
 from discrank.periods import PeriodGames
 
