@@ -112,7 +112,7 @@ def validation_online(t_train: np.ndarray, t0, t1, t: np.ndarray) -> Validation:
 def validation_like(t_train: np.ndarray, t0, t1, end, t: np.ndarray) -> Optional[Validation]:
     """A :class:`Validation` whose window and gap copy the test's, when the training period is long
     enough (at least twice the window plus the gap); else None (the default)."""
-    last = min(t1, t[-1]) if t.dtype.kind == "M" else min(t1, t[-1])
+    last = min(t1, t[-1])
     window = last - t0
     gap = t0 - end
     span = t_train[-1] - t_train[0]

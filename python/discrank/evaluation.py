@@ -229,16 +229,17 @@ class _Run:
     online: bool
     tune_like_test: bool
     refit: Any
-    preds: dict = field(default_factory=dict)
-    outs: dict = field(default_factory=dict)
+    preds: dict = field(init=False)  # name -> the predictions of each origin
+    outs: dict = field(init=False)  # name -> the three outcomes of each origin (None without them)
+    seconds: dict = field(init=False)
+    plain: dict = field(init=False)  # name -> the model is given the games without their covariates
+    sources: dict = field(init=False)  # plain -> the games given
     ys: list = field(default_factory=list)
     origins: list = field(default_factory=list)
-    seconds: dict = field(default_factory=dict)
     fitted: dict = field(default_factory=dict)
     notes: list = field(default_factory=list)
 
     def __post_init__(self) -> None:
-        # a model that takes no advantage covariates is given the games without them
         self.plain = {name: self.games.adv is not None and getattr(model, "takes_advantage", True) is False
                       for name, model in self.named.items()}
         self.sources = {False: self.games}
