@@ -181,7 +181,6 @@ def test_the_constants_stay_importable_where_they_were(module, name, home):
     assert getattr(importlib.import_module(module), name) is getattr(importlib.import_module(owner), attr)
 
 
-
 def test_the_calendar_is_one_definition():
     # the solver module holds no calendar, and evaluate's refit periods are the calendar's periods
     import discrank._calendar as calendar
