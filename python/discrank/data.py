@@ -4,6 +4,9 @@ A :class:`PairwiseData` holds, for each observed unordered pair of players ``i <
 probability ``p`` that ``i`` beats ``j`` and, when known, the number of games behind it. Observation is
 explicit (a list of pairs): a win rate of exactly 0 or 1 is an observation, never a missing entry.
 Each unordered pair is stored once, so hiding a pair hides both ``(i, j)`` and ``(j, i)``.
+
+The constructors from games, pairs, a frame or a matrix are :class:`~discrank._pair_constructors.PairConstructors`'
+(``PairwiseData`` derives from it); :class:`CovariateRows` is :mod:`discrank._covariate_rows`'.
 """
 
 from __future__ import annotations
