@@ -127,13 +127,18 @@ def _imports(module: str) -> set:
 
 def test_the_data_path_is_a_straight_line():
     """read (logs, _rows) -> GameLog -> PairwiseData: data.py imports neither logs.py nor anything that
-    imports data.py; _checks imports nothing of discrank but its exceptions."""
+    imports data.py (its constructors and covariate rows sit below it); _checks imports nothing of discrank
+    but its exceptions."""
     assert _imports("discrank._checks") <= {"discrank.exceptions"}
-    for low in ("discrank._labels", "discrank._rows"):
+    for low in ("discrank._labels", "discrank._rows", "discrank._screen", "discrank._advantage",
+                "discrank._pair_constructors", "discrank._covariate_rows"):
         assert not _imports(low) & {"discrank.data", "discrank.logs"}, low
     assert "discrank.logs" not in _imports("discrank.data")
     assert _imports("discrank.data") <= {"discrank._core", "discrank._checks", "discrank._labels", "discrank._rows",
+                                         "discrank._pair_constructors", "discrank._covariate_rows",
                                          "discrank.exceptions"}
+    assert _imports("discrank._pair_constructors") <= {"discrank._core", "discrank._checks", "discrank._labels",
+                                                       "discrank._rows"}
 
 
 def test_checks_module_lists_its_functions():

@@ -559,13 +559,13 @@ def test_an_unfitted_dynamic_model_is_not_saved(tmp_path):
 
 
 def test_the_history_is_the_same_with_int32_and_int64_player_period_keys(monkeypatch):
-    from discrank import _history
+    from discrank import _history, _history_build
 
     log = league(n=30, periods=40, games=3000, draws=True, seed=4)
     m = DynamicElo(period=1.0)
     labels, ca, cb, score, bins, t, x, _ = m._games(log)
     small = _history.build_history(ca, cb, score, bins, x, len(labels), True)
-    monkeypatch.setattr(_history, "INT32_KEYS", 0)  # the int64 path of logs with n_players * periods >= 2^31
+    monkeypatch.setattr(_history_build, "INT32_KEYS", 0)  # the int64 path of logs with n_players * periods >= 2^31
     wide = _history.build_history(ca, cb, score, bins, x, len(labels), True)
     for name in ("n_players", "n_pp", "pp_player", "pp_bin", "first", "gap", "lo", "hi", "x", "n", "win", "draw"):
         a, b = getattr(small, name), getattr(wide, name)

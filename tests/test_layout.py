@@ -127,7 +127,8 @@ def test_every_shared_private_module_exists():
     ("discrank._calendar", ["period_index", "period_start", "check_span", "refit_bins"]),
     ("discrank._coding", ["code_log", "log_pairs", "pairs_from_codes", "map_rows"]),
     ("discrank._losses", ["binary_log_loss", "game_losses", "outcome_losses"]),
-    ("discrank.pgn", ["pgn_headers", "pgn_game", "pgn_rows", "iter_pgn", "check_truncated", "decompression_errors"]),
+    ("discrank.pgn", ["pgn_headers", "pgn_game", "pgn_columns", "pgn_rows", "iter_pgn", "check_truncated",
+                      "decompression_errors"]),
 ])
 def test_each_helper_lives_in_the_module_named_for_it(module, names):
     mod = importlib.import_module(module)
@@ -144,9 +145,40 @@ def test_each_helper_lives_in_the_module_named_for_it(module, names):
     ("discrank.logs", "read_pgn", "discrank.logs"),
     ("discrank.logs", "iter_pgn", "discrank.pgn"),
     ("discrank", "read_pgn", "discrank.logs"),
+    # the modules split by step (issue 32): each name where it was, defined in its new home
+    ("discrank", "Evaluation", "discrank._evaluation_result"),
+    ("discrank.evaluation", "Evaluation", "discrank._evaluation_result"),
+    ("discrank.data", "CovariateRows", "discrank._covariate_rows"),
+    ("discrank._rows", "time_bound", "discrank._screen"),
+    ("discrank._rows", "screen_rows", "discrank._screen"),
+    ("discrank._rows", "active_games", "discrank._screen"),
+    ("discrank._rows", "check_invalid", "discrank._screen"),
+    ("discrank._rows", "warn_user", "discrank._screen"),
+    ("discrank._rows", "advantage_columns", "discrank._advantage"),
+    ("discrank._rows", "as_advantage", "discrank._advantage"),
+    ("discrank._history", "History", "discrank._history_build"),
+    ("discrank._history", "build_history", "discrank._history_build"),
+    ("discrank._history", "chains", "discrank._history_build"),
+    ("discrank._history", "carry", "discrank._history_build"),
 ])
 def test_the_public_names_stay_importable_where_they_were(module, name, home):
     assert getattr(importlib.import_module(module), name).__module__ == home
+
+
+@pytest.mark.parametrize("module, name, home", [
+    ("discrank.evaluation", "CALENDAR", "discrank._calendar.PERIODS"),
+    ("discrank.evaluation", "OUTCOME_TOL", "discrank._walk.OUTCOME_TOL"),
+    ("discrank.evaluation", "EPS", "discrank._losses.EPS"),
+    ("discrank.data", "CONSISTENCY_TOL", "discrank._pair_constructors.CONSISTENCY_TOL"),
+    ("discrank.scan", "FORMATS", "discrank._scan_files.FORMATS"),
+    ("discrank.scan", "MAX_COVARIATE_ROWS", "discrank._scan_tables.MAX_COVARIATE_ROWS"),
+    ("discrank._rows", "INVALID_KINDS", "discrank._screen.INVALID_KINDS"),
+    ("discrank.logs", "INVALID_KINDS", "discrank._screen.INVALID_KINDS"),
+    ("discrank.logs", "PGN_RESULTS", "discrank._rows.PGN_RESULTS"),
+])
+def test_the_constants_stay_importable_where_they_were(module, name, home):
+    owner, _, attr = home.rpartition(".")
+    assert getattr(importlib.import_module(module), name) is getattr(importlib.import_module(owner), attr)
 
 
 def test_the_calendar_is_one_definition():

@@ -447,3 +447,27 @@ def test_atp_through_the_command_line(tmp_path, capsys):
     assert err == ("discrank: warning: dropped 2 of 32640 rows in the time window: 2 player against themself "
                    "(rows 869973, 870347)\n")  # no pandas DtypeWarning; row 867639's player has < 20 games
     assert pd.read_csv(tmp_path / "r.csv")["games"].min() >= 20
+
+
+def test_an_object_column_reads_as_numbers_with_pgn_results_and_bools_only_where_asked():
+    from discrank._labels import object_numbers
+
+    values = np.array(["1-0", " 0.5 ", "", None, float("nan"), True, 2, "x", "1/2-1/2"], dtype=object)
+    results, missing = object_numbers(values, {"1-0": 1.0, "1/2-1/2": 0.5})
+    np.testing.assert_array_equal(results, [1.0, 0.5, np.nan, np.nan, np.nan, np.nan, 2.0, np.nan, 0.5])
+    np.testing.assert_array_equal(missing, [False, False, True, True, True, False, False, False, False])
+    covariates, _ = object_numbers(values, bools=True)
+    np.testing.assert_array_equal(covariates, [np.nan, 0.5, np.nan, np.nan, np.nan, 1.0, 2.0, np.nan, np.nan])
+
+
+def test_scan_keeps_the_players_with_enough_games_over_summed_rows_as_the_readers_do_over_games():
+    from discrank._screen import active_games
+
+    # players 0-1 met 3 times (one summed row), 1-2 once, 2-3 once: with at least 2 games, 3 goes, then 2
+    lo, hi, n = np.array([0, 1, 2]), np.array([1, 2, 3]), np.array([3.0, 1.0, 1.0])
+    keep, alive = active_games(lo, hi, 4, np.ones(3, dtype=bool), 2, games=n)
+    np.testing.assert_array_equal(keep, [True, False, False])
+    ca, cb = np.repeat(lo, [3, 1, 1]), np.repeat(hi, [3, 1, 1])
+    by_game, _ = active_games(ca, cb, 4, np.ones(5, dtype=bool), 2)
+    np.testing.assert_array_equal(by_game, [True, True, True, False, False])
+    np.testing.assert_array_equal(alive, [True, True, False, False, True])

@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 import discrank
+import discrank._scan_tables as _scan_tables
 import discrank.scan as scan
 from discrank.exceptions import InvalidRowsWarning
 
@@ -38,13 +39,13 @@ def _same(d, ref):
 @pytest.fixture
 def spills(monkeypatch):
     calls = {"n": 0}
-    original = scan._Accumulator._spill
+    original = _scan_tables.Accumulator._spill
 
     def counted(self):
         calls["n"] += 1
         return original(self)
 
-    monkeypatch.setattr(scan._Accumulator, "_spill", counted)
+    monkeypatch.setattr(_scan_tables.Accumulator, "_spill", counted)
     return calls
 
 
@@ -160,14 +161,14 @@ def test_interrupted_scan_leaves_no_temporary_file(tmp_path, monkeypatch):
     _frame(9).to_parquet(tmp_path / "g.parquet")
     spill_dir = tmp_path / "spill"
     spill_dir.mkdir()
-    original = scan._Accumulator._spill
+    original = _scan_tables.Accumulator._spill
 
     def spill_then_interrupt(self):
         original(self)
         assert os.listdir(spill_dir)  # a run was written
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(scan._Accumulator, "_spill", spill_then_interrupt)
+    monkeypatch.setattr(_scan_tables.Accumulator, "_spill", spill_then_interrupt)
     with pytest.raises(KeyboardInterrupt):
         scan.scan_games(tmp_path / "g.parquet", score="score", memory_limit="1MiB", batch_rows=2000,
                         tmpdir=spill_dir)

@@ -31,6 +31,7 @@ __all__ = [
     "check_same_length",
     "self_play_message",
     "show",
+    "show_time",
 ]
 
 #: Characters of a value that :func:`show` prints before cutting it.
@@ -66,6 +67,24 @@ def show(value: Any, limit: int = SHOW_LIMIT) -> str:
     if len(text) <= limit:
         return text
     return f"{text[: limit - 20]}... ({len(text)} characters)"
+
+
+def show_time(value: Any) -> str:
+    """A time as the user reads it: ISO text for a datetime64, :func:`show` of anything else.
+
+    Parameters
+    ----------
+    value : object
+        The time.
+
+    Returns
+    -------
+    str
+        The text for a message.
+    """
+    if isinstance(value, np.datetime64):
+        return str(value)
+    return show(value)
 
 
 # ------------------------------------------------------------------ scalars

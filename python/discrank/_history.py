@@ -16,6 +16,9 @@ tridiagonal matrix: the preconditioner of conjugate gradients is its banded Chol
 games' curvature on its diagonal), and the Newton system is solved to a relative residual that shrinks
 with the square root of the gradient (an inexact Newton method), so the iterates converge
 superlinearly to the exact MAP.
+
+The rows over player-periods are built in :mod:`discrank._history_build` (:func:`build_history`, its
+names importable from here as well); this module solves the problem.
 """
 
 from __future__ import annotations
@@ -31,6 +34,7 @@ from scipy.special import expit
 
 from discrank import _core
 from discrank._draws import draw_start
+from discrank._history_build import History, build_history, carry, chains  # noqa: F401 - the history's names, as they were
 
 __all__ = ["History", "Rows", "build_history", "solve_history", "covariance_at", "chains", "carry"]
 
@@ -41,174 +45,6 @@ FORCING_CAP = 0.1
 #: A Newton step whose predicted decrease is below this times the objective is judged by the gradient
 #: (the objective's sums round at about 1e-16 of their value, times the terms' count's square root).
 ROUNDING = 1e-13
-#: build_history codes the player-periods with int32 keys when ``n_players * periods`` is at most this.
-INT32_KEYS = np.iinfo(np.int32).max
-
-
-@dataclass
-class History:
-    """The games of a log as rows over player-periods, with the structure the solver reuses.
-
-    Attributes
-    ----------
-    n_players, n_pp : int
-        Players, and player-periods (a player in a period in which they played).
-    pp_player, pp_bin : ndarray of int64, shape (n_pp,)
-        The player and the period of each player-period, sorted by player then period.
-    first : ndarray of bool, shape (n_pp,)
-        Whether the player-period is its player's first.
-    gap : ndarray of float, shape (n_pp - 1,)
-        Periods between player-period ``k`` and ``k + 1`` when they belong to one player, else 0 (no link).
-    lo, hi : ndarray of int64, shape (n_rows,)
-        The two player-periods of each row (games of one pair of player-periods with one covariate
-        value, oriented ``lo < hi``).
-    x : ndarray of float, shape (n_rows, n_cov)
-        The covariates of each row, attributed to ``lo``.
-    n, win, draw : ndarray of float, shape (n_rows,)
-        Games, wins of ``lo`` (a draw counting half when there is no draw model), draws.
-    """
-
-    n_players: int
-    n_pp: int
-    pp_player: np.ndarray
-    pp_bin: np.ndarray
-    first: np.ndarray
-    gap: np.ndarray
-    lo: np.ndarray
-    hi: np.ndarray
-    x: np.ndarray
-    n: np.ndarray
-    win: np.ndarray
-    draw: np.ndarray
-    @property
-    def n_cov(self) -> int:
-        return int(self.x.shape[1])
-
-
-def build_history(ca: np.ndarray, cb: np.ndarray, score: np.ndarray, bins: np.ndarray, x: Optional[np.ndarray],
-                  n_players: int, draws: bool, w: Optional[np.ndarray] = None) -> History:
-    """Rows over player-periods from coded games.
-
-    Parameters
-    ----------
-    ca, cb : ndarray of int64
-        Player codes of a and b, in ``[0, n_players)``.
-    score : ndarray of float
-        Score of a (1, 0.5, 0; any value in [0, 1] without a draw model).
-    bins : ndarray of int64
-        Period of each game.
-    x : ndarray of float, shape (n_games, n_cov), optional
-        Covariates attributed to a.
-    n_players : int
-        Number of player codes.
-    draws : bool
-        Whether the rows keep wins and draws apart (a draw model); else ``win`` is the score sum.
-    w : ndarray of float, optional
-        The number of games each entry stands for (games summed by :class:`discrank.PeriodGames`);
-        default one each.
-
-    Returns
-    -------
-    History
-    """
-    ca = np.asarray(ca, dtype=np.int64)
-    cb = np.asarray(cb, dtype=np.int64)
-    bmin = int(bins.min())
-    rel = bins - bmin
-    span = int(rel.max()) + 1
-    # player-periods: sorted by player, then period (keys as int32 where they fit: numpy sorts them faster)
-    keys = np.concatenate([ca * span + rel, cb * span + rel])
-    if n_players * span <= INT32_KEYS:
-        keys = keys.astype(np.int32)
-    uniq, inv = np.unique(keys, return_inverse=True)
-    uniq = uniq.astype(np.int64, copy=False)
-    inv = inv.reshape(-1)
-    n_games = ca.size
-    pa, pb = inv[:n_games], inv[n_games:]
-    pp_player = uniq // span
-    pp_bin = uniq % span + bmin
-    n_pp = uniq.size
-    same = pp_player[1:] == pp_player[:-1]
-    gap = np.where(same, (pp_bin[1:] - pp_bin[:-1]).astype(np.float64), 0.0)
-    first = np.ones(n_pp, dtype=bool)
-    first[1:] = ~same
-    # orient rows lo < hi
-    swap = pa > pb
-    lo = np.where(swap, pb, pa)
-    hi = np.where(swap, pa, pb)
-    y = np.where(swap, 1.0 - score, score)
-    sign = np.where(swap, -1.0, 1.0)
-    if x is None or x.shape[1] == 0:
-        xo = np.zeros((n_games, 0))
-        xcode = np.zeros(n_games, dtype=np.int64)
-        n_x = 1
-        xrows = np.zeros((1, 0))
-    else:
-        xo = x * sign[:, None]
-        xrows, xcode = np.unique(xo, axis=0, return_inverse=True)
-        xcode = xcode.reshape(-1)
-        n_x = xrows.shape[0]
-    key = (lo * n_pp + hi) * n_x + xcode
-    ukey, rinv = np.unique(key, return_inverse=True)
-    n_rows = ukey.size
-    if w is None:
-        rows_n = np.bincount(rinv, minlength=n_rows).astype(np.float64)
-    else:
-        w = np.asarray(w, dtype=np.float64)
-        rows_n = np.bincount(rinv, w, n_rows)
-    if draws:
-        is_win, is_draw = (y == 1.0).astype(np.float64), (y == 0.5).astype(np.float64)
-        if w is not None:
-            is_win, is_draw = is_win * w, is_draw * w
-        win = np.bincount(rinv, is_win, n_rows)
-        draw = np.bincount(rinv, is_draw, n_rows)
-    else:
-        win = np.bincount(rinv, y if w is None else y * w, n_rows)
-        draw = np.zeros(n_rows)
-    r_x = ukey % n_x
-    pairkey = ukey // n_x
-    r_lo, r_hi = pairkey // n_pp, pairkey % n_pp
-    return History(n_players, n_pp, pp_player, pp_bin, first, gap, r_lo, r_hi, xrows[r_x], rows_n, win, draw)
-
-
-def chains(h: History) -> tuple[np.ndarray, np.ndarray]:
-    """(start, count): each player's first player-period and how many it has (-1 and 0 for a player with
-    no game)."""
-    first = np.flatnonzero(h.first)
-    start = np.full(h.n_players, -1, dtype=np.int64)
-    count = np.zeros(h.n_players, dtype=np.int64)
-    start[h.pp_player[first]] = first
-    count[h.pp_player[first]] = np.diff(np.append(first, h.n_pp))
-    return start, count
-
-
-def carry(pp_player: np.ndarray, pp_bin: np.ndarray, r: np.ndarray, tail: np.ndarray, h: "History") -> np.ndarray:
-    """A warm start for the history ``h`` from a fit over fewer games: each player-period starts at its
-    player's latest fitted rating at or before it (a new player at 0), then the global parameters
-    ``tail`` (beta, eta) as fitted.
-
-    Parameters
-    ----------
-    pp_player, pp_bin, r : ndarray
-        The fitted player-periods (sorted by player, then period) and their ratings.
-    tail : ndarray
-        The fitted beta, then eta.
-    h : History
-        The new history.
-
-    Returns
-    -------
-    ndarray
-        The parameter vector of ``h``.
-    """
-    bmin = int(min(h.pp_bin.min(), pp_bin.min()))
-    span = int(max(h.pp_bin.max(), pp_bin.max())) - bmin + 1
-    pos = np.searchsorted(pp_player * span + (pp_bin - bmin), h.pp_player * span + (h.pp_bin - bmin), side="right") - 1
-    ok = pos >= 0
-    ok[ok] = pp_player[pos[ok]] == h.pp_player[ok]
-    out = np.zeros(h.n_pp)
-    out[ok] = r[pos[ok]]
-    return np.concatenate([out, np.asarray(tail, dtype=np.float64)])
 
 
 @dataclass

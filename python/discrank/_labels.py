@@ -9,7 +9,7 @@ import numpy as np
 from discrank._checks import show
 
 __all__ = ["LabelIndex", "as_label_array", "as_query", "canonical_labels", "check_same_kind", "factorize_objects",
-           "factorize_pair", "show", "text_array"]
+           "factorize_pair", "object_numbers", "show", "text_array"]
 
 
 def _describe(values: np.ndarray, limit: int = 5) -> str:
@@ -307,6 +307,49 @@ def factorize_objects(values: np.ndarray) -> tuple[np.ndarray, list]:
         return codes, list(table)
     codes, uniques = pd.factorize(values)
     return np.asarray(codes, dtype=np.int64), list(np.asarray(uniques, dtype=object))
+
+
+def object_numbers(values: np.ndarray, words: Optional[dict] = None,
+                   bools: bool = False) -> tuple[np.ndarray, np.ndarray]:
+    """An object column read as numbers, each distinct value once (:func:`factorize_objects`).
+
+    Parameters
+    ----------
+    values : ndarray
+        The column (any dtype; read as objects).
+    words : dict of str to float, optional
+        Text read as a number by its stripped value (PGN results: "1-0" is 1), before text that reads as
+        a number ("0.5").
+    bools : bool, optional
+        Read bools as 0 / 1; otherwise a bool is no number.
+
+    Returns
+    -------
+    numbers : ndarray of float64
+        Each row's number; NaN where it has none (missing, or a value that is no number).
+    missing : ndarray of bool
+        The rows whose value is missing: None, NaN, NA, or empty or blank text.
+    """
+    codes, uniques = factorize_objects(np.asarray(values, dtype=object))
+    parsed = np.full(len(uniques) + 1, np.nan)  # the last slot: missing (code -1)
+    blank = np.zeros(len(uniques) + 1, dtype=bool)
+    blank[-1] = True
+    for u, v in enumerate(uniques):
+        if isinstance(v, str):
+            key = v.strip()
+            if not key:
+                blank[u] = True
+            elif words is not None and key in words:
+                parsed[u] = words[key]
+            else:
+                try:
+                    parsed[u] = float(key)
+                except ValueError:
+                    pass
+        elif isinstance(v, (int, float, np.integer, np.floating, np.bool_)) and \
+                (bools or not isinstance(v, (bool, np.bool_))):
+            parsed[u] = float(v)
+    return parsed[codes], blank[codes]
 
 
 def factorize_pair(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

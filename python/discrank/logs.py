@@ -26,14 +26,15 @@ from typing import Any, Optional
 
 import numpy as np
 
+from discrank._advantage import advantage_columns, as_advantage
 from discrank._checks import check_no_self_play, check_positive_int, check_same_length, show
+from discrank._frame_files import check_scalar_column, truncated_csv
 from discrank._labels import as_label_array, check_same_kind, factorize_pair
-from discrank._rows import (BAD_RESULT, DRAW_MARKERS, INVALID_KINDS, PGN_RESULTS, SELF_PLAY, active_games,
-                            advantage_columns, as_advantage, as_times, check_invalid, pandas_module, parse_results,
-                            read_frame_rows, time_bound, warn_user)
+from discrank._rows import (DRAW_MARKERS, PGN_RESULTS, as_times, pandas_module, parse_results,  # noqa: F401 - PGN_RESULTS, as it was
+                            read_frame_rows)
+from discrank._screen import INVALID_KINDS, SELF_PLAY, active_games, check_invalid, time_bound
 from discrank.data import PairwiseData
-from discrank.exceptions import TruncatedFileWarning
-from discrank.pgn import check_truncated, decompression_errors, pgn_game, pgn_headers, pgn_rows
+from discrank.pgn import check_truncated, decompression_errors, pgn_columns, pgn_headers, pgn_rows
 from discrank.pgn import iter_pgn  # noqa: F401 - discrank.logs.iter_pgn, as it was
 
 __all__ = ["GameLog", "parse_results", "read_pgn", "DRAW_MARKERS", "INVALID_KINDS"]
@@ -242,7 +243,7 @@ class GameLog:
         try:
             df = pd.read_csv(path, **read_kw)
         except EOFError as exc:  # a compressed file cut short
-            df = _truncated_csv(pd, path, read_kw, truncated, exc)
+            df = truncated_csv(pd, path, read_kw, truncated, exc)
         except (*decompression_errors(), OSError) as exc:
             if isinstance(exc, OSError) and (exc.errno is not None or exc.filename is not None):
                 raise  # a system error (no such file, permission): it names the file
@@ -296,7 +297,7 @@ class GameLog:
         for role, col in (("a", a), ("b", b), ("score", score), ("winner", winner), ("time", time),
                           *(("advantage", c) for c in advantage_columns(advantage))):
             if col is not None and col in df.columns:
-                _check_scalar_column(pd, df[col], col, role, path)
+                check_scalar_column(pd, df[col], col, role, path)
         return cls.from_frame(df, a=a, b=b, score=score, winner=winner, time=time, start=start, end=end,
                               min_player_games=min_player_games, invalid=invalid, advantage=advantage)
 
@@ -443,86 +444,6 @@ class GameLog:
         return PairwiseData.from_games(self.a, self.b, self.score, labels, min_games=min_games, weights=weights)
 
 
-def _truncated_csv(pd: Any, path: Any, read_kw: dict, truncated: str, exc: BaseException) -> Any:
-    """The frame of the complete lines of a truncated compressed CSV file (``truncated="keep"``, with a
-    warning), or a ``ValueError`` naming the file, where its text ends and the last complete row."""
-    import bz2
-    import gzip
-    import io
-    import lzma
-
-    where = os.fspath(path) if isinstance(path, (str, os.PathLike)) else repr(path)
-    method = read_kw.get("compression", "infer")
-    if isinstance(method, dict):
-        method = method.get("method")
-    if method == "infer":
-        method = {".gz": "gzip", ".bz2": "bz2", ".xz": "xz"}.get(os.path.splitext(where)[1].lower())
-    opener = {"gzip": gzip, "bz2": bz2, "xz": lzma}.get(method) if isinstance(path, (str, os.PathLike)) else None
-    if opener is None:
-        raise ValueError(f"{where}: the compressed file is truncated ({exc}); truncated=\"keep\" reads .gz, .bz2 "
-                         "and .xz files given by path") from None
-    chunks = []
-    with opener.open(path, "rb") as fh:
-        try:
-            while True:
-                block = fh.read1(1 << 16)  # (read() would drop what it had decompressed when it meets the end)
-                if not block:
-                    break
-                chunks.append(block)
-        except EOFError:
-            pass
-    text = b"".join(chunks)
-    complete = text[: text.rfind(b"\n") + 1]
-    lines = complete.count(b"\n")
-    kw = {k: v for k, v in read_kw.items() if k != "compression"}
-    try:
-        df = pd.read_csv(io.BytesIO(complete), **kw)
-    except (pd.errors.EmptyDataError, pd.errors.ParserError, ValueError):
-        df = None
-    rows = 0 if df is None else len(df)
-    ends = f"its text ends at byte {len(text):,}, in line {lines + 1}"
-    last = f"the last complete row is row {rows - 1}, on line {lines}" if rows else "no row is complete"
-    if truncated == "raise":
-        keep = f"keeps the {rows} complete rows before it" if rows else "keeps nothing here"
-        raise ValueError(f"{where}: the compressed file is truncated ({exc}): {ends}; {last}; truncated=\"keep\" "
-                         f"(discrank fit --keep-truncated) {keep}") from None
-    if not rows:
-        raise ValueError(f"{where}: the compressed file is truncated: {ends}, and no row is complete") from None
-    warn_user(f"{where}: the compressed file is truncated: {ends}; kept the {rows} complete rows read before the "
-          f"truncation; {last}", TruncatedFileWarning)
-    return df
-
-
-def _check_scalar_column(pd: Any, col: Any, name: str, role: str, path: Any) -> None:
-    """A ``ValueError`` when a column holds lists, arrays or structs (a Parquet list or struct column)
-    instead of one value per game, naming the column and its type."""
-    dtype = col.dtype
-    nested = None
-    arrow = getattr(dtype, "pyarrow_dtype", None)
-    if arrow is not None:
-        import pyarrow as pa
-
-        if pa.types.is_nested(arrow):
-            nested = (0, None, str(arrow))
-    elif dtype == object and pd.api.types.infer_dtype(col, skipna=True) == "mixed":
-        for k, v in enumerate(col.tolist()):
-            if isinstance(v, (list, tuple, dict, set, np.ndarray)):
-                nested = (k, v, type(v).__name__)
-                break
-    if nested is None:
-        return
-    k, v, kind = nested
-    try:  # the column's type in the file, when pyarrow can read the schema
-        import pyarrow.parquet as pq
-
-        kind = str(pq.read_schema(path).field(name).type)
-    except Exception:  # noqa: BLE001 - the Python type of the value is named instead
-        pass
-    value = "" if v is None else f" (row {k}: {show(v.tolist() if isinstance(v, np.ndarray) else v)})"
-    raise ValueError(f"{path}: column {name!r} (for {role}) has the type {kind}: it holds lists or records{value}, "
-                     "not one value per game")
-
-
 def read_pgn(path: Any, *, progress: Optional[bool] = None, max_games: Optional[int] = None, start: Any = None,
              end: Any = None, min_player_games: int = 1, invalid: str = "raise", truncated: str = "raise") -> GameLog:
     """A PGN file (Lichess's format) as a :class:`GameLog`, streamed game by game.
@@ -581,23 +502,7 @@ def read_pgn(path: Any, *, progress: Optional[bool] = None, max_games: Optional[
     invalid = check_invalid(invalid)
     min_player_games = check_positive_int(min_player_games, "min_player_games")
     truncated = check_truncated(truncated)
-    white: list[str] = []
-    black: list[str] = []
-    score: list[float] = []
-    dates: list[Optional[str]] = []
-    kinds = bytearray()
-    results: dict[int, str] = {}  # the results of the games whose result is not a PGN result
-    finished = 0
-    for headers in pgn_headers(path, progress, truncated):
-        w, b, result, d, kind = pgn_game(headers)
-        if kind == BAD_RESULT:
-            results[len(kinds)] = result
-        white.append(w), black.append(b), dates.append(d), kinds.append(kind)
-        score.append(PGN_RESULTS.get(result, np.nan))
-        finished += kind == 0
-        if max_games is not None and finished >= max_games:
-            break
-    kind_arr = np.frombuffer(bytes(kinds), dtype=np.int8).copy()
+    white, black, score, dates, kind_arr, results = pgn_columns(pgn_headers(path, progress, truncated), max_games)
     if not np.isin(kind_arr, (0, SELF_PLAY)).any():
         raise ValueError(f"{os.fspath(path)}: no finished game with two named players")
     W, B, sc, time, dropped = pgn_rows(path, white, black, score, dates, kind_arr, results, start=start, end=end,

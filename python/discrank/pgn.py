@@ -13,17 +13,18 @@ from __future__ import annotations
 import os
 import sys
 import time as _time
-from typing import Any, Iterator, Optional
+from typing import Any, Iterable, Iterator, Optional
 
 import numpy as np
 
 from discrank._checks import check_choice, self_play_message, show
 from discrank._labels import text_array
-from discrank._rows import (BAD_RESULT, BAD_TIME, MISSING_NAME, MISSING_TIME, PGN_RESULTS, SELF_PLAY, UNFINISHED,
-                            screen_rows, warn_user)
+from discrank._rows import PGN_RESULTS
+from discrank._screen import (BAD_RESULT, BAD_TIME, MISSING_NAME, MISSING_TIME, SELF_PLAY, UNFINISHED, screen_rows,
+                              warn_user)
 from discrank.exceptions import TruncatedFileWarning
 
-__all__ = ["iter_pgn", "pgn_headers", "pgn_game", "pgn_rows", "check_truncated", "decompression_errors"]
+__all__ = ["iter_pgn", "pgn_headers", "pgn_game", "pgn_columns", "pgn_rows", "check_truncated", "decompression_errors"]
 
 
 class _Progress:
@@ -148,6 +149,30 @@ def pgn_game(headers: Any) -> tuple[str, str, str, Optional[str], int]:
     else:
         kind = 0
     return white, black, result, date, kind
+
+
+def pgn_columns(records: Iterable, max_games: Optional[int] = None) -> tuple:
+    """The columns of PGN header records, each game classified by :func:`pgn_game`: (White, Black, White's
+    score with NaN where the result is no PGN result, dates or None, each game's kind as int8, the
+    results that are no PGN result by game), the input of :func:`pgn_rows`. ``max_games``: stop after
+    this many finished games of two different named players."""
+    white: list[str] = []
+    black: list[str] = []
+    score: list[float] = []
+    dates: list[Optional[str]] = []
+    kinds = bytearray()
+    results: dict[int, str] = {}  # the results of the games whose result is not a PGN result
+    finished = 0
+    for headers in records:
+        w, b, result, d, kind = pgn_game(headers)
+        if kind == BAD_RESULT:
+            results[len(kinds)] = result
+        white.append(w), black.append(b), dates.append(d), kinds.append(kind)
+        score.append(PGN_RESULTS.get(result, np.nan))
+        finished += kind == 0
+        if max_games is not None and finished >= max_games:
+            break
+    return white, black, score, dates, np.frombuffer(bytes(kinds), dtype=np.int8).copy(), results
 
 
 def iter_pgn(path: Any, *, progress: Optional[bool] = None,

@@ -1,0 +1,95 @@
+"""CSV and Parquet files read into frames (:meth:`discrank.GameLog.read_csv`, ``read_parquet``): the complete
+lines of a truncated compressed CSV file, and the refusal of a Parquet column that holds lists or records."""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+import numpy as np
+
+from discrank._checks import show
+from discrank._screen import warn_user
+from discrank.exceptions import TruncatedFileWarning
+
+__all__ = ["check_scalar_column", "truncated_csv"]
+
+
+def truncated_csv(pd: Any, path: Any, read_kw: dict, truncated: str, exc: BaseException) -> Any:
+    """The frame of the complete lines of a truncated compressed CSV file (``truncated="keep"``, with a
+    warning), or a ``ValueError`` naming the file, where its text ends and the last complete row."""
+    import bz2
+    import gzip
+    import io
+    import lzma
+
+    where = os.fspath(path) if isinstance(path, (str, os.PathLike)) else repr(path)
+    method = read_kw.get("compression", "infer")
+    if isinstance(method, dict):
+        method = method.get("method")
+    if method == "infer":
+        method = {".gz": "gzip", ".bz2": "bz2", ".xz": "xz"}.get(os.path.splitext(where)[1].lower())
+    opener = {"gzip": gzip, "bz2": bz2, "xz": lzma}.get(method) if isinstance(path, (str, os.PathLike)) else None
+    if opener is None:
+        raise ValueError(f"{where}: the compressed file is truncated ({exc}); truncated=\"keep\" reads .gz, .bz2 "
+                         "and .xz files given by path") from None
+    chunks = []
+    with opener.open(path, "rb") as fh:
+        try:
+            while True:
+                block = fh.read1(1 << 16)  # (read() would drop what it had decompressed when it meets the end)
+                if not block:
+                    break
+                chunks.append(block)
+        except EOFError:
+            pass
+    text = b"".join(chunks)
+    complete = text[: text.rfind(b"\n") + 1]
+    lines = complete.count(b"\n")
+    kw = {k: v for k, v in read_kw.items() if k != "compression"}
+    try:
+        df = pd.read_csv(io.BytesIO(complete), **kw)
+    except (pd.errors.EmptyDataError, pd.errors.ParserError, ValueError):
+        df = None
+    rows = 0 if df is None else len(df)
+    ends = f"its text ends at byte {len(text):,}, in line {lines + 1}"
+    last = f"the last complete row is row {rows - 1}, on line {lines}" if rows else "no row is complete"
+    if truncated == "raise":
+        keep = f"keeps the {rows} complete rows before it" if rows else "keeps nothing here"
+        raise ValueError(f"{where}: the compressed file is truncated ({exc}): {ends}; {last}; truncated=\"keep\" "
+                         f"(discrank fit --keep-truncated) {keep}") from None
+    if not rows:
+        raise ValueError(f"{where}: the compressed file is truncated: {ends}, and no row is complete") from None
+    warn_user(f"{where}: the compressed file is truncated: {ends}; kept the {rows} complete rows read before the "
+          f"truncation; {last}", TruncatedFileWarning)
+    return df
+
+
+def check_scalar_column(pd: Any, col: Any, name: str, role: str, path: Any) -> None:
+    """A ``ValueError`` when a column holds lists, arrays or structs (a Parquet list or struct column)
+    instead of one value per game, naming the column and its type."""
+    dtype = col.dtype
+    nested = None
+    arrow = getattr(dtype, "pyarrow_dtype", None)
+    if arrow is not None:
+        import pyarrow as pa
+
+        if pa.types.is_nested(arrow):
+            nested = (0, None, str(arrow))
+    elif dtype == object and pd.api.types.infer_dtype(col, skipna=True) == "mixed":
+        for k, v in enumerate(col.tolist()):
+            if isinstance(v, (list, tuple, dict, set, np.ndarray)):
+                nested = (k, v, type(v).__name__)
+                break
+    if nested is None:
+        return
+    k, v, kind = nested
+    try:  # the column's type in the file, when pyarrow can read the schema
+        import pyarrow.parquet as pq
+
+        kind = str(pq.read_schema(path).field(name).type)
+    except Exception:  # noqa: BLE001 - the Python type of the value is named instead
+        pass
+    value = "" if v is None else f" (row {k}: {show(v.tolist() if isinstance(v, np.ndarray) else v)})"
+    raise ValueError(f"{path}: column {name!r} (for {role}) has the type {kind}: it holds lists or records{value}, "
+                     "not one value per game")

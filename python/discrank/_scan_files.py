@@ -1,0 +1,236 @@
+"""The files of :func:`discrank.scan_games`: the paths named found and their formats told, and each file read
+in chunks (Parquet row batches, pyarrow's streaming CSV reader, PGN header blocks), each chunk's rows
+screened by the readers' own rules (:meth:`discrank.GameLog.from_frame`, :func:`discrank.read_pgn`)."""
+
+from __future__ import annotations
+
+import glob
+import os
+from dataclasses import dataclass, field
+from typing import Any, Iterator, Optional
+
+import numpy as np
+
+from discrank._checks import check_choice
+from discrank._advantage import advantage_columns
+from discrank._rows import read_frame_rows
+
+__all__ = ["FORMATS", "READERS", "Chunk", "parquet_rows", "sources"]
+
+#: The formats :func:`scan_games` reads, and the file names it recognises (compressed CSV and PGN too).
+FORMATS = {"parquet": (".parquet", ".pq"), "csv": (".csv", ".tsv"), "pgn": (".pgn",)}
+_COMPRESSED = (".gz", ".bz2", ".xz", ".zst")
+
+
+def _format_of(path: str) -> Optional[str]:
+    name = path.lower()
+    for ext in _COMPRESSED:
+        if name.endswith(ext):
+            name = name[: -len(ext)]
+            break
+    for fmt, exts in FORMATS.items():
+        if name.endswith(exts):
+            return fmt
+    return None
+
+
+def sources(paths: Any, fmt: Optional[str]) -> list[tuple[str, str]]:
+    """(path, format) of every file named: files, directories (their files, recursively, in sorted order,
+    skipping names that start with "." or "_", as Parquet writers leave them) and glob patterns."""
+    if isinstance(paths, (str, os.PathLike)):
+        paths = [paths]
+    try:
+        paths = [os.fspath(p) for p in paths]
+    except TypeError:
+        raise TypeError(f"paths must be a path, a glob pattern or a list of them, got {paths!r}") from None
+    if not paths:
+        raise ValueError("no path given")
+    if fmt is not None:
+        check_choice(fmt, "format", tuple(FORMATS), "the files' format, instead of their names'")
+    files: list[str] = []
+    for p in paths:
+        if os.path.isdir(p):
+            found = []
+            for root, dirs, names in os.walk(p):
+                dirs[:] = sorted(d for d in dirs if not d.startswith((".", "_")))
+                found += [os.path.join(root, n) for n in sorted(names) if not n.startswith((".", "_"))]
+            if not found:
+                raise ValueError(f"{p}: the directory holds no file")
+            files += found
+        elif os.path.exists(p):
+            files.append(p)
+        elif glob.has_magic(p):
+            found = sorted(glob.glob(p, recursive=True))
+            if not found:
+                raise ValueError(f"no file matches {p!r}")
+            files += [f for f in found if os.path.isfile(f)]
+        else:
+            raise FileNotFoundError(f"no such file or directory: {p!r}")
+    out = []
+    for f in files:
+        kind = fmt or _format_of(f)
+        if kind is None:
+            raise ValueError(f"{f}: not a file scan_games reads (by its name: {_known()}); pass format=...")
+        out.append((f, kind))
+    return out
+
+
+def _known() -> str:
+    return ", ".join(e for exts in FORMATS.values() for e in exts) + f" (CSV and PGN also {', '.join(_COMPRESSED)})"
+
+
+@dataclass
+class Chunk:
+    """The valid games of one chunk: labels (checked), scores, covariates, and the rows read."""
+
+    a: np.ndarray
+    b: np.ndarray
+    score: np.ndarray
+    x: Optional[np.ndarray]
+    rows: int
+    dropped: dict = field(default_factory=dict)
+    time: Optional[np.ndarray] = None
+
+
+def _frame_chunk(df: Any, path: str, row0: int, spec: dict) -> Chunk:
+    """A chunk of a CSV or Parquet file (a pandas frame) screened by ``read_frame_rows``."""
+    try:
+        rows = read_frame_rows(df, spec["a"], spec["b"], spec["score"], spec["winner"], spec["time"],
+                               start=spec["start"], end=spec["end"], invalid=spec["invalid"],
+                               advantage=spec["advantage"], row0=row0, empty_ok=True)
+    except ValueError as exc:
+        raise ValueError(f"{path}: {exc}") from None
+    except TypeError as exc:
+        raise TypeError(f"{path}: {exc}") from None
+    return Chunk(rows.a, rows.b, rows.score, rows.advantage, len(df), rows.dropped, rows.time)
+
+
+def _arrow_columns(spec: dict) -> list[str]:
+    cols = [spec["a"], spec["b"], spec["score"] or spec["winner"]]
+    if spec["time"] is not None:
+        cols.append(spec["time"])
+    return cols + list(advantage_columns(spec["advantage"]))
+
+
+def _missing_columns(path: str, have: list, want: list) -> None:
+    lost = [c for c in want if c not in have]
+    if lost:
+        raise ValueError(f"{path}: no column {lost[0]!r}; its columns are {list(have)}")
+
+
+def _parquet_chunks(path: str, spec: dict) -> Iterator[Chunk]:
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    try:
+        pf = pq.ParquetFile(path)
+    except (pa.ArrowException, OSError) as exc:
+        if isinstance(exc, OSError) and exc.errno is not None:
+            raise
+        raise ValueError(f"{path}: not a readable Parquet file ({exc})") from None
+    cols = _arrow_columns(spec)
+    _missing_columns(path, pf.schema_arrow.names, cols)
+    for c in cols:
+        t = pf.schema_arrow.field(c).type
+        if pa.types.is_nested(t):
+            raise ValueError(f"{path}: column {c!r} holds {t}, not one value per game")
+    row0 = 0
+    batches = pf.iter_batches(batch_size=spec["batch_rows"], columns=cols)
+    while True:
+        try:
+            batch = next(batches)
+        except StopIteration:
+            return
+        except (pa.ArrowException, OSError) as exc:
+            raise ValueError(f"{path}: cannot read the rows from row {row0} on ({exc})") from None
+        yield _frame_chunk(batch.to_pandas(), path, row0, spec)
+        row0 += batch.num_rows
+
+
+def _csv_stream(path: str) -> Any:
+    import pyarrow as pa
+
+    if path.lower().endswith(".xz"):
+        import lzma
+
+        return pa.PythonFile(lzma.open(path, "rb"), mode="r")
+    return pa.input_stream(path, compression="detect")
+
+
+def _csv_chunks(path: str, spec: dict) -> Iterator[Chunk]:
+    import pyarrow as pa
+    import pyarrow.csv as pcsv
+
+    cols = _arrow_columns(spec)
+    delimiter = "\t" if _format_name(path).endswith(".tsv") else ","
+    row0 = 0
+    try:
+        reader = pcsv.open_csv(_csv_stream(path), read_options=pcsv.ReadOptions(block_size=spec["block_bytes"]),
+                               parse_options=pcsv.ParseOptions(delimiter=delimiter),
+                               convert_options=pcsv.ConvertOptions(include_columns=cols,
+                                                                   include_missing_columns=False))
+    except (pa.ArrowException, OSError, EOFError) as exc:
+        if isinstance(exc, OSError) and exc.errno is not None:
+            raise
+        text = str(exc)
+        if "include_columns" in text or "not found" in text.lower():
+            raise ValueError(f"{path}: a column is missing ({text}); wanted {cols}") from None
+        raise ValueError(f"{path}: cannot read the CSV header ({type(exc).__name__}: {exc})") from None
+    with reader:
+        _missing_columns(path, reader.schema.names, cols)
+        while True:
+            try:
+                batch = reader.read_next_batch()
+            except StopIteration:
+                return
+            except (pa.ArrowException, OSError, EOFError) as exc:
+                raise ValueError(f"{path}: cannot read the rows from row {row0} on ({type(exc).__name__}: {exc}); "
+                                 "a corrupt or truncated file, or a column whose values change type after the "
+                                 "first block") from None
+            if batch.num_rows:
+                yield _frame_chunk(batch.to_pandas(), path, row0, spec)
+            row0 += batch.num_rows
+
+
+def _format_name(path: str) -> str:
+    name = path.lower()
+    for ext in _COMPRESSED:
+        if name.endswith(ext):
+            return name[: -len(ext)]
+    return name
+
+
+def _pgn_chunks(path: str, spec: dict) -> Iterator[Chunk]:
+    from discrank.pgn import pgn_columns, pgn_headers, pgn_rows
+
+    def screen(records: list, game0: int) -> Chunk:
+        white, black, score, dates, kind_arr, results = pgn_columns(records)
+        W, B, s, t, dropped = pgn_rows(path, white, black, score, dates, kind_arr, results, start=spec["start"],
+                                        end=spec["end"], min_player_games=1, invalid=spec["invalid"], game0=game0,
+                                        empty_ok=True, need_time=spec["period"] is not None)
+        return Chunk(W, B, s, None, len(records), dropped, t)
+
+    records: list = []
+    game0 = 0
+    for headers in pgn_headers(path, False, "raise"):
+        records.append(headers)
+        if len(records) >= spec["batch_rows"]:
+            yield screen(records, game0)
+            game0 += len(records)
+            records = []
+    if records:
+        yield screen(records, game0)
+
+
+READERS = {"parquet": _parquet_chunks, "csv": _csv_chunks, "pgn": _pgn_chunks}
+
+
+def parquet_rows(files: list[tuple[str, str]]) -> Optional[int]:
+    if any(f != "parquet" for _, f in files):
+        return None
+    import pyarrow.parquet as pq
+
+    try:
+        return int(sum(pq.ParquetFile(p).metadata.num_rows for p, _ in files))
+    except Exception:  # noqa: BLE001 - the scan itself names a file it cannot read
+        return None

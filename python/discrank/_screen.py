@@ -1,0 +1,284 @@
+"""Invalid rows of a game log: the kinds of invalid row, the filters that run before the checks (the time
+window, ``min_player_games``), and the screen that raises on the first invalid row or drops and reports
+them (:func:`screen_rows`). The readers (:mod:`discrank._rows`, :mod:`discrank.pgn`, :mod:`discrank.scan`)
+classify their rows into :data:`INVALID_KINDS` and hand them here."""
+
+from __future__ import annotations
+
+import os
+import sys
+import warnings
+from typing import Any, Callable, Optional
+
+import numpy as np
+
+from discrank._checks import check_choice, show
+from discrank._labels import factorize_objects, factorize_pair
+
+__all__ = ["INVALID_KINDS", "MISSING_NAME", "SELF_PLAY", "MISSING_RESULT", "BAD_RESULT", "MISSING_TIME", "BAD_TIME",
+           "UNFINISHED", "MISSING_COVARIATE", "BAD_COVARIATE", "active_games", "check_invalid", "screen_rows",
+           "time_bound", "warn_user"]
+
+#: What makes a row of a game log invalid, in the order a row is classified (a row counts once, under the
+#: first kind that applies). The keys of :attr:`GameLog.dropped`.
+INVALID_KINDS = (
+    "missing player name",
+    "player against themself",
+    "missing result",
+    "unparseable result",
+    "missing time",
+    "unparseable time",
+    "unfinished game",
+    "missing covariate",
+    "unparseable covariate",
+)
+(MISSING_NAME, SELF_PLAY, MISSING_RESULT, BAD_RESULT, MISSING_TIME, BAD_TIME, UNFINISHED, MISSING_COVARIATE,
+ BAD_COVARIATE) = range(1, 10)
+_INVALID_CHOICES = ("raise", "drop")
+_HINT = '; invalid="drop" (discrank fit --drop-invalid) drops and counts such rows'
+
+
+def check_invalid(invalid: Any) -> str:
+    """The ``invalid=`` option of the readers: ``"raise"`` or ``"drop"``.
+
+    Parameters
+    ----------
+    invalid : object
+        The argument.
+
+    Returns
+    -------
+    str
+
+    Raises
+    ------
+    ValueError
+        Any other value, named with the choices.
+    """
+    return check_choice(invalid, "invalid", _INVALID_CHOICES, "'raise' (the default) stops at the first invalid "
+                        "row, 'drop' drops the invalid rows and reports them")
+
+
+def time_bound(value: Any, t: np.ndarray, name: str) -> Any:
+    """``start`` / ``end`` in the units of the times.
+
+    Parameters
+    ----------
+    value : object
+        The bound: a date (text, datetime, datetime64) for datetimes; a number for numbers (a string
+        such as "20100101", as the command line gives it, is read as one).
+    t : ndarray
+        The times it bounds.
+    name : str
+        "start" or "end", for the message.
+
+    Returns
+    -------
+    numpy.datetime64 or number
+
+    Raises
+    ------
+    ValueError
+        A bound of the other kind (a date for numeric times, a number for dates), NaN or NaT, named.
+    """
+    first = t[0] if t.size else None
+    example = "" if first is None or (t.dtype.kind == "M" and np.isnat(first)) else \
+        f" (such as {str(first)[:10]!r})" if t.dtype.kind == "M" else f" (such as {show(first)})"
+    is_number = isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(value, (bool, np.bool_))
+    shown = repr(value) if isinstance(value, np.datetime64) else show(value)  # (show gives NaT as None)
+    if t.dtype.kind == "M":
+        bad = is_number or isinstance(value, (bool, np.bool_))
+        if not bad:
+            try:
+                out = np.datetime64(value)
+            except (ValueError, TypeError, OverflowError):
+                bad = True
+        if bad or np.isnat(out):
+            raise ValueError(f"{name}={shown} is not a date, and the times are dates{example}: give a date "
+                             "such as '2024-03-01', a numpy.datetime64 or a datetime") from None
+        return out
+    if t.dtype.kind in "iuf" and isinstance(value, str):
+        try:
+            return int(value) if t.dtype.kind in "iu" else float(value)
+        except ValueError:
+            try:
+                value = float(value)
+            except ValueError:
+                raise ValueError(f"{name}={value!r} is not a number, and the times are numbers{example}: give a "
+                                 "number (or text that reads as one, such as '20100101')") from None
+    elif t.dtype.kind in "iuf" and not is_number:
+        raise ValueError(f"{name}={shown} is not a number, and the times are numbers{example}: give a "
+                         "number (or text that reads as one, such as '20100101')")
+    if t.dtype.kind in "iuf" and value != value:
+        raise ValueError(f"{name}={show(value)} is NaN: give a number, or None for no bound")
+    return value
+
+
+def _player_codes(a: np.ndarray, b: np.ndarray, missing_a: np.ndarray, missing_b: np.ndarray):
+    n = a.shape[0]
+    if a.dtype.kind in "iu" and b.dtype.kind in "iu":  # exact: int64 with uint64 never goes through float
+        uniq, ca, cb = factorize_pair(a, b)
+        return ca, cb, len(uniq)
+    both = np.concatenate([a.astype(object), b.astype(object)])
+    codes, uniques = factorize_objects(both)
+    ca, cb = codes[:n].copy(), codes[n:].copy()
+    ca[missing_a] = -1
+    cb[missing_b] = -1
+    return ca, cb, len(uniques)
+
+
+def active_games(ca: np.ndarray, cb: np.ndarray, n_players: int, valid: np.ndarray,
+                 min_player_games: int, games: Optional[np.ndarray] = None) -> tuple[np.ndarray, np.ndarray]:
+    """The games of the players with at least ``min_player_games`` games, repeated until every remaining
+    player has that many.
+
+    Parameters
+    ----------
+    ca, cb : ndarray of int, shape (n_games,)
+        The players' codes in ``0 .. n_players - 1``, or -1 for a player not named (such a row is never
+        among ``valid``).
+    n_players : int
+        The number of codes.
+    valid : ndarray of bool, shape (n_games,)
+        The games counted.
+    min_player_games : int
+        The fewest games a player keeps.
+    games : ndarray of float, shape (n_games,), optional
+        The games each row stands for (rows of games summed by pair, ``discrank.scan_games``); default
+        one each.
+
+    Returns
+    -------
+    valid : ndarray of bool
+        The games kept: those of ``valid`` whose two players remain.
+    alive : ndarray of bool, shape (n_players + 1,)
+        The players that remain, by code; the last slot, for code -1, is True.
+    """
+    while True:
+        w = None if games is None else games[valid]
+        counts = np.bincount(ca[valid], w, minlength=n_players) + np.bincount(cb[valid], w, minlength=n_players)
+        alive = np.append(counts >= min_player_games, True)  # the last slot: code -1, no player named
+        now = valid & alive[ca] & alive[cb]  # valid rows name both players: codes >= 0
+        if now.sum() == valid.sum():
+            return valid, alive
+        valid = now
+
+
+def _rows_text(rows: np.ndarray, unit: str, limit: int = 5) -> str:
+    shown = ", ".join(str(int(r)) for r in rows[:limit]) + (", ..." if rows.size > limit else "")
+    return f"{unit}{'s' if rows.size > 1 else ''} {shown}"
+
+
+def warn_user(message: str, category: Optional[type] = None) -> None:
+    """Warn the caller outside discrank (the warning's stack level points at the first frame outside it).
+
+    Parameters
+    ----------
+    message : str
+        The warning's text.
+    category : type, optional
+        The warning's class; default :class:`~discrank.exceptions.InvalidRowsWarning`.
+    """
+    from discrank.exceptions import InvalidRowsWarning
+
+    package = os.path.dirname(os.path.abspath(__file__)) + os.sep
+    frame, level = sys._getframe(0), 1
+    while frame is not None and os.path.abspath(frame.f_code.co_filename).startswith(package):
+        frame, level = frame.f_back, level + 1
+    warnings.warn(message, category or InvalidRowsWarning, stacklevel=level)
+
+
+def screen_rows(kind: np.ndarray, a: np.ndarray, b: np.ndarray, missing_a: np.ndarray, missing_b: np.ndarray,
+                t: Optional[np.ndarray], t_invalid: Optional[np.ndarray], *, start: Any, end: Any,
+                min_player_games: int, invalid: str, explain: Callable[[int], str], unit: str = "row",
+                skip: tuple[int, ...] = (), empty_ok: bool = False) -> tuple[np.ndarray, dict[str, int]]:
+    """The rows to keep, and the counts of the invalid rows dropped, by kind.
+
+    Steps, in order: the time window (rows outside ``[start, end)`` are never checked; a row without a
+    valid time cannot be placed and stays, invalid); then the invalid rows are set apart; then
+    ``min_player_games`` is applied over the valid rows (:func:`active_games`), and an invalid row with a
+    named player who does not survive it is filtered out, neither raised on nor reported. Then
+    ``invalid="raise"`` raises on the first invalid row left (``explain`` words it), and ``invalid="drop"``
+    drops them and warns (:class:`~discrank.exceptions.InvalidRowsWarning`).
+
+    Parameters
+    ----------
+    kind : ndarray of int8, shape (n,)
+        0 for a valid row, else its code in :data:`INVALID_KINDS` (from 1).
+    a, b, missing_a, missing_b : ndarray, shape (n,)
+        The players' columns and where a name is missing.
+    t, t_invalid : ndarray, optional
+        The times and where a time is missing or not a time (needed for ``start`` / ``end``).
+    start, end, min_player_games, invalid
+        As in :meth:`discrank.GameLog.from_frame`.
+    explain : callable
+        The words for an invalid row, from its position.
+    unit : str, optional
+        What a row is ("row", "game"), for the messages.
+    skip : tuple of int, optional
+        Kinds dropped in both modes (counted when dropping).
+    empty_ok : bool, optional
+        No valid row left returns no rows instead of raising, and ``invalid="drop"`` counts the rows
+        dropped without warning (a chunk of a scan, whose caller reports the whole scan's drops).
+
+    Returns
+    -------
+    rows : ndarray of int
+        The positions of the rows kept.
+    dropped : dict of str to int
+        The invalid rows dropped, counted by kind.
+
+    Raises
+    ------
+    ValueError
+        An invalid row (``invalid="raise"``, worded by ``explain``), or no valid game left.
+    """
+    n = kind.shape[0]
+    keep = np.ones(n, dtype=bool)
+    windowed = start is not None or end is not None
+    if windowed:
+        if t is None:
+            raise ValueError("start / end need a time column (time=...)")
+        ok = ~t_invalid
+        idx = np.flatnonzero(ok)
+        inside = np.ones(idx.size, dtype=bool)
+        if start is not None:
+            inside &= t[idx] >= time_bound(start, t, "start")
+        if end is not None:
+            inside &= t[idx] < time_bound(end, t, "end")
+        keep = ~ok
+        keep[idx[inside]] = True
+        if not keep.any() and not empty_ok:
+            raise ValueError(f"no game is left after filtering: none has start={start!r} <= time < end={end!r}")
+    valid = keep & (kind == 0)
+    bad = keep & (kind != 0)
+    if min_player_games > 1:
+        ca, cb, n_labels = _player_codes(a, b, missing_a, missing_b)
+        valid, alive = active_games(ca, cb, n_labels, valid, min_player_games)
+        bad &= alive[ca] & alive[cb]  # an invalid row is kept (to raise on or report) if its named players survive
+        if not valid.any() and not empty_ok:
+            raise ValueError(f"no player has at least min_player_games={min_player_games} games")
+    dropped: dict[str, int] = {}
+    if bad.any():
+        if invalid == "raise":
+            loud = bad & ~np.isin(kind, skip) if skip else bad
+            if loud.any():
+                raise ValueError(explain(int(np.flatnonzero(loud)[0])) + _HINT)
+        else:
+            parts = []
+            for code, name in enumerate(INVALID_KINDS, start=1):
+                rows = np.flatnonzero(bad & (kind == code))
+                if rows.size:
+                    dropped[name] = int(rows.size)
+                    parts.append(f"{rows.size} {name} ({_rows_text(rows, unit)})")
+            total = int(bad.sum())
+            where = " in the time window" if windowed else ""
+            summary = f"dropped {total} of {int(keep.sum())} {unit}s{where}: " + ", ".join(parts)
+            if not valid.any() and not empty_ok:
+                raise ValueError(f"no valid game is left: {summary}")
+            if not empty_ok:
+                warn_user(summary)
+    if not valid.any() and not empty_ok:
+        first = int(np.flatnonzero(bad)[0])
+        raise ValueError(f"no valid game is left: every {unit} is invalid, the first: {explain(first)}")
+    return np.flatnonzero(valid), dropped

@@ -1,0 +1,168 @@
+"""The prediction protocol and the online walk of :func:`discrank.evaluate`: the sorted games as player
+codes, the predictions asked of a model (two or three outcomes), and the walk of the online protocol
+through the test period, group by group, with updates or frozen refits."""
+
+from __future__ import annotations
+
+import time as _time
+from typing import Any, Optional
+
+import numpy as np
+
+from discrank._calendar import refit_bins
+from discrank.logs import GameLog
+
+__all__ = ["OUTCOME_TOL", "Games", "predictions", "Walk", "frozen_refit", "is_discrank", "scores_outcomes"]
+
+#: Rows of three-outcome predictions must sum to 1 within this.
+OUTCOME_TOL = 1e-6
+
+
+class Games:
+    """The log's games sorted by time, as player codes, with their covariates."""
+
+    def __init__(self, ca, cb, y, t, adv, names):
+        self.ca, self.cb, self.y, self.t, self.adv, self.names = ca, cb, y, t, adv, names
+
+    def log(self, rows: Any) -> GameLog:
+        """The games ``rows`` (a slice or indices) as a :class:`GameLog` with their covariates."""
+        return GameLog(self.ca[rows], self.cb[rows], self.y[rows], self.t[rows], {},
+                       None if self.adv is None else self.adv[rows], self.names)
+
+    def without_covariates(self) -> "Games":
+        """The same games without their advantage columns (for a model that takes none)."""
+        return Games(self.ca, self.cb, self.y, self.t, None, ())
+
+    def query(self, rows: np.ndarray) -> GameLog:
+        """The games ``rows`` to predict: their players, times and covariates; the score is a placeholder
+        (0.5), so that the outcome cannot reach a predictor."""
+        return GameLog(self.ca[rows], self.cb[rows], np.full(rows.shape[0], 0.5), self.t[rows], {},
+                       None if self.adv is None else self.adv[rows], self.names)
+
+
+def predictions(model: Any, games: Games, rows: np.ndarray, unseen: str) -> tuple[np.ndarray, Optional[np.ndarray]]:
+    """(P(a beats b), [P(a wins), P(draw), P(b wins)] or None) of the games ``rows``, through the prediction
+    protocol: the model's ``predict_games`` (else ``predict_proba`` of the players) and, when it scores
+    three outcomes (:func:`scores_outcomes`), ``predict_outcomes``; with ``unseen="prior"`` each is asked
+    with ``unseen="prior"`` (under "exclude" every game asked has players of the training period)."""
+    kw = {"unseen": "prior"} if unseen == "prior" else {}
+    three = scores_outcomes(model)
+    query = games.query(rows) if hasattr(model, "predict_games") or three else None
+    if hasattr(model, "predict_games"):
+        q = model.predict_games(query, **kw)
+    else:
+        q = model.predict_proba(games.ca[rows], games.cb[rows], **kw)
+    q = np.asarray(q, dtype=np.float64)
+    if not three:
+        return q, None
+    o = np.asarray(model.predict_outcomes(query, **kw), dtype=np.float64)
+    name = type(model).__name__
+    if o.shape != (rows.shape[0], 3):
+        raise ValueError(f"{name}.predict_outcomes returned an array of shape {o.shape} for {rows.shape[0]} games; "
+                         f"expected ({rows.shape[0]}, 3): P(a wins), P(draw), P(b wins)")
+    if o.size and not (np.all(np.isfinite(o)) and np.all(o >= 0.0) and np.all(np.abs(o.sum(axis=1) - 1.0) <= OUTCOME_TOL)):
+        raise ValueError(f"{name}.predict_outcomes returned rows that are not probabilities (non-negative, finite, "
+                         f"summing to 1 within {OUTCOME_TOL:g})")
+    return q, o
+
+
+class Walk:
+    """The online protocol over one origin: the games ``[cut, stop)`` (sorted by time) given to each
+    model group by group after its fit on ``[first, cut)``; ``scored`` marks the games scored."""
+
+    def __init__(self, games: Games, first: int, cut: int, stop: int, scored: np.ndarray, refit: Any):
+        self.games, self.first, self.cut, self.stop, self.scored, self.refit = games, first, cut, stop, scored, refit
+        self._bounds: dict[str, np.ndarray] = {}
+
+    def bounds(self, sequential: bool) -> np.ndarray:
+        """Offsets (into ``[cut, stop)``) of the groups' starts, then ``stop - cut``; computed once per
+        kind: one group per distinct time, or per refit period."""
+        kind = "time" if sequential else "refit"
+        if kind not in self._bounds:
+            t = self.games.t[self.cut:self.stop]
+            key = t if sequential else refit_bins(t, self.refit)
+            change = np.flatnonzero(key[1:] != key[:-1]) + 1
+            self._bounds[kind] = np.concatenate(([0], change, [t.shape[0]])).astype(np.int64)
+        return self._bounds[kind]
+
+    def run(self, model: Any, unseen: str):
+        """Walk ``model`` through the games: (the model at the end, predictions, outcomes or None, number
+        of groups, seconds spent updating or refitting)."""
+        sequential = getattr(model, "sequential_updates", False) is True
+        bounds = self.cut + self.bounds(sequential)
+        has_update = hasattr(model, "update")
+        # a model whose update(a) then update(b) is update(a + b) gets the groups with no scored game at once
+        batch = has_update and not sequential and getattr(model, "batch_updates", False) is True
+        pending = None  # the first game not yet given to a batching model
+        # without update: refitted on every game so far; a discrank model as a fresh copy with its tuned
+        # hyperparameters frozen, any other object in place
+        refitted = None if has_update else (frozen_refit(model) if is_discrank(model) else model)
+        qs, os_ = [], []
+        spent = 0.0
+        stale = False  # given games it has not been refitted on yet (a refit is only run when needed)
+        for s, e in zip(bounds[:-1].tolist(), bounds[1:].tolist()):
+            rows = s + np.flatnonzero(self.scored[s:e])
+            if rows.size:
+                if pending is not None:
+                    spent += self._update(model, pending, s)
+                    pending = None
+                if stale:
+                    spent += self._refit(refitted, s)
+                    model, stale = refitted, False
+                q, o = predictions(model, self.games, rows, unseen)
+                qs.append(q)
+                os_.append(o)
+            if batch:
+                pending = s if pending is None else pending
+            elif has_update:
+                spent += self._update(model, s, e)
+            else:
+                stale = True
+        if pending is not None:
+            spent += self._update(model, pending, self.stop)
+        if stale:  # the last groups: the model ends fitted on every game of the walk
+            spent += self._refit(refitted, self.stop)
+            model = refitted
+        q = np.concatenate(qs) if qs else np.zeros(0)
+        o = None
+        if scores_outcomes(model):
+            o = np.concatenate(os_, axis=0) if os_ else np.zeros((0, 3))
+        return model, q, o, len(bounds) - 1, spent
+
+    def _update(self, model: Any, start: int, end: int) -> float:
+        """``model.update`` with the games ``[start, end)``; its seconds."""
+        clock = _time.perf_counter()
+        model.update(self.games.log(slice(start, end)))
+        return _time.perf_counter() - clock
+
+    def _refit(self, model: Any, end: int) -> float:
+        """Refit ``model`` on every game before ``end`` (from the training period's start); its seconds."""
+        clock = _time.perf_counter()
+        model.fit(self.games.log(slice(self.first, end)))
+        return _time.perf_counter() - clock
+
+
+def frozen_refit(model: Any) -> Any:
+    """A fresh copy of a fitted discrank model to refit with no tuning: its hyperparameters as tuned (a
+    ``prior_scale`` of None becomes the tuned ``prior_scale_``; a cross-validated model is its best
+    estimator, whose parameters hold the chosen regularisation, components and prior)."""
+    base = getattr(model, "best_estimator_", None)
+    if not is_discrank(base):
+        base = model
+    params = base.get_params()
+    if "prior_scale" in params and params["prior_scale"] is None and getattr(base, "prior_scale_", None) is not None:
+        params["prior_scale"] = float(base.prior_scale_)
+    return type(base)(**params)
+
+
+def is_discrank(model: Any) -> bool:
+    """Whether ``model`` is one of discrank's models (a ``PairwiseModel``)."""
+    from discrank.models._base import PairwiseModel
+
+    return isinstance(model, PairwiseModel)
+
+
+def scores_outcomes(model: Any) -> bool:
+    """Whether the model's three outcomes are scored: it has ``predict_outcomes`` and does not say that it
+    gives draws no probability (``predicts_draws = False``: a discrank model without a draw model)."""
+    return hasattr(model, "predict_outcomes") and getattr(model, "predicts_draws", True) is not False
