@@ -236,12 +236,12 @@ def test_worker_lost_mid_fit_leaves_the_result_unchanged(client):
 
 
 def _die_in_hessp():  # run on the victim worker: its parts' next Laplacian product kills the process
-    import discrank.dask as worker_ddk
+    import discrank._dask_parts as worker_parts
 
     def hessp_s(self, *args):
         os.kill(os.getpid(), signal.SIGKILL)
 
-    worker_ddk._Part.hessp_s = hessp_s
+    worker_parts._Part.hessp_s = hessp_s
 
 
 def _fit_with_a_death(client, die, fit):

@@ -22,15 +22,6 @@ ALLOWED: dict[str, str] = {
     "dynamic.py": _PARALLEL,
     "online.py": _PARALLEL,
     "persist.py": _PARALLEL,
-    # the tuning engineer's modules
-    "_tuning.py": _PARALLEL,
-    "models/elo.py": _PARALLEL,
-    "models/cv.py": _PARALLEL,
-    "dask.py": _PARALLEL,
-    "_fitdata.py": _PARALLEL,
-    # the disc-draws engineer's modules
-    "models/disc.py": _PARALLEL,
-    "models/_disc_problem.py": _PARALLEL,
 }
 
 
