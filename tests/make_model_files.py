@@ -71,7 +71,7 @@ def queries(log):
     labels = np.unique(np.concatenate([log.a, log.b]))
     a, b = np.meshgrid(labels, labels)
     keep = a != b
-    return a[keep], b[keep]
+    return a[keep].astype(str), b[keep].astype(str)
 
 
 def main(folder: str) -> None:
