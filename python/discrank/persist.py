@@ -109,6 +109,13 @@ class FittedArray:
         What a value beyond ``bound`` is, for the message.
     nonnegative : str or None
         For values that cannot be negative: what the value is, for the message.
+    attr : str or None
+        Where the model holds it, when not at the attribute ``name``: ``"games_.a"``, the field ``a`` of
+        the fitted dataclass ``games_`` (the class's ``_fitted_records``).
+    ints : str or None
+        For times (``kind="t"``: numbers or datetimes): the file's name of their int64 form. Float times
+        are written as ``name``, integer and datetime times as ``ints``, their dtype (a datetime64 unit,
+        ``"int64"`` or ``"float64"``) in the fitted scalar ``time_dtype_``.
     """
 
     name: str
@@ -119,6 +126,51 @@ class FittedArray:
     bound_text: str = ("above MAX_ABS_PARAMETER = 1e6 in absolute value: not a fitted model (larger coordinates "
                        "overflow the predictions)")
     nonnegative: Optional[str] = None
+    attr: Optional[str] = None
+    ints: Optional[str] = None
+
+
+#: The fitted scalar that holds the dtype of a model's times (``FittedArray(kind="t")``).
+TIME_DTYPE = "time_dtype_"
+#: The dtypes of times a model file holds: numpy datetimes by unit, or numbers.
+TIME_DTYPES = tuple(f"datetime64[{u}]" for u in ("Y", "M", "W", "D", "h", "m", "s", "ms", "us", "ns")) + ("int64", "float64")
+
+
+def field_of(model: Any, spec: FittedArray) -> Any:
+    """The value of a declared fitted array of ``model`` (None where the model has none)."""
+    owner, _, field = (spec.attr or spec.name).partition(".")
+    value = getattr(model, owner, None)
+    return getattr(value, field) if field and value is not None else value
+
+
+def _times_to_save(spec: FittedArray, t: np.ndarray) -> tuple[str, np.ndarray, str]:
+    """(file name, array, dtype) of the times ``t``: floats as they are, integers and datetimes as int64."""
+    if t.dtype.kind == "M":
+        return spec.ints, t.view(np.int64), str(t.dtype)
+    if t.dtype.kind in "iu":
+        return spec.ints, t.astype(np.int64), "int64"
+    return spec.name, t.astype(np.float64), "float64"
+
+
+def _saved_times(spec: FittedArray, arrays: dict, scalars: dict, refuse: Callable[[str], NoReturn]) -> Any:
+    """The times of the declared ``spec`` (kind "t") in a file, in their dtype (``time_dtype_``), or None;
+    the arrays ``name`` and ``ints`` are taken out of ``arrays``."""
+    kind = scalars.get(TIME_DTYPE)
+    floats, ints = arrays.pop(spec.name, None), arrays.pop(spec.ints, None)
+    if kind is None:
+        if floats is not None or ints is not None:
+            refuse(f"the file holds times ({spec.name if floats is not None else spec.ints}) but no {TIME_DTYPE} to "
+                   "read them")
+        return None
+    key, values = (spec.name, floats) if kind == "float64" else (spec.ints, ints)
+    if values is None:
+        refuse(f"{TIME_DTYPE} = {kind!r} needs {key}, which the file does not hold")
+    if values.ndim != 1:
+        refuse(f"{key} has shape {values.shape}, expected one time per entry")
+    if kind == "float64":
+        return np.ascontiguousarray(values, dtype=np.float64)
+    values = np.ascontiguousarray(values, dtype=np.int64)
+    return values if kind == "int64" else values.view(np.dtype(kind))
 
 
 #: The model classes a file may name, by class name (:func:`register`).
@@ -181,16 +233,20 @@ def save(model: Any, path: Any) -> None:
     if _MODELS.get(name) is not type(model):
         raise TypeError(f"cannot save a {name}: only discrank's models ({sorted(_MODELS)}) are supported")
     label_kind, arrays = _labels_to_save(np.asarray(model.labels_))
-    own = getattr(model, "_state_to_save", None)
-    if own is not None:  # (arrays, scalars) named as the class declares them
-        state, values = own()
-    else:
-        state = {spec.name: getattr(model, spec.name, None) for spec in model._fitted_arrays}
-        values = {attr: getattr(model, attr, None) for attr in model._fitted_scalars}
-    for name_, value in state.items():
-        if value is not None and np.ndim(value) > 0:
-            arrays[name_] = np.asarray(value)
-    scalars = {attr: _jsonable(value) for attr, value in values.items() if value is not None and np.ndim(value) == 0}
+    scalars = {}
+    for spec in model._fitted_arrays:
+        value = field_of(model, spec)
+        if value is None or np.ndim(value) == 0:
+            continue
+        if spec.kind == "t":
+            key, value, scalars[TIME_DTYPE] = _times_to_save(spec, np.asarray(value))
+            arrays[key] = value
+        else:
+            arrays[spec.name] = np.asarray(value)
+    for attr in model._fitted_scalars:
+        value = getattr(model, attr, None)
+        if value is not None and np.ndim(value) == 0 and attr not in scalars:
+            scalars[attr] = _jsonable(value)
     params = {k: _jsonable(v) for k, v in model.get_params().items()}
     if not (params.get("random_state") is None or isinstance(params["random_state"], int)):
         params["random_state"] = None  # a Generator or RandomState: not data; refits of the loaded model reseed
@@ -313,11 +369,11 @@ def _load(path: Any, where: str) -> Any:
         except ValueError as exc:
             refuse(f"corrupted header: not JSON ({exc})")
         name, params, scalars, label_kind = _check_meta(meta, refuse)
-        advantage = meta.get("advantage")
-        expected = _expected_shapes(_MODELS[name], params, headers, label_kind, refuse, advantage)
+        names = meta.get("advantage")
+        expected = _expected_shapes(_MODELS[name], params, headers, label_kind, refuse, names)
         arrays = {key: archive.read(key) for key in expected}
     beta = {key: arrays.pop(key) for key in _ADVANTAGE_ARRAYS if key in arrays}
-    if advantage is not None:
+    if names is not None:
         _check_beta(beta["beta_"], beta["beta_se_"], refuse)
     cls = _MODELS[name]
     model = cls()
@@ -325,29 +381,26 @@ def _load(path: Any, where: str) -> Any:
     labels = _read_labels(arrays.pop("labels_"), arrays.pop("labels_ends_", None), refuse)
     n = labels.shape[0]
     specs = _specs(cls)
-    fitted = {}
-    for attr, value in arrays.items():
-        _check_values(specs[attr], value, refuse)
-        fitted[attr] = np.ascontiguousarray(value, dtype=np.int64 if specs[attr].kind == "i" else np.float64)
     for attr, value in scalars.items():
         if attr == "n_players_" and value != n:
             refuse(f"scalars.n_players_ = {show(value)}, but labels_ holds {n} players")
-    coefficients = None if advantage is None else tuple(np.ascontiguousarray(beta[key], dtype=np.float64)
-                                                        for key in _ADVANTAGE_ARRAYS)
-    own = getattr(model, "_load_advantage", None)
+    fields = {}
+    for spec in specs.values():
+        if spec.kind == "t":
+            fields[spec.attr or spec.name] = _saved_times(spec, arrays, scalars, refuse)
+        elif spec.name in arrays:
+            value = arrays[spec.name]
+            _check_values(spec, value, refuse)
+            fields[spec.attr or spec.name] = np.ascontiguousarray(value, dtype=np.int64 if spec.kind == "i" else np.float64)
+        elif spec.attr is not None:  # an optional field of a fitted dataclass: None
+            fields[spec.attr] = None
+    scalars = {k: v for k, v in scalars.items() if k != TIME_DTYPE}  # (read with the times)
+    advantage = ((), None, None) if names is None else (
+        tuple(names),) + tuple(np.ascontiguousarray(beta[key], dtype=np.float64) for key in _ADVANTAGE_ARRAYS)
     try:
-        if own is not None:  # the class checks its state against its covariates
-            own(tuple(advantage or ()), coefficients)
-        model._load_state(labels, fitted, scalars)
+        model._load_state(labels, fields, scalars, advantage)
     except ValueError as exc:  # a state that contradicts itself: the class's check names the field
         refuse(str(exc))
-    if own is None:
-        if advantage is not None:
-            model.beta_, model.beta_se_ = coefficients
-            model.advantage_names_ = tuple(advantage)
-        else:
-            model.beta_ = model.beta_se_ = None
-            model.advantage_names_ = ()
     return model
 
 
@@ -569,9 +622,11 @@ def _expected_shapes(cls: type, params: dict, headers: dict, label_kind: Optiona
     label_arrays = ("labels_", "labels_ends_") if label_kind == "utf8" else ("labels_",)
     names = advantage or []
     beta_arrays = _ADVANTAGE_ARRAYS if names else ()
+    time_ints = tuple(spec.ints for spec in specs.values() if spec.ints)
     for key in headers:
-        if key != "__discrank__" and key not in label_arrays and key not in specs and key not in beta_arrays:
-            refuse(f"unexpected array {show(key)} for {name} (it holds {label_arrays + tuple(specs) + beta_arrays}"
+        if (key != "__discrank__" and key not in label_arrays and key not in specs and key not in beta_arrays
+                and key not in time_ints):
+            refuse(f"unexpected array {show(key)} for {name} (it holds {label_arrays + tuple(specs) + time_ints + beta_arrays}"
                    f"{'' if names else '; beta_ and beta_se_ only with the header advantage'})")
     for key in beta_arrays:
         if key not in headers:
@@ -612,6 +667,8 @@ def _expected_shapes(cls: type, params: dict, headers: dict, label_kind: Optiona
         sizes["k"] = k
     for key, (shape, dtype) in headers.items():
         spec = specs.get(key)
+        if key in time_ints and (len(shape) != 1 or dtype.kind not in "iu"):
+            refuse(f"{key} has shape {shape} and dtype {dtype}, expected 1 dimension(s) of integers")
         if spec is None:
             continue
         good_kinds = "iu" if spec.kind == "i" else "f"

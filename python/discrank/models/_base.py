@@ -29,7 +29,7 @@ from discrank.data import PairwiseData, check_data
 from discrank.exceptions import NotFittedError, NumericalError
 from discrank.models._prediction import GamePredictions, check_unseen, code_players, expected_score, log_covariates
 
-__all__ = ["PairwiseModel", "elo_points", "fit_pairs", "LOSSES", "resolve_n_jobs", "one_blas_thread", "thread_limit"]
+__all__ = ["Model", "Params", "PairwiseModel", "elo_points", "fit_pairs", "LOSSES", "resolve_n_jobs", "one_blas_thread", "thread_limit"]
 
 #: Loss names and their ids in the compiled core (cpp/include/discrank/losses.hpp).
 LOSSES = {
@@ -117,20 +117,216 @@ class Params:
     draw_models: tuple = ()
 
 
-class PairwiseModel(Params, GamePredictions):
-    """Base class: scikit-learn's estimator contract over :class:`~discrank.PairwiseData`.
+class Model(Params, GamePredictions):
+    """The base of every estimator: what each model does the same way, written once.
+
+    - the parameter contract (:class:`Params`) and the parameters' checks by the rules of
+      :mod:`discrank._params` (:meth:`_check_params`), the rules :mod:`discrank.persist` checks a file by;
+    - the fitted check: a model used before ``fit`` raises :class:`~discrank.exceptions.NotFittedError`
+      (``__sklearn_is_fitted__`` tells scikit-learn);
+    - the players: ``labels_``, the lookup from labels to codes, :meth:`relabel`;
+    - saving and loading from declared fields: ``_fitted_arrays`` (:class:`discrank.persist.FittedArray`,
+      an attribute or a field of a fitted dataclass such as ``"games_.a"``), ``_fitted_scalars``,
+      ``_choices`` (the allowed values of the parameters and scalars that take one of a few strings) and
+      ``_optional_params``; a public class that declares ``_fitted_arrays`` is registered with
+      :mod:`discrank.persist` when it is defined, and :meth:`_rebuild` derives (and checks) the rest of
+      the state after loading;
+    - the prediction protocol (:class:`~discrank.models._prediction.GamePredictions`:
+      ``predict_games``, ``predict_outcomes``; a player not seen is an
+      :class:`~discrank.exceptions.UnknownPlayerError` unless ``unseen="prior"``);
+    - the table of ``ratings_frame`` (:meth:`_frame`): ``player``, ``rank``, ``games``, ``elo`` (on the
+      familiar scale, :func:`elo_points`) and the model's columns, best first.
+    """
+
+    #: The advantage coefficients and their columns' names: none until a fit with covariates sets them.
+    beta_: Optional[np.ndarray] = None
+    advantage_names_: tuple = ()
+    #: The fitted arrays a model file holds (``discrank.persist``); empty: the model is not saved itself.
+    _fitted_arrays: tuple = ()
+    #: The fitted scalars a model file holds, by name (``discrank.persist`` checks each by its rule).
+    _fitted_scalars: tuple = ()
+    #: The fitted dataclasses whose fields are fitted arrays (``"games_.a"``), by attribute.
+    _fitted_records: dict = {}
+    #: The allowed values of the parameters and fitted scalars that take one of a few strings.
+    _choices: dict = {}
+    #: Parameters for which None is allowed beside their rule (None: a default resolved by the fit).
+    _optional_params: tuple = ()
+    #: Fitted attributes a model file holds that the model derives again on loading instead (the
+    #: covariates' standard errors of a model that computes them from its state).
+    _derived_on_load: tuple = ()
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        """Register a public model class that declares its fitted arrays with :mod:`discrank.persist`."""
+        super().__init_subclass__(**kwargs)
+        if cls._fitted_arrays and not cls.__name__.startswith("_"):
+            persist.register(cls)
+
+    def _check_params(self, names: Optional[tuple] = None) -> None:
+        """Check the parameters ``names`` (default: every parameter) by their rules: one of the class's
+        ``_choices`` (or None, for ``_optional_params``), else the rule of :mod:`discrank._params`; a
+        ValueError or TypeError names the parameter and the value."""
+        for name in self._param_names() if names is None else names:
+            value = getattr(self, name)
+            if name in self._choices:
+                if value is None and name in self._optional_params:
+                    continue
+                if not isinstance(value, str) or value not in self._choices[name]:
+                    none = " or None" if name in self._optional_params else ""
+                    raise ValueError(f"{name}={value!r} is not one of {tuple(self._choices[name])}{none}")
+            else:
+                check_param(type(self), name, value)
+
+    # ------------------------------------------------------------------ the fitted state
+    def __sklearn_is_fitted__(self) -> bool:
+        """Whether ``fit`` has run (``sklearn.utils.validation.check_is_fitted`` asks this)."""
+        return hasattr(self, "labels_")
+
+    def _check_fitted(self) -> None:
+        """A :class:`~discrank.exceptions.NotFittedError` naming the class when ``fit`` has not run."""
+        if not hasattr(self, "labels_"):
+            raise NotFittedError(f"this {type(self).__name__} is not fitted yet: call fit(data) first")
+
+    def _forget_labels(self) -> None:
+        """Drop the label lookup, built again from ``labels_`` when next needed."""
+        self._label_index = None
+
+    def _label_lookup(self) -> LabelIndex:
+        """The lookup from labels to player indices, built from ``labels_`` on first use."""
+        if getattr(self, "_label_index", None) is None:
+            self._label_index = LabelIndex(self.labels_)
+        return self._label_index
+
+    def _player_codes(self, a: Any, b: Any, unseen: str) -> tuple[np.ndarray, np.ndarray]:
+        """The codes of the players ``a`` and ``b`` (:func:`code_players`): -1 for a player not seen with
+        ``unseen="prior"``, else an :class:`~discrank.exceptions.UnknownPlayerError`."""
+        self._check_fitted()
+        return code_players(self._label_lookup(), a, b, unseen, type(self).__name__)
+
+    def relabel(self, labels: np.ndarray) -> None:
+        """Give a model fitted on player codes its players' labels (``discrank.evaluate`` fits on codes).
+
+        Parameters
+        ----------
+        labels : ndarray
+            ``labels[c]`` is the label of the player coded ``c``; ``labels_`` becomes ``labels[labels_]``.
+        """
+        self._check_fitted()
+        self.labels_ = labels[np.asarray(self.labels_, dtype=np.int64)]
+        self._forget_labels()
+
+    # ------------------------------------------------------------------ saving and loading
+    def save(self, path: Any) -> None:
+        """Write the fitted model to an ``.npz`` file (``discrank.load`` reads it; no pickle).
+
+        Parameters
+        ----------
+        path : str or path-like
+            The file (numpy adds ``.npz`` when missing).
+
+        Raises
+        ------
+        discrank.exceptions.NotFittedError
+            The model is not fitted.
+        TypeError
+            A model whose class declares no fitted state to save.
+        """
+        persist.save(self, path)
+
+    def _saved_model(self) -> "Model":
+        """The model a file holds for this one (``discrank.persist.save``): itself."""
+        return self
+
+    def _load_state(self, labels: np.ndarray, fields: dict[str, Any], scalars: dict[str, Any],
+                    advantage: tuple) -> None:
+        """Set the fitted state read from a model file (``discrank.persist.load``), then :meth:`_rebuild`.
+
+        Parameters
+        ----------
+        labels : ndarray
+            The players.
+        fields : dict
+            The fitted arrays by their declared name (``_fitted_arrays``; a field of a fitted dataclass,
+            ``"games_.a"``, goes into that dataclass of ``_fitted_records``; an optional one absent: None).
+        scalars : dict
+            The fitted scalars, checked against ``_fitted_scalars``.
+        advantage : tuple
+            ``(names, beta, beta_se)`` of a model fitted with advantage covariates, else ``((), None, None)``.
+        """
+        records: dict[str, dict] = {}
+        for name, value in {**fields, **scalars}.items():
+            owner, _, field = name.partition(".")
+            if field:
+                records.setdefault(owner, {})[field] = value
+            else:
+                setattr(self, name, value)
+        for owner, values in records.items():
+            setattr(self, owner, self._fitted_records[owner](**values))
+        names, beta, se = advantage
+        self.advantage_names_, self.beta_ = tuple(names), beta
+        if "beta_se_" not in self._derived_on_load:
+            self.beta_se_ = se
+        self.labels_ = labels
+        self._forget_labels()
+        self._rebuild()
+
+    def _rebuild(self) -> None:
+        """Compute again what the fit derives from the fitted fields, checking them against each other (a
+        ValueError names the field); none here."""
+
+    # ------------------------------------------------------------------ the table
+    def _frame(self, columns: dict[str, np.ndarray], key: Optional[np.ndarray], games: np.ndarray, *,
+               elo: Optional[np.ndarray] = None, anchor: Any = None, anchor_rating: float = 1500.0,
+               keep: Optional[np.ndarray] = None):
+        """The table of ``ratings_frame``: ``player``, ``rank``, ``games``, ``elo`` and ``columns`` (in the
+        players' order), one row per player (those of the mask ``keep``), sorted by ``key`` best first.
+
+        Parameters
+        ----------
+        columns : dict
+            The model's columns.
+        key : ndarray or None
+            The values the players are ranked by, higher first; None: no ranking (``rank`` NaN, unsorted).
+        games : ndarray
+            Each player's games.
+        elo : ndarray, optional
+            Logit-scale ratings shown as the ``elo`` column (:func:`elo_points`: ``anchor`` and
+            ``anchor_rating``, the reference taken over every player); None: no such column.
+        keep : ndarray of bool, optional
+            The players kept (ranked among themselves); default: every player.
+
+        Returns
+        -------
+        pandas.DataFrame
+            With ``df.attrs["model"]`` the class name.
+        """
+        try:
+            import pandas as pd
+        except ImportError as exc:  # pragma: no cover
+            raise ImportError("ratings_frame needs pandas: pip install 'discrank[pandas]'") from exc
+        if elo is not None:
+            columns = {"elo": elo_points(elo, self._label_lookup(), anchor, anchor_rating), **columns}
+        frame = pd.DataFrame({"player": self.labels_, "games": games, **columns})
+        if keep is not None:
+            frame, key = frame[keep], None if key is None else key[keep]
+        if key is not None:
+            frame = frame.iloc[np.argsort(-key, kind="stable")].reset_index(drop=True)
+            frame.insert(1, "rank", np.arange(1, len(frame) + 1))
+        else:
+            frame = frame.reset_index(drop=True)
+            frame.insert(1, "rank", np.full(len(frame), np.nan))
+        frame.attrs["model"] = type(self).__name__
+        return frame
+
+
+class PairwiseModel(Model):
+    """The stationary pair models' base (:class:`Model`) over :class:`~discrank.PairwiseData`.
 
     The constructor only stores parameters; :meth:`fit` validates them and the data, and sets the fitted
-    attributes, whose names end in ``_``. A model used before ``fit`` raises
-    :class:`~discrank.exceptions.NotFittedError`.
+    attributes, whose names end in ``_``.
 
     A subclass implements ``_fit`` (the solver, on a :class:`~discrank._fitdata.FitData`) and
-    ``_factors``, and declares:
+    ``_factors``, declares its fitted fields as :class:`Model` says, and writes:
 
-    - ``_fitted_arrays``: the fitted array attributes a model file holds (:class:`discrank.persist.FittedArray`),
-      ``_fitted_scalars``: the fitted scalar attributes, and ``_choices``: the allowed values of its
-      parameters and fitted scalars that take one of a few strings. A public class that declares
-      ``_fitted_arrays`` is registered with :mod:`discrank.persist` when it is defined;
     - :meth:`_rebuild`: the state derived from those attributes, computed again after loading;
     - :meth:`_sort_key`: the values its players are ranked by, and :meth:`_elo_scale`: the logit-scale
       ratings ``ratings_frame`` shows on the familiar Elo scale.
@@ -145,24 +341,6 @@ class PairwiseModel(Params, GamePredictions):
     _has_prior: bool = False
     #: Prior mean of the first component's v (the parameters of a player the fit has not seen).
     _first_v_centre: float = 0.0
-    #: The advantage coefficients and their columns' names: none until a fit with covariates sets them.
-    beta_: Optional[np.ndarray] = None
-    advantage_names_: tuple = ()
-
-    #: The fitted arrays a model file holds (``discrank.persist``); empty: the model is not saved itself.
-    _fitted_arrays: tuple = ()
-    #: The fitted scalars a model file holds, by name (``discrank.persist`` checks each by its rule).
-    _fitted_scalars: tuple = ()
-    #: The allowed values of the parameters and fitted scalars that take one of a few strings.
-    _choices: dict = {}
-    #: Parameters for which None is allowed beside their rule (None: a default resolved by the fit).
-    _optional_params: tuple = ()
-
-    def __init_subclass__(cls, **kwargs: Any) -> None:
-        """Register a public model class that declares its fitted arrays with :mod:`discrank.persist`."""
-        super().__init_subclass__(**kwargs)
-        if cls._fitted_arrays and not cls.__name__.startswith("_"):
-            persist.register(cls)
 
     # ------------------------------------------------------------------ fitting
     @atomic
@@ -317,16 +495,6 @@ class PairwiseModel(Params, GamePredictions):
         self._n_threads = n_threads
         self._forget_labels()
 
-    def _forget_labels(self) -> None:
-        """Drop the label lookup, built again from ``labels_`` when next needed."""
-        self._label_index = None
-
-    def _label_lookup(self) -> LabelIndex:
-        """The lookup from labels to player indices, built from ``labels_`` on first use."""
-        if getattr(self, "_label_index", None) is None:
-            self._label_index = LabelIndex(self.labels_)
-        return self._label_index
-
     def _check_finite_state(self) -> None:
         """Raise :class:`~discrank.exceptions.NumericalError` when a fitted float array is not finite."""
         for spec in self._fitted_arrays:
@@ -361,10 +529,6 @@ class PairwiseModel(Params, GamePredictions):
         """Keyword arguments of ``_core.scores`` (``U``, ``V`` and/or ``s``)."""
         raise NotImplementedError
 
-    def __sklearn_is_fitted__(self) -> bool:
-        """Whether ``fit`` has run (``sklearn.utils.validation.check_is_fitted`` asks this)."""
-        return hasattr(self, "labels_")
-
     def __sklearn_tags__(self) -> Any:
         """scikit-learn's tags (scikit-learn >= 1.6 asks for them, in ``check_is_fitted`` among others).
 
@@ -384,46 +548,12 @@ class PairwiseModel(Params, GamePredictions):
         return Tags(estimator_type=None, target_tags=TargetTags(required=False), requires_fit=True,
                     no_validation=True, input_tags=InputTags(two_d_array=False))
 
-    def _check_fitted(self) -> None:
-        if not hasattr(self, "labels_"):
-            raise NotFittedError(f"this {type(self).__name__} is not fitted yet: call fit(data) first")
-
     # ------------------------------------------------------------------ fitted state
-    def _saved_model(self) -> "PairwiseModel":
-        """The model a file holds for this one (``discrank.persist.save``): itself."""
-        return self
-
-    def _load_state(self, labels: np.ndarray, arrays: dict[str, np.ndarray], scalars: dict[str, Any]) -> None:
-        """Set the fitted state read from a model file (``discrank.persist.load``), then :meth:`_rebuild`.
-
-        Parameters
-        ----------
-        labels : ndarray
-            The players.
-        arrays : dict
-            The fitted arrays, checked against ``_fitted_arrays``.
-        scalars : dict
-            The fitted scalars, checked against ``_fitted_scalars``.
-        """
-        for name, value in {**arrays, **scalars}.items():
-            setattr(self, name, value)
+    def _load_state(self, labels: np.ndarray, fields: dict[str, Any], scalars: dict[str, Any],
+                    advantage: tuple) -> None:
+        """:meth:`Model._load_state`, the players counted first (``n_players_``) for :meth:`_rebuild`."""
         self._set_players(labels, 0)
-        self._rebuild()
-
-    def _rebuild(self) -> None:
-        """Compute again what the fit derives from the fitted arrays (none here)."""
-
-    def relabel(self, labels: np.ndarray) -> None:
-        """Give a model fitted on player codes its players' labels.
-
-        Parameters
-        ----------
-        labels : ndarray
-            ``labels[c]`` is the label of the player coded ``c``; ``labels_`` becomes ``labels[labels_]``.
-        """
-        self._check_fitted()
-        self.labels_ = labels[np.asarray(self.labels_, dtype=np.int64)]
-        self._forget_labels()
+        super()._load_state(labels, fields, scalars, advantage)
 
     def _sort_key(self) -> Optional[np.ndarray]:
         """The values the players are ranked by, higher first; None: the model has no ranking."""
@@ -442,21 +572,6 @@ class PairwiseModel(Params, GamePredictions):
         return "Elo model: transitive by construction"
 
     # ------------------------------------------------------------------ output
-    def save(self, path: Any) -> None:
-        """Write the fitted model to an ``.npz`` file (``discrank.load`` reads it; no pickle).
-
-        Parameters
-        ----------
-        path : str or path-like
-            The file (numpy adds ``.npz`` when missing).
-
-        Raises
-        ------
-        discrank.exceptions.NotFittedError
-            The model is not fitted.
-        """
-        persist.save(self, path)
-
     def ratings_frame(self, *, anchor: Any = None, anchor_rating: float = 1500.0):
         """A pandas DataFrame, one row per player, best first.
 
@@ -490,25 +605,9 @@ class PairwiseModel(Params, GamePredictions):
             ``anchor`` is not a player of the fit.
         """
         self._check_fitted()
-        try:
-            import pandas as pd
-        except ImportError as exc:  # pragma: no cover
-            raise ImportError("ratings_frame needs pandas: pip install 'discrank[pandas]'") from exc
-        cols = self._rating_columns()
-        base = self._elo_scale()
-        if base is not None:
-            cols = {"elo": elo_points(base, self._label_lookup(), anchor, anchor_rating), **cols}
-        frame = pd.DataFrame({"player": self.labels_, "games": getattr(self, "n_games_", np.full(self.n_players_, np.nan)),
-                              **cols})
-        key = self._sort_key()
-        if key is not None:
-            order = np.argsort(-key, kind="stable")
-            frame = frame.iloc[order].reset_index(drop=True)
-            frame.insert(1, "rank", np.arange(1, self.n_players_ + 1))
-        else:
-            frame.insert(1, "rank", np.full(self.n_players_, np.nan))
-        frame.attrs["model"] = type(self).__name__
-        return frame
+        games = getattr(self, "n_games_", np.full(self.n_players_, np.nan))
+        return self._frame(self._rating_columns(), self._sort_key(), games, elo=self._elo_scale(), anchor=anchor,
+                           anchor_rating=anchor_rating)
 
     # ------------------------------------------------------------------ prediction
     def _indices(self, a: Any, b: Any, unseen: str = "raise") -> tuple[np.ndarray, np.ndarray]:
