@@ -137,7 +137,20 @@ TIME_DTYPES = tuple(f"datetime64[{u}]" for u in ("Y", "M", "W", "D", "h", "m", "
 
 
 def field_of(model: Any, spec: FittedArray) -> Any:
-    """The value of a declared fitted array of ``model`` (None where the model has none)."""
+    """The value of a declared fitted array of a model.
+
+    Parameters
+    ----------
+    model : object
+        A fitted model.
+    spec : FittedArray
+        The array, as its class declares it (an attribute, or a field of a fitted dataclass).
+
+    Returns
+    -------
+    object
+        The value; None where the model has none (an optional array).
+    """
     owner, _, field = (spec.attr or spec.name).partition(".")
     value = getattr(model, owner, None)
     return getattr(value, field) if field and value is not None else value

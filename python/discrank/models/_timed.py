@@ -110,13 +110,26 @@ def last_seen(a: np.ndarray, b: np.ndarray, t: Optional[np.ndarray], n: int) -> 
 
 
 def latest(old: np.ndarray, new: np.ndarray) -> np.ndarray:
-    """The later of two times, entry by entry, a missing time (NaN, NaT) giving way to the other; ``old``
-    may be shorter than ``new`` (the players appended since)."""
-    old = np.concatenate([old, np.full(new.size - old.size, new[:0].dtype.type("NaT") if new.dtype.kind == "M"
-                                       else np.nan, dtype=new.dtype if new.dtype.kind == "M" else np.float64)])
-    missing = np.isnat(old) if old.dtype.kind == "M" else np.isnan(old)
-    gone = np.isnat(new) if new.dtype.kind == "M" else np.isnan(new)
-    return np.where(missing, new, np.where(gone, old, np.maximum(old, new)))
+    """The later of two times of each player, a missing time (NaN, NaT) giving way to the other; ``old``
+    may be shorter than ``new`` (the players appended since). Datetimes stay datetimes (times of numbers
+    missing everywhere give way to them); numbers are floats, integers where none is missing."""
+    dates = old.dtype.kind == "M" or new.dtype.kind == "M"
+    if dates and old.dtype.kind != "M":  # (no time before: every entry missing)
+        old = np.full(old.size, np.datetime64("NaT"), dtype=new.dtype)
+    if dates and new.dtype.kind != "M":
+        new = np.full(new.size, np.datetime64("NaT"), dtype=old.dtype)
+    dtype = np.promote_types(old.dtype, new.dtype) if dates else np.dtype(np.float64)
+    gap = np.full(new.size - old.size, np.datetime64("NaT") if dates else np.nan, dtype=dtype)
+    whole = np.concatenate([old.astype(dtype), gap])
+    fresh = new.astype(dtype)
+    out = np.where(_missing(whole), fresh, np.where(_missing(fresh), whole, np.maximum(whole, fresh)))
+    if old.dtype.kind in "iu" and new.dtype.kind in "iu" and not _missing(out).any():
+        out = out.astype(np.int64)
+    return out
+
+
+def _missing(t: np.ndarray) -> np.ndarray:
+    return np.isnat(t) if t.dtype.kind == "M" else np.isnan(t)
 
 
 def show_time(value: Any) -> str:
