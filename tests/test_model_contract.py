@@ -245,3 +245,49 @@ def test_the_fit_pipeline_is_the_base_class_fit():
         assert cls.fit is PairwiseModel.fit
         assert list(inspect.signature(cls._fit).parameters) == ["self", "data"]
     assert discrank.models.disc.__all__ == ["DiscDecomposition", "MElo"]
+
+
+# ------------------------------------------------------------------ one base for every estimator
+def _estimators():
+    from discrank.online import OnlineElo
+
+    return [Elo, EloPlusPlus, DiscDecomposition, MElo, SchurDecomposition, DiscDecompositionCV, discrank.DynamicElo,
+            OnlineElo]
+
+
+def test_every_estimator_derives_from_the_one_model_base_and_lives_under_models():
+    from discrank.models._base import Model
+
+    for cls in _estimators():
+        assert issubclass(cls, Model), cls.__name__
+        assert cls.__module__.startswith("discrank.models."), (cls.__name__, cls.__module__)
+
+
+@pytest.mark.parametrize("name", ["_check_fitted", "__sklearn_is_fitted__", "relabel", "save", "_load_state",
+                                  "__init_subclass__", "_player_codes", "_label_lookup", "ratings_frame"])
+def test_the_time_aware_models_inherit_the_bases_copy_of_each_shared_method(name):
+    from discrank.online import OnlineElo
+
+    for cls in (discrank.DynamicElo, OnlineElo):
+        assert name not in cls.__dict__, f"{cls.__name__} writes its own {name}"
+    # one ratings_frame for both time-aware models
+    assert discrank.DynamicElo.ratings_frame is OnlineElo.ratings_frame
+
+
+def test_unfitted_time_aware_models_raise_not_fitted_error(tmp_path):
+    from discrank.online import OnlineElo
+
+    for model in (discrank.DynamicElo(), OnlineElo()):
+        for call in (lambda: model.predict_proba("x", "y"), lambda: model.ratings_frame(),
+                     lambda: model.save(tmp_path / "m.npz"), lambda: model.relabel(np.arange(3))):
+            with pytest.raises(NotFittedError, match=f"this {type(model).__name__} is not fitted yet"):
+                call()
+        assert not model.__sklearn_is_fitted__()
+
+
+def test_persistence_has_no_hand_written_state_of_any_model():
+    source = (Path(persist.__file__)).read_text()
+    for hook in ("_state_to_save", "_load_advantage", "DynamicElo"):
+        assert hook not in source, hook
+    for cls in _estimators():
+        assert "_state_to_save" not in cls.__dict__ and "_load_advantage" not in cls.__dict__, cls.__name__

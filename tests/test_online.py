@@ -119,3 +119,68 @@ def test_core_refuses_out_of_range_indices():
 
     with pytest.raises(ValueError, match=r"player index \(0, 3\) of game 0 is outside \[0, 3\)"):
         _core.online_elo(np.array([0], dtype=np.int32), np.array([3], dtype=np.int32), np.ones(1), 0.1, np.zeros(3))
+
+
+def _dated_log(days, a, b, score):
+    from discrank import GameLog
+
+    return GameLog.from_arrays(a, b, score, np.datetime64("2024-01-01") + np.asarray(days).astype("timedelta64[D]"))
+
+
+def test_online_elo_ratings_frame_has_elo_games_and_last_seen_and_keeps_the_active_players():
+    from discrank.online import OnlineElo
+
+    log = _dated_log([0, 1, 2, 10, 20], ["x", "y", "x", "z", "x"], ["y", "z", "z", "y", "y"], [1, 1, 0.5, 0, 1])
+    model = OnlineElo(step=0.5).fit(log)
+    frame = model.ratings_frame()
+    assert list(frame.columns) == ["player", "rank", "games", "elo", "rating", "last_seen"]
+    assert frame["rank"].tolist() == [1, 2, 3] and frame.attrs["model"] == "OnlineElo"
+    row = frame.set_index("player")
+    assert row.loc["x", "games"] == 3 and row.loc["y", "games"] == 4 and row.loc["z", "games"] == 3
+    assert row.loc["z", "last_seen"] == np.datetime64("2024-01-11")
+    assert row.loc["y", "last_seen"] == np.datetime64("2024-01-21")
+    ratings = model.ratings_[model._label_lookup().index(["x", "y", "z"], "player")]
+    np.testing.assert_allclose(row.loc[["x", "y", "z"], "rating"], ratings, rtol=0, atol=0)
+    np.testing.assert_allclose(row.loc[["x", "y", "z"], "elo"],
+                               1500 + 400 / np.log(10) * (ratings - ratings.mean()), rtol=1e-12)
+    active = model.ratings_frame(active_since="2024-01-15", anchor="z", anchor_rating=1000.0)
+    assert sorted(active["player"]) == ["x", "y"] and active["rank"].tolist() == [1, 2]
+    z_rating = ratings[2]
+    np.testing.assert_allclose(active.set_index("player").loc[["x", "y"], "elo"],
+                               1000 + 400 / np.log(10) * (ratings[:2] - z_rating), rtol=1e-12)
+
+
+def test_online_elo_update_moves_last_seen_and_counts_the_new_players_games():
+    from discrank.online import OnlineElo
+
+    model = OnlineElo(step=0.5).fit(_dated_log([0, 1], ["x", "y"], ["y", "z"], [1, 0]))
+    model.update(_dated_log([5, 6], ["x", "w"], ["w", "z"], [1, 0.5]))
+    row = model.ratings_frame().set_index("player")
+    assert row.loc[["x", "y", "z", "w"], "games"].tolist() == [2, 2, 2, 2]
+    assert row.loc["y", "last_seen"] == np.datetime64("2024-01-02")
+    assert row.loc["w", "last_seen"] == np.datetime64("2024-01-07")
+    assert model.ratings_frame(active_since="2024-01-06")["player"].tolist() != []
+    assert sorted(model.ratings_frame(active_since="2024-01-06")["player"]) == ["w", "x", "z"]
+
+
+@pytest.mark.parametrize("since, message", [
+    ("2023-12-01", r"active_since=2023-12-01 is outside the fitted games' time range: the fitted games' times run "
+                   r"from 2024-01-01 to 2024-01-21"),
+    (5.0, r"active_since"),
+])
+def test_online_elo_ratings_frame_refuses_an_active_since_outside_the_times(since, message):
+    from discrank.online import OnlineElo
+
+    log = _dated_log([0, 1, 20], ["x", "y", "x"], ["y", "z", "z"], [1, 1, 0.5])
+    with pytest.raises(ValueError, match=message):
+        OnlineElo(step=0.5).fit(log).ratings_frame(active_since=since)
+
+
+def test_online_elo_without_times_has_nan_last_seen_and_refuses_active_since():
+    from discrank import GameLog
+    from discrank.online import OnlineElo
+
+    model = OnlineElo(step=0.5).fit(GameLog.from_arrays(["x", "y"], ["y", "z"], [1.0, 0.0]))
+    assert model.ratings_frame()["last_seen"].isna().all()
+    with pytest.raises(ValueError, match="active_since=3: this OnlineElo was fitted on games without times"):
+        model.ratings_frame(active_since=3)

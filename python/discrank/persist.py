@@ -18,24 +18,27 @@ File format (``numpy.savez_compressed``, read back with ``allow_pickle=False``):
 - one array per fitted array attribute (``ratings_``, ``u_``, ``v_`` ...); what is derived from them
   (a disc model's strength, consistency, angle, radius, ranking; Schur's ``lambdas_``; m-Elo's
   ``ratings_``) is derived again on loading;
-- for a ``DynamicElo``, the games it was fitted on, in time order (``games_a_`` and ``games_b_``, codes
-  into ``labels_``; ``games_score_``; ``games_bin_``, their periods; their times as ``games_time_``
-  floats or ``games_time_int_`` integers of the header's ``time_dtype_``, a datetime64 unit or a
-  number type; ``games_x_``, the covariates), the ratings ``pp_rating_`` and standard deviations
-  ``pp_sd_`` of the player-periods those games make, and ``theta_tail_`` (the covariates'
-  coefficients, then the draw parameter). Loading checks them against each other (codes in range, no
-  player against themself, scores in [0, 1], times in order and each game in its time's period, as
-  many ratings as player-periods, ``beta_`` the coefficients of ``theta_tail_``) and builds the
-  history again, so that ``update`` goes on from the file. (A class writes such a state with its
-  ``_state_to_save`` and checks it with ``_load_advantage`` and ``_load_state``; their ValueErrors name
-  the file.)
+- a model whose state follows its games in time (the whole-history model) holds the games it was fitted
+  on, in time order, as declared fields of its fitted dataclass (``games_a_`` and ``games_b_``, codes
+  into ``labels_``; ``games_score_``; ``games_bin_``, their periods; their times, :class:`FittedArray`
+  of kind ``"t"``: ``games_time_`` floats or ``games_time_int_`` integers of the header's
+  ``time_dtype_``, a datetime64 unit or a number type; ``games_x_``, the covariates; ``games_count_``),
+  the ratings ``pp_rating_`` and standard deviations ``pp_sd_`` of the player-periods those games make,
+  and ``theta_tail_`` (the covariates' coefficients, then the draw parameter). Their sizes other than
+  the players' and the components' (``"g"`` games, ``"q"`` player-periods) are the class's to check:
+  its ``_rebuild`` checks them against each other (codes in range, no player against themself, times in
+  order and each game in its time's period, as many ratings as player-periods, ``beta_`` the
+  coefficients of ``theta_tail_``; a ValueError naming the field, which names the file here) and
+  builds the history again, so that ``update`` goes on from the file.
 
 Only the models of discrank are loaded: the class name is looked up in the table of the model classes
-(each public subclass of ``PairwiseModel`` that declares its fitted arrays registers itself with
+(each public subclass of the model base that declares its fitted arrays registers itself with
 :func:`register` when it is defined), so a file can never run code. What a file holds is declared by
-the class: ``_fitted_arrays`` (:class:`FittedArray`: name, shape, kind, bound), ``_fitted_scalars``,
-``_choices`` (the allowed strings of its parameters and scalars) and ``_optional_params``; after loading,
-the class's ``_rebuild`` derives the rest. This module imports no model module.
+the class: ``_fitted_arrays`` (:class:`FittedArray`: name, shape, kind, bound, and where the model holds
+it: an attribute or a field of a fitted dataclass, ``_fitted_records``), ``_fitted_scalars``,
+``_choices`` (the allowed strings of its parameters and scalars) and ``_optional_params``; this module
+reads and writes the declared fields without knowing the class, and after loading the class's
+``_rebuild`` derives the rest. This module imports no model module.
 
 Everything in the file is checked before it is used, and a file that fails a check is a ``ValueError``
 that names the file, the field and the bad value:
