@@ -618,3 +618,30 @@ def test_newton_reaches_a_tolerance_below_the_objectives_rounding():
     log = GameLog.from_arrays(a, b, y, t.astype(float), advantage={"home": home})
     m = DynamicElo(period=1.0, drift=0.2, prior_scale=1.0, draws="davidson", tol=1e-12).fit(log)
     assert m.converged_ and m.n_iter_ <= 10 and m.gradient_ <= 1e-12
+
+
+def test_the_fitted_games_are_a_frozen_games_record_in_time_order_and_update_appends_to_it():
+    import dataclasses
+
+    from discrank.models._dynamic_state import Games
+
+    log = league(games=300)
+    order = np.argsort(log.time, kind="stable")
+    half = 150
+    model = DynamicElo(period=1.0, drift=0.3, prior_scale=1.5).fit(_rows(log, order[:half]))
+    games = model.games_
+    assert type(games) is Games and dataclasses.is_dataclass(games) and len(games) == half
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        games.score = games.score[::-1]
+    labels = model.labels_
+    np.testing.assert_array_equal(labels[games.a], log.a[order[:half]])
+    np.testing.assert_array_equal(labels[games.b], log.b[order[:half]])
+    np.testing.assert_array_equal(games.score, log.score[order[:half]])
+    np.testing.assert_array_equal(games.time, log.time[order[:half]])
+    np.testing.assert_array_equal(games.bins, np.floor(log.time[order[:half]]).astype(np.int64))
+    np.testing.assert_array_equal(games.x[:, 0], log.advantage[order[:half], 0])
+    assert games.count is None and games.n_games == half
+    model.update(_rows(log, order[half:]))
+    assert len(model.games_) == 300 and model.games_.n_games == 300
+    np.testing.assert_array_equal(model.games_.score[:half], games.score)
+    np.testing.assert_array_equal(model.labels_[model.games_.a], log.a[order])

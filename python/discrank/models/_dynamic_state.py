@@ -109,13 +109,13 @@ class DynamicReadout:
     def _state_at(self, players: np.ndarray, b: np.ndarray):
         """(mean, variance, known) of each player's rating in period ``b`` (see :meth:`ratings_at`)."""
         return state_at(self.pp_player_, self.pp_bin_, self.pp_rating_, self.pp_sd_ ** 2, players, b,
-                      self._walk(self.drift_), self.prior_scale_)
+                        self._walk(self.drift_), self.prior_scale_)
 
     def _outcomes_at(self, ia: np.ndarray, ib: np.ndarray, b: np.ndarray, x: Optional[np.ndarray]) -> np.ndarray:
         """[P(a wins), P(draw), P(b wins)] of games of players ``ia``, ``ib`` in periods ``b``."""
         eta = math.log(self.draw_nu_) if self.draw_nu_ is not None else self.draw_threshold_
         d, v = difference(self.pp_player_, self.pp_bin_, self.pp_rating_, self.pp_sd_ ** 2, self.beta_,
-                           self._walk(self.drift_), self.prior_scale_, ia, ib, b, x)
+                          self._walk(self.drift_), self.prior_scale_, ia, ib, b, x)
         return outcomes(d, self.variance_scale_ * v, eta, self.draws)
 
     def _players(self, players: Any) -> np.ndarray:
