@@ -64,14 +64,14 @@ from __future__ import annotations
 import json
 import math
 import os
-import zipfile
-import zlib
 from dataclasses import dataclass
 from typing import Any, Callable, NoReturn, Optional
 
 import numpy as np
 
 from discrank._labels import show
+from discrank._npz import (LABEL_KINDS, MAX_COMPRESSION_RATIO, Refused, labels_to_save,  # noqa: F401 - MAX_COMPRESSION_RATIO: persist's, as it was
+                           open_archive, read_labels)
 from discrank._params import MAX_NEGATIVE_N_JOBS, file_refusal, rule_of  # noqa: F401 - MAX_NEGATIVE_N_JOBS: persist's, as it was
 
 FORMAT = 1
@@ -81,15 +81,7 @@ FORMAT = 1
 #: of coordinates overflow and predictions become NaN.
 MAX_ABS_PARAMETER = 1e6
 
-#: The largest uncompressed size of a model file's members over the file's size, when they add up to more
-#: than ``_RATIO_FLOOR`` bytes: fitted floats compress about 1:1, integer and text labels up to about
-#: 20:1, a zip bomb 1000:1. (The whole file, not each member: a dynamic model's scores, periods and times
-#: can compress 600:1 on their own, next to its incompressible ratings.)
-MAX_COMPRESSION_RATIO = 200
-_RATIO_FLOOR = 16 << 20
-
 _HEADER_LIMIT = 1 << 20  # bytes of the JSON header
-_LABEL_KINDS = {"U": "str", "S": "bytes", "i": "int", "u": "uint", "f": "float"}
 
 
 @dataclass(frozen=True)
@@ -248,7 +240,7 @@ def save(model: Any, path: Any) -> None:
     name = type(model).__name__
     if _MODELS.get(name) is not type(model):
         raise TypeError(f"cannot save a {name}: only discrank's models ({sorted(_MODELS)}) are supported")
-    label_kind, arrays = _labels_to_save(np.asarray(model.labels_))
+    label_kind, arrays = labels_to_save(np.asarray(model.labels_))
     scalars = {}
     for spec in model._fitted_arrays:
         value = field_of(model, spec)
@@ -275,64 +267,10 @@ def save(model: Any, path: Any) -> None:
     np.savez_compressed(path, __discrank__=np.array(json.dumps(meta)), **arrays)
 
 
-def _labels_to_save(labels: np.ndarray) -> tuple[str, dict[str, np.ndarray]]:
-    """The label kind and the arrays that store the labels without pickle, of the kind they were fitted
-    with (str, bytes, int, uint, float); an object array of one kind becomes that kind's array. Strings
-    whose fixed-width ``<U`` array would be mostly padding (one long name among short ones) are stored
-    as their UTF-8 bytes and where each ends (kind ``"utf8"``), so that the file and the memory grow
-    with the total length of the labels."""
-    if labels.ndim != 1:
-        raise TypeError(f"labels_ must be 1-D to be saved, got shape {labels.shape}")
-    if labels.dtype.kind == "U":
-        labels = labels.astype(object)
-    if labels.dtype.kind == "O":
-        values = labels.tolist()
-        kinds = {type(v) for v in values}
-        if kinds <= {str}:
-            lengths = [len(v) for v in values]
-            longest = max(lengths, default=0)
-            if len(values) * longest > 4 * sum(lengths) + 4096:
-                encoded = [v.encode("utf-8", "surrogatepass") for v in values]
-                blob = np.frombuffer(b"".join(encoded), dtype=np.uint8)
-                ends = np.cumsum([len(e) for e in encoded], dtype=np.int64)
-                return "utf8", {"labels_": blob, "labels_ends_": ends}
-            out = np.array(values, dtype=f"<U{max(longest, 1)}")
-        elif kinds <= {bytes}:
-            out = np.array(values, dtype=bytes)
-        elif all(issubclass(k, (int, np.integer)) and not issubclass(k, (bool, np.bool_)) for k in kinds):
-            ints = [int(v) for v in values]
-            if all(-(1 << 63) <= v < (1 << 63) for v in ints):
-                out = np.array(ints, dtype=np.int64)
-            elif all(0 <= v < (1 << 64) for v in ints):
-                out = np.array(ints, dtype=np.uint64)
-            else:
-                raise TypeError(f"integer labels beyond 64 bits (such as {show(max(ints, key=abs))}) cannot be saved")
-        elif all(issubclass(k, (float, np.floating)) for k in kinds):
-            out = np.array(values, dtype=np.float64)
-        else:
-            raise TypeError(f"labels of types {sorted(k.__name__ for k in kinds)} cannot be saved; use labels of "
-                            "one kind: str, bytes, int or float")
-        if out.dtype.kind in "US" and out.tolist() != values:  # numpy's fixed-width strings drop trailing NULs
-            bad = next(v for v, w in zip(values, out.tolist()) if v != w)
-            if out.dtype.kind == "S":
-                raise TypeError(f"the label {show(bad)} ends with a NUL byte, which an .npz file cannot keep")
-            encoded = [v.encode("utf-8", "surrogatepass") for v in values]
-            return "utf8", {"labels_": np.frombuffer(b"".join(encoded), dtype=np.uint8),
-                            "labels_ends_": np.cumsum([len(e) for e in encoded], dtype=np.int64)}
-        labels = out
-    if labels.dtype.kind not in _LABEL_KINDS:
-        raise TypeError(f"labels of dtype {labels.dtype} cannot be saved; use str, bytes, int or float labels")
-    return _LABEL_KINDS[labels.dtype.kind], {"labels_": labels.astype(labels.dtype.newbyteorder("="), copy=False)}
-
-
 def _version() -> str:
     from discrank import __version__
 
     return __version__
-
-
-class _Refused(ValueError):
-    """A check of :func:`load` failed (the message is complete: the file, the field, the value)."""
 
 
 def load(path: Any) -> Any:
@@ -364,15 +302,15 @@ def load(path: Any) -> Any:
     where = os.fsdecode(os.fspath(path))
     try:
         return _load(path, where)
-    except _Refused as exc:
+    except Refused as exc:
         raise ValueError(str(exc)) from None
 
 
 def _load(path: Any, where: str) -> Any:
     def refuse(message: str) -> NoReturn:
-        raise _Refused(f"{where}: {message}")
+        raise Refused(f"{where}: {message}")
 
-    with _open_archive(path, where) as archive:
+    with open_archive(path, where) as archive:
         headers = archive.headers
         if "__discrank__" not in headers:
             refuse("not a discrank model file (no __discrank__ header)")
@@ -394,7 +332,7 @@ def _load(path: Any, where: str) -> Any:
     cls = _MODELS[name]
     model = cls()
     model.set_params(**params)
-    labels = _read_labels(arrays.pop("labels_"), arrays.pop("labels_ends_", None), refuse)
+    labels = read_labels(arrays.pop("labels_"), arrays.pop("labels_ends_", None), refuse)
     n = labels.shape[0]
     specs = _specs(cls)
     for attr, value in scalars.items():
@@ -431,91 +369,6 @@ def _check_beta(beta: np.ndarray, se: np.ndarray, refuse: Callable[[str], NoRetu
     if bad.any():
         k = int(np.flatnonzero(bad)[0])
         refuse(f"beta_se_[{k}] = {show(se[k])} is not a standard error (>= 0)")
-
-
-class _Archive:
-    """The members of an ``.npz`` file: their npy headers read and checked against the members' sizes
-    on opening; an array read (and allocated) only when asked for."""
-
-    def __init__(self, zf: zipfile.ZipFile, infos: dict, headers: dict, where: str):
-        self.zf, self.infos, self.headers, self.where = zf, infos, headers, where
-
-    def __enter__(self) -> "_Archive":
-        return self
-
-    def __exit__(self, *exc: Any) -> None:
-        self.zf.close()
-
-    def read(self, key: str) -> np.ndarray:
-        try:
-            with self.zf.open(self.infos[key]) as fp:
-                return np.lib.format.read_array(fp, allow_pickle=False)
-        except (zipfile.BadZipFile, OSError, EOFError, ValueError, zlib.error, RuntimeError,
-                NotImplementedError) as exc:
-            raise _Refused(f"{self.where}: the array {key} cannot be read ({type(exc).__name__}: {exc})") from None
-
-
-def _open_archive(path: Any, where: str) -> _Archive:
-    """Open the zip and check every member's npy header (shape, dtype) against the member's declared
-    size, and that size against its compressed size, before any array is read."""
-
-    def refuse(message: str) -> NoReturn:
-        raise _Refused(f"{where}: {message}")
-
-    try:
-        on_disk = os.path.getsize(path)
-        zf = zipfile.ZipFile(path)
-    except FileNotFoundError:
-        raise
-    except (zipfile.BadZipFile, zipfile.LargeZipFile, OSError, EOFError, ValueError, NotImplementedError) as exc:
-        refuse(f"not a readable discrank model file (not an .npz archive: {type(exc).__name__}: {exc})")
-    try:
-        infos: dict = {}
-        headers: dict = {}
-        members = zf.infolist()
-        if len(members) > 16:
-            refuse(f"not a discrank model file: {len(members)} members, a model has at most 16")
-        for info in members:
-            if not info.filename.endswith(".npy"):
-                refuse(f"not a discrank model file: the member {show(info.filename)} is not an .npy array")
-            key = info.filename[:-4]
-            if key in infos:
-                refuse(f"the member {show(info.filename)} appears twice")
-            if info.compress_size > on_disk:
-                refuse(f"the member {show(info.filename)} claims {info.compress_size} compressed bytes, more than the "
-                       f"file's {on_disk}: the file is truncated or corrupted")
-            try:
-                with zf.open(info) as fp:
-                    version = np.lib.format.read_magic(fp)
-                    if version == (1, 0):
-                        shape, fortran, dtype = np.lib.format.read_array_header_1_0(fp)
-                    elif version == (2, 0):
-                        shape, fortran, dtype = np.lib.format.read_array_header_2_0(fp)
-                    else:
-                        refuse(f"the array {key} has npy format {version}, expected 1.0 or 2.0")
-                    offset = fp.tell()
-            except _Refused:
-                raise
-            except (zipfile.BadZipFile, OSError, EOFError, ValueError, zlib.error, RuntimeError,
-                    NotImplementedError, SyntaxError, TypeError) as exc:
-                refuse(f"the array {key} has no readable npy header ({type(exc).__name__}: {exc})")
-            if dtype.hasobject or dtype.kind not in "biufcUS" or dtype.names is not None or dtype.subdtype is not None:
-                refuse(f"the array {key} has dtype {show(str(dtype))}, not one a model holds")
-            declared = math.prod(shape) * dtype.itemsize
-            if offset + declared != info.file_size:
-                refuse(f"the array {key} declares shape {shape} of {dtype} ({declared} bytes), but its member holds "
-                       f"{info.file_size - offset} bytes of data")
-            infos[key], headers[key] = info, (tuple(shape), dtype)
-        total = sum(info.file_size for info in members)
-        if total > _RATIO_FLOOR and total > MAX_COMPRESSION_RATIO * max(on_disk, 1):
-            big = max(members, key=lambda info: info.file_size)
-            refuse(f"the file's {on_disk} bytes would decompress to {total} (the member {show(big.filename)} to "
-                   f"{big.file_size}), a ratio above {MAX_COMPRESSION_RATIO}:1 that no model file has (a zip bomb?); "
-                   "refused before decompressing it")
-        return _Archive(zf, infos, headers, where)
-    except BaseException:
-        zf.close()
-        raise
 
 
 _META_KEYS = ("format", "discrank", "model", "params", "scalars", "labels", "advantage")
@@ -622,8 +475,8 @@ def _check_meta(meta: Any, refuse: Callable[[str], NoReturn]) -> tuple[str, dict
                 or len(set(names)) != len(names)):
             refuse(f"the header's advantage {show(names)} is not a list of distinct covariate names")
     kind = meta.get("labels")
-    if kind is not None and kind not in _LABEL_KINDS.values() and kind != "utf8":
-        refuse(f"the header's label kind {show(kind)} is not one of {tuple(_LABEL_KINDS.values()) + ('utf8',)}")
+    if kind is not None and kind not in LABEL_KINDS.values() and kind != "utf8":
+        refuse(f"the header's label kind {show(kind)} is not one of {tuple(LABEL_KINDS.values()) + ('utf8',)}")
     return name, params, scalars, kind
 
 
@@ -663,12 +516,12 @@ def _expected_shapes(cls: type, params: dict, headers: dict, label_kind: Optiona
             refuse(f"labels_ends_ has shape {ends_shape} and dtype {ends_dtype}, expected (n_players,) integers")
         n = ends_shape[0]
     else:
-        kinds = "iuU" if label_kind is None else next(k for k, v in _LABEL_KINDS.items() if v == label_kind)
+        kinds = "iuU" if label_kind is None else next(k for k, v in LABEL_KINDS.items() if v == label_kind)
         if len(shape) != 1 or shape[0] < 1:
             refuse(f"labels_ has shape {shape}, expected (n_players,) with at least one player")
         if dtype.kind not in kinds:
             said = "" if label_kind is None else f" (the header says {label_kind!r} labels)"
-            refuse(f"labels_ has dtype {dtype}, expected {'/'.join(_LABEL_KINDS[k] for k in kinds)} labels{said}")
+            refuse(f"labels_ has dtype {dtype}, expected {'/'.join(LABEL_KINDS[k] for k in kinds)} labels{said}")
         n = shape[0]
     sizes = {"n": n}
     by_components = [spec for spec in specs.values() if "k" in spec.shape and spec.required]
@@ -700,42 +553,6 @@ def _expected_shapes(cls: type, params: dict, headers: dict, label_kind: Optiona
             refuse(f"{key} has shape {shape} and dtype {dtype}, expected shape {good_shape} of {kind} "
                    f"({n} players{components})")
     return {key: headers[key] for key in headers if key != "__discrank__"}
-
-
-def _read_labels(labels: np.ndarray, ends: Optional[np.ndarray], refuse: Callable[[str], NoReturn]) -> np.ndarray:
-    """The labels as a fit gives them: an object array of str for text, numbers in their dtype; checked
-    (no NaN, no label twice)."""
-    from discrank._labels import text_array
-
-    if ends is not None:  # "utf8": the labels' UTF-8 bytes, and where each ends
-        starts = np.concatenate([[0], ends[:-1]])
-        if ends[-1] != labels.shape[0] or (ends < starts).any() or starts[0] < 0:
-            refuse(f"labels_ends_ does not cut the {labels.shape[0]} bytes of labels_ into labels (it must increase "
-                   f"from 0 to {labels.shape[0]}; it ends at {show(ends[-1])})")
-        blob = labels.tobytes()
-        try:
-            values = [blob[i:j].decode("utf-8", "surrogatepass") for i, j in zip(starts.tolist(), ends.tolist())]
-        except UnicodeDecodeError as exc:
-            refuse(f"labels_ is not UTF-8 text ({exc.reason} at byte {exc.start})")
-        labels = text_array(values)
-    elif labels.dtype.kind == "U":
-        labels = text_array(labels.tolist())
-    else:
-        labels = labels.astype(labels.dtype.newbyteorder("="), copy=False)
-    _check_labels(labels, refuse)
-    return labels
-
-
-def _check_labels(labels: np.ndarray, refuse: Callable[[str], NoReturn]) -> None:
-    if labels.dtype.kind == "f":
-        bad = ~np.isfinite(labels)
-        if bad.any():
-            k = int(np.flatnonzero(bad)[0])
-            refuse(f"labels_[{k}] = {show(labels[k])} is not a label (NaN or infinite)")
-    ordered = np.sort(labels, kind="stable")
-    dup = ordered[1:] == ordered[:-1]
-    if dup.any():
-        refuse(f"labels_ repeats the label {show(ordered[1:][dup][0])}: labels must be unique")
 
 
 def _check_values(spec: FittedArray, value: np.ndarray, refuse: Callable[[str], NoReturn]) -> None:
