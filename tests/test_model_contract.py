@@ -127,7 +127,7 @@ def test_persist_knows_no_model_class_and_imports_no_model_module():
         assert f'"{name}"' not in source and f"'{name}'" not in source
     # the registry is filled by the classes themselves, public classes that declare fitted arrays
     library = sorted(n for n, c in persist._MODELS.items() if c.__module__.startswith("discrank."))  # tests define others
-    assert library == ["DiscDecomposition", "DynamicElo", "Elo", "EloPlusPlus", "MElo", "SchurDecomposition"]
+    assert library == ["DiscDecomposition", "DynamicElo", "Elo", "EloPlusPlus", "MElo", "OnlineElo", "SchurDecomposition"]
 
 
 @pytest.mark.parametrize("make", MODELS, ids=IDS)

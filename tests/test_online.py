@@ -184,3 +184,57 @@ def test_online_elo_without_times_has_nan_last_seen_and_refuses_active_since():
     assert model.ratings_frame()["last_seen"].isna().all()
     with pytest.raises(ValueError, match="active_since=3: this OnlineElo was fitted on games without times"):
         model.ratings_frame(active_since=3)
+
+
+@pytest.mark.parametrize("times", ["dates", "integers", "floats", None])
+def test_a_saved_online_elo_predicts_tabulates_and_updates_as_the_original(tmp_path, times):
+    import discrank
+    from discrank import GameLog
+    from discrank.online import OnlineElo
+
+    t = {"dates": np.datetime64("2024-01-01") + np.array([0, 1, 2, 10, 20, 30, 31]).astype("timedelta64[D]"),
+         "integers": np.array([0, 1, 2, 10, 20, 30, 31]), "floats": np.array([0.0, 1, 2, 10, 20, 30, 31.5]),
+         None: None}[times]
+    first = GameLog.from_arrays(["x", "y", "x", "z", "x"], ["y", "z", "z", "y", "y"], [1, 1, 0.5, 0, 1],
+                                None if t is None else t[:5])
+    later = GameLog.from_arrays(["x", "w"], ["w", "z"], [1, 0.5], None if t is None else t[5:])
+    model = OnlineElo().fit(first)
+    model.save(tmp_path / "o.npz")
+    back = discrank.load(tmp_path / "o.npz")
+    assert type(back) is OnlineElo and back.get_params() == model.get_params() and back.step_ == model.step_
+    np.testing.assert_array_equal(back.predict_proba(["x", "y"], ["z", "x"]), model.predict_proba(["x", "y"], ["z", "x"]))
+    assert back.ratings_frame().equals(model.ratings_frame())
+    model.update(later)
+    back.update(later)
+    np.testing.assert_array_equal(back.ratings_, model.ratings_)
+    assert back.ratings_frame().equals(model.ratings_frame())
+    if t is not None:  # the file keeps the latest time: update still runs forward only
+        with pytest.raises(ValueError, match="before the latest time already seen"):
+            discrank.load(tmp_path / "o.npz").update(GameLog.from_arrays(["x"], ["y"], [1.0], t[:1]))
+
+
+def test_a_tampered_online_elo_file_is_refused_naming_the_field(tmp_path):
+    import json
+
+    import discrank
+    from discrank.online import OnlineElo
+
+    OnlineElo(step=0.2).fit(_dated_log([0, 1, 2], ["x", "y", "x"], ["y", "z", "z"], [1, 0, 1])).save(tmp_path / "o.npz")
+    with np.load(tmp_path / "o.npz") as z:
+        files = {k: z[k] for k in z.files}
+    cases = [
+        (lambda f: f.__setitem__("time_span_int_", f["time_span_int_"][::-1].copy()), r"time_span_ = .* is not the first "
+                                                                                       r"and the last time"),
+        (lambda f: f.pop("time_span_int_"), r"time_dtype_ = .datetime64\[D\]. needs time_span_int_"),
+        (lambda f: f.__setitem__("ratings_", np.array([0.0, np.nan, 1.0])), r"ratings_\[1\] = nan is not finite"),
+        (lambda f: f.__setitem__("n_games_", np.array([2, -1, 2])), r"n_games_ holds -1, a negative game count"),
+        (lambda f: f.__setitem__("__discrank__", np.array(json.dumps(
+            {**json.loads(str(f["__discrank__"])), "scalars": {"step_": -1.0, "time_dtype_": "datetime64[D]"}}))),
+         r"scalars\.step_ = -1\.0 is not a positive finite number"),
+    ]
+    for change, message in cases:
+        tampered = dict(files)
+        change(tampered)
+        np.savez_compressed(tmp_path / "t.npz", **tampered)
+        with pytest.raises(ValueError, match=r"t\.npz: " + message):
+            discrank.load(tmp_path / "t.npz")

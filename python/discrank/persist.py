@@ -247,7 +247,10 @@ def save(model: Any, path: Any) -> None:
         if value is None or np.ndim(value) == 0:
             continue
         if spec.kind == "t":
-            key, value, scalars[TIME_DTYPE] = _times_to_save(spec, np.asarray(value))
+            key, value, dtype = _times_to_save(spec, np.asarray(value))
+            if scalars.setdefault(TIME_DTYPE, dtype) != dtype:
+                raise TypeError(f"{spec.name} holds times of dtype {dtype}, but the model's other times are "
+                                f"{scalars[TIME_DTYPE]}: a model file holds times of one dtype")
             arrays[key] = value
         else:
             arrays[spec.name] = np.asarray(value)
@@ -396,6 +399,7 @@ _SCALAR_RULES: dict[str, tuple[Callable[[Any], bool], str]] = {
     "prior_scale_": (lambda v: _is_real(v) and v > 0, "a positive number or Infinity"),
     "drift_": (lambda v: _is_real(v) and math.isfinite(v) and v > 0, "a positive finite number"),
     "variance_scale_": (lambda v: _is_real(v) and math.isfinite(v) and v > 0, "a positive finite number"),
+    "step_": (lambda v: _is_real(v) and math.isfinite(v) and v > 0, "a positive finite number"),
     "n_cg_": (lambda v: _is_int(v) and v >= 0, "an integer >= 0"),
     "gradient_": (lambda v: _is_real(v) and math.isfinite(v) and v >= 0, "a finite number >= 0"),
     "objective_": (lambda v: _is_real(v) and math.isfinite(v), "a finite number"),
@@ -427,8 +431,8 @@ def _param_rule(cls: type, key: str) -> tuple[Callable[[Any], bool], str]:
 def _scalar_rule(cls: type, key: str) -> tuple[Callable[[Any], bool], str]:
     """The rule of the fitted scalar ``key`` of ``cls``: one of the class's ``_choices``, else the rule of
     :data:`_SCALAR_RULES`, else any JSON scalar."""
-    if key in cls._choices:
-        choices = tuple(cls._choices[key])
+    if key in cls._choices or key == TIME_DTYPE:
+        choices = tuple(cls._choices[key] if key in cls._choices else TIME_DTYPES)
         return (lambda v: isinstance(v, str) and v in choices), " or ".join(map(repr, choices))
     return _SCALAR_RULES.get(key, (_json_scalar, "a number, a string, true, false or null"))
 
@@ -463,9 +467,11 @@ def _check_meta(meta: Any, refuse: Callable[[str], NoReturn]) -> tuple[str, dict
         rule, what = _param_rule(cls, key)
         if not rule(value):
             refuse(file_refusal(cls, key, value, what))
+    timed = any(spec.kind == "t" for spec in cls._fitted_arrays)
+    held = tuple(cls._fitted_scalars) + ((TIME_DTYPE,) if timed else ())
     for key, value in scalars.items():
-        if key not in cls._fitted_scalars:
-            refuse(f"scalars.{key} is not a fitted attribute a {name} file holds ({cls._fitted_scalars})")
+        if key not in held:
+            refuse(f"scalars.{key} is not a fitted attribute a {name} file holds ({held})")
         rule, what = _scalar_rule(cls, key)
         if not rule(value):
             refuse(f"scalars.{key} = {show(value)} is not {what}")

@@ -21,7 +21,6 @@ from typing import Any, Optional
 
 import numpy as np
 
-from discrank._checks import show
 from discrank._draws import DRAWS
 from discrank._labels import LabelIndex
 from discrank._params import FINITE_PRIOR_SCALE, check_param
@@ -32,7 +31,7 @@ from discrank.models._dynamic_tuning import (DRIFT_GRID, ORIGIN_GAMES, ORIGINS, 
                                              VARIANCE_GRID, DynamicTuning)
 from discrank.models._prediction import expected_score, log_covariates
 from discrank.models._timed import TimedRatings, last_seen
-from discrank.persist import TIME_DTYPES, FittedArray
+from discrank.persist import FittedArray
 from discrank.periods import PeriodGames
 from discrank._calendar import check_span, period_index
 from discrank._history import build_history, carry, chain_variances, chains, covariance_at, solve_history
@@ -142,8 +141,8 @@ class DynamicElo(DynamicTuning, DynamicReadout, TimedRatings, Model):
     _fitted_records = {"games_": Games}
     _derived_on_load = ("beta_se_",)
     _fitted_scalars = ("drift_", "prior_scale_", "variance_scale_", "converged_", "n_iter_", "n_cg_", "gradient_",
-                       "objective_", "time_dtype_")
-    _choices = {"draws": DRAWS, "time_dtype_": TIME_DTYPES}
+                       "objective_")
+    _choices = {"draws": DRAWS}
     draw_models = DRAWS
     _optional_params = ("period", "drift", "prior_scale", "variance_scale", "draws", "n_jobs")
     _param_rules = {"prior_scale": FINITE_PRIOR_SCALE}

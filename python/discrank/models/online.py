@@ -11,10 +11,12 @@ from scipy.special import expit
 
 from discrank import _core
 from discrank._checks import check_no_self_play, show
+from discrank._params import check_param
 from discrank._labels import LabelIndex, as_label_array, check_same_kind, factorize_pair
 from discrank.models._base import Model, atomic
 from discrank.models._prediction import expected_score
 from discrank.models._timed import TimedRatings, last_seen, latest
+from discrank.persist import FittedArray
 
 __all__ = ["OnlineElo", "STEP_GRID", "refuse_advantage"]
 
@@ -63,9 +65,11 @@ class OnlineElo(TimedRatings, Model):
     step_ : float
     n_games_ : ndarray of int
         The games each player has played in the games run.
-    last_seen_ : ndarray
-        The time of each player's last game (NaN for games without times): ``ratings_frame``'s
+    last_seen_ : ndarray or None
+        The time of each player's last game (None: games without times): ``ratings_frame``'s
         ``last_seen``, which ``active_since=`` filters on.
+    time_span_ : ndarray or None
+        The first and the last time of the games run (None: games without times).
     sequential_updates : bool
         True (a class attribute): the ratings move after every game, so ``discrank.evaluate``'s online
         protocol updates this model at every distinct time of the test period.
@@ -76,6 +80,15 @@ class OnlineElo(TimedRatings, Model):
     #: Whether the model fits advantage covariates: OnlineElo's update has none, so it refuses a log with
     #: advantage columns, and :func:`discrank.evaluate` gives it the log without them (saying so).
     takes_advantage = False
+    #: What a model file holds (:mod:`discrank.persist`): the ratings, each player's games and last time,
+    #: and the first and the last time of the games run (so that ``update`` goes on forward in time).
+    _fitted_arrays = (
+        FittedArray("ratings_", ("n",)),
+        FittedArray("n_games_", ("n",), kind="i", nonnegative="game count"),
+        FittedArray("last_seen_", ("n",), kind="t", required=False, bound=None, ints="last_seen_int_"),
+        FittedArray("time_span_", ("span",), kind="t", required=False, bound=None, ints="time_span_int_"),
+    )
+    _fitted_scalars = ("step_",)
 
     def __init__(self, step: Optional[float] = None):
         self.step = step
@@ -168,8 +181,7 @@ class OnlineElo(TimedRatings, Model):
         self.step_ = float(step)
         self.labels_ = labels
         self._forget_labels()
-        self.n_games_, self.last_seen_ = np.zeros(n, dtype=np.int64), None
-        self._first_time = self._last_time = None
+        self.n_games_, self.last_seen_, self.time_span_ = np.zeros(n, dtype=np.int64), None, None
         self._record(ia, ib, None if log.time is None else np.asarray(log.time)[order])
         return self
 
@@ -179,12 +191,13 @@ class OnlineElo(TimedRatings, Model):
         n = len(self.labels_)
         self.n_games_ = np.bincount(np.concatenate([ia, ib]), minlength=n) + np.concatenate(
             [self.n_games_, np.zeros(n - self.n_games_.size, dtype=np.int64)])
-        seen = last_seen(ia, ib, t, n)
-        old = getattr(self, "last_seen_", None)
-        self.last_seen_ = seen if old is None else latest(old, seen)
+        old = self.last_seen_
+        if t is not None or old is not None:  # (None: no game with a time yet)
+            seen = last_seen(ia, ib, t, n)
+            self.last_seen_ = seen if old is None else latest(old, seen)
         if t is not None and t.size:
-            self._first_time = t[0] if self._first_time is None else self._first_time
-            self._last_time = t[-1] if self._last_time is None else max(self._last_time, t[-1])
+            span = self.time_span_
+            self.time_span_ = np.array([t[0], t[-1]]) if span is None else np.array([span[0], max(span[1], t[-1])])
 
     @atomic
     def update(self, log: Any) -> "OnlineElo":
@@ -233,7 +246,7 @@ class OnlineElo(TimedRatings, Model):
             return self
         time = None if log.time is None else np.asarray(log.time)
         order = np.argsort(time, kind="stable") if time is not None else np.arange(len(log))
-        last = getattr(self, "_last_time", None)
+        last = None if self.time_span_ is None else self.time_span_[1]
         if time is not None and last is not None:
             try:
                 early = time[order[0]] < last
@@ -326,8 +339,27 @@ class OnlineElo(TimedRatings, Model):
 
     def _last_seen(self) -> np.ndarray:
         """The time of each player's last game (NaN for games without times)."""
-        return self.last_seen_
+        return np.full(len(self.labels_), np.nan) if self.last_seen_ is None else self.last_seen_
 
     def _time_span(self) -> Optional[np.ndarray]:
         """The first and the last time of the games run (None: games without times)."""
-        return None if self._first_time is None else np.array([self._first_time, self._last_time])
+        return self.time_span_
+
+    # ------------------------------------------------------------------ a model file
+    def _rebuild(self) -> None:
+        """The state a model file's fields imply, checked (a ValueError names the field): the step, one
+        last time per player, the first and the last time of the games run, in order."""
+        self._check_params()
+        check_param(type(self), "step", self.step_)
+        self.step_ = float(self.step_)
+        n = len(self.labels_)
+        seen, span = self.last_seen_, self.time_span_
+        if (seen is None) != (span is None):
+            raise ValueError(f"the file holds {'time_span_' if seen is None else 'last_seen_'} without "
+                             f"{'last_seen_' if seen is None else 'time_span_'}: both or neither (games without times)")
+        if seen is not None and seen.shape != (n,):
+            raise ValueError(f"last_seen_ has shape {seen.shape}, expected ({n},): one time per player")
+        if span is not None and (span.shape != (2,) or not span[0] <= span[1]):
+            raise ValueError(f"time_span_ = {span.tolist()} is not the first and the last time of the games")
+        self.step_scores_ = None
+
