@@ -25,7 +25,7 @@ from discrank import _core, persist
 from discrank._fitdata import FitData, build_fit_data
 from discrank._labels import LabelIndex, show
 from discrank._losses import EPS as LOG_LOSS_EPS  # noqa: F401 - LOG_LOSS_EPS, as it was
-from discrank._params import check_param, check_params
+from discrank._params import check_param
 from discrank._threads import one_blas_thread, resolve_n_jobs, thread_limit
 from discrank.data import PairwiseData, check_data
 from discrank.exceptions import NotFittedError, NumericalError
@@ -488,7 +488,7 @@ class PairwiseModel(PairPredictions, Model):
     def _validate_params(self, data: PairwiseData) -> None:
         """Check the parameters by their rules (:data:`discrank._params.RULES`); fit resolves ``n_jobs``
         again, and warns there."""
-        check_params(self, tuple(name for name in ("tol", "max_iter", "n_jobs", "random_state")
+        self._check_params(tuple(name for name in ("tol", "max_iter", "n_jobs", "random_state")
                                  if name in self._param_names()))
 
     def _fit(self, data: FitData) -> None:
