@@ -291,3 +291,20 @@ def test_persistence_has_no_hand_written_state_of_any_model():
         assert hook not in source, hook
     for cls in _estimators():
         assert "_state_to_save" not in cls.__dict__ and "_load_advantage" not in cls.__dict__, cls.__name__
+
+
+def test_the_old_module_paths_keep_their_public_names():
+    import discrank.dynamic
+    import discrank.models.dynamic
+    import discrank.models.online
+    import discrank.online
+
+    for name in ("DynamicElo", "DRIFT_GRID", "PRIOR_GRID", "VARIANCE_GRID"):
+        assert name in discrank.dynamic.__all__
+        assert getattr(discrank.dynamic, name) is getattr(discrank.models.dynamic, name), name
+    for name in ("OnlineElo", "STEP_GRID"):
+        assert name in discrank.online.__all__
+        assert getattr(discrank.online, name) is getattr(discrank.models.online, name), name
+    for name in ("OnlineRatings", "online_elo", "online_disc", "ELO_K32_STEP"):
+        assert callable(getattr(discrank.online, name)) or name == "ELO_K32_STEP"
+    assert discrank.DynamicElo is discrank.models.DynamicElo and discrank.models.OnlineElo is discrank.online.OnlineElo
