@@ -186,12 +186,13 @@ _MODELS: dict[str, type] = {}
 
 
 def register(cls: type) -> type:
-    """Add a model class to the classes :func:`load` creates (``PairwiseModel.__init_subclass__`` calls it).
+    """Add a model class to the classes :func:`load` creates (the model base's ``__init_subclass__`` calls
+    it).
 
     Parameters
     ----------
     cls : type
-        A subclass of ``PairwiseModel`` that declares ``_fitted_arrays``.
+        A model class (a subclass of ``discrank.models._base.Model``) that declares ``_fitted_arrays``.
 
     Returns
     -------
@@ -221,7 +222,7 @@ def save(model: Any, path: Any) -> None:
 
     Parameters
     ----------
-    model : PairwiseModel
+    model : Model
         A fitted model of discrank (a cross-validated one is saved as its refitted best estimator).
     path : str or path-like
         The file.
@@ -291,7 +292,7 @@ def load(path: Any) -> Any:
 
     Returns
     -------
-    PairwiseModel
+    Model
         The fitted model, of the class it was saved from.
 
     Raises
