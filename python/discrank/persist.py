@@ -352,11 +352,12 @@ def _load(path: Any, where: str) -> Any:
             fields[spec.attr or spec.name] = np.ascontiguousarray(value, dtype=np.int64 if spec.kind == "i" else np.float64)
         elif spec.attr is not None:  # an optional field of a fitted dataclass: None
             fields[spec.attr] = None
-    scalars = {k: v for k, v in scalars.items() if k != TIME_DTYPE}  # (read with the times)
-    advantage = ((), None, None) if names is None else (
-        tuple(names),) + tuple(np.ascontiguousarray(beta[key], dtype=np.float64) for key in _ADVANTAGE_ARRAYS)
+    if TIME_DTYPE not in cls._fitted_scalars:  # (read with the times, unless the class keeps it as a scalar)
+        scalars = {k: v for k, v in scalars.items() if k != TIME_DTYPE}
+    advantage = () if names is None else ((tuple(names),) + tuple(
+        np.ascontiguousarray(beta[key], dtype=np.float64) for key in _ADVANTAGE_ARRAYS),)
     try:
-        model._load_state(labels, fields, scalars, advantage)
+        model._load_state(labels, fields, scalars, *advantage)
     except ValueError as exc:  # a state that contradicts itself: the class's check names the field
         refuse(str(exc))
     return model

@@ -241,7 +241,7 @@ class Model(Params, GamePredictions):
         return self
 
     def _load_state(self, labels: np.ndarray, fields: dict[str, Any], scalars: dict[str, Any],
-                    advantage: tuple) -> None:
+                    advantage: tuple = ((), None, None)) -> None:
         """Set the fitted state read from a model file (``discrank.persist.load``), then :meth:`_rebuild`.
 
         Parameters
@@ -253,8 +253,8 @@ class Model(Params, GamePredictions):
             ``"games_.a"``, goes into that dataclass of ``_fitted_records``; an optional one absent: None).
         scalars : dict
             The fitted scalars, checked against ``_fitted_scalars``.
-        advantage : tuple
-            ``(names, beta, beta_se)`` of a model fitted with advantage covariates, else ``((), None, None)``.
+        advantage : tuple, optional
+            ``(names, beta, beta_se)`` of a model fitted with advantage covariates; default: none.
         """
         records: dict[str, dict] = {}
         for name, value in {**fields, **scalars}.items():
@@ -520,7 +520,7 @@ class PairwiseModel(PairPredictions, Model):
 
     # ------------------------------------------------------------------ fitted state
     def _load_state(self, labels: np.ndarray, fields: dict[str, Any], scalars: dict[str, Any],
-                    advantage: tuple) -> None:
+                    advantage: tuple = ((), None, None)) -> None:
         """:meth:`Model._load_state`, the players counted first (``n_players_``) for :meth:`_rebuild`."""
         self._set_players(labels, 0)
         super()._load_state(labels, fields, scalars, advantage)
