@@ -433,7 +433,7 @@ def _param_rule(cls: type, key: str) -> tuple[Callable[[Any], bool], str]:
 def _scalar_rule(cls: type, key: str) -> tuple[Callable[[Any], bool], str]:
     """The rule of the fitted scalar ``key`` of ``cls``: one of the class's ``_choices``, else the rule of
     :data:`_SCALAR_RULES`, else any JSON scalar."""
-    if key in cls._choices or key == TIME_DTYPE:
+    if key in cls._choices or (key == TIME_DTYPE and key not in cls._fitted_scalars):  # (the dtype of its times)
         choices = tuple(cls._choices[key] if key in cls._choices else TIME_DTYPES)
         return (lambda v: isinstance(v, str) and v in choices), " or ".join(map(repr, choices))
     return _SCALAR_RULES.get(key, (_json_scalar, "a number, a string, true, false or null"))
