@@ -15,8 +15,6 @@ from discrank.models._dynamic_state import difference, outcomes
 __all__ = ["DynamicTuning", "DRIFT_GRID", "PRIOR_GRID", "VARIANCE_GRID", "ORIGINS", "ORIGIN_GAMES", "TUNE_TOL",
            "walk_grid"]
 
-__all__ = ["DynamicElo", "DRIFT_GRID", "PRIOR_GRID", "VARIANCE_GRID"]
-
 #: Drifts (logits per square root of a period) tried when ``drift`` is None, as multiples of a base
 #: drift of 0.1 logit per square root of a year (converted to the period).
 DRIFT_GRID = (0.25, 0.5, 1.0, 2.0, 4.0, 8.0, 16.0)
