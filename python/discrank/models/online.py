@@ -37,11 +37,13 @@ STEP_GRID = tuple(2.0 ** (x / 2.0) for x in range(-20, 2))
 
 
 class OnlineElo(TimedRatings, Model):
-    """Elo's sequential update (:func:`online_elo`) as an estimator: ``fit(log)`` runs it over a game log
+    """Elo's sequential update (:func:`discrank.online.online_elo`) as an estimator: ``fit(log)`` runs it over a game log
     in time order, ``predict_proba``, ``predict_games`` and ``predict_outcomes`` predict from the current
     ratings (a player not seen is an :class:`~discrank.exceptions.UnknownPlayerError`, or with
     ``unseen="prior"`` a player at rating 0). The update has no advantage covariates: a log with
-    advantage columns is refused (``fit`` and ``update``).
+    advantage columns is refused (``fit`` and ``update``). ``ratings_frame`` is the current table (with
+    ``elo``, ``games`` and ``last_seen``; ``active_since=`` keeps the players active since a time), and
+    ``save`` writes a file that ``discrank.load`` reads back, ``update`` going on from it.
 
     Parameters
     ----------
