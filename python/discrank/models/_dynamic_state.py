@@ -15,7 +15,7 @@ from discrank._checks import show
 from discrank._draws import outcome_probabilities
 from discrank._rows import time_bound
 
-__all__ = ["Games", "DynamicReadout", "state_at", "difference", "outcomes"]
+__all__ = ["Games", "DynamicReadout", "check_covariates", "check_draws", "state_at", "difference", "outcomes"]
 
 _PI8 = math.pi / 8.0
 
@@ -97,6 +97,37 @@ class Games:
         if self.count is not None and not (self.count > 0).all():
             k = int(np.flatnonzero(~(self.count > 0))[0])
             raise ValueError(f"games_count_[{k}] = {show(self.count[k])} is not a positive number of games")
+
+
+def check_draws(draws: Optional[str], score: np.ndarray, game: str = "game") -> None:
+    """The draw model ``draws`` needs results (1, 0.5 or 0), and draws to fit its parameter; ``game``: what
+    an entry is called (new games, those of ``update``, need no draw). A ValueError names the entry."""
+    if draws is None:
+        return
+    bad = ~np.isin(score, (0.0, 0.5, 1.0))
+    if bad.any():
+        k = int(np.flatnonzero(bad)[0])
+        raise ValueError(f"draws={draws!r} needs results 1, 0.5 or 0; {game} {k} (in time order) has "
+                         f"score {score[k]!r}")
+    if game == "game" and not (score == 0.5).any():
+        raise ValueError(f"draws={draws!r}: the log has no draw, so the draw parameter cannot be fitted; "
+                         "use draws=None")
+
+
+def check_covariates(x: Optional[np.ndarray], names: tuple) -> None:
+    """The advantage covariates ``x`` of the games (columns ``names``): finite, and no column 0 in every
+    game (its coefficient would not be identifiable). A ValueError names the column."""
+    if x is None:
+        return
+    for k in range(x.shape[1]):
+        name = names[k] if k < len(names) else f"x{k}"
+        col = x[:, k]
+        bad = ~np.isfinite(col)
+        if bad.any():
+            i = int(np.flatnonzero(bad)[0])
+            raise ValueError(f"advantage column {name!r} has a missing value (NaN or inf) at game {i}")
+        if not col.any():
+            raise ValueError(f"advantage column {name!r} is 0 in every game: its coefficient is not identifiable")
 
 
 class DynamicReadout:

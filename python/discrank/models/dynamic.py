@@ -26,7 +26,7 @@ from discrank._labels import LabelIndex
 from discrank._params import FINITE_PRIOR_SCALE, check_param
 from discrank._threads import one_blas_thread, resolve_n_jobs
 from discrank.models._base import Model
-from discrank.models._dynamic_state import DynamicReadout, Games
+from discrank.models._dynamic_state import DynamicReadout, Games, check_covariates, check_draws
 from discrank.models._dynamic_tuning import (DRIFT_GRID, ORIGIN_GAMES, ORIGINS, PRIOR_GRID, TUNE_TOL,  # noqa: F401
                                              VARIANCE_GRID, DynamicTuning)
 from discrank.models._prediction import expected_score, log_covariates
@@ -233,33 +233,6 @@ class DynamicElo(DynamicTuning, DynamicReadout, TimedRatings, Model):
         bins = games.bins[row] if self.period is not None else np.zeros(row.size, dtype=np.int64)
         return Games(games.a[row].astype(np.int64), games.b[row].astype(np.int64), score, bins, games.time[row], x, w)
 
-    def _check_draws(self, score: np.ndarray, game: str = "game") -> None:
-        """A draw model needs results, and draws to fit its parameter; ``game``: what an entry is called
-        (new games, those of :meth:`update`, need no draw)."""
-        if self.draws is None:
-            return
-        bad = ~np.isin(score, (0.0, 0.5, 1.0))
-        if bad.any():
-            k = int(np.flatnonzero(bad)[0])
-            raise ValueError(f"draws={self.draws!r} needs results 1, 0.5 or 0; {game} {k} (in time order) has "
-                             f"score {score[k]!r}")
-        if game == "game" and not (score == 0.5).any():
-            raise ValueError(f"draws={self.draws!r}: the log has no draw, so the draw parameter cannot be fitted; "
-                             "use draws=None")
-
-    def _check_covariates(self, x: Optional[np.ndarray], names: tuple) -> None:
-        if x is None:
-            return
-        for k in range(x.shape[1]):
-            name = names[k] if k < len(names) else f"x{k}"
-            col = x[:, k]
-            bad = ~np.isfinite(col)
-            if bad.any():
-                i = int(np.flatnonzero(bad)[0])
-                raise ValueError(f"advantage column {name!r} has a missing value (NaN or inf) at game {i}")
-            if not col.any():
-                raise ValueError(f"advantage column {name!r} is 0 in every game: its coefficient is not identifiable")
-
     def fit(self, log: Any, *, validation: Any = None) -> "DynamicElo":
         """Fit the whole history of ``log``.
 
@@ -312,12 +285,12 @@ class DynamicElo(DynamicTuning, DynamicReadout, TimedRatings, Model):
         """:meth:`fit`'s body (see there)."""
         self._check_input(log)
         labels, games = self._games(log)
-        self._check_draws(games.score)
+        check_draws(self.draws, games.score)
         x = games.x
         names = tuple(log.advantage_names) if log.advantage is not None else ()
         if x is not None and len(names) < x.shape[1]:
             names = names + tuple(f"x{k}" for k in range(len(names), x.shape[1]))
-        self._check_covariates(x, names)
+        check_covariates(x, names)
         drift, prior = self.drift, self.prior_scale
         scale = 1.0 if self.variance_scale is None else float(self.variance_scale)
         tuning = None
@@ -456,7 +429,7 @@ class DynamicElo(DynamicTuning, DynamicReadout, TimedRatings, Model):
             raise ValueError("the model was fitted with advantage covariates; the new games have none"
                              if games.x is None else "the new games have advantage covariates; the model was fitted "
                              "without")
-        self._check_draws(games.score, "new game")
+        check_draws(self.draws, games.score, "new game")
         t0, t1 = old.time, games.time
         if t0 is not None and t1 is not None and t0.dtype.kind != t1.dtype.kind:
             raise ValueError(f"the new games' times are {'dates' if t1.dtype.kind == 'M' else 'numbers'}, the "
@@ -501,7 +474,7 @@ class DynamicElo(DynamicTuning, DynamicReadout, TimedRatings, Model):
         games.check(labels)
         g = len(games)
         if self.draws is not None:
-            self._check_draws(games.score)
+            check_draws(self.draws, games.score)
         if self.period is not None and games.time is None:
             raise ValueError(f"period={self.period!r} needs the games' times: the file holds none")
         expected = np.zeros(g, dtype=np.int64) if self.period is None else self._bins(games.time)
@@ -515,7 +488,7 @@ class DynamicElo(DynamicTuning, DynamicReadout, TimedRatings, Model):
                              f"a value per game of the covariates {list(names)}")
         if not names and x is not None:
             raise ValueError("games_x_ holds covariates, but the header names no advantage")
-        self._check_covariates(x, names)
+        check_covariates(x, names)
         h = build_history(games.a, games.b, games.score, games.bins, x, len(labels), self.draws is not None,
                           games.count)
         self._check_sizes(h)
