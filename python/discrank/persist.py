@@ -94,8 +94,9 @@ class FittedArray:
         The attribute (``ratings_``, ``u_`` ...).
     shape : tuple of str
         Its shape in symbols: ``"n"`` the players, ``"k"`` the parameter ``n_components``.
-    kind : {"f", "i"}
-        Floats (finite), or integers (>= 0 when ``nonnegative`` says what they are).
+    kind : {"f", "i", "t"}
+        Floats (finite), integers (>= 0 when ``nonnegative`` says what they are), or times (numbers or
+        datetimes, see ``ints``).
     required : bool
         Whether a file of the model must hold it.
     bound : float or None
