@@ -178,8 +178,9 @@ def test_online_elo_is_bootstrapped_on_its_final_ratings():
     log = GameLog.from_arrays(full.a, full.b, full.score, time=full.time)  # OnlineElo takes no advantage columns
     res = bootstrap(OnlineElo(step=0.05), log, n_boot=3, seed=0)
     model = OnlineElo(step=0.05).fit(log)
-    np.testing.assert_array_equal(res.point, model.ratings_)
-    assert res.column == "rating" and res.frame()["rank_lo"].dtype == np.int64
+    table = model.ratings_frame().set_index("player")  # its table's elo, the scale of ratings_frame
+    np.testing.assert_allclose(res.point, table.loc[model.labels_, "elo"], rtol=1e-12, atol=1e-9)
+    assert res.column == "elo" and res.frame()["rank_lo"].dtype == np.int64
 
 
 def test_the_three_array_form_is_the_log_without_times():

@@ -152,6 +152,25 @@ def test_fit_online_prints_the_sequential_ratings(league, tmp_path):
     np.testing.assert_allclose(table["rating"], [expected[p] for p in table["player"]], rtol=0, atol=1e-12)
 
 
+
+def test_fit_online_saves_a_model_that_info_and_predict_read(league, tmp_path, capsys):
+    from discrank.online import OnlineElo
+
+    path = tmp_path / "o.npz"
+    assert main(["fit", str(league), "--score", "s", "--time", "t", "--model", "online", "--step", "0.1",
+                 "--save", str(path), "--quiet"]) == 0
+    model = OnlineElo(step=0.1).fit(GameLog.read_csv(league, score="s", time="t"))
+    back = discrank.load(path)
+    assert type(back) is OnlineElo and back.step_ == 0.1
+    a, b = model.labels_[:3], model.labels_[1:4]
+    np.testing.assert_array_equal(back.predict_proba(a, b), model.predict_proba(a, b))
+    assert back.ratings_frame().equals(model.ratings_frame())
+    capsys.readouterr()
+    assert main(["info", str(path)]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("OnlineElo, 6 players, parameters {'step': 0.1}") and re.search(r"step\s+0\.1000", out)
+
+
 # ------------------------------------------------------------------ options that do not apply
 @pytest.mark.parametrize("args, message", [
     (["--model", "elo", "-k", "2"], "-k/--components does not apply to --model elo: Elo has no n_components parameter"),
@@ -172,7 +191,6 @@ def test_fit_online_prints_the_sequential_ratings(league, tmp_path):
                                                  "advantage covariates"),
     (["--model", "dynamic", "--time", "t", "--min-games", "2"], "--min-games does not apply to --model dynamic: "
                                                                 "DynamicElo is fitted on the games"),
-    (["--model", "online", "--save", "o.npz"], "--save does not apply to --model online: OnlineElo cannot be saved"),
 ])
 def test_an_option_that_does_not_apply_exits_2_naming_option_and_model(league, capsys, args, message):
     assert main(["fit", str(league), "--score", "s", "--quiet", *args]) == 2

@@ -533,7 +533,7 @@ def test_a_tampered_dynamic_model_file_is_refused_naming_the_field(tmp_path, cha
     (lambda h: h["scalars"].__setitem__("variance_scale_", 0), r"scalars\.variance_scale_ = 0 is not a positive finite number"),
     (lambda h: h["scalars"].pop("prior_scale_"), r"scalars\.prior_scale_ is missing"),
     (lambda h: h["scalars"].__setitem__("time_dtype_", "datetime64[fs]"), r"scalars\.time_dtype_ = 'datetime64\[fs\]' is not"),
-    (lambda h: h["scalars"].pop("time_dtype_"), r"the file holds the games' times but no time_dtype_"),
+    (lambda h: h["scalars"].pop("time_dtype_"), r"the file holds times \(games_time_int_\) but no time_dtype_"),
     (lambda h: h["params"].__setitem__("period", "fortnight"), r"params\.period = 'fortnight' is not None or 'day', 'week', 'month', 'year' or a positive finite number"),
     (lambda h: h["params"].__setitem__("period", 1.0), r"period=1.0 is not one of \('day', 'week', 'month', 'year'\) \(this log's times are dates\)"),
     (lambda h: h["params"].__setitem__("period", "month"), r"games_bin_\[\d+\] = \d+ is not the period of the game's time \(\d+\)"),
@@ -563,10 +563,10 @@ def test_the_history_is_the_same_with_int32_and_int64_player_period_keys(monkeyp
 
     log = league(n=30, periods=40, games=3000, draws=True, seed=4)
     m = DynamicElo(period=1.0)
-    labels, ca, cb, score, bins, t, x, _ = m._games(log)
-    small = _history.build_history(ca, cb, score, bins, x, len(labels), True)
+    labels, g = m._games(log)
+    small = _history.build_history(g.a, g.b, g.score, g.bins, g.x, len(labels), True)
     monkeypatch.setattr(_history_build, "INT32_KEYS", 0)  # the int64 path of logs with n_players * periods >= 2^31
-    wide = _history.build_history(ca, cb, score, bins, x, len(labels), True)
+    wide = _history.build_history(g.a, g.b, g.score, g.bins, g.x, len(labels), True)
     for name in ("n_players", "n_pp", "pp_player", "pp_bin", "first", "gap", "lo", "hi", "x", "n", "win", "draw"):
         a, b = getattr(small, name), getattr(wide, name)
         assert np.asarray(a).dtype == np.asarray(b).dtype, name
@@ -618,3 +618,30 @@ def test_newton_reaches_a_tolerance_below_the_objectives_rounding():
     log = GameLog.from_arrays(a, b, y, t.astype(float), advantage={"home": home})
     m = DynamicElo(period=1.0, drift=0.2, prior_scale=1.0, draws="davidson", tol=1e-12).fit(log)
     assert m.converged_ and m.n_iter_ <= 10 and m.gradient_ <= 1e-12
+
+
+def test_the_fitted_games_are_a_frozen_games_record_in_time_order_and_update_appends_to_it():
+    import dataclasses
+
+    from discrank.models._dynamic_state import Games
+
+    log = league(games=300)
+    order = np.argsort(log.time, kind="stable")
+    half = 150
+    model = DynamicElo(period=1.0, drift=0.3, prior_scale=1.5).fit(_rows(log, order[:half]))
+    games = model.games_
+    assert type(games) is Games and dataclasses.is_dataclass(games) and len(games) == half
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        games.score = games.score[::-1]
+    labels = model.labels_
+    np.testing.assert_array_equal(labels[games.a], log.a[order[:half]])
+    np.testing.assert_array_equal(labels[games.b], log.b[order[:half]])
+    np.testing.assert_array_equal(games.score, log.score[order[:half]])
+    np.testing.assert_array_equal(games.time, log.time[order[:half]])
+    np.testing.assert_array_equal(games.bins, np.floor(log.time[order[:half]]).astype(np.int64))
+    np.testing.assert_array_equal(games.x[:, 0], log.advantage[order[:half], 0])
+    assert games.count is None and games.n_games == half
+    model.update(_rows(log, order[half:]))
+    assert len(model.games_) == 300 and model.games_.n_games == 300
+    np.testing.assert_array_equal(model.games_.score[:half], games.score)
+    np.testing.assert_array_equal(model.labels_[model.games_.a], log.a[order])

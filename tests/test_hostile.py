@@ -697,7 +697,7 @@ case("interrupted_cv_fit_leaves_an_unfitted_model",
      "try:\n    m.fit(big)\nexcept KeyboardInterrupt:\n    pass",
      ok("[k for k in vars(m) if k.endswith('_')] == []"))
 case("interrupted_online_elo_fit_leaves_an_unfitted_model",
-     "import discrank.online as O\nm = O.OnlineElo(step=0.1)\n"
+     "import discrank.models.online as O\nm = O.OnlineElo(step=0.1)\n"
      "def boom(*a, **k):\n    raise KeyboardInterrupt\nO._core = type('C', (), {'online_elo': staticmethod(boom)})\n"
      "log = GameLog.from_arrays(['x', 'y', 'z'], ['y', 'z', 'x'], [1.0, 0.0, 1.0])\n"
      "try:\n    m.fit(log)\nexcept KeyboardInterrupt:\n    pass",

@@ -110,8 +110,6 @@ _TIMES = No(_PAIRS_LOST, (TypeError,), r"DynamicElo\.fit expects a discrank\.Gam
 _DASK_TIMES = No("fitted on games with their times, not pairs", (TypeError,),
                  r"DynamicElo fits games with their times: give a GameLog, PeriodGames")
 _ONLINE_ORDER = "rates the games one by one in time order, which {} have lost"
-_NOT_SAVED = No("OnlineElo cannot be saved: discrank fit --save refuses", (CliRefusal,),
-                r"--save does not apply to --model online: OnlineElo cannot be saved to a model file")
 _DASK_NONE = "no pair kernel to spread over a cluster"
 _DASK_DRAWS = No("the draw model is not fitted on a cluster yet", (ValueError,),
                  r"Elo\(draws='davidson'\) is not fitted on a Dask cluster yet")
@@ -160,7 +158,6 @@ EXPECTED = {
         advantage_column=No("Elo's online update cannot use it", (ValueError,),
                             r"OnlineElo\.fit: the log has the advantage column\(s\) 'home', which Elo's online "
                             "update cannot use"),
-        CLI_predict=_NOT_SAVED, CLI_info=_NOT_SAVED, CLI_plot=_NOT_SAVED,
         dask_fit_GameLog=No(f"a sequential update: {_DASK_NONE}", (TypeError, ValueError), "OnlineElo"),
         dask_fit_PairwiseData=No(f"a sequential update: {_DASK_NONE}", (TypeError, ValueError), "OnlineElo")),
     "OnlineDisc": _row(
@@ -177,9 +174,7 @@ EXPECTED = {
 }
 
 #: The cells that do not do what EXPECTED says yet (xfail, strict): what they do instead.
-BUGS = {
-    ("OnlineElo", "save / load"): "AttributeError (no save method), no clear refusal",
-}
+BUGS: dict = {}
 
 
 def cell_text(name: str, surface: str) -> str:

@@ -127,7 +127,8 @@ def test_persist_knows_no_model_class_and_imports_no_model_module():
         assert f'"{name}"' not in source and f"'{name}'" not in source
     # the registry is filled by the classes themselves, public classes that declare fitted arrays
     library = sorted(n for n, c in persist._MODELS.items() if c.__module__.startswith("discrank."))  # tests define others
-    assert library == ["DiscDecomposition", "DynamicElo", "Elo", "EloPlusPlus", "MElo", "OnlineDisc", "SchurDecomposition"]
+    assert library == ["DiscDecomposition", "DynamicElo", "Elo", "EloPlusPlus", "MElo", "OnlineDisc", "OnlineElo",
+                       "SchurDecomposition"]
 
 
 @pytest.mark.parametrize("make", MODELS, ids=IDS)
@@ -246,3 +247,66 @@ def test_the_fit_pipeline_is_the_base_class_fit():
         assert cls.fit is PairwiseModel.fit
         assert list(inspect.signature(cls._fit).parameters) == ["self", "data", "plan"]
     assert discrank.models.disc.__all__ == ["DiscDecomposition", "MElo"]
+
+
+# ------------------------------------------------------------------ one base for every estimator
+def _estimators():
+    from discrank.online import OnlineElo
+
+    return [Elo, EloPlusPlus, DiscDecomposition, MElo, SchurDecomposition, DiscDecompositionCV, discrank.DynamicElo,
+            OnlineElo]
+
+
+def test_every_estimator_derives_from_the_one_model_base_and_lives_under_models():
+    from discrank.models._base import Model
+
+    for cls in _estimators():
+        assert issubclass(cls, Model), cls.__name__
+        assert cls.__module__.startswith("discrank.models."), (cls.__name__, cls.__module__)
+
+
+@pytest.mark.parametrize("name", ["_check_fitted", "__sklearn_is_fitted__", "relabel", "save", "_load_state",
+                                  "__init_subclass__", "_player_codes", "_label_lookup", "ratings_frame"])
+def test_the_time_aware_models_inherit_the_bases_copy_of_each_shared_method(name):
+    from discrank.online import OnlineElo
+
+    for cls in (discrank.DynamicElo, OnlineElo):
+        assert name not in cls.__dict__, f"{cls.__name__} writes its own {name}"
+    # one ratings_frame for both time-aware models
+    assert discrank.DynamicElo.ratings_frame is OnlineElo.ratings_frame
+
+
+def test_unfitted_time_aware_models_raise_not_fitted_error(tmp_path):
+    from discrank.online import OnlineElo
+
+    for model in (discrank.DynamicElo(), OnlineElo()):
+        for call in (lambda: model.predict_proba("x", "y"), lambda: model.ratings_frame(),
+                     lambda: model.save(tmp_path / "m.npz"), lambda: model.relabel(np.arange(3))):
+            with pytest.raises(NotFittedError, match=f"this {type(model).__name__} is not fitted yet"):
+                call()
+        assert not model.__sklearn_is_fitted__()
+
+
+def test_persistence_has_no_hand_written_state_of_any_model():
+    source = (Path(persist.__file__)).read_text()
+    for hook in ("_state_to_save", "_load_advantage", "DynamicElo"):
+        assert hook not in source, hook
+    for cls in _estimators():
+        assert "_state_to_save" not in cls.__dict__ and "_load_advantage" not in cls.__dict__, cls.__name__
+
+
+def test_the_old_module_paths_keep_their_public_names():
+    import discrank.dynamic
+    import discrank.models.dynamic
+    import discrank.models.online
+    import discrank.online
+
+    for name in ("DynamicElo", "DRIFT_GRID", "PRIOR_GRID", "VARIANCE_GRID"):
+        assert name in discrank.dynamic.__all__
+        assert getattr(discrank.dynamic, name) is getattr(discrank.models.dynamic, name), name
+    for name in ("OnlineElo", "STEP_GRID"):
+        assert name in discrank.online.__all__
+        assert getattr(discrank.online, name) is getattr(discrank.models.online, name), name
+    for name in ("OnlineRatings", "online_elo", "online_disc", "ELO_K32_STEP"):
+        assert callable(getattr(discrank.online, name)) or name == "ELO_K32_STEP"
+    assert discrank.DynamicElo is discrank.models.DynamicElo and discrank.models.OnlineElo is discrank.online.OnlineElo

@@ -119,3 +119,122 @@ def test_core_refuses_out_of_range_indices():
 
     with pytest.raises(ValueError, match=r"player index \(0, 3\) of game 0 is outside \[0, 3\)"):
         _core.online_elo(np.array([0], dtype=np.int32), np.array([3], dtype=np.int32), np.ones(1), 0.1, np.zeros(3))
+
+
+def _dated_log(days, a, b, score):
+    from discrank import GameLog
+
+    return GameLog.from_arrays(a, b, score, np.datetime64("2024-01-01") + np.asarray(days).astype("timedelta64[D]"))
+
+
+def test_online_elo_ratings_frame_has_elo_games_and_last_seen_and_keeps_the_active_players():
+    from discrank.online import OnlineElo
+
+    log = _dated_log([0, 1, 2, 10, 20], ["x", "y", "x", "z", "x"], ["y", "z", "z", "y", "y"], [1, 1, 0.5, 0, 1])
+    model = OnlineElo(step=0.5).fit(log)
+    frame = model.ratings_frame()
+    assert list(frame.columns) == ["player", "rank", "games", "elo", "rating", "last_seen"]
+    assert frame["rank"].tolist() == [1, 2, 3] and frame.attrs["model"] == "OnlineElo"
+    row = frame.set_index("player")
+    assert row.loc["x", "games"] == 3 and row.loc["y", "games"] == 4 and row.loc["z", "games"] == 3
+    assert row.loc["z", "last_seen"] == np.datetime64("2024-01-11")
+    assert row.loc["y", "last_seen"] == np.datetime64("2024-01-21")
+    ratings = model.ratings_[model._label_lookup().index(["x", "y", "z"], "player")]
+    np.testing.assert_allclose(row.loc[["x", "y", "z"], "rating"], ratings, rtol=0, atol=0)
+    np.testing.assert_allclose(row.loc[["x", "y", "z"], "elo"],
+                               1500 + 400 / np.log(10) * (ratings - ratings.mean()), rtol=1e-12)
+    active = model.ratings_frame(active_since="2024-01-15", anchor="z", anchor_rating=1000.0)
+    assert sorted(active["player"]) == ["x", "y"] and active["rank"].tolist() == [1, 2]
+    z_rating = ratings[2]
+    np.testing.assert_allclose(active.set_index("player").loc[["x", "y"], "elo"],
+                               1000 + 400 / np.log(10) * (ratings[:2] - z_rating), rtol=1e-12)
+
+
+def test_online_elo_update_moves_last_seen_and_counts_the_new_players_games():
+    from discrank.online import OnlineElo
+
+    model = OnlineElo(step=0.5).fit(_dated_log([0, 1], ["x", "y"], ["y", "z"], [1, 0]))
+    model.update(_dated_log([5, 6], ["x", "w"], ["w", "z"], [1, 0.5]))
+    row = model.ratings_frame().set_index("player")
+    assert row.loc[["x", "y", "z", "w"], "games"].tolist() == [2, 2, 2, 2]
+    assert row.loc["y", "last_seen"] == np.datetime64("2024-01-02")
+    assert row.loc["w", "last_seen"] == np.datetime64("2024-01-07")
+    assert model.ratings_frame(active_since="2024-01-06")["player"].tolist() != []
+    assert sorted(model.ratings_frame(active_since="2024-01-06")["player"]) == ["w", "x", "z"]
+
+
+@pytest.mark.parametrize("since, message", [
+    ("2023-12-01", r"active_since=2023-12-01 is outside the fitted games' time range: the fitted games' times run "
+                   r"from 2024-01-01 to 2024-01-21"),
+    (5.0, r"active_since"),
+])
+def test_online_elo_ratings_frame_refuses_an_active_since_outside_the_times(since, message):
+    from discrank.online import OnlineElo
+
+    log = _dated_log([0, 1, 20], ["x", "y", "x"], ["y", "z", "z"], [1, 1, 0.5])
+    with pytest.raises(ValueError, match=message):
+        OnlineElo(step=0.5).fit(log).ratings_frame(active_since=since)
+
+
+def test_online_elo_without_times_has_nan_last_seen_and_refuses_active_since():
+    from discrank import GameLog
+    from discrank.online import OnlineElo
+
+    model = OnlineElo(step=0.5).fit(GameLog.from_arrays(["x", "y"], ["y", "z"], [1.0, 0.0]))
+    assert model.ratings_frame()["last_seen"].isna().all()
+    with pytest.raises(ValueError, match="active_since=3: this OnlineElo was fitted on games without times"):
+        model.ratings_frame(active_since=3)
+
+
+@pytest.mark.parametrize("times", ["dates", "integers", "floats", None])
+def test_a_saved_online_elo_predicts_tabulates_and_updates_as_the_original(tmp_path, times):
+    import discrank
+    from discrank import GameLog
+    from discrank.online import OnlineElo
+
+    t = {"dates": np.datetime64("2024-01-01") + np.array([0, 1, 2, 10, 20, 30, 31]).astype("timedelta64[D]"),
+         "integers": np.array([0, 1, 2, 10, 20, 30, 31]), "floats": np.array([0.0, 1, 2, 10, 20, 30, 31.5]),
+         None: None}[times]
+    first = GameLog.from_arrays(["x", "y", "x", "z", "x"], ["y", "z", "z", "y", "y"], [1, 1, 0.5, 0, 1],
+                                None if t is None else t[:5])
+    later = GameLog.from_arrays(["x", "w"], ["w", "z"], [1, 0.5], None if t is None else t[5:])
+    model = OnlineElo().fit(first)
+    model.save(tmp_path / "o.npz")
+    back = discrank.load(tmp_path / "o.npz")
+    assert type(back) is OnlineElo and back.get_params() == model.get_params() and back.step_ == model.step_
+    np.testing.assert_array_equal(back.predict_proba(["x", "y"], ["z", "x"]), model.predict_proba(["x", "y"], ["z", "x"]))
+    assert back.ratings_frame().equals(model.ratings_frame())
+    model.update(later)
+    back.update(later)
+    np.testing.assert_array_equal(back.ratings_, model.ratings_)
+    assert back.ratings_frame().equals(model.ratings_frame())
+    if t is not None:  # the file keeps the latest time: update still runs forward only
+        with pytest.raises(ValueError, match="before the latest time already seen"):
+            discrank.load(tmp_path / "o.npz").update(GameLog.from_arrays(["x"], ["y"], [1.0], t[:1]))
+
+
+def test_a_tampered_online_elo_file_is_refused_naming_the_field(tmp_path):
+    import json
+
+    import discrank
+    from discrank.online import OnlineElo
+
+    OnlineElo(step=0.2).fit(_dated_log([0, 1, 2], ["x", "y", "x"], ["y", "z", "z"], [1, 0, 1])).save(tmp_path / "o.npz")
+    with np.load(tmp_path / "o.npz") as z:
+        files = {k: z[k] for k in z.files}
+    cases = [
+        (lambda f: f.__setitem__("time_span_int_", f["time_span_int_"][::-1].copy()), r"time_span_ = .* is not the first "
+                                                                                       r"and the last time"),
+        (lambda f: f.pop("time_span_int_"), r"time_dtype_ = .datetime64\[D\]. needs time_span_int_"),
+        (lambda f: f.__setitem__("ratings_", np.array([0.0, np.nan, 1.0])), r"ratings_\[1\] = nan is not finite"),
+        (lambda f: f.__setitem__("n_games_", np.array([2, -1, 2])), r"n_games_ holds -1, a negative game count"),
+        (lambda f: f.__setitem__("__discrank__", np.array(json.dumps(
+            {**json.loads(str(f["__discrank__"])), "scalars": {"step_": -1.0, "time_dtype_": "datetime64[D]"}}))),
+         r"scalars\.step_ = -1\.0 is not a positive finite number"),
+    ]
+    for change, message in cases:
+        tampered = dict(files)
+        change(tampered)
+        np.savez_compressed(tmp_path / "t.npz", **tampered)
+        with pytest.raises(ValueError, match=r"t\.npz: " + message):
+            discrank.load(tmp_path / "t.npz")

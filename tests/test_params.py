@@ -11,6 +11,7 @@ import pytest
 from discrank import DiscDecomposition, DynamicElo, Elo, GameLog, PairwiseData, SchurDecomposition, load
 from discrank._checks import show
 from discrank._params import FINITE_PRIOR_SCALE, RULES, check_param, rule_of
+from discrank.online import OnlineElo
 
 
 def pairs():
@@ -32,6 +33,7 @@ MODELS = {
     "SchurDecomposition": (lambda **kw: SchurDecomposition(**{"n_components": 1, **kw}), lambda: PairwiseData.from_matrix(
         np.array([[0.5, 0.7, 0.4, 0.6], [0.3, 0.5, 0.8, 0.5], [0.6, 0.2, 0.5, 0.7], [0.4, 0.5, 0.3, 0.5]]))),
     "DynamicElo": (lambda **kw: DynamicElo(**{"drift": 0.2, "prior_scale": 1.0, **kw}), dated_log),
+    "OnlineElo": (lambda **kw: OnlineElo(**kw), dated_log),
 }
 
 # (model, parameter, a value its rule refuses): every rule of the table, and DynamicElo's own prior rule
@@ -79,8 +81,20 @@ def file_error(tmp_path, model, name, value):
     return message[len(f"{tmp_path / 'tampered.npz'}: "):]
 
 
+# (model, parameter, a value its rule refuses) of the models that write no model file: fit alone
+FIT_CASES = [
+    ("OnlineElo", "step", -0.1),
+]
+
+
 def test_the_cases_cover_every_rule_of_the_table():
-    assert {name for _, name, _ in CASES} == set(RULES)
+    assert {name for _, name, _ in CASES + FIT_CASES} == set(RULES)
+
+
+@pytest.mark.parametrize("model, name, value", FIT_CASES, ids=[f"{m}-{n}" for m, n, _ in FIT_CASES])
+def test_a_rule_refuses_a_bad_value_in_the_tables_words_from_fit(model, name, value):
+    rule = rule_of(type(MODELS[model][0]()), name)
+    assert fit_error(model, name, value) == f"{name} must be {rule.what}, got {show(value)}"
 
 
 @pytest.mark.parametrize("model, name, value", CASES, ids=[f"{m}-{n}" for m, n, _ in CASES])

@@ -12,16 +12,11 @@ PACKAGE = pathlib.Path(importlib.import_module("discrank").__file__).resolve().p
 MAX_MODULE_LINES = 600
 MAX_FUNCTION_LINES = 80
 
-_PARALLEL = "being split in parallel (issue 32)"
-
 #: Modules (paths under python/discrank) exempt from both limits, each with the reason. An entry
 #: exempts the module's length and every function in it.
 ALLOWED: dict[str, str] = {
-    # the family engineer's modules
-    "models/_base.py": _PARALLEL,
-    "dynamic.py": _PARALLEL,
-    "online.py": _PARALLEL,
-    "persist.py": _PARALLEL,
+    "models/_base.py": "the one base of every estimator and the pair models' pipeline: each shared method is "
+                       "written once here (issue 32), about 30 lines over the limit",
 }
 
 

@@ -53,7 +53,7 @@ from discrank.persist import load  # noqa: E402
 from discrank.bootstrap import bootstrap  # noqa: E402
 from discrank._tuning import Validation  # noqa: E402
 from discrank.evaluation import Evaluation, evaluate  # noqa: E402
-from discrank.dynamic import DynamicElo  # noqa: E402
+from discrank.models.dynamic import DynamicElo  # noqa: E402
 from discrank.periods import PeriodGames  # noqa: E402
 from discrank.scan import scan_games  # noqa: E402
 

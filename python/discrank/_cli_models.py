@@ -65,7 +65,7 @@ def model_choices() -> dict[str, ModelChoice]:
         "schur": ModelChoice(SchurDecomposition, False, "truncated Schur decomposition of a complete payoff matrix"),
         "dynamic": ModelChoice(DynamicElo, True, "whole-history dynamic Elo: a rating per player and --period "
                                                  "(needs --time)"),
-        "online": ModelChoice(OnlineElo, True, "Elo's sequential update over the games in time order (not saved)"),
+        "online": ModelChoice(OnlineElo, True, "Elo's sequential update over the games in time order"),
         "online-disc": ModelChoice(OnlineDisc, True, "the paper's online disc update over the games in time order "
                                                      "(one component)"),
     }

@@ -129,6 +129,7 @@ RULES: dict[str, Rule] = {
                    check=_check_period),
     "drift": _positive("the standard deviation of a rating's change per period"),
     "variance_scale": _positive("the multiplier of a forecast's variance"),
+    "step": _positive("the online update's step, in logits"),
 }
 
 #: The rule of a first rating's scale where the prior must be proper (:class:`discrank.DynamicElo`): with

@@ -18,24 +18,27 @@ File format (``numpy.savez_compressed``, read back with ``allow_pickle=False``):
 - one array per fitted array attribute (``ratings_``, ``u_``, ``v_`` ...); what is derived from them
   (a disc model's strength, consistency, angle, radius, ranking; Schur's ``lambdas_``; m-Elo's
   ``ratings_``) is derived again on loading;
-- for a ``DynamicElo``, the games it was fitted on, in time order (``games_a_`` and ``games_b_``, codes
-  into ``labels_``; ``games_score_``; ``games_bin_``, their periods; their times as ``games_time_``
-  floats or ``games_time_int_`` integers of the header's ``time_dtype_``, a datetime64 unit or a
-  number type; ``games_x_``, the covariates), the ratings ``pp_rating_`` and standard deviations
-  ``pp_sd_`` of the player-periods those games make, and ``theta_tail_`` (the covariates'
-  coefficients, then the draw parameter). Loading checks them against each other (codes in range, no
-  player against themself, scores in [0, 1], times in order and each game in its time's period, as
-  many ratings as player-periods, ``beta_`` the coefficients of ``theta_tail_``) and builds the
-  history again, so that ``update`` goes on from the file. (A class writes such a state with its
-  ``_state_to_save`` and checks it with ``_load_advantage`` and ``_load_state``; their ValueErrors name
-  the file.)
+- a model whose state follows its games in time (the whole-history model) holds the games it was fitted
+  on, in time order, as declared fields of its fitted dataclass (``games_a_`` and ``games_b_``, codes
+  into ``labels_``; ``games_score_``; ``games_bin_``, their periods; their times, :class:`FittedArray`
+  of kind ``"t"``: ``games_time_`` floats or ``games_time_int_`` integers of the header's
+  ``time_dtype_``, a datetime64 unit or a number type; ``games_x_``, the covariates; ``games_count_``),
+  the ratings ``pp_rating_`` and standard deviations ``pp_sd_`` of the player-periods those games make,
+  and ``theta_tail_`` (the covariates' coefficients, then the draw parameter). Their sizes other than
+  the players' and the components' (``"g"`` games, ``"q"`` player-periods) are the class's to check:
+  its ``_rebuild`` checks them against each other (codes in range, no player against themself, times in
+  order and each game in its time's period, as many ratings as player-periods, ``beta_`` the
+  coefficients of ``theta_tail_``; a ValueError naming the field, which names the file here) and
+  builds the history again, so that ``update`` goes on from the file.
 
 Only the models of discrank are loaded: the class name is looked up in the table of the model classes
-(each public subclass of ``PairwiseModel`` that declares its fitted arrays registers itself with
+(each public subclass of the model base that declares its fitted arrays registers itself with
 :func:`register` when it is defined), so a file can never run code. What a file holds is declared by
-the class: ``_fitted_arrays`` (:class:`FittedArray`: name, shape, kind, bound), ``_fitted_scalars``,
-``_choices`` (the allowed strings of its parameters and scalars) and ``_optional_params``; after loading,
-the class's ``_rebuild`` derives the rest. This module imports no model module.
+the class: ``_fitted_arrays`` (:class:`FittedArray`: name, shape, kind, bound, and where the model holds
+it: an attribute or a field of a fitted dataclass, ``_fitted_records``), ``_fitted_scalars``,
+``_choices`` (the allowed strings of its parameters and scalars) and ``_optional_params``; this module
+reads and writes the declared fields without knowing the class, and after loading the class's
+``_rebuild`` derives the rest. This module imports no model module.
 
 Everything in the file is checked before it is used, and a file that fails a check is a ``ValueError``
 that names the file, the field and the bad value:
@@ -61,14 +64,14 @@ from __future__ import annotations
 import json
 import math
 import os
-import zipfile
-import zlib
 from dataclasses import dataclass
 from typing import Any, Callable, NoReturn, Optional
 
 import numpy as np
 
 from discrank._labels import show
+from discrank._npz import (LABEL_KINDS, MAX_COMPRESSION_RATIO, Refused, labels_to_save,  # noqa: F401 - MAX_COMPRESSION_RATIO: persist's, as it was
+                           open_archive, read_labels)
 from discrank._params import MAX_NEGATIVE_N_JOBS, file_refusal, rule_of  # noqa: F401 - MAX_NEGATIVE_N_JOBS: persist's, as it was
 
 FORMAT = 1
@@ -78,15 +81,7 @@ FORMAT = 1
 #: of coordinates overflow and predictions become NaN.
 MAX_ABS_PARAMETER = 1e6
 
-#: The largest uncompressed size of a model file's members over the file's size, when they add up to more
-#: than ``_RATIO_FLOOR`` bytes: fitted floats compress about 1:1, integer and text labels up to about
-#: 20:1, a zip bomb 1000:1. (The whole file, not each member: a dynamic model's scores, periods and times
-#: can compress 600:1 on their own, next to its incompressible ratings.)
-MAX_COMPRESSION_RATIO = 200
-_RATIO_FLOOR = 16 << 20
-
 _HEADER_LIMIT = 1 << 20  # bytes of the JSON header
-_LABEL_KINDS = {"U": "str", "S": "bytes", "i": "int", "u": "uint", "f": "float"}
 
 
 @dataclass(frozen=True)
@@ -99,8 +94,9 @@ class FittedArray:
         The attribute (``ratings_``, ``u_`` ...).
     shape : tuple of str
         Its shape in symbols: ``"n"`` the players, ``"k"`` the parameter ``n_components``.
-    kind : {"f", "i"}
-        Floats (finite), or integers (>= 0 when ``nonnegative`` says what they are).
+    kind : {"f", "i", "t"}
+        Floats (finite), integers (>= 0 when ``nonnegative`` says what they are), or times (numbers or
+        datetimes, see ``ints``).
     required : bool
         Whether a file of the model must hold it.
     bound : float or None
@@ -109,6 +105,13 @@ class FittedArray:
         What a value beyond ``bound`` is, for the message.
     nonnegative : str or None
         For values that cannot be negative: what the value is, for the message.
+    attr : str or None
+        Where the model holds it, when not at the attribute ``name``: ``"games_.a"``, the field ``a`` of
+        the fitted dataclass ``games_`` (the class's ``_fitted_records``).
+    ints : str or None
+        For times (``kind="t"``: numbers or datetimes): the file's name of their int64 form. Float times
+        are written as ``name``, integer and datetime times as ``ints``, their dtype (a datetime64 unit,
+        ``"int64"`` or ``"float64"``) in the fitted scalar ``time_dtype_``.
     """
 
     name: str
@@ -119,6 +122,64 @@ class FittedArray:
     bound_text: str = ("above MAX_ABS_PARAMETER = 1e6 in absolute value: not a fitted model (larger coordinates "
                        "overflow the predictions)")
     nonnegative: Optional[str] = None
+    attr: Optional[str] = None
+    ints: Optional[str] = None
+
+
+#: The fitted scalar that holds the dtype of a model's times (``FittedArray(kind="t")``).
+TIME_DTYPE = "time_dtype_"
+#: The dtypes of times a model file holds: numpy datetimes by unit, or numbers.
+TIME_DTYPES = tuple(f"datetime64[{u}]" for u in ("Y", "M", "W", "D", "h", "m", "s", "ms", "us", "ns")) + ("int64", "float64")
+
+
+def field_of(model: Any, spec: FittedArray) -> Any:
+    """The value of a declared fitted array of a model.
+
+    Parameters
+    ----------
+    model : object
+        A fitted model.
+    spec : FittedArray
+        The array, as its class declares it (an attribute, or a field of a fitted dataclass).
+
+    Returns
+    -------
+    object
+        The value; None where the model has none (an optional array).
+    """
+    owner, _, field = (spec.attr or spec.name).partition(".")
+    value = getattr(model, owner, None)
+    return getattr(value, field) if field and value is not None else value
+
+
+def _times_to_save(spec: FittedArray, t: np.ndarray) -> tuple[str, np.ndarray, str]:
+    """(file name, array, dtype) of the times ``t``: floats as they are, integers and datetimes as int64."""
+    if t.dtype.kind == "M":
+        return spec.ints, t.view(np.int64), str(t.dtype)
+    if t.dtype.kind in "iu":
+        return spec.ints, t.astype(np.int64), "int64"
+    return spec.name, t.astype(np.float64), "float64"
+
+
+def _saved_times(spec: FittedArray, arrays: dict, scalars: dict, refuse: Callable[[str], NoReturn]) -> Any:
+    """The times of the declared ``spec`` (kind "t") in a file, in their dtype (``time_dtype_``), or None;
+    the arrays ``name`` and ``ints`` are taken out of ``arrays``."""
+    kind = scalars.get(TIME_DTYPE)
+    floats, ints = arrays.pop(spec.name, None), arrays.pop(spec.ints, None)
+    if kind is None:
+        if floats is not None or ints is not None:
+            refuse(f"the file holds times ({spec.name if floats is not None else spec.ints}) but no {TIME_DTYPE} to "
+                   "read them")
+        return None
+    key, values = (spec.name, floats) if kind == "float64" else (spec.ints, ints)
+    if values is None:
+        refuse(f"{TIME_DTYPE} = {kind!r} needs {key}, which the file does not hold")
+    if values.ndim != 1:
+        refuse(f"{key} has shape {values.shape}, expected one time per entry")
+    if kind == "float64":
+        return np.ascontiguousarray(values, dtype=np.float64)
+    values = np.ascontiguousarray(values, dtype=np.int64)
+    return values if kind == "int64" else values.view(np.dtype(kind))
 
 
 #: The model classes a file may name, by class name (:func:`register`).
@@ -126,12 +187,13 @@ _MODELS: dict[str, type] = {}
 
 
 def register(cls: type) -> type:
-    """Add a model class to the classes :func:`load` creates (``PairwiseModel.__init_subclass__`` calls it).
+    """Add a model class to the classes :func:`load` creates (the model base's ``__init_subclass__`` calls
+    it).
 
     Parameters
     ----------
     cls : type
-        A subclass of ``PairwiseModel`` that declares ``_fitted_arrays``.
+        A model class (a subclass of ``discrank.models._base.Model``) that declares ``_fitted_arrays``.
 
     Returns
     -------
@@ -161,7 +223,7 @@ def save(model: Any, path: Any) -> None:
 
     Parameters
     ----------
-    model : PairwiseModel
+    model : Model
         A fitted model of discrank (a cross-validated one is saved as its refitted best estimator).
     path : str or path-like
         The file.
@@ -180,17 +242,24 @@ def save(model: Any, path: Any) -> None:
     name = type(model).__name__
     if _MODELS.get(name) is not type(model):
         raise TypeError(f"cannot save a {name}: only discrank's models ({sorted(_MODELS)}) are supported")
-    label_kind, arrays = _labels_to_save(np.asarray(model.labels_))
-    own = getattr(model, "_state_to_save", None)
-    if own is not None:  # (arrays, scalars) named as the class declares them
-        state, values = own()
-    else:
-        state = {spec.name: getattr(model, spec.name, None) for spec in model._fitted_arrays}
-        values = {attr: getattr(model, attr, None) for attr in model._fitted_scalars}
-    for name_, value in state.items():
-        if value is not None and np.ndim(value) > 0:
-            arrays[name_] = np.asarray(value)
-    scalars = {attr: _jsonable(value) for attr, value in values.items() if value is not None and np.ndim(value) == 0}
+    label_kind, arrays = labels_to_save(np.asarray(model.labels_))
+    scalars = {}
+    for spec in model._fitted_arrays:
+        value = field_of(model, spec)
+        if value is None or np.ndim(value) == 0:
+            continue
+        if spec.kind == "t":
+            key, value, dtype = _times_to_save(spec, np.asarray(value))
+            if scalars.setdefault(TIME_DTYPE, dtype) != dtype:
+                raise TypeError(f"{spec.name} holds times of dtype {dtype}, but the model's other times are "
+                                f"{scalars[TIME_DTYPE]}: a model file holds times of one dtype")
+            arrays[key] = value
+        else:
+            arrays[spec.name] = np.asarray(value)
+    for attr in model._fitted_scalars:
+        value = getattr(model, attr, None)
+        if value is not None and np.ndim(value) == 0 and attr not in scalars:
+            scalars[attr] = _jsonable(value)
     params = {k: _jsonable(v) for k, v in model.get_params().items()}
     if not (params.get("random_state") is None or isinstance(params["random_state"], int)):
         params["random_state"] = None  # a Generator or RandomState: not data; refits of the loaded model reseed
@@ -203,64 +272,10 @@ def save(model: Any, path: Any) -> None:
     np.savez_compressed(path, __discrank__=np.array(json.dumps(meta)), **arrays)
 
 
-def _labels_to_save(labels: np.ndarray) -> tuple[str, dict[str, np.ndarray]]:
-    """The label kind and the arrays that store the labels without pickle, of the kind they were fitted
-    with (str, bytes, int, uint, float); an object array of one kind becomes that kind's array. Strings
-    whose fixed-width ``<U`` array would be mostly padding (one long name among short ones) are stored
-    as their UTF-8 bytes and where each ends (kind ``"utf8"``), so that the file and the memory grow
-    with the total length of the labels."""
-    if labels.ndim != 1:
-        raise TypeError(f"labels_ must be 1-D to be saved, got shape {labels.shape}")
-    if labels.dtype.kind == "U":
-        labels = labels.astype(object)
-    if labels.dtype.kind == "O":
-        values = labels.tolist()
-        kinds = {type(v) for v in values}
-        if kinds <= {str}:
-            lengths = [len(v) for v in values]
-            longest = max(lengths, default=0)
-            if len(values) * longest > 4 * sum(lengths) + 4096:
-                encoded = [v.encode("utf-8", "surrogatepass") for v in values]
-                blob = np.frombuffer(b"".join(encoded), dtype=np.uint8)
-                ends = np.cumsum([len(e) for e in encoded], dtype=np.int64)
-                return "utf8", {"labels_": blob, "labels_ends_": ends}
-            out = np.array(values, dtype=f"<U{max(longest, 1)}")
-        elif kinds <= {bytes}:
-            out = np.array(values, dtype=bytes)
-        elif all(issubclass(k, (int, np.integer)) and not issubclass(k, (bool, np.bool_)) for k in kinds):
-            ints = [int(v) for v in values]
-            if all(-(1 << 63) <= v < (1 << 63) for v in ints):
-                out = np.array(ints, dtype=np.int64)
-            elif all(0 <= v < (1 << 64) for v in ints):
-                out = np.array(ints, dtype=np.uint64)
-            else:
-                raise TypeError(f"integer labels beyond 64 bits (such as {show(max(ints, key=abs))}) cannot be saved")
-        elif all(issubclass(k, (float, np.floating)) for k in kinds):
-            out = np.array(values, dtype=np.float64)
-        else:
-            raise TypeError(f"labels of types {sorted(k.__name__ for k in kinds)} cannot be saved; use labels of "
-                            "one kind: str, bytes, int or float")
-        if out.dtype.kind in "US" and out.tolist() != values:  # numpy's fixed-width strings drop trailing NULs
-            bad = next(v for v, w in zip(values, out.tolist()) if v != w)
-            if out.dtype.kind == "S":
-                raise TypeError(f"the label {show(bad)} ends with a NUL byte, which an .npz file cannot keep")
-            encoded = [v.encode("utf-8", "surrogatepass") for v in values]
-            return "utf8", {"labels_": np.frombuffer(b"".join(encoded), dtype=np.uint8),
-                            "labels_ends_": np.cumsum([len(e) for e in encoded], dtype=np.int64)}
-        labels = out
-    if labels.dtype.kind not in _LABEL_KINDS:
-        raise TypeError(f"labels of dtype {labels.dtype} cannot be saved; use str, bytes, int or float labels")
-    return _LABEL_KINDS[labels.dtype.kind], {"labels_": labels.astype(labels.dtype.newbyteorder("="), copy=False)}
-
-
 def _version() -> str:
     from discrank import __version__
 
     return __version__
-
-
-class _Refused(ValueError):
-    """A check of :func:`load` failed (the message is complete: the file, the field, the value)."""
 
 
 def load(path: Any) -> Any:
@@ -278,7 +293,7 @@ def load(path: Any) -> Any:
 
     Returns
     -------
-    PairwiseModel
+    Model
         The fitted model, of the class it was saved from.
 
     Raises
@@ -292,15 +307,15 @@ def load(path: Any) -> Any:
     where = os.fsdecode(os.fspath(path))
     try:
         return _load(path, where)
-    except _Refused as exc:
+    except Refused as exc:
         raise ValueError(str(exc)) from None
 
 
 def _load(path: Any, where: str) -> Any:
     def refuse(message: str) -> NoReturn:
-        raise _Refused(f"{where}: {message}")
+        raise Refused(f"{where}: {message}")
 
-    with _open_archive(path, where) as archive:
+    with open_archive(path, where) as archive:
         headers = archive.headers
         if "__discrank__" not in headers:
             refuse("not a discrank model file (no __discrank__ header)")
@@ -313,41 +328,39 @@ def _load(path: Any, where: str) -> Any:
         except ValueError as exc:
             refuse(f"corrupted header: not JSON ({exc})")
         name, params, scalars, label_kind = _check_meta(meta, refuse)
-        advantage = meta.get("advantage")
-        expected = _expected_shapes(_MODELS[name], params, headers, label_kind, refuse, advantage)
+        names = meta.get("advantage")
+        expected = _expected_shapes(_MODELS[name], params, headers, label_kind, refuse, names)
         arrays = {key: archive.read(key) for key in expected}
     beta = {key: arrays.pop(key) for key in _ADVANTAGE_ARRAYS if key in arrays}
-    if advantage is not None:
+    if names is not None:
         _check_beta(beta["beta_"], beta["beta_se_"], refuse)
     cls = _MODELS[name]
     model = cls()
     model.set_params(**params)
-    labels = _read_labels(arrays.pop("labels_"), arrays.pop("labels_ends_", None), refuse)
+    labels = read_labels(arrays.pop("labels_"), arrays.pop("labels_ends_", None), refuse)
     n = labels.shape[0]
     specs = _specs(cls)
-    fitted = {}
-    for attr, value in arrays.items():
-        _check_values(specs[attr], value, refuse)
-        fitted[attr] = np.ascontiguousarray(value, dtype=np.int64 if specs[attr].kind == "i" else np.float64)
     for attr, value in scalars.items():
         if attr == "n_players_" and value != n:
             refuse(f"scalars.n_players_ = {show(value)}, but labels_ holds {n} players")
-    coefficients = None if advantage is None else tuple(np.ascontiguousarray(beta[key], dtype=np.float64)
-                                                        for key in _ADVANTAGE_ARRAYS)
-    own = getattr(model, "_load_advantage", None)
+    fields = {}
+    for spec in specs.values():
+        if spec.kind == "t":
+            fields[spec.attr or spec.name] = _saved_times(spec, arrays, scalars, refuse)
+        elif spec.name in arrays:
+            value = arrays[spec.name]
+            _check_values(spec, value, refuse)
+            fields[spec.attr or spec.name] = np.ascontiguousarray(value, dtype=np.int64 if spec.kind == "i" else np.float64)
+        elif spec.attr is not None:  # an optional field of a fitted dataclass: None
+            fields[spec.attr] = None
+    if TIME_DTYPE not in cls._fitted_scalars:  # (read with the times, unless the class keeps it as a scalar)
+        scalars = {k: v for k, v in scalars.items() if k != TIME_DTYPE}
+    advantage = () if names is None else ((tuple(names),) + tuple(
+        np.ascontiguousarray(beta[key], dtype=np.float64) for key in _ADVANTAGE_ARRAYS),)
     try:
-        if own is not None:  # the class checks its state against its covariates
-            own(tuple(advantage or ()), coefficients)
-        model._load_state(labels, fitted, scalars)
+        model._load_state(labels, fields, scalars, *advantage)
     except ValueError as exc:  # a state that contradicts itself: the class's check names the field
         refuse(str(exc))
-    if own is None:
-        if advantage is not None:
-            model.beta_, model.beta_se_ = coefficients
-            model.advantage_names_ = tuple(advantage)
-        else:
-            model.beta_ = model.beta_se_ = None
-            model.advantage_names_ = ()
     return model
 
 
@@ -362,91 +375,6 @@ def _check_beta(beta: np.ndarray, se: np.ndarray, refuse: Callable[[str], NoRetu
     if bad.any():
         k = int(np.flatnonzero(bad)[0])
         refuse(f"beta_se_[{k}] = {show(se[k])} is not a standard error (>= 0)")
-
-
-class _Archive:
-    """The members of an ``.npz`` file: their npy headers read and checked against the members' sizes
-    on opening; an array read (and allocated) only when asked for."""
-
-    def __init__(self, zf: zipfile.ZipFile, infos: dict, headers: dict, where: str):
-        self.zf, self.infos, self.headers, self.where = zf, infos, headers, where
-
-    def __enter__(self) -> "_Archive":
-        return self
-
-    def __exit__(self, *exc: Any) -> None:
-        self.zf.close()
-
-    def read(self, key: str) -> np.ndarray:
-        try:
-            with self.zf.open(self.infos[key]) as fp:
-                return np.lib.format.read_array(fp, allow_pickle=False)
-        except (zipfile.BadZipFile, OSError, EOFError, ValueError, zlib.error, RuntimeError,
-                NotImplementedError) as exc:
-            raise _Refused(f"{self.where}: the array {key} cannot be read ({type(exc).__name__}: {exc})") from None
-
-
-def _open_archive(path: Any, where: str) -> _Archive:
-    """Open the zip and check every member's npy header (shape, dtype) against the member's declared
-    size, and that size against its compressed size, before any array is read."""
-
-    def refuse(message: str) -> NoReturn:
-        raise _Refused(f"{where}: {message}")
-
-    try:
-        on_disk = os.path.getsize(path)
-        zf = zipfile.ZipFile(path)
-    except FileNotFoundError:
-        raise
-    except (zipfile.BadZipFile, zipfile.LargeZipFile, OSError, EOFError, ValueError, NotImplementedError) as exc:
-        refuse(f"not a readable discrank model file (not an .npz archive: {type(exc).__name__}: {exc})")
-    try:
-        infos: dict = {}
-        headers: dict = {}
-        members = zf.infolist()
-        if len(members) > 16:
-            refuse(f"not a discrank model file: {len(members)} members, a model has at most 16")
-        for info in members:
-            if not info.filename.endswith(".npy"):
-                refuse(f"not a discrank model file: the member {show(info.filename)} is not an .npy array")
-            key = info.filename[:-4]
-            if key in infos:
-                refuse(f"the member {show(info.filename)} appears twice")
-            if info.compress_size > on_disk:
-                refuse(f"the member {show(info.filename)} claims {info.compress_size} compressed bytes, more than the "
-                       f"file's {on_disk}: the file is truncated or corrupted")
-            try:
-                with zf.open(info) as fp:
-                    version = np.lib.format.read_magic(fp)
-                    if version == (1, 0):
-                        shape, fortran, dtype = np.lib.format.read_array_header_1_0(fp)
-                    elif version == (2, 0):
-                        shape, fortran, dtype = np.lib.format.read_array_header_2_0(fp)
-                    else:
-                        refuse(f"the array {key} has npy format {version}, expected 1.0 or 2.0")
-                    offset = fp.tell()
-            except _Refused:
-                raise
-            except (zipfile.BadZipFile, OSError, EOFError, ValueError, zlib.error, RuntimeError,
-                    NotImplementedError, SyntaxError, TypeError) as exc:
-                refuse(f"the array {key} has no readable npy header ({type(exc).__name__}: {exc})")
-            if dtype.hasobject or dtype.kind not in "biufcUS" or dtype.names is not None or dtype.subdtype is not None:
-                refuse(f"the array {key} has dtype {show(str(dtype))}, not one a model holds")
-            declared = math.prod(shape) * dtype.itemsize
-            if offset + declared != info.file_size:
-                refuse(f"the array {key} declares shape {shape} of {dtype} ({declared} bytes), but its member holds "
-                       f"{info.file_size - offset} bytes of data")
-            infos[key], headers[key] = info, (tuple(shape), dtype)
-        total = sum(info.file_size for info in members)
-        if total > _RATIO_FLOOR and total > MAX_COMPRESSION_RATIO * max(on_disk, 1):
-            big = max(members, key=lambda info: info.file_size)
-            refuse(f"the file's {on_disk} bytes would decompress to {total} (the member {show(big.filename)} to "
-                   f"{big.file_size}), a ratio above {MAX_COMPRESSION_RATIO}:1 that no model file has (a zip bomb?); "
-                   "refused before decompressing it")
-        return _Archive(zf, infos, headers, where)
-    except BaseException:
-        zf.close()
-        raise
 
 
 _META_KEYS = ("format", "discrank", "model", "params", "scalars", "labels", "advantage")
@@ -474,6 +402,7 @@ _SCALAR_RULES: dict[str, tuple[Callable[[Any], bool], str]] = {
     "prior_scale_": (lambda v: _is_real(v) and v > 0, "a positive number or Infinity"),
     "drift_": (lambda v: _is_real(v) and math.isfinite(v) and v > 0, "a positive finite number"),
     "variance_scale_": (lambda v: _is_real(v) and math.isfinite(v) and v > 0, "a positive finite number"),
+    "step_": (lambda v: _is_real(v) and math.isfinite(v) and v > 0, "a positive finite number"),
     "n_cg_": (lambda v: _is_int(v) and v >= 0, "an integer >= 0"),
     "gradient_": (lambda v: _is_real(v) and math.isfinite(v) and v >= 0, "a finite number >= 0"),
     "objective_": (lambda v: _is_real(v) and math.isfinite(v), "a finite number"),
@@ -505,8 +434,8 @@ def _param_rule(cls: type, key: str) -> tuple[Callable[[Any], bool], str]:
 def _scalar_rule(cls: type, key: str) -> tuple[Callable[[Any], bool], str]:
     """The rule of the fitted scalar ``key`` of ``cls``: one of the class's ``_choices``, else the rule of
     :data:`_SCALAR_RULES`, else any JSON scalar."""
-    if key in cls._choices:
-        choices = tuple(cls._choices[key])
+    if key in cls._choices or (key == TIME_DTYPE and key not in cls._fitted_scalars):  # (the dtype of its times)
+        choices = tuple(cls._choices[key] if key in cls._choices else TIME_DTYPES)
         return (lambda v: isinstance(v, str) and v in choices), " or ".join(map(repr, choices))
     return _SCALAR_RULES.get(key, (_json_scalar, "a number, a string, true, false or null"))
 
@@ -541,9 +470,11 @@ def _check_meta(meta: Any, refuse: Callable[[str], NoReturn]) -> tuple[str, dict
         rule, what = _param_rule(cls, key)
         if not rule(value):
             refuse(file_refusal(cls, key, value, what))
+    timed = any(spec.kind == "t" for spec in cls._fitted_arrays)
+    held = tuple(cls._fitted_scalars) + ((TIME_DTYPE,) if timed else ())
     for key, value in scalars.items():
-        if key not in cls._fitted_scalars:
-            refuse(f"scalars.{key} is not a fitted attribute a {name} file holds ({cls._fitted_scalars})")
+        if key not in held:
+            refuse(f"scalars.{key} is not a fitted attribute a {name} file holds ({held})")
         rule, what = _scalar_rule(cls, key)
         if not rule(value):
             refuse(f"scalars.{key} = {show(value)} is not {what}")
@@ -553,8 +484,8 @@ def _check_meta(meta: Any, refuse: Callable[[str], NoReturn]) -> tuple[str, dict
                 or len(set(names)) != len(names)):
             refuse(f"the header's advantage {show(names)} is not a list of distinct covariate names")
     kind = meta.get("labels")
-    if kind is not None and kind not in _LABEL_KINDS.values() and kind != "utf8":
-        refuse(f"the header's label kind {show(kind)} is not one of {tuple(_LABEL_KINDS.values()) + ('utf8',)}")
+    if kind is not None and kind not in LABEL_KINDS.values() and kind != "utf8":
+        refuse(f"the header's label kind {show(kind)} is not one of {tuple(LABEL_KINDS.values()) + ('utf8',)}")
     return name, params, scalars, kind
 
 
@@ -569,9 +500,11 @@ def _expected_shapes(cls: type, params: dict, headers: dict, label_kind: Optiona
     label_arrays = ("labels_", "labels_ends_") if label_kind == "utf8" else ("labels_",)
     names = advantage or []
     beta_arrays = _ADVANTAGE_ARRAYS if names else ()
+    time_ints = tuple(spec.ints for spec in specs.values() if spec.ints)
     for key in headers:
-        if key != "__discrank__" and key not in label_arrays and key not in specs and key not in beta_arrays:
-            refuse(f"unexpected array {show(key)} for {name} (it holds {label_arrays + tuple(specs) + beta_arrays}"
+        if (key != "__discrank__" and key not in label_arrays and key not in specs and key not in beta_arrays
+                and key not in time_ints):
+            refuse(f"unexpected array {show(key)} for {name} (it holds {label_arrays + tuple(specs) + time_ints + beta_arrays}"
                    f"{'' if names else '; beta_ and beta_se_ only with the header advantage'})")
     for key in beta_arrays:
         if key not in headers:
@@ -592,12 +525,12 @@ def _expected_shapes(cls: type, params: dict, headers: dict, label_kind: Optiona
             refuse(f"labels_ends_ has shape {ends_shape} and dtype {ends_dtype}, expected (n_players,) integers")
         n = ends_shape[0]
     else:
-        kinds = "iuU" if label_kind is None else next(k for k, v in _LABEL_KINDS.items() if v == label_kind)
+        kinds = "iuU" if label_kind is None else next(k for k, v in LABEL_KINDS.items() if v == label_kind)
         if len(shape) != 1 or shape[0] < 1:
             refuse(f"labels_ has shape {shape}, expected (n_players,) with at least one player")
         if dtype.kind not in kinds:
             said = "" if label_kind is None else f" (the header says {label_kind!r} labels)"
-            refuse(f"labels_ has dtype {dtype}, expected {'/'.join(_LABEL_KINDS[k] for k in kinds)} labels{said}")
+            refuse(f"labels_ has dtype {dtype}, expected {'/'.join(LABEL_KINDS[k] for k in kinds)} labels{said}")
         n = shape[0]
     sizes = {"n": n}
     by_components = [spec for spec in specs.values() if "k" in spec.shape and spec.required]
@@ -612,6 +545,8 @@ def _expected_shapes(cls: type, params: dict, headers: dict, label_kind: Optiona
         sizes["k"] = k
     for key, (shape, dtype) in headers.items():
         spec = specs.get(key)
+        if key in time_ints and (len(shape) != 1 or dtype.kind not in "iu"):
+            refuse(f"{key} has shape {shape} and dtype {dtype}, expected 1 dimension(s) of integers")
         if spec is None:
             continue
         good_kinds = "iu" if spec.kind == "i" else "f"
@@ -627,42 +562,6 @@ def _expected_shapes(cls: type, params: dict, headers: dict, label_kind: Optiona
             refuse(f"{key} has shape {shape} and dtype {dtype}, expected shape {good_shape} of {kind} "
                    f"({n} players{components})")
     return {key: headers[key] for key in headers if key != "__discrank__"}
-
-
-def _read_labels(labels: np.ndarray, ends: Optional[np.ndarray], refuse: Callable[[str], NoReturn]) -> np.ndarray:
-    """The labels as a fit gives them: an object array of str for text, numbers in their dtype; checked
-    (no NaN, no label twice)."""
-    from discrank._labels import text_array
-
-    if ends is not None:  # "utf8": the labels' UTF-8 bytes, and where each ends
-        starts = np.concatenate([[0], ends[:-1]])
-        if ends[-1] != labels.shape[0] or (ends < starts).any() or starts[0] < 0:
-            refuse(f"labels_ends_ does not cut the {labels.shape[0]} bytes of labels_ into labels (it must increase "
-                   f"from 0 to {labels.shape[0]}; it ends at {show(ends[-1])})")
-        blob = labels.tobytes()
-        try:
-            values = [blob[i:j].decode("utf-8", "surrogatepass") for i, j in zip(starts.tolist(), ends.tolist())]
-        except UnicodeDecodeError as exc:
-            refuse(f"labels_ is not UTF-8 text ({exc.reason} at byte {exc.start})")
-        labels = text_array(values)
-    elif labels.dtype.kind == "U":
-        labels = text_array(labels.tolist())
-    else:
-        labels = labels.astype(labels.dtype.newbyteorder("="), copy=False)
-    _check_labels(labels, refuse)
-    return labels
-
-
-def _check_labels(labels: np.ndarray, refuse: Callable[[str], NoReturn]) -> None:
-    if labels.dtype.kind == "f":
-        bad = ~np.isfinite(labels)
-        if bad.any():
-            k = int(np.flatnonzero(bad)[0])
-            refuse(f"labels_[{k}] = {show(labels[k])} is not a label (NaN or infinite)")
-    ordered = np.sort(labels, kind="stable")
-    dup = ordered[1:] == ordered[:-1]
-    if dup.any():
-        refuse(f"labels_ repeats the label {show(ordered[1:][dup][0])}: labels must be unique")
 
 
 def _check_values(spec: FittedArray, value: np.ndarray, refuse: Callable[[str], NoReturn]) -> None:

@@ -1,9 +1,12 @@
-"""Rating models, one module per family, all on the compiled pair objective."""
+"""Rating models, one module per family, every estimator on one base (:class:`discrank.models._base.Model`)."""
 
 from discrank.models.cv import DiscDecompositionCV
 from discrank.models.disc import DiscDecomposition, MElo
+from discrank.models.dynamic import DynamicElo
+from discrank.models.online import OnlineElo
 from discrank.models.schur import SchurDecomposition
 from discrank.models.elo import Elo, EloPlusPlus
 from discrank.models.online_disc import OnlineDisc
 
-__all__ = ["DiscDecomposition", "DiscDecompositionCV", "Elo", "EloPlusPlus", "MElo", "OnlineDisc", "SchurDecomposition"]
+__all__ = ["DiscDecomposition", "DiscDecompositionCV", "DynamicElo", "Elo", "EloPlusPlus", "MElo", "OnlineDisc",
+           "OnlineElo", "SchurDecomposition"]

@@ -1,13 +1,14 @@
-"""What every model shares: parameters, validation, the fit pipeline, predictions and scores.
+"""What every model shares: the model base (:class:`Model`: parameters and their validation, the fitted
+check, the players, saving and loading from declared fields, the prediction protocol, the table), and the
+stationary pair models' base (:class:`PairwiseModel`: the fit pipeline; their predictions and scores are
+:class:`~discrank.models._pair_predictions.PairPredictions`).
 
-A fit runs ``validate -> plan -> fit data -> _fit -> store`` (:meth:`PairwiseModel.fit`): the parameters
-and the data are checked, the prior scale is resolved (tuned when asked) into the fit's
-:class:`~discrank._fitdata.FitPlan`, :func:`discrank._fitdata.build_fit_data` builds the objective, the
-weights, the pieces, the pair order and the threads once, the subclass's ``_fit(fit_data, plan)`` runs
-the solver and sets the fitted attributes, and the fit checks they are finite. Each model class
-declares what it holds once fitted (``_fitted_arrays``, ``_fitted_scalars``: :mod:`discrank.persist`
-saves and loads them without knowing the class) and how its players are ordered
-(:meth:`PairwiseModel._sort_key`).
+A pair model's fit runs ``validate -> plan -> fit data -> _fit(fit_data, plan) -> store`` (:meth:`PairwiseModel.fit`): the parameters and the
+data are checked, :func:`discrank._fitdata.build_fit_data` builds the objective, the weights, the pieces,
+the pair order and the threads once, the subclass's ``_fit`` runs the solver and sets the fitted
+attributes, and the fit checks they are finite. Each model class declares what it holds once fitted
+(``_fitted_arrays``, ``_fitted_scalars``: :mod:`discrank.persist` saves and loads them without knowing
+the class) and how its players are ordered (:meth:`PairwiseModel._sort_key`).
 """
 
 from __future__ import annotations
@@ -16,22 +17,23 @@ import copy
 import functools
 import inspect
 import warnings
-from typing import Any, Callable, Optional, Union
+from typing import Any, Callable, Optional
 
 import numpy as np
-from scipy.special import expit
 
 from discrank import _core, persist
 from discrank._fitdata import FitData, FitPlan, build_fit_data
 from discrank._labels import LabelIndex, show
-from discrank._losses import EPS as LOG_LOSS_EPS, binary_log_loss  # noqa: F401 - LOG_LOSS_EPS, as it was
-from discrank._params import check_param, check_params
+from discrank._losses import EPS as LOG_LOSS_EPS  # noqa: F401 - LOG_LOSS_EPS, as it was
+from discrank._params import check_param
 from discrank._threads import one_blas_thread, resolve_n_jobs, thread_limit
 from discrank.data import PairwiseData, check_data
 from discrank.exceptions import NotFittedError, NumericalError
-from discrank.models._prediction import GamePredictions, check_unseen, code_players, expected_score, log_covariates
+from discrank.models._pair_predictions import PairPredictions
+from discrank.models._prediction import GamePredictions, code_players
 
-__all__ = ["PairwiseModel", "elo_points", "fit_pairs", "LOSSES", "resolve_n_jobs", "one_blas_thread", "thread_limit"]
+__all__ = ["Model", "Params", "PairwiseModel", "elo_points", "fit_pairs", "LOSSES", "resolve_n_jobs", "one_blas_thread",
+           "thread_limit"]
 
 #: Loss names and their ids in the compiled core (cpp/include/discrank/losses.hpp).
 LOSSES = {
@@ -119,20 +121,216 @@ class Params:
     draw_models: tuple = ()
 
 
-class PairwiseModel(Params, GamePredictions):
-    """Base class: scikit-learn's estimator contract over :class:`~discrank.PairwiseData`.
+class Model(Params, GamePredictions):
+    """The base of every estimator: what each model does the same way, written once.
+
+    - the parameter contract (:class:`Params`) and the parameters' checks by the rules of
+      :mod:`discrank._params` (:meth:`_check_params`), the rules :mod:`discrank.persist` checks a file by;
+    - the fitted check: a model used before ``fit`` raises :class:`~discrank.exceptions.NotFittedError`
+      (``__sklearn_is_fitted__`` tells scikit-learn);
+    - the players: ``labels_``, the lookup from labels to codes, :meth:`relabel`;
+    - saving and loading from declared fields: ``_fitted_arrays`` (:class:`discrank.persist.FittedArray`,
+      an attribute or a field of a fitted dataclass such as ``"games_.a"``), ``_fitted_scalars``,
+      ``_choices`` (the allowed values of the parameters and scalars that take one of a few strings) and
+      ``_optional_params``; a public class that declares ``_fitted_arrays`` is registered with
+      :mod:`discrank.persist` when it is defined, and :meth:`_rebuild` derives (and checks) the rest of
+      the state after loading;
+    - the prediction protocol (:class:`~discrank.models._prediction.GamePredictions`:
+      ``predict_games``, ``predict_outcomes``; a player not seen is an
+      :class:`~discrank.exceptions.UnknownPlayerError` unless ``unseen="prior"``);
+    - the table of ``ratings_frame`` (:meth:`_frame`): ``player``, ``rank``, ``games``, ``elo`` (on the
+      familiar scale, :func:`elo_points`) and the model's columns, best first.
+    """
+
+    #: The advantage coefficients and their columns' names: none until a fit with covariates sets them.
+    beta_: Optional[np.ndarray] = None
+    advantage_names_: tuple = ()
+    #: The fitted arrays a model file holds (``discrank.persist``); empty: the model is not saved itself.
+    _fitted_arrays: tuple = ()
+    #: The fitted scalars a model file holds, by name (``discrank.persist`` checks each by its rule).
+    _fitted_scalars: tuple = ()
+    #: The fitted dataclasses whose fields are fitted arrays (``"games_.a"``), by attribute.
+    _fitted_records: dict = {}
+    #: The allowed values of the parameters and fitted scalars that take one of a few strings.
+    _choices: dict = {}
+    #: Parameters for which None is allowed beside their rule (None: a default resolved by the fit).
+    _optional_params: tuple = ()
+    #: Fitted attributes a model file holds that the model derives again on loading instead (the
+    #: covariates' standard errors of a model that computes them from its state).
+    _derived_on_load: tuple = ()
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        """Register a public model class that declares its fitted arrays with :mod:`discrank.persist`."""
+        super().__init_subclass__(**kwargs)
+        if cls._fitted_arrays and not cls.__name__.startswith("_"):
+            persist.register(cls)
+
+    def _check_params(self, names: Optional[tuple] = None) -> None:
+        """Check the parameters ``names`` (default: every parameter) by their rules: one of the class's
+        ``_choices`` (or None, for ``_optional_params``), else the rule of :mod:`discrank._params`; a
+        ValueError or TypeError names the parameter and the value."""
+        for name in self._param_names() if names is None else names:
+            value = getattr(self, name)
+            if name in self._choices:
+                if value is None and name in self._optional_params:
+                    continue
+                if not isinstance(value, str) or value not in self._choices[name]:
+                    none = " or None" if name in self._optional_params else ""
+                    raise ValueError(f"{name}={value!r} is not one of {tuple(self._choices[name])}{none}")
+            else:
+                check_param(type(self), name, value)
+
+    # ------------------------------------------------------------------ the fitted state
+    def __sklearn_is_fitted__(self) -> bool:
+        """Whether ``fit`` has run (``sklearn.utils.validation.check_is_fitted`` asks this)."""
+        return hasattr(self, "labels_")
+
+    def _check_fitted(self) -> None:
+        """A :class:`~discrank.exceptions.NotFittedError` naming the class when ``fit`` has not run."""
+        if not hasattr(self, "labels_"):
+            raise NotFittedError(f"this {type(self).__name__} is not fitted yet: call fit(data) first")
+
+    def _forget_labels(self) -> None:
+        """Drop the label lookup, built again from ``labels_`` when next needed."""
+        self._label_index = None
+
+    def _label_lookup(self) -> LabelIndex:
+        """The lookup from labels to player indices, built from ``labels_`` on first use."""
+        if getattr(self, "_label_index", None) is None:
+            self._label_index = LabelIndex(self.labels_)
+        return self._label_index
+
+    def _player_codes(self, a: Any, b: Any, unseen: str) -> tuple[np.ndarray, np.ndarray]:
+        """The codes of the players ``a`` and ``b`` (:func:`code_players`): -1 for a player not seen with
+        ``unseen="prior"``, else an :class:`~discrank.exceptions.UnknownPlayerError`."""
+        self._check_fitted()
+        return code_players(self._label_lookup(), a, b, unseen, type(self).__name__)
+
+    def relabel(self, labels: np.ndarray) -> None:
+        """Give a model fitted on player codes its players' labels (``discrank.evaluate`` fits on codes).
+
+        Parameters
+        ----------
+        labels : ndarray
+            ``labels[c]`` is the label of the player coded ``c``; ``labels_`` becomes ``labels[labels_]``.
+        """
+        self._check_fitted()
+        self.labels_ = labels[np.asarray(self.labels_, dtype=np.int64)]
+        self._forget_labels()
+
+    # ------------------------------------------------------------------ saving and loading
+    def save(self, path: Any) -> None:
+        """Write the fitted model to an ``.npz`` file (``discrank.load`` reads it; no pickle).
+
+        Parameters
+        ----------
+        path : str or path-like
+            The file (numpy adds ``.npz`` when missing).
+
+        Raises
+        ------
+        discrank.exceptions.NotFittedError
+            The model is not fitted.
+        TypeError
+            A model whose class declares no fitted state to save.
+        """
+        persist.save(self, path)
+
+    def _saved_model(self) -> "Model":
+        """The model a file holds for this one (``discrank.persist.save``): itself."""
+        return self
+
+    def _load_state(self, labels: np.ndarray, fields: dict[str, Any], scalars: dict[str, Any],
+                    advantage: tuple = ((), None, None)) -> None:
+        """Set the fitted state read from a model file (``discrank.persist.load``), then :meth:`_rebuild`.
+
+        Parameters
+        ----------
+        labels : ndarray
+            The players.
+        fields : dict
+            The fitted arrays by their declared name (``_fitted_arrays``; a field of a fitted dataclass,
+            ``"games_.a"``, goes into that dataclass of ``_fitted_records``; an optional one absent: None).
+        scalars : dict
+            The fitted scalars, checked against ``_fitted_scalars``.
+        advantage : tuple, optional
+            ``(names, beta, beta_se)`` of a model fitted with advantage covariates; default: none.
+        """
+        records: dict[str, dict] = {}
+        for name, value in {**fields, **scalars}.items():
+            owner, _, field = name.partition(".")
+            if field:
+                records.setdefault(owner, {})[field] = value
+            else:
+                setattr(self, name, value)
+        for owner, values in records.items():
+            setattr(self, owner, self._fitted_records[owner](**values))
+        names, beta, se = advantage
+        self.advantage_names_, self.beta_ = tuple(names), beta
+        if "beta_se_" not in self._derived_on_load:
+            self.beta_se_ = se
+        self.labels_ = labels
+        self._forget_labels()
+        self._rebuild()
+
+    def _rebuild(self) -> None:
+        """Compute again what the fit derives from the fitted fields, checking them against each other (a
+        ValueError names the field); none here."""
+
+    # ------------------------------------------------------------------ the table
+    def _frame(self, columns: dict[str, np.ndarray], key: Optional[np.ndarray], games: np.ndarray, *,
+               elo: Optional[np.ndarray] = None, anchor: Any = None, anchor_rating: float = 1500.0,
+               keep: Optional[np.ndarray] = None):
+        """The table of ``ratings_frame``: ``player``, ``rank``, ``games``, ``elo`` and ``columns`` (in the
+        players' order), one row per player (those of the mask ``keep``), sorted by ``key`` best first.
+
+        Parameters
+        ----------
+        columns : dict
+            The model's columns.
+        key : ndarray or None
+            The values the players are ranked by, higher first; None: no ranking (``rank`` NaN, unsorted).
+        games : ndarray
+            Each player's games.
+        elo : ndarray, optional
+            Logit-scale ratings shown as the ``elo`` column (:func:`elo_points`: ``anchor`` and
+            ``anchor_rating``, the reference taken over every player); None: no such column.
+        keep : ndarray of bool, optional
+            The players kept (ranked among themselves); default: every player.
+
+        Returns
+        -------
+        pandas.DataFrame
+            With ``df.attrs["model"]`` the class name.
+        """
+        try:
+            import pandas as pd
+        except ImportError as exc:  # pragma: no cover
+            raise ImportError("ratings_frame needs pandas: pip install 'discrank[pandas]'") from exc
+        if elo is not None:
+            columns = {"elo": elo_points(elo, self._label_lookup(), anchor, anchor_rating), **columns}
+        frame = pd.DataFrame({"player": self.labels_, "games": games, **columns})
+        if keep is not None:
+            frame, key = frame[keep], None if key is None else key[keep]
+        if key is not None:
+            frame = frame.iloc[np.argsort(-key, kind="stable")].reset_index(drop=True)
+            frame.insert(1, "rank", np.arange(1, len(frame) + 1))
+        else:
+            frame = frame.reset_index(drop=True)
+            frame.insert(1, "rank", np.full(len(frame), np.nan))
+        frame.attrs["model"] = type(self).__name__
+        return frame
+
+
+class PairwiseModel(PairPredictions, Model):
+    """The stationary pair models' base (:class:`Model`) over :class:`~discrank.PairwiseData`.
 
     The constructor only stores parameters; :meth:`fit` validates them and the data, and sets the fitted
-    attributes, whose names end in ``_``. A model used before ``fit`` raises
-    :class:`~discrank.exceptions.NotFittedError`.
+    attributes, whose names end in ``_``.
 
     A subclass implements ``_fit`` (the solver, on a :class:`~discrank._fitdata.FitData`) and
-    ``_factors``, and declares:
+    ``_factors``, declares its fitted fields as :class:`Model` says, and writes:
 
-    - ``_fitted_arrays``: the fitted array attributes a model file holds (:class:`discrank.persist.FittedArray`),
-      ``_fitted_scalars``: the fitted scalar attributes, and ``_choices``: the allowed values of its
-      parameters and fitted scalars that take one of a few strings. A public class that declares
-      ``_fitted_arrays`` is registered with :mod:`discrank.persist` when it is defined;
     - :meth:`_rebuild`: the state derived from those attributes, computed again after loading;
     - :meth:`_sort_key`: the values its players are ranked by, and :meth:`_elo_scale`: the logit-scale
       ratings ``ratings_frame`` shows on the familiar Elo scale.
@@ -147,24 +345,6 @@ class PairwiseModel(Params, GamePredictions):
     _has_prior: bool = False
     #: Prior mean of the first component's v (the parameters of a player the fit has not seen).
     _first_v_centre: float = 0.0
-    #: The advantage coefficients and their columns' names: none until a fit with covariates sets them.
-    beta_: Optional[np.ndarray] = None
-    advantage_names_: tuple = ()
-
-    #: The fitted arrays a model file holds (``discrank.persist``); empty: the model is not saved itself.
-    _fitted_arrays: tuple = ()
-    #: The fitted scalars a model file holds, by name (``discrank.persist`` checks each by its rule).
-    _fitted_scalars: tuple = ()
-    #: The allowed values of the parameters and fitted scalars that take one of a few strings.
-    _choices: dict = {}
-    #: Parameters for which None is allowed beside their rule (None: a default resolved by the fit).
-    _optional_params: tuple = ()
-
-    def __init_subclass__(cls, **kwargs: Any) -> None:
-        """Register a public model class that declares its fitted arrays with :mod:`discrank.persist`."""
-        super().__init_subclass__(**kwargs)
-        if cls._fitted_arrays and not cls.__name__.startswith("_"):
-            persist.register(cls)
 
     # ------------------------------------------------------------------ fitting
     @atomic
@@ -260,40 +440,6 @@ class PairwiseModel(Params, GamePredictions):
         out.covariates = None
         return out
 
-    def _covariate_term(self, advantage: Any, n: int) -> Optional[np.ndarray]:
-        """``x . beta_`` for the covariates ``advantage`` of ``n`` games (None: none given)."""
-        x = self._covariate_rows(advantage, n)
-        return None if x is None else x @ self.beta_
-
-    def _covariate_rows(self, advantage: Any, n: int) -> Optional[np.ndarray]:
-        """The covariates ``advantage`` of ``n`` games as a checked array (n, n_covariates); None: none given."""
-        if advantage is None:
-            return None
-        beta = self.beta_
-        if beta is None:
-            raise ValueError(f"{type(self).__name__} was fitted without advantage covariates: advantage= has no "
-                             "coefficient to apply (fit it on a GameLog with advantage columns)")
-        x = np.asarray(advantage, dtype=np.float64)
-        c = beta.shape[0]
-        if x.ndim == 0 or (x.ndim == 1 and c > 1 and n == 1):
-            x = x.reshape(1, -1)
-        elif x.ndim == 1 and c == 1:
-            x = x.reshape(-1, 1)
-        if x.shape != (n, c):
-            raise ValueError(f"advantage has shape {np.shape(advantage)}: expected {n} game(s) x {c} covariate(s) "
-                             f"({', '.join(map(repr, self.advantage_names_))})")
-        bad = ~np.isfinite(x)
-        if bad.any():
-            r, col = np.argwhere(bad)[0]
-            raise ValueError(f"advantage {self.advantage_names_[col]!r} is {x[r, col]} at row {r}: not a finite number")
-        return x
-
-    def _row_proba(self, data: PairwiseData) -> np.ndarray:
-        """P(i beats j) of each row of ``data.covariates`` (players of the fit), with ``beta_ . x``."""
-        rows = data.covariates
-        ia, ib = self._indices(data, None)
-        return self._link(self._logits(ia[rows.pair], ib[rows.pair], rows.x))
-
     def _resolve_prior(self, data: PairwiseData, log: Any, validation: Any, coded: Any,
                        fit_data_builder: Optional[Callable[..., FitData]] = None) -> FitPlan:
         """The plan of the fit: its prior scale, tuned when ``prior_scale=None`` (with the tuning's warm
@@ -330,16 +476,6 @@ class PairwiseModel(Params, GamePredictions):
         self._n_threads = n_threads
         self._forget_labels()
 
-    def _forget_labels(self) -> None:
-        """Drop the label lookup, built again from ``labels_`` when next needed."""
-        self._label_index = None
-
-    def _label_lookup(self) -> LabelIndex:
-        """The lookup from labels to player indices, built from ``labels_`` on first use."""
-        if getattr(self, "_label_index", None) is None:
-            self._label_index = LabelIndex(self.labels_)
-        return self._label_index
-
     def _check_finite_state(self) -> None:
         """Raise :class:`~discrank.exceptions.NumericalError` when a fitted float array is not finite."""
         for spec in self._fitted_arrays:
@@ -363,7 +499,7 @@ class PairwiseModel(Params, GamePredictions):
     def _validate_params(self, data: PairwiseData) -> None:
         """Check the parameters by their rules (:data:`discrank._params.RULES`); fit resolves ``n_jobs``
         again, and warns there."""
-        check_params(self, tuple(name for name in ("tol", "max_iter", "n_jobs", "random_state")
+        self._check_params(tuple(name for name in ("tol", "max_iter", "n_jobs", "random_state")
                                  if name in self._param_names()))
 
     def _fit(self, data: FitData, plan: FitPlan) -> None:
@@ -373,10 +509,6 @@ class PairwiseModel(Params, GamePredictions):
     def _factors(self) -> dict[str, np.ndarray]:
         """Keyword arguments of ``_core.scores`` (``U``, ``V`` and/or ``s``)."""
         raise NotImplementedError
-
-    def __sklearn_is_fitted__(self) -> bool:
-        """Whether ``fit`` has run (``sklearn.utils.validation.check_is_fitted`` asks this)."""
-        return hasattr(self, "labels_")
 
     def __sklearn_tags__(self) -> Any:
         """scikit-learn's tags (scikit-learn >= 1.6 asks for them, in ``check_is_fitted`` among others).
@@ -397,46 +529,12 @@ class PairwiseModel(Params, GamePredictions):
         return Tags(estimator_type=None, target_tags=TargetTags(required=False), requires_fit=True,
                     no_validation=True, input_tags=InputTags(two_d_array=False))
 
-    def _check_fitted(self) -> None:
-        if not hasattr(self, "labels_"):
-            raise NotFittedError(f"this {type(self).__name__} is not fitted yet: call fit(data) first")
-
     # ------------------------------------------------------------------ fitted state
-    def _saved_model(self) -> "PairwiseModel":
-        """The model a file holds for this one (``discrank.persist.save``): itself."""
-        return self
-
-    def _load_state(self, labels: np.ndarray, arrays: dict[str, np.ndarray], scalars: dict[str, Any]) -> None:
-        """Set the fitted state read from a model file (``discrank.persist.load``), then :meth:`_rebuild`.
-
-        Parameters
-        ----------
-        labels : ndarray
-            The players.
-        arrays : dict
-            The fitted arrays, checked against ``_fitted_arrays``.
-        scalars : dict
-            The fitted scalars, checked against ``_fitted_scalars``.
-        """
-        for name, value in {**arrays, **scalars}.items():
-            setattr(self, name, value)
+    def _load_state(self, labels: np.ndarray, fields: dict[str, Any], scalars: dict[str, Any],
+                    advantage: tuple = ((), None, None)) -> None:
+        """:meth:`Model._load_state`, the players counted first (``n_players_``) for :meth:`_rebuild`."""
         self._set_players(labels, 0)
-        self._rebuild()
-
-    def _rebuild(self) -> None:
-        """Compute again what the fit derives from the fitted arrays (none here)."""
-
-    def relabel(self, labels: np.ndarray) -> None:
-        """Give a model fitted on player codes its players' labels.
-
-        Parameters
-        ----------
-        labels : ndarray
-            ``labels[c]`` is the label of the player coded ``c``; ``labels_`` becomes ``labels[labels_]``.
-        """
-        self._check_fitted()
-        self.labels_ = labels[np.asarray(self.labels_, dtype=np.int64)]
-        self._forget_labels()
+        super()._load_state(labels, fields, scalars, advantage)
 
     def _sort_key(self) -> Optional[np.ndarray]:
         """The values the players are ranked by, higher first; None: the model has no ranking."""
@@ -455,21 +553,6 @@ class PairwiseModel(Params, GamePredictions):
         return "Elo model: transitive by construction"
 
     # ------------------------------------------------------------------ output
-    def save(self, path: Any) -> None:
-        """Write the fitted model to an ``.npz`` file (``discrank.load`` reads it; no pickle).
-
-        Parameters
-        ----------
-        path : str or path-like
-            The file (numpy adds ``.npz`` when missing).
-
-        Raises
-        ------
-        discrank.exceptions.NotFittedError
-            The model is not fitted.
-        """
-        persist.save(self, path)
-
     def ratings_frame(self, *, anchor: Any = None, anchor_rating: float = 1500.0):
         """A pandas DataFrame, one row per player, best first.
 
@@ -503,230 +586,10 @@ class PairwiseModel(Params, GamePredictions):
             ``anchor`` is not a player of the fit.
         """
         self._check_fitted()
-        try:
-            import pandas as pd
-        except ImportError as exc:  # pragma: no cover
-            raise ImportError("ratings_frame needs pandas: pip install 'discrank[pandas]'") from exc
-        cols = self._rating_columns()
-        base = self._elo_scale()
-        if base is not None:
-            cols = {"elo": elo_points(base, self._label_lookup(), anchor, anchor_rating), **cols}
-        frame = pd.DataFrame({"player": self.labels_, "games": getattr(self, "n_games_", np.full(self.n_players_, np.nan)),
-                              **cols})
-        key = self._sort_key()
-        if key is not None:
-            order = np.argsort(-key, kind="stable")
-            frame = frame.iloc[order].reset_index(drop=True)
-            frame.insert(1, "rank", np.arange(1, self.n_players_ + 1))
-        else:
-            frame.insert(1, "rank", np.full(self.n_players_, np.nan))
-        frame.attrs["model"] = type(self).__name__
-        return frame
+        games = getattr(self, "n_games_", np.full(self.n_players_, np.nan))
+        return self._frame(self._rating_columns(), self._sort_key(), games, elo=self._elo_scale(), anchor=anchor,
+                           anchor_rating=anchor_rating)
 
-    # ------------------------------------------------------------------ prediction
-    def _indices(self, a: Any, b: Any, unseen: str = "raise") -> tuple[np.ndarray, np.ndarray]:
-        """Player indices (int32) of ``a`` and ``b``, or of the pairs of a PairwiseData ``a``; with
-        ``unseen="prior"`` an unknown label gets the index ``n_players_`` (the prior's row, ``_scores``),
-        with ``"raise"`` an :class:`~discrank.exceptions.UnknownPlayerError` (:func:`code_players`)."""
-        check_unseen(unseen)
-        if isinstance(a, PairwiseData):
-            if b is not None:
-                raise TypeError("give either a PairwiseData or two arrays of players, not both")
-            if a.n_players == self.n_players_ and np.array_equal(a.labels, self.labels_):
-                return a.i, a.j
-            a, b = a.labels[a.i], a.labels[a.j]
-        elif b is None:
-            raise TypeError("predict needs the players a and b (labels), or a PairwiseData")
-        ia, ib = code_players(self._label_lookup(), a, b, unseen, type(self).__name__)
-        ia[ia < 0] = self.n_players_
-        ib[ib < 0] = self.n_players_
-        return ia.astype(np.int32), ib.astype(np.int32)
-
-    def _player_codes(self, a: Any, b: Any, unseen: str) -> tuple[np.ndarray, np.ndarray]:
-        """The indices of :meth:`_indices`, for :meth:`predict_games` and :meth:`predict_outcomes`."""
-        self._check_fitted()
-        return self._indices(a, b, unseen)
-
-    def _log_outcomes(self, log: Any, ia: np.ndarray, ib: np.ndarray) -> np.ndarray:
-        """:meth:`_outcome_proba` of the games of ``log`` (their advantage columns, for a model fitted with
-        covariates; the pair models have no time)."""
-        names = self.advantage_names_ if self.beta_ is not None else ()
-        return self._outcome_proba(ia, ib, log_covariates(log, names, type(self).__name__))
-
-    def _prior_mean(self) -> dict[str, np.ndarray]:
-        """The parameters of a player the data has not seen: the prior's mean (a row per factor)."""
-        out = {}
-        for key, value in self._factors().items():
-            row = np.zeros((1,) + value.shape[1:])
-            if key == "V" and row.shape[1]:
-                row[0, 0] = self._first_v_centre
-            out[key] = row
-        return out
-
-    def _scores(self, ia: np.ndarray, ib: np.ndarray) -> np.ndarray:
-        factors = self._factors()
-        n = self.n_players_
-        if (ia.size and ia.max() >= n) or (ib.size and ib.max() >= n):
-            prior = self._prior_mean()
-            factors = {k: np.concatenate([v, prior[k]]) for k, v in factors.items()}
-            n += 1
-        return _core.scores(ia, ib, n, n_threads=self._n_threads, **factors)
-
-    def _logits(self, ia: np.ndarray, ib: np.ndarray, x: Optional[np.ndarray]) -> np.ndarray:
-        """The scores of the players ``ia``, ``ib`` (indices of :meth:`_indices`) plus ``x . beta_`` for
-        covariate rows ``x`` (None: neutral games)."""
-        scores = self._scores(ia, ib)
-        term = self._covariate_term(x, ia.shape[0])
-        return scores if term is None else scores + term
-
-    def _outcome_proba(self, ia: np.ndarray, ib: np.ndarray, x: Optional[np.ndarray]) -> np.ndarray:
-        """[P(a wins), P(draw), P(b wins)] of games between the players ``ia`` and ``ib`` (indices of
-        :meth:`_indices`) with covariate rows ``x`` (n_games, n_covariates; None: neutral games).
-
-        The one three-outcome computation of the pair models: ``predict_proba``, ``predict_games`` and
-        ``predict_outcomes`` read it. Without a draw model, ``[p, 0, 1 - p]`` with ``p`` the model's
-        P(a beats b); a model with a draw model overrides it.
-        """
-        p = self._link(self._logits(ia, ib, x))
-        return np.stack([p, np.zeros_like(p), 1.0 - p], axis=1)
-
-    def decision_function(self, a: Any, b: Any = None, *, unseen: str = "raise",
-                          advantage: Any = None) -> Union[float, np.ndarray]:
-        """The score A(a, b) of the model (logit of P(a beats b) for the logit-space models).
-
-        Parameters
-        ----------
-        a, b : label or array of labels, or a PairwiseData as ``a`` (and no ``b``)
-            The players.
-        unseen : {"raise", "prior"}, optional
-            ``"prior"``: a player not seen in the fit is given the prior's mean parameters (Elo: rating
-            0; disc: u = 0, v = 1 on the first component and 0 on the others); default: an
-            :class:`~discrank.exceptions.UnknownPlayerError` naming the label.
-        advantage : array_like, optional
-            For a model fitted with advantage covariates (``beta_``): the games' covariates, attributed to
-            ``a`` (shape (n_games,) with one covariate, else (n_games, n_covariates)); ``beta_ . x`` is
-            added to the score. Default: none, the score of a neutral game (x = 0).
-
-        Returns
-        -------
-        float or ndarray
-            A float for two single players, else an array.
-
-        Raises
-        ------
-        discrank.exceptions.NotFittedError
-            The model is not fitted.
-        discrank.exceptions.UnknownPlayerError
-            A player the fit has not seen, with ``unseen="raise"`` (a ValueError).
-        ValueError
-            ``unseen`` not one of ``("raise", "prior")``, or inputs of different lengths.
-        """
-        self._check_fitted()
-        ia, ib = self._indices(a, b, unseen)
-        scores = self._logits(ia, ib, self._covariate_rows(advantage, ia.shape[0]))
-        return float(scores[0]) if _is_scalar(a, b) else scores
-
-    def _link(self, scores: np.ndarray) -> np.ndarray:
-        if self._loss == "probability":
-            return np.clip(0.5 + scores, 0.0, 1.0)
-        return expit(scores)
-
-    def predict_proba(self, a: Any, b: Any = None, *, unseen: str = "raise",
-                      advantage: Any = None) -> Union[float, np.ndarray]:
-        """P(a beats b), for players given by label (arrays or scalars), or for the pairs of a PairwiseData:
-        the expected score of ``a``, P(a wins) + P(draw) / 2 (:meth:`_outcome_proba`).
-
-        Data built without labels has labels ``0 .. n_players - 1``, so indices work there. Errors as
-        :meth:`decision_function`.
-
-        Parameters
-        ----------
-        a, b : label or array of labels, or a PairwiseData as ``a`` (and no ``b``)
-            The players.
-        unseen : {"raise", "prior"}, optional
-            A label the fit has not seen is an :class:`~discrank.exceptions.UnknownPlayerError` (default),
-            or with ``"prior"`` a player at the prior's mean.
-        advantage : array_like, optional
-            The games' advantage covariates, for a model fitted with them (:meth:`decision_function`);
-            default: a neutral game.
-
-        Returns
-        -------
-        float or ndarray
-            The probabilities: a float for two single players, else an array.
-        """
-        self._check_fitted()
-        ia, ib = self._indices(a, b, unseen)
-        proba = expected_score(self._outcome_proba(ia, ib, self._covariate_rows(advantage, ia.shape[0])))
-        return float(proba[0]) if _is_scalar(a, b) else proba
-
-    def mse(self, data: PairwiseData) -> float:
-        """Mean squared error between predicted and observed probabilities, over pairs (the paper's metric);
-        over the rows of ``data.covariates``, with ``beta_ . x``, for a model fitted with covariates.
-
-        Parameters
-        ----------
-        data : PairwiseData
-            Pairs of players the fit has seen.
-
-        Returns
-        -------
-        float
-            Lower is better.
-        """
-        if self._by_rows(data):
-            return float(np.mean((self._row_proba(data) - data.covariates.p) ** 2))
-        return float(np.mean((self.predict_proba(data) - data.p) ** 2))
-
-    def _by_rows(self, data: PairwiseData) -> bool:
-        """Whether ``data`` is scored by covariate row: it has covariates and the model fitted them."""
-        return getattr(data, "covariates", None) is not None and self.beta_ is not None
-
-    def log_loss(self, data: PairwiseData) -> float:
-        """Mean binary cross-entropy of the predictions, pairs weighted by ``data.pair_weights()`` (for a
-        model fitted with covariates and data that has them: its rows, by ``data.row_weights()``).
-
-        With game counts (``weights="games"``) this is the log loss per game. Predicted probabilities are
-        clipped to ``[LOG_LOSS_EPS, 1 - LOG_LOSS_EPS]``.
-
-        Parameters
-        ----------
-        data : PairwiseData
-            Pairs of players the fit has seen.
-
-        Returns
-        -------
-        float
-            Lower is better.
-        """
-        if self._by_rows(data):
-            q, w, p = self._row_proba(data), data.row_weights(), data.covariates.p
-        else:
-            q, w, p = self.predict_proba(data), data.pair_weights(), data.p
-        return float(np.sum(w * binary_log_loss(q, p)) / np.sum(w))
-
-    def score(self, data: PairwiseData) -> float:
-        """The mean log-likelihood of ``data`` under the model: ``-log_loss(data)``, higher is better.
-
-        scikit-learn's convention for ``score`` (model selection maximises it). With game counts
-        (``weights="games"``) it is the mean log-likelihood per game, otherwise per pair.
-
-        Parameters
-        ----------
-        data : PairwiseData
-            The pairs to score, as for :meth:`log_loss`.
-
-        Returns
-        -------
-        float
-            At most 0; 0 for a model that predicts every result with certainty.
-
-        Raises
-        ------
-        discrank.exceptions.NotFittedError
-            The model is not fitted.
-        """
-        return -self.log_loss(data)
 
 def fit_pairs(data: Any, where: str) -> tuple[PairwiseData, Any, Any]:
     """The pairs a pair model fits, from what its ``fit`` was given: ``(pairs, log, coded)``, the log and
@@ -764,13 +627,3 @@ def elo_points(ratings: np.ndarray, lookup: LabelIndex, anchor: Any, anchor_rati
     the reference being the mean rating or, with ``anchor=label``, that player's (``lookup`` codes it)."""
     ref = float(np.mean(ratings)) if anchor is None else float(ratings[lookup.index([anchor], "anchor")[0]])
     return anchor_rating + 400.0 / np.log(10.0) * (ratings - ref)
-
-
-def _is_scalar(a: Any, b: Any) -> bool:
-    return b is not None and _single(a) and _single(b) and not isinstance(a, PairwiseData)
-
-
-def _single(x: Any) -> bool:
-    """One player (not a sequence); a list is never converted to find out (np.ndim of a list of long names
-    would build a fixed-width string array)."""
-    return not isinstance(x, (list, tuple)) and np.ndim(x) == 0

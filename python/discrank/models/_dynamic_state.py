@@ -1,0 +1,317 @@
+"""DynamicElo's fitted games (:class:`Games`) and its ratings at a time: the state of each player-period
+read at any period (:func:`state_at`), the forecasts of games (:func:`difference`, :func:`outcomes`), and
+the readouts of the ratings over time (:class:`DynamicReadout`, a base of the estimator)."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any, Optional
+
+import numpy as np
+
+from discrank._calendar import period_index, period_start
+from discrank._checks import show
+from discrank._draws import outcome_probabilities
+from discrank._rows import time_bound
+
+__all__ = ["Games", "DynamicReadout", "check_covariates", "check_draws", "state_at", "difference", "outcomes"]
+
+_PI8 = math.pi / 8.0
+
+
+@dataclass(frozen=True)
+class Games:
+    """The games a :class:`~discrank.DynamicElo` was fitted on, in time order.
+
+    Attributes
+    ----------
+    a, b : ndarray of int64
+        The players' codes (into the model's ``labels_``).
+    score : ndarray of float
+        The score of ``a``.
+    bins : ndarray of int64
+        Each game's period (0 for every game of a stationary model).
+    time : ndarray, optional
+        The games' times (numbers or datetimes); None for a log without times.
+    x : ndarray, shape (n_games, n_covariates), optional
+        The advantage covariates, attributed to ``a``.
+    count : ndarray, optional
+        The games each entry stands for (games summed by period, :class:`discrank.PeriodGames`); None:
+        one each.
+    """
+
+    a: np.ndarray
+    b: np.ndarray
+    score: np.ndarray
+    bins: np.ndarray
+    time: Optional[np.ndarray] = None
+    x: Optional[np.ndarray] = None
+    count: Optional[np.ndarray] = None
+
+    def __len__(self) -> int:
+        return int(self.a.shape[0])
+
+    @property
+    def n_games(self) -> float:
+        """The games the entries stand for."""
+        return float(self.a.size if self.count is None else self.count.sum())
+
+    def then(self, new: "Games") -> "Games":
+        """These games followed by ``new`` (coded alike; both with covariates or neither)."""
+        count = None
+        if self.count is not None or new.count is not None:
+            count = np.concatenate([np.ones(len(self)) if self.count is None else self.count,
+                                    np.ones(len(new)) if new.count is None else new.count])
+        return Games(np.concatenate([self.a, new.a]), np.concatenate([self.b, new.b]),
+                     np.concatenate([self.score, new.score]), np.concatenate([self.bins, new.bins]),
+                     None if self.time is None else np.concatenate([self.time, new.time]),
+                     None if self.x is None else np.concatenate([self.x, new.x]), count)
+
+    def check(self, labels: np.ndarray) -> None:
+        """A ValueError naming the field when the games contradict themselves: fields of other lengths,
+        codes beyond ``labels``, a player against themself, a score outside [0, 1], times out of order."""
+        g = len(self)
+        if g == 0:
+            raise ValueError("games_a_ holds no game (a fitted model has at least one)")
+        for key, value in (("games_b_", self.b), ("games_score_", self.score), ("games_bin_", self.bins),
+                           ("the games' times", self.time), ("games_count_", self.count)):
+            if value is not None and value.shape != (g,):
+                raise ValueError(f"{key} has shape {value.shape}, but games_a_ holds {g} games")
+        n = labels.shape[0]
+        for key, codes in (("games_a_", self.a), ("games_b_", self.b)):
+            if codes.max() >= n:
+                k = int(np.argmax(codes))
+                raise ValueError(f"{key}[{k}] = {codes[k]} is not a player code (labels_ holds {n} players)")
+        same = self.a == self.b
+        if same.any():
+            k = int(np.flatnonzero(same)[0])
+            raise ValueError(f"game {k} has the player {show(labels[self.a[k]])} against themself")
+        if self.score.min() < 0.0:
+            k = int(np.argmin(self.score))
+            raise ValueError(f"games_score_[{k}] = {show(self.score[k])} is outside [0, 1] (a score)")
+        t = self.time
+        if t is not None and (t[1:] < t[:-1]).any():
+            k = int(np.flatnonzero(t[1:] < t[:-1])[0]) + 1
+            raise ValueError(f"the games are not in time order: game {k} is earlier than game {k - 1}")
+        if self.count is not None and not (self.count > 0).all():
+            k = int(np.flatnonzero(~(self.count > 0))[0])
+            raise ValueError(f"games_count_[{k}] = {show(self.count[k])} is not a positive number of games")
+
+
+def check_draws(draws: Optional[str], score: np.ndarray, game: str = "game") -> None:
+    """The draw model ``draws`` needs results (1, 0.5 or 0), and draws to fit its parameter; ``game``: what
+    an entry is called (new games, those of ``update``, need no draw). A ValueError names the entry."""
+    if draws is None:
+        return
+    bad = ~np.isin(score, (0.0, 0.5, 1.0))
+    if bad.any():
+        k = int(np.flatnonzero(bad)[0])
+        raise ValueError(f"draws={draws!r} needs results 1, 0.5 or 0; {game} {k} (in time order) has "
+                         f"score {score[k]!r}")
+    if game == "game" and not (score == 0.5).any():
+        raise ValueError(f"draws={draws!r}: the log has no draw, so the draw parameter cannot be fitted; "
+                         "use draws=None")
+
+
+def check_covariates(x: Optional[np.ndarray], names: tuple) -> None:
+    """The advantage covariates ``x`` of the games (columns ``names``): finite, and no column 0 in every
+    game (its coefficient would not be identifiable). A ValueError names the column."""
+    if x is None:
+        return
+    for k in range(x.shape[1]):
+        name = names[k] if k < len(names) else f"x{k}"
+        col = x[:, k]
+        bad = ~np.isfinite(col)
+        if bad.any():
+            i = int(np.flatnonzero(bad)[0])
+            raise ValueError(f"advantage column {name!r} has a missing value (NaN or inf) at game {i}")
+        if not col.any():
+            raise ValueError(f"advantage column {name!r} is 0 in every game: its coefficient is not identifiable")
+
+
+class DynamicReadout:
+    """The ratings of a fitted :class:`~discrank.DynamicElo` at a time, over time, and drawn."""
+
+    def _walk(self, drift: float) -> float:
+        """The drift predictions grow the variance by (0 for a stationary model)."""
+        return drift if self.period is not None else 0.0
+
+    def _state_at(self, players: np.ndarray, b: np.ndarray):
+        """(mean, variance, known) of each player's rating in period ``b`` (see :meth:`ratings_at`)."""
+        return state_at(self.pp_player_, self.pp_bin_, self.pp_rating_, self.pp_sd_ ** 2, players, b,
+                        self._walk(self.drift_), self.prior_scale_)
+
+    def _outcomes_at(self, ia: np.ndarray, ib: np.ndarray, b: np.ndarray, x: Optional[np.ndarray]) -> np.ndarray:
+        """[P(a wins), P(draw), P(b wins)] of games of players ``ia``, ``ib`` in periods ``b``."""
+        eta = math.log(self.draw_nu_) if self.draw_nu_ is not None else self.draw_threshold_
+        d, v = difference(self.pp_player_, self.pp_bin_, self.pp_rating_, self.pp_sd_ ** 2, self.beta_,
+                          self._walk(self.drift_), self.prior_scale_, ia, ib, b, x)
+        return outcomes(d, self.variance_scale_ * v, eta, self.draws)
+
+    def _players(self, players: Any) -> np.ndarray:
+        """The codes of labels, every player for None; an unknown label is a ValueError naming it."""
+        from discrank._labels import as_label_array, canonical_labels
+
+        if players is None:
+            return np.arange(len(self.labels_))
+        asked = np.atleast_1d(np.asarray(players))
+        idx = self._label_lookup().lookup(canonical_labels(as_label_array(asked, "players")))
+        if (idx < 0).any():
+            raise ValueError(f"unknown player {show(asked[idx < 0][0])}")
+        return idx
+
+    def ratings_at(self, time: Any, players: Any = None):
+        """Each player's rating and its standard deviation at ``time``.
+
+        Between two periods in which a player played, the rating is interpolated (the mean of the random
+        walk bridging the two MAP ratings); after the last, it stays, its variance grown by ``drift^2``
+        per period; before the first game, the answer is the prior, N(0, prior_scale_^2) (``known`` is
+        False).
+
+        Parameters
+        ----------
+        time : datetime-like or number
+            The time (one value).
+        players : array_like, optional
+            Labels (default: every player).
+
+        Returns
+        -------
+        pandas.DataFrame
+            Columns ``player``, ``rating``, ``sd``, ``known`` (False where the prior answers).
+        """
+        import pandas as pd
+
+        self._check_fitted()
+        idx = self._players(players)
+        b = self._time_bin(time, idx.size)
+        m, v, known = self._state_at(idx, b)
+        return pd.DataFrame({"player": self.labels_[idx], "rating": m, "sd": np.sqrt(v), "known": known})
+
+    def _time_bin(self, time: Any, n: int) -> np.ndarray:
+        """The period of ``time`` (read in the units of the fitted times, :func:`discrank._rows.time_bound`),
+        repeated ``n`` times."""
+        if self.period is None:
+            return np.zeros(n, dtype=np.int64)
+        fitted = self.games_.time
+        value = time_bound(time, fitted, "time")
+        if fitted.dtype.kind != "M" and not math.isfinite(value):
+            raise ValueError(f"time={show(value)} is not a finite number")
+        return np.full(n, period_index(np.array([value]).astype(fitted.dtype), self.period)[0], dtype=np.int64)
+
+    def history(self, players: Any = None):
+        """The rating history: one row per player and period in which the player played.
+
+        Parameters
+        ----------
+        players : array_like, optional
+            Labels (default: every player).
+
+        Returns
+        -------
+        pandas.DataFrame
+            Columns ``player``, ``period`` (the period's index: days, ISO weeks, months or years since
+            1970, or ``floor(t / period)``), ``time`` (the period's start), ``rating``, ``sd`` (the
+            standard deviation from the player's block of the Hessian, as Whole-History Rating), ``games``.
+        """
+        import pandas as pd
+
+        self._check_fitted()
+        if players is None:
+            sel = np.arange(self.pp_player_.size)
+        else:
+            sel = np.concatenate([np.arange(self._start[i], self._start[i] + self._count[i]) for i in self._players(players)])
+        return pd.DataFrame({"player": self.labels_[self.pp_player_[sel]], "period": self.pp_bin_[sel],
+                             "time": self._bin_start(self.pp_bin_[sel]), "rating": self.pp_rating_[sel],
+                             "sd": self.pp_sd_[sel], "games": self.pp_games_[sel]})
+
+    def _bin_start(self, b: np.ndarray) -> np.ndarray:
+        if self.period is None:
+            return np.zeros(b.size)
+        return period_start(b, self.period, isinstance(self.period, str))
+
+    def plot_history(self, players: Any, ax: Any = None, band: float = 1.0):
+        """Rating histories of chosen players, with a band of ``band`` standard deviations (needs
+        matplotlib: ``pip install 'discrank[plot]'``).
+
+        Parameters
+        ----------
+        players : array_like
+            Labels of the players to draw.
+        ax : matplotlib Axes, optional
+            Where to draw; default: a new figure.
+        band : float, default 1
+            Half-width of the shaded band, in standard deviations (0: none).
+
+        Returns
+        -------
+        matplotlib Axes
+        """
+        try:
+            import matplotlib.pyplot as plt
+        except ImportError as exc:  # pragma: no cover
+            raise ImportError("plot_history needs matplotlib: pip install 'discrank[plot]'") from exc
+        frame = self.history(np.atleast_1d(np.asarray(players)))
+        if ax is None:
+            _, ax = plt.subplots(figsize=(7, 4))
+        for name, part in frame.groupby("player", sort=False):
+            line, = ax.plot(part["time"], part["rating"], lw=1.2, label=str(name))
+            if band > 0:
+                ax.fill_between(part["time"], part["rating"] - band * part["sd"], part["rating"] + band * part["sd"],
+                                color=line.get_color(), alpha=0.2, lw=0)
+        ax.set_ylabel("rating (logits)")
+        ax.legend(fontsize=7)
+        return ax
+
+
+def state_at(pp_player, pp_bin, r, var, players, b, drift, prior):
+    """(mean, variance, known) of players' ratings at periods ``b`` (see DynamicElo.ratings_at); the
+    player-periods are sorted by (player, period)."""
+    n = players.size
+    mean = np.zeros(n)
+    v = np.full(n, prior * prior)
+    known = np.zeros(n, dtype=bool)
+    if n == 0 or pp_player.size == 0:
+        return mean, v, known
+    lo = int(min(pp_bin.min(), b.min()))
+    span = int(max(pp_bin.max(), b.max())) - lo + 1
+    # the last player-period at or before (player, b): the player's own, or it has none (the prior)
+    k = np.searchsorted(pp_player * span + (pp_bin - lo), players * span + (b - lo), side="right") - 1
+    ok = (players >= 0) & (k >= 0)
+    ok[ok] = pp_player[k[ok]] == players[ok]
+    kk, bb = k[ok], b[ok]
+    nxt = np.minimum(kk + 1, pp_player.size - 1)
+    last = (kk + 1 == pp_player.size) | (pp_player[nxt] != players[ok])
+    exact = pp_bin[kk] == bb
+    r_k, v_k = r[kk], var[kk]
+    dt = (bb - pp_bin[kk]).astype(np.float64)
+    mm = r_k.copy()
+    vv = v_k + drift * drift * dt
+    mid = ~exact & ~last
+    if mid.any():
+        k2 = kk[mid] + 1
+        gap = (pp_bin[k2] - pp_bin[kk[mid]]).astype(np.float64)
+        w = dt[mid] / gap
+        mm[mid] = (1 - w) * r_k[mid] + w * r[k2]
+        vv[mid] = ((1 - w) * np.sqrt(v_k[mid]) + w * np.sqrt(var[k2])) ** 2 + drift * drift * dt[mid] * (1 - w)
+    mean[ok], v[ok], known[ok] = mm, vv, True
+    return mean, v, known
+
+
+def difference(pp_player, pp_bin, r, var, beta, drift, prior, ia, ib, b, x) -> tuple[np.ndarray, np.ndarray]:
+    """(logit, variance) of games between ``ia`` and ``ib`` in periods ``b`` with covariates ``x``: the
+    ratings' difference plus ``beta . x``, and the sum of the two ratings' variances."""
+    ma, va, _ = state_at(pp_player, pp_bin, r, var, ia, b, drift, prior)
+    mb, vb, _ = state_at(pp_player, pp_bin, r, var, ib, b, drift, prior)
+    d = ma - mb
+    if x is not None and beta.size:
+        d = d + x @ beta
+    return d, va + vb
+
+
+def outcomes(d: np.ndarray, v: np.ndarray, eta: Optional[float], draws: Optional[str] = None) -> np.ndarray:
+    """[P(a wins), P(draw), P(b wins)] for logit ``d`` with variance ``v`` (probit approximation); ``eta``:
+    the draw parameter of the model ``draws`` (Davidson's log nu, Rao and Kupper's threshold)."""
+    return outcome_probabilities(d / np.sqrt(1.0 + _PI8 * v), eta, draws)
+

@@ -1,0 +1,137 @@
+"""The current table of a model whose ratings follow the games in time (:class:`~discrank.DynamicElo`,
+:class:`~discrank.online.OnlineElo`): ``ratings_frame(active_since=, anchor=, anchor_rating=)``, written
+once (:class:`TimedRatings`), with the time each player was last seen."""
+
+from __future__ import annotations
+
+from typing import Any, Optional
+
+import numpy as np
+
+from discrank._checks import show
+from discrank._rows import time_bound
+
+__all__ = ["TimedRatings", "last_seen", "latest", "show_time"]
+
+
+class TimedRatings:
+    """``ratings_frame`` of a time-aware model (a base beside :class:`~discrank.models._base.Model`).
+
+    The model gives :meth:`_current` (each player's current rating, its standard deviation or None, and
+    games), :meth:`_last_seen` (the time of each player's last game) and :meth:`_time_span` (the times
+    its games run over).
+    """
+
+    def ratings_frame(self, *, active_since: Any = None, anchor: Any = None, anchor_rating: float = 1500.0):
+        """The current table: each player's current rating, best first.
+
+        Parameters
+        ----------
+        active_since : time, optional
+            Keep only the players whose last game is at or after it (a date for datetime times, a number
+            for numeric times), within the fitted games' time range; default: every player.
+        anchor : label, optional
+            The player whose ``elo`` is ``anchor_rating``; default: the mean rating of every fitted player is
+            (as :meth:`discrank.Elo.ratings_frame`).
+        anchor_rating : float, optional
+            The ``elo`` of the reference.
+
+        Returns
+        -------
+        pandas.DataFrame
+            Columns ``player``, ``rank`` (1 first, among the rows kept), ``games`` (games played), ``elo``
+            (``anchor_rating + 400 / ln 10 * (rating - reference)``, the scale of the pair models' tables),
+            ``rating`` (logits: the current rating), ``sd`` (its standard deviation, for a model that has
+            one: DynamicElo's, grown by the drift since the player's last period) and ``last_seen`` (the
+            time of the player's last game, in the fitted times' units; NaN for a log without times).
+            ``df.attrs["model"]`` is the class name.
+
+        Raises
+        ------
+        discrank.exceptions.NotFittedError
+            The model is not fitted.
+        ValueError
+            ``active_since`` outside the fitted games' time range, of the other kind (a date for numeric
+            times, a number for dates), or given for a model fitted on games without times.
+        """
+        self._check_fitted()
+        rating, sd, games = self._current()
+        last = self._last_seen()
+        keep = None if active_since is None else last >= self._time_in_range(active_since, "active_since")
+        columns = {"rating": rating, **({} if sd is None else {"sd": sd}), "last_seen": last}
+        return self._frame(columns, rating, games, elo=rating, anchor=anchor, anchor_rating=anchor_rating,
+                           keep=keep)
+
+    def _current(self) -> tuple[np.ndarray, Optional[np.ndarray], np.ndarray]:
+        """Each player's current rating (logits), its standard deviation (None: the model has none) and
+        games."""
+        raise NotImplementedError
+
+    def _last_seen(self) -> np.ndarray:
+        """The time of each player's last game (NaN for a log without times)."""
+        raise NotImplementedError
+
+    def _time_span(self) -> Optional[np.ndarray]:
+        """The first and the last time of the fitted games (None: games without times)."""
+        raise NotImplementedError
+
+    def _time_in_range(self, value: Any, name: str) -> Any:
+        """``value`` read in the units of the fitted games' times (:func:`discrank._rows.time_bound`); a
+        ValueError names it and the fitted time range when it is outside it or of the other kind."""
+        span = self._time_span()
+        if span is None:
+            raise ValueError(f"{name}={show(value)}: this {type(self).__name__} was fitted on games without times")
+        lo, hi = span
+        shown = f"the fitted games' times run from {show_time(lo)} to {show_time(hi)}"
+        try:
+            out = time_bound(value, span, name)
+        except ValueError as exc:
+            raise ValueError(f"{exc}; {shown}") from None
+        if not lo <= out <= hi:
+            raise ValueError(f"{name}={show_time(out)} is outside the fitted games' time range: {shown}")
+        return out
+
+
+def last_seen(a: np.ndarray, b: np.ndarray, t: Optional[np.ndarray], n: int) -> np.ndarray:
+    """The time of the last game of each of ``n`` players in the games ``a`` against ``b`` at times ``t``
+    (NaN for every player when ``t`` is None; NaT or NaN for a player without a game)."""
+    if t is None:
+        return np.full(n, np.nan)
+    out = np.full(n, np.nan) if t.dtype.kind != "M" else np.full(n, np.datetime64("NaT"), dtype=t.dtype)
+    codes = np.concatenate([a, b]).astype(np.int64)
+    times = np.concatenate([t, t])
+    order = np.lexsort((times, codes))  # by player, then time: each player's last entry is its latest
+    codes, times = codes[order], times[order]
+    end = np.r_[codes[1:] != codes[:-1], True] if codes.size else np.zeros(0, dtype=bool)
+    out[codes[end]] = times[end]
+    if t.dtype.kind in "iu" and np.count_nonzero(end) == n:  # every player has a game: the times' own dtype
+        out = out.astype(t.dtype)
+    return out
+
+
+def latest(old: np.ndarray, new: np.ndarray) -> np.ndarray:
+    """The later of two times of each player, a missing time (NaN, NaT) giving way to the other; ``old``
+    may be shorter than ``new`` (the players appended since). Datetimes stay datetimes (times of numbers
+    missing everywhere give way to them); numbers are floats, integers where none is missing."""
+    dates = old.dtype.kind == "M" or new.dtype.kind == "M"
+    if dates and old.dtype.kind != "M":  # (no time before: every entry missing)
+        old = np.full(old.size, np.datetime64("NaT"), dtype=new.dtype)
+    if dates and new.dtype.kind != "M":
+        new = np.full(new.size, np.datetime64("NaT"), dtype=old.dtype)
+    dtype = np.promote_types(old.dtype, new.dtype) if dates else np.dtype(np.float64)
+    gap = np.full(new.size - old.size, np.datetime64("NaT") if dates else np.nan, dtype=dtype)
+    whole = np.concatenate([old.astype(dtype), gap])
+    fresh = new.astype(dtype)
+    out = np.where(_missing(whole), fresh, np.where(_missing(fresh), whole, np.maximum(whole, fresh)))
+    if old.dtype.kind in "iu" and new.dtype.kind in "iu" and not _missing(out).any():
+        out = out.astype(np.int64)
+    return out
+
+
+def _missing(t: np.ndarray) -> np.ndarray:
+    return np.isnat(t) if t.dtype.kind == "M" else np.isnan(t)
+
+
+def show_time(value: Any) -> str:
+    """A time for a message: a date as its text, a number as written."""
+    return str(value) if isinstance(value, np.datetime64) else show(value)

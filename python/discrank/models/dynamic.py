@@ -1,0 +1,595 @@
+"""Ratings that move with time: the whole-history MAP of a Gaussian random walk per player.
+
+:class:`DynamicElo` is the model of Glicko, Whole-History Rating (Coulom 2008) and TrueSkill Through
+Time, fitted exactly: each player's rating follows a Gaussian random walk, ``r_{p,t'} - r_{p,t} ~
+N(0, drift^2 (t' - t))`` (``t`` in periods: days, weeks, months, years or a numeric width), from
+``r_{p,first} ~ N(0, prior_scale^2)``; a game at time ``t`` gives ``logit P(a beats b) = r_{a,t} - r_{b,t}
++ beta . x`` with advantage covariates ``x`` (home side, White, Black in Go), or with ``draws="davidson"``
+Davidson's three outcomes, ``P(a wins) : P(draw) : P(b wins) = e^{d/2} : nu : e^{-d/2}`` (``d`` that logit,
+``nu = e^eta``). The ratings of every player-period, ``beta`` and ``eta`` are the maximum a posteriori
+of the whole log, found by Newton's method (:mod:`discrank._history`).
+
+With ``period=None`` the model is stationary (one rating per player, ``drift`` unused): Elo's
+Bradley-Terry fit (the paper's Eq. (1) with a Gaussian prior) with advantage covariates and draws.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from typing import Any, Optional
+
+import numpy as np
+
+from discrank._draws import DRAWS
+from discrank._labels import LabelIndex
+from discrank._params import FINITE_PRIOR_SCALE, check_param
+from discrank._threads import one_blas_thread, resolve_n_jobs
+from discrank.models._base import Model
+from discrank.models._dynamic_state import DynamicReadout, Games, check_covariates, check_draws
+from discrank.models._dynamic_tuning import (DRIFT_GRID, ORIGIN_GAMES, ORIGINS, PRIOR_GRID, TUNE_TOL,  # noqa: F401
+                                             VARIANCE_GRID, DynamicTuning)
+from discrank.models._prediction import expected_score, log_covariates
+from discrank.models._timed import TimedRatings, last_seen
+from discrank.persist import FittedArray
+from discrank.periods import PeriodGames
+from discrank._calendar import check_span, period_index
+from discrank._history import build_history, carry, chain_variances, chains, covariance_at, solve_history
+
+__all__ = ["DynamicElo", "DRIFT_GRID", "PRIOR_GRID", "VARIANCE_GRID"]
+
+
+class DynamicElo(DynamicTuning, DynamicReadout, TimedRatings, Model):
+    """Whole-history dynamic ratings, advantage covariates and draws, fitted as one exact MAP.
+
+    Parameters
+    ----------
+    period : {"day", "week", "month", "year"}, float or None, default "week"
+        The time step of the random walk: calendar periods for datetime times, a bin width for numeric
+        times (a game at ``t`` falls in period ``floor(t / period)``). None: no walk, one rating per
+        player (stationary Elo with covariates and draws).
+    drift : float, optional
+        Standard deviation of a rating's change over one period, in logits. None (default): chosen on
+        the training log (see ``fit``).
+    prior_scale : float, optional
+        Standard deviation of a player's first rating (the prior N(0, prior_scale^2)), finite: unlike
+        Elo's, it cannot be ``inf`` (no prior). The games pin the differences between players and the
+        walk those between a player's periods, so the prior alone pins the common level of every rating;
+        without it the posterior has no mode to find and no covariance to forecast with. None (default):
+        chosen with the drift.
+    variance_scale : float, optional
+        Multiplier of the predictive variance ``v`` (the two ratings' Laplace variances, grown by the
+        drift since each player's last period) in the probit approximation of a forecast, ``sigmoid(d /
+        sqrt(1 + variance_scale pi v / 8))``; it does not change the fit. The Laplace variance of a
+        rating conditions on every other rating, so it understates the uncertainty of a difference (on
+        the ATP log the tuned value is 2-3). None (default): chosen with the drift and the prior when
+        either is tuned (see ``fit``), else 1.
+    draws : {"davidson", "rao-kupper"} or None, default None
+        None: two outcomes, a draw counting as half a win (the Bradley-Terry likelihood of the score).
+        "davidson": Davidson's draw model, ``P(draw) = nu / (e^{d/2} + e^{-d/2} + nu)``, with ``nu``
+        fitted with the ratings. "rao-kupper": Rao and Kupper's ordered logit, ``P(a wins) = sigmoid(d -
+        kappa)``, ``P(b wins) = sigmoid(-d - kappa)``, the draw the rest, with the threshold ``kappa > 0``
+        fitted with the ratings. Either needs draws in the log; both keep the problem convex. On the
+        football log the two predict the three outcomes equally well (bench/PREDICTION.md, online:
+        0.8540 and 0.8539 nats per game); Davidson is the one the docs use, as without draws it is
+        Bradley-Terry itself and its ``nu`` is a draw propensity on the odds scale.
+    tol : float, default 1e-9
+        Newton stops when the largest entry of the gradient is below ``tol`` times the largest at the
+        start (and at least ``tol``).
+    update_tol : float, default 1e-5
+        The same rule for the warm refits of :meth:`update` (a prediction then moves by less than 1e-5
+        from the exact MAP's: tests/test_dynamic.py). The tuning's fits stop at :data:`TUNE_TOL` (1e-4).
+    max_iter : int, default 100
+        Newton steps at most.
+    n_jobs : int, optional
+        Threads of the core's pair kernel, scikit-learn's meaning (None: OpenMP's default). The result
+        does not depend on it beyond rounding (the kernel's sums are in a fixed order).
+
+    Attributes
+    ----------
+    labels_ : ndarray
+        The players.
+    drift_, prior_scale_, variance_scale_ : float
+        The values used.
+    beta_, beta_se_ : ndarray, shape (n_covariates,)
+        The advantage coefficients (logits) and their standard errors (the Laplace approximation: the
+        inverse of the Schur complement of the ratings in the Hessian).
+    advantage_names_ : tuple of str
+        The covariates' names.
+    draw_nu_, draw_threshold_, draw_eta_se_ : float or None
+        Davidson's ``nu``, Rao and Kupper's ``kappa``, and the standard error of the fitted draw
+        parameter (``eta = log nu``, or ``kappa``); None where not fitted.
+    converged_ : bool
+    n_iter_ : int
+    gradient_ : float
+        The final largest gradient entry relative to the start's.
+    tuning_ : dict or None
+        The candidates tried and their validation log loss, when something was tuned (None for a model
+        read from a file).
+    games_ : Games
+        The games fitted, in time order (:class:`discrank.models._dynamic_state.Games`: the players'
+        codes, scores, periods, times, covariates and counts).
+    pp_player_, pp_bin_, pp_rating_, pp_sd_, pp_games_ : ndarray
+        Each player-period's player code, period, rating, standard deviation and games.
+    theta_tail_ : ndarray
+        The global parameters after the ratings: the covariates' coefficients, then the draw parameter.
+
+    Notes
+    -----
+    ``save`` writes the model with the games it was fitted on (``discrank.load`` reads it back, and
+    :meth:`update` goes on from it): the coded games, their periods, times and covariates, and the
+    fitted ratings of every player-period. ``beta_se_`` and ``draw_eta_se_`` are derived again from the
+    games on loading.
+    """
+
+    #: What a model file holds (:mod:`discrank.persist`): the games in time order ("g" of them; codes into
+    #: ``labels_``, scores, periods, times as numbers or datetimes, covariates), the ratings of the
+    #: player-periods ("q") and the global parameters after them (beta, then the draw parameter).
+    _fitted_arrays = (
+        FittedArray("games_a_", ("g",), kind="i", nonnegative="player code", attr="games_.a"),
+        FittedArray("games_b_", ("g",), kind="i", nonnegative="player code", attr="games_.b"),
+        FittedArray("games_score_", ("g",), bound=1.0, bound_text="outside [0, 1] (a score)", attr="games_.score"),
+        FittedArray("games_bin_", ("g",), kind="i", attr="games_.bins"),
+        FittedArray("games_time_", ("g",), kind="t", required=False, bound=None, attr="games_.time",
+                    ints="games_time_int_"),
+        FittedArray("games_x_", ("g", "c"), required=False, bound=None, attr="games_.x"),
+        FittedArray("games_count_", ("g",), required=False, bound=None, nonnegative="game count", attr="games_.count"),
+        FittedArray("pp_rating_", ("q",)),
+        FittedArray("pp_sd_", ("q",), nonnegative="standard deviation"),
+        FittedArray("theta_tail_", ("e",)),
+    )
+    _fitted_records = {"games_": Games}
+    _derived_on_load = ("beta_se_",)
+    _fitted_scalars = ("drift_", "prior_scale_", "variance_scale_", "converged_", "n_iter_", "n_cg_", "gradient_",
+                       "objective_")
+    _choices = {"draws": DRAWS}
+    draw_models = DRAWS
+    _optional_params = ("period", "drift", "prior_scale", "variance_scale", "draws", "n_jobs")
+    _param_rules = {"prior_scale": FINITE_PRIOR_SCALE}
+
+    sequential_updates = False
+    #: update(a) then update(b) is update(a + b) (the MAP of every game), so the online protocol gives a
+    #: run of periods with no scored game at once
+    batch_updates = True
+
+    def __init__(self, period: Any = "week", drift: Optional[float] = None, prior_scale: Optional[float] = None,
+                 variance_scale: Optional[float] = None, draws: Optional[str] = None, tol: float = 1e-9,
+                 update_tol: float = 1e-5, max_iter: int = 100, n_jobs: Optional[int] = None):
+        self.period = period
+        self.drift = drift
+        self.prior_scale = prior_scale
+        self.variance_scale = variance_scale
+        self.draws = draws
+        self.tol = tol
+        self.update_tol = update_tol
+        self.max_iter = max_iter
+        self.n_jobs = n_jobs
+
+
+    # ------------------------------------------------------------------ checks
+    def _check_input(self, log: Any) -> None:
+        """Refuse data the model cannot fit, and parameters out of range (the error names the value)."""
+        from discrank.data import PairwiseData
+        from discrank.logs import GameLog
+
+        if isinstance(log, PeriodGames):
+            self._check_period_of(log)
+        elif not isinstance(log, GameLog):
+            why = (": a PairwiseData has summed its games over time, and the dynamic model follows each rating "
+                   "from period to period" if isinstance(log, PairwiseData) else "")
+            raise TypeError(f"DynamicElo.fit expects a discrank.GameLog or discrank.PeriodGames, got "
+                            f"{type(log).__name__}{why}")
+        elif self.period is not None and log.time is None:
+            raise ValueError("DynamicElo needs the games' times (GameLog time=...); give period=None for a "
+                             "stationary fit")
+        self._check_params()
+
+    def _check_period_of(self, games: "PeriodGames") -> None:
+        """Games summed by period suit this model when their period is its period (or it has none)."""
+        if self.period is None:
+            return
+        same = (games.period == self.period if isinstance(self.period, str) or isinstance(games.period, str)
+                else float(games.period) == float(self.period))
+        if not same:
+            raise ValueError(f"the games are summed by period={games.period!r}, but this model's period is "
+                             f"{self.period!r}: scan them with period={self.period!r} (or fit period=None)")
+
+    def _bins(self, t: Optional[np.ndarray]) -> np.ndarray:
+        if self.period is None:
+            return np.zeros(0 if t is None else len(t), dtype=np.int64)
+        bins = period_index(np.asarray(t), self.period)
+        check_span(bins, self.period)
+        return bins
+
+    # ------------------------------------------------------------------ fitting
+    def _games(self, log: Any) -> tuple[np.ndarray, Games]:
+        """(labels, :class:`Games`) of a log, in time order, coded by the log's own labels."""
+        from discrank._coding import code_log
+
+        if isinstance(log, PeriodGames):
+            return log.labels, self._period_games(log)
+        labels, ca, cb = code_log(log)
+        score = np.asarray(log.score, dtype=np.float64)
+        if log.time is not None:
+            order = np.argsort(log.time, kind="stable")
+            ca, cb, score = ca[order], cb[order], score[order]
+            t = np.asarray(log.time)[order]
+        else:
+            order, t = None, None
+        x = None
+        if log.advantage is not None:
+            x = np.asarray(log.advantage, dtype=np.float64)
+            x = x.reshape(len(log), -1)
+            if order is not None:
+                x = x[order]
+        bins = self._bins(t) if self.period is not None else np.zeros(len(score), dtype=np.int64)
+        return labels, Games(ca, cb, score, bins, t, x)
+
+    def _period_games(self, games: "PeriodGames") -> Games:
+        """Games summed by period as weighted :class:`Games` in time order (their codes into
+        ``games.labels``; ``count``, the games each entry stands for, :meth:`PeriodGames._weighted_games`)."""
+        row, score, w = games.check()._weighted_games()
+        x = None if games.advantage is None else games.advantage[row]
+        bins = games.bins[row] if self.period is not None else np.zeros(row.size, dtype=np.int64)
+        return Games(games.a[row].astype(np.int64), games.b[row].astype(np.int64), score, bins, games.time[row], x, w)
+
+    def fit(self, log: Any, *, validation: Any = None) -> "DynamicElo":
+        """Fit the whole history of ``log``.
+
+        With ``drift`` or ``prior_scale`` None, they are chosen on the training log alone: every game of
+        a validation window at its end (``validation``, a :class:`discrank.Validation`; default the
+        latest 10% of the games) is predicted from the model fitted on every game before the latest of
+        a few origins at or before its period (:data:`ORIGINS` periods spread over the window, more for a
+        small log, :data:`ORIGIN_GAMES`; the first origin is the window's first period; each fit warm
+        started from the previous origin's): forecasts of a model updated as the games come, as with
+        ``Validation(online=True)``. A ``Validation`` with ``online=False`` given (``discrank.evaluate``'s
+        frozen protocol) asks for a frozen model's forecasts instead: every game of the window predicted
+        from one fit, of the games before its ``gap``, as the test games will be. A candidate (drift, prior
+        scale) is scored by the log loss of those forecasts at the best value of :data:`VARIANCE_GRID` (or
+        at ``variance_scale`` when given). The drift walks :data:`DRIFT_GRID` (times 0.1 logit per square root of a year, in the
+        model's period) at the middle prior scale, from the grid's 1: up while the loss falls, else down
+        while it falls; then the best drift divided and multiplied by sqrt 2 are scored; then the prior
+        walks :data:`PRIOR_GRID` from its middle the same way at the best drift. The candidate with the
+        lowest log loss is kept with its variance scale, and the model is refitted on the whole log.
+
+        Parameters
+        ----------
+        log : GameLog or PeriodGames
+            Games with times (unless ``period`` is None), and optionally advantage covariates
+            (``log.advantage``); or the games summed by this model's period (``scan_games(...,
+            period=...)``, :class:`discrank.PeriodGames`), which give the same fit (the validation
+            window of the tuning then starts at a period's start, as the games have no order within
+            a period).
+        validation : discrank.Validation, optional
+            The validation window of the tuning.
+
+        Returns
+        -------
+        DynamicElo
+            ``self``.
+
+        Raises
+        ------
+        TypeError
+            ``log`` is not a GameLog or PeriodGames.
+        ValueError
+            A parameter out of range, a log without times, NaN in a covariate or a covariate 0 in every
+            game, a draw model on a log without draws, a period that makes more than
+            ``MAX_PERIODS`` periods; PeriodGames of another period, or whose rows contradict each
+            other (:meth:`PeriodGames.check`).
+        """
+        with one_blas_thread():  # small BLAS products: threads only contend
+            return self._fit_log(log, validation)
+
+    def _fit_log(self, log: Any, validation: Any) -> "DynamicElo":
+        """:meth:`fit`'s body (see there)."""
+        self._check_input(log)
+        labels, games = self._games(log)
+        check_draws(self.draws, games.score)
+        x = games.x
+        names = tuple(log.advantage_names) if log.advantage is not None else ()
+        if x is not None and len(names) < x.shape[1]:
+            names = names + tuple(f"x{k}" for k in range(len(names), x.shape[1]))
+        check_covariates(x, names)
+        drift, prior = self.drift, self.prior_scale
+        scale = 1.0 if self.variance_scale is None else float(self.variance_scale)
+        tuning = None
+        if (drift is None and self.period is not None) or prior is None:
+            g = games
+            drift, prior, scale, tuning = self._tune(g.a, g.b, g.score, g.bins, g.time, x, len(labels), validation,
+                                                     g.count, isinstance(log, PeriodGames))
+        if self.period is None:
+            drift = 1.0  # unused: one period
+        self.variance_scale_ = scale
+        self._store(labels, games, names, drift, prior, tuning, warm=None)
+        return self
+
+    def _solve(self, ca, cb, score, bins, x, w, n_players, drift, prior, warm=None, tol=None):
+        """(History, HistoryResult) of the games; ``warm``: (player, period, rating, tail) of a fit over
+        fewer games to start from (:func:`discrank._history.carry`), refitted to ``update_tol`` (or to
+        ``tol`` when given); ``w``: the games each entry stands for (None: one each)."""
+        h = build_history(ca, cb, score, bins, x, n_players, self.draws, w)
+        theta0 = None if warm is None else carry(*warm, h)
+        if tol is None:
+            tol = self.tol if warm is None else max(self.tol, self.update_tol)
+        rows = None
+        if getattr(self, "_rows_of", None) is not None:  # discrank.dask.fit: the rows on the workers
+            rows = self._rows_of(h, self.draws)
+        try:
+            res = solve_history(h, drift, prior, self.draws, theta0=theta0, tol=tol,
+                                max_iter=self.max_iter, n_threads=resolve_n_jobs(self.n_jobs), rows=rows)
+        finally:
+            if rows is not None:
+                rows.close()
+        return h, res
+
+    def _store(self, labels: np.ndarray, games: Games, names: tuple, drift: float, prior: float, tuning: Any,
+               warm: Any) -> None:
+        """Fit ``games`` (warm started from ``warm``, :meth:`_solve`) and set the fitted state."""
+        g = games
+        h, res = self._solve(g.a, g.b, g.score, g.bins, g.x, g.count, len(labels), drift, prior, warm=warm)
+        if not np.all(np.isfinite(res.r)):
+            from discrank.exceptions import NumericalError
+
+            raise NumericalError("the whole-history fit produced non-finite ratings")
+        var = chain_variances(res.hessian_diag, res.hessian_off, h.first)
+        self.labels_ = labels
+        self.games_ = games
+        self.drift_ = float(drift) if self.period is not None else None
+        self.prior_scale_ = float(prior)
+        self.tuning_ = tuning
+        self.pp_rating_, self.pp_sd_ = res.r, np.sqrt(var)
+        self.theta_tail_ = np.concatenate([res.beta, [] if res.eta is None else [res.eta]])
+        self.advantage_names_ = names
+        self.beta_ = res.beta[:len(names)].copy()
+        self.converged_ = res.converged
+        self.n_iter_ = res.n_iter
+        self.n_cg_ = res.n_cg
+        self.gradient_ = res.gradient
+        self.objective_ = res.objective
+        self._derive(h)
+
+    def _derive(self, h: Any) -> None:
+        """The state derived from the fitted fields and the history ``h`` of their games: the
+        player-periods, the draw parameter, the covariance's inputs, the last period, the label lookup."""
+        self._forget_labels()
+        self.pp_player_, self.pp_bin_ = h.pp_player, h.pp_bin
+        self.pp_games_ = np.bincount(h.lo, h.n, h.n_pp) + np.bincount(h.hi, h.n, h.n_pp)
+        self._start, self._count = chains(h)
+        eta = float(self.theta_tail_[-1]) if self.draws is not None else None
+        self.draw_nu_ = math.exp(eta) if self.draws == "davidson" else None
+        self.draw_threshold_ = eta if self.draws == "rao-kupper" else None
+        self._cov_state = (h, self.drift_ or 1.0, self.prior_scale_)
+        self._cov = None
+        bins = self.games_.bins
+        self.last_bin_ = int(bins.max()) if bins.size else 0
+        self._theta = np.concatenate([self.pp_rating_, self.theta_tail_])
+
+    def _global_cov(self) -> Optional[np.ndarray]:
+        """The covariance of (beta, eta), computed on first use (the Schur complement of the ratings)."""
+        self._check_fitted()
+        if self._cov is None and (self.beta_.size or self.draws is not None):
+            h, drift, prior = self._cov_state
+            with one_blas_thread():
+                self._cov = covariance_at(h, drift, prior, self.draws, self._theta,
+                                          resolve_n_jobs(self.n_jobs))
+        return self._cov
+
+    @property
+    def beta_se_(self) -> np.ndarray:
+        """Standard errors of ``beta_`` (Laplace approximation; see the class)."""
+        cov = self._global_cov()
+        k = self.beta_.size
+        return np.sqrt(np.diag(cov)[:k]) if k else np.zeros(0)
+
+    @property
+    def draw_eta_se_(self) -> Optional[float]:
+        """Standard error of the draw parameter: ``log draw_nu_`` (Davidson) or ``draw_threshold_`` (Rao and
+        Kupper); None without a draw model."""
+        if self.draws is None:
+            self._check_fitted()
+            return None
+        return float(math.sqrt(self._global_cov()[-1, -1]))
+
+    def update(self, log: Any) -> "DynamicElo":
+        """Absorb new games and refit the whole history, warm started, with ``drift_`` and
+        ``prior_scale_`` kept.
+
+        Parameters
+        ----------
+        log : GameLog or PeriodGames
+            The new games (at or after the fitted games' times); new players enter with the prior.
+
+        Returns
+        -------
+        DynamicElo
+            ``self``.
+        """
+        with one_blas_thread():
+            return self._update_log(log)
+
+    def _update_log(self, log: Any) -> "DynamicElo":
+        """:meth:`update`'s body (see there)."""
+        self._check_fitted()
+        if len(log) == 0:
+            return self
+        old = self.games_
+        if isinstance(log, PeriodGames):
+            self._check_period_of(log)
+        # the new games coded by their own labels, then by the model's (new players appended)
+        new, games = self._games(log)
+        idx = self._label_lookup().lookup(new)
+        labels = self.labels_
+        if (idx < 0).any():
+            fresh = new[idx < 0]  # (sorted, distinct)
+            labels = np.concatenate([labels, fresh.astype(labels.dtype) if labels.dtype != object else fresh])
+            idx = LabelIndex(labels).lookup(new)
+        games = dataclasses.replace(games, a=idx[games.a].astype(np.int64), b=idx[games.b].astype(np.int64))
+        if (old.x is None) != (games.x is None):
+            raise ValueError("the model was fitted with advantage covariates; the new games have none"
+                             if games.x is None else "the new games have advantage covariates; the model was fitted "
+                             "without")
+        check_draws(self.draws, games.score, "new game")
+        t0, t1 = old.time, games.time
+        if t0 is not None and t1 is not None and t0.dtype.kind != t1.dtype.kind:
+            raise ValueError(f"the new games' times are {'dates' if t1.dtype.kind == 'M' else 'numbers'}, the "
+                             f"fitted games' {'dates' if t0.dtype.kind == 'M' else 'numbers'}")
+        warm = (self.pp_player_, self.pp_bin_, self.pp_rating_, self.theta_tail_)
+        self._store(labels, old.then(games), self.advantage_names_, self.drift_ or 1.0, self.prior_scale_,
+                    self.tuning_, warm)
+        return self
+
+
+    def _verdict(self) -> str:
+        """What the fit found, in a few lines (``discrank info``)."""
+        self._check_fitted()
+        walk = ("one rating per player (period=None)" if self.period is None else
+                f"a random walk per {self.period!r} period, drift {self.drift_:.4g} logits per period")
+        lines = [f"dynamic Elo: {walk}; prior scale {self.prior_scale_:.4g}, variance scale {self.variance_scale_:.4g}",
+                 f"{self.pp_rating_.size} player-periods from {self._n_games():.0f} games"
+                 + ("" if self.period is None else f", the last period {self._bin_start(np.array([self.last_bin_]))[0]}")]
+        se = self.beta_se_
+        for k, name in enumerate(self.advantage_names_):
+            lines.append(f"advantage {name!r}: {self.beta_[k]:.4g} +- {se[k]:.2g} logits")
+        if self.draw_nu_ is not None:
+            lines.append(f"Davidson's draw parameter nu {self.draw_nu_:.4g} (se of log nu {self.draw_eta_se_:.2g})")
+        if self.draw_threshold_ is not None:
+            lines.append(f"Rao-Kupper's draw threshold {self.draw_threshold_:.4g} (se {self.draw_eta_se_:.2g})")
+        return "\n".join(lines)
+
+    def _n_games(self) -> float:
+        """The games fitted."""
+        return self.games_.n_games
+
+    # ------------------------------------------------------------------ a model file
+    def _rebuild(self) -> None:
+        """The state a model file's fields imply, checked against each other (a ValueError names the field):
+        the games (:meth:`Games.check`, each in its time's period, draws and covariates as the parameters
+        say), as many ratings as the games make player-periods, ``beta_`` the coefficients of
+        ``theta_tail_``, and the fitted scalars; then the history of the games is built again, so that
+        :meth:`update` goes on from the file."""
+        self._check_params()
+        games, labels, names = self.games_, self.labels_, self.advantage_names_
+        self.beta_ = np.zeros(0) if self.beta_ is None else self.beta_
+        games.check(labels)
+        g = len(games)
+        if self.draws is not None:
+            check_draws(self.draws, games.score)
+        if self.period is not None and games.time is None:
+            raise ValueError(f"period={self.period!r} needs the games' times: the file holds none")
+        expected = np.zeros(g, dtype=np.int64) if self.period is None else self._bins(games.time)
+        wrong = games.bins != expected
+        if wrong.any():
+            k = int(np.flatnonzero(wrong)[0])
+            raise ValueError(f"games_bin_[{k}] = {games.bins[k]} is not the period of the game's time ({expected[k]})")
+        x = games.x
+        if names and (x is None or x.shape != (g, len(names))):
+            raise ValueError(f"games_x_ has shape {None if x is None else x.shape}, expected ({g}, {len(names)}): "
+                             f"a value per game of the covariates {list(names)}")
+        if not names and x is not None:
+            raise ValueError("games_x_ holds covariates, but the header names no advantage")
+        check_covariates(x, names)
+        h = build_history(games.a, games.b, games.score, games.bins, x, len(labels), self.draws is not None,
+                          games.count)
+        self._check_sizes(h)
+        self._check_scalars()
+        self.tuning_ = None
+        self._derive(h)
+
+    def _check_sizes(self, h: Any) -> None:
+        """The ratings of a model file against the player-periods ``h`` makes, and the global parameters."""
+        for key in ("pp_rating_", "pp_sd_"):
+            if getattr(self, key).shape != (h.n_pp,):
+                raise ValueError(f"{key} has shape {getattr(self, key).shape}, but the games make {h.n_pp} "
+                                 "player-periods")
+        tail, names = self.theta_tail_, self.advantage_names_
+        size = h.n_cov + (self.draws is not None)
+        if tail.shape != (size,):
+            raise ValueError(f"theta_tail_ has shape {tail.shape}, expected ({size},): the {h.n_cov} covariates' "
+                             f"coefficients{', then the draw parameter' if self.draws else ''}")
+        if not np.array_equal(tail[:len(names)], self.beta_):
+            raise ValueError(f"beta_ = {self.beta_.tolist()} differs from the coefficients in theta_tail_ "
+                             f"({tail[:len(names)].tolist()})")
+
+    def _check_scalars(self) -> None:
+        """The fitted scalars of a model file: the drift (with a period), the prior and variance scales by
+        their parameters' rules; the fit's record (converged, iterations, gradient) defaulted when absent."""
+        if self.period is not None:
+            if getattr(self, "drift_", None) is None:
+                raise ValueError("scalars.drift_ is missing (a model with a period has a drift)")
+            self.drift_ = float(check_param(type(self), "drift", self.drift_))
+        else:
+            self.drift_ = None
+        for key in ("prior_scale_", "variance_scale_"):
+            if key not in self.__dict__:
+                raise ValueError(f"scalars.{key} is missing")
+            setattr(self, key, float(check_param(type(self), key[:-1], getattr(self, key))))
+        for key, default in (("converged_", False), ("n_iter_", 0), ("n_cg_", 0), ("gradient_", np.nan),
+                             ("objective_", np.nan)):
+            setattr(self, key, type(default)(self.__dict__.get(key, default)))
+
+    # ------------------------------------------------------------------ the current table
+    def _current(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Each player's rating at the last fitted period, its standard deviation and games."""
+        n = len(self.labels_)
+        mean, var, _ = self._state_at(np.arange(n), np.full(n, self.last_bin_, dtype=np.int64))
+        games = np.bincount(self.pp_player_, self.pp_games_, n)
+        if np.array_equal(games, np.round(games)):
+            games = games.astype(np.int64)
+        return mean, np.sqrt(var), games
+
+    def _last_seen(self) -> np.ndarray:
+        """The time of each player's last game (NaN for a log without times)."""
+        return last_seen(self.games_.a, self.games_.b, self.games_.time, len(self.labels_))
+
+    def _time_span(self) -> Optional[np.ndarray]:
+        """The first and the last time of the fitted games (None: games without times)."""
+        t = self.games_.time
+        return None if t is None else np.array([t.min(), t.max()])
+
+    def _log_outcomes(self, log: Any, ia: np.ndarray, ib: np.ndarray) -> np.ndarray:
+        """[P(a wins), P(draw), P(b wins)] of each game of ``log`` at its time, with its covariates.
+
+        The rating difference's uncertainty is integrated out by the probit approximation: the logit
+        ``d`` is scaled by ``1 / sqrt(1 + variance_scale_ pi v / 8)``, ``v`` the sum of the two ratings'
+        variances (a rating after its player's last game has its variance grown by ``drift^2`` per
+        period). A player coded -1 (not seen, ``unseen="prior"``) is at the prior, N(0, prior_scale_^2).
+        """
+        if self.period is None:
+            b = np.zeros(ia.size, dtype=np.int64)
+        else:
+            if log.time is None:
+                raise ValueError("predicting games of a dynamic model needs their times (GameLog time=...)")
+            b = period_index(np.asarray(log.time), self.period)
+        return self._outcomes_at(ia, ib, b, log_covariates(log, self.advantage_names_, "DynamicElo"))
+
+    def predict_proba(self, a: Any, b: Any, *, unseen: str = "raise") -> Any:
+        """P(a beats b) (expected score, P(a wins) + P(draw) / 2) from each player's latest rating, at the
+        last fitted period, with no covariates (see :meth:`predict_outcomes` for the uncertainty).
+
+        Parameters
+        ----------
+        a, b : array_like or scalar
+            Labels of the players.
+        unseen : {"raise", "prior"}, optional
+            A player the model has not seen is an :class:`~discrank.exceptions.UnknownPlayerError`
+            (default), or with ``"prior"`` a player whose rating is the prior, N(0, prior_scale_^2).
+
+        Returns
+        -------
+        float or ndarray of float
+            A float for two scalars.
+
+        Raises
+        ------
+        discrank.exceptions.NotFittedError
+            The model is not fitted.
+        discrank.exceptions.UnknownPlayerError
+            A player not seen, with ``unseen="raise"``.
+        ValueError
+            ``unseen`` is not one of ``("raise", "prior")``.
+        """
+        ia, ib = self._player_codes(a, b, unseen)
+        proba = expected_score(self._outcomes_at(ia, ib, np.full(ia.size, self.last_bin_, dtype=np.int64), None))
+        return float(proba[0]) if np.ndim(a) == 0 and np.ndim(b) == 0 else proba
+
