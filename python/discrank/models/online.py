@@ -4,7 +4,8 @@ order, ``update`` goes on with new games, and the current ratings predict (the u
 
 from __future__ import annotations
 
-from typing import Any, Optional
+import math
+from typing import Any, Callable, Optional
 
 import numpy as np
 from scipy.special import expit
@@ -13,12 +14,14 @@ from discrank import _core
 from discrank._checks import check_no_self_play, show
 from discrank._params import check_param
 from discrank._labels import LabelIndex, as_label_array, check_same_kind, factorize_pair
+from discrank._losses import binary_log_loss
+from discrank.exceptions import NumericalError
 from discrank.models._base import Model, atomic
 from discrank.models._prediction import expected_score
 from discrank.models._timed import TimedRatings, last_seen, latest
 from discrank.persist import FittedArray
 
-__all__ = ["OnlineElo", "STEP_GRID", "refuse_advantage"]
+__all__ = ["OnlineElo", "STEP_GRID", "refuse_advantage", "tune_step"]
 
 
 def refuse_advantage(log: Any, method: str) -> None:
@@ -34,6 +37,64 @@ def refuse_advantage(log: Any, method: str) -> None:
 
 #: Steps (logit units) tried when OnlineElo tunes its step: K = 0.7 .. 368 Elo points, by factors of sqrt 2.
 STEP_GRID = tuple(2.0 ** (x / 2.0) for x in range(-20, 2))
+
+
+def tune_step(forecasts: Callable[[float], np.ndarray], frozen: Callable[[float, np.ndarray, np.ndarray], np.ndarray],
+              score: np.ndarray, time: Optional[np.ndarray], validation: Any = None,
+              grid: tuple = STEP_GRID) -> tuple[float, dict]:
+    """The step of a sequential update that predicts best: OnlineElo's rule, for any update.
+
+    Without a usable ``validation``, the step whose forecasts (each game predicted before its update)
+    have the lowest log loss over the latest half of the games (the first half lets the ratings settle).
+    With a :class:`discrank.Validation` cut (``time`` given, and at least 10 games on each side of it):
+    with ``online=True`` the step whose forecasts of the validation window have the lowest log loss, with
+    ``online=False`` the one whose state, frozen after the games before the window (and its gap), predicts
+    the window best. A step whose run diverges (:class:`~discrank.exceptions.NumericalError`) scores
+    infinity; ties go to the first step of ``grid``.
+
+    Parameters
+    ----------
+    forecasts : callable
+        ``forecasts(step)``: P(a beats b) of every game, each predicted before its update.
+    frozen : callable
+        ``frozen(step, fitted, window)``: P(a beats b) of the games ``window`` (indices) predicted by the
+        state after the games ``fitted`` (indices).
+    score : ndarray, shape (n_games,)
+        The games' scores, in the order of the updates.
+    time : ndarray or None
+        The games' times, sorted; None: no time order to cut (the latest half is used).
+    validation : discrank.Validation, optional
+        Where to validate (above).
+    grid : tuple of float, optional
+        The steps tried; default :data:`STEP_GRID`, OnlineElo's.
+
+    Returns
+    -------
+    tuple
+        The step chosen, and the log loss of each step of ``grid`` (a dict in grid order).
+    """
+    from discrank._tuning import time_cut
+
+    window = None
+    if validation is not None and time is not None:
+        fit, val = time_cut(time, validation)
+        if fit.sum() >= 10 and val.sum() >= 10:
+            window = (np.flatnonzero(fit), np.flatnonzero(val))
+    scores: dict = {}
+    for step in grid:
+        try:
+            if window is None:  # forecasts of the latest half, each before its update
+                half = len(score) // 2
+                q, y = forecasts(step)[half:], score[half:]
+            elif validation.online:  # forecasts of the validation window, each before its update
+                q, y = forecasts(step)[window[1]], score[window[1]]
+            else:  # the state frozen after the games fitted, predicting the validation window
+                q, y = frozen(step, *window), score[window[1]]
+        except NumericalError:
+            scores[step] = math.inf
+            continue
+        scores[step] = float(np.mean(binary_log_loss(q, y)))
+    return min(scores, key=scores.__getitem__), scores
 
 
 class OnlineElo(TimedRatings, Model):
@@ -133,7 +194,7 @@ class OnlineElo(TimedRatings, Model):
         The fit is all or nothing: when it raises, the estimator is left as it was.
         """
         from discrank._coding import code_log
-        from discrank._tuning import Validation, time_cut
+        from discrank._tuning import check_validation
         from discrank.logs import GameLog
 
         if not isinstance(log, GameLog):
@@ -152,33 +213,17 @@ class OnlineElo(TimedRatings, Model):
             pred, _ = _core.online_elo(ia, ib, score, float(step), s, 0)
             return s, pred
 
+        def frozen(step: float, keep: np.ndarray, val: np.ndarray) -> np.ndarray:
+            s = np.zeros(n)
+            _core.online_elo(ia[keep], ib[keep], score[keep], float(step), s, 0)
+            return expit(s[ia[val]] - s[ib[val]])
+
         self.step_scores_ = None
         step = self.step
         if step is None:
-            frozen = None
-            if validation is not None and log.time is not None:
-                if not isinstance(validation, Validation):
-                    raise TypeError(f"validation must be a discrank.Validation, got {type(validation).__name__}")
-                fit, val = time_cut(np.asarray(log.time)[order], validation)
-                if fit.sum() >= 10 and val.sum() >= 10:
-                    frozen = (np.flatnonzero(fit), val)
-            scores = []
-            for candidate in STEP_GRID:
-                if frozen is None:  # forecasts of the latest half, each before its update
-                    half = len(score) // 2
-                    y, q = score[half:], run(candidate)[1][half:]
-                elif validation.online:  # forecasts of the validation window, each before its update
-                    val = frozen[1]
-                    y, q = score[val], run(candidate)[1][val]
-                else:  # ratings frozen after the games fitted, predicting the validation window
-                    keep, val = frozen
-                    s = np.zeros(n)
-                    _core.online_elo(ia[keep], ib[keep], score[keep], float(candidate), s, 0)
-                    y, q = score[val], expit(s[ia[val]] - s[ib[val]])
-                q = np.clip(q, 1e-15, 1 - 1e-15)
-                scores.append(float(np.mean(-(y * np.log(q) + (1 - y) * np.log1p(-q)))))
-            self.step_scores_ = dict(zip(STEP_GRID, scores))
-            step = STEP_GRID[int(np.argmin(scores))]
+            times = None if log.time is None else np.asarray(log.time)[order]
+            step, self.step_scores_ = tune_step(lambda c: run(c)[1], frozen, score, times,
+                                                check_validation(validation))
         self.ratings_, _ = run(step)
         self.step_ = float(step)
         self.labels_ = labels

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import math
 import numbers
-from typing import Any, Callable, Optional
+from typing import Any, Optional
 
 import numpy as np
 from scipy.special import expit
@@ -18,13 +18,13 @@ from scipy.special import expit
 from discrank import persist
 from discrank._checks import show
 from discrank._labels import LabelIndex, as_label_array, check_same_kind
-from discrank._losses import binary_log_loss
 from discrank._params import Rule, check_params
 from discrank.analysis import disc_verdict, reparametrize, transitivity_summary
-from discrank.exceptions import NotFittedError, NumericalError
+from discrank.exceptions import NotFittedError
 from discrank.models._base import Params, atomic, elo_points
 from discrank.models._prediction import GamePredictions, code_players
-from discrank.online import STEP_GRID, online_disc
+from discrank.models.online import tune_step  # noqa: F401 - importable from here, as it was
+from discrank.online import online_disc
 from discrank.persist import FittedArray
 
 __all__ = ["OnlineDisc", "tune_step", "disc_win_proba"]
@@ -68,64 +68,6 @@ def disc_win_proba(strength: np.ndarray, consistency: np.ndarray, ia: np.ndarray
     va = np.where(ia >= 0, consistency[np.maximum(ia, 0)], 1.0)
     vb = np.where(ib >= 0, consistency[np.maximum(ib, 0)], 1.0)
     return expit(va * vb * (ua - ub))
-
-
-def tune_step(forecasts: Callable[[float], np.ndarray], frozen: Callable[[float, np.ndarray, np.ndarray], np.ndarray],
-              score: np.ndarray, time: Optional[np.ndarray], validation: Any = None,
-              grid: tuple = STEP_GRID) -> tuple[float, dict]:
-    """The step of a sequential update that predicts best: OnlineElo's rule, for any update.
-
-    Without a usable ``validation``, the step whose forecasts (each game predicted before its update)
-    have the lowest log loss over the latest half of the games (the first half lets the ratings settle).
-    With a :class:`discrank.Validation` cut (``time`` given, and at least 10 games on each side of it):
-    with ``online=True`` the step whose forecasts of the validation window have the lowest log loss, with
-    ``online=False`` the one whose state, frozen after the games before the window (and its gap), predicts
-    the window best. A step whose run diverges (:class:`~discrank.exceptions.NumericalError`) scores
-    infinity; ties go to the first step of ``grid``.
-
-    Parameters
-    ----------
-    forecasts : callable
-        ``forecasts(step)``: P(a beats b) of every game, each predicted before its update.
-    frozen : callable
-        ``frozen(step, fitted, window)``: P(a beats b) of the games ``window`` (indices) predicted by the
-        state after the games ``fitted`` (indices).
-    score : ndarray, shape (n_games,)
-        The games' scores, in the order of the updates.
-    time : ndarray or None
-        The games' times, sorted; None: no time order to cut (the latest half is used).
-    validation : discrank.Validation, optional
-        Where to validate (above).
-    grid : tuple of float, optional
-        The steps tried; default :data:`discrank.online.STEP_GRID`, OnlineElo's.
-
-    Returns
-    -------
-    tuple
-        The step chosen, and the log loss of each step of ``grid`` (a dict in grid order).
-    """
-    from discrank._tuning import time_cut
-
-    window = None
-    if validation is not None and time is not None:
-        fit, val = time_cut(time, validation)
-        if fit.sum() >= 10 and val.sum() >= 10:
-            window = (np.flatnonzero(fit), np.flatnonzero(val))
-    scores: dict = {}
-    for step in grid:
-        try:
-            if window is None:  # forecasts of the latest half, each before its update
-                half = len(score) // 2
-                q, y = forecasts(step)[half:], score[half:]
-            elif validation.online:  # forecasts of the validation window, each before its update
-                q, y = forecasts(step)[window[1]], score[window[1]]
-            else:  # the state frozen after the games fitted, predicting the validation window
-                q, y = frozen(step, *window), score[window[1]]
-        except NumericalError:
-            scores[step] = math.inf
-            continue
-        scores[step] = float(np.mean(binary_log_loss(q, y)))
-    return min(scores, key=scores.__getitem__), scores
 
 
 def _check_log(log: Any, method: str) -> None:
