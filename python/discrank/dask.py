@@ -37,6 +37,7 @@ from discrank._history import History
 from discrank._labels import as_label_array
 from discrank._rows import advantage_columns, read_frame_rows
 from discrank.data import PairwiseData, covariate_data
+from discrank._threads import one_blas_thread
 from discrank.models._base import PairwiseModel, atomic
 
 __all__ = ["aggregate", "fit", "DistributedObjective", "DistributedRows", "PartGroup"]
@@ -293,8 +294,8 @@ def _fit_dynamic(model: Any, data: Any, client: Any, n_parts: int, worker_thread
         made.append(rows)
         return rows
 
-    model._rows_of = rows_of  # DynamicElo reads its solver's rows from _rows_of: dynamic.py takes no argument yet
-    try:
-        return _fit_with(model, made, lambda: model.fit(data, validation=validation))
-    finally:
-        del model._rows_of
+    def run():
+        with one_blas_thread():  # as DynamicElo.fit: small BLAS products, threads only contend
+            return atomic(type(model)._fit_log)(model, data, validation, rows_of=rows_of)
+
+    return _fit_with(model, made, run)

@@ -48,7 +48,7 @@ class DynamicTuning:
         return 0.1
 
 
-    def _tune(self, ca, cb, score, bins, t, x, n_players, validation, w=None, whole=False):
+    def _tune(self, ca, cb, score, bins, t, x, n_players, validation, w=None, whole=False, rows_of=None):
         """The drift, prior scale and variance scale that forecast a validation window at the end of the
         training games best, and the record of the search (``tuning_``): a walk on the drift grid at the
         middle prior, refined by factors of sqrt 2 around the best drift, then a walk on the prior grid at
@@ -66,7 +66,7 @@ class DynamicTuning:
         key = bins if self.period is not None else (t if t is not None else np.arange(len(score)))
         origins = _origins(key, fit_mask, val_mask, weight, frozen)
         games = (ca, cb, score, bins, x, w)
-        cand = _Candidates(self, games, n_players, fit_mask, val_mask, origins, scales)
+        cand = _Candidates(self, games, n_players, fit_mask, val_mask, origins, scales, rows_of)
         mid_prior = priors[(len(priors) - 1) // 2]
         best_drift = drifts[_grid_walk(len(drifts), DRIFT_GRID.index(1.0) if len(drifts) > 1 else 0,
                                        lambda i: cand.score(drifts[i], mid_prior))]
@@ -155,8 +155,8 @@ class _Candidates:
     first origin's from the previous candidate's)."""
 
     def __init__(self, model: Any, games: tuple, n_players: int, fit_mask: np.ndarray, val_mask: np.ndarray,
-                 origins: np.ndarray, scales: list) -> None:
-        self.model, self.games, self.n_players = model, games, n_players
+                 origins: np.ndarray, scales: list, rows_of: Any = None) -> None:
+        self.model, self.games, self.n_players, self.rows_of = model, games, n_players, rows_of
         self.val_mask, self.origins, self.scales = val_mask, origins, scales
         ca, cb = games[0], games[1]
         n = len(games[2])
@@ -177,7 +177,8 @@ class _Candidates:
         for i, k in enumerate(self.origins):  # the games before the origin: every game of an earlier period
             h, res = model._solve(ca[:k], cb[:k], score[:k], bins[:k], None if x is None else x[:k],
                                   None if w is None else w[:k], self.n_players, drift, prior,
-                                  warm=prev if i else self._first_warm, tol=max(model.tol, TUNE_TOL))
+                                  warm=prev if i else self._first_warm, tol=max(model.tol, TUNE_TOL),
+                                  rows_of=self.rows_of)
             prev = (h.pp_player, h.pp_bin, res.r, np.concatenate([res.beta, [] if res.eta is None else [res.eta]]))
             if i == 0:
                 self._first_warm = prev

@@ -281,8 +281,10 @@ class DynamicElo(DynamicTuning, DynamicReadout, TimedRatings, Model):
         with one_blas_thread():  # small BLAS products: threads only contend
             return self._fit_log(log, validation)
 
-    def _fit_log(self, log: Any, validation: Any) -> "DynamicElo":
-        """:meth:`fit`'s body (see there)."""
+    def _fit_log(self, log: Any, validation: Any, rows_of: Any = None) -> "DynamicElo":
+        """:meth:`fit`'s body (see there); ``rows_of(history, draws)``, when given, makes the games' terms of
+        each whole-history solve (:func:`discrank._history.solve_history`'s ``rows``: ``discrank.dask.fit``
+        gives the rows on the workers)."""
         self._check_input(log)
         labels, games = self._games(log)
         check_draws(self.draws, games.score)
@@ -297,24 +299,23 @@ class DynamicElo(DynamicTuning, DynamicReadout, TimedRatings, Model):
         if (drift is None and self.period is not None) or prior is None:
             g = games
             drift, prior, scale, tuning = self._tune(g.a, g.b, g.score, g.bins, g.time, x, len(labels), validation,
-                                                     g.count, isinstance(log, PeriodGames))
+                                                     g.count, isinstance(log, PeriodGames), rows_of)
         if self.period is None:
             drift = 1.0  # unused: one period
         self.variance_scale_ = scale
-        self._store(labels, games, names, drift, prior, tuning, warm=None)
+        self._store(labels, games, names, drift, prior, tuning, warm=None, rows_of=rows_of)
         return self
 
-    def _solve(self, ca, cb, score, bins, x, w, n_players, drift, prior, warm=None, tol=None):
+    def _solve(self, ca, cb, score, bins, x, w, n_players, drift, prior, warm=None, tol=None, rows_of=None):
         """(History, HistoryResult) of the games; ``warm``: (player, period, rating, tail) of a fit over
         fewer games to start from (:func:`discrank._history.carry`), refitted to ``update_tol`` (or to
-        ``tol`` when given); ``w``: the games each entry stands for (None: one each)."""
+        ``tol`` when given); ``w``: the games each entry stands for (None: one each); ``rows_of``: the maker
+        of the games' terms (None: in process, :meth:`_fit_log`)."""
         h = build_history(ca, cb, score, bins, x, n_players, self.draws, w)
         theta0 = None if warm is None else carry(*warm, h)
         if tol is None:
             tol = self.tol if warm is None else max(self.tol, self.update_tol)
-        rows = None
-        if getattr(self, "_rows_of", None) is not None:  # discrank.dask.fit: the rows on the workers
-            rows = self._rows_of(h, self.draws)
+        rows = None if rows_of is None else rows_of(h, self.draws)
         try:
             res = solve_history(h, drift, prior, self.draws, theta0=theta0, tol=tol,
                                 max_iter=self.max_iter, n_threads=resolve_n_jobs(self.n_jobs), rows=rows)
@@ -324,10 +325,12 @@ class DynamicElo(DynamicTuning, DynamicReadout, TimedRatings, Model):
         return h, res
 
     def _store(self, labels: np.ndarray, games: Games, names: tuple, drift: float, prior: float, tuning: Any,
-               warm: Any) -> None:
-        """Fit ``games`` (warm started from ``warm``, :meth:`_solve`) and set the fitted state."""
+               warm: Any, rows_of: Any = None) -> None:
+        """Fit ``games`` (warm started from ``warm``, :meth:`_solve`, with ``rows_of``) and set the fitted
+        state."""
         g = games
-        h, res = self._solve(g.a, g.b, g.score, g.bins, g.x, g.count, len(labels), drift, prior, warm=warm)
+        h, res = self._solve(g.a, g.b, g.score, g.bins, g.x, g.count, len(labels), drift, prior, warm=warm,
+                             rows_of=rows_of)
         if not np.all(np.isfinite(res.r)):
             from discrank.exceptions import NumericalError
 
