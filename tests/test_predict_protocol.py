@@ -373,3 +373,42 @@ def test_schur_table_counts_each_players_games():
     log = round_robin()
     frame = SchurDecomposition(1).fit(log).ratings_frame()
     assert frame["games"].tolist() == [100] * 6  # 5 opponents, 10 rounds, both orders: 2 * 5 * 10
+
+
+@pytest.mark.parametrize("name", list(MODELS))
+def test_every_estimator_follows_the_rating_model_protocol(name):
+    from discrank.protocol import RatingModel
+
+    model = MODELS[name]()
+    assert isinstance(model, RatingModel)
+    updates = name in ("DynamicElo", "OnlineElo")
+    assert model.updates is updates and model.sequential_updates is (name == "OnlineElo")
+    refit = fitted(name).refit_copy()
+    assert type(refit) is type(fitted(name)) or name == "DiscDecompositionCV"
+    assert not hasattr(refit, "labels_")  # unfitted
+    if "prior_scale" in refit.get_params():
+        assert refit.get_params()["prior_scale"] is not None  # the tuned (or given) prior, frozen
+
+
+def test_an_object_of_another_library_is_adapted_once_and_given_back():
+    from discrank.protocol import ForeignModel, RatingModel
+
+    class Coin:
+        """fit(log) and predict_proba(a, b) only."""
+
+        def fit(self, log):
+            self.n = len(log)
+            return self
+
+        def predict_proba(self, a, b):
+            return np.full(len(a), 0.5)
+
+    adapted = ForeignModel(Coin())
+    assert isinstance(adapted, RatingModel) and not isinstance(Coin(), RatingModel)
+    assert not adapted.updates and not adapted.predicts_draws and adapted.takes_advantage
+    assert adapted.refit_copy() is adapted
+    ev = evaluate({"coin": Coin(), "elo": Elo(prior_scale=1.0)}, round_robin(), cutoff=7.0)
+    assert type(ev.fitted["coin"]) is Coin and ev.fitted["coin"].n == 6 * 5 * 7  # the training games
+    np.testing.assert_array_equal(ev.predictions["coin"], 0.5)
+    with pytest.raises(TypeError, match=r"model 'x' \(object\) has no fit / predict_proba"):
+        evaluate({"x": object()}, round_robin(), cutoff=7.0)

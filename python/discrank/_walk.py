@@ -11,8 +11,9 @@ import numpy as np
 
 from discrank._calendar import refit_bins
 from discrank.logs import GameLog
+from discrank.protocol import ForeignModel
 
-__all__ = ["OUTCOME_TOL", "Games", "predictions", "Walk", "frozen_refit", "is_discrank", "scores_outcomes"]
+__all__ = ["OUTCOME_TOL", "Games", "predictions", "Walk"]
 
 #: Rows of three-outcome predictions must sum to 1 within this.
 OUTCOME_TOL = 1e-6
@@ -41,22 +42,17 @@ class Games:
 
 
 def predictions(model: Any, games: Games, rows: np.ndarray, unseen: str) -> tuple[np.ndarray, Optional[np.ndarray]]:
-    """(P(a beats b), [P(a wins), P(draw), P(b wins)] or None) of the games ``rows``, through the prediction
-    protocol: the model's ``predict_games`` (else ``predict_proba`` of the players) and, when it scores
-    three outcomes (:func:`scores_outcomes`), ``predict_outcomes``; with ``unseen="prior"`` each is asked
-    with ``unseen="prior"`` (under "exclude" every game asked has players of the training period)."""
-    kw = {"unseen": "prior"} if unseen == "prior" else {}
-    three = scores_outcomes(model)
-    query = games.query(rows) if hasattr(model, "predict_games") or three else None
-    if hasattr(model, "predict_games"):
-        q = model.predict_games(query, **kw)
-    else:
-        q = model.predict_proba(games.ca[rows], games.cb[rows], **kw)
-    q = np.asarray(q, dtype=np.float64)
-    if not three:
+    """(P(a beats b), [P(a wins), P(draw), P(b wins)] or None) of the games ``rows``, through the
+    rating-model protocol (:class:`discrank.protocol.RatingModel`): ``predict_games`` and, when the model
+    predicts draws, ``predict_outcomes``; with ``unseen="prior"`` each is asked with ``unseen="prior"``
+    (under "exclude" every game asked has players of the training period)."""
+    unseen = "prior" if unseen == "prior" else "raise"
+    query = games.query(rows)
+    q = np.asarray(model.predict_games(query, unseen=unseen), dtype=np.float64)
+    if not model.predicts_draws:
         return q, None
-    o = np.asarray(model.predict_outcomes(query, **kw), dtype=np.float64)
-    name = type(model).__name__
+    o = np.asarray(model.predict_outcomes(query, unseen=unseen), dtype=np.float64)
+    name = type(model.model if isinstance(model, ForeignModel) else model).__name__
     if o.shape != (rows.shape[0], 3):
         raise ValueError(f"{name}.predict_outcomes returned an array of shape {o.shape} for {rows.shape[0]} games; "
                          f"expected ({rows.shape[0]}, 3): P(a wins), P(draw), P(b wins)")
@@ -88,15 +84,15 @@ class Walk:
     def run(self, model: Any, unseen: str):
         """Walk ``model`` through the games: (the model at the end, predictions, outcomes or None, number
         of groups, seconds spent updating or refitting)."""
-        sequential = getattr(model, "sequential_updates", False) is True
+        sequential = model.sequential_updates
         bounds = self.cut + self.bounds(sequential)
-        has_update = hasattr(model, "update")
+        has_update = model.updates
         # a model whose update(a) then update(b) is update(a + b) gets the groups with no scored game at once
-        batch = has_update and not sequential and getattr(model, "batch_updates", False) is True
+        batch = has_update and not sequential and model.batch_updates
         pending = None  # the first game not yet given to a batching model
-        # without update: refitted on every game so far; a discrank model as a fresh copy with its tuned
-        # hyperparameters frozen, any other object in place
-        refitted = None if has_update else (frozen_refit(model) if is_discrank(model) else model)
+        # without update: refitted on every game so far, as a fresh copy with its tuned hyperparameters
+        # frozen (an object of another library: in place)
+        refitted = None if has_update else model.refit_copy()
         qs, os_ = [], []
         spent = 0.0
         stale = False  # given games it has not been refitted on yet (a refit is only run when needed)
@@ -125,7 +121,7 @@ class Walk:
             model = refitted
         q = np.concatenate(qs) if qs else np.zeros(0)
         o = None
-        if scores_outcomes(model):
+        if model.predicts_draws:
             o = np.concatenate(os_, axis=0) if os_ else np.zeros((0, 3))
         return model, q, o, len(bounds) - 1, spent
 
@@ -140,29 +136,3 @@ class Walk:
         clock = _time.perf_counter()
         model.fit(self.games.log(slice(self.first, end)))
         return _time.perf_counter() - clock
-
-
-def frozen_refit(model: Any) -> Any:
-    """A fresh copy of a fitted discrank model to refit with no tuning: its hyperparameters as tuned (a
-    ``prior_scale`` of None becomes the tuned ``prior_scale_``; a cross-validated model is its best
-    estimator, whose parameters hold the chosen regularisation, components and prior)."""
-    base = getattr(model, "best_estimator_", None)
-    if not is_discrank(base):
-        base = model
-    params = base.get_params()
-    if "prior_scale" in params and params["prior_scale"] is None and getattr(base, "prior_scale_", None) is not None:
-        params["prior_scale"] = float(base.prior_scale_)
-    return type(base)(**params)
-
-
-def is_discrank(model: Any) -> bool:
-    """Whether ``model`` is one of discrank's models (a ``PairwiseModel``)."""
-    from discrank.models._base import PairwiseModel
-
-    return isinstance(model, PairwiseModel)
-
-
-def scores_outcomes(model: Any) -> bool:
-    """Whether the model's three outcomes are scored: it has ``predict_outcomes`` and does not say that it
-    gives draws no probability (``predicts_draws = False``: a discrank model without a draw model)."""
-    return hasattr(model, "predict_outcomes") and getattr(model, "predicts_draws", True) is not False

@@ -13,7 +13,6 @@ by the three-outcome log loss.
 
 from __future__ import annotations
 
-import copy
 import numbers
 import time as _time
 from dataclasses import dataclass, field
@@ -30,6 +29,7 @@ from discrank._splits import (CALENDAR, check_refit, origins, split_times, valid
 from discrank._tuning import Validation
 from discrank._walk import OUTCOME_TOL, Games, Walk, predictions  # noqa: F401 - OUTCOME_TOL, as it was
 from discrank.logs import GameLog
+from discrank.protocol import ForeignModel, as_rating_model
 
 __all__ = ["evaluate", "Evaluation", "game_losses", "outcome_losses"]
 
@@ -57,20 +57,18 @@ def _named(models: Any) -> dict[str, Any]:
     for name, m in named.items():
         if not isinstance(name, str):
             raise TypeError(f"model names must be strings, got {name!r}")
-        if not (hasattr(m, "fit") and hasattr(m, "predict_proba")):
-            raise TypeError(f"model {name!r} ({type(m).__name__}) has no fit / predict_proba")
+        try:
+            named[name] = as_rating_model(m)  # the rating-model protocol; another library's object adapted
+        except TypeError:
+            raise TypeError(f"model {name!r} ({type(m).__name__}) has no fit / predict_proba: a model to evaluate "
+                            "follows discrank.protocol.RatingModel, or has fit(log) and predict_proba(a, b)") from None
     return named
 
 
 def _clone(model: Any) -> Any:
-    """A fresh copy to fit: from ``get_params``, else a deep copy, else (an object that cannot be
-    copied, one holding a module say) the model itself, refitted in place at each origin."""
-    if hasattr(model, "get_params"):
-        return type(model)(**model.get_params())
-    try:
-        return copy.deepcopy(model)
-    except (TypeError, copy.Error):
-        return model
+    """A fresh copy to fit (the protocol's ``get_params``: an object of another library that cannot be
+    copied, one holding a module say, is itself, refitted in place at each origin)."""
+    return type(model)(**model.get_params())
 
 
 
@@ -96,20 +94,21 @@ def evaluate(
     Parameters
     ----------
     models : estimator, list of estimators, or dict of name -> estimator
-        discrank models (fitted on the training games, ``model.fit(train_log, validation=...)``, so that
-        a prior tuned by default is tuned on the training period only) or any object with
-        ``fit(GameLog)`` and ``predict_proba(a, b)`` (such as :class:`discrank.online.OnlineElo`). Each
-        is cloned before fitting (``get_params``, or a deep copy where it can be copied). The logs given
-        to ``fit`` (and ``update``) hold player codes, the games' times and the log's ``advantage``
-        columns (except for a model whose ``takes_advantage`` is False, such as OnlineElo: it is given the
-        log without them, and ``Evaluation.notes`` says so). Optional hooks: ``predict_games(log)`` (P(a
-        beats b) of each game of a log at its time,
-        with its covariates; used instead of ``predict_proba`` when present; the log's ``score`` is a
-        placeholder, 0.5), ``predict_outcomes(log)`` ([P(a wins), P(draw), P(b wins)] of each game,
-        scored by the three-outcome log loss unless the model's ``predicts_draws`` is False, as for
-        discrank's models without a draw model), ``update(log)`` (online protocol) and the class
-        attribute ``sequential_updates = True`` (online protocol). Every discrank model predicts through
-        ``predict_games`` and ``predict_outcomes``.
+        Models that follow the rating-model protocol (:class:`discrank.protocol.RatingModel`: every
+        discrank model), asked through it alone: each is cloned (``get_params``), fitted on the training
+        games (``fit(train_log, validation=...)``, so that what it tunes is tuned on the training period
+        only), asked ``predict_games(log)`` (P(a beats b) of each game at its time, with its covariates;
+        the log's ``score`` is a placeholder, 0.5) and, when it ``predicts_draws``,
+        ``predict_outcomes(log)`` (scored by the three-outcome log loss); under the online protocol it is
+        given later games by ``update(log)`` when it ``updates`` (one group per distinct time when it has
+        ``sequential_updates``, the groups without scored games at once when it has ``batch_updates``),
+        else its ``refit_copy()`` is refitted. The logs hold player codes, the games' times and the log's
+        ``advantage`` columns (except for a model whose ``takes_advantage`` is False, such as OnlineElo:
+        it is given the log without them, and ``Evaluation.notes`` says so). Any other object with
+        ``fit(GameLog)`` and ``predict_proba(a, b)`` (a peer rating system) is adapted once by
+        :class:`discrank.protocol.ForeignModel` (its optional ``update``, ``predict_games``,
+        ``predict_outcomes``, ``sequential_updates``, ``batch_updates`` read there), and
+        ``Evaluation.fitted`` gives it back as it was given, fitted.
     log : GameLog
         Games with times.
     cutoff : time, optional
@@ -202,8 +201,7 @@ def evaluate(
     run = _Run(named, games, len(labels), unseen, protocol == "online", tune_like_test, refit)
     for start, end, t0, t1 in origins(t, train_start, cutoff, test_start, test_end, int(rolling)):
         run.origin(start, end, t0, t1)
-    for model in run.fitted.values():
-        _relabel(model, labels)
+    run.fitted = {name: _relabel(model, labels) for name, model in run.fitted.items()}
     return run.result(reference, int(bins), protocol)
 
 
@@ -240,7 +238,7 @@ class _Run:
     notes: list = field(default_factory=list)
 
     def __post_init__(self) -> None:
-        self.plain = {name: self.games.adv is not None and getattr(model, "takes_advantage", True) is False
+        self.plain = {name: self.games.adv is not None and not model.takes_advantage
                       for name, model in self.named.items()}
         self.sources = {False: self.games}
         if any(self.plain.values()):
@@ -298,10 +296,7 @@ class _Run:
         for name, proto in self.named.items():
             model = _clone(proto)
             clock = _time.perf_counter()
-            if _takes_validation(model):
-                model.fit(train_logs[self.plain[name]], validation=validation)
-            else:
-                model.fit(train_logs[self.plain[name]])
+            model.fit(train_logs[self.plain[name]], validation=validation)
             self.seconds[name] += _time.perf_counter() - clock
             if self.online:
                 model, q, o, n_groups, spent = walks[self.plain[name]].run(model, self.unseen)
@@ -340,17 +335,8 @@ class _Run:
                           self.seconds, self.fitted, bins, protocol, self.refit if self.online else None, outcomes, notes)
 
 
-def _takes_validation(model: Any) -> bool:
-    """Whether ``model.fit`` takes ``validation=`` (discrank's models and OnlineElo do)."""
-    import inspect
-
-    try:
-        return "validation" in inspect.signature(model.fit).parameters
-    except (TypeError, ValueError):
-        return False
-
-
-def _relabel(model: Any, labels: np.ndarray) -> None:
-    """A model fitted on player codes gets the log's labels back (its own ``relabel``)."""
-    if hasattr(model, "relabel"):
-        model.relabel(labels)
+def _relabel(model: Any, labels: np.ndarray) -> Any:
+    """A model fitted on player codes with the log's labels back (its ``relabel``): the model, or the
+    object of another library that :class:`~discrank.protocol.ForeignModel` adapted."""
+    model.relabel(labels)
+    return model.model if isinstance(model, ForeignModel) else model

@@ -158,6 +158,27 @@ class Model(Params, GamePredictions):
     #: Fitted attributes a model file holds that the model derives again on loading instead (the
     #: covariates' standard errors of a model that computes them from its state).
     _derived_on_load: tuple = ()
+    #: The capabilities of the rating-model protocol (:class:`discrank.protocol.RatingModel`), which
+    #: ``discrank.evaluate`` reads: ratings moved after every game, updates that batch, an ``update``
+    #: that continues the fit (else a refit of :meth:`refit_copy`), advantage covariates fitted.
+    sequential_updates: bool = False
+    batch_updates: bool = False
+    updates: bool = False
+    takes_advantage: bool = True
+
+    def refit_copy(self) -> "Model":
+        """A fresh copy of this fitted model to refit on more games with no tuning: its parameters, with a
+        ``prior_scale`` of None set to the tuned ``prior_scale_`` (the online protocol's refits).
+
+        Returns
+        -------
+        Model
+            Unfitted.
+        """
+        params = self.get_params()
+        if params.get("prior_scale", 0.0) is None and getattr(self, "prior_scale_", None) is not None:
+            params["prior_scale"] = float(self.prior_scale_)
+        return type(self)(**params)
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         """Register a public model class that declares its fitted arrays with :mod:`discrank.persist`."""

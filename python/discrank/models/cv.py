@@ -109,6 +109,11 @@ class DiscDecompositionCV(DiscReadout, PairwiseModel):
     def _takes_covariates(self) -> bool:
         return self.loss == "bce"
 
+    def refit_copy(self) -> "DiscDecomposition":
+        """A fresh copy of the best estimator to refit with no tuning: the chosen regularisation,
+        components and prior scale (:meth:`~discrank.models._base.Model.refit_copy`)."""
+        return self.best_estimator_.refit_copy()
+
     @atomic
     def fit(self, data: Any, *, validation: Any = None) -> "DiscDecompositionCV":
         """Cross-validate the candidates, refit the best on all of ``data``; returns ``self``.

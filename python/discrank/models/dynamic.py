@@ -151,6 +151,8 @@ class DynamicElo(DynamicTuning, DynamicReadout, TimedRatings, Model):
     #: update(a) then update(b) is update(a + b) (the MAP of every game), so the online protocol gives a
     #: run of periods with no scored game at once
     batch_updates = True
+    #: ``update(log)`` continues the fit (the rating-model protocol, :class:`discrank.protocol.RatingModel`).
+    updates = True
 
     def __init__(self, period: Any = "week", drift: Optional[float] = None, prior_scale: Optional[float] = None,
                  variance_scale: Optional[float] = None, draws: Optional[str] = None, tol: float = 1e-9,

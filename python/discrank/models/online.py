@@ -139,6 +139,8 @@ class OnlineElo(TimedRatings, Model):
     """
 
     sequential_updates = True
+    #: ``update(log)`` continues the fit (the rating-model protocol, :class:`discrank.protocol.RatingModel`).
+    updates = True
     _optional_params = ("step",)
     #: Whether the model fits advantage covariates: OnlineElo's update has none, so it refuses a log with
     #: advantage columns, and :func:`discrank.evaluate` gives it the log without them (saying so).

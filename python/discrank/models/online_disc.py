@@ -177,6 +177,9 @@ class OnlineDisc(Params, GamePredictions):
     """
 
     sequential_updates = True
+    #: ``update(log)`` continues the fit (the rating-model protocol, :class:`discrank.protocol.RatingModel`).
+    updates = True
+    batch_updates = False
     #: Whether the model fits advantage covariates: the online disc update has none.
     takes_advantage = False
     _fitted_arrays = (
@@ -360,6 +363,16 @@ class OnlineDisc(Params, GamePredictions):
         """The state as a disc component's v: the consistency, shape (n_players, 1)."""
         self._check_fitted()
         return self.consistency_[:, None]
+
+    def refit_copy(self) -> "OnlineDisc":
+        """A fresh copy with the step as chosen (the rating-model protocol's; OnlineDisc updates instead).
+
+        Returns
+        -------
+        OnlineDisc
+            Unfitted, its ``step`` the fitted ``step_``.
+        """
+        return type(self)(**{**self.get_params(), "step": self.step_})
 
     def relabel(self, labels: np.ndarray) -> None:
         """Labels from player codes (``discrank.evaluate`` fits on codes).

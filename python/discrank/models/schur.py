@@ -55,7 +55,7 @@ class SchurDecomposition(DiscReadout, PairwiseModel):
         return "probability" if self.space == "probability" else "bce"
 
     @atomic
-    def fit(self, data: Any) -> "SchurDecomposition":
+    def fit(self, data: Any, *, validation: Any = None) -> "SchurDecomposition":
         """Decompose the payoff matrix of ``data`` (Theorem 2); returns ``self``.
 
         Parameters
@@ -63,6 +63,9 @@ class SchurDecomposition(DiscReadout, PairwiseModel):
         data : PairwiseData, GameLog or PeriodGames
             A complete set of pairs: every pair of players observed (a log is summed to its pairs; its
             advantage columns are ignored, with a warning naming them).
+        validation : discrank.Validation, optional
+            Checked, then unused: the decomposition has no prior to tune (the rating-model protocol's
+            argument, :class:`discrank.protocol.RatingModel`).
 
         Returns
         -------
@@ -74,6 +77,9 @@ class SchurDecomposition(DiscReadout, PairwiseModel):
         ValueError
             A missing pair, or in logit space a probability of 0 or 1; invalid parameters.
         """
+        from discrank._tuning import check_validation
+
+        check_validation(validation)
         data = self._covariates_or_not(fit_pairs(data, "SchurDecomposition.fit")[0])
         check_one_of(self.space, "space", SPACES)
         check_params(self, ("n_components", "n_jobs"))
