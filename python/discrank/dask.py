@@ -215,16 +215,15 @@ def fit(model: Any, data: Any, client: Any = None, *, n_parts: Optional[int] = N
     _require()
     from distributed import get_client
 
-    from discrank.dynamic import DynamicElo
-
-    if not isinstance(model, DynamicElo) and not _runs_the_pair_pipeline(type(model)):
-        raise TypeError(f"discrank.dask.fit fits Elo, EloPlusPlus, DiscDecomposition, MElo, DiscDecompositionCV "
-                        f"and DynamicElo, whose solvers it runs on the workers; {type(model).__name__} has a fit of "
-                        "its own, which runs in process: call its fit")
+    parts = getattr(model, "distributed_parts", None)  # the protocol's capability (Model.distributed_parts)
+    if parts not in ("pairs", "rows"):
+        raise TypeError(f"discrank.dask.fit fits the models whose solver runs over parts of their data (their "
+                        f"distributed_parts: Elo, EloPlusPlus, DiscDecomposition, MElo, DiscDecompositionCV and "
+                        f"DynamicElo); {type(model).__name__} has a fit of its own, which runs in process: call its fit")
     client = client or get_client()
     if n_parts is None:
         n_parts = max(1, sum(client.nthreads().values()))
-    if isinstance(model, DynamicElo):
+    if parts == "rows":
         return _fit_dynamic(model, data, client, n_parts, worker_threads, fit_kw)
     from discrank.logs import GameLog
     from discrank.periods import PeriodGames
@@ -249,14 +248,6 @@ def fit(model: Any, data: Any, client: Any = None, *, n_parts: Optional[int] = N
     # the model's own fit pipeline (all or nothing, as its fit), given the distributed fit data's builder as
     # an argument: the final fit and the prior's tuning fits run on the workers
     return _fit_with(model, made, lambda: atomic(type(model)._fit_pairs)(model, data, fit_data_builder=build))
-
-
-def _runs_the_pair_pipeline(cls: type) -> bool:
-    """Whether ``cls.fit`` is the pair models' pipeline, ``_fit_pairs``, which takes the fit data's builder:
-    the base class's ``fit``, or a ``fit`` that comes with its own ``_fit_pairs`` (DiscDecompositionCV)."""
-    if not issubclass(cls, PairwiseModel):
-        return False
-    return cls.fit is PairwiseModel.fit or cls._fit_pairs is not PairwiseModel._fit_pairs
 
 
 def _fit_with(model: Any, made: list, run: Callable[[], Any]) -> Any:

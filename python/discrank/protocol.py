@@ -37,6 +37,10 @@ class RatingModel(Protocol):
         It fits advantage covariates; otherwise it is given logs without them.
     predicts_draws : bool
         ``predict_outcomes`` gives draws a probability: its three outcomes are scored.
+
+    discrank's models declare one more capability, ``distributed_parts``, which :func:`discrank.dask.fit`
+    reads: ``"pairs"`` or ``"rows"`` (what its solver spreads over the workers), or None (a fit of its
+    own, in process).
     """
 
     sequential_updates: bool

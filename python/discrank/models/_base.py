@@ -165,6 +165,10 @@ class Model(Params, GamePredictions):
     batch_updates: bool = False
     updates: bool = False
     takes_advantage: bool = True
+    #: What :func:`discrank.dask.fit` spreads over the workers: ``"pairs"`` (the pair models' pipeline,
+    #: ``_fit_pairs``, given the fit data's builder), ``"rows"`` (the whole-history rows, ``_fit_log``
+    #: given ``rows_of``), or None: a fit of its own, in process.
+    distributed_parts: Optional[str] = None
 
     def refit_copy(self) -> "Model":
         """A fresh copy of this fitted model to refit on more games with no tuning: its parameters, with a
@@ -364,6 +368,8 @@ class PairwiseModel(PairPredictions, Model):
     _tile_pairs: bool = False
     #: Whether the model has a Gaussian prior whose scale ``prior_scale=None`` tunes (``discrank._tuning``).
     _has_prior: bool = False
+    #: ``fit`` is the pair pipeline (``_fit_pairs``), which :func:`discrank.dask.fit` runs over the pairs.
+    distributed_parts = "pairs"
     #: Prior mean of the first component's v (the parameters of a player the fit has not seen).
     _first_v_centre: float = 0.0
 

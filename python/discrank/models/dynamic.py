@@ -153,6 +153,8 @@ class DynamicElo(DynamicTuning, DynamicReadout, TimedRatings, Model):
     batch_updates = True
     #: ``update(log)`` continues the fit (the rating-model protocol, :class:`discrank.protocol.RatingModel`).
     updates = True
+    #: :func:`discrank.dask.fit` spreads its whole-history rows over the workers (``_fit_log``'s ``rows_of``).
+    distributed_parts = "rows"
 
     def __init__(self, period: Any = "week", drift: Optional[float] = None, prior_scale: Optional[float] = None,
                  variance_scale: Optional[float] = None, draws: Optional[str] = None, tol: float = 1e-9,

@@ -42,6 +42,8 @@ class SchurDecomposition(DiscReadout, PairwiseModel):
     """
 
     _fitted_arrays = (FittedArray("u_", ("n", "k")), FittedArray("v_", ("n", "k")))
+    #: A direct decomposition of the payoff matrix, in process: nothing for :func:`discrank.dask.fit` to spread.
+    distributed_parts = None
     _fitted_scalars = ("n_players_", "n_iter_", "converged_", "transitive_")
     _choices = {"space": SPACES}
 
