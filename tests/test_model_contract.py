@@ -254,7 +254,7 @@ def _estimators():
     from discrank.online import OnlineElo
 
     return [Elo, EloPlusPlus, DiscDecomposition, MElo, SchurDecomposition, DiscDecompositionCV, discrank.DynamicElo,
-            OnlineElo]
+            OnlineElo, discrank.OnlineDisc]
 
 
 def test_every_estimator_derives_from_the_one_model_base_and_lives_under_models():
@@ -270,7 +270,8 @@ def test_every_estimator_derives_from_the_one_model_base_and_lives_under_models(
 def test_the_time_aware_models_inherit_the_bases_copy_of_each_shared_method(name):
     from discrank.online import OnlineElo
 
-    for cls in (discrank.DynamicElo, OnlineElo):
+    shared = {"ratings_frame"}  # (OnlineDisc's table reads a disc component, as the disc models' do)
+    for cls in (discrank.DynamicElo, OnlineElo) + (() if name in shared else (discrank.OnlineDisc,)):
         assert name not in cls.__dict__, f"{cls.__name__} writes its own {name}"
     # one ratings_frame for both time-aware models
     assert discrank.DynamicElo.ratings_frame is OnlineElo.ratings_frame
@@ -279,7 +280,7 @@ def test_the_time_aware_models_inherit_the_bases_copy_of_each_shared_method(name
 def test_unfitted_time_aware_models_raise_not_fitted_error(tmp_path):
     from discrank.online import OnlineElo
 
-    for model in (discrank.DynamicElo(), OnlineElo()):
+    for model in (discrank.DynamicElo(), OnlineElo(), discrank.OnlineDisc()):
         for call in (lambda: model.predict_proba("x", "y"), lambda: model.ratings_frame(),
                      lambda: model.save(tmp_path / "m.npz"), lambda: model.relabel(np.arange(3))):
             with pytest.raises(NotFittedError, match=f"this {type(model).__name__} is not fitted yet"):

@@ -447,6 +447,12 @@ class PairwiseModel(PairPredictions, Model):
         self._check_finite_state()
         return self
 
+    @property
+    def takes_advantage(self) -> bool:  # type: ignore[override]
+        """Whether the model fits advantage covariates (the rating-model protocol's capability): the logit
+        models (:meth:`_takes_covariates`)."""
+        return self._takes_covariates()
+
     def _takes_covariates(self) -> bool:
         """Whether the model fits advantage covariates (``logit P = score + beta . x``): the logit-space
         models (Elo and Elo++, the disc decomposition with the binary cross-entropy)."""

@@ -151,10 +151,8 @@ class DynamicElo(DynamicTuning, DynamicReadout, TimedRatings, Model):
     #: update(a) then update(b) is update(a + b) (the MAP of every game), so the online protocol gives a
     #: run of periods with no scored game at once
     batch_updates = True
-    #: ``update(log)`` continues the fit (the rating-model protocol, :class:`discrank.protocol.RatingModel`).
-    updates = True
-    #: :func:`discrank.dask.fit` spreads its whole-history rows over the workers (``_fit_log``'s ``rows_of``).
-    distributed_parts = "rows"
+    #: The rating-model protocol: ``update`` continues the fit; dask.fit spreads its rows (``rows_of``).
+    updates, distributed_parts = True, "rows"
 
     def __init__(self, period: Any = "week", drift: Optional[float] = None, prior_scale: Optional[float] = None,
                  variance_scale: Optional[float] = None, draws: Optional[str] = None, tol: float = 1e-9,

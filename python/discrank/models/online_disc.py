@@ -15,14 +15,11 @@ from typing import Any, Optional
 import numpy as np
 from scipy.special import expit
 
-from discrank import persist
 from discrank._checks import show
 from discrank._labels import LabelIndex, as_label_array, check_same_kind
-from discrank._params import Rule, check_params
+from discrank._params import Rule
 from discrank.analysis import disc_verdict, reparametrize, transitivity_summary
-from discrank.exceptions import NotFittedError
-from discrank.models._base import Params, atomic, elo_points
-from discrank.models._prediction import GamePredictions, code_players
+from discrank.models._base import Model, atomic, elo_points
 from discrank.models.online import tune_step  # noqa: F401 - importable from here, as it was
 from discrank.online import online_disc
 from discrank.persist import FittedArray
@@ -124,7 +121,7 @@ def _file_time_ok(value: Any, kind: Any) -> bool:
     return int(np.iinfo(dtype).min) <= value <= int(np.iinfo(dtype).max)
 
 
-class OnlineDisc(Params, GamePredictions):
+class OnlineDisc(Model):
     """The paper's online disc update as an estimator: ``fit(log)`` runs
     :func:`discrank.online.online_disc` over a game log in time order, and ``predict_proba``,
     ``predict_games`` and ``predict_outcomes`` predict from the current state.
@@ -196,10 +193,10 @@ class OnlineDisc(Params, GamePredictions):
         self.n_components = n_components
         self.step = step
 
-    def _check_params(self) -> None:
+    def _check_params(self, names: Optional[tuple] = None) -> None:
         """The parameters by their rules; the ValueError names the model, the parameter and the value."""
         try:
-            check_params(self, ("n_components", "step"))
+            super()._check_params(names)
         except ValueError as exc:
             raise ValueError(f"OnlineDisc: {exc}") from None
 
@@ -261,7 +258,7 @@ class OnlineDisc(Params, GamePredictions):
                                                 score, t, validation)
         run = online_disc(ia, ib, score, step=step)  # (every player plays: run.labels are the codes, in order)
         self.labels_ = labels
-        self._index = LabelIndex(labels)
+        self._forget_labels()
         self.strength_, self.consistency_ = run.ratings, run.consistency
         self.n_games_ = np.bincount(ia, minlength=n) + np.bincount(ib, minlength=n)
         self.step_ = float(step)
@@ -319,24 +316,17 @@ class OnlineDisc(Params, GamePredictions):
         a, b = as_label_array(log.a, "a")[order], as_label_array(log.b, "b")[order]
         check_same_kind(("a", a), ("labels_", np.asarray(self.labels_)))
         run = online_disc(a, b, np.asarray(log.score)[order], step=self.step_, init=self)
-        index = LabelIndex(run.labels) if run.new_players.size else self._index
+        index = LabelIndex(run.labels) if run.new_players.size else self._label_lookup()
         n = len(run.labels)
         games = np.bincount(index.lookup(a), minlength=n) + np.bincount(index.lookup(b), minlength=n)
         games[: len(self.labels_)] += self.n_games_
-        self.labels_, self._index, self.n_games_ = run.labels, index, games
+        self.labels_, self._label_index, self.n_games_ = run.labels, index, games
         self.strength_, self.consistency_ = run.ratings, run.consistency
         if t is not None:  # (t[-1] >= latest, checked above)
             self.last_time_, self.time_dtype_ = _time_fields(t[-1])
         return self
 
     # ------------------------------------------------------------------ state
-    def __sklearn_is_fitted__(self) -> bool:
-        return hasattr(self, "labels_")
-
-    def _check_fitted(self) -> None:
-        if not hasattr(self, "labels_"):
-            raise NotFittedError("this OnlineDisc is not fitted yet: call fit(log) first")
-
     def _latest_time(self) -> Any:
         """The latest time seen, in its dtype (None without times)."""
         if self.time_dtype_ is None:
@@ -374,65 +364,23 @@ class OnlineDisc(Params, GamePredictions):
         """
         return type(self)(**{**self.get_params(), "step": self.step_})
 
-    def relabel(self, labels: np.ndarray) -> None:
-        """Labels from player codes (``discrank.evaluate`` fits on codes).
-
-        Parameters
-        ----------
-        labels : ndarray
-            ``labels[c]`` is the label of the player coded ``c``; ``labels_`` becomes ``labels[labels_]``.
-        """
-        self._check_fitted()
-        self.labels_ = labels[np.asarray(self.labels_, dtype=np.int64)]
-        self._index = LabelIndex(self.labels_)
-
-    # ------------------------------------------------------------------ saving and loading
-    def save(self, path: Any) -> None:
-        """Write the fitted model to an ``.npz`` file (``discrank.load`` reads it; no pickle): the players'
-        state and game counts, the step and the latest time seen, so that :meth:`update` goes on from it.
-
-        Parameters
-        ----------
-        path : str or path-like
-            The file (numpy adds ``.npz`` when missing).
-
-        Raises
-        ------
-        discrank.exceptions.NotFittedError
-            The model is not fitted.
-        """
-        persist.save(self, path)
-
-    def _saved_model(self) -> "OnlineDisc":
-        return self
-
-    def _load_state(self, labels: np.ndarray, arrays: dict, scalars: dict) -> None:
-        """The fitted state of a model file (the arrays checked by :mod:`discrank.persist` against
-        ``_fitted_arrays``); a ValueError names a scalar that is missing or wrong."""
+    # ------------------------------------------------------------------ loading
+    def _rebuild(self) -> None:
+        """The scalars of a model file checked against each other (a ValueError names the one that is
+        missing or wrong); the step's scores are not saved."""
         self._check_params()
-        step = scalars.get("step_")
+        step, last, kind = getattr(self, "step_", None), getattr(self, "last_time_", None), getattr(self, "time_dtype_", None)
         if not _positive_finite(step):
             raise ValueError(f"scalars.step_ = {show(step)} is not a positive finite number (the update's step)")
-        last, kind = scalars.get("last_time_"), scalars.get("time_dtype_")
         if (last is None) != (kind is None):
             raise ValueError(f"scalars.last_time_ = {show(last)} and scalars.time_dtype_ = {show(kind)}: a file "
                              "holds both (games with times) or neither")
         if kind is not None and not _file_time_ok(last, kind):
             raise ValueError(f"scalars.last_time_ = {show(last)} with time_dtype_ = {show(kind)} is not a time (a "
                              "datetime64 with a unit as its ticks, or a number of an integer or float type)")
-        self.labels_, self._index = labels, LabelIndex(labels)
-        self.strength_, self.consistency_ = arrays["strength_"], arrays["consistency_"]
-        self.n_games_ = arrays["n_games_"]
         self.step_, self.step_scores_ = float(step), None
-        self.last_time_, self.time_dtype_ = last, kind
 
     # ------------------------------------------------------------------ prediction
-    def _player_codes(self, a: Any, b: Any, unseen: str) -> tuple[np.ndarray, np.ndarray]:
-        """The codes of the players ``a`` and ``b``: -1 for a player not seen with ``unseen="prior"``,
-        else an :class:`~discrank.exceptions.UnknownPlayerError`."""
-        self._check_fitted()
-        return code_players(self._index, a, b, unseen, "OnlineDisc")
-
     def _outcome_proba(self, ia: np.ndarray, ib: np.ndarray) -> np.ndarray:
         """[P(a wins), 0, P(b wins)] of games between the players coded ``ia`` and ``ib`` (:func:`disc_win_proba`)."""
         p = disc_win_proba(self.strength_, self.consistency_, ia, ib)
@@ -535,7 +483,7 @@ class OnlineDisc(Params, GamePredictions):
         readout = self._readout()
         cols: dict = {"player": self.labels_, "games": self.n_games_}
         if readout is not None:
-            cols["elo"] = elo_points(readout[0], self._index, anchor, anchor_rating)
+            cols["elo"] = elo_points(readout[0], self._label_lookup(), anchor, anchor_rating)
             cols["strength"], cols["consistency"] = readout
         cols["u_1"], cols["v_1"] = self.u_[:, 0], self.v_[:, 0]
         frame = pd.DataFrame(cols)
@@ -551,5 +499,3 @@ class OnlineDisc(Params, GamePredictions):
                                        "transitive": [bool(x) for x in summary.transitive]}
         return frame
 
-
-persist.register(OnlineDisc)
