@@ -175,14 +175,9 @@ def build_model(name: str, args: Any) -> Any:
 
 
 def _takes_advantage(model: Any) -> bool:
-    """Whether ``model`` fits advantage covariates, as far as it declares it before a fit: its
-    ``takes_advantage``, else the pair models' ``_takes_covariates()``; a model that declares neither is
-    checked after the fit by :func:`check_fitted_advantage`."""
-    declared = getattr(model, "takes_advantage", None)
-    if declared is not None:
-        return bool(declared)
-    pair_model = getattr(model, "_takes_covariates", None)
-    return True if pair_model is None else bool(pair_model())
+    """Whether ``model`` fits advantage covariates: its ``takes_advantage`` (the rating-model protocol's
+    capability, which every discrank model declares)."""
+    return bool(model.takes_advantage)
 
 
 def check_fit_options(name: str, model: Any, args: Any) -> None:

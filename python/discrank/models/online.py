@@ -73,15 +73,14 @@ def tune_step(forecasts: Callable[[float], np.ndarray], frozen: Callable[[float,
     tuple
         The step chosen, and the log loss of each step of ``grid`` (a dict in grid order).
     """
-    from discrank._tuning import time_cut
+    from discrank._tuning import Search, time_cut
 
     window = None
     if validation is not None and time is not None:
         fit, val = time_cut(time, validation)
         if fit.sum() >= 10 and val.sum() >= 10:
             window = (np.flatnonzero(fit), np.flatnonzero(val))
-    scores: dict = {}
-    for step in grid:
+    def loss(step: float) -> float:
         try:
             if window is None:  # forecasts of the latest half, each before its update
                 half = len(score) // 2
@@ -91,10 +90,13 @@ def tune_step(forecasts: Callable[[float], np.ndarray], frozen: Callable[[float,
             else:  # the state frozen after the games fitted, predicting the validation window
                 q, y = frozen(step, *window), score[window[1]]
         except NumericalError:
-            scores[step] = math.inf
-            continue
-        scores[step] = float(np.mean(binary_log_loss(q, y)))
-    return min(scores, key=scores.__getitem__), scores
+            return math.inf
+        return float(np.mean(binary_log_loss(q, y)))
+
+    # the tuning's one search (discrank._tuning.Search), scanning the grid's indices
+    search = Search(lambda k, plan: (loss(grid[int(k)]), None))
+    best = search.scan(range(len(grid)))
+    return grid[best], {grid[k]: value for k, (value, _) in search.fits.items()}
 
 
 class OnlineElo(TimedRatings, Model):
