@@ -169,7 +169,7 @@ def test_predicts_the_rock_paper_scissors_cycle_better_than_online_elo():
     np.testing.assert_allclose(ev.predictions["disc"], run.predictions[2000:], rtol=0, atol=1e-15)
     np.testing.assert_array_equal(by_label(disc, run.labels.tolist(), "strength_"), run.ratings)  # relabelled
     frame = disc.ratings_frame()  # a cycle has no strength: unranked, the disc coordinates only
-    assert frame.columns.tolist() == ["player", "rank", "games", "u_1", "v_1"]
+    assert frame.columns.tolist() == ["player", "rank", "games", "u_1", "v_1", "last_seen"]
     assert frame["rank"].isna().all() and frame.attrs["transitivity"] == {"share": [1.0], "transitive": [False]}
     assert disc._verdict().endswith("the disc component is cyclic (no strength to rank by)")
 
@@ -180,7 +180,7 @@ def test_ratings_frame_of_a_transitive_state_ranks_by_strength_on_the_elo_scale(
     assert (model.consistency_ > 0).all()
     frame = model.ratings_frame()
     order = np.argsort(-model.strength_, kind="stable")
-    assert frame.columns.tolist() == ["player", "rank", "games", "elo", "strength", "consistency", "u_1", "v_1"]
+    assert frame.columns.tolist() == ["player", "rank", "games", "elo", "strength", "consistency", "u_1", "v_1", "last_seen"]
     assert frame["player"].tolist() == model.labels_[order].tolist() == ["fay", "eve", "dan", "cat", "bob", "ann"]
     assert frame["rank"].tolist() == [1, 2, 3, 4, 5, 6]
     np.testing.assert_array_equal(frame["strength"], model.strength_[order])
@@ -197,6 +197,7 @@ def test_ratings_frame_reads_a_transitive_state_with_consistencies_of_both_signs
     model = OnlineDisc(step=0.05).fit(transitive_log(n_games=30))
     # three players at the points (u~ v, v) = (1, 1), (2, 1), (1, -0.2): the origin is outside their hull
     model.labels_, model.n_games_ = np.arange(3), np.array([1, 1, 1])  # codes, relabelled below
+    model.last_seen_ = model.time_span_ = None  # (times of no game)
     model.strength_, model.consistency_ = np.array([1.0, 2.0, -5.0]), np.array([1.0, 1.0, -0.2])
     model.relabel(np.array(["x", "y", "z"]))
     frame = model.ratings_frame().set_index("player")
@@ -240,9 +241,9 @@ def rewrite_header(path, **scalars):
 
 @pytest.mark.parametrize("scalars, message", [
     ({"step_": -0.5}, "scalars.step_ = -0.5 is not a positive finite number"),
-    ({"time_dtype_": "object"}, "scalars.last_time_ = 399.0 with time_dtype_ = 'object' is not a time"),
+    ({"time_dtype_": "object"}, "time_dtype_ = 'object' needs last_seen_int_, which the file does not hold"),
     ({"last_time_": "noon"}, "scalars.last_time_ = 'noon' with time_dtype_ = 'float64' is not a time"),
-    ({"time_dtype_": None}, "scalars.last_time_ = 399.0 and scalars.time_dtype_ = None"),
+    ({"time_dtype_": None}, "the file holds times (last_seen_) but no time_dtype_ to read them"),
 ])
 def test_load_refuses_a_file_whose_step_or_latest_time_is_wrong_naming_them(tmp_path, scalars, message):
     path = tmp_path / "m.npz"
@@ -380,3 +381,22 @@ def test_evaluate_fits_it_without_the_advantage_columns_and_says_so():
     train, test = log._take(log.time < 300.0), log._take(log.time >= 300.0)
     expected = OnlineDisc(step=0.05).fit(train).predict_games(test)
     np.testing.assert_array_equal(ev.predictions["disc"], expected)
+
+
+def test_ratings_frame_says_when_each_player_was_last_seen_and_keeps_the_active_ones():
+    a = np.array(["p0", "p1", "p2", "p0", "p1", "p0"])
+    b = np.array(["p1", "p2", "p0", "p1", "p0", "p1"])
+    score = np.array([1.0, 0.0, 1.0, 0.0, 1.0, 1.0])
+    t = np.array([0.0, 1.0, 2.0, 3.0, 4.0, 5.0])
+    log = GameLog.from_arrays(a, b, score, time=t)
+    model = OnlineDisc(step=0.1).fit(GameLog.from_arrays(a[:4], b[:4], score[:4], time=t[:4]))
+    model.update(GameLog.from_arrays(a[4:], b[4:], score[4:], time=t[4:]))
+    frame = model.ratings_frame()
+    assert dict(zip(frame["player"], frame["last_seen"])) == {"p0": 5.0, "p1": 5.0, "p2": 2.0}
+    active = model.ratings_frame(active_since=3.0)
+    assert sorted(active["player"]) == ["p0", "p1"] and active["rank"].tolist() in ([1, 2], [float("nan")] * 2)
+    with pytest.raises(ValueError, match=r"active_since=9.0 is outside the fitted games' time range: the fitted games' times run from 0.0 to 5.0"):
+        model.ratings_frame(active_since=9.0)
+    again = OnlineDisc(step=0.1).fit(log)
+    np.testing.assert_array_equal(again.last_seen_, model.last_seen_)
+    np.testing.assert_array_equal(again.n_games_, model.n_games_)

@@ -68,12 +68,29 @@ class TimedRatings:
         raise NotImplementedError
 
     def _last_seen(self) -> np.ndarray:
-        """The time of each player's last game (NaN for a log without times)."""
-        raise NotImplementedError
+        """The time of each player's last game (NaN for a log without times): ``last_seen_``, which
+        :meth:`_record` keeps."""
+        return np.full(len(self.labels_), np.nan) if self.last_seen_ is None else self.last_seen_
 
     def _time_span(self) -> Optional[np.ndarray]:
-        """The first and the last time of the fitted games (None: games without times)."""
-        raise NotImplementedError
+        """The first and the last time of the fitted games (None: games without times): ``time_span_``,
+        which :meth:`_record` keeps."""
+        return self.time_span_
+
+    def _record(self, ia: np.ndarray, ib: np.ndarray, t: Optional[np.ndarray]) -> None:
+        """Count the games of the players coded ``ia`` and ``ib`` (at the times ``t``, in order) in
+        ``n_games_``, ``last_seen_`` and ``time_span_`` (the span of the times seen), for a model that
+        updates game by game (``labels_`` already holds the players appended)."""
+        n = len(self.labels_)
+        self.n_games_ = np.bincount(np.concatenate([ia, ib]), minlength=n) + np.concatenate(
+            [self.n_games_, np.zeros(n - self.n_games_.size, dtype=np.int64)])
+        old = self.last_seen_
+        if t is not None or old is not None:  # (None: no game with a time yet)
+            seen = last_seen(ia, ib, t, n)
+            self.last_seen_ = seen if old is None else latest(old, seen)
+        if t is not None and t.size:
+            span = self.time_span_
+            self.time_span_ = np.array([t[0], t[-1]]) if span is None else np.array([span[0], max(span[1], t[-1])])
 
     def _time_in_range(self, value: Any, name: str) -> Any:
         """``value`` read in the units of the fitted games' times (:func:`discrank._rows.time_bound`); a

@@ -18,7 +18,7 @@ from discrank._losses import binary_log_loss
 from discrank.exceptions import NumericalError
 from discrank.models._base import Model, atomic
 from discrank.models._prediction import expected_score
-from discrank.models._timed import TimedRatings, last_seen, latest
+from discrank.models._timed import TimedRatings
 from discrank.persist import FittedArray
 
 __all__ = ["OnlineElo", "STEP_GRID", "refuse_advantage", "tune_step"]
@@ -236,20 +236,6 @@ class OnlineElo(TimedRatings, Model):
         self._record(ia, ib, None if log.time is None else np.asarray(log.time)[order])
         return self
 
-    def _record(self, ia: np.ndarray, ib: np.ndarray, t: Optional[np.ndarray]) -> None:
-        """Count the games of the players coded ``ia`` and ``ib`` (at the times ``t``, in order) in
-        ``n_games_``, ``last_seen_`` and the span of the times seen."""
-        n = len(self.labels_)
-        self.n_games_ = np.bincount(np.concatenate([ia, ib]), minlength=n) + np.concatenate(
-            [self.n_games_, np.zeros(n - self.n_games_.size, dtype=np.int64)])
-        old = self.last_seen_
-        if t is not None or old is not None:  # (None: no game with a time yet)
-            seen = last_seen(ia, ib, t, n)
-            self.last_seen_ = seen if old is None else latest(old, seen)
-        if t is not None and t.size:
-            span = self.time_span_
-            self.time_span_ = np.array([t[0], t[-1]]) if span is None else np.array([span[0], max(span[1], t[-1])])
-
     @atomic
     def update(self, log: Any) -> "OnlineElo":
         """Continue the sequential update over the new games of ``log`` from the current ratings.
@@ -387,14 +373,6 @@ class OnlineElo(TimedRatings, Model):
     def _current(self) -> tuple[np.ndarray, None, np.ndarray]:
         """Each player's current rating and games (the update has no standard deviation)."""
         return self.ratings_, None, self.n_games_
-
-    def _last_seen(self) -> np.ndarray:
-        """The time of each player's last game (NaN for games without times)."""
-        return np.full(len(self.labels_), np.nan) if self.last_seen_ is None else self.last_seen_
-
-    def _time_span(self) -> Optional[np.ndarray]:
-        """The first and the last time of the games run (None: games without times)."""
-        return self.time_span_
 
     # ------------------------------------------------------------------ a model file
     def _rebuild(self) -> None:

@@ -20,6 +20,7 @@ from discrank._labels import LabelIndex, as_label_array, check_same_kind
 from discrank._params import Rule
 from discrank.analysis import disc_verdict, reparametrize, transitivity_summary
 from discrank.models._base import Model, atomic, elo_points
+from discrank.models._timed import TimedRatings
 from discrank.models.online import tune_step  # noqa: F401 - importable from here, as it was
 from discrank.online import online_disc
 from discrank.persist import FittedArray
@@ -121,7 +122,7 @@ def _file_time_ok(value: Any, kind: Any) -> bool:
     return int(np.iinfo(dtype).min) <= value <= int(np.iinfo(dtype).max)
 
 
-class OnlineDisc(Model):
+class OnlineDisc(TimedRatings, Model):
     """The paper's online disc update as an estimator: ``fit(log)`` runs
     :func:`discrank.online.online_disc` over a game log in time order, and ``predict_proba``,
     ``predict_games`` and ``predict_outcomes`` predict from the current state.
@@ -162,6 +163,9 @@ class OnlineDisc(Model):
         The same state as a disc component: ``u = u~ v`` and ``v``.
     n_games_ : ndarray of int, shape (n_players,)
         The games each player has played.
+    last_seen_, time_span_ : ndarray or None
+        The time of each player's last game, and the first and the last time of the games run (None:
+        games without times): ``ratings_frame``'s ``last_seen``, which ``active_since=`` filters on.
     step_ : float
         The step used.
     step_scores_ : dict or None
@@ -183,6 +187,8 @@ class OnlineDisc(Model):
         FittedArray("strength_", ("n",)),
         FittedArray("consistency_", ("n",)),
         FittedArray("n_games_", ("n",), kind="i", nonnegative="game count"),
+        FittedArray("last_seen_", ("n",), kind="t", required=False, bound=None, ints="last_seen_int_"),
+        FittedArray("time_span_", ("span",), kind="t", required=False, bound=None, ints="time_span_int_"),
     )
     _fitted_scalars = ("step_", "last_time_", "time_dtype_")
     _choices: dict = {}
@@ -260,7 +266,8 @@ class OnlineDisc(Model):
         self.labels_ = labels
         self._forget_labels()
         self.strength_, self.consistency_ = run.ratings, run.consistency
-        self.n_games_ = np.bincount(ia, minlength=n) + np.bincount(ib, minlength=n)
+        self.n_games_, self.last_seen_, self.time_span_ = np.zeros(n, dtype=np.int64), None, None
+        self._record(ia, ib, t)
         self.step_ = float(step)
         self.last_time_, self.time_dtype_ = (None, None) if t is None else _time_fields(t[-1])
         return self
@@ -317,10 +324,8 @@ class OnlineDisc(Model):
         check_same_kind(("a", a), ("labels_", np.asarray(self.labels_)))
         run = online_disc(a, b, np.asarray(log.score)[order], step=self.step_, init=self)
         index = LabelIndex(run.labels) if run.new_players.size else self._label_lookup()
-        n = len(run.labels)
-        games = np.bincount(index.lookup(a), minlength=n) + np.bincount(index.lookup(b), minlength=n)
-        games[: len(self.labels_)] += self.n_games_
-        self.labels_, self._label_index, self.n_games_ = run.labels, index, games
+        self.labels_, self._label_index = run.labels, index
+        self._record(index.lookup(a), index.lookup(b), t)
         self.strength_, self.consistency_ = run.ratings, run.consistency
         if t is not None:  # (t[-1] >= latest, checked above)
             self.last_time_, self.time_dtype_ = _time_fields(t[-1])
@@ -448,17 +453,21 @@ class OnlineDisc(Model):
         return (f"online disc update (Section 4), step {self.step_:.4g}, {int(self.n_games_.sum()) // 2} games: the "
                 f"disc component is {kind}")
 
-    def ratings_frame(self, *, anchor: Any = None, anchor_rating: float = 1500.0):
+    def ratings_frame(self, *, active_since: Any = None, anchor: Any = None, anchor_rating: float = 1500.0):
         """A pandas DataFrame of the current state, one row per player, strongest first.
 
         Columns: ``player``, ``rank``, ``games``; where the state is transitive (Proposition 2) ``elo``
         (the strength on the familiar scale: ``anchor_rating + 400 / ln 10 * (strength - reference)``,
         the reference being the mean strength or, with ``anchor=label``, that player's), ``strength`` and
-        ``consistency`` (> 0); then ``u_1`` and ``v_1``, the state as a disc component. ``df.attrs`` holds
-        the model name and the transitivity summary (Proposition 1).
+        ``consistency`` (> 0); then ``u_1`` and ``v_1``, the state as a disc component, and ``last_seen``
+        (the time of the player's last game; NaN for games without times). ``df.attrs`` holds the model
+        name and the transitivity summary (Proposition 1).
 
         Parameters
         ----------
+        active_since : time, optional
+            Keep only the players whose last game is at or after it, within the times of the games run
+            (as :meth:`discrank.DynamicElo.ratings_frame`); default: every player.
         anchor : label, optional
             The player whose ``elo`` is ``anchor_rating``; default: the mean strength is.
         anchor_rating : float, optional
@@ -475,21 +484,25 @@ class OnlineDisc(Model):
         discrank.exceptions.NotFittedError
             The model is not fitted.
         ValueError
-            ``anchor`` is not a player of the model.
+            ``anchor`` is not a player of the model; ``active_since`` outside the times of the games run,
+            of the other kind, or given for games without times.
         """
         import pandas as pd
 
         self._check_fitted()
         readout = self._readout()
+        last = self._last_seen()
+        keep = np.ones(len(last), dtype=bool) if active_since is None else last >= self._time_in_range(
+            active_since, "active_since")
         cols: dict = {"player": self.labels_, "games": self.n_games_}
         if readout is not None:
             cols["elo"] = elo_points(readout[0], self._label_lookup(), anchor, anchor_rating)
             cols["strength"], cols["consistency"] = readout
-        cols["u_1"], cols["v_1"] = self.u_[:, 0], self.v_[:, 0]
-        frame = pd.DataFrame(cols)
+        cols["u_1"], cols["v_1"], cols["last_seen"] = self.u_[:, 0], self.v_[:, 0], last
+        frame = pd.DataFrame(cols)[keep].reset_index(drop=True)
         n = len(frame)
         if readout is not None:
-            frame = frame.iloc[np.argsort(-readout[0], kind="stable")].reset_index(drop=True)
+            frame = frame.iloc[np.argsort(-readout[0][keep], kind="stable")].reset_index(drop=True)
             frame.insert(1, "rank", np.arange(1, n + 1))
         else:
             frame.insert(1, "rank", np.full(n, np.nan))
