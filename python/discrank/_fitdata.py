@@ -211,7 +211,7 @@ class FitData:
 
 
 def build_fit_data(data: PairwiseData, n_threads: int, tile: bool, stacklevel: int = 2,
-                   covariates: bool = False) -> FitData:
+                   covariates: bool = False, draws: bool = False) -> FitData:
     """The :class:`FitData` of ``data``, with the warnings about its comparison graph.
 
     Warns (``IsolatedPlayerWarning``, :func:`discrank.data.warn_isolated`) when some players have no
@@ -232,6 +232,9 @@ def build_fit_data(data: PairwiseData, n_threads: int, tile: bool, stacklevel: i
         Stack level of the ``DisconnectedGraphWarning``, counted from the caller.
     covariates : bool, optional
         Fit the rows of ``data.covariates`` (a pair once per covariate value) instead of the pairs.
+    draws : bool, optional
+        Keep the entries' draw counts (in the objective's order) for a draw model; a model without one
+        leaves them (no copy of them in tile order).
 
     Returns
     -------
@@ -252,11 +255,11 @@ def build_fit_data(data: PairwiseData, n_threads: int, tile: bool, stacklevel: i
     if covariates:
         rows = data.covariates
         weights = data.row_weights()
-        entries = TiledPairs(data.i[rows.pair], data.j[rows.pair], rows.p, rows.n_games, rows.draws)
+        entries = TiledPairs(data.i[rows.pair], data.j[rows.pair], rows.p, rows.n_games, rows.draws if draws else None)
         x, names = rows.x, tuple(rows.names)
     else:
         weights = data.pair_weights(copy=False)
-        entries = TiledPairs(data.i, data.j, data.p, data.n_games, data.draws)
+        entries = TiledPairs(data.i, data.j, data.p, data.n_games, data.draws if draws else None)
         x, names = None, ()
     total_weight = weights.sum()
     w = weights / total_weight

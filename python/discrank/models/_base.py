@@ -428,7 +428,8 @@ class PairwiseModel(PairPredictions, Model):
         """The :class:`FitData` of checked ``data`` for this model (its threads, tiling and covariates);
         ``stacklevel`` of the graph warnings counted from the caller, as in :func:`build_fit_data`."""
         return build_fit_data(data, resolve_n_jobs(self.n_jobs), self._tile_pairs, stacklevel=stacklevel + 1,
-                              covariates=data.covariates is not None)
+                              covariates=data.covariates is not None,
+                              draws=getattr(self, "draws", None) is not None)
 
     def _fit_prepared(self, fit_data: FitData, plan: FitPlan) -> "PairwiseModel":
         """The fit on built fit data (parameters validated) run as ``plan`` says (its prior scale, a tuning
