@@ -438,7 +438,8 @@ def test_fit_data_keeps_each_pairs_draws_in_tile_order():
     a = rng.integers(0, n, 9000)
     b = (a + rng.integers(1, n, 9000)) % n
     pairs = dr.GameLog.from_arrays(a, b, rng.choice([0.0, 0.5, 1.0], 9000)).to_pairs()
-    data = build_fit_data(pairs, 1, tile=True)
+    assert build_fit_data(pairs, 1, tile=True).draws is None  # (a model without a draw model: no copy)
+    data = build_fit_data(pairs, 1, tile=True, draws=True)
     assert not np.array_equal(data.i, pairs.i)
     by_pair = {(i, j): (d, g) for i, j, d, g in zip(pairs.i.tolist(), pairs.j.tolist(), pairs.draws.tolist(),
                                                     pairs.n_games.tolist())}
