@@ -11,7 +11,7 @@ import numpy as np
 from scipy.special import expit
 
 from discrank import _core
-from discrank._losses import binary_log_loss
+from discrank._losses import binary_log_loss, outcome_log_loss
 from discrank.data import PairwiseData
 from discrank.models._prediction import check_unseen, code_players, expected_score, log_covariates
 
@@ -220,23 +220,47 @@ class PairPredictions:
         model fitted with covariates and data that has them: its rows, by ``data.row_weights()``).
 
         With game counts (``weights="games"``) this is the log loss per game. Predicted probabilities are
-        clipped to ``[LOG_LOSS_EPS, 1 - LOG_LOSS_EPS]``.
+        clipped to ``[LOG_LOSS_EPS, 1 - LOG_LOSS_EPS]``. A model with a draw model (``draw_eta_`` fitted)
+        scores the three outcomes instead: ``-log P(the result)`` of the wins, draws and losses of ``data``
+        (its ``draws``), the loss its prior's tuning minimises (:func:`discrank._losses.outcome_log_loss`).
 
         Parameters
         ----------
         data : PairwiseData
-            Pairs of players the fit has seen.
+            Pairs of players the fit has seen (with draw counts for a draw model).
 
         Returns
         -------
         float
             Lower is better.
+
+        Raises
+        ------
+        ValueError
+            A draw model and data without draw counts.
         """
+        if getattr(self, "draw_eta_", None) is not None:
+            return self._outcome_log_loss(data)
         if self._by_rows(data):
             q, w, p = self._row_proba(data), data.row_weights(), data.covariates.p
         else:
             q, w, p = self.predict_proba(data), data.pair_weights(), data.p
         return float(np.sum(w * binary_log_loss(q, p)) / np.sum(w))
+
+    def _outcome_log_loss(self, data: PairwiseData) -> float:
+        """The three-outcome log loss of a draw model on ``data``'s pairs (or its covariate rows)."""
+        ia, ib = self._indices(data, None)
+        if self._by_rows(data):
+            rows = data.covariates
+            q = self._outcome_proba(ia[rows.pair], ib[rows.pair], rows.x)
+            p, games, draws, w = rows.p, rows.n_games, rows.draws, data.row_weights()
+        else:
+            q = self._outcome_proba(ia, ib)
+            p, games, draws, w = data.p, data.n_games, data.draws, data.pair_weights()
+        if draws is None:
+            raise ValueError(f"{type(self).__name__}(draws={self.draws!r}).log_loss scores wins, draws and losses: the "
+                             "data has no draw counts (PairwiseData.draws is None)")
+        return outcome_log_loss(q, p, games, draws, w)
 
     def score(self, data: PairwiseData) -> float:
         """The mean log-likelihood of ``data`` under the model: ``-log_loss(data)``, higher is better.

@@ -17,7 +17,6 @@ from discrank._checks import check_n_components, check_one_of
 from discrank._draws import DRAW_IDS, DRAWS, check_draw_data, check_draw_model, draw_start, outcome_probabilities
 from discrank._fitdata import FitData, FitPlan
 from discrank._labels import show
-from discrank._losses import outcome_log_loss
 from discrank._newton import logit_mean_score
 from discrank._params import check_params
 from discrank._tuning import TUNING_TOL  # noqa: F401 - importable from here, as it was
@@ -467,35 +466,6 @@ class DiscDecomposition(DiscReadout, PairwiseModel):
         if getattr(self, "draw_eta_", None) is None:
             return super()._outcome_proba(ia, ib, x)
         return outcome_probabilities(self._logits(ia, ib, x), self.draw_eta_, self.draws)
-
-    def log_loss(self, data: PairwiseData) -> float:
-        """Mean log loss per game (per pair with ``weights="uniform"``), pairs weighted by
-        ``data.pair_weights()`` (:meth:`PairwiseModel.log_loss`); with a draw model, the three-outcome log
-        loss ``-log P(the result)`` of the wins, draws and losses of ``data`` (its ``draws``), the loss
-        the prior's tuning minimises.
-
-        Parameters
-        ----------
-        data : PairwiseData
-            Pairs of players the fit has seen (with draw counts for a draw model).
-
-        Returns
-        -------
-        float
-            Lower is better.
-
-        Raises
-        ------
-        ValueError
-            A draw model and data without draw counts.
-        """
-        if getattr(self, "draw_eta_", None) is None:
-            return super().log_loss(data)
-        if data.draws is None:
-            raise ValueError(f"{type(self).__name__}(draws={self.draws!r}).log_loss scores wins, draws and losses: "
-                             "the data has no draw counts (PairwiseData.draws is None)")
-        ia, ib = self._indices(data, None)
-        return outcome_log_loss(self._outcome_proba(ia, ib), data.p, data.n_games, data.draws, data.pair_weights())
 
 
 class MElo(DiscDecomposition):

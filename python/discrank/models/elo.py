@@ -17,7 +17,6 @@ from discrank._params import check_params
 from discrank._tuning import TUNING_TOL  # noqa: F401 - importable from here, as it was
 from discrank.data import PairwiseData, one_sided, separated_examples
 from discrank.exceptions import ConvergenceWarning, SeparationWarning
-from discrank._losses import outcome_log_loss
 from discrank.models._base import LOSSES, PairwiseModel
 from discrank.persist import FittedArray
 
@@ -339,44 +338,6 @@ class _EloFamily(PairwiseModel):
         if term is not None:
             d = d + term
         return outcome_probabilities(d, getattr(self, "draw_eta_", None), self.draws)
-
-    def log_loss(self, data: PairwiseData) -> float:
-        """Mean log loss per game (per pair with ``weights="uniform"``), pairs weighted by
-        ``data.pair_weights()``, or by covariate row (:meth:`PairwiseModel.log_loss`).
-
-        Without a draw model, the binary cross-entropy of P(a beats b) against the score (a draw counting
-        half). With one, the three-outcome log loss ``-log P(the result)`` of the wins, draws and losses
-        of ``data`` (its ``draws``), the loss the prior's tuning minimises, as DynamicElo's does.
-
-        Parameters
-        ----------
-        data : PairwiseData
-            Pairs of players the fit has seen (with draw counts for a draw model).
-
-        Returns
-        -------
-        float
-            Lower is better.
-
-        Raises
-        ------
-        ValueError
-            A draw model and data without draw counts.
-        """
-        if getattr(self, "draw_eta_", None) is None:
-            return super().log_loss(data)
-        ia, ib = self._indices(data, None)
-        if self._by_rows(data):
-            rows = data.covariates
-            q = self._outcome_proba(ia[rows.pair], ib[rows.pair], rows.x)
-            p, games, draws, w = rows.p, rows.n_games, rows.draws, data.row_weights()
-        else:
-            q = self._outcome_proba(ia, ib)
-            p, games, draws, w = data.p, data.n_games, data.draws, data.pair_weights()
-        if draws is None:
-            raise ValueError(f"{type(self).__name__}(draws={self.draws!r}).log_loss scores wins, draws and losses: the "
-                             "data has no draw counts (PairwiseData.draws is None)")
-        return outcome_log_loss(q, p, games, draws, w)
 
     def _factors(self) -> dict[str, np.ndarray]:
         return {"s": self.ratings_}
