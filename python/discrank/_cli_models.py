@@ -182,8 +182,8 @@ def _takes_advantage(model: Any) -> bool:
 
 def check_fit_options(name: str, model: Any, args: Any) -> None:
     """Refuse the ``fit`` options that do not apply to ``model`` (``--model name``): ``--advantage`` for a
-    model without covariates, ``--min-games`` for a model fitted on the games, ``--save`` for a model that
-    cannot be saved. A ValueError names the option and the model."""
+    model without covariates, ``--min-games`` for a model fitted on the games (every model can be saved). A
+    ValueError names the option and the model."""
     what = f"--model {name}: {type(model).__name__}"
     if getattr(args, "advantage", None) and not _takes_advantage(model):
         raise ValueError(f"--advantage {' '.join(args.advantage)} does not apply to {what} fits no advantage "
@@ -191,9 +191,6 @@ def check_fit_options(name: str, model: Any, args: Any) -> None:
     if model_choices()[name].games and args.min_games > 1:
         raise ValueError(f"--min-games does not apply to {what} is fitted on the games, not on their pairs "
                          "(--min-player-games filters its players)")
-    if args.save and not callable(getattr(model, "save", None)):
-        raise ValueError(f"--save does not apply to {what} cannot be saved to a model file (--out writes its "
-                         "ratings)")
 
 
 def check_fitted_advantage(name: str, model: Any, log: Any) -> None:

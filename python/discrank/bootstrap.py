@@ -181,26 +181,13 @@ def _scores(model: Any) -> np.ndarray:
 # ------------------------------------------------------------------------------------ the table
 def _table(model: Any, anchor: Any) -> Optional[tuple[str, np.ndarray, np.ndarray]]:
     """``(column, players, values)`` of a fitted model: its ``ratings_frame(anchor=anchor)`` column (the
-    first of :data:`TABLE_COLUMNS` it has); None when the frame ranks no player. A model without
-    ``ratings_frame`` (DynamicElo, OnlineElo) gives its current ``rating`` in logits (DynamicElo: each
-    player's rating in their last period, from ``history()``; OnlineElo: ``ratings_``), less the
-    anchor's."""
-    if hasattr(model, "ratings_frame"):
-        frame = model.ratings_frame(anchor=anchor)
-        column = next((c for c in TABLE_COLUMNS if c in frame.columns), None)
-        if column is None or frame["rank"].isna().all():
-            return None
-        return column, frame["player"].to_numpy(), frame[column].to_numpy(dtype=np.float64)
-    # DynamicElo and OnlineElo have no ratings_frame yet (issue 32 gives every model one): the ratings
-    # they predict with now, in logits
-    if hasattr(model, "history"):
-        last = model.history().drop_duplicates("player", keep="last")
-        players, values = last["player"].to_numpy(), last["rating"].to_numpy(dtype=np.float64)
-    else:
-        players, values = np.asarray(model.labels_), np.asarray(model.ratings_, dtype=np.float64)
-    if anchor is not None:
-        values = values - values[np.flatnonzero(players == anchor)[0]]
-    return "rating", players, values
+    first of :data:`TABLE_COLUMNS` it has; every model of the family has a table); None when the frame
+    ranks no player."""
+    frame = model.ratings_frame(anchor=anchor)
+    column = next((c for c in TABLE_COLUMNS if c in frame.columns), None)
+    if column is None or frame["rank"].isna().all():
+        return None
+    return column, frame["player"].to_numpy(), frame[column].to_numpy(dtype=np.float64)
 
 
 def _betas(model: Any, names: tuple) -> np.ndarray:
