@@ -231,3 +231,38 @@ def test_label_table_codes_and_orders():
     assert big.size == 100_000 and big.nbytes / big.size < 100
     with pytest.raises(TypeError, match="not a str"):
         big.code_strings(np.array(["x", 3], dtype=object))
+
+
+# ------------------------------------------------------------------ one traversal rule (issue 33)
+def _two_folders(tmp_path):
+    """``data/`` with a file and a sub-folder ``sub/`` with another; the reference pairs of both."""
+    frames = [_frame(k, n_games=2000) for k in range(2)]
+    (tmp_path / "data" / "sub").mkdir(parents=True)
+    frames[0].to_csv(tmp_path / "data" / "g0.csv", index=False)
+    frames[1].to_csv(tmp_path / "data" / "sub" / "g1.csv", index=False)
+    ref = discrank.GameLog.from_frame(pd.concat(frames, ignore_index=True), score="score").to_pairs()
+    return tmp_path / "data", ref
+
+
+def test_a_named_pipe_in_a_folder_is_refused_by_name_not_read(tmp_path):
+    data, _ = _two_folders(tmp_path)
+    os.mkfifo(data / "pipe.csv")  # reading it would block forever
+    with pytest.raises(ValueError, match=r"pipe\.csv: not a regular file \(a named pipe, a socket or a device\)"):
+        scan.scan_games(data, score="score")
+
+
+def test_a_symlinked_folder_and_a_glob_matching_a_folder_are_read_as_a_folder(tmp_path):
+    data, ref = _two_folders(tmp_path)
+    linked = tmp_path / "linked"
+    linked.mkdir()
+    (data / "g0.csv").rename(linked / "g0.csv")
+    os.symlink(linked, data / "link")  # the first file now lies behind a symlinked sub-folder
+    _same(scan.scan_games(data, score="score"), ref)
+    _same(scan.scan_games(str(data) + "/*", score="score"), ref)  # a glob matching a link and a folder
+
+
+def test_overlapping_paths_read_each_file_once_and_say_so(tmp_path):
+    data, ref = _two_folders(tmp_path)
+    with pytest.warns(UserWarning, match=r"1 file\(s\) named more than once .*g1\.csv"):
+        got = scan.scan_games([data, str(data / "sub") + "/*.csv"], score="score")
+    _same(got, ref)

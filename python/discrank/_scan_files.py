@@ -35,8 +35,12 @@ def _format_of(path: str) -> Optional[str]:
 
 
 def sources(paths: Any, fmt: Optional[str]) -> list[tuple[str, str]]:
-    """(path, format) of every file named: files, directories (their files, recursively, in sorted order,
-    skipping names that start with "." or "_", as Parquet writers leave them) and glob patterns."""
+    """(path, format) of every file named, by one rule: a folder, whether given as a path, matched by a glob
+    or met inside a folder (a symbolic link to one included), is read recursively in sorted order, its
+    names that start with "." or "_" skipped (as Parquet writers leave them); a file is read once, however
+    many paths name it (overlapping paths or links: a warning names each file named again); and anything
+    that is neither a regular file nor a folder (a named pipe, a socket, a device) is refused by name, as
+    reading it could block or never end."""
     if isinstance(paths, (str, os.PathLike)):
         paths = [paths]
     try:
@@ -49,30 +53,65 @@ def sources(paths: Any, fmt: Optional[str]) -> list[tuple[str, str]]:
         check_choice(fmt, "format", tuple(FORMATS), "the files' format, instead of their names'")
     files: list[str] = []
     for p in paths:
-        if os.path.isdir(p):
-            found = []
-            for root, dirs, names in os.walk(p):
-                dirs[:] = sorted(d for d in dirs if not d.startswith((".", "_")))
-                found += [os.path.join(root, n) for n in sorted(names) if not n.startswith((".", "_"))]
-            if not found:
-                raise ValueError(f"{p}: the directory holds no file")
-            files += found
-        elif os.path.exists(p):
-            files.append(p)
+        if os.path.exists(p):
+            files += _files_of(p)
         elif glob.has_magic(p):
             found = sorted(glob.glob(p, recursive=True))
             if not found:
                 raise ValueError(f"no file matches {p!r}")
-            files += [f for f in found if os.path.isfile(f)]
+            for f in found:
+                files += _files_of(f)
         else:
             raise FileNotFoundError(f"no such file or directory: {p!r}")
-    out = []
+    out, seen, again = [], set(), []
     for f in files:
+        real = os.path.realpath(f)
+        if real in seen:
+            again.append(f)
+            continue
+        seen.add(real)
         kind = fmt or _format_of(f)
         if kind is None:
             raise ValueError(f"{f}: not a file scan_games reads (by its name: {_known()}); pass format=...")
         out.append((f, kind))
+    if again:
+        import warnings
+
+        warnings.warn(f"{len(again)} file(s) named more than once by the paths given (overlapping paths or links), "
+                      f"read once each: {', '.join(map(repr, again[:5]))}{' ...' if len(again) > 5 else ''}",
+                      UserWarning, stacklevel=3)
     return out
+
+
+def _files_of(p: str) -> list[str]:
+    """The files of the path ``p``: itself, or a folder's files (:func:`sources`' rule); a ValueError names
+    a path that is neither a regular file nor a folder, or a folder that holds no file."""
+    import stat
+
+    if os.path.isdir(p):
+        found, visited = [], set()
+        for root, dirs, names in os.walk(p, followlinks=True):
+            real = os.path.realpath(root)
+            if real in visited:  # (a link back up the tree: its files are read once)
+                dirs[:] = []
+                continue
+            visited.add(real)
+            dirs[:] = sorted(d for d in dirs if not d.startswith((".", "_")))
+            for n in sorted(names):
+                if not n.startswith((".", "_")):
+                    found.append(_regular(os.path.join(root, n), stat))
+        if not found:
+            raise ValueError(f"{p}: the directory holds no file")
+        return found
+    return [_regular(p, stat)]
+
+
+def _regular(path: str, stat: Any) -> str:
+    """``path``, or a ValueError naming it when it is not a regular file (a link is followed)."""
+    if not stat.S_ISREG(os.stat(path).st_mode):
+        raise ValueError(f"{path}: not a regular file (a named pipe, a socket or a device): scan_games reads "
+                         "files and folders of them only, as reading it could block")
+    return path
 
 
 def _known() -> str:
