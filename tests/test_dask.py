@@ -389,3 +389,11 @@ def test_a_game_log_is_fitted_as_in_process(client):
     periods = PeriodGames.from_log(log, period=100.0)
     np.testing.assert_array_equal(ddk.fit(discrank.Elo(prior_scale=1.0), periods, client).ratings_,
                                   discrank.Elo(prior_scale=1.0).fit(periods).ratings_)
+
+
+def test_a_closed_client_is_refused_by_its_status():
+    """issue 33: a fit through a closed client said only "AttributeError: ... ncores"."""
+    closed = distributed.Client(processes=False, n_workers=1, threads_per_worker=1, dashboard_address=":0")
+    closed.close()
+    with pytest.raises(ValueError, match=r"the Dask client is not running \(status 'closed'\)"):
+        ddk.fit(discrank.Elo(prior_scale=1.0), discrank.PairwiseData.from_games([0, 1], [1, 0], [1.0, 0.0]), closed)

@@ -221,6 +221,9 @@ def fit(model: Any, data: Any, client: Any = None, *, n_parts: Optional[int] = N
                         f"distributed_parts: Elo, EloPlusPlus, DiscDecomposition, MElo, DiscDecompositionCV and "
                         f"DynamicElo); {type(model).__name__} has a fit of its own, which runs in process: call its fit")
     client = client or get_client()
+    if getattr(client, "status", "running") != "running":
+        raise ValueError(f"discrank.dask.fit: the Dask client is not running (status {client.status!r}): give a "
+                         "connected client, or none to use the current one")
     if n_parts is None:
         n_parts = max(1, sum(client.nthreads().values()))
     if parts == "rows":
