@@ -471,3 +471,9 @@ def test_scan_keeps_the_players_with_enough_games_over_summed_rows_as_the_reader
     by_game, _ = active_games(ca, cb, 4, np.ones(5, dtype=bool), 2)
     np.testing.assert_array_equal(by_game, [True, True, True, False, False])
     np.testing.assert_array_equal(alive, [True, True, False, False, True])
+
+
+def test_an_iso_time_with_a_fraction_of_a_second_is_read():
+    """issue 33: "2024-01-01T10:00:00.5" was refused (the dots of PGN dates were replaced everywhere)."""
+    log = GameLog.from_arrays(["a", "b"], ["b", "a"], [1.0, 0.0], time=["2024-01-01T10:00:00.5", "2024.01.02"])
+    assert log.time.tolist() == [np.datetime64("2024-01-01T10:00:00.500"), np.datetime64("2024-01-02T00:00:00.000")]

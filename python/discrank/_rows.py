@@ -140,16 +140,24 @@ def as_times(values: Any, name: str = "time") -> np.ndarray:
             k = int(np.flatnonzero(~np.isfinite(t))[0])
             raise ValueError(f"{name}[{k}] = {show(t[k])} is not a time")
         return t
-    try:  # dates as strings ("2024-05-01", "2024.05.01")
-        return np.array([np.datetime64(str(v).replace(".", "-")) for v in t.tolist()])
+    try:  # dates as strings ("2024-05-01", "2024.05.01", "2024-05-01T10:00:00.25")
+        return np.array([np.datetime64(_iso(v)) for v in t.tolist()])
     except ValueError:
         pass
     for k, v in enumerate(t.tolist()):
         try:
-            np.datetime64(str(v).replace(".", "-"))
+            np.datetime64(_iso(v))
         except ValueError:
             raise ValueError(f"{name}[{k}] = {v!r} is not a time (a number, a datetime or an ISO date)") from None
     raise ValueError(f"{name} is not a time column")  # pragma: no cover
+
+
+def _iso(v: Any) -> str:
+    """``v`` as ISO text for ``numpy.datetime64``: a PGN date's dots ("2024.05.01") as dashes, in the date
+    part only, so that a fraction of a second ("10:00:00.25") is kept."""
+    text = str(v)
+    cut = min((i for i in (text.find("T"), text.find(" ")) if i >= 0), default=len(text))
+    return text[:cut].replace(".", "-") + text[cut:]
 
 
 def _is_blank(v: Any) -> bool:
