@@ -520,3 +520,13 @@ def test_draw_kernel_is_bitwise_the_same_for_any_thread_count(strategy):
         for other in runs[1:]:
             assert other[0] == runs[0][0] and other[4] == runs[0][4] and other[5] == runs[0][5]
             assert np.array_equal(other[1], runs[0][1]) and np.array_equal(other[2], runs[0][2])
+
+
+@pytest.mark.parametrize("draws", ["davidson", "rao-kupper"])
+def test_a_log_of_draws_only_is_refused_by_every_draw_model(draws):
+    """issue 33: DynamicElo fitted a log of draws only to P(draw) = 1 - 1e-9 and reported convergence."""
+    log = dr.GameLog.from_arrays(["a", "b", "c", "a"], ["b", "c", "a", "c"], [0.5] * 4, time=[0.0, 1.0, 2.0, 3.0])
+    for model in (dr.DynamicElo(period=1.0, draws=draws, prior_scale=1.0, drift=0.1),
+                  dr.Elo(draws=draws, prior_scale=1.0), dr.DiscDecomposition(1, draws=draws, prior_scale=1.0)):
+        with pytest.raises(ValueError, match="every game of the (log|data) is a draw"):
+            model.fit(log)

@@ -100,8 +100,9 @@ class Games:
 
 
 def check_draws(draws: Optional[str], score: np.ndarray, game: str = "game") -> None:
-    """The draw model ``draws`` needs results (1, 0.5 or 0), and draws to fit its parameter; ``game``: what
-    an entry is called (new games, those of ``update``, need no draw). A ValueError names the entry."""
+    """The draw model ``draws`` needs results (1, 0.5 or 0), and draws and other results to fit its
+    parameter (as the pair models' draw models, :func:`discrank._draws.check_draw_data`); ``game``: what an
+    entry is called (new games, those of ``update``, need neither). A ValueError names the entry."""
     if draws is None:
         return
     bad = ~np.isin(score, (0.0, 0.5, 1.0))
@@ -112,6 +113,9 @@ def check_draws(draws: Optional[str], score: np.ndarray, game: str = "game") -> 
     if game == "game" and not (score == 0.5).any():
         raise ValueError(f"draws={draws!r}: the log has no draw, so the draw parameter cannot be fitted; "
                          "use draws=None")
+    if game == "game" and (score == 0.5).all():
+        raise ValueError(f"draws={draws!r}: every game of the log is a draw, so the draw parameter has no finite "
+                         "maximum and the results say nothing of the players; use draws=None")
 
 
 def check_covariates(x: Optional[np.ndarray], names: tuple) -> None:
