@@ -397,3 +397,14 @@ def test_a_closed_client_is_refused_by_its_status():
     closed.close()
     with pytest.raises(ValueError, match=r"the Dask client is not running \(status 'closed'\)"):
         ddk.fit(discrank.Elo(prior_scale=1.0), discrank.PairwiseData.from_games([0, 1], [1, 0], [1.0, 0.0]), closed)
+
+
+def test_aggregate_refuses_labels_of_two_kinds_across_partitions_naming_them(client):
+    """issue 33: int labels in one partition and str labels in another gave "'<' not supported"."""
+    ints = pd.DataFrame({"a": [1, 2], "b": [2, 1], "score": [1.0, 0.0]})
+    strs = pd.DataFrame({"a": ["x", "y"], "b": ["y", "x"], "score": [1.0, 0.5]})
+    ddf = dask_dataframe.concat([dask_dataframe.from_pandas(ints, npartitions=1),
+                                 dask_dataframe.from_pandas(strs, npartitions=1)])
+    with pytest.raises(ValueError, match=r"the partitions' labels mixes label types: numbers \(first 1 .*strings "
+                                         r"\(first 'x'"):
+        ddk.aggregate(ddf, score="score")

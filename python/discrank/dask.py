@@ -144,11 +144,11 @@ def aggregate(ddf: Any, a: str = "a", b: str = "b", score: Optional[str] = None,
     table = table.reset_index()
     if len(table) == 0:
         raise ValueError("no valid game in the frame")
-    lo_lab, hi_lab = table["lo"].to_numpy(), table["hi"].to_numpy()
-    labels, codes = np.unique(np.concatenate([lo_lab, hi_lab]), return_inverse=True)
+    both = np.concatenate([table["lo"].to_numpy(), table["hi"].to_numpy()])
+    if both.dtype.kind == "O":  # (partitions may disagree: labels of one kind, else refused naming each kind)
+        both = as_label_array(both, "the partitions' labels")
+    labels, codes = np.unique(both, return_inverse=True)
     codes = codes.reshape(-1)
-    if labels.dtype.kind == "O":
-        labels = as_label_array(labels, "labels")
     m = len(table)
     lo, hi = codes[:m].astype(np.int32), codes[m:].astype(np.int32)
     n, w = table["n"].to_numpy(np.float64), table["w"].to_numpy(np.float64)
