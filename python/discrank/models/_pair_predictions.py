@@ -11,6 +11,7 @@ import numpy as np
 from scipy.special import expit
 
 from discrank import _core
+from discrank._draws import outcome_probabilities
 from discrank._losses import binary_log_loss, outcome_log_loss
 from discrank.data import PairwiseData
 from discrank.models._prediction import check_unseen, code_players, expected_score, log_covariates
@@ -112,14 +113,18 @@ class PairPredictions:
         term = self._covariate_term(x, ia.shape[0])
         return scores if term is None else scores + term
 
-    def _outcome_proba(self, ia: np.ndarray, ib: np.ndarray, x: Optional[np.ndarray]) -> np.ndarray:
+    def _outcome_proba(self, ia: np.ndarray, ib: np.ndarray, x: Optional[np.ndarray] = None) -> np.ndarray:
         """[P(a wins), P(draw), P(b wins)] of games between the players ``ia`` and ``ib`` (indices of
-        :meth:`_indices`) with covariate rows ``x`` (n_games, n_covariates; None: neutral games).
+        :meth:`_indices`) with covariate rows ``x`` (n_games, n_covariates; None, the default: neutral games).
 
         The one three-outcome computation of the pair models: ``predict_proba``, ``predict_games`` and
-        ``predict_outcomes`` read it. Without a draw model, ``[p, 0, 1 - p]`` with ``p`` the model's
-        P(a beats b); a model with a draw model overrides it.
+        ``predict_outcomes`` read it. With a fitted draw model (``draw_eta_``; Elo's and the disc
+        decomposition's), the draw model's probabilities of the logits
+        (:func:`discrank._draws.outcome_probabilities`); without one, ``[p, 0, 1 - p]`` with ``p`` the
+        model's P(a beats b).
         """
+        if getattr(self, "draw_eta_", None) is not None:
+            return outcome_probabilities(self._logits(ia, ib, x), self.draw_eta_, self.draws)
         p = self._link(self._logits(ia, ib, x))
         return np.stack([p, np.zeros_like(p), 1.0 - p], axis=1)
 

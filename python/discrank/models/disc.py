@@ -14,7 +14,7 @@ import numpy as np
 from discrank import _core
 from discrank._coding import map_rows
 from discrank._checks import check_n_components, check_one_of
-from discrank._draws import DRAW_IDS, DRAWS, check_draw_data, check_draw_model, draw_start, outcome_probabilities
+from discrank._draws import DRAW_IDS, DRAWS, check_draw_data, check_draw_model, draw_start
 from discrank._fitdata import FitData, FitPlan
 from discrank._labels import show
 from discrank._newton import logit_mean_score
@@ -446,26 +446,6 @@ class DiscDecomposition(DiscReadout, PairwiseModel):
             raise ValueError(f"scalars.draw_eta_ is {self.draw_eta_!r} but params.draws is {self.draws!r}: a model "
                              "has a draw parameter exactly when it has a draw model")
         self._describe_first_component()
-
-    def _outcome_proba(self, ia: np.ndarray, ib: np.ndarray, x: Optional[np.ndarray] = None) -> np.ndarray:
-        """[P(a wins), P(draw), P(b wins)] of players ``ia``, ``ib`` (indices, ``n_players_`` for the prior's
-        player) in games with advantage covariates ``x`` (None: neutral games): the draw model's, or
-        ``[p, 0, 1 - p]`` without one.
-
-        Parameters
-        ----------
-        ia, ib : ndarray of int
-            The players' indices.
-        x : array_like, shape (n, n_covariates), optional
-            The games' covariates, for a model fitted with them.
-
-        Returns
-        -------
-        ndarray, shape (n, 3)
-        """
-        if getattr(self, "draw_eta_", None) is None:
-            return super()._outcome_proba(ia, ib, x)
-        return outcome_probabilities(self._logits(ia, ib, x), self.draw_eta_, self.draws)
 
 
 class MElo(DiscDecomposition):

@@ -317,28 +317,6 @@ class _EloFamily(PairwiseModel):
         q = outcome_probabilities(scores, self.draw_eta_, self.draws)
         return q[:, 0] + 0.5 * q[:, 1]
 
-    def _outcome_proba(self, ia: np.ndarray, ib: np.ndarray, x: Optional[np.ndarray] = None) -> np.ndarray:
-        """[P(a wins), P(draw), P(b wins)] of players ``ia``, ``ib`` (indices, ``n_players_`` for the prior's
-        player) in games with advantage covariates ``x`` (None: neutral games): the draw model's, or
-        ``[p, 0, 1 - p]`` without one.
-
-        Parameters
-        ----------
-        ia, ib : ndarray of int
-            The players' indices.
-        x : array_like, shape (n, n_covariates), optional
-            The games' covariates, for a model fitted with them.
-
-        Returns
-        -------
-        ndarray, shape (n, 3)
-        """
-        d = self._scores(ia, ib)
-        term = self._covariate_term(x, ia.shape[0])
-        if term is not None:
-            d = d + term
-        return outcome_probabilities(d, getattr(self, "draw_eta_", None), self.draws)
-
     def _factors(self) -> dict[str, np.ndarray]:
         return {"s": self.ratings_}
 
