@@ -21,7 +21,7 @@ from discrank._checks import check_same_length, show
 from discrank._labels import LabelIndex, as_query
 from discrank.exceptions import UnknownPlayerError
 
-__all__ = ["UNSEEN", "GamePredictions", "check_unseen", "code_players", "expected_score", "log_covariates"]
+__all__ = ["UNSEEN", "CurrentStatePredictions", "GamePredictions", "check_unseen", "code_players", "expected_score", "log_covariates"]
 
 #: The values of ``unseen=`` that every prediction takes: an unknown player is an error, or the prior's.
 UNSEEN = ("raise", "prior")
@@ -188,3 +188,42 @@ class GamePredictions:
     def _log_outcomes(self, log: Any, ia: np.ndarray, ib: np.ndarray) -> np.ndarray:
         """[P(a wins), P(draw), P(b wins)] of the games of ``log`` between the coded players ``ia``, ``ib``."""
         raise NotImplementedError
+
+
+class CurrentStatePredictions:
+    """The predictions of a model that rates from its current state alone (the online updates: OnlineElo,
+    OnlineDisc), written once over its hook ``_outcome_proba(ia, ib)`` ([P(a wins), 0, P(b wins)] of the
+    players coded ``ia``, ``ib``; -1 for a player not seen): a game's time plays no part."""
+
+    def _log_outcomes(self, log: Any, ia: np.ndarray, ib: np.ndarray) -> np.ndarray:
+        """:meth:`_outcome_proba` of the games of ``log`` (the current state: times play no part)."""
+        return self._outcome_proba(ia, ib)
+
+    def predict_proba(self, a: Any, b: Any, *, unseen: str = "raise") -> Any:
+        """P(a beats b) from the current state (the class says how).
+
+        Parameters
+        ----------
+        a, b : array_like or scalar
+            Labels of the players, one each or arrays of one length.
+        unseen : {"raise", "prior"}, optional
+            A player not seen is an :class:`~discrank.exceptions.UnknownPlayerError` (default), or with
+            ``"prior"`` a player at the prior's state (the class says which).
+
+        Returns
+        -------
+        float or ndarray of float
+            A float for two single players, else P(a beats b) for each pair.
+
+        Raises
+        ------
+        discrank.exceptions.NotFittedError
+            The estimator is not fitted.
+        discrank.exceptions.UnknownPlayerError
+            A player not seen, with ``unseen="raise"``.
+        ValueError
+            ``unseen`` is not one of ``("raise", "prior")``.
+        """
+        ia, ib = self._player_codes(a, b, unseen)
+        proba = expected_score(self._outcome_proba(ia, ib))
+        return float(proba[0]) if np.ndim(a) == 0 and np.ndim(b) == 0 else proba

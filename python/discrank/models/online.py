@@ -17,7 +17,7 @@ from discrank._labels import LabelIndex, as_label_array, check_same_kind, factor
 from discrank._losses import binary_log_loss
 from discrank.exceptions import NumericalError
 from discrank.models._base import Model, atomic
-from discrank.models._prediction import expected_score
+from discrank.models._prediction import CurrentStatePredictions
 from discrank.models._timed import TimedRatings
 from discrank.persist import FittedArray
 
@@ -99,7 +99,7 @@ def tune_step(forecasts: Callable[[float], np.ndarray], frozen: Callable[[float,
     return grid[best], {grid[k]: value for k, (value, _) in search.fits.items()}
 
 
-class OnlineElo(TimedRatings, Model):
+class OnlineElo(CurrentStatePredictions, TimedRatings, Model):
     """Elo's sequential update (:func:`discrank.online.online_elo`) as an estimator: ``fit(log)`` runs it over a game log
     in time order, ``predict_proba``, ``predict_games`` and ``predict_outcomes`` predict from the current
     ratings (a player not seen is an :class:`~discrank.exceptions.UnknownPlayerError`, or with
@@ -335,39 +335,6 @@ class OnlineElo(TimedRatings, Model):
         sb = np.where(ib >= 0, self.ratings_[np.maximum(ib, 0)], 0.0)
         p = expit(sa - sb)
         return np.stack([p, np.zeros_like(p), 1.0 - p], axis=1)
-
-    def _log_outcomes(self, log: Any, ia: np.ndarray, ib: np.ndarray) -> np.ndarray:
-        """:meth:`_outcome_proba` of the games of ``log`` (the current ratings: times play no part)."""
-        return self._outcome_proba(ia, ib)
-
-    def predict_proba(self, a: Any, b: Any, *, unseen: str = "raise") -> Any:
-        """P(a beats b) = sigmoid(s_a - s_b) from the current ratings.
-
-        Parameters
-        ----------
-        a, b : array_like or scalar
-            Labels of the players, one each or arrays of one length.
-        unseen : {"raise", "prior"}, optional
-            A player not seen is an :class:`~discrank.exceptions.UnknownPlayerError` (default), or with
-            ``"prior"`` a player at rating 0.
-
-        Returns
-        -------
-        float or ndarray of float
-            A float for two single players, else P(a beats b) for each pair.
-
-        Raises
-        ------
-        discrank.exceptions.NotFittedError
-            The estimator is not fitted.
-        discrank.exceptions.UnknownPlayerError
-            A player not seen, with ``unseen="raise"``.
-        ValueError
-            ``unseen`` is not one of ``("raise", "prior")``.
-        """
-        ia, ib = self._player_codes(a, b, unseen)
-        proba = expected_score(self._outcome_proba(ia, ib))
-        return float(proba[0]) if np.ndim(a) == 0 and np.ndim(b) == 0 else proba
 
     # ------------------------------------------------------------------ the current table
     def _current(self) -> tuple[np.ndarray, None, np.ndarray]:

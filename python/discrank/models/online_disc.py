@@ -20,6 +20,7 @@ from discrank._labels import LabelIndex, as_label_array, check_same_kind
 from discrank._params import Rule
 from discrank.analysis import disc_verdict, reparametrize, transitivity_summary
 from discrank.models._base import Model, atomic, elo_points
+from discrank.models._prediction import CurrentStatePredictions
 from discrank.models._timed import TimedRatings
 from discrank.models.online import tune_step  # noqa: F401 - importable from here, as it was
 from discrank.online import online_disc
@@ -122,7 +123,7 @@ def _file_time_ok(value: Any, kind: Any) -> bool:
     return int(np.iinfo(dtype).min) <= value <= int(np.iinfo(dtype).max)
 
 
-class OnlineDisc(TimedRatings, Model):
+class OnlineDisc(CurrentStatePredictions, TimedRatings, Model):
     """The paper's online disc update as an estimator: ``fit(log)`` runs
     :func:`discrank.online.online_disc` over a game log in time order, and ``predict_proba``,
     ``predict_games`` and ``predict_outcomes`` predict from the current state.
@@ -390,39 +391,6 @@ class OnlineDisc(TimedRatings, Model):
         """[P(a wins), 0, P(b wins)] of games between the players coded ``ia`` and ``ib`` (:func:`disc_win_proba`)."""
         p = disc_win_proba(self.strength_, self.consistency_, ia, ib)
         return np.stack([p, np.zeros_like(p), 1.0 - p], axis=1)
-
-    def _log_outcomes(self, log: Any, ia: np.ndarray, ib: np.ndarray) -> np.ndarray:
-        """:meth:`_outcome_proba` of the games of ``log`` (the current state: times play no part)."""
-        return self._outcome_proba(ia, ib)
-
-    def predict_proba(self, a: Any, b: Any, *, unseen: str = "raise") -> Any:
-        """P(a beats b) = sigmoid(v_a v_b (u~_a - u~_b)) from the current state.
-
-        Parameters
-        ----------
-        a, b : array_like or scalar
-            Labels of the players, one each or arrays of one length.
-        unseen : {"raise", "prior"}, optional
-            A player not seen is an :class:`~discrank.exceptions.UnknownPlayerError` (default), or with
-            ``"prior"`` a player at strength 0 and consistency 1.
-
-        Returns
-        -------
-        float or ndarray of float
-            A float for two single players, else P(a beats b) for each pair.
-
-        Raises
-        ------
-        discrank.exceptions.NotFittedError
-            The estimator is not fitted.
-        discrank.exceptions.UnknownPlayerError
-            A player not seen, with ``unseen="raise"``.
-        ValueError
-            ``unseen`` is not one of ``("raise", "prior")``.
-        """
-        ia, ib = self._player_codes(a, b, unseen)
-        proba = self._outcome_proba(ia, ib)[:, 0]
-        return float(proba[0]) if np.ndim(a) == 0 and np.ndim(b) == 0 else proba
 
     # ------------------------------------------------------------------ readout
     def _readout(self) -> Optional[tuple[np.ndarray, np.ndarray]]:
