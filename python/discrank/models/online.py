@@ -21,18 +21,26 @@ from discrank.models._prediction import CurrentStatePredictions
 from discrank.models._timed import TimedRatings
 from discrank.persist import FittedArray
 
-__all__ = ["OnlineElo", "STEP_GRID", "refuse_advantage", "tune_step"]
+__all__ = ["OnlineElo", "STEP_GRID", "check_online_log", "tune_step"]
 
 
-def refuse_advantage(log: Any, method: str) -> None:
-    """A ValueError naming the advantage columns of ``log``: OnlineElo's update has no covariates."""
+def check_online_log(log: Any, where: str, update: str) -> None:
+    """What an online model's ``fit`` and ``update`` (``where``: ``"OnlineElo.fit"``) take: a GameLog (a
+    TypeError otherwise), without advantage columns (a ValueError names them: ``update``, the model's
+    update, has no covariate term)."""
+    from discrank.logs import GameLog
+
+    if not isinstance(log, GameLog):
+        raise TypeError(f"{where} expects a discrank.GameLog, got {type(log).__name__}: its update rates the games "
+                        "one by one in time order, which pairs and period sums have lost")
     if log.advantage is None:
         return
     names = ", ".join(map(repr, log.advantage_names)) or f"{np.shape(log.advantage)[-1]} unnamed"
-    raise ValueError(f"OnlineElo.{method}: the log has the advantage column(s) {names}, which Elo's online update "
-                     "cannot use (it would ignore them); the models that fit advantage covariates are Elo, "
+    model = where.split(".")[0]
+    raise ValueError(f"{where}: the log has the advantage column(s) {names}, which {update} cannot use (it has no "
+                     "covariate term; it would ignore them); the models that fit advantage covariates are Elo, "
                      "EloPlusPlus, DiscDecomposition (loss='bce') and DynamicElo (whose update refits with them), "
-                     "or give OnlineElo the log without its advantage columns")
+                     f"or give {model} the log without its advantage columns")
 
 
 #: Steps (logit units) tried when OnlineElo tunes its step: K = 0.7 .. 368 Elo points, by factors of sqrt 2.
@@ -199,12 +207,7 @@ class OnlineElo(CurrentStatePredictions, TimedRatings, Model):
         """
         from discrank._coding import code_log
         from discrank._tuning import check_validation
-        from discrank.logs import GameLog
-
-        if not isinstance(log, GameLog):
-            raise TypeError(f"OnlineElo.fit expects a discrank.GameLog, got {type(log).__name__}: its update "
-                            "rates the games one by one in time order, which pairs and period sums have lost")
-        refuse_advantage(log, "fit")
+        check_online_log(log, "OnlineElo.fit", "Elo's online update")
         self._check_params()
         order = np.argsort(log.time, kind="stable") if log.time is not None else np.arange(len(log))
         labels, ca, cb = code_log(log)
@@ -272,12 +275,7 @@ class OnlineElo(CurrentStatePredictions, TimedRatings, Model):
         -----
         The update is all or nothing: when it raises, the estimator is left as it was.
         """
-        from discrank.logs import GameLog
-
-        if not isinstance(log, GameLog):
-            raise TypeError(f"OnlineElo.update expects a discrank.GameLog, got {type(log).__name__}: its update "
-                            "rates the games one by one in time order, which pairs and period sums have lost")
-        refuse_advantage(log, "update")
+        check_online_log(log, "OnlineElo.update", "Elo's online update")
         self._check_fitted()
         if len(log) == 0:
             return self

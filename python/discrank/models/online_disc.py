@@ -22,7 +22,7 @@ from discrank.analysis import disc_verdict, reparametrize, transitivity_summary
 from discrank.models._base import Model, atomic, elo_points
 from discrank.models._prediction import CurrentStatePredictions
 from discrank.models._timed import TimedRatings
-from discrank.models.online import tune_step  # noqa: F401 - importable from here, as it was
+from discrank.models.online import check_online_log, tune_step  # noqa: F401 - tune_step importable from here, as it was
 from discrank.online import online_disc
 from discrank.persist import FittedArray
 
@@ -67,21 +67,6 @@ def disc_win_proba(strength: np.ndarray, consistency: np.ndarray, ia: np.ndarray
     va = np.where(ia >= 0, consistency[np.maximum(ia, 0)], 1.0)
     vb = np.where(ib >= 0, consistency[np.maximum(ib, 0)], 1.0)
     return expit(va * vb * (ua - ub))
-
-
-def _check_log(log: Any, method: str) -> None:
-    """A TypeError unless ``log`` is a GameLog; a ValueError naming its advantage columns when it has any."""
-    from discrank.logs import GameLog
-
-    if not isinstance(log, GameLog):
-        raise TypeError(f"OnlineDisc.{method} expects a discrank.GameLog, got {type(log).__name__}: its update "
-                        "rates the games one by one in time order, which pairs and period sums have lost")
-    if log.advantage is not None:
-        names = ", ".join(map(repr, log.advantage_names))
-        raise ValueError(f"OnlineDisc.{method}: the log has the advantage column(s) {names}, which the paper's "
-                         "online disc update cannot use (it has no covariate term; it would ignore them); the "
-                         "models that fit advantage covariates are Elo, EloPlusPlus, DiscDecomposition "
-                         "(loss='bce') and DynamicElo, or give OnlineDisc the log without its advantage columns")
 
 
 def _in_time_order(log: Any) -> tuple[np.ndarray, Optional[np.ndarray]]:
@@ -244,7 +229,7 @@ class OnlineDisc(CurrentStatePredictions, TimedRatings, Model):
         from discrank._tuning import Validation
 
         self._check_params()
-        _check_log(log, "fit")
+        check_online_log(log, "OnlineDisc.fit", "the paper's online disc update")
         if validation is not None and not isinstance(validation, Validation):
             raise TypeError(f"validation must be a discrank.Validation, got {type(validation).__name__}")
         labels, ca, cb = code_log(log)
@@ -308,7 +293,7 @@ class OnlineDisc(CurrentStatePredictions, TimedRatings, Model):
         -----
         The update is all or nothing: when it raises, the estimator is left as it was.
         """
-        _check_log(log, "update")
+        check_online_log(log, "OnlineDisc.update", "the paper's online disc update")
         self._check_fitted()
         order, t = _in_time_order(log)
         latest = self._latest_time()
