@@ -75,13 +75,6 @@ def test_no_advantage_leaves_the_fields_empty():
     (np.ones((5, 2)), ValueError, "advantage has 5 rows, and the log has 4 games"),
     (np.ones((4, 2, 1)), ValueError, "advantage must be an array (n_games,) or (n_games, n_covariates), got shape "
                                      "(4, 2, 1)"),
-    ({"neutral": [0, 0, 0, 0]}, ValueError,
-     "advantage column 'neutral' is 0 in every game: it carries no information (its coefficient is not "
-     "identifiable); leave it out"),
-    ({"home": [1, 0, 1, 0], "host": [1, 0, 1, 0]}, ValueError,
-     "advantage columns 'home' and 'host' are identical in every game: their coefficients are not identifiable"),
-    ({"home": [1, 0, 1, 0], "away": [-1, 0, -1, 0]}, ValueError,
-     "advantage columns 'home' and 'away' are opposite in every game"),
     ({}, ValueError, "advantage has no column"),
     ({3: [1, 0, 1, 0]}, TypeError, "advantage column names must be non-empty text, got 3"),
     ([[1, 0], [0, 1], [1], [0, 0]], ValueError, "advantage is a list of rows of different lengths (row 0: [1, 0])"),
@@ -89,6 +82,37 @@ def test_no_advantage_leaves_the_fields_empty():
 def test_bad_covariates_are_refused_naming_the_column_row_and_value(advantage, error, message):
     with pytest.raises(error, match=re.escape(message)):
         log4(advantage=advantage)
+
+
+UNIDENTIFIABLE = [
+    ({"neutral": [0, 0, 0, 0]},
+     "advantage column 'neutral' is 0 in every game: it carries no information (its coefficient is not "
+     "identifiable); leave it out"),
+    ({"home": [1, 0, 1, 0], "host": [1, 0, 1, 0]},
+     "advantage columns 'home' and 'host' are identical in every game: their coefficients are not identifiable"),
+    ({"home": [1, 0, 1, 0], "away": [-1, 0, -1, 0]}, "advantage columns 'home' and 'away' are opposite in every game"),
+]
+
+
+@pytest.mark.parametrize("advantage, message", UNIDENTIFIABLE)
+def test_a_log_holds_unidentifiable_columns_and_every_fit_refuses_them_naming_the_columns(advantage, message):
+    # a log is not a fit: a week at neutral venues (a batch of updates, games to predict) is a valid log
+    log = log4(advantage=advantage)
+    assert log.advantage.shape == (4, len(advantage))
+    for model in (discrank.Elo(prior_scale=1.0), discrank.EloPlusPlus(prior_scale=1.0),
+                  discrank.DiscDecomposition(1, prior_scale=1.0, random_state=0),
+                  discrank.DynamicElo(period=1.0, drift=0.1, prior_scale=1.0)):
+        with pytest.raises(ValueError, match=re.escape(message)):
+            model.fit(log)
+
+
+def test_an_update_batch_at_neutral_venues_is_absorbed_by_the_dynamic_model():
+    log = GameLog.from_arrays(["p", "q", "r", "p"], ["q", "r", "p", "r"], [1, 0, 1, 0], [1, 2, 3, 4],
+                              advantage={"home": [1.0, -1.0, 1.0, 0.0]})
+    model = discrank.DynamicElo(period=1.0, drift=0.1, prior_scale=1.0).fit(log)
+    week = GameLog.from_arrays(["q"], ["p"], [1.0], [5], advantage={"home": [0.0]})
+    model.update(week)
+    assert len(model.games_) == 5 and model.games_.x[-1, 0] == 0.0 and model.converged_
 
 
 # ------------------------------------------------------------------ the log's operations keep the columns
@@ -201,11 +225,13 @@ def test_reader_filters_keep_the_covariates_of_the_games_kept():
     assert log.advantage[:, 0].tolist() == [2.0, 3.0, 5.0] and log.time.tolist() == [2, 3, 5]
 
 
-def test_a_column_that_is_0_in_every_kept_game_is_refused_after_the_filters():
+def test_a_column_that_is_0_in_every_kept_game_is_refused_by_the_fit_after_the_filters():
     df = frame().assign(level=[0.0, 0.0, 0.0, 0.0, 7.0])
     assert GameLog.from_frame(df, score="s", advantage="level").advantage[4, 0] == 7.0
+    kept = GameLog.from_frame(df, score="s", time="t", advantage="level", end=5)
+    assert kept.advantage[:, 0].tolist() == [0.0, 0.0, 0.0, 0.0]
     with pytest.raises(ValueError, match="advantage column 'level' is 0 in every game"):
-        GameLog.from_frame(df, score="s", time="t", advantage="level", end=5)
+        discrank.Elo(prior_scale=1.0).fit(kept)
 
 
 @pytest.mark.parametrize("advantage, error, message", [

@@ -29,14 +29,15 @@ def home_log(n_games=4000, n_players=30, seed=0, beta=BETA, share_home=0.8):
 
 
 def posterior_gradient(log, labels, s, beta, sigma):
-    """The gradient of the negative log posterior (games' bce plus s^2 / (2 sigma^2)) in (s, beta)."""
+    """The gradient of the negative log posterior (games' bce plus s^2 / (2 sigma^2), plus beta's prior
+    N(0, (10 / rms(x))^2)) in (s, beta)."""
     pos = {lab: k for k, lab in enumerate(labels.tolist())}
     ia = np.array([pos[v] for v in log.a.tolist()])
     ib = np.array([pos[v] for v in log.b.tolist()])
     x = log.advantage
     r = expit(s[ia] - s[ib] + x @ beta) - log.score
     g_s = np.bincount(ia, r, len(labels)) - np.bincount(ib, r, len(labels)) + s / sigma**2
-    return g_s, x.T @ r
+    return g_s, x.T @ r + beta * np.mean(x * x, axis=0) / 10.0**2
 
 
 def test_elo_with_covariates_is_the_joint_posterior_mode_of_dynamic_elos_stationary_mode():
@@ -85,7 +86,8 @@ def test_disc_decomposition_fits_beta_jointly_with_its_components():
         ia = np.array([pos[v] for v in log.a.tolist()])
         ib = np.array([pos[v] for v in log.b.tolist()])
         d = disc.decision_function(disc.labels_[ia], disc.labels_[ib], advantage=log.advantage)
-        g_b = log.advantage[:, 0] @ (expit(d) - log.score)
+        x = log.advantage[:, 0]
+        g_b = x @ (expit(d) - log.score) + disc.beta_[0] * np.mean(x * x) / 10.0**2  # with beta's prior
         assert abs(g_b) / np.sum(np.abs(log.advantage)) <= disc.tol
         assert abs(disc.beta_[0] - BETA) < 4 * disc.beta_se_[0]
         neutral = disc.decision_function(disc.labels_[ia[:5]], disc.labels_[ib[:5]])
@@ -103,8 +105,8 @@ def test_elo_plus_plus_fits_beta_jointly_with_its_ratings_on_the_squared_error()
     log = home_log(seed=6)
     model = EloPlusPlus(prior_scale=2.0).fit(log)
     assert model.converged_ and model.advantage_names_ == ("home",)
-    # the gradient of the objective, game by game (sum of 1/2 (y - q)^2 plus s^2 / (2 sigma^2)), vanishes
-    # in every rating and in beta
+    # the gradient of the objective, game by game (sum of 1/2 (y - q)^2 plus s^2 / (2 sigma^2), plus beta's
+    # prior N(0, (10 / rms(x))^2)), vanishes in every rating and in beta
     ia, ib = _codes(log, model.labels_)
     s, beta, x, y = model.ratings_, model.beta_, log.advantage, log.score
     q = expit(s[ia] - s[ib] + x @ beta)
@@ -113,15 +115,16 @@ def test_elo_plus_plus_fits_beta_jointly_with_its_ratings_on_the_squared_error()
     g_s = np.bincount(ia, r, n) - np.bincount(ib, r, n) + s / 2.0**2
     games = np.bincount(np.concatenate([ia, ib]), minlength=n)
     assert np.max(np.abs(g_s) / games) < 1e-7
-    assert abs(x[:, 0] @ r) / np.sum(np.abs(x)) <= 1e-6
+    lam = np.mean(x[:, 0] ** 2) / 10.0**2
+    assert abs(x[:, 0] @ r + lam * beta[0]) / np.sum(np.abs(x)) <= 1e-6
     # it recovers the simulated advantage, and the covariate shifts each logit by beta
     assert abs(beta[0] - BETA) < 4 * model.beta_se_[0]
     neutral = model.decision_function([0, 1], [2, 3])
     np.testing.assert_allclose(model.decision_function([0, 1], [2, 3], advantage=[1.0, 1.0]) - neutral, beta[0],
                                atol=1e-12)
-    # beta_se_ is the sandwich given the ratings, game by game: H = sum g^2 x^2, J = sum q (1 - q) g^2 x^2
+    # beta_se_ is the sandwich given the ratings, game by game: H = sum g^2 x^2 + lam, J = sum q (1 - q) g^2 x^2
     g = q * (1 - q)
-    H = np.sum(g * g * x[:, 0] ** 2)
+    H = np.sum(g * g * x[:, 0] ** 2) + lam
     J = np.sum(q * (1 - q) * g * g * x[:, 0] ** 2)
     assert model.beta_se_[0] == pytest.approx(np.sqrt(J) / H, rel=1e-6)
     plain = EloPlusPlus(prior_scale=2.0).fit(GameLog.from_arrays(log.a, log.b, log.score, log.time))

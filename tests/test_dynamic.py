@@ -34,7 +34,7 @@ def league(n=12, periods=15, games=900, drift=0.25, beta=0.4, draws=False, seed=
 
 def dense_map(log, drift, prior, draws=False, with_x=True):
     """The MAP by scipy's trust-region Newton on a dense Hessian, from the games one by one (no
-    aggregation, no chain numbering shared with the library)."""
+    aggregation, no chain numbering shared with the library); beta's prior N(0, (10 / rms(x))^2)."""
     a, b, y, t = log.a, log.b, log.score, log.time.astype(int)
     x = log.advantage[:, 0] if with_x else np.zeros(len(log))
     nodes = sorted({(int(p), int(k)) for p, k in zip(a, t)} | {(int(p), int(k)) for p, k in zip(b, t)})
@@ -93,7 +93,12 @@ def dense_map(log, drift, prior, draws=False, with_x=True):
             val += 0.5 * th[i] ** 2 / prior ** 2
             g[i] += th[i] / prior ** 2
             H[i, i] += 1 / prior ** 2
-        if not with_x:
+        if with_x:  # beta's prior: N(0, (10 / rms(x))^2)
+            lam = np.mean(x * x) / 10.0 ** 2
+            val += 0.5 * lam * th[n] ** 2
+            g[n] += lam * th[n]
+            H[n, n] += lam
+        else:
             H[n, n] += 1.0  # beta is not a parameter: pin it at 0
         return val, g, H
 
@@ -120,7 +125,8 @@ def rao_kupper_posterior(log, drift, prior, theta, nodes):
         if u == v:
             val += 0.5 * (r[index[(v, m)]] - r[index[(u, k)]]) ** 2 / (drift ** 2 * (m - k))
     firsts = [i for i, node in enumerate(nodes) if i == 0 or nodes[i - 1][0] != node[0]]
-    return val + 0.5 * np.sum(r[firsts] ** 2) / prior ** 2
+    beta_sd = 10.0 / np.sqrt(np.mean(log.advantage[:, 0] ** 2))  # beta's prior
+    return val + 0.5 * np.sum(r[firsts] ** 2) / prior ** 2 + 0.5 * (beta / beta_sd) ** 2
 
 
 def test_rao_kupper_draws_are_the_mode_of_an_independent_posterior():

@@ -1,6 +1,7 @@
 """Advantage covariates of a game log (a home indicator, playing White, taking Black): numbers per game,
-bools read as 0 / 1. :func:`as_advantage` checks the columns of a log, :func:`advantage_columns` the
-``advantage=`` argument of the readers, :func:`covariate_values` reads a frame's column row by row."""
+bools read as 0 / 1. :func:`as_advantage` checks the columns of a log, :func:`check_identifiable` the
+columns of a fit, :func:`advantage_columns` the ``advantage=`` argument of the readers,
+:func:`covariate_values` reads a frame's column row by row."""
 
 from __future__ import annotations
 
@@ -11,9 +12,17 @@ import numpy as np
 from discrank._checks import show
 from discrank._labels import object_numbers
 
-__all__ = ["COVARIATE_HELP", "advantage_columns", "as_advantage", "covariate_values"]
+__all__ = ["BETA_PRIOR_SCALE", "COVARIATE_HELP", "advantage_columns", "as_advantage", "beta_precision",
+           "check_identifiable", "covariate_values"]
 
 COVARIATE_HELP = "a covariate is a finite number in every game (bools read as 0 / 1)"
+#: The prior of each advantage coefficient is N(0, (BETA_PRIOR_SCALE / rms_k)^2), ``rms_k`` the root mean
+#: square of column k over the fitted games: an effect of 10 logits per typical value of the covariate (P
+#: = 0.99995) is one standard deviation. Weak where the games inform ``beta`` (a home advantage of 0.3
+#: logits with a standard error of 0.05 moves by 2.5e-5 of itself), it keeps the estimate finite where
+#: they do not: a covariate that separates the results (nonzero in one game, or only in games its side
+#: won), whose flat-prior maximum is at infinity.
+BETA_PRIOR_SCALE = 10.0
 
 
 def _covariate_column(values: Any, name: str, n_games: int) -> np.ndarray:
@@ -45,18 +54,15 @@ def _covariate_column(values: Any, name: str, n_games: int) -> np.ndarray:
         k = int(np.flatnonzero(bad)[0])
         raise ValueError(f"advantage column {name!r} has the value {show(out[k])} at row {k}, which is not a finite "
                          f"number: {COVARIATE_HELP}")
-    if not out.any():
-        raise ValueError(f"advantage column {name!r} is 0 in every game: it carries no information (its coefficient "
-                         "is not identifiable); leave it out")
     return out
 
 
 def as_advantage(values: Any, n_games: int) -> tuple[Optional[np.ndarray], tuple]:
     """The advantage covariates of a log as a float64 array (n_games, n_covariates), with their names.
 
-    A column that is the same nonzero value in every game is valid (``a`` is White in every game, x = 1:
-    the first-move advantage, identifiable when players meet in both orientations); whether the
-    coefficients are identifiable on the comparison graph is the model's check, not this one.
+    A column that is the same value in every game is valid (``a`` is White in every game, x = 1: the
+    first-move advantage, identifiable when players meet in both orientations; a week at neutral venues,
+    x = 0); whether the coefficients are identifiable is the fit's check (:func:`check_identifiable`).
 
     Parameters
     ----------
@@ -77,8 +83,8 @@ def as_advantage(values: Any, n_games: int) -> tuple[Optional[np.ndarray], tuple
     ------
     ValueError
         No column, a column of the wrong length or shape, a NaN or infinite value (named with its column,
-        row and value), a column that is 0 in every game (no information), two identical or opposite
-        columns, or two columns of one name.
+        row and value), or two columns of one name. (A column 0 in every game, or two identical columns,
+        are the fit's check, :func:`check_identifiable`.)
     TypeError
         A value that is not a number or a bool (named with its column and row), or a name that is not text.
     """
@@ -117,14 +123,61 @@ def as_advantage(values: Any, n_games: int) -> tuple[Optional[np.ndarray], tuple
             raise ValueError(f"advantage has two columns named {nm!r}")
         seen.add(nm)
     cols = [_covariate_column(v, nm, n_games) for nm, v in zip(names, raw)]
-    for j in range(len(cols)):
+    return np.ascontiguousarray(np.column_stack(cols)), tuple(names)
+
+
+def check_identifiable(x: Optional[np.ndarray], names: tuple) -> None:
+    """Refuse covariates whose coefficients a fit cannot identify: a column 0 in every game (it carries no
+    information), or two columns identical or opposite in every game.
+
+    A log may hold such columns (a week of games at neutral venues, new games to predict or to update a
+    fitted model with): this is the check of a fit, on the games it fits, not of a log.
+
+    Parameters
+    ----------
+    x : ndarray, shape (n_games, n_covariates), or None
+        The covariates of the fitted games (or of distinct rows of them: the check depends only on which
+        values occur).
+    names : tuple of str
+        The columns' names.
+
+    Raises
+    ------
+    ValueError
+        Naming the column (or the two columns).
+    """
+    if x is None:
+        return
+    cols = [x[:, k] for k in range(x.shape[1])]
+    for j, col in enumerate(cols):
+        if not col.any():
+            raise ValueError(f"advantage column {names[j]!r} is 0 in every game: it carries no information (its "
+                             "coefficient is not identifiable); leave it out")
         for k in range(j):
-            same = np.array_equal(cols[j], cols[k])
-            if same or np.array_equal(cols[j], -cols[k]):
+            same = np.array_equal(col, cols[k])
+            if same or np.array_equal(col, -cols[k]):
                 raise ValueError(f"advantage columns {names[k]!r} and {names[j]!r} are "
                                  f"{'identical' if same else 'opposite'} in every game: their coefficients are not "
                                  "identifiable; keep one")
-    return np.ascontiguousarray(np.column_stack(cols)), tuple(names)
+
+
+def beta_precision(x: np.ndarray, games: np.ndarray) -> np.ndarray:
+    """The precision (1 / variance) of each advantage coefficient's prior, :data:`BETA_PRIOR_SCALE`.
+
+    Parameters
+    ----------
+    x : ndarray, shape (n_rows, n_covariates)
+        The covariates of the fitted rows.
+    games : ndarray, shape (n_rows,)
+        The games (or weight) each row stands for.
+
+    Returns
+    -------
+    ndarray, shape (n_covariates,)
+        ``mean_k / BETA_PRIOR_SCALE^2``, ``mean_k`` the games' mean of ``x_k^2``.
+    """
+    games = np.asarray(games, dtype=np.float64)
+    return (games @ (x * x)) / max(float(games.sum()), 1e-300) / BETA_PRIOR_SCALE ** 2
 
 
 def covariate_values(values: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

@@ -17,6 +17,7 @@ from typing import Any, NamedTuple, Optional
 import numpy as np
 
 from discrank import _core
+from discrank._advantage import check_identifiable
 from discrank.data import PairwiseData, warn_isolated
 from discrank.exceptions import DisconnectedGraphWarning
 
@@ -257,6 +258,7 @@ def build_fit_data(data: PairwiseData, n_threads: int, tile: bool, stacklevel: i
         weights = data.row_weights()
         entries = TiledPairs(data.i[rows.pair], data.j[rows.pair], rows.p, rows.n_games, rows.draws if draws else None)
         x, names = rows.x, tuple(rows.names)
+        check_identifiable(x, names)
     else:
         weights = data.pair_weights(copy=False)
         entries = TiledPairs(data.i, data.j, data.p, data.n_games, data.draws if draws else None)

@@ -9,7 +9,8 @@ the ratings, ``beta`` and ``eta`` together is a convex problem whose Hessian is
 
 - over player-periods: the pair Laplacian of the games (weights the loss's curvature) plus each
   player's tridiagonal chain (weights ``1 / (drift^2 dt)``) plus the prior on each first period;
-- bordered by a few dense rows and columns for ``beta`` and ``eta``.
+- bordered by a few dense rows and columns for ``beta`` and ``eta`` (``beta`` with the weak prior of
+  :data:`discrank._advantage.BETA_PRIOR_SCALE` on its diagonal).
 
 Numbering the player-periods player by player, then period by period, makes the chains one
 tridiagonal matrix: the preconditioner of conjugate gradients is its banded Cholesky solve (with the
@@ -33,6 +34,7 @@ from scipy.sparse.linalg import LinearOperator, cg
 from scipy.special import expit
 
 from discrank import _core
+from discrank._advantage import beta_precision
 from discrank._draws import draw_start
 from discrank._history_build import History, build_history, carry, chains  # noqa: F401 - the history's names, as they were
 
@@ -210,6 +212,8 @@ class _Problem:
         self.rest[:-1] += self.chain
         self.rest[1:] += self.chain
         self.m = h.n_cov + (1 if draws else 0)
+        # the prior of beta (discrank._advantage.BETA_PRIOR_SCALE), a diagonal on the global block
+        self.beta_prior = beta_precision(h.x, h.n) if h.n_cov else np.zeros(0)
         if h.n_pp > np.iinfo(np.int32).max:
             raise ValueError(f"{h.n_pp} player-periods: the core's pair kernel takes at most 2^31 - 1; use a "
                              "coarser period")
@@ -232,6 +236,10 @@ class _Problem:
         cd = self.chain * dr
         g[:-1] -= cd
         g[1:] += cd
+        if self.h.n_cov:
+            value += 0.5 * float(np.dot(self.beta_prior, beta * beta))
+            tail = tail.copy()
+            tail[:self.h.n_cov] += self.beta_prior * beta
         return value, np.concatenate([g, tail])
 
     def diagonal(self):
@@ -245,7 +253,10 @@ class _Problem:
         n, m = h.n_pp, self.m
         rest = self.rest
         diag = self.diagonal()
-        C = self.rows.global_block() if m else None
+        C = None
+        if m:
+            C = self.rows.global_block().copy()
+            C[np.arange(h.n_cov), np.arange(h.n_cov)] += self.beta_prior
         chain, rows, threads = self.chain, self.rows, self.n_threads
 
         def product(v):

@@ -13,8 +13,10 @@ minimised exactly, so every step lowers the objective; on Elo's convex objective
 converges to the joint optimum (Eq. (1) with the covariates), on the disc decomposition's to a
 stationary point of the last component with its offset.
 
-``beta`` has a flat prior. Its standard error is the Laplace approximation's: the inverse of the
-Schur complement ``H_bb - H_bs H_ss^-1 H_sb`` of the players' block (Elo: the Laplacian plus the prior,
+``beta`` has the weak prior of :data:`discrank._advantage.BETA_PRIOR_SCALE` (N(0, (10 / rms_k)^2) per
+column, :func:`beta_prior`), which keeps it finite where the games separate it. Its standard error is the
+Laplace approximation's: the inverse of the Schur complement ``H_bb - H_bs H_ss^-1 H_sb`` (plus the prior's
+precision) of the players' block (Elo: the Laplacian plus the prior,
 solved by the Newton system's solver), or, for the disc decomposition, the inverse of ``H_bb`` at the
 fitted factors (the standard error *given* the factors, smaller than the joint one). Elo++'s squared
 error is no likelihood: its ``beta`` is an M-estimator, whose standard error given the ratings is the
@@ -31,10 +33,11 @@ from typing import Callable
 import numpy as np
 from scipy.special import expit
 
+from discrank._advantage import beta_precision
 from discrank.exceptions import ConvergenceWarning
 
-__all__ = ["CovariateFit", "alternate", "beta_hessian", "beta_newton", "elo_beta_covariance", "row_curvature",
-           "row_gradient", "sandwich_se"]
+__all__ = ["CovariateFit", "alternate", "beta_hessian", "beta_newton", "beta_prior", "elo_beta_covariance",
+           "row_curvature", "row_gradient", "sandwich_se"]
 
 #: Most rounds of (players, beta) of the block coordinate descent.
 MAX_ROUNDS = 200
@@ -77,24 +80,32 @@ def beta_hessian(c: np.ndarray, x: np.ndarray) -> np.ndarray:
     return x.T @ (x * c[:, None])
 
 
-def beta_newton(z: np.ndarray, x: np.ndarray, p: np.ndarray, w: np.ndarray, beta: np.ndarray,
+def beta_prior(x: np.ndarray, w: np.ndarray, total_weight: float) -> np.ndarray:
+    """The precision of ``beta``'s prior per unit weight of the rows ``w`` (the objective's units): the
+    prior of :func:`discrank._advantage.beta_precision` over the rows' weights, divided by their total
+    weight."""
+    return beta_precision(x, w) / float(total_weight)
+
+
+def beta_newton(z: np.ndarray, x: np.ndarray, p: np.ndarray, w: np.ndarray, beta: np.ndarray, prec: np.ndarray,
                 max_iter: int = 50, loss: str = "bce") -> np.ndarray:
-    """``argmin_beta sum_r w_r loss(p_r, sigmoid(z_r + x_r . beta))``: Newton's method (Gauss-Newton for the
-    squared error) with backtracking from ``beta`` (a logistic regression with offset ``z`` for the bce:
-    convex, a few steps)."""
+    """``argmin_beta sum_r w_r loss(p_r, sigmoid(z_r + x_r . beta)) + 1/2 sum_k prec_k beta_k^2``: Newton's
+    method (Gauss-Newton for the squared error) with backtracking from ``beta`` (a logistic regression
+    with offset ``z`` and a ridge for the bce: strictly convex, a few steps)."""
     beta = np.array(beta, dtype=np.float64)
-    f = _loss(z + x @ beta, p, w, loss)
+    f = _loss(z + x @ beta, p, w, loss) + 0.5 * float(prec @ (beta * beta))
     for _ in range(max_iter):
         d = z + x @ beta
-        g = x.T @ row_gradient(d, p, w, loss)
-        H = beta_hessian(row_curvature(d, w, loss), x)
+        g = x.T @ row_gradient(d, p, w, loss) + prec * beta
+        H = beta_hessian(row_curvature(d, w, loss), x) + np.diag(prec)
         try:
             step = -np.linalg.solve(H, g)
         except np.linalg.LinAlgError:
             step = -np.linalg.lstsq(H, g, rcond=None)[0]
         t = 1.0
         while True:
-            f_new = _loss(z + x @ (beta + t * step), p, w, loss)
+            trial = beta + t * step
+            f_new = _loss(z + x @ trial, p, w, loss) + 0.5 * float(prec @ (trial * trial))
             if f_new <= f + 1e-4 * t * float(g @ step) or t < 1e-10:
                 break
             t *= 0.5
@@ -107,24 +118,24 @@ def beta_newton(z: np.ndarray, x: np.ndarray, p: np.ndarray, w: np.ndarray, beta
 
 
 def alternate(fit_at: Callable[[np.ndarray], None], scores: Callable[[], np.ndarray], x: np.ndarray,
-              p: np.ndarray, w: np.ndarray, tol: float, what: str, max_rounds: int = MAX_ROUNDS,
+              p: np.ndarray, w: np.ndarray, prec: np.ndarray, tol: float, what: str, max_rounds: int = MAX_ROUNDS,
               loss: str = "bce") -> CovariateFit:
     """Block coordinate descent on (players, beta): ``fit_at(offset)`` fits the players at the fixed
     offset ``x beta`` (warm-started by the caller), ``scores()`` gives the rows' scores without the
     covariates at that fit. Stops when ``max_k |dL/dbeta_k| / sum_r w_r |x_rk| <= tol`` right after a fit
     of the players; ``what`` names the model in the warning of a run out of rounds; ``loss``: "bce" or
-    "sigmoid_squared" (Elo++)."""
+    "sigmoid_squared" (Elo++); ``prec``: the precision of ``beta``'s prior per unit weight (:func:`beta_prior`)."""
     beta = np.zeros(x.shape[1])
     scale = np.maximum(np.abs(x).T @ w, 1e-300)
     measure = np.inf
     for rounds in range(1, max_rounds + 1):
         fit_at(x @ beta)
         z = scores()
-        g = x.T @ row_gradient(z + x @ beta, p, w, loss)
+        g = x.T @ row_gradient(z + x @ beta, p, w, loss) + prec * beta
         measure = float(np.max(np.abs(g) / scale))
         if measure <= tol:
             return CovariateFit(beta, rounds, measure, True, z)
-        beta = beta_newton(z, x, p, w, beta, loss=loss)
+        beta = beta_newton(z, x, p, w, beta, prec, loss=loss)
     warnings.warn(f"{what}: the covariates' coefficients did not converge in {max_rounds} rounds (scaled "
                   f"gradient {measure:.3g} > tol {tol:.3g}); they are confounded with the ratings (an advantage "
                   "almost always held by the same players?)", ConvergenceWarning, stacklevel=4)
@@ -143,7 +154,7 @@ def elo_beta_covariance(data, d: np.ndarray, ridge: float) -> np.ndarray:
 
     n, x, nt = data.n_players, data.x, data.n_threads
     c = row_curvature(d, data.w)
-    H_bb = beta_hessian(c, x)
+    H_bb = beta_hessian(c, x) + np.diag(beta_prior(x, data.w, data.total_weight))
     diag = data.objective.player_sums(np.ascontiguousarray(c), n_threads=nt) + ridge
     delta = 1e-14 * float(diag.max())
     shifted = LinearOperator((n, n), matvec=lambda v: data.objective.hessp_s(c, v, n_threads=nt) + (ridge + delta) * v,
@@ -167,11 +178,11 @@ def elo_beta_covariance(data, d: np.ndarray, ridge: float) -> np.ndarray:
 def sandwich_se(d: np.ndarray, x: np.ndarray, w: np.ndarray, total_weight: float) -> np.ndarray:
     """Standard errors of the squared error's ``beta`` given the ratings, at the rows' logits ``d``: the
     diagonal of ``H^-1 J H^-1`` with ``H = x^T diag(w g^2) x`` (the Gauss-Newton curvature, ``g = q (1 -
-    q)``) and ``J = x^T diag(w q (1 - q) g^2) x`` (the variance of the gradient ``sum (q - y) g x`` when
+    q)``, plus the prior's precision) and ``J = x^T diag(w q (1 - q) g^2) x`` (the variance of the gradient ``sum (q - y) g x`` when
     each of a row's games is a Bernoulli(q) draw), both times the total weight (``w`` per unit weight)."""
     q = expit(d)
     c = row_curvature(d, w, "sigmoid_squared")  # w g^2
-    H = beta_hessian(c, x) * float(total_weight)
+    H = (beta_hessian(c, x) + np.diag(beta_prior(x, w, total_weight))) * float(total_weight)
     J = beta_hessian(c * q * (1.0 - q), x) * float(total_weight)
     try:
         Hi = np.linalg.inv(H)

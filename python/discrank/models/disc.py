@@ -161,8 +161,9 @@ class DiscDecomposition(DiscReadout, PairwiseModel):
     beta_, beta_se_ : ndarray of shape (n_covariates,), or None
         With ``loss="bce"`` on a :class:`~discrank.GameLog` with advantage columns: the covariates enter
         the logit as the offset ``beta . x`` (``logit P = sum_l u_il v_jl - v_il u_jl + beta . x``), and
-        ``beta`` (flat prior) is fitted with the components by block coordinate descent: Algorithm 2 at
-        a fixed offset, then Newton's method on ``beta``, until its scaled gradient meets ``tol``.
+        ``beta`` (the weak prior of :data:`discrank._advantage.BETA_PRIOR_SCALE`) is fitted with the
+        components by block coordinate descent: Algorithm 2 at a fixed offset, then Newton's method on
+        ``beta``, until its scaled gradient meets ``tol``.
         ``beta_se_`` is its standard error *given* the fitted components (the inverse of the beta block
         of the Hessian: smaller than the joint one). None without covariates.
     advantage_names_ : tuple of str
@@ -272,7 +273,7 @@ class DiscDecomposition(DiscReadout, PairwiseModel):
         if data.x is None:
             U, V, n_iter, measures = self._components(data, offset, start, *args)
         else:
-            from discrank.models._covariates import alternate, beta_hessian, row_curvature
+            from discrank.models._covariates import alternate, beta_hessian, beta_prior, row_curvature
 
             last = {}
 
@@ -283,10 +284,12 @@ class DiscDecomposition(DiscReadout, PairwiseModel):
             def scores():
                 return _core.scores(data.i, data.j, n, U=last["fit"][0], V=last["fit"][1], n_threads=self._n_threads)
 
-            fit = alternate(fit_at, scores, data.x, data.p, data.w, tol, type(self).__name__)
+            prec = beta_prior(data.x, data.w, total_weight)
+            fit = alternate(fit_at, scores, data.x, data.p, data.w, prec, tol, type(self).__name__)
             U, V, n_iter, measures = last["fit"]
             self.beta_ = fit.beta
-            H = beta_hessian(row_curvature(fit.scores + data.x @ fit.beta, data.w), data.x) * float(total_weight)
+            H = (beta_hessian(row_curvature(fit.scores + data.x @ fit.beta, data.w), data.x) + np.diag(prec)) \
+                * float(total_weight)
             try:
                 self.beta_se_ = np.sqrt(np.clip(np.diag(np.linalg.inv(H)), 0.0, None))
             except np.linalg.LinAlgError:

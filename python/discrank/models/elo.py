@@ -181,7 +181,7 @@ class _EloFamily(PairwiseModel):
         coordinate descent, Newton's method (Gauss-Newton for Elo++) on each block; ``beta_se_`` from the
         Schur complement of the ratings' Hessian (Elo), or the sandwich given the ratings (Elo++). Returns
         (the ratings' last solver result, the prior scale, whether the descent converged)."""
-        from discrank.models._covariates import alternate, elo_beta_covariance, sandwich_se
+        from discrank.models._covariates import alternate, beta_prior, elo_beta_covariance, sandwich_se
 
         start = sigma.result.x if isinstance(sigma, _Solved) else None
         sigma = sigma.sigma if isinstance(sigma, _Solved) else sigma
@@ -194,7 +194,8 @@ class _EloFamily(PairwiseModel):
             s = last["res"].x
             return s[data.i] - s[data.j]
 
-        fit = alternate(fit_at, scores, data.x, data.p, data.w, tol, type(self).__name__, loss=self._loss)
+        fit = alternate(fit_at, scores, data.x, data.p, data.w, beta_prior(data.x, data.w, data.total_weight), tol,
+                        type(self).__name__, loss=self._loss)
         self.beta_ = fit.beta
         d = fit.scores + data.x @ fit.beta
         if self._loss == "bce":
@@ -402,7 +403,7 @@ class Elo(_EloFamily):
         the same ``prior_scale`` gives the same fit): "davidson", ``P(a wins) : P(draw) : P(b wins) =
         e^{d/2} : e^eta : e^{-d/2}``, or "rao-kupper", the ordered logit ``P(a wins) = sigmoid(d - eta)``,
         ``P(b wins) = sigmoid(-d - eta)``, ``d = s_a - s_b + beta . x``, with the draw parameter ``eta``
-        fitted jointly with the ratings and ``beta`` (a flat prior) by Newton's method on the
+        (a flat prior) fitted jointly with the ratings and ``beta`` by Newton's method on the
         whole-history problem of one period (:mod:`discrank._history`; ``tol`` is then its relative
         gradient). Needs the pairs' draw counts (``PairwiseData.draws``: fit a ``GameLog`` of results 1,
         0.5, 0 with draws and other results) and a finite ``prior_scale`` (or None). ``predict_proba``
@@ -444,8 +445,8 @@ class Elo(_EloFamily):
         Final objective: the weighted mean loss over the observed pairs.
     beta_, beta_se_ : ndarray of shape (n_covariates,), or None
         Fitted on a :class:`~discrank.GameLog` with advantage columns (a home indicator, White):
-        ``logit P(a beats b) = s_a - s_b + beta . x``, ``beta`` fitted jointly with the ratings (flat
-        prior) and its standard error from the Laplace approximation (the Schur complement of the
+        ``logit P(a beats b) = s_a - s_b + beta . x``, ``beta`` fitted jointly with the ratings (the weak
+        prior of :data:`discrank._advantage.BETA_PRIOR_SCALE`) and its standard error from the Laplace approximation (the Schur complement of the
         ratings in the Hessian); ``predict_proba(a, b, advantage=x)`` applies it. None without covariates.
     advantage_names_ : tuple of str
         The covariates' names (empty without).
