@@ -11,12 +11,17 @@ import math
 
 import numpy as np
 
+from discrank._checks import show
+
 __all__ = ["PERIODS", "MAX_PERIODS", "period_index", "period_start", "check_span", "refit_bins"]
 
 #: Calendar periods of datetime times.
 PERIODS = ("day", "week", "month", "year")
 #: More periods than this between the first game and the last is an error (a bin finer than the data).
 MAX_PERIODS = 10_000_000
+#: The largest period index of a numeric time, in absolute value (a quarter of int64's range: differences
+#: and sums of two indices stay exact).
+_MAX_BIN = 2.0**61
 
 
 def period_index(t: np.ndarray, period) -> np.ndarray:
@@ -54,7 +59,15 @@ def period_index(t: np.ndarray, period) -> np.ndarray:
         raise ValueError(f"period={period!r} is not a positive number") from None
     if not (math.isfinite(width) and width > 0):
         raise ValueError(f"period={period!r} is not a positive number")
-    return np.floor(np.asarray(t, dtype=np.float64) / width).astype(np.int64)
+    with np.errstate(over="ignore", invalid="ignore"):
+        f = np.floor(np.asarray(t, dtype=np.float64) / width)
+    far = ~(np.abs(f) <= _MAX_BIN)
+    if far.any():
+        k = int(np.flatnonzero(far)[0])
+        raise ValueError(f"time {show(np.asarray(t).ravel()[k])} is out of range for period={period!r}: its period "
+                         f"{f.ravel()[k]:.4g} is beyond +-{_MAX_BIN:.4g} (a time must be a finite number well within "
+                         "64-bit integers once divided by the period)")
+    return f.astype(np.int64)
 
 
 def period_start(bins: np.ndarray, period, dates: bool) -> np.ndarray:
@@ -92,13 +105,16 @@ def period_start(bins: np.ndarray, period, dates: bool) -> np.ndarray:
     return t
 
 
-def check_span(bins: np.ndarray, period) -> None:
+def check_span(bins: np.ndarray, period, games: str = "") -> None:
     """A ``ValueError`` when the periods ``bins`` (of :func:`period_index`) span more than
-    :data:`MAX_PERIODS` from the first game to the last: a period finer than the data."""
-    span = int(bins.max() - bins.min()) + 1 if bins.size else 0
+    :data:`MAX_PERIODS` from the first game to the last: a period finer than the data, or a time far from
+    the others. ``games``: whose games they are, for the message (" of ...")."""
+    span = int(bins.max()) - int(bins.min()) + 1 if bins.size else 0
     if span > MAX_PERIODS:
-        raise ValueError(f"period={period!r} makes {span} periods between the first game and the last "
-                         f"(more than {MAX_PERIODS}): the bins are finer than the data; use a coarser period")
+        lo, hi = int(np.argmin(bins)), int(np.argmax(bins))
+        raise ValueError(f"period={period!r} makes {span} periods between the first game and the last{games} "
+                         f"(more than {MAX_PERIODS}; periods {bins[lo]} and {bins[hi]}): the bins are finer than the "
+                         "data, or a time is far from the others; use a coarser period or check the times")
 
 
 def refit_bins(t: np.ndarray, refit) -> np.ndarray:

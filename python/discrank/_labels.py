@@ -8,8 +8,8 @@ import numpy as np
 
 from discrank._checks import show
 
-__all__ = ["LabelIndex", "as_label_array", "as_query", "canonical_labels", "check_same_kind", "factorize_objects",
-           "factorize_pair", "object_numbers", "show", "text_array"]
+__all__ = ["LabelIndex", "as_label_array", "as_query", "canonical_labels", "check_same_kind", "extend_labels",
+           "factorize_objects", "factorize_pair", "object_numbers", "show", "text_array"]
 
 
 def _describe(values: np.ndarray, limit: int = 5) -> str:
@@ -559,3 +559,24 @@ class LabelIndex:
                 pass
             raise ValueError(f"unknown {name} label(s): {_describe(bad)}")
         return idx.astype(np.int32)
+
+
+def extend_labels(known: np.ndarray, new: np.ndarray, name: str, index: Optional[LabelIndex] = None,
+                  known_name: str = "labels_") -> tuple[np.ndarray, np.ndarray]:
+    """(labels, position): a fitted model's checked labels ``known`` followed by those of the distinct
+    checked labels ``new`` (of an update's games) that it lacks, as one checked array, and the index there
+    of each of ``new``. An integer model given 1.5 holds float labels after: 1.5 is a new player, never
+    player 1. ``index``: the lookup of ``known`` when the model holds one. Labels of the other kind
+    (strings into a model of numbers: "17" is never the player 17) are a ValueError naming the first of
+    each, ``name`` (what ``new`` is) and ``known_name``."""
+    if known.size and new.size:
+        check_same_kind((name, new), (known_name, known))
+    position = (LabelIndex(known) if index is None else index).lookup(new)
+    unseen = position < 0
+    if not unseen.any():
+        return known, position
+    fresh = new[unseen]
+    position[unseen] = len(known) + np.arange(fresh.shape[0])
+    if fresh.dtype == known.dtype:
+        return np.concatenate([known, fresh]), position
+    return canonical_labels(as_label_array(known.tolist() + fresh.tolist(), "labels")), position

@@ -13,7 +13,7 @@ import numpy as np
 from discrank import _core
 from discrank.models.online import STEP_GRID, OnlineElo  # noqa: F401 - the estimator, re-exported here
 from discrank._checks import check_no_self_play, check_positive_float, check_positive_int, check_same_length, show
-from discrank._labels import LabelIndex, as_label_array, check_same_kind, factorize_pair
+from discrank._labels import as_label_array, canonical_labels, extend_labels, factorize_pair
 from discrank.exceptions import NumericalError
 
 __all__ = ["OnlineRatings", "OnlineElo", "STEP_GRID", "online_elo", "online_disc", "ELO_K32_STEP"]
@@ -85,16 +85,12 @@ def _prepare(a: Any, b: Any, score: Any, times: Any, step: Any, snapshot_every: 
             )
     # Players: those of `known` first (in its order), then the new ones (sorted).
     uniq, code_a, code_b = factorize_pair(a, b)
-    if known is not None:
-        check_same_kind(("a", a), ("init.labels_", known))
     if known is None:
         labels, new, position = uniq, uniq[:0], np.arange(uniq.shape[0])
     else:
-        position = LabelIndex(known).lookup(uniq)
-        unseen = position < 0
-        new = uniq[unseen]
-        position[unseen] = len(known) + np.arange(new.shape[0])
-        labels = as_label_array(known.tolist() + new.tolist(), "labels") if new.size else known
+        labels, position = extend_labels(canonical_labels(as_label_array(known, "init.labels_")), uniq, "a",
+                                          known_name="init.labels_")
+        new = labels[len(known):]
     ia = position[code_a].astype(np.int32)
     ib = position[code_b].astype(np.int32)
     check_no_self_play(ia, ib, a)

@@ -10,6 +10,7 @@ from typing import Any, Optional
 
 import numpy as np
 
+from discrank._advantage import check_identifiable
 from discrank._calendar import period_index, period_start
 from discrank._checks import show
 from discrank._draws import outcome_probabilities
@@ -58,15 +59,22 @@ class Games:
         return float(self.a.size if self.count is None else self.count.sum())
 
     def then(self, new: "Games") -> "Games":
-        """These games followed by ``new`` (coded alike; both with covariates or neither)."""
+        """These games and ``new`` (coded alike; both with covariates or neither) in time order: ``new``
+        after these, and, when some of ``new`` are earlier than the latest of these, all of them sorted by
+        time (a stable sort: games of one time keep their order)."""
         count = None
         if self.count is not None or new.count is not None:
             count = np.concatenate([np.ones(len(self)) if self.count is None else self.count,
                                     np.ones(len(new)) if new.count is None else new.count])
-        return Games(np.concatenate([self.a, new.a]), np.concatenate([self.b, new.b]),
-                     np.concatenate([self.score, new.score]), np.concatenate([self.bins, new.bins]),
-                     None if self.time is None else np.concatenate([self.time, new.time]),
-                     None if self.x is None else np.concatenate([self.x, new.x]), count)
+        games = Games(np.concatenate([self.a, new.a]), np.concatenate([self.b, new.b]),
+                      np.concatenate([self.score, new.score]), np.concatenate([self.bins, new.bins]),
+                      None if self.time is None else np.concatenate([self.time, new.time]),
+                      None if self.x is None else np.concatenate([self.x, new.x]), count)
+        if self.time is None or not len(new) or not len(self) or not new.time.min() < self.time[-1]:
+            return games
+        order = np.argsort(games.time, kind="stable")
+        return Games(*(None if v is None else v[order] for v in (games.a, games.b, games.score, games.bins,
+                                                                 games.time, games.x, games.count)))
 
     def check(self, labels: np.ndarray) -> None:
         """A ValueError naming the field when the games contradict themselves: fields of other lengths,
@@ -119,19 +127,17 @@ def check_draws(draws: Optional[str], score: np.ndarray, game: str = "game") -> 
 
 
 def check_covariates(x: Optional[np.ndarray], names: tuple) -> None:
-    """The advantage covariates ``x`` of the games (columns ``names``): finite, and no column 0 in every
-    game (its coefficient would not be identifiable). A ValueError names the column."""
+    """The advantage covariates ``x`` of the fitted games (columns ``names``): finite, and identifiable
+    (:func:`discrank._advantage.check_identifiable`). A ValueError names the column."""
     if x is None:
         return
+    names = tuple(names) + tuple(f"x{k}" for k in range(len(names), x.shape[1]))
     for k in range(x.shape[1]):
-        name = names[k] if k < len(names) else f"x{k}"
-        col = x[:, k]
-        bad = ~np.isfinite(col)
+        bad = ~np.isfinite(x[:, k])
         if bad.any():
             i = int(np.flatnonzero(bad)[0])
-            raise ValueError(f"advantage column {name!r} has a missing value (NaN or inf) at game {i}")
-        if not col.any():
-            raise ValueError(f"advantage column {name!r} is 0 in every game: its coefficient is not identifiable")
+            raise ValueError(f"advantage column {names[k]!r} has a missing value (NaN or inf) at game {i}")
+    check_identifiable(x, names)
 
 
 class DynamicReadout:
@@ -278,10 +284,12 @@ def state_at(pp_player, pp_bin, r, var, players, b, drift, prior):
     known = np.zeros(n, dtype=bool)
     if n == 0 or pp_player.size == 0:
         return mean, v, known
-    lo = int(min(pp_bin.min(), b.min()))
-    span = int(max(pp_bin.max(), b.max())) - lo + 1
-    # the last player-period at or before (player, b): the player's own, or it has none (the prior)
-    k = np.searchsorted(pp_player * span + (pp_bin - lo), players * span + (b - lo), side="right") - 1
+    # the last player-period at or before (player, b): the player's own, or it has none (the prior); a
+    # period beyond the fitted ones is searched as the first before them or the last (the same answer), so
+    # that the key player * span + period stays within int64 for any period
+    lo, hi = int(pp_bin.min()) - 1, int(pp_bin.max())
+    span = hi - lo + 1
+    k = np.searchsorted(pp_player * span + (pp_bin - lo), players * span + (np.clip(b, lo, hi) - lo), side="right") - 1
     ok = (players >= 0) & (k >= 0)
     ok[ok] = pp_player[k[ok]] == players[ok]
     kk, bb = k[ok], b[ok]

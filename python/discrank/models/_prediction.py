@@ -87,16 +87,16 @@ def expected_score(outcomes: np.ndarray) -> np.ndarray:
     return outcomes[:, 0] + 0.5 * outcomes[:, 1]
 
 
-def log_covariates(log: Any, names: tuple, model: str) -> Any:
+def log_covariates(log: Any, names: tuple, model: str, games: str = "the games to predict") -> Any:
     """The advantage columns of ``log`` (a float array, n_games x n_covariates) that a model fitted with
     the covariates ``names`` needs; None for a model fitted without (which predicts every game as neutral:
     its fit used no column). A log without the model's columns, or with others, is a ValueError naming
-    both."""
+    both (and ``games``, what the log holds)."""
     if not names:
         return None
     have = tuple(log.advantage_names) if log.advantage is not None else ()
     if have != tuple(names):
-        raise ValueError(f"the {model} was fitted with the advantage column(s) {list(names)}; the games to predict "
+        raise ValueError(f"the {model} was fitted with the advantage column(s) {list(names)}; {games} "
                          f"have {list(have) if have else 'none'}: give the same columns (GameLog advantage=...)")
     return np.asarray(log.advantage, dtype=np.float64).reshape(len(log), -1)
 

@@ -6,8 +6,9 @@ N(0, drift^2 (t' - t))`` (``t`` in periods: days, weeks, months, years or a nume
 ``r_{p,first} ~ N(0, prior_scale^2)``; a game at time ``t`` gives ``logit P(a beats b) = r_{a,t} - r_{b,t}
 + beta . x`` with advantage covariates ``x`` (home side, White, Black in Go), or with ``draws="davidson"``
 Davidson's three outcomes, ``P(a wins) : P(draw) : P(b wins) = e^{d/2} : nu : e^{-d/2}`` (``d`` that logit,
-``nu = e^eta``). The ratings of every player-period, ``beta`` and ``eta`` are the maximum a posteriori
-of the whole log, found by Newton's method (:mod:`discrank._history`).
+``nu = e^eta``). The ratings of every player-period, ``beta`` (with the weak prior of
+:data:`discrank._advantage.BETA_PRIOR_SCALE`) and ``eta`` are the maximum a posteriori of the whole log,
+found by Newton's method (:mod:`discrank._history`).
 
 With ``period=None`` the model is stationary (one rating per player, ``drift`` unused): Elo's
 Bradley-Terry fit (the paper's Eq. (1) with a Gaussian prior) with advantage covariates and draws.
@@ -22,7 +23,7 @@ from typing import Any, Optional
 import numpy as np
 
 from discrank._draws import DRAWS
-from discrank._labels import LabelIndex
+from discrank._labels import extend_labels
 from discrank._params import FINITE_PRIOR_SCALE, check_param
 from discrank._threads import one_blas_thread, resolve_n_jobs
 from discrank.models._base import Model
@@ -78,7 +79,7 @@ class DynamicElo(DynamicTuning, DynamicReadout, TimedRatings, Model):
         start (and at least ``tol``).
     update_tol : float, default 1e-5
         The same rule for the warm refits of :meth:`update` (a prediction then moves by less than 1e-5
-        from the exact MAP's: tests/test_dynamic.py). The tuning's fits stop at :data:`TUNE_TOL` (1e-4).
+        from the exact MAP's, after one update or several in a row: tests/test_dynamic_reliability.py). The tuning's fits stop at :data:`TUNE_TOL` (1e-4).
     max_iter : int, default 100
         Newton steps at most.
     n_jobs : int, optional
@@ -166,7 +167,6 @@ class DynamicElo(DynamicTuning, DynamicReadout, TimedRatings, Model):
         self.update_tol = update_tol
         self.max_iter = max_iter
         self.n_jobs = n_jobs
-
 
     # ------------------------------------------------------------------ checks
     def _check_input(self, log: Any) -> None:
@@ -403,7 +403,10 @@ class DynamicElo(DynamicTuning, DynamicReadout, TimedRatings, Model):
         Parameters
         ----------
         log : GameLog or PeriodGames
-            The new games (at or after the fitted games' times); new players enter with the prior.
+            The new games, with the fitted games' kind of labels (numbers or strings) and advantage
+            columns (else a ValueError naming them; also for a history of more than ``MAX_PERIODS``
+            periods, the model left as it was); new players enter with the prior. Games earlier than the
+            latest fitted ones (results that came late) join the history in time order.
 
         Returns
         -------
@@ -423,27 +426,22 @@ class DynamicElo(DynamicTuning, DynamicReadout, TimedRatings, Model):
             self._check_period_of(log)
         # the new games coded by their own labels, then by the model's (new players appended)
         new, games = self._games(log)
-        idx = self._label_lookup().lookup(new)
-        labels = self.labels_
-        if (idx < 0).any():
-            fresh = new[idx < 0]  # (sorted, distinct)
-            labels = np.concatenate([labels, fresh.astype(labels.dtype) if labels.dtype != object else fresh])
-            idx = LabelIndex(labels).lookup(new)
+        labels, idx = extend_labels(self.labels_, new, "update's log", self._label_lookup())
         games = dataclasses.replace(games, a=idx[games.a].astype(np.int64), b=idx[games.b].astype(np.int64))
-        if (old.x is None) != (games.x is None):
-            raise ValueError("the model was fitted with advantage covariates; the new games have none"
-                             if games.x is None else "the new games have advantage covariates; the model was fitted "
-                             "without")
+        if old.x is None and games.x is not None:
+            raise ValueError("the new games have advantage covariates; the model was fitted without")
+        log_covariates(log, self.advantage_names_, "DynamicElo", "update's games")
         check_draws(self.draws, games.score, "new game")
         t0, t1 = old.time, games.time
         if t0 is not None and t1 is not None and t0.dtype.kind != t1.dtype.kind:
             raise ValueError(f"the new games' times are {'dates' if t1.dtype.kind == 'M' else 'numbers'}, the "
                              f"fitted games' {'dates' if t0.dtype.kind == 'M' else 'numbers'}")
+        whole = old.then(games)
+        if self.period is not None:
+            check_span(whole.bins, self.period, " of the fitted games with update's")
         warm = (self.pp_player_, self.pp_bin_, self.pp_rating_, self.theta_tail_)
-        self._store(labels, old.then(games), self.advantage_names_, self.drift_ or 1.0, self.prior_scale_,
-                    self.tuning_, warm)
+        self._store(labels, whole, self.advantage_names_, self.drift_ or 1.0, self.prior_scale_, self.tuning_, warm)
         return self
-
 
     def _verdict(self) -> str:
         """What the fit found, in a few lines (``discrank info``)."""

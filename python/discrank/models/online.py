@@ -13,7 +13,7 @@ from scipy.special import expit
 from discrank import _core
 from discrank._checks import check_no_self_play, show
 from discrank._params import check_param
-from discrank._labels import LabelIndex, as_label_array, check_same_kind, factorize_pair
+from discrank._labels import LabelIndex, as_label_array, extend_labels, factorize_pair
 from discrank._losses import binary_log_loss
 from discrank.exceptions import NumericalError
 from discrank.models._base import Model, atomic
@@ -303,19 +303,8 @@ class OnlineElo(CurrentStatePredictions, TimedRatings, Model):
             raise ValueError(f"score must be finite and in [0, 1]; got {show(score[k])} at game {k}")
         uniq, code_a, code_b = factorize_pair(a, b)
         known = np.asarray(self.labels_)
-        if known.size:
-            check_same_kind(("a", a), ("labels_", known))
-        position = self._label_lookup().lookup(uniq)
-        unseen = position < 0
-        labels, index = known, self._label_lookup()
-        if unseen.any():
-            new = uniq[unseen]
-            position[unseen] = len(known) + np.arange(new.shape[0])
-            if new.dtype == known.dtype:
-                labels = np.concatenate([known, new])
-            else:  # integer labels of two widths (int64 and uint64): one checked array again
-                labels = as_label_array(known.tolist() + new.tolist(), "labels")
-            index = LabelIndex(labels)
+        labels, position = extend_labels(known, uniq, "update's log", self._label_lookup())
+        index = self._label_lookup() if labels is known else LabelIndex(labels)
         ia = np.ascontiguousarray(position[code_a], dtype=np.int32)
         ib = np.ascontiguousarray(position[code_b], dtype=np.int32)
         check_no_self_play(ia, ib, a)

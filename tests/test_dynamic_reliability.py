@@ -1,0 +1,136 @@
+"""DynamicElo under hostile input (issue 33): updates out of time order or beyond the period cap, far
+times, labels and covariates of another kind in an update, covariates that separate the results, and the
+tolerance of warm updates."""
+
+import warnings
+
+import numpy as np
+import pytest
+
+from discrank import DynamicElo, Elo, GameLog, load
+
+
+def random_log(seed, n=None, draws=False, with_x=True):
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(30, 300)) if n is None else n
+    p = int(rng.integers(3, 20))
+    a = rng.integers(0, p, n)
+    b = (a + rng.integers(1, p, n)) % p
+    y = rng.choice([0.0, 0.5, 1.0] if draws else [0.0, 1.0], n)
+    t = np.sort(rng.integers(0, 40, n)).astype(float)
+    x = {"home": rng.choice([0.0, 1.0, -1.0], n)} if with_x else None
+    return GameLog.from_arrays(a, b, y, t, advantage=x)
+
+
+def model(**kw):
+    return DynamicElo(period=5.0, drift=0.2, prior_scale=1.0, **kw)
+
+
+def test_an_update_with_games_earlier_than_the_fitted_ones_is_the_fit_of_every_game_and_its_file_loads(tmp_path):
+    log = random_log(0, n=200)
+    late, early = log._take(log.time >= 20), log._take(log.time < 20)
+    updated = model(update_tol=1e-10).fit(late).update(early)
+    whole = model().fit(log)
+    assert updated.games_.time.tolist() == sorted(log.time.tolist())  # in time order again
+    assert np.array_equal(updated.pp_bin_, whole.pp_bin_)
+    assert np.max(np.abs(updated.predict_games(log) - whole.predict_games(log))) < 1e-8
+    updated.save(tmp_path / "m.npz")
+    again = load(tmp_path / "m.npz")
+    assert np.array_equal(again.predict_games(log), updated.predict_games(log))
+
+
+def test_an_update_beyond_the_period_cap_is_refused_naming_the_periods_and_leaves_the_model_as_it_was():
+    log = random_log(1, n=100, with_x=False)
+    fitted = model().fit(log)
+    before = fitted.pp_rating_.copy()
+    far = GameLog.from_arrays([1], [2], [1.0], [5.0 * 20_000_000])
+    with pytest.raises(ValueError, match=r"period=5.0 makes 20000001 periods between the first game and the last of "
+                                         r"the fitted games with update's .*periods 0 and 20000000"):
+        fitted.update(far)
+    assert np.array_equal(fitted.pp_rating_, before) and len(fitted.games_) == 100
+
+
+def test_far_future_times_keep_a_known_player_known_or_are_refused_naming_the_time():
+    log = random_log(2, n=100, with_x=False)
+    fitted = DynamicElo(period=1.0, drift=0.2, prior_scale=1.0).fit(log)
+    now = fitted.ratings_at(50.0)
+    far = fitted.ratings_at(1e18)  # 1e18 periods ahead: players x span overflowed int64
+    assert far["known"].all()
+    np.testing.assert_allclose(far["rating"], now["rating"], atol=1e-12)
+    np.testing.assert_allclose(far["sd"] ** 2, now["sd"] ** 2 + 0.2**2 * (1e18 - 50.0), rtol=1e-12)
+    with pytest.raises(ValueError, match=r"time 1e\+19 is out of range for period=1.0"):
+        fitted.ratings_at(1e19)
+    with pytest.raises(ValueError, match=r"time 1e\+19 is out of range for period=1.0"):
+        DynamicElo(period=1.0, drift=0.2, prior_scale=1.0).fit(
+            GameLog.from_arrays(log.a, log.b, log.score, np.r_[log.time[:-1], 1e19]))
+    with pytest.raises(ValueError, match=r"time 1e\+25 is out of range for period=1.0"):
+        fitted.predict_games(GameLog.from_arrays([1], [2], [1.0], [1e25]))
+
+
+def test_an_update_with_labels_of_another_kind_is_refused_or_adds_a_new_player_never_an_old_one():
+    log = random_log(3, n=100, with_x=False)  # integer labels
+    with pytest.raises(ValueError, match=r"update's log holds strings \(first '1' .*labels_ holds numbers"):
+        model().fit(log).update(GameLog.from_arrays(["1"], ["2"], [1.0], [45.0]))
+    with pytest.raises(ValueError, match=r"a holds strings \(first '17'.* b holds numbers"):
+        model().fit(log).update(GameLog.from_arrays(["17"], [2], [1.0], [45.0]))
+    fitted = model().fit(log)
+    n = len(fitted.labels_)
+    fitted.update(GameLog.from_arrays([1.5], [2], [1.0], [45.0]))  # 1.5 is a new player, not player 1
+    assert len(fitted.labels_) == n + 1 and fitted.labels_[-1] == 1.5
+    assert fitted.labels_[:n].tolist() == list(range(n))
+
+
+def test_an_update_with_other_covariate_columns_is_refused_naming_both():
+    log = random_log(4, n=100)
+    fitted = model().fit(log)
+    two = GameLog.from_arrays([1], [2], [1.0], [45.0], advantage=np.ones((1, 2)))
+    with pytest.raises(ValueError, match=r"DynamicElo was fitted with the advantage column\(s\) \['home'\]; update's games have "
+                                         r"\['x0', 'x1'\]"):
+        fitted.update(two)
+    with pytest.raises(ValueError, match=r"fitted with the advantage column\(s\) \['home'\]; the games to predict "
+                                         r"have \['x0', 'x1'\]"):
+        fitted.predict_games(two)
+
+
+@pytest.mark.parametrize("make", [lambda: model(), lambda: Elo(prior_scale=1.0)], ids=["dynamic", "elo"])
+def test_a_covariate_that_separates_the_results_has_a_finite_coefficient_and_standard_error(make, tmp_path):
+    # the covariate is nonzero in one game only, which its side won: the flat prior's maximum is at infinity
+    log = GameLog.from_arrays(["x", "y", "z", "x", "y", "z"], ["y", "z", "x", "z", "x", "y"],
+                              [1, 0, 1, 0, 1, 0.0], [1, 2, 3, 4, 5, 6], advantage={"home": [1, 0, 0, 0, 0, 0.0]})
+    fitted = make().fit(log)
+    # the prior N(0, (10 / rms)^2), rms = 1 / sqrt(6), holds it within a few prior sd of 0
+    assert fitted.converged_ and 0 < fitted.beta_[0] < 3 * 10 * np.sqrt(6)
+    assert np.isfinite(fitted.beta_se_[0]) and 0 < fitted.beta_se_[0] <= 10 * np.sqrt(6)
+    fitted.save(tmp_path / "m.npz")
+    assert load(tmp_path / "m.npz").beta_[0] == fitted.beta_[0]
+
+
+def test_a_one_game_log_with_a_covariate_fits_saves_and_loads(tmp_path):
+    log = GameLog.from_arrays(["x"], ["y"], [1.0], [1.0], advantage={"home": [1.0]})
+    fitted = DynamicElo(period=1.0, drift=0.1, prior_scale=1.0).fit(log)
+    assert np.isfinite(fitted.beta_[0]) and np.isfinite(fitted.beta_se_[0]) and fitted.beta_se_[0] < 10.0
+    fitted.save(tmp_path / "one.npz")
+    again = load(tmp_path / "one.npz")
+    assert again.beta_se_[0] == pytest.approx(fitted.beta_se_[0], rel=1e-12)
+
+
+@pytest.mark.parametrize("draws", [None, "davidson"])
+def test_two_updates_in_a_row_predict_within_the_documented_1e5_of_a_fit_of_every_game(draws):
+    worst = 0.0
+    for seed in range(40):
+        log = random_log(seed, draws=draws is not None)
+        n = len(log)
+        k1, k2 = sorted(np.random.default_rng(seed).choice(np.arange(5, n - 5), 2, replace=False))
+        parts = [log._take(np.arange(n) < k1), log._take((np.arange(n) >= k1) & (np.arange(n) < k2)),
+                 log._take(np.arange(n) >= k2)]
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")  # a first part may leave players unconnected
+                updated = model(draws=draws).fit(parts[0]).update(parts[1]).update(parts[2])
+                whole = model(draws=draws).fit(log)
+        except ValueError as exc:  # a first part without draws (or of draws only) cannot fit the draw model
+            assert "draw" in str(exc)
+            continue
+        assert updated.update_tol == 1e-5 and updated.gradient_ <= 1e-5
+        worst = max(worst, float(np.max(np.abs(updated.predict_games(log) - whole.predict_games(log)))))
+    assert 0 < worst < 1e-5, worst
