@@ -1,5 +1,6 @@
 """Dirty game logs (issue 14): invalid rows raise by default, or are dropped and reported with invalid="drop"."""
 
+import re
 import warnings
 
 import numpy as np
@@ -477,3 +478,30 @@ def test_an_iso_time_with_a_fraction_of_a_second_is_read():
     """issue 33: "2024-01-01T10:00:00.5" was refused (the dots of PGN dates were replaced everywhere)."""
     log = GameLog.from_arrays(["a", "b"], ["b", "a"], [1.0, 0.0], time=["2024-01-01T10:00:00.5", "2024.01.02"])
     assert log.time.tolist() == [np.datetime64("2024-01-01T10:00:00.500"), np.datetime64("2024-01-02T00:00:00.000")]
+
+
+# ------------------------------------------------------------------ the plain constructor checks as from_arrays
+@pytest.mark.parametrize("kw, message", [
+    ({"a": ["x", "y"], "b": ["x", "z"]}, "game 0 is player 'x' against themself"),
+    ({"time": ["soon", "later"]}, "time[0] = 'soon' is not a time"),
+    ({"score": [2.0, 0.0]}, "score[0] = 2.0 is not a score in [0, 1]"),
+    ({"b": ["y"]}, "columns"),
+    ({"advantage": np.ones((2, 2)), "advantage_names": ("home",)},
+     "advantage has shape (2, 2), and advantage_names names 1 column(s): ['home']"),
+])
+def test_the_plain_constructor_refuses_what_from_arrays_refuses_naming_the_value(kw, message):
+    columns = {"a": ["x", "y"], "b": ["y", "z"], "score": [1.0, 0.0], **kw}
+    with pytest.raises(ValueError, match=re.escape(message)):
+        GameLog(**columns)
+
+
+def test_the_plain_constructor_converts_iso_times_and_named_columns_as_from_arrays():
+    log = GameLog(["x", "y"], ["y", "z"], ["1-0", 0.5], time=["2020-01-01", "2020-02-01"],
+                  advantage=np.array([[1.0], [0.0]]), advantage_names=("home",))
+    same = GameLog.from_arrays(["x", "y"], ["y", "z"], ["1-0", 0.5], ["2020-01-01", "2020-02-01"],
+                               advantage={"home": [1.0, 0.0]})
+    assert log.time.dtype.kind == "M" and np.array_equal(log.time, same.time)
+    assert log.score.tolist() == [1.0, 0.5] and log.advantage_names == ("home",)
+    assert np.array_equal(log.advantage, same.advantage) and log._checked
+    fitted = discrank.DynamicElo(period="month", drift=0.1, prior_scale=1.0).fit(log)
+    assert fitted.converged_ and fitted.history().shape[0] == 4

@@ -27,8 +27,8 @@ class Games:
 
     def log(self, rows: Any) -> GameLog:
         """The games ``rows`` (a slice or indices) as a :class:`GameLog` with their covariates."""
-        return GameLog(self.ca[rows], self.cb[rows], self.y[rows], self.t[rows], {},
-                       None if self.adv is None else self.adv[rows], self.names)
+        return GameLog._trusted(self.ca[rows], self.cb[rows], self.y[rows], self.t[rows], {},
+                                None if self.adv is None else self.adv[rows], self.names)
 
     def without_covariates(self) -> "Games":
         """The same games without their advantage columns (for a model that takes none)."""
@@ -37,8 +37,8 @@ class Games:
     def query(self, rows: np.ndarray) -> GameLog:
         """The games ``rows`` to predict: their players, times and covariates; the score is a placeholder
         (0.5), so that the outcome cannot reach a predictor."""
-        return GameLog(self.ca[rows], self.cb[rows], np.full(rows.shape[0], 0.5), self.t[rows], {},
-                       None if self.adv is None else self.adv[rows], self.names)
+        return GameLog._trusted(self.ca[rows], self.cb[rows], np.full(rows.shape[0], 0.5), self.t[rows], {},
+                                None if self.adv is None else self.adv[rows], self.names)
 
 
 def predictions(model: Any, games: Games, rows: np.ndarray, unseen: str) -> tuple[np.ndarray, Optional[np.ndarray]]:

@@ -221,8 +221,9 @@ def _log_sampler(log: GameLog, weights: Optional[str]) -> tuple[np.ndarray, Call
 
     def draw(rng: np.random.Generator) -> Any:
         idx = np.repeat(np.arange(g), rng.multinomial(g, np.full(g, 1.0 / g)))
-        sample = GameLog(ca[idx], cb[idx], score[idx], None if log.time is None else np.asarray(log.time)[idx], {},
-                         None if log.advantage is None else np.asarray(log.advantage)[idx], tuple(log.advantage_names))
+        sample = GameLog._trusted(ca[idx], cb[idx], score[idx], None if log.time is None else np.asarray(log.time)[idx],
+                                  {}, None if log.advantage is None else np.asarray(log.advantage)[idx],
+                                  log.advantage_names)
         return sample if weights is None else sample.to_pairs(weights=weights)
 
     return labels, draw

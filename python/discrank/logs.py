@@ -47,7 +47,9 @@ class GameLog:
     Build with :meth:`from_arrays`, :meth:`from_frame`, :meth:`read_csv`, :meth:`read_parquet` or
     :func:`read_pgn`; the checks are those of :meth:`PairwiseData.from_games` (no player against themself,
     no NaN, equal lengths), with the offending row named. The readers take ``invalid="drop"`` to drop the
-    invalid rows instead, and report them.
+    invalid rows instead, and report them. The constructor itself, ``GameLog(a, b, score, time)``, checks
+    and converts its columns as :meth:`from_arrays` does (``advantage`` an array whose columns are named
+    by ``advantage_names``, or a dict of columns by name).
 
     Attributes
     ----------
@@ -78,6 +80,44 @@ class GameLog:
     #: Whether the columns are known to be checked (built by :meth:`from_arrays` or taken from such a log):
     #: :meth:`to_pairs` then aggregates them without checking the labels again.
     _checked: bool = field(default=False, init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        """Check and convert the columns (:meth:`from_arrays`' checks), naming the offending value."""
+        a = as_label_array(self.a, "a")
+        b = as_label_array(self.b, "b")
+        check_same_kind(("a", a), ("b", b))
+        score = parse_results(self.score, "score")
+        lengths = {"a": a.shape[0], "b": b.shape[0], "score": score.shape[0]}
+        time = None
+        if self.time is not None:
+            time = as_times(self.time)
+            lengths["time"] = time.shape[0]
+        if check_same_length(lengths, "columns") == 0:
+            raise ValueError("the game log is empty")
+        check_no_self_play(a, b)
+        values = self.advantage
+        if isinstance(values, np.ndarray) and self.advantage_names:
+            columns = values.reshape(values.shape[0], -1) if values.ndim == 1 else values
+            if columns.ndim != 2 or columns.shape[1] != len(self.advantage_names):
+                raise ValueError(f"advantage has shape {values.shape}, and advantage_names names "
+                                 f"{len(self.advantage_names)} column(s): {list(self.advantage_names)}")
+            values = dict(zip(self.advantage_names, columns.T))
+        x, names = as_advantage(values, a.shape[0])
+        self.a, self.b, self.score, self.time, self.advantage, self.advantage_names = a, b, score, time, x, names
+        self.dropped = dict(self.dropped)
+        self._checked = True
+
+    @classmethod
+    def _trusted(cls, a: np.ndarray, b: np.ndarray, score: np.ndarray, time: Optional[np.ndarray] = None,
+                 dropped: Optional[dict] = None, advantage: Optional[np.ndarray] = None, advantage_names: tuple = (),
+                 checked: bool = False) -> "GameLog":
+        """A log of columns already checked or made by the library (player codes, a log's rows), without
+        the constructor's checks; ``checked``: whether they passed :meth:`from_arrays`' (see ``_checked``)."""
+        log = object.__new__(cls)
+        log.a, log.b, log.score, log.time = a, b, score, time
+        log.dropped = {} if dropped is None else dict(dropped)
+        log.advantage, log.advantage_names, log._checked = advantage, tuple(advantage_names), checked
+        return log
 
     @classmethod
     def from_arrays(cls, a: Any, b: Any, score: Any, time: Any = None, advantage: Any = None) -> "GameLog":
@@ -115,21 +155,7 @@ class GameLog:
             Labels that are bools, bytes or other objects; an advantage value that is not a number (named
             with its column and row).
         """
-        a = as_label_array(a, "a")
-        b = as_label_array(b, "b")
-        check_same_kind(("a", a), ("b", b))
-        score = parse_results(score, "score")
-        lengths = {"a": a.shape[0], "b": b.shape[0], "score": score.shape[0]}
-        if time is not None:
-            time = as_times(time)
-            lengths["time"] = time.shape[0]
-        if check_same_length(lengths, "columns") == 0:
-            raise ValueError("the game log is empty")
-        check_no_self_play(a, b)
-        x, names = as_advantage(advantage, a.shape[0])
-        log = cls(a, b, score, time, {}, x, names)
-        log._checked = True
-        return log
+        return cls(a, b, score, time, {}, advantage)
 
     @classmethod
     def from_frame(cls, df: Any, a: str = "a", b: str = "b", score: Optional[str] = None,
@@ -309,11 +335,10 @@ class GameLog:
         empty = not keep.any() if keep.dtype == bool else keep.size == 0
         if empty:
             raise ValueError("no game is left after filtering")
-        out = GameLog(self.a[keep], self.b[keep], self.score[keep], None if self.time is None else self.time[keep],
-                      {} if dropped is None else dict(dropped),
-                      None if self.advantage is None else self.advantage[keep], tuple(self.advantage_names))
-        out._checked = self._checked
-        return out
+        return GameLog._trusted(self.a[keep], self.b[keep], self.score[keep],
+                                None if self.time is None else self.time[keep], dropped,
+                                None if self.advantage is None else self.advantage[keep], self.advantage_names,
+                                self._checked)
 
     def filter(self, *, start: Any = None, end: Any = None, min_player_games: int = 1) -> "GameLog":
         """Games with ``start <= time < end``, then only players with at least ``min_player_games`` games.
