@@ -704,6 +704,82 @@ case("interrupted_online_elo_fit_leaves_an_unfitted_model",
      ok("[k for k in vars(m) if k.endswith('_')] == []"))
 
 
+# ------------------------------------------------------------------ issue 33: the dynamic model, covariates, labels, logs
+DATED = ("from discrank import DynamicElo\nrng = np.random.default_rng(0)\n"
+         "da = rng.integers(0, 8, 200); db = (da + rng.integers(1, 8, 200)) % 8\n"
+         "dy = (rng.random(200) < 0.5).astype(float); dt = np.sort(rng.uniform(0, 100, 200))\n"
+         "dated = GameLog.from_arrays(da, db, dy, time=dt)\n"
+         "dyn = lambda **k: DynamicElo(**{'period': 10.0, 'drift': 0.1, 'prior_scale': 1.0, **k})\n")
+case("dynamic_draws_only_log", DATED + "dyn(draws='davidson').fit(GameLog.from_arrays(['x', 'y'], ['y', 'x'], [0.5, 0.5], "
+     "time=[1.0, 2.0]))", raises("ValueError", "every game of the log is a draw"))
+case("dynamic_update_earlier_games_saves_a_loadable_file",
+     DATED + "m = dyn().fit(dated).update(GameLog.from_arrays([1], [2], [1.0], time=[5.0]))\n"
+     "m.save(tmp / 'm.npz'); back = load(tmp / 'm.npz')",
+     ok("len(back.games_) == 201 and np.all(np.diff(back.games_.time) >= 0)"))
+case("dynamic_update_beyond_the_period_cap", DATED + "dyn().fit(dated).update(GameLog.from_arrays([1], [2], [1.0], time=[2e8]))",
+     raises("ValueError", "makes 20000001 periods between the first game and the last of the fitted games with update's"))
+case("dynamic_ratings_far_ahead_stay_known", DATED + "m = dyn(period=1.0).fit(dated); r = m.ratings_at(1e18)",
+     ok("r['known'].all() and np.all(np.isfinite(r['sd']))"))
+case("dynamic_ratings_at_1e19", DATED + "dyn(period=1.0).fit(dated).ratings_at(1e19)",
+     raises("ValueError", "time 1e+19 is out of range for period=1.0"))
+case("dynamic_fit_with_a_time_of_1e19", DATED + "dyn(period=1.0).fit(GameLog.from_arrays(da, db, dy, time=np.r_[dt[:-1], 1e19]))",
+     raises("ValueError", "time 1e+19 is out of range"))
+case("dynamic_unknown_label_refused", DATED + "dyn().fit(dated).predict_proba(0, 99)", raises("UnknownPlayerError", "99"))
+case("dynamic_update_float_label_into_int_model", DATED + "m = dyn().fit(dated).update(GameLog.from_arrays([1.5], [2], [1.0], "
+     "time=[120.0]))", ok("len(m.labels_) == 9 and m.labels_[-1] == 1.5 and m.labels_[1] == 1"))
+case("dynamic_update_text_label_into_int_model", DATED + "dyn().fit(dated).update(GameLog.from_arrays(['17'], ['2'], [1.0], "
+     "time=[120.0]))", raises("ValueError", "update's log holds strings (first '17'"))
+case("dynamic_update_other_covariate_width",
+     DATED + "m = dyn().fit(GameLog.from_arrays(da, db, dy, time=dt, advantage=rng.normal(size=200)))\n"
+     "m.update(GameLog.from_arrays([1], [2], [1.0], time=[120.0], advantage=np.ones((1, 2))))",
+     raises("ValueError", "update's games have ['x0', 'x1']"))
+case("dynamic_predict_other_covariate_width",
+     DATED + "m = dyn().fit(GameLog.from_arrays(da, db, dy, time=dt, advantage=rng.normal(size=200)))\n"
+     "m.predict_games(GameLog.from_arrays([1], [2], [1.0], time=[120.0], advantage=np.ones((1, 2))))",
+     raises("ValueError", "the games to predict have ['x0', 'x1']"))
+case("dynamic_update_week_at_neutral_venues",
+     DATED + "m = dyn().fit(GameLog.from_arrays(da, db, dy, time=dt, advantage=rng.choice([-1.0, 1.0], 200)))\n"
+     "m.update(GameLog.from_arrays([1], [2], [1.0], time=[120.0], advantage=[0.0]))",
+     ok("m.converged_ and len(m.games_) == 201"))
+case("dynamic_separating_covariate_stays_finite",
+     DATED + "x = np.zeros(200); x[0] = 1.0; dy[0] = 1.0\n"
+     "m = dyn().fit(GameLog.from_arrays(da, db, dy, time=dt, advantage=x)).update(GameLog.from_arrays([1], [2], [1.0], "
+     "time=[120.0], advantage=[1.0]))",
+     ok("np.isfinite(m.beta_[0]) and np.isfinite(m.beta_se_[0]) and m.converged_"))
+case("dynamic_one_game_covariate_file_loads",
+     DATED + "m = dyn(period=1.0).fit(GameLog.from_arrays(['x'], ['y'], [1.0], time=[1.0], advantage=[1.0]))\n"
+     "m.save(tmp / 'one.npz'); back = load(tmp / 'one.npz')",
+     ok("np.isfinite(back.beta_se_[0]) and back.beta_[0] == m.beta_[0]"))
+case("elo_separating_covariate_stays_finite",
+     "m = Elo(prior_scale=1.0).fit(GameLog.from_arrays(['x', 'y', 'z', 'x', 'y', 'z'], ['y', 'z', 'x', 'z', 'x', 'y'], "
+     "[1, 0, 1, 0, 1, 0.0], advantage=[1, 0, 1, 0, 1, 0.0]))",
+     ok("0 < m.beta_[0] < 60 and m.beta_se_[0] < 30"))
+case("fit_refuses_a_covariate_0_in_every_game",
+     "Elo(prior_scale=1.0).fit(GameLog.from_arrays(['x', 'y'], ['y', 'x'], [1.0, 0.0], advantage={'neutral': [0, 0]}))",
+     raises("ValueError", "advantage column 'neutral' is 0 in every game"))
+case("gamelog_constructor_self_play", "GameLog(np.array(['x', 'y']), np.array(['x', 'z']), np.array([1.0, 0.0]))",
+     raises("ValueError", "player 'x' against themself"))
+case("gamelog_constructor_text_times", "log = GameLog(['x', 'y'], ['y', 'z'], [1.0, 0.0], time=['2020-01-01', '2020-02-01'])",
+     ok("log.time.dtype.kind == 'M'"))
+case("iso_time_with_a_fraction_of_a_second",
+     "log = GameLog.from_arrays(['x', 'y'], ['y', 'z'], [1.0, 0.0], ['2020-01-01T10:00:00.250', '2020-01-01T10:00:01'])",
+     ok("log.time.dtype.kind == 'M' and (log.time[1] - log.time[0]) == np.timedelta64(750, 'ms')"))
+SCAN = ("frame = pd.DataFrame({'a': ['x', 'y', 'z'] * 10, 'b': ['y', 'z', 'x'] * 10, 's': [1.0, 0.0, 0.5] * 10})\n"
+        "(tmp / 'd' / 'sub').mkdir(parents=True); frame.to_csv(tmp / 'd' / 'g0.csv', index=False)\n"
+        "frame.to_csv(tmp / 'd' / 'sub' / 'g1.csv', index=False)\n")
+case("scan_games_fifo_beside_the_data", SCAN + "os.mkfifo(tmp / 'd' / 'pipe.csv')\ndiscrank.scan_games(tmp / 'd', score='s')",
+     raises("ValueError", "pipe.csv: not a regular file"))
+case("scan_games_symlinked_folder_is_read",
+     SCAN + "(tmp / 'd' / 'sub' / 'g1.csv').rename(tmp / 'g1.csv'); (tmp / 'l').mkdir(); "
+     "(tmp / 'g1.csv').rename(tmp / 'l' / 'g1.csv')\nos.symlink(tmp / 'l', tmp / 'd' / 'link')\n"
+     "p = discrank.scan_games(tmp / 'd', score='s')", ok("p.n_games.sum() == 60"))
+case("scan_games_overlapping_paths_read_once",
+     SCAN + "p = discrank.scan_games([tmp / 'd', str(tmp / 'd' / 'sub') + '/*.csv'], score='s')",
+     warns("UserWarning", "named more than once"))
+case("scan_games_glob_of_folders_only", SCAN + "p = discrank.scan_games(str(tmp / 'd') + '/su*', score='s')",
+     ok("p.n_games.sum() == 30"))
+
+
 # ------------------------------------------------------------------ the harness
 def _child(code, check, conn):
     import warnings
