@@ -366,10 +366,12 @@ def test_bad_logs_are_named():
                    np.zeros((2, 1)), ("home",))
     with pytest.raises(ValueError, match="advantage column 'home' is 0 in every game"):
         DynamicElo(period=1.0, drift=0.1, prior_scale=1.0).fit(zero)
-    nan = GameLog(np.array(["x", "y"]), np.array(["y", "x"]), np.array([1.0, 0.0]), np.array([0.0, 1.0]), {},
-                  np.array([[1.0], [np.nan]]), ("home",))
+    columns = (np.array(["x", "y"]), np.array(["y", "x"]), np.array([1.0, 0.0]), np.array([0.0, 1.0]), {},
+               np.array([[1.0], [np.nan]]), ("home",))
+    with pytest.raises(ValueError, match="advantage column 'home' has the value nan at row 1"):
+        GameLog(*columns)  # the constructor checks its columns
     with pytest.raises(ValueError, match="advantage column 'home' has a missing value .* at game 1"):
-        DynamicElo(period=1.0, drift=0.1, prior_scale=1.0).fit(nan)
+        DynamicElo(period=1.0, drift=0.1, prior_scale=1.0).fit(GameLog._trusted(*columns))  # and so does the fit
 
 
 def test_unfitted_and_unknown_players():
