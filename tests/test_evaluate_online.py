@@ -383,8 +383,10 @@ def test_bad_outcomes_updates_and_validation_flags_are_named():
     before = model.ratings_
     with pytest.raises(ValueError, match=re.escape("a game at time 10, before the latest time already seen (1499)")):
         model.update(GameLog(log.a[10:20], log.b[10:20], log.score[10:20], log.time[10:20]))
-    with pytest.raises(ValueError, match=re.escape("score must be finite and in [0, 1]; got 2")):
-        model.update(GameLog(log.a[CUTOFF:], log.b[CUTOFF:], np.full(N_GAMES - CUTOFF, 2.0), log.time[CUTOFF:]))
+    with pytest.raises(ValueError, match=re.escape("score[0] = 2.0 is not a score in [0, 1]")):  # the log refuses it
+        GameLog(log.a[CUTOFF:], log.b[CUTOFF:], np.full(N_GAMES - CUTOFF, 2.0), log.time[CUTOFF:])
+    with pytest.raises(ValueError, match=re.escape("score must be finite and in [0, 1]; got 2")):  # so does update
+        model.update(GameLog._trusted(log.a[CUTOFF:], log.b[CUTOFF:], np.full(N_GAMES - CUTOFF, 2.0), log.time[CUTOFF:]))
     with pytest.raises(TypeError, match="OnlineElo.update expects a discrank.GameLog, got list"):
         model.update([1, 2])
     assert model.ratings_ is before  # all or nothing
