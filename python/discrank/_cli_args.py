@@ -13,7 +13,7 @@ from typing import Callable, NoReturn, Optional, Union
 
 import numpy as np
 
-__all__ = ["parse_number", "int_at_least", "finite_float", "fraction", "regularization", "positive", "period",
+__all__ = ["parse_number", "int_at_least", "finite_float", "fraction", "share", "regularization", "positive", "period",
            "threads", "bound_text", "write_file", "UsageError", "Parser", "FitProgress", "read_log", "read_games",
            "print_warnings", "pd_options", "add_columns", "add_bad_rows"]
 
@@ -48,6 +48,13 @@ def fraction(text: str) -> float:
     value = finite_float(text)
     if not 0.0 < value < 1.0:
         raise argparse.ArgumentTypeError(f"must be a number strictly between 0 and 1, got {text!r}")
+    return value
+
+
+def share(text: str) -> float:
+    value = finite_float(text)
+    if not 0.0 <= value <= 1.0:
+        raise argparse.ArgumentTypeError(f"must be a number from 0 to 1, got {text!r}")
     return value
 
 
@@ -151,14 +158,21 @@ class FitProgress:
 def read_log(args: argparse.Namespace):
     """The game log of ``args.games`` (CSV, Parquet or PGN), filtered by ``--start`` / ``--end`` and
     ``--min-player-games`` before its rows are checked; ``--drop-invalid`` drops the invalid rows (with an
-    ``InvalidRowsWarning``) instead of stopping at the first; ``--keep-truncated`` keeps the games of a
-    truncated compressed file read before the truncation (with a warning) instead of stopping."""
+    ``InvalidRowsWarning``) instead of stopping at the first, up to ``--max-invalid`` of the rows;
+    ``--keep-truncated`` keeps the games of a truncated compressed file read before the truncation (with a
+    warning) instead of stopping."""
     path = args.games
     lower = path.lower()
+    drop = getattr(args, "drop_invalid", False)
+    max_invalid = getattr(args, "max_invalid", None)
+    if max_invalid is not None and not drop:
+        raise ValueError(f"--max-invalid {max_invalid:g} is the largest share of rows that --drop-invalid drops: "
+                         "give --drop-invalid too")
     filters = dict(start=bound_text("--start", args.start), end=bound_text("--end", args.end),
-                   min_player_games=args.min_player_games,
-                   invalid="drop" if getattr(args, "drop_invalid", False) else "raise",
+                   min_player_games=args.min_player_games, invalid="drop" if drop else "raise",
                    truncated="keep" if getattr(args, "keep_truncated", False) else "raise")
+    if max_invalid is not None:
+        filters["max_invalid"] = max_invalid
     try:
         return read_games(args, path, lower, filters)
     except ValueError as exc:  # the readers name start= and end=; here they are --start and --end
@@ -220,7 +234,11 @@ def add_bad_rows(p: argparse.ArgumentParser) -> None:
     """What to do with invalid rows and truncated files (fit and evaluate)."""
     p.add_argument("--drop-invalid", action="store_true",
                    help="drop invalid rows (a player against themself, a missing or unparseable result, name or "
-                        "time) and report how many of each kind on stderr, instead of stopping at the first")
+                        "time) and report how many of each kind on stderr, instead of stopping at the first; "
+                        "refused when more than --max-invalid of the rows are invalid")
+    p.add_argument("--max-invalid", type=share, metavar="FRACTION",
+                   help="with --drop-invalid: the largest share of the rows dropped (default 0.5; more usually "
+                        "means a misread column); 1 drops any number")
     p.add_argument("--keep-truncated", action="store_true",
                    help="a truncated compressed file (.gz, .bz2, .xz): keep the games read before the truncation, "
                         "with a warning, instead of stopping")
