@@ -159,3 +159,47 @@ def test_info_predict_and_plot_read_a_dynamic_model_file(tmp_path, capsys):
     assert model.predict_proba("p5", "p0") == _pytest.approx(float(model.predict_proba(["p5"], ["p0"])[0]))
     assert main(["plot", str(path), "--out", str(tmp_path / "h.png")]) == 0
     assert (tmp_path / "h.png").stat().st_size > 1000
+
+
+# ------------------------------------------------------------------ evaluate's log options (issue 33)
+def _winner_first_csv(path, n_players=12, n_games=1500, seed=3):
+    """Games written winner first, as Sackmann's tennis files: columns winner, loser, day (a number) and
+    date."""
+    import numpy as np
+    import pandas as pd
+
+    rng = np.random.default_rng(seed)
+    skill = np.linspace(1.5, -1.5, n_players)
+    i = rng.integers(0, n_players, n_games)
+    j = (i + rng.integers(1, n_players, n_games)) % n_players
+    won = rng.random(n_games) < 1 / (1 + np.exp(-(skill[i] - skill[j])))
+    day = np.sort(rng.integers(0, 400, n_games))
+    names = np.array([f"p{k}" for k in range(n_players)])
+    pd.DataFrame({"winner": names[np.where(won, i, j)], "loser": names[np.where(won, j, i)], "day": day,
+                  "date": (np.datetime64("2023-01-02") + day).astype(str)}).to_csv(path, index=False)
+    return path
+
+
+def _log_loss_line(out):
+    return next(line for line in out.splitlines() if line.startswith("elo "))
+
+
+def test_evaluate_warns_on_a_winner_first_log_and_shuffle_sides_orients_it(tmp_path, capsys):
+    path = _winner_first_csv(tmp_path / "wf.csv")
+    argv = ["evaluate", str(path), "--a", "winner", "--b", "loser", "--winner", "winner", "--time", "date",
+            "--test-fraction", "0.3", "--models", "elo", "--calibration"]
+    assert main(argv) == 0
+    printed = capsys.readouterr()
+    assert "discrank: warning: side 'a' wins 1500 of the 1500 decided games of this log (100.0%)" in printed.err
+    assert "discrank --shuffle-sides SEED" in printed.err
+    table = printed.out.split("calibration of elo")[1].splitlines()[1:]
+    assert table and all(line.split()[-1] == "1.0000" for line in table)  # every bin: a won
+    assert main(argv + ["--shuffle-sides", "7"]) == 0
+    shuffled = capsys.readouterr()
+    assert "warning" not in shuffled.err
+    observed = [float(line.split()[-1]) for line in shuffled.out.split("calibration of elo")[1].splitlines()[1:]]
+    assert min(observed) < 0.4 and max(observed) > 0.6
+    # the models are symmetric in the sides: the scores do not change
+    assert _log_loss_line(shuffled.out).split()[:4] == _log_loss_line(printed.out).split()[:4]
+    assert main(["fit", str(path), "--a", "winner", "--b", "loser", "--winner", "winner", "--shuffle-sides", "-1"]) == 2
+    assert "argument --shuffle-sides: must be an integer >= 0, got '-1'" in capsys.readouterr().err

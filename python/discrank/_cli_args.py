@@ -160,7 +160,8 @@ def read_log(args: argparse.Namespace):
     ``--min-player-games`` before its rows are checked; ``--drop-invalid`` drops the invalid rows (with an
     ``InvalidRowsWarning``) instead of stopping at the first, up to ``--max-invalid`` of the rows;
     ``--keep-truncated`` keeps the games of a truncated compressed file read before the truncation (with a
-    warning) instead of stopping."""
+    warning) instead of stopping; ``--shuffle-sides SEED`` then swaps the sides of a random half of the
+    games (``GameLog.shuffle_sides``: for a log written winner first)."""
     path = args.games
     lower = path.lower()
     drop = getattr(args, "drop_invalid", False)
@@ -174,12 +175,14 @@ def read_log(args: argparse.Namespace):
     if max_invalid is not None:
         filters["max_invalid"] = max_invalid
     try:
-        return read_games(args, path, lower, filters)
+        log = read_games(args, path, lower, filters)
     except ValueError as exc:  # the readers name start= and end=; here they are --start and --end
         text = str(exc)
         if text.startswith(("start=", "end=")):
             raise ValueError("--" + text.replace("=", " ", 1)) from None
         raise
+    seed = getattr(args, "shuffle_sides", None)
+    return log if seed is None else log.shuffle_sides(seed)
 
 
 def read_games(args: argparse.Namespace, path: str, lower: str, filters: dict):
@@ -228,6 +231,10 @@ def add_columns(p: argparse.ArgumentParser) -> None:
     p.add_argument("--advantage", nargs="+", action="extend", metavar="COL",
                    help="columns of advantage covariates of the first player (1 at home, 0 neutral, -1 away; "
                         "bools read as 1 / 0)")
+    p.add_argument("--shuffle-sides", type=int_at_least(0), metavar="SEED",
+                   help="swap the players of a random half of the games (drawn with this seed), flipping their "
+                        "results and covariates: for a log written winner first, such as --winner with the "
+                        "winner's column as --a")
 
 
 def add_bad_rows(p: argparse.ArgumentParser) -> None:

@@ -27,7 +27,7 @@ from typing import Any, Optional
 import numpy as np
 
 from discrank._advantage import advantage_columns, as_advantage
-from discrank._checks import check_no_self_play, check_positive_int, check_same_length, show
+from discrank._checks import check_no_self_play, check_positive_int, check_random_state, check_same_length, show
 from discrank._frame_files import check_scalar_column, truncated_csv
 from discrank._labels import as_label_array, check_same_kind, factorize_pair
 from discrank._rows import (DRAW_MARKERS, PGN_RESULTS, as_times, pandas_module, parse_results,  # noqa: F401 - PGN_RESULTS, as it was
@@ -383,6 +383,40 @@ class GameLog:
         if self.time is None:
             raise ValueError("this game log has no time column")
         return self._take(np.argsort(self.time, kind="stable"), self.dropped)
+
+    def shuffle_sides(self, random_state: Any) -> "GameLog":
+        """The same games with the sides of a random half swapped: for a log written winner first.
+
+        A log whose ``a`` is always the winner (Sackmann's tennis files read with ``winner=``) fits as any
+        other, every model being symmetric in the two sides, but a table of predictions by side (the
+        calibration of :func:`discrank.evaluate`) then reads 1.0 in every bin. This orients the games at
+        random: ``len(log) // 2`` games drawn at random have ``a`` and ``b`` swapped, their score
+        ``1 - score`` and their advantage covariates negated (a covariate is attributed to ``a``).
+
+        Parameters
+        ----------
+        random_state : int, numpy Generator or SeedSequence
+            The seed of the draw (``numpy.random.default_rng``); the same seed swaps the same games.
+
+        Returns
+        -------
+        GameLog
+            The games in the same order, with the same times; :attr:`dropped` is carried over.
+
+        Raises
+        ------
+        TypeError, ValueError
+            A ``random_state`` that is no seed, named.
+        """
+        rng = np.random.default_rng(check_random_state(random_state))
+        swap = np.zeros(len(self), dtype=bool)
+        swap[rng.permutation(len(self))[: len(self) // 2]] = True
+        adv = None if self.advantage is None else np.where(swap[:, None], -self.advantage, self.advantage) + 0.0
+        out = GameLog(np.where(swap, self.b, self.a), np.where(swap, self.a, self.b),
+                      np.where(swap, 1.0 - self.score, self.score), None if self.time is None else self.time.copy(),
+                      dict(self.dropped), adv, tuple(self.advantage_names))
+        out._checked = self._checked
+        return out
 
     def split_time(self, test_fraction: float = 0.1) -> tuple["GameLog", "GameLog"]:
         """(past, future): the earliest ``1 - test_fraction`` of the games, and the rest.
