@@ -28,7 +28,7 @@ from discrank._screen import warn_user
 from discrank._splits import (CALENDAR, check_refit, origins, split_times, validation_like,  # noqa: F401 - CALENDAR: discrank.evaluation.CALENDAR
                               validation_online)
 from discrank._tuning import Validation
-from discrank._walk import OUTCOME_TOL, Games, Walk, predictions  # noqa: F401 - OUTCOME_TOL, as it was
+from discrank._walk import OUTCOME_TOL, Games, Tally, Walk, predictions  # noqa: F401 - OUTCOME_TOL, as it was
 from discrank.exceptions import OneSidedLogWarning
 from discrank.logs import GameLog
 from discrank.protocol import ForeignModel, as_rating_model
@@ -164,7 +164,9 @@ def evaluate(
         costs a whole fit per refit period: slow for big logs (a model with ``update`` is the fast path).
         A model with ``batch_updates = True`` (its ``update(a)`` then ``update(b)`` equal ``update(a +
         b)``: DynamicElo) is given the groups with no scored game together, just before the next group it
-        predicts. ``fit_seconds`` then includes the updates (or refits).
+        predicts. ``fit_seconds`` then includes the updates (or refits). The warnings of the updates or
+        refits are summed up: one warning per model and category (of that category), saying how many of
+        its updates or refits raised it, with the first message.
     refit : {"day", "week", "month", "year"} or float, optional
         The refit period of the online protocol for the models without ``sequential_updates``: calendar
         bins of datetime times ("week": ISO weeks, Monday to Sunday; numpy's ``datetime64[W]`` bins start
@@ -208,6 +210,8 @@ def evaluate(
     run = _Run(named, games, len(labels), unseen, protocol == "online", tune_like_test, refit)
     for start, end, t0, t1 in origins(t, train_start, cutoff, test_start, test_end, int(rolling)):
         run.origin(start, end, t0, t1)
+    for name, tally in run.tallies.items():
+        tally.emit(name)
     run.fitted = {name: _relabel(model, labels) for name, model in run.fitted.items()}
     return run.result(reference, int(bins), protocol)
 
@@ -259,6 +263,7 @@ class _Run:
     origins: list = field(default_factory=list)
     fitted: dict = field(default_factory=dict)
     notes: list = field(default_factory=list)
+    tallies: dict = field(init=False)  # name -> the warnings of its updates or refits (online protocol)
 
     def __post_init__(self) -> None:
         self.plain = {name: self.games.adv is not None and not model.takes_advantage
@@ -272,6 +277,7 @@ class _Run:
         self.preds = {name: [] for name in self.named}
         self.outs = {name: [] for name in self.named}
         self.seconds = {name: 0.0 for name in self.named}
+        self.tallies = {name: Tally() for name in self.named}
 
     def _rows(self, start, end, t0, t1) -> tuple[np.ndarray, np.ndarray, dict]:
         """(training games, scored test games) of one origin as masks of the sorted games, and its record."""
@@ -322,7 +328,7 @@ class _Run:
             model.fit(train_logs[self.plain[name]], validation=validation)
             self.seconds[name] += _time.perf_counter() - clock
             if self.online:
-                model, q, o, n_groups, spent = walks[self.plain[name]].run(model, self.unseen)
+                model, q, o, n_groups, spent = walks[self.plain[name]].run(model, self.unseen, self.tallies[name])
                 self.seconds[name] += spent
                 origin["groups"][name] = n_groups
             else:
