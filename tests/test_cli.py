@@ -203,3 +203,46 @@ def test_evaluate_warns_on_a_winner_first_log_and_shuffle_sides_orients_it(tmp_p
     assert _log_loss_line(shuffled.out).split()[:4] == _log_loss_line(printed.out).split()[:4]
     assert main(["fit", str(path), "--a", "winner", "--b", "loser", "--winner", "winner", "--shuffle-sides", "-1"]) == 2
     assert "argument --shuffle-sides: must be an integer >= 0, got '-1'" in capsys.readouterr().err
+
+
+def test_evaluate_and_fit_of_a_dynamic_model_on_numeric_times_take_the_width_from_period(tmp_path, capsys,
+                                                                                        monkeypatch):
+    import discrank.evaluation
+
+    path = _winner_first_csv(tmp_path / "wf.csv")
+    base = ["evaluate", str(path), "--a", "winner", "--b", "loser", "--winner", "winner", "--test-fraction", "0.3",
+            "--shuffle-sides", "0"]
+    assert main(base + ["--time", "day", "--models", "elo,dynamic"]) == 2
+    assert capsys.readouterr().err == (
+        "discrank: error: --models dynamic: the times are numbers (such as 0) and the default period, week, is a "
+        "calendar period: give the random walk's period as a width in the times' units, --period WIDTH (say "
+        "--period 7 for times counted in days), or --period none for one rating per player\n")
+    given = []
+    real = discrank.evaluation.evaluate
+
+    def spy(models, log, **kw):
+        given.append({name: m.get_params().get("period") for name, m in models.items()})
+        return real(models, log, **kw)
+
+    monkeypatch.setattr(discrank.evaluation, "evaluate", spy)
+    assert main(base + ["--time", "day", "--models", "elo,dynamic", "--period", "7",
+                        "--protocol", "online", "--refit", "14"]) == 0
+    out = capsys.readouterr().out
+    assert given[-1] == {"elo": None, "dynamic": 7.0}
+    assert "models updated or refitted periods of 14.0" in out and "\ndynamic " in out
+    assert main(base + ["--time", "day", "--models", "dynamic", "--period", "none"]) == 0
+    assert given[-1] == {"dynamic": None}
+    assert main(base + ["--time", "date", "--models", "dynamic", "--period", "7"]) == 2
+    assert ("--models dynamic: --period 7 is a width for numeric times, but the times are dates (such as 2023-01-02): "
+            "give --period day, week, month or year (or none)") in capsys.readouterr().err
+    assert main(base + ["--time", "date", "--models", "elo", "--period", "week"]) == 2
+    assert ("--period week is the random walk's period of the models dynamic, dynamic-draws, dynamic-rao-kupper; "
+            "--models elo has none of them") in capsys.readouterr().err
+    assert main(base + ["--time", "date", "--models", "elo", "--protocol", "online", "--refit", "7"]) == 2
+    assert "discrank: error: --refit 7.0 is a number, and this log's times are datetimes" in capsys.readouterr().err
+    fit = ["fit", str(path), "--a", "winner", "--b", "loser", "--winner", "winner", "--time", "day", "--model",
+           "dynamic", "--quiet", "--shuffle-sides", "0"]
+    assert main(fit) == 2
+    assert "--model dynamic: the times are numbers (such as 0) and the default period, week, is a calendar period: " \
+           "give the random walk's period as a width in the times' units, --period WIDTH" in capsys.readouterr().err
+    assert main(fit + ["--period", "30"]) == 0

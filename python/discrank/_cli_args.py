@@ -14,8 +14,8 @@ from typing import Callable, NoReturn, Optional, Union
 import numpy as np
 
 __all__ = ["parse_number", "int_at_least", "finite_float", "fraction", "share", "regularization", "positive", "period",
-           "threads", "bound_text", "write_file", "UsageError", "Parser", "FitProgress", "read_log", "read_games",
-           "print_warnings", "pd_options", "add_columns", "add_bad_rows"]
+           "refit_period", "threads", "bound_text", "write_file", "UsageError", "Parser", "FitProgress", "read_log",
+           "read_games", "check_period", "print_warnings", "pd_options", "add_columns", "add_bad_rows"]
 
 
 def parse_number(text: str, convert: Callable[[str], Union[int, float]], what: str) -> Union[int, float]:
@@ -86,6 +86,48 @@ def period(text: str) -> Union[str, float]:
     if not (np.isfinite(value) and value > 0):
         raise argparse.ArgumentTypeError(f"must be day, week, month, year, none or a finite number > 0, got {text!r}")
     return value
+
+
+def refit_period(text: str) -> Union[str, float]:
+    if text in ("day", "week", "month", "year"):
+        return text
+    value = parse_number(text, float, "neither day, week, month, year nor a number")
+    if not (np.isfinite(value) and value > 0):
+        raise argparse.ArgumentTypeError(f"must be day, week, month, year or a finite number > 0, got {text!r}")
+    return value
+
+
+def check_period(models: str, value: Union[str, float, None], t: Optional[np.ndarray], given: bool) -> None:
+    """The random walk's period of a dynamic model (``value``: a calendar period, a width, or None for
+    none) checked against the kind of the log's times ``t``; the errors name ``--period``.
+
+    Parameters
+    ----------
+    models : str
+        The option that chose the model(s), for the message ("--model dynamic").
+    value : str, float or None
+        The model's period.
+    t : ndarray or None
+        The log's times (None: no time column, which the caller refuses).
+    given : bool
+        Whether ``--period`` was given (else ``value`` is the model's default).
+
+    Raises
+    ------
+    ValueError
+        A calendar period for numeric times, or a width for dates.
+    """
+    if value is None or t is None or not t.size:
+        return
+    first = str(t[0])[:10] if t.dtype.kind == "M" else f"{t[0]:g}" if t.dtype.kind == "f" else str(t[0])
+    if t.dtype.kind != "M" and isinstance(value, str):
+        what = f"--period {value} is" if given else f"the default period, {value}, is"
+        raise ValueError(f"{models}: the times are numbers (such as {first}) and {what} a calendar period: give the "
+                         "random walk's period as a width in the times' units, --period WIDTH (say --period 7 for "
+                         "times counted in days), or --period none for one rating per player")
+    if t.dtype.kind == "M" and not isinstance(value, str):
+        raise ValueError(f"{models}: --period {value:g} is a width for numeric times, but the times are dates (such "
+                         f"as {first}): give --period day, week, month or year (or none)")
 
 
 def threads(text: str) -> int:
