@@ -271,11 +271,7 @@ def scan_games(paths: Any, a: str = "a", b: str = "b", score: Optional[str] = No
             for chunk in READERS[fmt](path, spec):
                 if bar is not None:
                     bar.update(chunk.rows)
-                for kind, count in chunk.dropped.items():
-                    dropped[kind] = dropped.get(kind, 0) + count
-                    file_dropped += count
-                    if not (fmt == "pgn" and kind in SKIPPED_KINDS):
-                        counted[kind] = counted.get(kind, 0) + count
+                file_dropped += _add_dropped(chunk.dropped, fmt, dropped, counted)
                 if chunk.a.size == 0:
                     continue
                 ca, cb = coder.labels(chunk.a, chunk.b, path)
@@ -310,6 +306,16 @@ def scan_games(paths: Any, a: str = "a", b: str = "b", score: Optional[str] = No
     held = [table]
     del table
     return _assemble(held, coder, spec)
+
+
+def _add_dropped(chunk: dict, fmt: str, dropped: dict, counted: dict) -> int:
+    """Add a chunk's dropped rows by kind to the scan's (``dropped``; ``counted``: those that
+    ``invalid="raise"`` stops at, not the games a PGN file skips in both modes); their number."""
+    for kind, count in chunk.items():
+        dropped[kind] = dropped.get(kind, 0) + count
+        if not (fmt == "pgn" and kind in SKIPPED_KINDS):
+            counted[kind] = counted.get(kind, 0) + count
+    return sum(chunk.values())
 
 
 def _chunk_bins(chunk: Chunk, spec: dict, path: str) -> np.ndarray:
