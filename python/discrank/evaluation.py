@@ -186,6 +186,16 @@ def evaluate(
         shape or not finite.
     TypeError
         ``log`` is not a :class:`GameLog`, or a model has no ``fit`` / ``predict_proba``.
+
+    Warns
+    -----
+    OneSidedLogWarning
+        A side of the log wins at least 99% of at least 100 decided games (:data:`ONE_SIDED`): the log is
+        written winner first, and the calibration table measures the order of the columns
+        (:meth:`GameLog.shuffle_sides` orients the games at random).
+    Warning
+        Under the online protocol, each category that the updates or refits of a model raised, once per
+        model, with the number of updates or refits that raised it.
     """
     named = _named(models)
     if reference is None:
