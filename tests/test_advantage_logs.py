@@ -353,14 +353,15 @@ def test_evaluate_refuses_an_unknown_protocol_or_refit(games_csv, capsys):
                  "live"]) == 2
     assert "argument --protocol: invalid choice: 'live'" in capsys.readouterr().err
     assert main(["evaluate", str(games_csv), "--score", "s", "--time", "t", "--cutoff", "40", "--refit", "hour"]) == 2
-    assert "argument --refit: invalid choice: 'hour'" in capsys.readouterr().err
+    assert "argument --refit: 'hour' is neither day, week, month, year nor a number" in capsys.readouterr().err
 
 
 def test_evaluate_offers_the_dynamic_models(games_csv, fake_evaluate):
     assert main(["evaluate", str(games_csv), "--score", "s", "--time", "t", "--cutoff", "40", "--models",
-                 "elo,dynamic,dynamic-draws"]) == 0
+                 "elo,dynamic,dynamic-draws", "--period", "5"]) == 0
     models, _, _ = fake_evaluate[-1]
     assert list(models) == ["elo", "dynamic", "dynamic-draws"]
+    assert models["dynamic"].period == 5 and models["dynamic-draws"].period == 5  # the times are numbers
     assert isinstance(models["dynamic"], discrank.DynamicElo) and models["dynamic"].draws is None
     assert models["dynamic-draws"].draws == "davidson"
 

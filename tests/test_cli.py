@@ -159,3 +159,90 @@ def test_info_predict_and_plot_read_a_dynamic_model_file(tmp_path, capsys):
     assert model.predict_proba("p5", "p0") == _pytest.approx(float(model.predict_proba(["p5"], ["p0"])[0]))
     assert main(["plot", str(path), "--out", str(tmp_path / "h.png")]) == 0
     assert (tmp_path / "h.png").stat().st_size > 1000
+
+
+# ------------------------------------------------------------------ evaluate's log options (issue 33)
+def _winner_first_csv(path, n_players=12, n_games=1500, seed=3):
+    """Games written winner first, as Sackmann's tennis files: columns winner, loser, day (a number) and
+    date."""
+    import numpy as np
+    import pandas as pd
+
+    rng = np.random.default_rng(seed)
+    skill = np.linspace(1.5, -1.5, n_players)
+    i = rng.integers(0, n_players, n_games)
+    j = (i + rng.integers(1, n_players, n_games)) % n_players
+    won = rng.random(n_games) < 1 / (1 + np.exp(-(skill[i] - skill[j])))
+    day = np.sort(rng.integers(0, 400, n_games))
+    names = np.array([f"p{k}" for k in range(n_players)])
+    pd.DataFrame({"winner": names[np.where(won, i, j)], "loser": names[np.where(won, j, i)], "day": day,
+                  "date": (np.datetime64("2023-01-02") + day).astype(str)}).to_csv(path, index=False)
+    return path
+
+
+def _log_loss_line(out):
+    return next(line for line in out.splitlines() if line.startswith("elo "))
+
+
+def test_evaluate_warns_on_a_winner_first_log_and_shuffle_sides_orients_it(tmp_path, capsys):
+    path = _winner_first_csv(tmp_path / "wf.csv")
+    argv = ["evaluate", str(path), "--a", "winner", "--b", "loser", "--winner", "winner", "--time", "date",
+            "--test-fraction", "0.3", "--models", "elo", "--calibration"]
+    assert main(argv) == 0
+    printed = capsys.readouterr()
+    assert "discrank: warning: side 'a' wins 1500 of the 1500 decided games of this log (100.0%)" in printed.err
+    assert "discrank --shuffle-sides SEED" in printed.err
+    table = printed.out.split("calibration of elo")[1].splitlines()[1:]
+    assert table and all(line.split()[-1] == "1.0000" for line in table)  # every bin: a won
+    assert main(argv + ["--shuffle-sides", "7"]) == 0
+    shuffled = capsys.readouterr()
+    assert "warning" not in shuffled.err
+    observed = [float(line.split()[-1]) for line in shuffled.out.split("calibration of elo")[1].splitlines()[1:]]
+    assert min(observed) < 0.4 and max(observed) > 0.6
+    # the models are symmetric in the sides: the scores do not change
+    assert _log_loss_line(shuffled.out).split()[:4] == _log_loss_line(printed.out).split()[:4]
+    assert main(["fit", str(path), "--a", "winner", "--b", "loser", "--winner", "winner", "--shuffle-sides", "-1"]) == 2
+    assert "argument --shuffle-sides: must be an integer >= 0, got '-1'" in capsys.readouterr().err
+
+
+def test_evaluate_and_fit_of_a_dynamic_model_on_numeric_times_take_the_width_from_period(tmp_path, capsys,
+                                                                                        monkeypatch):
+    import discrank.evaluation
+
+    path = _winner_first_csv(tmp_path / "wf.csv")
+    base = ["evaluate", str(path), "--a", "winner", "--b", "loser", "--winner", "winner", "--test-fraction", "0.3",
+            "--shuffle-sides", "0"]
+    assert main(base + ["--time", "day", "--models", "elo,dynamic"]) == 2
+    assert capsys.readouterr().err == (
+        "discrank: error: --models dynamic: the times are numbers (such as 0) and the default period, week, is a "
+        "calendar period: give the random walk's period as a width in the times' units, --period WIDTH (say "
+        "--period 7 for times counted in days), or --period none for one rating per player\n")
+    given = []
+    real = discrank.evaluation.evaluate
+
+    def spy(models, log, **kw):
+        given.append({name: m.get_params().get("period") for name, m in models.items()})
+        return real(models, log, **kw)
+
+    monkeypatch.setattr(discrank.evaluation, "evaluate", spy)
+    assert main(base + ["--time", "day", "--models", "elo,dynamic", "--period", "7",
+                        "--protocol", "online", "--refit", "14"]) == 0
+    out = capsys.readouterr().out
+    assert given[-1] == {"elo": None, "dynamic": 7.0}
+    assert "models updated or refitted periods of 14.0" in out and "\ndynamic " in out
+    assert main(base + ["--time", "day", "--models", "dynamic", "--period", "none"]) == 0
+    assert given[-1] == {"dynamic": None}
+    assert main(base + ["--time", "date", "--models", "dynamic", "--period", "7"]) == 2
+    assert ("--models dynamic: --period 7 is a width for numeric times, but the times are dates (such as 2023-01-02): "
+            "give --period day, week, month or year (or none)") in capsys.readouterr().err
+    assert main(base + ["--time", "date", "--models", "elo", "--period", "week"]) == 2
+    assert ("--period week is the random walk's period of the models dynamic, dynamic-draws, dynamic-rao-kupper; "
+            "--models elo has none of them") in capsys.readouterr().err
+    assert main(base + ["--time", "date", "--models", "elo", "--protocol", "online", "--refit", "7"]) == 2
+    assert "discrank: error: --refit 7.0 is a number, and this log's times are datetimes" in capsys.readouterr().err
+    fit = ["fit", str(path), "--a", "winner", "--b", "loser", "--winner", "winner", "--time", "day", "--model",
+           "dynamic", "--quiet", "--shuffle-sides", "0"]
+    assert main(fit) == 2
+    assert "--model dynamic: the times are numbers (such as 0) and the default period, week, is a calendar period: " \
+           "give the random walk's period as a width in the times' units, --period WIDTH" in capsys.readouterr().err
+    assert main(fit + ["--period", "30"]) == 0

@@ -7,6 +7,7 @@ by construction of the log), the rolling origins; and the tuning is checked blin
 
 import math
 import re
+import warnings
 
 import numpy as np
 import pytest
@@ -14,6 +15,7 @@ from scipy.special import expit
 
 from discrank import DiscDecomposition, Elo, Evaluation, GameLog, MElo, PairwiseData, evaluate
 from discrank.evaluation import game_losses
+from discrank.exceptions import OneSidedLogWarning
 
 EXACT = 1e-12  # reported scores against the same sums done here
 N_PLAYERS, N_GAMES, CUTOFF, N_OLD = 40, 4000, 3000, 36  # players N_OLD.. first play at CUTOFF or later
@@ -313,3 +315,80 @@ def test_game_losses_clip_certain_predictions():
     np.testing.assert_allclose(out["log_loss"], [-math.log(lo), -math.log(1.0 - hi), -math.log(hi)], rtol=1e-12)
     assert np.all(np.isfinite(out["log_loss"])) and out["log_loss"][0] == pytest.approx(34.538776394910684, rel=1e-15)
     np.testing.assert_array_equal(out["brier"], [1.0, 1.0, 0.0])
+
+
+# ------------------------------------------------------------------------------- one-sided logs (issue 33)
+def winner_first(log):
+    """The games with the winner as ``a`` (and the draws as they are): Sackmann's files read with winner=."""
+    lost = log.score < 0.5
+    return GameLog.from_arrays(np.where(lost, log.b, log.a), np.where(lost, log.a, log.b),
+                               np.where(lost, 1.0 - log.score, log.score), log.time)
+
+
+def test_a_winner_first_log_warns_that_side_a_always_wins_and_names_shuffle_sides(log):
+    wf = winner_first(log)
+    decided = int(np.sum(log.score != 0.5))
+    with pytest.warns(OneSidedLogWarning) as seen:
+        ev = evaluate({"elo": Elo(prior_scale=0.5)}, wf, cutoff=CUTOFF)
+    assert [str(w.message) for w in seen] == [
+        f"side 'a' wins {decided} of the {decided} decided games of this log (100.0%): it is written winner first, "
+        "and the calibration table measures the order of the columns, not the models. Orient the games at random: "
+        "log.shuffle_sides(seed) (discrank --shuffle-sides SEED)"]
+    c = ev.calibration("elo")  # what the warning is about: a wins (or draws) in every bin, whatever predicted
+    ok = c["games"] > 0
+    assert np.all(c["observed"][ok] > 0.7) and c["predicted"][ok].min() < 0.3
+    loser_first = GameLog.from_arrays(wf.b, wf.a, 1.0 - wf.score, wf.time)
+    with pytest.warns(OneSidedLogWarning, match=r"^side 'b' wins .* it is written loser first"):
+        evaluate({"elo": Elo(prior_scale=0.5)}, loser_first, cutoff=CUTOFF)
+
+
+@pytest.mark.parametrize("wins, losses, warned", [(99, 1, True), (98, 2, False), (99, 0, False), (0, 100, True)])
+def test_the_one_sided_warning_needs_99_percent_of_at_least_100_decided_games(wins, losses, warned):
+    n = wins + losses
+    a, b = np.arange(n) % 7, (np.arange(n) + 1 + np.arange(n) // 7 % 5) % 7
+    score = np.r_[np.ones(wins), np.zeros(losses), np.full(20, 0.5)]  # draws are not decided games
+    log = GameLog.from_arrays(np.r_[a, np.arange(20) % 7], np.r_[b, (np.arange(20) + 1) % 7], score,
+                              np.arange(n + 20))
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always")
+        evaluate({"elo": Elo(prior_scale=0.5)}, log, test_fraction=0.3, unseen="prior")
+    assert [w.category for w in seen if w.category is OneSidedLogWarning] == ([OneSidedLogWarning] if warned else [])
+
+
+def test_shuffle_sides_swaps_a_seeded_random_half_flipping_scores_and_covariates():
+    n = 101
+    base = GameLog.from_arrays(np.arange(n), np.arange(n) + 1000, np.linspace(0.0, 1.0, n), np.arange(n) * 2.0,
+                               advantage={"home": np.where(np.arange(n) % 3 == 0, 1.0, 0.0), "rest": np.arange(n) - 50.0})
+    base.dropped = {"missing result": 3}
+    out = base.shuffle_sides(5)
+    swapped = out.a >= 1000
+    assert swapped.sum() == n // 2
+    np.testing.assert_array_equal(np.where(swapped, out.b, out.a), base.a)
+    np.testing.assert_array_equal(np.where(swapped, out.a, out.b), base.b)
+    np.testing.assert_array_equal(out.score, np.where(swapped, 1.0 - base.score, base.score))
+    np.testing.assert_array_equal(np.where(swapped[:, None], -out.advantage, out.advantage), base.advantage)
+    assert not np.signbit(out.advantage[out.advantage == 0.0]).any()  # no -0.0
+    np.testing.assert_array_equal(out.time, base.time)
+    assert out.advantage_names == ("home", "rest") and out.dropped == {"missing result": 3}
+    np.testing.assert_array_equal(base.shuffle_sides(5).a, out.a)  # the seed fixes the draw
+    assert not np.array_equal(base.shuffle_sides(6).a, out.a)
+    assert base.a.tolist() == list(range(n))  # the log itself is unchanged
+    with pytest.raises(TypeError, match="random_state must be None, an integer >= 0"):
+        base.shuffle_sides("seven")
+
+
+def test_shuffle_sides_calibrates_a_winner_first_log_and_keeps_its_losses(log):
+    wf = winner_first(log)
+    with pytest.warns(OneSidedLogWarning):
+        one_sided = evaluate({"elo": Elo(prior_scale=0.5)}, wf, cutoff=CUTOFF)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", OneSidedLogWarning)
+        shuffled = evaluate({"elo": Elo(prior_scale=0.5)}, wf.shuffle_sides(0), cutoff=CUTOFF)
+        plain = evaluate({"elo": Elo(prior_scale=0.5)}, log, cutoff=CUTOFF)
+    # the models are symmetric in the sides: the per-game losses do not depend on the orientation
+    for ev in (shuffled, plain):
+        for k in ("log_loss", "brier"):
+            np.testing.assert_allclose(ev.losses["elo"][k], one_sided.losses["elo"][k], rtol=1e-10, atol=1e-12)
+    c = shuffled.calibration("elo")
+    full = c["games"] >= 50
+    assert full.sum() >= 5 and np.all(np.abs(c["observed"][full] - c["predicted"][full]) < 0.15)

@@ -390,3 +390,87 @@ def test_bad_outcomes_updates_and_validation_flags_are_named():
     with pytest.raises(TypeError, match="OnlineElo.update expects a discrank.GameLog, got list"):
         model.update([1, 2])
     assert model.ratings_ is before  # all or nothing
+
+
+# ------------------------------------------------------------------------ warnings of the walk (issue 33)
+class Warner(Recorder):
+    """A batch model whose updates warn: a DisconnectedGraphWarning when the group has an even number of
+    games, a RuntimeWarning (twice) when it has more than 8."""
+
+    def update(self, log):
+        import warnings
+
+        from discrank.exceptions import DisconnectedGraphWarning
+
+        if len(log) % 2 == 0:
+            warnings.warn(f"even group of {len(log)}", DisconnectedGraphWarning)
+        if len(log) > 8:
+            warnings.warn("big group", RuntimeWarning)
+            warnings.warn("big group again", RuntimeWarning)
+        return super().update(log)
+
+
+def test_the_updates_warnings_are_summed_up_once_per_model_and_category():
+    import warnings
+
+    from discrank.exceptions import DisconnectedGraphWarning
+
+    log = dated_log()
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always")
+        ev = evaluate({"m": Warner(), "n": Warner()}, log, cutoff=log.time[800], protocol="online")
+    sizes = {name: [len(e[1]) for e in model.events if e[0] == "update"] for name, model in ev.fitted.items()}
+    assert sizes["m"] == sizes["n"]
+    steps = len(sizes["m"])
+    even = [k for k in sizes["m"] if k % 2 == 0]
+    big = [k for k in sizes["m"] if k > 8]
+    assert 0 < len(even) < steps and 0 < len(big) < steps
+    assert [(w.category, str(w.message)) for w in seen] == [
+        (DisconnectedGraphWarning, f"model 'm': {len(even)} of its {steps} updates of the online protocol raised "
+                                   f"DisconnectedGraphWarning; the first: even group of {even[0]}"),
+        (RuntimeWarning, f"model 'm': {len(big)} of its {steps} updates of the online protocol raised RuntimeWarning; "
+                         "the first: big group"),
+        (DisconnectedGraphWarning, f"model 'n': {len(even)} of its {steps} updates of the online protocol raised "
+                                   f"DisconnectedGraphWarning; the first: even group of {even[0]}"),
+        (RuntimeWarning, f"model 'n': {len(big)} of its {steps} updates of the online protocol raised RuntimeWarning; "
+                         "the first: big group")]
+    assert all(w.filename == __file__ for w in seen)  # pointed at the caller's line
+    with warnings.catch_warnings(record=True) as seen:  # rolling origins: still one summary per model and category
+        warnings.simplefilter("always")
+        evaluate({"m": Warner()}, log, cutoff=log.time[800], protocol="online", rolling=3)
+    assert [w.category for w in seen] == [DisconnectedGraphWarning, RuntimeWarning]
+    counts = [re.match(r"model 'm': (\d+) of its (\d+) updates", str(w.message)).groups() for w in seen]
+    assert counts[0][1] == counts[1][1] and int(counts[0][1]) > steps
+
+
+def test_weekly_refits_of_a_disconnected_log_warn_once_in_the_api_and_the_command_line(tmp_path, capsys):
+    import warnings
+
+    from discrank.cli import main
+    from discrank.exceptions import DisconnectedGraphWarning
+
+    rng = np.random.default_rng(0)
+    n = 1500
+    a = rng.integers(0, 5, n)
+    b = (a + rng.integers(1, 5, n)) % 5
+    other = rng.random(n) < 0.5  # two groups of five players that never meet
+    a, b = np.where(other, a + 10, a), np.where(other, b + 10, b)
+    days = np.sort(rng.integers(0, 300, n))
+    t = np.datetime64("2023-01-02", "D") + days.astype("timedelta64[D]")
+    log = GameLog.from_arrays(a, b, (rng.random(n) < 0.5).astype(float), t)
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always")
+        evaluate({"elo": Elo()}, log, test_fraction=0.5, protocol="online")
+    texts = [str(w.message) for w in seen]
+    assert [w.category for w in seen] == [DisconnectedGraphWarning] * 2  # the fit, then the refits' summary
+    refits = re.fullmatch(r"model 'elo': (\d+) of its (\d+) refits of the online protocol raised "
+                          r"DisconnectedGraphWarning; the first: the comparison graph is in 2 pieces .*", texts[1])
+    assert refits and refits[1] == refits[2] and int(refits[1]) >= 20  # about 150 days of weekly refits
+    path = tmp_path / "g.csv"
+    import pandas as pd
+
+    pd.DataFrame({"a": a, "b": b, "s": log.score, "t": t.astype(str)}).to_csv(path, index=False)
+    assert main(["evaluate", str(path), "--score", "s", "--time", "t", "--test-fraction", "0.5", "--models", "elo",
+                 "--protocol", "online"]) == 0
+    err = capsys.readouterr().err
+    assert err.count("discrank: warning: ") == 2 and err.count("DisconnectedGraphWarning") == 1

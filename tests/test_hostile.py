@@ -779,6 +779,48 @@ case("scan_games_overlapping_paths_read_once",
 case("scan_games_glob_of_folders_only", SCAN + "p = discrank.scan_games(str(tmp / 'd') + '/su*', score='s')",
      ok("p.n_games.sum() == 30"))
 
+# ------------------------------------------------------------------ issue 33: readers, evaluate, CLI
+WINNER_FIRST = """
+rng = np.random.default_rng(0)
+wa = rng.integers(0, 8, 400); wb = (wa + rng.integers(1, 8, 400)) % 8
+winner_first = GameLog.from_arrays(wa, wb, np.ones(400), np.arange(400))
+"""
+case("evaluate_of_a_winner_first_log_warns_naming_shuffle_sides",
+     WINNER_FIRST + "discrank.evaluate(Elo(prior_scale=1.0), winner_first, test_fraction=0.25)",
+     warns("OneSidedLogWarning", "side 'a' wins 400 of the 400 decided games"))
+case("shuffle_sides_orients_half_of_a_winner_first_log",
+     WINNER_FIRST + "s = winner_first.shuffle_sides(3)",
+     ok("s.score.sum() == 200 and np.array_equal(np.where(s.score == 1, s.a, s.b), wa)"))
+case("drop_invalid_of_goals_read_as_a_score_is_refused",
+     "GameLog.from_frame(pd.DataFrame({'a': list('xyzxyz'), 'b': list('yzxyzx'), 'g': [3, 0, 2, 1, 4, 5]}), "
+     "score='g', invalid='drop')",
+     raises("ValueError", "would drop 4 of 6 rows (67%), more than max_invalid=0.5; the most common kind is "
+                          "'unparseable result'"))
+files_case("cli_drop_invalid_of_a_misread_winner_column_exits_2", """
+(tmp / 'w.csv').write_text('a,b,w\\n' + ''.join(f'p{k},q{k},{k}\\n' for k in range(10)) + 'x,y,x\\n')
+rc, err = run_cli('fit', tmp / 'w.csv', '--winner', 'w', '--drop-invalid', '--quiet')
+rc1, err1 = run_cli('fit', tmp / 'w.csv', '--winner', 'w', '--drop-invalid', '--max-invalid', '1', '--quiet')
+""", ok("rc == 2 and 'would drop 10 of 11 rows (91%)' in err and '--max-invalid 1' in err and rc1 == 0"))
+case("evaluate_online_refits_of_a_disconnected_log_warn_once",
+     "import warnings\n"
+     "rng = np.random.default_rng(1); n = 600\n"
+     "ga = rng.integers(0, 4, n); gb = (ga + rng.integers(1, 4, n)) % 4; far = rng.random(n) < 0.5\n"
+     "log = GameLog.from_arrays(np.where(far, ga + 10, ga), np.where(far, gb + 10, gb), "
+     "(rng.random(n) < 0.5).astype(float), np.sort(rng.integers(0, 60, n)))\n"
+     "with warnings.catch_warnings(record=True) as seen:\n"
+     "    warnings.simplefilter('always')\n"
+     "    discrank.evaluate(Elo(prior_scale=1.0), log, test_fraction=0.5, protocol='online')\n"
+     "said = [str(w.message) for w in seen if w.category.__name__ == 'DisconnectedGraphWarning']",
+     ok("len(said) == 2 and 'refits of the online protocol raised DisconnectedGraphWarning' in said[1]"))
+files_case("cli_evaluate_dynamic_on_numeric_times_names_period", """
+rng = np.random.default_rng(2); n = 300
+ea = rng.integers(0, 6, n); eb = (ea + rng.integers(1, 6, n)) % 6
+pd.DataFrame({'a': ea, 'b': eb, 's': (rng.random(n) < 0.5).astype(float), 't': np.arange(n)}).to_csv(tmp / 'n.csv', index=False)
+base = ['evaluate', tmp / 'n.csv', '--score', 's', '--time', 't', '--test-fraction', '0.3', '--models', 'dynamic']
+rc, err = run_cli(*base)
+rc1, err1 = run_cli(*base, '--period', '20')
+""", ok("rc == 2 and '--period WIDTH' in err and 'the times are numbers' in err and rc1 == 0"))
+
 
 # ------------------------------------------------------------------ the harness
 def _child(code, check, conn):

@@ -82,7 +82,7 @@ def test_the_first_invalid_row_is_the_one_named():
 
 # ------------------------------------------------------------------------------------ drop and report
 def test_drop_counts_each_kind_and_names_the_first_rows():
-    log, seen = caught(GameLog.from_frame, dirty_frame(), score="s", time="t", invalid="drop")
+    log, seen = caught(GameLog.from_frame, dirty_frame(), score="s", time="t", invalid="drop", max_invalid=1)
     assert log.dropped == {"missing player name": 2, "player against themself": 1, "missing result": 1,
                            "unparseable result": 2, "unparseable time": 1}
     assert seen == [(InvalidRowsWarning,
@@ -93,7 +93,7 @@ def test_drop_counts_each_kind_and_names_the_first_rows():
     assert log.time.astype("datetime64[D]").astype(str).tolist() == ["2024-01-01", "2024-01-05", "2024-01-09"]
     assert set(log.dropped) <= set(INVALID_KINDS)
     # without time=, the time column is not read, so row 9 is valid
-    log, seen = caught(GameLog.from_frame, dirty_frame(), score="s", invalid="drop")
+    log, seen = caught(GameLog.from_frame, dirty_frame(), score="s", invalid="drop", max_invalid=0.6)
     assert "unparseable time" not in log.dropped and len(log) == 4 and len(seen) == 1
     assert seen[0][1].startswith("dropped 6 of 10 rows: ")
 
@@ -109,7 +109,7 @@ def test_the_row_list_is_cut_after_five():
 def test_a_winner_column_with_invalid_rows():
     df = pd.DataFrame({"a": ["x", "x", "y", "z", "x"], "b": ["y", "z", "z", "z", "y"],
                        "w": ["x", "nobody", "Draw", "z", None]})
-    log, seen = caught(GameLog.from_frame, df, winner="w", invalid="drop")
+    log, seen = caught(GameLog.from_frame, df, winner="w", invalid="drop", max_invalid=0.6)
     assert log.score.tolist() == [1.0, 0.5]
     assert log.dropped == {"player against themself": 1, "missing result": 1, "unparseable result": 1}
     assert seen == [(InvalidRowsWarning, "dropped 3 of 5 rows: 1 player against themself (row 3), "
@@ -125,7 +125,7 @@ def test_nothing_dropped_means_no_warning_and_an_empty_dict():
 
 
 def test_the_counts_follow_sorting_and_filtering():
-    log, _ = caught(GameLog.from_frame, dirty_frame(), score="s", time="t", invalid="drop")
+    log, _ = caught(GameLog.from_frame, dirty_frame(), score="s", time="t", invalid="drop", max_invalid=1)
     assert log.sorted_by_time().dropped == log.dropped
     assert log.filter(start="2024-01-02").dropped == log.dropped
 
@@ -254,11 +254,11 @@ def test_read_csv_and_parquet_drop_and_report(tmp_path):
     df.astype({"s": str}).to_parquet(tmp_path / "g.parquet")
     with pytest.raises(ValueError, match=r"game 1 is player 'y' against themself \(row 1\)"):
         GameLog.read_csv(tmp_path / "g.csv", score="s", time="t")
-    log, seen = caught(GameLog.read_csv, tmp_path / "g.csv", score="s", time="t", invalid="drop")
+    log, seen = caught(GameLog.read_csv, tmp_path / "g.csv", score="s", time="t", invalid="drop", max_invalid=1)
     assert log.dropped == {"missing player name": 2, "player against themself": 1, "missing result": 1,
                            "unparseable result": 2, "unparseable time": 1}
     assert [c for c, _ in seen] == [InvalidRowsWarning] and len(log) == 3
-    log, seen = caught(GameLog.read_parquet, tmp_path / "g.parquet", score="s", invalid="drop")
+    log, seen = caught(GameLog.read_parquet, tmp_path / "g.parquet", score="s", invalid="drop", max_invalid=1)
     assert len(log) == 4 and [c for c, _ in seen] == [InvalidRowsWarning]
     assert log.dropped["missing player name"] == 2 and log.dropped["player against themself"] == 1
     with pytest.raises(ValueError, match=r"s\[7\] = '1.5' is not a score in \[0, 1\] at row 7"):
@@ -505,3 +505,112 @@ def test_the_plain_constructor_converts_iso_times_and_named_columns_as_from_arra
     assert np.array_equal(log.advantage, same.advantage) and log._checked
     fitted = discrank.DynamicElo(period="month", drift=0.1, prior_scale=1.0).fit(log)
     assert fitted.converged_ and fitted.history().shape[0] == 4
+
+# ------------------------------------------------------------------------------------ mostly invalid (issue 33)
+def goals_frame():
+    """Ten games whose score column holds goals (a misread column): six of them above 1, invalid."""
+    return pd.DataFrame({"a": list("xyzxyzxyzx"), "b": list("yzxyzxyzxz"), "s": [1, 3, 2, 0, 4, 2, 5, 1, 3, 0],
+                         "t": [f"2024-01-{d:02d}" for d in range(1, 11)]})
+
+
+def test_drop_refuses_a_log_mostly_invalid_naming_the_count_the_share_and_the_kind():
+    with pytest.raises(ValueError) as info:
+        GameLog.from_frame(goals_frame(), score="s", time="t", invalid="drop")
+    text = str(info.value)
+    assert text.startswith('invalid="drop" would drop 6 of 10 rows (60%), more than max_invalid=0.5; '
+                           "the most common kind is 'unparseable result' (6 rows)")
+    assert "--max-invalid 1" in text and "max_invalid=1" in text
+
+
+def test_max_invalid_drops_a_larger_share_when_asked_and_half_is_dropped_by_default():
+    log, seen = caught(GameLog.from_frame, goals_frame(), score="s", invalid="drop", max_invalid=0.6)
+    assert len(log) == 4 and log.dropped == {"unparseable result": 6}
+    assert [c for c, _ in seen] == [InvalidRowsWarning]
+    with pytest.raises(ValueError, match=r"would drop 6 of 10 rows \(60%\), more than max_invalid=0.59"):
+        GameLog.from_frame(goals_frame(), score="s", invalid="drop", max_invalid=0.59)
+    half = goals_frame().iloc[[0, 1, 2, 3, 4, 7, 8, 9]]  # four of eight invalid: half is dropped by default
+    log, seen = caught(GameLog.from_frame, half, score="s", invalid="drop")
+    assert len(log) == 4 and log.dropped == {"unparseable result": 4}
+
+
+def test_the_share_of_invalid_rows_counts_the_rows_in_the_time_window_only():
+    # the window 2024-01-02 .. 2024-01-06 holds rows 1 to 5, of which 1, 2, 4, 5 are invalid (80%)
+    with pytest.raises(ValueError, match=r"would drop 4 of 5 rows \(80%\)"):
+        GameLog.from_frame(goals_frame(), score="s", time="t", start="2024-01-02", end="2024-01-07", invalid="drop")
+
+
+def write_goals(tmp_path, kind):
+    df = goals_frame()
+    if kind == "parquet":
+        df.to_parquet(tmp_path / "g.parquet")
+        return tmp_path / "g.parquet"
+    df.to_csv(tmp_path / "g.csv", index=False)
+    return tmp_path / "g.csv"
+
+
+@pytest.mark.parametrize("reader", ["from_frame", "read_csv", "read_parquet", "pairs_from_frame", "scan_csv",
+                                    "scan_parquet", "dask"])
+def test_every_reader_refuses_a_mostly_invalid_log_and_drops_it_with_max_invalid_one(tmp_path, reader):
+    def read(**kw):
+        if reader == "from_frame":
+            return GameLog.from_frame(goals_frame(), score="s", **kw)
+        if reader == "pairs_from_frame":
+            return PairwiseData.from_frame(goals_frame(), score="s", **kw)
+        if reader in ("read_csv", "read_parquet"):
+            return getattr(GameLog, reader)(write_goals(tmp_path, reader[5:]), score="s", **kw)
+        if reader.startswith("scan"):
+            return discrank.scan_games(write_goals(tmp_path, reader[5:]), score="s", **kw)
+        dd = pytest.importorskip("dask.dataframe")
+        import discrank.dask as ddk
+        return ddk.aggregate(dd.from_pandas(goals_frame(), npartitions=1), score="s", **kw)
+
+    with pytest.raises(ValueError, match=r"would drop 6 of 10 rows \(60%\), more than max_invalid=0.5; the most "
+                                         r"common kind is 'unparseable result' \(6 rows\)"):
+        read(invalid="drop")
+    out, _ = caught(read, invalid="drop", max_invalid=1)
+    games = len(out) if isinstance(out, GameLog) else float(out.n_games.sum())
+    assert games == 4
+
+
+def test_read_pgn_refuses_mostly_self_play_but_not_mostly_skipped_games(tmp_path):
+    selfplay = [("alice", "bob", "1-0"), ("bob", "bob", "0-1"), ("carol", "carol", "1-0"), ("alice", "alice", "1-0")]
+    path = write_pgn(tmp_path / "s.pgn", selfplay)
+    with pytest.raises(ValueError, match=r"would drop 3 of 4 games \(75%\), more than max_invalid=0.5; the most "
+                                         r"common kind is 'player against themself' \(3 games\)"):
+        read_pgn(path, invalid="drop")
+    with pytest.raises(ValueError, match=r"would drop 3 of 4 rows \(75%\)"):
+        discrank.scan_games(path, invalid="drop")
+    log, _ = caught(read_pgn, path, invalid="drop", max_invalid=1)
+    assert len(log) == 1
+    # unfinished games are skipped in both modes: they are not what invalid="drop" is asked to drop
+    unfinished = [("alice", "bob", "1-0"), ("bob", "carol", "*"), ("carol", "alice", "*"), ("alice", "carol", "*")]
+    log, seen = caught(read_pgn, write_pgn(tmp_path / "u.pgn", unfinished), invalid="drop")
+    assert len(log) == 1 and log.dropped == {"unfinished game": 3} and len(seen) == 1
+
+
+@pytest.mark.parametrize("bad", [-0.1, 1.5, "half", True, float("nan")])
+def test_an_unknown_max_invalid_is_refused_with_its_value(bad):
+    with pytest.raises(ValueError, match=r"max_invalid=.* is not a number in \[0, 1\]"):
+        GameLog.from_frame(goals_frame(), score="s", invalid="drop", max_invalid=bad)
+
+
+def test_the_raise_hint_says_that_drop_stops_at_half_of_the_rows():
+    with pytest.raises(ValueError) as info:
+        GameLog.from_frame(goals_frame(), score="s")
+    assert str(info.value).endswith('invalid="drop" (discrank fit --drop-invalid) drops and counts such rows, as '
+                                    "long as they are at most 0.5 of the rows (max_invalid=, --max-invalid)")
+
+
+def test_cli_drop_invalid_refuses_a_mostly_invalid_log_unless_max_invalid_allows_it(tmp_path, capsys):
+    path = write_goals(tmp_path, "csv")
+    argv = ["fit", str(path), "--score", "s", "--model", "elo", "--quiet", "--drop-invalid"]
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert err.startswith('discrank: error: invalid="drop" would drop 6 of 10 rows (60%)') and "\n" == err[-1]
+    assert main(argv + ["--max-invalid", "1"]) == 0
+    assert "dropped 6 of 10 rows" in capsys.readouterr().err
+    assert main(argv[:-1] + ["--max-invalid", "1"]) == 2
+    assert "--max-invalid 1 is the largest share of rows that --drop-invalid drops: give --drop-invalid too" \
+        in capsys.readouterr().err
+    assert main(argv + ["--max-invalid", "1.5"]) == 2
+    assert "argument --max-invalid: must be a number from 0 to 1, got '1.5'" in capsys.readouterr().err

@@ -13,9 +13,9 @@ from typing import Callable, NoReturn, Optional, Union
 
 import numpy as np
 
-__all__ = ["parse_number", "int_at_least", "finite_float", "fraction", "regularization", "positive", "period",
-           "threads", "bound_text", "write_file", "UsageError", "Parser", "FitProgress", "read_log", "read_games",
-           "print_warnings", "pd_options", "add_columns", "add_bad_rows"]
+__all__ = ["parse_number", "int_at_least", "finite_float", "fraction", "share", "regularization", "positive", "period",
+           "refit_period", "threads", "bound_text", "write_file", "UsageError", "Parser", "FitProgress", "read_log",
+           "read_games", "check_period", "print_warnings", "pd_options", "add_columns", "add_bad_rows"]
 
 
 def parse_number(text: str, convert: Callable[[str], Union[int, float]], what: str) -> Union[int, float]:
@@ -51,6 +51,13 @@ def fraction(text: str) -> float:
     return value
 
 
+def share(text: str) -> float:
+    value = finite_float(text)
+    if not 0.0 <= value <= 1.0:
+        raise argparse.ArgumentTypeError(f"must be a number from 0 to 1, got {text!r}")
+    return value
+
+
 def regularization(text: str) -> Union[str, float]:
     if text == "cv":
         return text
@@ -79,6 +86,48 @@ def period(text: str) -> Union[str, float]:
     if not (np.isfinite(value) and value > 0):
         raise argparse.ArgumentTypeError(f"must be day, week, month, year, none or a finite number > 0, got {text!r}")
     return value
+
+
+def refit_period(text: str) -> Union[str, float]:
+    if text in ("day", "week", "month", "year"):
+        return text
+    value = parse_number(text, float, "neither day, week, month, year nor a number")
+    if not (np.isfinite(value) and value > 0):
+        raise argparse.ArgumentTypeError(f"must be day, week, month, year or a finite number > 0, got {text!r}")
+    return value
+
+
+def check_period(models: str, value: Union[str, float, None], t: Optional[np.ndarray], given: bool) -> None:
+    """The random walk's period of a dynamic model (``value``: a calendar period, a width, or None for
+    none) checked against the kind of the log's times ``t``; the errors name ``--period``.
+
+    Parameters
+    ----------
+    models : str
+        The option that chose the model(s), for the message ("--model dynamic").
+    value : str, float or None
+        The model's period.
+    t : ndarray or None
+        The log's times (None: no time column, which the caller refuses).
+    given : bool
+        Whether ``--period`` was given (else ``value`` is the model's default).
+
+    Raises
+    ------
+    ValueError
+        A calendar period for numeric times, or a width for dates.
+    """
+    if value is None or t is None or not t.size:
+        return
+    first = str(t[0])[:10] if t.dtype.kind == "M" else f"{t[0]:g}" if t.dtype.kind == "f" else str(t[0])
+    if t.dtype.kind != "M" and isinstance(value, str):
+        what = f"--period {value} is" if given else f"the default period, {value}, is"
+        raise ValueError(f"{models}: the times are numbers (such as {first}) and {what} a calendar period: give the "
+                         "random walk's period as a width in the times' units, --period WIDTH (say --period 7 for "
+                         "times counted in days), or --period none for one rating per player")
+    if t.dtype.kind == "M" and not isinstance(value, str):
+        raise ValueError(f"{models}: --period {value:g} is a width for numeric times, but the times are dates (such "
+                         f"as {first}): give --period day, week, month or year (or none)")
 
 
 def threads(text: str) -> int:
@@ -151,21 +200,31 @@ class FitProgress:
 def read_log(args: argparse.Namespace):
     """The game log of ``args.games`` (CSV, Parquet or PGN), filtered by ``--start`` / ``--end`` and
     ``--min-player-games`` before its rows are checked; ``--drop-invalid`` drops the invalid rows (with an
-    ``InvalidRowsWarning``) instead of stopping at the first; ``--keep-truncated`` keeps the games of a
-    truncated compressed file read before the truncation (with a warning) instead of stopping."""
+    ``InvalidRowsWarning``) instead of stopping at the first, up to ``--max-invalid`` of the rows;
+    ``--keep-truncated`` keeps the games of a truncated compressed file read before the truncation (with a
+    warning) instead of stopping; ``--shuffle-sides SEED`` then swaps the sides of a random half of the
+    games (``GameLog.shuffle_sides``: for a log written winner first)."""
     path = args.games
     lower = path.lower()
+    drop = getattr(args, "drop_invalid", False)
+    max_invalid = getattr(args, "max_invalid", None)
+    if max_invalid is not None and not drop:
+        raise ValueError(f"--max-invalid {max_invalid:g} is the largest share of rows that --drop-invalid drops: "
+                         "give --drop-invalid too")
     filters = dict(start=bound_text("--start", args.start), end=bound_text("--end", args.end),
-                   min_player_games=args.min_player_games,
-                   invalid="drop" if getattr(args, "drop_invalid", False) else "raise",
+                   min_player_games=args.min_player_games, invalid="drop" if drop else "raise",
                    truncated="keep" if getattr(args, "keep_truncated", False) else "raise")
+    if max_invalid is not None:
+        filters["max_invalid"] = max_invalid
     try:
-        return read_games(args, path, lower, filters)
+        log = read_games(args, path, lower, filters)
     except ValueError as exc:  # the readers name start= and end=; here they are --start and --end
         text = str(exc)
         if text.startswith(("start=", "end=")):
             raise ValueError("--" + text.replace("=", " ", 1)) from None
         raise
+    seed = getattr(args, "shuffle_sides", None)
+    return log if seed is None else log.shuffle_sides(seed)
 
 
 def read_games(args: argparse.Namespace, path: str, lower: str, filters: dict):
@@ -214,13 +273,21 @@ def add_columns(p: argparse.ArgumentParser) -> None:
     p.add_argument("--advantage", nargs="+", action="extend", metavar="COL",
                    help="columns of advantage covariates of the first player (1 at home, 0 neutral, -1 away; "
                         "bools read as 1 / 0)")
+    p.add_argument("--shuffle-sides", type=int_at_least(0), metavar="SEED",
+                   help="swap the players of a random half of the games (drawn with this seed), flipping their "
+                        "results and covariates: for a log written winner first, such as --winner with the "
+                        "winner's column as --a")
 
 
 def add_bad_rows(p: argparse.ArgumentParser) -> None:
     """What to do with invalid rows and truncated files (fit and evaluate)."""
     p.add_argument("--drop-invalid", action="store_true",
                    help="drop invalid rows (a player against themself, a missing or unparseable result, name or "
-                        "time) and report how many of each kind on stderr, instead of stopping at the first")
+                        "time) and report how many of each kind on stderr, instead of stopping at the first; "
+                        "refused when more than --max-invalid of the rows are invalid")
+    p.add_argument("--max-invalid", type=share, metavar="FRACTION",
+                   help="with --drop-invalid: the largest share of the rows dropped (default 0.5; more usually "
+                        "means a misread column); 1 drops any number")
     p.add_argument("--keep-truncated", action="store_true",
                    help="a truncated compressed file (.gz, .bz2, .xz): keep the games read before the truncation, "
                         "with a warning, instead of stopping")

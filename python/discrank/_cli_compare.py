@@ -11,8 +11,8 @@ import warnings
 
 import numpy as np
 
-from discrank._cli_args import (add_bad_rows, add_columns, finite_float, fraction, int_at_least, print_warnings,
-                                read_log, write_file)
+from discrank._cli_args import (add_bad_rows, add_columns, check_period, finite_float, fraction, int_at_least, period,
+                                print_warnings, read_log, refit_period, write_file)
 from discrank._demo import simulate_league
 
 __all__ = ["DEMO_MAX_PLAYERS", "DEMO_MAX_GAMES", "EVAL_MODELS", "demo", "evaluate_command", "add_demo",
@@ -133,6 +133,7 @@ def evaluate_command(args: argparse.Namespace) -> int:
         log = read_log(args)  # --start / --end / --min-player-games / --drop-invalid applied there
     print_warnings(read_warnings)
     models = {name: available[name]() for name in names}
+    _walk_period(models, args.period, log.time)
     share = args.test_fraction  # a number in (0, 1) or None (the type fraction)
     if (args.cutoff is None) == (share is None):
         raise ValueError("give exactly one of --cutoff TIME and --test-fraction F")
@@ -143,9 +144,15 @@ def evaluate_command(args: argparse.Namespace) -> int:
     protocol = {k: getattr(args, k) for k in ("protocol", "refit") if getattr(args, k, None) is not None}
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        ev = evaluate(models, log, cutoff=times["cutoff"], test_fraction=share, train_start=times["train_start"],
-                      test_start=times["test_start"], test_end=times["test_end"], rolling=args.rolling,
-                      unseen=args.unseen, reference=args.reference, **protocol)
+        try:
+            ev = evaluate(models, log, cutoff=times["cutoff"], test_fraction=share, train_start=times["train_start"],
+                          test_start=times["test_start"], test_end=times["test_end"], rolling=args.rolling,
+                          unseen=args.unseen, reference=args.reference, **protocol)
+        except ValueError as exc:  # evaluate names refit=; here it is --refit
+            text = str(exc)
+            if text.startswith("refit="):
+                raise ValueError("--refit " + text[len("refit="):]) from None
+            raise
     print_warnings(caught)
     print(ev)
     if args.calibration:
@@ -168,6 +175,22 @@ def evaluate_command(args: argparse.Namespace) -> int:
         plt.close(ax.figure)
         print(f"wrote {args.plot}", file=sys.stderr)
     return 0
+
+
+def _walk_period(models: dict, value, t) -> None:
+    """``--period`` given to the models with a random walk (``dynamic`` ...), and their period checked
+    against the log's times (:func:`~discrank._cli_args.check_period`): a calendar default for numeric
+    times is an error naming ``--period``."""
+    walking = [name for name, model in models.items() if "period" in model.get_params()]
+    if value is not None and not walking:
+        takes = [name for name, make in EVAL_MODELS.items() if "period" in make().get_params()]
+        shown = value if isinstance(value, str) else f"{value:g}"
+        raise ValueError(f"--period {shown} is the random walk's period of the models {', '.join(takes)}; --models "
+                         f"{','.join(models)} has none of them")
+    for name in walking:
+        if value is not None:
+            models[name].set_params(period=None if value == "none" else value)
+        check_period(f"--models {name}", models[name].get_params()["period"], t, value is not None)
 
 
 def _time_arg(value: str, t: np.ndarray, flag: str):
@@ -221,8 +244,12 @@ def add_evaluate(sub) -> None:
     p.add_argument("--protocol", choices=["frozen", "online"],
                    help="frozen: every model stops at the cutoff; online: each test game is predicted from every "
                         "game before it (default: discrank.evaluate's)")
-    p.add_argument("--refit", choices=["day", "week", "month", "year"],
-                   help="with --protocol online: the period at which models without online updates are refitted")
+    p.add_argument("--refit", type=refit_period,
+                   help="with --protocol online: the period at which models without online updates are refitted: "
+                        "day, week, month, year, or a width for numeric times (default: week, or 1)")
+    p.add_argument("--period", type=period,
+                   help="the random walk's period of the dynamic models: day, week (default), month, year, a width "
+                        "in the units of numeric times (needed for them), or none (one rating per player)")
     p.add_argument("--reference", help="model the differences are taken to (default: the first)")
     p.add_argument("--unseen", choices=["exclude", "prior"], default="exclude",
                    help="test games with a player unseen in training: left out (default) or predicted from the prior")

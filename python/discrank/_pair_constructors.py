@@ -16,6 +16,7 @@ from discrank._checks import (as_float_vector, check_counts, check_no_self_play,
                               check_positive_int, check_probabilities, check_same_length, show)
 from discrank._labels import LabelIndex, as_label_array, check_same_kind, factorize_pair
 from discrank._rows import parse_results, read_frame_rows
+from discrank._screen import MAX_INVALID
 
 __all__ = ["CONSISTENCY_TOL", "WEIGHTS", "PairConstructors", "are_results", "check_weights", "draw_counts"]
 
@@ -295,6 +296,7 @@ class PairConstructors:
         end: Any = None,
         weights: Optional[str] = None,
         invalid: str = "raise",
+        max_invalid: float = MAX_INVALID,
     ) -> "PairwiseData":
         """Aggregate a pandas DataFrame of games (one row per game) to pairs.
 
@@ -328,6 +330,9 @@ class PairConstructors:
             An invalid row (player against themself, missing player name, missing or unparseable result or
             time): a ``ValueError`` naming the row (default), or ``"drop"``: dropped and reported by one
             :class:`~discrank.exceptions.InvalidRowsWarning` (counts per kind, first rows).
+        max_invalid : float, optional
+            With ``invalid="drop"``: the largest share of the rows dropped (default 0.5); more is refused, as
+            in :meth:`discrank.GameLog.from_frame`.
 
         Returns
         -------
@@ -335,7 +340,7 @@ class PairConstructors:
         """
         min_games = check_positive_int(min_games, "min_games")
         rows = read_frame_rows(df, a=a, b=b, score=score, winner=winner, time=time, start=start, end=end,
-                               min_player_games=min_player_games, invalid=invalid)
+                               min_player_games=min_player_games, invalid=invalid, max_invalid=max_invalid)
         return cls.from_games(rows.a, rows.b, rows.score, labels, min_games=min_games, weights=weights)
 
     @classmethod

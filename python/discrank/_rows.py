@@ -26,8 +26,8 @@ from discrank._advantage import COVARIATE_HELP, advantage_columns, as_advantage,
 from discrank._checks import check_positive_int, self_play_message, show
 from discrank._labels import factorize_objects, object_numbers
 from discrank._screen import (BAD_COVARIATE, BAD_RESULT, BAD_TIME, INVALID_KINDS, MISSING_COVARIATE,  # noqa: F401 - the rows' names, as they were
-                              MISSING_NAME, MISSING_RESULT, MISSING_TIME, SELF_PLAY, UNFINISHED, active_games,
-                              check_invalid, screen_rows, time_bound, warn_user)
+                              MAX_INVALID, MISSING_NAME, MISSING_RESULT, MISSING_TIME, SELF_PLAY, UNFINISHED,
+                              active_games, check_invalid, check_max_invalid, screen_rows, time_bound, warn_user)
 
 __all__ = ["DRAW_MARKERS", "INVALID_KINDS", "PGN_RESULTS", "FrameRows", "active_games", "advantage_columns",
            "as_advantage", "as_times", "check_invalid", "pandas_module", "parse_results",
@@ -270,7 +270,8 @@ class FrameRows(NamedTuple):
 
 def read_frame_rows(df: Any, a: str = "a", b: str = "b", score: Optional[str] = None, winner: Optional[str] = None,
                     time: Optional[str] = None, *, start: Any = None, end: Any = None, min_player_games: int = 1,
-                    invalid: str = "raise", advantage: Any = None, row0: int = 0, empty_ok: bool = False) -> FrameRows:
+                    invalid: str = "raise", advantage: Any = None, row0: int = 0, empty_ok: bool = False,
+                    max_invalid: float = MAX_INVALID) -> FrameRows:
     """The valid games of a pandas DataFrame, one row per game, as columns.
 
     The rows are first filtered by time (``start``, ``end``), then checked, then filtered by
@@ -289,6 +290,9 @@ def read_frame_rows(df: Any, a: str = "a", b: str = "b", score: Optional[str] = 
         Keep the players with at least this many valid games.
     invalid : {"raise", "drop"}
         Raise on the first invalid row, or drop and report them.
+    max_invalid : float, optional
+        With ``invalid="drop"``: the largest share of the rows (in the time window) dropped; more is
+        refused (:func:`~discrank._screen.refuse_mostly_invalid`).
     advantage : str or list of str, optional
         The columns of advantage covariates (numbers, bools read as 0 / 1). A row where one is missing
         is invalid ("missing covariate"), as is one where it is not a number or infinite ("unparseable
@@ -311,13 +315,15 @@ def read_frame_rows(df: Any, a: str = "a", b: str = "b", score: Optional[str] = 
     Raises
     ------
     ValueError
-        A column that is not in the frame, an empty frame, an invalid row (``invalid="raise"``), no game
-        left after the filters, or an unknown ``invalid``.
+        A column that is not in the frame, an empty frame, an invalid row (``invalid="raise"``), more than
+        ``max_invalid`` of the rows invalid (``invalid="drop"``), no game left after the filters, or an
+        unknown ``invalid`` or ``max_invalid``.
     TypeError
         ``df`` is not a DataFrame, or ``advantage`` is not a column name or a list of names.
     """
     pd = pandas_module()
     invalid = check_invalid(invalid)
+    max_invalid = check_max_invalid(max_invalid)
     min_player_games = check_positive_int(min_player_games, "min_player_games")
     adv_names = _check_frame(pd, df, a, b, score, winner, time, advantage, start is not None or end is not None)
     col_a, col_b = df[a].to_numpy(), df[b].to_numpy()
@@ -386,7 +392,8 @@ def read_frame_rows(df: Any, a: str = "a", b: str = "b", score: Optional[str] = 
                 "datetime or a date)")
 
     idx, dropped = screen_rows(kind, col_a, col_b, miss_a, miss_b, t, t_invalid, start=start, end=end,
-                               min_player_games=min_player_games, invalid=invalid, explain=explain, empty_ok=empty_ok)
+                               min_player_games=min_player_games, invalid=invalid, explain=explain, empty_ok=empty_ok,
+                               max_invalid=max_invalid)
     return FrameRows(_as_int_labels(col_a[idx], bool(miss_a.any())), _as_int_labels(col_b[idx], bool(miss_b.any())),
                      s[idx], None if t is None else t[idx], dropped, None if x is None else x[idx], adv_names)
 

@@ -5,6 +5,7 @@ classify their rows into :data:`INVALID_KINDS` and hand them here."""
 
 from __future__ import annotations
 
+import numbers
 import os
 import sys
 import warnings
@@ -16,8 +17,8 @@ from discrank._checks import check_choice, show
 from discrank._labels import factorize_objects, factorize_pair
 
 __all__ = ["INVALID_KINDS", "MISSING_NAME", "SELF_PLAY", "MISSING_RESULT", "BAD_RESULT", "MISSING_TIME", "BAD_TIME",
-           "UNFINISHED", "MISSING_COVARIATE", "BAD_COVARIATE", "active_games", "check_invalid", "screen_rows",
-           "time_bound", "warn_user"]
+           "UNFINISHED", "MISSING_COVARIATE", "BAD_COVARIATE", "MAX_INVALID", "active_games", "check_invalid",
+           "check_max_invalid", "refuse_mostly_invalid", "screen_rows", "time_bound", "warn_user"]
 
 #: What makes a row of a game log invalid, in the order a row is classified (a row counts once, under the
 #: first kind that applies). The keys of :attr:`GameLog.dropped`.
@@ -35,7 +36,12 @@ INVALID_KINDS = (
 (MISSING_NAME, SELF_PLAY, MISSING_RESULT, BAD_RESULT, MISSING_TIME, BAD_TIME, UNFINISHED, MISSING_COVARIATE,
  BAD_COVARIATE) = range(1, 10)
 _INVALID_CHOICES = ("raise", "drop")
-_HINT = '; invalid="drop" (discrank fit --drop-invalid) drops and counts such rows'
+#: The largest share of invalid rows that ``invalid="drop"`` drops by default (``max_invalid=``): beyond it
+#: the rows are more likely misread (a winner column that names neither player, goals read as a score)
+#: than dirty, and dropping them would leave a fit of what remains.
+MAX_INVALID = 0.5
+_HINT = ('; invalid="drop" (discrank fit --drop-invalid) drops and counts such rows, as long as they are at most '
+         f'{MAX_INVALID:g} of the rows (max_invalid=, --max-invalid)')
 
 
 def check_invalid(invalid: Any) -> str:
@@ -57,6 +63,64 @@ def check_invalid(invalid: Any) -> str:
     """
     return check_choice(invalid, "invalid", _INVALID_CHOICES, "'raise' (the default) stops at the first invalid "
                         "row, 'drop' drops the invalid rows and reports them")
+
+
+def check_max_invalid(max_invalid: Any) -> float:
+    """The ``max_invalid=`` option of the readers: the largest share of invalid rows ``invalid="drop"`` drops.
+
+    Parameters
+    ----------
+    max_invalid : object
+        The argument: a real number in [0, 1] (not a bool).
+
+    Returns
+    -------
+    float
+
+    Raises
+    ------
+    ValueError
+        Any other value, named.
+    """
+    if isinstance(max_invalid, (bool, np.bool_)) or not isinstance(max_invalid, numbers.Real) \
+            or not 0.0 <= float(max_invalid) <= 1.0:
+        raise ValueError(f"max_invalid={show(max_invalid)} is not a number in [0, 1]: the largest share of the rows "
+                         f'that invalid="drop" drops (default {MAX_INVALID:g}; 1 drops any number)')
+    return float(max_invalid)
+
+
+def refuse_mostly_invalid(n_invalid: int, n_rows: int, dropped: dict, max_invalid: float, unit: str = "row") -> None:
+    """Refuse to drop more than ``max_invalid`` of the rows (``invalid="drop"``): so many invalid rows
+    mean a misread column more often than a dirty log, and the fit of the rest would mean nothing.
+
+    Parameters
+    ----------
+    n_invalid : int
+        The invalid rows that ``invalid="raise"`` would stop at (not the rows a reader skips in both
+        modes, such as the unfinished games of a PGN file).
+    n_rows : int
+        The rows checked (those in the time window).
+    dropped : dict of str to int
+        The rows dropped by kind (:data:`INVALID_KINDS`), for the most common kind.
+    max_invalid : float
+        The largest share dropped (:func:`check_max_invalid`).
+    unit : str, optional
+        What a row is ("row", "game"), for the message.
+
+    Raises
+    ------
+    ValueError
+        ``n_invalid > max_invalid * n_rows``: the message gives the count, the share, the most common kind
+        and ``max_invalid=`` (``--max-invalid``) to drop them all the same.
+    """
+    if n_rows <= 0 or n_invalid <= max_invalid * n_rows:
+        return
+    kind, count = max(dropped.items(), key=lambda item: item[1]) if dropped else ("invalid", n_invalid)
+    raise ValueError(f'invalid="drop" would drop {n_invalid} of {n_rows} {unit}s ({n_invalid / n_rows:.0%}), more '
+                     f"than max_invalid={max_invalid:g}; the most common kind is {kind!r} ({count} {unit}s). So many "
+                     "usually mean a misread column (a winner column that names neither player, goals read as a "
+                     "score): check the columns, or pass max_invalid=1 (--max-invalid 1 with --drop-invalid) to drop "
+                     "them all the same")
 
 
 def time_bound(value: Any, t: np.ndarray, name: str) -> Any:
@@ -191,7 +255,8 @@ def warn_user(message: str, category: Optional[type] = None) -> None:
 def screen_rows(kind: np.ndarray, a: np.ndarray, b: np.ndarray, missing_a: np.ndarray, missing_b: np.ndarray,
                 t: Optional[np.ndarray], t_invalid: Optional[np.ndarray], *, start: Any, end: Any,
                 min_player_games: int, invalid: str, explain: Callable[[int], str], unit: str = "row",
-                skip: tuple[int, ...] = (), empty_ok: bool = False) -> tuple[np.ndarray, dict[str, int]]:
+                skip: tuple[int, ...] = (), empty_ok: bool = False,
+                max_invalid: float = MAX_INVALID) -> tuple[np.ndarray, dict[str, int]]:
     """The rows to keep, and the counts of the invalid rows dropped, by kind.
 
     Steps, in order: the time window (rows outside ``[start, end)`` are never checked; a row without a
@@ -199,7 +264,9 @@ def screen_rows(kind: np.ndarray, a: np.ndarray, b: np.ndarray, missing_a: np.nd
     ``min_player_games`` is applied over the valid rows (:func:`active_games`), and an invalid row with a
     named player who does not survive it is filtered out, neither raised on nor reported. Then
     ``invalid="raise"`` raises on the first invalid row left (``explain`` words it), and ``invalid="drop"``
-    drops them and warns (:class:`~discrank.exceptions.InvalidRowsWarning`).
+    drops them and warns (:class:`~discrank.exceptions.InvalidRowsWarning`), unless more than
+    ``max_invalid`` of the rows in the window are invalid (:func:`refuse_mostly_invalid`; the kinds of
+    ``skip`` not counted).
 
     Parameters
     ----------
@@ -219,7 +286,11 @@ def screen_rows(kind: np.ndarray, a: np.ndarray, b: np.ndarray, missing_a: np.nd
         Kinds dropped in both modes (counted when dropping).
     empty_ok : bool, optional
         No valid row left returns no rows instead of raising, and ``invalid="drop"`` counts the rows
-        dropped without warning (a chunk of a scan, whose caller reports the whole scan's drops).
+        dropped without warning or refusing (a chunk of a scan, whose caller reports the whole scan's
+        drops and applies ``max_invalid`` to them).
+    max_invalid : float, optional
+        The largest share of the rows in the window that ``invalid="drop"`` drops (default
+        :data:`MAX_INVALID`).
 
     Returns
     -------
@@ -231,7 +302,8 @@ def screen_rows(kind: np.ndarray, a: np.ndarray, b: np.ndarray, missing_a: np.nd
     Raises
     ------
     ValueError
-        An invalid row (``invalid="raise"``, worded by ``explain``), or no valid game left.
+        An invalid row (``invalid="raise"``, worded by ``explain``), more than ``max_invalid`` of the rows
+        invalid (``invalid="drop"``), or no valid game left.
     """
     n = kind.shape[0]
     keep = np.ones(n, dtype=bool)
@@ -277,6 +349,9 @@ def screen_rows(kind: np.ndarray, a: np.ndarray, b: np.ndarray, missing_a: np.nd
             if not valid.any() and not empty_ok:
                 raise ValueError(f"no valid game is left: {summary}")
             if not empty_ok:
+                skipped = {INVALID_KINDS[code - 1] for code in skip}
+                refuse_mostly_invalid(int((bad & ~np.isin(kind, skip)).sum()), int(keep.sum()),
+                                      {k: v for k, v in dropped.items() if k not in skipped}, max_invalid, unit)
                 warn_user(summary)
     if not valid.any() and not empty_ok:
         first = int(np.flatnonzero(bad)[0])

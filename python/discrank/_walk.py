@@ -1,19 +1,22 @@
 """The prediction protocol and the online walk of :func:`discrank.evaluate`: the sorted games as player
 codes, the predictions asked of a model (two or three outcomes), and the walk of the online protocol
-through the test period, group by group, with updates or frozen refits."""
+through the test period, group by group, with updates or frozen refits, whose warnings are summed up
+once per model (:class:`Tally`)."""
 
 from __future__ import annotations
 
 import time as _time
+import warnings
 from typing import Any, Optional
 
 import numpy as np
 
 from discrank._calendar import refit_bins
+from discrank._screen import warn_user
 from discrank.logs import GameLog
 from discrank.protocol import ForeignModel
 
-__all__ = ["OUTCOME_TOL", "Games", "predictions", "Walk"]
+__all__ = ["OUTCOME_TOL", "Games", "predictions", "Tally", "Walk"]
 
 #: Rows of three-outcome predictions must sum to 1 within this.
 OUTCOME_TOL = 1e-6
@@ -62,6 +65,40 @@ def predictions(model: Any, games: Games, rows: np.ndarray, unseen: str) -> tupl
     return q, o
 
 
+class Tally:
+    """The warnings of one model's updates or refits along the online walks: each category counted once per
+    update or refit that raised it, with its first message, and warned about once (:meth:`emit`) instead
+    of once per update or refit (a weekly refit of a disconnected log would say so a hundred times)."""
+
+    def __init__(self) -> None:
+        self.steps = 0
+        self.counts: dict[type, int] = {}
+        self.first: dict[type, str] = {}
+        self.kinds: set[str] = set()
+
+    def run(self, call: Any, kind: str) -> float:
+        """Run ``call()`` (an update or a refit: ``kind``), its warnings recorded; its seconds."""
+        clock = _time.perf_counter()
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            call()
+        spent = _time.perf_counter() - clock
+        self.steps += 1
+        self.kinds.add(kind)
+        for category in dict.fromkeys(w.category for w in caught):
+            self.counts[category] = self.counts.get(category, 0) + 1
+            self.first.setdefault(category, str(next(w.message for w in caught if w.category is category)))
+        return spent
+
+    def emit(self, name: str) -> None:
+        """One warning per category recorded, of that category: ``model {name!r}: k of its n refits raised
+        Category; the first: message``."""
+        kind = " or ".join(sorted(self.kinds))
+        for category, count in self.counts.items():
+            warn_user(f"model {name!r}: {count} of its {self.steps} {kind}s of the online protocol raised "
+                      f"{category.__name__}; the first: {self.first[category]}", category)
+
+
 class Walk:
     """The online protocol over one origin: the games ``[cut, stop)`` (sorted by time) given to each
     model group by group after its fit on ``[first, cut)``; ``scored`` marks the games scored."""
@@ -81,9 +118,10 @@ class Walk:
             self._bounds[kind] = np.concatenate(([0], change, [t.shape[0]])).astype(np.int64)
         return self._bounds[kind]
 
-    def run(self, model: Any, unseen: str):
+    def run(self, model: Any, unseen: str, tally: Tally):
         """Walk ``model`` through the games: (the model at the end, predictions, outcomes or None, number
-        of groups, seconds spent updating or refitting)."""
+        of groups, seconds spent updating or refitting); the warnings of its updates or refits go to
+        ``tally``."""
         sequential = model.sequential_updates
         bounds = self.cut + self.bounds(sequential)
         has_update = model.updates
@@ -100,10 +138,10 @@ class Walk:
             rows = s + np.flatnonzero(self.scored[s:e])
             if rows.size:
                 if pending is not None:
-                    spent += self._update(model, pending, s)
+                    spent += self._update(model, pending, s, tally)
                     pending = None
                 if stale:
-                    spent += self._refit(refitted, s)
+                    spent += self._refit(refitted, s, tally)
                     model, stale = refitted, False
                 q, o = predictions(model, self.games, rows, unseen)
                 qs.append(q)
@@ -111,13 +149,13 @@ class Walk:
             if batch:
                 pending = s if pending is None else pending
             elif has_update:
-                spent += self._update(model, s, e)
+                spent += self._update(model, s, e, tally)
             else:
                 stale = True
         if pending is not None:
-            spent += self._update(model, pending, self.stop)
+            spent += self._update(model, pending, self.stop, tally)
         if stale:  # the last groups: the model ends fitted on every game of the walk
-            spent += self._refit(refitted, self.stop)
+            spent += self._refit(refitted, self.stop, tally)
             model = refitted
         q = np.concatenate(qs) if qs else np.zeros(0)
         o = None
@@ -125,14 +163,10 @@ class Walk:
             o = np.concatenate(os_, axis=0) if os_ else np.zeros((0, 3))
         return model, q, o, len(bounds) - 1, spent
 
-    def _update(self, model: Any, start: int, end: int) -> float:
+    def _update(self, model: Any, start: int, end: int, tally: Tally) -> float:
         """``model.update`` with the games ``[start, end)``; its seconds."""
-        clock = _time.perf_counter()
-        model.update(self.games.log(slice(start, end)))
-        return _time.perf_counter() - clock
+        return tally.run(lambda: model.update(self.games.log(slice(start, end))), "update")
 
-    def _refit(self, model: Any, end: int) -> float:
+    def _refit(self, model: Any, end: int, tally: Tally) -> float:
         """Refit ``model`` on every game before ``end`` (from the training period's start); its seconds."""
-        clock = _time.perf_counter()
-        model.fit(self.games.log(slice(self.first, end)))
-        return _time.perf_counter() - clock
+        return tally.run(lambda: model.fit(self.games.log(slice(self.first, end))), "refit")

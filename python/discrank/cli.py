@@ -14,8 +14,9 @@ import numpy as np
 from discrank._cli_models import (DEFAULT_MODEL, MODEL_OPTIONS, advantage_names, advantage_values, build_model,
                                   check_fit_options, check_fitted_advantage, check_known, coefficient_lines,
                                   history_axes, model_choices, options_of, predict_fixtures, ratings_table, verdict)
-from discrank._cli_args import (FitProgress, Parser, UsageError, add_bad_rows, add_columns, int_at_least, pd_options,
-                                period, positive, print_warnings, read_log, regularization, threads, write_file)
+from discrank._cli_args import (FitProgress, Parser, UsageError, add_bad_rows, add_columns, check_period, int_at_least,
+                                pd_options, period, positive, print_warnings, read_log, regularization, threads,
+                                write_file)
 # demo, evaluate_command, EVAL_MODELS and the DEMO_MAX_ limits stay importable from discrank.cli
 from discrank._cli_compare import (DEMO_MAX_GAMES, DEMO_MAX_PLAYERS, EVAL_MODELS, add_demo, add_evaluate,  # noqa: F401
                                    demo, evaluate_command)
@@ -56,6 +57,8 @@ def fit_command(args: argparse.Namespace) -> int:
     if log.time is None and model.get_params().get("period") is not None:
         raise ValueError(f"--model {args.model} needs the games' times: give --time COL (or --period none for "
                          "one rating per player)")
+    if "period" in model.get_params():
+        check_period(f"--model {args.model}", model.get_params()["period"], log.time, args.period is not None)
     data, counts = _fit_data(args, log)
     if not args.quiet:
         print(f"{len(log)} games, {counts}; fitting {type(model).__name__}", file=sys.stderr)

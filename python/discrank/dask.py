@@ -36,6 +36,7 @@ from discrank._dask_parts import (LEAVES, LOST_WORKER_TIMEOUT, DistributedObject
 from discrank._history import History
 from discrank._labels import as_label_array
 from discrank._rows import advantage_columns, read_frame_rows
+from discrank._screen import MAX_INVALID, check_max_invalid, refuse_mostly_invalid
 from discrank.data import PairwiseData, covariate_data
 from discrank._threads import one_blas_thread
 from discrank.models._base import PairwiseModel, atomic
@@ -66,6 +67,8 @@ def _partition_sums(df: Any, spec: dict, partition_info: Optional[dict] = None) 
         rows = read_frame_rows(df.reset_index(drop=True), spec["a"], spec["b"], spec["score"], spec["winner"],
                                spec["time"], start=spec["start"], end=spec["end"], invalid=spec["invalid"],
                                advantage=list(xnames) or None, empty_ok=True)
+        n_invalid = sum(rows.dropped.values())
+        refuse_mostly_invalid(n_invalid, rows.a.size + n_invalid, rows.dropped, spec["max_invalid"])
     except (ValueError, TypeError) as exc:
         raise type(exc)(f"{where}{exc}") from None
     if rows.a.size == 0:
@@ -93,7 +96,8 @@ def _partition_sums(df: Any, spec: dict, partition_info: Optional[dict] = None) 
 
 def aggregate(ddf: Any, a: str = "a", b: str = "b", score: Optional[str] = None, winner: Optional[str] = None,
               time: Optional[str] = None, *, start: Any = None, end: Any = None, invalid: str = "raise",
-              advantage: Any = None, weights: Optional[str] = None, split_out: int = 1) -> PairwiseData:
+              advantage: Any = None, weights: Optional[str] = None, split_out: int = 1,
+              max_invalid: float = MAX_INVALID) -> PairwiseData:
     """A ``dask.dataframe`` of games aggregated to pairs: partition-wise sums in the core, then a groupby
     on the pair's labels (module docstring).
 
@@ -104,6 +108,10 @@ def aggregate(ddf: Any, a: str = "a", b: str = "b", score: Optional[str] = None,
     a, b, score, winner, time, start, end, invalid, advantage
         As in :meth:`discrank.GameLog.from_frame` (``invalid="drop"`` drops the invalid rows of each
         partition; the count is not reported).
+    max_invalid : float, optional
+        With ``invalid="drop"``: the largest share of a partition's rows (in the time window) that are
+        dropped (default 0.5); a partition with more is refused, as :meth:`discrank.GameLog.from_frame`
+        refuses a frame.
     weights : {"games", "uniform"}, optional
         As in :class:`~discrank.PairwiseData`.
     split_out : int
@@ -119,7 +127,8 @@ def aggregate(ddf: Any, a: str = "a", b: str = "b", score: Optional[str] = None,
     Raises
     ------
     ValueError
-        An invalid row (``invalid="raise"``: its partition, row and value), a missing column, or no game.
+        An invalid row (``invalid="raise"``: its partition, row and value), a partition with more than
+        ``max_invalid`` of its rows invalid (``invalid="drop"``), a missing column, or no game.
     """
     _require()
     import pandas as pd
@@ -137,7 +146,7 @@ def aggregate(ddf: Any, a: str = "a", b: str = "b", score: Optional[str] = None,
                          **{c: pd.Series([], dtype=np.float64) for c in xnames},
                          "n": pd.Series([], dtype=np.float64), "w": pd.Series([], dtype=np.float64)})
     spec = dict(a=a, b=b, score=score, winner=winner, time=time, start=start, end=end, invalid=invalid,
-                xnames=xnames, meta=meta)
+                xnames=xnames, meta=meta, max_invalid=check_max_invalid(max_invalid))
     sums = ddf.map_partitions(_partition_sums, spec, meta=meta)
     keys = ["lo", "hi", *xnames]
     table = sums.groupby(keys, sort=False).agg({"n": "sum", "w": "sum"}, split_out=split_out).compute()

@@ -24,10 +24,12 @@ from discrank._checks import check_one_of, check_positive_int, show, show_time
 from discrank._coding import code_log
 from discrank._evaluation_result import Evaluation
 from discrank._losses import EPS, game_losses, outcome_losses  # noqa: F401 - EPS: discrank.evaluation.EPS, as it was
+from discrank._screen import warn_user
 from discrank._splits import (CALENDAR, check_refit, origins, split_times, validation_like,  # noqa: F401 - CALENDAR: discrank.evaluation.CALENDAR
                               validation_online)
 from discrank._tuning import Validation
-from discrank._walk import OUTCOME_TOL, Games, Walk, predictions  # noqa: F401 - OUTCOME_TOL, as it was
+from discrank._walk import OUTCOME_TOL, Games, Tally, Walk, predictions  # noqa: F401 - OUTCOME_TOL, as it was
+from discrank.exceptions import OneSidedLogWarning
 from discrank.logs import GameLog
 from discrank.protocol import ForeignModel, as_rating_model
 
@@ -35,6 +37,10 @@ __all__ = ["evaluate", "Evaluation", "game_losses", "outcome_losses"]
 
 UNSEEN = ("exclude", "prior")
 PROTOCOLS = ("frozen", "online")
+#: A log is one-sided when a side wins at least ``ONE_SIDED[0]`` of at least ``ONE_SIDED[1]`` decided games:
+#: no first-move or home advantage comes near (White scores about 55% in chess, the home side wins about
+#: 60% of the decided games of football), and a log written winner first is at 100%.
+ONE_SIDED = (0.99, 100)
 
 
 def _named(models: Any) -> dict[str, Any]:
@@ -158,7 +164,9 @@ def evaluate(
         costs a whole fit per refit period: slow for big logs (a model with ``update`` is the fast path).
         A model with ``batch_updates = True`` (its ``update(a)`` then ``update(b)`` equal ``update(a +
         b)``: DynamicElo) is given the groups with no scored game together, just before the next group it
-        predicts. ``fit_seconds`` then includes the updates (or refits).
+        predicts. ``fit_seconds`` then includes the updates (or refits). The warnings of the updates or
+        refits are summed up: one warning per model and category (of that category), saying how many of
+        its updates or refits raised it, with the first message.
     refit : {"day", "week", "month", "year"} or float, optional
         The refit period of the online protocol for the models without ``sequential_updates``: calendar
         bins of datetime times ("week": ISO weeks, Monday to Sunday; numpy's ``datetime64[W]`` bins start
@@ -178,6 +186,16 @@ def evaluate(
         shape or not finite.
     TypeError
         ``log`` is not a :class:`GameLog`, or a model has no ``fit`` / ``predict_proba``.
+
+    Warns
+    -----
+    OneSidedLogWarning
+        A side of the log wins at least 99% of at least 100 decided games (:data:`ONE_SIDED`): the log is
+        written winner first, and the calibration table measures the order of the columns
+        (:meth:`GameLog.shuffle_sides` orients the games at random).
+    Warning
+        Under the online protocol, each category that the updates or refits of a model raised, once per
+        model, with the number of updates or refits that raised it.
     """
     named = _named(models)
     if reference is None:
@@ -191,6 +209,7 @@ def evaluate(
     if log.time is None:
         raise ValueError("evaluate needs a game log with times (time=...): it trains on the past and tests on the future")
     rolling = check_positive_int(rolling, "rolling")
+    _warn_one_sided(log)
     if isinstance(bins, bool) or not isinstance(bins, numbers.Integral) or bins < 2:
         raise ValueError(f"bins must be an integer >= 2, got {bins!r}")
 
@@ -201,8 +220,26 @@ def evaluate(
     run = _Run(named, games, len(labels), unseen, protocol == "online", tune_like_test, refit)
     for start, end, t0, t1 in origins(t, train_start, cutoff, test_start, test_end, int(rolling)):
         run.origin(start, end, t0, t1)
+    for name, tally in run.tallies.items():
+        tally.emit(name)
     run.fitted = {name: _relabel(model, labels) for name, model in run.fitted.items()}
     return run.result(reference, int(bins), protocol)
+
+
+def _warn_one_sided(log: GameLog) -> None:
+    """A :class:`~discrank.exceptions.OneSidedLogWarning` when a side of ``log`` wins nearly every decided
+    game (:data:`ONE_SIDED`): the calibration table would measure the order of the columns."""
+    score = np.asarray(log.score, dtype=np.float64)
+    wins, losses = int(np.sum(score > 0.5)), int(np.sum(score < 0.5))
+    decided = wins + losses
+    share, least = ONE_SIDED
+    if decided < least or max(wins, losses) < share * decided:
+        return
+    side, count = ("a", wins) if wins >= losses else ("b", losses)
+    warn_user(f"side {side!r} wins {count} of the {decided} decided games of this log ({count / decided:.1%}): it is "
+              f"written {'winner' if side == 'a' else 'loser'} first, and the calibration table measures the order of "
+              "the columns, not the models. Orient the games at random: log.shuffle_sides(seed) (discrank "
+              "--shuffle-sides SEED)", OneSidedLogWarning)
 
 
 def _sorted_games(log: GameLog) -> tuple[np.ndarray, Games]:
@@ -236,6 +273,7 @@ class _Run:
     origins: list = field(default_factory=list)
     fitted: dict = field(default_factory=dict)
     notes: list = field(default_factory=list)
+    tallies: dict = field(init=False)  # name -> the warnings of its updates or refits (online protocol)
 
     def __post_init__(self) -> None:
         self.plain = {name: self.games.adv is not None and not model.takes_advantage
@@ -249,6 +287,7 @@ class _Run:
         self.preds = {name: [] for name in self.named}
         self.outs = {name: [] for name in self.named}
         self.seconds = {name: 0.0 for name in self.named}
+        self.tallies = {name: Tally() for name in self.named}
 
     def _rows(self, start, end, t0, t1) -> tuple[np.ndarray, np.ndarray, dict]:
         """(training games, scored test games) of one origin as masks of the sorted games, and its record."""
@@ -299,7 +338,7 @@ class _Run:
             model.fit(train_logs[self.plain[name]], validation=validation)
             self.seconds[name] += _time.perf_counter() - clock
             if self.online:
-                model, q, o, n_groups, spent = walks[self.plain[name]].run(model, self.unseen)
+                model, q, o, n_groups, spent = walks[self.plain[name]].run(model, self.unseen, self.tallies[name])
                 self.seconds[name] += spent
                 origin["groups"][name] = n_groups
             else:

@@ -9,6 +9,7 @@ __all__ = [
     "DisconnectedGraphWarning",
     "InvalidRowsWarning",
     "IsolatedPlayerWarning",
+    "OneSidedLogWarning",
     "SeparationWarning",
     "TruncatedFileWarning",
     "ThreadCountWarning",
@@ -27,6 +28,14 @@ class DisconnectedGraphWarning(UserWarning):
 class InvalidRowsWarning(UserWarning):
     """Invalid rows of a game log were dropped (``invalid="drop"``, ``discrank fit --drop-invalid``); the
     message gives the count of each kind and its first rows, and ``GameLog.dropped`` keeps the counts."""
+
+
+class OneSidedLogWarning(UserWarning):
+    """One side of a game log (``a``, or ``b``) wins nearly every decided game: the log is written winner
+    first (or loser first), as Sackmann's tennis files are, so that a table of predictions by the side
+    they are given for (the calibration of :func:`discrank.evaluate`) measures the order of the columns,
+    not the model. ``GameLog.shuffle_sides(random_state)`` (``discrank --shuffle-sides SEED``) orients the
+    games at random."""
 
 
 class IsolatedPlayerWarning(UserWarning):

@@ -27,12 +27,13 @@ from typing import Any, Optional
 import numpy as np
 
 from discrank._advantage import advantage_columns, as_advantage
-from discrank._checks import check_no_self_play, check_positive_int, check_same_length, show
+from discrank._checks import check_no_self_play, check_positive_int, check_random_state, check_same_length, show
 from discrank._frame_files import check_scalar_column, truncated_csv
 from discrank._labels import as_label_array, check_same_kind, factorize_pair
 from discrank._rows import (DRAW_MARKERS, PGN_RESULTS, as_times, pandas_module, parse_results,  # noqa: F401 - PGN_RESULTS, as it was
                             read_frame_rows)
-from discrank._screen import INVALID_KINDS, SELF_PLAY, active_games, check_invalid, time_bound
+from discrank._screen import (INVALID_KINDS, MAX_INVALID, SELF_PLAY, active_games, check_invalid, check_max_invalid,
+                              time_bound)
 from discrank.data import PairwiseData
 from discrank.pgn import check_truncated, decompression_errors, pgn_columns, pgn_headers, pgn_rows
 from discrank.pgn import iter_pgn  # noqa: F401 - discrank.logs.iter_pgn, as it was
@@ -160,7 +161,8 @@ class GameLog:
     @classmethod
     def from_frame(cls, df: Any, a: str = "a", b: str = "b", score: Optional[str] = None,
                    winner: Optional[str] = None, time: Optional[str] = None, *, start: Any = None, end: Any = None,
-                   min_player_games: int = 1, invalid: str = "raise", advantage: Any = None) -> "GameLog":
+                   min_player_games: int = 1, invalid: str = "raise", advantage: Any = None,
+                   max_invalid: float = MAX_INVALID) -> "GameLog":
         """A game log from a pandas DataFrame, one row per game.
 
         The rows are first filtered by time (``start``, ``end``), then checked, then filtered by
@@ -194,7 +196,8 @@ class GameLog:
             unparseable time (when ``time`` is given). ``"raise"`` (default): a ``ValueError`` that names
             the first such row (rows are numbered from 0, in the frame's order) and its value. ``"drop"``:
             drop them, warn once with an :class:`~discrank.exceptions.InvalidRowsWarning` that gives the
-            count of each kind and its first rows, and keep the counts in :attr:`GameLog.dropped`.
+            count of each kind and its first rows, and keep the counts in :attr:`GameLog.dropped`, unless
+            more than ``max_invalid`` of the rows are invalid.
         advantage : str or list of str, optional
             Columns of advantage covariates attributed to ``a`` (a home indicator, playing White): numbers,
             bools read as 0 / 1, text that reads as a number. A row where one is missing (NaN, empty) is an
@@ -202,6 +205,11 @@ class GameLog:
             "unparseable covariate" (raised on, or dropped and counted, as ``invalid`` says). The columns of
             the games kept are then checked as in :meth:`from_arrays` (not 0 in every game, no two
             identical).
+        max_invalid : float, optional
+            With ``invalid="drop"``: the largest share of the rows (in the time window) that are dropped, a
+            number in [0, 1] (default 0.5). More invalid rows than that usually mean a misread column (a
+            winner column that names neither player, goals read as a score), and are refused: a
+            ``ValueError`` giving their count, their share and the most common kind. 1 drops any number.
 
         Returns
         -------
@@ -212,13 +220,15 @@ class GameLog:
         Raises
         ------
         ValueError
-            A column that is not in the frame, an empty frame, an invalid row (``invalid="raise"``), no game
-            left after the filters, or an unknown ``invalid``.
+            A column that is not in the frame, an empty frame, an invalid row (``invalid="raise"``), more than
+            ``max_invalid`` of the rows invalid (``invalid="drop"``), no game left after the filters, or an
+            unknown ``invalid`` or ``max_invalid``.
         TypeError
             ``df`` is not a DataFrame.
         """
         rows = read_frame_rows(df, a=a, b=b, score=score, winner=winner, time=time, start=start, end=end,
-                               min_player_games=min_player_games, invalid=invalid, advantage=advantage)
+                               min_player_games=min_player_games, invalid=invalid, advantage=advantage,
+                               max_invalid=max_invalid)
         x = None if rows.advantage is None else dict(zip(rows.advantage_names, rows.advantage.T))
         log = cls.from_arrays(rows.a, rows.b, rows.score, rows.time, advantage=x)
         log.dropped = rows.dropped
@@ -228,16 +238,17 @@ class GameLog:
     def read_csv(cls, path: Any, a: str = "a", b: str = "b", score: Optional[str] = None,
                  winner: Optional[str] = None, time: Optional[str] = None, *, start: Any = None, end: Any = None,
                  min_player_games: int = 1, invalid: str = "raise", truncated: str = "raise",
-                 advantage: Any = None, **read_kw: Any) -> "GameLog":
+                 advantage: Any = None, max_invalid: float = MAX_INVALID, **read_kw: Any) -> "GameLog":
         """A game log from a CSV file, through ``pandas.read_csv`` then :meth:`from_frame`.
 
         Parameters
         ----------
         path : str or path-like
             The file (compressed files too, as pandas reads them).
-        a, b, score, winner, time, start, end, min_player_games, invalid
+        a, b, score, winner, time, start, end, min_player_games, invalid, max_invalid
             As in :meth:`from_frame`: the columns, the filters (applied before the checks), and what to do
-            with invalid rows (``"raise"``, the default, or ``"drop"``, which drops and reports them).
+            with invalid rows (``"raise"``, the default, or ``"drop"``, which drops and reports them, up to
+            ``max_invalid`` of the rows).
         truncated : {"raise", "keep"}
             A ``.gz``, ``.bz2`` or ``.xz`` file that ends before its end-of-stream marker (a download cut
             short): ``"raise"`` (default) a ``ValueError`` naming the file, the byte and line where its text
@@ -262,6 +273,7 @@ class GameLog:
         """
         pd = pandas_module()
         check_invalid(invalid)
+        check_max_invalid(max_invalid)
         check_positive_int(min_player_games, "min_player_games")
         truncated = check_truncated(truncated)
         if "low_memory" not in read_kw and read_kw.get("engine") in (None, "c"):
@@ -279,22 +291,24 @@ class GameLog:
         except pd.errors.EmptyDataError:
             raise ValueError(f"{path}: the file is empty") from None
         return cls.from_frame(df, a=a, b=b, score=score, winner=winner, time=time, start=start, end=end,
-                              min_player_games=min_player_games, invalid=invalid, advantage=advantage)
+                              min_player_games=min_player_games, invalid=invalid, advantage=advantage,
+                              max_invalid=max_invalid)
 
     @classmethod
     def read_parquet(cls, path: Any, a: str = "a", b: str = "b", score: Optional[str] = None,
                      winner: Optional[str] = None, time: Optional[str] = None, *, start: Any = None,
                      end: Any = None, min_player_games: int = 1, invalid: str = "raise", advantage: Any = None,
-                     **read_kw: Any) -> "GameLog":
+                     max_invalid: float = MAX_INVALID, **read_kw: Any) -> "GameLog":
         """A game log from a Parquet file, through ``pandas.read_parquet`` (needs pyarrow) then :meth:`from_frame`.
 
         Parameters
         ----------
         path : str or path-like
             The file.
-        a, b, score, winner, time, start, end, min_player_games, invalid
+        a, b, score, winner, time, start, end, min_player_games, invalid, max_invalid
             As in :meth:`from_frame`: the columns, the filters (applied before the checks), and what to do
-            with invalid rows (``"raise"``, the default, or ``"drop"``, which drops and reports them).
+            with invalid rows (``"raise"``, the default, or ``"drop"``, which drops and reports them, up to
+            ``max_invalid`` of the rows).
         advantage : str or list of str, optional
             Columns of advantage covariates, as in :meth:`from_frame`.
         **read_kw
@@ -312,6 +326,7 @@ class GameLog:
         """
         pd = pandas_module()
         check_invalid(invalid)
+        check_max_invalid(max_invalid)
         check_positive_int(min_player_games, "min_player_games")
         try:
             df = pd.read_parquet(path, **read_kw)
@@ -325,7 +340,8 @@ class GameLog:
             if col is not None and col in df.columns:
                 check_scalar_column(pd, df[col], col, role, path)
         return cls.from_frame(df, a=a, b=b, score=score, winner=winner, time=time, start=start, end=end,
-                              min_player_games=min_player_games, invalid=invalid, advantage=advantage)
+                              min_player_games=min_player_games, invalid=invalid, advantage=advantage,
+                              max_invalid=max_invalid)
 
     def __len__(self) -> int:
         return int(self.a.shape[0])
@@ -392,6 +408,40 @@ class GameLog:
         if self.time is None:
             raise ValueError("this game log has no time column")
         return self._take(np.argsort(self.time, kind="stable"), self.dropped)
+
+    def shuffle_sides(self, random_state: Any) -> "GameLog":
+        """The same games with the sides of a random half swapped: for a log written winner first.
+
+        A log whose ``a`` is always the winner (Sackmann's tennis files read with ``winner=``) fits as any
+        other, every model being symmetric in the two sides, but a table of predictions by side (the
+        calibration of :func:`discrank.evaluate`) then reads 1.0 in every bin. This orients the games at
+        random: ``len(log) // 2`` games drawn at random have ``a`` and ``b`` swapped, their score
+        ``1 - score`` and their advantage covariates negated (a covariate is attributed to ``a``).
+
+        Parameters
+        ----------
+        random_state : int, numpy Generator or SeedSequence
+            The seed of the draw (``numpy.random.default_rng``); the same seed swaps the same games.
+
+        Returns
+        -------
+        GameLog
+            The games in the same order, with the same times; :attr:`dropped` is carried over.
+
+        Raises
+        ------
+        TypeError, ValueError
+            A ``random_state`` that is no seed, named.
+        """
+        rng = np.random.default_rng(check_random_state(random_state))
+        swap = np.zeros(len(self), dtype=bool)
+        swap[rng.permutation(len(self))[: len(self) // 2]] = True
+        adv = None if self.advantage is None else np.where(swap[:, None], -self.advantage, self.advantage) + 0.0
+        out = GameLog(np.where(swap, self.b, self.a), np.where(swap, self.a, self.b),
+                      np.where(swap, 1.0 - self.score, self.score), None if self.time is None else self.time.copy(),
+                      dict(self.dropped), adv, tuple(self.advantage_names))
+        out._checked = self._checked
+        return out
 
     def split_time(self, test_fraction: float = 0.1) -> tuple["GameLog", "GameLog"]:
         """(past, future): the earliest ``1 - test_fraction`` of the games, and the rest.
@@ -470,7 +520,8 @@ class GameLog:
 
 
 def read_pgn(path: Any, *, progress: Optional[bool] = None, max_games: Optional[int] = None, start: Any = None,
-             end: Any = None, min_player_games: int = 1, invalid: str = "raise", truncated: str = "raise") -> GameLog:
+             end: Any = None, min_player_games: int = 1, invalid: str = "raise", truncated: str = "raise",
+             max_invalid: float = MAX_INVALID) -> GameLog:
     """A PGN file (Lichess's format) as a :class:`GameLog`, streamed game by game.
 
     The players are the White and Black tags, the score White's ("1-0" 1, "1/2-1/2" 0.5, "0-1" 0), the
@@ -505,11 +556,14 @@ def read_pgn(path: Any, *, progress: Optional[bool] = None, max_games: Optional[
         themself or with a date that is not one (its number and the player or the date). ``"drop"``: drop
         such games, warn once with an
         :class:`~discrank.exceptions.InvalidRowsWarning` that gives the count of each kind (skipped games
-        included) and the first game numbers, and keep the counts in :attr:`GameLog.dropped`.
+        included) and the first game numbers, and keep the counts in :attr:`GameLog.dropped`, unless more
+        than ``max_invalid`` of the games are invalid (the skipped games not counted).
     truncated : {"raise", "keep"}
         A compressed file that ends before its end-of-stream marker (a download cut short): ``"raise"``
         (default) a ``ValueError`` naming the file, where its text ends and the last complete game;
         ``"keep"`` keeps the games read before the truncation, with a ``TruncatedFileWarning`` saying how many.
+    max_invalid : float, optional
+        As in :meth:`GameLog.from_frame` (default 0.5).
 
     Returns
     -------
@@ -525,13 +579,14 @@ def read_pgn(path: Any, *, progress: Optional[bool] = None, max_games: Optional[
         python-chess is not installed.
     """
     invalid = check_invalid(invalid)
+    max_invalid = check_max_invalid(max_invalid)
     min_player_games = check_positive_int(min_player_games, "min_player_games")
     truncated = check_truncated(truncated)
     white, black, score, dates, kind_arr, results = pgn_columns(pgn_headers(path, progress, truncated), max_games)
     if not np.isin(kind_arr, (0, SELF_PLAY)).any():
         raise ValueError(f"{os.fspath(path)}: no finished game with two named players")
     W, B, sc, time, dropped = pgn_rows(path, white, black, score, dates, kind_arr, results, start=start, end=end,
-                                        min_player_games=min_player_games, invalid=invalid)
+                                        min_player_games=min_player_games, invalid=invalid, max_invalid=max_invalid)
     if np.isnat(time).any():
         time = None
     log = GameLog.from_arrays(W, B, sc, time)

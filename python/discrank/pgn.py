@@ -20,11 +20,17 @@ import numpy as np
 from discrank._checks import check_choice, self_play_message, show
 from discrank._labels import text_array
 from discrank._rows import PGN_RESULTS
-from discrank._screen import (BAD_RESULT, BAD_TIME, MISSING_NAME, MISSING_TIME, SELF_PLAY, UNFINISHED, screen_rows,
-                              warn_user)
+from discrank._screen import (BAD_RESULT, BAD_TIME, INVALID_KINDS, MAX_INVALID, MISSING_NAME, MISSING_TIME, SELF_PLAY,
+                              UNFINISHED, screen_rows, warn_user)
 from discrank.exceptions import TruncatedFileWarning
 
-__all__ = ["iter_pgn", "pgn_headers", "pgn_game", "pgn_columns", "pgn_rows", "check_truncated", "decompression_errors"]
+__all__ = ["iter_pgn", "pgn_headers", "pgn_game", "pgn_columns", "pgn_rows", "check_truncated", "decompression_errors",
+           "SKIPPED", "SKIPPED_KINDS"]
+
+#: The invalid games a PGN file skips in both modes (``invalid="raise"`` too): unfinished games, results
+#: that are no PGN result, games without both player names; their codes and their names.
+SKIPPED = (MISSING_NAME, UNFINISHED, BAD_RESULT)
+SKIPPED_KINDS = tuple(INVALID_KINDS[code - 1] for code in SKIPPED)
 
 
 class _Progress:
@@ -224,11 +230,12 @@ def _pgn_dates(dates: list) -> np.ndarray:
 
 def pgn_rows(path: Any, white: list, black: list, score: list, dates: list, kind_arr: np.ndarray, results: dict, *,
               start: Any, end: Any, min_player_games: int, invalid: str, game0: int = 0, empty_ok: bool = False,
-              need_time: bool = False):
+              need_time: bool = False, max_invalid: float = MAX_INVALID):
     """The valid games of PGN header records (:func:`discrank.read_pgn`'s rules): (White, Black, score, dates as
     datetime64[D] with NaT where a game has none, dropped counts). ``game0``: the number of the first
     record in its file (a chunk of a scan); ``empty_ok``: no valid game returns empty arrays;
-    ``need_time``: a game without a date is invalid (a scan by period)."""
+    ``need_time``: a game without a date is invalid (a scan by period); ``max_invalid``: the largest share of
+    the games that ``invalid="drop"`` drops (the games skipped in both modes not counted)."""
     W, B = text_array(white), text_array(black)  # object arrays: memory grows with the names' total length
     miss_w = np.isin(W, ("", "?"))
     miss_b = np.isin(B, ("", "?"))
@@ -259,5 +266,5 @@ def pgn_rows(path: Any, white: list, black: list, score: list, dates: list, kind
                                t_invalid if windowed else None, start=start, end=end,
                                min_player_games=min_player_games, invalid=invalid,
                                explain=lambda k: f"{os.fspath(path)}: {explain(k)}", unit="game",
-                               skip=(MISSING_NAME, UNFINISHED, BAD_RESULT), empty_ok=empty_ok)
+                               skip=SKIPPED, empty_ok=empty_ok, max_invalid=max_invalid)
     return W[idx], B[idx], np.asarray(score, dtype=np.float64)[idx], t[idx], dropped

@@ -33,9 +33,11 @@ from discrank._checks import check_choice, check_positive_int
 from discrank._rows import pandas_module
 from discrank._scan_files import FORMATS, READERS, Chunk, parquet_rows, sources
 from discrank._scan_tables import MAX_COVARIATE_ROWS, Accumulator, Coder, chunk_table  # noqa: F401 - MAX_COVARIATE_ROWS, as it was
-from discrank._screen import INVALID_KINDS, active_games, check_invalid, warn_user
+from discrank._screen import (INVALID_KINDS, MAX_INVALID, active_games, check_invalid, check_max_invalid,
+                              refuse_mostly_invalid, warn_user)
 from discrank.data import PairwiseData, covariate_data
 from discrank.periods import PeriodGames
+from discrank.pgn import SKIPPED_KINDS
 
 __all__ = ["scan_games", "FORMATS", "parse_bytes"]
 
@@ -166,7 +168,7 @@ def scan_games(paths: Any, a: str = "a", b: str = "b", score: Optional[str] = No
                time: Optional[str] = None, *, format: Optional[str] = None, start: Any = None, end: Any = None,
                min_player_games: int = 1, invalid: str = "raise", advantage: Any = None,
                weights: Optional[str] = None, period: Any = None, memory_limit: Any = "1GiB", tmpdir: Any = None,
-               progress: Optional[bool] = None, batch_rows: int = BATCH_ROWS) -> Any:
+               progress: Optional[bool] = None, batch_rows: int = BATCH_ROWS, max_invalid: float = MAX_INVALID) -> Any:
     """Aggregate game logs larger than memory to pairs: the :class:`~discrank.PairwiseData` that reading
     every file into a :class:`~discrank.GameLog` and calling ``to_pairs()`` gives, without holding the
     games.
@@ -208,6 +210,10 @@ def scan_games(paths: Any, a: str = "a", b: str = "b", score: Optional[str] = No
         A progress bar on stderr (tqdm; default: when stderr is a terminal).
     batch_rows : int
         Games per chunk (Parquet, PGN); CSV chunks are blocks of 64 MiB of text.
+    max_invalid : float, optional
+        With ``invalid="drop"``: the largest share of the scan's rows (in the time window; the games a PGN
+        file skips in both modes not counted) that are dropped, as in :meth:`GameLog.from_frame` (default
+        0.5); more is refused, after the scan.
 
     Returns
     -------
@@ -221,11 +227,13 @@ def scan_games(paths: Any, a: str = "a", b: str = "b", score: Optional[str] = No
     ValueError
         No file, a file of an unknown kind, a missing column, a corrupt or truncated file (naming it and
         the row or game from which it cannot be read), an invalid row (``invalid="raise"``, naming the file
-        and the row), labels of different kinds in different files, or no valid game.
+        and the row), more than ``max_invalid`` of the rows invalid (``invalid="drop"``), labels of different
+        kinds in different files, or no valid game.
     FileNotFoundError
         A path that does not exist.
     """
     invalid = check_invalid(invalid)
+    max_invalid = check_max_invalid(max_invalid)
     min_player_games = check_positive_int(min_player_games, "min_player_games")
     batch_rows = check_positive_int(batch_rows, "batch_rows")
     budget = parse_bytes(memory_limit)
@@ -253,6 +261,7 @@ def scan_games(paths: Any, a: str = "a", b: str = "b", score: Optional[str] = No
     coder = Coder()
     acc = Accumulator(budget, None if tmpdir is None else os.fspath(tmpdir), bool(names), period is not None)
     dropped: dict[str, int] = {}
+    counted: dict[str, int] = {}  # the rows dropped that invalid="raise" would stop at
     dropped_in: list[str] = []
     games = 0
     bar = _progress_bar(progress, parquet_rows(files))
@@ -262,9 +271,7 @@ def scan_games(paths: Any, a: str = "a", b: str = "b", score: Optional[str] = No
             for chunk in READERS[fmt](path, spec):
                 if bar is not None:
                     bar.update(chunk.rows)
-                for kind, count in chunk.dropped.items():
-                    dropped[kind] = dropped.get(kind, 0) + count
-                    file_dropped += count
+                file_dropped += _add_dropped(chunk.dropped, fmt, dropped, counted)
                 if chunk.a.size == 0:
                     continue
                 ca, cb = coder.labels(chunk.a, chunk.b, path)
@@ -281,6 +288,7 @@ def scan_games(paths: Any, a: str = "a", b: str = "b", score: Optional[str] = No
         if games == 0:
             raise ValueError(f"no valid game in {len(files)} file{'s' if len(files) > 1 else ''}"
                              + (f" (dropped: {dropped})" if dropped else ""))
+        refuse_mostly_invalid(sum(counted.values()), games + sum(dropped.values()), counted, max_invalid)
         table = acc.result()
         if period is not None:
             check_span(table.bin, period)
@@ -298,6 +306,16 @@ def scan_games(paths: Any, a: str = "a", b: str = "b", score: Optional[str] = No
     held = [table]
     del table
     return _assemble(held, coder, spec)
+
+
+def _add_dropped(chunk: dict, fmt: str, dropped: dict, counted: dict) -> int:
+    """Add a chunk's dropped rows by kind to the scan's (``dropped``; ``counted``: those that
+    ``invalid="raise"`` stops at, not the games a PGN file skips in both modes); their number."""
+    for kind, count in chunk.items():
+        dropped[kind] = dropped.get(kind, 0) + count
+        if not (fmt == "pgn" and kind in SKIPPED_KINDS):
+            counted[kind] = counted.get(kind, 0) + count
+    return sum(chunk.values())
 
 
 def _chunk_bins(chunk: Chunk, spec: dict, path: str) -> np.ndarray:
