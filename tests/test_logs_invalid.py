@@ -533,6 +533,18 @@ def test_max_invalid_drops_a_larger_share_when_asked_and_half_is_dropped_by_defa
     assert len(log) == 4 and log.dropped == {"unparseable result": 4}
 
 
+def test_a_large_share_dropped_under_the_limit_says_so_and_a_small_one_does_not():
+    half = pd.concat([goals_frame().iloc[[0, 1, 2, 3, 4, 7, 8, 9]]] * 20)  # 80 of 160 invalid: the warning says 50%
+    _, seen = caught(GameLog.from_frame, half, score="s", invalid="drop")
+    assert len(seen) == 1 and "That is 50% of the rows: so large a share usually means a misread column" in seen[0][1]
+    few = pd.concat([goals_frame().iloc[[0, 1]]] + [goals_frame().iloc[[3]]] * 98)  # 1 of 100: quiet
+    log, seen = caught(GameLog.from_frame, few, score="s", invalid="drop")
+    assert len(log) == 99 and len(seen) == 1 and "misread" not in seen[0][1]
+    small = goals_frame().iloc[[0, 1, 2, 3, 4, 7, 8, 9]]  # 4 of 8: a share of a handful of rows says little
+    _, seen = caught(GameLog.from_frame, small, score="s", invalid="drop")
+    assert len(seen) == 1 and "misread" not in seen[0][1]
+
+
 def test_the_share_of_invalid_rows_counts_the_rows_in_the_time_window_only():
     # the window 2024-01-02 .. 2024-01-06 holds rows 1 to 5, of which 1, 2, 4, 5 are invalid (80%)
     with pytest.raises(ValueError, match=r"would drop 4 of 5 rows \(80%\)"):

@@ -18,7 +18,7 @@ from discrank._labels import factorize_objects, factorize_pair
 
 __all__ = ["INVALID_KINDS", "MISSING_NAME", "SELF_PLAY", "MISSING_RESULT", "BAD_RESULT", "MISSING_TIME", "BAD_TIME",
            "UNFINISHED", "MISSING_COVARIATE", "BAD_COVARIATE", "MAX_INVALID", "active_games", "check_invalid",
-           "check_max_invalid", "refuse_mostly_invalid", "screen_rows", "time_bound", "warn_user"]
+           "check_max_invalid", "large_share", "refuse_mostly_invalid", "screen_rows", "time_bound", "warn_user"]
 
 #: What makes a row of a game log invalid, in the order a row is classified (a row counts once, under the
 #: first kind that applies). The keys of :attr:`GameLog.dropped`.
@@ -121,6 +121,22 @@ def refuse_mostly_invalid(n_invalid: int, n_rows: int, dropped: dict, max_invali
                      "usually mean a misread column (a winner column that names neither player, goals read as a "
                      "score): check the columns, or pass max_invalid=1 (--max-invalid 1 with --drop-invalid) to drop "
                      "them all the same")
+
+
+#: A share of invalid rows dropped from which the warning says that it is large (below :data:`MAX_INVALID`,
+#: which refuses), in a log of at least ``LARGE_ROWS`` rows (a share of a handful says little).
+LARGE_SHARE, LARGE_ROWS = 0.1, 100
+
+
+def large_share(n_invalid: int, n_rows: int, unit: str = "row") -> str:
+    """The words that the drop warning adds when ``n_invalid`` of ``n_rows`` is at least :data:`LARGE_SHARE`
+    (goals read as a score drop about half of a football log, under :data:`MAX_INVALID`) of at least
+    ``LARGE_ROWS`` rows; else ''."""
+    if n_rows < LARGE_ROWS or n_invalid < LARGE_SHARE * n_rows:
+        return ""
+    return (f". That is {n_invalid / n_rows:.0%} of the {unit}s: so large a share usually means a misread column (a "
+            "winner column that names neither player, goals read as a score); check the columns before trusting "
+            "the fit")
 
 
 def time_bound(value: Any, t: np.ndarray, name: str) -> Any:
@@ -345,7 +361,8 @@ def screen_rows(kind: np.ndarray, a: np.ndarray, b: np.ndarray, missing_a: np.nd
                     parts.append(f"{rows.size} {name} ({_rows_text(rows, unit)})")
             total = int(bad.sum())
             where = " in the time window" if windowed else ""
-            summary = f"dropped {total} of {int(keep.sum())} {unit}s{where}: " + ", ".join(parts)
+            summary = f"dropped {total} of {int(keep.sum())} {unit}s{where}: " + ", ".join(parts) \
+                + large_share(total, int(keep.sum()), unit)
             if not valid.any() and not empty_ok:
                 raise ValueError(f"no valid game is left: {summary}")
             if not empty_ok:

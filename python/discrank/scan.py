@@ -34,7 +34,7 @@ from discrank._rows import pandas_module
 from discrank._scan_files import FORMATS, READERS, Chunk, parquet_rows, sources
 from discrank._scan_tables import MAX_COVARIATE_ROWS, Accumulator, Coder, chunk_table  # noqa: F401 - MAX_COVARIATE_ROWS, as it was
 from discrank._screen import (INVALID_KINDS, MAX_INVALID, active_games, check_invalid, check_max_invalid,
-                              refuse_mostly_invalid, warn_user)
+                              large_share, refuse_mostly_invalid, warn_user)
 from discrank.data import PairwiseData, covariate_data
 from discrank.periods import PeriodGames
 from discrank.pgn import SKIPPED_KINDS
@@ -301,7 +301,7 @@ def scan_games(paths: Any, a: str = "a", b: str = "b", score: Optional[str] = No
         shown = ", ".join(dropped_in[:5]) + (", ..." if len(dropped_in) > 5 else "")
         total = sum(dropped.values())
         warn_user(f"dropped {total} invalid row{'s' if total != 1 else ''} of {len(files)} file"
-                  f"{'s' if len(files) != 1 else ''}: {parts}; in {shown}")
+                  f"{'s' if len(files) != 1 else ''}: {parts}; in {shown}" + large_share(total, total + games))
     spec["dropped"] = dropped
     held = [table]
     del table
