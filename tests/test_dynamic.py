@@ -190,13 +190,13 @@ def test_update_equals_a_fit_of_the_whole_log():
     log = league(games=1200, seed=2)
     past = log._take(log.time < 10)
     future = log._take(log.time >= 10)
-    updated = DynamicElo(period=1.0, drift=0.3, prior_scale=1.5, update_tol=1e-9).fit(past).update(future)
-    whole = DynamicElo(period=1.0, drift=0.3, prior_scale=1.5).fit(log)
+    updated = DynamicElo(period=1.0, drift=0.3, prior_scale=1.5, variance_scale=1.0, update_tol=1e-9).fit(past).update(future)
+    whole = DynamicElo(period=1.0, drift=0.3, prior_scale=1.5, variance_scale=1.0).fit(log)
     assert np.array_equal(updated.pp_bin_, whole.pp_bin_)
     assert np.max(np.abs(updated.pp_rating_ - whole.pp_rating_)) < 1e-8
     assert updated.beta_[0] == pytest.approx(whole.beta_[0], abs=1e-8)
     # the default update stops at a relative gradient of 1e-5: its predictions are within 1e-5
-    quick = DynamicElo(period=1.0, drift=0.3, prior_scale=1.5).fit(past).update(future)
+    quick = DynamicElo(period=1.0, drift=0.3, prior_scale=1.5, variance_scale=1.0).fit(past).update(future)
     assert quick.update_tol == 1e-5 and quick.gradient_ <= 1e-5
     assert np.max(np.abs(quick.predict_games(log) - whole.predict_games(log))) < 1e-5
 
@@ -213,35 +213,67 @@ def test_stationary_mode_equals_elo_with_the_same_prior():
 @pytest.mark.parametrize("times", ["periods", "distinct", "none"])
 def test_stationary_mode_tunes_its_prior_on_forecasts_of_later_times(times):
     # period=None has one period: the tuning's origins are the validation window's distinct times (its
-    # games without times), each fit on every earlier game; the chosen prior is the best on the grid
+    # games without times), each fit on every earlier game; the chosen prior is the best scored
     from discrank.dynamic import PRIOR_GRID
+    from discrank.models._dynamic_tuning import PRIOR_BOUNDS
 
     log = league(seed=4)
     t = {"periods": log.time, "distinct": np.arange(len(log), dtype=float), "none": None}[times]
     plain = GameLog.from_arrays(log.a, log.b, log.score, t) if t is not None else GameLog.from_arrays(log.a, log.b, log.score)
     dyn = DynamicElo(period=None).fit(plain)
     scores = dyn.tuning_["scores"]
-    tried = {p: scores[f"prior_scale={p:.3g}"] for p in PRIOR_GRID if f"prior_scale={p:.3g}" in scores}
+    tried = {p: scores[dyn._candidate(1.0, p)] for p in dyn.tuning_["scanned"]["prior_scale"]}
     assert len(tried) == len(scores)
-    _assert_walked(PRIOR_GRID, tried, PRIOR_GRID[(len(PRIOR_GRID) - 1) // 2])
-    assert scores[f"prior_scale={dyn.prior_scale_:.3g}"] == min(scores.values())
+    _assert_walked(PRIOR_GRID, tried, PRIOR_GRID[(len(PRIOR_GRID) - 1) // 2], PRIOR_BOUNDS)
+    costed = {p: loss + _edge_cost(PRIOR_GRID, p) for p, loss in tried.items()}
+    assert dyn.prior_scale_ == min(costed, key=costed.get)
     assert dyn.tuning_["periods"] > 1 and dyn.drift_ is None
     fixed = DynamicElo(period=None, prior_scale=dyn.prior_scale_).fit(plain)
     np.testing.assert_allclose(dyn.pp_rating_, fixed.pp_rating_, rtol=0, atol=1e-12)
 
 
-def _assert_walked(grid, tried, start):
-    """``tried`` (grid value -> validation loss) is what a walk from ``start`` scores: a run of the grid
-    holding ``start`` whose best value has every grid neighbour scored and higher, and the walk past it
+def _search_values(grid, bounds):
+    """The values a search of DynamicElo's tuning may score, in order: ``grid``, and past each edge the
+    edge times the grid's ratio at that edge, a step at a time, as far as ``bounds``."""
+    below, above = [], []
+    while grid[0] * (grid[0] / grid[1]) ** (len(below) + 1) >= bounds[0] * (1 - 1e-12):
+        below.append(grid[0] * (grid[0] / grid[1]) ** (len(below) + 1))
+    while grid[-1] * (grid[-1] / grid[-2]) ** (len(above) + 1) <= bounds[1] * (1 + 1e-12):
+        above.append(grid[-1] * (grid[-1] / grid[-2]) ** (len(above) + 1))
+    return below[::-1] + list(grid) + above
+
+
+def _edge_cost(grid, value):
+    """What a value past ``grid``'s edges must gain to be chosen: EDGE_GAIN per step (of the grid's ratio
+    at that edge) past the edge."""
+    from discrank.models._dynamic_tuning import EDGE_GAIN
+
+    if value < grid[0]:
+        return EDGE_GAIN * math.log(value / grid[0]) / math.log(grid[0] / grid[1])
+    if value > grid[-1]:
+        return EDGE_GAIN * math.log(value / grid[-1]) / math.log(grid[-1] / grid[-2])
+    return 0.0
+
+
+def _assert_walked(grid, tried, start, bounds):
+    """``tried`` (value -> validation loss) is what a walk from ``start`` scores on ``grid`` extended to
+    ``bounds`` (:func:`_search_values`), each value compared at its loss plus :func:`_edge_cost`: a run of
+    values holding ``start`` whose best value has every neighbour scored and higher, and the walk past it
     stopped there (a run of strictly falling losses from ``start`` to the best)."""
-    idx = sorted(grid.index(g) for g in tried)
-    assert idx == list(range(idx[0], idx[-1] + 1)) and grid.index(start) in idx
-    best = min(tried, key=tried.get)
-    for j in (grid.index(best) - 1, grid.index(best) + 1):
-        if 0 <= j < len(grid):
-            assert grid[j] in tried and tried[grid[j]] > tried[best]
-    i0, ib = grid.index(start), grid.index(best)
-    path = [tried[grid[i]] for i in (range(i0, ib + 1) if ib >= i0 else range(i0, ib - 1, -1))]
+    values = _search_values(grid, bounds)
+
+    def index(v):
+        (i,) = [i for i, u in enumerate(values) if math.isclose(u, v, rel_tol=1e-9)]
+        return i
+
+    cost = {index(v): loss + _edge_cost(grid, v) for v, loss in tried.items()}
+    idx = sorted(cost)
+    i0, ib = index(start), min(cost, key=cost.get)
+    assert idx == list(range(idx[0], idx[-1] + 1)) and i0 in idx
+    for j in (ib - 1, ib + 1):
+        if 0 <= j < len(values):
+            assert j in cost and cost[j] > cost[ib]
+    path = [cost[i] for i in (range(i0, ib + 1) if ib >= i0 else range(i0, ib - 1, -1))]
     assert all(later < earlier for earlier, later in zip(path, path[1:]))
     assert len(tried) <= abs(ib - i0) + 3  # the run to the best, one past it, and the first step the other way
 
@@ -263,7 +295,7 @@ def test_ratings_between_after_and_before_games():
 
 def test_future_prediction_grows_the_variance_by_the_drift():
     log = league(seed=7)
-    model = DynamicElo(period=1.0, drift=0.3, prior_scale=1.5).fit(log)
+    model = DynamicElo(period=1.0, drift=0.3, prior_scale=1.5, variance_scale=1.0).fit(log)
     a, b = np.array([1]), np.array([2])
     near = GameLog(a, b, np.array([0.5]), np.array([20.0]), {}, np.zeros((1, 1)), ("home",))
     far = GameLog(a, b, np.array([0.5]), np.array([400.0]), {}, np.zeros((1, 1)), ("home",))
@@ -279,8 +311,8 @@ def test_variance_scale_multiplies_the_forecast_variance_and_is_tuned_with_the_d
 
     log = league(seed=7)
     fixed = DynamicElo(period=1.0, drift=0.3, prior_scale=1.5, variance_scale=3.0).fit(log)
-    plain = DynamicElo(period=1.0, drift=0.3, prior_scale=1.5).fit(log)
-    assert plain.variance_scale_ == 1.0 and plain.tuning_ is None  # nothing tuned: 1
+    plain = DynamicElo(period=1.0, drift=0.3, prior_scale=1.5, variance_scale=1.0).fit(log)
+    assert plain.variance_scale_ == 1.0 and plain.tuning_ is None  # all three given: nothing tuned
     np.testing.assert_array_equal(fixed.pp_rating_, plain.pp_rating_)  # the fit does not depend on it
     game = GameLog(np.array([1]), np.array([2]), np.array([0.5]), np.array([60.0]), {}, np.zeros((1, 1)), ("home",))
     ra = fixed.ratings_at(60.0, [1, 2])
@@ -289,7 +321,9 @@ def test_variance_scale_multiplies_the_forecast_variance_and_is_tuned_with_the_d
     assert plain.predict_games(game)[0] == pytest.approx(expit(d / math.sqrt(1 + math.pi * v / 8)), abs=1e-12)
     tuned = DynamicElo(period=1.0, drift=0.3).fit(log)  # the prior tuned: the scale with it
     key = f"drift=0.3, prior_scale={tuned.prior_scale_:.3g}"
-    assert tuned.variance_scale_ in VARIANCE_GRID and tuned.tuning_["variance_scales"][key] == tuned.variance_scale_
+    assert tuned.tuning_["variance_scales"][key] == tuned.variance_scale_
+    assert set(VARIANCE_GRID) <= set(tuned.tuning_["scanned"]["variance_scale"])
+    assert tuned.variance_scale_ in tuned.tuning_["scanned"]["variance_scale"]
     assert set(tuned.tuning_["variance_scales"]) == set(tuned.tuning_["scores"])
     given = DynamicElo(period=1.0, drift=0.3, variance_scale=2.5).fit(log)
     assert given.variance_scale_ == 2.5 and set(given.tuning_["variance_scales"].values()) == {2.5}
@@ -309,23 +343,31 @@ def test_tuned_drift_is_on_the_grid_and_recovers_the_scale():
     assert model.tuning_ is not None and len(model.tuning_["scores"]) > 1
     assert 0.1 <= model.drift_ <= 0.8
     # the candidates: the drift grid at the middle prior, the best drift over and times sqrt 2, then
-    # the prior grid at the best drift; the chosen pair has the lowest validation log loss
+    # the prior grid at the best drift, each walk past its grid's edge while a step gains EDGE_GAIN; the
+    # chosen pair has the lowest validation log loss, a value past an edge counted with its cost
     from discrank.dynamic import DRIFT_GRID, PRIOR_GRID
+    from discrank.models._dynamic_tuning import DRIFT_BOUNDS, PRIOR_BOUNDS
 
-    scores = {tuple(float(v.split("=")[1]) for v in k.split(", ")): loss for k, loss in model.tuning_["scores"].items()}
+    record = model.tuning_
+    scores = {(d, p): record["scores"][model._candidate(d, p)] for d in record["scanned"]["drift"]
+              for p in record["scanned"]["prior_scale"] if model._candidate(d, p) in record["scores"]}
+    assert len(scores) == len(record["scores"])
     mid = PRIOR_GRID[(len(PRIOR_GRID) - 1) // 2]
-    on_grid = {g: scores[d, p] for d, p in scores for g in DRIFT_GRID if p == mid and math.isclose(d, 0.1 * g, rel_tol=1e-3)}
-    _assert_walked(DRIFT_GRID, on_grid, 1.0)
-    best = 0.1 * min(on_grid, key=on_grid.get)
-    fine = sorted(d for d, p in scores if p == mid and not any(math.isclose(d, 0.1 * g, rel_tol=1e-3) for g in DRIFT_GRID))
-    assert fine == pytest.approx([best / math.sqrt(2), best * math.sqrt(2)], rel=1e-3)
-    best_drift = min(((d, p) for d, p in scores if p == mid), key=scores.get)[0]
-    priors = {p: loss for (d, p), loss in scores.items() if math.isclose(d, best_drift, rel_tol=1e-9)}
-    _assert_walked(PRIOR_GRID, priors, mid)
+    steps = _search_values(DRIFT_GRID, DRIFT_BOUNDS)
+    on_grid = {g: scores[d, p] for d, p in scores for g in steps if p == mid and math.isclose(d, 0.1 * g, rel_tol=1e-9)}
+    _assert_walked(DRIFT_GRID, on_grid, 1.0, DRIFT_BOUNDS)
+    best = 0.1 * min(on_grid, key=lambda g: on_grid[g] + _edge_cost(DRIFT_GRID, g))
+    fine = sorted(d for d, p in scores if p == mid and not any(math.isclose(d, 0.1 * g, rel_tol=1e-9) for g in steps))
+    assert fine == pytest.approx([best / math.sqrt(2), best * math.sqrt(2)], rel=1e-9)
+
+    def costed(c):
+        return scores[c] + _edge_cost(DRIFT_GRID, c[0] / 0.1) + _edge_cost(PRIOR_GRID, c[1])
+
+    best_drift = min(((d, p) for d, p in scores if p == mid), key=costed)[0]
+    priors = {p: loss for (d, p), loss in scores.items() if d == best_drift}
+    _assert_walked(PRIOR_GRID, priors, mid, PRIOR_BOUNDS)
     assert len(scores) == len(on_grid) + 2 + len(priors) - 1
-    assert scores[min(scores, key=scores.get)] == pytest.approx(min(scores.values()))
-    assert model.drift_ == pytest.approx(min(scores, key=scores.get)[0], rel=1e-3)
-    assert model.prior_scale_ == pytest.approx(min(scores, key=scores.get)[1], rel=1e-3)
+    assert (model.drift_, model.prior_scale_) == min(scores, key=costed)
 
 
 @pytest.mark.parametrize("kw, message", [
@@ -383,9 +425,9 @@ def test_unfitted_and_unknown_players():
 
 def test_online_protocol_equals_a_manual_loop_of_update_and_predict():
     log = league(games=1000, periods=20, seed=11)
-    ev = discrank.evaluate({"dyn": DynamicElo(period=1.0, drift=0.3, prior_scale=1.5)}, log, cutoff=14.0,
-                           protocol="online", refit=1.0)
-    manual = DynamicElo(period=1.0, drift=0.3, prior_scale=1.5).fit(log._take(log.time < 14))
+    ev = discrank.evaluate({"dyn": DynamicElo(period=1.0, drift=0.3, prior_scale=1.5, variance_scale=1.0)}, log,
+                           cutoff=14.0, protocol="online", refit=1.0)
+    manual = DynamicElo(period=1.0, drift=0.3, prior_scale=1.5, variance_scale=1.0).fit(log._take(log.time < 14))
     seen = np.union1d(log.a[log.time < 14], log.b[log.time < 14])
     preds = []
     for k in range(14, 20):
