@@ -370,6 +370,75 @@ def test_tuned_drift_is_on_the_grid_and_recovers_the_scale():
     assert (model.drift_, model.prior_scale_) == min(scores, key=costed)
 
 
+def spread_league(games, step, reach, seed, n=40):
+    """A stationary log of ``n`` players rated ``step`` logits apart, each game against a player at most
+    ``reach`` places away: the prior scale that predicts it best is far wider than the ratings' spread."""
+    rng = np.random.default_rng(seed)
+    r = step * (np.arange(n) - (n - 1) / 2)
+    a = rng.integers(0, n, games)
+    b = np.clip(a + rng.integers(1, reach + 1, games) * rng.choice([-1, 1], games), 0, n - 1)
+    b = np.where(b == a, (a + 1) % n, b)
+    y = (rng.random(games) < expit(r[a] - r[b])).astype(float)
+    return GameLog.from_arrays(a, b, y, np.sort(rng.integers(0, 20, games)).astype(float))
+
+
+def test_tuned_prior_goes_past_the_grid_edge_to_a_best_value_beyond_it():
+    # the loss falls past the grid's edge (8) by more than EDGE_GAIN a step to 32, then rises: 32 is
+    # chosen, with no warning (warnings are errors here), and tuning_ records the values scanned
+    from discrank.dynamic import PRIOR_GRID
+    from discrank.models._dynamic_tuning import EDGE_GAIN, PRIOR_BOUNDS
+
+    model = DynamicElo(period=None).fit(spread_league(1000, 0.4, 8, seed=2))
+    record = model.tuning_
+    assert model.prior_scale_ == 32.0 > PRIOR_GRID[-1]
+    assert record["scanned"]["prior_scale"] == [2.0, 4.0, 8.0, 16.0, 32.0, 64.0]
+    loss = {p: record["scores"][model._candidate(1.0, p)] for p in record["scanned"]["prior_scale"]}
+    assert loss[16.0] < loss[8.0] - EDGE_GAIN and loss[32.0] < loss[16.0] - EDGE_GAIN and loss[64.0] > loss[32.0]
+    assert record["bounds"]["prior_scale"] == PRIOR_BOUNDS and record["at_bound"] == {}
+
+
+def test_tuning_warns_once_when_the_prior_walk_reaches_its_hard_bound():
+    from discrank.exceptions import TuningWarning
+    from discrank.models._dynamic_tuning import EDGE_GAIN
+
+    with pytest.warns(TuningWarning, match=r"prior_scale=128 is the upper bound of its search \(0\.03125 \.\. 128\)"
+                      r".* give prior_scale=") as caught:
+        model = DynamicElo(period=None).fit(spread_league(1000, 0.3, 6, seed=2))
+    assert sum(issubclass(w.category, TuningWarning) for w in caught) == 1
+    record = model.tuning_
+    assert model.prior_scale_ == 128.0 and record["at_bound"] == {"prior_scale": 128.0}
+    assert record["scanned"]["prior_scale"] == [2.0, 4.0, 8.0, 16.0, 32.0, 64.0, 128.0]
+    loss = {p: record["scores"][model._candidate(1.0, p)] for p in record["scanned"]["prior_scale"]}
+    assert loss[128.0] < loss[64.0] - EDGE_GAIN  # still falling at the bound: the reason to warn
+
+
+def test_fixing_drift_and_prior_still_tunes_the_variance_scale_on_the_same_window():
+    from discrank.dynamic import VARIANCE_GRID
+
+    log = league(n=12, periods=30, games=2000, drift=1.0, seed=0)
+    fixed = DynamicElo(period=1.0, drift=0.1, prior_scale=2.0).fit(log)
+    key = fixed._candidate(0.1, 2.0)
+    # a drift ten times too small: the forecasts want a wider variance (6 beats 1 by 3e-3 a game)
+    assert (fixed.drift_, fixed.prior_scale_, fixed.variance_scale_) == (0.1, 2.0, 6.0)
+    record = fixed.tuning_
+    assert list(record["scores"]) == [key] and record["variance_scales"] == {key: 6.0}
+    assert record["scanned"]["drift"] == [0.1] and record["scanned"]["prior_scale"] == [2.0]
+    assert set(VARIANCE_GRID) <= set(record["scanned"]["variance_scale"])
+    # the window and origins of a tuning of the drift and the prior, whose walk starts at (0.1, 2)
+    tuned = DynamicElo(period=1.0).fit(log)
+    assert tuned.tuning_["periods"] == record["periods"] > 1
+    assert record["scores"][key] == pytest.approx(tuned.tuning_["scores"][key], abs=1e-5)
+    assert tuned.tuning_["variance_scales"][key] == 6.0
+    # the fit is that of the given drift and prior; with variance_scale given too, nothing is tuned
+    given = DynamicElo(period=1.0, drift=0.1, prior_scale=2.0, variance_scale=1.0).fit(log)
+    np.testing.assert_array_equal(fixed.pp_rating_, given.pp_rating_)
+    assert given.tuning_ is None and given.variance_scale_ == 1.0
+    # the stationary model with its prior given tunes its variance scale alone the same way
+    stationary = DynamicElo(period=None, prior_scale=2.0).fit(spread_league(1000, 0.4, 8, seed=2))
+    assert list(stationary.tuning_["scanned"]) == ["prior_scale", "variance_scale"]
+    assert stationary.tuning_["scanned"]["prior_scale"] == [2.0]
+
+
 @pytest.mark.parametrize("kw, message", [
     ({"drift": 0.0}, "drift must be a positive finite number"),
     ({"drift": float("nan")}, "drift must be a positive finite number"),
