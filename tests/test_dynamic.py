@@ -224,8 +224,8 @@ def test_stationary_mode_tunes_its_prior_on_forecasts_of_later_times(times):
     scores = dyn.tuning_["scores"]
     tried = {p: scores[dyn._candidate(1.0, p)] for p in dyn.tuning_["scanned"]["prior_scale"]}
     assert len(tried) == len(scores)
-    _assert_walked(PRIOR_GRID, tried, PRIOR_GRID[(len(PRIOR_GRID) - 1) // 2], PRIOR_BOUNDS)
-    costed = {p: loss + _edge_cost(PRIOR_GRID, p) for p, loss in tried.items()}
+    _assert_walked(PRIOR_GRID, tried, PRIOR_GRID[(len(PRIOR_GRID) - 1) // 2], PRIOR_BOUNDS, dyn.tuning_["edge_gain"])
+    costed = {p: loss + _edge_cost(PRIOR_GRID, p, dyn.tuning_["edge_gain"]) for p, loss in tried.items()}
     assert dyn.prior_scale_ == min(costed, key=costed.get)
     assert dyn.tuning_["periods"] > 1 and dyn.drift_ is None
     fixed = DynamicElo(period=None, prior_scale=dyn.prior_scale_).fit(plain)
@@ -243,19 +243,17 @@ def _search_values(grid, bounds):
     return below[::-1] + list(grid) + above
 
 
-def _edge_cost(grid, value):
-    """What a value past ``grid``'s edges must gain to be chosen: EDGE_GAIN per step (of the grid's ratio
-    at that edge) past the edge."""
-    from discrank.models._dynamic_tuning import EDGE_GAIN
-
+def _edge_cost(grid, value, gain):
+    """What a value past ``grid``'s edges must gain to be chosen: ``gain`` (the validation log loss per game,
+    ``tuning_["edge_gain"]``) per step past the edge, a step the grid's ratio at that edge."""
     if value < grid[0]:
-        return EDGE_GAIN * math.log(value / grid[0]) / math.log(grid[0] / grid[1])
+        return gain * math.log(value / grid[0]) / math.log(grid[0] / grid[1])
     if value > grid[-1]:
-        return EDGE_GAIN * math.log(value / grid[-1]) / math.log(grid[-1] / grid[-2])
+        return gain * math.log(value / grid[-1]) / math.log(grid[-1] / grid[-2])
     return 0.0
 
 
-def _assert_walked(grid, tried, start, bounds):
+def _assert_walked(grid, tried, start, bounds, gain):
     """``tried`` (value -> validation loss) is what a walk from ``start`` scores on ``grid`` extended to
     ``bounds`` (:func:`_search_values`), each value compared at its loss plus :func:`_edge_cost`: a run of
     values holding ``start`` whose best value has every neighbour scored and higher, and the walk past it
@@ -266,7 +264,7 @@ def _assert_walked(grid, tried, start, bounds):
         (i,) = [i for i, u in enumerate(values) if math.isclose(u, v, rel_tol=1e-9)]
         return i
 
-    cost = {index(v): loss + _edge_cost(grid, v) for v, loss in tried.items()}
+    cost = {index(v): loss + _edge_cost(grid, v, gain) for v, loss in tried.items()}
     idx = sorted(cost)
     i0, ib = index(start), min(cost, key=cost.get)
     assert idx == list(range(idx[0], idx[-1] + 1)) and i0 in idx
@@ -343,7 +341,7 @@ def test_tuned_drift_is_on_the_grid_and_recovers_the_scale():
     assert model.tuning_ is not None and len(model.tuning_["scores"]) > 1
     assert 0.1 <= model.drift_ <= 0.8
     # the candidates: the drift grid at the middle prior, the best drift over and times sqrt 2, then
-    # the prior grid at the best drift, each walk past its grid's edge while a step gains EDGE_GAIN; the
+    # the prior grid at the best drift, each walk past its grid's edge while a step gains edge_gain; the
     # chosen pair has the lowest validation log loss, a value past an edge counted with its cost
     from discrank.dynamic import DRIFT_GRID, PRIOR_GRID
     from discrank.models._dynamic_tuning import DRIFT_BOUNDS, PRIOR_BOUNDS
@@ -355,61 +353,81 @@ def test_tuned_drift_is_on_the_grid_and_recovers_the_scale():
     mid = PRIOR_GRID[(len(PRIOR_GRID) - 1) // 2]
     steps = _search_values(DRIFT_GRID, DRIFT_BOUNDS)
     on_grid = {g: scores[d, p] for d, p in scores for g in steps if p == mid and math.isclose(d, 0.1 * g, rel_tol=1e-9)}
-    _assert_walked(DRIFT_GRID, on_grid, 1.0, DRIFT_BOUNDS)
-    best = 0.1 * min(on_grid, key=lambda g: on_grid[g] + _edge_cost(DRIFT_GRID, g))
+    gain = record["edge_gain"]
+    _assert_walked(DRIFT_GRID, on_grid, 1.0, DRIFT_BOUNDS, gain)
+    best = 0.1 * min(on_grid, key=lambda g: on_grid[g] + _edge_cost(DRIFT_GRID, g, gain))
     fine = sorted(d for d, p in scores if p == mid and not any(math.isclose(d, 0.1 * g, rel_tol=1e-9) for g in steps))
     assert fine == pytest.approx([best / math.sqrt(2), best * math.sqrt(2)], rel=1e-9)
 
     def costed(c):
-        return scores[c] + _edge_cost(DRIFT_GRID, c[0] / 0.1) + _edge_cost(PRIOR_GRID, c[1])
+        return scores[c] + _edge_cost(DRIFT_GRID, c[0] / 0.1, gain) + _edge_cost(PRIOR_GRID, c[1], gain)
 
     best_drift = min(((d, p) for d, p in scores if p == mid), key=costed)[0]
     priors = {p: loss for (d, p), loss in scores.items() if d == best_drift}
-    _assert_walked(PRIOR_GRID, priors, mid, PRIOR_BOUNDS)
+    _assert_walked(PRIOR_GRID, priors, mid, PRIOR_BOUNDS, gain)
     assert len(scores) == len(on_grid) + 2 + len(priors) - 1
     assert (model.drift_, model.prior_scale_) == min(scores, key=costed)
 
 
-def spread_league(games, step, reach, seed, n=40):
-    """A stationary log of ``n`` players rated ``step`` logits apart, each game against a player at most
-    ``reach`` places away: the prior scale that predicts it best is far wider than the ratings' spread."""
+def shifted_league(q, games=3000, late=0.3, seed=0, n=12):
+    """A stationary log of ``n`` players rated 0.5 logit apart whose last ``late`` share of games is, each
+    with probability ``q``, a coin flip: forecasts of those games from the earlier ones want a wider
+    variance than the ratings' own."""
     rng = np.random.default_rng(seed)
-    r = step * (np.arange(n) - (n - 1) / 2)
+    r = 0.5 * (np.arange(n) - (n - 1) / 2)
     a = rng.integers(0, n, games)
-    b = np.clip(a + rng.integers(1, reach + 1, games) * rng.choice([-1, 1], games), 0, n - 1)
-    b = np.where(b == a, (a + 1) % n, b)
-    y = (rng.random(games) < expit(r[a] - r[b])).astype(float)
-    return GameLog.from_arrays(a, b, y, np.sort(rng.integers(0, 20, games)).astype(float))
+    b = (a + rng.integers(1, n, games)) % n
+    y = rng.random(games) < expit(r[a] - r[b])
+    coin = (np.arange(games) >= (1 - late) * games) & (rng.random(games) < q)
+    y = np.where(coin, rng.random(games) < 0.5, y).astype(float)
+    return GameLog.from_arrays(a, b, y, np.sort(rng.integers(0, 30, games)).astype(float))
 
 
-def test_tuned_prior_goes_past_the_grid_edge_to_a_best_value_beyond_it():
-    # the loss falls past the grid's edge (8) by more than EDGE_GAIN a step to 32, then rises: 32 is
-    # chosen, with no warning (warnings are errors here), and tuning_ records the values scanned
-    from discrank.dynamic import PRIOR_GRID
-    from discrank.models._dynamic_tuning import EDGE_GAIN, PRIOR_BOUNDS
+def test_tuned_variance_scale_goes_past_the_grid_edge_to_a_best_value_beyond_it():
+    # a sixth of the validation games are coin flips: the variance scale goes past the grid's edge (8)
+    # while each step gains more than EDGE_NATS in all, to 44.9 (no warning: warnings are errors here)
+    from discrank.dynamic import VARIANCE_GRID
+    from discrank.models._dynamic_tuning import EDGE_NATS, VARIANCE_BOUNDS
 
-    model = DynamicElo(period=None).fit(spread_league(1000, 0.4, 8, seed=2))
+    log = shifted_league(0.15)
+    model = DynamicElo(period=None, prior_scale=2.0).fit(log, validation=discrank.Validation(fraction=0.3))
     record = model.tuning_
-    assert model.prior_scale_ == 32.0 > PRIOR_GRID[-1]
-    assert record["scanned"]["prior_scale"] == [2.0, 4.0, 8.0, 16.0, 32.0, 64.0]
-    loss = {p: record["scores"][model._candidate(1.0, p)] for p in record["scanned"]["prior_scale"]}
-    assert loss[16.0] < loss[8.0] - EDGE_GAIN and loss[32.0] < loss[16.0] - EDGE_GAIN and loss[64.0] > loss[32.0]
-    assert record["bounds"]["prior_scale"] == PRIOR_BOUNDS and record["at_bound"] == {}
+    past = [8.0 * (4 / 3) ** k for k in range(1, 8)]  # the steps past the edge: 10.7 .. 59.9, the bound
+    assert record["scanned"]["variance_scale"] == pytest.approx(list(VARIANCE_GRID) + past, rel=1e-12)
+    assert model.variance_scale_ == pytest.approx(past[5]) and model.variance_scale_ > VARIANCE_GRID[-1]
+    assert record["bounds"]["variance_scale"] == pytest.approx((VARIANCE_BOUNDS[0], past[6]), rel=1e-12)
+    # each step to it raised the likelihood by more than EDGE_NATS; the next one, to the bound, did not
+    n = EDGE_NATS / record["edge_gain"]
+    assert n == 900  # the validation games scored (the last 30%)
+    key = model._candidate(1.0, 2.0)
+    losses = [_frozen_validation_loss(log, c, 0.3) for c in [8.0] + past]
+    assert all(n * (a - b) > EDGE_NATS for a, b in zip(losses[:6], losses[1:7]))
+    assert 0 < n * (losses[6] - losses[7]) < EDGE_NATS
+    assert record["scores"][key] == pytest.approx(losses[6], abs=1e-5) and record["at_bound"] == {}
 
 
-def test_tuning_warns_once_when_the_prior_walk_reaches_its_hard_bound():
+def _frozen_validation_loss(log, variance_scale, fraction):
+    """The log loss per game of the latest ``fraction`` of ``log``'s games (both players seen before), each
+    forecast by ``DynamicElo(period=None, prior_scale=2)`` at ``variance_scale`` fitted on the games of
+    earlier times: the frozen rule of ``Validation(fraction=...)``, written again."""
+    cut = int(math.floor((1 - fraction) * len(log)))
+    fit = log._take(log.time < log.time[cut])
+    val = log._take(np.arange(len(log)) >= cut)
+    seen = np.union1d(fit.a, fit.b)
+    val = val._take(np.isin(val.a, seen) & np.isin(val.b, seen))
+    p = DynamicElo(period=None, prior_scale=2.0, variance_scale=variance_scale).fit(fit).predict_games(val)
+    return float(np.mean(-(val.score * np.log(p) + (1 - val.score) * np.log1p(-p))))
+
+
+def test_tuning_warns_once_when_the_variance_scale_reaches_its_hard_bound():
     from discrank.exceptions import TuningWarning
-    from discrank.models._dynamic_tuning import EDGE_GAIN
 
-    with pytest.warns(TuningWarning, match=r"prior_scale=128 is the upper bound of its search \(0\.03125 \.\. 128\)"
-                      r".* give prior_scale=") as caught:
-        model = DynamicElo(period=None).fit(spread_league(1000, 0.3, 6, seed=2))
+    with pytest.warns(TuningWarning, match=r"variance_scale=59.93 is the upper bound of its search \(6.104e-05 \.\. "
+                      r"59.93\).* give variance_scale=") as caught:
+        model = DynamicElo(period=None, prior_scale=2.0).fit(shifted_league(1.0))
     assert sum(issubclass(w.category, TuningWarning) for w in caught) == 1
-    record = model.tuning_
-    assert model.prior_scale_ == 128.0 and record["at_bound"] == {"prior_scale": 128.0}
-    assert record["scanned"]["prior_scale"] == [2.0, 4.0, 8.0, 16.0, 32.0, 64.0, 128.0]
-    loss = {p: record["scores"][model._candidate(1.0, p)] for p in record["scanned"]["prior_scale"]}
-    assert loss[128.0] < loss[64.0] - EDGE_GAIN  # still falling at the bound: the reason to warn
+    assert model.variance_scale_ == pytest.approx(8.0 * (4 / 3) ** 7)
+    assert model.tuning_["at_bound"] == {"variance_scale": model.variance_scale_}
 
 
 def test_fixing_drift_and_prior_still_tunes_the_variance_scale_on_the_same_window():
@@ -434,7 +452,7 @@ def test_fixing_drift_and_prior_still_tunes_the_variance_scale_on_the_same_windo
     np.testing.assert_array_equal(fixed.pp_rating_, given.pp_rating_)
     assert given.tuning_ is None and given.variance_scale_ == 1.0
     # the stationary model with its prior given tunes its variance scale alone the same way
-    stationary = DynamicElo(period=None, prior_scale=2.0).fit(spread_league(1000, 0.4, 8, seed=2))
+    stationary = DynamicElo(period=None, prior_scale=2.0).fit(shifted_league(0.0))
     assert list(stationary.tuning_["scanned"]) == ["prior_scale", "variance_scale"]
     assert stationary.tuning_["scanned"]["prior_scale"] == [2.0]
 

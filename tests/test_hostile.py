@@ -706,17 +706,20 @@ case("interrupted_online_elo_fit_leaves_an_unfitted_model",
 # ------------------------------------------------------------------ issue 33: dynamic tuning
 # DynamicElo's tuning stopped at its grid's largest value without a word (prior 8 and variance scale 8 on
 # a Go log), and a given drift and prior switched the variance scale's tuning off
-SPREAD = ("from scipy.special import expit\n"
-          "def spread(games, step, reach, seed, n=40):\n"
-          "    rng = np.random.default_rng(seed); r = step * (np.arange(n) - (n - 1) / 2)\n"
-          "    a = rng.integers(0, n, games)\n"
-          "    b = np.clip(a + rng.integers(1, reach + 1, games) * rng.choice([-1, 1], games), 0, n - 1)\n"
-          "    b = np.where(b == a, (a + 1) % n, b); y = (rng.random(games) < expit(r[a] - r[b])).astype(float)\n"
-          "    return GameLog.from_arrays(a, b, y, np.sort(rng.integers(0, 20, games)).astype(float))\n")
-case("dynamic_tuning_prior_past_the_grid_edge", SPREAD + "m = discrank.DynamicElo(period=None).fit(spread(1000, 0.4, 8, 2))",
-     ok("m.prior_scale_ == 32.0 and m.tuning_['at_bound'] == {} and max(m.tuning_['scanned']['prior_scale']) == 64.0"))
-case("dynamic_tuning_prior_at_its_bound_warns", SPREAD + "m = discrank.DynamicElo(period=None).fit(spread(1000, 0.3, 6, 2))",
-     warns("TuningWarning", "prior_scale=128 is the upper bound of its search"))
+SHIFTED = ("from scipy.special import expit\n"
+           "def shifted(q, games=3000, n=12):  # its last 30% of games each a coin flip with probability q\n"
+           "    rng = np.random.default_rng(0); r = 0.5 * (np.arange(n) - (n - 1) / 2)\n"
+           "    a = rng.integers(0, n, games); b = (a + rng.integers(1, n, games)) % n\n"
+           "    y = rng.random(games) < expit(r[a] - r[b])\n"
+           "    coin = (np.arange(games) >= 0.7 * games) & (rng.random(games) < q)\n"
+           "    y = np.where(coin, rng.random(games) < 0.5, y).astype(float)\n"
+           "    return GameLog.from_arrays(a, b, y, np.sort(rng.integers(0, 30, games)).astype(float))\n")
+case("dynamic_tuning_variance_past_the_grid_edge",
+     SHIFTED + "m = discrank.DynamicElo(period=None, prior_scale=2.0).fit(shifted(0.15), validation=discrank.Validation(fraction=0.3))",
+     ok("abs(m.variance_scale_ - 8 * (4 / 3) ** 6) < 1e-9 and m.tuning_['at_bound'] == {}"))
+case("dynamic_tuning_variance_at_its_bound_warns",
+     SHIFTED + "m = discrank.DynamicElo(period=None, prior_scale=2.0).fit(shifted(1.0))",
+     warns("TuningWarning", "variance_scale=59.93 is the upper bound of its search"))
 case("dynamic_fixed_drift_and_prior_tunes_the_variance_scale",
      "from scipy.special import expit\nrng = np.random.default_rng(0); true = np.cumsum(rng.normal(0, 2.0, (12, 30)), axis=1)\n"
      "a = rng.integers(0, 12, 2000); b = (a + rng.integers(1, 12, 2000)) % 12; t = np.sort(rng.integers(0, 30, 2000))\n"

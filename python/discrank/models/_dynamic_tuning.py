@@ -17,7 +17,7 @@ from discrank.exceptions import TuningWarning
 from discrank.models._dynamic_state import difference, outcomes
 
 __all__ = ["DynamicTuning", "DRIFT_GRID", "PRIOR_GRID", "VARIANCE_GRID", "DRIFT_BOUNDS", "PRIOR_BOUNDS",
-           "VARIANCE_BOUNDS", "EDGE_GAIN", "ORIGINS", "ORIGIN_GAMES", "TUNE_TOL", "walk_grid"]
+           "VARIANCE_BOUNDS", "EDGE_NATS", "ORIGINS", "ORIGIN_GAMES", "TUNE_TOL", "walk_grid"]
 
 #: Drifts (logits per square root of a period) tried when ``drift`` is None, as multiples of a base
 #: drift of 0.1 logit per square root of a year (converted to the period).
@@ -30,17 +30,19 @@ VARIANCE_GRID = (0.5, 1.0, 1.5, 2.0, 3.0, 4.0, 6.0, 8.0)
 #: The hard bounds of each search past its grid's edges. A search whose best value is a grid's edge goes
 #: on past it, a step at a time, each step multiplying the value by the grid's ratio at that edge (the
 #: edge over its neighbour: 2 or 1/2 for the drift and the prior, 4/3 above the variance grid, 1/2 below
-#: it), while each step lowers the validation log loss by more than ``EDGE_GAIN``, as far as these bounds
-#: (the drift's in the units of ``DRIFT_GRID``); a value chosen at a bound warns. The variance scale's
-#: lower bound is next to 0 (forecasts from the ratings alone), which it nears by halving steps: the loss
-#: is about linear there, so it is reached only where the variance is clearly of no use.
+#: it), while each step raises the validation log-likelihood by more than ``EDGE_NATS``, as far as these
+#: bounds (the drift's in the units of ``DRIFT_GRID``); a value chosen at a bound warns. The variance
+#: scale's lower bound is next to 0 (forecasts from the ratings alone), which it nears by halving steps:
+#: the loss is about linear there, so it is reached only where the variance is clearly of no use.
 DRIFT_BOUNDS = (1.0 / 64, 256.0)
 PRIOR_BOUNDS = (1.0 / 32, 128.0)
 VARIANCE_BOUNDS = (2.0 ** -14, 64.0)
-#: The validation log loss per game that each step past a grid's edge must gain (ten times what the
-#: tuning's fits, at ``TUNE_TOL``, move it by): a loss still falling, not a flat one. A value past the edge
-#: is compared with the others at its loss plus this much per step past the edge.
-EDGE_GAIN = 1e-5
+#: The evidence each step past a grid's edge must bring: a rise of the validation log-likelihood, summed
+#: over the validation games, of more than this many nats (a likelihood ratio above e; on 10,000 validation
+#: games, 1e-4 nats a game). A value past the edge is compared with the others at its validation log loss
+#: plus ``EDGE_NATS`` per validation game for each step past the edge; a small validation window does not
+#: leave the grid on noise.
+EDGE_NATS = 1.0
 #: Periods per year of each calendar period (to convert the drift grid).
 _PER_YEAR = {"day": 365.25, "week": 365.25 / 7, "month": 12.0, "year": 1.0}
 #: Origins of the tuning's forecasts over the validation window, at least; a log of fewer than
@@ -91,15 +93,15 @@ class DynamicTuning:
         cand = _Candidates(self, games, n_players, fit_mask, val_mask, origins, scales, rows_of)
         mid_prior = priors.grid[(priors.n - 1) // 2]
         start = DRIFT_GRID.index(1.0) if drifts.n > 1 else 0
-        best_drift = _axis_walk(drifts, start, lambda drift: cand.score(drift, mid_prior))
+        best_drift = _axis_walk(drifts, start, lambda drift: cand.score(drift, mid_prior), cand.gain)
         # candidates compared with the cost of their steps past the grids' edges
-        cost = lambda c: cand.scores[c] + drifts.cost(c[0]) + priors.cost(c[1])  # noqa: E731
+        cost = lambda c: cand.scores[c] + cand.gain * (drifts.steps(c[0]) + priors.steps(c[1]))  # noqa: E731
         if drifts.n > 1:
             for drift in (best_drift / math.sqrt(2.0), best_drift * math.sqrt(2.0)):
                 if drifts.bounds[0] <= drift <= drifts.bounds[1]:
                     cand.score(drift, mid_prior)
             best_drift = min(cand.scores, key=cost)[0]
-        _axis_walk(priors, priors.grid.index(mid_prior), lambda prior: cand.score(best_drift, prior))
+        _axis_walk(priors, priors.grid.index(mid_prior), lambda prior: cand.score(best_drift, prior), cand.gain)
         best = min(cand.scores, key=cost)
         tuning = self._record(cand, frozen, origins, best, (drifts, priors, scales))
         return best[0], best[1], cand.best_scale[best], tuning
@@ -125,9 +127,9 @@ class DynamicTuning:
 
     def _record(self, cand: "_Candidates", frozen: bool, origins: np.ndarray, best: tuple, axes: tuple) -> dict:
         """``tuning_``: the rule, the origins, each candidate's score and variance scale, the values each
-        search scanned (``scanned``) within its ``bounds``, and the values chosen at a bound (``at_bound``:
-        the loss still fell there by more than :data:`EDGE_GAIN` a step), each with a
-        :class:`~discrank.exceptions.TuningWarning`."""
+        search scanned (``scanned``) within its ``bounds``, the log loss per validation game that each step
+        past a grid's edge had to gain (``edge_gain``, :data:`EDGE_NATS` in all), and the values chosen at a
+        bound (``at_bound``), each with a :class:`~discrank.exceptions.TuningWarning`."""
         skip = self.period is None  # no drift
         names, axes = ("drift", "prior_scale", "variance_scale")[skip:], axes[skip:]
         chosen = (best[0], best[1], cand.best_scale[best])[skip:]
@@ -145,6 +147,7 @@ class DynamicTuning:
                 "variance_scales": {self._candidate(d, p): c for (d, p), c in cand.best_scale.items()},
                 "scanned": dict(zip(names, scanned)),
                 "bounds": {name: axis.bounds for name, axis in zip(names, axes)},
+                "edge_gain": cand.gain,
                 "at_bound": at_bound}
 
 
@@ -168,8 +171,8 @@ def _bound_message(at_bound: dict, axes: dict) -> str:
         axis = axes[name]
         side = axis.side(value)
         parts.append(f"{name}={value:.4g} is the {side} bound of its search ({axis.bounds[0]:.4g} .. "
-                     f"{axis.bounds[1]:.4g}) and the validation log loss still fell by more than "
-                     f"{EDGE_GAIN:g} a game on the last step to it; "
+                     f"{axis.bounds[1]:.4g}) and the validation log-likelihood still rose by more than "
+                     f"{EDGE_NATS:g} nat on the last step to it; "
                      f"{_ADVICE[name, side]}")
     return ("DynamicElo's tuning stopped at a bound: " + "; ".join(parts)
             + " (or check the validation window: fit(log, validation=discrank.Validation(...)))")
@@ -196,13 +199,13 @@ class _Axis:
             return self.grid[-1] * self.ratio[1] ** (i - self.n + 1)
         return self.grid[i]
 
-    def cost(self, value: float) -> float:
-        """:data:`EDGE_GAIN` per step of ``value`` past the grid's edges (0 on the grid and between its edges;
-        a fraction of a step counts as such)."""
+    def steps(self, value: float) -> float:
+        """The steps of ``value`` past the grid's edges (0 on the grid and between its edges; a fraction of a
+        step counts as such)."""
         if value < self.grid[0]:
-            return EDGE_GAIN * math.log(value / self.grid[0]) / math.log(self.ratio[0])
+            return math.log(value / self.grid[0]) / math.log(self.ratio[0])
         if value > self.grid[-1]:
-            return EDGE_GAIN * math.log(value / self.grid[-1]) / math.log(self.ratio[1])
+            return math.log(value / self.grid[-1]) / math.log(self.ratio[1])
         return 0.0
 
     def side(self, value: float) -> Optional[str]:
@@ -242,25 +245,26 @@ def _grid_walk(n: int, start: int, loss: Callable[[int], float], extend: tuple =
     return int(search.walk(start))
 
 
-def _axis_walk(axis: _Axis, start: int, loss: Callable[[float], float]) -> float:
-    """The value where :func:`_grid_walk` on ``axis`` ends, past the grid's edges (each step there gaining
-    more than :data:`EDGE_GAIN`: :meth:`_Axis.cost`) within its bounds; ``loss`` takes the axis's values
-    (each scored once: the caller keeps them)."""
-    best = _grid_walk(axis.n, start, lambda i: loss(axis.value(i)) + axis.cost(axis.value(i)),
+def _axis_walk(axis: _Axis, start: int, loss: Callable[[float], float], gain: float) -> float:
+    """The value where :func:`_grid_walk` on ``axis`` ends, past the grid's edges (each step there lowering
+    ``loss`` by more than ``gain``: each value is compared at its loss plus ``gain`` per step past the edge,
+    :meth:`_Axis.steps`) within its bounds; ``loss`` takes the axis's values (each scored once: the caller
+    keeps them)."""
+    best = _grid_walk(axis.n, start, lambda i: loss(axis.value(i)) + gain * axis.steps(axis.value(i)),
                       (-axis.lo, axis.hi - axis.n + 1))
     return axis.value(best)
 
 
-def _scan_axis(axis: _Axis, loss: Callable[[float], float]) -> tuple[float, dict]:
-    """The value of ``axis`` with the lowest ``loss`` (the first of equal ones; past the grid's edges with
-    :meth:`_Axis.cost` added) and every value scored (value -> loss): the whole grid, then past the winning
-    edge a step at a time while each step gains more than :data:`EDGE_GAIN`, within the axis's bounds."""
+def _scan_axis(axis: _Axis, loss: Callable[[float], float], gain: float) -> tuple[float, dict]:
+    """The value of ``axis`` with the lowest ``loss`` (the first of equal ones) and every value scored (value
+    -> loss): the whole grid, then past the winning edge a step at a time while each step lowers ``loss`` by
+    more than ``gain``, within the axis's bounds."""
     losses = {i: loss(axis.value(i)) for i in range(axis.n)}
     best = min(losses, key=losses.get)
     step = -1 if best == 0 else 1 if best == axis.n - 1 else 0
     while step and axis.lo <= best + step <= axis.hi:
         losses[best + step] = loss(axis.value(best + step))
-        if not losses[best + step] + axis.cost(axis.value(best + step)) < losses[best] + axis.cost(axis.value(best)):
+        if not losses[best + step] < losses[best] - gain:
             break
         best += step
     return axis.value(best), {axis.value(i): value for i, value in losses.items()}
@@ -310,6 +314,11 @@ class _Candidates:
         self.seen = np.zeros(n_players, dtype=bool)
         self.seen[ca[fit_mask]] = True
         self.seen[cb[fit_mask]] = True
+        val = np.flatnonzero(val_mask & (self.block >= 0))  # the games scored: both players fitted before
+        val = val[self.seen[ca[val]] & self.seen[cb[val]]]
+        self.n_scored = max(val.size if games[5] is None else float(games[5][val].sum()), 1)
+        # the log loss per scored game that each step past a grid's edge must gain (EDGE_NATS in all)
+        self.gain = EDGE_NATS / self.n_scored
         self.scores: dict = {}
         self.best_scale: dict = {}
         self.scanned: set = set()
@@ -320,18 +329,18 @@ class _Candidates:
         (:func:`_scan_axis` on the variance scales)."""
         if (drift, prior) in self.scores:
             return self.scores[drift, prior]
-        blocks, n_scored = self._forecasts(drift, prior)
-        best, losses = _scan_axis(self.scales, lambda c: self._loss(blocks, c) / max(n_scored, 1))
+        blocks = self._forecasts(drift, prior)
+        best, losses = _scan_axis(self.scales, lambda c: self._loss(blocks, c) / self.n_scored, self.gain)
         self.scanned.update(losses)
         self.scores[drift, prior] = losses[best]
         self.best_scale[drift, prior] = best
         return self.scores[drift, prior]
 
-    def _forecasts(self, drift: float, prior: float) -> tuple[list, float]:
-        """The forecasts of the validation games at ``(drift, prior)`` by origin, ``(logit, variance, draw
-        parameter, games)``, and the games they stand for."""
+    def _forecasts(self, drift: float, prior: float) -> list:
+        """The forecasts of the validation games at ``(drift, prior)`` by origin: ``(logit, variance, draw
+        parameter, games)``."""
         model, (ca, cb, score, bins, x, w) = self.model, self.games
-        blocks, n_scored, prev = [], 0, None
+        blocks, prev = [], None
         for i, k in enumerate(self.origins):  # the games before the origin: every game of an earlier period
             h, res = model._solve(ca[:k], cb[:k], score[:k], bins[:k], None if x is None else x[:k],
                                   None if w is None else w[:k], self.n_players, drift, prior,
@@ -348,8 +357,7 @@ class _Candidates:
             d, v = difference(h.pp_player, h.pp_bin, res.r, var, res.beta, model._walk(drift), prior,
                               ca[games], cb[games], bins[games], None if x is None else x[games])
             blocks.append((d, v, res.eta, games))
-            n_scored += games.size if w is None else float(w[games].sum())
-        return blocks, n_scored
+        return blocks
 
     def _loss(self, blocks: list, c: float) -> float:
         """The summed log loss of the forecasts ``blocks`` with their variance scaled by ``c``."""

@@ -108,7 +108,8 @@ class DynamicElo(DynamicTuning, DynamicReadout, TimedRatings, Model):
         What the tuning did, when something was tuned (None for a model read from a file): ``"scores"``,
         each (drift, prior) candidate's validation log loss; ``"variance_scales"``, its best variance
         scale; ``"scanned"``, the values each search scored; ``"bounds"``, the first and last values each
-        search may reach; ``"at_bound"``, the values chosen at such a bound (each warned about).
+        search may reach; ``"edge_gain"``, the validation log loss per game that each step past a grid's
+        edge had to gain; ``"at_bound"``, the values chosen at a bound (each warned about).
     games_ : Games
         The games fitted, in time order (:class:`discrank.models._dynamic_state.Games`: the players'
         codes, scores, periods, times, covariates and counts).
@@ -257,9 +258,9 @@ class DynamicElo(DynamicTuning, DynamicReadout, TimedRatings, Model):
         walks :data:`PRIOR_GRID` from its middle the same way at the best drift. The candidate with the
         lowest log loss is kept with its variance scale, and the model is refitted on the whole log.
 
-        A search whose best value is its grid's edge goes on past it while the loss falls (times the
-        grid's ratio at that edge per step) up to hard bounds (:mod:`discrank.models._dynamic_tuning`); a
-        value chosen at a bound warns. With ``variance_scale`` None and the drift and prior given, the
+        A search whose best value is its grid's edge goes on past it (times the grid's ratio at that edge
+        per step) while each step raises the validation log-likelihood by more than 1 nat, up to hard
+        bounds (:mod:`discrank.models._dynamic_tuning`); a value chosen at a bound warns. With ``variance_scale`` None and the drift and prior given, the
         variance scale alone is tuned, on the same validation window.
 
         Parameters
