@@ -1,7 +1,8 @@
 """How :class:`~discrank.DynamicElo` chooses its drift, prior scale and variance scale on the training log
 (:class:`DynamicTuning`, a base of the estimator): forecasts of a validation window at its end, scored for
-the candidates of a walk on each grid, the walk going on past a grid's edge while the edge keeps winning
-(up to the grid's hard bounds, where a :class:`~discrank.exceptions.TuningWarning` says so)."""
+the candidates of a walk on each grid, the walk going on past a grid's edge while each step there raises
+the validation log-likelihood by more than :data:`EDGE_NATS` (up to the grid's hard bounds, where a
+:class:`~discrank.exceptions.TuningWarning` says so)."""
 
 from __future__ import annotations
 
@@ -72,10 +73,11 @@ class DynamicTuning:
         training games best, and the record of the search (``tuning_``): a walk on the drift grid at the
         middle prior, refined by factors of sqrt 2 around the best drift, then a walk on the prior grid at
         the best drift (:class:`discrank._tuning.Search`), each candidate at its best variance scale; each
-        walk and scan goes on past its grid's edge while the edge keeps winning, up to its bounds
-        (:data:`DRIFT_BOUNDS`, :data:`PRIOR_BOUNDS`, :data:`VARIANCE_BOUNDS`), and a value chosen at a
-        bound is warned about (:class:`~discrank.exceptions.TuningWarning`). A parameter given is the only
-        candidate of its own search."""
+        walk and scan goes on past its grid's edge while each step raises the validation log-likelihood by
+        more than :data:`EDGE_NATS`, up to its bounds (:data:`DRIFT_BOUNDS`, :data:`PRIOR_BOUNDS`,
+        :data:`VARIANCE_BOUNDS`), and a value chosen at a bound is warned about
+        (:class:`~discrank.exceptions.TuningWarning`). A parameter given is the only candidate of its own
+        search."""
         from discrank._tuning import Validation, check_validation
 
         # Validation(online=False) given: the forecasts of a frozen model, all from the fit before the gap
@@ -141,7 +143,8 @@ class DynamicTuning:
         rule = ("every validation game forecast from the fit of the games before the gap (frozen)" if frozen
                 else "every validation game forecast from the latest origin before it")
         return {"rule": rule + ("; a walk on the drift grid, then on the prior grid, each candidate at its best "
-                                "variance scale, each search past its grid's edge while the edge wins"),
+                                "variance scale, each search past its grid's edge while a step there gains "
+                                f"more than {EDGE_NATS:g} nat"),
                 "periods": int(origins.size),
                 "scores": {self._candidate(d, p): v for (d, p), v in cand.scores.items()},
                 "variance_scales": {self._candidate(d, p): c for (d, p), c in cand.best_scale.items()},
