@@ -260,8 +260,9 @@ class DynamicElo(DynamicTuning, DynamicReadout, TimedRatings, Model):
 
         A search whose best value is its grid's edge goes on past it (times the grid's ratio at that edge
         per step) while each step raises the validation log-likelihood by more than 1 nat, up to hard
-        bounds (:mod:`discrank.models._dynamic_tuning`); a value chosen at a bound warns. With ``variance_scale`` None and the drift and prior given, the
-        variance scale alone is tuned, on the same validation window.
+        bounds (:mod:`discrank.models._dynamic_tuning`); a value chosen at a bound warns. With
+        ``variance_scale`` None and the drift and prior given, the variance scale alone is tuned, on the
+        same validation window.
 
         Parameters
         ----------
