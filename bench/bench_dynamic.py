@@ -37,7 +37,7 @@ def atp_whole(quick: bool, tune: bool = True) -> None:
         log = log._take(np.arange(20000))
     players = len(np.union1d(log.a, log.b))
     print(f"ATP: {len(log)} games, {players} players, weekly periods")
-    model = DynamicElo(period="week", drift=0.0136, prior_scale=1.0)
+    model = DynamicElo(period="week", drift=0.0136, prior_scale=1.0, variance_scale=1.0)  # nothing tuned
     clock = time.perf_counter()
     model.fit(log)
     fit_s = time.perf_counter() - clock
@@ -78,7 +78,7 @@ def against_ttt(budget: float, quick: bool) -> None:
         ttt_s = time.perf_counter() - clock
         sub = log._take(np.arange(n))
         clock = time.perf_counter()
-        DynamicElo(period="day", drift=drift, prior_scale=6.0 * 1.7).fit(sub)
+        DynamicElo(period="day", drift=drift, prior_scale=6.0 * 1.7, variance_scale=1.0).fit(sub)
         ours = time.perf_counter() - clock
         print(f"{n:>8} {ttt_s:>9.2f} {ours:>11.3f} {ttt_s / ours:>8.0f}x", flush=True)
         if ttt_s > budget / 2 or (quick and n >= 4000):

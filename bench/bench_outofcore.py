@@ -24,13 +24,14 @@ Sections (``--only``):
   thread each), alternately ``--repeats`` times (the workers' imports done before); the ratio of the
   median times and the largest difference of the predictions.
 - ``dynamic``: the same games at times spread uniformly over ``--periods`` periods (52);
-  ``DynamicElo(period=1, drift=0.1, prior_scale=1)`` in process and through the LocalCluster, as above.
+  ``DynamicElo(period=1, drift=0.1, prior_scale=1, variance_scale=1)`` (nothing tuned) in process and
+  through the LocalCluster, as above.
 - ``periods``: ``--period-games`` (20 million) games of the same log with a date (uniform over 2025,
   10 million per Parquet file, in a subdirectory); each step in a fresh child process: the in-memory
   ``PeriodGames.from_log(GameLog.read_parquet(first file), "week")``, ``scan_games(..., period="week")``
   of the first file (checked equal to it) and of every file, with seconds per million games, peak RSS
-  and rows; then ``DynamicElo(period="week", drift=0.014, prior_scale=1)`` fitted on the first file's
-  GameLog and on its PeriodGames (seconds, peak RSS, the largest rating difference).
+  and rows; then ``DynamicElo(period="week", drift=0.014, prior_scale=1, variance_scale=1)`` fitted on the
+  first file's GameLog and on its PeriodGames (seconds, peak RSS, the largest rating difference).
 - ``labels``: 10 million distinct string labels ("player_00000001", ...) coded by the core's label
   table in chunks of a million, in a child process: the table's bytes per label, the child's peak RSS
   per label, and the seconds.
@@ -163,7 +164,7 @@ if {summed!r}:
 else:
     log = discrank.GameLog.read_parquet({path!r}, score="score", time="t")
 t = time.perf_counter()
-m = discrank.DynamicElo(period="week", drift=0.014, prior_scale=1.0).fit(log)
+m = discrank.DynamicElo(period="week", drift=0.014, prior_scale=1.0, variance_scale=1.0).fit(log)
 res = dict(seconds=time.perf_counter() - t, n_iter=m.n_iter_, pp=m.pp_rating_.size)
 np.save({out!r}, m.pp_rating_)
 """
@@ -342,7 +343,7 @@ def section_dynamic(args) -> None:
     print(f"dynamic: {args.players:,} players, {a.size:,} games over {args.periods} periods")
 
     def make():
-        return discrank.DynamicElo(period=1.0, drift=0.1, prior_scale=1.0)
+        return discrank.DynamicElo(period=1.0, drift=0.1, prior_scale=1.0, variance_scale=1.0)
 
     cluster, client = _cluster()
     try:

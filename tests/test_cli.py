@@ -145,7 +145,7 @@ def test_info_predict_and_plot_read_a_dynamic_model_file(tmp_path, capsys):
     t = np.sort(rng.integers(0, 120, 400)).astype("datetime64[D]")
     log = GameLog.from_arrays(np.char.add("p", a.astype(str)), np.char.add("p", b.astype(str)), y, t,
                               advantage={"home": rng.choice([-1.0, 1.0], 400)})
-    model = DynamicElo(drift=0.05, prior_scale=1.0).fit(log)
+    model = DynamicElo(drift=0.05, prior_scale=1.0, variance_scale=1.0).fit(log)
     path = tmp_path / "dyn.npz"
     model.save(path)
     assert main(["info", str(path)]) == 0

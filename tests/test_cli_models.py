@@ -45,10 +45,11 @@ def _error(capsys):
 
 
 def _fit_dynamic(league, path, *extra):
-    """fit --model dynamic with draws and the home column, drift and prior given (nothing tuned)."""
+    """fit --model dynamic with draws and the home column, drift, prior and variance scale given (nothing
+    tuned)."""
     assert main(["fit", str(league), "--score", "s", "--time", "t", "--model", "dynamic", "--draws", "davidson",
-                 "--advantage", "home", "--drift", "0.05", "--prior-scale", "1", "--save", str(path), "--quiet",
-                 *extra]) == 0
+                 "--advantage", "home", "--drift", "0.05", "--prior-scale", "1", "--variance-scale", "1",
+                 "--save", str(path), "--quiet", *extra]) == 0
     return discrank.load(path)
 
 

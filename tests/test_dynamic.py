@@ -196,13 +196,14 @@ def test_update_equals_a_fit_of_the_whole_log():
     log = league(games=1200, seed=2)
     past = log._take(log.time < 10)
     future = log._take(log.time >= 10)
-    updated = DynamicElo(period=1.0, drift=0.3, prior_scale=1.5, update_tol=1e-9).fit(past).update(future)
-    whole = DynamicElo(period=1.0, drift=0.3, prior_scale=1.5).fit(log)
+    updated = DynamicElo(period=1.0, drift=0.3, prior_scale=1.5, variance_scale=1.0,
+                         update_tol=1e-9).fit(past).update(future)
+    whole = DynamicElo(period=1.0, drift=0.3, prior_scale=1.5, variance_scale=1.0).fit(log)
     assert np.array_equal(updated.pp_bin_, whole.pp_bin_)
     assert np.max(np.abs(updated.pp_rating_ - whole.pp_rating_)) < 1e-8
     assert updated.beta_[0] == pytest.approx(whole.beta_[0], abs=1e-8)
     # the default update stops at a relative gradient of 1e-5: its predictions are within 1e-5
-    quick = DynamicElo(period=1.0, drift=0.3, prior_scale=1.5).fit(past).update(future)
+    quick = DynamicElo(period=1.0, drift=0.3, prior_scale=1.5, variance_scale=1.0).fit(past).update(future)
     assert quick.update_tol == 1e-5 and quick.gradient_ <= 1e-5
     assert np.max(np.abs(quick.predict_games(log) - whole.predict_games(log))) < 1e-5
 
@@ -219,35 +220,65 @@ def test_stationary_mode_equals_elo_with_the_same_prior():
 @pytest.mark.parametrize("times", ["periods", "distinct", "none"])
 def test_stationary_mode_tunes_its_prior_on_forecasts_of_later_times(times):
     # period=None has one period: the tuning's origins are the validation window's distinct times (its
-    # games without times), each fit on every earlier game; the chosen prior is the best on the grid
+    # games without times), each fit on every earlier game; the chosen prior is the best scored
     from discrank.dynamic import PRIOR_GRID
+    from discrank.models._dynamic_tuning import PRIOR_BOUNDS
 
     log = league(seed=4)
     t = {"periods": log.time, "distinct": np.arange(len(log), dtype=float), "none": None}[times]
     plain = GameLog.from_arrays(log.a, log.b, log.score, t) if t is not None else GameLog.from_arrays(log.a, log.b, log.score)
     dyn = DynamicElo(period=None).fit(plain)
     scores = dyn.tuning_["scores"]
-    tried = {p: scores[f"prior_scale={p:.3g}"] for p in PRIOR_GRID if f"prior_scale={p:.3g}" in scores}
+    tried = {p: scores[dyn._candidate(1.0, p)] for p in dyn.tuning_["scanned"]["prior_scale"]}
     assert len(tried) == len(scores)
-    _assert_walked(PRIOR_GRID, tried, PRIOR_GRID[(len(PRIOR_GRID) - 1) // 2])
-    assert scores[f"prior_scale={dyn.prior_scale_:.3g}"] == min(scores.values())
+    _assert_walked(PRIOR_GRID, tried, PRIOR_GRID[(len(PRIOR_GRID) - 1) // 2], PRIOR_BOUNDS, dyn.tuning_["edge_gain"])
+    costed = {p: loss + _edge_cost(PRIOR_GRID, p, dyn.tuning_["edge_gain"]) for p, loss in tried.items()}
+    assert dyn.prior_scale_ == min(costed, key=costed.get)
     assert dyn.tuning_["periods"] > 1 and dyn.drift_ is None
     fixed = DynamicElo(period=None, prior_scale=dyn.prior_scale_).fit(plain)
     np.testing.assert_allclose(dyn.pp_rating_, fixed.pp_rating_, rtol=0, atol=1e-12)
 
 
-def _assert_walked(grid, tried, start):
-    """``tried`` (grid value -> validation loss) is what a walk from ``start`` scores: a run of the grid
-    holding ``start`` whose best value has every grid neighbour scored and higher, and the walk past it
+def _search_values(grid, bounds):
+    """The values a search of DynamicElo's tuning may score, in order: ``grid``, and past each edge the
+    edge times the grid's ratio at that edge, a step at a time, as far as ``bounds``."""
+    below, above = [], []
+    while grid[0] * (grid[0] / grid[1]) ** (len(below) + 1) >= bounds[0] * (1 - 1e-12):
+        below.append(grid[0] * (grid[0] / grid[1]) ** (len(below) + 1))
+    while grid[-1] * (grid[-1] / grid[-2]) ** (len(above) + 1) <= bounds[1] * (1 + 1e-12):
+        above.append(grid[-1] * (grid[-1] / grid[-2]) ** (len(above) + 1))
+    return below[::-1] + list(grid) + above
+
+
+def _edge_cost(grid, value, gain):
+    """What a value past ``grid``'s edges must gain to be chosen: ``gain`` (the validation log loss per game,
+    ``tuning_["edge_gain"]``) per step past the edge, a step the grid's ratio at that edge."""
+    if value < grid[0]:
+        return gain * math.log(value / grid[0]) / math.log(grid[0] / grid[1])
+    if value > grid[-1]:
+        return gain * math.log(value / grid[-1]) / math.log(grid[-1] / grid[-2])
+    return 0.0
+
+
+def _assert_walked(grid, tried, start, bounds, gain):
+    """``tried`` (value -> validation loss) is what a walk from ``start`` scores on ``grid`` extended to
+    ``bounds`` (:func:`_search_values`), each value compared at its loss plus :func:`_edge_cost`: a run of
+    values holding ``start`` whose best value has every neighbour scored and higher, and the walk past it
     stopped there (a run of strictly falling losses from ``start`` to the best)."""
-    idx = sorted(grid.index(g) for g in tried)
-    assert idx == list(range(idx[0], idx[-1] + 1)) and grid.index(start) in idx
-    best = min(tried, key=tried.get)
-    for j in (grid.index(best) - 1, grid.index(best) + 1):
-        if 0 <= j < len(grid):
-            assert grid[j] in tried and tried[grid[j]] > tried[best]
-    i0, ib = grid.index(start), grid.index(best)
-    path = [tried[grid[i]] for i in (range(i0, ib + 1) if ib >= i0 else range(i0, ib - 1, -1))]
+    values = _search_values(grid, bounds)
+
+    def index(v):
+        (i,) = [i for i, u in enumerate(values) if math.isclose(u, v, rel_tol=1e-9)]
+        return i
+
+    cost = {index(v): loss + _edge_cost(grid, v, gain) for v, loss in tried.items()}
+    idx = sorted(cost)
+    i0, ib = index(start), min(cost, key=cost.get)
+    assert idx == list(range(idx[0], idx[-1] + 1)) and i0 in idx
+    for j in (ib - 1, ib + 1):
+        if 0 <= j < len(values):
+            assert j in cost and cost[j] > cost[ib]
+    path = [cost[i] for i in (range(i0, ib + 1) if ib >= i0 else range(i0, ib - 1, -1))]
     assert all(later < earlier for earlier, later in zip(path, path[1:]))
     assert len(tried) <= abs(ib - i0) + 3  # the run to the best, one past it, and the first step the other way
 
@@ -269,7 +300,7 @@ def test_ratings_between_after_and_before_games():
 
 def test_future_prediction_grows_the_variance_by_the_drift():
     log = league(seed=7)
-    model = DynamicElo(period=1.0, drift=0.3, prior_scale=1.5).fit(log)
+    model = DynamicElo(period=1.0, drift=0.3, prior_scale=1.5, variance_scale=1.0).fit(log)
     a, b = np.array([1]), np.array([2])
     near = GameLog(a, b, np.array([0.5]), np.array([20.0]), {}, np.zeros((1, 1)), ("home",))
     far = GameLog(a, b, np.array([0.5]), np.array([400.0]), {}, np.zeros((1, 1)), ("home",))
@@ -285,8 +316,8 @@ def test_variance_scale_multiplies_the_forecast_variance_and_is_tuned_with_the_d
 
     log = league(seed=7)
     fixed = DynamicElo(period=1.0, drift=0.3, prior_scale=1.5, variance_scale=3.0).fit(log)
-    plain = DynamicElo(period=1.0, drift=0.3, prior_scale=1.5).fit(log)
-    assert plain.variance_scale_ == 1.0 and plain.tuning_ is None  # nothing tuned: 1
+    plain = DynamicElo(period=1.0, drift=0.3, prior_scale=1.5, variance_scale=1.0).fit(log)
+    assert plain.variance_scale_ == 1.0 and plain.tuning_ is None  # all three given: nothing tuned
     np.testing.assert_array_equal(fixed.pp_rating_, plain.pp_rating_)  # the fit does not depend on it
     game = GameLog(np.array([1]), np.array([2]), np.array([0.5]), np.array([60.0]), {}, np.zeros((1, 1)), ("home",))
     ra = fixed.ratings_at(60.0, [1, 2])
@@ -295,7 +326,9 @@ def test_variance_scale_multiplies_the_forecast_variance_and_is_tuned_with_the_d
     assert plain.predict_games(game)[0] == pytest.approx(expit(d / math.sqrt(1 + math.pi * v / 8)), abs=1e-12)
     tuned = DynamicElo(period=1.0, drift=0.3).fit(log)  # the prior tuned: the scale with it
     key = f"drift=0.3, prior_scale={tuned.prior_scale_:.3g}"
-    assert tuned.variance_scale_ in VARIANCE_GRID and tuned.tuning_["variance_scales"][key] == tuned.variance_scale_
+    assert tuned.tuning_["variance_scales"][key] == tuned.variance_scale_
+    assert set(VARIANCE_GRID) <= set(tuned.tuning_["scanned"]["variance_scale"])
+    assert tuned.variance_scale_ in tuned.tuning_["scanned"]["variance_scale"]
     assert set(tuned.tuning_["variance_scales"]) == set(tuned.tuning_["scores"])
     given = DynamicElo(period=1.0, drift=0.3, variance_scale=2.5).fit(log)
     assert given.variance_scale_ == 2.5 and set(given.tuning_["variance_scales"].values()) == {2.5}
@@ -315,23 +348,120 @@ def test_tuned_drift_is_on_the_grid_and_recovers_the_scale():
     assert model.tuning_ is not None and len(model.tuning_["scores"]) > 1
     assert 0.1 <= model.drift_ <= 0.8
     # the candidates: the drift grid at the middle prior, the best drift over and times sqrt 2, then
-    # the prior grid at the best drift; the chosen pair has the lowest validation log loss
+    # the prior grid at the best drift, each walk past its grid's edge while a step gains edge_gain; the
+    # chosen pair has the lowest validation log loss, a value past an edge counted with its cost
     from discrank.dynamic import DRIFT_GRID, PRIOR_GRID
+    from discrank.models._dynamic_tuning import DRIFT_BOUNDS, PRIOR_BOUNDS
 
-    scores = {tuple(float(v.split("=")[1]) for v in k.split(", ")): loss for k, loss in model.tuning_["scores"].items()}
+    record = model.tuning_
+    scores = {(d, p): record["scores"][model._candidate(d, p)] for d in record["scanned"]["drift"]
+              for p in record["scanned"]["prior_scale"] if model._candidate(d, p) in record["scores"]}
+    assert len(scores) == len(record["scores"])
     mid = PRIOR_GRID[(len(PRIOR_GRID) - 1) // 2]
-    on_grid = {g: scores[d, p] for d, p in scores for g in DRIFT_GRID if p == mid and math.isclose(d, 0.1 * g, rel_tol=1e-3)}
-    _assert_walked(DRIFT_GRID, on_grid, 1.0)
-    best = 0.1 * min(on_grid, key=on_grid.get)
-    fine = sorted(d for d, p in scores if p == mid and not any(math.isclose(d, 0.1 * g, rel_tol=1e-3) for g in DRIFT_GRID))
-    assert fine == pytest.approx([best / math.sqrt(2), best * math.sqrt(2)], rel=1e-3)
-    best_drift = min(((d, p) for d, p in scores if p == mid), key=scores.get)[0]
-    priors = {p: loss for (d, p), loss in scores.items() if math.isclose(d, best_drift, rel_tol=1e-9)}
-    _assert_walked(PRIOR_GRID, priors, mid)
+    steps = _search_values(DRIFT_GRID, DRIFT_BOUNDS)
+    on_grid = {g: scores[d, p] for d, p in scores for g in steps if p == mid and math.isclose(d, 0.1 * g, rel_tol=1e-9)}
+    gain = record["edge_gain"]
+    _assert_walked(DRIFT_GRID, on_grid, 1.0, DRIFT_BOUNDS, gain)
+    best = 0.1 * min(on_grid, key=lambda g: on_grid[g] + _edge_cost(DRIFT_GRID, g, gain))
+    fine = sorted(d for d, p in scores if p == mid and not any(math.isclose(d, 0.1 * g, rel_tol=1e-9) for g in steps))
+    assert fine == pytest.approx([best / math.sqrt(2), best * math.sqrt(2)], rel=1e-9)
+
+    def costed(c):
+        return scores[c] + _edge_cost(DRIFT_GRID, c[0] / 0.1, gain) + _edge_cost(PRIOR_GRID, c[1], gain)
+
+    best_drift = min(((d, p) for d, p in scores if p == mid), key=costed)[0]
+    priors = {p: loss for (d, p), loss in scores.items() if d == best_drift}
+    _assert_walked(PRIOR_GRID, priors, mid, PRIOR_BOUNDS, gain)
     assert len(scores) == len(on_grid) + 2 + len(priors) - 1
-    assert scores[min(scores, key=scores.get)] == pytest.approx(min(scores.values()))
-    assert model.drift_ == pytest.approx(min(scores, key=scores.get)[0], rel=1e-3)
-    assert model.prior_scale_ == pytest.approx(min(scores, key=scores.get)[1], rel=1e-3)
+    assert (model.drift_, model.prior_scale_) == min(scores, key=costed)
+
+
+def shifted_league(q, games=3000, late=0.3, seed=0, n=12):
+    """A stationary log of ``n`` players rated 0.5 logit apart whose last ``late`` share of games is, each
+    with probability ``q``, a coin flip: forecasts of those games from the earlier ones want a wider
+    variance than the ratings' own."""
+    rng = np.random.default_rng(seed)
+    r = 0.5 * (np.arange(n) - (n - 1) / 2)
+    a = rng.integers(0, n, games)
+    b = (a + rng.integers(1, n, games)) % n
+    y = rng.random(games) < expit(r[a] - r[b])
+    coin = (np.arange(games) >= (1 - late) * games) & (rng.random(games) < q)
+    y = np.where(coin, rng.random(games) < 0.5, y).astype(float)
+    return GameLog.from_arrays(a, b, y, np.sort(rng.integers(0, 30, games)).astype(float))
+
+
+def test_tuned_variance_scale_goes_past_the_grid_edge_to_a_best_value_beyond_it():
+    # a sixth of the validation games are coin flips: the variance scale goes past the grid's edge (8)
+    # while each step gains more than EDGE_NATS in all, to 44.9 (no warning: warnings are errors here)
+    from discrank.dynamic import VARIANCE_GRID
+    from discrank.models._dynamic_tuning import EDGE_NATS, VARIANCE_BOUNDS
+
+    log = shifted_league(0.15)
+    model = DynamicElo(period=None, prior_scale=2.0).fit(log, validation=discrank.Validation(fraction=0.3))
+    record = model.tuning_
+    past = [8.0 * (4 / 3) ** k for k in range(1, 8)]  # the steps past the edge: 10.7 .. 59.9, the bound
+    assert record["scanned"]["variance_scale"] == pytest.approx(list(VARIANCE_GRID) + past, rel=1e-12)
+    assert model.variance_scale_ == pytest.approx(past[5]) and model.variance_scale_ > VARIANCE_GRID[-1]
+    assert record["bounds"]["variance_scale"] == pytest.approx((VARIANCE_BOUNDS[0], past[6]), rel=1e-12)
+    # each step to it raised the likelihood by more than EDGE_NATS; the next one, to the bound, did not
+    n = EDGE_NATS / record["edge_gain"]
+    assert n == 900  # the validation games scored (the last 30%)
+    key = model._candidate(1.0, 2.0)
+    losses = [_frozen_validation_loss(log, c, 0.3) for c in [8.0] + past]
+    assert all(n * (a - b) > EDGE_NATS for a, b in zip(losses[:6], losses[1:7]))
+    assert 0 < n * (losses[6] - losses[7]) < EDGE_NATS
+    assert record["scores"][key] == pytest.approx(losses[6], abs=1e-5) and record["at_bound"] == {}
+
+
+def _frozen_validation_loss(log, variance_scale, fraction):
+    """The log loss per game of the latest ``fraction`` of ``log``'s games (both players seen before), each
+    forecast by ``DynamicElo(period=None, prior_scale=2)`` at ``variance_scale`` fitted on the games of
+    earlier times: the frozen rule of ``Validation(fraction=...)``, written again."""
+    cut = int(math.floor((1 - fraction) * len(log)))
+    fit = log._take(log.time < log.time[cut])
+    val = log._take(np.arange(len(log)) >= cut)
+    seen = np.union1d(fit.a, fit.b)
+    val = val._take(np.isin(val.a, seen) & np.isin(val.b, seen))
+    p = DynamicElo(period=None, prior_scale=2.0, variance_scale=variance_scale).fit(fit).predict_games(val)
+    return float(np.mean(-(val.score * np.log(p) + (1 - val.score) * np.log1p(-p))))
+
+
+def test_tuning_warns_once_when_the_variance_scale_reaches_its_hard_bound():
+    from discrank.exceptions import TuningWarning
+
+    with pytest.warns(TuningWarning, match=r"variance_scale=59.93 is the upper bound of its search \(6.104e-05 \.\. "
+                      r"59.93\).* give variance_scale=") as caught:
+        model = DynamicElo(period=None, prior_scale=2.0).fit(shifted_league(1.0))
+    assert sum(issubclass(w.category, TuningWarning) for w in caught) == 1
+    assert model.variance_scale_ == pytest.approx(8.0 * (4 / 3) ** 7)
+    assert model.tuning_["at_bound"] == {"variance_scale": model.variance_scale_}
+
+
+def test_fixing_drift_and_prior_still_tunes_the_variance_scale_on_the_same_window():
+    from discrank.dynamic import VARIANCE_GRID
+
+    log = league(n=12, periods=30, games=2000, drift=1.0, seed=0)
+    fixed = DynamicElo(period=1.0, drift=0.1, prior_scale=2.0).fit(log)
+    key = fixed._candidate(0.1, 2.0)
+    # a drift ten times too small: the forecasts want a wider variance (6 beats 1 by 3e-3 a game)
+    assert (fixed.drift_, fixed.prior_scale_, fixed.variance_scale_) == (0.1, 2.0, 6.0)
+    record = fixed.tuning_
+    assert list(record["scores"]) == [key] and record["variance_scales"] == {key: 6.0}
+    assert record["scanned"]["drift"] == [0.1] and record["scanned"]["prior_scale"] == [2.0]
+    assert set(VARIANCE_GRID) <= set(record["scanned"]["variance_scale"])
+    # the window and origins of a tuning of the drift and the prior, whose walk starts at (0.1, 2)
+    tuned = DynamicElo(period=1.0).fit(log)
+    assert tuned.tuning_["periods"] == record["periods"] > 1
+    assert record["scores"][key] == pytest.approx(tuned.tuning_["scores"][key], abs=1e-5)
+    assert tuned.tuning_["variance_scales"][key] == 6.0
+    # the fit is that of the given drift and prior; with variance_scale given too, nothing is tuned
+    given = DynamicElo(period=1.0, drift=0.1, prior_scale=2.0, variance_scale=1.0).fit(log)
+    np.testing.assert_array_equal(fixed.pp_rating_, given.pp_rating_)
+    assert given.tuning_ is None and given.variance_scale_ == 1.0
+    # the stationary model with its prior given tunes its variance scale alone the same way
+    stationary = DynamicElo(period=None, prior_scale=2.0).fit(shifted_league(0.0))
+    assert list(stationary.tuning_["scanned"]) == ["prior_scale", "variance_scale"]
+    assert stationary.tuning_["scanned"]["prior_scale"] == [2.0]
 
 
 @pytest.mark.parametrize("kw, message", [
@@ -391,9 +521,9 @@ def test_unfitted_and_unknown_players():
 
 def test_online_protocol_equals_a_manual_loop_of_update_and_predict():
     log = league(games=1000, periods=20, seed=11)
-    ev = discrank.evaluate({"dyn": DynamicElo(period=1.0, drift=0.3, prior_scale=1.5)}, log, cutoff=14.0,
-                           protocol="online", refit=1.0)
-    manual = DynamicElo(period=1.0, drift=0.3, prior_scale=1.5).fit(log._take(log.time < 14))
+    ev = discrank.evaluate({"dyn": DynamicElo(period=1.0, drift=0.3, prior_scale=1.5, variance_scale=1.0)}, log,
+                           cutoff=14.0, protocol="online", refit=1.0)
+    manual = DynamicElo(period=1.0, drift=0.3, prior_scale=1.5, variance_scale=1.0).fit(log._take(log.time < 14))
     seen = np.union1d(log.a[log.time < 14], log.b[log.time < 14])
     preds = []
     for k in range(14, 20):

@@ -703,6 +703,33 @@ case("interrupted_online_elo_fit_leaves_an_unfitted_model",
      "try:\n    m.fit(log)\nexcept KeyboardInterrupt:\n    pass",
      ok("[k for k in vars(m) if k.endswith('_')] == []"))
 
+# ------------------------------------------------------------------ issue 33: dynamic tuning
+# DynamicElo's tuning stopped at its grid's largest value without a word (prior 8 and variance scale 8 on
+# a Go log), and a given drift and prior switched the variance scale's tuning off
+SHIFTED = ("from scipy.special import expit\n"
+           "def shifted(q, games=3000, n=12):  # its last 30% of games each a coin flip with probability q\n"
+           "    rng = np.random.default_rng(0); r = 0.5 * (np.arange(n) - (n - 1) / 2)\n"
+           "    a = rng.integers(0, n, games); b = (a + rng.integers(1, n, games)) % n\n"
+           "    y = rng.random(games) < expit(r[a] - r[b])\n"
+           "    coin = (np.arange(games) >= 0.7 * games) & (rng.random(games) < q)\n"
+           "    y = np.where(coin, rng.random(games) < 0.5, y).astype(float)\n"
+           "    return GameLog.from_arrays(a, b, y, np.sort(rng.integers(0, 30, games)).astype(float))\n")
+case("dynamic_tuning_variance_past_the_grid_edge",
+     SHIFTED + "m = discrank.DynamicElo(period=None, prior_scale=2.0)\n"
+     "m.fit(shifted(0.15), validation=discrank.Validation(fraction=0.3))",
+     ok("abs(m.variance_scale_ - 8 * (4 / 3) ** 6) < 1e-9 and m.tuning_['at_bound'] == {}"))
+case("dynamic_tuning_variance_at_its_bound_warns",
+     SHIFTED + "m = discrank.DynamicElo(period=None, prior_scale=2.0).fit(shifted(1.0))",
+     warns("TuningWarning", "variance_scale=59.93 is the upper bound of its search"))
+case("dynamic_fixed_drift_and_prior_tunes_the_variance_scale",
+     "from scipy.special import expit\nrng = np.random.default_rng(0)\n"
+     "true = np.cumsum(rng.normal(0, 2.0, (12, 30)), axis=1)  # a drift twenty times the one given\n"
+     "a = rng.integers(0, 12, 2000); b = (a + rng.integers(1, 12, 2000)) % 12\n"
+     "t = np.sort(rng.integers(0, 30, 2000)); y = (rng.random(2000) < expit(true[a, t] - true[b, t])).astype(float)\n"
+     "m = discrank.DynamicElo(period=1.0, drift=0.1, prior_scale=2.0).fit(GameLog.from_arrays(a, b, y, t.astype(float)))",
+     ok("m.variance_scale_ == 6.0 and (m.drift_, m.prior_scale_) == (0.1, 2.0) "
+        "and len(m.tuning_['scanned']['variance_scale']) >= 8"))
+
 
 # ------------------------------------------------------------------ issue 33: the dynamic model, covariates, labels, logs
 DATED = ("from discrank import DynamicElo\nrng = np.random.default_rng(0)\n"

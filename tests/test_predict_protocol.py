@@ -220,13 +220,14 @@ def test_evaluate_passes_unseen_prior_to_every_model():
     order = np.argsort(t, kind="stable")  # (evaluate's order: by time)
     full = GameLog.from_arrays(np.concatenate([log.a, late.a])[order], np.concatenate([log.b, late.b])[order],
                                np.concatenate([log.score, late.score])[order], t[order])
-    models = {"online": OnlineElo(step=0.1), "dyn": DynamicElo(period=1.0, drift=0.1, prior_scale=1.0)}
+    models = {"online": OnlineElo(step=0.1),
+              "dyn": DynamicElo(period=1.0, drift=0.1, prior_scale=1.0, variance_scale=1.0)}
     ev = evaluate(models, full, cutoff=8.0, unseen="prior")
     train = full._take(full.time < 8.0)
     test = full._take(full.time >= 8.0)
     assert ev.n_unseen == 2 and ev.n_games == len(test)
     for name, make in (("online", lambda: OnlineElo(step=0.1)),
-                       ("dyn", lambda: DynamicElo(period=1.0, drift=0.1, prior_scale=1.0))):
+                       ("dyn", lambda: DynamicElo(period=1.0, drift=0.1, prior_scale=1.0, variance_scale=1.0))):
         expected = make().fit(train).predict_games(test, unseen="prior")
         np.testing.assert_allclose(ev.predictions[name], expected, rtol=0, atol=1e-12)
     with pytest.raises(UnknownPlayerError, match="'late'"):

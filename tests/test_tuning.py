@@ -2,6 +2,7 @@
 the probe, the scan and the parabola written once, each fit told its plan as an argument; and a tuned fit
 leaves nothing on the model but its parameters and fitted state."""
 
+import math
 import warnings
 
 import numpy as np
@@ -57,6 +58,42 @@ def test_a_walk_on_a_grid_of_values_ends_where_the_dynamic_models_grid_walk_does
     search = Search(score, bounds=(-1, len(DRIFT_GRID)), to_scale=lambda i: DRIFT_GRID[int(i)])
     assert search.walk(start) == _walk_grid(len(DRIFT_GRID), start, lambda i: loss[i]) == best
     assert {plan.scale for _, plan in calls} <= set(DRIFT_GRID)
+
+
+@pytest.mark.parametrize("fall, cap, end, last", [
+    (3.0, 32.0, 32.0, 64.0),     # past the edge (8) while a doubling gains 3 times the gain asked; flat from 32
+    (0.5, 1e9, 8.0, 16.0),       # a doubling past the edge gains half of it: the walk stays at 8
+    (2.0, 1e9, 128.0, 128.0),    # still gaining at the hard bound (PRIOR_BOUNDS): it ends there
+])
+def test_a_dynamic_walk_goes_past_its_grid_edge_while_each_step_gains_more_than_asked(fall, cap, end, last):
+    # DynamicElo's prior walk from the grid's middle (2) on a loss falling by `fall` times the gain asked a
+    # doubling, up to `cap`: inside the grid any fall is a step, past its edge only one of more than `gain`
+    from discrank.models._dynamic_tuning import PRIOR_BOUNDS, PRIOR_GRID, _Axis, _axis_walk
+
+    gain = 1e-3
+    scored = {}  # each value's loss, kept as the tuning keeps its candidates' scores
+
+    def loss(p):
+        return scored.setdefault(p, -fall * gain * math.log2(min(p, cap)))
+
+    axis = _Axis(PRIOR_GRID, PRIOR_BOUNDS)
+    assert axis.bounds == PRIOR_BOUNDS == (1 / 32, 128.0)
+    assert _axis_walk(axis, PRIOR_GRID.index(2.0), loss, gain) == end
+    assert sorted(scored) == [2.0 ** k for k in range(1, int(math.log2(last)) + 1)]  # up from 2, one past the end
+    assert (axis.side(end) == "upper") == (end == 128.0)
+
+
+def test_the_variance_scan_goes_below_its_grid_while_a_halving_gains_more_than_asked():
+    # a loss linear in the variance scale, 0.01 c: halving c from c gains 0.005 c, more than the gain asked
+    # (1e-5) down to c = 2^-9; the step to 2^-10 gains 9.8e-6 and is refused
+    from discrank.models._dynamic_tuning import VARIANCE_BOUNDS, VARIANCE_GRID, _Axis, _scan_axis
+
+    best, losses = _scan_axis(_Axis(VARIANCE_GRID, VARIANCE_BOUNDS), lambda c: 0.01 * c, 1e-5)
+    assert best == 2.0 ** -9
+    assert sorted(losses) == [2.0 ** -k for k in range(10, 1, -1)] + list(VARIANCE_GRID)
+    # above the grid, by its ratio there (8 / 6), while the loss falls by more than the gain asked a step
+    best, losses = _scan_axis(_Axis(VARIANCE_GRID, VARIANCE_BOUNDS), lambda c: -0.01 * min(c, 10.0), 1e-5)
+    assert best == pytest.approx(8.0 * 4 / 3) and max(losses) == pytest.approx(8.0 * (4 / 3) ** 2)
 
 
 def test_each_fit_starts_from_the_closest_point_scored_and_carries_the_search_plan():

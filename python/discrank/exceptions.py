@@ -13,6 +13,7 @@ __all__ = [
     "SeparationWarning",
     "TruncatedFileWarning",
     "ThreadCountWarning",
+    "TuningWarning",
     "UnknownPlayerError",
 ]
 
@@ -87,3 +88,10 @@ class ThreadCountWarning(UserWarning):
 class TruncatedFileWarning(UserWarning):
     """A compressed game file ends mid-stream and ``truncated="keep"`` (``--keep-truncated``) kept the games
     read before the cut; the message names the file and the last complete game or row."""
+
+
+class TuningWarning(UserWarning):
+    """A tuning's search reached the hard bound of a parameter's range with the validation score still
+    falling (:class:`~discrank.DynamicElo`'s drift, prior scale or variance scale): the value used is that
+    bound, not a minimum. The message names the parameter, the value and what to do (give the parameter,
+    or check the validation window); ``tuning_["at_bound"]`` keeps them."""

@@ -1,20 +1,24 @@
 """How :class:`~discrank.DynamicElo` chooses its drift, prior scale and variance scale on the training log
 (:class:`DynamicTuning`, a base of the estimator): forecasts of a validation window at its end, scored for
-the candidates of a walk on each grid."""
+the candidates of a walk on each grid, the walk going on past a grid's edge while each step there raises
+the validation log-likelihood by more than :data:`EDGE_NATS` (up to the grid's hard bounds, where a
+:class:`~discrank.exceptions.TuningWarning` says so)."""
 
 from __future__ import annotations
 
 import math
-from typing import Any, Callable, Optional
+import warnings
+from typing import Any, Callable, Optional, Sequence
 
 import numpy as np
 
 from discrank._history import chain_variances
 from discrank._losses import game_losses, outcome_losses
+from discrank.exceptions import TuningWarning
 from discrank.models._dynamic_state import difference, outcomes
 
-__all__ = ["DynamicTuning", "DRIFT_GRID", "PRIOR_GRID", "VARIANCE_GRID", "ORIGINS", "ORIGIN_GAMES", "TUNE_TOL",
-           "walk_grid"]
+__all__ = ["DynamicTuning", "DRIFT_GRID", "PRIOR_GRID", "VARIANCE_GRID", "DRIFT_BOUNDS", "PRIOR_BOUNDS",
+           "VARIANCE_BOUNDS", "EDGE_NATS", "ORIGINS", "ORIGIN_GAMES", "TUNE_TOL", "walk_grid"]
 
 #: Drifts (logits per square root of a period) tried when ``drift`` is None, as multiples of a base
 #: drift of 0.1 logit per square root of a year (converted to the period).
@@ -24,6 +28,22 @@ PRIOR_GRID = (0.5, 1.0, 2.0, 4.0, 8.0)
 #: Multipliers of the predictive variance tried when ``variance_scale`` is None (on each candidate's
 #: validation forecasts: no fit of its own).
 VARIANCE_GRID = (0.5, 1.0, 1.5, 2.0, 3.0, 4.0, 6.0, 8.0)
+#: The hard bounds of each search past its grid's edges. A search whose best value is a grid's edge goes
+#: on past it, a step at a time, each step multiplying the value by the grid's ratio at that edge (the
+#: edge over its neighbour: 2 or 1/2 for the drift and the prior, 4/3 above the variance grid, 1/2 below
+#: it), while each step raises the validation log-likelihood by more than ``EDGE_NATS``, as far as these
+#: bounds (the drift's in the units of ``DRIFT_GRID``); a value chosen at a bound warns. The variance
+#: scale's lower bound is next to 0 (forecasts from the ratings alone), which it nears by halving steps:
+#: the loss is about linear there, so it is reached only where the variance is clearly of no use.
+DRIFT_BOUNDS = (1.0 / 64, 256.0)
+PRIOR_BOUNDS = (1.0 / 32, 128.0)
+VARIANCE_BOUNDS = (2.0 ** -14, 64.0)
+#: The evidence each step past a grid's edge must bring: a rise of the validation log-likelihood, summed
+#: over the validation games, of more than this many nats (a likelihood ratio above e; on 10,000 validation
+#: games, 1e-4 nats a game). A value past the edge is compared with the others at its validation log loss
+#: plus ``EDGE_NATS`` per validation game for each step past the edge; a small validation window does not
+#: leave the grid on noise.
+EDGE_NATS = 1.0
 #: Periods per year of each calendar period (to convert the drift grid).
 _PER_YEAR = {"day": 365.25, "week": 365.25 / 7, "month": 12.0, "year": 1.0}
 #: Origins of the tuning's forecasts over the validation window, at least; a log of fewer than
@@ -52,7 +72,12 @@ class DynamicTuning:
         """The drift, prior scale and variance scale that forecast a validation window at the end of the
         training games best, and the record of the search (``tuning_``): a walk on the drift grid at the
         middle prior, refined by factors of sqrt 2 around the best drift, then a walk on the prior grid at
-        the best drift (:class:`discrank._tuning.Search`), each candidate at its best variance scale."""
+        the best drift (:class:`discrank._tuning.Search`), each candidate at its best variance scale; each
+        walk and scan goes on past its grid's edge while each step raises the validation log-likelihood by
+        more than :data:`EDGE_NATS`, up to its bounds (:data:`DRIFT_BOUNDS`, :data:`PRIOR_BOUNDS`,
+        :data:`VARIANCE_BOUNDS`), and a value chosen at a bound is warned about
+        (:class:`~discrank.exceptions.TuningWarning`). A parameter given is the only candidate of its own
+        search."""
         from discrank._tuning import Validation, check_validation
 
         # Validation(online=False) given: the forecasts of a frozen model, all from the fit before the gap
@@ -62,42 +87,144 @@ class DynamicTuning:
         fit_mask, val_mask = _split(score, t, validation, w, whole)
         drifts, priors, scales = self._grids()
         if weight[fit_mask].sum() < 10 or weight[val_mask].sum() < 10:
-            return drifts[len(drifts) // 2], priors[len(priors) // 2], 1.0 if self.variance_scale is None else scales[0], None
+            return (drifts.grid[drifts.n // 2], priors.grid[priors.n // 2],
+                    1.0 if self.variance_scale is None else scales.grid[0], None)
         key = bins if self.period is not None else (t if t is not None else np.arange(len(score)))
         origins = _origins(key, fit_mask, val_mask, weight, frozen)
         games = (ca, cb, score, bins, x, w)
         cand = _Candidates(self, games, n_players, fit_mask, val_mask, origins, scales, rows_of)
-        mid_prior = priors[(len(priors) - 1) // 2]
-        best_drift = drifts[_grid_walk(len(drifts), DRIFT_GRID.index(1.0) if len(drifts) > 1 else 0,
-                                       lambda i: cand.score(drifts[i], mid_prior))]
-        if len(drifts) > 1:
+        mid_prior = priors.grid[(priors.n - 1) // 2]
+        start = DRIFT_GRID.index(1.0) if drifts.n > 1 else 0
+        best_drift = _axis_walk(drifts, start, lambda drift: cand.score(drift, mid_prior), cand.gain)
+        # candidates compared with the cost of their steps past the grids' edges
+        cost = lambda c: cand.scores[c] + cand.gain * (drifts.steps(c[0]) + priors.steps(c[1]))  # noqa: E731
+        if drifts.n > 1:
             for drift in (best_drift / math.sqrt(2.0), best_drift * math.sqrt(2.0)):
-                cand.score(drift, mid_prior)
-            best_drift = min(cand.scores, key=cand.scores.get)[0]
-        _grid_walk(len(priors), priors.index(mid_prior), lambda i: cand.score(best_drift, priors[i]))
-        best = min(cand.scores, key=cand.scores.get)
-        tuning = {"rule": (("every validation game forecast from the fit of the games before the gap (frozen)"
-                            if frozen else "every validation game forecast from the latest origin before it")
-                           + "; a walk on the drift grid, then on the prior grid, each candidate at its best "
-                           "variance scale"),
-                  "periods": int(origins.size),
-                  "scores": {self._candidate(d, p): v for (d, p), v in cand.scores.items()},
-                  "variance_scales": {self._candidate(d, p): c for (d, p), c in cand.best_scale.items()}}
+                if drifts.bounds[0] <= drift <= drifts.bounds[1]:
+                    cand.score(drift, mid_prior)
+            best_drift = min(cand.scores, key=cost)[0]
+        _axis_walk(priors, priors.grid.index(mid_prior), lambda prior: cand.score(best_drift, prior), cand.gain)
+        best = min(cand.scores, key=cost)
+        tuning = self._record(cand, frozen, origins, best, (drifts, priors, scales))
         return best[0], best[1], cand.best_scale[best], tuning
 
-    def _grids(self) -> tuple[list, list, list]:
-        """The candidates of the drift, the prior scale and the variance scale: the given value, or the grid."""
+    def _grids(self) -> tuple["_Axis", "_Axis", "_Axis"]:
+        """The searches of the drift, the prior scale and the variance scale: the given value alone, or the
+        grid and its bounds."""
         if self.period is None:
-            drifts = [1.0]  # unused: one period
+            drifts = _Axis([1.0])  # unused: one period
+        elif self.drift is not None:
+            drifts = _Axis([self.drift])
         else:
-            drifts = [self.drift] if self.drift is not None else [self._walk_scale() * g for g in DRIFT_GRID]
-        priors = [self.prior_scale] if self.prior_scale is not None else list(PRIOR_GRID)
-        scales = [self.variance_scale] if self.variance_scale is not None else list(VARIANCE_GRID)
+            unit = self._walk_scale()
+            drifts = _Axis([unit * g for g in DRIFT_GRID], (unit * DRIFT_BOUNDS[0], unit * DRIFT_BOUNDS[1]))
+        priors = _Axis([self.prior_scale]) if self.prior_scale is not None else _Axis(PRIOR_GRID, PRIOR_BOUNDS)
+        scales = (_Axis([self.variance_scale]) if self.variance_scale is not None
+                  else _Axis(VARIANCE_GRID, VARIANCE_BOUNDS))
         return drifts, priors, scales
 
     def _candidate(self, drift: float, prior: float) -> str:
         """A tuning candidate's name in ``tuning_``."""
         return ("" if self.period is None else f"drift={drift:.4g}, ") + f"prior_scale={prior:.3g}"
+
+    def _record(self, cand: "_Candidates", frozen: bool, origins: np.ndarray, best: tuple, axes: tuple) -> dict:
+        """``tuning_``: the rule, the origins, each candidate's score and variance scale, the values each
+        search scanned (``scanned``) within its ``bounds``, the log loss per validation game that each step
+        past a grid's edge had to gain (``edge_gain``, :data:`EDGE_NATS` in all), and the values chosen at a
+        bound (``at_bound``), each with a :class:`~discrank.exceptions.TuningWarning`."""
+        skip = self.period is None  # no drift
+        names, axes = ("drift", "prior_scale", "variance_scale")[skip:], axes[skip:]
+        chosen = (best[0], best[1], cand.best_scale[best])[skip:]
+        scanned = (sorted({d for d, _ in cand.scores}), sorted({p for _, p in cand.scores}),
+                   sorted(cand.scanned))[skip:]
+        at_bound = {name: value for name, axis, value in zip(names, axes, chosen) if axis.side(value)}
+        if at_bound:
+            warnings.warn(_bound_message(at_bound, dict(zip(names, axes))), TuningWarning, stacklevel=5)
+        rule = ("every validation game forecast from the fit of the games before the gap (frozen)" if frozen
+                else "every validation game forecast from the latest origin before it")
+        return {"rule": rule + ("; a walk on the drift grid, then on the prior grid, each candidate at its best "
+                                "variance scale, each search past its grid's edge while a step there gains "
+                                f"more than {EDGE_NATS:g} nat"),
+                "periods": int(origins.size),
+                "scores": {self._candidate(d, p): v for (d, p), v in cand.scores.items()},
+                "variance_scales": {self._candidate(d, p): c for (d, p), c in cand.best_scale.items()},
+                "scanned": dict(zip(names, scanned)),
+                "bounds": {name: axis.bounds for name, axis in zip(names, axes)},
+                "edge_gain": cand.gain,
+                "at_bound": at_bound}
+
+
+#: What a value chosen at a search's bound suggests, by parameter and side.
+_ADVICE = {
+    ("drift", "upper"): "the ratings move faster than the search allows: give drift=, or a shorter period",
+    ("drift", "lower"): "the log shows almost no drift: give drift=, or period=None for one rating per player",
+    ("prior_scale", "upper"): "the players differ more than the search allows: give prior_scale=",
+    ("prior_scale", "lower"): "the validation window barely tells the players apart: give prior_scale=",
+    ("variance_scale", "upper"): ("the forecasts want far more uncertainty than the ratings' variances (a "
+                                  "gap in time before the validation window?): give variance_scale="),
+    ("variance_scale", "lower"): "the forecasts are best with almost no rating uncertainty: give variance_scale=",
+}
+
+
+def _bound_message(at_bound: dict, axes: dict) -> str:
+    """The :class:`~discrank.exceptions.TuningWarning` of the values chosen at a bound: each named, with its
+    search's bounds and what to do."""
+    parts = []
+    for name, value in at_bound.items():
+        axis = axes[name]
+        side = axis.side(value)
+        parts.append(f"{name}={value:.4g} is the {side} bound of its search ({axis.bounds[0]:.4g} .. "
+                     f"{axis.bounds[1]:.4g}) and the validation log-likelihood still rose by more than "
+                     f"{EDGE_NATS:g} nat on the last step to it; "
+                     f"{_ADVICE[name, side]}")
+    return ("DynamicElo's tuning stopped at a bound: " + "; ".join(parts)
+            + " (or check the validation window: fit(log, validation=discrank.Validation(...)))")
+
+
+class _Axis:
+    """The values of one search: a grid, and past each edge (where ``bounds`` allow) the edge's value times
+    the grid's ratio at that edge once per step. Index ``i`` runs from ``lo`` (0 or below) to ``hi``
+    (``n - 1`` or above), ``0 .. n - 1`` the grid itself; ``bounds`` holds the first and last values."""
+
+    def __init__(self, grid: Sequence[float], bounds: tuple = (None, None)) -> None:
+        self.grid = [float(g) for g in grid]
+        self.n = len(self.grid)
+        self.ratio = (1.0, 1.0) if self.n < 2 else (self.grid[0] / self.grid[1], self.grid[-1] / self.grid[-2])
+        self.lo = -_steps(self.grid[0], self.ratio[0], bounds[0])
+        self.hi = self.n - 1 + _steps(self.grid[-1], self.ratio[1], bounds[1])
+        self.bounds = (self.value(self.lo), self.value(self.hi))
+
+    def value(self, i: int) -> float:
+        """The value at index ``i``."""
+        if i < 0:
+            return self.grid[0] * self.ratio[0] ** -i
+        if i >= self.n:
+            return self.grid[-1] * self.ratio[1] ** (i - self.n + 1)
+        return self.grid[i]
+
+    def steps(self, value: float) -> float:
+        """The steps of ``value`` past the grid's edges (0 on the grid and between its edges; a fraction of a
+        step counts as such)."""
+        if value < self.grid[0]:
+            return math.log(value / self.grid[0]) / math.log(self.ratio[0])
+        if value > self.grid[-1]:
+            return math.log(value / self.grid[-1]) / math.log(self.ratio[1])
+        return 0.0
+
+    def side(self, value: float) -> Optional[str]:
+        """"lower" or "upper" where ``value`` is a bound past the grid's edge, else None."""
+        if self.lo < 0 and value == self.bounds[0]:
+            return "lower"
+        if self.hi > self.n - 1 and value == self.bounds[1]:
+            return "upper"
+        return None
+
+
+def _steps(edge: float, ratio: float, bound: Optional[float]) -> int:
+    """The steps of ``ratio`` from ``edge`` that stay within ``bound`` (none without one)."""
+    if bound is None or ratio == 1.0:
+        return 0
+    return max(int(math.floor(math.log(bound / edge) / math.log(ratio) + 1e-9)), 0)
 
 
 def walk_grid(n: int, start: int, loss) -> int:
@@ -108,16 +235,42 @@ def walk_grid(n: int, start: int, loss) -> int:
     return _grid_walk(n, start, loss)
 
 
-def _grid_walk(n: int, start: int, loss: Callable[[int], float]) -> int:
-    """:meth:`discrank._tuning.Search.walk` over the indices ``0 .. n - 1`` of a grid, each index scored once
-    by ``loss``; ``start + 1`` is scored before ``start``, so that the candidates' fits (each warm-started
-    from the one before) are made in the order of the walk's comparisons."""
+def _grid_walk(n: int, start: int, loss: Callable[[int], float], extend: tuple = (0, 0)) -> int:
+    """:meth:`discrank._tuning.Search.walk` over the indices ``-extend[0] .. n - 1 + extend[1]`` (a grid of
+    ``n`` values and the steps past its edges), each index scored once by ``loss``; ``start + 1`` is scored
+    before ``start``, so that the candidates' fits (each warm-started from the one before) are made in the
+    order of the walk's comparisons."""
     from discrank._tuning import Search
 
-    if start + 1 < n:
+    if start + 1 < n + extend[1]:
         loss(start + 1)
-    search = Search(lambda i, plan: (loss(int(i)), None), bounds=(-1, n))
+    search = Search(lambda i, plan: (loss(int(i)), None), bounds=(-1 - extend[0], n + extend[1]))
     return int(search.walk(start))
+
+
+def _axis_walk(axis: _Axis, start: int, loss: Callable[[float], float], gain: float) -> float:
+    """The value where :func:`_grid_walk` on ``axis`` ends, past the grid's edges (each step there lowering
+    ``loss`` by more than ``gain``: each value is compared at its loss plus ``gain`` per step past the edge,
+    :meth:`_Axis.steps`) within its bounds; ``loss`` takes the axis's values (each scored once: the caller
+    keeps them)."""
+    best = _grid_walk(axis.n, start, lambda i: loss(axis.value(i)) + gain * axis.steps(axis.value(i)),
+                      (-axis.lo, axis.hi - axis.n + 1))
+    return axis.value(best)
+
+
+def _scan_axis(axis: _Axis, loss: Callable[[float], float], gain: float) -> tuple[float, dict]:
+    """The value of ``axis`` with the lowest ``loss`` (the first of equal ones) and every value scored (value
+    -> loss): the whole grid, then past the winning edge a step at a time while each step lowers ``loss`` by
+    more than ``gain``, within the axis's bounds."""
+    losses = {i: loss(axis.value(i)) for i in range(axis.n)}
+    best = min(losses, key=losses.get)
+    step = -1 if best == 0 else 1 if best == axis.n - 1 else 0
+    while step and axis.lo <= best + step <= axis.hi:
+        losses[best + step] = loss(axis.value(best + step))
+        if not losses[best + step] < losses[best] - gain:
+            break
+        best += step
+    return axis.value(best), {axis.value(i): value for i, value in losses.items()}
 
 
 def _split(score: np.ndarray, t: Optional[np.ndarray], validation: Any, w: Optional[np.ndarray],
@@ -150,12 +303,12 @@ def _origins(key: np.ndarray, fit_mask: np.ndarray, val_mask: np.ndarray, weight
 
 class _Candidates:
     """The validation score of each (drift, prior) candidate (:meth:`score`, each computed once), at its
-    best variance scale (``best_scale``): the log loss per validation game of the forecasts from the
-    origins, each origin's fit of the games before it warm-started from the previous origin's (the
-    first origin's from the previous candidate's)."""
+    best variance scale (``best_scale``; ``scanned``: every variance scale scored): the log loss per
+    validation game of the forecasts from the origins, each origin's fit of the games before it
+    warm-started from the previous origin's (the first origin's from the previous candidate's)."""
 
     def __init__(self, model: Any, games: tuple, n_players: int, fit_mask: np.ndarray, val_mask: np.ndarray,
-                 origins: np.ndarray, scales: list, rows_of: Any = None) -> None:
+                 origins: np.ndarray, scales: _Axis, rows_of: Any = None) -> None:
         self.model, self.games, self.n_players, self.rows_of = model, games, n_players, rows_of
         self.val_mask, self.origins, self.scales = val_mask, origins, scales
         ca, cb = games[0], games[1]
@@ -164,16 +317,33 @@ class _Candidates:
         self.seen = np.zeros(n_players, dtype=bool)
         self.seen[ca[fit_mask]] = True
         self.seen[cb[fit_mask]] = True
+        val = np.flatnonzero(val_mask & (self.block >= 0))  # the games scored: both players fitted before
+        val = val[self.seen[ca[val]] & self.seen[cb[val]]]
+        self.n_scored = max(val.size if games[5] is None else float(games[5][val].sum()), 1)
+        # the log loss per scored game that each step past a grid's edge must gain (EDGE_NATS in all)
+        self.gain = EDGE_NATS / self.n_scored
         self.scores: dict = {}
         self.best_scale: dict = {}
+        self.scanned: set = set()
         self._first_warm = None
 
     def score(self, drift: float, prior: float) -> float:
-        """Log loss per validation game of the forecasts at ``(drift, prior)``, at the best variance scale."""
+        """Log loss per validation game of the forecasts at ``(drift, prior)``, at the best variance scale
+        (:func:`_scan_axis` on the variance scales)."""
         if (drift, prior) in self.scores:
             return self.scores[drift, prior]
+        blocks = self._forecasts(drift, prior)
+        best, losses = _scan_axis(self.scales, lambda c: self._loss(blocks, c) / self.n_scored, self.gain)
+        self.scanned.update(losses)
+        self.scores[drift, prior] = losses[best]
+        self.best_scale[drift, prior] = best
+        return self.scores[drift, prior]
+
+    def _forecasts(self, drift: float, prior: float) -> list:
+        """The forecasts of the validation games at ``(drift, prior)`` by origin: ``(logit, variance, draw
+        parameter, games)``."""
         model, (ca, cb, score, bins, x, w) = self.model, self.games
-        loss_sum, n_scored, prev = np.zeros(len(self.scales)), 0, None
+        blocks, prev = [], None
         for i, k in enumerate(self.origins):  # the games before the origin: every game of an earlier period
             h, res = model._solve(ca[:k], cb[:k], score[:k], bins[:k], None if x is None else x[:k],
                                   None if w is None else w[:k], self.n_players, drift, prior,
@@ -189,13 +359,16 @@ class _Candidates:
             var = chain_variances(res.hessian_diag, res.hessian_off, h.first)
             d, v = difference(h.pp_player, h.pp_bin, res.r, var, res.beta, model._walk(drift), prior,
                               ca[games], cb[games], bins[games], None if x is None else x[games])
-            for j, c in enumerate(self.scales):
-                q = outcomes(d, c * v, res.eta, model.draws)
-                loss = (game_losses(q[:, 0] + 0.5 * q[:, 1], score[games])["log_loss"] if model.draws is None
-                        else outcome_losses(q, score[games]))
-                loss_sum[j] += float(loss.sum() if w is None else loss @ w[games])
-            n_scored += games.size if w is None else float(w[games].sum())
-        j = int(np.argmin(loss_sum))
-        self.scores[drift, prior] = float(loss_sum[j]) / max(n_scored, 1)
-        self.best_scale[drift, prior] = self.scales[j]
-        return self.scores[drift, prior]
+            blocks.append((d, v, res.eta, games))
+        return blocks
+
+    def _loss(self, blocks: list, c: float) -> float:
+        """The summed log loss of the forecasts ``blocks`` with their variance scaled by ``c``."""
+        draws, score, w = self.model.draws, self.games[2], self.games[5]
+        total = 0.0
+        for d, v, eta, games in blocks:
+            q = outcomes(d, c * v, eta, draws)
+            loss = (game_losses(q[:, 0] + 0.5 * q[:, 1], score[games])["log_loss"] if draws is None
+                    else outcome_losses(q, score[games]))
+            total += float(loss.sum() if w is None else loss @ w[games])
+        return total

@@ -63,8 +63,9 @@ class DynamicElo(DynamicTuning, DynamicReadout, TimedRatings, Model):
         drift since each player's last period) in the probit approximation of a forecast, ``sigmoid(d /
         sqrt(1 + variance_scale pi v / 8))``; it does not change the fit. The Laplace variance of a
         rating conditions on every other rating, so it understates the uncertainty of a difference (on
-        the ATP log the tuned value is 2-3). None (default): chosen with the drift and the prior when
-        either is tuned (see ``fit``), else 1.
+        the ATP log the tuned value is 2-3). None (default): chosen on the training log (see ``fit``),
+        with the drift and the prior when they are tuned, else at the given ones (give ``variance_scale``
+        too for a fit with no tuning).
     draws : {"davidson", "rao-kupper"} or None, default None
         None: two outcomes, a draw counting as half a win (the Bradley-Terry likelihood of the score).
         "davidson": Davidson's draw model, ``P(draw) = nu / (e^{d/2} + e^{-d/2} + nu)``, with ``nu``
@@ -105,8 +106,11 @@ class DynamicElo(DynamicTuning, DynamicReadout, TimedRatings, Model):
     gradient_ : float
         The final largest gradient entry relative to the start's.
     tuning_ : dict or None
-        The candidates tried and their validation log loss, when something was tuned (None for a model
-        read from a file).
+        What the tuning did, when something was tuned (None for a model read from a file): ``"scores"``,
+        each (drift, prior) candidate's validation log loss; ``"variance_scales"``, its best variance
+        scale; ``"scanned"``, the values each search scored; ``"bounds"``, the first and last values each
+        search may reach; ``"edge_gain"``, the validation log loss per game that each step past a grid's
+        edge had to gain; ``"at_bound"``, the values chosen at a bound (each warned about).
     games_ : Games
         The games fitted, in time order (:class:`discrank.models._dynamic_state.Games`: the players'
         codes, scores, periods, times, covariates and counts).
@@ -254,6 +258,12 @@ class DynamicElo(DynamicTuning, DynamicReadout, TimedRatings, Model):
         walks :data:`PRIOR_GRID` from its middle the same way at the best drift. The candidate with the
         lowest log loss is kept with its variance scale, and the model is refitted on the whole log.
 
+        A search whose best value is its grid's edge goes on past it (times the grid's ratio at that edge
+        per step) while each step raises the validation log-likelihood by more than 1 nat, up to hard
+        bounds (:mod:`discrank.models._dynamic_tuning`); a value chosen at a bound warns. With
+        ``variance_scale`` None and the drift and prior given, the variance scale alone is tuned, on the
+        same validation window.
+
         Parameters
         ----------
         log : GameLog or PeriodGames
@@ -279,6 +289,11 @@ class DynamicElo(DynamicTuning, DynamicReadout, TimedRatings, Model):
             game, a draw model on a log without draws, a period that makes more than
             ``MAX_PERIODS`` periods; PeriodGames of another period, or whose rows contradict each
             other (:meth:`PeriodGames.check`).
+
+        Warns
+        -----
+        discrank.exceptions.TuningWarning
+            A tuned drift, prior scale or variance scale at the hard bound of its search.
         """
         with one_blas_thread():  # small BLAS products: threads only contend
             return self._fit_log(log, validation)
@@ -298,7 +313,7 @@ class DynamicElo(DynamicTuning, DynamicReadout, TimedRatings, Model):
         drift, prior = self.drift, self.prior_scale
         scale = 1.0 if self.variance_scale is None else float(self.variance_scale)
         tuning = None
-        if (drift is None and self.period is not None) or prior is None:
+        if (drift is None and self.period is not None) or prior is None or self.variance_scale is None:
             g = games
             drift, prior, scale, tuning = self._tune(g.a, g.b, g.score, g.bins, g.time, x, len(labels), validation,
                                                      g.count, isinstance(log, PeriodGames), rows_of)
