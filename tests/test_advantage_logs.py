@@ -101,7 +101,7 @@ def test_a_log_holds_unidentifiable_columns_and_every_fit_refuses_them_naming_th
     assert log.advantage.shape == (4, len(advantage))
     for model in (discrank.Elo(prior_scale=1.0), discrank.EloPlusPlus(prior_scale=1.0),
                   discrank.DiscDecomposition(1, prior_scale=1.0, random_state=0),
-                  discrank.DynamicElo(period=1.0, drift=0.1, prior_scale=1.0)):
+                  discrank.DynamicElo(period=1.0, drift=0.1, prior_scale=1.0, variance_scale=1.0)):
         with pytest.raises(ValueError, match=re.escape(message)):
             model.fit(log)
 
@@ -109,7 +109,7 @@ def test_a_log_holds_unidentifiable_columns_and_every_fit_refuses_them_naming_th
 def test_an_update_batch_at_neutral_venues_is_absorbed_by_the_dynamic_model():
     log = GameLog.from_arrays(["p", "q", "r", "p"], ["q", "r", "p", "r"], [1, 0, 1, 0], [1, 2, 3, 4],
                               advantage={"home": [1.0, -1.0, 1.0, 0.0]})
-    model = discrank.DynamicElo(period=1.0, drift=0.1, prior_scale=1.0).fit(log)
+    model = discrank.DynamicElo(period=1.0, drift=0.1, prior_scale=1.0, variance_scale=1.0).fit(log)
     week = GameLog.from_arrays(["q"], ["p"], [1.0], [5], advantage={"home": [0.0]})
     model.update(week)
     assert len(model.games_) == 5 and model.games_.x[-1, 0] == 0.0 and model.converged_

@@ -23,7 +23,7 @@ def random_log(seed, n=None, draws=False, with_x=True):
 
 
 def model(**kw):
-    return DynamicElo(period=5.0, drift=0.2, prior_scale=1.0, **kw)
+    return DynamicElo(period=5.0, drift=0.2, prior_scale=1.0, variance_scale=1.0, **kw)
 
 
 def test_an_update_with_games_earlier_than_the_fitted_ones_is_the_fit_of_every_game_and_its_file_loads(tmp_path):
@@ -52,7 +52,7 @@ def test_an_update_beyond_the_period_cap_is_refused_naming_the_periods_and_leave
 
 def test_far_future_times_keep_a_known_player_known_or_are_refused_naming_the_time():
     log = random_log(2, n=100, with_x=False)
-    fitted = DynamicElo(period=1.0, drift=0.2, prior_scale=1.0).fit(log)
+    fitted = DynamicElo(period=1.0, drift=0.2, prior_scale=1.0, variance_scale=1.0).fit(log)
     now = fitted.ratings_at(50.0)
     far = fitted.ratings_at(1e18)  # 1e18 periods ahead: players x span overflowed int64
     assert far["known"].all()
@@ -61,7 +61,7 @@ def test_far_future_times_keep_a_known_player_known_or_are_refused_naming_the_ti
     with pytest.raises(ValueError, match=r"time 1e\+19 is out of range for period=1.0"):
         fitted.ratings_at(1e19)
     with pytest.raises(ValueError, match=r"time 1e\+19 is out of range for period=1.0"):
-        DynamicElo(period=1.0, drift=0.2, prior_scale=1.0).fit(
+        DynamicElo(period=1.0, drift=0.2, prior_scale=1.0, variance_scale=1.0).fit(
             GameLog.from_arrays(log.a, log.b, log.score, np.r_[log.time[:-1], 1e19]))
     with pytest.raises(ValueError, match=r"time 1e\+25 is out of range for period=1.0"):
         fitted.predict_games(GameLog.from_arrays([1], [2], [1.0], [1e25]))
@@ -107,7 +107,7 @@ def test_a_covariate_that_separates_the_results_has_a_finite_coefficient_and_sta
 
 def test_a_one_game_log_with_a_covariate_fits_saves_and_loads(tmp_path):
     log = GameLog.from_arrays(["x"], ["y"], [1.0], [1.0], advantage={"home": [1.0]})
-    fitted = DynamicElo(period=1.0, drift=0.1, prior_scale=1.0).fit(log)
+    fitted = DynamicElo(period=1.0, drift=0.1, prior_scale=1.0, variance_scale=1.0).fit(log)
     assert np.isfinite(fitted.beta_[0]) and np.isfinite(fitted.beta_se_[0]) and fitted.beta_se_[0] < 10.0
     fitted.save(tmp_path / "one.npz")
     again = load(tmp_path / "one.npz")

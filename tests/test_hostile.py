@@ -736,7 +736,7 @@ DATED = ("from discrank import DynamicElo\nrng = np.random.default_rng(0)\n"
          "da = rng.integers(0, 8, 200); db = (da + rng.integers(1, 8, 200)) % 8\n"
          "dy = (rng.random(200) < 0.5).astype(float); dt = np.sort(rng.uniform(0, 100, 200))\n"
          "dated = GameLog.from_arrays(da, db, dy, time=dt)\n"
-         "dyn = lambda **k: DynamicElo(**{'period': 10.0, 'drift': 0.1, 'prior_scale': 1.0, **k})\n")
+         "dyn = lambda **k: DynamicElo(**{'period': 10.0, 'drift': 0.1, 'prior_scale': 1.0, 'variance_scale': 1.0, **k})\n")
 case("dynamic_draws_only_log", DATED + "dyn(draws='davidson').fit(GameLog.from_arrays(['x', 'y'], ['y', 'x'], [0.5, 0.5], "
      "time=[1.0, 2.0]))", raises("ValueError", "every game of the log is a draw"))
 case("dynamic_update_earlier_games_saves_a_loadable_file",

@@ -503,7 +503,7 @@ def test_the_plain_constructor_converts_iso_times_and_named_columns_as_from_arra
     assert log.time.dtype.kind == "M" and np.array_equal(log.time, same.time)
     assert log.score.tolist() == [1.0, 0.5] and log.advantage_names == ("home",)
     assert np.array_equal(log.advantage, same.advantage) and log._checked
-    fitted = discrank.DynamicElo(period="month", drift=0.1, prior_scale=1.0).fit(log)
+    fitted = discrank.DynamicElo(period="month", drift=0.1, prior_scale=1.0, variance_scale=1.0).fit(log)
     assert fitted.converged_ and fitted.history().shape[0] == 4
 
 # ------------------------------------------------------------------------------------ mostly invalid (issue 33)

@@ -210,6 +210,27 @@ class DynamicReadout:
             raise ValueError(f"time={show(value)} is not a finite number")
         return np.full(n, period_index(np.array([value]).astype(fitted.dtype), self.period)[0], dtype=np.int64)
 
+    def _verdict(self) -> str:
+        """What the fit found, in a few lines (``discrank info``)."""
+        self._check_fitted()
+        walk = ("one rating per player (period=None)" if self.period is None else
+                f"a random walk per {self.period!r} period, drift {self.drift_:.4g} logits per period")
+        lines = [f"dynamic Elo: {walk}; prior scale {self.prior_scale_:.4g}, variance scale {self.variance_scale_:.4g}",
+                 f"{self.pp_rating_.size} player-periods from {self._n_games():.0f} games"
+                 + ("" if self.period is None else f", the last period {self._bin_start(np.array([self.last_bin_]))[0]}")]
+        se = self.beta_se_
+        for k, name in enumerate(self.advantage_names_):
+            lines.append(f"advantage {name!r}: {self.beta_[k]:.4g} +- {se[k]:.2g} logits")
+        if self.draw_nu_ is not None:
+            lines.append(f"Davidson's draw parameter nu {self.draw_nu_:.4g} (se of log nu {self.draw_eta_se_:.2g})")
+        if self.draw_threshold_ is not None:
+            lines.append(f"Rao-Kupper's draw threshold {self.draw_threshold_:.4g} (se {self.draw_eta_se_:.2g})")
+        return "\n".join(lines)
+
+    def _n_games(self) -> float:
+        """The games fitted."""
+        return self.games_.n_games
+
     def history(self, players: Any = None):
         """The rating history: one row per player and period in which the player played.
 

@@ -458,27 +458,6 @@ class DynamicElo(DynamicTuning, DynamicReadout, TimedRatings, Model):
         self._store(labels, whole, self.advantage_names_, self.drift_ or 1.0, self.prior_scale_, self.tuning_, warm)
         return self
 
-    def _verdict(self) -> str:
-        """What the fit found, in a few lines (``discrank info``)."""
-        self._check_fitted()
-        walk = ("one rating per player (period=None)" if self.period is None else
-                f"a random walk per {self.period!r} period, drift {self.drift_:.4g} logits per period")
-        lines = [f"dynamic Elo: {walk}; prior scale {self.prior_scale_:.4g}, variance scale {self.variance_scale_:.4g}",
-                 f"{self.pp_rating_.size} player-periods from {self._n_games():.0f} games"
-                 + ("" if self.period is None else f", the last period {self._bin_start(np.array([self.last_bin_]))[0]}")]
-        se = self.beta_se_
-        for k, name in enumerate(self.advantage_names_):
-            lines.append(f"advantage {name!r}: {self.beta_[k]:.4g} +- {se[k]:.2g} logits")
-        if self.draw_nu_ is not None:
-            lines.append(f"Davidson's draw parameter nu {self.draw_nu_:.4g} (se of log nu {self.draw_eta_se_:.2g})")
-        if self.draw_threshold_ is not None:
-            lines.append(f"Rao-Kupper's draw threshold {self.draw_threshold_:.4g} (se {self.draw_eta_se_:.2g})")
-        return "\n".join(lines)
-
-    def _n_games(self) -> float:
-        """The games fitted."""
-        return self.games_.n_games
-
     # ------------------------------------------------------------------ a model file
     def _rebuild(self) -> None:
         """The state a model file's fields imply, checked against each other (a ValueError names the field):
