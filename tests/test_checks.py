@@ -138,7 +138,7 @@ def test_the_data_path_is_a_straight_line():
                                          "discrank._pair_constructors", "discrank._covariate_rows",
                                          "discrank.exceptions"}
     assert _imports("discrank._pair_constructors") <= {"discrank._core", "discrank._checks", "discrank._labels",
-                                                       "discrank._rows"}
+                                                       "discrank._rows", "discrank._screen"}
 
 
 def test_checks_module_lists_its_functions():
