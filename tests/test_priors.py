@@ -306,7 +306,7 @@ def test_too_little_data_falls_back_to_a_unit_prior(name):
 
 @pytest.mark.parametrize("name", list(TUNED))
 @pytest.mark.parametrize("by_time", [True, False])
-def test_tuned_scale_lies_beside_the_best_scored_scale(log, name, by_time):
+def test_tuned_scale_lies_between_the_scales_scored_and_at_most_the_best(log, name, by_time):
     model = TUNED[name]().fit(log if by_time else log.to_pairs())
     record = model.prior_tuning_
     scales, scores = np.array(record["scales"]), np.array(record["scores"])
@@ -315,9 +315,9 @@ def test_tuned_scale_lies_beside_the_best_scored_scale(log, name, by_time):
     np.testing.assert_array_equal(exponents, np.round(exponents))
     assert np.all((exponents >= _tuning.LOG2_RANGE[0]) & (exponents <= _tuning.LOG2_RANGE[1]))
     assert len(set(scales.tolist())) == scales.size  # no scale fitted twice
-    assert scales.min() / 2 <= model.prior_scale_ <= scales.max() * 2
     best = scales[int(np.argmin(scores))]
-    assert best / 2 <= model.prior_scale_ <= best * 2  # the best grid point is adjacent
+    assert best / 2 <= record["best"] <= best * 2  # the parabola's vertex: beside the best grid point
+    assert scales.min() <= model.prior_scale_ <= record["best"]  # the one-SE rule steps down from it
     assert record["chosen"] == model.prior_scale_
 
 
@@ -429,14 +429,25 @@ def test_elo_tuning_scores_are_those_of_exact_fits_and_choose_the_same_scale(log
     ordered = np.sort(exact)
     if ordered[1] - ordered[0] < 1e-4:  # a flat curve (the log in time order: the prior barely matters)
         return
-    # the tuning's rule applied to the exact scores picks the same scale: the vertex of the parabola
-    # through the best point and its two neighbours, or the best point at the end of the walk
+    # the tuning's rule applied to the exact fits picks the same scale: the vertex of the parabola through
+    # the best point and its two neighbours (or the best point at the end of the walk), or below it the
+    # one-SE point, where the held-out pairs' paired differences to the best cross one standard error
     best = x[int(np.argmin(exact))]
     vertex = best
     if best - 1.0 in x and best + 1.0 in x:
         fa, fm, fb = (exact[x.index(best + d)] for d in (-1.0, 0.0, 1.0))
         vertex = min(max(best + 0.5 * (fa - fb) / (fa + fb - 2.0 * fm), best - 1.0), best + 1.0)
-    assert np.log2(model.prior_scale_) == pytest.approx(vertex, abs=0.03)  # 2% in scale
+    shares = {xi: _tuning._pair_shares(Elo(prior_scale=2.0 ** xi, tol=1e-10).fit(inner), val) for xi in x}
+    inside = crossing = best
+    while inside - 1.0 in shares:
+        d = shares[inside - 1.0] - shares[best]
+        diff, se = d.sum(), np.sqrt(d.size) * np.std(d, ddof=1)
+        if diff > se:  # diff t^2 and se t, as seen from the first point beyond, cross at t = 1 se / diff
+            crossing = max(min(best - (best - inside + 1.0) * se / diff, inside), inside - 1.0)
+            break
+        inside = crossing = inside - 1.0
+    assert np.log2(model.prior_scale_) == pytest.approx(min(vertex, crossing), abs=0.03)  # 2% in scale
+    assert np.log2(record["best"]) == pytest.approx(vertex, abs=0.03)
 
 
 # ------------------------------------------------------------------------------- save and load

@@ -116,6 +116,36 @@ def test_vertex_is_that_of_the_parabola_through_the_best_point_and_its_neighbour
     assert search.vertex(search.walk(-1.0)) == 5.0
 
 
+def test_the_one_se_rule_steps_down_while_within_one_standard_error_and_interpolates_the_crossing():
+    # 400 held-out pairs whose paired differences to the best point (0) sum to rise[x], with a standard
+    # error of 0.01 |x| (times sqrt(400 / 399)): -1 lies within one standard error of the best, -2 beyond
+    from discrank._tuning import _paired, _within_one_se
+
+    e = np.tile([1.0, -1.0], 200)
+    rise = {0.0: 0.0, -1.0: 0.001, -2.0: 0.03, -3.0: 0.05}  # the sum of d at each point
+    shares = {x: r / 400 + 0.01 * abs(x) * e / np.sqrt(400) for x, r in rise.items()}
+    score, calls = traced(lambda x: rise[x])
+    search = Search(score, bounds=(-2.5, 6.0))
+    search.value(0.0)
+    diff, se = _paired(shares, -1.0, 0.0)
+    assert diff == pytest.approx(0.001) and se == pytest.approx(0.01 * np.sqrt(400 / 399), rel=1e-12)
+    diff2, se2 = _paired(shares, -2.0, 0.0)
+    assert diff2 == pytest.approx(0.03) and diff2 > se2 and diff < se
+    # -1 within, -2 beyond: the crossing of diff2 t^2 / 4 and se2 t / 2 is t = 2 se2 / diff2, kept in [1, 2]
+    assert _within_one_se(search, shares, 0.0) == pytest.approx(-max(min(2.0 * se2 / diff2, 2.0), 1.0), abs=1e-12)
+    assert [x for x, _ in calls] == [0.0, -1.0, -2.0]  # the points below the best fitted on demand, once
+    # at the search's lower bound the last point within is the answer
+    search = Search(score, bounds=(-1.5, 6.0))
+    search.value(0.0)
+    assert _within_one_se(search, shares, 0.0) == -1.0
+    # the first step down already beyond: the crossing lies between it and the best, at t = se / diff
+    far = {x: v + (0.0 if x == 0.0 else 0.05 / 400) for x, v in shares.items()}
+    search = Search(score, bounds=(-7.0, 6.0))
+    search.value(0.0)
+    diff, se = _paired(far, -1.0, 0.0)
+    assert diff == pytest.approx(0.051) and _within_one_se(search, far, 0.0) == pytest.approx(-se / diff, abs=1e-12)
+
+
 def test_scan_scores_every_point_in_order_and_returns_the_first_lowest():
     # OnlineElo's step grid and DiscDecompositionCV's candidates: every point, no walk
     values = {0.5: 3.0, 1.0: 1.0, 2.0: 2.0, 4.0: 1.0}
@@ -182,14 +212,18 @@ class _TracedElo(Elo):
         return super()._fit(data, plan)
 
 
-def test_the_tuning_gives_each_fit_its_plan_and_the_final_fit_starts_cold():
+def test_the_tuning_gives_each_fit_its_plan_warm_from_a_smaller_scale_and_the_final_fit_starts_cold():
     _TracedElo.plans = []
     model = _fit(_TracedElo(), _log())
     *tuning, final = _TracedElo.plans
     record = model.prior_tuning_
     assert [plan.scale for plan in tuning] == record["scales"]
     assert all(plan.tol == TUNING_TOL for plan in tuning)
-    assert tuning[0].warm_start is None and all(plan.warm_start is not None for plan in tuning[1:])
+    # each fit starts from the closest scale scored before it where that scale is smaller, else cold
+    scales = record["scales"]
+    for k, plan in enumerate(tuning):
+        near = min(scales[:k], key=lambda s: abs(np.log2(s) - np.log2(scales[k])), default=None)
+        assert (plan.warm_start is not None) == (near is not None and near < scales[k])
     assert final == FitPlan(scale=model.prior_scale_) and not final.tuning
     assert record["chosen"] == model.prior_scale_
 
