@@ -96,7 +96,7 @@ def run_log(key: str, out: list) -> None:
             lines.append(f"| {setup} | {trained} | {name} | {model.prior_scale_:.3g} ({record['best']:.3g}, "
                          f"{record['rule']}) | {loss.size} | {loss.mean():.4f} | {diff:+.4f} ({se:.4f}) | "
                          f"{at_best:.4f} |")
-            print(lines[-1], flush=True)
+            print(lines[-1], file=sys.stderr, flush=True)  # progress; the table follows on stdout
     lines += ["", f"A coin: {COIN:.4f} nats per game."]
     text = "\n".join(lines)
     print(text, "\n", flush=True)
