@@ -363,3 +363,17 @@ def test_elo_defaults_on_the_last_18_months_of_tennis_predict_the_next_three_yea
 def test_elo_defaults_on_the_pairs_of_1968_2019_tennis_predict_the_next_three_years_better_than_a_coin(bench_datasets):
     loss, _ = _tennis_default(bench_datasets, "1968-01-01", pairs=True)
     assert loss < math.log(2.0)
+
+
+def test_a_payoff_table_takes_the_lowest_validation_score_and_game_results_the_one_se_point():
+    # a table of expected payoffs (no game counts) is neither noisy games nor games to come: the vertex of
+    # the lowest score; the same table as game results (counts) steps down to the one-SE point
+    from discrank import PairwiseData
+    from discrank.games import elo_game
+
+    P = elo_game(np.random.default_rng(0).normal(0.0, 1.0, 30))
+    table = PairwiseData.from_matrix(P)
+    games = PairwiseData.from_pairs(table.i, table.j, table.p, n_games=np.full(table.n_pairs, 3.0))
+    tuned = {name: Elo().fit(data).prior_tuning_ for name, data in (("table", table), ("games", games))}
+    assert tuned["table"]["chosen"] == tuned["table"]["best"]
+    assert tuned["games"]["chosen"] < tuned["games"]["best"]

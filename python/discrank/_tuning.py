@@ -41,7 +41,11 @@ model fits are used on games later than those it validates on, which drift furth
 for the next tenth of the games is too weak for the next years (tennis, the last 18 months of 2018-2019:
 1.69 chosen before, 0.6947 nats per game on 2020-2022, worse than a coin; 1.39 now, 0.6839;
 bench/bench_defaults.py). Where the validation tells the scales apart (the large logs), the rule moves the
-choice little. The disc family's score can have a second basin at large scales (an Elo-like
+choice little. It applies where the held-out values are game results (pairs with game counts: a
+``GameLog``, or pairs aggregated from games). A payoff table without game counts
+(:meth:`~discrank.PairwiseData.from_matrix`: the paper's meta-games) holds expected payoffs, neither
+noisy games nor games to come: there the lowest score is taken, as a stronger prior that the held-out
+pairs cannot tell apart would hide a cycle the table holds (Kuhn poker's, bench/REPRODUCTION.md). The disc family's score can have a second basin at large scales (an Elo-like
 fit at small scales, the cyclic structure of a disc game at large ones), which a walk that stops at the
 first one never sees: when the walk ends below ``PROBE``, that scale is fitted too, at the looser
 ``PROBE_TOL`` (its score need only say whether it is a better basin), and where it scores better the walk
@@ -534,7 +538,8 @@ def tune_prior_scale(model: Any, data: PairwiseData, log: Any = None, validation
         clone._validate_params(inner)
         with _quiet():
             clone._fit_prepared(fit_data, plan)
-        shares[x] = _pair_shares(clone, val)  # an exact fit at x, made after any probe there, replaces the probe's
+        if val.n_games is not None:  # the one-SE rule's: an exact fit at x, made after any probe there, replaces it
+            shares[x] = _pair_shares(clone, val)
         return _score(clone, val), clone._warm_state()
 
     search = Search(fit_and_score, FitPlan(tol=TUNING_TOL), bounds=LOG2_RANGE, to_scale=lambda x: 2.0 ** x,
@@ -542,7 +547,10 @@ def tune_prior_scale(model: Any, data: PairwiseData, log: Any = None, validation
     best = search.walk(math.log2(START))
     if disc:  # the second basin, at large scales, that the walk cannot see from the first
         best = search.probe_basin(best, PROBE, PROBE_TOL)
-    vertex, chosen = _choose(search, shares, best)
+    if val.n_games is not None:  # game results: the one-SE rule (module docstring)
+        vertex, chosen = _choose(search, shares, best)
+    else:  # a payoff table's expected payoffs: the lowest score
+        vertex = chosen = search.vertex(best)
     sigma = float(2.0 ** chosen)
     record = PriorTuning(rule=rule, metric=metric, scales=[2.0 ** x for x in search.fits],
                          scores=[value for value, _ in search.fits.values()], chosen=sigma,
