@@ -26,8 +26,14 @@ m-Elo predicts the test years at 0.654 nats per game instead of 0.607 (bench/PRE
 
 The scale is searched over powers of two by a walk from 0.5, upwards while the validation score
 improves, else downwards while it improves, each fit warm-started from the closest scale fitted (so a
-few solver steps), and refined by the vertex of a parabola through the best point and its two
-neighbours in log2 sigma.
+few solver steps; an Elo-family fit only from a smaller scale, :func:`_warm_elo`), and refined by the
+vertex of a parabola through the best point and its two neighbours in log2 sigma. The disc family's
+score can have a second basin at large scales (an Elo-like fit at small scales, the cyclic structure of
+a disc game at large ones), which a walk that stops at the first one never sees: when the walk ends below
+``PROBE``, that scale is fitted too, at the looser ``PROBE_TOL`` (its score need only say whether it is a
+better basin), and where it scores better the walk starts again from there. A disc fit is warm-started
+from a smaller scale only where its components are away from u = 0 (a saddle of the joint objective,
+where the prior holds a weak cycle; such a component starts afresh).
 
 The scale chosen is then the strongest prior whose validation loss is within one standard error of the
 best's (the "one-SE rule", Hastie, Tibshirani and Friedman, The Elements of Statistical Learning,
@@ -41,17 +47,13 @@ model fits are used on games later than those it validates on, which drift furth
 for the next tenth of the games is too weak for the next years (tennis, the last 18 months of 2018-2019:
 1.69 chosen before, 0.6947 nats per game on 2020-2022, worse than a coin; 1.39 now, 0.6839;
 bench/bench_defaults.py). Where the validation tells the scales apart (the large logs), the rule moves the
-choice little. It applies where the held-out values are game results (pairs with game counts: a
-``GameLog``, or pairs aggregated from games). A payoff table without game counts
-(:meth:`~discrank.PairwiseData.from_matrix`: the paper's meta-games) holds expected payoffs, neither
-noisy games nor games to come: there the lowest score is taken, as a stronger prior that the held-out
-pairs cannot tell apart would hide a cycle the table holds (Kuhn poker's, bench/REPRODUCTION.md). The disc family's score can have a second basin at large scales (an Elo-like
-fit at small scales, the cyclic structure of a disc game at large ones), which a walk that stops at the
-first one never sees: when the walk ends below ``PROBE``, that scale is fitted too, at the looser
-``PROBE_TOL`` (its score need only say whether it is a better basin), and where it scores better the walk
-starts again from there. A disc fit is warm-started from a smaller scale only where its components are
-away from u = 0 (a saddle of the joint objective, where the prior holds a weak cycle; such a component
-starts afresh).
+choice little.
+
+The rule applies where the held-out values are game results (pairs with game counts: a ``GameLog``, or
+pairs aggregated from games). A payoff table without game counts
+(:meth:`~discrank.PairwiseData.from_matrix`: the paper's meta-games) holds expected payoffs, neither noisy
+games nor games to come: there the lowest score is taken, as a stronger prior that the held-out pairs
+cannot tell apart would hide a cycle the table holds (Kuhn poker's, bench/REPRODUCTION.md).
 
 The search is written once, :class:`Search`: the walk, the probe, the scan of a grid and the parabola,
 over a scoring function ``score(x, plan)``. Each fit it asks for is told its
@@ -146,7 +148,8 @@ def check_validation(validation: Any) -> Optional[Validation]:
 
 @dataclass
 class PriorTuning:
-    """What the tuning did: the rule, the scales tried and their validation scores."""
+    """What the tuning did: the rule, the scales tried and their validation scores, the best scale and the
+    one chosen."""
 
     rule: str
     metric: str
