@@ -437,7 +437,7 @@ def test_elo_tuning_scores_are_those_of_exact_fits_and_choose_the_same_scale(log
     if best - 1.0 in x and best + 1.0 in x:
         fa, fm, fb = (exact[x.index(best + d)] for d in (-1.0, 0.0, 1.0))
         vertex = min(max(best + 0.5 * (fa - fb) / (fa + fb - 2.0 * fm), best - 1.0), best + 1.0)
-    shares = {xi: _tuning._pair_shares(Elo(prior_scale=2.0 ** xi, tol=1e-10).fit(inner), val) for xi in x}
+    shares = {xi: _tuning._pair_shares(Elo(prior_scale=2.0 ** xi, tol=1e-10).fit(inner), val)[0] for xi in x}
     inside = crossing = best
     while inside - 1.0 in shares:
         d = shares[inside - 1.0] - shares[best]

@@ -377,3 +377,50 @@ def test_a_payoff_table_takes_the_lowest_validation_score_and_game_results_the_o
     tuned = {name: Elo().fit(data).prior_tuning_ for name, data in (("table", table), ("games", games))}
     assert tuned["table"]["chosen"] == tuned["table"]["best"]
     assert tuned["games"]["chosen"] < tuned["games"]["best"]
+
+
+def _reversed_latest_tenth(seed=0):
+    """3000 games of 20 players in time order, the stronger side favoured, but in the latest tenth (the
+    validation's) the weaker side always wins."""
+    from scipy.special import expit
+
+    rng = np.random.default_rng(seed)
+    skill = np.linspace(-1.5, 1.5, 20)
+    a = rng.integers(0, 20, 3000)
+    b = (a + rng.integers(1, 20, 3000)) % 20
+    y = (rng.random(3000) < expit(skill[a] - skill[b])).astype(float)
+    y[2700:] = (skill[a[2700:]] < skill[b[2700:]]).astype(float)
+    return GameLog.from_arrays(a, b, y, np.arange(3000)), a, b
+
+
+@pytest.mark.parametrize("name", ["Elo", "EloPlusPlus", "MElo", "DiscDecomposition", "DiscDecompositionCV"])
+def test_a_default_that_predicts_its_validation_worse_than_a_coin_warns_naming_the_model_scale_and_losses(name):
+    from discrank.exceptions import CoinWarning
+
+    make = {"Elo": Elo, "EloPlusPlus": EloPlusPlus, "MElo": lambda: MElo(1, random_state=0),
+            "DiscDecomposition": lambda: DiscDecomposition(1, random_state=0),
+            "DiscDecompositionCV": lambda: DiscDecompositionCV(regularizations=(0.0, 10.0), cv=2, random_state=0)}
+    log, _, _ = _reversed_latest_tenth()
+    with pytest.warns(CoinWarning) as caught:
+        model = make[name]().fit(log)
+    assert model.prior_scale_ == 2.0 ** -6  # every weaker prior predicts the reversed games worse still
+    message = str(caught[0].message)
+    tuned = "DiscDecomposition" if name == "DiscDecompositionCV" else name  # the CV tunes its first candidate
+    assert message.startswith(f"{tuned}(prior_scale=None): the prior scale chosen, 0.0156 (time order), predicts")
+    loss = float(message.split("validation games at ")[1].split()[0])
+    assert loss > 0.6931 and "worse than a coin (0.6931)" in message
+    assert caught[0].filename == __file__  # it points at the fit
+
+
+def test_a_log_of_coin_flips_is_predicted_at_a_coin_without_a_warning():
+    from discrank.exceptions import CoinWarning
+
+    _, a, b = _reversed_latest_tenth()
+    y = (np.random.default_rng(1).random(3000) < 0.5).astype(float)
+    log = GameLog.from_arrays(a, b, y, np.arange(3000))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", CoinWarning)
+        for data in (log, log.to_pairs()):
+            model = Elo().fit(data)
+            assert model.prior_scale_ <= 2.0 ** -4  # the strongest priors, which the validation cannot tell apart
+            np.testing.assert_allclose(model.predict_proba(a, b), 0.5, atol=0.01)

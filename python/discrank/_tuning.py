@@ -78,7 +78,8 @@ from discrank._coding import log_pairs, map_rows  # noqa: F401 - importable from
 from discrank._fitdata import FitPlan
 from discrank._params import check_prior_scale
 from discrank.data import PairwiseData
-from discrank.exceptions import ConvergenceWarning, DisconnectedGraphWarning, IsolatedPlayerWarning, SeparationWarning
+from discrank.exceptions import (CoinWarning, ConvergenceWarning, DisconnectedGraphWarning, IsolatedPlayerWarning,
+                                 SeparationWarning)
 
 __all__ = ["Validation", "check_validation", "PriorTuning", "FitPlan", "Search", "tune_prior_scale", "check_prior_scale", "time_cut"]
 
@@ -100,6 +101,10 @@ TUNING_TOL = 1e-4
 PROBE_TOL = 1e-2
 #: Held-out share of the pairs when the data has no time order.
 PAIR_FRACTION = 0.1
+#: The tuned scale's validation loss warns (``CoinWarning``) above a coin's by more than this many standard
+#: errors and ``COIN_EXCESS`` nats per game (a difference that matters, not only one that is measured).
+COIN_MARGIN = 2.0
+COIN_EXCESS = 1e-3
 #: The scale used when nothing can be held out (fewer than 20 pairs, or fewer than 2 held-out pairs
 #: inside a piece): a weakly informative N(0, 1) (174 Elo points), which keeps every fit finite.
 FALLBACK_SCALE = 1.0
@@ -290,12 +295,34 @@ def _score(model: Any, val: PairwiseData) -> float:
     return model.log_loss(val)
 
 
-def _pair_shares(model: Any, val: PairwiseData) -> np.ndarray:
-    """Each held-out pair's share of :func:`_score` (its covariate rows summed): they add up to the log
-    loss per held-out game, and their paired differences between two scales give the one-SE rule's
-    standard error (:func:`_within_one_se`)."""
+def _pair_shares(model: Any, val: PairwiseData) -> tuple[np.ndarray, np.ndarray]:
+    """Each held-out pair's share of :func:`_score` (its covariate rows summed), and of a coin's (log 2
+    per game, log 3 for a draw model's three outcomes): each adds up to the log loss per held-out game,
+    and their paired differences give the standard errors of the one-SE rule (:func:`_within_one_se`) and
+    of the coin's check (:func:`_warn_if_worse_than_a_coin`)."""
     losses, w, pair = model._log_losses(val)
-    return np.bincount(pair, weights=w * losses, minlength=val.n_pairs) / np.sum(w)
+    coin = math.log(3.0) if getattr(model, "draw_eta_", None) is not None else math.log(2.0)
+    total = np.sum(w)
+    return (np.bincount(pair, weights=w * losses, minlength=val.n_pairs) / total,
+            np.bincount(pair, weights=w * coin, minlength=val.n_pairs) / total)
+
+
+def _warn_if_worse_than_a_coin(model: Any, shares: dict, coins: np.ndarray, chosen: float, rule: str,
+                               stacklevel: int) -> None:
+    """A :class:`~discrank.exceptions.CoinWarning` when the fit at the scale scored closest to ``chosen``
+    predicts the held-out games worse than a coin by more than ``COIN_MARGIN`` standard errors of the
+    paired differences and ``COIN_EXCESS`` nats per game (a log of coin flips, predicted at the strongest
+    prior, stays within); ``stacklevel`` counted from the caller."""
+    x = min(shares, key=lambda y: abs(y - chosen))
+    d = shares[x] - coins
+    excess, se = float(d.sum()), (math.sqrt(d.size) * float(np.std(d, ddof=1)) if d.size > 1 else 0.0)
+    if excess > max(COIN_MARGIN * se, COIN_EXCESS):
+        warnings.warn(
+            f"{type(model).__name__}(prior_scale=None): the prior scale chosen, {2.0 ** chosen:.3g} ({rule}), "
+            f"predicts its validation games at {float(shares[x].sum()):.4f} nats per game, worse than a coin "
+            f"({float(coins.sum()):.4f}) by {excess:.4f} +- {se:.4f}: the ratings carry no signal for the games "
+            "that follow. Check the log's time order and which side each score is for; players who change are "
+            "better served by DynamicElo", CoinWarning, stacklevel=stacklevel + 1)
 
 
 def _paired(shares: dict, x: float, best: float) -> tuple[float, float]:
@@ -490,7 +517,8 @@ def _warm_elo(state: Any, near: float, x: float) -> Any:
 
 
 def tune_prior_scale(model: Any, data: PairwiseData, log: Any = None, validation: Optional[Validation] = None,
-                     coded: Any = None, fit_data_builder: Optional[Callable] = None) -> tuple[FitPlan, PriorTuning]:
+                     coded: Any = None, fit_data_builder: Optional[Callable] = None,
+                     stacklevel: int = 1) -> tuple[FitPlan, PriorTuning]:
     """The prior scale that predicts held-out games best (module docstring), as the plan of the final fit,
     and the record of the search.
 
@@ -513,6 +541,14 @@ def tune_prior_scale(model: Any, data: PairwiseData, log: Any = None, validation
     fit_data_builder : callable, optional
         ``fit_data_builder(model, pairs) -> FitData``; default ``model._build_fit_data``
         (:func:`discrank.dask.fit` gives one whose objective runs on the workers).
+    stacklevel : int, optional
+        Stack level of the :class:`~discrank.exceptions.CoinWarning`, counted from the caller (1: the
+        caller itself).
+
+    Warns
+    -----
+    CoinWarning
+        The scale chosen predicts the held-out games worse than a coin (:func:`_warn_if_worse_than_a_coin`).
 
     Returns
     -------
@@ -534,15 +570,15 @@ def tune_prior_scale(model: Any, data: PairwiseData, log: Any = None, validation
     with _quiet():  # once for every scale: the pieces, tiling and core objective
         fit_data = (type(model)._build_fit_data if fit_data_builder is None else fit_data_builder)(model, inner)
 
-    shares: dict = {}
+    shares: dict = {}  # each scale's pairs' shares of the validation loss
+    coin: dict = {}  # a coin's
 
     def fit_and_score(x: float, plan: FitPlan) -> tuple[float, Any]:
         clone = type(model)(**{**params, "prior_scale": plan.scale})
         clone._validate_params(inner)
         with _quiet():
             clone._fit_prepared(fit_data, plan)
-        if val.n_games is not None:  # the one-SE rule's: an exact fit at x, made after any probe there, replaces it
-            shares[x] = _pair_shares(clone, val)
+        shares[x], coin["shares"] = _pair_shares(clone, val)  # an exact fit at x, made after any probe there, replaces it
         return _score(clone, val), clone._warm_state()
 
     search = Search(fit_and_score, FitPlan(tol=TUNING_TOL), bounds=LOG2_RANGE, to_scale=lambda x: 2.0 ** x,
@@ -554,6 +590,7 @@ def tune_prior_scale(model: Any, data: PairwiseData, log: Any = None, validation
         vertex, chosen = _choose(search, shares, best)
     else:  # a payoff table's expected payoffs: the lowest score
         vertex = chosen = search.vertex(best)
+    _warn_if_worse_than_a_coin(model, {x: shares[x] for x in search.fits}, coin["shares"], chosen, rule, stacklevel + 1)
     sigma = float(2.0 ** chosen)
     record = PriorTuning(rule=rule, metric=metric, scales=[2.0 ** x for x in search.fits],
                          scores=[value for value, _ in search.fits.values()], chosen=sigma,
