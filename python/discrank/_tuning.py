@@ -47,7 +47,8 @@ model fits are used on games later than those it validates on, which drift furth
 for the next tenth of the games is too weak for the next years (tennis, the last 18 months of 2018-2019:
 1.69 chosen before, 0.6947 nats per game on 2020-2022, worse than a coin; 1.39 now, 0.6839;
 bench/bench_defaults.py). Where the validation tells the scales apart (the large logs), the rule moves the
-choice little.
+choice little. When even the scale chosen predicts the held-out games worse than a coin, beyond two
+standard errors, the fit warns (:class:`~discrank.exceptions.CoinWarning`).
 
 The rule applies where the held-out values are game results (pairs with game counts: a ``GameLog``, or
 pairs aggregated from games). A payoff table without game counts
