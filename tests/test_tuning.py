@@ -129,9 +129,9 @@ def test_the_one_se_rule_steps_down_while_within_one_standard_error_and_interpol
     score, calls = traced(lambda x: rise[x])
     search = Search(score, bounds=(-2.5, 6.0))
     search.value(0.0)
-    diff, se = _paired(shares, -1.0, 0.0)
+    diff, se = _paired(shares[-1.0], shares[0.0])
     assert diff == pytest.approx(0.001) and se == pytest.approx(0.01 * np.sqrt(400 / 399), rel=1e-12)
-    diff2, se2 = _paired(shares, -2.0, 0.0)
+    diff2, se2 = _paired(shares[-2.0], shares[0.0])
     assert diff2 == pytest.approx(0.03) and diff2 > se2 and diff < se
     # -1 within, -2 beyond: the crossing of diff2 t^2 / 4 and se2 t / 2 is t = 2 se2 / diff2, kept in [1, 2]
     assert _within_one_se(search, shares, 0.0) == pytest.approx(-max(min(2.0 * se2 / diff2, 2.0), 1.0), abs=1e-12)
@@ -144,7 +144,7 @@ def test_the_one_se_rule_steps_down_while_within_one_standard_error_and_interpol
     far = {x: v + (0.0 if x == 0.0 else 0.05 / 400) for x, v in shares.items()}
     search = Search(score, bounds=(-7.0, 6.0))
     search.value(0.0)
-    diff, se = _paired(far, -1.0, 0.0)
+    diff, se = _paired(far[-1.0], far[0.0])
     assert diff == pytest.approx(0.051) and _within_one_se(search, far, 0.0) == pytest.approx(-se / diff, abs=1e-12)
 
 

@@ -315,8 +315,7 @@ def _warn_if_worse_than_a_coin(model: Any, shares: dict, coins: np.ndarray, chos
     paired differences and ``COIN_EXCESS`` nats per game (a log of coin flips, predicted at the strongest
     prior, stays within); ``stacklevel`` counted from the caller."""
     x = min(shares, key=lambda y: abs(y - chosen))
-    d = shares[x] - coins
-    excess, se = float(d.sum()), (math.sqrt(d.size) * float(np.std(d, ddof=1)) if d.size > 1 else 0.0)
+    excess, se = _paired(shares[x], coins)
     if excess > max(COIN_MARGIN * se, COIN_EXCESS):
         warnings.warn(
             f"{type(model).__name__}(prior_scale=None): the prior scale chosen, {2.0 ** chosen:.3g} ({rule}), "
@@ -326,10 +325,10 @@ def _warn_if_worse_than_a_coin(model: Any, shares: dict, coins: np.ndarray, chos
             "better served by DynamicElo", CoinWarning, stacklevel=stacklevel + 1)
 
 
-def _paired(shares: dict, x: float, best: float) -> tuple[float, float]:
-    """(difference, standard error) of the validation loss at ``x`` over the loss at ``best``: the sum of
-    the held-out pairs' paired differences ``d`` and ``sqrt(n) std(d)`` (both 0 at ``best`` itself)."""
-    d = shares[x] - shares[best]
+def _paired(shares: np.ndarray, reference: np.ndarray) -> tuple[float, float]:
+    """(difference, standard error) of one validation loss over another, from the held-out pairs' shares
+    of each (:func:`_pair_shares`): the sum of the paired differences ``d`` and ``sqrt(n) std(d)``."""
+    d = shares - reference
     return float(d.sum()), (math.sqrt(d.size) * float(np.std(d, ddof=1)) if d.size > 1 else 0.0)
 
 
@@ -347,7 +346,7 @@ def _within_one_se(search: "Search", shares: dict, best: float) -> float:
     while search.lo < inside - search.step:
         below = inside - search.step
         search.value(below)
-        diff, se = _paired(shares, below, best)
+        diff, se = _paired(shares[below], shares[best])
         if diff > se:
             return max(min(best - (best - below) * se / diff, inside), below)
         inside = below
