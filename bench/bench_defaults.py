@@ -13,7 +13,8 @@ Two set-ups on each log of ``datasets.SPLITS`` (issue 33), cut at the end of its
 - **18 months**: a ``GameLog`` of the training period's last 18 calendar months, so that the prior is tuned
   in time order on a short log.
 
-Each model is fitted with its defaults (``prior_scale=None``, nothing else but ``random_state``) and
+Each model is fitted with its defaults (``prior_scale=None``, nothing else but ``random_state``;
+``DiscDecompositionCV`` tunes its prior as its first candidate, a disc decomposition, does) and
 predicts the games of the next three years (Go: 2016, the log's last year) whose two players both appear
 in its training games. Each row gives the log loss per game (a draw counts 0.5), the scale chosen (and the
 best one of the validation, from which the one-SE rule steps down: ``prior_tuning_``), the difference to a
