@@ -433,20 +433,23 @@ def test_elo_tuning_scores_are_those_of_exact_fits_and_choose_the_same_scale(log
     # the best point and its two neighbours (or the best point at the end of the walk), or below it the
     # one-SE point, where the held-out pairs' paired differences to the best cross one standard error
     best = x[int(np.argmin(exact))]
-    vertex = best
+    vertex, floor = best, min(exact)
     if best - 1.0 in x and best + 1.0 in x:
         fa, fm, fb = (exact[x.index(best + d)] for d in (-1.0, 0.0, 1.0))
-        vertex = min(max(best + 0.5 * (fa - fb) / (fa + fb - 2.0 * fm), best - 1.0), best + 1.0)
+        u = min(max(0.5 * (fa - fb) / (fa + fb - 2.0 * fm), -1.0), 1.0)
+        vertex, floor = best + u, fm + 0.5 * (fb - fa) * u + 0.5 * (fa + fb - 2.0 * fm) * u * u
     shares = {xi: _tuning._pair_shares(Elo(prior_scale=2.0 ** xi, tol=1e-10).fit(inner), val)[0] for xi in x}
-    inside = crossing = best
+    inside, crossing = best, min(best, vertex)
     while inside - 1.0 in shares:
         d = shares[inside - 1.0] - shares[best]
         diff, se = d.sum(), np.sqrt(d.size) * np.std(d, ddof=1)
-        if diff > se:  # diff t^2 and se t, as seen from the first point beyond, cross at t = 1 se / diff
-            crossing = max(min(best - (best - inside + 1.0) * se / diff, inside), inside - 1.0)
+        if diff > se:  # from the vertex, the excess over the floor (t^2) and its se (t) cross at T se / excess
+            t = (vertex - inside + 1.0) * se / (exact[x.index(inside - 1.0)] - floor)
+            crossing = max(min(vertex - t, vertex if inside == best else inside), inside - 1.0)
             break
-        inside = crossing = inside - 1.0
-    assert np.log2(model.prior_scale_) == pytest.approx(min(vertex, crossing), abs=0.03)  # 2% in scale
+        inside = inside - 1.0
+        crossing = min(inside, vertex)
+    assert np.log2(model.prior_scale_) == pytest.approx(crossing, abs=0.03)  # 2% in scale
     assert np.log2(record["best"]) == pytest.approx(vertex, abs=0.03)
 
 

@@ -124,7 +124,7 @@ def test_the_one_se_rule_steps_down_while_within_one_standard_error_and_interpol
     from discrank._tuning import _paired, _within_one_se
 
     e = np.tile([1.0, -1.0], 200)
-    rise = {0.0: 0.0, -1.0: 0.001, -2.0: 0.03, -3.0: 0.05}  # the sum of d at each point
+    rise = {1.0: 0.02, 0.0: 0.0, -1.0: 0.001, -2.0: 0.03, -3.0: 0.05}  # the sum of d at each point
     shares = {x: r / 400 + 0.01 * abs(x) * e / np.sqrt(400) for x, r in rise.items()}
     score, calls = traced(lambda x: rise[x])
     search = Search(score, bounds=(-2.5, 6.0))
@@ -142,10 +142,18 @@ def test_the_one_se_rule_steps_down_while_within_one_standard_error_and_interpol
     assert _within_one_se(search, shares, 0.0) == -1.0
     # the first step down already beyond: the crossing lies between it and the best, at t = se / diff
     far = {x: v + (0.0 if x == 0.0 else 0.05 / 400) for x, v in shares.items()}
-    search = Search(score, bounds=(-7.0, 6.0))
+    search = Search(traced(lambda x: float(far[x].sum()))[0], bounds=(-7.0, 6.0))
     search.value(0.0)
     diff, se = _paired(far[-1.0], far[0.0])
     assert diff == pytest.approx(0.051) and _within_one_se(search, far, 0.0) == pytest.approx(-se / diff, abs=1e-12)
+    # from the vertex of the parabola through the best point and its neighbours, at its floor
+    search.value(1.0)
+    vertex, floor = search.vertex(0.0), search.floor(0.0)
+    fa, fm, fb = (float(far[x].sum()) for x in (-1.0, 0.0, 1.0))
+    assert vertex == pytest.approx(0.5 * (fa - fb) / (fa + fb - 2 * fm))
+    assert floor == pytest.approx(fm - (fa - fb) ** 2 / (8 * (fa + fb - 2 * fm)))
+    t = (vertex + 1.0) * se / (fa - floor)
+    assert _within_one_se(search, far, 0.0) == pytest.approx(vertex - t, abs=1e-12)
 
 
 def test_scan_scores_every_point_in_order_and_returns_the_first_lowest():

@@ -334,35 +334,37 @@ def _paired(shares: np.ndarray, reference: np.ndarray) -> tuple[float, float]:
 
 def _within_one_se(search: "Search", shares: dict, best: float) -> float:
     """The one-SE rule on the search's axis: the smallest scale whose validation loss is within one standard
-    error of the best's (module docstring).
+    error of the best's (module docstring), and at most the vertex.
 
-    The search steps down from ``best`` while the loss stays within (fitting the points not scored yet,
-    inside its bounds). At a distance ``t`` below ``best`` the difference grows as ``A t^2`` (a parabola
-    about the minimum) and its standard error as ``B t`` (paired differences linear in the change of
-    scale); fitted to the first point beyond, at distance ``T`` with difference ``diff`` and standard error
-    ``se``, they cross at ``t = T se / diff``, kept between that point and the last one within. At the
-    search's lower bound: the last point within."""
+    The search steps down from ``best`` while the loss stays within one standard error of ``best``'s
+    (fitting the points not scored yet, inside its bounds). From the vertex of the parabola through the
+    best point (:meth:`Search.vertex`, at its value :meth:`Search.floor`) the loss grows as ``A t^2`` and
+    its standard error as ``B t`` (paired differences linear in the change of scale); fitted to the first
+    point beyond, at a distance ``T`` from the vertex, its loss ``excess`` above the floor and standard
+    error ``se``, they cross at ``t = T se / excess``, kept between that point and the last one within
+    (the vertex, when that is the best point). At the search's lower bound: the last point within."""
+    vertex, floor = search.vertex(best), search.floor(best)
     inside = best
     while search.lo < inside - search.step:
         below = inside - search.step
         search.value(below)
         diff, se = _paired(shares[below], shares[best])
         if diff > se:
-            return max(min(best - (best - below) * se / diff, inside), below)
+            t = (vertex - below) * se / (search.fits[below][0] - floor)
+            return max(min(vertex - t, vertex if inside == best else inside), below)
         inside = below
-    return inside
+    return min(inside, vertex)
 
 
 def _choose(search: "Search", shares: dict, best: float) -> tuple[float, float]:
-    """(the vertex of the best point, the scale chosen): the lower of the vertex and the one-SE point
-    (:func:`_within_one_se`). Where the one-SE rule's steps down scored a point lower than the walk's
-    best (a score with a second dip below it), the walk starts again from there, and the rule with it."""
+    """(the vertex of the best point, the scale chosen: the one-SE point, :func:`_within_one_se`). Where
+    the one-SE rule's steps down scored a point lower than the walk's best (a score with a second dip below
+    it), the walk starts again from there, and the rule with it."""
     while True:
         crossing = _within_one_se(search, shares, best)
         lowest = search.best()
         if not search.fits[lowest][0] < search.fits[best][0]:
-            vertex = search.vertex(best)
-            return vertex, min(vertex, crossing)
+            return search.vertex(best), crossing
         best = search.walk(lowest)
 
 
@@ -487,6 +489,15 @@ class Search:
         if not curvature > 0:
             return best
         return min(max(best + self.step * (0.5 * (fa - fb) / curvature), a), b)
+
+    def floor(self, best: float) -> float:
+        """The value of the parabola of :meth:`vertex` at its vertex (``best``'s score where :meth:`vertex`
+        is ``best``): the lowest score the search estimates."""
+        u = (self.vertex(best) - best) / self.step
+        if u == 0.0:
+            return self.fits[best][0]
+        fa, fb, fm = (self.fits[best + d * self.step][0] for d in (-1.0, 1.0, 0.0))
+        return fm + 0.5 * (fb - fa) * u + 0.5 * (fa + fb - 2.0 * fm) * u * u
 
     def nearest(self, x: float) -> Any:
         """The state of the exact fit closest to ``x`` (the first scored among equally close ones)."""
