@@ -42,10 +42,10 @@ error is that of the paired differences of the held-out pairs' losses (a pair's 
 rows, move together). A weaker prior that the held-out games do not tell apart from a stronger one is not
 taken, for two reasons seen on real logs. A small validation set is noisy, and the loss flattens at weak
 priors, so that a walk to the lowest score drifts to scales where the fit is nearly unregularised
-(football, an 18-month window of 1342 games: 5.5 chosen before, 0.25 now). And the ratings a stationary
+(football, an 18-month window of 1342 games: 5.5 chosen before, 0.28 now). And the ratings a stationary
 model fits are used on games later than those it validates on, which drift further: the prior that is best
 for the next tenth of the games is too weak for the next years (tennis, the last 18 months of 2018-2019:
-1.69 chosen before, 0.6947 nats per game on 2020-2022, worse than a coin; 1.39 now, 0.6839;
+1.69 chosen before, 0.6947 nats per game on 2020-2022, worse than a coin; 1.32 now, 0.6814;
 bench/bench_defaults.py). Where the validation tells the scales apart (the large logs), the rule moves the
 choice little. When even the scale chosen predicts the held-out games worse than a coin, beyond two
 standard errors, the fit warns (:class:`~discrank.exceptions.CoinWarning`).
