@@ -82,3 +82,16 @@ def test_threads_bench_fits_are_identical_for_1_and_2_threads():
         assert "not converged" not in line
         elo_diff, disc_diff = (float(x) for x in line.split()[-2:])
         assert elo_diff == 0.0 and disc_diff == 0.0  # the same bits for any thread count
+
+
+@pytest.mark.data("football_international/results.csv.gz")
+def test_defaults_bench_every_default_beats_a_coin_on_football():
+    # bench_defaults.py --quick: football, as pairs of 1872-2014 and as its last 18 months, the next three years
+    out = run("bench_defaults.py")
+    table = [line.split("|")[1:-1] for line in out.splitlines() if line.startswith("| pairs |")
+             or line.startswith("| 18 months |")]
+    assert len(table) == 10  # five models in two set-ups
+    for row in table:
+        loss, diff = float(row[5]), float(row[6].split()[0])
+        assert loss < 0.6931 and diff < 0.0, row  # every default below a coin, log 2 per game
+        assert float(row[3].split()[0]) <= float(row[3].split("(")[1].split(",")[0])  # chosen <= validation's best

@@ -306,7 +306,7 @@ def test_too_little_data_falls_back_to_a_unit_prior(name):
 
 @pytest.mark.parametrize("name", list(TUNED))
 @pytest.mark.parametrize("by_time", [True, False])
-def test_tuned_scale_lies_beside_the_best_scored_scale(log, name, by_time):
+def test_tuned_scale_lies_between_the_scales_scored_and_at_most_the_best(log, name, by_time):
     model = TUNED[name]().fit(log if by_time else log.to_pairs())
     record = model.prior_tuning_
     scales, scores = np.array(record["scales"]), np.array(record["scores"])
@@ -315,9 +315,9 @@ def test_tuned_scale_lies_beside_the_best_scored_scale(log, name, by_time):
     np.testing.assert_array_equal(exponents, np.round(exponents))
     assert np.all((exponents >= _tuning.LOG2_RANGE[0]) & (exponents <= _tuning.LOG2_RANGE[1]))
     assert len(set(scales.tolist())) == scales.size  # no scale fitted twice
-    assert scales.min() / 2 <= model.prior_scale_ <= scales.max() * 2
     best = scales[int(np.argmin(scores))]
-    assert best / 2 <= model.prior_scale_ <= best * 2  # the best grid point is adjacent
+    assert best / 2 <= record["best"] <= best * 2  # the parabola's vertex: beside the best grid point
+    assert scales.min() <= model.prior_scale_ <= record["best"]  # the one-SE rule steps down from it
     assert record["chosen"] == model.prior_scale_
 
 
@@ -429,14 +429,28 @@ def test_elo_tuning_scores_are_those_of_exact_fits_and_choose_the_same_scale(log
     ordered = np.sort(exact)
     if ordered[1] - ordered[0] < 1e-4:  # a flat curve (the log in time order: the prior barely matters)
         return
-    # the tuning's rule applied to the exact scores picks the same scale: the vertex of the parabola
-    # through the best point and its two neighbours, or the best point at the end of the walk
+    # the tuning's rule applied to the exact fits picks the same scale: the vertex of the parabola through
+    # the best point and its two neighbours (or the best point at the end of the walk), or below it the
+    # one-SE point, where the held-out pairs' paired differences to the best cross one standard error
     best = x[int(np.argmin(exact))]
-    vertex = best
+    vertex, floor = best, min(exact)
     if best - 1.0 in x and best + 1.0 in x:
         fa, fm, fb = (exact[x.index(best + d)] for d in (-1.0, 0.0, 1.0))
-        vertex = min(max(best + 0.5 * (fa - fb) / (fa + fb - 2.0 * fm), best - 1.0), best + 1.0)
-    assert np.log2(model.prior_scale_) == pytest.approx(vertex, abs=0.03)  # 2% in scale
+        u = min(max(0.5 * (fa - fb) / (fa + fb - 2.0 * fm), -1.0), 1.0)
+        vertex, floor = best + u, fm + 0.5 * (fb - fa) * u + 0.5 * (fa + fb - 2.0 * fm) * u * u
+    shares = {xi: _tuning._pair_shares(Elo(prior_scale=2.0 ** xi, tol=1e-10).fit(inner), val)[0] for xi in x}
+    inside, crossing = best, min(best, vertex)
+    while inside - 1.0 in shares:
+        d = shares[inside - 1.0] - shares[best]
+        diff, se = d.sum(), np.sqrt(d.size) * np.std(d, ddof=1)
+        if diff > se:  # from the vertex, the excess over the floor (t^2) and its se (t) cross at T se / excess
+            t = (vertex - inside + 1.0) * se / (exact[x.index(inside - 1.0)] - floor)
+            crossing = max(min(vertex - t, vertex if inside == best else inside), inside - 1.0)
+            break
+        inside = inside - 1.0
+        crossing = min(inside, vertex)
+    assert np.log2(model.prior_scale_) == pytest.approx(crossing, abs=0.03)  # 2% in scale
+    assert np.log2(record["best"]) == pytest.approx(vertex, abs=0.03)
 
 
 # ------------------------------------------------------------------------------- save and load

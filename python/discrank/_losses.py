@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["EPS", "binary_log_loss", "game_losses", "outcome_log_loss", "outcome_losses"]
+__all__ = ["EPS", "binary_log_loss", "game_losses", "outcome_log_loss", "outcome_losses", "outcome_pair_losses"]
 
 #: Predictions are clipped to [EPS, 1 - EPS] in the log loss, so that a confident wrong 0 or 1 costs ~34.5.
 EPS = 1e-15
@@ -87,13 +87,34 @@ def outcome_losses(outcomes: np.ndarray, y: np.ndarray) -> np.ndarray:
     return loss
 
 
-def outcome_log_loss(outcomes: np.ndarray, p: np.ndarray, games: np.ndarray, draws: np.ndarray,
-                     w: np.ndarray) -> float:
-    """The three-outcome log loss per game of pairs (or covariate rows), weighted by ``w``.
+def outcome_pair_losses(outcomes: np.ndarray, p: np.ndarray, games: np.ndarray, draws: np.ndarray) -> np.ndarray:
+    """The three-outcome log loss per game of each pair (or covariate row).
 
     Each pair's games are ``p * games - draws / 2`` wins of its first player, ``draws`` draws and the
     rest losses; its loss per game is ``-(wins log P(win) + draws log P(draw) + losses log P(loss)) /
     games``, the probabilities clipped to ``[EPS, 1]``.
+
+    Parameters
+    ----------
+    outcomes : ndarray of float, shape (n, 3)
+        Predicted P(first wins), P(draw), P(second wins) of each pair.
+    p, games, draws : ndarray of float, shape (n,)
+        Each pair's score share of its first player, games and draws.
+
+    Returns
+    -------
+    ndarray of float, shape (n,)
+        The loss per game of each pair.
+    """
+    won = p * games - 0.5 * draws
+    q = np.log(np.clip(outcomes, EPS, 1.0))
+    return -(won * q[:, 0] + draws * q[:, 1] + (games - won - draws) * q[:, 2]) / games
+
+
+def outcome_log_loss(outcomes: np.ndarray, p: np.ndarray, games: np.ndarray, draws: np.ndarray,
+                     w: np.ndarray) -> float:
+    """The three-outcome log loss per game of pairs (or covariate rows), weighted by ``w``: the weighted
+    mean of :func:`outcome_pair_losses`.
 
     Parameters
     ----------
@@ -107,7 +128,4 @@ def outcome_log_loss(outcomes: np.ndarray, p: np.ndarray, games: np.ndarray, dra
     float
         ``sum(w * loss per game) / sum(w)``.
     """
-    won = p * games - 0.5 * draws
-    q = np.log(np.clip(outcomes, EPS, 1.0))
-    per_game = -(won * q[:, 0] + draws * q[:, 1] + (games - won - draws) * q[:, 2]) / games
-    return float(np.sum(w * per_game) / np.sum(w))
+    return float(np.sum(w * outcome_pair_losses(outcomes, p, games, draws)) / np.sum(w))

@@ -6,6 +6,7 @@ __all__ = [
     "NotFittedError",
     "NumericalError",
     "ConvergenceWarning",
+    "CoinWarning",
     "DisconnectedGraphWarning",
     "InvalidRowsWarning",
     "IsolatedPlayerWarning",
@@ -20,6 +21,13 @@ __all__ = [
 
 class ConvergenceWarning(UserWarning):
     """A fit stopped before its gradient criterion was met (see ``converged_``)."""
+
+
+class CoinWarning(UserWarning):
+    """The prior scale that ``prior_scale=None`` chose predicts the held-out games of its own validation
+    worse than a coin (log 2 per game; log 3 for the three outcomes of a draw model), by more than two
+    standard errors of the paired differences and 0.001 per game: the ratings carry no signal for the
+    games that follow. The message names the model, the scale, the validation rule and the two losses."""
 
 
 class DisconnectedGraphWarning(UserWarning):

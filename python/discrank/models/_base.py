@@ -486,7 +486,7 @@ class PairwiseModel(PairPredictions, Model):
             return FitPlan(scale=sigma)
         from discrank._tuning import tune_prior_scale
 
-        plan, record = tune_prior_scale(self, data, log, validation, coded, fit_data_builder)
+        plan, record = tune_prior_scale(self, data, log, validation, coded, fit_data_builder, stacklevel=5)
         self.prior_tuning_ = record.as_dict()
         return plan
 

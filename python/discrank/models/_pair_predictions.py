@@ -12,7 +12,7 @@ from scipy.special import expit
 
 from discrank import _core
 from discrank._draws import outcome_probabilities
-from discrank._losses import binary_log_loss, outcome_log_loss
+from discrank._losses import binary_log_loss, outcome_pair_losses
 from discrank.data import PairwiseData
 from discrank.models._prediction import check_unseen, code_players, expected_score, log_covariates
 
@@ -244,28 +244,35 @@ class PairPredictions:
         ValueError
             A draw model and data without draw counts.
         """
-        if getattr(self, "draw_eta_", None) is not None:
-            return self._outcome_log_loss(data)
-        if self._by_rows(data):
-            q, w, p = self._row_proba(data), data.row_weights(), data.covariates.p
-        else:
-            q, w, p = self.predict_proba(data), data.pair_weights(), data.p
-        return float(np.sum(w * binary_log_loss(q, p)) / np.sum(w))
+        losses, w, _ = self._log_losses(data)
+        return float(np.sum(w * losses) / np.sum(w))
 
-    def _outcome_log_loss(self, data: PairwiseData) -> float:
-        """The three-outcome log loss of a draw model on ``data``'s pairs (or its covariate rows)."""
+    def _log_losses(self, data: PairwiseData) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """What :meth:`log_loss` averages, entry by entry: ``(loss per game, weight, pair)`` of each pair of
+        ``data``, or of each covariate row where ``data`` is scored by row (``pair``: the row's pair, so
+        that the prior's tuning can take a standard error over the pairs)."""
+        if getattr(self, "draw_eta_", None) is not None:
+            return self._outcome_log_losses(data)
+        if self._by_rows(data):
+            rows = data.covariates
+            return binary_log_loss(self._row_proba(data), rows.p), data.row_weights(), rows.pair
+        return binary_log_loss(self.predict_proba(data), data.p), data.pair_weights(), np.arange(data.n_pairs)
+
+    def _outcome_log_losses(self, data: PairwiseData) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """:meth:`_log_losses` of a draw model: the three-outcome log loss of ``data``'s pairs (or its
+        covariate rows)."""
         ia, ib = self._indices(data, None)
         if self._by_rows(data):
             rows = data.covariates
             q = self._outcome_proba(ia[rows.pair], ib[rows.pair], rows.x)
-            p, games, draws, w = rows.p, rows.n_games, rows.draws, data.row_weights()
+            p, games, draws, w, pair = rows.p, rows.n_games, rows.draws, data.row_weights(), rows.pair
         else:
             q = self._outcome_proba(ia, ib)
-            p, games, draws, w = data.p, data.n_games, data.draws, data.pair_weights()
+            p, games, draws, w, pair = data.p, data.n_games, data.draws, data.pair_weights(), np.arange(data.n_pairs)
         if draws is None:
             raise ValueError(f"{type(self).__name__}(draws={self.draws!r}).log_loss scores wins, draws and losses: the "
                              "data has no draw counts (PairwiseData.draws is None)")
-        return outcome_log_loss(q, p, games, draws, w)
+        return outcome_pair_losses(q, p, games, draws), w, pair
 
     def score(self, data: PairwiseData) -> float:
         """The mean log-likelihood of ``data`` under the model: ``-log_loss(data)``, higher is better.

@@ -175,7 +175,7 @@ class DiscDecompositionCV(DiscReadout, PairwiseModel):
         self.prior_tuning_ = None
         if sigma is None:
             plan, record = tune_prior_scale(DiscDecomposition(**candidates[0], **common), data, log, validation, coded,
-                                            fit_data_builder)
+                                            fit_data_builder, stacklevel=4)
             sigma = plan.scale  # (every fit below starts cold: the tuning's warm start is its first candidate's)
             self.prior_tuning_ = record.as_dict()
         self.prior_scale_ = sigma

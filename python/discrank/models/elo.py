@@ -378,7 +378,12 @@ class Elo(_EloFamily):
     posteriori. On sparse logs this is what keeps the ratings finite and predictive (a player who only
     won has an infinite maximum-likelihood rating, Zermelo 1929). By default the scale is tuned on the
     training data alone (``discrank._tuning``): on the latest 10% of the games when ``fit`` is given a
-    :class:`~discrank.GameLog` with times, on a random tenth of the pairs otherwise.
+    :class:`~discrank.GameLog` with times, on a random tenth of the pairs otherwise; the scale chosen is
+    the strongest prior whose held-out log loss is within one standard error of the best (the one-SE
+    rule; on game results, a payoff table without game counts keeps the best). Pairs keep no time order: their held-out pairs tune the prior for ratings that do not drift,
+    and on pairs aggregated over decades the default can forecast later games worse than a coin
+    (bench/PREDICTION.md). To forecast, fit the ``GameLog`` itself, with a
+    :class:`~discrank.Validation` window and gap as long as the horizon when it is long.
 
     ``prior_scale=numpy.inf`` is Eq. (1) itself (maximum likelihood). When the results then separate the
     players (a player or a group that never loses, or never wins, against the others in its piece), the
@@ -434,7 +439,8 @@ class Elo(_EloFamily):
         The prior scale used (``inf``: none).
     prior_tuning_ : dict or None
         When the scale was tuned: the rule ("time order" or "held-out pairs"), the metric, the scales
-        tried with their validation scores, and the games fitted and held out.
+        tried with their validation scores, the best scale of the validation (``best``, from which the
+        one-SE rule steps down to ``chosen``), and the games fitted and held out.
     linear_solver_ : str
         (newton) "cg" or "banded Cholesky": how the last Newton systems were solved.
     converged_ : bool
