@@ -8,8 +8,10 @@
 Two set-ups on each log of ``datasets.SPLITS`` (issue 33), cut at the end of its training period (tennis
 2019-12-31, Go 2015-12-31, football 2014-12-31):
 
-- **pairs**: the whole training period's games aggregated to a ``PairwiseData`` (``to_pairs``: no times),
-  so that the prior is tuned on held-out pairs;
+- **pairs**: the whole training period's games aggregated to a ``PairwiseData`` (``to_pairs``), which keeps
+  the log (``PairwiseData.games_log``), so that the prior is tuned on its latest games, as a fit of the log;
+- **pairs without times**: the same pairs without their log (as pairs built from games without times), so
+  that the prior is tuned on held-out pairs, which cannot see ratings move;
 - **18 months**: a ``GameLog`` of the training period's last 18 calendar months, so that the prior is tuned
   in time order on a short log.
 
@@ -25,6 +27,7 @@ the same model with its prior fixed at the validation's best (the choice before 
 from __future__ import annotations
 
 import argparse
+import copy
 import math
 import sys
 import warnings
@@ -60,6 +63,10 @@ def setups(key: str) -> tuple[dict, str]:
         train, test, info = datasets._split(log, train_start, end, str(first_test), last_test)
         data = train.to_pairs() if name == "pairs" else train
         out[name] = (data, test, f"{train_start} .. {end}, {info['train_games']} games")
+        if name == "pairs":
+            untimed = copy.copy(data)
+            untimed.games_log = None
+            out["pairs without times"] = (untimed, test, out[name][2])
     dates = f"test {first_test} .. {min(last_test, str(log.time.max())[:10])}"
     return out, dates
 

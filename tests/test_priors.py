@@ -278,9 +278,19 @@ def test_tuning_validates_in_time_order_on_a_log_with_times(log, name):
     assert record["n_fit_games"] == 2700 and record["n_validation_games"] == 300
 
 
+def pairs_without_times(log):
+    """The pairs of ``log``'s games without its time order (``to_pairs`` keeps the log: ``games_log``)."""
+    return PairwiseData.from_games(log.a, log.b, log.score)
+
+
+def test_the_pairs_of_a_dated_log_tune_in_its_time_order(log):
+    assert log.to_pairs().games_log is log and Elo().fit(log.to_pairs()).prior_tuning_["rule"] == "time order"
+
+
 @pytest.mark.parametrize("name", list(TUNED))
 def test_tuning_holds_out_pairs_without_times(log, name):
-    for data in (log.to_pairs(), GameLog.from_arrays(log.a, log.b, log.score)):
+    for data in (pairs_without_times(log), GameLog.from_arrays(log.a, log.b, log.score),
+                 GameLog.from_arrays(log.a, log.b, log.score).to_pairs()):
         record = TUNED[name]().fit(data).prior_tuning_
         assert record["rule"] == "held-out pairs"
         pairs = log.to_pairs()
@@ -417,7 +427,7 @@ def test_fits_on_one_fit_data_leave_it_unchanged_and_equal_a_fresh_fit(make):
 def test_elo_tuning_scores_are_those_of_exact_fits_and_choose_the_same_scale(log, by_time):
     # Elo's tuning fits are warm-started from the closest scale's fit and capped at TUNING_STEPS Newton
     # steps at TUNING_TOL: their validation scores are the exact fits' to ~1e-5
-    data = log if by_time else log.to_pairs()
+    data = log if by_time else pairs_without_times(log)
     model = Elo().fit(data)
     inner, val, _ = _tuning._holdout(model, data.to_pairs() if by_time else data, data if by_time else None, None, None)
     record = model.prior_tuning_

@@ -6,61 +6,48 @@ The rule is validation on held-out data, in the way the model will be used:
   on the games before the cut and scored on the later ones (the last ``fraction`` of the games, or the
   window given by :class:`Validation`, optionally after a ``gap``), so that the prior is the one that
   predicts *later* games best. This is what a user of ratings asks of them;
-- a :class:`~discrank.PairwiseData` (no time order): a seeded random tenth of the observed pairs is
-  held out, the paper's "hidden pairs" protocol. It measures how well the ratings predict unseen pairs of
-  the period the pairs come from, not later games: pairs aggregated from a log over decades (ATP tennis
-  1968-2019) are tuned for ratings that do not drift, and forecast the next years worse than a coin
-  (bench/bench_defaults.py). To forecast, fit the :class:`~discrank.GameLog` itself;
+- the pairs of every game of such a log (``GameLog.to_pairs``, which keeps it: ``PairwiseData.games_log``):
+  the same, in the log's time order;
+- other :class:`~discrank.PairwiseData` (no time order): a seeded random tenth of the pairs is held out,
+  the paper's "hidden pairs" protocol, which measures how well the ratings predict unseen pairs of the
+  pairs' own period, not later games (the pairs of ATP tennis 1968-2019 without times are tuned for
+  ratings that do not drift, and forecast 2020-2022 worse than a coin: bench/bench_defaults.py);
 - too little data to hold anything out (fewer than 20 pairs): ``FALLBACK_SCALE``.
 
-Why not the Laplace-approximated marginal likelihood: it chooses the prior that explains the *past*
-games best. On the ATP tennis log (train 1968-2019, test 2022-2024) it picks sigma = 1.5 to 2 logits
-and the stationary Elo fit then predicts the test years at 0.75-0.77 nats per game, worse than a coin
-(0.693); validation in time order with the test's gap picks sigma = 0.2 and predicts at 0.685
-(bench/PREDICTION.md). Ratings drift, and only a rule that looks at later games sees it.
+Not the marginal likelihood, which explains the *past* games best: on ATP tennis (train 1968-2019, test
+2022-2024) it picks sigma = 1.5-2, which predicts the test years at 0.75-0.77 nats per game, worse than a
+coin; validation in time order picks 0.2, at 0.685 (bench/PREDICTION.md). Ratings drift.
 
-The validation score is the log loss per game, for every model: the probability-space models (m-Elo,
-``loss="probability"``) too, whose clipped linear link can predict 0 or 1. Their own loss, the Brier
-score, barely penalises such predictions, and on international football it picks a prior under which
-m-Elo predicts the test years at 0.654 nats per game instead of 0.607 (bench/PREDICTION.md's split).
+The validation score is the log loss per game, for every model: the probability-space ones too (m-Elo),
+whose clipped link can predict 0 or 1, which their Brier score barely penalises (football: 0.654, not 0.607).
 
 The scale is searched over powers of two by a walk from 0.5, upwards while the validation score
 improves, else downwards while it improves, each fit warm-started from the closest scale fitted (so a
 few solver steps; an Elo-family fit only from a smaller scale, :func:`_warm_elo`), and refined by the
 vertex of a parabola through the best point and its two neighbours in log2 sigma. The disc family's
-score can have a second basin at large scales (an Elo-like fit at small scales, the cyclic structure of
-a disc game at large ones), which a walk that stops at the first one never sees: when the walk ends below
-``PROBE``, that scale is fitted too, at the looser ``PROBE_TOL`` (its score need only say whether it is a
-better basin), and where it scores better the walk starts again from there. A disc fit is warm-started
-from a smaller scale only where its components are away from u = 0 (a saddle of the joint objective,
-where the prior holds a weak cycle; such a component starts afresh).
+score can have a second basin at large scales (Elo-like at small ones, a disc game's cycle at large ones):
+when the walk ends below ``PROBE``, that scale is fitted too, at the looser ``PROBE_TOL``, and where it
+scores better the walk starts again from there. A disc fit is warm-started from a smaller scale only where
+its components are away from u = 0 (a saddle where the prior holds a weak cycle; there it starts afresh).
 
 The scale chosen is then the strongest prior whose validation loss is within one standard error of the
-best's (the "one-SE rule", Hastie, Tibshirani and Friedman, The Elements of Statistical Learning,
-Section 7.10): the search steps down from the best point while the loss stays within, and the standard
-error is that of the paired differences of the held-out pairs' losses (a pair's games, and its covariate
-rows, move together). A weaker prior that the held-out games do not tell apart from a stronger one is not
-taken, for two reasons seen on real logs. A small validation set is noisy, and the loss flattens at weak
-priors, so that a walk to the lowest score drifts to scales where the fit is nearly unregularised
-(football, an 18-month window of 1342 games: 5.5 chosen before, 0.28 now). And the ratings a stationary
-model fits are used on games later than those it validates on, which drift further: the prior that is best
-for the next tenth of the games is too weak for the next years (tennis, the last 18 months of 2018-2019:
-1.69 chosen before, 0.6947 nats per game on 2020-2022, worse than a coin; 1.32 now, 0.6814;
-bench/bench_defaults.py). Where the validation tells the scales apart (the large logs), the rule moves the
-choice little. When even the scale chosen predicts the held-out games worse than a coin, beyond two
-standard errors, the fit warns (:class:`~discrank.exceptions.CoinWarning`).
+best's (the "one-SE rule", Hastie, Tibshirani and Friedman, The Elements of Statistical Learning, 7.10):
+the search steps down from the best point while the loss stays within; the standard error is that of the
+held-out pairs' paired differences (a pair's games and covariate rows move together). A small validation
+set is noisy and flat at weak priors (football's last 18 months, 1342 games: the lowest score at 5.5, the
+rule 0.28), and a stationary model forecasts games further ahead than those it validates on (tennis's last
+18 months: the lowest score at 1.69 forecasts 2020-2022 at 0.6947 nats per game, worse than a coin; the
+rule's 1.32 at 0.6814; bench/bench_defaults.py). When even the scale chosen predicts the held-out games
+worse than a coin, beyond two standard errors, the fit warns (:class:`~discrank.exceptions.CoinWarning`).
 
-The rule applies where the held-out values are game results (pairs with game counts: a ``GameLog``, or
-pairs aggregated from games). A payoff table without game counts
-(:meth:`~discrank.PairwiseData.from_matrix`: the paper's meta-games) holds expected payoffs, neither noisy
-games nor games to come: there the lowest score is taken, as a stronger prior that the held-out pairs
-cannot tell apart would hide a cycle the table holds (Kuhn poker's, bench/REPRODUCTION.md).
+The rule applies to game results (pairs with game counts). A payoff table without counts
+(:meth:`~discrank.PairwiseData.from_matrix`: the paper's meta-games) holds expected payoffs: there the
+lowest score is taken, as a stronger prior would hide a cycle it holds (Kuhn poker's, bench/REPRODUCTION.md).
 
-The search is written once, :class:`Search`: the walk, the probe, the scan of a grid and the parabola,
-over a scoring function ``score(x, plan)``. Each fit it asks for is told its
-:class:`~discrank._fitdata.FitPlan` (the scale, the tolerance of a tuning fit, the warm start) as an
-argument, and the model's ``_fit(fit_data, plan)`` reads it from there: nothing is set on the models.
-:func:`tune_prior_scale` and :class:`~discrank.DiscDecompositionCV`'s candidates run on it.
+The search is written once, :class:`Search` (the walk, the probe, the scan of a grid, the parabola) over
+a scoring function ``score(x, plan)``; each fit is given its :class:`~discrank._fitdata.FitPlan` (scale,
+tolerance, warm start) as an argument, nothing set on the models. :func:`tune_prior_scale` and
+:class:`~discrank.DiscDecompositionCV`'s candidates run on it.
 """
 
 from __future__ import annotations
@@ -82,7 +69,8 @@ from discrank.data import PairwiseData
 from discrank.exceptions import (CoinWarning, ConvergenceWarning, DisconnectedGraphWarning, IsolatedPlayerWarning,
                                  SeparationWarning)
 
-__all__ = ["Validation", "check_validation", "PriorTuning", "FitPlan", "Search", "tune_prior_scale", "check_prior_scale", "time_cut"]
+__all__ = ["Validation", "check_validation", "PriorTuning", "FitPlan", "Search", "tune_prior_scale", "check_prior_scale",
+           "time_cut"]
 
 #: Search range of the prior scale (in the model's units: logits, or probability for the
 #: probability-space models), as powers of two.

@@ -208,6 +208,11 @@ class PairwiseData(PairConstructors):
         and their covariate rows when every score is 1, 0.5 or 0, and carried by :meth:`subset`,
         :meth:`filter` and :meth:`split`. None when unknown: data built from pairs or a matrix, or from
         games with fractional scores (which are no wins, draws or losses).
+    games_log : GameLog or None
+        The log whose every game these pairs sum (``GameLog.to_pairs`` of a log with times): its time
+        order tunes the stationary models' default prior on its latest games, as a fit of the log does.
+        None otherwise (no time order: the prior is tuned on random held-out pairs, which predict games of
+        the same period, not later ones; to forecast, fit the log).
     """
 
     def __init__(
@@ -282,6 +287,7 @@ class PairwiseData(PairConstructors):
         self.weights = weights
         self.covariates: Optional[CovariateRows] = None
         self.draws: Optional[np.ndarray] = None
+        self.games_log: Any = None
         self._index: Optional[LabelIndex] = index if labels is not None else None
 
     @classmethod
@@ -297,6 +303,7 @@ class PairwiseData(PairConstructors):
         data.weights = check_weights(weights, n_games is not None)
         data.covariates = None
         data.draws = None
+        data.games_log = None
         data._index = None
         return data
 

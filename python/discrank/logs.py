@@ -437,11 +437,10 @@ class GameLog:
         swap = np.zeros(len(self), dtype=bool)
         swap[rng.permutation(len(self))[: len(self) // 2]] = True
         adv = None if self.advantage is None else np.where(swap[:, None], -self.advantage, self.advantage) + 0.0
-        out = GameLog(np.where(swap, self.b, self.a), np.where(swap, self.a, self.b),
-                      np.where(swap, 1.0 - self.score, self.score), None if self.time is None else self.time.copy(),
-                      dict(self.dropped), adv, tuple(self.advantage_names))
-        out._checked = self._checked
-        return out
+        return GameLog._trusted(np.where(swap, self.b, self.a), np.where(swap, self.a, self.b),
+                                np.where(swap, 1.0 - self.score, self.score),
+                                None if self.time is None else self.time.copy(), self.dropped, adv,
+                                self.advantage_names, self._checked)
 
     def split_time(self, test_fraction: float = 0.1) -> tuple["GameLog", "GameLog"]:
         """(past, future): the earliest ``1 - test_fraction`` of the games, and the rest.
@@ -502,7 +501,14 @@ class GameLog:
         Returns
         -------
         PairwiseData
+            Of every game of a log with times (no ``labels``, ``min_games`` 1), the pairs keep the log
+            (``PairwiseData.games_log``), whose latest games tune the stationary models' default prior.
         """
+        pairs = self._pairs(labels, min_games, weights)
+        pairs.games_log = self if self.time is not None and labels is None and min_games == 1 else None
+        return pairs
+
+    def _pairs(self, labels: Any, min_games: int, weights: Optional[str]) -> PairwiseData:
         if self.advantage is not None:
             if min_games != 1 or labels is not None:
                 raise ValueError("to_pairs of a log with advantage columns keeps the games by covariate value: "

@@ -627,7 +627,8 @@ class PairwiseModel(PairPredictions, Model):
 
 def fit_pairs(data: Any, where: str) -> tuple[PairwiseData, Any, Any]:
     """The pairs a pair model fits, from what its ``fit`` was given: ``(pairs, log, coded)``, the log and
-    its coding (:func:`discrank._tuning.code_log`) kept for a GameLog, whose time order tunes the prior.
+    its coding (:func:`discrank._tuning.code_log`) kept for a GameLog (or the pairs of all its games,
+    ``PairwiseData.games_log``), whose time order tunes the prior.
 
     Parameters
     ----------
@@ -652,6 +653,14 @@ def fit_pairs(data: Any, where: str) -> tuple[PairwiseData, Any, Any]:
         data = log_pairs(log, coded)
     elif isinstance(data, PeriodGames):
         data = data.check().to_pairs()
+    elif isinstance(data, PairwiseData) and getattr(data, "games_log", None) is not None:
+        from discrank._tuning import code_log
+
+        coded = code_log(data.games_log)  # the pairs of a log's every game (GameLog.to_pairs): its time order
+        if np.array_equal(coded[0], data.labels):
+            log = data.games_log
+        else:
+            coded = None
     check_data(data, where)
     return data, log, coded
 
