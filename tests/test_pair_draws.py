@@ -173,7 +173,7 @@ def test_elo_draw_model_tunes_its_prior_on_the_three_outcome_log_loss():
     scores = tuning["scores"]
     assert all(math.log(2.0) < s < math.log(3.0) + 0.01 for s in scores) and min(scores) < math.log(3.0)
     # without times, on held-out pairs that keep their draw counts
-    pairs = dr.Elo(draws="davidson").fit(log.to_pairs())
+    pairs = dr.Elo(draws="davidson").fit(dr.GameLog.from_arrays(log.a, log.b, log.score).to_pairs())
     assert pairs.prior_tuning_["rule"] == "held-out pairs"
     scores = pairs.prior_tuning_["scores"]
     assert all(math.log(2.0) < s < math.log(3.0) + 0.01 for s in scores) and min(scores) < math.log(3.0)

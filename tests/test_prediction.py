@@ -105,16 +105,17 @@ def test_bad_prior_scale_is_named(make, value, exc, fragment):
 def test_tuning_rule_follows_the_input():
     log = simulated_log(40, 3000, seed=3)
     by_time = Elo().fit(log)
-    by_pairs = Elo().fit(log.to_pairs())
+    by_pairs = Elo().fit(PairwiseData.from_games(log.a, log.b, log.score))  # pairs without times
     assert by_time.prior_tuning_["rule"] == "time order"
+    assert Elo().fit(log.to_pairs()).prior_tuning_["rule"] == "time order"  # the pairs of the log keep it
     assert by_pairs.prior_tuning_["rule"] == "held-out pairs"
     tiny = Elo().fit(PairwiseData.from_pairs([0, 1, 2, 0, 1], [1, 2, 3, 3, 3], [0.6, 0.5, 0.7, 0.4, 0.5]))
     assert tiny.prior_tuning_["rule"].startswith("fallback") and tiny.prior_scale_ == 1.0
     for model in (by_time, by_pairs):
         rec = model.prior_tuning_
         best = rec["scales"][int(np.argmin(rec["scores"]))]
-        assert best / 2 <= model.prior_scale_ <= best * 2  # the parabola's vertex lies in the best bracket
-        assert rec["chosen"] == model.prior_scale_
+        assert best / 2 <= rec["best"] <= best * 2  # the parabola's vertex lies in the best bracket
+        assert rec["chosen"] == model.prior_scale_ <= rec["best"]  # the one-SE rule steps down from it
 
 
 def test_tuning_is_seeded_and_validation_uses_only_the_games_given():
