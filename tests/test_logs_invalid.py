@@ -64,8 +64,29 @@ def test_raise_names_the_row_and_the_value(column, value, message):
         PairwiseData.from_frame(df, score="s", time="t")
 
 
+def test_an_arena_winner_column_names_the_winning_side_and_both_ties_are_draws(tmp_path):
+    # Chatbot Arena's files: winner is "model_a", "model_b", "tie" or "tie (bothbad)"
+    df = pd.DataFrame({"model_a": ["gpt", "claude", "gpt", "llama", "gpt"],
+                       "model_b": ["claude", "llama", "llama", "gpt", "claude"],
+                       "winner": ["model_a", "model_b", "tie", "tie (bothbad)", " model_b "]})
+    log = GameLog.from_frame(df, a="model_a", b="model_b", winner="winner")
+    assert log.score.tolist() == [1.0, 0.0, 0.5, 0.5, 0.0]
+    df.to_csv(tmp_path / "battles.csv", index=False)
+    again = GameLog.read_csv(tmp_path / "battles.csv", a="model_a", b="model_b", winner="winner")
+    assert again.score.tolist() == log.score.tolist()
+    pairs = discrank.scan_games(tmp_path / "battles.csv", a="model_a", b="model_b", winner="winner")
+    assert pairs.n_games.sum() == 5 and np.isclose((pairs.p * pairs.n_games).sum(), log.to_pairs().p @ log.to_pairs().n_games)
+    # a player's label wins over a column's name: a model named "model_a" is that model
+    named = pd.DataFrame({"model_a": ["model_b"], "model_b": ["x"], "winner": ["model_b"]})
+    assert GameLog.from_frame(named, a="model_a", b="model_b", winner="winner").score.tolist() == [1.0]
+    with pytest.raises(ValueError, match=re.escape("winner[0] = 'model_c' is neither player of that game ('gpt', "
+                                                   "'claude'), nor a player's column ('model_a', 'model_b')")):
+        GameLog.from_frame(df.assign(winner=["model_c"] * 5), a="model_a", b="model_b", winner="winner")
+
+
 @pytest.mark.parametrize("winner, message", [
-    ("nobody", "winner[1] = 'nobody' is neither player of that game ('x', 'z') nor a draw marker"),
+    ("nobody", "winner[1] = 'nobody' is neither player of that game ('x', 'z'), nor a player's column ('a', 'b'), "
+               "nor a draw marker"),
     (None, "column 'w' has no result at row 1 (NaN)"),
 ])
 def test_raise_on_a_bad_winner(winner, message):

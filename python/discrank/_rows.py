@@ -34,7 +34,7 @@ __all__ = ["DRAW_MARKERS", "INVALID_KINDS", "PGN_RESULTS", "FrameRows", "active_
            "read_frame_rows", "screen_rows", "time_bound", "warn_user"]
 
 PGN_RESULTS = {"1-0": 1.0, "0-1": 0.0, "1/2-1/2": 0.5, "½-½": 0.5, "0.5-0.5": 0.5}
-DRAW_MARKERS = ("draw", "Draw", "DRAW", "1/2-1/2", "½-½", "tie", "Tie", "=")
+DRAW_MARKERS = ("draw", "Draw", "DRAW", "1/2-1/2", "½-½", "tie", "Tie", "=", "tie (bothbad)")
 
 
 def pandas_module():
@@ -210,8 +210,11 @@ def _result_rows(values: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray
     return out, missing, bad, number
 
 
-def _winner_rows(a: np.ndarray, b: np.ndarray, winner: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Per row: 1 when the winner is ``a``, 0 when ``b``, 0.5 for a draw marker; missing; unparseable."""
+def _winner_rows(a: np.ndarray, b: np.ndarray, winner: np.ndarray,
+                 sides: tuple = ()) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Per row: 1 when the winner is ``a``, 0 when ``b``, 0.5 for a draw marker; missing; unparseable. A
+    winner that is neither player's label but the name of a player's column, ``sides`` = (the column of
+    ``a``, of ``b``), names that side: the arena files' ``winner`` of "model_a", "model_b" or "tie"."""
     out = np.full(winner.shape[0], np.nan)
     is_a, is_b = _same(winner, a), _same(winner, b)
     out[is_b] = 0.0
@@ -221,11 +224,13 @@ def _winner_rows(a: np.ndarray, b: np.ndarray, winner: np.ndarray) -> tuple[np.n
     if rest.any() and winner.dtype.kind not in "iufb":
         w = np.asarray(winner[rest], dtype=object)
         codes, uniques = factorize_objects(w)
-        draw = np.fromiter((isinstance(v, str) and v.strip() in DRAW_MARKERS for v in uniques), dtype=bool,
-                           count=len(uniques))
-        hit = (codes >= 0) & draw[np.maximum(codes, 0)]
+        value = {v.strip(): 0.5 for v in DRAW_MARKERS}
+        value.update({str(side): float(k == 0) for k, side in enumerate(sides)})
+        scores = np.array([value.get(v.strip(), np.nan) if isinstance(v, str) else np.nan for v in uniques] + [np.nan])
+        got = scores[np.where(codes >= 0, codes, len(uniques))]
+        hit = ~np.isnan(got)
         idx = np.flatnonzero(rest)
-        out[idx[hit]] = 0.5
+        out[idx[hit]] = got[hit]
         rest[idx[hit]] = False
     return out, missing, rest
 
@@ -339,7 +344,7 @@ def read_frame_rows(df: Any, a: str = "a", b: str = "b", score: Optional[str] = 
     if score is not None:
         s, res_missing, res_bad, s_num = _result_rows(values)
     else:
-        s, res_missing, res_bad = _winner_rows(col_a, col_b, values)
+        s, res_missing, res_bad = _winner_rows(col_a, col_b, values, (a, b))
     mark(res_missing, MISSING_RESULT)
     mark(res_bad, BAD_RESULT)
     t = t_invalid = None
@@ -378,8 +383,8 @@ def read_frame_rows(df: Any, a: str = "a", b: str = "b", score: Optional[str] = 
             what = repr(v) if isinstance(v, str) else "NaN"
             return f"column {score or winner!r} has no result at row {r} ({what}): drop or fill the row"
         if code == BAD_RESULT and winner is not None:
-            return (f"winner[{r}] = {show(v)} is neither player of that game ({show(col_a[k])}, {show(col_b[k])}) "
-                    f"nor a draw marker {DRAW_MARKERS} (row {r})")
+            return (f"winner[{r}] = {show(v)} is neither player of that game ({show(col_a[k])}, {show(col_b[k])}), "
+                    f"nor a player's column ({a!r}, {b!r}), nor a draw marker {DRAW_MARKERS} (row {r})")
         if code == BAD_RESULT:
             if not np.isnan(s_num[k]):  # a number, or text that reads as one, outside [0, 1]
                 return f"{score}[{r}] = {show(v)} is not a score in [0, 1] at row {r} (1 win, 0.5 draw, 0 loss)"

@@ -177,10 +177,10 @@ class GameLog:
         a, b : str
             Columns of the two players (numbers or text).
         score : str, optional
-            Column of the results of ``a``: numbers in [0, 1] or PGN result strings ("1-0", "0-1",
-            "1/2-1/2").
+            Column of the results of ``a``: numbers in [0, 1] or PGN results ("1-0", "0-1", "1/2-1/2").
         winner : str, optional
-            Instead of ``score``: column of the winner's label, or a draw marker (:data:`DRAW_MARKERS`).
+            Instead of ``score``: column of the winner's label, or of its column's name (arena files: "model_a"
+            or "model_b"), or a draw marker (:data:`DRAW_MARKERS`, "tie" and "tie (bothbad)" among them).
         time : str, optional
             Column of the games' times: numbers (as they are, say 20240501) or dates.
         start, end : optional
