@@ -1,0 +1,59 @@
+"""Arena logs (issue 34): the winner column of arena files, and the ties policies."""
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from discrank import Elo, GameLog
+from discrank.arena import TIES, apply_ties
+
+
+def battles():
+    df = pd.DataFrame({"model_a": ["gpt", "claude", "gpt", "llama", "gpt", "claude"],
+                       "model_b": ["claude", "llama", "llama", "gpt", "claude", "gpt"],
+                       "winner": ["model_a", "model_b", "tie", "tie (bothbad)", "model_b", "model_a"],
+                       "t": [1, 2, 3, 4, 5, 6], "len": [0.5, -1.0, 2.0, 0.0, 1.0, -0.5]})
+    return GameLog.from_frame(df, a="model_a", b="model_b", winner="winner", time="t", advantage="len")
+
+
+def test_half_and_davidson_keep_the_log_and_ignore_drops_the_ties_with_their_columns():
+    log = battles()
+    assert apply_ties(log) is log and apply_ties(log, "davidson") is log
+    decisive = apply_ties(log, "ignore")
+    assert decisive.score.tolist() == [1.0, 0.0, 0.0, 1.0]
+    assert decisive.time.tolist() == [1, 2, 5, 6] and decisive.advantage[:, 0].tolist() == [0.5, -1.0, 1.0, -0.5]
+
+
+def test_one_win_each_makes_each_tie_two_games_won_by_each_side_in_place():
+    log = battles()
+    out = apply_ties(log, "one-win-each")
+    assert out.a.tolist() == ["gpt", "claude", "gpt", "gpt", "llama", "llama", "gpt", "claude"]
+    assert out.score.tolist() == [1.0, 0.0, 1.0, 0.0, 1.0, 0.0, 0.0, 1.0]
+    assert out.time.tolist() == [1, 2, 3, 3, 4, 4, 5, 6] and out.advantage[2:4, 0].tolist() == [2.0, 2.0]
+    assert log.score.tolist() == [1.0, 0.0, 0.5, 0.5, 0.0, 1.0]  # the log itself is unchanged
+
+
+def test_one_win_each_weighs_a_tie_as_two_decisive_votes_and_half_as_one():
+    # on the pairs: one-win-each gives each tie the weight of two games at score 1/2; half, one game
+    log = GameLog.from_arrays(["x", "x", "y"], ["y", "y", "z"], [1.0, 0.5, 0.5])
+    half, each = log.to_pairs(), apply_ties(log, "one-win-each").to_pairs()
+    assert half.n_games.tolist() == [2.0, 1.0] and each.n_games.tolist() == [3.0, 2.0]
+    assert np.allclose(half.p, [0.75, 0.5]) and np.allclose(each.p, [2.0 / 3.0, 0.5])
+    fitted = {k: Elo(prior_scale=1.0).fit(d).ratings_ for k, d in (("half", half), ("each", each))}
+    assert fitted["half"][0] > fitted["each"][0] > 0  # the tie pulls x towards y more when it weighs twice
+
+
+@pytest.mark.parametrize("bad, error, message", [
+    ("both", ValueError, f"ties='both' is not one of {TIES}"),
+    (None, ValueError, "ties=None is not one of"),
+])
+def test_a_bad_ties_policy_is_named(bad, error, message):
+    with pytest.raises(error, match=message.replace("(", r"\(").replace(")", r"\)")):
+        apply_ties(battles(), bad)
+
+
+def test_ignore_on_a_log_of_ties_only_and_a_log_that_is_not_one_are_refused():
+    with pytest.raises(ValueError, match="ties='ignore': every one of the 2 votes is a tie"):
+        apply_ties(GameLog.from_arrays(["x", "y"], ["y", "z"], [0.5, 0.5]), "ignore")
+    with pytest.raises(TypeError, match="apply_ties expects a discrank.GameLog, got DataFrame"):
+        apply_ties(pd.DataFrame(), "half")
