@@ -57,3 +57,35 @@ def test_ignore_on_a_log_of_ties_only_and_a_log_that_is_not_one_are_refused():
         apply_ties(GameLog.from_arrays(["x", "y"], ["y", "z"], [0.5, 0.5]), "ignore")
     with pytest.raises(TypeError, match="apply_ties expects a discrank.GameLog, got DataFrame"):
         apply_ties(pd.DataFrame(), "half")
+
+
+@pytest.mark.parametrize("name", ["votes.csv", "votes.csv.gz", "votes.parquet", "votes.jsonl", "votes.ndjson.gz"])
+def test_read_arena_reads_every_format_with_the_arena_columns_and_the_ties_policy(tmp_path, name):
+    from discrank.arena import read_arena
+
+    df = pd.DataFrame({"model_a": ["gpt", "claude", "gpt", "llama"], "model_b": ["claude", "llama", "llama", "gpt"],
+                       "winner": ["model_a", "tie (bothbad)", "model_b", "tie"], "len": [1.0, -2.0, 0.5, 0.0]})
+    path = tmp_path / name
+    if ".csv" in name:
+        df.to_csv(path, index=False)
+    elif name.endswith(".parquet"):
+        df.to_parquet(path)
+    else:
+        df.to_json(path, orient="records", lines=True)
+    log = read_arena(path, style="len")
+    assert log.a.tolist() == ["gpt", "claude", "gpt", "llama"] and log.score.tolist() == [1.0, 0.5, 0.0, 0.5]
+    assert log.advantage_names == ("len",) and log.advantage[:, 0].tolist() == [1.0, -2.0, 0.5, 0.0]
+    assert read_arena(path, ties="ignore").score.tolist() == [1.0, 0.0]
+    assert read_arena(df, ties="one-win-each").score.tolist() == [1.0, 1.0, 0.0, 0.0, 1.0, 0.0]
+
+
+def test_read_arena_names_a_file_it_does_not_read_and_a_bad_vote(tmp_path):
+    from discrank.arena import read_arena
+
+    with pytest.raises(ValueError, match=r"votes\.xlsx': not a file read_arena reads"):
+        read_arena(tmp_path / "votes.xlsx")
+    bad = pd.DataFrame({"model_a": ["gpt", "gpt"], "model_b": ["claude", "gpt"], "winner": ["model_a", "model_b"]})
+    with pytest.raises(ValueError, match="game 1 is player 'gpt' against themself|row 1"):
+        read_arena(bad)
+    with pytest.raises(ValueError, match=r"winner\[0\] = 'both' is neither player"):
+        read_arena(bad.iloc[:1].assign(winner=["both"]))

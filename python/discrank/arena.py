@@ -3,16 +3,18 @@
 Their files hold ``model_a, model_b, winner`` with ``winner`` in {"model_a", "model_b", "tie", "tie
 (bothbad)"}; the readers take them as they are (``GameLog.read_csv(path, a="model_a", b="model_b",
 winner="winner")``: a winner that names a player's column names that side, and both ties are draws, score
-0.5). :func:`apply_ties` then sets how the ties count (:data:`TIES`).
+0.5). :func:`apply_ties` then sets how the ties count (:data:`TIES`); :func:`read_arena` does both, from a
+CSV, Parquet or JSON-lines file or a frame.
 """
 
 from __future__ import annotations
 
-from typing import Any
+import os
+from typing import Any, Optional
 
 import numpy as np
 
-__all__ = ["TIES", "apply_ties"]
+__all__ = ["TIES", "apply_ties", "read_arena"]
 
 #: The ties policies of :func:`apply_ties`.
 TIES = ("half", "davidson", "ignore", "one-win-each")
@@ -69,3 +71,74 @@ def apply_ties(log: Any, ties: str = "half") -> Any:
     score[first], score[second] = 1.0, 0.0
     out.score = score
     return out
+
+
+#: The file suffixes :func:`read_arena` reads, by format (a compression suffix after them is read too).
+FORMATS = {"csv": (".csv",), "parquet": (".parquet", ".pq"), "jsonl": (".jsonl", ".ndjson", ".json")}
+_COMPRESSED = (".gz", ".bz2", ".xz", ".zst", ".zip")
+
+
+def _format(path: Any) -> str:
+    """The format of ``path`` by its suffix (a compression suffix after it allowed); a ValueError names it."""
+    name = os.fspath(path).lower()
+    for ext in _COMPRESSED:
+        if name.endswith(ext):
+            name = name[: -len(ext)]
+            break
+    for fmt, suffixes in FORMATS.items():
+        if name.endswith(suffixes):
+            return fmt
+    raise ValueError(f"{os.fspath(path)!r}: not a file read_arena reads (suffixes "
+                     f"{sorted(s for v in FORMATS.values() for s in v)}, optionally compressed {_COMPRESSED})")
+
+
+def read_arena(source: Any, *, model_a: str = "model_a", model_b: str = "model_b", winner: str = "winner",
+               ties: str = "half", time: Optional[str] = None, style: Any = None, invalid: str = "raise",
+               **options: Any) -> Any:
+    """An arena log (pairwise votes) as a :class:`~discrank.GameLog`, its ties counted by ``ties``.
+
+    Parameters
+    ----------
+    source : str, path-like or pandas.DataFrame
+        A CSV (``.csv``), Parquet (``.parquet``) or JSON-lines (``.jsonl``, ``.ndjson``,
+        ``.json``: one vote per line) file, compressed or not; or a frame of the votes.
+    model_a, model_b, winner : str
+        The columns: the two models, and the winner ("model_a", "model_b", "tie", "tie (bothbad)": the
+        name of the winner's column or a draw marker, or the winning model's name).
+    ties : {"half", "davidson", "ignore", "one-win-each"}, default "half"
+        How the ties count (:func:`apply_ties`).
+    time : str, optional
+        A column of the votes' times (numbers or dates).
+    style : str or list of str, optional
+        Columns of style covariates (the answers' length, markdown counts), read as advantage covariates
+        attributed to ``model_a`` (a difference of a's and b's feature, as the style-controlled boards use).
+    invalid : {"raise", "drop"}
+        What to do with invalid rows, as in :meth:`discrank.GameLog.from_frame`.
+    **options
+        Passed to :meth:`discrank.GameLog.from_frame` (``start``, ``end``, ``min_player_games``,
+        ``max_invalid``).
+
+    Returns
+    -------
+    GameLog
+
+    Raises
+    ------
+    ValueError
+        A file of another suffix, a winner value none of those (naming the row), a model against itself,
+        a style column with a missing value, a ``ties`` not one of :data:`TIES` (as the readers and
+        :func:`apply_ties` name them).
+    """
+    import pandas as pd
+
+    from discrank.logs import GameLog
+
+    if isinstance(source, pd.DataFrame):
+        frame = source
+    else:
+        fmt = _format(source)
+        frame = (pd.read_csv(source, low_memory=False) if fmt == "csv" else
+                 pd.read_parquet(source) if fmt == "parquet" else pd.read_json(source, lines=True))
+    log = GameLog.from_frame(frame, a=model_a, b=model_b, winner=winner, time=time, advantage=style,
+                             invalid=invalid, **options)
+    return apply_ties(log, ties)
