@@ -138,8 +138,8 @@ class GameLog:
             -1 when ``b`` does): an array (n_games,) or (n_games, n_covariates) of numbers or bools (bools
             read as 0 / 1), whose columns are named "x0", "x1", ...; or a dict (or DataFrame) of columns by
             name. Stored as float64 in :attr:`advantage`, the names in :attr:`advantage_names`. A column that
-            is the same nonzero value in every game is valid (``a`` is White in every game: the first-move
-            advantage); whether a coefficient is identifiable on the comparison graph is the model's check.
+            is the same value in every game is valid (``a`` is White in every game; neutral venues, 0):
+            identifiability is the fit's check (it refuses a column 0 everywhere, or two identical ones).
 
         Returns
         -------
@@ -150,8 +150,8 @@ class GameLog:
         ValueError
             Columns of different lengths, an empty log, a result or time that is not one, labels of mixed
             kinds, or a game of a player against themself (each naming the game and its value); an advantage
-            column with a NaN or infinite value (named with its column, row and value), of the wrong length,
-            0 in every game (no information), or identical (or opposite) to another.
+            column with a NaN or infinite value (named with its column, row and value), or of the wrong
+            length.
         TypeError
             Labels that are bools, bytes or other objects; an advantage value that is not a number (named
             with its column and row).
