@@ -15,20 +15,22 @@ from discrank._checks import check_choice
 from discrank._advantage import advantage_columns
 from discrank._rows import read_frame_rows
 
-__all__ = ["FORMATS", "READERS", "Chunk", "parquet_rows", "sources"]
+__all__ = ["FORMATS", "READERS", "Chunk", "format_of", "parquet_rows", "sources"]
 
 #: The formats :func:`scan_games` reads, and the file names it recognises (compressed CSV and PGN too).
 FORMATS = {"parquet": (".parquet", ".pq"), "csv": (".csv", ".tsv"), "pgn": (".pgn",)}
 _COMPRESSED = (".gz", ".bz2", ".xz", ".zst")
 
 
-def _format_of(path: str) -> Optional[str]:
+def format_of(path: str, formats: Optional[dict] = None, compressed: tuple = _COMPRESSED) -> Optional[str]:
+    """The format of ``path`` by its name's suffix, one of ``formats`` (format -> suffixes; default
+    :data:`FORMATS`), a suffix of ``compressed`` after it allowed; None for another name."""
     name = path.lower()
-    for ext in _COMPRESSED:
+    for ext in compressed:
         if name.endswith(ext):
             name = name[: -len(ext)]
             break
-    for fmt, exts in FORMATS.items():
+    for fmt, exts in (FORMATS if formats is None else formats).items():
         if name.endswith(exts):
             return fmt
     return None
@@ -70,7 +72,7 @@ def sources(paths: Any, fmt: Optional[str]) -> list[tuple[str, str]]:
             again.append(f)
             continue
         seen.add(real)
-        kind = fmt or _format_of(f)
+        kind = fmt or format_of(f)
         if kind is None:
             raise ValueError(f"{f}: not a file scan_games reads (by its name: {_known()}); pass format=...")
         out.append((f, kind))

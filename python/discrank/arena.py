@@ -80,14 +80,11 @@ _COMPRESSED = (".gz", ".bz2", ".xz", ".zst", ".zip")
 
 def _format(path: Any) -> str:
     """The format of ``path`` by its suffix (a compression suffix after it allowed); a ValueError names it."""
-    name = os.fspath(path).lower()
-    for ext in _COMPRESSED:
-        if name.endswith(ext):
-            name = name[: -len(ext)]
-            break
-    for fmt, suffixes in FORMATS.items():
-        if name.endswith(suffixes):
-            return fmt
+    from discrank._scan_files import format_of
+
+    fmt = format_of(os.fspath(path), FORMATS, _COMPRESSED)
+    if fmt is not None:
+        return fmt
     raise ValueError(f"{os.fspath(path)!r}: not a file read_arena reads (suffixes "
                      f"{sorted(s for v in FORMATS.values() for s in v)}, optionally compressed {_COMPRESSED})")
 
