@@ -178,8 +178,9 @@ def elo_beta_covariance(data, d: np.ndarray, ridge: float) -> np.ndarray:
 def sandwich_se(d: np.ndarray, x: np.ndarray, w: np.ndarray, total_weight: float) -> np.ndarray:
     """Standard errors of the squared error's ``beta`` given the ratings, at the rows' logits ``d``: the
     diagonal of ``H^-1 J H^-1`` with ``H = x^T diag(w g^2) x`` (the Gauss-Newton curvature, ``g = q (1 -
-    q)``, plus the prior's precision) and ``J = x^T diag(w q (1 - q) g^2) x`` (the variance of the gradient ``sum (q - y) g x`` when
-    each of a row's games is a Bernoulli(q) draw), both times the total weight (``w`` per unit weight)."""
+    q)``, plus the prior's precision) and ``J = x^T diag(w q (1 - q) g^2) x`` (the variance of the
+    gradient ``sum (q - y) g x`` when each of a row's games is a Bernoulli(q) draw), both times the total
+    weight (``w`` per unit weight)."""
     q = expit(d)
     c = row_curvature(d, w, "sigmoid_squared")  # w g^2
     H = (beta_hessian(c, x) + np.diag(beta_prior(x, w, total_weight))) * float(total_weight)

@@ -80,7 +80,8 @@ class DynamicElo(DynamicTuning, DynamicReadout, TimedRatings, Model):
         start (and at least ``tol``).
     update_tol : float, default 1e-5
         The same rule for the warm refits of :meth:`update` (a prediction then moves by less than 1e-5
-        from the exact MAP's, after one update or several in a row: tests/test_dynamic_reliability.py). The tuning's fits stop at :data:`TUNE_TOL` (1e-4).
+        from the exact MAP's, after one update or several in a row: tests/test_dynamic_reliability.py).
+        The tuning's fits stop at :data:`TUNE_TOL` (1e-4).
     max_iter : int, default 100
         Newton steps at most.
     n_jobs : int, optional
