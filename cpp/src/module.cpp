@@ -24,4 +24,5 @@ PYBIND11_MODULE(_core, m) {
     discrank_py::bind_labels(m);
     discrank_py::bind_graph(m);
     discrank_py::bind_chains(m);
+    discrank_py::bind_resample(m);
 }
