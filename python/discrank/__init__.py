@@ -56,8 +56,11 @@ from discrank.evaluation import Evaluation, evaluate  # noqa: E402
 from discrank.models.dynamic import DynamicElo  # noqa: E402
 from discrank.periods import PeriodGames  # noqa: E402
 from discrank.scan import scan_games  # noqa: E402
+from discrank.arena import read_arena  # noqa: E402
+from discrank.leaderboard import ArenaBoard, arena_board  # noqa: E402
 
 __all__ = [
+    "ArenaBoard",
     "DynamicElo",
     "ConvergenceWarning",
     "DiscDecomposition",
@@ -79,9 +82,11 @@ __all__ = [
     "UnknownPlayerError",
     "Validation",
     "analysis",
+    "arena_board",
     "bootstrap",
     "evaluate",
     "load",
+    "read_arena",
     "read_pgn",
     "scan_games",
     "__version__",

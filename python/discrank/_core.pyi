@@ -223,5 +223,13 @@ def chain_solve(
 ) -> npt.NDArray[np.float64]:
     """x with L D L^T x = b from LAPACK dpttrf's factors (d, e); the same bits for any n_threads."""
 
+def bt_bootstrap(
+    n: int, a: npt.NDArray[np.int32], b: npt.NDArray[np.int32], y: npt.NDArray[np.float64],
+    count: npt.NDArray[np.float64], mult: npt.NDArray[np.float64], z: npt.NDArray[np.float64],
+    x0: npt.NDArray[np.float64], l0: npt.NDArray[np.float64], rating_prec: float, beta_prec: float, seed: int,
+    first: int, n_boot: int, tol: float, max_chord: int, max_newton: int, n_threads: int = 0,
+) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.int32]]:
+    """Bootstrap replicates of a (contextual) Bradley-Terry fit by Poisson counts on the rows: (x, steps)."""
+
 def compensated_sum(x: npt.NDArray[np.float64]) -> float:
     """Neumaier's compensated sum of x in order (PairObjective's sum of its blocks' losses)."""

@@ -14,7 +14,7 @@ from typing import Any, Optional
 
 import numpy as np
 
-__all__ = ["TIES", "apply_ties", "read_arena"]
+__all__ = ["TIES", "STYLE_METADATA", "apply_ties", "read_arena", "style_features", "both_bad", "BOTH_BAD"]
 
 #: The ties policies of :func:`apply_ties`.
 TIES = ("half", "davidson", "ignore", "one-win-each")
@@ -73,6 +73,103 @@ def apply_ties(log: Any, ties: str = "half") -> Any:
     return out
 
 
+#: The style features :func:`style_features` derives from a conversation-metadata column (Chatbot
+#: Arena's ``conv_metadata``): each name, the metadata keys of model a (model b's: ``_a`` -> ``_b``)
+#: whose values (numbers, or dicts of counts) are summed. ``"md"`` stands for the three markdown ones.
+STYLE_METADATA = {
+    "len": ("sum_assistant_a_tokens",),
+    "header": ("header_count_a",),
+    "list": ("list_count_a",),
+    "bold": ("bold_count_a",),
+}
+_MARKDOWN = ("header", "list", "bold")
+#: The winner values that mark a tie in which both answers were bad.
+BOTH_BAD = ("tie (bothbad)", "both_bad", "bothbad")
+
+
+def both_bad(frame: Any, winner: str = "winner") -> np.ndarray:
+    """Which votes of an arena frame are ties in which both answers were bad (:data:`BOTH_BAD`)."""
+    col = frame[winner]
+    return col.astype("string").str.strip().str.lower().isin(BOTH_BAD).to_numpy(dtype=bool, na_value=False)
+
+
+def _metadata_sum(values: Any, key: str, column: str) -> np.ndarray:
+    """The metadata ``key`` of each row (a number, or a dict of counts summed); a ValueError names the row."""
+    out = np.empty(len(values))
+    for i, meta in enumerate(values):
+        v = meta.get(key) if isinstance(meta, dict) else None
+        if isinstance(v, dict):
+            v = sum(float(c) for c in v.values())
+        if v is None:
+            raise ValueError(f"{column!r}, row {i}: no {key!r} in the conversation metadata ({meta!r:.80})")
+        out[i] = float(v)
+    return out
+
+
+def style_features(frame: Any, names: Any, metadata: str = "conv_metadata") -> tuple[np.ndarray, tuple]:
+    """Style features of the votes, one column per name, each a's answer against b's.
+
+    Each name is, in order of preference: a column of the frame, taken as it is (a feature already
+    computed); a pair of columns ``name_a`` and ``name_b`` (a's and b's value), whose normalised difference
+    ``(a - b) / (a + b)`` (0 where both are 0) is the feature; or one of :data:`STYLE_METADATA` (``"len"``,
+    ``"header"``, ``"list"``, ``"bold"``; ``"md"`` for the three markdown counts) read from the
+    conversation-metadata column ``metadata``, as Chatbot Arena's style-controlled board derives them.
+
+    Returns
+    -------
+    z : ndarray, shape (n_votes, n_features)
+    names : tuple of str
+
+    Raises
+    ------
+    ValueError
+        A name none of these, a missing or non-finite value (naming the column and row).
+    """
+    if isinstance(names, str):
+        names = [n.strip() for n in names.split(",") if n.strip()]
+    names = list(names)
+    expanded = []
+    for name in names:
+        if name == "md" and name not in frame.columns:
+            expanded.extend(_MARKDOWN)
+        else:
+            expanded.append(name)
+    cols = []
+    for name in expanded:
+        if name in frame.columns:
+            z = _numeric(frame[name], name)
+        elif f"{name}_a" in frame.columns and f"{name}_b" in frame.columns:
+            za, zb = _numeric(frame[f"{name}_a"], f"{name}_a"), _numeric(frame[f"{name}_b"], f"{name}_b")
+            z = _normalised_difference(za, zb)
+        elif name in STYLE_METADATA and metadata in frame.columns:
+            meta = frame[metadata].tolist()
+            key_a = STYLE_METADATA[name][0]
+            z = _normalised_difference(_metadata_sum(meta, key_a, metadata),
+                                       _metadata_sum(meta, key_a.replace("_a", "_b"), metadata))
+        else:
+            raise ValueError(f"style {name!r}: no column {name!r}, no columns {name + '_a'!r} and {name + '_b'!r}"
+                             + (f", and not one of the metadata features {sorted(STYLE_METADATA)} + ['md']"
+                                if metadata in frame.columns else f", and no {metadata!r} column to derive it from"))
+        cols.append(z)
+    return (np.column_stack(cols) if cols else np.zeros((len(frame), 0))), tuple(expanded)
+
+
+def _numeric(col: Any, name: str) -> np.ndarray:
+    import pandas as pd
+
+    values = pd.to_numeric(col, errors="coerce").to_numpy(dtype=np.float64, na_value=np.nan)
+    bad = np.flatnonzero(~np.isfinite(values))
+    if bad.size:
+        raise ValueError(f"style column {name!r}, row {bad[0]}: {col.iloc[bad[0]]!r} is not a finite number "
+                         f"({bad.size} such rows)")
+    return values
+
+
+def _normalised_difference(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    total = a + b
+    return np.divide(a - b, total, out=np.zeros_like(total), where=total != 0)
+
+
 #: The file suffixes :func:`read_arena` reads, by format (a compression suffix after them is read too).
 FORMATS = {"csv": (".csv",), "parquet": (".parquet", ".pq"), "jsonl": (".jsonl", ".ndjson", ".json")}
 _COMPRESSED = (".gz", ".bz2", ".xz", ".zst", ".zip")
@@ -90,8 +187,8 @@ def _format(path: Any) -> str:
 
 
 def read_arena(source: Any, *, model_a: str = "model_a", model_b: str = "model_b", winner: str = "winner",
-               ties: str = "half", time: Optional[str] = None, style: Any = None, invalid: str = "raise",
-               **options: Any) -> Any:
+               ties: str = "half", time: Optional[str] = None, style: Any = None, bothbad: str = "tie",
+               invalid: str = "raise", **options: Any) -> Any:
     """An arena log (pairwise votes) as a :class:`~discrank.GameLog`, its ties counted by ``ties``.
 
     Parameters
@@ -107,8 +204,11 @@ def read_arena(source: Any, *, model_a: str = "model_a", model_b: str = "model_b
     time : str, optional
         A column of the votes' times (numbers or dates).
     style : str or list of str, optional
-        Columns of style covariates (the answers' length, markdown counts), read as advantage covariates
-        attributed to ``model_a`` (a difference of a's and b's feature, as the style-controlled boards use).
+        Style features (the answers' length, markdown counts), as :func:`style_features` reads or derives
+        them (a column, a pair of columns ``name_a`` / ``name_b``, or the conversation metadata), held as
+        the log's advantage covariates attributed to ``model_a``.
+    bothbad : {"tie", "ignore"}, default "tie"
+        The ties in which both answers were bad (:data:`BOTH_BAD`): ties like the others, or dropped.
     invalid : {"raise", "drop"}
         What to do with invalid rows, as in :meth:`discrank.GameLog.from_frame`.
     **options
@@ -126,16 +226,44 @@ def read_arena(source: Any, *, model_a: str = "model_a", model_b: str = "model_b
         a style column with a missing value, a ``ties`` not one of :data:`TIES` (as the readers and
         :func:`apply_ties` name them).
     """
+    log, _ = read_votes(source, model_a=model_a, model_b=model_b, winner=winner, time=time, style=style,
+                        bothbad=bothbad, invalid=invalid, **options)
+    return apply_ties(log, ties)
+
+
+def _frame_of(source: Any) -> Any:
     import pandas as pd
 
+    if isinstance(source, pd.DataFrame):
+        return source
+    fmt = _format(source)
+    return (pd.read_csv(source, low_memory=False) if fmt == "csv" else
+            pd.read_parquet(source) if fmt == "parquet" else pd.read_json(source, lines=True))
+
+
+def read_votes(source: Any, *, model_a: str = "model_a", model_b: str = "model_b", winner: str = "winner",
+               time: Optional[str] = None, style: Any = None, bothbad: str = "tie", invalid: str = "raise",
+               extra: Optional[str] = None, **options: Any) -> tuple[Any, Optional[np.ndarray]]:
+    """:func:`read_arena`'s log before its ties policy, and the values of the column ``extra`` (a category)
+    of the votes it kept (None without ``extra``)."""
     from discrank.logs import GameLog
 
-    if isinstance(source, pd.DataFrame):
-        frame = source
-    else:
-        fmt = _format(source)
-        frame = (pd.read_csv(source, low_memory=False) if fmt == "csv" else
-                 pd.read_parquet(source) if fmt == "parquet" else pd.read_json(source, lines=True))
-    log = GameLog.from_frame(frame, a=model_a, b=model_b, winner=winner, time=time, advantage=style,
-                             invalid=invalid, **options)
-    return apply_ties(log, ties)
+    if bothbad not in ("tie", "ignore"):
+        raise ValueError(f"bothbad={bothbad!r} is not one of ('tie', 'ignore')")
+    frame = _frame_of(source)
+    for col in (model_a, model_b, winner) + ((extra,) if extra is not None else ()):
+        if col not in frame.columns:
+            raise ValueError(f"no column {col!r} in the votes (columns: {list(frame.columns)[:12]})")
+    if bothbad == "ignore":
+        frame = frame.loc[~both_bad(frame, winner)]
+    z, names = style_features(frame, style) if style is not None else (np.zeros((len(frame), 0)), ())
+    row = np.arange(len(frame), dtype=np.float64)
+    cols = {f"__style{j}": z[:, j] for j in range(z.shape[1])}
+    work = frame[[c for c in (model_a, model_b, winner, time) if c is not None]].assign(**cols, __row=row)
+    log = GameLog.from_frame(work, a=model_a, b=model_b, winner=winner, time=time,
+                             advantage=list(cols) + ["__row"], invalid=invalid, **options)
+    kept = log.advantage[:, -1].astype(np.int64)
+    log.advantage = np.ascontiguousarray(log.advantage[:, :-1]) if names else None
+    log.advantage_names = tuple(names)
+    values = None if extra is None else frame[extra].to_numpy()[kept]
+    return log, values

@@ -102,13 +102,7 @@ class BootstrapResult:
             The best and the worst rank of each player, in ``labels`` order, ``rank_lo <= rank <= rank_hi``.
         """
         lo, hi = self.intervals()
-        n = lo.size
-        lo = np.where(np.isnan(lo), -np.inf, lo)
-        hi = np.where(np.isnan(hi), np.inf, hi)
-        above = n - np.searchsorted(np.sort(lo), hi, side="right")  # players with lo_j > hi_i
-        below = np.searchsorted(np.sort(hi), lo, side="left")  # players with hi_j < lo_i
-        rank = self._point_ranks()
-        return np.minimum(1 + above, rank).astype(np.int64), np.maximum(n - below, rank).astype(np.int64)
+        return rank_bounds(lo, hi, self._point_ranks())
 
     def _point_ranks(self) -> np.ndarray:
         """The rank of each player (``labels`` order) in the point estimate, ties in label order."""
@@ -159,6 +153,17 @@ class BootstrapResult:
             warnings.simplefilter("ignore", RuntimeWarning)  # fewer than two replicates: NaN
             se = np.nanstd(scores, axis=0, ddof=1)
         return pd.DataFrame({"name": list(self.beta_names), "beta": self.beta_point, "lo": lo, "hi": hi, "se": se})
+
+
+def rank_bounds(lo: np.ndarray, hi: np.ndarray, rank: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Integer rank bounds by FastChat's rule: 1 plus the number of intervals wholly above (``lo_j >
+    hi_i``), and ``n`` minus the number wholly below, widened to hold ``rank``; a NaN bound is unbounded."""
+    n = lo.size
+    lo = np.where(np.isnan(lo), -np.inf, lo)
+    hi = np.where(np.isnan(hi), np.inf, hi)
+    above = n - np.searchsorted(np.sort(lo), hi, side="right")  # players with lo_j > hi_i
+    below = np.searchsorted(np.sort(hi), lo, side="left")  # players with hi_j < lo_i
+    return np.minimum(1 + above, rank).astype(np.int64), np.maximum(n - below, rank).astype(np.int64)
 
 
 def _percentiles(values: np.ndarray, ci: float) -> tuple[np.ndarray, np.ndarray]:

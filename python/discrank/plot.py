@@ -224,3 +224,56 @@ def plot_model_payoff(model: Any, ax: Any = None, title: Optional[str] = None):
         ax.set_yticks(range(n))
         ax.set_yticklabels(names, fontsize=7)
     return ax
+
+
+def plot_forest(frame: Any, ax: Any = None, top: Optional[int] = None, title: Optional[str] = None):
+    """The forest plot of a leaderboard: each model's rating and interval, best on top.
+
+    ``frame``: :attr:`discrank.ArenaBoard.frame` (columns ``model``, ``rating``, ``lower``, ``upper``) or
+    any frame with those columns, best first. The figure grows with the number of models (a sixth of an
+    inch each, the labels' font shrinking to 6 points) so that 300 models stay readable.
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+    ax : matplotlib Axes, optional
+        Where to draw; default: a new figure sized to the models.
+    top : int, optional
+        Draw only the first ``top`` models; default all.
+    title : str, optional
+
+    Returns
+    -------
+    matplotlib Axes
+
+    Raises
+    ------
+    ValueError
+        A frame without those columns, or without rows.
+    """
+    missing = [c for c in ("model", "rating", "lower", "upper") if c not in frame.columns]
+    if missing:
+        raise ValueError(f"plot_forest needs the columns model, rating, lower and upper; missing {missing}")
+    if top is not None and (isinstance(top, bool) or not isinstance(top, (int, np.integer)) or top < 1):
+        raise ValueError(f"top={top!r} must be a positive integer")
+    rows = frame if top is None else frame.iloc[:int(top)]
+    if len(rows) == 0:
+        raise ValueError("plot_forest: the frame has no rows")
+    n = len(rows)
+    if ax is None:
+        import matplotlib.pyplot as plt
+
+        _, ax = plt.subplots(figsize=(7.0, max(2.5, 0.5 + n / 6.0)))
+    pos = np.arange(n)[::-1]
+    rating = rows["rating"].to_numpy(dtype=float)
+    lo, hi = rows["lower"].to_numpy(dtype=float), rows["upper"].to_numpy(dtype=float)
+    err = np.vstack([rating - lo, hi - rating])
+    ax.errorbar(rating, pos, xerr=np.where(np.isfinite(err), err, 0.0), fmt="o", ms=3, lw=1, capsize=2)
+    ax.set_yticks(pos)
+    ax.set_yticklabels([str(m) for m in rows["model"]], fontsize=max(6.0, min(10.0, 400.0 / max(n, 1))))
+    ax.set_ylim(-1, n)
+    ax.grid(axis="x", alpha=0.3)
+    level = frame.attrs.get("level")
+    ax.set_xlabel("rating" + (f" ({100 * level:g}% interval)" if level else ""))
+    ax.set_title(title if title is not None else f"{n} models")
+    return ax

@@ -1,0 +1,527 @@
+"""Arena leaderboards: Bradley-Terry boards of models from pairwise votes, on the Elo scale, with robust
+(sandwich) or bootstrap intervals, rank intervals, style control, per-category boards, a vote-drop
+robustness check and held-out log loss.
+
+Three lines::
+
+    import discrank
+    board = discrank.arena_board("battles.parquet", style="len,md", category="language")
+    board.frame                       # the table; board.plot() draws it
+
+The model is the contextual Bradley-Terry of ``discrank._arena_fit`` (the paper's Elo model, Eq. (1),
+with style covariates); ratings are shown as ``anchor_rating + 400 / ln 10 * theta`` with the anchor
+(a model, or the mean of the ratings) at ``anchor_rating``.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any, Optional
+
+import numpy as np
+
+from discrank._arena_fit import BTFit, BTRows, fit_bt, rows_of
+from discrank._checks import show
+from discrank.bootstrap import rank_bounds
+
+__all__ = ["ArenaBoard", "HeldOut", "VoteDrop", "arena_board"]
+
+#: Elo points per logit.
+ELO = 400.0 / math.log(10.0)
+#: The boards' interval methods.
+CI_METHODS = ("sandwich", "bootstrap", "none")
+#: The ties policies a board takes (Davidson's needs a draw model: ``Elo(draws="davidson")``).
+BOARD_TIES = ("half", "ignore", "one-win-each")
+
+
+@dataclass
+class VoteDrop:
+    """The fewest votes whose removal changes the model at a rank (:meth:`ArenaBoard.votes_to_flip`).
+
+    Attributes
+    ----------
+    rank : int
+        The rank checked (1: the top model).
+    holder : str
+        The model at that rank on all the votes.
+    challenger : str
+        The model that takes its place when the votes are removed.
+    approximate : int
+        The first-order count: the votes whose influence (the linearised change of the two models' gap
+        when each vote is removed alone) closes the gap, most influential first.
+    votes : int
+        The count verified by refitting without them: the first that changes the holder, going up from
+        ``approximate`` (an upper bound on the fewest; ``-1`` if no removal of the influential votes did).
+    removed : ndarray of int
+        The positions, in the board's votes, of the ``votes`` removed.
+    gap : float
+        The holder's and the challenger's gap on all the votes, in Elo points.
+    """
+
+    rank: int
+    holder: str
+    challenger: str
+    approximate: int
+    votes: int
+    removed: np.ndarray = field(repr=False)
+    gap: float
+
+
+@dataclass
+class HeldOut:
+    """The held-out log loss of a board's predictions (:meth:`ArenaBoard.log_loss`), a tie's target 1/2.
+
+    Attributes: ``n`` (votes scored), ``skipped`` (votes with a model the board has not rated),
+    ``log_loss`` (mean, nats), ``coin`` (the coin's, ln 2), ``difference`` (board minus coin, mean of the
+    paired per-vote differences) and ``se`` (its standard error).
+    """
+
+    n: int
+    skipped: int
+    log_loss: float
+    coin: float
+    difference: float
+    se: float
+
+
+def _check_level(level: Any) -> float:
+    if isinstance(level, bool) or not isinstance(level, (int, float, np.floating)) or not 0.0 < float(level) < 1.0:
+        raise ValueError(f"level={show(level)} must be a confidence level in (0, 1)")
+    return float(level)
+
+
+@dataclass
+class _Votes:
+    """The board's votes: model codes, outcome (1, 0, 1/2), the ties policy's weight, style features."""
+
+    labels: np.ndarray
+    a: np.ndarray
+    b: np.ndarray
+    y: np.ndarray
+    mult: np.ndarray
+    z: np.ndarray
+    style_names: tuple
+    center: np.ndarray
+    scale: np.ndarray
+
+    def rows(self, style: bool = True) -> BTRows:
+        return rows_of(self.labels.size, self.a, self.b, self.y, self.mult, self.z if style else None)
+
+
+def _check_ties(ties: Any) -> None:
+    if not isinstance(ties, str) or ties not in BOARD_TIES:
+        hint = (" (Davidson's ties need a draw model: bootstrap(Elo(draws='davidson'), log))"
+                if ties == "davidson" else "")
+        raise ValueError(f"ties={show(ties)} is not one of {BOARD_TIES}{hint}")
+
+
+def _votes(log: Any, ties: str, normalize: bool) -> _Votes:
+    from discrank._coding import code_log
+
+    labels, ca, cb = code_log(log)
+    y = np.asarray(log.score, dtype=np.float64)
+    tie = y == 0.5
+    keep = ~tie if ties == "ignore" else np.ones(y.size, dtype=bool)
+    mult = np.where(tie, 2.0, 1.0) if ties == "one-win-each" else np.ones(y.size)
+    z = np.zeros((y.size, 0)) if log.advantage is None else np.asarray(log.advantage, dtype=np.float64)
+    names = tuple(log.advantage_names) if log.advantage is not None else ()
+    z = z[keep]
+    center, scale = np.zeros(z.shape[1]), np.ones(z.shape[1])
+    if z.shape[1]:
+        std = z.std(axis=0)
+        flat = np.flatnonzero(std == 0)
+        if flat.size:
+            raise ValueError(f"style column {names[flat[0]]!r} is constant ({z[0, flat[0]]!r}) over all "
+                             f"{z.shape[0]} votes: its coefficient is not identified")
+        if normalize:
+            center, scale = z.mean(axis=0), std
+            z = (z - center) / scale
+    return _Votes(labels, ca[keep].astype(np.int32), cb[keep].astype(np.int32), y[keep], mult[keep],
+                  np.ascontiguousarray(z), names, center, scale)
+
+
+def _check_graph(votes: _Votes, where: str) -> None:
+    from scipy.sparse import coo_matrix
+    from scipy.sparse.csgraph import connected_components
+
+    n = votes.labels.size
+    if n < 2:
+        raise ValueError(f"{where}: {n} model{'s' if n != 1 else ''} ({show(list(votes.labels))}); a board "
+                         "needs at least two")
+    g = coo_matrix((np.ones(votes.a.size), (votes.a, votes.b)), shape=(n, n))
+    count, piece = connected_components(g, directed=False)
+    if count > 1:
+        sizes = np.bincount(piece)
+        small = np.argsort(sizes)[0]
+        raise ValueError(f"{where}: the comparison graph is in {count} pieces (the smallest: "
+                         f"{show(list(votes.labels[piece == small][:5]))}); ratings across pieces are not "
+                         "comparable")
+    wins = np.bincount(votes.a, weights=votes.y, minlength=n) + np.bincount(votes.b, weights=1 - votes.y, minlength=n)
+    played = np.bincount(votes.a, minlength=n) + np.bincount(votes.b, minlength=n)
+    extreme = np.flatnonzero((wins == 0) | (wins == played))
+    if extreme.size:
+        i = extreme[0]
+        raise ValueError(f"{where}: model {votes.labels[i]!r} {'lost' if wins[i] == 0 else 'won'} every one of "
+                         f"its {played[i]} votes: its Bradley-Terry rating is infinite")
+
+
+class ArenaBoard:
+    """A fitted arena leaderboard (:func:`arena_board`).
+
+    Attributes
+    ----------
+    frame : pandas.DataFrame
+        One row per model, best first: ``model``, ``rating`` (Elo points), ``lower`` and ``upper`` (the
+        ``level`` interval), ``se`` (the sandwich standard error, or the replicates' standard deviation),
+        ``rank``, ``rank_lower`` and ``rank_upper`` (integers, FastChat's rule) and ``votes``; with style
+        control also ``rating_plain`` and ``rank_plain`` (the board without style covariates) and
+        ``rank_change`` (``rank_plain - rank``: positive when style control moves a model up).
+    style : pandas.DataFrame
+        The style coefficients (logits per standard deviation of the feature when ``normalize``):
+        ``name``, ``coef``, ``se``, ``lower``, ``upper``; empty without style.
+    categories : dict of str to ArenaBoard
+        The board of each category's votes (same settings), when a category was given.
+    fit : the underlying fit (ratings with mean 0 and coefficients, in logits).
+    """
+
+    def __init__(self, votes: _Votes, fit: BTFit, plain: Optional[BTFit], *, anchor: Any, anchor_rating: float,
+                 ci: str, level: float, n_boot: int, seed: int, ridge: float, n_jobs: int) -> None:
+        self._votes, self.fit, self._plain = votes, fit, plain
+        self.labels = votes.labels
+        self.anchor, self.anchor_rating, self.ci, self.level = anchor, anchor_rating, ci, level
+        self.categories: dict = {}
+        n = self.labels.size
+        if anchor is None:
+            self._anchor_index = None
+        else:
+            hits = np.flatnonzero(self.labels.astype(str) == str(anchor))
+            if hits.size == 0:
+                raise ValueError(f"anchor={anchor!r} is not a model of the board (models: "
+                                 f"{show(list(self.labels[:8]))}{', ...' if n > 8 else ''})")
+            self._anchor_index = int(hits[0])
+        self.replicates: Optional[np.ndarray] = None
+        self.steps: Optional[np.ndarray] = None
+        x = fit.x
+        if ci == "sandwich":
+            cov = self._anchored_cov(fit.sandwich(ridge))
+            se = np.sqrt(np.clip(np.diag(cov), 0.0, None))
+            zq = _normal_quantile(0.5 + level / 2.0)
+            point = self._ratings(x[:n])
+            lower, upper = point - zq * ELO * se[:n], point + zq * ELO * se[:n]
+            coef_lo, coef_hi = x[n:] - zq * se[n:], x[n:] + zq * se[n:]
+            rating_se, coef_se = ELO * se[:n], se[n:]
+        elif ci == "bootstrap":
+            reps, steps = fit.bootstrap(n_boot, seed, n_jobs)
+            self.replicates, self.steps = reps, steps
+            if np.any(steps < 0):
+                import warnings
+
+                from discrank.exceptions import ConvergenceWarning
+                warnings.warn(f"{int(np.sum(steps < 0))} of {n_boot} bootstrap replicates did not converge (a "
+                              "model without a finite rating in its resampled votes); their rows are left out",
+                              ConvergenceWarning, stacklevel=3)
+            ok = reps[steps >= 0]
+            rr = np.apply_along_axis(self._ratings, 1, ok[:, :n]) if ok.size else np.full((0, n), np.nan)
+            q = [50.0 * (1.0 - level), 50.0 * (1.0 + level)]
+            point = self._ratings(x[:n])
+            lower, upper = np.percentile(rr, q, axis=0) if ok.shape[0] else (np.full(n, np.nan),) * 2
+            rating_se = rr.std(axis=0, ddof=1) if ok.shape[0] > 1 else np.full(n, np.nan)
+            coefs = ok[:, n:]
+            coef_lo, coef_hi = (np.percentile(coefs, q, axis=0) if ok.shape[0] else (np.full(x.size - n, np.nan),) * 2)
+            coef_se = coefs.std(axis=0, ddof=1) if ok.shape[0] > 1 else np.full(x.size - n, np.nan)
+        else:
+            point = self._ratings(x[:n])
+            lower = upper = rating_se = np.full(n, np.nan)
+            coef_lo = coef_hi = coef_se = np.full(x.size - n, np.nan)
+        self.frame = self._frame(point, lower, upper, rating_se)
+        import pandas as pd
+
+        self.style = pd.DataFrame({"name": list(votes.style_names), "coef": x[n:], "se": coef_se,
+                                   "lower": coef_lo, "upper": coef_hi})
+
+    # --- the scale and the anchor -------------------------------------------------------------------------
+    def _ratings(self, theta: np.ndarray) -> np.ndarray:
+        ref = theta.mean() if self._anchor_index is None else theta[self._anchor_index]
+        return self.anchor_rating + ELO * (theta - ref)
+
+    def _anchored_cov(self, cov: np.ndarray) -> np.ndarray:
+        """The covariance of (ratings minus the anchor's, coefficients) from that of (ratings with mean 0,
+        coefficients)."""
+        n = self.labels.size
+        t = np.eye(cov.shape[0])
+        if self._anchor_index is None:
+            t[:n, :n] -= 1.0 / n
+        else:
+            t[:n, self._anchor_index] -= 1.0
+        return t @ cov @ t.T
+
+    def _frame(self, point: np.ndarray, lower: np.ndarray, upper: np.ndarray, se: np.ndarray):
+        import pandas as pd
+
+        n = point.size
+        order = np.argsort(-point, kind="stable")
+        rank = np.empty(n, dtype=np.int64)
+        rank[order] = np.arange(1, n + 1)
+        rlo, rhi = rank_bounds(lower, upper, rank)
+        v = self._votes
+        votes = np.bincount(v.a, minlength=n) + np.bincount(v.b, minlength=n)
+        cols = {"model": self.labels[order], "rating": point[order], "lower": lower[order], "upper": upper[order],
+                "se": se[order], "rank": rank[order], "rank_lower": rlo[order], "rank_upper": rhi[order],
+                "votes": votes[order]}
+        if self._plain is not None:
+            plain = self._ratings(self._plain.x[:n])
+            prank = np.empty(n, dtype=np.int64)
+            prank[np.argsort(-plain, kind="stable")] = np.arange(1, n + 1)
+            cols.update(rating_plain=plain[order], rank_plain=prank[order], rank_change=(prank - rank)[order])
+        frame = pd.DataFrame(cols)
+        frame.attrs.update(ci=self.ci, level=self.level, anchor=self.anchor, anchor_rating=self.anchor_rating)
+        return frame
+
+    # --- predictions ---------------------------------------------------------------------------------------
+    def predict(self, a: Any, b: Any, style: Optional[np.ndarray] = None) -> np.ndarray:
+        """P(a beats b) for each vote (models by name; ``style``: the raw features, normalised as the fit's)."""
+        index = {str(m): i for i, m in enumerate(self.labels)}
+        ia = np.array([index[str(m)] for m in a], dtype=np.int64)
+        ib = np.array([index[str(m)] for m in b], dtype=np.int64)
+        z = None if style is None else (np.asarray(style, dtype=np.float64) - self._votes.center) / self._votes.scale
+        return self.fit.predict(ia, ib, z)
+
+    def log_loss(self, test: Any, **read: Any) -> HeldOut:
+        """The mean log loss of the board's predictions on held-out votes ``test`` (a GameLog, a frame or a
+        file, read as :func:`arena_board` reads; ``read``: its column options), against the coin's, with
+        the paired standard error. Votes of a model the board has not rated are skipped and counted."""
+        from discrank._losses import binary_log_loss
+
+        log = _as_log(test, style=self._votes.style_names or None, **read)[0]
+        known = set(self.labels.astype(str).tolist())
+        a, b = np.asarray(log.a).astype(str), np.asarray(log.b).astype(str)
+        ok = np.array([x in known and y in known for x, y in zip(a, b)], dtype=bool)
+        if not ok.any():
+            raise ValueError(f"none of the {ok.size} held-out votes is between two models of the board")
+        z = None if log.advantage is None or not self._votes.style_names else np.asarray(log.advantage)[ok]
+        q = self.predict(a[ok], b[ok], z)
+        y = np.asarray(log.score, dtype=np.float64)[ok]
+        loss = binary_log_loss(q, y)
+        diff = loss - math.log(2.0)
+        se = float(diff.std(ddof=1) / math.sqrt(diff.size)) if diff.size > 1 else float("nan")
+        return HeldOut(int(ok.sum()), int((~ok).sum()), float(loss.mean()), math.log(2.0), float(diff.mean()), se)
+
+    # --- robustness ----------------------------------------------------------------------------------------
+    def votes_to_flip(self, rank: int = 1, challengers: int = 5) -> VoteDrop:
+        """The fewest votes whose removal changes the model at ``rank`` (1: the top model).
+
+        The approximation (Broderick, Giordano and Meager's "approximate maximum influence
+        perturbation"): removing vote ``i`` alone moves the fit by ``A^-1 s_i`` to first order (``A``: the
+        Hessian, ``s_i``: the vote's score), so it moves the gap between the model at ``rank`` and a
+        challenger (its ``challengers`` nearest neighbours in the table) by a known amount; the votes that
+        shrink the gap most are removed, most influential first, until the linearised gap closes. The
+        count is then checked by refitting without those votes, adding the next most influential ones
+        until the model at ``rank`` changes: ``votes`` is verified, ``approximate`` is the first-order
+        count. Removing a vote here removes all its weight (a tie counted as one win each is one vote).
+        """
+        from scipy import linalg
+
+        n = self.labels.size
+        if isinstance(rank, bool) or not isinstance(rank, (int, np.integer)) or not 1 <= rank <= n:
+            raise ValueError(f"rank={show(rank)} must be an integer in [1, {n}]")
+        v, fit = self._votes, self.fit
+        theta = fit.x[:n]
+        order = np.argsort(-theta, kind="stable")
+        holder = int(order[rank - 1])
+        per_vote = BTRows(n, v.a, v.b, v.y, np.ones(v.a.size), v.mult, v.z if fit.rows.k else np.zeros((v.a.size, 0)))
+        d = per_vote.z @ fit.x[n:] + theta[v.a] - theta[v.b] if per_vote.k else theta[v.a] - theta[v.b]
+        e = np.exp(-np.abs(d))
+        s = v.mult * (np.where(d >= 0, 1.0, e) / (1.0 + e) - v.y)  # d loss / d logit of each vote
+        factor = linalg.cho_factor(fit.bread(), lower=True)
+        near = [int(order[j]) for j in range(max(0, rank - 1 - challengers), min(n, rank + challengers))
+                if int(order[j]) != holder]
+        best = None
+        for c in near:
+            u = linalg.cho_solve(factor, np.eye(n + fit.rows.k)[holder] - np.eye(n + fit.rows.k)[c])
+            infl = s * (u[v.a] - u[v.b] + (per_vote.z @ u[n:] if per_vote.k else 0.0))  # gap change if removed
+            gap = theta[holder] - theta[c]
+            closing = infl * np.sign(gap)
+            idx = np.argsort(closing, kind="stable")
+            cum = np.abs(gap) + np.cumsum(closing[idx])
+            hit = np.flatnonzero(cum < 0)
+            k = int(hit[0]) + 1 if hit.size else -1
+            if k > 0 and (best is None or k < best[1]):
+                best = (c, k, idx[closing[idx] < 0], gap)
+        if best is None:
+            return VoteDrop(rank, str(self.labels[holder]), "", -1, -1, np.zeros(0, dtype=np.int64), float("nan"))
+        c, k, candidates, gap = best
+        votes, removed = self._verify(per_vote, holder, rank, candidates, k)
+        return VoteDrop(rank, str(self.labels[holder]), str(self.labels[c]), k, votes, removed, float(ELO * gap))
+
+    def _verify(self, rows: BTRows, holder: int, rank: int, candidates: np.ndarray, k: int) -> tuple[int, np.ndarray]:
+        """The first count from ``k`` up (steps growing by a tenth) whose removal changes the model at
+        ``rank`` on a refit; -1 if removing every candidate does not."""
+        fit = self.fit
+        keep_all = np.ones(rows.a.size, dtype=bool)
+        count = k
+        while True:
+            count = min(count, candidates.size)
+            keep = keep_all.copy()
+            keep[candidates[:count]] = False
+            sub = rows.take(keep)
+            try:
+                refit = fit_bt(rows_of(sub.n, sub.a, sub.b, sub.y, sub.mult, sub.z if sub.k else None),
+                               fit.style_prec, x0=fit.x)
+                now = int(np.argsort(-refit.x[:sub.n], kind="stable")[rank - 1])
+            except (ValueError, FloatingPointError):
+                now = -1  # no finite fit without them: the board is changed
+            if now != holder:
+                return count, np.sort(candidates[:count])
+            if count >= candidates.size:
+                return -1, np.zeros(0, dtype=np.int64)
+            count += max(1, count // 10)
+
+    # --- output --------------------------------------------------------------------------------------------
+    def plot(self, ax: Any = None, top: Optional[int] = None, title: Optional[str] = None):
+        """The forest plot of the board (:func:`discrank.plot.plot_forest`)."""
+        from discrank.plot import plot_forest
+
+        return plot_forest(self.frame, ax=ax, top=top, title=title)
+
+    def __repr__(self) -> str:
+        return (f"ArenaBoard({self.labels.size} models, {self._votes.a.size} votes, ci={self.ci!r}, "
+                f"style={list(self._votes.style_names)})")
+
+
+def _normal_quantile(p: float) -> float:
+    from scipy.stats import norm
+
+    return float(norm.ppf(p))
+
+
+def _as_log(source: Any, *, style: Any = None, category: Any = None, **read: Any) -> tuple[Any, Optional[np.ndarray]]:
+    """A GameLog and the category of each vote, from a GameLog (``category``: the values) or a frame or a
+    file (``category``: a column)."""
+    from discrank.arena import read_votes
+    from discrank.logs import GameLog
+
+    if isinstance(source, GameLog):
+        if style is not None and source.advantage is None:
+            raise ValueError("style= names columns of a file or frame; a GameLog's style covariates are its "
+                             "advantage columns")
+        if category is None:
+            return source, None
+        cat = np.asarray(category)
+        if cat.shape != (len(source),):
+            raise ValueError(f"category must hold one value per vote ({len(source)}), got shape {cat.shape}")
+        return source, cat
+    return read_votes(source, style=style, extra=category, **read)
+
+
+def arena_board(source: Any, *, style: Any = None, category: Any = None, ties: str = "half", bothbad: str = "tie",
+                anchor: Any = None, anchor_rating: float = 1000.0, ci: str = "sandwich", level: float = 0.95,
+                n_boot: int = 1000, seed: int = 0, style_reg: float = 0.0, ridge: float = 0.0,
+                normalize: bool = True, n_jobs: Optional[int] = None, **read: Any) -> ArenaBoard:
+    """The Bradley-Terry leaderboard of an arena's votes.
+
+    Parameters
+    ----------
+    source : GameLog, pandas.DataFrame, str or path-like
+        The votes: a GameLog (its advantage columns are the style features), or a frame or a CSV, Parquet
+        or JSON-lines file with ``model_a``, ``model_b`` and ``winner`` columns (:func:`read_arena`).
+    style : str or list of str, optional
+        Style features of a frame or file (:func:`discrank.arena.style_features`: columns, ``name_a`` /
+        ``name_b`` pairs, or ``"len"``, ``"md"``, ... from the conversation metadata). With style, the board
+        is style-controlled and the frame also shows the plain board's ratings and the rank change.
+    category : str or array-like, optional
+        A column (of a frame or file) or one value per vote (of a GameLog): ``categories`` then holds one
+        board per category.
+    ties : {"half", "ignore", "one-win-each"}, default "half"
+        How a tie counts (:func:`discrank.arena.apply_ties`): half a win each, dropped, or one win each
+        (FastChat's rule; the tie's two games stay one vote for the bootstrap and the robustness check).
+    bothbad : {"tie", "ignore"}, default "tie"
+        The "tie (bothbad)" votes of a frame or file: ties, or dropped.
+    anchor : str, optional
+        The model shown at ``anchor_rating``; default: the mean of the ratings is.
+    anchor_rating : float, default 1000
+    ci : {"sandwich", "bootstrap", "none"}, default "sandwich"
+        The intervals: the sandwich (robust) estimator, or percentiles of ``n_boot`` bootstrap replicates
+        (Poisson weights on the votes, each replicate solved from the point estimate to 1e-6 logits).
+    level : float, default 0.95
+    n_boot : int, default 1000
+    seed : int, default 0
+        Replicate ``t`` draws from its own generator seeded by ``(seed, t)``: the same board for any number
+        of threads.
+    style_reg : float, default 0
+        An L2 penalty on the style coefficients per vote (arena-rank's ``reg``: the penalty is ``style_reg
+        * votes / 2 |beta|^2``).
+    ridge : float, default 0
+        A ridge of ``ridge * votes`` on the sandwich's Hessian (arena-rank's ``hessian_reg``, 1e-5 there);
+        0 gives the covariance of the ratings held at mean 0 exactly.
+    normalize : bool, default True
+        Standardise each style feature (mean 0, standard deviation 1 over the votes), as arena-rank and
+        FastChat do.
+    n_jobs : int, optional
+        Threads of the bootstrap; default all.
+    **read
+        Column options of a frame or file: ``model_a``, ``model_b``, ``winner``, ``time``, ``invalid``, ...
+
+    Returns
+    -------
+    ArenaBoard
+
+    Raises
+    ------
+    ValueError
+        Fewer than two models, a comparison graph in pieces, a model that won or lost every vote (plain
+        board), a style column constant over the votes or with a missing value, a category with one model,
+        an anchor that is not a model, a level outside (0, 1), an unknown winner value or a model against
+        itself (naming the row), a ``ci`` or ``ties`` not among the choices.
+    """
+    level = _check_level(level)
+    if ci not in CI_METHODS:
+        raise ValueError(f"ci={show(ci)} is not one of {CI_METHODS}")
+    if isinstance(n_boot, bool) or not isinstance(n_boot, (int, np.integer)) or (ci == "bootstrap" and n_boot < 2):
+        raise ValueError(f"n_boot={show(n_boot)} must be an integer >= 2")
+    for name, val in (("style_reg", style_reg), ("ridge", ridge)):
+        if isinstance(val, bool) or not isinstance(val, (int, float, np.floating)) or not 0.0 <= float(val) < math.inf:
+            raise ValueError(f"{name}={show(val)} must be a finite number >= 0")
+    if not isinstance(anchor_rating, (int, float, np.floating)) or not math.isfinite(anchor_rating):
+        raise ValueError(f"anchor_rating={show(anchor_rating)} must be a finite number")
+    _check_ties(ties)
+    if _is_log(source):
+        log, cats = _as_log(source, style=style, category=category)
+    else:
+        log, cats = _as_log(source, style=style, category=category, bothbad=bothbad, **read)
+    settings = dict(anchor=anchor, anchor_rating=float(anchor_rating), ci=ci, level=level, n_boot=int(n_boot),
+                    seed=int(seed), ridge=float(ridge), n_jobs=0 if n_jobs is None else int(n_jobs))
+    board = _board(log, ties, normalize, float(style_reg), "the board", settings)
+    if cats is not None:
+        for value in sorted(set(cats.tolist()), key=str):
+            sub = log._take(np.flatnonzero(cats == value), log.dropped)
+            board.categories[str(value)] = _board(sub, ties, normalize, float(style_reg),
+                                                  f"category {value!r}", dict(settings, anchor=_anchor_in(anchor, sub)))
+    return board
+
+
+def _is_log(source: Any) -> bool:
+    from discrank.logs import GameLog
+
+    return isinstance(source, GameLog)
+
+
+def _anchor_in(anchor: Any, log: Any) -> Any:
+    """The anchor for a category's board: the overall anchor when the category rates it, else the mean."""
+    if anchor is None:
+        return None
+    present = set(np.asarray(log.a).astype(str).tolist()) | set(np.asarray(log.b).astype(str).tolist())
+    return anchor if str(anchor) in present else None
+
+
+def _board(log: Any, ties: str, normalize: bool, style_reg: float, where: str, settings: dict) -> ArenaBoard:
+    votes = _votes(log, ties, normalize)
+    _check_graph(votes, where)
+    prec = style_reg * float(np.sum(votes.mult))
+    try:
+        fit = fit_bt(votes.rows(), prec)
+        plain = fit_bt(votes.rows(style=False)) if votes.z.shape[1] else None
+    except FloatingPointError as err:
+        raise ValueError(f"{where}: {err} (a model separated from the others by its wins or losses; "
+                         "ratings are then not finite)") from err
+    return ArenaBoard(votes, fit, plain, **settings)
