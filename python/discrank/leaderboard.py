@@ -51,8 +51,9 @@ class VoteDrop:
         The first-order count: the votes whose influence (the linearised change of the two models' gap
         when each vote is removed alone) closes the gap, most influential first.
     votes : int
-        The count verified by refitting without them: the first that changes the holder, going up from
-        ``approximate`` (an upper bound on the fewest; ``-1`` if no removal of the influential votes did).
+        The count verified by refitting without them: the fewest of the most influential votes (in the
+        order of their influence) whose removal changes the holder (an upper bound on the fewest of any
+        votes; ``-1`` if removing all the influential votes did not).
     removed : ndarray of int
         The positions, in the board's votes, of the ``votes`` removed.
     gap : float
@@ -355,27 +356,29 @@ class ArenaBoard:
         return VoteDrop(rank, str(self.labels[holder]), str(self.labels[c]), k, votes, removed, float(ELO * gap))
 
     def _verify(self, rows: BTRows, holder: int, rank: int, candidates: np.ndarray, k: int) -> tuple[int, np.ndarray]:
-        """The first count from ``k`` up (steps growing by a tenth) whose removal changes the model at
-        ``rank`` on a refit; -1 if removing every candidate does not."""
-        fit = self.fit
-        keep_all = np.ones(rows.a.size, dtype=bool)
-        count = k
-        while True:
-            count = min(count, candidates.size)
-            keep = keep_all.copy()
+        """The fewest of the most influential ``candidates`` whose removal changes the model at ``rank`` on
+        a refit: from ``k`` up by a tenth until one does, then bisection down to the first that does (the
+        change taken as monotone in the count along this order); -1 if removing every candidate does not."""
+        def changes(count: int) -> bool:
+            keep = np.ones(rows.a.size, dtype=bool)
             keep[candidates[:count]] = False
             sub = rows.take(keep)
             try:
                 refit = fit_bt(rows_of(sub.n, sub.a, sub.b, sub.y, sub.mult, sub.z if sub.k else None),
-                               fit.style_prec, x0=fit.x)
-                now = int(np.argsort(-refit.x[:sub.n], kind="stable")[rank - 1])
+                               self.fit.style_prec, x0=self.fit.x)
             except (ValueError, FloatingPointError):
-                now = -1  # no finite fit without them: the board is changed
-            if now != holder:
-                return count, np.sort(candidates[:count])
-            if count >= candidates.size:
+                return True  # no finite fit without them: the board is changed
+            return int(np.argsort(-refit.x[:sub.n], kind="stable")[rank - 1]) != holder
+
+        lo, hi = 0, min(k, candidates.size)  # changes(lo) is False (nothing removed)
+        while not changes(hi):
+            if hi >= candidates.size:
                 return -1, np.zeros(0, dtype=np.int64)
-            count += max(1, count // 10)
+            lo, hi = hi, min(candidates.size, hi + max(1, hi // 10))
+        while hi - lo > 1:
+            mid = (lo + hi) // 2
+            lo, hi = (lo, mid) if changes(mid) else (mid, hi)
+        return hi, np.sort(candidates[:hi])
 
     # --- output --------------------------------------------------------------------------------------------
     def plot(self, ax: Any = None, top: Optional[int] = None, title: Optional[str] = None):
