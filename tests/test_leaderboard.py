@@ -292,3 +292,9 @@ def test_a_board_in_pieces_and_a_model_that_won_every_vote_are_refused_by_name()
                                       "winner": ["model_a"] * 3})], ignore_index=True)
     with pytest.raises(ValueError, match=r"model 'champ' won every one of its 3 votes"):
         arena_board(df)
+
+
+def test_summed_pairs_are_refused_with_the_reason():
+    log = discrank.read_arena(arena(votes=400))
+    with pytest.raises(TypeError, match=r"not a PairwiseData: a PairwiseData has summed the votes"):
+        arena_board(log.to_pairs())

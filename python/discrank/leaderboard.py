@@ -401,9 +401,18 @@ def _normal_quantile(p: float) -> float:
 def _as_log(source: Any, *, style: Any = None, category: Any = None, **read: Any) -> tuple[Any, Optional[np.ndarray]]:
     """A GameLog and the category of each vote, from a GameLog (``category``: the values) or a frame or a
     file (``category``: a column)."""
+    import os
+
+    import pandas as pd
+
     from discrank.arena import read_votes
     from discrank.logs import GameLog
 
+    if not isinstance(source, (GameLog, pd.DataFrame, str, os.PathLike)):
+        raise TypeError(f"arena_board takes votes (a GameLog, a pandas DataFrame or a file), not a "
+                        f"{type(source).__name__}" + (": a PairwiseData has summed the votes, and the intervals "
+                                                      "need each vote's outcome" if type(source).__name__ ==
+                                                      "PairwiseData" else ""))
     if isinstance(source, GameLog):
         if style is not None and source.advantage is None:
             raise ValueError("style= names columns of a file or frame; a GameLog's style covariates are its "
