@@ -265,6 +265,12 @@ def test_the_forest_plot_draws_every_model_best_on_top():
     (lambda df: df, {"ci": "jackknife"}, r"ci='jackknife' is not one of"),
     (lambda df: df, {"ties": "davidson"}, r"Davidson's ties need a draw model"),
     (lambda df: df, {"style": "speed"}, r"style 'speed': no column 'speed'"),
+    (lambda df: df.assign(s1=np.arange(400.0), s2=2 * np.arange(400.0) + 1), {"style": ["s1", "s2"]},
+     r"style column 's2' is a linear combination of \['s1'\]"),
+    (lambda df: df, {"ci": "bootstrap", "n_boot": 10 ** 12}, r"n_boot=1000000000000 must be an integer in \[2, 1000000\]"),
+    (lambda df: df, {"ci": "bootstrap", "seed": -1}, r"seed=-1 must be an integer in \[0, 2\^64\)"),
+    (lambda df: df.assign(lang=["", *df.lang.tolist()[1:]]), {"category": "lang"},
+     r"category column 'lang': vote 0 has no category"),
 ])
 def test_bad_input_is_refused_naming_the_value(change, kwargs, message):
     with pytest.raises(ValueError, match=message):
@@ -298,3 +304,12 @@ def test_summed_pairs_are_refused_with_the_reason():
     log = discrank.read_arena(arena(votes=400))
     with pytest.raises(TypeError, match=r"not a PairwiseData: a PairwiseData has summed the votes"):
         arena_board(log.to_pairs())
+
+
+def test_style_columns_near_the_float_limit_give_the_board_of_their_scaled_copy():
+    df = arena(votes=400)
+    sign = np.where(np.arange(400) % 3 == 0, 1.0, -1.0)
+    huge = arena_board(df.assign(s=sign * 1e300), style="s")
+    unit = arena_board(df.assign(s=sign), style="s")
+    pd.testing.assert_frame_equal(huge.frame, unit.frame, rtol=1e-12)
+    pd.testing.assert_frame_equal(huge.style, unit.style, rtol=1e-12)

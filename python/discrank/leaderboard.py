@@ -31,6 +31,8 @@ __all__ = ["ArenaBoard", "HeldOut", "VoteDrop", "arena_board"]
 ELO = 400.0 / math.log(10.0)
 #: The boards' interval methods.
 CI_METHODS = ("sandwich", "bootstrap", "none")
+#: The most bootstrap replicates a board draws (each holds a copy of the parameters).
+MAX_BOOT = 1_000_000
 #: The ties policies a board takes (Davidson's needs a draw model: ``Elo(draws="davidson")``).
 BOARD_TIES = ("half", "ignore", "one-win-each")
 
@@ -130,16 +132,30 @@ def _votes(log: Any, ties: str, normalize: bool) -> _Votes:
     z = z[keep]
     center, scale = np.zeros(z.shape[1]), np.ones(z.shape[1])
     if z.shape[1]:
-        std = z.std(axis=0)
+        size = np.maximum(np.abs(z).max(axis=0), np.finfo(float).tiny)
+        std = (z / size).std(axis=0) * size  # no overflow of the squares for columns near 1e300
         flat = np.flatnonzero(std == 0)
         if flat.size:
             raise ValueError(f"style column {names[flat[0]]!r} is constant ({z[0, flat[0]]!r}) over all "
                              f"{z.shape[0]} votes: its coefficient is not identified")
         if normalize:
-            center, scale = z.mean(axis=0), std
-            z = (z - center) / scale
+            center, scale = (z / size).mean(axis=0) * size, std
+            z = (z / size - center / size) / (scale / size)
+        _check_collinear(z, names)
     return _Votes(labels, ca[keep].astype(np.int32), cb[keep].astype(np.int32), y[keep], mult[keep],
                   np.ascontiguousarray(z), names, center, scale)
+
+
+def _check_collinear(z: np.ndarray, names: tuple) -> None:
+    """Refuse style columns one of which is a linear combination of the others over the votes (their
+    coefficients are not identified), naming it."""
+    zc = z - z.mean(axis=0)
+    for j in range(1, z.shape[1]):
+        coef, *_ = np.linalg.lstsq(zc[:, :j], zc[:, j], rcond=None)
+        resid = zc[:, j] - zc[:, :j] @ coef
+        if np.linalg.norm(resid) <= 1e-9 * np.linalg.norm(zc[:, j]):
+            raise ValueError(f"style column {names[j]!r} is a linear combination of {list(names[:j])} over the "
+                             "votes: its coefficient is not identified; leave it out")
 
 
 def _check_graph(votes: _Votes, where: str) -> None:
@@ -422,8 +438,20 @@ def _as_log(source: Any, *, style: Any = None, category: Any = None, **read: Any
         cat = np.asarray(category)
         if cat.shape != (len(source),):
             raise ValueError(f"category must hold one value per vote ({len(source)}), got shape {cat.shape}")
-        return source, cat
-    return read_votes(source, style=style, extra=category, **read)
+        return source, _check_categories(cat, "category")
+    log, cat = read_votes(source, style=style, extra=category, **read)
+    return log, None if cat is None else _check_categories(cat, f"category column {category!r}")
+
+
+def _check_categories(cat: np.ndarray, what: str) -> np.ndarray:
+    """The categories as strings; a missing one (None, NaN, empty) is a ValueError naming its vote."""
+    import pandas as pd
+
+    missing = np.flatnonzero(pd.isna(cat) | (pd.Series(cat).astype(str).str.strip() == "").to_numpy())
+    if missing.size:
+        raise ValueError(f"{what}: vote {missing[0]} has no category ({show(cat[missing[0]])}; {missing.size} such "
+                         "votes)")
+    return cat.astype(str)
 
 
 def arena_board(source: Any, *, style: Any = None, category: Any = None, ties: str = "half", bothbad: str = "tie",
@@ -489,8 +517,11 @@ def arena_board(source: Any, *, style: Any = None, category: Any = None, ties: s
     level = _check_level(level)
     if ci not in CI_METHODS:
         raise ValueError(f"ci={show(ci)} is not one of {CI_METHODS}")
-    if isinstance(n_boot, bool) or not isinstance(n_boot, (int, np.integer)) or (ci == "bootstrap" and n_boot < 2):
-        raise ValueError(f"n_boot={show(n_boot)} must be an integer >= 2")
+    if isinstance(n_boot, bool) or not isinstance(n_boot, (int, np.integer)) or not 2 <= n_boot <= MAX_BOOT:
+        raise ValueError(f"n_boot={show(n_boot)} must be an integer in [2, {MAX_BOOT}]")
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or not 0 <= seed < 2 ** 64:
+        raise ValueError(f"seed={show(seed)} must be an integer in [0, 2^64) (replicate t draws from the "
+                         "generator seeded by (seed, t))")
     for name, val in (("style_reg", style_reg), ("ridge", ridge)):
         if isinstance(val, bool) or not isinstance(val, (int, float, np.floating)) or not 0.0 <= float(val) < math.inf:
             raise ValueError(f"{name}={show(val)} must be a finite number >= 0")
@@ -501,11 +532,13 @@ def arena_board(source: Any, *, style: Any = None, category: Any = None, ties: s
         log, cats = _as_log(source, style=style, category=category)
     else:
         log, cats = _as_log(source, style=style, category=category, bothbad=bothbad, **read)
+    from discrank._threads import resolve_n_jobs
+
     settings = dict(anchor=anchor, anchor_rating=float(anchor_rating), ci=ci, level=level, n_boot=int(n_boot),
-                    seed=int(seed), ridge=float(ridge), n_jobs=0 if n_jobs is None else int(n_jobs))
+                    seed=int(seed), ridge=float(ridge), n_jobs=resolve_n_jobs(n_jobs))
     board = _board(log, ties, normalize, float(style_reg), "the board", settings)
     if cats is not None:
-        for value in sorted(set(cats.tolist()), key=str):
+        for value in sorted(set(cats.tolist())):
             sub = log._take(np.flatnonzero(cats == value), log.dropped)
             board.categories[str(value)] = _board(sub, ties, normalize, float(style_reg),
                                                   f"category {value!r}", dict(settings, anchor=_anchor_in(anchor, sub)))
