@@ -849,6 +849,38 @@ rc1, err1 = run_cli(*base, '--period', '20')
 """, ok("rc == 2 and '--period WIDTH' in err and 'the times are numbers' in err and rc1 == 0"))
 
 
+# ------------------------------------------------------------------ issue 34: arena boards
+ARENA = ("rng = np.random.default_rng(0); n = 600\n"
+         "ia = rng.integers(0, 5, n); ib = (ia + rng.integers(1, 5, n)) % 5\n"
+         "votes = pd.DataFrame({'model_a': [f'm{k}' for k in ia], 'model_b': [f'm{k}' for k in ib], "
+         "'winner': np.where(rng.random(n) < 0.55, 'model_a', np.where(rng.random(n) < 0.2, 'tie (bothbad)', "
+         "'model_b')), 'len_a': rng.integers(1, 99, n), 'len_b': rng.integers(1, 99, n)})\n")
+case("arena_bootstrap_of_a_billion_replicates_is_refused_before_any_allocation",
+     ARENA + "discrank.arena_board(votes, ci='bootstrap', n_boot=10 ** 9)",
+     raises("ValueError", "n_boot=1000000000 must be an integer in [2, 1000000]"))
+case("arena_bootstrap_with_a_million_threads_warns_and_clamps",
+     ARENA + "b = discrank.arena_board(votes, ci='bootstrap', n_boot=20, n_jobs=10 ** 6)",
+     warns("ThreadCountWarning", "n_jobs=1000000"))
+case("arena_style_of_infinite_lengths_is_refused_naming_the_row",
+     ARENA + "votes['len_b'] = votes.len_b.astype(float); votes.loc[7, 'len_b'] = np.inf\ndiscrank.arena_board(votes, style='len')",
+     raises("ValueError", "style column 'len_b', row 7"))
+case("arena_votes_between_two_islands_are_refused",
+     "votes = pd.DataFrame({'model_a': ['a', 'b', 'c', 'd'] * 5, 'model_b': ['b', 'a', 'd', 'c'] * 5, "
+     "'winner': ['model_a', 'tie', 'model_b', 'model_a', 'tie'] * 4})\ndiscrank.arena_board(votes)",
+     raises("ValueError", "the comparison graph is in 2 pieces"))
+case("arena_truncated_json_lines_file_is_named",
+     ARENA + "votes.to_json(tmp / 'v.jsonl', orient='records', lines=True)\n"
+     "raw = (tmp / 'v.jsonl').read_text(); (tmp / 'v.jsonl').write_text(raw[:-25])\n"
+     "discrank.arena_board(tmp / 'v.jsonl')",
+     raises("ValueError", "v.jsonl', line 601"))
+case("arena_vote_drop_check_of_an_unknown_rank_names_it",
+     ARENA + "discrank.arena_board(votes).votes_to_flip(rank=9)",
+     raises("ValueError", "rank=9 must be an integer in [1, 5]"))
+case("arena_board_bothbad_ignored_counts_the_votes_left",
+     ARENA + "b = discrank.arena_board(votes, bothbad='ignore')",
+     ok("int(b.frame.votes.sum()) == 2 * int((votes.winner != 'tie (bothbad)').sum())"))
+
+
 # ------------------------------------------------------------------ the harness
 def _child(code, check, conn):
     import warnings

@@ -237,8 +237,31 @@ def _frame_of(source: Any) -> Any:
     if isinstance(source, pd.DataFrame):
         return source
     fmt = _format(source)
-    return (pd.read_csv(source, low_memory=False) if fmt == "csv" else
-            pd.read_parquet(source) if fmt == "parquet" else pd.read_json(source, lines=True))
+    if fmt == "jsonl":
+        try:
+            return pd.read_json(source, lines=True)
+        except ValueError as err:
+            raise ValueError(_bad_json_line(source, err)) from err
+    return pd.read_csv(source, low_memory=False) if fmt == "csv" else pd.read_parquet(source)
+
+
+def _bad_json_line(path: Any, err: Exception) -> str:
+    """The message of a JSON-lines file pandas could not read: the first line that is not a JSON object."""
+    import json
+
+    from pandas.io.common import get_handle
+
+    with get_handle(os.fspath(path), "r", compression="infer") as handle:
+        for k, line in enumerate(handle.handle, start=1):
+            if not line.strip():
+                continue
+            try:
+                if not isinstance(json.loads(line), dict):
+                    raise ValueError("not an object")
+            except ValueError as bad:
+                return (f"{os.fspath(path)!r}, line {k}: not a JSON object ({bad}; the file truncated?): "
+                        f"{line.strip()[:60]!r}")
+    return f"{os.fspath(path)!r}: not a JSON-lines file pandas reads ({err})"
 
 
 def read_votes(source: Any, *, model_a: str = "model_a", model_b: str = "model_b", winner: str = "winner",
