@@ -872,7 +872,7 @@ case("arena_truncated_json_lines_file_is_named",
      ARENA + "votes.to_json(tmp / 'v.jsonl', orient='records', lines=True)\n"
      "raw = (tmp / 'v.jsonl').read_text(); (tmp / 'v.jsonl').write_text(raw[:-25])\n"
      "discrank.arena_board(tmp / 'v.jsonl')",
-     raises("ValueError", "v.jsonl', line 601"))
+     raises("ValueError", "v.jsonl', line 600: not a JSON object"))
 case("arena_vote_drop_check_of_an_unknown_rank_names_it",
      ARENA + "discrank.arena_board(votes).votes_to_flip(rank=9)",
      raises("ValueError", "rank=9 must be an integer in [1, 5]"))
