@@ -337,6 +337,15 @@ class ArenaBoard:
         until the model at ``rank`` changes: ``votes`` is verified, ``approximate`` is the first-order
         count. Removing a vote here removes all its weight (a tie counted as one win each is one vote).
         """
+        from discrank._threads import one_blas_thread
+
+        n = self.labels.size
+        if isinstance(rank, bool) or not isinstance(rank, (int, np.integer)) or not 1 <= rank <= n:
+            raise ValueError(f"rank={show(rank)} must be an integer in [1, {n}]")
+        with one_blas_thread():
+            return self._votes_to_flip(int(rank), challengers)
+
+    def _votes_to_flip(self, rank: int, challengers: int) -> VoteDrop:
         from scipy import linalg
 
         n = self.labels.size
@@ -560,6 +569,13 @@ def _anchor_in(anchor: Any, log: Any) -> Any:
 
 
 def _board(log: Any, ties: str, normalize: bool, style_reg: float, where: str, settings: dict) -> ArenaBoard:
+    from discrank._threads import one_blas_thread
+
+    with one_blas_thread():  # small dense solves: a pool of BLAS threads only slows them down
+        return _fitted_board(log, ties, normalize, style_reg, where, settings)
+
+
+def _fitted_board(log: Any, ties: str, normalize: bool, style_reg: float, where: str, settings: dict) -> ArenaBoard:
     votes = _votes(log, ties, normalize)
     _check_graph(votes, where)
     prec = style_reg * float(np.sum(votes.mult))
