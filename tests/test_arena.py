@@ -89,3 +89,41 @@ def test_read_arena_names_a_file_it_does_not_read_and_a_bad_vote(tmp_path):
         read_arena(bad)
     with pytest.raises(ValueError, match=r"winner\[0\] = 'both' is neither player"):
         read_arena(bad.iloc[:1].assign(winner=["both"]))
+
+
+def _metadata(tokens_a, tokens_b, headers_a, headers_b):
+    return {"sum_assistant_a_tokens": tokens_a, "sum_assistant_b_tokens": tokens_b,
+            "header_count_a": {"h1": headers_a, "h2": 1}, "header_count_b": {"h1": headers_b, "h2": 0},
+            "list_count_a": {"ordered": 0, "unordered": 2}, "list_count_b": {"ordered": 1, "unordered": 0},
+            "bold_count_a": {"**": 0, "__": 0}, "bold_count_b": {"**": 0, "__": 0}}
+
+
+def test_style_features_come_from_columns_column_pairs_or_the_conversation_metadata():
+    from discrank.arena import style_features
+
+    frame = pd.DataFrame({"model_a": ["x", "y"], "model_b": ["y", "x"], "ready": [0.25, -1.0],
+                          "len_a": [300, 0], "len_b": [100, 0],
+                          "conv_metadata": [_metadata(30, 10, 2, 0), _metadata(5, 15, 0, 0)]})
+    z, names = style_features(frame, "ready,len")
+    assert names == ("ready", "len")
+    np.testing.assert_array_equal(z, [[0.25, 0.5], [-1.0, 0.0]])  # (300-100)/400; 0 where both are 0
+    z, names = style_features(frame.drop(columns=["len_a", "len_b"]), ["len", "md"])
+    assert names == ("len", "header", "list", "bold")
+    np.testing.assert_allclose(z, [[0.5, 1.0, 1 / 3, 0.0], [-0.5, 1.0, 1 / 3, 0.0]])  # headers 3:0, 1:0; lists 2:1
+    with pytest.raises(ValueError, match=r"'conv_metadata', row 1: no 'sum_assistant_b_tokens'"):
+        bad = frame.drop(columns=["len_a", "len_b"])
+        del bad.conv_metadata[1]["sum_assistant_b_tokens"]
+        style_features(bad, "len")
+    with pytest.raises(ValueError, match=r"style 'len': no column 'len'.*no 'conv_metadata' column"):
+        style_features(frame[["model_a", "model_b"]], "len")
+
+
+def test_read_arena_keeps_both_bad_ties_apart_when_asked():
+    from discrank.arena import read_arena
+
+    frame = pd.DataFrame({"model_a": ["x", "y", "x", "y"], "model_b": ["y", "x", "y", "x"],
+                          "winner": ["model_a", "tie (bothbad)", "tie", "model_b"]})
+    assert read_arena(frame).score.tolist() == [1.0, 0.5, 0.5, 0.0]
+    assert read_arena(frame, bothbad="ignore").score.tolist() == [1.0, 0.5, 0.0]
+    with pytest.raises(ValueError, match=r"bothbad='drop' is not one of \('tie', 'ignore'\)"):
+        read_arena(frame, bothbad="drop")

@@ -74,13 +74,13 @@ def apply_ties(log: Any, ties: str = "half") -> Any:
 
 
 #: The style features :func:`style_features` derives from a conversation-metadata column (Chatbot
-#: Arena's ``conv_metadata``): each name, the metadata keys of model a (model b's: ``_a`` -> ``_b``)
-#: whose values (numbers, or dicts of counts) are summed. ``"md"`` stands for the three markdown ones.
+#: Arena's ``conv_metadata``): each name, the metadata keys of model a's answer and of model b's (a number,
+#: or a dict of counts summed). ``"md"`` stands for the three markdown ones.
 STYLE_METADATA = {
-    "len": ("sum_assistant_a_tokens",),
-    "header": ("header_count_a",),
-    "list": ("list_count_a",),
-    "bold": ("bold_count_a",),
+    "len": ("sum_assistant_a_tokens", "sum_assistant_b_tokens"),
+    "header": ("header_count_a", "header_count_b"),
+    "list": ("list_count_a", "list_count_b"),
+    "bold": ("bold_count_a", "bold_count_b"),
 }
 _MARKDOWN = ("header", "list", "bold")
 #: The winner values that mark a tie in which both answers were bad.
@@ -143,9 +143,8 @@ def style_features(frame: Any, names: Any, metadata: str = "conv_metadata") -> t
             z = _normalised_difference(za, zb)
         elif name in STYLE_METADATA and metadata in frame.columns:
             meta = frame[metadata].tolist()
-            key_a = STYLE_METADATA[name][0]
-            z = _normalised_difference(_metadata_sum(meta, key_a, metadata),
-                                       _metadata_sum(meta, key_a.replace("_a", "_b"), metadata))
+            key_a, key_b = STYLE_METADATA[name]
+            z = _normalised_difference(_metadata_sum(meta, key_a, metadata), _metadata_sum(meta, key_b, metadata))
         else:
             raise ValueError(f"style {name!r}: no column {name!r}, no columns {name + '_a'!r} and {name + '_b'!r}"
                              + (f", and not one of the metadata features {sorted(STYLE_METADATA)} + ['md']"
