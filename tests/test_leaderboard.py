@@ -313,3 +313,24 @@ def test_style_columns_near_the_float_limit_give_the_board_of_their_scaled_copy(
     unit = arena_board(df.assign(s=sign), style="s")
     pd.testing.assert_frame_equal(huge.frame, unit.frame, rtol=1e-12)
     pd.testing.assert_frame_equal(huge.style, unit.style, rtol=1e-12)
+
+
+def test_a_well_formed_frame_is_coded_directly_and_gives_the_readers_board():
+    from discrank.arena import fast_votes
+
+    df = arena(votes=2000, style=1.0)
+    labels, ca, cb, score = fast_votes(df, "model_a", "model_b", "winner")
+    log = discrank.read_arena(df)
+    assert labels.tolist() == sorted(set(log.a) | set(log.b))
+    np.testing.assert_array_equal(labels[ca], log.a)
+    np.testing.assert_array_equal(labels[cb], log.b)
+    np.testing.assert_array_equal(score, log.score)
+    direct = arena_board(df, style="len", category="lang")
+    read = arena_board(discrank.read_arena(df, style="len"), category=df.lang.to_numpy())
+    pd.testing.assert_frame_equal(direct.frame, read.frame)
+    pd.testing.assert_frame_equal(direct.categories["de"].frame, read.categories["de"].frame)
+    # what the direct coding does not take goes to the readers, which name it
+    assert fast_votes(df.assign(winner=df.model_a), "model_a", "model_b", "winner") is None
+    assert fast_votes(df.assign(model_a=np.arange(len(df))), "model_a", "model_b", "winner") is None
+    named = df.assign(winner=np.where(df.winner == "model_a", df.model_a, df.winner))
+    pd.testing.assert_frame_equal(arena_board(named).frame, arena_board(df).frame)

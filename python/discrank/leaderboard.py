@@ -119,16 +119,51 @@ def _check_ties(ties: Any) -> None:
         raise ValueError(f"ties={show(ties)} is not one of {BOARD_TIES}{hint}")
 
 
-def _votes(log: Any, ties: str, normalize: bool) -> _Votes:
-    from discrank._coding import code_log
+@dataclass
+class _Coded:
+    """Votes with their models coded: the sorted labels, the codes of a and b, a's score, the style
+    features and their names."""
 
-    labels, ca, cb = code_log(log)
+    labels: np.ndarray
+    ca: np.ndarray
+    cb: np.ndarray
+    score: np.ndarray
+    advantage: Optional[np.ndarray]
+    advantage_names: tuple
+
+    @classmethod
+    def of_log(cls, log: Any) -> "_Coded":
+        from discrank._coding import code_log
+
+        labels, ca, cb = code_log(log)
+        return cls(labels, ca, cb, np.asarray(log.score, dtype=np.float64), log.advantage,
+                   tuple(log.advantage_names) if log.advantage is not None else ())
+
+    def take(self, rows: np.ndarray) -> "_Coded":
+        """The votes ``rows``, their models coded again among those they hold."""
+        ca, cb = self.ca[rows], self.cb[rows]
+        used, inverse = np.unique(np.concatenate([ca, cb]), return_inverse=True)
+        adv = None if self.advantage is None else self.advantage[rows]
+        return _Coded(self.labels[used], inverse[:ca.size], inverse[ca.size:], self.score[rows], adv,
+                      self.advantage_names)
+
+    @property
+    def a(self) -> np.ndarray:
+        return self.labels[self.ca]
+
+    @property
+    def b(self) -> np.ndarray:
+        return self.labels[self.cb]
+
+
+def _votes(log: _Coded, ties: str, normalize: bool) -> _Votes:
+    labels, ca, cb = log.labels, log.ca, log.cb
     y = np.asarray(log.score, dtype=np.float64)
     tie = y == 0.5
     keep = ~tie if ties == "ignore" else np.ones(y.size, dtype=bool)
     mult = np.where(tie, 2.0, 1.0) if ties == "one-win-each" else np.ones(y.size)
     z = np.zeros((y.size, 0)) if log.advantage is None else np.asarray(log.advantage, dtype=np.float64)
-    names = tuple(log.advantage_names) if log.advantage is not None else ()
+    names = log.advantage_names if log.advantage is not None else ()
     z = z[keep]
     center, scale = np.zeros(z.shape[1]), np.ones(z.shape[1])
     if z.shape[1]:
@@ -423,14 +458,15 @@ def _normal_quantile(p: float) -> float:
     return float(norm.ppf(p))
 
 
-def _as_log(source: Any, *, style: Any = None, category: Any = None, **read: Any) -> tuple[Any, Optional[np.ndarray]]:
-    """A GameLog and the category of each vote, from a GameLog (``category``: the values) or a frame or a
-    file (``category``: a column)."""
+def _as_log(source: Any, *, style: Any = None, category: Any = None, **read: Any) -> tuple[_Coded, Optional[np.ndarray]]:
+    """The votes coded, and the category of each vote, from a GameLog (``category``: the values) or a frame
+    or a file (``category``: a column). A well-formed arena frame is coded directly
+    (:func:`discrank.arena.fast_votes`); anything else goes through the readers, which name what is wrong."""
     import os
 
     import pandas as pd
 
-    from discrank.arena import read_votes
+    from discrank.arena import _frame_of, both_bad, fast_votes, read_votes, style_features
     from discrank.logs import GameLog
 
     if not isinstance(source, (GameLog, pd.DataFrame, str, os.PathLike)):
@@ -443,13 +479,26 @@ def _as_log(source: Any, *, style: Any = None, category: Any = None, **read: Any
             raise ValueError("style= names columns of a file or frame; a GameLog's style covariates are its "
                              "advantage columns")
         if category is None:
-            return source, None
+            return _Coded.of_log(source), None
         cat = np.asarray(category)
         if cat.shape != (len(source),):
             raise ValueError(f"category must hold one value per vote ({len(source)}), got shape {cat.shape}")
-        return source, _check_categories(cat, "category")
-    log, cat = read_votes(source, style=style, extra=category, **read)
-    return log, None if cat is None else _check_categories(cat, f"category column {category!r}")
+        return _Coded.of_log(source), _check_categories(cat, "category")
+    frame = _frame_of(source)
+    cols = {k: read.get(k, k) for k in ("model_a", "model_b", "winner")}
+    simple = set(read) <= {"model_a", "model_b", "winner", "bothbad"} and all(c in frame.columns for c in cols.values()) \
+        and (category is None or category in frame.columns)
+    if simple:
+        if read.get("bothbad", "tie") == "ignore":
+            frame = frame.loc[~both_bad(frame, cols["winner"])]
+        fast = fast_votes(frame, cols["model_a"], cols["model_b"], cols["winner"])
+        if fast is not None:
+            z, names = style_features(frame, style) if style is not None else (None, ())
+            coded = _Coded(*fast, z if names else None, names)
+            cat = None if category is None else _check_categories(frame[category].to_numpy(), f"category column {category!r}")
+            return coded, cat
+    log, cat = read_votes(frame, style=style, extra=category, **read)
+    return _Coded.of_log(log), None if cat is None else _check_categories(cat, f"category column {category!r}")
 
 
 def _check_categories(cat: np.ndarray, what: str) -> np.ndarray:
@@ -548,7 +597,7 @@ def arena_board(source: Any, *, style: Any = None, category: Any = None, ties: s
     board = _board(log, ties, normalize, float(style_reg), "the board", settings)
     if cats is not None:
         for value in sorted(set(cats.tolist())):
-            sub = log._take(np.flatnonzero(cats == value), log.dropped)
+            sub = log.take(np.flatnonzero(cats == value))
             board.categories[str(value)] = _board(sub, ties, normalize, float(style_reg),
                                                   f"category {value!r}", dict(settings, anchor=_anchor_in(anchor, sub)))
     return board
@@ -564,8 +613,7 @@ def _anchor_in(anchor: Any, log: Any) -> Any:
     """The anchor for a category's board: the overall anchor when the category rates it, else the mean."""
     if anchor is None:
         return None
-    present = set(np.asarray(log.a).astype(str).tolist()) | set(np.asarray(log.b).astype(str).tolist())
-    return anchor if str(anchor) in present else None
+    return anchor if str(anchor) in set(log.labels.astype(str).tolist()) else None
 
 
 def _board(log: Any, ties: str, normalize: bool, style_reg: float, where: str, settings: dict) -> ArenaBoard:
