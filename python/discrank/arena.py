@@ -14,7 +14,7 @@ from typing import Any, Optional
 
 import numpy as np
 
-__all__ = ["TIES", "STYLE_METADATA", "apply_ties", "read_arena", "style_features", "both_bad", "BOTH_BAD", "fast_votes"]
+__all__ = ["TIES", "STYLE_METADATA", "apply_ties", "read_arena", "style_features", "both_bad", "BOTH_BAD", "fast_votes", "frame_of"]
 
 #: The ties policies of :func:`apply_ties`.
 TIES = ("half", "davidson", "ignore", "one-win-each")
@@ -230,7 +230,8 @@ def read_arena(source: Any, *, model_a: str = "model_a", model_b: str = "model_b
     return apply_ties(log, ties)
 
 
-def _frame_of(source: Any) -> Any:
+def frame_of(source: Any) -> Any:
+    """The votes of a frame (as it is) or of a CSV, Parquet or JSON-lines file (read whole)."""
     import pandas as pd
 
     if isinstance(source, pd.DataFrame):
@@ -272,7 +273,7 @@ def read_votes(source: Any, *, model_a: str = "model_a", model_b: str = "model_b
 
     if bothbad not in ("tie", "ignore"):
         raise ValueError(f"bothbad={bothbad!r} is not one of ('tie', 'ignore')")
-    frame = _frame_of(source)
+    frame = frame_of(source)
     for col in (model_a, model_b, winner) + ((extra,) if extra is not None else ()):
         if col not in frame.columns:
             raise ValueError(f"no column {col!r} in the votes (columns: {list(frame.columns)[:12]})")

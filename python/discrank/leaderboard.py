@@ -22,6 +22,7 @@ from typing import Any, Optional
 import numpy as np
 
 from discrank._arena_fit import BTFit, BTRows, fit_bt, rows_of
+from discrank._board_votes import Votes, check_graph, check_ties, read_board_votes, votes_of
 from discrank._checks import show
 from discrank.bootstrap import rank_bounds
 
@@ -33,8 +34,6 @@ ELO = 400.0 / math.log(10.0)
 CI_METHODS = ("sandwich", "bootstrap", "none")
 #: The most bootstrap replicates a board draws (each holds a copy of the parameters).
 MAX_BOOT = 1_000_000
-#: The ties policies a board takes (Davidson's needs a draw model: ``Elo(draws="davidson")``).
-BOARD_TIES = ("half", "ignore", "one-win-each")
 
 
 @dataclass
@@ -94,130 +93,6 @@ def _check_level(level: Any) -> float:
     return float(level)
 
 
-@dataclass
-class _Votes:
-    """The board's votes: model codes, outcome (1, 0, 1/2), the ties policy's weight, style features."""
-
-    labels: np.ndarray
-    a: np.ndarray
-    b: np.ndarray
-    y: np.ndarray
-    mult: np.ndarray
-    z: np.ndarray
-    style_names: tuple
-    center: np.ndarray
-    scale: np.ndarray
-
-    def rows(self, style: bool = True) -> BTRows:
-        return rows_of(self.labels.size, self.a, self.b, self.y, self.mult, self.z if style else None)
-
-
-def _check_ties(ties: Any) -> None:
-    if not isinstance(ties, str) or ties not in BOARD_TIES:
-        hint = (" (Davidson's ties need a draw model: bootstrap(Elo(draws='davidson'), log))"
-                if ties == "davidson" else "")
-        raise ValueError(f"ties={show(ties)} is not one of {BOARD_TIES}{hint}")
-
-
-@dataclass
-class _Coded:
-    """Votes with their models coded: the sorted labels, the codes of a and b, a's score, the style
-    features and their names."""
-
-    labels: np.ndarray
-    ca: np.ndarray
-    cb: np.ndarray
-    score: np.ndarray
-    advantage: Optional[np.ndarray]
-    advantage_names: tuple
-
-    @classmethod
-    def of_log(cls, log: Any) -> "_Coded":
-        from discrank._coding import code_log
-
-        labels, ca, cb = code_log(log)
-        return cls(labels, ca, cb, np.asarray(log.score, dtype=np.float64), log.advantage,
-                   tuple(log.advantage_names) if log.advantage is not None else ())
-
-    def take(self, rows: np.ndarray) -> "_Coded":
-        """The votes ``rows``, their models coded again among those they hold."""
-        ca, cb = self.ca[rows], self.cb[rows]
-        used, inverse = np.unique(np.concatenate([ca, cb]), return_inverse=True)
-        adv = None if self.advantage is None else self.advantage[rows]
-        return _Coded(self.labels[used], inverse[:ca.size], inverse[ca.size:], self.score[rows], adv,
-                      self.advantage_names)
-
-    @property
-    def a(self) -> np.ndarray:
-        return self.labels[self.ca]
-
-    @property
-    def b(self) -> np.ndarray:
-        return self.labels[self.cb]
-
-
-def _votes(log: _Coded, ties: str, normalize: bool) -> _Votes:
-    labels, ca, cb = log.labels, log.ca, log.cb
-    y = np.asarray(log.score, dtype=np.float64)
-    tie = y == 0.5
-    keep = ~tie if ties == "ignore" else np.ones(y.size, dtype=bool)
-    mult = np.where(tie, 2.0, 1.0) if ties == "one-win-each" else np.ones(y.size)
-    z = np.zeros((y.size, 0)) if log.advantage is None else np.asarray(log.advantage, dtype=np.float64)
-    names = log.advantage_names if log.advantage is not None else ()
-    z = z[keep]
-    center, scale = np.zeros(z.shape[1]), np.ones(z.shape[1])
-    if z.shape[1]:
-        size = np.maximum(np.abs(z).max(axis=0), np.finfo(float).tiny)
-        std = (z / size).std(axis=0) * size  # no overflow of the squares for columns near 1e300
-        flat = np.flatnonzero(std == 0)
-        if flat.size:
-            raise ValueError(f"style column {names[flat[0]]!r} is constant ({z[0, flat[0]]!r}) over all "
-                             f"{z.shape[0]} votes: its coefficient is not identified")
-        if normalize:
-            center, scale = (z / size).mean(axis=0) * size, std
-            z = (z / size - center / size) / (scale / size)
-        _check_collinear(z, names)
-    return _Votes(labels, ca[keep].astype(np.int32), cb[keep].astype(np.int32), y[keep], mult[keep],
-                  np.ascontiguousarray(z), names, center, scale)
-
-
-def _check_collinear(z: np.ndarray, names: tuple) -> None:
-    """Refuse style columns one of which is a linear combination of the others over the votes (their
-    coefficients are not identified), naming it."""
-    zc = z - z.mean(axis=0)
-    for j in range(1, z.shape[1]):
-        coef, *_ = np.linalg.lstsq(zc[:, :j], zc[:, j], rcond=None)
-        resid = zc[:, j] - zc[:, :j] @ coef
-        if np.linalg.norm(resid) <= 1e-9 * np.linalg.norm(zc[:, j]):
-            raise ValueError(f"style column {names[j]!r} is a linear combination of {list(names[:j])} over the "
-                             "votes: its coefficient is not identified; leave it out")
-
-
-def _check_graph(votes: _Votes, where: str) -> None:
-    from scipy.sparse import coo_matrix
-    from scipy.sparse.csgraph import connected_components
-
-    n = votes.labels.size
-    if n < 2:
-        raise ValueError(f"{where}: {n} model{'s' if n != 1 else ''} ({show(list(votes.labels))}); a board "
-                         "needs at least two")
-    g = coo_matrix((np.ones(votes.a.size), (votes.a, votes.b)), shape=(n, n))
-    count, piece = connected_components(g, directed=False)
-    if count > 1:
-        sizes = np.bincount(piece)
-        small = np.argsort(sizes)[0]
-        raise ValueError(f"{where}: the comparison graph is in {count} pieces (the smallest: "
-                         f"{show(list(votes.labels[piece == small][:5]))}); ratings across pieces are not "
-                         "comparable")
-    wins = np.bincount(votes.a, weights=votes.y, minlength=n) + np.bincount(votes.b, weights=1 - votes.y, minlength=n)
-    played = np.bincount(votes.a, minlength=n) + np.bincount(votes.b, minlength=n)
-    extreme = np.flatnonzero((wins == 0) | (wins == played))
-    if extreme.size:
-        i = extreme[0]
-        raise ValueError(f"{where}: model {votes.labels[i]!r} {'lost' if wins[i] == 0 else 'won'} every one of "
-                         f"its {played[i]} votes: its Bradley-Terry rating is infinite")
-
-
 class ArenaBoard:
     """A fitted arena leaderboard (:func:`arena_board`).
 
@@ -237,7 +112,7 @@ class ArenaBoard:
     fit : the underlying fit (ratings with mean 0 and coefficients, in logits).
     """
 
-    def __init__(self, votes: _Votes, fit: BTFit, plain: Optional[BTFit], *, anchor: Any, anchor_rating: float,
+    def __init__(self, votes: Votes, fit: BTFit, plain: Optional[BTFit], *, anchor: Any, anchor_rating: float,
                  ci: str, level: float, n_boot: int, seed: int, ridge: float, n_jobs: int) -> None:
         self._votes, self.fit, self._plain = votes, fit, plain
         self.labels = votes.labels
@@ -332,7 +207,25 @@ class ArenaBoard:
 
     # --- predictions ---------------------------------------------------------------------------------------
     def predict(self, a: Any, b: Any, style: Optional[np.ndarray] = None) -> np.ndarray:
-        """P(a beats b) for each vote (models by name; ``style``: the raw features, normalised as the fit's)."""
+        """P(a beats b) for each vote, by the board's model.
+
+        Parameters
+        ----------
+        a, b : sequence of str
+            The models of each vote, by name (models of the board).
+        style : array, shape (n_votes, n_features), optional
+            The votes' raw style features (normalised as the fit's were); ignored by a board without style.
+
+        Returns
+        -------
+        ndarray
+            The probability that ``a`` beats ``b`` (a tie counting half).
+
+        Raises
+        ------
+        KeyError
+            A model the board has not rated.
+        """
         index = {str(m): i for i, m in enumerate(self.labels)}
         ia = np.array([index[str(m)] for m in a], dtype=np.int64)
         ib = np.array([index[str(m)] for m in b], dtype=np.int64)
@@ -340,12 +233,29 @@ class ArenaBoard:
         return self.fit.predict(ia, ib, z)
 
     def log_loss(self, test: Any, **read: Any) -> HeldOut:
-        """The mean log loss of the board's predictions on held-out votes ``test`` (a GameLog, a frame or a
-        file, read as :func:`arena_board` reads; ``read``: its column options), against the coin's, with
-        the paired standard error. Votes of a model the board has not rated are skipped and counted."""
+        """The mean log loss of the board's predictions on held-out votes, against the coin's.
+
+        Parameters
+        ----------
+        test : GameLog, pandas.DataFrame, str or path-like
+            The held-out votes, read as :func:`arena_board` reads them (their style features too).
+        **read
+            Column options of a frame or file (``model_a``, ``model_b``, ``winner``, ...).
+
+        Returns
+        -------
+        HeldOut
+            The votes scored, those skipped (a model the board has not rated), the mean log loss (a tie's
+            target 1/2), the coin's (ln 2), and the mean paired difference with its standard error.
+
+        Raises
+        ------
+        ValueError
+            No held-out vote is between two models of the board.
+        """
         from discrank._losses import binary_log_loss
 
-        log = _as_log(test, style=self._votes.style_names or None, **read)[0]
+        log = read_board_votes(test, style=self._votes.style_names or None, **read)[0]
         known = set(self.labels.astype(str).tolist())
         a, b = np.asarray(log.a).astype(str), np.asarray(log.b).astype(str)
         ok = np.array([x in known and y in known for x, y in zip(a, b)], dtype=bool)
@@ -362,6 +272,26 @@ class ArenaBoard:
     # --- robustness ----------------------------------------------------------------------------------------
     def votes_to_flip(self, rank: int = 1, challengers: int = 5) -> VoteDrop:
         """The fewest votes whose removal changes the model at ``rank`` (1: the top model).
+
+        Parameters
+        ----------
+        rank : int, default 1
+            The rank checked, in [1, number of models].
+        challengers : int, default 5
+            How many neighbours on each side of ``rank`` in the table are tried as the model that takes
+            its place.
+
+        Returns
+        -------
+        VoteDrop
+
+        Raises
+        ------
+        ValueError
+            ``rank`` outside [1, number of models].
+
+        Notes
+        -----
 
         The approximation (Broderick, Giordano and Meager's "approximate maximum influence
         perturbation"): removing vote ``i`` alone moves the fit by ``A^-1 s_i`` to first order (``A``: the
@@ -442,7 +372,20 @@ class ArenaBoard:
 
     # --- output --------------------------------------------------------------------------------------------
     def plot(self, ax: Any = None, top: Optional[int] = None, title: Optional[str] = None):
-        """The forest plot of the board (:func:`discrank.plot.plot_forest`)."""
+        """The forest plot of the board (:func:`discrank.plot.plot_forest`).
+
+        Parameters
+        ----------
+        ax : matplotlib Axes, optional
+            Where to draw; default a new figure sized to the models.
+        top : int, optional
+            Draw the first ``top`` models only; default all.
+        title : str, optional
+
+        Returns
+        -------
+        matplotlib Axes
+        """
         from discrank.plot import plot_forest
 
         return plot_forest(self.frame, ax=ax, top=top, title=title)
@@ -456,60 +399,6 @@ def _normal_quantile(p: float) -> float:
     from scipy.stats import norm
 
     return float(norm.ppf(p))
-
-
-def _as_log(source: Any, *, style: Any = None, category: Any = None, **read: Any) -> tuple[_Coded, Optional[np.ndarray]]:
-    """The votes coded, and the category of each vote, from a GameLog (``category``: the values) or a frame
-    or a file (``category``: a column). A well-formed arena frame is coded directly
-    (:func:`discrank.arena.fast_votes`); anything else goes through the readers, which name what is wrong."""
-    import os
-
-    import pandas as pd
-
-    from discrank.arena import _frame_of, both_bad, fast_votes, read_votes, style_features
-    from discrank.logs import GameLog
-
-    if not isinstance(source, (GameLog, pd.DataFrame, str, os.PathLike)):
-        raise TypeError(f"arena_board takes votes (a GameLog, a pandas DataFrame or a file), not a "
-                        f"{type(source).__name__}" + (": a PairwiseData has summed the votes, and the intervals "
-                                                      "need each vote's outcome" if type(source).__name__ ==
-                                                      "PairwiseData" else ""))
-    if isinstance(source, GameLog):
-        if style is not None and source.advantage is None:
-            raise ValueError("style= names columns of a file or frame; a GameLog's style covariates are its "
-                             "advantage columns")
-        if category is None:
-            return _Coded.of_log(source), None
-        cat = np.asarray(category)
-        if cat.shape != (len(source),):
-            raise ValueError(f"category must hold one value per vote ({len(source)}), got shape {cat.shape}")
-        return _Coded.of_log(source), _check_categories(cat, "category")
-    frame = _frame_of(source)
-    cols = {k: read.get(k, k) for k in ("model_a", "model_b", "winner")}
-    simple = set(read) <= {"model_a", "model_b", "winner", "bothbad"} and all(c in frame.columns for c in cols.values()) \
-        and (category is None or category in frame.columns)
-    if simple:
-        if read.get("bothbad", "tie") == "ignore":
-            frame = frame.loc[~both_bad(frame, cols["winner"])]
-        fast = fast_votes(frame, cols["model_a"], cols["model_b"], cols["winner"])
-        if fast is not None:
-            z, names = style_features(frame, style) if style is not None else (None, ())
-            coded = _Coded(*fast, z if names else None, names)
-            cat = None if category is None else _check_categories(frame[category].to_numpy(), f"category column {category!r}")
-            return coded, cat
-    log, cat = read_votes(frame, style=style, extra=category, **read)
-    return _Coded.of_log(log), None if cat is None else _check_categories(cat, f"category column {category!r}")
-
-
-def _check_categories(cat: np.ndarray, what: str) -> np.ndarray:
-    """The categories as strings; a missing one (None, NaN, empty) is a ValueError naming its vote."""
-    import pandas as pd
-
-    missing = np.flatnonzero(pd.isna(cat) | (pd.Series(cat).astype(str).str.strip() == "").to_numpy())
-    if missing.size:
-        raise ValueError(f"{what}: vote {missing[0]} has no category ({show(cat[missing[0]])}; {missing.size} such "
-                         "votes)")
-    return cat.astype(str)
 
 
 def arena_board(source: Any, *, style: Any = None, category: Any = None, ties: str = "half", bothbad: str = "tie",
@@ -585,11 +474,11 @@ def arena_board(source: Any, *, style: Any = None, category: Any = None, ties: s
             raise ValueError(f"{name}={show(val)} must be a finite number >= 0")
     if not isinstance(anchor_rating, (int, float, np.floating)) or not math.isfinite(anchor_rating):
         raise ValueError(f"anchor_rating={show(anchor_rating)} must be a finite number")
-    _check_ties(ties)
+    check_ties(ties)
     if _is_log(source):
-        log, cats = _as_log(source, style=style, category=category)
+        log, cats = read_board_votes(source, style=style, category=category)
     else:
-        log, cats = _as_log(source, style=style, category=category, bothbad=bothbad, **read)
+        log, cats = read_board_votes(source, style=style, category=category, bothbad=bothbad, **read)
     from discrank._threads import resolve_n_jobs
 
     settings = dict(anchor=anchor, anchor_rating=float(anchor_rating), ci=ci, level=level, n_boot=int(n_boot),
@@ -624,8 +513,8 @@ def _board(log: Any, ties: str, normalize: bool, style_reg: float, where: str, s
 
 
 def _fitted_board(log: Any, ties: str, normalize: bool, style_reg: float, where: str, settings: dict) -> ArenaBoard:
-    votes = _votes(log, ties, normalize)
-    _check_graph(votes, where)
+    votes = votes_of(log, ties, normalize)
+    check_graph(votes, where)
     prec = style_reg * float(np.sum(votes.mult))
     try:
         fit = fit_bt(votes.rows(), prec)

@@ -1,0 +1,196 @@
+"""The votes of an arena board: read from a GameLog, a frame or a file, their models coded, their ties
+weighted by the policy, their style features checked and standardised, and their comparison graph
+checked (:func:`discrank.leaderboard.arena_board`'s input)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Optional
+
+import numpy as np
+
+from discrank._arena_fit import BTRows, rows_of
+from discrank._checks import show
+
+__all__ = ["BOARD_TIES", "Coded", "Votes", "check_graph", "check_ties", "read_board_votes", "votes_of"]
+
+#: The ties policies a board takes (Davidson's needs a draw model: ``Elo(draws="davidson")``).
+BOARD_TIES = ("half", "ignore", "one-win-each")
+
+
+@dataclass
+class Votes:
+    """The board's votes: model codes, outcome (1, 0, 1/2), the ties policy's weight, style features."""
+
+    labels: np.ndarray
+    a: np.ndarray
+    b: np.ndarray
+    y: np.ndarray
+    mult: np.ndarray
+    z: np.ndarray
+    style_names: tuple
+    center: np.ndarray
+    scale: np.ndarray
+
+    def rows(self, style: bool = True) -> BTRows:
+        return rows_of(self.labels.size, self.a, self.b, self.y, self.mult, self.z if style else None)
+
+
+def check_ties(ties: Any) -> None:
+    if not isinstance(ties, str) or ties not in BOARD_TIES:
+        hint = (" (Davidson's ties need a draw model: bootstrap(Elo(draws='davidson'), log))"
+                if ties == "davidson" else "")
+        raise ValueError(f"ties={show(ties)} is not one of {BOARD_TIES}{hint}")
+
+
+@dataclass
+class Coded:
+    """Votes with their models coded: the sorted labels, the codes of a and b, a's score, the style
+    features and their names."""
+
+    labels: np.ndarray
+    ca: np.ndarray
+    cb: np.ndarray
+    score: np.ndarray
+    advantage: Optional[np.ndarray]
+    advantage_names: tuple
+
+    @classmethod
+    def of_log(cls, log: Any) -> "Coded":
+        from discrank._coding import code_log
+
+        labels, ca, cb = code_log(log)
+        return cls(labels, ca, cb, np.asarray(log.score, dtype=np.float64), log.advantage,
+                   tuple(log.advantage_names) if log.advantage is not None else ())
+
+    def take(self, rows: np.ndarray) -> "Coded":
+        """The votes ``rows``, their models coded again among those they hold."""
+        ca, cb = self.ca[rows], self.cb[rows]
+        used, inverse = np.unique(np.concatenate([ca, cb]), return_inverse=True)
+        adv = None if self.advantage is None else self.advantage[rows]
+        return Coded(self.labels[used], inverse[:ca.size], inverse[ca.size:], self.score[rows], adv,
+                      self.advantage_names)
+
+    @property
+    def a(self) -> np.ndarray:
+        return self.labels[self.ca]
+
+    @property
+    def b(self) -> np.ndarray:
+        return self.labels[self.cb]
+
+
+def votes_of(log: Coded, ties: str, normalize: bool) -> Votes:
+    labels, ca, cb = log.labels, log.ca, log.cb
+    y = np.asarray(log.score, dtype=np.float64)
+    tie = y == 0.5
+    keep = ~tie if ties == "ignore" else np.ones(y.size, dtype=bool)
+    mult = np.where(tie, 2.0, 1.0) if ties == "one-win-each" else np.ones(y.size)
+    z = np.zeros((y.size, 0)) if log.advantage is None else np.asarray(log.advantage, dtype=np.float64)
+    names = log.advantage_names if log.advantage is not None else ()
+    z = z[keep]
+    center, scale = np.zeros(z.shape[1]), np.ones(z.shape[1])
+    if z.shape[1]:
+        size = np.maximum(np.abs(z).max(axis=0), np.finfo(float).tiny)
+        std = (z / size).std(axis=0) * size  # no overflow of the squares for columns near 1e300
+        flat = np.flatnonzero(std == 0)
+        if flat.size:
+            raise ValueError(f"style column {names[flat[0]]!r} is constant ({z[0, flat[0]]!r}) over all "
+                             f"{z.shape[0]} votes: its coefficient is not identified")
+        if normalize:
+            center, scale = (z / size).mean(axis=0) * size, std
+            z = (z / size - center / size) / (scale / size)
+        _check_collinear(z, names)
+    return Votes(labels, ca[keep].astype(np.int32), cb[keep].astype(np.int32), y[keep], mult[keep],
+                  np.ascontiguousarray(z), names, center, scale)
+
+
+def _check_collinear(z: np.ndarray, names: tuple) -> None:
+    """Refuse style columns one of which is a linear combination of the others over the votes (their
+    coefficients are not identified), naming it."""
+    zc = z - z.mean(axis=0)
+    for j in range(1, z.shape[1]):
+        coef, *_ = np.linalg.lstsq(zc[:, :j], zc[:, j], rcond=None)
+        resid = zc[:, j] - zc[:, :j] @ coef
+        if np.linalg.norm(resid) <= 1e-9 * np.linalg.norm(zc[:, j]):
+            raise ValueError(f"style column {names[j]!r} is a linear combination of {list(names[:j])} over the "
+                             "votes: its coefficient is not identified; leave it out")
+
+
+def check_graph(votes: Votes, where: str) -> None:
+    from scipy.sparse import coo_matrix
+    from scipy.sparse.csgraph import connected_components
+
+    n = votes.labels.size
+    if n < 2:
+        raise ValueError(f"{where}: {n} model{'s' if n != 1 else ''} ({show(list(votes.labels))}); a board "
+                         "needs at least two")
+    g = coo_matrix((np.ones(votes.a.size), (votes.a, votes.b)), shape=(n, n))
+    count, piece = connected_components(g, directed=False)
+    if count > 1:
+        sizes = np.bincount(piece)
+        small = np.argsort(sizes)[0]
+        raise ValueError(f"{where}: the comparison graph is in {count} pieces (the smallest: "
+                         f"{show(list(votes.labels[piece == small][:5]))}); ratings across pieces are not "
+                         "comparable")
+    wins = np.bincount(votes.a, weights=votes.y, minlength=n) + np.bincount(votes.b, weights=1 - votes.y, minlength=n)
+    played = np.bincount(votes.a, minlength=n) + np.bincount(votes.b, minlength=n)
+    extreme = np.flatnonzero((wins == 0) | (wins == played))
+    if extreme.size:
+        i = extreme[0]
+        raise ValueError(f"{where}: model {votes.labels[i]!r} {'lost' if wins[i] == 0 else 'won'} every one of "
+                         f"its {played[i]} votes: its Bradley-Terry rating is infinite")
+
+
+def read_board_votes(source: Any, *, style: Any = None, category: Any = None, **read: Any) -> tuple[Coded, Optional[np.ndarray]]:
+    """The votes coded, and the category of each vote, from a GameLog (``category``: the values) or a frame
+    or a file (``category``: a column). A well-formed arena frame is coded directly
+    (:func:`discrank.arena.fast_votes`); anything else goes through the readers, which name what is wrong."""
+    import os
+
+    import pandas as pd
+
+    from discrank.arena import both_bad, fast_votes, frame_of, read_votes, style_features
+    from discrank.logs import GameLog
+
+    if not isinstance(source, (GameLog, pd.DataFrame, str, os.PathLike)):
+        raise TypeError(f"arena_board takes votes (a GameLog, a pandas DataFrame or a file), not a "
+                        f"{type(source).__name__}" + (": a PairwiseData has summed the votes, and the intervals "
+                                                      "need each vote's outcome" if type(source).__name__ ==
+                                                      "PairwiseData" else ""))
+    if isinstance(source, GameLog):
+        if style is not None and source.advantage is None:
+            raise ValueError("style= names columns of a file or frame; a GameLog's style covariates are its "
+                             "advantage columns")
+        if category is None:
+            return Coded.of_log(source), None
+        cat = np.asarray(category)
+        if cat.shape != (len(source),):
+            raise ValueError(f"category must hold one value per vote ({len(source)}), got shape {cat.shape}")
+        return Coded.of_log(source), _check_categories(cat, "category")
+    frame = frame_of(source)
+    cols = {k: read.get(k, k) for k in ("model_a", "model_b", "winner")}
+    simple = set(read) <= {"model_a", "model_b", "winner", "bothbad"} and all(c in frame.columns for c in cols.values()) \
+        and (category is None or category in frame.columns)
+    if simple:
+        if read.get("bothbad", "tie") == "ignore":
+            frame = frame.loc[~both_bad(frame, cols["winner"])]
+        fast = fast_votes(frame, cols["model_a"], cols["model_b"], cols["winner"])
+        if fast is not None:
+            z, names = style_features(frame, style) if style is not None else (None, ())
+            coded = Coded(*fast, z if names else None, names)
+            cat = None if category is None else _check_categories(frame[category].to_numpy(), f"category column {category!r}")
+            return coded, cat
+    log, cat = read_votes(frame, style=style, extra=category, **read)
+    return Coded.of_log(log), None if cat is None else _check_categories(cat, f"category column {category!r}")
+
+
+def _check_categories(cat: np.ndarray, what: str) -> np.ndarray:
+    """The categories as strings; a missing one (None, NaN, empty) is a ValueError naming its vote."""
+    import pandas as pd
+
+    missing = np.flatnonzero(pd.isna(cat) | (pd.Series(cat).astype(str).str.strip() == "").to_numpy())
+    if missing.size:
+        raise ValueError(f"{what}: vote {missing[0]} has no category ({show(cat[missing[0]])}; {missing.size} such "
+                         "votes)")
+    return cat.astype(str)
