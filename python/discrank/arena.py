@@ -14,7 +14,7 @@ from typing import Any, Optional
 
 import numpy as np
 
-__all__ = ["TIES", "STYLE_METADATA", "apply_ties", "read_arena", "style_features", "both_bad", "BOTH_BAD"]
+__all__ = ["TIES", "STYLE_METADATA", "apply_ties", "read_arena", "style_features", "both_bad", "BOTH_BAD", "read_table"]
 
 #: The ties policies of :func:`apply_ties`.
 TIES = ("half", "davidson", "ignore", "one-win-each")
@@ -231,7 +231,25 @@ def read_arena(source: Any, *, model_a: str = "model_a", model_b: str = "model_b
     return apply_ties(log, ties)
 
 
-def _frame_of(source: Any) -> Any:
+def read_table(source: Any) -> Any:
+    """The rows of an arena file as they are (no column checked).
+
+    Parameters
+    ----------
+    source : str, path-like or pandas.DataFrame
+        A CSV, Parquet or JSON-lines file, told by its suffix (:data:`FORMATS`, compressed or not); or a
+        frame.
+
+    Returns
+    -------
+    pandas.DataFrame
+        The file's rows; a frame is returned itself.
+
+    Raises
+    ------
+    ValueError
+        A file of another suffix, naming it (and the readers' errors for a file they cannot parse).
+    """
     import pandas as pd
 
     if isinstance(source, pd.DataFrame):
@@ -250,7 +268,7 @@ def read_votes(source: Any, *, model_a: str = "model_a", model_b: str = "model_b
 
     if bothbad not in ("tie", "ignore"):
         raise ValueError(f"bothbad={bothbad!r} is not one of ('tie', 'ignore')")
-    frame = _frame_of(source)
+    frame = read_table(source)
     for col in (model_a, model_b, winner) + ((extra,) if extra is not None else ()):
         if col not in frame.columns:
             raise ValueError(f"no column {col!r} in the votes (columns: {list(frame.columns)[:12]})")
