@@ -195,11 +195,29 @@ def test_arena_bad_file_or_vote_exits_2_naming_it(tmp_path, capsys):
     assert not (tmp_path / "b.csv").exists()
 
 
-def test_category_file_names_are_made_safe_and_distinct():
-    assert safe_names(["en", "zh/tw", "zh tw", "ZH_TW", "../..", "coding (hard)"]) == [
-        "en", "zh_tw", "zh_tw-2", "ZH_TW-3", "category", "coding_hard"]
+def test_category_file_names_are_made_safe_and_distinct_from_each_other_and_the_style_file():
+    assert safe_names(["en", "zh/tw", "zh tw", "ZH_TW", "../..", "coding (hard)", "中文", "Style"],
+                      taken=("style",)) == ["en", "zh_tw", "zh_tw-2", "ZH_TW-3", "category", "coding_hard", "中文",
+                                            "Style-2"]
 
 
 def test_default_prefix_is_the_stem_without_format_and_compression_suffixes():
     assert [output_prefix(p) for p in ["data/battles.jsonl.gz", "battles.csv", "a.b.parquet", "v.ndjson"]] == [
         "battles_board", "battles_board", "a.b_board", "v_board"]
+
+
+def test_arena_bootstrap_replicates_that_do_not_converge_are_a_printed_warning(tmp_path, capsys):
+    df = votes_frame(m=300, seed=2)
+    rare = pd.DataFrame({"model_a": ["rare"] * 3, "model_b": ["m0", "m1", "m2"], "winner": ["model_a", "model_a",
+                                                                                          "model_b"]})
+    df = pd.concat([df, rare], ignore_index=True)  # a model of 3 votes: often all won in a replicate
+    df.to_csv(tmp_path / "votes.csv", index=False)
+    assert main(["arena", str(tmp_path / "votes.csv"), "--ci", "bootstrap", "--n-boot", "50", "--out",
+                 str(tmp_path / "b")]) == 0
+    with pytest.warns(discrank.exceptions.ConvergenceWarning) as caught:
+        board = discrank.arena_board(df, ci="bootstrap", n_boot=50)
+    bad = int((board.steps < 0).sum())
+    assert 0 < bad < 50 and len(caught) == 1
+    assert (f"discrank: warning: {bad} of 50 bootstrap replicates did not converge"
+            in capsys.readouterr().err.splitlines()[0])
+    same_frame(pd.read_csv(tmp_path / "b.csv"), board.frame)

@@ -169,7 +169,7 @@ def _write(board, prefix: str) -> list[str]:
         path = f"{prefix}_style.csv"
         write_file(path, lambda: board.style.to_csv(path, index=False))
         written.append(path)
-    for name, safe in zip(board.categories, safe_names(list(board.categories))):
+    for name, safe in zip(board.categories, safe_names(list(board.categories), taken=("style",))):
         written += _write_board(board.categories[name], f"{prefix}_{safe}", f"category {name!r}")
     return written
 
@@ -190,14 +190,15 @@ def _write_board(board, prefix: str, title: str) -> list[str]:
     return [csv, png]
 
 
-def safe_names(names: list[str]) -> list[str]:
-    """Each name made safe for a file name: runs of characters other than letters, digits, ``.``, ``-``
-    and ``_`` become one ``_`` (leading and trailing ``.`` and ``_`` dropped; an empty result is
-    ``category``), and a name met again gets ``-2``, ``-3``, ... so no two files clash."""
+def safe_names(names: list[str], taken: tuple = ()) -> list[str]:
+    """Each name made safe for a file name: runs of characters other than letters, digits (of any
+    script), ``.``, ``-`` and ``_`` become one ``_`` (leading and trailing ``.`` and ``_`` dropped; an
+    empty result is ``category``), and a name met again, or one of ``taken``, gets ``-2``, ``-3``, ...:
+    no two files clash, even on a file system blind to case."""
     out: list[str] = []
-    seen: set[str] = set()
+    seen = {t.lower() for t in taken}
     for name in names:
-        base = re.sub(r"[^A-Za-z0-9._-]+", "_", str(name)).strip("._") or "category"
+        base = re.sub(r"[^\w.-]+", "_", str(name)).strip("._") or "category"
         safe, k = base, 1
         while safe.lower() in seen:
             k += 1
