@@ -7,8 +7,9 @@ against ``discrank.arena_board`` alone on the same votes already in memory.
 The votes: models of known strengths sampled with a skew (the first models in more votes), ties and
 both-bad ties, four style features given as ``NAME_a`` / ``NAME_b`` columns (their normalised
 difference is the feature), a category column, written once as Parquet and as CSV in a temporary
-folder. A first run on 2 000 votes loads the modules (untimed); then each row runs once (the times include pandas' reading and matplotlib's drawing: the per-category
-boards draw one forest plot each). ``--threads`` sets ``OMP_NUM_THREADS`` (default: unset, all cores).
+folder. A first run on 2 000 votes loads the modules (untimed); then each row runs once (the times
+include pandas' reading and matplotlib's drawing: each category's board draws its own forest plot).
+``--threads`` sets ``OMP_NUM_THREADS`` (default: unset, all cores).
 """
 
 from __future__ import annotations
