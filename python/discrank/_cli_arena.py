@@ -43,7 +43,9 @@ def arena_command(args: argparse.Namespace) -> int:
     if folder and not os.path.isdir(folder):
         raise ValueError(f"--out {prefix}: no folder {folder!r} to write the board's files in")
     frame = _read(args.votes)
-    columns = dict(model_a=args.model_a, model_b=args.model_b, winner=args.winner, time=args.time)
+    columns = dict(model_a=args.model_a, model_b=args.model_b, winner=args.winner)
+    if args.time is not None:
+        columns["time"] = args.time
     test = None
     if args.holdout is not None:
         frame, test, how = _holdout(frame, args, columns)
@@ -87,8 +89,14 @@ def _read(path: str):
         raise ValueError(text if path in text else f"{path}: cannot read the votes ({text})") from None
 
 
+#: The options of :func:`discrank.arena_board` the command passes by flag: a message that begins with
+#: ``name=`` names the flag instead.
+_FLAGS = {"anchor": "--anchor", "anchor_rating": "--anchor-rating", "level": "--level", "n_boot": "--n-boot",
+          "seed": "--seed"}
+
+
 def _fit(frame, args: argparse.Namespace, columns: dict):
-    """:func:`discrank.arena_board` with the command's options; its ``anchor=`` named ``--anchor``."""
+    """:func:`discrank.arena_board` with the command's options; an error about one of them names its flag."""
     from discrank.leaderboard import arena_board
 
     try:
@@ -97,8 +105,9 @@ def _fit(frame, args: argparse.Namespace, columns: dict):
                            n_boot=args.n_boot, seed=args.seed, **columns)
     except ValueError as exc:
         text = str(exc)
-        if text.startswith("anchor="):
-            raise ValueError("--anchor " + text[len("anchor="):]) from None
+        name = text.split("=", 1)[0]
+        if name in _FLAGS and "=" in text:
+            raise ValueError(f"{_FLAGS[name]} {text[len(name) + 1:]}") from None
         raise
 
 

@@ -14,7 +14,7 @@ from typing import Any, Optional
 
 import numpy as np
 
-__all__ = ["TIES", "STYLE_METADATA", "apply_ties", "read_arena", "style_features", "both_bad", "BOTH_BAD", "read_table"]
+__all__ = ["TIES", "STYLE_METADATA", "apply_ties", "read_arena", "style_features", "both_bad", "BOTH_BAD"]
 
 #: The ties policies of :func:`apply_ties`.
 TIES = ("half", "davidson", "ignore", "one-win-each")
@@ -186,6 +186,28 @@ def _format(path: Any) -> str:
                      f"{sorted(s for v in FORMATS.values() for s in v)}, optionally compressed {_COMPRESSED})")
 
 
+def read_table(source: Any) -> Any:
+    """The rows of an arena file as they are (no column checked).
+
+    Parameters
+    ----------
+    source : str, path-like or pandas.DataFrame
+        A CSV, Parquet or JSON-lines file, told by its suffix (:data:`FORMATS`, compressed or not); or a
+        frame.
+
+    Returns
+    -------
+    pandas.DataFrame
+        The file's rows; a frame is returned itself.
+
+    Raises
+    ------
+    ValueError
+        A file of another suffix, naming it (and the readers' errors for a file they cannot parse).
+    """
+    return _frame_of(source)
+
+
 def read_arena(source: Any, *, model_a: str = "model_a", model_b: str = "model_b", winner: str = "winner",
                ties: str = "half", time: Optional[str] = None, style: Any = None, bothbad: str = "tie",
                invalid: str = "raise", **options: Any) -> Any:
@@ -231,25 +253,7 @@ def read_arena(source: Any, *, model_a: str = "model_a", model_b: str = "model_b
     return apply_ties(log, ties)
 
 
-def read_table(source: Any) -> Any:
-    """The rows of an arena file as they are (no column checked).
-
-    Parameters
-    ----------
-    source : str, path-like or pandas.DataFrame
-        A CSV, Parquet or JSON-lines file, told by its suffix (:data:`FORMATS`, compressed or not); or a
-        frame.
-
-    Returns
-    -------
-    pandas.DataFrame
-        The file's rows; a frame is returned itself.
-
-    Raises
-    ------
-    ValueError
-        A file of another suffix, naming it (and the readers' errors for a file they cannot parse).
-    """
+def _frame_of(source: Any) -> Any:
     import pandas as pd
 
     if isinstance(source, pd.DataFrame):
@@ -268,7 +272,7 @@ def read_votes(source: Any, *, model_a: str = "model_a", model_b: str = "model_b
 
     if bothbad not in ("tie", "ignore"):
         raise ValueError(f"bothbad={bothbad!r} is not one of ('tie', 'ignore')")
-    frame = read_table(source)
+    frame = _frame_of(source)
     for col in (model_a, model_b, winner) + tuple(c for c in (time, extra) if c is not None):
         if col not in frame.columns:
             raise ValueError(f"no column {col!r} in the votes (columns: {list(frame.columns)[:12]})")
