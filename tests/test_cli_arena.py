@@ -155,9 +155,9 @@ def test_arena_flip_prints_the_votes_to_flip_the_top_model(tmp_path, capsys):
 
 
 @pytest.mark.parametrize("extra, message", [
-    (["--winner", "verdict"], "no column 'verdict' in the votes"),
-    (["--category", "topic"], "no column 'topic' in the votes"),
-    (["--time", "when"], "no column 'when' in the votes"),
+    (["--winner", "verdict"], "--winner 'verdict': no such column in votes.csv (its columns: ['model_a', "),
+    (["--category", "topic"], "--category 'topic': no such column in votes.csv (its columns: ['model_a', "),
+    (["--time", "when"], "--time 'when': no such column in votes.csv (its columns: ['model_a', "),
     (["--style", "tokens"], "style 'tokens': no column 'tokens', no columns 'tokens_a' and 'tokens_b'"),
     (["--anchor", "gpt-9"], "--anchor 'gpt-9' is not a model of the board"),
     (["--level", "1.5"], "argument --level: must be a number strictly between 0 and 1, got '1.5'"),

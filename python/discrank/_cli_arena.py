@@ -42,7 +42,7 @@ def arena_command(args: argparse.Namespace) -> int:
     folder = os.path.dirname(prefix)
     if folder and not os.path.isdir(folder):
         raise ValueError(f"--out {prefix}: no folder {folder!r} to write the board's files in")
-    frame = _read(args.votes)
+    frame = _read(args)
     columns = dict(model_a=args.model_a, model_b=args.model_b, winner=args.winner)
     if args.time is not None:
         columns["time"] = args.time
@@ -76,17 +76,24 @@ def arena_command(args: argparse.Namespace) -> int:
     return 0
 
 
-def _read(path: str):
-    """The votes' rows (:func:`discrank.arena.read_table`); a file that cannot be read is named."""
-    from discrank.arena import read_table
+def _read(args: argparse.Namespace):
+    """The votes' rows (:func:`discrank.arena.frame_of`): a file that cannot be read is named, and so is a
+    column given by a flag that the file does not have."""
+    from discrank.arena import frame_of
 
+    path = args.votes
     if not os.path.isfile(path):
         raise ValueError(f"{path}: no such file")
     try:
-        return read_table(path)
+        frame = frame_of(path)
     except (ValueError, OSError) as exc:
         text = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
         raise ValueError(text if path in text else f"{path}: cannot read the votes ({text})") from None
+    for flag, column in (("--model-a", args.model_a), ("--model-b", args.model_b), ("--winner", args.winner),
+                         ("--time", args.time), ("--category", args.category)):
+        if column is not None and column not in frame.columns:
+            raise ValueError(f"{flag} {column!r}: no such column in {path} (its columns: {list(frame.columns)[:12]})")
+    return frame
 
 
 #: The options of :func:`discrank.arena_board` the command passes by flag: a message that begins with

@@ -186,28 +186,6 @@ def _format(path: Any) -> str:
                      f"{sorted(s for v in FORMATS.values() for s in v)}, optionally compressed {_COMPRESSED})")
 
 
-def read_table(source: Any) -> Any:
-    """The rows of an arena file as they are (no column checked).
-
-    Parameters
-    ----------
-    source : str, path-like or pandas.DataFrame
-        A CSV, Parquet or JSON-lines file, told by its suffix (:data:`FORMATS`, compressed or not); or a
-        frame.
-
-    Returns
-    -------
-    pandas.DataFrame
-        The file's rows; a frame is returned itself.
-
-    Raises
-    ------
-    ValueError
-        A file of another suffix, naming it (and the readers' errors for a file they cannot parse).
-    """
-    return _frame_of(source)
-
-
 def read_arena(source: Any, *, model_a: str = "model_a", model_b: str = "model_b", winner: str = "winner",
                ties: str = "half", time: Optional[str] = None, style: Any = None, bothbad: str = "tie",
                invalid: str = "raise", **options: Any) -> Any:
@@ -253,7 +231,8 @@ def read_arena(source: Any, *, model_a: str = "model_a", model_b: str = "model_b
     return apply_ties(log, ties)
 
 
-def _frame_of(source: Any) -> Any:
+def frame_of(source: Any) -> Any:
+    """The votes of a frame (as it is) or of a CSV, Parquet or JSON-lines file (read whole)."""
     import pandas as pd
 
     if isinstance(source, pd.DataFrame):
@@ -272,8 +251,8 @@ def read_votes(source: Any, *, model_a: str = "model_a", model_b: str = "model_b
 
     if bothbad not in ("tie", "ignore"):
         raise ValueError(f"bothbad={bothbad!r} is not one of ('tie', 'ignore')")
-    frame = _frame_of(source)
-    for col in (model_a, model_b, winner) + tuple(c for c in (time, extra) if c is not None):
+    frame = frame_of(source)
+    for col in (model_a, model_b, winner) + ((extra,) if extra is not None else ()):
         if col not in frame.columns:
             raise ValueError(f"no column {col!r} in the votes (columns: {list(frame.columns)[:12]})")
     if bothbad == "ignore":
