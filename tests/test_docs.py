@@ -6,7 +6,7 @@ temporary folder that holds a small generated ``games.csv`` (columns white, blac
 "# needs ../shared/data" reads the data folder (tests/_data.py: that path is replaced by it) and is
 skipped when a file it names there is absent, so no later block of its page may use its names. The ``discrank``
 lines of each page's bash blocks run in order in such a folder, and every file a line names after
-``--out``, ``--save`` or ``--plot`` exists after it.
+``--out``, ``--save`` or ``--plot`` exists after it (``discrank arena``'s ``--out`` PREFIX: PREFIX.csv).
 """
 
 import re
@@ -34,7 +34,7 @@ def blocks(page: str, language: str) -> list[str]:
 
 def write_games(folder: Path) -> None:
     """games.csv: 6 players, every pair 20 times in random order (a tenth drawn), one game a day from 2024-01-01,
-    the first player at home in about half; pairs.csv: two fixtures."""
+    the first player at home in about half; pairs.csv: two fixtures; battles.csv: arena votes (write_battles)."""
     rng = np.random.default_rng(0)
     names = np.array(["Carlsen", "Nakamura", "Caruana", "Ding", "Firouzja", "Gukesh"])
     skill = np.array([1.0, 0.6, 0.5, 0.3, 0.2, 0.0])
@@ -48,6 +48,26 @@ def write_games(folder: Path) -> None:
                   "date": pd.date_range("2024-01-01", periods=a.size, freq="D"), "home": home}).to_csv(
         folder / "games.csv", index=False)
     pd.DataFrame({"a": ["Carlsen", "Ding"], "b": ["Ding", "Carlsen"]}).to_csv(folder / "pairs.csv", index=False)
+    write_battles(folder)
+
+
+def write_battles(folder: Path) -> None:
+    """battles.csv: 600 arena votes among 5 models (model_a, model_b, winner with ties and both-bad ties),
+    the answers' lengths len_a and len_b (the longer answer favoured), a category lang, one vote an hour."""
+    rng = np.random.default_rng(1)
+    names = np.array(["gpt-4o", "claude-3.5", "gemini-1.5", "llama-3-70b", "mistral-large"])
+    skill = np.array([0.6, 0.5, 0.2, 0.0, -0.3])
+    a = rng.integers(0, names.size, 600)
+    b = (a + rng.integers(1, names.size, a.size)) % names.size
+    la, lb = rng.integers(100, 900, a.size), rng.integers(100, 900, a.size)
+    p = 1 / (1 + np.exp(-(skill[a] - skill[b] + 0.5 * (la - lb) / (la + lb))))
+    u = rng.random(a.size)
+    winner = np.where(u < 0.1, "tie", np.where(u < 0.13, "tie (bothbad)",
+                                               np.where(rng.random(a.size) < p, "model_a", "model_b")))
+    pd.DataFrame({"model_a": names[a], "model_b": names[b], "winner": winner, "len_a": la, "len_b": lb,
+                  "lang": rng.choice(["en", "zh", "de"], a.size),
+                  "time": pd.date_range("2024-05-01", periods=a.size, freq="h")}).to_csv(folder / "battles.csv",
+                                                                                          index=False)
 
 
 def test_readme_starts_with_the_two_commands_and_stays_short():
@@ -129,7 +149,7 @@ def discrank_lines(page: str) -> list[str]:
 def test_shell_lines_are_there():
     assert len(discrank_lines("docs/cli.md")) >= 8
     commands = {shlex.split(line)[1] for line in discrank_lines("docs/cli.md")}
-    assert commands == {"demo", "fit", "predict", "info", "plot", "evaluate"}
+    assert commands == {"demo", "fit", "predict", "info", "plot", "evaluate", "arena"}
 
 
 @pytest.mark.parametrize("page", [p for p in PAGES if discrank_lines(p)])
@@ -143,6 +163,7 @@ def test_shell_blocks_discrank_lines_run(page, tmp_path):
         assert proc.returncode == 0, f"{line}: {proc.stderr}"
         for flag, name in zip(args, args[1:]):
             if flag in ("--out", "--save", "--plot"):
+                name += ".csv" if args[0] == "arena" else ""  # arena's --out is the prefix of its files
                 assert (tmp_path / name).exists(), f"{line} wrote no {name}"
     if (tmp_path / "predictions.csv").exists():
         preds = pd.read_csv(tmp_path / "predictions.csv")

@@ -14,6 +14,7 @@ import numpy as np
 from discrank._cli_models import (DEFAULT_MODEL, MODEL_OPTIONS, advantage_names, advantage_values, build_model,
                                   check_fit_options, check_fitted_advantage, check_known, coefficient_lines,
                                   history_axes, model_choices, options_of, predict_fixtures, ratings_table, verdict)
+from discrank._cli_arena import add_arena
 from discrank._cli_args import (FitProgress, Parser, UsageError, add_bad_rows, add_columns, check_period, int_at_least,
                                 pd_options, period, positive, print_warnings, read_log, regularization, threads,
                                 write_file)
@@ -352,7 +353,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     """Run the ``discrank`` command line; returns the exit status (0, 2 for an error, 3 for a bug)."""
     parser = Parser(prog="discrank", description="Ratings for two-player zero-sum games.")
     sub = parser.add_subparsers(dest="command", required=True)
-    for add in (add_demo, _add_fit, add_evaluate, _add_saved):
+    for add in (add_demo, _add_fit, add_evaluate, _add_saved, add_arena):
         add(sub)
     try:
         args = parser.parse_args(argv)
