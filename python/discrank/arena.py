@@ -14,7 +14,8 @@ from typing import Any, Optional
 
 import numpy as np
 
-__all__ = ["TIES", "STYLE_METADATA", "apply_ties", "read_arena", "style_features", "both_bad", "BOTH_BAD", "fast_votes", "frame_of"]
+__all__ = ["BOTH_BAD", "STYLE_METADATA", "TIES", "apply_ties", "both_bad", "fast_votes", "frame_of", "read_arena",
+           "style_features"]
 
 #: The ties policies of :func:`apply_ties`.
 TIES = ("half", "davidson", "ignore", "one-win-each")
