@@ -22,6 +22,7 @@
 #include <cmath>
 #include <cstdint>
 #include <limits>
+#include <type_traits>
 #include <vector>
 
 #include "discrank/fastmath.hpp"
@@ -152,6 +153,54 @@ inline void bt_residuals(std::int64_t len, const double* t, const double* y, con
         }
 }
 
+// Calls f(std::integral_constant<int, K>) with K = k for k in 0..8 (loops of a known length, unrolled, the
+// sums in registers), K = -1 otherwise (the length read at run time).
+template <class F>
+inline void with_covariates(std::int64_t k, F&& f) {
+    switch (k) {
+        case 0: return f(std::integral_constant<int, 0>{});
+        case 1: return f(std::integral_constant<int, 1>{});
+        case 2: return f(std::integral_constant<int, 2>{});
+        case 3: return f(std::integral_constant<int, 3>{});
+        case 4: return f(std::integral_constant<int, 4>{});
+        case 5: return f(std::integral_constant<int, 5>{});
+        case 6: return f(std::integral_constant<int, 6>{});
+        case 7: return f(std::integral_constant<int, 7>{});
+        case 8: return f(std::integral_constant<int, 8>{});
+        default: return f(std::integral_constant<int, -1>{});
+    }
+}
+
+// t[i] = x[a[i]] - x[b[i]] + z[i] . beta over a block of rows (K: the covariates, -1 for k read at run time).
+template <int K>
+inline void block_logits(std::int64_t len, std::int64_t k, const std::int32_t* a, const std::int32_t* b,
+                         const double* z, const double* x, const double* beta, double* t) {
+    const std::int64_t kk = K >= 0 ? K : k;
+    for (std::int64_t i = 0; i < len; ++i) {
+        double s = x[a[i]] - x[b[i]];
+        for (std::int64_t j = 0; j < kk; ++j) s += z[i * kk + j] * beta[j];
+        t[i] = s;
+    }
+}
+
+// acc[j] += sum_i v[i] z[i][j] over a block of rows, each sum in order (in registers when K is known).
+template <int K>
+inline void block_scores(std::int64_t len, std::int64_t k, const double* z, const double* v, double* acc) {
+    if constexpr (K == 0) {
+        (void)len, (void)k, (void)z, (void)v, (void)acc;
+    } else if constexpr (K > 0) {
+        double s[K] = {};
+        for (std::int64_t i = 0; i < len; ++i)
+            for (int j = 0; j < K; ++j) s[j] += v[i] * z[i * K + j];
+        for (int j = 0; j < K; ++j) acc[j] += s[j];
+    } else {
+        std::vector<double> s(static_cast<std::size_t>(k), 0.0);
+        for (std::int64_t i = 0; i < len; ++i)
+            for (std::int64_t j = 0; j < k; ++j) s[j] += v[i] * z[i * k + j];
+        for (std::int64_t j = 0; j < k; ++j) acc[j] += s[j];
+    }
+}
+
 // One replicate's scratch and its passes over the rows it drew (rows of weight 0 are left out).
 class BTReplicate {
   public:
@@ -204,18 +253,13 @@ class BTReplicate {
             const std::int32_t* a = d_.a + lo;
             const std::int32_t* b = d_.b + lo;
             const double* z = d_.z + lo * k;
-            for (std::int64_t i = 0; i < len; ++i) {
-                double s = x[a[i]] - x[b[i]];
-                for (std::int64_t j = 0; j < k; ++j) s += z[i * k + j] * beta[j];
-                t[i] = s;
-            }
+            with_covariates(k, [&](auto kc) { block_logits<decltype(kc)::value>(len, k, a, b, z, x, beta, t); });
             bt_residuals(len, t, d_.y + lo, w_.data() + lo, v, curvature ? h_.data() + lo : nullptr);
             for (std::int64_t i = 0; i < len; ++i) {
                 g_[a[i]] += v[i];
                 g_[b[i]] -= v[i];
             }
-            for (std::int64_t i = 0; i < len; ++i)
-                for (std::int64_t j = 0; j < k; ++j) gb[j] += v[i] * z[i * k + j];
+            with_covariates(k, [&](auto kc) { block_scores<decltype(kc)::value>(len, k, z, v, gb); });
         }
         for (std::int64_t i = 0; i < n; ++i) g_[i] += d_.rating_prec * x[i];
         for (std::int64_t j = 0; j < k; ++j) gb[j] += d_.beta_prec * beta[j];
