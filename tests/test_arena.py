@@ -127,3 +127,11 @@ def test_read_arena_keeps_both_bad_ties_apart_when_asked():
     assert read_arena(frame, bothbad="ignore").score.tolist() == [1.0, 0.5, 0.0]
     with pytest.raises(ValueError, match=r"bothbad='drop' is not one of \('tie', 'ignore'\)"):
         read_arena(frame, bothbad="drop")
+
+
+def test_read_arena_names_a_missing_time_column():
+    from discrank.arena import read_arena
+
+    frame = pd.DataFrame({"model_a": ["x"], "model_b": ["y"], "winner": ["model_a"]})
+    with pytest.raises(ValueError, match=r"no column 'day' in the votes \(columns: \['model_a', 'model_b', 'winner'\]\)"):
+        read_arena(frame, time="day")

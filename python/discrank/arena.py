@@ -275,7 +275,7 @@ def read_votes(source: Any, *, model_a: str = "model_a", model_b: str = "model_b
     if bothbad not in ("tie", "ignore"):
         raise ValueError(f"bothbad={bothbad!r} is not one of ('tie', 'ignore')")
     frame = frame_of(source)
-    for col in (model_a, model_b, winner) + ((extra,) if extra is not None else ()):
+    for col in (model_a, model_b, winner) + tuple(c for c in (time, extra) if c is not None):
         if col not in frame.columns:
             raise ValueError(f"no column {col!r} in the votes (columns: {list(frame.columns)[:12]})")
     if bothbad == "ignore":
