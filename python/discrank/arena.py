@@ -14,10 +14,9 @@ from typing import Any, Optional
 
 import numpy as np
 
-__all__ = ["TIES", "STYLE_METADATA", "apply_ties", "read_arena", "style_features", "both_bad", "BOTH_BAD"]
+from discrank._votes import BOTH_BAD, TIES, both_bad, tie_rows
 
-#: The ties policies of :func:`apply_ties`.
-TIES = ("half", "davidson", "ignore", "one-win-each")
+__all__ = ["TIES", "STYLE_METADATA", "apply_ties", "read_arena", "style_features", "both_bad", "BOTH_BAD"]
 
 
 def apply_ties(log: Any, ties: str = "half") -> Any:
@@ -54,21 +53,13 @@ def apply_ties(log: Any, ties: str = "half") -> Any:
         raise TypeError(f"apply_ties expects a discrank.GameLog, got {type(log).__name__}")
     if not isinstance(ties, str) or ties not in TIES:
         raise ValueError(f"ties={ties!r} is not one of {TIES}")
-    tie = np.asarray(log.score) == 0.5
-    if ties in ("half", "davidson") or not tie.any():
+    got = tie_rows(log.score, ties)
+    if got is None:
         return log
-    if ties == "ignore":
-        if tie.all():
-            raise ValueError(f"ties='ignore': every one of the {len(log)} votes is a tie, so no game is left")
-        return log._take(~tie, log.dropped)
-    # one-win-each: each game once, each tie twice (its first copy won by a, its second by b)
-    rows = np.repeat(np.arange(len(log)), np.where(tie, 2, 1))
-    second = np.zeros(rows.size, dtype=bool)
-    second[1:] = rows[1:] == rows[:-1]
+    rows, score = got
+    if rows.size == 0:
+        raise ValueError(f"ties='ignore': every one of the {len(log)} votes is a tie, so no game is left")
     out = log._take(rows, log.dropped)
-    score = np.asarray(out.score, dtype=np.float64).copy()
-    first = tie[rows] & ~second
-    score[first], score[second] = 1.0, 0.0
     out.score = score
     return out
 
@@ -83,14 +74,6 @@ STYLE_METADATA = {
     "bold": ("bold_count_a",),
 }
 _MARKDOWN = ("header", "list", "bold")
-#: The winner values that mark a tie in which both answers were bad.
-BOTH_BAD = ("tie (bothbad)", "both_bad", "bothbad")
-
-
-def both_bad(frame: Any, winner: str = "winner") -> np.ndarray:
-    """Which votes of an arena frame are ties in which both answers were bad (:data:`BOTH_BAD`)."""
-    col = frame[winner]
-    return col.astype("string").str.strip().str.lower().isin(BOTH_BAD).to_numpy(dtype=bool, na_value=False)
 
 
 def _metadata_sum(values: Any, key: str, column: str) -> np.ndarray:
