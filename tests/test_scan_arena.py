@@ -76,7 +76,7 @@ def test_json_lines_read_in_blocks_of_text_equal_one_block(tmp_path, monkeypatch
     votes = _votes(2)
     path = _write(votes, tmp_path / "votes.jsonl")
     whole = scan.scan_games(path, **ARENA)
-    monkeypatch.setattr(scan, "BLOCK_BYTES", 4096)  # about 60 lines a block: 50 blocks
+    monkeypatch.setattr(scan, "JSON_BLOCK_BYTES", 4096)  # about 60 lines a block: 50 blocks
     _same(scan.scan_games(path, **ARENA), whole)
     _same(whole, discrank.read_arena(path).to_pairs())
 

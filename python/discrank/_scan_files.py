@@ -243,7 +243,7 @@ def _csv_chunks(path: str, spec: dict) -> Iterator[Chunk]:
 
 def _json_chunks(path: str, spec: dict) -> Iterator[Chunk]:
     """A JSON-lines file (one vote or game a line, compressed by its suffix as CSV) in blocks of lines (about
-    ``block_bytes`` of text, at most ``batch_rows`` lines), each read by ``pandas.read_json(lines=True)`` as
+    ``json_block_bytes`` of text, at most ``batch_rows`` lines), each read by ``pandas.read_json(lines=True)`` as
     :func:`discrank.read_arena` reads a whole file; its rows numbered as their records (blank lines
     skipped, as pandas skips them). A line that is no JSON object (a truncated last line) names the file,
     its line and its row."""
@@ -259,7 +259,7 @@ def _json_chunks(path: str, spec: dict) -> Iterator[Chunk]:
         while True:
             lines: list = []
             try:
-                _line_block(fh, lines, spec["batch_rows"], spec["block_bytes"])
+                _line_block(fh, lines, spec["batch_rows"], spec["json_block_bytes"])
             except (OSError, EOFError, ValueError, *decompression_errors()) as exc:
                 if isinstance(exc, OSError) and exc.errno is not None:
                     raise

@@ -43,9 +43,12 @@ from discrank.pgn import SKIPPED_KINDS
 
 __all__ = ["scan_games", "FORMATS", "parse_bytes"]
 
-#: Games per chunk for Parquet and PGN (CSV chunks are pyarrow blocks of about ``BLOCK_BYTES``).
+#: Games per chunk for Parquet and PGN (CSV chunks are pyarrow blocks of about ``BLOCK_BYTES``, JSON-lines
+#: chunks blocks of lines of about ``JSON_BLOCK_BYTES``, at most ``BATCH_ROWS`` lines: pandas' parse of a
+#: block holds many times its text).
 BATCH_ROWS = 1 << 20
 BLOCK_BYTES = 64 << 20
+JSON_BLOCK_BYTES = 4 << 20
 
 
 def parse_bytes(value: Any, name: str = "memory_limit") -> int:
@@ -216,7 +219,8 @@ def scan_games(paths: Any, a: str = "a", b: str = "b", score: Optional[str] = No
     progress : bool, optional
         A progress bar on stderr (tqdm; default: when stderr is a terminal).
     batch_rows : int
-        Games per chunk (Parquet, PGN); CSV chunks are blocks of 64 MiB of text.
+        Games per chunk (Parquet, PGN; the most lines of a JSON-lines chunk); CSV chunks are blocks of 64 MiB
+        of text, JSON-lines chunks blocks of about 4 MiB of lines.
     max_invalid : float, optional
         With ``invalid="drop"``: the largest share of the scan's rows (in the time window; the games a PGN
         file skips in both modes not counted) that are dropped, as in :meth:`GameLog.from_frame` (default
@@ -274,8 +278,8 @@ def scan_games(paths: Any, a: str = "a", b: str = "b", score: Optional[str] = No
     spec = dict(a=a, b=b, score=score, winner=winner, time=time, start=start, end=end, invalid=invalid,
                 advantage=list(names) if names else None, advantage_names=tuple(names), by_x=bool(names),
                 min_player_games=min_player_games, weights=weights, batch_rows=batch_rows, block_bytes=BLOCK_BYTES,
-                period=period, results=True, dates=None, first_times=None, dropped={}, bothbad=bothbad,
-                ties=ties)
+                json_block_bytes=JSON_BLOCK_BYTES, period=period, results=True, dates=None, first_times=None,
+                dropped={}, bothbad=bothbad, ties=ties)
     coder = Coder()
     acc = Accumulator(budget, None if tmpdir is None else os.fspath(tmpdir), bool(names), period is not None)
     dropped: dict[str, int] = {}
