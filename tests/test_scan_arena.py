@@ -195,6 +195,19 @@ def test_bad_ties_and_bothbad_options_are_named(tmp_path):
         scan.scan_games(path, a="model_a", b="model_b", winner="win")
 
 
+def test_a_key_that_no_record_of_a_later_block_holds_is_a_missing_value(tmp_path):
+    lines = ['{"model_a": "x", "model_b": "y", "winner": "model_a", "day": "2024-01-01"}',
+             '{"model_a": "y", "model_b": "z", "winner": "tie", "day": "2024-01-02"}',
+             '{"model_a": "x", "model_b": "z", "winner": "model_b"}', '{"model_a": "y", "model_b": "x", "winner": "tie"}']
+    path = tmp_path / "votes.jsonl"
+    path.write_text("\n".join(lines) + "\n")
+    with pytest.raises(ValueError, match=re.escape(f"{path}: column 'day' has no time at row 2 (None)")):
+        scan.scan_games(path, **ARENA, time="day", batch_rows=2)
+    with pytest.warns(discrank.exceptions.InvalidRowsWarning, match="dropped 2 invalid rows of 1 file: 2 missing time"):
+        got = scan.scan_games(path, **ARENA, time="day", batch_rows=2, invalid="drop", max_invalid=1.0)
+    assert got.labels.tolist() == ["x", "y", "z"] and got.n_games.tolist() == [1.0, 1.0]
+
+
 def test_ignore_on_votes_that_are_all_ties_says_so(tmp_path):
     votes = _votes(10).iloc[:30].assign(winner="tie")
     path = _write(votes, tmp_path / "ties.jsonl")

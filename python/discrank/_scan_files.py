@@ -278,8 +278,9 @@ def _json_chunks(path: str, spec: dict) -> Iterator[Chunk]:
                 if lost and row0 == 0:
                     raise ValueError(f"{path}: no key {lost[0]!r} in its first {len(df)} records; their keys are "
                                      f"{list(df.columns)[:20]}")
-                # a key that no record of a later block holds: missing values, invalid rows by the readers' rules
-                yield _frame_chunk(df.assign(**{c: None for c in lost})[cols], path, row0, spec)
+                if lost:  # a key that no record of a later block holds: missing values, invalid rows as such
+                    df = df.assign(**{c: None for c in lost})
+                yield _frame_chunk(df[cols], path, row0, spec)
                 row0 += len(df)
             line0 += len(lines)
 
