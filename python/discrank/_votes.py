@@ -15,12 +15,11 @@ import numpy as np
 
 from discrank._checks import check_choice
 
-__all__ = ["BOTH_BAD", "PAIR_TIES", "TIES", "both_bad", "check_bothbad", "check_ties", "tie_games", "tie_rows",
+__all__ = ["BOTH_BAD", "PAIR_TIES", "both_bad", "check_bothbad", "check_ties", "tie_games", "tie_rows",
            "vote_frame"]
 
-#: The ties policies of :func:`discrank.arena.apply_ties`.
-TIES = ("half", "davidson", "ignore", "one-win-each")
-#: Those that games summed to pairs take ("davidson" needs each pair's draws, which pairs do not keep).
+#: The ties policies of :func:`discrank.arena.apply_ties` that games summed to pairs take ("davidson" needs
+#: each pair's draws, which pairs do not keep).
 PAIR_TIES = ("half", "ignore", "one-win-each")
 #: The winner values that mark a tie in which both answers were bad.
 BOTH_BAD = ("tie (bothbad)", "both_bad", "bothbad")
@@ -33,9 +32,9 @@ def both_bad(frame: Any, winner: str = "winner") -> np.ndarray:
 
 
 def check_ties(ties: Any, draws_kept: bool) -> str:
-    """``ties``, one of :data:`TIES` (of :data:`PAIR_TIES` unless the result keeps the draws); a ValueError
+    """``ties``, one of :data:`PAIR_TIES` (or "davidson" where the result keeps the draws); a ValueError
     names another value."""
-    choices = TIES if draws_kept else PAIR_TIES
+    choices = PAIR_TIES + ("davidson",) if draws_kept else PAIR_TIES
     hint = ("; 'davidson' needs the draws of each pair, which pairs summed from the games do not keep (with "
             "period=, scan_games keeps them)" if ties == "davidson" else "")
     return check_choice(ties, "ties", choices, "a tie is half a win for each side, dropped, or two games won one "

@@ -13,10 +13,12 @@ import os
 from typing import Any, Optional
 
 import numpy as np
-
-from discrank._votes import BOTH_BAD, TIES, both_bad, tie_rows
+from discrank._votes import BOTH_BAD, both_bad, tie_rows
 
 __all__ = ["TIES", "STYLE_METADATA", "apply_ties", "read_arena", "style_features", "both_bad", "BOTH_BAD"]
+
+#: The ties policies of :func:`apply_ties`.
+TIES = ("half", "davidson", "ignore", "one-win-each")
 
 
 def apply_ties(log: Any, ties: str = "half") -> Any:
