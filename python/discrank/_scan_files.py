@@ -17,7 +17,7 @@ from discrank._advantage import advantage_columns
 from discrank._rows import read_frame_rows
 from discrank._votes import vote_frame
 
-__all__ = ["FORMATS", "READERS", "Chunk", "format_of", "parquet_rows", "sources"]
+__all__ = ["FORMATS", "READERS", "Chunk", "bad_json_line", "format_of", "parquet_rows", "sources"]
 
 #: The formats :func:`scan_games` reads, and the file names it recognises (compressed CSV, JSON lines and PGN
 #: too).
@@ -120,7 +120,8 @@ def _regular(path: str, stat: Any) -> str:
 
 
 def _known() -> str:
-    return ", ".join(e for exts in FORMATS.values() for e in exts) + f" (CSV, JSON lines and PGN also {', '.join(_COMPRESSED)})"
+    return (", ".join(e for exts in FORMATS.values() for e in exts)
+            + f" (CSV, JSON lines and PGN also {', '.join(_COMPRESSED)})")
 
 
 @dataclass
@@ -301,29 +302,37 @@ def _records(lines: list) -> int:
     return sum(1 for line in lines if line.strip())
 
 
-def _json_error(path: str, lines: list, line0: int, row0: int, exc: BaseException) -> str:
-    """The message for a block of JSON lines that pandas cannot read: its first line that is no JSON
-    object, with the file's line and row numbers."""
+def bad_json_line(lines: Any) -> Optional[tuple[int, int, str]]:
+    """The first of JSON ``lines`` that is no JSON object (blank lines skipped): its index, the records
+    before it, and why (the parser's message, or the JSON type it holds); None when every line is one."""
     import json
 
-    row = row0
+    records = 0
     for k, line in enumerate(lines):
         if not line.strip():
             continue
         try:
             value = json.loads(line)
         except ValueError as err:
-            reason = str(err)
-        else:
-            if isinstance(value, dict):
-                row += 1
-                continue
-            reason = f"a JSON {type(value).__name__}, not an object"
-        cut = "" if line.endswith("\n") else "; the file's last line, with no newline: a truncated file?"
-        return (f"{path}: cannot read line {line0 + k + 1} (row {row}): {show(line.strip(), 60)} is not a JSON "
-                f"object ({reason}{cut}); a corrupt or truncated file")
-    return (f"{path}: cannot read the lines {line0 + 1} to {line0 + len(lines)} (rows from {row0}) "
-            f"({type(exc).__name__}: {exc})")
+            return k, records, str(err)
+        if not isinstance(value, dict):
+            return k, records, f"a JSON {type(value).__name__}, not an object"
+        records += 1
+    return None
+
+
+def _json_error(path: str, lines: list, line0: int, row0: int, exc: BaseException) -> str:
+    """The message for a block of JSON lines (the file's from line ``line0 + 1``, row ``row0``) that pandas
+    cannot read: its first line that is no JSON object, with the file's line and row numbers."""
+    bad = bad_json_line(lines)
+    if bad is None:
+        return (f"{path}: cannot read the lines {line0 + 1} to {line0 + len(lines)} (rows from {row0}) "
+                f"({type(exc).__name__}: {exc})")
+    k, records, reason = bad
+    line = lines[k]
+    cut = "" if line.endswith("\n") else "; the file's last line, with no newline: a truncated file?"
+    return (f"{path}: cannot read line {line0 + k + 1} (row {row0 + records}): {show(line.strip(), 60)} is not a "
+            f"JSON object ({reason}{cut}); a corrupt or truncated file")
 
 
 def _format_name(path: str) -> str:
