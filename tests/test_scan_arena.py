@@ -72,13 +72,18 @@ def test_the_ties_policies_count_the_votes_as_stated(tmp_path):
                      ("one-win-each", "ignore"): decisive + 2 * n_tie}
 
 
-def test_json_lines_read_in_blocks_of_text_equal_one_block(tmp_path, monkeypatch):
+def test_json_lines_read_in_blocks_of_text_or_by_format_equal_one_block(tmp_path, monkeypatch):
     votes = _votes(2)
     path = _write(votes, tmp_path / "votes.jsonl")
     whole = scan.scan_games(path, **ARENA)
     monkeypatch.setattr(scan, "JSON_BLOCK_BYTES", 4096)  # about 60 lines a block: 50 blocks
     _same(scan.scan_games(path, **ARENA), whole)
     _same(whole, discrank.read_arena(path).to_pairs())
+    other = tmp_path / "votes.json"  # another name: read as JSON lines when told so
+    other.write_bytes(path.read_bytes())
+    _same(scan.scan_games(other, **ARENA, format="jsonl"), whole)
+    with pytest.raises(ValueError, match=r"votes\.json: not a file scan_games reads .*\.jsonl, \.ndjson"):
+        scan.scan_games(other, **ARENA)
 
 
 def test_blank_lines_are_skipped_and_rows_numbered_as_records(tmp_path):
