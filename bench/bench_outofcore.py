@@ -7,6 +7,7 @@ LocalCluster, fits with the kernel on the workers (``discrank.dask.fit``), and l
     python bench/bench_outofcore.py --only dynamic        # the same for the dynamic model (52 periods)
     python bench/bench_outofcore.py --only labels         # 10 million string labels coded
     python bench/bench_outofcore.py --only periods        # games kept by week for the dynamic model
+    python bench/bench_outofcore.py --only arena          # arena votes as JSON lines, CSV and Parquet
 
 Sections (``--only``):
 
@@ -32,6 +33,13 @@ Sections (``--only``):
   of the first file (checked equal to it) and of every file, with seconds per million games, peak RSS
   and rows; then ``DynamicElo(period="week", drift=0.014, prior_scale=1, variance_scale=1)`` fitted on the
   first file's GameLog and on its PeriodGames (seconds, peak RSS, the largest rating difference).
+- ``arena``: ``--arena-votes`` (2 million) arena votes among 300 models (``model_a, model_b, winner``,
+  the winner "model_a", "model_b", "tie" or "tie (bothbad)", a model's chance of winning a decided vote
+  ``sigmoid(s_a - s_b)``, a tenth of the votes ties and a twentieth both-bad ties, and a 40-character
+  ``question_id`` column besides) written as JSON lines, CSV and Parquet (in a subdirectory); each in a
+  fresh child process: ``read_arena(path, ties="one-win-each").to_pairs()`` and ``scan_games(path,
+  a="model_a", b="model_b", winner="winner", ties="one-win-each")``, with seconds per million votes,
+  peak RSS, and whether the two give the same pairs.
 - ``labels``: 10 million distinct string labels ("player_00000001", ...) coded by the core's label
   table in chunks of a million, in a child process: the table's bytes per label, the child's peak RSS
   per label, and the seconds.
@@ -205,6 +213,64 @@ def section_periods(args, directory: str) -> None:
           f"largest rating difference {np.abs(g['r'] - s['r']).max():.1e}")
 
 
+ARENA = """
+import time, numpy as np, discrank
+t = time.perf_counter()
+if {scan!r}:
+    d = discrank.scan_games({path!r}, a="model_a", b="model_b", winner="winner", ties="one-win-each", progress=False)
+else:
+    d = discrank.read_arena({path!r}, ties="one-win-each").to_pairs()
+res = dict(seconds=time.perf_counter() - t, pairs=d.n_pairs, games=float(d.n_games.sum()))
+np.savez({out!r}, labels=d.labels.astype(str), i=d.i, j=d.j, p=d.p, n=d.n_games)
+"""
+
+
+def write_votes(where: str, n_votes: int, seed: int = 3) -> list[str]:
+    """The arena votes of ``--only arena`` (module docstring) as JSON lines, CSV and Parquet files."""
+    import pandas as pd
+
+    rng = np.random.default_rng(seed)
+    n_models = 300
+    s = rng.normal(0.0, 1.0, n_models)
+    a = rng.integers(0, n_models, n_votes)
+    b = (a + rng.integers(1, n_models, n_votes)) % n_models
+    u = rng.random(n_votes)
+    win = rng.random(n_votes) < 1.0 / (1.0 + np.exp(-(s[a] - s[b])))
+    winner = np.where(u < 0.05, "tie (bothbad)", np.where(u < 0.15, "tie", np.where(win, "model_a", "model_b")))
+    names = np.array([f"model-{k:03d}" for k in range(n_models)], dtype=object)
+    frame = pd.DataFrame({"model_a": names[a], "model_b": names[b], "winner": winner,
+                          "question_id": [f"{k:040x}" for k in rng.integers(0, 2**62, n_votes)]})
+    paths = [os.path.join(where, f"votes.{ext}") for ext in ("jsonl", "csv", "parquet")]
+    frame.to_json(paths[0], orient="records", lines=True)
+    frame.to_csv(paths[1], index=False)
+    frame.to_parquet(paths[2])
+    return paths
+
+
+def section_arena(args, directory: str) -> None:
+    where = os.path.join(directory, "arena")
+    os.makedirs(where, exist_ok=True)
+    t = time.perf_counter()
+    here = os.path.dirname(os.path.abspath(__file__))  # written in a child: the peak RSS below is the readers' own
+    paths = child(f"import sys\nsys.path.insert(0, {here!r})\nimport bench_outofcore\n"
+                  f"res = dict(paths=bench_outofcore.write_votes({where!r}, {args.arena_votes}))")["paths"]
+    n = args.arena_votes / 1e6
+    print(f"arena: wrote {args.arena_votes:,} votes among 300 models as JSON lines, CSV and Parquet in "
+          f"{time.perf_counter() - t:.0f} s (ties='one-win-each' below)")
+    for path in paths:
+        got = {}
+        for scan in (False, True):
+            out = os.path.join(where, f"pairs{int(scan)}.npz")
+            got[scan] = child(ARENA.format(path=path, scan=scan, out=out))
+            got[scan]["d"] = dict(np.load(out))
+        same = all(np.array_equal(got[False]["d"][f], got[True]["d"][f]) for f in ("labels", "i", "j", "p", "n"))
+        size = os.path.getsize(path) / 2**20
+        print(f"  {os.path.basename(path)} ({size:.0f} MiB): " + "; ".join(
+            f"{name} {r['seconds']:.1f} s = {r['seconds'] / n:.2f} s per M votes, peak RSS {r['peak_rss_gib']:.2f} GiB"
+            for name, r in (("read_arena().to_pairs()", got[False]), ("scan_games", got[True])))
+            + f"; {got[True]['pairs']:,} pairs, {got[True]['games']:,.0f} games; the same pairs: {same}")
+
+
 def section_scan(args, directory: str) -> None:
     t = time.perf_counter()
     paths = sorted(os.path.join(directory, f) for f in os.listdir(directory) if f.endswith(".parquet"))
@@ -369,7 +435,7 @@ def section_labels(args) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--only", choices=("scan", "dask", "fit", "dynamic", "periods", "labels"))
+    parser.add_argument("--only", choices=("scan", "dask", "fit", "dynamic", "periods", "arena", "labels"))
     parser.add_argument("--games", type=int, default=100_000_000)
     parser.add_argument("--dask-files", type=int, default=2, help="files (10 M games each) through Dask")
     parser.add_argument("--players", type=int, default=40_000)
@@ -377,6 +443,7 @@ def main() -> None:
     parser.add_argument("--labels", type=int, default=10_000_000)
     parser.add_argument("--period-games", type=int, default=20_000_000, help="dated games of --only periods")
     parser.add_argument("--periods", type=int, default=52, help="periods of the dynamic section's games")
+    parser.add_argument("--arena-votes", type=int, default=2_000_000, help="votes of --only arena")
     parser.add_argument("--repeats", type=int, default=3, help="fits of each kind in --only fit (the median)")
     parser.add_argument("--dir", help="where the Parquet files are (or go); default a temporary directory")
     args = parser.parse_args()
@@ -395,6 +462,8 @@ def main() -> None:
             section_dynamic(args)
         if args.only in (None, "periods"):
             section_periods(args, directory)
+        if args.only in (None, "arena"):
+            section_arena(args, directory)
         if args.only in (None, "labels"):
             section_labels(args)
     finally:

@@ -275,7 +275,7 @@ class FrameRows(NamedTuple):
 
 def read_frame_rows(df: Any, a: str = "a", b: str = "b", score: Optional[str] = None, winner: Optional[str] = None,
                     time: Optional[str] = None, *, start: Any = None, end: Any = None, min_player_games: int = 1,
-                    invalid: str = "raise", advantage: Any = None, row0: int = 0, empty_ok: bool = False,
+                    invalid: str = "raise", advantage: Any = None, row0: Any = 0, empty_ok: bool = False,
                     max_invalid: float = MAX_INVALID) -> FrameRows:
     """The valid games of a pandas DataFrame, one row per game, as columns.
 
@@ -302,8 +302,9 @@ def read_frame_rows(df: Any, a: str = "a", b: str = "b", score: Optional[str] = 
         The columns of advantage covariates (numbers, bools read as 0 / 1). A row where one is missing
         is invalid ("missing covariate"), as is one where it is not a number or infinite ("unparseable
         covariate").
-    row0 : int, optional
-        The number of the frame's first row in its file, for the messages (a chunk of a scan).
+    row0 : int or ndarray of int, optional
+        The number of the frame's first row in its file, for the messages (a chunk of a scan); or the
+        number of each of its rows (a chunk some of whose rows were left out before).
     empty_ok : bool, optional
         Return no rows, instead of raising, when no valid game is left (a chunk of a scan).
 
@@ -360,7 +361,7 @@ def read_frame_rows(df: Any, a: str = "a", b: str = "b", score: Optional[str] = 
         mark(cov_bad, BAD_COVARIATE)
 
     def explain(k: int) -> str:
-        r = k + row0  # the row's number in the file
+        r = int(row0[k]) if isinstance(row0, np.ndarray) else k + row0  # the row's number in the file
         code = kind[k]
         if code == MISSING_NAME:
             col, v = (a, col_a[k]) if miss_a[k] else (b, col_b[k])

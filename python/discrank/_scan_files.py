@@ -1,6 +1,7 @@
 """The files of :func:`discrank.scan_games`: the paths named found and their formats told, and each file read
-in chunks (Parquet row batches, pyarrow's streaming CSV reader, PGN header blocks), each chunk's rows
-screened by the readers' own rules (:meth:`discrank.GameLog.from_frame`, :func:`discrank.read_pgn`)."""
+in chunks (Parquet row batches, pyarrow's streaming CSV reader, blocks of JSON lines, PGN header blocks),
+each chunk's rows screened by the readers' own rules (:meth:`discrank.GameLog.from_frame`,
+:func:`discrank.read_pgn`; an arena log's votes as :func:`discrank.read_arena` keeps them)."""
 
 from __future__ import annotations
 
@@ -11,14 +12,16 @@ from typing import Any, Iterator, Optional
 
 import numpy as np
 
-from discrank._checks import check_choice
+from discrank._checks import check_choice, show
 from discrank._advantage import advantage_columns
 from discrank._rows import read_frame_rows
+from discrank._votes import vote_frame
 
-__all__ = ["FORMATS", "READERS", "Chunk", "format_of", "parquet_rows", "sources"]
+__all__ = ["FORMATS", "READERS", "Chunk", "bad_json_line", "format_of", "parquet_rows", "sources"]
 
-#: The formats :func:`scan_games` reads, and the file names it recognises (compressed CSV and PGN too).
-FORMATS = {"parquet": (".parquet", ".pq"), "csv": (".csv", ".tsv"), "pgn": (".pgn",)}
+#: The formats :func:`scan_games` reads, and the file names it recognises (compressed CSV, JSON lines and PGN
+#: too).
+FORMATS = {"parquet": (".parquet", ".pq"), "csv": (".csv", ".tsv"), "jsonl": (".jsonl", ".ndjson"), "pgn": (".pgn",)}
 _COMPRESSED = (".gz", ".bz2", ".xz", ".zst")
 
 
@@ -117,7 +120,8 @@ def _regular(path: str, stat: Any) -> str:
 
 
 def _known() -> str:
-    return ", ".join(e for exts in FORMATS.values() for e in exts) + f" (CSV and PGN also {', '.join(_COMPRESSED)})"
+    return (", ".join(e for exts in FORMATS.values() for e in exts)
+            + f" (CSV, JSON lines and PGN also {', '.join(_COMPRESSED)})")
 
 
 @dataclass
@@ -134,16 +138,21 @@ class Chunk:
 
 
 def _frame_chunk(df: Any, path: str, row0: int, spec: dict) -> Chunk:
-    """A chunk of a CSV or Parquet file (a pandas frame) screened by ``read_frame_rows``."""
+    """A chunk of a CSV, Parquet or JSON-lines file (a pandas frame) screened by ``read_frame_rows``, after
+    the votes that ``bothbad="ignore"`` drops (their rows keep their numbers in the messages)."""
+    n_rows = len(df)
+    df, at = vote_frame(df, spec["winner"], spec["bothbad"], row0)
+    if len(df) == 0:
+        return Chunk(np.empty(0, dtype=object), np.empty(0, dtype=object), np.empty(0), None, n_rows)
     try:
         rows = read_frame_rows(df, spec["a"], spec["b"], spec["score"], spec["winner"], spec["time"],
                                start=spec["start"], end=spec["end"], invalid=spec["invalid"],
-                               advantage=spec["advantage"], row0=row0, empty_ok=True)
+                               advantage=spec["advantage"], row0=at, empty_ok=True)
     except ValueError as exc:
         raise ValueError(f"{path}: {exc}") from None
     except TypeError as exc:
         raise TypeError(f"{path}: {exc}") from None
-    return Chunk(rows.a, rows.b, rows.score, rows.advantage, len(df), rows.dropped, rows.time)
+    return Chunk(rows.a, rows.b, rows.score, rows.advantage, n_rows, rows.dropped, rows.time)
 
 
 def _arrow_columns(spec: dict) -> list[str]:
@@ -233,6 +242,99 @@ def _csv_chunks(path: str, spec: dict) -> Iterator[Chunk]:
             row0 += batch.num_rows
 
 
+def _json_chunks(path: str, spec: dict) -> Iterator[Chunk]:
+    """A JSON-lines file (one vote or game a line, compressed by its suffix as CSV) in blocks of lines (about
+    ``json_block_bytes`` of text, at most ``batch_rows`` lines), each read by ``pandas.read_json(lines=True)`` as
+    :func:`discrank.read_arena` reads a whole file; its rows numbered as their records (blank lines
+    skipped, as pandas skips them). A line that is no JSON object (a truncated last line) names the file,
+    its line and its row."""
+    import io
+
+    import pandas as pd
+
+    from discrank.pgn import decompression_errors, open_text
+
+    cols = _arrow_columns(spec)
+    row0 = line0 = 0
+    with open_text(path, errors="strict") as fh:
+        while True:
+            lines: list = []
+            try:
+                _line_block(fh, lines, spec["batch_rows"], spec["json_block_bytes"])
+            except (OSError, EOFError, ValueError, *decompression_errors()) as exc:
+                if isinstance(exc, OSError) and exc.errno is not None:
+                    raise
+                line = line0 + len(lines)
+                raise ValueError(f"{path}: cannot read the file after line {line} (row {row0 + _records(lines)}) "
+                                 f"({type(exc).__name__}: {exc}); a corrupt or truncated file") from None
+            if not lines:
+                return
+            text = "".join(lines)
+            if text.strip():
+                try:
+                    df = pd.read_json(io.StringIO(text), lines=True)
+                except (ValueError, TypeError) as exc:
+                    raise ValueError(_json_error(path, lines, line0, row0, exc)) from None
+                lost = [c for c in cols if c not in df.columns]
+                if lost and row0 == 0:
+                    raise ValueError(f"{path}: no key {lost[0]!r} in its first {len(df)} records; their keys are "
+                                     f"{list(df.columns)[:20]}")
+                if lost:  # a key that no record of a later block holds: missing values, invalid rows as such
+                    df = df.assign(**{c: None for c in lost})
+                yield _frame_chunk(df[cols], path, row0, spec)
+                row0 += len(df)
+            line0 += len(lines)
+
+
+def _line_block(fh: Any, lines: list, max_lines: int, max_chars: int) -> None:
+    """The next lines of ``fh`` appended to ``lines``: up to ``max_lines``, or until they hold ``max_chars``
+    characters (those read before an error are in ``lines``)."""
+    size = 0
+    for line in fh:
+        lines.append(line)
+        size += len(line)
+        if len(lines) >= max_lines or size >= max_chars:
+            break
+
+
+def _records(lines: list) -> int:
+    """The records of JSON lines: the lines that are not blank."""
+    return sum(1 for line in lines if line.strip())
+
+
+def bad_json_line(lines: Any) -> Optional[tuple[int, int, str]]:
+    """The first of JSON ``lines`` that is no JSON object (blank lines skipped): its index, the records
+    before it, and why (the parser's message, or the JSON type it holds); None when every line is one."""
+    import json
+
+    records = 0
+    for k, line in enumerate(lines):
+        if not line.strip():
+            continue
+        try:
+            value = json.loads(line)
+        except ValueError as err:
+            return k, records, str(err)
+        if not isinstance(value, dict):
+            return k, records, f"a JSON {type(value).__name__}, not an object"
+        records += 1
+    return None
+
+
+def _json_error(path: str, lines: list, line0: int, row0: int, exc: BaseException) -> str:
+    """The message for a block of JSON lines (the file's from line ``line0 + 1``, row ``row0``) that pandas
+    cannot read: its first line that is no JSON object, with the file's line and row numbers."""
+    bad = bad_json_line(lines)
+    if bad is None:
+        return (f"{path}: cannot read the lines {line0 + 1} to {line0 + len(lines)} (rows from {row0}) "
+                f"({type(exc).__name__}: {exc})")
+    k, records, reason = bad
+    line = lines[k]
+    cut = "" if line.endswith("\n") else "; the file's last line, with no newline: a truncated file?"
+    return (f"{path}: cannot read line {line0 + k + 1} (row {row0 + records}): {show(line.strip(), 60)} is not a "
+            f"JSON object ({reason}{cut}); a corrupt or truncated file")
+
+
 def _format_name(path: str) -> str:
     name = path.lower()
     for ext in _COMPRESSED:
@@ -263,7 +365,7 @@ def _pgn_chunks(path: str, spec: dict) -> Iterator[Chunk]:
         yield screen(records, game0)
 
 
-READERS = {"parquet": _parquet_chunks, "csv": _csv_chunks, "pgn": _pgn_chunks}
+READERS = {"parquet": _parquet_chunks, "csv": _csv_chunks, "jsonl": _json_chunks, "pgn": _pgn_chunks}
 
 
 def parquet_rows(files: list[tuple[str, str]]) -> Optional[int]:

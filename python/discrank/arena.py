@@ -13,6 +13,7 @@ import os
 from typing import Any, Optional
 
 import numpy as np
+from discrank._votes import BOTH_BAD, both_bad, tie_rows
 
 __all__ = ["BOTH_BAD", "STYLE_METADATA", "TIES", "apply_ties", "both_bad", "fast_votes", "frame_of", "read_arena",
            "style_features"]
@@ -55,21 +56,13 @@ def apply_ties(log: Any, ties: str = "half") -> Any:
         raise TypeError(f"apply_ties expects a discrank.GameLog, got {type(log).__name__}")
     if not isinstance(ties, str) or ties not in TIES:
         raise ValueError(f"ties={ties!r} is not one of {TIES}")
-    tie = np.asarray(log.score) == 0.5
-    if ties in ("half", "davidson") or not tie.any():
+    got = tie_rows(log.score, ties)
+    if got is None:
         return log
-    if ties == "ignore":
-        if tie.all():
-            raise ValueError(f"ties='ignore': every one of the {len(log)} votes is a tie, so no game is left")
-        return log._take(~tie, log.dropped)
-    # one-win-each: each game once, each tie twice (its first copy won by a, its second by b)
-    rows = np.repeat(np.arange(len(log)), np.where(tie, 2, 1))
-    second = np.zeros(rows.size, dtype=bool)
-    second[1:] = rows[1:] == rows[:-1]
+    rows, score = got
+    if rows.size == 0:
+        raise ValueError(f"ties='ignore': every one of the {len(log)} votes is a tie, so no game is left")
     out = log._take(rows, log.dropped)
-    score = np.asarray(out.score, dtype=np.float64).copy()
-    first = tie[rows] & ~second
-    score[first], score[second] = 1.0, 0.0
     out.score = score
     return out
 
@@ -84,14 +77,6 @@ STYLE_METADATA = {
     "bold": ("bold_count_a", "bold_count_b"),
 }
 _MARKDOWN = ("header", "list", "bold")
-#: The winner values that mark a tie in which both answers were bad.
-BOTH_BAD = ("tie (bothbad)", "both_bad", "bothbad")
-
-
-def both_bad(frame: Any, winner: str = "winner") -> np.ndarray:
-    """Which votes of an arena frame are ties in which both answers were bad (:data:`BOTH_BAD`)."""
-    col = frame[winner]
-    return col.astype("string").str.strip().str.lower().isin(BOTH_BAD).to_numpy(dtype=bool, na_value=False)
 
 
 def _metadata_sum(values: Any, key: str, column: str) -> np.ndarray:

@@ -39,6 +39,7 @@ from discrank._rows import advantage_columns, read_frame_rows
 from discrank._screen import MAX_INVALID, check_max_invalid, refuse_mostly_invalid
 from discrank.data import PairwiseData, covariate_data
 from discrank._threads import one_blas_thread
+from discrank._votes import check_bothbad, check_ties, tie_games, vote_frame
 from discrank.models._base import PairwiseModel, atomic
 
 __all__ = ["aggregate", "fit", "DistributedObjective", "DistributedRows", "PartGroup"]
@@ -63,23 +64,27 @@ def _partition_sums(df: Any, spec: dict, partition_info: Optional[dict] = None) 
     if len(df) == 0:
         return spec["meta"]
     where = "" if partition_info is None else f"partition {partition_info.get('number')}: "
+    df, row0 = vote_frame(df.reset_index(drop=True), spec["winner"], spec["bothbad"])
+    if len(df) == 0:
+        return spec["meta"]
     try:
-        rows = read_frame_rows(df.reset_index(drop=True), spec["a"], spec["b"], spec["score"], spec["winner"],
-                               spec["time"], start=spec["start"], end=spec["end"], invalid=spec["invalid"],
-                               advantage=list(xnames) or None, empty_ok=True)
+        rows = read_frame_rows(df, spec["a"], spec["b"], spec["score"], spec["winner"], spec["time"],
+                               start=spec["start"], end=spec["end"], invalid=spec["invalid"],
+                               advantage=list(xnames) or None, row0=row0, empty_ok=True)
         n_invalid = sum(rows.dropped.values())
         refuse_mostly_invalid(n_invalid, rows.a.size + n_invalid, rows.dropped, spec["max_invalid"])
     except (ValueError, TypeError) as exc:
         raise type(exc)(f"{where}{exc}") from None
-    if rows.a.size == 0:
+    score, a, b, advantage = tie_games(spec["ties"], rows.score, rows.a, rows.b, rows.advantage)
+    if a.size == 0:
         return spec["meta"]
-    a, b = as_label_array(rows.a, "a"), as_label_array(rows.b, "b")
+    a, b = as_label_array(a, "a"), as_label_array(b, "b")
     if a.dtype.kind == "U":
         a, b = a.astype(object), b.astype(object)
     uniq, inverse = np.unique(np.concatenate([a, b]), return_inverse=True)  # codes in label order
     inverse = inverse.reshape(-1).astype(np.int32)
     ia, ib = inverse[: a.size], inverse[a.size:]
-    score = np.asarray(rows.score, dtype=np.float64)
+    score = np.asarray(score, dtype=np.float64)
     if not xnames:
         lo, hi, games, wins = _core.aggregate_games(uniq.size, ia, ib, score, None)
         return pd.DataFrame({"lo": uniq[lo], "hi": uniq[hi], "n": games, "w": wins})[cols]
@@ -87,7 +92,7 @@ def _partition_sums(df: Any, spec: dict, partition_info: Optional[dict] = None) 
     lo = np.where(swap, ib, ia).astype(np.int64)
     hi = np.where(swap, ia, ib).astype(np.int64)
     y = np.where(swap, 1.0 - score, score)
-    x = np.where(swap[:, None], -rows.advantage, rows.advantage) + 0.0
+    x = np.where(swap[:, None], -advantage, advantage) + 0.0
     frame = pd.DataFrame({"lo": lo, "hi": hi, **{c: x[:, k] for k, c in enumerate(xnames)}, "n": 1.0, "w": y})
     out = frame.groupby(["lo", "hi", *xnames], sort=True).sum().reset_index()
     out["lo"], out["hi"] = uniq[out["lo"].to_numpy()], uniq[out["hi"].to_numpy()]
@@ -97,7 +102,7 @@ def _partition_sums(df: Any, spec: dict, partition_info: Optional[dict] = None) 
 def aggregate(ddf: Any, a: str = "a", b: str = "b", score: Optional[str] = None, winner: Optional[str] = None,
               time: Optional[str] = None, *, start: Any = None, end: Any = None, invalid: str = "raise",
               advantage: Any = None, weights: Optional[str] = None, split_out: int = 1,
-              max_invalid: float = MAX_INVALID) -> PairwiseData:
+              max_invalid: float = MAX_INVALID, ties: str = "half", bothbad: str = "tie") -> PairwiseData:
     """A ``dask.dataframe`` of games aggregated to pairs: partition-wise sums in the core, then a groupby
     on the pair's labels (module docstring).
 
@@ -107,7 +112,9 @@ def aggregate(ddf: Any, a: str = "a", b: str = "b", score: Optional[str] = None,
         One row per game.
     a, b, score, winner, time, start, end, invalid, advantage
         As in :meth:`discrank.GameLog.from_frame` (``invalid="drop"`` drops the invalid rows of each
-        partition; the count is not reported).
+        partition; the count is not reported). An arena log's winner column ("model_a", "model_b", "tie",
+        "tie (bothbad)") is read as :func:`discrank.read_arena` reads it: ``a="model_a", b="model_b",
+        winner="winner"``.
     max_invalid : float, optional
         With ``invalid="drop"``: the largest share of a partition's rows (in the time window) that are
         dropped (default 0.5); a partition with more is refused, as :meth:`discrank.GameLog.from_frame`
@@ -116,6 +123,13 @@ def aggregate(ddf: Any, a: str = "a", b: str = "b", score: Optional[str] = None,
         As in :class:`~discrank.PairwiseData`.
     split_out : int
         Partitions of the groupby's result (for pair tables too large for one).
+    ties : {"half", "ignore", "one-win-each"}, default "half"
+        How the ties (games scored 0.5) count, as :func:`discrank.arena.apply_ties` counts them: half a win
+        for each side, dropped, or two games, one won by each side.
+    bothbad : {"tie", "ignore"}, default "tie"
+        The votes whose winner marks a tie in which both answers were bad (``discrank.arena.BOTH_BAD``):
+        ties like the others, or dropped before the checks, as :func:`discrank.read_arena` drops them
+        (needs ``winner``).
 
     Returns
     -------
@@ -128,13 +142,15 @@ def aggregate(ddf: Any, a: str = "a", b: str = "b", score: Optional[str] = None,
     ------
     ValueError
         An invalid row (``invalid="raise"``: its partition, row and value), a partition with more than
-        ``max_invalid`` of its rows invalid (``invalid="drop"``), a missing column, or no game.
+        ``max_invalid`` of its rows invalid (``invalid="drop"``), a missing column, no game, or a ``ties``
+        or ``bothbad`` not one of those.
     """
     _require()
     import pandas as pd
 
     if (score is None) == (winner is None):
         raise ValueError("give exactly one of score= (results of a) and winner= (label of the winner)")
+    ties, bothbad = check_ties(ties, False), check_bothbad(bothbad, winner)
     xnames = tuple(advantage_columns(advantage))
     for role, col in (("a", a), ("b", b), ("score", score), ("winner", winner), ("time", time),
                       *(("advantage", c) for c in xnames)):
@@ -146,13 +162,14 @@ def aggregate(ddf: Any, a: str = "a", b: str = "b", score: Optional[str] = None,
                          **{c: pd.Series([], dtype=np.float64) for c in xnames},
                          "n": pd.Series([], dtype=np.float64), "w": pd.Series([], dtype=np.float64)})
     spec = dict(a=a, b=b, score=score, winner=winner, time=time, start=start, end=end, invalid=invalid,
-                xnames=xnames, meta=meta, max_invalid=check_max_invalid(max_invalid))
+                xnames=xnames, meta=meta, max_invalid=check_max_invalid(max_invalid), ties=ties, bothbad=bothbad)
     sums = ddf.map_partitions(_partition_sums, spec, meta=meta)
     keys = ["lo", "hi", *xnames]
     table = sums.groupby(keys, sort=False).agg({"n": "sum", "w": "sum"}, split_out=split_out).compute()
     table = table.reset_index()
     if len(table) == 0:
-        raise ValueError("no valid game in the frame")
+        raise ValueError("no valid game in the frame"
+                         + (" (ties='ignore' drops the ties)" if ties == "ignore" else ""))
     both = np.concatenate([table["lo"].to_numpy(), table["hi"].to_numpy()])
     if both.dtype.kind == "O":  # (partitions may disagree: labels of one kind, else refused naming each kind)
         both = as_label_array(both, "the partitions' labels")

@@ -25,12 +25,14 @@ from discrank._screen import (BAD_RESULT, BAD_TIME, INVALID_KINDS, MAX_INVALID, 
 from discrank.exceptions import TruncatedFileWarning
 
 __all__ = ["iter_pgn", "pgn_headers", "pgn_game", "pgn_columns", "pgn_rows", "check_truncated", "decompression_errors",
-           "SKIPPED", "SKIPPED_KINDS"]
+           "open_text", "COMPRESSED", "SKIPPED", "SKIPPED_KINDS"]
 
 #: The invalid games a PGN file skips in both modes (``invalid="raise"`` too): unfinished games, results
 #: that are no PGN result, games without both player names; their codes and their names.
 SKIPPED = (MISSING_NAME, UNFINISHED, BAD_RESULT)
 SKIPPED_KINDS = tuple(INVALID_KINDS[code - 1] for code in SKIPPED)
+#: The compressed files read by their suffix (:func:`open_text`).
+COMPRESSED = (".gz", ".bz2", ".xz", ".zst")
 
 
 class _Progress:
@@ -83,21 +85,8 @@ def pgn_headers(path: Any, progress: Optional[bool], truncated: str = "raise") -
     except ImportError as exc:
         raise ImportError("reading PGN needs python-chess: pip install 'discrank[pgn]'") from exc
     path = os.fspath(path)
-    opener: Any = open
-    if path.endswith(".gz"):
-        import gzip as opener  # type: ignore[no-redef]
-    elif path.endswith(".bz2"):
-        import bz2 as opener  # type: ignore[no-redef]
-    elif path.endswith(".xz"):
-        import lzma as opener  # type: ignore[no-redef]
-    elif path.endswith(".zst"):
-        try:
-            import zstandard as opener  # type: ignore[no-redef]
-        except ImportError as exc:
-            raise ImportError(f"{path}: reading .zst files needs zstandard: pip install 'discrank[pgn]'") from exc
     bar = _Progress(f"{os.path.basename(path)}: games read", progress)
-    with (opener.open(path, "rt", encoding="utf-8", errors="replace") if opener is not open
-          else open(path, encoding="utf-8", errors="replace")) as fh:
+    with open_text(path) as fh:
         last = None
         while True:
             try:
@@ -113,7 +102,7 @@ def pgn_headers(path: Any, progress: Optional[bool], truncated: str = "raise") -
                 _truncation(path, bar.count, named, where, truncated, exc)
                 return
             except (OSError, *decompression_errors()) as exc:
-                if opener is open:
+                if not path.lower().endswith(COMPRESSED):
                     raise
                 raise ValueError(f"{path}: cannot be decompressed after {bar.count} games ({type(exc).__name__}: "
                                  f"{exc})") from None
@@ -123,6 +112,27 @@ def pgn_headers(path: Any, progress: Optional[bool], truncated: str = "raise") -
             bar.update()
             yield headers
     bar.close()
+
+
+def open_text(path: str, errors: str = "replace") -> Any:
+    """The file ``path`` opened as UTF-8 text (``errors`` as :func:`open`'s), decompressed by its suffix
+    (:data:`COMPRESSED`; ``.zst`` needs zstandard)."""
+    name = path.lower()
+    opener: Any = None
+    if name.endswith(".gz"):
+        import gzip as opener  # type: ignore[no-redef]
+    elif name.endswith(".bz2"):
+        import bz2 as opener  # type: ignore[no-redef]
+    elif name.endswith(".xz"):
+        import lzma as opener  # type: ignore[no-redef]
+    elif name.endswith(".zst"):
+        try:
+            import zstandard as opener  # type: ignore[no-redef]
+        except ImportError as exc:
+            raise ImportError(f"{path}: reading .zst files needs zstandard: pip install 'discrank[pgn]'") from exc
+    if opener is None:
+        return open(path, encoding="utf-8", errors=errors)
+    return opener.open(path, "rt", encoding="utf-8", errors=errors)
 
 
 def decompression_errors() -> tuple:

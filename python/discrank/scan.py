@@ -1,6 +1,7 @@
 """Game logs larger than memory, aggregated to pairs in one pass: :func:`scan_games`.
 
-The games are read in chunks (Parquet row batches, pyarrow's streaming CSV reader, PGN header blocks),
+The games are read in chunks (Parquet row batches, pyarrow's streaming CSV reader, blocks of JSON lines, PGN
+header blocks),
 each chunk's rows are screened by the readers' own rules (:meth:`discrank.GameLog.from_frame`,
 :func:`discrank.read_pgn`), its labels coded by a table in the core (``_core.LabelTable``: the labels'
 bytes in one arena, no Python object per label) and its games summed by pair. The partial pair tables
@@ -33,6 +34,7 @@ from discrank._checks import check_choice, check_positive_int
 from discrank._rows import pandas_module
 from discrank._scan_files import FORMATS, READERS, Chunk, parquet_rows, sources
 from discrank._scan_tables import MAX_COVARIATE_ROWS, Accumulator, Coder, chunk_table  # noqa: F401 - MAX_COVARIATE_ROWS, as it was
+from discrank._votes import check_bothbad, check_ties, tie_games
 from discrank._screen import (INVALID_KINDS, MAX_INVALID, active_games, check_invalid, check_max_invalid,
                               large_share, refuse_mostly_invalid, warn_user)
 from discrank.data import PairwiseData, covariate_data
@@ -41,9 +43,12 @@ from discrank.pgn import SKIPPED_KINDS
 
 __all__ = ["scan_games", "FORMATS", "parse_bytes"]
 
-#: Games per chunk for Parquet and PGN (CSV chunks are pyarrow blocks of about ``BLOCK_BYTES``).
+#: Games per chunk for Parquet and PGN (CSV chunks are pyarrow blocks of about ``BLOCK_BYTES``, JSON-lines
+#: chunks blocks of lines of about ``JSON_BLOCK_BYTES``, at most ``BATCH_ROWS`` lines: pandas' parse of a
+#: block holds many times its text).
 BATCH_ROWS = 1 << 20
 BLOCK_BYTES = 64 << 20
+JSON_BLOCK_BYTES = 4 << 20
 
 
 def parse_bytes(value: Any, name: str = "memory_limit") -> int:
@@ -168,7 +173,8 @@ def scan_games(paths: Any, a: str = "a", b: str = "b", score: Optional[str] = No
                time: Optional[str] = None, *, format: Optional[str] = None, start: Any = None, end: Any = None,
                min_player_games: int = 1, invalid: str = "raise", advantage: Any = None,
                weights: Optional[str] = None, period: Any = None, memory_limit: Any = "1GiB", tmpdir: Any = None,
-               progress: Optional[bool] = None, batch_rows: int = BATCH_ROWS, max_invalid: float = MAX_INVALID) -> Any:
+               progress: Optional[bool] = None, batch_rows: int = BATCH_ROWS, max_invalid: float = MAX_INVALID,
+               ties: str = "half", bothbad: str = "tie") -> Any:
     """Aggregate game logs larger than memory to pairs: the :class:`~discrank.PairwiseData` that reading
     every file into a :class:`~discrank.GameLog` and calling ``to_pairs()`` gives, without holding the
     games.
@@ -182,13 +188,17 @@ def scan_games(paths: Any, a: str = "a", b: str = "b", score: Optional[str] = No
     paths : str, path or list of them
         Files, directories (every file inside, recursively, in sorted order; names starting with "." or
         "_" skipped) or glob patterns. By name: Parquet (``.parquet``, ``.pq``), CSV (``.csv``, ``.tsv``,
-        also ``.gz``, ``.bz2``, ``.xz``, ``.zst`` compressed) and PGN (``.pgn``, compressed alike).
+        also ``.gz``, ``.bz2``, ``.xz``, ``.zst`` compressed), JSON lines (``.jsonl``, ``.ndjson``: one JSON
+        object a line, read as ``pandas.read_json(lines=True)`` reads it; compressed alike) and PGN
+        (``.pgn``, compressed alike).
     a, b, score, winner, time, start, end, invalid, advantage
         As in :meth:`GameLog.from_frame` (Parquet, CSV) and :func:`read_pgn` (PGN files: the White and
         Black tags, White's result, the date; these arguments name no column there). ``start`` / ``end``
         filter by ``time`` before the checks; ``invalid="drop"`` drops the invalid rows and reports them
-        in one warning for the whole scan.
-    format : {"parquet", "csv", "pgn"}, optional
+        in one warning for the whole scan. An arena log's winner column ("model_a", "model_b", "tie",
+        "tie (bothbad)") is read as :func:`discrank.read_arena` reads it: ``a="model_a", b="model_b",
+        winner="winner"``.
+    format : {"parquet", "csv", "jsonl", "pgn"}, optional
         The format of every file, instead of their names'.
     min_player_games : int
         Keep the players with at least this many valid games, repeated until each remaining one has
@@ -209,11 +219,20 @@ def scan_games(paths: Any, a: str = "a", b: str = "b", score: Optional[str] = No
     progress : bool, optional
         A progress bar on stderr (tqdm; default: when stderr is a terminal).
     batch_rows : int
-        Games per chunk (Parquet, PGN); CSV chunks are blocks of 64 MiB of text.
+        Games per chunk (Parquet, PGN; the most lines of a JSON-lines chunk); CSV chunks are blocks of 64 MiB
+        of text, JSON-lines chunks blocks of about 4 MiB of lines.
     max_invalid : float, optional
         With ``invalid="drop"``: the largest share of the scan's rows (in the time window; the games a PGN
         file skips in both modes not counted) that are dropped, as in :meth:`GameLog.from_frame` (default
         0.5); more is refused, after the scan.
+    ties : {"half", "ignore", "one-win-each"}, default "half"
+        How the ties (games scored 0.5) count, as :func:`discrank.arena.apply_ties` counts them: half a win
+        for each side, dropped, or two games, one won by each side. With ``period=``, "davidson" too (the
+        games as they are, their draws kept for a draw model).
+    bothbad : {"tie", "ignore"}, default "tie"
+        The votes whose winner marks a tie in which both answers were bad (``discrank.arena.BOTH_BAD``):
+        ties like the others, or dropped before the checks, as :func:`discrank.read_arena` drops them
+        (needs ``winner``).
 
     Returns
     -------
@@ -228,7 +247,8 @@ def scan_games(paths: Any, a: str = "a", b: str = "b", score: Optional[str] = No
         No file, a file of an unknown kind, a missing column, a corrupt or truncated file (naming it and
         the row or game from which it cannot be read), an invalid row (``invalid="raise"``, naming the file
         and the row), more than ``max_invalid`` of the rows invalid (``invalid="drop"``), labels of different
-        kinds in different files, or no valid game.
+        kinds in different files, no valid game (or none left by ``ties="ignore"``), or a ``ties`` or
+        ``bothbad`` not one of those.
     FileNotFoundError
         A path that does not exist.
     """
@@ -250,6 +270,7 @@ def scan_games(paths: Any, a: str = "a", b: str = "b", score: Optional[str] = No
         if weights is not None:
             raise ValueError("weights= is a PairwiseData's; scan_games with period= gives PeriodGames")
         period_index(np.zeros(0, dtype="datetime64[D]" if isinstance(period, str) else np.float64), period)
+    ties, bothbad = check_ties(ties, period is not None), check_bothbad(bothbad, winner)
     names = advantage_columns(advantage)
     if names and any(f == "pgn" for _, f in files):
         raise ValueError("advantage= names columns: PGN files have none (use CSV or Parquet)")
@@ -257,13 +278,14 @@ def scan_games(paths: Any, a: str = "a", b: str = "b", score: Optional[str] = No
     spec = dict(a=a, b=b, score=score, winner=winner, time=time, start=start, end=end, invalid=invalid,
                 advantage=list(names) if names else None, advantage_names=tuple(names), by_x=bool(names),
                 min_player_games=min_player_games, weights=weights, batch_rows=batch_rows, block_bytes=BLOCK_BYTES,
-                period=period, results=True, dates=None, first_times=None, dropped={})
+                json_block_bytes=JSON_BLOCK_BYTES, period=period, results=True, dates=None, first_times=None,
+                dropped={}, bothbad=bothbad, ties=ties)
     coder = Coder()
     acc = Accumulator(budget, None if tmpdir is None else os.fspath(tmpdir), bool(names), period is not None)
     dropped: dict[str, int] = {}
     counted: dict[str, int] = {}  # the rows dropped that invalid="raise" would stop at
     dropped_in: list[str] = []
-    games = 0
+    games = kept = 0  # the valid games read; those the ties policy makes of them
     bar = _progress_bar(progress, parquet_rows(files))
     try:
         for path, fmt in files:
@@ -272,22 +294,14 @@ def scan_games(paths: Any, a: str = "a", b: str = "b", score: Optional[str] = No
                 if bar is not None:
                     bar.update(chunk.rows)
                 file_dropped += _add_dropped(chunk.dropped, fmt, dropped, counted)
-                if chunk.a.size == 0:
-                    continue
-                ca, cb = coder.labels(chunk.a, chunk.b, path)
-                xcode = None
-                if chunk.x is not None:  # the covariates of a, as those of the pair's first player
-                    xcode = coder.covariates(np.asarray(chunk.x, dtype=np.float64))
-                    xcode = np.where(ca > cb, coder.negation()[xcode], xcode)
-                acc.n_labels = coder.table.size
-                bins = None if period is None else _chunk_bins(chunk, spec, path)
-                acc.add(chunk_table(ca, cb, np.asarray(chunk.score, dtype=np.float64), xcode, acc.n_labels, bins))
                 games += chunk.a.size
+                kept += _add_chunk(chunk, coder, acc, spec, path)
             if file_dropped:
                 dropped_in.append(f"{os.path.basename(path)} ({file_dropped})")
-        if games == 0:
+        if kept == 0:
             raise ValueError(f"no valid game in {len(files)} file{'s' if len(files) > 1 else ''}"
-                             + (f" (dropped: {dropped})" if dropped else ""))
+                             + (f" (dropped: {dropped})" if dropped else "")
+                             + (f": ties='ignore' dropped every one of the {games} votes, all ties" if games else ""))
         refuse_mostly_invalid(sum(counted.values()), games + sum(dropped.values()), counted, max_invalid)
         table = acc.result()
         if period is not None:
@@ -306,6 +320,25 @@ def scan_games(paths: Any, a: str = "a", b: str = "b", score: Optional[str] = No
     held = [table]
     del table
     return _assemble(held, coder, spec)
+
+
+def _add_chunk(chunk: Chunk, coder: Coder, acc: Accumulator, spec: dict, path: str) -> int:
+    """Add a chunk's valid games to the tables, its ties counted by the scan's policy (``spec["ties"]``): its
+    labels and covariate rows coded, its games summed by pair (and period, and covariate code); the number of
+    games added."""
+    chunk.score, chunk.a, chunk.b, chunk.x, chunk.time = tie_games(spec["ties"], chunk.score, chunk.a, chunk.b,
+                                                                   chunk.x, chunk.time)
+    if chunk.a.size == 0:
+        return 0
+    ca, cb = coder.labels(chunk.a, chunk.b, path)
+    xcode = None
+    if chunk.x is not None:  # the covariates of a, as those of the pair's first player
+        xcode = coder.covariates(np.asarray(chunk.x, dtype=np.float64))
+        xcode = np.where(ca > cb, coder.negation()[xcode], xcode)
+    acc.n_labels = coder.table.size
+    bins = None if spec["period"] is None else _chunk_bins(chunk, spec, path)
+    acc.add(chunk_table(ca, cb, np.asarray(chunk.score, dtype=np.float64), xcode, acc.n_labels, bins))
+    return int(chunk.a.size)
 
 
 def _add_dropped(chunk: dict, fmt: str, dropped: dict, counted: dict) -> int:

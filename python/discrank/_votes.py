@@ -1,0 +1,94 @@
+"""The votes of arena logs, shared by the readers that take them (:func:`discrank.read_arena`,
+:func:`discrank.scan_games`, :func:`discrank.dask.aggregate`): the ties in which both answers were bad,
+and how ties count, in a log or in a chunk of its games (the policies of :func:`discrank.arena.apply_ties`).
+
+The winner column itself ("model_a", "model_b", "tie", "tie (bothbad)") is read by the readers' own rule
+(:func:`discrank._rows.read_frame_rows`): a winner that names a player's column names that side, and a
+draw marker scores 0.5.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Optional
+
+import numpy as np
+
+from discrank._checks import check_choice
+
+__all__ = ["BOTH_BAD", "PAIR_TIES", "both_bad", "check_bothbad", "check_ties", "tie_games", "tie_rows",
+           "vote_frame"]
+
+#: The ties policies of :func:`discrank.arena.apply_ties` that games summed to pairs take ("davidson" needs
+#: each pair's draws, which pairs do not keep).
+PAIR_TIES = ("half", "ignore", "one-win-each")
+#: The winner values that mark a tie in which both answers were bad.
+BOTH_BAD = ("tie (bothbad)", "both_bad", "bothbad")
+
+
+def both_bad(frame: Any, winner: str = "winner") -> np.ndarray:
+    """Which votes of an arena frame are ties in which both answers were bad (:data:`BOTH_BAD`)."""
+    col = frame[winner]
+    return col.astype("string").str.strip().str.lower().isin(BOTH_BAD).to_numpy(dtype=bool, na_value=False)
+
+
+def check_ties(ties: Any, draws_kept: bool) -> str:
+    """``ties``, one of :data:`PAIR_TIES` (or "davidson" where the result keeps the draws); a ValueError
+    names another value."""
+    choices = PAIR_TIES + ("davidson",) if draws_kept else PAIR_TIES
+    hint = ("; 'davidson' needs the draws of each pair, which pairs summed from the games do not keep (with "
+            "period=, scan_games keeps them)" if ties == "davidson" else "")
+    return check_choice(ties, "ties", choices, "a tie is half a win for each side, dropped, or two games won one "
+                        "by each side" + hint)
+
+
+def check_bothbad(bothbad: Any, winner: Optional[str]) -> str:
+    """``bothbad``, "tie" or "ignore"; "ignore" needs the winner column that marks them (``winner``)."""
+    check_choice(bothbad, "bothbad", ("tie", "ignore"), "the ties in which both answers were bad count as ties, or "
+                 "are dropped")
+    if bothbad == "ignore" and winner is None:
+        raise ValueError("bothbad='ignore' drops the votes whose winner is one of "
+                         f"{BOTH_BAD}: it needs the winner column (winner=...), not score=")
+    return bothbad
+
+
+def vote_frame(df: Any, winner: Optional[str], bothbad: str, row0: int = 0) -> tuple[Any, Any]:
+    """The votes of a frame that ``bothbad`` keeps (all with "tie"; "ignore" drops those of :data:`BOTH_BAD`),
+    and the number of each in the file: ``row0`` (the first's, when none is dropped) or an array (row ``k`` of
+    the frame read at ``row0``'s ``k``-th), as :func:`discrank._rows.read_frame_rows` takes them."""
+    if bothbad != "ignore" or winner not in df.columns:  # (a missing column: the reader names it)
+        return df, row0
+    keep = ~both_bad(df, winner)
+    if keep.all():
+        return df, row0
+    return df.loc[keep].reset_index(drop=True), row0 + np.flatnonzero(keep)
+
+
+def tie_rows(score: np.ndarray, ties: str) -> Optional[tuple[np.ndarray, np.ndarray]]:
+    """The games that the policy ``ties`` makes of games scored ``score`` (a tie scores 0.5): the rows to
+    take, in order, and their scores; None when they are the games as they are ("half", "davidson", or no
+    tie). "ignore": the ties dropped; "one-win-each": each tie taken twice, its first copy won by the first
+    player, its second by the second."""
+    score = np.asarray(score, dtype=np.float64)
+    tie = score == 0.5
+    if ties in ("half", "davidson") or not tie.any():
+        return None
+    if ties == "ignore":
+        rows = np.flatnonzero(~tie)
+        return rows, score[rows]
+    rows = np.repeat(np.arange(score.size), np.where(tie, 2, 1))
+    second = np.zeros(rows.size, dtype=bool)
+    second[1:] = rows[1:] == rows[:-1]
+    out = score[rows]
+    out[tie[rows] & ~second] = 1.0
+    out[second] = 0.0
+    return rows, out
+
+
+def tie_games(ties: str, score: np.ndarray, *columns: Optional[np.ndarray]) -> tuple:
+    """Games (``score`` and the games' other ``columns``: players, times, covariates; None stays None) with
+    their ties counted by the policy ``ties`` (:func:`tie_rows`): ``(score, *columns)``."""
+    got = tie_rows(score, ties)
+    if got is None:
+        return (score, *columns)
+    rows, out = got
+    return (out, *(None if c is None else c[rows] for c in columns))
