@@ -11,11 +11,13 @@ import numpy as np
 
 from discrank._arena_fit import BTRows, rows_of
 from discrank._checks import show
+from discrank._votes import PAIR_TIES
 
 __all__ = ["BOARD_TIES", "Coded", "Votes", "check_graph", "check_ties", "read_board_votes", "votes_of"]
 
-#: The ties policies a board takes (Davidson's needs a draw model: ``Elo(draws="davidson")``).
-BOARD_TIES = ("half", "ignore", "one-win-each")
+#: The ties policies a board takes: those of games summed to pairs (Davidson's needs a draw model,
+#: ``Elo(draws="davidson")``).
+BOARD_TIES = PAIR_TIES
 
 
 @dataclass

@@ -13,6 +13,7 @@ import os
 from typing import Any, Optional
 
 import numpy as np
+
 from discrank._votes import BOTH_BAD, both_bad, tie_rows
 
 __all__ = ["BOTH_BAD", "STYLE_METADATA", "TIES", "apply_ties", "both_bad", "fast_votes", "frame_of", "read_arena",
@@ -232,22 +233,19 @@ def frame_of(source: Any) -> Any:
 
 
 def _bad_json_line(path: Any, err: Exception) -> str:
-    """The message of a JSON-lines file pandas could not read: the first line that is not a JSON object."""
-    import json
+    """The message of a JSON-lines file pandas could not read: its first line that is no JSON object
+    (:func:`discrank._scan_files.bad_json_line`)."""
+    from discrank._scan_files import bad_json_line
+    from discrank.pgn import open_text
 
-    from pandas.io.common import get_handle
-
-    with get_handle(os.fspath(path), "r", compression="infer") as handle:
-        for k, line in enumerate(handle.handle, start=1):
-            if not line.strip():
-                continue
-            try:
-                if not isinstance(json.loads(line), dict):
-                    raise ValueError("not an object")
-            except ValueError as bad:
-                return (f"{os.fspath(path)!r}, line {k}: not a JSON object ({bad}; the file truncated?): "
-                        f"{line.strip()[:60]!r}")
-    return f"{os.fspath(path)!r}: not a JSON-lines file pandas reads ({err})"
+    with open_text(os.fspath(path)) as handle:
+        lines = handle.readlines()
+    bad = bad_json_line(lines)
+    if bad is None:
+        return f"{os.fspath(path)!r}: not a JSON-lines file pandas reads ({err})"
+    k, _, reason = bad
+    cut = "" if lines[k].endswith("\n") else "; the file's last line, with no newline: a truncated file?"
+    return f"{os.fspath(path)!r}, line {k + 1}: not a JSON object ({reason}{cut}): {lines[k].strip()[:60]!r}"
 
 
 def read_votes(source: Any, *, model_a: str = "model_a", model_b: str = "model_b", winner: str = "winner",
