@@ -135,3 +135,16 @@ def test_read_arena_names_a_missing_time_column():
     frame = pd.DataFrame({"model_a": ["x"], "model_b": ["y"], "winner": ["model_a"]})
     with pytest.raises(ValueError, match=r"no column 'day' in the votes \(columns: \['model_a', 'model_b', 'winner'\]\)"):
         read_arena(frame, time="day")
+
+
+def test_read_arena_numbers_the_files_rows_when_both_bad_votes_are_dropped():
+    from discrank.arena import read_arena
+
+    frame = pd.DataFrame({"model_a": ["x", "y", "x"], "model_b": ["y", "x", "y"],
+                          "winner": ["tie (bothbad)", "model_a", "nobody"]})
+    with pytest.raises(ValueError, match=r"winner\[2\] = 'nobody'"):
+        read_arena(frame, bothbad="ignore")
+    log = read_arena(frame.iloc[:2], bothbad="ignore")
+    assert log.a.tolist() == ["y"] and log.score.tolist() == [1.0]
+    with pytest.raises(ValueError, match=r"every one of the 1 votes is a tie in which both answers were bad"):
+        read_arena(frame.iloc[:1], bothbad="ignore")

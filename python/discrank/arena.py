@@ -261,8 +261,6 @@ def read_votes(source: Any, *, model_a: str = "model_a", model_b: str = "model_b
     for col in (model_a, model_b, winner) + tuple(c for c in (time, extra) if c is not None):
         if col not in frame.columns:
             raise ValueError(f"no column {col!r} in the votes (columns: {list(frame.columns)[:12]})")
-    if bothbad == "ignore":
-        frame = frame.loc[~both_bad(frame, winner)]
     z, names = style_features(frame, style) if style is not None else (np.zeros((len(frame), 0)), ())
     row = np.arange(len(frame), dtype=np.float64)
     cols = {f"__style{j}": z[:, j] for j in range(z.shape[1])}
@@ -270,6 +268,12 @@ def read_votes(source: Any, *, model_a: str = "model_a", model_b: str = "model_b
     log = GameLog.from_frame(work, a=model_a, b=model_b, winner=winner, time=time,
                              advantage=list(cols) + ["__row"], invalid=invalid, **options)
     kept = log.advantage[:, -1].astype(np.int64)
+    if bothbad == "ignore":  # dropped after the read, so that the read's messages number the file's rows
+        keep = ~both_bad(frame, winner)[kept]
+        if not keep.any():
+            raise ValueError(f"bothbad='ignore': every one of the {len(log)} votes is a tie in which both answers "
+                             "were bad, so no vote is left")
+        log, kept = log._take(keep, log.dropped), kept[keep]
     log.advantage = np.ascontiguousarray(log.advantage[:, :-1]) if names else None
     log.advantage_names = tuple(names)
     values = None if extra is None else frame[extra].to_numpy()[kept]
