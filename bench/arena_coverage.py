@@ -1,0 +1,243 @@
+"""How often the arena board's 95% intervals cover the true ratings, on synthetic arenas with known strengths.
+
+    python bench/arena_coverage.py               # 200 seeds, 1000 bootstrap replicates (about 25 min, one core)
+    python bench/arena_coverage.py --quick       # 10 seeds, 200 replicates
+    python bench/arena_coverage.py --seeds 50
+
+The world (fixed over the seeds, drawn from seed 0): 40 models with strengths ``theta ~ N(0, 0.6^2)``
+logits; sampling shares skewed (34 models with log-normal weights, sd 1, and 6 "new" models expected in
+60 to 180 battles out of 30 000); each model's answers have a length (log-normal, its mean rising with the
+model's strength) and a markdown count (Poisson, its rate rising with the strength). A seed draws 30 000
+battles: the pair by the shares, the two answers' style, then the outcome from
+
+    eta = theta_a - theta_b + beta . z,   z = style_features(frame, ["length", "markdown"])
+
+(the normalised differences ``(x_a - x_b) / (x_a + x_b)``), ``beta = (0.8, 0.4)``. Two tie models:
+
+- "consistent": a tie with probability ``sigmoid(eta) (1 - sigmoid(eta))`` (1/4 between equals), and
+  otherwise a's win with the probability that makes the expected score ``sigmoid(eta)`` exactly: the
+  board's likelihood with ties counted as half a win ("half") is then the true model (its score equations
+  are unbiased), so ``theta`` is what the board estimates.
+- "davidson": Davidson's model, ``P(a) : P(tie) : P(b) = e^(eta/2) : nu : e^(-eta/2)`` with ``nu = 2/3``
+  (1/4 ties between equals). Counting its ties as half a win is a misspecified model: the expected score
+  is a flatter curve than ``sigmoid(eta)``, so the board estimates a shrunk ``theta``.
+
+Half of the ties are "tie (bothbad)" (counted as ties). Each arm's truths, on the board's scale
+(``1000 + 400 / ln 10 * (t - mean(t))``, the board's mean anchor applied to the true strengths):
+
+- ``theta``: the generating strengths.
+- ``pseudo``: what the board's estimator converges to on that seed's battles: the board fitted to the
+  battles' expected scores (``arena_board`` on a GameLog whose scores are the expected ones, same pairs,
+  same style features). It equals ``theta`` when the model is right; it is the honest target when it is
+  not (a style effect left out of the model, Davidson ties counted as halves), since then no estimator of
+  this model converges to ``theta``.
+
+The style coefficients are compared on the board's scale: per standard deviation of the feature over the
+votes (``normalize=True``), so the truth is ``beta * z.std(axis=0)`` for ``theta`` and the pseudo-true
+fit's coefficient for ``pseudo``. The bootstrap runs on one thread (``n_jobs=1``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import platform
+import sys
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+
+import discrank
+from discrank.arena import style_features
+
+ELO = 400.0 / math.log(10.0)
+STYLE = ["length", "markdown"]
+BETA = np.array([0.8, 0.4])
+N_MODELS, N_SMALL, N_BATTLES = 40, 6, 30_000
+NU = 2.0 / 3.0  # Davidson's tie parameter: nu / (2 + nu) = 1/4 ties between equals
+SMALL = 200  # the split of the report: models with fewer battles than this in a seed
+
+
+@dataclass
+class World:
+    """The fixed truth: strengths, sampling shares, and each model's style propensities."""
+
+    theta: np.ndarray
+    share: np.ndarray
+    log_len: np.ndarray
+    md_rate: np.ndarray
+    names: np.ndarray = field(repr=False)
+
+
+def make_world(seed: int = 0) -> World:
+    rng = np.random.default_rng(seed)
+    theta = rng.normal(0.0, 0.6, N_MODELS)
+    small = np.linspace(60, 180, N_SMALL) / (2 * N_BATTLES)  # expected appearances / all appearances
+    big = np.exp(rng.normal(0.0, 1.0, N_MODELS - N_SMALL))
+    share = np.r_[big / big.sum() * (1.0 - small.sum()), small]
+    log_len = 6.0 + 0.4 * theta / 0.6 + rng.normal(0.0, 0.2, N_MODELS)
+    md_rate = np.exp(0.7 + 0.3 * theta / 0.6 + rng.normal(0.0, 0.3, N_MODELS))
+    return World(theta, share, log_len, md_rate, np.array([f"m{i:02d}" for i in range(N_MODELS)]))
+
+
+def sigmoid(x: np.ndarray) -> np.ndarray:
+    return 0.5 * (1.0 + np.tanh(0.5 * x))
+
+
+def battles(world: World, rng: np.random.Generator, ties: str, beta: np.ndarray):
+    """A seed's battles: the arena frame, the style features ``z`` of the board, and each battle's expected
+    score of a (the target of the pseudo-true fit)."""
+    n = world.theta.size
+    a = rng.choice(n, N_BATTLES, p=world.share)
+    b = rng.choice(n, N_BATTLES, p=world.share)
+    while np.any(same := a == b):
+        b[same] = rng.choice(n, int(same.sum()), p=world.share)
+    frame = pd.DataFrame({"model_a": world.names[a], "model_b": world.names[b]})
+    for side, m in (("a", a), ("b", b)):
+        frame[f"length_{side}"] = np.exp(world.log_len[m] + rng.normal(0.0, 0.5, N_BATTLES))
+        frame[f"markdown_{side}"] = rng.poisson(world.md_rate[m])
+    z, _ = style_features(frame, STYLE)
+    eta = world.theta[a] - world.theta[b] + z @ beta
+    if ties == "consistent":
+        s = sigmoid(eta)
+        p_tie = s * (1.0 - s)
+        p_a = s - p_tie / 2.0
+    else:
+        ea, eb = np.exp(eta / 2.0), np.exp(-eta / 2.0)
+        p_a, p_tie = ea / (ea + eb + NU), NU / (ea + eb + NU)
+    u = rng.random(N_BATTLES)
+    tie = u < p_tie
+    bothbad = rng.random(N_BATTLES) < 0.5
+    frame["winner"] = np.where(tie, np.where(bothbad, "tie (bothbad)", "tie"),
+                               np.where(u < p_tie + p_a, "model_a", "model_b"))
+    return frame, z, p_a + p_tie / 2.0
+
+
+def board_truth(world: World, frame: pd.DataFrame, z: np.ndarray, expected: np.ndarray, style: bool):
+    """The pseudo-true ratings (in the world's model order) and style coefficients: the board fitted to
+    the expected scores of the same battles."""
+    adv = {name: z[:, j] for j, name in enumerate(STYLE)} if style else None
+    log = discrank.GameLog.from_arrays(frame["model_a"].to_numpy(), frame["model_b"].to_numpy(), expected,
+                                       advantage=adv)
+    board = discrank.arena_board(log, ci="none")
+    return board.frame.set_index("model").loc[world.names, "rating"].to_numpy(), board.style["coef"].to_numpy()
+
+
+def theta_truth(world: World, z: np.ndarray, beta: np.ndarray, style: bool):
+    ratings = 1000.0 + ELO * (world.theta - world.theta.mean())
+    return ratings, (beta * z.std(axis=0) if style else np.zeros(0))
+
+
+#: The data sets: the tie model and the true style coefficients.
+DATA = {"S": ("consistent", BETA), "P": ("consistent", np.zeros(2)), "D": ("davidson", BETA)}
+#: The arms: name, data set, style control, and what the arm is.
+ARMS = [
+    ("A", "S", True, "style control; consistent ties; style effect"),
+    ("B", "S", False, "no style control; consistent ties; style effect (an omitted variable)"),
+    ("C", "P", False, "no style control; consistent ties; no style effect"),
+    ("D", "P", True, "style control; consistent ties; no style effect (true coefficients 0)"),
+    ("E", "D", True, "style control; Davidson ties counted as halves; style effect"),
+]
+CIS = ("sandwich", "bootstrap")
+
+
+def run_seed(world: World, seed: int, n_boot: int, out: dict) -> None:
+    """Fit every arm's boards on the seed's battles and append the intervals and the truths to ``out``."""
+    for key, (ties, beta) in DATA.items():
+        frame, z, expected = battles(world, np.random.default_rng([seed, ord(key)]), ties, beta)
+        for arm, data, style, _ in ARMS:
+            if data != key:
+                continue
+            truths = {"theta": theta_truth(world, z, beta, style),
+                      "pseudo": board_truth(world, frame, z, expected, style)}
+            for name, (ratings, coefs) in truths.items():
+                out.setdefault((arm, "truth", name), []).append(np.r_[ratings, coefs])
+            for ci in CIS:
+                board = discrank.arena_board(frame, style=STYLE if style else None, ci=ci, n_boot=n_boot,
+                                             seed=seed, n_jobs=1)
+                f = board.frame.set_index("model").loc[world.names]
+                st = board.style
+                out.setdefault((arm, ci), []).append(np.stack([
+                    np.r_[f["rating"], st["coef"]], np.r_[f["lower"], st["lower"]], np.r_[f["upper"], st["upper"]],
+                    np.r_[f["votes"], np.full(len(st), -1)]]))
+
+
+def coverage_rows(out: dict) -> list[dict]:
+    """One row per arm, interval method and truth: the coverage of the ratings (all, small models, the
+    rest) and of the style coefficients, with the standard errors and the calibration of the errors."""
+    rows = []
+    for arm, _, style, _ in ARMS:
+        for ci in CIS:
+            fits = np.array(out[(arm, ci)])  # (seeds, 4, n + k)
+            point, lo, hi, votes = fits[:, 0], fits[:, 1], fits[:, 2], fits[:, 3, :N_MODELS]
+            for truth in ("theta", "pseudo"):
+                t = np.array(out[(arm, "truth", truth)])
+                hit = (lo <= t) & (t <= hi)
+                r, c = hit[:, :N_MODELS], hit[:, N_MODELS:]
+                small = votes < SMALL
+                cov = r.mean()
+                zs = (point - t)[:, :N_MODELS] / ((hi - lo)[:, :N_MODELS] / (2 * 1.959964))
+                rows.append(dict(
+                    arm=arm, ci=ci, truth=truth, cov=cov, se=math.sqrt(cov * (1 - cov) / r.size),
+                    seed_se=r.mean(axis=1).std(ddof=1) / math.sqrt(r.shape[0]) if r.shape[0] > 1 else float("nan"),
+                    small=r[small].mean() if small.any() else float("nan"), n_small=int(small.sum()),
+                    rest=r[~small].mean(), n_rest=int((~small).sum()),
+                    coef=[c[:, j].mean() for j in range(c.shape[1])],
+                    z_sd=float(zs.std()), z_mean=float(zs.mean()),
+                    gap=float(np.abs(np.array(out[(arm, "truth", "pseudo")]) -
+                                     np.array(out[(arm, "truth", "theta")]))[:, :N_MODELS].max())))
+    return rows
+
+
+def print_table(rows: list[dict], seeds: int) -> None:
+    print(f"\n95% intervals, {seeds} seeds x {N_MODELS} models; coverage +- binomial SE [seed-clustered SE]; "
+          f"models with < {SMALL} battles vs the rest; style coefficients (length, markdown); z: "
+          "(rating - truth) / (half-width / 1.96), its sd and mean over models x seeds\n")
+    print("| arm | ci | truth | coverage | < 200 battles | >= 200 | coef length | coef markdown | z sd | z mean |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
+    for r in rows:
+        coef = [f"{v:.3f}" for v in r["coef"]] or ["-", "-"]
+        print(f"| {r['arm']} | {r['ci']} | {r['truth']} | {r['cov']:.4f} +- {r['se']:.4f} [{r['seed_se']:.4f}] | "
+              f"{r['small']:.3f} (n={r['n_small']}) | {r['rest']:.4f} (n={r['n_rest']}) | {coef[0]} | {coef[1]} | "
+              f"{r['z_sd']:.3f} | {r['z_mean']:+.3f} |")
+    print("\nlargest |pseudo - theta| over models x seeds (Elo points): "
+          + ", ".join(f"{r['arm']} {r['gap']:.1f}" for r in rows[::4]))
+
+
+def describe(world: World) -> None:
+    print(f"world: {N_MODELS} models, theta sd {world.theta.std():.3f} logits "
+          f"(ratings {1000 + ELO * (world.theta.min() - world.theta.mean()):.0f} to "
+          f"{1000 + ELO * (world.theta.max() - world.theta.mean()):.0f}), {N_BATTLES} battles a seed, "
+          f"expected battles per model {np.round(2 * N_BATTLES * np.sort(world.share)).astype(int).tolist()}")
+    for arm, data, style, what in ARMS:
+        print(f"  arm {arm} (data {data}, style={STYLE if style else None}): {what}")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--seeds", type=int, default=200)
+    parser.add_argument("--n-boot", type=int, default=1000)
+    parser.add_argument("--quick", action="store_true", help="10 seeds, 200 replicates")
+    parser.add_argument("--save", help="an .npz file for the raw intervals and truths")
+    args = parser.parse_args()
+    seeds, n_boot = (10, 200) if args.quick else (args.seeds, args.n_boot)
+    print(f"{' '.join(sys.argv)}; {platform.processor() or platform.machine()}, Python {platform.python_version()}, "
+          f"numpy {np.__version__}, discrank {discrank.__version__}; n_boot {n_boot}, n_jobs 1")
+    world = make_world(0)
+    describe(world)
+    out: dict = {}
+    t0 = time.perf_counter()
+    for seed in range(seeds):
+        run_seed(world, seed, n_boot, out)
+        if (seed + 1) % max(1, seeds // 10) == 0:
+            print(f"  {seed + 1} seeds, {time.perf_counter() - t0:.0f} s", flush=True)
+    print_table(coverage_rows(out), seeds)
+    print(f"\nwall time {time.perf_counter() - t0:.0f} s")
+    if args.save:
+        np.savez_compressed(args.save, **{"/".join(k): np.array(v) for k, v in out.items()})
+
+
+if __name__ == "__main__":
+    main()
