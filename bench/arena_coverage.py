@@ -3,6 +3,7 @@
     python bench/arena_coverage.py               # 200 seeds, 1000 bootstrap replicates (about 25 min, one core)
     python bench/arena_coverage.py --quick       # 10 seeds, 200 replicates
     python bench/arena_coverage.py --seeds 50
+    python bench/arena_coverage.py --save runs.npz     # then --load runs.npz reprints the tables
 
 The world (fixed over the seeds, drawn from seed 0): 40 models with strengths ``theta ~ N(0, 0.6^2)``
 logits; sampling shares skewed (34 models with log-normal weights, sd 1, and 6 "new" models expected in
@@ -215,26 +216,65 @@ def describe(world: World) -> None:
         print(f"  arm {arm} (data {data}, style={STYLE if style else None}): {what}")
 
 
+#: Each arm's estimand: the truth its intervals should cover (the pseudo-truth where the model is wrong).
+ESTIMAND = {"A": "theta", "B": "pseudo", "C": "theta", "D": "theta", "E": "pseudo"}
+BINS = (0, 100, 200, 500, 2000, 10**9)
+
+
+def print_bins(out: dict) -> None:
+    """The ratings' coverage by the model's battles in the seed, at each arm's estimand, and the range of
+    the per-model coverage over the seeds (the world is fixed, so each model is the same one every seed)."""
+    edges = list(zip(BINS[:-1], BINS[1:]))
+    print("\ncoverage of the ratings by the model's battles in the seed (n: models x seeds), at each arm's "
+          "estimand; per model: the lowest and highest coverage of a model over the seeds\n")
+    print("| arm | ci | truth | " + " | ".join(f"[{lo}, {hi})" if hi < BINS[-1] else f">= {lo}" for lo, hi in edges)
+          + " | per model |")
+    print("|---|---|---|" + "---|" * len(edges) + "---|")
+    for arm, truth in ESTIMAND.items():
+        t = np.array(out[(arm, "truth", truth)])[:, :N_MODELS]
+        for ci in CIS:
+            fits = np.array(out[(arm, ci)])
+            hit = (fits[:, 1, :N_MODELS] <= t) & (t <= fits[:, 2, :N_MODELS])
+            votes = fits[:, 3, :N_MODELS]
+            cells = [hit[(votes >= lo) & (votes < hi)] for lo, hi in edges]
+            per_model = hit.mean(axis=0)
+            print(f"| {arm} | {ci} | {truth} | " + " | ".join(f"{c.mean():.3f} (n={c.size})" for c in cells)
+                  + f" | {per_model.min():.3f} to {per_model.max():.3f} |")
+
+
+def load(path: str) -> dict:
+    with np.load(path) as saved:
+        return {tuple(key.split("/")): list(saved[key]) for key in saved.files}
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--seeds", type=int, default=200)
     parser.add_argument("--n-boot", type=int, default=1000)
     parser.add_argument("--quick", action="store_true", help="10 seeds, 200 replicates")
     parser.add_argument("--save", help="an .npz file for the raw intervals and truths")
+    parser.add_argument("--load", help="print the tables of a file --save wrote, without fitting")
     args = parser.parse_args()
     seeds, n_boot = (10, 200) if args.quick else (args.seeds, args.n_boot)
-    print(f"{' '.join(sys.argv)}; {platform.processor() or platform.machine()}, Python {platform.python_version()}, "
-          f"numpy {np.__version__}, discrank {discrank.__version__}; n_boot {n_boot}, n_jobs 1")
     world = make_world(0)
-    describe(world)
-    out: dict = {}
-    t0 = time.perf_counter()
-    for seed in range(seeds):
-        run_seed(world, seed, n_boot, out)
-        if (seed + 1) % max(1, seeds // 10) == 0:
-            print(f"  {seed + 1} seeds, {time.perf_counter() - t0:.0f} s", flush=True)
+    if args.load:
+        out = load(args.load)
+        seeds = len(out[("A", "sandwich")])
+    else:
+        print(f"{' '.join(sys.argv)}; {platform.processor() or platform.machine()}, Python "
+              f"{platform.python_version()}, numpy {np.__version__}, discrank {discrank.__version__}; "
+              f"n_boot {n_boot}, n_jobs 1")
+        describe(world)
+        out = {}
+        t0 = time.perf_counter()
+        for seed in range(seeds):
+            run_seed(world, seed, n_boot, out)
+            if (seed + 1) % max(1, seeds // 10) == 0:
+                print(f"  {seed + 1} seeds, {time.perf_counter() - t0:.0f} s", flush=True)
     print_table(coverage_rows(out), seeds)
-    print(f"\nwall time {time.perf_counter() - t0:.0f} s")
+    print_bins(out)
+    if not args.load:
+        print(f"\nwall time {time.perf_counter() - t0:.0f} s")
     if args.save:
         np.savez_compressed(args.save, **{"/".join(k): np.array(v) for k, v in out.items()})
 
