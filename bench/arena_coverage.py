@@ -116,48 +116,55 @@ def battles(world: World, rng: np.random.Generator, ties: str, beta: np.ndarray)
     return frame, z, p_a + p_tie / 2.0
 
 
-def board_truth(world: World, frame: pd.DataFrame, z: np.ndarray, expected: np.ndarray, style: bool):
+def board_truth(world: World, frame: pd.DataFrame, z: np.ndarray, expected: np.ndarray, style: bool,
+                anchor: str | None = None):
     """The pseudo-true ratings (in the world's model order) and style coefficients: the board fitted to
     the expected scores of the same battles."""
     adv = {name: z[:, j] for j, name in enumerate(STYLE)} if style else None
     log = discrank.GameLog.from_arrays(frame["model_a"].to_numpy(), frame["model_b"].to_numpy(), expected,
                                        advantage=adv)
-    board = discrank.arena_board(log, ci="none")
+    board = discrank.arena_board(log, ci="none", anchor=anchor)
     return board.frame.set_index("model").loc[world.names, "rating"].to_numpy(), board.style["coef"].to_numpy()
 
 
-def theta_truth(world: World, z: np.ndarray, beta: np.ndarray, style: bool):
-    ratings = 1000.0 + ELO * (world.theta - world.theta.mean())
+def theta_truth(world: World, z: np.ndarray, beta: np.ndarray, style: bool, anchor: str | None = None):
+    ref = world.theta.mean() if anchor is None else world.theta[list(world.names).index(anchor)]
+    ratings = 1000.0 + ELO * (world.theta - ref)
     return ratings, (beta * z.std(axis=0) if style else np.zeros(0))
 
 
 #: The data sets: the tie model and the true style coefficients.
 DATA = {"S": ("consistent", BETA), "P": ("consistent", np.zeros(2)), "D": ("davidson", BETA)}
-#: The arms: name, data set, style control, and what the arm is.
+#: The arms: name, data set, style control, anchor (None: the mean), and what the arm is.
 ARMS = [
-    ("A", "S", True, "style control; consistent ties; style effect"),
-    ("B", "S", False, "no style control; consistent ties; style effect (an omitted variable)"),
-    ("C", "P", False, "no style control; consistent ties; no style effect"),
-    ("D", "P", True, "style control; consistent ties; no style effect (true coefficients 0)"),
-    ("E", "D", True, "style control; Davidson ties counted as halves; style effect"),
+    ("A", "S", True, None, "style control; consistent ties; style effect"),
+    ("B", "S", False, None, "no style control; consistent ties; style effect (an omitted variable)"),
+    ("C", "P", False, None, "no style control; consistent ties; no style effect"),
+    ("D", "P", True, None, "style control; consistent ties; no style effect (true coefficients 0)"),
+    ("E", "D", True, None, "style control; Davidson ties counted as halves; style effect"),
+    ("F", "S", True, "m34", "as A, anchored at m34, the model with the fewest battles (60 expected); its own "
+                            "rating, fixed at 1000, is left out of the coverage"),
 ]
 CIS = ("sandwich", "bootstrap")
 
 
-def run_seed(world: World, seed: int, n_boot: int, out: dict) -> None:
-    """Fit every arm's boards on the seed's battles and append the intervals and the truths to ``out``."""
+def run_seed(world: World, seed: int, n_boot: int, out: dict, arms: str) -> None:
+    """Fit the boards of the ``arms`` on the seed's battles and append the intervals and the truths to
+    ``out``."""
     for key, (ties, beta) in DATA.items():
+        if not any(data == key and arm in arms for arm, data, *_ in ARMS):
+            continue
         frame, z, expected = battles(world, np.random.default_rng([seed, ord(key)]), ties, beta)
-        for arm, data, style, _ in ARMS:
-            if data != key:
+        for arm, data, style, anchor, _ in ARMS:
+            if data != key or arm not in arms:
                 continue
-            truths = {"theta": theta_truth(world, z, beta, style),
-                      "pseudo": board_truth(world, frame, z, expected, style)}
+            truths = {"theta": theta_truth(world, z, beta, style, anchor),
+                      "pseudo": board_truth(world, frame, z, expected, style, anchor)}
             for name, (ratings, coefs) in truths.items():
                 out.setdefault((arm, "truth", name), []).append(np.r_[ratings, coefs])
             for ci in CIS:
                 board = discrank.arena_board(frame, style=STYLE if style else None, ci=ci, n_boot=n_boot,
-                                             seed=seed, n_jobs=1)
+                                             seed=seed, n_jobs=1, anchor=anchor)
                 f = board.frame.set_index("model").loc[world.names]
                 st = board.style
                 out.setdefault((arm, ci), []).append(np.stack([
@@ -165,30 +172,43 @@ def run_seed(world: World, seed: int, n_boot: int, out: dict) -> None:
                     np.r_[f["votes"], np.full(len(st), -1)]]))
 
 
+def arm_arrays(out: dict, arm: str, ci: str, truth: str):
+    """(point, lower, upper, votes, truth) of an arm over the seeds, each (seeds, models + coefficients)
+    but ``votes`` (seeds, models); an anchor model's own column (its rating fixed) left out."""
+    anchor = next(a for name, _, _, a, _ in ARMS if name == arm)
+    rated = np.array([m != anchor for m in make_world(0).names])
+    fits = np.array(out[(arm, ci)])  # (seeds, 4, models + coefficients)
+    keep = np.r_[rated, np.ones(fits.shape[2] - N_MODELS, dtype=bool)]
+    t = np.array(out[(arm, "truth", truth)])[:, keep]
+    fits = fits[:, :, keep]
+    m = int(rated.sum())
+    return fits[:, 0], fits[:, 1], fits[:, 2], fits[:, 3, :m], t
+
+
 def coverage_rows(out: dict) -> list[dict]:
     """One row per arm, interval method and truth: the coverage of the ratings (all, small models, the
     rest) and of the style coefficients, with the standard errors and the calibration of the errors."""
     rows = []
-    for arm, _, style, _ in ARMS:
+    for arm, *_ in ARMS:
+        if (arm, "sandwich") not in out:
+            continue
         for ci in CIS:
-            fits = np.array(out[(arm, ci)])  # (seeds, 4, n + k)
-            point, lo, hi, votes = fits[:, 0], fits[:, 1], fits[:, 2], fits[:, 3, :N_MODELS]
             for truth in ("theta", "pseudo"):
-                t = np.array(out[(arm, "truth", truth)])
+                point, lo, hi, votes, t = arm_arrays(out, arm, ci, truth)
+                m = votes.shape[1]
                 hit = (lo <= t) & (t <= hi)
-                r, c = hit[:, :N_MODELS], hit[:, N_MODELS:]
+                r, c = hit[:, :m], hit[:, m:]
                 small = votes < SMALL
                 cov = r.mean()
-                zs = (point - t)[:, :N_MODELS] / ((hi - lo)[:, :N_MODELS] / (2 * 1.959964))
+                zs = (point - t)[:, :m] / ((hi - lo)[:, :m] / (2 * 1.959964))
+                gap = np.abs(arm_arrays(out, arm, ci, "pseudo")[4] - arm_arrays(out, arm, ci, "theta")[4])[:, :m]
                 rows.append(dict(
                     arm=arm, ci=ci, truth=truth, cov=cov, se=math.sqrt(cov * (1 - cov) / r.size),
                     seed_se=r.mean(axis=1).std(ddof=1) / math.sqrt(r.shape[0]) if r.shape[0] > 1 else float("nan"),
                     small=r[small].mean() if small.any() else float("nan"), n_small=int(small.sum()),
                     rest=r[~small].mean(), n_rest=int((~small).sum()),
                     coef=[c[:, j].mean() for j in range(c.shape[1])],
-                    z_sd=float(zs.std()), z_mean=float(zs.mean()),
-                    gap=float(np.abs(np.array(out[(arm, "truth", "pseudo")]) -
-                                     np.array(out[(arm, "truth", "theta")]))[:, :N_MODELS].max())))
+                    z_sd=float(zs.std()), z_mean=float(zs.mean()), gap=float(gap.max())))
     return rows
 
 
@@ -212,12 +232,12 @@ def describe(world: World) -> None:
           f"(ratings {1000 + ELO * (world.theta.min() - world.theta.mean()):.0f} to "
           f"{1000 + ELO * (world.theta.max() - world.theta.mean()):.0f}), {N_BATTLES} battles a seed, "
           f"expected battles per model {np.round(2 * N_BATTLES * np.sort(world.share)).astype(int).tolist()}")
-    for arm, data, style, what in ARMS:
+    for arm, data, style, _, what in ARMS:
         print(f"  arm {arm} (data {data}, style={STYLE if style else None}): {what}")
 
 
 #: Each arm's estimand: the truth its intervals should cover (the pseudo-truth where the model is wrong).
-ESTIMAND = {"A": "theta", "B": "pseudo", "C": "theta", "D": "theta", "E": "pseudo"}
+ESTIMAND = {"A": "theta", "B": "pseudo", "C": "theta", "D": "theta", "E": "pseudo", "F": "theta"}
 BINS = (0, 100, 200, 500, 2000, 10**9)
 
 
@@ -231,11 +251,12 @@ def print_bins(out: dict) -> None:
           + " | per model |")
     print("|---|---|---|" + "---|" * len(edges) + "---|")
     for arm, truth in ESTIMAND.items():
-        t = np.array(out[(arm, "truth", truth)])[:, :N_MODELS]
+        if (arm, "sandwich") not in out:
+            continue
         for ci in CIS:
-            fits = np.array(out[(arm, ci)])
-            hit = (fits[:, 1, :N_MODELS] <= t) & (t <= fits[:, 2, :N_MODELS])
-            votes = fits[:, 3, :N_MODELS]
+            _, lo, hi, votes, t = arm_arrays(out, arm, ci, truth)
+            m = votes.shape[1]
+            hit = (lo[:, :m] <= t[:, :m]) & (t[:, :m] <= hi[:, :m])
             cells = [hit[(votes >= lo) & (votes < hi)] for lo, hi in edges]
             per_model = hit.mean(axis=0)
             print(f"| {arm} | {ci} | {truth} | " + " | ".join(f"{c.mean():.3f} (n={c.size})" for c in cells)
@@ -254,12 +275,13 @@ def main() -> None:
     parser.add_argument("--quick", action="store_true", help="10 seeds, 200 replicates")
     parser.add_argument("--save", help="an .npz file for the raw intervals and truths")
     parser.add_argument("--load", help="print the tables of a file --save wrote, without fitting")
+    parser.add_argument("--arms", default="ABCDEF", help="the arms to run (letters; default all)")
     args = parser.parse_args()
     seeds, n_boot = (10, 200) if args.quick else (args.seeds, args.n_boot)
     world = make_world(0)
     if args.load:
         out = load(args.load)
-        seeds = len(out[("A", "sandwich")])
+        seeds = len(next(iter(out.values())))
     else:
         print(f"{' '.join(sys.argv)}; {platform.processor() or platform.machine()}, Python "
               f"{platform.python_version()}, numpy {np.__version__}, discrank {discrank.__version__}; "
@@ -268,7 +290,7 @@ def main() -> None:
         out = {}
         t0 = time.perf_counter()
         for seed in range(seeds):
-            run_seed(world, seed, n_boot, out)
+            run_seed(world, seed, n_boot, out, args.arms)
             if (seed + 1) % max(1, seeds // 10) == 0:
                 print(f"  {seed + 1} seeds, {time.perf_counter() - t0:.0f} s", flush=True)
     print_table(coverage_rows(out), seeds)
