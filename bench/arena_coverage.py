@@ -263,6 +263,25 @@ def print_bins(out: dict) -> None:
                   + f" | {per_model.min():.3f} to {per_model.max():.3f} |")
 
 
+def print_smallest(out: dict, count: int = 3) -> None:
+    """Arm A's models with the fewest expected battles: the spread of their rating's error over the seeds
+    against the mean standard error the intervals imply (half-width / 1.96)."""
+    if ("A", "sandwich") not in out:
+        return
+    world = make_world(0)
+    print(f"\narm A, the {count} models with the fewest battles: error sd over the seeds against the mean implied "
+          "standard error (Elo points)\n")
+    print("| model | battles (median) | ci | coverage | error sd | mean se |")
+    print("|---|---|---|---|---|---|")
+    for i in np.argsort(world.share)[:count]:
+        for ci in CIS:
+            point, lo, hi, votes, t = arm_arrays(out, "A", ci, "theta")
+            err, se = (point - t)[:, i], (hi - lo)[:, i] / (2 * 1.959964)
+            cov = ((lo <= t) & (t <= hi))[:, i].mean()
+            print(f"| {world.names[i]} | {np.median(votes[:, i]):.0f} | {ci} | {cov:.3f} | {err.std():.1f} | "
+                  f"{se.mean():.1f} |")
+
+
 def load(path: str) -> dict:
     with np.load(path) as saved:
         return {tuple(key.split("/")): list(saved[key]) for key in saved.files}
@@ -295,6 +314,7 @@ def main() -> None:
                 print(f"  {seed + 1} seeds, {time.perf_counter() - t0:.0f} s", flush=True)
     print_table(coverage_rows(out), seeds)
     print_bins(out)
+    print_smallest(out)
     if not args.load:
         print(f"\nwall time {time.perf_counter() - t0:.0f} s")
     if args.save:
