@@ -1,6 +1,6 @@
 """How often the arena board's 95% intervals cover the true ratings, on synthetic arenas with known strengths.
 
-    python bench/arena_coverage.py               # 200 seeds, 1000 bootstrap replicates (about 25 min, one core)
+    python bench/arena_coverage.py               # 200 seeds, 1000 replicates: about 40 min on one shared core
     python bench/arena_coverage.py --quick       # 10 seeds, 200 replicates
     python bench/arena_coverage.py --seeds 50
     python bench/arena_coverage.py --save runs.npz     # then --load runs.npz reprints the tables
