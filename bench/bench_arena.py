@@ -277,3 +277,116 @@ def section_parity(args) -> None:
         return
     n = len(set(df.model_a) | set(df.model_b))
     parity(df, f"ATP tennis {n} players / {len(df)} matches, style: age", ("age",))
+
+
+# --- FastChat's bootstrap board ----------------------------------------------------------------------------
+class FastChat:
+    """FastChat's MLE board, from its description: each battle counted twice, a decisive one as two wins
+    for its winner and a tie as one win for each side; a logistic regression without intercept on the
+    features +ln 10 (model_a) and -ln 10 (model_b), no penalty (``C``: an L2 penalty as scikit-learn's),
+    stopping at ``tol`` (FastChat's 1e-6); Elo = 400 coef + 1000, shifted so that ``anchor`` is at 1114.
+    The battles are held as counts per (model_a, model_b, result) cell, which leaves the regression as it
+    is; the bootstrap redraws the battles with replacement and refits."""
+
+    def __init__(self, df, anchor: str, tol: float = 1e-6, C: float | None = None) -> None:
+        import pandas as pd
+
+        self.models = np.array(sorted(set(df.model_a) | set(df.model_b)))
+        self.n = self.models.size
+        a = pd.Categorical(df.model_a, categories=self.models).codes.astype(np.int64)
+        b = pd.Categorical(df.model_b, categories=self.models).codes.astype(np.int64)
+        result = df.winner.map({"model_a": 0, "model_b": 1, "tie": 2, "tie (bothbad)": 2}).to_numpy()
+        self.key = (a * self.n + b) * 3 + result
+        self.anchor, self.tol, self.C = int(np.flatnonzero(self.models == anchor)[0]), tol, C
+        self.solver = "scipy L-BFGS-B"
+        try:
+            import sklearn  # noqa: F401
+            self.solver = "scikit-learn LogisticRegression"
+        except ImportError:
+            pass
+
+    def ratings(self, idx: np.ndarray | None = None) -> np.ndarray:
+        """The board's Elo ratings on the battles ``idx`` (default all)."""
+        cnt = np.bincount(self.key if idx is None else self.key[idx], minlength=self.n * self.n * 3).reshape(-1, 3)
+        pair = np.flatnonzero(cnt.sum(axis=1))
+        win = 2 * cnt[pair, 0] + cnt[pair, 2]  # y = 1 rows: model_a won
+        loss = 2 * cnt[pair, 1] + cnt[pair, 2]  # y = 0 rows
+        a, b = pair // self.n, pair % self.n
+        coef = self._logistic(a, b, win.astype(float), loss.astype(float))
+        elo = 400.0 * coef + 1000.0
+        return elo + 1114.0 - elo[self.anchor]
+
+    def _logistic(self, a, b, win, loss) -> np.ndarray:
+        n, ln10 = self.n, math.log(10.0)
+        if self.solver.startswith("scikit"):
+            from sklearn.linear_model import LogisticRegression
+
+            m = a.size
+            x = np.zeros((2 * m, n))
+            x[np.arange(2 * m), np.r_[a, a]] = ln10
+            x[np.arange(2 * m), np.r_[b, b]] = -ln10
+            y = np.r_[np.ones(m), np.zeros(m)]
+            lr = LogisticRegression(fit_intercept=False, penalty=None if self.C is None else "l2",
+                                    C=1.0 if self.C is None else self.C, tol=self.tol, max_iter=10_000)
+            return lr.fit(x, y, sample_weight=np.r_[win, loss]).coef_[0]
+        from scipy.optimize import minimize
+
+        total = win.sum() + loss.sum()
+        prec = 0.0 if self.C is None else 1.0 / (self.C * total)
+
+        def f(coef):  # the mean weighted log loss (scikit-learn's scaling) and its gradient
+            d = ln10 * (coef[a] - coef[b])
+            lp, lq = -np.logaddexp(0.0, -d), -np.logaddexp(0.0, d)  # log p, log (1 - p)
+            p = np.exp(lp)
+            r = ln10 * ((p - 1.0) * win + p * loss) / total
+            g = np.bincount(a, r, minlength=n) - np.bincount(b, r, minlength=n) + prec * coef
+            return -(win @ lp + loss @ lq) / total + 0.5 * prec * coef @ coef, g
+
+        out = minimize(f, np.zeros(n), jac=True, method="L-BFGS-B",
+                       options=dict(gtol=self.tol, ftol=64 * np.finfo(float).eps, maxiter=10_000, maxls=50))
+        return out.x
+
+    def bootstrap(self, rounds: int, seed: int) -> np.ndarray:
+        rng = np.random.default_rng(seed)
+        m = self.key.size
+        return np.array([self.ratings(rng.integers(0, m, m)) for _ in range(rounds)])
+
+
+def section_fastchat(args) -> None:
+    from scipy.stats import norm
+
+    df = synthetic(args.models, args.battles, seed=2)
+    anchor = str(df.model_a.value_counts().index[0])  # the most voted model, as FastChat anchors a mainstay
+    fc = FastChat(df, anchor)
+    print(f"\n## FastChat's bootstrap board ({fc.solver}, tol {fc.tol:g}; {args.models} models / {args.battles} "
+          f"battles, anchor {anchor} = 1114; {args.rounds} rounds; Elo points)\n")
+    point = fc.ratings()
+    tight = FastChat(df, anchor, tol=1e-12).ratings()
+    t = time.perf_counter()
+    reps = fc.bootstrap(args.rounds, seed=0)
+    t_fc = time.perf_counter() - t
+    lo, hi = np.percentile(reps, [2.5, 97.5], axis=0)
+    row("discrank board", "max abs diff rating (FastChat tol 1e-6)", "(FastChat tol 1e-12)",
+        "max abs diff CI bound", "max of abs diff / se")
+    print("|---|---|---|---|---|")
+    for ties in ("half", "one-win-each"):
+        boards = []
+        for seed in (0, 1):
+            t = time.perf_counter()
+            boards.append(discrank.arena_board(df, ties=ties, anchor=anchor, anchor_rating=1114.0, ci="bootstrap",
+                                               n_boot=args.rounds, seed=seed).frame.set_index("model").loc[fc.models])
+            t_mine = time.perf_counter() - t
+        f, g = boards
+        se = np.where(f.index == anchor, np.nan, f.se.to_numpy())  # the anchor's bounds are 1114 exactly
+        bounds = np.abs(np.r_[f.lower - lo, f.upper - hi])
+        row(f'ties="{ties}", seed 0, vs FastChat', f"{np.max(np.abs(f.rating - point)):.1e}",
+            f"{np.max(np.abs(f.rating - tight)):.1e}", f"{bounds.max():.2f}", f"{np.nanmax(bounds / np.r_[se, se]):.3f}")
+        mc = np.abs(np.r_[f.lower - g.lower, f.upper - g.upper])
+        row(f'ties="{ties}", seed 0 vs seed 1 (Monte-Carlo error)', "0", "", f"{mc.max():.2f}",
+            f"{np.nanmax(mc / np.r_[se, se]):.3f}")
+    # the standard deviation of a 2.5% percentile of B normal draws, in units of their sd, and of a
+    # difference of two independent such estimates
+    sd = math.sqrt(0.025 * 0.975 / args.rounds) / norm.pdf(norm.ppf(0.975))
+    print(f"\nPredicted Monte-Carlo sd of a bound: {sd:.3f} se; of the difference of two runs' bounds: "
+          f"{math.sqrt(2) * sd:.3f} se (its max over {2 * fc.n} bounds is typically 3 times that). "
+          f"Times: FastChat's {args.rounds} rounds {t_fc:.1f} s, discrank's (ties=\"one-win-each\") {t_mine:.2f} s.")
