@@ -33,11 +33,11 @@ from __future__ import annotations
 
 import argparse
 import math
+import multiprocessing
 import os
 import platform
 import sys
 import time
-import warnings
 from pathlib import Path
 
 import numpy as np
@@ -142,7 +142,6 @@ def peer(name: str):
         if name == "arena_rank":
             import arena_rank.models.bradley_terry  # noqa: F401
             import arena_rank.models.contextual_bradley_terry  # noqa: F401
-            import arena_rank.utils.data_utils  # noqa: F401
             import arena_rank as mod
         else:
             mod = __import__(name)
@@ -300,7 +299,7 @@ class FastChat:
         self.anchor, self.tol, self.C = int(np.flatnonzero(self.models == anchor)[0]), tol, C
         self.solver = "scipy L-BFGS-B"
         try:
-            import sklearn  # noqa: F401
+            import sklearn.linear_model  # noqa: F401
             self.solver = "scikit-learn LogisticRegression"
         except ImportError:
             pass
@@ -390,3 +389,104 @@ def section_fastchat(args) -> None:
     print(f"\nPredicted Monte-Carlo sd of a bound: {sd:.3f} se; of the difference of two runs' bounds: "
           f"{math.sqrt(2) * sd:.3f} se (its max over {2 * fc.n} bounds is typically 3 times that). "
           f"Times: FastChat's {args.rounds} rounds {t_fc:.1f} s, discrank's (ties=\"one-win-each\") {t_mine:.2f} s.")
+
+
+# --- speed -----------------------------------------------------------------------------------------------
+def evalica_board(df, boot: int = 0):
+    """evalica's bradley_terry from the frame (winners mapped to its enum), or its bootstrap."""
+    import evalica
+
+    code = {"model_a": evalica.Winner.X, "model_b": evalica.Winner.Y, "tie": evalica.Winner.Draw,
+            "tie (bothbad)": evalica.Winner.Draw}
+    xs, ys, ws = df.model_a.tolist(), df.model_b.tolist(), df.winner.map(code).tolist()
+    if boot:
+        return evalica.bootstrap(evalica.bradley_terry, xs, ys, ws, n_resamples=boot,
+                                 bootstrap_method="percentile", random_state=0)
+    return evalica.bradley_terry(xs, ys, ws)
+
+
+def per_replicate(fn, k: int) -> tuple[float, float]:
+    """A peer bootstrap's seconds per replicate: (time of ``k`` replicates - time of 2) / (k - 2), which
+    leaves out its fixed costs (the point fit, starting the workers, compiling); and the time of ``k``."""
+    t2, _ = best_of(1, lambda: fn(2))
+    tk, _ = best_of(1, lambda: fn(k))
+    return max(tk - t2, 0.0) / (k - 2), tk
+
+
+def speed(df, label: str, style, args) -> None:
+    """The speed rows of one workload: discrank's sandwich and bootstrap boards, then the peers'."""
+    reps, k = args.reps, args.peer_boot
+    kw = dict(style=list(style)) if style else {}
+    t_sw, _ = best_of(reps, lambda: discrank.arena_board(df, **kw))
+    t_bs, _ = best_of(reps, lambda: discrank.arena_board(df, ci="bootstrap", n_boot=args.boot, **kw))
+    row(f"{label}: discrank fit + sandwich", f"{t_sw:.3f} s", "", "")
+    row(f"{label}: discrank, {args.boot} bootstrap replicates", f"{t_bs:.2f} s", "", "")
+    mod, why = peer("arena_rank")
+    if mod is None:
+        print(f"(arena-rank skipped: {why})")
+    else:
+        if style:
+            fit = lambda **o: arena_rank_style(df, style, 0.0, **o)  # noqa: E731
+        else:
+            fit = lambda **o: arena_rank_plain(df, **o)  # noqa: E731
+        t_ar, _ = best_of(reps, fit)
+        row(f"{label}: arena-rank fit + sandwich", f"{t_sw:.3f} s", f"{t_ar:.2f} s", f"{t_ar / t_sw:.1f}x")
+        per, t_arb = per_replicate(lambda j: fit(ci="bootstrap", num_bootstrap=j, n_jobs=os.cpu_count()), k)
+        row(f"{label}: arena-rank bootstrap, ({t_arb:.1f} s for {k} - that for 2) / {k - 2} x {args.boot}",
+            f"{t_bs:.2f} s", f"{per * args.boot:.0f} s", f"{per * args.boot / t_bs:.0f}x")
+    mod, why = peer("evalica")
+    if mod is None:
+        print(f"(evalica skipped: {why})")
+        return
+    note = " (plain: it takes no style covariates)" if style else ""
+    t_ev, _ = best_of(reps, lambda: evalica_board(df))
+    row(f"{label}: evalica bradley_terry, no CI{note}", f"{t_sw:.3f} s", f"{t_ev:.2f} s", f"{t_ev / t_sw:.1f}x")
+    per, t_evb = per_replicate(lambda j: evalica_board(df, boot=j), k)
+    row(f"{label}: evalica bootstrap, ({t_evb:.1f} s for {k} - that for 2) / {k - 2} x {args.boot}{note}",
+        f"{t_bs:.2f} s", f"{per * args.boot:.0f} s", f"{per * args.boot / t_bs:.0f}x")
+
+
+def section_speed(args) -> None:
+    print(f"\n## Speed, best of {args.reps} (from an in-memory pandas frame to the board; {os.cpu_count()} cores)\n")
+    row("workload", "discrank", "peer", "peer / discrank")
+    print("|---|---|---|---|")
+    speed(synthetic(args.models, args.battles, seed=3), f"{args.battles} battles, {args.models} models, 4 style",
+          STYLE, args)
+    speed(synthetic(args.big_models, args.big_battles, seed=4, style=False),
+          f"{args.big_battles} battles, {args.big_models} models, plain", (), args)
+
+
+def main(argv=None) -> None:
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--quick", action="store_true", help="small sizes, few replicates, 1 repetition")
+    p.add_argument("--only", choices=("parity", "fastchat", "speed"), help="one section")
+    p.add_argument("--models", type=int, default=60)
+    p.add_argument("--battles", type=int, default=200_000)
+    p.add_argument("--big-models", type=int, default=300)
+    p.add_argument("--big-battles", type=int, default=2_000_000)
+    p.add_argument("--boot", type=int, default=1000, help="discrank's bootstrap replicates")
+    p.add_argument("--rounds", type=int, default=1000, help="FastChat's bootstrap rounds (and discrank's there)")
+    p.add_argument("--peer-boot", type=int, default=8, help="the peers' bootstrap replicates (> 2), extrapolated")
+    p.add_argument("--reps", type=int, default=3, help="repetitions of each timing (the best is shown)")
+    p.add_argument("--tennis-min", type=int, default=200, help="matches a tennis player keeps")
+    args = p.parse_args(argv)
+    # arena-rank's bootstrap uses multiprocessing.Pool: forked workers of a process that has run JAX
+    # hang (JAX is multithreaded), so the workers are spawned (their start is in the peer's time)
+    multiprocessing.set_start_method("spawn", force=True)
+    if args.quick:
+        args.models, args.battles, args.big_models, args.big_battles = 20, 20_000, 40, 100_000
+        args.boot, args.rounds, args.peer_boot, args.reps = 100, 100, 4, 1
+    print(f"# bench_arena ({platform.processor() or platform.machine()}, {os.cpu_count()} cores, Python "
+          f"{platform.python_version()}, numpy {np.__version__}, discrank {discrank.__version__}; "
+          f"{time.strftime('%Y-%m-%d', time.gmtime())})")
+    for mod in ("arena_rank", "evalica"):
+        m, why = peer(mod)
+        print(f"# {mod}: {getattr(m, '__version__', 'installed') if m else why}")
+    sections = {"parity": section_parity, "fastchat": section_fastchat, "speed": section_speed}
+    for name, fn in sections.items():
+        if args.only in (None, name):
+            fn(args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
