@@ -456,6 +456,15 @@ def section_speed(args) -> None:
           f"{args.big_battles} battles, {args.big_models} models, plain", (), args)
 
 
+def version(dist: str) -> str:
+    from importlib.metadata import PackageNotFoundError, version as of
+
+    try:
+        return of(dist)
+    except PackageNotFoundError:
+        return "installed"
+
+
 def main(argv=None) -> None:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--quick", action="store_true", help="small sizes, few replicates, 1 repetition")
@@ -481,7 +490,7 @@ def main(argv=None) -> None:
           f"{time.strftime('%Y-%m-%d', time.gmtime())})")
     for mod in ("arena_rank", "evalica"):
         m, why = peer(mod)
-        print(f"# {mod}: {getattr(m, '__version__', 'installed') if m else why}")
+        print(f"# {mod}: {version(mod.replace('_', '-')) if m else why}")
     sections = {"parity": section_parity, "fastchat": section_fastchat, "speed": section_speed}
     for name, fn in sections.items():
         if args.only in (None, name):
