@@ -160,10 +160,12 @@ def best_of(reps: int, fn):
     return best, out
 
 
-def board_table(board) -> dict:
-    """model -> (rating, lower, upper) of a discrank board."""
+def board_table(board) -> "Table":
+    """model -> (rating, lower, upper) of a discrank board, and its style coefficients."""
     f = board.frame
-    return {str(m): (r, lo, hi) for m, r, lo, hi in zip(f.model, f.rating, f.lower, f.upper)}
+    table = Table({str(m): (r, lo, hi) for m, r, lo, hi in zip(f.model, f.rating, f.lower, f.upper)})
+    table.coeffs = board.fit.x[board.labels.size:]
+    return table
 
 
 def max_diffs(x: dict, y: dict) -> tuple[float, float]:
@@ -204,12 +206,31 @@ def arena_rank_style(df, names, reg: float, tight: bool = False, ci: str = "sand
                                              normalize_features=True)
     model = ContextualBradleyTerry(len(data.competitors), len(names), reg=reg, **(TIGHT if tight else {}))
     out = model.compute_ratings_and_cis(data, ci_method=ci, num_bootstrap=num_bootstrap, n_jobs=n_jobs)
-    return _peer_table(out)
+    table = _peer_table(out)
+    table.coeffs = np.asarray(out["coeffs"], dtype=float)
+    return table
 
 
-def _peer_table(out: dict) -> dict:
+class Table(dict):
+    """model -> (rating, lower, upper); ``coeffs``: the style coefficients, when the board has them."""
+
+    coeffs = np.zeros(0)
+
+
+def _peer_table(out: dict) -> Table:
     r, lo, hi = (np.asarray(out[k], dtype=float) for k in ("ratings", "rating_lower", "rating_upper"))
-    return {str(m): (r[i], lo[i], hi[i]) for i, m in enumerate(out["competitors"])}
+    return Table({str(m): (r[i], lo[i], hi[i]) for i, m in enumerate(out["competitors"])})
+
+
+def max_gradient(board, table: Table) -> float:
+    """The largest |gradient| of the summed, unpenalised log loss of ``board``'s votes at the ratings and
+    style coefficients of ``table`` (Elo points, as a board shows them)."""
+    rows, labels = board.fit.rows, board.labels
+    theta = np.array([table[str(m)][0] for m in labels]) / ELO
+    d = theta[rows.a] - theta[rows.b] + (rows.z @ table.coeffs if rows.k else 0.0)
+    r = rows.count * rows.mult * (1.0 / (1.0 + np.exp(-d)) - rows.y)
+    g = np.bincount(rows.a, r, minlength=labels.size) - np.bincount(rows.b, r, minlength=labels.size)
+    return float(max(np.abs(g).max(), np.abs(rows.z.T @ r).max() if rows.k else 0.0))
 
 
 # --- parity ----------------------------------------------------------------------------------------------
@@ -229,7 +250,8 @@ def parity(df, label: str, names, regs=(0.0, 1.0)) -> None:
     if not names:
         return
     for reg in regs:
-        mine = board_table(discrank.arena_board(df, style=list(names), ridge=1e-5, style_reg=reg))
+        board = discrank.arena_board(df, style=list(names), ridge=1e-5, style_reg=reg)
+        mine = board_table(board)
         if reg == regs[0]:
             exact = board_table(discrank.arena_board(df, style=list(names), style_reg=reg))
             dr, dci = max_diffs(mine, exact)
@@ -241,8 +263,10 @@ def parity(df, label: str, names, regs=(0.0, 1.0)) -> None:
             dr, dci = max_diffs(mine, theirs)
             row(f"{label}: style reg={reg:g}, arena-rank {'tightened' if tight else 'default tol'}",
                 f"{dr:.1e}", f"{dci:.1e}")
-        if reg > 0:
-            board = discrank.arena_board(df, style=list(names), ridge=1e-5, style_reg=reg)
+        if reg == 0:
+            row(f"{label}: style reg=0, largest gradient of the summed log loss: discrank, arena-rank tightened",
+                f"{max_gradient(board, mine):.1e}", f"{max_gradient(board, theirs):.1e}")
+        else:
             dr, dci = max_diffs(their_sandwich(board, reg), theirs)
             row(f"{label}: style reg={reg:g}, discrank's fit with arena-rank's sandwich formula, vs arena-rank "
                 "tightened", f"{dr:.1e}", f"{dci:.1e}")
