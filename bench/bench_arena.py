@@ -471,13 +471,16 @@ def speed(df, label: str, style, args) -> None:
 
 
 def section_speed(args) -> None:
-    print(f"\n## Speed, best of {args.reps} (from an in-memory pandas frame to the board; {os.cpu_count()} cores)\n")
+    load = "{:.1f}, {:.1f}, {:.1f}".format(*os.getloadavg())
+    print(f"\n## Speed, best of {args.reps} (from an in-memory pandas frame to the board; {os.cpu_count()} cores; "
+          f"load average before: {load})\n")
     row("workload", "discrank", "peer", "peer / discrank")
     print("|---|---|---|---|")
     speed(synthetic(args.models, args.battles, seed=3), f"{args.battles} battles, {args.models} models, 4 style",
           STYLE, args)
     speed(synthetic(args.big_models, args.big_battles, seed=4, style=False),
           f"{args.big_battles} battles, {args.big_models} models, plain", (), args)
+    print("\nLoad average after: {:.1f}, {:.1f}, {:.1f}".format(*os.getloadavg()))
 
 
 def version(dist: str) -> str:
