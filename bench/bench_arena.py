@@ -443,7 +443,11 @@ def speed(df, label: str, style, args) -> None:
     kw = dict(style=list(style)) if style else {}
     t_sw, _ = best_of(reps, lambda: discrank.arena_board(df, **kw))
     t_bs, _ = best_of(reps, lambda: discrank.arena_board(df, ci="bootstrap", n_boot=args.boot, **kw))
+    t_read, log = best_of(reps, lambda: discrank.read_arena(df, **kw))
+    t_log, _ = best_of(reps, lambda: discrank.arena_board(log))
     row(f"{label}: discrank fit + sandwich", f"{t_sw:.3f} s", "", "")
+    row(f"{label}: of which reading the frame (discrank.read_arena)", f"{t_read:.3f} s", "", "")
+    row(f"{label}: discrank fit + sandwich from that GameLog", f"{t_log:.3f} s", "", "")
     row(f"{label}: discrank, {args.boot} bootstrap replicates", f"{t_bs:.2f} s", "", "")
     mod, why = peer("arena_rank")
     if mod is None:
