@@ -293,7 +293,8 @@ def section_parity(args) -> None:
     print("\n## Parity with arena-rank (Elo points; 95% intervals; discrank ridge=1e-5 unless said)\n")
     row("log and settings", "max abs diff rating", "max abs diff CI bound")
     print("|---|---|---|")
-    parity(synthetic(args.models, args.battles, seed=1), f"synthetic {args.models} models / {args.battles} battles", STYLE)
+    parity(synthetic(args.models, args.battles, seed=1), f"synthetic {args.models} models / {args.battles} battles",
+           STYLE)
     df, why = tennis(args.tennis_min)
     if df is None:
         print(f"(ATP tennis skipped: {why})")
@@ -403,7 +404,8 @@ def section_fastchat(args) -> None:
         se = np.where(f.index == anchor, np.nan, f.se.to_numpy())  # the anchor's bounds are 1114 exactly
         bounds = np.abs(np.r_[f.lower - lo, f.upper - hi])
         row(f'ties="{ties}", seed 0, vs FastChat', f"{np.max(np.abs(f.rating - point)):.1e}",
-            f"{np.max(np.abs(f.rating - tight)):.1e}", f"{bounds.max():.2f}", f"{np.nanmax(bounds / np.r_[se, se]):.3f}")
+            f"{np.max(np.abs(f.rating - tight)):.1e}", f"{bounds.max():.2f}",
+            f"{np.nanmax(bounds / np.r_[se, se]):.3f}")
         mc = np.abs(np.r_[f.lower - g.lower, f.upper - g.upper])
         row(f'ties="{ties}", seed 0 vs seed 1 (Monte-Carlo error)', "0", "", f"{mc.max():.2f}",
             f"{np.nanmax(mc / np.r_[se, se]):.3f}")
