@@ -121,6 +121,8 @@ def tennis(min_matches: int, seed: int = 0):
         if not drop.any():
             break
         keep &= ~drop
+    if not keep.any():
+        return None, f"no player keeps {min_matches} matches among the kept players (--tennis-min)"
     ids, code = np.unique(np.r_[w[keep], lo[keep]], return_inverse=True)
     m = int(keep.sum())
     g = coo_matrix((np.ones(m), (code[:m], code[m:])), shape=(ids.size, ids.size))
