@@ -24,23 +24,24 @@ def test_half_and_davidson_keep_the_log_and_ignore_drops_the_ties_with_their_col
     assert decisive.time.tolist() == [1, 2, 5, 6] and decisive.advantage[:, 0].tolist() == [0.5, -1.0, 1.0, -0.5]
 
 
-def test_one_win_each_makes_each_tie_two_games_won_by_each_side_in_place():
+def test_one_win_each_makes_every_vote_two_games_in_place_as_fastchat_counts_them():
     log = battles()
     out = apply_ties(log, "one-win-each")
-    assert out.a.tolist() == ["gpt", "claude", "gpt", "gpt", "llama", "llama", "gpt", "claude"]
-    assert out.score.tolist() == [1.0, 0.0, 1.0, 0.0, 1.0, 0.0, 0.0, 1.0]
-    assert out.time.tolist() == [1, 2, 3, 3, 4, 4, 5, 6] and out.advantage[2:4, 0].tolist() == [2.0, 2.0]
+    assert out.a.tolist() == ["gpt", "gpt", "claude", "claude", "gpt", "gpt", "llama", "llama", "gpt", "gpt",
+                              "claude", "claude"]
+    assert out.score.tolist() == [1.0, 1.0, 0.0, 0.0, 1.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0, 1.0]
+    assert out.time.tolist() == [1, 1, 2, 2, 3, 3, 4, 4, 5, 5, 6, 6] and out.advantage[4:6, 0].tolist() == [2.0, 2.0]
     assert log.score.tolist() == [1.0, 0.0, 0.5, 0.5, 0.0, 1.0]  # the log itself is unchanged
 
 
-def test_one_win_each_weighs_a_tie_as_two_decisive_votes_and_half_as_one():
-    # on the pairs: one-win-each gives each tie the weight of two games at score 1/2; half, one game
+def test_one_win_each_is_half_on_twice_the_games():
+    # FastChat's rule: a decisive vote two wins, a tie one win each: the pairs of "half" with every count doubled
     log = GameLog.from_arrays(["x", "x", "y"], ["y", "y", "z"], [1.0, 0.5, 0.5])
     half, each = log.to_pairs(), apply_ties(log, "one-win-each").to_pairs()
-    assert half.n_games.tolist() == [2.0, 1.0] and each.n_games.tolist() == [3.0, 2.0]
-    assert np.allclose(half.p, [0.75, 0.5]) and np.allclose(each.p, [2.0 / 3.0, 0.5])
-    fitted = {k: Elo(prior_scale=1.0).fit(d).ratings_ for k, d in (("half", half), ("each", each))}
-    assert fitted["half"][0] > fitted["each"][0] > 0  # the tie pulls x towards y more when it weighs twice
+    assert half.n_games.tolist() == [2.0, 1.0] and each.n_games.tolist() == [4.0, 2.0]
+    assert np.allclose(each.p, half.p)
+    mle = {k: Elo(prior_scale=np.inf).fit(d).ratings_ for k, d in (("half", half), ("each", each))}
+    np.testing.assert_allclose(mle["each"], mle["half"], atol=1e-9)
 
 
 @pytest.mark.parametrize("bad, error, message", [
@@ -76,7 +77,7 @@ def test_read_arena_reads_every_format_with_the_arena_columns_and_the_ties_polic
     assert log.a.tolist() == ["gpt", "claude", "gpt", "llama"] and log.score.tolist() == [1.0, 0.5, 0.0, 0.5]
     assert log.advantage_names == ("len",) and log.advantage[:, 0].tolist() == [1.0, -2.0, 0.5, 0.0]
     assert read_arena(path, ties="ignore").score.tolist() == [1.0, 0.0]
-    assert read_arena(df, ties="one-win-each").score.tolist() == [1.0, 1.0, 0.0, 0.0, 1.0, 0.0]
+    assert read_arena(df, ties="one-win-each").score.tolist() == [1.0, 1.0, 1.0, 0.0, 0.0, 0.0, 1.0, 0.0]
 
 
 def test_read_arena_names_a_file_it_does_not_read_and_a_bad_vote(tmp_path):

@@ -132,7 +132,7 @@ EXPECTED = {
     "docs/models.md": ["log loss per future game: Elo", "first disc component: transitive", "('home',)"],
     "docs/dynamic.md": ["home advantage", "known"],
     "docs/evaluation.md": ["60 test games scored", "online protocol", "rank_lo"],
-    "docs/scale.md": ["50 1132 3000.0", "['claude' 'gpt' 'llama'] [1. 2. 3.]", "PeriodGames(300 games"],
+    "docs/scale.md": ["50 1132 3000.0", "['claude' 'gpt' 'llama'] [2. 2. 4.]", "PeriodGames(300 games"],
 }
 EXPECTED_WITH_DATA = {
     "docs/models.md": ["football log loss per future game: Elo"],

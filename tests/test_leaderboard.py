@@ -127,13 +127,16 @@ def _per_vote_meat(a, b, y, x):
     return S.T @ S
 
 
-def test_one_win_each_is_the_tie_counted_as_two_games_one_won_by_each_side():
+def test_one_win_each_is_fastchats_doubled_votes_and_the_board_of_half():
     df = arena(ties=0.3)
     board = arena_board(df, ties="one-win-each")
     log = discrank.read_arena(df, ties="one-win-each")
+    assert len(log) == 2 * len(df)
     dup = pd.DataFrame({"model_a": log.a, "model_b": log.b, "winner": WINNERS[log.score.astype(int)]})
     np.testing.assert_allclose(board.frame.rating, arena_board(dup).frame.rating, atol=1e-8)
     assert (board.frame.model == arena_board(dup).frame.model).all()
+    # each vote stays one vote: the intervals are those of half, not of the doubled games
+    pd.testing.assert_frame_equal(board.frame, arena_board(df).frame, rtol=1e-9)
     ignored = arena_board(df, ties="ignore")
     assert ignored.frame.votes.sum() == 2 * np.sum(~df.winner.str.startswith("tie"))
     assert arena_board(df, bothbad="ignore").frame.votes.sum() == 2 * np.sum(df.winner != "tie (bothbad)")

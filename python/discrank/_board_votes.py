@@ -87,7 +87,7 @@ def votes_of(log: Coded, ties: str, normalize: bool) -> Votes:
     y = np.asarray(log.score, dtype=np.float64)
     tie = y == 0.5
     keep = ~tie if ties == "ignore" else np.ones(y.size, dtype=bool)
-    mult = np.where(tie, 2.0, 1.0) if ties == "one-win-each" else np.ones(y.size)
+    mult = np.full(y.size, 2.0) if ties == "one-win-each" else np.ones(y.size)  # each vote two games
     z = np.zeros((y.size, 0)) if log.advantage is None else np.asarray(log.advantage, dtype=np.float64)
     names = log.advantage_names if log.advantage is not None else ()
     z = z[keep]

@@ -259,7 +259,8 @@ def add_arena(sub) -> None:
     p.add_argument("--n-boot", type=int_at_least(2), default=1000, help="bootstrap replicates (default 1000)")
     p.add_argument("--seed", type=int_at_least(0), default=0, help="the bootstrap's seed (default 0)")
     p.add_argument("--ties", choices=["half", "ignore", "one-win-each"], default="half",
-                   help="a tie: half a win each (the default), dropped, or one win each (FastChat's rule)")
+                   help="a tie: half a win each (the default), dropped, or one win each with every vote "
+                        "counted twice (FastChat's rule: the same board as half)")
     p.add_argument("--bothbad", choices=["tie", "ignore"], default="tie",
                    help="the 'tie (bothbad)' votes: ties (the default), or dropped")
     p.add_argument("--anchor", metavar="MODEL", help="the model shown at --anchor-rating (default: the mean is)")

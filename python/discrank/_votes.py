@@ -65,22 +65,21 @@ def vote_frame(df: Any, winner: Optional[str], bothbad: str, row0: int = 0) -> t
 
 def tie_rows(score: np.ndarray, ties: str) -> Optional[tuple[np.ndarray, np.ndarray]]:
     """The games that the policy ``ties`` makes of games scored ``score`` (a tie scores 0.5): the rows to
-    take, in order, and their scores; None when they are the games as they are ("half", "davidson", or no
-    tie). "ignore": the ties dropped; "one-win-each": each tie taken twice, its first copy won by the first
-    player, its second by the second."""
+    take, in order, and their scores; None when they are the games as they are ("half", "davidson", or
+    "ignore" without a tie). "ignore": the ties dropped; "one-win-each" (FastChat's leaderboard): every
+    vote taken twice, a decisive one as two wins for its winner, a tie as one win for each side (its first
+    copy won by the first player, its second by the second)."""
     score = np.asarray(score, dtype=np.float64)
     tie = score == 0.5
-    if ties in ("half", "davidson") or not tie.any():
+    if ties in ("half", "davidson") or (ties == "ignore" and not tie.any()):
         return None
     if ties == "ignore":
         rows = np.flatnonzero(~tie)
         return rows, score[rows]
-    rows = np.repeat(np.arange(score.size), np.where(tie, 2, 1))
-    second = np.zeros(rows.size, dtype=bool)
-    second[1:] = rows[1:] == rows[:-1]
+    rows = np.repeat(np.arange(score.size), 2)
     out = score[rows]
-    out[tie[rows] & ~second] = 1.0
-    out[second] = 0.0
+    out[0::2][tie] = 1.0
+    out[1::2][tie] = 0.0
     return rows, out
 
 

@@ -35,14 +35,15 @@ def apply_ties(log: Any, ties: str = "half") -> Any:
         - "davidson": the log as it is, for a draw model to fit the ties (``Elo(draws="davidson")``):
           the ties then have their own probability instead of counting as half a win;
         - "ignore": the ties are dropped (only decisive votes are rated);
-        - "one-win-each": FastChat's leaderboard rule: a tie is two games, one won by each side (the tie
-          weighs as two decisive votes, where "half" weighs it as one).
+        - "one-win-each": FastChat's leaderboard rule: every vote is two games, a decisive vote two wins
+          for its winner, a tie one win for each side. A Bradley-Terry fit then has the ratings of "half"
+          (its loss is twice "half"'s), on twice the games (which a prior's weight sees).
 
     Returns
     -------
     GameLog
         ``log`` itself for "half" and "davidson"; otherwise a new log (times and advantage columns kept
-        with their games; each tie's two games of "one-win-each" at the tie's place, ``a``'s win first).
+        with their games; each vote's two games of "one-win-each" at its place, a tie's ``a``'s win first).
 
     Raises
     ------

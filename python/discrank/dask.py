@@ -125,7 +125,8 @@ def aggregate(ddf: Any, a: str = "a", b: str = "b", score: Optional[str] = None,
         Partitions of the groupby's result (for pair tables too large for one).
     ties : {"half", "ignore", "one-win-each"}, default "half"
         How the ties (games scored 0.5) count, as :func:`discrank.arena.apply_ties` counts them: half a win
-        for each side, dropped, or two games, one won by each side.
+        for each side, dropped, or FastChat's rule (every vote two games: a decisive one two wins, a tie one
+        win for each side).
     bothbad : {"tie", "ignore"}, default "tie"
         The votes whose winner marks a tie in which both answers were bad (``discrank.arena.BOTH_BAD``):
         ties like the others, or dropped before the checks, as :func:`discrank.read_arena` drops them

@@ -300,7 +300,7 @@ class ArenaBoard:
         shrink the gap most are removed, most influential first, until the linearised gap closes. The
         count is then checked by refitting without those votes, adding the next most influential ones
         until the model at ``rank`` changes: ``votes`` is verified, ``approximate`` is the first-order
-        count. Removing a vote here removes all its weight (a tie counted as one win each is one vote).
+        count. Removing a vote here removes all its weight (a vote counted as two games is one vote).
         """
         from discrank._threads import one_blas_thread
 
@@ -420,8 +420,9 @@ def arena_board(source: Any, *, style: Any = None, category: Any = None, ties: s
         A column (of a frame or file) or one value per vote (of a GameLog): ``categories`` then holds one
         board per category.
     ties : {"half", "ignore", "one-win-each"}, default "half"
-        How a tie counts (:func:`discrank.arena.apply_ties`): half a win each, dropped, or one win each
-        (FastChat's rule; the tie's two games stay one vote for the bootstrap and the robustness check).
+        How a tie counts (:func:`discrank.arena.apply_ties`): half a win each, dropped, or FastChat's rule
+        (every vote two games: a decisive one two wins, a tie one win for each side; the same board as
+        "half", each vote staying one vote for the bootstrap and the robustness check).
     bothbad : {"tie", "ignore"}, default "tie"
         The "tie (bothbad)" votes of a frame or file: ties, or dropped.
     anchor : str, optional

@@ -227,7 +227,8 @@ def scan_games(paths: Any, a: str = "a", b: str = "b", score: Optional[str] = No
         0.5); more is refused, after the scan.
     ties : {"half", "ignore", "one-win-each"}, default "half"
         How the ties (games scored 0.5) count, as :func:`discrank.arena.apply_ties` counts them: half a win
-        for each side, dropped, or two games, one won by each side. With ``period=``, "davidson" too (the
+        for each side, dropped, or FastChat's rule (every vote two games: a decisive one two wins, a tie one
+        win for each side). With ``period=``, "davidson" too (the
         games as they are, their draws kept for a draw model).
     bothbad : {"tie", "ignore"}, default "tie"
         The votes whose winner marks a tie in which both answers were bad (``discrank.arena.BOTH_BAD``):
