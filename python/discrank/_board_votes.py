@@ -120,15 +120,15 @@ def _check_collinear(z: np.ndarray, names: tuple) -> None:
 
 
 def check_graph(votes: Votes, where: str) -> None:
-    from scipy.sparse import coo_matrix
-    from scipy.sparse.csgraph import connected_components
+    """Refuse votes a board cannot rate, naming the models: fewer than two, a comparison graph in pieces
+    (the core's union-find over the votes), a model that won or lost every one of its votes."""
+    from discrank import _core
 
     n = votes.labels.size
     if n < 2:
         raise ValueError(f"{where}: {n} model{'s' if n != 1 else ''} ({show(list(votes.labels))}); a board "
                          "needs at least two")
-    g = coo_matrix((np.ones(votes.a.size), (votes.a, votes.b)), shape=(n, n))
-    count, piece = connected_components(g, directed=False)
+    count, piece = _core.connected_pieces(n, votes.a, votes.b)
     if count > 1:
         sizes = np.bincount(piece)
         small = np.argsort(sizes)[0]
