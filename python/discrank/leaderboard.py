@@ -518,8 +518,9 @@ def _fitted_board(log: Any, ties: str, normalize: bool, style_reg: float, where:
     check_graph(votes, where)
     prec = style_reg * float(np.sum(votes.mult))
     try:
-        fit = fit_bt(votes.rows(), prec)
         plain = fit_bt(votes.rows(style=False)) if votes.z.shape[1] else None
+        start = None if plain is None else np.concatenate([plain.x, np.zeros(votes.z.shape[1])])
+        fit = fit_bt(votes.rows(), prec, x0=start)  # from the plain board: a step or two fewer
     except FloatingPointError as err:
         raise ValueError(f"{where}: {err} (a model separated from the others by its wins or losses; "
                          "ratings are then not finite)") from err
