@@ -72,18 +72,19 @@ def rows_of(n: int, a: np.ndarray, b: np.ndarray, y: np.ndarray, mult: np.ndarra
         z = np.ascontiguousarray(z, dtype=np.float64)
         return BTRows(n, a, b, y, np.ones(a.size), mult, z)
     swap = a > b
-    lo, hi = np.where(swap, b, a).astype(np.int64), np.where(swap, a, b).astype(np.int64)
+    pair = np.minimum(a, b).astype(np.int64) * n + np.maximum(a, b)
     ys = np.where(swap, 1.0 - y, y)
-    pair = lo * n + hi
-    codes = {0.0: 0, 0.5: 1, 1.0: 2}
-    simple = np.isin(ys, (0.0, 0.5, 1.0)).all() and n * n * 3 <= 50_000_000
-    if simple:
-        # each cell's weight is a function of its outcome here (the ties policy), checked below
-        key = pair * 3 + np.rint(ys * 2).astype(np.int64)
+    twice = ys * 2.0
+    simple = n * n * 3 <= 50_000_000 and bool(np.all((twice == 0.0) | (twice == 1.0) | (twice == 2.0)))
+    if simple:  # outcomes 0, 1/2, 1: the cells by one bincount over (pair, outcome)
+        key = pair * 3 + twice.astype(np.int64)
         count = np.bincount(key, minlength=n * n * 3)
         cells = np.flatnonzero(count)
-        wsum = np.bincount(key, weights=mult, minlength=n * n * 3)[cells]
         cnt = count[cells].astype(np.float64)
+        if mult.size and mult.min() == mult.max():  # one weight for every vote: no sum needed
+            wsum = cnt * mult[0]
+        else:
+            wsum = np.bincount(key, weights=mult, minlength=n * n * 3)[cells]
         cy = (cells % 3) / 2.0
         cpair = cells // 3
     else:

@@ -86,7 +86,7 @@ def votes_of(log: Coded, ties: str, normalize: bool) -> Votes:
     labels, ca, cb = log.labels, log.ca, log.cb
     y = np.asarray(log.score, dtype=np.float64)
     tie = y == 0.5
-    keep = ~tie if ties == "ignore" else np.ones(y.size, dtype=bool)
+    keep = ~tie if ties == "ignore" else slice(None)  # (a slice: no copy of the columns)
     mult = np.full(y.size, 2.0) if ties == "one-win-each" else np.ones(y.size)  # each vote two games
     z = np.zeros((y.size, 0)) if log.advantage is None else np.asarray(log.advantage, dtype=np.float64)
     names = log.advantage_names if log.advantage is not None else ()
@@ -103,7 +103,8 @@ def votes_of(log: Coded, ties: str, normalize: bool) -> Votes:
             center, scale = (z / size).mean(axis=0) * size, std
             z = (z / size - center / size) / (scale / size)
         _check_collinear(z, names)
-    return Votes(labels, ca[keep].astype(np.int32), cb[keep].astype(np.int32), y[keep], mult[keep],
+    ca, cb = ca[keep].astype(np.int32, copy=False), cb[keep].astype(np.int32, copy=False)
+    return Votes(labels, ca, cb, y[keep], mult[keep],
                   np.ascontiguousarray(z), names, center, scale)
 
 

@@ -299,7 +299,7 @@ def fast_votes(frame: Any, model_a: str, model_b: str, winner: str) -> Optional[
         return None
     found = [str(v) for v in found]
     order = sorted(range(len(found)), key=found.__getitem__)
-    rank = np.empty(len(found), dtype=np.int64)
+    rank = np.empty(len(found), dtype=np.int32)  # the codes as the board takes them
     rank[order] = np.arange(len(found))
     codes = rank[codes]
     n = len(frame)
