@@ -352,6 +352,15 @@ def object_numbers(values: np.ndarray, words: Optional[dict] = None,
     return parsed[codes], blank[codes]
 
 
+def sort_codes(found: list, codes: np.ndarray, dtype: Any = np.int64) -> tuple[list, np.ndarray]:
+    """Codes into ``found`` (labels in first-seen order) turned into codes into the sorted labels: the
+    sorted labels, and the codes (of ``dtype``). Only the distinct labels are sorted."""
+    order = sorted(range(len(found)), key=found.__getitem__)
+    rank = np.empty(len(found), dtype=dtype)
+    rank[order] = np.arange(len(found))
+    return [found[k] for k in order], rank[codes]
+
+
 def factorize_pair(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The distinct labels of ``a`` and ``b`` together (sorted), and the codes of ``a`` and of ``b``.
 
@@ -377,12 +386,7 @@ def factorize_pair(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray
         # against 2.3 s for np.unique(..., return_inverse=True), which sorts every entry
         both = np.concatenate([a.astype(object, copy=False), b.astype(object, copy=False)])
         codes, found = factorize_objects(both)
-        found = [str(v) for v in found]  # np.str_ to str
-        order = sorted(range(len(found)), key=found.__getitem__)
-        rank = np.empty(len(found), dtype=np.int64)
-        rank[order] = np.arange(len(found))
-        codes = rank[codes]
-        uniq = [found[k] for k in order]
+        uniq, codes = sort_codes([str(v) for v in found], codes)  # np.str_ to str
     blank = _check_blank(uniq)
     if blank is not None:
         k = int(np.flatnonzero(codes == blank)[0])

@@ -14,7 +14,7 @@ from typing import Any, Optional
 
 import numpy as np
 
-from discrank._votes import BOTH_BAD, both_bad, tie_rows
+from discrank._votes import BOTH_BAD, both_bad, check_bothbad, tie_rows
 
 __all__ = ["BOTH_BAD", "STYLE_METADATA", "TIES", "apply_ties", "both_bad", "fast_votes", "frame_of", "read_arena",
            "style_features"]
@@ -256,8 +256,7 @@ def read_votes(source: Any, *, model_a: str = "model_a", model_b: str = "model_b
     of the votes it kept (None without ``extra``)."""
     from discrank.logs import GameLog
 
-    if bothbad not in ("tie", "ignore"):
-        raise ValueError(f"bothbad={bothbad!r} is not one of ('tie', 'ignore')")
+    check_bothbad(bothbad, winner)
     frame = frame_of(source)
     for col in (model_a, model_b, winner) + tuple(c for c in (time, extra) if c is not None):
         if col not in frame.columns:
@@ -289,6 +288,7 @@ def fast_votes(frame: Any, model_a: str, model_b: str, winner: str) -> Optional[
     readers then take the frame and name what is wrong."""
     import pandas as pd
 
+    from discrank._labels import sort_codes
     from discrank._rows import DRAW_MARKERS
 
     cols = [frame[model_a], frame[model_b]]
@@ -297,11 +297,7 @@ def fast_votes(frame: Any, model_a: str, model_b: str, winner: str) -> Optional[
     codes, found = pd.factorize(pd.concat(cols, ignore_index=True), sort=False)
     if (codes < 0).any() or any(not isinstance(v, str) or not v.strip() for v in found):
         return None
-    found = [str(v) for v in found]
-    order = sorted(range(len(found)), key=found.__getitem__)
-    rank = np.empty(len(found), dtype=np.int32)  # the codes as the board takes them
-    rank[order] = np.arange(len(found))
-    codes = rank[codes]
+    found, codes = sort_codes([str(v) for v in found], codes, np.int32)  # int32: the codes the board takes
     n = len(frame)
     ca, cb = codes[:n], codes[n:]
     wcodes, wfound = pd.factorize(frame[winner], sort=False)
@@ -311,4 +307,4 @@ def fast_votes(frame: Any, model_a: str, model_b: str, winner: str) -> Optional[
             or set(found) & set(value):
         return None
     score = np.array([value[v.strip()] for v in wfound])[wcodes]
-    return np.array([found[k] for k in order], dtype=object), ca, cb, score
+    return np.array(found, dtype=object), ca, cb, score
