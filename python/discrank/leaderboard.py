@@ -149,7 +149,7 @@ class ArenaBoard:
                               "model without a finite rating in its resampled votes); their rows are left out",
                               ConvergenceWarning, stacklevel=3)
             ok = reps[steps >= 0]
-            rr = np.apply_along_axis(self._ratings, 1, ok[:, :n]) if ok.size else np.full((0, n), np.nan)
+            rr = self._ratings(ok[:, :n])
             q = [50.0 * (1.0 - level), 50.0 * (1.0 + level)]
             point = self._ratings(x[:n])
             lower, upper = np.percentile(rr, q, axis=0) if ok.shape[0] else (np.full(n, np.nan),) * 2
@@ -169,7 +169,9 @@ class ArenaBoard:
 
     # --- the scale and the anchor -------------------------------------------------------------------------
     def _ratings(self, theta: np.ndarray) -> np.ndarray:
-        ref = theta.mean() if self._anchor_index is None else theta[self._anchor_index]
+        """Elo points of ratings in logits (the last axis: the models; a row per replicate allowed)."""
+        ref = (theta.mean(axis=-1, keepdims=True) if self._anchor_index is None
+               else theta[..., self._anchor_index:self._anchor_index + 1])
         return self.anchor_rating + ELO * (theta - ref)
 
     def _anchored_cov(self, cov: np.ndarray) -> np.ndarray:
@@ -321,15 +323,15 @@ class ArenaBoard:
         order = np.argsort(-theta, kind="stable")
         holder = int(order[rank - 1])
         per_vote = BTRows(n, v.a, v.b, v.y, np.ones(v.a.size), v.mult, v.z if fit.rows.k else np.zeros((v.a.size, 0)))
-        d = per_vote.z @ fit.x[n:] + theta[v.a] - theta[v.b] if per_vote.k else theta[v.a] - theta[v.b]
-        e = np.exp(-np.abs(d))
-        s = v.mult * (np.where(d >= 0, 1.0, e) / (1.0 + e) - v.y)  # d loss / d logit of each vote
+        s = v.mult * (fit.predict(v.a, v.b, per_vote.z) - v.y)  # d loss / d logit of each vote
         factor = linalg.cho_factor(fit.bread(), lower=True)
         near = [int(order[j]) for j in range(max(0, rank - 1 - challengers), min(n, rank + challengers))
                 if int(order[j]) != holder]
         best = None
         for c in near:
-            u = linalg.cho_solve(factor, np.eye(n + fit.rows.k)[holder] - np.eye(n + fit.rows.k)[c])
+            contrast = np.zeros(n + fit.rows.k)
+            contrast[holder], contrast[c] = 1.0, -1.0
+            u = linalg.cho_solve(factor, contrast)
             infl = s * (u[v.a] - u[v.b] + (per_vote.z @ u[n:] if per_vote.k else 0.0))  # gap change if removed
             gap = theta[holder] - theta[c]
             closing = infl * np.sign(gap)
