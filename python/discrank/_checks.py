@@ -28,6 +28,7 @@ __all__ = [
     "check_positive_int",
     "check_probabilities",
     "check_random_state",
+    "check_verbose",
     "check_same_length",
     "self_play_message",
     "show",
@@ -138,6 +139,38 @@ def check_positive_int(value: Any, name: str, *, allow_none: bool = False) -> Op
     if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < 1:
         allowed = "None or an integer >= 1" if allow_none else "an integer >= 1"
         raise ValueError(f"{name} must be {allowed}, got {value!r}")
+    return int(value)
+
+
+def check_verbose(value: Any, name: str = "verbose") -> int:
+    """A level of progress reports: False or 0 (none), True or 1 (the stages of a long operation), 2 or
+    more (also each solver iteration and each step of an evaluation's walk), as an int.
+
+    Parameters
+    ----------
+    value : object
+        The argument: a bool (Python or numpy) or an integer >= 0.
+    name : str, optional
+        Its name, for the message.
+
+    Returns
+    -------
+    int
+
+    Raises
+    ------
+    TypeError
+        ``value`` is not a bool or an integer (None, a float, a string).
+    ValueError
+        ``value`` is a negative integer.
+    """
+    if isinstance(value, (bool, np.bool_)):
+        return int(value)
+    what = "True, False or an integer >= 0 (0: silent, 1: the stages, 2: also each iteration)"
+    if not isinstance(value, numbers.Integral):
+        raise TypeError(f"{name} must be {what}, got {show(value)}")
+    if value < 0:
+        raise ValueError(f"{name} must be {what}, got {show(value)}")
     return int(value)
 
 

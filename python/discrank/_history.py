@@ -37,6 +37,7 @@ from discrank import _core
 from discrank._advantage import beta_precision
 from discrank._draws import draw_start
 from discrank._history_build import History, build_history, carry, chains  # noqa: F401 - the history's names, as they were
+from discrank._progress import report_step
 
 __all__ = ["History", "Rows", "build_history", "solve_history", "covariance_at", "chains", "carry"]
 
@@ -321,6 +322,8 @@ def solve_history(h: History, drift: float, prior_scale: float, draws: bool, the
     Returns
     -------
     HistoryResult
+        Each Newton step is reported to the hook of :func:`discrank._progress.reporting` (step, objective,
+        largest gradient entry relative to the one at zero).
     """
     prob = _Problem(h, drift, prior_scale, draws, n_threads, rows)
     size = h.n_pp + prob.m
@@ -371,6 +374,7 @@ def solve_history(h: History, drift: float, prior_scale: float, draws: bool, the
             t *= 0.5
         theta, value, g = trial, v_new, g_new
         converged = float(np.abs(g).max()) <= tol * scale
+        report_step(it, value, float(np.abs(g).max()) / scale)
     r, beta, eta = prob.split(theta)
     return HistoryResult(r.copy(), np.array(beta, dtype=np.float64), None if eta is None else float(eta), value,
                          float(np.abs(g).max()) / scale, it, n_cg, bool(converged), prob.diagonal(), -prob.chain)

@@ -222,7 +222,7 @@ def newton_elo(objective, loss_id, i, j, w, n, piece, tol, max_iter, n_threads, 
     ``w_p L''(A_p)`` (computed by the kernel with the gradient); each step solves it by
     :class:`_LaplacianSolver` to a relative residual ``min(0.1, sqrt(measure))`` (inexact Newton, so the
     last steps are exact and convergence is quadratic), then backtracks until the Armijo condition
-    holds. Each step is reported to the hook of :func:`discrank._optim.reporting`.
+    holds. Each step is reported to the hook of :func:`discrank._progress.reporting`.
 
     Parameters
     ----------

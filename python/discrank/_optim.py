@@ -12,58 +12,23 @@ of the factor that multiplies it). For Elo, ``|g_i| / h_i`` is the gap between a
 actual mean score. The same ``h`` gives L-BFGS a diagonal (Jacobi) preconditioning: it runs on
 ``z = x * sqrt(h)``.
 
-The module also holds the curvature scales (:func:`pair_curvature`) and the progress hook that every
-solver reports to (:func:`reporting`). The Laplacian solvers and Elo's Newton method are in
-:mod:`discrank._newton`.
+The module also holds the curvature scales (:func:`pair_curvature`). Each iteration is reported to the
+progress hook of :func:`discrank._progress.reporting` (importable from here too, as it was). The
+Laplacian solvers and Elo's Newton method are in :mod:`discrank._newton`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
-from contextvars import ContextVar
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
 from scipy.optimize import minimize
 
+from discrank._progress import report_step, reporting  # noqa: F401 - reporting: discrank._optim.reporting, as it was
+
 __all__ = ["BlockResult", "fill_zero_scales", "minimize_scaled", "pair_curvature", "report_step", "reporting",
            "scaled_gradient"]
-
-# The per-iteration progress hook of the current context, called as hook(iteration, objective, stopping
-# measure) after each iteration of every solver (the command line prints it on long fits). A context
-# variable, so that a fit in another thread does not see it.
-_PROGRESS: ContextVar[Callable[[int, float, float], None] | None] = ContextVar("discrank_progress", default=None)
-
-
-@contextmanager
-def reporting(hook: Callable[[int, float, float], None] | None) -> Iterator[None]:
-    """Call ``hook`` after each solver iteration of the fits run inside the ``with`` block.
-
-    Parameters
-    ----------
-    hook : callable or None
-        Called as ``hook(iteration, objective, measure)`` after each iteration of every solver (L-BFGS
-        and Newton), ``measure`` being the scaled gradient of :func:`scaled_gradient`. None: no report.
-        The hook is held in a :class:`contextvars.ContextVar`, so fits in other threads do not call
-        it (an asyncio task created inside the block copies the context, and does).
-
-    Yields
-    ------
-    None
-        The previous hook is restored when the block exits, also on an exception.
-    """
-    token = _PROGRESS.set(hook)
-    try:
-        yield
-    finally:
-        _PROGRESS.reset(token)
-
-
-def report_step(iteration: int, f: float, measure: float) -> None:
-    hook = _PROGRESS.get()
-    if hook is not None:
-        hook(iteration, f, measure)
 
 
 @dataclass
