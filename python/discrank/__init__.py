@@ -58,6 +58,7 @@ from discrank.periods import PeriodGames  # noqa: E402
 from discrank.scan import scan_games  # noqa: E402
 from discrank.arena import read_arena  # noqa: E402
 from discrank.leaderboard import ArenaBoard, arena_board  # noqa: E402
+from discrank._progress import progress  # noqa: E402
 
 __all__ = [
     "ArenaBoard",
@@ -86,6 +87,7 @@ __all__ = [
     "bootstrap",
     "evaluate",
     "load",
+    "progress",
     "read_arena",
     "read_pgn",
     "scan_games",

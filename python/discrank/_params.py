@@ -22,7 +22,7 @@ import numbers
 from typing import Any, Callable, NamedTuple, Optional
 
 from discrank._calendar import PERIODS
-from discrank._checks import check_positive_int, check_random_state, show
+from discrank._checks import check_positive_int, check_random_state, check_verbose, show
 from discrank._threads import resolve_n_jobs
 
 __all__ = ["Rule", "RULES", "FINITE_PRIOR_SCALE", "MAX_NEGATIVE_N_JOBS", "rule_of", "check_param", "check_params",
@@ -130,6 +130,8 @@ RULES: dict[str, Rule] = {
     "drift": _positive("the standard deviation of a rating's change per period"),
     "variance_scale": _positive("the multiplier of a forecast's variance"),
     "step": _positive("the online update's step, in logits"),
+    "verbose": Rule(_passes(check_verbose), "True, False or an integer >= 0 (the level of progress reports)",
+                    check=check_verbose),
 }
 
 #: The rule of a first rating's scale where the prior must be proper (:class:`discrank.DynamicElo`): with

@@ -7,13 +7,16 @@ the validation log-likelihood by more than :data:`EDGE_NATS` (up to the grid's h
 from __future__ import annotations
 
 import math
+import time
 import warnings
-from typing import Any, Callable, Optional, Sequence
+from contextlib import contextmanager
+from typing import Any, Callable, Iterator, Optional, Sequence
 
 import numpy as np
 
 from discrank._history import chain_variances
 from discrank._losses import game_losses, outcome_losses
+from discrank._progress import report_stage
 from discrank.exceptions import TuningWarning
 from discrank.models._dynamic_state import difference, outcomes
 
@@ -77,20 +80,27 @@ class DynamicTuning:
         more than :data:`EDGE_NATS`, up to its bounds (:data:`DRIFT_BOUNDS`, :data:`PRIOR_BOUNDS`,
         :data:`VARIANCE_BOUNDS`), and a value chosen at a bound is warned about
         (:class:`~discrank.exceptions.TuningWarning`). A parameter given is the only candidate of its own
-        search."""
+        search. The search, each candidate scored and the choice are reported to the listener of
+        :func:`discrank._progress.staging` (``verbose``)."""
         from discrank._tuning import Validation, check_validation
 
+        clock = time.perf_counter()
         # Validation(online=False) given: the forecasts of a frozen model, all from the fit before the gap
         frozen = isinstance(validation, Validation) and not validation.online
         validation = Validation() if validation is None else check_validation(validation)
         weight = np.ones(len(score)) if w is None else w  # the games each entry stands for
         fit_mask, val_mask = _split(score, t, validation, w, whole)
         drifts, priors, scales = self._grids()
-        if weight[fit_mask].sum() < 10 or weight[val_mask].sum() < 10:
+        n_fit, n_val = float(weight[fit_mask].sum()), float(weight[val_mask].sum())
+        if n_fit < 10 or n_val < 10:
+            report_stage(f"tuning DynamicElo: {n_fit:,.0f} games to fit and {n_val:,.0f} to validate, fewer than "
+                         "10: the grids' middle values kept")
             return (drifts.grid[drifts.n // 2], priors.grid[priors.n // 2],
                     1.0 if self.variance_scale is None else scales.grid[0], None)
         key = bins if self.period is not None else (t if t is not None else np.arange(len(score)))
         origins = _origins(key, fit_mask, val_mask, weight, frozen)
+        report_stage(f"tuning DynamicElo on {n_fit:,.0f} games: a validation window of {n_val:,.0f} games, "
+                     f"forecast from {origins.size} origins")
         games = (ca, cb, score, bins, x, w)
         cand = _Candidates(self, games, n_players, fit_mask, val_mask, origins, scales, rows_of)
         mid_prior = priors.grid[(priors.n - 1) // 2]
@@ -106,7 +116,22 @@ class DynamicTuning:
         _axis_walk(priors, priors.grid.index(mid_prior), lambda prior: cand.score(best_drift, prior), cand.gain)
         best = min(cand.scores, key=cost)
         tuning = self._record(cand, frozen, origins, best, (drifts, priors, scales))
+        report_stage(f"tuning DynamicElo: chose {self._candidate(*best)}, variance_scale={cand.best_scale[best]:.3g} "
+                     f"(validation log loss {cand.scores[best]:.5f}) among {len(cand.scores)} candidates in "
+                     f"{time.perf_counter() - clock:.1f} s")
         return best[0], best[1], cand.best_scale[best], tuning
+
+    @contextmanager
+    def _fit_report(self, games: Any, drift: float, prior: float) -> Iterator[None]:
+        """Report the whole-history fit of ``games`` (:class:`~discrank.models._dynamic_state.Games`) at
+        ``(drift, prior)`` to the listener of :func:`discrank._progress.staging`, and when it ends its
+        seconds and Newton steps."""
+        clock = time.perf_counter()
+        n = len(games) if games.count is None else float(games.count.sum())
+        report_stage(f"DynamicElo: fitting the whole history of {n:,.0f} games at {self._candidate(drift, prior)}")
+        yield
+        report_stage(f"DynamicElo: fitted in {time.perf_counter() - clock:.1f} s, {self.n_iter_} Newton steps"
+                     f"{'' if self.converged_ else ' (not converged)'}")
 
     def _grids(self) -> tuple["_Axis", "_Axis", "_Axis"]:
         """The searches of the drift, the prior scale and the variance scale: the given value alone, or the
@@ -329,14 +354,19 @@ class _Candidates:
 
     def score(self, drift: float, prior: float) -> float:
         """Log loss per validation game of the forecasts at ``(drift, prior)``, at the best variance scale
-        (:func:`_scan_axis` on the variance scales)."""
+        (:func:`_scan_axis` on the variance scales), reported with its seconds to the listener of
+        :func:`discrank._progress.staging`."""
         if (drift, prior) in self.scores:
             return self.scores[drift, prior]
+        clock = time.perf_counter()
         blocks = self._forecasts(drift, prior)
         best, losses = _scan_axis(self.scales, lambda c: self._loss(blocks, c) / self.n_scored, self.gain)
         self.scanned.update(losses)
         self.scores[drift, prior] = losses[best]
         self.best_scale[drift, prior] = best
+        report_stage(f"tuning DynamicElo: candidate {len(self.scores)} ({self.model._candidate(drift, prior)}): "
+                     f"validation log loss {losses[best]:.5f} at variance_scale={best:.3g}, "
+                     f"{time.perf_counter() - clock:.1f} s")
         return self.scores[drift, prior]
 
     def _forecasts(self, drift: float, prior: float) -> list:

@@ -25,7 +25,9 @@ import numpy as np
 from discrank._draws import DRAWS
 from discrank._labels import extend_labels
 from discrank._params import FINITE_PRIOR_SCALE, check_param
+from discrank._progress import speaking
 from discrank._threads import one_blas_thread, resolve_n_jobs
+from discrank.exceptions import NumericalError
 from discrank.models._base import Model
 from discrank.models._dynamic_state import DynamicReadout, Games, check_covariates, check_draws
 from discrank.models._dynamic_tuning import (DRIFT_GRID, ORIGIN_GAMES, ORIGINS, PRIOR_GRID, TUNE_TOL,  # noqa: F401
@@ -87,6 +89,10 @@ class DynamicElo(DynamicTuning, DynamicReadout, TimedRatings, Model):
     n_jobs : int, optional
         Threads of the core's pair kernel, scikit-learn's meaning (None: OpenMP's default). The result
         does not depend on it beyond rounding (the kernel's sums are in a fixed order).
+    verbose : bool or int, default 0
+        ``fit``'s progress on stderr (:func:`discrank.progress`): 1 or True, each tuning candidate's validation
+        log loss and seconds, the choice and the final fit; 2, also each Newton step. 0: none of its own (an
+        enclosing ``discrank.progress``, or the command line, still prints). Saved in model files, as ``n_jobs``.
 
     Attributes
     ----------
@@ -162,7 +168,7 @@ class DynamicElo(DynamicTuning, DynamicReadout, TimedRatings, Model):
 
     def __init__(self, period: Any = "week", drift: Optional[float] = None, prior_scale: Optional[float] = None,
                  variance_scale: Optional[float] = None, draws: Optional[str] = None, tol: float = 1e-9,
-                 update_tol: float = 1e-5, max_iter: int = 100, n_jobs: Optional[int] = None):
+                 update_tol: float = 1e-5, max_iter: int = 100, n_jobs: Optional[int] = None, verbose: Any = 0):
         self.period = period
         self.drift = drift
         self.prior_scale = prior_scale
@@ -172,6 +178,7 @@ class DynamicElo(DynamicTuning, DynamicReadout, TimedRatings, Model):
         self.update_tol = update_tol
         self.max_iter = max_iter
         self.n_jobs = n_jobs
+        self.verbose = verbose
 
     # ------------------------------------------------------------------ checks
     def _check_input(self, log: Any) -> None:
@@ -252,12 +259,13 @@ class DynamicElo(DynamicTuning, DynamicReadout, TimedRatings, Model):
         ``Validation(online=True)``. A ``Validation`` with ``online=False`` given (``discrank.evaluate``'s
         frozen protocol) asks for a frozen model's forecasts instead: every game of the window predicted
         from one fit, of the games before its ``gap``, as the test games will be. A candidate (drift, prior
-        scale) is scored by the log loss of those forecasts at the best value of :data:`VARIANCE_GRID` (or
-        at ``variance_scale`` when given). The drift walks :data:`DRIFT_GRID` (times 0.1 logit per square root of a year, in the
-        model's period) at the middle prior scale, from the grid's 1: up while the loss falls, else down
-        while it falls; then the best drift divided and multiplied by sqrt 2 are scored; then the prior
-        walks :data:`PRIOR_GRID` from its middle the same way at the best drift. The candidate with the
-        lowest log loss is kept with its variance scale, and the model is refitted on the whole log.
+        scale) is scored by the log loss of those forecasts at the best value of :data:`VARIANCE_GRID` (or at
+        ``variance_scale`` when given). The drift walks :data:`DRIFT_GRID` (times 0.1 logit per square root of a
+        year, in the model's period) at the middle prior scale, from the grid's 1: up while the loss falls, else
+        down while it falls; then the best drift divided and multiplied by sqrt 2 are scored; then the prior
+        walks :data:`PRIOR_GRID` from its middle the same way at the best drift. The candidate with the lowest
+        log loss is kept with its variance scale, and the model is refitted on the whole log (the progress:
+        ``verbose``).
 
         A search whose best value is its grid's edge goes on past it (times the grid's ratio at that edge
         per step) while each step raises the validation log-likelihood by more than 1 nat, up to hard
@@ -284,7 +292,7 @@ class DynamicElo(DynamicTuning, DynamicReadout, TimedRatings, Model):
         Raises
         ------
         TypeError
-            ``log`` is not a GameLog or PeriodGames.
+            ``log`` is not a GameLog or PeriodGames, or ``verbose`` not a bool or an integer.
         ValueError
             A parameter out of range, a log without times, NaN in a covariate or a covariate 0 in every
             game, a draw model on a log without draws, a period that makes more than
@@ -296,7 +304,7 @@ class DynamicElo(DynamicTuning, DynamicReadout, TimedRatings, Model):
         discrank.exceptions.TuningWarning
             A tuned drift, prior scale or variance scale at the hard bound of its search.
         """
-        with one_blas_thread():  # small BLAS products: threads only contend
+        with one_blas_thread(), speaking(self.verbose):  # small BLAS products: threads only contend
             return self._fit_log(log, validation)
 
     def _fit_log(self, log: Any, validation: Any, rows_of: Any = None) -> "DynamicElo":
@@ -321,7 +329,8 @@ class DynamicElo(DynamicTuning, DynamicReadout, TimedRatings, Model):
         if self.period is None:
             drift = 1.0  # unused: one period
         self.variance_scale_ = scale
-        self._store(labels, games, names, drift, prior, tuning, warm=None, rows_of=rows_of)
+        with self._fit_report(games, drift, prior):
+            self._store(labels, games, names, drift, prior, tuning, warm=None, rows_of=rows_of)
         return self
 
     def _solve(self, ca, cb, score, bins, x, w, n_players, drift, prior, warm=None, tol=None, rows_of=None):
@@ -350,8 +359,6 @@ class DynamicElo(DynamicTuning, DynamicReadout, TimedRatings, Model):
         h, res = self._solve(g.a, g.b, g.score, g.bins, g.x, g.count, len(labels), drift, prior, warm=warm,
                              rows_of=rows_of)
         if not np.all(np.isfinite(res.r)):
-            from discrank.exceptions import NumericalError
-
             raise NumericalError("the whole-history fit produced non-finite ratings")
         var = chain_variances(res.hessian_diag, res.hessian_off, h.first)
         self.labels_ = labels
