@@ -24,9 +24,12 @@ from contextlib import contextmanager, nullcontext
 from contextvars import ContextVar
 from typing import Any, ContextManager, Optional
 
-from discrank._checks import check_verbose
+import numpy as np
 
-__all__ = ["progress", "reporting", "report_step", "staging", "report_stage", "stage_level", "speaking"]
+from discrank._checks import check_verbose, show
+
+__all__ = ["progress", "reporting", "report_step", "staging", "report_stage", "stage_level", "speaking", "when",
+           "count"]
 
 # The per-iteration hook of the current context, called as hook(iteration, objective, stopping measure).
 _STEPS: ContextVar[Optional[Callable[[int, float, float], None]]] = ContextVar("discrank_progress", default=None)
@@ -100,6 +103,20 @@ def report_stage(text: str, level: int = 1) -> None:
     listener = _STAGES.get()
     if listener is not None and level <= listener[0]:
         listener[1](text)
+
+
+def when(t: Any) -> str:
+    """A time in a report: a datetime64 as its date (and its time of day, to the second, when not
+    midnight), a number as :func:`discrank._checks.show` writes it."""
+    if isinstance(t, np.datetime64):
+        text = str(t.astype("datetime64[s]"))
+        return text[:-9] if text.endswith("T00:00:00") else text
+    return show(t)
+
+
+def count(n: int, noun: str) -> str:
+    """``n`` and the noun, plural unless ``n`` is 1: ``"1 candidate"``, ``"12 candidates"``."""
+    return f"{n:,} {noun}{'' if n == 1 else 's'}"
 
 
 def _print_line(text: str) -> None:

@@ -1,7 +1,8 @@
 """The prediction protocol and the online walk of :func:`discrank.evaluate`: the sorted games as player
 codes, the predictions asked of a model (two or three outcomes), and the walk of the online protocol
 through the test period, group by group, with updates or frozen refits, whose warnings are summed up
-once per model (:class:`Tally`)."""
+once per model (:class:`Tally`), and whose updates or refits are reported to the listener of
+:func:`discrank._progress.staging`."""
 
 from __future__ import annotations
 
@@ -12,14 +13,18 @@ from typing import Any, Optional
 import numpy as np
 
 from discrank._calendar import refit_bins
+from discrank._progress import count, report_stage, stage_level, when
 from discrank._screen import warn_user
 from discrank.logs import GameLog
 from discrank.protocol import ForeignModel
 
-__all__ = ["OUTCOME_TOL", "Games", "predictions", "Tally", "Walk"]
+__all__ = ["OUTCOME_TOL", "WALK_REPORT_SECONDS", "Games", "predictions", "Tally", "Walk"]
 
 #: Rows of three-outcome predictions must sum to 1 within this.
 OUTCOME_TOL = 1e-6
+#: An online walk's updates or refits are reported at level 2 (each one), and at level 1 (the stages)
+#: at most once per this many seconds.
+WALK_REPORT_SECONDS = 5.0
 
 
 class Games:
@@ -106,6 +111,9 @@ class Walk:
     def __init__(self, games: Games, first: int, cut: int, stop: int, scored: np.ndarray, refit: Any):
         self.games, self.first, self.cut, self.stop, self.scored, self.refit = games, first, cut, stop, scored, refit
         self._bounds: dict[str, np.ndarray] = {}
+        # the walk being run: the model's name, the groups' bounds, the time of the last level-1 report and
+        # the updates or refits made before it
+        self._said: tuple = ("model", np.zeros(1, dtype=np.int64), 0.0, 0)
 
     def bounds(self, sequential: bool) -> np.ndarray:
         """Offsets (into ``[cut, stop)``) of the groups' starts, then ``stop - cut``; computed once per
@@ -118,12 +126,13 @@ class Walk:
             self._bounds[kind] = np.concatenate(([0], change, [t.shape[0]])).astype(np.int64)
         return self._bounds[kind]
 
-    def run(self, model: Any, unseen: str, tally: Tally):
+    def run(self, model: Any, unseen: str, tally: Tally, name: str = "model"):
         """Walk ``model`` through the games: (the model at the end, predictions, outcomes or None, number
         of groups, seconds spent updating or refitting); the warnings of its updates or refits go to
-        ``tally``."""
+        ``tally``, and each is reported (:meth:`_report`) with the model's ``name``."""
         sequential = model.sequential_updates
         bounds = self.cut + self.bounds(sequential)
+        self._said = (name, bounds, _time.perf_counter(), tally.steps)
         has_update = model.updates
         # a model whose update(a) then update(b) is update(a + b) gets the groups with no scored game at once
         batch = has_update and not sequential and model.batch_updates
@@ -157,6 +166,8 @@ class Walk:
         if stale:  # the last groups: the model ends fitted on every game of the walk
             spent += self._refit(refitted, self.stop, tally)
             model = refitted
+        report_stage(f"evaluate: {name!r} walked {count(len(bounds) - 1, 'group')} of games online: "
+                     f"{count(tally.steps - self._said[3], 'update' if has_update else 'refit')} in {spent:.1f} s")
         q = np.concatenate(qs) if qs else np.zeros(0)
         o = None
         if model.predicts_draws:
@@ -165,8 +176,28 @@ class Walk:
 
     def _update(self, model: Any, start: int, end: int, tally: Tally) -> float:
         """``model.update`` with the games ``[start, end)``; its seconds."""
+        self._report("update", end)
         return tally.run(lambda: model.update(self.games.log(slice(start, end))), "update")
 
     def _refit(self, model: Any, end: int, tally: Tally) -> float:
         """Refit ``model`` on every game before ``end`` (from the training period's start); its seconds."""
+        self._report("refit", end)
         return tally.run(lambda: model.fit(self.games.log(slice(self.first, end))), "refit")
+
+    def _report(self, kind: str, end: int) -> None:
+        """Report an update or refit given the games before ``end`` (the end of a group): at level 2, and
+        at level 1 when :data:`WALK_REPORT_SECONDS` have passed since the last report (or the walk's
+        start): ``evaluate: 'name' update 37/156 (to 2022-06-06)``, the groups given and the last game's
+        time."""
+        level = stage_level()
+        if not level:
+            return
+        name, bounds, last, steps = self._said
+        now = _time.perf_counter()
+        paced = now - last >= WALK_REPORT_SECONDS
+        if paced:
+            self._said = (name, bounds, now, steps)
+        if paced or level >= 2:
+            k = int(np.searchsorted(bounds, end))
+            report_stage(f"evaluate: {name!r} {kind} {k}/{len(bounds) - 1} (games to {when(self.games.t[end - 1])})",
+                         1 if paced else 2)

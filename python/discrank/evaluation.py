@@ -24,6 +24,7 @@ from discrank._checks import check_one_of, check_positive_int, show, show_time
 from discrank._coding import code_log
 from discrank._evaluation_result import Evaluation
 from discrank._losses import EPS, game_losses, outcome_losses  # noqa: F401 - EPS: discrank.evaluation.EPS, as it was
+from discrank._progress import report_stage, speaking, when
 from discrank._screen import warn_user
 from discrank._splits import (CALENDAR, check_refit, origins, split_times, validation_like,  # noqa: F401 - CALENDAR: discrank.evaluation.CALENDAR
                               validation_online)
@@ -94,6 +95,7 @@ def evaluate(
     bins: int = 10,
     protocol: str = "frozen",
     refit: Any = None,
+    verbose: Any = 0,
 ) -> Evaluation:
     """Fit each model on the past of a game log and score its predictions of the future.
 
@@ -173,6 +175,12 @@ def evaluate(
         on Thursdays, so they are shifted by three days), or the bin width of numeric times (bins
         ``[k refit, (k + 1) refit)``). Default: "week" for datetime times, 1 for numeric times. Checked,
         then ignored, under the frozen protocol.
+    verbose : bool or int, default 0
+        Progress on stderr (:func:`discrank.progress`): 1 or True, each origin, each model's fit (a model's
+        own reports too: DynamicElo's tuning candidates) and its seconds, and under the online protocol an
+        update or refit every :data:`discrank._walk.WALK_REPORT_SECONDS` and the walk's total; 2, also every
+        update or refit and each solver iteration. 0: none of its own (an enclosing ``discrank.progress``,
+        or the command line, still prints).
 
     Returns
     -------
@@ -185,7 +193,8 @@ def evaluate(
         a calendar one for numeric times, ``refit`` not positive, or a model's predictions of the wrong
         shape or not finite.
     TypeError
-        ``log`` is not a :class:`GameLog`, or a model has no ``fit`` / ``predict_proba``.
+        ``log`` is not a :class:`GameLog`, or a model has no ``fit`` / ``predict_proba``, or ``verbose`` is
+        not a bool or an integer (a negative one: ValueError).
 
     Warns
     -----
@@ -197,6 +206,7 @@ def evaluate(
         Under the online protocol, each category that the updates or refits of a model raised, once per
         model, with the number of updates or refits that raised it.
     """
+    listener = speaking(verbose)  # checked first: the message names the value
     named = _named(models)
     if reference is None:
         reference = next(iter(named))
@@ -217,9 +227,11 @@ def evaluate(
     t = games.t
     refit = check_refit(refit, t)
     cutoff, train_start, test_start, test_end = split_times(t, cutoff, test_fraction, train_start, test_start, test_end)
-    run = _Run(named, games, len(labels), unseen, protocol == "online", tune_like_test, refit)
-    for start, end, t0, t1 in origins(t, train_start, cutoff, test_start, test_end, int(rolling)):
-        run.origin(start, end, t0, t1)
+    cuts = origins(t, train_start, cutoff, test_start, test_end, int(rolling))
+    run = _Run(named, games, len(labels), unseen, protocol == "online", tune_like_test, refit, len(cuts))
+    with listener:
+        for start, end, t0, t1 in cuts:
+            run.origin(start, end, t0, t1)
     for name, tally in run.tallies.items():
         tally.emit(name)
     run.fitted = {name: _relabel(model, labels) for name, model in run.fitted.items()}
@@ -264,6 +276,7 @@ class _Run:
     online: bool
     tune_like_test: bool
     refit: Any
+    n_origins: int = 1
     preds: dict = field(init=False)  # name -> the predictions of each origin
     outs: dict = field(init=False)  # name -> the three outcomes of each origin (None without them)
     seconds: dict = field(init=False)
@@ -332,13 +345,19 @@ class _Run:
         else:
             validation = validation_like(t[train], t0, t1, end, t) if self.tune_like_test else None
         sc = np.flatnonzero(scored)
+        report_stage(f"evaluate: origin {len(self.origins) + 1}/{self.n_origins}: {origin['train_games']:,} training "
+                     f"games before {when(end)}, {origin['scored_games']:,} test games scored from {when(t0)} "
+                     f"({'online' if self.online else 'frozen'})")
         for name, proto in self.named.items():
             model = _clone(proto)
+            report_stage(f"evaluate: fitting {name!r} on {origin['train_games']:,} games")
             clock = _time.perf_counter()
             model.fit(train_logs[self.plain[name]], validation=validation)
             self.seconds[name] += _time.perf_counter() - clock
+            report_stage(f"evaluate: {name!r} fitted in {_time.perf_counter() - clock:.1f} s")
             if self.online:
-                model, q, o, n_groups, spent = walks[self.plain[name]].run(model, self.unseen, self.tallies[name])
+                model, q, o, n_groups, spent = walks[self.plain[name]].run(model, self.unseen, self.tallies[name],
+                                                                           name)
                 self.seconds[name] += spent
                 origin["groups"][name] = n_groups
             else:
