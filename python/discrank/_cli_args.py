@@ -7,9 +7,10 @@ names it; :func:`read_log` reads the game log of ``fit`` and ``evaluate`` with i
 from __future__ import annotations
 
 import argparse
+import contextlib
 import sys
 import time
-from typing import Callable, NoReturn, Optional, Union
+from typing import Callable, Iterator, NoReturn, Optional, Union
 
 import numpy as np
 
@@ -176,13 +177,18 @@ class Parser(argparse.ArgumentParser):
 
 
 class FitProgress:
-    """Prints iterations, objective, stopping measure and elapsed time on stderr during long fits."""
+    """Prints on stderr, unless ``quiet``, the progress of long fits and evaluations: the solvers'
+    iterations, objective, stopping measure and elapsed time (after the first second, at most every 0.2 s
+    on a terminal, where each line overwrites the last, and every 2 s otherwise), and every stage that the
+    tuning, the fits and ``evaluate`` report (:func:`discrank._progress.report_stage`: a
+    DynamicElo tuning's candidates, an evaluation's origins and fits), each on a line of its own."""
 
     def __init__(self, quiet: bool):
         self.quiet = quiet
         self.t0 = time.perf_counter()
         self.last = 0.0
         self.tty = sys.stderr.isatty()
+        self.open = False  # an iteration line on the terminal, not yet ended
 
     def __call__(self, iteration: int, f: float, measure: float) -> None:
         now = time.perf_counter() - self.t0
@@ -191,10 +197,33 @@ class FitProgress:
         self.last = now
         line = f"  iteration {iteration:>5}  loss {f:.10f}  gradient measure {measure:.2e}  {now:6.1f} s"
         print(("\r" + line) if self.tty else line, end="" if self.tty else "\n", file=sys.stderr, flush=True)
+        self.open = self.tty
+
+    def stage(self, text: str) -> None:
+        """Print a stage's report on a line of its own (after the iteration line it ends, on a terminal)."""
+        if self.quiet:
+            return
+        self.done()
+        print(text, file=sys.stderr, flush=True)
+
+    @contextlib.contextmanager
+    def listening(self) -> Iterator["FitProgress"]:
+        """Listen to the iterations and the stages (level 1) of the code run inside the block
+        (:func:`discrank._progress.reporting`, :func:`~discrank._progress.staging`), nothing when quiet;
+        the terminal's line ended when it exits."""
+        from discrank._progress import reporting, staging
+
+        try:
+            with reporting(None if self.quiet else self), staging(None if self.quiet else self.stage):
+                yield self
+        finally:
+            self.done()
 
     def done(self) -> None:
-        if not self.quiet and self.tty and self.last > 0:
+        """End the iteration line left on the terminal, if any."""
+        if self.open:
             print(file=sys.stderr)
+            self.open = False
 
 
 def read_log(args: argparse.Namespace):

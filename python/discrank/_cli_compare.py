@@ -11,8 +11,8 @@ import warnings
 
 import numpy as np
 
-from discrank._cli_args import (add_bad_rows, add_columns, check_period, finite_float, fraction, int_at_least, period,
-                                print_warnings, read_log, refit_period, write_file)
+from discrank._cli_args import (FitProgress, add_bad_rows, add_columns, check_period, finite_float, fraction,
+                                int_at_least, period, print_warnings, read_log, refit_period, write_file)
 from discrank._demo import simulate_league
 
 __all__ = ["DEMO_MAX_PLAYERS", "DEMO_MAX_GAMES", "EVAL_MODELS", "demo", "evaluate_command", "add_demo",
@@ -142,7 +142,7 @@ def evaluate_command(args: argparse.Namespace) -> int:
         value = getattr(args, flag)
         times[flag] = None if value is None else _time_arg(value, log.time, "--" + flag.replace("_", "-"))
     protocol = {k: getattr(args, k) for k in ("protocol", "refit") if getattr(args, k, None) is not None}
-    with warnings.catch_warnings(record=True) as caught:
+    with warnings.catch_warnings(record=True) as caught, FitProgress(args.quiet).listening():
         warnings.simplefilter("always")
         try:
             ev = evaluate(models, log, cutoff=times["cutoff"], test_fraction=share, train_start=times["train_start"],
@@ -257,5 +257,7 @@ def add_evaluate(sub) -> None:
     p.add_argument("--plot", help="write the calibration plot there (needs matplotlib)")
     p.add_argument("--out", help="write the summary table (CSV) there")
     add_bad_rows(p)
-    p.add_argument("--quiet", action="store_true", help="no progress")
+    p.add_argument("--quiet", action="store_true",
+                   help="no progress (by default each origin, each model's fit and tuning, and the online walk's "
+                        "updates are printed on stderr)")
     p.set_defaults(func=evaluate_command)

@@ -96,16 +96,11 @@ def _fit_data(args: argparse.Namespace, log):
 
 
 def _fit(model, data, quiet: bool) -> None:
-    """Fit ``model``, its progress on stderr (unless ``quiet``), its warnings printed as ``discrank: warning: ...``."""
-    from discrank._optim import reporting
-
-    progress = FitProgress(quiet)
-    try:
-        with warnings.catch_warnings(record=True) as caught, reporting(progress):
-            warnings.simplefilter("always")
-            model.fit(data)
-    finally:
-        progress.done()
+    """Fit ``model``, its progress on stderr (unless ``quiet``: :class:`FitProgress`, the solvers' iterations
+    and the stages such as DynamicElo's tuning candidates), its warnings printed as ``discrank: warning: ...``."""
+    with warnings.catch_warnings(record=True) as caught, FitProgress(quiet).listening():
+        warnings.simplefilter("always")
+        model.fit(data)
     print_warnings(caught)
 
 
