@@ -226,16 +226,17 @@ def test_the_fit_data_leaves_the_pairs_sorted_and_is_built_once(monkeypatch):
     assert fd.w.sum() == pytest.approx(1.0)
 
 
-def test_the_cli_leaves_no_progress_hook_behind(tmp_path):
-    from discrank import _optim
+@pytest.mark.parametrize("quiet", [["--quiet"], []])
+def test_the_cli_leaves_no_progress_hook_behind(tmp_path, quiet, capsys):
+    from discrank import _progress
     from discrank.cli import main
 
     import pandas as pd
 
     pd.DataFrame({"a": ["x", "y", "z", "x"], "b": ["y", "z", "x", "z"], "s": [1.0, 0.0, 0.5, 1.0]}).to_csv(
         tmp_path / "g.csv", index=False)
-    assert main(["fit", str(tmp_path / "g.csv"), "--score", "s", "--model", "elo", "--quiet"]) == 0
-    assert _optim._PROGRESS.get() is None
+    assert main(["fit", str(tmp_path / "g.csv"), "--score", "s", "--model", "elo", *quiet]) == 0
+    assert _progress._STEPS.get() is None and _progress._STAGES.get() is None
 
 
 def test_the_fit_pipeline_is_the_base_class_fit():
