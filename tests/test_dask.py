@@ -341,6 +341,16 @@ def test_dynamic_fit_from_a_dask_frame(client):
         ddk.fit(discrank.DynamicElo(period=1.0), log.to_pairs(), client)
 
 
+def test_dynamic_fit_on_the_cluster_reports_its_fit_and_newton_steps_with_verbose(client, capsys):
+    log = _league(11)
+    got = ddk.fit(discrank.DynamicElo(period=1.0, drift=0.2, prior_scale=1.0, variance_scale=1.0, verbose=2), log,
+                  client, n_parts=2)
+    lines = capsys.readouterr().err.splitlines()
+    assert lines[0] == f"DynamicElo: fitting the whole history of {len(log):,} games at drift=0.2, prior_scale=1"
+    assert sum(line.startswith("  iteration ") for line in lines) == got.n_iter_ >= 2
+    assert lines[-1].startswith("DynamicElo: fitted in ")
+
+
 def test_dynamic_fit_of_games_summed_by_period(client):
     log = _league(13, draws=True)
     summed = discrank.PeriodGames.from_log(log, 1.0)

@@ -35,6 +35,7 @@ from discrank._dask_parts import (LEAVES, LOST_WORKER_TIMEOUT, DistributedObject
                                   PartGroup, leaf_first_pair, live_workers, tree_cover, tree_sum)
 from discrank._history import History
 from discrank._labels import as_label_array
+from discrank._progress import speaking
 from discrank._rows import advantage_columns, read_frame_rows
 from discrank._screen import MAX_INVALID, check_max_invalid, refuse_mostly_invalid
 from discrank.data import PairwiseData, covariate_data
@@ -316,7 +317,7 @@ def _fit_dynamic(model: Any, data: Any, client: Any, n_parts: int, worker_thread
         return rows
 
     def run():
-        with one_blas_thread():  # as DynamicElo.fit: small BLAS products, threads only contend
+        with one_blas_thread(), speaking(model.verbose):  # as DynamicElo.fit: BLAS threads only contend; progress
             return atomic(type(model)._fit_log)(model, data, validation, rows_of=rows_of)
 
     return _fit_with(model, made, run)

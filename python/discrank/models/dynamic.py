@@ -259,13 +259,12 @@ class DynamicElo(DynamicTuning, DynamicReadout, TimedRatings, Model):
         ``Validation(online=True)``. A ``Validation`` with ``online=False`` given (``discrank.evaluate``'s
         frozen protocol) asks for a frozen model's forecasts instead: every game of the window predicted
         from one fit, of the games before its ``gap``, as the test games will be. A candidate (drift, prior
-        scale) is scored by the log loss of those forecasts at the best value of :data:`VARIANCE_GRID` (or at
-        ``variance_scale`` when given). The drift walks :data:`DRIFT_GRID` (times 0.1 logit per square root of a
-        year, in the model's period) at the middle prior scale, from the grid's 1: up while the loss falls, else
-        down while it falls; then the best drift divided and multiplied by sqrt 2 are scored; then the prior
-        walks :data:`PRIOR_GRID` from its middle the same way at the best drift. The candidate with the lowest
-        log loss is kept with its variance scale, and the model is refitted on the whole log (the progress:
-        ``verbose``).
+        scale) is scored by the log loss of those forecasts at the best value of :data:`VARIANCE_GRID` (or
+        at ``variance_scale`` when given). The drift walks :data:`DRIFT_GRID` (times 0.1 logit per square root of a year, in the
+        model's period) at the middle prior scale, from the grid's 1: up while the loss falls, else down
+        while it falls; then the best drift divided and multiplied by sqrt 2 are scored; then the prior
+        walks :data:`PRIOR_GRID` from its middle the same way at the best drift. The candidate with the
+        lowest log loss is kept with its variance scale, and the model is refitted on the whole log.
 
         A search whose best value is its grid's edge goes on past it (times the grid's ratio at that edge
         per step) while each step raises the validation log-likelihood by more than 1 nat, up to hard
