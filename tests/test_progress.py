@@ -13,7 +13,7 @@ import discrank
 from discrank import DynamicElo, Elo, GameLog
 from discrank._checks import show
 from discrank._cli_args import FitProgress
-from discrank._progress import report_stage, report_step, reporting
+from discrank._progress import plural, report_stage, report_step, reporting, when
 from discrank.cli import main
 from discrank.online import OnlineElo
 
@@ -233,3 +233,11 @@ def test_fit_progress_ends_the_terminals_iteration_line_before_a_stage(capsys):
         report_stage("tuning DynamicElo: candidate 1")
         report_step(1, 1.0, 1.0)
     assert capsys.readouterr() == ("", "")
+
+
+def test_a_report_writes_a_date_its_time_of_day_when_not_midnight_a_number_and_a_plural():
+    assert when(np.datetime64("2022-06-06T00:00:00.000000000")) == "2022-06-06"
+    assert when(np.datetime64("2022-06-06T13:05:09.5")) == "2022-06-06T13:05:09"
+    assert when(np.float64(12.5)) == "12.5" and when(7) == "7"
+    assert (plural(1, "candidate"), plural(0, "update"), plural(12345, "game")) == ("1 candidate", "0 updates",
+                                                                                  "12,345 games")

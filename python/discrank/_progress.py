@@ -29,7 +29,7 @@ import numpy as np
 from discrank._checks import check_verbose, show
 
 __all__ = ["progress", "reporting", "report_step", "staging", "report_stage", "stage_level", "speaking", "when",
-           "count"]
+           "plural"]
 
 # The per-iteration hook of the current context, called as hook(iteration, objective, stopping measure).
 _STEPS: ContextVar[Optional[Callable[[int, float, float], None]]] = ContextVar("discrank_progress", default=None)
@@ -114,7 +114,7 @@ def when(t: Any) -> str:
     return show(t)
 
 
-def count(n: int, noun: str) -> str:
+def plural(n: int, noun: str) -> str:
     """``n`` and the noun, plural unless ``n`` is 1: ``"1 candidate"``, ``"12 candidates"``."""
     return f"{n:,} {noun}{'' if n == 1 else 's'}"
 

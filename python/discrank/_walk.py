@@ -13,7 +13,7 @@ from typing import Any, Optional
 import numpy as np
 
 from discrank._calendar import refit_bins
-from discrank._progress import count, report_stage, stage_level, when
+from discrank._progress import plural, report_stage, stage_level, when
 from discrank._screen import warn_user
 from discrank.logs import GameLog
 from discrank.protocol import ForeignModel
@@ -166,8 +166,8 @@ class Walk:
         if stale:  # the last groups: the model ends fitted on every game of the walk
             spent += self._refit(refitted, self.stop, tally)
             model = refitted
-        report_stage(f"evaluate: {name!r} walked {count(len(bounds) - 1, 'group')} of games online: "
-                     f"{count(tally.steps - self._said[3], 'update' if has_update else 'refit')} in {spent:.1f} s")
+        report_stage(f"evaluate: {name!r} walked {plural(len(bounds) - 1, 'group')} of games online: "
+                     f"{plural(tally.steps - self._said[3], 'update' if has_update else 'refit')} in {spent:.1f} s")
         q = np.concatenate(qs) if qs else np.zeros(0)
         o = None
         if model.predicts_draws:

@@ -16,7 +16,7 @@ import numpy as np
 
 from discrank._history import chain_variances
 from discrank._losses import game_losses, outcome_losses
-from discrank._progress import count, report_stage
+from discrank._progress import plural, report_stage
 from discrank.exceptions import TuningWarning
 from discrank.models._dynamic_state import difference, outcomes
 
@@ -117,7 +117,7 @@ class DynamicTuning:
         best = min(cand.scores, key=cost)
         tuning = self._record(cand, frozen, origins, best, (drifts, priors, scales))
         report_stage(f"tuning DynamicElo: chose {self._candidate(*best)}, variance_scale={cand.best_scale[best]:.3g} "
-                     f"(validation log loss {cand.scores[best]:.5f}) among {count(len(cand.scores), 'candidate')} in "
+                     f"(validation log loss {cand.scores[best]:.5f}) among {plural(len(cand.scores), 'candidate')} in "
                      f"{time.perf_counter() - clock:.1f} s")
         return best[0], best[1], cand.best_scale[best], tuning
 
@@ -130,7 +130,7 @@ class DynamicTuning:
         n = len(games) if games.count is None else float(games.count.sum())
         report_stage(f"DynamicElo: fitting the whole history of {n:,.0f} games at {self._candidate(drift, prior)}")
         yield
-        report_stage(f"DynamicElo: fitted in {time.perf_counter() - clock:.1f} s, {count(self.n_iter_, 'Newton step')}"
+        report_stage(f"DynamicElo: fitted in {time.perf_counter() - clock:.1f} s, {plural(self.n_iter_, 'Newton step')}"
                      f"{'' if self.converged_ else ' (not converged)'}")
 
     def _grids(self) -> tuple["_Axis", "_Axis", "_Axis"]:
