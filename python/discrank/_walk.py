@@ -187,7 +187,7 @@ class Walk:
     def _report(self, kind: str, end: int) -> None:
         """Report an update or refit given the games before ``end`` (the end of a group): at level 2, and
         at level 1 when :data:`WALK_REPORT_SECONDS` have passed since the last report (or the walk's
-        start): ``evaluate: 'name' update 37/156 (to 2022-06-06)``, the groups given and the last game's
+        start): ``evaluate: 'name' update 37/156 (games to 2022-06-06)``, the groups given and the last game's
         time."""
         level = stage_level()
         if not level:
