@@ -410,7 +410,8 @@ def test_tuned_variance_scale_goes_past_the_grid_edge_to_a_best_value_beyond_it(
     losses = [_frozen_validation_loss(log, c, 0.3) for c in [8.0] + past]
     assert all(n * (a - b) > EDGE_NATS for a, b in zip(losses[:6], losses[1:7]))
     assert 0 < n * (losses[6] - losses[7]) < EDGE_NATS
-    assert record["scores"][key] == pytest.approx(losses[6], abs=1e-5) and record["at_bound"] == {}
+    # the tuning's fits stop at TUNE_TOL (1e-3): their score sits within 3e-5 of the exact fits' here
+    assert record["scores"][key] == pytest.approx(losses[6], abs=3e-5) and record["at_bound"] == {}
 
 
 def _frozen_validation_loss(log, variance_scale, fraction):
@@ -456,7 +457,8 @@ def test_fixing_drift_and_prior_still_tunes_the_variance_scale_on_the_same_windo
     assert tuned.tuning_["variance_scales"][key] == 6.0
     # the fit is that of the given drift and prior; with variance_scale given too, nothing is tuned
     given = DynamicElo(period=1.0, drift=0.1, prior_scale=2.0, variance_scale=1.0).fit(log)
-    np.testing.assert_array_equal(fixed.pp_rating_, given.pp_rating_)
+    # (the fit after a tuning starts from the tuning's fit at the last origin: the same MAP, to tol 1e-9)
+    np.testing.assert_allclose(fixed.pp_rating_, given.pp_rating_, rtol=0, atol=1e-8)
     assert given.tuning_ is None and given.variance_scale_ == 1.0
     # the stationary model with its prior given tunes its variance scale alone the same way
     stationary = DynamicElo(period=None, prior_scale=2.0).fit(shifted_league(0.0))

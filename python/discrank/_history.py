@@ -39,7 +39,8 @@ from discrank._draws import draw_start
 from discrank._history_build import History, build_history, carry, chains  # noqa: F401 - the history's names, as they were
 from discrank._progress import report_step
 
-__all__ = ["History", "Rows", "build_history", "solve_history", "covariance_at", "chains", "carry"]
+__all__ = ["History", "Rows", "build_history", "solve_history", "covariance_at", "chains", "carry", "chain_pivots",
+           "chain_precisions", "chain_variances", "gradient_at"]
 
 #: The largest relative residual of a Newton step's conjugate gradients. Steps solved more loosely (1/2)
 #: each gain less than their evaluation costs on weekly ATP refits; tighter (0.03) ones spend more
@@ -64,6 +65,9 @@ class HistoryResult:
     converged: bool
     hessian_diag: np.ndarray  # the chain + games + prior diagonal (for the variances)
     hessian_off: np.ndarray  # the chain's off-diagonal
+    scale: float = 1.0  # max(1, max |g(0)|): the gradient's scale of the stopping rule
+    grad: Optional[np.ndarray] = None  # the gradient at the MAP (ratings, then beta and eta)
+    games_diag: Optional[np.ndarray] = None  # the games' part of hessian_diag
 
 
 class Rows:
@@ -194,6 +198,20 @@ class Rows:
         """Nothing to release in process (:class:`discrank.dask` parts release their workers')."""
 
 
+def chain_precisions(gap: np.ndarray, drift: float) -> np.ndarray:
+    """The precision ``1 / (drift^2 gap)`` of each link of the random-walk chains (0 where ``gap`` is 0: no
+    link)."""
+    return np.where(gap > 0, 1.0 / (drift ** 2 * np.maximum(gap, 1e-300)), 0.0)
+
+
+def gradient_at(h: History, drift: float, prior_scale: float, draws, theta: np.ndarray,
+                n_threads: int = 0) -> tuple[np.ndarray, np.ndarray]:
+    """(gradient, games' curvature of each player-period) of the MAP objective of ``h`` at ``theta``."""
+    prob = _Problem(h, drift, prior_scale, draws, n_threads)
+    _, grad = prob.value_grad(np.asarray(theta, dtype=np.float64))
+    return grad, prob.rows.diagonal()
+
+
 class _Problem:
     """The MAP objective of a :class:`History` at fixed drift and prior scale.
 
@@ -206,7 +224,7 @@ class _Problem:
         self.h = h
         self.draws = draws
         self.n_threads = n_threads
-        self.chain = np.where(h.gap > 0, 1.0 / (drift ** 2 * np.maximum(h.gap, 1e-300)), 0.0)
+        self.chain = chain_precisions(h.gap, drift)
         self.prior = np.where(h.first, 1.0 / prior_scale ** 2, 0.0)
         # the chains' and the prior's part of the ratings' diagonal (fixed for the problem)
         self.rest = self.prior.copy()
@@ -376,8 +394,52 @@ def solve_history(h: History, drift: float, prior_scale: float, draws: bool, the
         converged = float(np.abs(g).max()) <= tol * scale
         report_step(it, value, float(np.abs(g).max()) / scale)
     r, beta, eta = prob.split(theta)
+    games_diag = prob.rows.diagonal()
     return HistoryResult(r.copy(), np.array(beta, dtype=np.float64), None if eta is None else float(eta), value,
-                         float(np.abs(g).max()) / scale, it, n_cg, bool(converged), prob.diagonal(), -prob.chain)
+                         float(np.abs(g).max()) / scale, it, n_cg, bool(converged), games_diag + prob.rest,
+                         -prob.chain, scale, g, games_diag)
+
+
+def _by_length(first: np.ndarray) -> tuple:
+    """(starts, lengths, counts) of the players' blocks, the players sorted by block length (longest first);
+    ``counts[k]``: the players whose block is longer than ``k`` (a prefix of them)."""
+    n = first.size
+    start = np.flatnonzero(first)
+    length = np.diff(np.append(start, n))
+    order = np.argsort(-length, kind="stable")
+    s_sorted, l_sorted = start[order], length[order]
+    counts = np.searchsorted(-l_sorted, -np.arange(int(length.max()) if n else 0), side="left")
+    return s_sorted, l_sorted, counts
+
+
+def _pivots(diag: np.ndarray, off: np.ndarray, s_sorted: np.ndarray, counts: np.ndarray) -> np.ndarray:
+    d = diag.astype(np.float64).copy()
+    for k in range(1, counts.size):
+        idx = s_sorted[:counts[k]] + k
+        d[idx] = diag[idx] - off[idx - 1] ** 2 / d[idx - 1]
+    return d
+
+
+def chain_pivots(diag: np.ndarray, off: np.ndarray, first: np.ndarray) -> np.ndarray:
+    """The pivots ``d`` of the forward elimination of the block-diagonal tridiagonal matrix (one block per
+    player): ``d_k = diag_k - off_{k-1}^2 / d_{k-1}`` within a block, ``diag_k`` at its start; ``1 / d`` at a
+    block's last entry is that entry's variance (:func:`chain_variances`).
+
+    Parameters
+    ----------
+    diag : ndarray, shape (n_pp,)
+        The diagonal.
+    off : ndarray, shape (n_pp - 1,)
+        The off-diagonal (0 between two players).
+    first : ndarray of bool, shape (n_pp,)
+        Whether each entry starts a player's block.
+
+    Returns
+    -------
+    ndarray, shape (n_pp,)
+    """
+    s_sorted, _, counts = _by_length(first)
+    return _pivots(diag, off, s_sorted, counts)
 
 
 def chain_variances(diag: np.ndarray, off: np.ndarray, first: np.ndarray) -> np.ndarray:
@@ -400,16 +462,8 @@ def chain_variances(diag: np.ndarray, off: np.ndarray, first: np.ndarray) -> np.
     ndarray, shape (n_pp,)
     """
     n = diag.size
-    start = np.flatnonzero(first)
-    length = np.diff(np.append(start, n))
-    order = np.argsort(-length, kind="stable")
-    s_sorted, l_sorted = start[order], length[order]
-    # counts[k]: the players whose chain is longer than k (a prefix of the players sorted by length)
-    counts = np.searchsorted(-l_sorted, -np.arange(int(length.max()) if n else 0), side="left")
-    d = diag.astype(np.float64).copy()
-    for k in range(1, counts.size):
-        idx = s_sorted[:counts[k]] + k
-        d[idx] = diag[idx] - off[idx - 1] ** 2 / d[idx - 1]
+    s_sorted, l_sorted, counts = _by_length(first)
+    d = _pivots(diag, off, s_sorted, counts)
     var = np.empty(n)
     last = s_sorted + l_sorted - 1
     var[last] = 1.0 / d[last]

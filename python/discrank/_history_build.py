@@ -58,6 +58,21 @@ class History:
     def n_cov(self) -> int:
         return int(self.x.shape[1])
 
+    def before(self, period: int) -> "History":
+        """The history of the games in periods before ``period``: its player-periods and rows in the same
+        order (each row's games are of one period), numbered again."""
+        keep = self.pp_bin < period
+        index = np.cumsum(keep) - 1
+        rows = keep[self.lo]
+        pp_player, pp_bin = self.pp_player[keep], self.pp_bin[keep]
+        same = pp_player[1:] == pp_player[:-1]
+        first = np.ones(pp_player.size, dtype=bool)
+        first[1:] = ~same
+        return History(self.n_players, int(pp_player.size), pp_player, pp_bin, first,
+                       np.where(same, np.diff(pp_bin).astype(np.float64), 0.0),
+                       index[self.lo[rows]].astype(self.lo.dtype), index[self.hi[rows]].astype(self.hi.dtype),
+                       self.x[rows], self.n[rows], self.win[rows], self.draw[rows])
+
 
 def build_history(ca: np.ndarray, cb: np.ndarray, score: np.ndarray, bins: np.ndarray, x: Optional[np.ndarray],
                   n_players: int, draws: bool, w: Optional[np.ndarray] = None) -> History:

@@ -21,7 +21,7 @@ from discrank.exceptions import TuningWarning
 from discrank.models._dynamic_state import difference, outcomes
 
 __all__ = ["DynamicTuning", "DRIFT_GRID", "PRIOR_GRID", "VARIANCE_GRID", "DRIFT_BOUNDS", "PRIOR_BOUNDS",
-           "VARIANCE_BOUNDS", "EDGE_NATS", "ORIGINS", "ORIGIN_GAMES", "TUNE_TOL", "walk_grid"]
+           "VARIANCE_BOUNDS", "EDGE_NATS", "ORIGINS", "ORIGIN_GAMES", "REACH", "TUNE_TOL", "walk_grid"]
 
 #: Drifts (logits per square root of a period) tried when ``drift`` is None, as multiples of a base
 #: drift of 0.1 logit per square root of a year (converted to the period).
@@ -53,9 +53,14 @@ _PER_YEAR = {"day": 365.25, "week": 365.25 / 7, "month": 12.0, "year": 1.0}
 #: ``ORIGIN_GAMES / ORIGINS`` games gets ``ORIGIN_GAMES // n_games`` (up to one per period).
 ORIGINS = 8
 ORIGIN_GAMES = 1_000_000
-#: The relative gradient at which the tuning's fits stop (a validation log loss then moves by about 1e-6
-#: or less, far below the gaps between candidates).
-TUNE_TOL = 1e-4
+#: The periods back along each touched player's chain whose ratings the tuning's forecasts re-solve when they
+#: absorb an origin's games (:meth:`discrank._history_update.HistoryState.absorb`).
+REACH = 16
+
+#: The relative gradient at which the tuning's fits stop: a candidate's validation log loss then sits within
+#: about 1e-5 of the exact fits' (2e-6 on the ATP log, 1.1e-5 on a small league of tests/test_dynamic.py), below
+#: the gaps between candidates that decide the choice.
+TUNE_TOL = 1e-3
 
 
 class DynamicTuning:
@@ -96,7 +101,7 @@ class DynamicTuning:
             report_stage(f"tuning DynamicElo: {n_fit:,.0f} games to fit and {n_val:,.0f} to validate, fewer than "
                          "10: the grids' middle values kept")
             return (drifts.grid[drifts.n // 2], priors.grid[priors.n // 2],
-                    1.0 if self.variance_scale is None else scales.grid[0], None)
+                    1.0 if self.variance_scale is None else scales.grid[0], None, None)
         key = bins if self.period is not None else (t if t is not None else np.arange(len(score)))
         origins = _origins(key, fit_mask, val_mask, weight, frozen)
         report_stage(f"tuning DynamicElo on {n_fit:,.0f} games: a validation window of {n_val:,.0f} games, "
@@ -119,7 +124,7 @@ class DynamicTuning:
         report_stage(f"tuning DynamicElo: chose {self._candidate(*best)}, variance_scale={cand.best_scale[best]:.3g} "
                      f"(validation log loss {cand.scores[best]:.5f}) among {plural(len(cand.scores), 'candidate')} in "
                      f"{time.perf_counter() - clock:.1f} s")
-        return best[0], best[1], cand.best_scale[best], tuning
+        return best[0], best[1], cand.best_scale[best], tuning, cand.start(best)
 
     @contextmanager
     def _fit_report(self, games: Any, drift: float, prior: float) -> Iterator[None]:
@@ -350,7 +355,8 @@ class _Candidates:
         self.scores: dict = {}
         self.best_scale: dict = {}
         self.scanned: set = set()
-        self._first_warm = None
+        self._whole, self._theta0 = None, None  # the history of every game, the last candidate's first fit
+        self._last, self._kept = None, None  # the last origin's fit of the latest and the best candidates
 
     def score(self, drift: float, prior: float) -> float:
         """Log loss per validation game of the forecasts at ``(drift, prior)``, at the best variance scale
@@ -364,6 +370,8 @@ class _Candidates:
         self.scanned.update(losses)
         self.scores[drift, prior] = losses[best]
         self.best_scale[drift, prior] = best
+        if self._last is not None and min(self.scores.values()) == losses[best]:
+            self._kept = ((drift, prior), self._last)  # the best candidate's fit at the last origin so far
         report_stage(f"tuning DynamicElo: candidate {len(self.scores)} ({self.model._candidate(drift, prior)}): "
                      f"validation log loss {losses[best]:.5f} at variance_scale={best:.3g}, "
                      f"{time.perf_counter() - clock:.1f} s")
@@ -371,17 +379,34 @@ class _Candidates:
 
     def _forecasts(self, drift: float, prior: float) -> list:
         """The forecasts of the validation games at ``(drift, prior)`` by origin: ``(logit, variance, draw
-        parameter, games)``."""
+        parameter, games)``, each origin's from the MAP of the games before it, to :data:`TUNE_TOL`. The first
+        origin's fit starts from the previous candidate's; each later one from the previous origin's with the
+        games between them absorbed by :class:`discrank._history_update.HistoryState` (the ratings of their
+        player-periods and of :data:`REACH` periods back along each touched chain re-solved with the others
+        held), which leaves the whole-history solve a few Newton steps."""
+        from discrank._history_update import HistoryState
+
         model, (ca, cb, score, bins, x, w) = self.model, self.games
-        blocks, prev = [], None
+        tol = max(model.tol, TUNE_TOL)
+        blocks, state = [], None
         for i, k in enumerate(self.origins):  # the games before the origin: every game of an earlier period
-            h, res = model._solve(ca[:k], cb[:k], score[:k], bins[:k], None if x is None else x[:k],
-                                  None if w is None else w[:k], self.n_players, drift, prior,
-                                  warm=prev if i else self._first_warm, tol=max(model.tol, TUNE_TOL),
-                                  rows_of=self.rows_of)
-            prev = (h.pp_player, h.pp_bin, res.r, np.concatenate([res.beta, [] if res.eta is None else [res.eta]]))
+            h = self._history(int(k))
             if i == 0:
-                self._first_warm = prev
+                theta0 = self._theta0
+            else:
+                j = int(self.origins[i - 1])
+                state.absorb(ca[j:k], cb[j:k], score[j:k], bins[j:k], None if x is None else x[j:k],
+                             None if w is None else w[j:k], self.n_players, reach=REACH, rounds=1)
+                theta0 = state.theta
+            res = model._solve_built(h, drift, prior, theta0, tol, self.rows_of)
+            theta = np.concatenate([res.r, res.beta, [] if res.eta is None else [res.eta]])
+            if i == 0:
+                self._theta0 = theta
+            if i + 1 == self.origins.size:
+                self._last = (int(k), theta)
+            else:
+                state = HistoryState(h, theta, drift, prior, model.draws, tol * res.scale, grad=res.grad,
+                                     games_diag=res.games_diag)
             games = np.flatnonzero(self.val_mask & (self.block == i))
             games = games[self.seen[ca[games]] & self.seen[cb[games]]]
             if games.size == 0:
@@ -391,6 +416,33 @@ class _Candidates:
                               ca[games], cb[games], bins[games], None if x is None else x[games])
             blocks.append((d, v, res.eta, games))
         return blocks
+
+    def start(self, best: tuple):
+        """(history of every game, warm start) of the final fit at ``best``: the whole log's history (built by
+        the tuning) and the best candidate's fit at the last origin carried to it (None where not kept)."""
+        from discrank._history_build import carry
+
+        if self._whole is None:
+            return None
+        theta0 = None
+        if self._kept is not None and self._kept[0] == best:
+            k, theta = self._kept[1]
+            h = self._whole.before(int(self.games[3][k]) if k < self.games[3].size else int(self.games[3][-1]) + 1)
+            theta0 = carry(h.pp_player, h.pp_bin, theta[:h.n_pp], theta[h.n_pp:], self._whole)
+        return self._whole, theta0
+
+    def _history(self, k: int):
+        """The history of the games before game ``k`` (an origin): the whole log's history cut before the
+        origin's period (built once), or for a model without periods built from the games."""
+        from discrank._history_build import build_history
+
+        model, (ca, cb, score, bins, x, w) = self.model, self.games
+        if model.period is None:
+            return build_history(ca[:k], cb[:k], score[:k], bins[:k], None if x is None else x[:k], self.n_players,
+                                 model.draws, None if w is None else w[:k])
+        if self._whole is None:
+            self._whole = build_history(ca, cb, score, bins, x, self.n_players, model.draws, w)
+        return self._whole.before(int(bins[k]) if k < bins.size else int(bins[-1]) + 1)
 
     def _loss(self, blocks: list, c: float) -> float:
         """The summed log loss of the forecasts ``blocks`` with their variance scaled by ``c``."""

@@ -320,16 +320,16 @@ class DynamicElo(DynamicTuning, DynamicReadout, TimedRatings, Model):
         check_covariates(x, names)
         drift, prior = self.drift, self.prior_scale
         scale = 1.0 if self.variance_scale is None else float(self.variance_scale)
-        tuning = None
+        tuning = start = None
         if (drift is None and self.period is not None) or prior is None or self.variance_scale is None:
             g = games
-            drift, prior, scale, tuning = self._tune(g.a, g.b, g.score, g.bins, g.time, x, len(labels), validation,
+            drift, prior, scale, tuning, start = self._tune(g.a, g.b, g.score, g.bins, g.time, x, len(labels), validation,
                                                      g.count, isinstance(log, PeriodGames), rows_of)
         if self.period is None:
             drift = 1.0  # unused: one period
         self.variance_scale_ = scale
         with self._fit_report(games, drift, prior):
-            self._store(labels, games, names, drift, prior, tuning, warm=None, rows_of=rows_of)
+            self._store(labels, games, names, drift, prior, tuning, warm=None, rows_of=rows_of, start=start)
         return self
 
     def _solve(self, ca, cb, score, bins, x, w, n_players, drift, prior, warm=None, tol=None, rows_of=None):
@@ -341,22 +341,29 @@ class DynamicElo(DynamicTuning, DynamicReadout, TimedRatings, Model):
         theta0 = None if warm is None else carry(*warm, h)
         if tol is None:
             tol = self.tol if warm is None else max(self.tol, self.update_tol)
+        return h, self._solve_built(h, drift, prior, theta0, tol, rows_of)
+
+    def _solve_built(self, h, drift, prior, theta0, tol, rows_of=None):
+        """The HistoryResult of the history ``h`` from ``theta0`` (None: zero) to ``tol``."""
         rows = None if rows_of is None else rows_of(h, self.draws)
         try:
-            res = solve_history(h, drift, prior, self.draws, theta0=theta0, tol=tol,
-                                max_iter=self.max_iter, n_threads=resolve_n_jobs(self.n_jobs), rows=rows)
+            return solve_history(h, drift, prior, self.draws, theta0=theta0, tol=tol, max_iter=self.max_iter,
+                                 n_threads=resolve_n_jobs(self.n_jobs), rows=rows)
         finally:
             if rows is not None:
                 rows.close()
-        return h, res
 
     def _store(self, labels: np.ndarray, games: Games, names: tuple, drift: float, prior: float, tuning: Any,
-               warm: Any, rows_of: Any = None) -> None:
-        """Fit ``games`` (warm started from ``warm``, :meth:`_solve`, with ``rows_of``) and set the fitted
+               warm: Any, rows_of: Any = None, start: Any = None) -> None:
+        """Fit ``games`` (warm started from ``warm``, :meth:`_solve`, with ``rows_of``; or ``start``, the
+        history of the games built by the tuning and a start for it, solved to ``tol``) and set the fitted
         state."""
         g = games
-        h, res = self._solve(g.a, g.b, g.score, g.bins, g.x, g.count, len(labels), drift, prior, warm=warm,
-                             rows_of=rows_of)
+        if start is not None:
+            h, res = start[0], self._solve_built(start[0], drift, prior, start[1], self.tol, rows_of)
+        else:
+            h, res = self._solve(g.a, g.b, g.score, g.bins, g.x, g.count, len(labels), drift, prior, warm=warm,
+                                 rows_of=rows_of)
         if not np.all(np.isfinite(res.r)):
             raise NumericalError("the whole-history fit produced non-finite ratings")
         var = chain_variances(res.hessian_diag, res.hessian_off, h.first)
