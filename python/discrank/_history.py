@@ -40,7 +40,8 @@ from discrank._history_build import History, build_history, carry, chains  # noq
 from discrank._progress import report_step
 
 __all__ = ["History", "Rows", "build_history", "solve_history", "covariance_at", "chains", "carry", "chain_pivots",
-           "chain_precisions", "chain_variances", "gradient_at"]
+           "chain_precisions", "chain_variances", "default_start",
+           "gradient_at"]
 
 #: The largest relative residual of a Newton step's conjugate gradients. Steps solved more loosely (1/2)
 #: each gain less than their evaluation costs on weekly ATP refits; tighter (0.03) ones spend more
@@ -204,6 +205,16 @@ def chain_precisions(gap: np.ndarray, drift: float) -> np.ndarray:
     return np.where(gap > 0, 1.0 / (drift ** 2 * np.maximum(gap, 1e-300)), 0.0)
 
 
+def default_start(h: History, draws) -> np.ndarray:
+    """The parameter vector a fit starts from: every rating and beta at 0, Davidson's ``eta`` at 0, and Rao and
+    Kupper's threshold at the log's draw rate for ``d = 0`` (``P(draw) = 2 sigmoid(kappa) - 1``); the
+    stopping rule's scale is the gradient there (:func:`solve_history`)."""
+    zero = np.zeros(h.n_pp + h.n_cov + (1 if draws else 0))
+    if draws == "rao-kupper":
+        zero[-1] = draw_start(draws, float(h.draw.sum()) / max(float(h.n.sum()), 1.0))
+    return zero
+
+
 def gradient_at(h: History, drift: float, prior_scale: float, draws, theta: np.ndarray,
                 n_threads: int = 0) -> tuple[np.ndarray, np.ndarray]:
     """(gradient, games' curvature of each player-period) of the MAP objective of ``h`` at ``theta``."""
@@ -345,10 +356,7 @@ def solve_history(h: History, drift: float, prior_scale: float, draws: bool, the
     """
     prob = _Problem(h, drift, prior_scale, draws, n_threads, rows)
     size = h.n_pp + prob.m
-    zero = np.zeros(size)
-    if draws == "rao-kupper":
-        # the threshold's start: the log's draw rate at d = 0, where P(draw) = 2 sigmoid(kappa) - 1
-        zero[-1] = draw_start(draws, float(h.draw.sum()) / max(float(h.n.sum()), 1.0))
+    zero = default_start(h, draws)
     theta = zero.copy() if theta0 is None else np.array(theta0, dtype=np.float64)
     if theta0 is None:
         value, g = prob.value_grad(theta)

@@ -16,20 +16,19 @@ Bradley-Terry fit (the paper's Eq. (1) with a Gaussian prior) with advantage cov
 
 from __future__ import annotations
 
-import dataclasses
 import math
 from typing import Any, Optional
 
 import numpy as np
 
 from discrank._draws import DRAWS
-from discrank._labels import extend_labels
 from discrank._params import FINITE_PRIOR_SCALE, check_param
 from discrank._progress import speaking
 from discrank._threads import one_blas_thread, resolve_n_jobs
 from discrank.exceptions import NumericalError
 from discrank.models._base import Model
 from discrank.models._dynamic_state import DynamicReadout, Games, check_covariates, check_draws
+from discrank.models._dynamic_update import DynamicUpdates
 from discrank.models._dynamic_tuning import (DRIFT_GRID, ORIGIN_GAMES, ORIGINS, PRIOR_GRID, TUNE_TOL,  # noqa: F401
                                              VARIANCE_GRID, DynamicTuning)
 from discrank.models._prediction import expected_score, log_covariates
@@ -42,7 +41,7 @@ from discrank._history import build_history, carry, chain_variances, chains, cov
 __all__ = ["DynamicElo", "DRIFT_GRID", "PRIOR_GRID", "VARIANCE_GRID"]
 
 
-class DynamicElo(DynamicTuning, DynamicReadout, TimedRatings, Model):
+class DynamicElo(DynamicTuning, DynamicUpdates, DynamicReadout, TimedRatings, Model):
     """Whole-history dynamic ratings, advantage covariates and draws, fitted as one exact MAP.
 
     Parameters
@@ -355,12 +354,13 @@ class DynamicElo(DynamicTuning, DynamicReadout, TimedRatings, Model):
 
     def _store(self, labels: np.ndarray, games: Games, names: tuple, drift: float, prior: float, tuning: Any,
                warm: Any, rows_of: Any = None, start: Any = None) -> None:
-        """Fit ``games`` (warm started from ``warm``, :meth:`_solve`, with ``rows_of``; or ``start``, the
-        history of the games built by the tuning and a start for it, solved to ``tol``) and set the fitted
-        state."""
+        """Fit ``games`` (warm started from ``warm``, :meth:`_solve`, with ``rows_of``; or from ``start``, the
+        history of the games already built and a start for it, solved to ``tol``, or to the third entry when
+        there is one) and set the fitted state."""
         g = games
         if start is not None:
-            h, res = start[0], self._solve_built(start[0], drift, prior, start[1], self.tol, rows_of)
+            tol = start[2] if len(start) > 2 else self.tol
+            h, res = start[0], self._solve_built(start[0], drift, prior, start[1], tol, rows_of)
         else:
             h, res = self._solve(g.a, g.b, g.score, g.bins, g.x, g.count, len(labels), drift, prior, warm=warm,
                                  rows_of=rows_of)
@@ -381,6 +381,7 @@ class DynamicElo(DynamicTuning, DynamicReadout, TimedRatings, Model):
         self.n_cg_ = res.n_cg
         self.gradient_ = res.gradient
         self.objective_ = res.objective
+        self._scale = res.scale
         self._derive(h)
 
     def _derive(self, h: Any) -> None:
@@ -424,53 +425,6 @@ class DynamicElo(DynamicTuning, DynamicReadout, TimedRatings, Model):
             self._check_fitted()
             return None
         return float(math.sqrt(self._global_cov()[-1, -1]))
-
-    def update(self, log: Any) -> "DynamicElo":
-        """Absorb new games and refit the whole history, warm started, with ``drift_`` and
-        ``prior_scale_`` kept.
-
-        Parameters
-        ----------
-        log : GameLog or PeriodGames
-            The new games, with the fitted games' kind of labels (numbers or strings) and advantage
-            columns (else a ValueError naming them; also for a history of more than ``MAX_PERIODS``
-            periods, the model left as it was); new players enter with the prior. Games earlier than the
-            latest fitted ones (results that came late) join the history in time order.
-
-        Returns
-        -------
-        DynamicElo
-            ``self``.
-        """
-        with one_blas_thread():
-            return self._update_log(log)
-
-    def _update_log(self, log: Any) -> "DynamicElo":
-        """:meth:`update`'s body (see there)."""
-        self._check_fitted()
-        if len(log) == 0:
-            return self
-        old = self.games_
-        if isinstance(log, PeriodGames):
-            self._check_period_of(log)
-        # the new games coded by their own labels, then by the model's (new players appended)
-        new, games = self._games(log)
-        labels, idx = extend_labels(self.labels_, new, "update's log", self._label_lookup())
-        games = dataclasses.replace(games, a=idx[games.a].astype(np.int64), b=idx[games.b].astype(np.int64))
-        if old.x is None and games.x is not None:
-            raise ValueError("the new games have advantage covariates; the model was fitted without")
-        log_covariates(log, self.advantage_names_, "DynamicElo", "update's games")
-        check_draws(self.draws, games.score, "new game")
-        t0, t1 = old.time, games.time
-        if t0 is not None and t1 is not None and t0.dtype.kind != t1.dtype.kind:
-            raise ValueError(f"the new games' times are {'dates' if t1.dtype.kind == 'M' else 'numbers'}, the "
-                             f"fitted games' {'dates' if t0.dtype.kind == 'M' else 'numbers'}")
-        whole = old.then(games)
-        if self.period is not None:
-            check_span(whole.bins, self.period, " of the fitted games with update's")
-        warm = (self.pp_player_, self.pp_bin_, self.pp_rating_, self.theta_tail_)
-        self._store(labels, whole, self.advantage_names_, self.drift_ or 1.0, self.prior_scale_, self.tuning_, warm)
-        return self
 
     # ------------------------------------------------------------------ a model file
     def _rebuild(self) -> None:

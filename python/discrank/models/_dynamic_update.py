@@ -1,0 +1,104 @@
+"""How a fitted :class:`~discrank.DynamicElo` absorbs new games (:class:`DynamicUpdates`, a base of the
+estimator): the MAP of every game, to ``update_tol``, started from the fitted one with the new games absorbed
+by :class:`discrank._history_update.HistoryState` (their player-periods and :data:`UPDATE_REACH` periods back
+along each touched chain re-solved with the rest held), which leaves the whole-history Newton solve a few
+steps."""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any, Optional
+
+import numpy as np
+
+from discrank._calendar import check_span
+from discrank._history import build_history, default_start, gradient_at
+from discrank._history_update import LATE, HistoryState
+from discrank._labels import extend_labels
+from discrank._threads import one_blas_thread, resolve_n_jobs
+from discrank.models._dynamic_state import Games, check_draws
+from discrank.models._prediction import log_covariates
+from discrank.periods import PeriodGames
+
+__all__ = ["DynamicUpdates", "UPDATE_REACH"]
+
+#: The periods back along each touched player's chain that an update re-solves with the new games before the
+#: whole-history solve (bench/bench_dynamic_speed.py measures the update's time against it).
+UPDATE_REACH = 16
+
+
+class DynamicUpdates:
+    """:meth:`update` of :class:`~discrank.DynamicElo`."""
+
+    def update(self, log: Any) -> Any:
+        """Absorb new games and refit the whole history, with ``drift_`` and ``prior_scale_`` kept.
+
+        The fit of every game is the MAP to ``update_tol`` (the stopping rule of ``fit`` with ``update_tol``
+        for ``tol``), started from the fitted ratings with the new games absorbed locally: the ratings of their
+        player-periods and of :data:`UPDATE_REACH` periods back along each of their players' chains are
+        re-solved with the others held (:class:`discrank._history_update.HistoryState`), then Newton's method
+        on the whole history finishes in a few steps.
+
+        Parameters
+        ----------
+        log : GameLog or PeriodGames
+            The new games, with the fitted games' kind of labels (numbers or strings) and advantage
+            columns (else a ValueError naming them; also for a history of more than ``MAX_PERIODS``
+            periods, the model left as it was); new players enter with the prior. Games earlier than the
+            latest fitted ones (results that came late) join the history in time order (the refit then
+            starts from each player-period's latest fitted rating at or before it).
+
+        Returns
+        -------
+        DynamicElo
+            ``self``.
+        """
+        with one_blas_thread():
+            return self._update_log(log)
+
+    def _update_log(self, log: Any) -> Any:
+        """:meth:`update`'s body (see there)."""
+        self._check_fitted()
+        if len(log) == 0:
+            return self
+        old = self.games_
+        if isinstance(log, PeriodGames):
+            self._check_period_of(log)
+        # the new games coded by their own labels, then by the model's (new players appended)
+        new, games = self._games(log)
+        labels, idx = extend_labels(self.labels_, new, "update's log", self._label_lookup())
+        games = dataclasses.replace(games, a=idx[games.a].astype(np.int64), b=idx[games.b].astype(np.int64))
+        if old.x is None and games.x is not None:
+            raise ValueError("the new games have advantage covariates; the model was fitted without")
+        log_covariates(log, self.advantage_names_, "DynamicElo", "update's games")
+        check_draws(self.draws, games.score, "new game")
+        t0, t1 = old.time, games.time
+        if t0 is not None and t1 is not None and t0.dtype.kind != t1.dtype.kind:
+            raise ValueError(f"the new games' times are {'dates' if t1.dtype.kind == 'M' else 'numbers'}, the "
+                             f"fitted games' {'dates' if t0.dtype.kind == 'M' else 'numbers'}")
+        whole = old.then(games)
+        if self.period is not None:
+            check_span(whole.bins, self.period, " of the fitted games with update's")
+        start = self._absorbed(games, whole, labels.size)
+        warm = None if start is not None else (self.pp_player_, self.pp_bin_, self.pp_rating_, self.theta_tail_)
+        self._store(labels, whole, self.advantage_names_, self.drift_ or 1.0, self.prior_scale_, self.tuning_, warm,
+                    start=start)
+        return self
+
+    def _absorbed(self, games: Games, whole: Games, n_players: int) -> Optional[tuple]:
+        """(history of ``whole``, a start for it, tolerance): the fitted ratings with ``games`` (new, coded into
+        ``n_players`` players) absorbed locally; None for games before a player's latest fitted period."""
+        h = self._cov_state[0]
+        tol = max(self.tol, self.update_tol)
+        drift, threads = self.drift_ or 1.0, resolve_n_jobs(self.n_jobs)
+        scale = getattr(self, "_scale", None)
+        if scale is None:  # a model read from a file: the stopping rule's scale, the gradient at zero
+            zero = default_start(h, self.draws)
+            scale = max(1.0, float(np.abs(gradient_at(h, drift, self.prior_scale_, self.draws, zero, threads)[0]).max()))
+            self._scale = scale
+        state = HistoryState(h, self._theta, drift, self.prior_scale_, self.draws, tol * scale, threads)
+        if state.absorb(games.a, games.b, games.score, games.bins, games.x, games.count, n_players,
+                        reach=UPDATE_REACH) == LATE:
+            return None
+        full = build_history(whole.a, whole.b, whole.score, whole.bins, whole.x, n_players, self.draws, whole.count)
+        return full, state.theta, tol
