@@ -40,6 +40,13 @@ from discrank._history import build_history, carry, chain_variances, chains, cov
 __all__ = ["DynamicElo", "DRIFT_GRID", "PRIOR_GRID", "VARIANCE_GRID"]
 
 
+def _read_only(v: np.ndarray) -> np.ndarray:
+    """A read-only view of ``v`` (the fitted games may be views of a log's arrays: none is written through)."""
+    v = v.view()
+    v.flags.writeable = False
+    return v
+
+
 class DynamicElo(DynamicTuning, DynamicReadout, TimedRatings, Model):
     """Whole-history dynamic ratings, advantage covariates and draws, fitted as one exact MAP.
 
@@ -210,25 +217,22 @@ class DynamicElo(DynamicTuning, DynamicReadout, TimedRatings, Model):
 
     # ------------------------------------------------------------------ fitting
     def _games(self, log: Any) -> tuple[np.ndarray, Games]:
-        """(labels, :class:`Games`) of a log, in time order, coded by the log's own labels."""
-        from discrank._coding import code_log
+        """(labels, :class:`Games`) of a log, in time order, coded by the log's own labels; the scores,
+        times and covariates read-only (views of the log's arrays when it is in time order, the usual case:
+        then nothing is permuted or copied)."""
+        from discrank._coding import code_log, in_time_order
 
         if isinstance(log, PeriodGames):
             return log.labels, self._period_games(log)
         labels, ca, cb = code_log(log)
         score = np.asarray(log.score, dtype=np.float64)
-        if log.time is not None:
-            order = np.argsort(log.time, kind="stable")
-            ca, cb, score = ca[order], cb[order], score[order]
-            t = np.asarray(log.time)[order]
-        else:
-            order, t = None, None
-        x = None
-        if log.advantage is not None:
-            x = np.asarray(log.advantage, dtype=np.float64)
-            x = x.reshape(len(log), -1)
-            if order is not None:
-                x = x[order]
+        t = None if log.time is None else np.asarray(log.time)
+        x = None if log.advantage is None else np.asarray(log.advantage, dtype=np.float64).reshape(len(log), -1)
+        if t is not None and not in_time_order(t):
+            order = np.argsort(t, kind="stable")
+            ca, cb, score, t = ca[order], cb[order], score[order], t[order]
+            x = None if x is None else x[order]
+        score, t, x = (None if v is None else _read_only(v) for v in (score, t, x))
         bins = self._bins(t) if self.period is not None else np.zeros(len(score), dtype=np.int64)
         return labels, Games(ca, cb, score, bins, t, x)
 

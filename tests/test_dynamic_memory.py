@@ -1,0 +1,44 @@
+"""The dynamic model's fit without waste (issue 35): a log in time order used as it is, the history's
+rows without copies or all-zero columns, the same ratings as before to 1e-12."""
+
+import numpy as np
+
+from discrank import DynamicElo, GameLog
+
+
+def league(n=12, periods=15, games=900, seed=0, draws=False, with_x=True):
+    """Games between ``n`` players over ``periods`` periods in time order (numeric times, one home column)."""
+    rng = np.random.default_rng(seed)
+    a = rng.integers(0, n, games)
+    b = (a + rng.integers(1, n, games)) % n
+    t = np.sort(rng.integers(0, periods, games)).astype(float)
+    home = rng.choice([-1.0, 0.0, 1.0], games)
+    y = (rng.random(games) < 1.0 / (1.0 + np.exp(-(a - b) / n - 0.3 * home))).astype(float)
+    if draws:
+        y[rng.random(games) < 0.2] = 0.5
+    return GameLog.from_arrays(a, b, y, t, advantage={"home": home} if with_x else None)
+
+
+def test_a_log_in_time_order_is_fitted_from_read_only_views_of_its_arrays():
+    log = league()
+    _, g = DynamicElo(period=1.0)._games(log)
+    for fitted, own in ((g.score, log.score), (g.time, log.time), (g.x, log.advantage)):
+        assert np.shares_memory(fitted, own) and not fitted.flags.writeable
+    np.testing.assert_array_equal(g.x[:, 0], log.advantage[:, 0])
+
+
+def test_a_shuffled_log_is_fitted_as_the_same_log_in_time_order():
+    log = league(games=600)
+    t = log.time + np.arange(len(log)) * 1e-6  # distinct times, in the same periods: one order
+    log = GameLog.from_arrays(log.a, log.b, log.score, t, advantage={"home": log.advantage[:, 0]})
+    perm = np.random.default_rng(1).permutation(len(log))
+    shuffled = GameLog.from_arrays(log.a[perm], log.b[perm], log.score[perm], t[perm],
+                                   advantage={"home": log.advantage[perm, 0]})
+    kw = dict(period=1.0, drift=0.2, prior_scale=1.0, variance_scale=1.0)
+    m1, m2 = DynamicElo(**kw).fit(log), DynamicElo(**kw).fit(shuffled)
+    _, g = m2._games(shuffled)
+    assert not np.shares_memory(g.score, shuffled.score) and not g.score.flags.writeable
+    np.testing.assert_array_equal(m1.games_.time, m2.games_.time)
+    np.testing.assert_array_equal(m1.games_.score, m2.games_.score)
+    np.testing.assert_allclose(m1.pp_rating_, m2.pp_rating_, rtol=0, atol=1e-12)
+    np.testing.assert_allclose(m1.beta_, m2.beta_, rtol=0, atol=1e-12)
