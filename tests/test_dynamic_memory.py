@@ -42,3 +42,20 @@ def test_a_shuffled_log_is_fitted_as_the_same_log_in_time_order():
     np.testing.assert_array_equal(m1.games_.score, m2.games_.score)
     np.testing.assert_allclose(m1.pp_rating_, m2.pp_rating_, rtol=0, atol=1e-12)
     np.testing.assert_allclose(m1.beta_, m2.beta_, rtol=0, atol=1e-12)
+
+
+def test_fixed_width_labels_are_coded_as_the_sorted_distinct_labels_of_both_columns():
+    # a and b sorted apart and their distinct labels merged (issue 35: no copy of the two together): the
+    # same labels and codes as np.unique over both, with labels only in a, only in b, and widths that differ
+    from discrank._labels import factorize_pair
+
+    rng = np.random.default_rng(5)
+    pool = np.array([f"p{k}" * (1 + k % 3) for k in range(60)])
+    a = pool[rng.integers(0, 40, 500)]  # p0 .. p39
+    b = pool[rng.integers(20, 60, 500)].astype("<U12")  # p20 .. p59, wider
+    labels, ca, cb = factorize_pair(a, b)
+    ref, inv = np.unique(np.concatenate([a, b]), return_inverse=True)
+    assert labels.tolist() == ref.tolist() and len(labels) == 60
+    np.testing.assert_array_equal(ca, inv[:500])
+    np.testing.assert_array_equal(cb, inv[500:])
+    assert ca.dtype == cb.dtype == np.int64
