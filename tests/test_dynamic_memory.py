@@ -59,3 +59,38 @@ def test_fixed_width_labels_are_coded_as_the_sorted_distinct_labels_of_both_colu
     np.testing.assert_array_equal(ca, inv[:500])
     np.testing.assert_array_equal(cb, inv[500:])
     assert ca.dtype == cb.dtype == np.int64
+
+
+def test_history_rows_are_int32_used_by_rows_as_they_are_and_without_a_zero_draw_column():
+    from discrank._history import Rows, build_history
+
+    log = league()
+    m = DynamicElo(period=1.0)
+    labels, g = m._games(log)
+    h = build_history(g.a, g.b, g.score, g.bins, None, len(labels), False)
+    assert h.lo.dtype == h.hi.dtype == np.int32 and (h.lo < h.hi).all()
+    assert h.draw.shape == h.n.shape and h.draw.strides == (0,) and not h.draw.any()  # no memory per row
+    assert h.x.shape == (h.n.size, 0) and h.pp_player.dtype == h.pp_bin.dtype == np.int64
+    rows = Rows.of(h, None)
+    assert rows.lo is h.lo and rows.hi is h.hi and rows.draw is None
+    drawn = build_history(g.a, g.b, g.score, g.bins, g.x, len(labels), True)  # a draw model: its draws kept
+    assert drawn.draw.strides == (8,) and drawn.n_cov == 1
+
+
+def test_a_warm_start_is_neither_written_nor_returned_as_the_ratings():
+    from discrank._history import build_history, solve_history
+
+    log = league(games=400)
+    labels, g = DynamicElo(period=1.0)._games(log)
+    h = build_history(g.a, g.b, g.score, g.bins, None, len(labels), False)
+    cold = solve_history(h, 0.2, 1.0, None, tol=1e-12)
+    theta0 = cold.r.copy()
+    kept = theta0.copy()
+    warm = solve_history(h, 0.2, 1.0, None, theta0=theta0, tol=1e-3)  # converged at the start: no step
+    assert warm.n_iter == 0 and not np.shares_memory(warm.r, theta0)
+    np.testing.assert_array_equal(theta0, kept)
+    np.testing.assert_array_equal(warm.r, kept)
+    stepped = solve_history(h, 0.3, 1.0, None, theta0=theta0, tol=1e-12)  # another drift: Newton steps
+    assert stepped.n_iter > 0
+    np.testing.assert_array_equal(theta0, kept)
+    np.testing.assert_allclose(stepped.r, solve_history(h, 0.3, 1.0, None, tol=1e-12).r, rtol=0, atol=1e-9)
