@@ -183,7 +183,8 @@ def _traced_fit(model, log, top: int = 14) -> tuple[float, list]:
     for stat in best["snap"].statistics("lineno")[:top]:
         f = stat.traceback[0]
         where = f"{Path(f.filename).parent.name}/{Path(f.filename).name}:{f.lineno}"
-        lines.append(f"{stat.size / 2**20:6.1f} MiB  {where:<36} {linecache.getline(f.filename, f.lineno).strip()[:70]}")
+        text = linecache.getline(f.filename, f.lineno).strip()[:70]
+        lines.append(f"{stat.size / 2**20:6.1f} MiB  {where:<36} {text}")
     return peak, lines
 
 
