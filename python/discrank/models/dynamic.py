@@ -27,7 +27,7 @@ from discrank._labels import extend_labels
 from discrank._params import FINITE_PRIOR_SCALE, check_param
 from discrank._threads import one_blas_thread, resolve_n_jobs
 from discrank.models._base import Model
-from discrank.models._dynamic_state import DynamicReadout, Games, check_covariates, check_draws
+from discrank.models._dynamic_state import DynamicReadout, Games, check_covariates, check_draws, time_ordered
 from discrank.models._dynamic_tuning import (DRIFT_GRID, ORIGIN_GAMES, ORIGINS, PRIOR_GRID, TUNE_TOL,  # noqa: F401
                                              VARIANCE_GRID, DynamicTuning)
 from discrank.models._prediction import expected_score, log_covariates
@@ -38,13 +38,6 @@ from discrank._calendar import check_span, period_index
 from discrank._history import build_history, carry, chain_variances, chains, covariance_at, solve_history
 
 __all__ = ["DynamicElo", "DRIFT_GRID", "PRIOR_GRID", "VARIANCE_GRID"]
-
-
-def _read_only(v: np.ndarray) -> np.ndarray:
-    """A read-only view of ``v`` (the fitted games may be views of a log's arrays: none is written through)."""
-    v = v.view()
-    v.flags.writeable = False
-    return v
 
 
 class DynamicElo(DynamicTuning, DynamicReadout, TimedRatings, Model):
@@ -217,22 +210,15 @@ class DynamicElo(DynamicTuning, DynamicReadout, TimedRatings, Model):
 
     # ------------------------------------------------------------------ fitting
     def _games(self, log: Any) -> tuple[np.ndarray, Games]:
-        """(labels, :class:`Games`) of a log, in time order, coded by the log's own labels; the scores,
-        times and covariates read-only (views of the log's arrays when it is in time order, the usual case:
-        then nothing is permuted or copied)."""
-        from discrank._coding import code_log, in_time_order
+        """(labels, :class:`Games`) of a log, in time order (:func:`time_ordered`: nothing copied for a log
+        in time order), coded by the log's own labels."""
+        from discrank._coding import code_log
 
         if isinstance(log, PeriodGames):
             return log.labels, self._period_games(log)
         labels, ca, cb = code_log(log)
-        score = np.asarray(log.score, dtype=np.float64)
-        t = None if log.time is None else np.asarray(log.time)
         x = None if log.advantage is None else np.asarray(log.advantage, dtype=np.float64).reshape(len(log), -1)
-        if t is not None and not in_time_order(t):
-            order = np.argsort(t, kind="stable")
-            ca, cb, score, t = ca[order], cb[order], score[order], t[order]
-            x = None if x is None else x[order]
-        score, t, x = (None if v is None else _read_only(v) for v in (score, t, x))
+        ca, cb, score, t, x = time_ordered(ca, cb, np.asarray(log.score, dtype=np.float64), log.time, x)
         bins = self._bins(t) if self.period is not None else np.zeros(len(score), dtype=np.int64)
         return labels, Games(ca, cb, score, bins, t, x)
 
