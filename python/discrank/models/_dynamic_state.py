@@ -1,7 +1,7 @@
 """DynamicElo's fitted games (:class:`Games`, a log's in time order by :func:`time_ordered`) and its
-ratings at a time: the state of each player-period
-read at any period (:func:`state_at`), the forecasts of games (:func:`difference`, :func:`outcomes`), and
-the readouts of the ratings over time (:class:`DynamicReadout`, a base of the estimator)."""
+ratings at a time: the state of each player-period read at any period (:func:`state_at`), the forecasts
+of games (:func:`difference`, :func:`outcomes`), and the readouts of the ratings over time
+(:class:`DynamicReadout`, a base of the estimator)."""
 
 from __future__ import annotations
 
