@@ -372,9 +372,9 @@ def solve_history(h: History, drift: float, prior_scale: float, draws: bool, the
             t *= 0.5
         theta, value, g = trial, v_new, g_new
         converged = float(np.abs(g).max()) <= tol * scale
-    r, beta, eta = prob.split(theta)  # r: a view of theta, a new array unless no step was taken from theta0
-    return HistoryResult(r.copy() if it == 0 and theta0 is not None else r, np.array(beta, dtype=np.float64),
-                         None if eta is None else float(eta), value,
+    r, beta, eta = prob.split(theta)
+    return HistoryResult(r.copy() if it == 0 and theta0 is not None else r,  # (a view of a theta made here)
+                         np.array(beta, dtype=np.float64), None if eta is None else float(eta), value,
                          float(np.abs(g).max()) / scale, it, n_cg, bool(converged), prob.diagonal(), -prob.chain)
 
 
