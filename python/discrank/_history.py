@@ -413,7 +413,7 @@ def chain_variances(diag: np.ndarray, off: np.ndarray, first: np.ndarray) -> np.
     s_sorted, l_sorted = start[order], length[order]
     # counts[k]: the players whose chain is longer than k (a prefix of the players sorted by length)
     counts = np.searchsorted(-l_sorted, -np.arange(int(length.max()) if n else 0), side="left")
-    d = diag.astype(np.float64).copy()
+    d = diag.astype(np.float64)  # (a copy)
     for k in range(1, counts.size):
         idx = s_sorted[:counts[k]] + k
         d[idx] = diag[idx] - off[idx - 1] ** 2 / d[idx - 1]
