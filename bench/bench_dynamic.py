@@ -1,4 +1,4 @@
-"""The whole-history fit's speed: the ATP log, and against TrueSkill Through Time's Python package.
+"""The whole-history fit's speed and memory: the ATP log, and against TrueSkill Through Time's Python package.
 
     python bench/bench_dynamic.py                 # both parts (TTT's budget: 600 s per fit)
     python bench/bench_dynamic.py --only atp      # the whole ATP log (weekly periods), with a tuned drift
