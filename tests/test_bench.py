@@ -4,6 +4,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 BENCH = Path(__file__).resolve().parent.parent / "bench"
@@ -95,3 +96,39 @@ def test_defaults_bench_every_default_beats_a_coin_on_football():
         loss, diff = float(row[5]), float(row[6].split()[0])
         assert loss < 0.6931 and diff < 0.0, row  # every default below a coin, log 2 per game
         assert float(row[3].split()[0]) <= float(row[3].split("(")[1].split(",")[0])  # chosen <= validation's best
+
+
+def test_memory_bench_child_fits_the_npz_log_and_reports_its_peak_over_the_load_and_its_traced_lines(tmp_path):
+    # bench_dynamic.py --memory's child: a log read from an .npz, one fit at the fixed parameters; its
+    # figures in MiB, the fit's peak (VmHWM reset after the load) at least the resident set after the load
+    import json
+
+    from discrank import DynamicElo, GameLog
+
+    rng = np.random.default_rng(3)
+    names = np.array([f"p{k}" for k in range(40)])
+    a = rng.integers(0, 40, 4000)
+    b = (a + rng.integers(1, 40, 4000)) % 40
+    time = np.datetime64("2020-01-06", "ns") + np.sort(rng.integers(0, 200, 4000)) * np.timedelta64(1, "D")
+    score = (rng.random(4000) < 0.5).astype(float)
+    path = tmp_path / "log.npz"
+    np.savez(path, a=names[a], b=names[b], score=score, time=time)
+    proc = subprocess.run([sys.executable, str(BENCH / "bench_dynamic.py"), "--memory-child", str(path), "fixed"],
+                          capture_output=True, text=True, timeout=120, cwd=BENCH)
+    assert proc.returncode == 0, proc.stderr
+    r = json.loads(proc.stdout.splitlines()[-1])
+    sys.path.insert(0, str(BENCH))
+    from bench_dynamic import MEMORY_FIXED
+
+    here = DynamicElo(period="week", **MEMORY_FIXED).fit(GameLog.from_arrays(names[a], names[b], score, time))
+    assert (r["mode"], r["games"], r["player_periods"]) == ("fixed", 4000, here.pp_rating_.size)
+    assert r["drift"] == MEMORY_FIXED["drift"] and r["prior_scale"] == MEMORY_FIXED["prior_scale"]
+    assert 20.0 < r["load_rss"] <= r["load_peak"] and r["fit_peak"] >= r["load_rss"]
+    assert r["increment"] == r["fit_peak"] - r["load_rss"] and r["wall"] > 0.0 and r["traced_peak"] is None
+    # --memory-trace: the same fit under tracemalloc, its peak over the start and the lines holding the most
+    proc = subprocess.run([sys.executable, str(BENCH / "bench_dynamic.py"), "--memory-child", str(path), "fixed",
+                           "--memory-trace"], capture_output=True, text=True, timeout=120, cwd=BENCH)
+    assert proc.returncode == 0, proc.stderr
+    traced = json.loads(proc.stdout.splitlines()[-1])
+    assert traced["player_periods"] == here.pp_rating_.size and 0.0 < traced["traced_peak"] < traced["fit_peak"]
+    assert len(traced["traced_lines"]) == 15 and "MiB at the largest snapshot" in traced["traced_lines"][0]

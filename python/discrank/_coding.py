@@ -3,7 +3,8 @@
 Coding the labels is the costly step on string labels: the tuning's splits, the evaluation's windows,
 the dynamic model and :class:`discrank.PeriodGames` code a log once (:func:`code_log`) and aggregate the
 games they need from integers (:func:`pairs_from_codes`). :func:`map_rows` carries per-player rows from
-one set of labels to another (a warm start on other players).
+one set of labels to another (a warm start on other players). :func:`in_time_order` tells a log in time
+order, which the tuning and the dynamic model use as it is (no permutation, no copy).
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ import numpy as np
 
 from discrank.data import PairwiseData
 
-__all__ = ["code_log", "log_pairs", "pairs_from_codes", "map_rows"]
+__all__ = ["code_log", "in_time_order", "log_pairs", "pairs_from_codes", "map_rows"]
 
 
 def code_log(log: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -24,6 +25,11 @@ def code_log(log: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 
     uniq, ca, cb = factorize_pair(as_label_array(log.a, "a"), as_label_array(log.b, "b"))
     return uniq, ca.astype(np.int64, copy=False), cb.astype(np.int64, copy=False)
+
+
+def in_time_order(t: np.ndarray) -> bool:
+    """Whether the times ``t`` are sorted (a log in time order needs no permutation; NaN or NaT: not)."""
+    return bool(np.all(t[1:] >= t[:-1]))
 
 
 def log_pairs(log: Any, coded: Any = None, weights: Optional[str] = None) -> PairwiseData:

@@ -350,9 +350,10 @@ class DistributedRows:
     def __init__(self, client: Any, h: History, draws: Any, n_parts: int, worker_threads: int = 1) -> None:
         self.n_threads = int(worker_threads)
         self.bounds = part_bounds(h.lo.size, n_parts)
-        lo, hi = h.lo.astype(np.int32), h.hi.astype(np.int32)
-        self.group = PartGroup(client, Rows, [(h.n_pp, lo[a:b], hi[a:b], h.x[a:b], h.n[a:b], h.win[a:b], h.draw[a:b],
-                                               draws) for a, b in zip(self.bounds[:-1], self.bounds[1:])])
+        lo, hi = np.asarray(h.lo, dtype=np.int32), np.asarray(h.hi, dtype=np.int32)
+        self.group = PartGroup(client, Rows, [(h.n_pp, lo[a:b], hi[a:b], h.x[a:b], h.n[a:b], h.win[a:b],
+                                               h.draw[a:b] if draws else None, draws)
+                                              for a, b in zip(self.bounds[:-1], self.bounds[1:])])
         self.group.restore = self._restore
         self._last: Optional[tuple] = None
 

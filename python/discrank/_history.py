@@ -88,7 +88,8 @@ class Rows:
     n_pp : int
         Player-periods (the length of ``r``).
     lo, hi, x, n, win, draw : ndarray
-        The rows (as in :class:`History`).
+        The rows (as in :class:`History`; ``lo`` and ``hi`` are used as they are when int32, ``draw`` is
+        not read without a draw model and may then be None).
     draws : {False, None, "davidson", "rao-kupper"}
         The draw model.
     """
@@ -98,7 +99,8 @@ class Rows:
         self.n_pp, self.draws = int(n_pp), draws
         self.lo, self.hi = np.ascontiguousarray(lo, np.int32), np.ascontiguousarray(hi, np.int32)
         self.x = np.ascontiguousarray(x, np.float64)  # (n_rows, n_cov), as History.x
-        self.n, self.win, self.draw = (np.ascontiguousarray(v, np.float64) for v in (n, win, draw))
+        self.n, self.win = np.ascontiguousarray(n, np.float64), np.ascontiguousarray(win, np.float64)
+        self.draw = np.ascontiguousarray(draw, np.float64) if draws else None  # (no draw model: not read)
         self.n_cov = int(self.x.shape[1])
         self.m = self.n_cov + (1 if draws else 0)
         y = np.zeros(self.n.size) if draws else self.win / self.n
@@ -227,7 +229,8 @@ class _Problem:
     """The MAP objective of a :class:`History` at fixed drift and prior scale.
 
     The games' part is ``rows`` (:class:`Rows`: in process, or split over Dask workers); the chains and
-    the prior on each first period are added here.
+    the prior on each first period (the precision ``prior`` on the player-periods ``first``) are added
+    here.
     """
 
     def __init__(self, h: History, drift: float, prior_scale: float, draws: bool, n_threads: int = 0,
@@ -236,9 +239,10 @@ class _Problem:
         self.draws = draws
         self.n_threads = n_threads
         self.chain = chain_precisions(h.gap, drift)
-        self.prior = np.where(h.first, 1.0 / prior_scale ** 2, 0.0)
+        self.prior, self.first = 1.0 / prior_scale ** 2, np.flatnonzero(h.first)
         # the chains' and the prior's part of the ratings' diagonal (fixed for the problem)
-        self.rest = self.prior.copy()
+        self.rest = np.zeros(h.n_pp)
+        self.rest[self.first] = self.prior
         self.rest[:-1] += self.chain
         self.rest[1:] += self.chain
         self.m = h.n_cov + (1 if draws else 0)
@@ -261,16 +265,17 @@ class _Problem:
         r, beta, eta = self.split(theta)
         value, g, tail = self.rows.evaluate(np.ascontiguousarray(r), beta, eta, self.n_threads)
         dr = np.diff(r)
-        value = value + 0.5 * float(np.dot(self.chain, dr * dr)) + 0.5 * float(np.dot(self.prior, r * r))
-        g = g + self.prior * r
         cd = self.chain * dr
+        r_first = r[self.first]
+        value = value + 0.5 * float(np.dot(cd, dr)) + 0.5 * self.prior * float(np.dot(r_first, r_first))
+        g[self.first] += self.prior * r_first  # (g: the rows' own new array)
         g[:-1] -= cd
         g[1:] += cd
         if self.h.n_cov:
             value += 0.5 * float(np.dot(self.beta_prior, beta * beta))
             tail = tail.copy()
             tail[:self.h.n_cov] += self.beta_prior * beta
-        return value, np.concatenate([g, tail])
+        return value, (np.concatenate([g, tail]) if self.m else g)
 
     def diagonal(self):
         """The diagonal of the ratings' block of the Hessian: the games' curvature, the chains, the prior."""
@@ -297,14 +302,14 @@ class _Problem:
                 return out
             return np.concatenate([out, tail + C @ v[n:]])
 
-        fd, fe, info = lapack.dpttrf(diag, -chain)  # L D L^T of the tridiagonal chains (LAPACK)
+        fd, fe, info = lapack.dpttrf(diag, np.negative(chain), overwrite_e=True)  # L D L^T of the chains (LAPACK)
         if info != 0:
             raise FloatingPointError(f"the chains' tridiagonal matrix is not positive definite (dpttrf info {info})")
         Cinv = np.linalg.pinv(C) if m else None
 
         # the common shift of every rating is pinned by the prior alone, which the chains' blocks miss: a
         # one-dimensional coarse correction (its curvature is the prior's sum)
-        shift = 1.0 / max(float(self.prior.sum()), 1e-300)
+        shift = 1.0 / max(self.prior * self.first.size, 1e-300)
 
         def precondition(v):
             vr = np.ascontiguousarray(v[:n])
@@ -355,14 +360,13 @@ def solve_history(h: History, drift: float, prior_scale: float, draws: bool, the
         largest gradient entry relative to the one at zero).
     """
     prob = _Problem(h, drift, prior_scale, draws, n_threads, rows)
-    size = h.n_pp + prob.m
-    zero = default_start(h, draws)
-    theta = zero.copy() if theta0 is None else np.array(theta0, dtype=np.float64)
     if theta0 is None:
+        theta = default_start(h, draws)
         value, g = prob.value_grad(theta)
         g0 = float(np.abs(g).max())
-    else:  # the scale is the gradient at the default start, whatever the start
-        g0 = float(np.abs(prob.value_grad(zero)[1]).max())
+    else:  # the scale is the gradient at the default start, whatever the start (that start then freed)
+        g0 = float(np.abs(prob.value_grad(default_start(h, draws))[1]).max())
+        theta = np.asarray(theta0, dtype=np.float64)  # (never written: each step makes a new theta)
         value, g = prob.value_grad(theta)  # last: the rows keep the curvature at theta
     n_cg = 0
     it = 0
@@ -403,7 +407,8 @@ def solve_history(h: History, drift: float, prior_scale: float, draws: bool, the
         report_step(it, value, float(np.abs(g).max()) / scale)
     r, beta, eta = prob.split(theta)
     games_diag = prob.rows.diagonal()
-    return HistoryResult(r.copy(), np.array(beta, dtype=np.float64), None if eta is None else float(eta), value,
+    return HistoryResult(r.copy() if it == 0 and theta0 is not None else r,  # (a view of a theta made here)
+                         np.array(beta, dtype=np.float64), None if eta is None else float(eta), value,
                          float(np.abs(g).max()) / scale, it, n_cg, bool(converged), games_diag + prob.rest,
                          -prob.chain, scale, g, games_diag)
 
@@ -421,7 +426,7 @@ def _by_length(first: np.ndarray) -> tuple:
 
 
 def _pivots(diag: np.ndarray, off: np.ndarray, s_sorted: np.ndarray, counts: np.ndarray) -> np.ndarray:
-    d = diag.astype(np.float64).copy()
+    d = diag.astype(np.float64)  # (a copy)
     for k in range(1, counts.size):
         idx = s_sorted[:counts[k]] + k
         d[idx] = diag[idx] - off[idx - 1] ** 2 / d[idx - 1]

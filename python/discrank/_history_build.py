@@ -33,13 +33,14 @@ class History:
         Whether the player-period is its player's first.
     gap : ndarray of float, shape (n_pp - 1,)
         Periods between player-period ``k`` and ``k + 1`` when they belong to one player, else 0 (no link).
-    lo, hi : ndarray of int64, shape (n_rows,)
+    lo, hi : ndarray of int32 (int64 beyond 2^31 - 1 player-periods), shape (n_rows,)
         The two player-periods of each row (games of one pair of player-periods with one covariate
         value, oriented ``lo < hi``).
     x : ndarray of float, shape (n_rows, n_cov)
         The covariates of each row, attributed to ``lo``.
     n, win, draw : ndarray of float, shape (n_rows,)
-        Games, wins of ``lo`` (a draw counting half when there is no draw model), draws.
+        Games, wins of ``lo`` (a draw counting half when there is no draw model), draws (without a draw
+        model: zeros, a read-only broadcast of one 0.0 that takes no memory).
     """
 
     n_players: int
@@ -102,17 +103,18 @@ def build_history(ca: np.ndarray, cb: np.ndarray, score: np.ndarray, bins: np.nd
     """
     ca = np.asarray(ca, dtype=np.int64)
     cb = np.asarray(cb, dtype=np.int64)
+    n_games = ca.size
     bmin = int(bins.min())
     rel = bins - bmin
     span = int(rel.max()) + 1
     # player-periods: sorted by player, then period (keys as int32 where they fit: numpy sorts them faster)
-    keys = np.concatenate([ca * span + rel, cb * span + rel])
-    if n_players * span <= INT32_KEYS:
-        keys = keys.astype(np.int32)
+    keys = np.empty(2 * n_games, dtype=np.int32 if n_players * span <= INT32_KEYS else np.int64)
+    for k, codes in enumerate((ca, cb)):
+        np.add(codes * span, rel, out=keys[k * n_games:(k + 1) * n_games], casting="unsafe")
     uniq, inv = np.unique(keys, return_inverse=True)
+    del keys
     uniq = uniq.astype(np.int64, copy=False)
     inv = inv.reshape(-1)
-    n_games = ca.size
     pa, pb = inv[:n_games], inv[n_games:]
     pp_player = uniq // span
     pp_bin = uniq % span + bmin
@@ -121,24 +123,26 @@ def build_history(ca: np.ndarray, cb: np.ndarray, score: np.ndarray, bins: np.nd
     gap = np.where(same, (pp_bin[1:] - pp_bin[:-1]).astype(np.float64), 0.0)
     first = np.ones(n_pp, dtype=bool)
     first[1:] = ~same
-    # orient rows lo < hi
+    lo, hi, r_x, rows_n, win, draw = _rows(pa, pb, score, x, n_pp, draws, w)
+    return History(n_players, n_pp, pp_player, pp_bin, first, gap, lo, hi, r_x, rows_n, win, draw)
+
+
+def _rows(pa: np.ndarray, pb: np.ndarray, score: np.ndarray, x: Optional[np.ndarray], n_pp: int, draws: bool,
+          w: Optional[np.ndarray]) -> tuple:
+    """(lo, hi, x, n, win, draw) of :class:`History`: the games between the player-periods ``pa`` and ``pb``
+    summed by row (pair of player-periods oriented ``lo < hi``, covariate value)."""
     swap = pa > pb
-    lo = np.where(swap, pb, pa)
-    hi = np.where(swap, pa, pb)
+    key = np.minimum(pa, pb) * n_pp + np.maximum(pa, pb)
     y = np.where(swap, 1.0 - score, score)
-    sign = np.where(swap, -1.0, 1.0)
     if x is None or x.shape[1] == 0:
-        xo = np.zeros((n_games, 0))
-        xcode = np.zeros(n_games, dtype=np.int64)
-        n_x = 1
-        xrows = np.zeros((1, 0))
+        n_x, xrows = 1, None
     else:
-        xo = x * sign[:, None]
-        xrows, xcode = np.unique(xo, axis=0, return_inverse=True)
-        xcode = xcode.reshape(-1)
+        xrows, xcode = np.unique(x * np.where(swap, -1.0, 1.0)[:, None], axis=0, return_inverse=True)
         n_x = xrows.shape[0]
-    key = (lo * n_pp + hi) * n_x + xcode
+        key = key * n_x + xcode.reshape(-1)
+    del swap
     ukey, rinv = np.unique(key, return_inverse=True)
+    del key
     n_rows = ukey.size
     if w is None:
         rows_n = np.bincount(rinv, minlength=n_rows).astype(np.float64)
@@ -153,11 +157,13 @@ def build_history(ca: np.ndarray, cb: np.ndarray, score: np.ndarray, bins: np.nd
         draw = np.bincount(rinv, is_draw, n_rows)
     else:
         win = np.bincount(rinv, y if w is None else y * w, n_rows)
-        draw = np.zeros(n_rows)
-    r_x = ukey % n_x
-    pairkey = ukey // n_x
-    r_lo, r_hi = pairkey // n_pp, pairkey % n_pp
-    return History(n_players, n_pp, pp_player, pp_bin, first, gap, r_lo, r_hi, xrows[r_x], rows_n, win, draw)
+        draw = np.broadcast_to(0.0, (n_rows,))  # no draw model: zeros that take no memory (read-only)
+    del rinv, y
+    pairkey = ukey if n_x == 1 else ukey // n_x
+    kind = np.int32 if n_pp <= np.iinfo(np.int32).max else np.int64
+    lo, hi = (pairkey // n_pp).astype(kind), (pairkey % n_pp).astype(kind)
+    xr = np.zeros((n_rows, 0)) if xrows is None else xrows[ukey % n_x]
+    return lo, hi, xr, rows_n, win, draw
 
 
 def chains(h: History) -> tuple[np.ndarray, np.ndarray]:

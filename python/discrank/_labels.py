@@ -377,10 +377,16 @@ def factorize_pair(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray
     if kind is None:
         return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
     if a.dtype.kind == "U" and b.dtype.kind == "U":
-        # fixed-width arrays the caller built: sorted as they are, only the distinct labels become objects
-        uniq_u, inverse = np.unique(np.concatenate([a, b]), return_inverse=True)
+        # fixed-width arrays the caller built: each sorted as it is (not a copy of the two together: a third
+        # of the memory, and faster), their distinct labels merged; only those become objects
+        ua, ia = np.unique(a, return_inverse=True)
+        ub, ib = np.unique(b, return_inverse=True)
+        uniq_u = np.union1d(ua, ub)
+        codes = np.empty(a.shape[0] + b.shape[0], dtype=np.int64)
+        np.take(np.searchsorted(uniq_u, ua), ia.reshape(-1), out=codes[:a.shape[0]])
+        del ia
+        np.take(np.searchsorted(uniq_u, ub), ib.reshape(-1), out=codes[a.shape[0]:])
         uniq = uniq_u.tolist()
-        codes = inverse.reshape(-1)
     else:
         # hashing, then sorting the distinct labels only: 0.18 s for 2 x 10^6 names of 2 x 10^4 players,
         # against 2.3 s for np.unique(..., return_inverse=True), which sorts every entry

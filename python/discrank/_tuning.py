@@ -61,7 +61,7 @@ from typing import Any, Callable, Optional
 
 import numpy as np
 
-from discrank._coding import code_log, pairs_from_codes
+from discrank._coding import code_log, in_time_order, pairs_from_codes
 from discrank._coding import log_pairs, map_rows  # noqa: F401 - importable from here, as they were
 from discrank._fitdata import FitPlan
 from discrank._params import check_prior_scale
@@ -200,11 +200,6 @@ def time_cut(t: np.ndarray, validation: Validation, weights: Optional[np.ndarray
     return index < n_fit, index >= val_start
 
 
-def _in_order(t: np.ndarray) -> bool:
-    """Whether the times ``t`` are sorted (a log in time order needs no permutation)."""
-    return bool(np.all(t[1:] >= t[:-1]))
-
-
 def _show_span(span: Any) -> str:
     if isinstance(span, np.timedelta64):
         return f"{span / np.timedelta64(1, 'D'):.0f} days"
@@ -218,7 +213,7 @@ def _holdout(model: Any, data: PairwiseData, log: Any, coded: Any, validation: O
         t = np.asarray(log.time)
         score = np.asarray(log.score, dtype=np.float64)
         x = None if data.covariates is None else np.asarray(log.advantage, dtype=np.float64)
-        if not _in_order(t):  # a log in time order (the usual case) is cut by views, without copies
+        if not in_time_order(t):  # a log in time order (the usual case) is cut by views, without copies
             order = np.argsort(t, kind="stable")
             t, ca, cb, score = t[order], ca[order], cb[order], score[order]
             x = None if x is None else x[order]

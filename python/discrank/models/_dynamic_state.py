@@ -1,6 +1,7 @@
-"""DynamicElo's fitted games (:class:`Games`) and its ratings at a time: the state of each player-period
-read at any period (:func:`state_at`), the forecasts of games (:func:`difference`, :func:`outcomes`), and
-the readouts of the ratings over time (:class:`DynamicReadout`, a base of the estimator)."""
+"""DynamicElo's fitted games (:class:`Games`, a log's in time order by :func:`time_ordered`) and its
+ratings at a time: the state of each player-period read at any period (:func:`state_at`), the forecasts
+of games (:func:`difference`, :func:`outcomes`), and the readouts of the ratings over time
+(:class:`DynamicReadout`, a base of the estimator)."""
 
 from __future__ import annotations
 
@@ -13,10 +14,12 @@ import numpy as np
 from discrank._advantage import check_identifiable
 from discrank._calendar import period_index, period_start
 from discrank._checks import show
+from discrank._coding import in_time_order
 from discrank._draws import outcome_probabilities
 from discrank._rows import time_bound
 
-__all__ = ["Games", "DynamicReadout", "check_covariates", "check_draws", "state_at", "difference", "outcomes"]
+__all__ = ["Games", "DynamicReadout", "check_covariates", "check_draws", "time_ordered", "state_at", "difference",
+           "outcomes"]
 
 _PI8 = math.pi / 8.0
 
@@ -105,6 +108,23 @@ class Games:
         if self.count is not None and not (self.count > 0).all():
             k = int(np.flatnonzero(~(self.count > 0))[0])
             raise ValueError(f"games_count_[{k}] = {show(self.count[k])} is not a positive number of games")
+
+
+def time_ordered(a: np.ndarray, b: np.ndarray, score: np.ndarray, time: Optional[np.ndarray],
+                 x: Optional[np.ndarray]) -> tuple:
+    """(a, b, score, time, x): a log's games in time order (a stable sort; ``time`` None: as they are), the
+    scores, times and covariates read-only. A log already in time order (the usual case) is neither
+    permuted nor copied: they are then views of its arrays, which nothing writes through."""
+    t = None if time is None else np.asarray(time)
+    if t is not None and not in_time_order(t):
+        order = np.argsort(t, kind="stable")
+        a, b, score, t = a[order], b[order], score[order], t[order]
+        x = None if x is None else x[order]
+    views = tuple(None if v is None else v.view() for v in (score, t, x))
+    for v in views:
+        if v is not None:
+            v.flags.writeable = False
+    return (a, b) + views
 
 
 def check_draws(draws: Optional[str], score: np.ndarray, game: str = "game") -> None:

@@ -27,7 +27,7 @@ from discrank._progress import speaking
 from discrank._threads import one_blas_thread, resolve_n_jobs
 from discrank.exceptions import NumericalError
 from discrank.models._base import Model
-from discrank.models._dynamic_state import DynamicReadout, Games, check_covariates, check_draws
+from discrank.models._dynamic_state import DynamicReadout, Games, check_covariates, check_draws, time_ordered
 from discrank.models._dynamic_update import DynamicUpdates
 from discrank.models._dynamic_tuning import (DRIFT_GRID, ORIGIN_GAMES, ORIGINS, PRIOR_GRID, TUNE_TOL,  # noqa: F401
                                              VARIANCE_GRID, DynamicTuning)
@@ -216,25 +216,15 @@ class DynamicElo(DynamicTuning, DynamicUpdates, DynamicReadout, TimedRatings, Mo
 
     # ------------------------------------------------------------------ fitting
     def _games(self, log: Any) -> tuple[np.ndarray, Games]:
-        """(labels, :class:`Games`) of a log, in time order, coded by the log's own labels."""
+        """(labels, :class:`Games`) of a log, in time order (:func:`time_ordered`: nothing copied for a log
+        in time order), coded by the log's own labels."""
         from discrank._coding import code_log
 
         if isinstance(log, PeriodGames):
             return log.labels, self._period_games(log)
         labels, ca, cb = code_log(log)
-        score = np.asarray(log.score, dtype=np.float64)
-        if log.time is not None:
-            order = np.argsort(log.time, kind="stable")
-            ca, cb, score = ca[order], cb[order], score[order]
-            t = np.asarray(log.time)[order]
-        else:
-            order, t = None, None
-        x = None
-        if log.advantage is not None:
-            x = np.asarray(log.advantage, dtype=np.float64)
-            x = x.reshape(len(log), -1)
-            if order is not None:
-                x = x[order]
+        x = None if log.advantage is None else np.asarray(log.advantage, dtype=np.float64).reshape(len(log), -1)
+        ca, cb, score, t, x = time_ordered(ca, cb, np.asarray(log.score, dtype=np.float64), log.time, x)
         bins = self._bins(t) if self.period is not None else np.zeros(len(score), dtype=np.int64)
         return labels, Games(ca, cb, score, bins, t, x)
 
