@@ -132,3 +132,17 @@ def test_memory_bench_child_fits_the_npz_log_and_reports_its_peak_over_the_load_
     traced = json.loads(proc.stdout.splitlines()[-1])
     assert traced["player_periods"] == here.pp_rating_.size and 0.0 < traced["traced_peak"] < traced["fit_peak"]
     assert len(traced["traced_lines"]) == 15 and "MiB at the largest snapshot" in traced["traced_lines"][0]
+
+
+def test_dynamic_speed_bench_times_the_default_fit_against_its_choice_and_updates_against_the_history():
+    out = run("bench_dynamic_speed.py")
+    head = next(line for line in out.splitlines() if line.startswith("synthetic:"))
+    default = float(head.split("default fit ")[1].split(" s")[0])
+    fixed = float(head.split("fit at its choice ")[1].split(" s")[0])
+    ratio = float(head.split("ratio ")[1].split("x")[0])
+    assert default > 0 and fixed > 0 and ratio == pytest.approx(default / fixed, rel=0.15)  # printed rounded
+    # one line per candidate scored, under the choice
+    n_candidates = int(head.split(" candidates)")[0].rsplit(" ", 1)[1])
+    assert n_candidates >= 3 and sum(line.startswith("    drift=") for line in out.splitlines()) == n_candidates
+    updates = [line for line in out.splitlines() if line.startswith("history of ")]
+    assert len(updates) == 2 and all("updates of" in line and "median" in line for line in updates)
