@@ -94,3 +94,24 @@ def test_a_history_cut_before_a_period_is_the_history_of_the_earlier_games(draws
         cut = whole.before(period)
         for field in dataclasses.fields(built):
             np.testing.assert_array_equal(getattr(cut, field.name), getattr(built, field.name), err_msg=field.name)
+
+
+@pytest.mark.parametrize("draws,cov", [(None, False), ("davidson", True)])
+def test_the_state_as_a_history_has_the_map_of_every_game(draws, cov):
+    a, b, y, t, x, p = games(5, draws=draws is not None, cov=cov)
+    cut = int(np.searchsorted(t, 30))
+    state = fitted_state(a, b, y, t, x, p, cut, draws, tau=1e-3)
+    sel = t >= 30
+    state.absorb(a[sel], b[sel], y[sel], t[sel], None if x is None else x[sel], None, p)
+    merged = state.history()
+    built = build_history(a, b, y, t, x, p, draws is not None)
+    np.testing.assert_array_equal(merged.pp_player, built.pp_player)
+    np.testing.assert_array_equal(merged.pp_bin, built.pp_bin)
+    np.testing.assert_array_equal(merged.first, built.first)
+    np.testing.assert_array_equal(merged.gap, built.gap)
+    assert merged.n.sum() == built.n.sum() and merged.n_cov == built.n_cov
+    one = solve_history(merged, DRIFT, PRIOR, draws, theta0=state.theta, tol=1e-12)
+    two = solve_history(built, DRIFT, PRIOR, draws, tol=1e-12)
+    np.testing.assert_allclose(one.r, two.r, rtol=0, atol=1e-9)
+    np.testing.assert_allclose(one.beta, two.beta, rtol=0, atol=1e-9)
+    assert one.objective == pytest.approx(two.objective, rel=1e-12)

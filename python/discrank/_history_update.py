@@ -80,21 +80,6 @@ def _ranges(starts: np.ndarray, counts: np.ndarray) -> np.ndarray:
     return np.repeat(starts - np.cumsum(counts) + counts, counts) + np.arange(total)
 
 
-def adjacency(h) -> tuple[np.ndarray, np.ndarray]:
-    """(indptr, rows): the rows of each player-period of the history ``h`` (CSR), computed once per history
-    and kept on it (the tuning's candidates share one history)."""
-    cached = getattr(h, "_adjacency", None)
-    if cached is None:
-        nb = h.lo.size
-        ends = np.concatenate([h.lo, h.hi])
-        order = np.argsort(ends, kind="stable")
-        indptr = np.zeros(h.n_pp + 1, dtype=np.int64)
-        np.cumsum(np.bincount(ends, minlength=h.n_pp), out=indptr[1:])
-        cached = (indptr, (order % max(nb, 1)).astype(np.int64))
-        h._adjacency = cached
-    return cached
-
-
 class HistoryState:
     """A whole-history MAP kept for incremental updates (see the module).
 
@@ -160,10 +145,13 @@ class HistoryState:
         return self.gdiag.a[k] + link[k] + after + np.where(self.prev.a[k] < 0, self.prior_prec, 0.0)
 
     def _rows_touching(self, s: np.ndarray) -> np.ndarray:
-        """The rows (ids: the history's, then the appended ones after them) with an end in ``s``."""
-        indptr, rows = adjacency(self.h)
-        sb = s[s < self.n_base_pp]
-        parts = [rows[_ranges(indptr[sb], indptr[sb + 1] - indptr[sb])]]
+        """The rows (ids: the history's, then the appended ones after them) with an end in ``s``: the
+        history's found by one pass over its rows' ends (a mask of ``s``), the appended ones by their sorted
+        ends."""
+        h = self.h
+        mark = np.zeros(self.n_pp, dtype=bool)
+        mark[s] = True
+        parts = [np.flatnonzero(mark[h.lo] | mark[h.hi])]
         if self.ext_pp.size:
             left = np.searchsorted(self.ext_pp, s, "left")
             right = np.searchsorted(self.ext_pp, s, "right")
@@ -426,20 +414,45 @@ class HistoryState:
     def ordered(self) -> tuple:
         """The player-periods in (player, period) order: (player, period, rating, standard deviation, games),
         the deviations from each chain's block of the Hessian (:func:`discrank._history.chain_variances`)."""
+        order = self._order()
         pl, bn = self.pp_player.a, self.pp_bin.a
-        bmin = int(bn.min())
-        order = np.argsort(pl * (int(bn.max()) - bmin + 1) + (bn - bmin), kind="stable")
         first = self.prev.a[order] < 0
         var = chain_variances(self._diag(order), -self.link.a[order][1:], first)
         return pl[order], bn[order], self.r.a[order], np.sqrt(var), self.games.a[order]
 
+    def _order(self) -> np.ndarray:
+        """The player-periods in (player, period) order."""
+        pl, bn = self.pp_player.a, self.pp_bin.a
+        bmin = int(bn.min())
+        return np.argsort(pl * (int(bn.max()) - bmin + 1) + (bn - bmin), kind="stable")
+
+    def history(self):
+        """The games absorbed so far as a :class:`discrank._history_build.History` in (player, period)
+        order, numbered as :attr:`theta` (the appended games one row each), for a solve of the whole
+        history."""
+        from discrank._history_build import History
+
+        order = self._order()
+        rank = np.empty_like(order)
+        rank[order] = np.arange(order.size)
+        h, ext = self.h, self.rows
+        pl, bn = self.pp_player.a[order], self.pp_bin.a[order]
+        same = pl[1:] == pl[:-1]
+        first = np.ones(pl.size, dtype=bool)
+        first[1:] = ~same
+        kind = h.lo.dtype if self.n_pp <= np.iinfo(h.lo.dtype).max else np.int64
+        lo = np.concatenate([rank[h.lo], rank[ext["lo"].a]]).astype(kind)
+        hi = np.concatenate([rank[h.hi], rank[ext["hi"].a]]).astype(kind)
+        return History(h.n_players if self.last.size <= h.n_players else int(self.last.size), int(pl.size), pl, bn,
+                       first, np.where(same, np.diff(bn).astype(np.float64), 0.0), lo, hi,
+                       np.concatenate([h.x, ext["x"].a[:, :self.n_cov]]), np.concatenate([h.n, ext["n"].a]),
+                       np.concatenate([h.win, ext["win"].a]),
+                       np.concatenate([h.draw, ext["draw"].a]) if self.draws else np.broadcast_to(0.0, lo.shape))
+
     @property
     def theta(self) -> np.ndarray:
         """The ratings in (player, period) order, then the global parameters."""
-        pl, bn = self.pp_player.a, self.pp_bin.a
-        bmin = int(bn.min())
-        order = np.argsort(pl * (int(bn.max()) - bmin + 1) + (bn - bmin), kind="stable")
-        return np.concatenate([self.r.a[order], self.tail])
+        return np.concatenate([self.r.a[self._order()], self.tail])
 
     @property
     def gradient(self) -> float:

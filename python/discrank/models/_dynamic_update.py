@@ -12,7 +12,7 @@ from typing import Any, Optional
 import numpy as np
 
 from discrank._calendar import check_span
-from discrank._history import build_history, default_start, gradient_at
+from discrank._history import default_start, gradient_at
 from discrank._history_update import LATE, HistoryState
 from discrank._labels import extend_labels
 from discrank._threads import one_blas_thread, resolve_n_jobs
@@ -87,7 +87,8 @@ class DynamicUpdates:
 
     def _absorbed(self, games: Games, whole: Games, n_players: int) -> Optional[tuple]:
         """(history of ``whole``, a start for it, tolerance): the fitted ratings with ``games`` (new, coded into
-        ``n_players`` players) absorbed locally; None for games before a player's latest fitted period."""
+        ``n_players`` players) absorbed locally, and the history of every game from the fitted one and the new
+        rows (:meth:`HistoryState.history`); None for games before a player's latest fitted period."""
         h = self._cov_state[0]
         tol = max(self.tol, self.update_tol)
         drift, threads = self.drift_ or 1.0, resolve_n_jobs(self.n_jobs)
@@ -96,9 +97,10 @@ class DynamicUpdates:
             zero = default_start(h, self.draws)
             scale = max(1.0, float(np.abs(gradient_at(h, drift, self.prior_scale_, self.draws, zero, threads)[0]).max()))
             self._scale = scale
-        state = HistoryState(h, self._theta, drift, self.prior_scale_, self.draws, tol * scale, threads)
+        grad, games_diag = getattr(self, "_terms", (None, None))  # the fit's gradient and curvature, if kept
+        state = HistoryState(h, self._theta, drift, self.prior_scale_, self.draws, tol * scale, threads, grad,
+                             games_diag)
         if state.absorb(games.a, games.b, games.score, games.bins, games.x, games.count, n_players,
                         reach=UPDATE_REACH) == LATE:
             return None
-        full = build_history(whole.a, whole.b, whole.score, whole.bins, whole.x, n_players, self.draws, whole.count)
-        return full, state.theta, tol
+        return state.history(), state.theta, tol

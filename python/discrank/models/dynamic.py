@@ -371,7 +371,7 @@ class DynamicElo(DynamicTuning, DynamicUpdates, DynamicReadout, TimedRatings, Mo
         self.n_cg_ = res.n_cg
         self.gradient_ = res.gradient
         self.objective_ = res.objective
-        self._scale = res.scale
+        self._scale, self._terms = res.scale, (res.grad, res.games_diag)  # for update's HistoryState
         self._derive(h)
 
     def _derive(self, h: Any) -> None:
