@@ -134,3 +134,41 @@ def test_two_updates_in_a_row_predict_within_the_documented_1e5_of_a_fit_of_ever
         assert updated.update_tol == 1e-5 and updated.gradient_ <= 1e-5
         worst = max(worst, float(np.max(np.abs(updated.predict_games(log) - whole.predict_games(log)))))
     assert 0 < worst < 1e-5, worst
+
+
+# ------------------------------------------------------------------ issue 35: the tuning's budget
+def walking_log():
+    """A league whose tuning walk scores 7 (drift, prior) candidates."""
+    rng = np.random.default_rng(0)
+    a = rng.integers(0, 30, 2000)
+    b = (a + rng.integers(1, 30, 2000)) % 30
+    t = np.sort(rng.integers(0, 60, 2000))
+    s = np.cumsum(rng.normal(0, 0.2, (30, 60)), axis=1)
+    y = (rng.random(2000) < 1 / (1 + np.exp(-(s[a, t] - s[b, t])))).astype(float)
+    return GameLog.from_arrays(a, b, y, t.astype(float))
+
+
+def test_a_tuning_budget_stops_the_walk_at_that_many_candidates_and_keeps_the_best_scored(tmp_path):
+    log = walking_log()
+    free = DynamicElo(period=1.0).fit(log)
+    walked = list(free.tuning_["scores"].items())
+    assert len(walked) == 7 and free.tuning_["budget"] is None and free.tuning_["budget_reached"] is False
+    spent = DynamicElo(period=1.0, tuning_budget=3).fit(log)
+    assert spent.tuning_["budget"] == 3 and spent.tuning_["budget_reached"] is True
+    assert list(spent.tuning_["scores"].items()) == walked[:3]  # the walk's first three, in its order
+    best = min(walked[:3], key=lambda kv: kv[1])[0]
+    assert spent._candidate(spent.drift_, spent.prior_scale_) == best
+    for budget in (7, 50):  # a budget the walk does not reach changes nothing
+        same = DynamicElo(period=1.0, tuning_budget=budget).fit(log)
+        assert same.tuning_["budget_reached"] is False and list(same.tuning_["scores"].items()) == walked
+        assert (same.drift_, same.prior_scale_, same.variance_scale_) == (free.drift_, free.prior_scale_,
+                                                                         free.variance_scale_)
+    spent.save(tmp_path / "m.npz")
+    assert load(tmp_path / "m.npz").tuning_budget == 3
+
+
+@pytest.mark.parametrize("budget, shown", [(0, "0"), (-1, "-1"), (2.5, "2.5"), ("8", "'8'"), (True, "True")])
+def test_a_tuning_budget_that_is_not_a_positive_integer_is_refused_naming_it(budget, shown):
+    with pytest.raises(ValueError, match=rf"^tuning_budget must be a positive integer \(the most \(drift, prior\) "
+                                         rf"candidates the tuning scores\), got {shown}$"):
+        DynamicElo(period=1.0, tuning_budget=budget).fit(walking_log())
