@@ -1,13 +1,13 @@
-"""DynamicElo under hostile input (issue 33): updates out of time order or beyond the period cap, far
-times, labels and covariates of another kind in an update, covariates that separate the results, and the
-tolerance of warm updates."""
+"""DynamicElo under hostile input (issues 33 and 35): updates out of time order, before the first fitted period
+or beyond the period cap, far times, labels and covariates of another kind in an update, covariates that
+separate the results, the tolerance of warm updates, and the tuning's budget."""
 
 import warnings
 
 import numpy as np
 import pytest
 
-from discrank import DynamicElo, Elo, GameLog, load
+from discrank import DynamicElo, Elo, GameLog, PeriodGames, load
 
 
 def random_log(seed, n=None, draws=False, with_x=True):
@@ -92,6 +92,48 @@ def test_an_update_with_other_covariate_columns_is_refused_naming_both():
         fitted.predict_games(two)
 
 
+def _strings(v):
+    return np.array([f"p{k}" for k in v], dtype=object)
+
+
+# (fitted log, new games, error, message): issue 35's update with games of other labels' kinds, covariate widths
+UPDATE_REFUSALS = {
+    "numbers into strings": (lambda log: GameLog.from_arrays(_strings(log.a), _strings(log.b), log.score, log.time),
+                             lambda: GameLog.from_arrays([1], [2], [1.0], [45.0]), ValueError,
+                             r"update's log holds numbers \(first 1 at position 0\) and labels_ holds strings \(first 'p"),
+    "strings by period into numbers": (lambda log: log, lambda: PeriodGames.from_log(
+        GameLog.from_arrays(["1"], ["2"], [1.0], [45.0]), 5.0), ValueError,
+        r"update's log holds strings \(first '1' at position 0\) and labels_ holds numbers"),
+    "a covariate into none": (lambda log: log, lambda: GameLog.from_arrays([1], [2], [1.0], [45.0],
+                                                                            advantage={"home": [1.0]}), ValueError,
+                              r"update's games have the advantage column\(s\) \['home'\]; the DynamicElo was fitted "
+                              r"without"),
+    "none into a covariate": (lambda log: GameLog.from_arrays(log.a, log.b, log.score, log.time,
+                                                              advantage={"home": np.resize([1.0, -1.0], len(log))}),
+                              lambda: GameLog.from_arrays([1], [2], [1.0], [45.0]), ValueError,
+                              r"fitted with the advantage column\(s\) \['home'\]; update's games have none"),
+    "two covariates by period into one": (lambda log: GameLog.from_arrays(
+        log.a, log.b, log.score, log.time, advantage={"home": np.resize([1.0, -1.0], len(log))}),
+        lambda: PeriodGames.from_log(GameLog.from_arrays([1], [2], [1.0], [45.0], advantage=np.ones((1, 2))), 5.0),
+        ValueError, r"fitted with the advantage column\(s\) \['home'\]; update's games have \['x0', 'x1'\]"),
+    "pairs": (lambda log: log, lambda: GameLog.from_arrays([1], [2], [1.0], [45.0]).to_pairs(), TypeError,
+              r"DynamicElo.update expects a discrank.GameLog or discrank.PeriodGames, got PairwiseData: a PairwiseData "
+              r"has summed its games over time"),
+    "a list": (lambda log: log, lambda: [1, 2, 1.0], TypeError,
+               r"DynamicElo.update expects a discrank.GameLog or discrank.PeriodGames, got list$"),
+}
+
+
+@pytest.mark.parametrize("case", list(UPDATE_REFUSALS))
+def test_an_update_with_games_of_another_kind_is_refused_naming_them_and_leaves_the_model_as_it_was(case):
+    fitted_log, new, error, message = UPDATE_REFUSALS[case]
+    fitted = model().fit(fitted_log(random_log(5, n=100, with_x=False)))
+    before = fitted.pp_rating_.copy()
+    with pytest.raises(error, match=message):
+        fitted.update(new())
+    assert np.array_equal(fitted.pp_rating_, before) and len(fitted.games_) == 100
+
+
 @pytest.mark.parametrize("make", [lambda: model(), lambda: Elo(prior_scale=1.0)], ids=["dynamic", "elo"])
 def test_a_covariate_that_separates_the_results_has_a_finite_coefficient_and_standard_error(make, tmp_path):
     # the covariate is nonzero in one game only, which its side won: the flat prior's maximum is at infinity
@@ -172,3 +214,29 @@ def test_a_tuning_budget_that_is_not_a_positive_integer_is_refused_naming_it(bud
     with pytest.raises(ValueError, match=rf"^tuning_budget must be a positive integer \(the most \(drift, prior\) "
                                          rf"candidates the tuning scores\), got {shown}$"):
         DynamicElo(period=1.0, tuning_budget=budget).fit(walking_log())
+
+
+@pytest.mark.parametrize("by_period", [False, True], ids=["log", "periods"])
+def test_an_update_with_games_before_the_first_fitted_period_is_the_fit_of_every_game_to_the_update_tolerance(by_period):
+    """issue 35: games weeks before the first fitted one (a new player among them) join the history at its
+    start; the predictions then sit within 1e-5 (the default update_tol's documented bound) of a fit of every game."""
+    rng = np.random.default_rng(6)
+    a = rng.integers(0, 12, 600)
+    b = (a + rng.integers(1, 12, 600)) % 12
+    day = np.sort(rng.integers(0, 120, 600))
+    s = np.cumsum(rng.normal(0, 0.1, (12, 18)), axis=1)
+    y = (rng.random(600) < 1 / (1 + np.exp(-(s[a, day // 7] - s[b, day // 7])))).astype(float)
+    a, b = _strings(a), _strings(b)
+    a[day < 14] = np.where(np.arange(600)[day < 14] % 3 == 0, "newcomer", a[day < 14])  # seen only early
+    log = GameLog.from_arrays(a, b, y, np.datetime64("2024-01-01") + day.astype("timedelta64[D]"))
+    early, late = log._take(day < 14), log._take(day >= 28)
+    kw = dict(period="week", drift=0.05, prior_scale=1.0, variance_scale=1.0)
+    updated = DynamicElo(**kw).fit(late)
+    first = updated.pp_bin_.min()
+    updated.update(PeriodGames.from_log(early, "week") if by_period else early)
+    whole = DynamicElo(**kw).fit(log._take((day < 14) | (day >= 28)))
+    assert updated.pp_bin_.min() == whole.pp_bin_.min() == first - 4 and "newcomer" in updated.labels_
+    assert np.max(np.abs(updated.predict_games(log) - whole.predict_games(log))) < 1e-5
+    players = whole.labels_
+    i, j = np.triu_indices(players.size, 1)
+    assert np.max(np.abs(updated.predict_proba(players[i], players[j]) - whole.predict_proba(players[i], players[j]))) < 1e-5

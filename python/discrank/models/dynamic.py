@@ -190,6 +190,12 @@ class DynamicElo(DynamicTuning, DynamicUpdates, DynamicReadout, TimedRatings, Mo
     # ------------------------------------------------------------------ checks
     def _check_input(self, log: Any) -> None:
         """Refuse data the model cannot fit, and parameters out of range (the error names the value)."""
+        self._check_games(log, "DynamicElo.fit")
+        self._check_params()
+
+    def _check_games(self, log: Any, where: str) -> None:
+        """Refuse games the model cannot fit or update with (``where``: the method, for the message): other than
+        a GameLog or PeriodGames (a TypeError naming the type), of another period, or without times."""
         from discrank.data import PairwiseData
         from discrank.logs import GameLog
 
@@ -198,12 +204,15 @@ class DynamicElo(DynamicTuning, DynamicUpdates, DynamicReadout, TimedRatings, Mo
         elif not isinstance(log, GameLog):
             why = (": a PairwiseData has summed its games over time, and the dynamic model follows each rating "
                    "from period to period" if isinstance(log, PairwiseData) else "")
-            raise TypeError(f"DynamicElo.fit expects a discrank.GameLog or discrank.PeriodGames, got "
+            if type(log).__module__.startswith("dask"):
+                why = (": read the games into one (GameLog.from_frame(frame.compute(), ...)) or scan their files "
+                       "(discrank.scan_games(..., period=...)); the model and its fit of every game are held "
+                       "in this process")
+            raise TypeError(f"{where} expects a discrank.GameLog or discrank.PeriodGames, got "
                             f"{type(log).__name__}{why}")
         elif self.period is not None and log.time is None:
             raise ValueError("DynamicElo needs the games' times (GameLog time=...); give period=None for a "
                              "stationary fit")
-        self._check_params()
 
     def _check_period_of(self, games: "PeriodGames") -> None:
         """Games summed by period suit this model when their period is its period (or it has none)."""
