@@ -96,7 +96,8 @@ def _strings(v):
     return np.array([f"p{k}" for k in v], dtype=object)
 
 
-# (fitted log, new games, error, message): issue 35's update with games of other labels' kinds, covariate widths
+# (fitted log, new games, error, message): issue 35's update with games of other labels' kinds, covariate
+# widths, periods or types
 UPDATE_REFUSALS = {
     "numbers into strings": (lambda log: GameLog.from_arrays(_strings(log.a), _strings(log.b), log.score, log.time),
                              lambda: GameLog.from_arrays([1], [2], [1.0], [45.0]), ValueError,
@@ -116,6 +117,9 @@ UPDATE_REFUSALS = {
         log.a, log.b, log.score, log.time, advantage={"home": np.resize([1.0, -1.0], len(log))}),
         lambda: PeriodGames.from_log(GameLog.from_arrays([1], [2], [1.0], [45.0], advantage=np.ones((1, 2))), 5.0),
         ValueError, r"fitted with the advantage column\(s\) \['home'\]; update's games have \['x0', 'x1'\]"),
+    "games by another period": (lambda log: log, lambda: PeriodGames.from_log(
+        GameLog.from_arrays([1], [2], [1.0], [45.0]), 10.0), ValueError,
+        r"the games are summed by period=10.0, but this model's period is 5.0: scan them with period=5.0"),
     "pairs": (lambda log: log, lambda: GameLog.from_arrays([1], [2], [1.0], [45.0]).to_pairs(), TypeError,
               r"DynamicElo.update expects a discrank.GameLog or discrank.PeriodGames, got PairwiseData: a PairwiseData "
               r"has summed its games over time"),
