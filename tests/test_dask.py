@@ -436,7 +436,8 @@ def _weeks(seed=20, n=30, weeks=16, games=3000):
                          "t": pd.Timestamp("2024-01-01") + pd.to_timedelta(day, "D"), "home": home})
 
 
-def test_a_cluster_fitted_dynamic_model_updates_week_by_week_from_scanned_files_as_a_fit_of_every_game(client, tmp_path):
+def test_a_cluster_fitted_dynamic_model_updates_week_by_week_from_scanned_files_as_a_fit_of_every_game(client,
+                                                                                                      tmp_path):
     """dask.fit of the first weeks' files (scanned by week), then update with the next week's GameLog and the
     week after's scan: the predictions of a fit of every game, to the update tolerance (1e-5); the updates'
     refits ran in this process (no call on the cluster)."""

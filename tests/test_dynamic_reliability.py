@@ -101,7 +101,8 @@ def _strings(v):
 UPDATE_REFUSALS = {
     "numbers into strings": (lambda log: GameLog.from_arrays(_strings(log.a), _strings(log.b), log.score, log.time),
                              lambda: GameLog.from_arrays([1], [2], [1.0], [45.0]), ValueError,
-                             r"update's log holds numbers \(first 1 at position 0\) and labels_ holds strings \(first 'p"),
+                             r"update's log holds numbers \(first 1 at position 0\) and labels_ holds strings "
+                             r"\(first 'p"),
     "strings by period into numbers": (lambda log: log, lambda: PeriodGames.from_log(
         GameLog.from_arrays(["1"], ["2"], [1.0], [45.0]), 5.0), ValueError,
         r"update's log holds strings \(first '1' at position 0\) and labels_ holds numbers"),
@@ -194,12 +195,15 @@ def walking_log():
     return GameLog.from_arrays(a, b, y, t.astype(float))
 
 
-def test_a_tuning_budget_stops_the_walk_at_that_many_candidates_and_keeps_the_best_scored(tmp_path):
+def test_a_tuning_budget_stops_the_walk_at_that_many_candidates_and_keeps_the_best_scored(tmp_path, capsys):
     log = walking_log()
     free = DynamicElo(period=1.0).fit(log)
     walked = list(free.tuning_["scores"].items())
     assert len(walked) == 7 and free.tuning_["budget"] is None and free.tuning_["budget_reached"] is False
-    spent = DynamicElo(period=1.0, tuning_budget=3).fit(log)
+    spent = DynamicElo(period=1.0, tuning_budget=3, verbose=1).fit(log)
+    said = capsys.readouterr().err.splitlines()
+    assert said[4] == "tuning DynamicElo: the budget of 3 candidates is spent: the best scored is kept"
+    assert sum(line.startswith("tuning DynamicElo: candidate ") for line in said) == 3
     assert spent.tuning_["budget"] == 3 and spent.tuning_["budget_reached"] is True
     assert list(spent.tuning_["scores"].items()) == walked[:3]  # the walk's first three, in its order
     best = min(walked[:3], key=lambda kv: kv[1])[0]
@@ -221,7 +225,8 @@ def test_a_tuning_budget_that_is_not_a_positive_integer_is_refused_naming_it(bud
 
 
 @pytest.mark.parametrize("by_period", [False, True], ids=["log", "periods"])
-def test_an_update_with_games_before_the_first_fitted_period_is_the_fit_of_every_game_to_the_update_tolerance(by_period):
+def test_an_update_with_games_before_the_first_fitted_period_is_the_fit_of_every_game_to_the_update_tolerance(
+        by_period):
     """issue 35: games weeks before the first fitted one (a new player among them) join the history at its
     start; the predictions then sit within 1e-5 (the default update_tol's documented bound) of a fit of every game."""
     rng = np.random.default_rng(6)
@@ -243,4 +248,5 @@ def test_an_update_with_games_before_the_first_fitted_period_is_the_fit_of_every
     assert np.max(np.abs(updated.predict_games(log) - whole.predict_games(log))) < 1e-5
     players = whole.labels_
     i, j = np.triu_indices(players.size, 1)
-    assert np.max(np.abs(updated.predict_proba(players[i], players[j]) - whole.predict_proba(players[i], players[j]))) < 1e-5
+    got, want = updated.predict_proba(players[i], players[j]), whole.predict_proba(players[i], players[j])
+    assert np.max(np.abs(got - want)) < 1e-5
