@@ -471,3 +471,13 @@ def test_an_update_with_a_dask_frame_is_refused_saying_how_to_read_its_games(cli
                                         r"...\)\) or scan their files"):
         fitted.update(frame)
     assert len(fitted.games_) == len(log)
+
+
+def test_a_tuning_budget_holds_on_the_cluster_as_in_process(client):
+    log = _league(15)
+    here = discrank.DynamicElo(period=1.0, tuning_budget=2).fit(log)
+    there = ddk.fit(discrank.DynamicElo(period=1.0, tuning_budget=2), log, client, n_parts=2)
+    assert there.tuning_["budget_reached"] is True and list(there.tuning_["scores"]) == list(here.tuning_["scores"])
+    assert len(there.tuning_["scores"]) == 2
+    assert (there.drift_, there.prior_scale_, there.variance_scale_) == (here.drift_, here.prior_scale_,
+                                                                         here.variance_scale_)
