@@ -1,5 +1,6 @@
 """discrank.dask on a LocalCluster of 2 worker processes: the aggregation equals the in-memory one, the
-fits equal the in-process fits, and a worker killed mid-fit leaves the result unchanged."""
+fits equal the in-process fits, a worker killed mid-fit leaves the result unchanged, and a dynamic model
+fitted on the cluster updates with scanned weeks as a fit of every game."""
 
 import os
 import signal
@@ -418,3 +419,65 @@ def test_aggregate_refuses_labels_of_two_kinds_across_partitions_naming_them(cli
     with pytest.raises(ValueError, match=r"the partitions' labels mixes label types: numbers \(first 1 .*strings "
                                          r"\(first 'x'"):
         ddk.aggregate(ddf, score="score")
+
+
+# ------------------------------------------------------------------------------- updates (issue 35)
+def _weeks(seed=20, n=30, weeks=16, games=3000):
+    """Dated games of ``n`` players (labels 'p0'...) over ``weeks`` weeks from Monday 2024-01-01, a home column."""
+    rng = np.random.default_rng(seed)
+    strength = np.cumsum(rng.normal(0, 0.15, (n, weeks)), axis=1) + rng.normal(0, 1, (n, 1))
+    a = rng.integers(0, n, games)
+    b = (a + rng.integers(1, n, games)) % n
+    day = np.sort(rng.integers(0, 7 * weeks, games))
+    home = rng.choice([-1.0, 0.0, 1.0], games)
+    p = 1.0 / (1.0 + np.exp(-(strength[a, day // 7] - strength[b, day // 7] + 0.4 * home)))
+    return pd.DataFrame({"a": [f"p{k}" for k in a], "b": [f"p{k}" for k in b],
+                         "score": (rng.random(games) < p).astype(float),
+                         "t": pd.Timestamp("2024-01-01") + pd.to_timedelta(day, "D"), "home": home})
+
+
+def test_a_cluster_fitted_dynamic_model_updates_week_by_week_from_scanned_files_as_a_fit_of_every_game(client,
+                                                                                                      tmp_path):
+    """dask.fit of the first weeks' files (scanned by week), then update with the next week's GameLog and the
+    week after's scan: the predictions of a fit of every game, to the update tolerance (1e-5); the updates'
+    refits ran in this process (no call on the cluster)."""
+    frame, read = _weeks(), dict(score="score", time="t", advantage="home")
+    week = frame.t.dt.isocalendar().week.to_numpy() - 1
+    frame[week < 14].to_parquet(tmp_path / "weeks_0_13.parquet")
+    for k in (14, 15):
+        frame[week == k].to_parquet(tmp_path / f"week_{k}.parquet")
+    kw = dict(period="week", drift=0.05, prior_scale=1.0, variance_scale=1.0)
+    past = discrank.scan_games(tmp_path / "weeks_0_13.parquet", period="week", **read)
+    model = ddk.fit(discrank.DynamicElo(**kw), past, client, n_parts=2)
+    calls = model.dask_calls_
+    model.update(discrank.GameLog.from_frame(pd.read_parquet(tmp_path / "week_14.parquet"), **read))
+    model.update(discrank.scan_games(tmp_path / "week_15.parquet", period="week", **read))
+    assert model.dask_calls_ == calls > 10
+    every = discrank.GameLog.from_frame(frame, **read)
+    ref = discrank.DynamicElo(**kw).fit(every)
+    assert np.max(np.abs(model.predict_games(every) - ref.predict_games(every))) < 1e-5
+    i, j = np.triu_indices(ref.labels_.size, 1)
+    got, want = model.predict_proba(ref.labels_[i], ref.labels_[j]), ref.predict_proba(ref.labels_[i], ref.labels_[j])
+    assert np.max(np.abs(got - want)) < 1e-5
+    np.testing.assert_allclose(model.beta_, ref.beta_, rtol=0, atol=1e-5)
+
+
+def test_an_update_with_a_dask_frame_is_refused_saying_how_to_read_its_games(client):
+    log = _league(14)
+    fitted = ddk.fit(discrank.DynamicElo(period=1.0, drift=0.2, prior_scale=1.0, variance_scale=1.0), log, client)
+    frame = dask_dataframe.from_pandas(pd.DataFrame({"a": [1], "b": [2], "score": [1.0], "t": [30.0]}), npartitions=1)
+    with pytest.raises(TypeError, match=r"DynamicElo.update expects a discrank.GameLog or discrank.PeriodGames, got "
+                                        r"DataFrame: read the games into one \(GameLog.from_frame\(frame.compute\(\), "
+                                        r"...\)\) or scan their files"):
+        fitted.update(frame)
+    assert len(fitted.games_) == len(log)
+
+
+def test_a_tuning_budget_holds_on_the_cluster_as_in_process(client):
+    log = _league(15)
+    here = discrank.DynamicElo(period=1.0, tuning_budget=2).fit(log)
+    there = ddk.fit(discrank.DynamicElo(period=1.0, tuning_budget=2), log, client, n_parts=2)
+    assert there.tuning_["budget_reached"] is True and list(there.tuning_["scores"]) == list(here.tuning_["scores"])
+    assert len(there.tuning_["scores"]) == 2
+    assert (there.drift_, there.prior_scale_, there.variance_scale_) == (here.drift_, here.prior_scale_,
+                                                                         here.variance_scale_)

@@ -52,6 +52,7 @@ CASES = [
     ("DynamicElo", "period", "fortnight"),
     ("DynamicElo", "prior_scale", math.inf),
     ("DynamicElo", "verbose", -1),
+    ("DynamicElo", "tuning_budget", 0),
 ]
 
 
@@ -138,6 +139,7 @@ def test_dynamic_elo_refuses_an_infinite_prior_scale_that_elo_accepts(tmp_path):
     ("period", ["day", "week", "month", "year", 7, 0.5], ["fortnight", 0, -1.0, math.inf, True]),
     ("prior_scale", [None, 0.5, math.inf], [0.0, -1.0, math.nan, 1e-300, "wide", True]),
     ("verbose", [0, 1, 2, True, False, np.int64(3), np.bool_(True)], [-1, 1.0, 0.5, "yes", None, np.float64(1.0)]),
+    ("tuning_budget", [1, 8, np.int64(3)], [0, -1, 2.5, "8", True, np.bool_(True), np.float64(2.0)]),
 ])
 def test_each_rules_predicate_is_what_its_model_check_accepts(name, good, bad):
     rule = RULES[name]

@@ -130,6 +130,8 @@ RULES: dict[str, Rule] = {
     "drift": _positive("the standard deviation of a rating's change per period"),
     "variance_scale": _positive("the multiplier of a forecast's variance"),
     "step": _positive("the online update's step, in logits"),
+    "tuning_budget": Rule(lambda v: _is_int(v) and v >= 1, "a positive integer (the most (drift, prior) candidates "
+                          "the tuning scores)"),
     "verbose": Rule(_passes(check_verbose), "True, False or an integer >= 0 (the level of progress reports)",
                     check=check_verbose),
 }

@@ -20,7 +20,9 @@ whose pair kernel runs on the workers.
   between the driver and the worker. A part's curvature stays on its worker. If a worker is lost,
   the parts it held are rebuilt on a live worker from the driver's arrays, evaluate the last point
   again, and the call is repeated: the fit goes on to the same numbers. The prior's tuning fits run
-  the same way.
+  the same way. A :class:`~discrank.DynamicElo` fitted here updates in the process that holds it
+  (:meth:`~discrank.DynamicElo.update`, with a GameLog or the PeriodGames of
+  ``scan_games(..., period=)``): its cost follows the new games, with no call on the cluster.
 """
 
 from __future__ import annotations
@@ -232,7 +234,8 @@ def fit(model: Any, data: Any, client: Any = None, *, n_parts: Optional[int] = N
         part), ``model.dask_parts_rebuilt_`` the parts rebuilt after a worker was lost. The fitted
         attributes of Elo, EloPlusPlus, DiscDecomposition and MElo equal the in-process fit's bit for bit
         with up to 16 parts; with more, and for DynamicElo, they equal them to rounding for Newton's
-        methods (Elo, the dynamic model) and to L-BFGS's tolerance for the disc decomposition.
+        methods (Elo, the dynamic model) and to L-BFGS's tolerance for the disc decomposition. A
+        DynamicElo's :meth:`~discrank.DynamicElo.update` then runs in this process, not on the cluster.
 
     Raises
     ------

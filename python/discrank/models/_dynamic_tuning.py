@@ -85,7 +85,8 @@ class DynamicTuning:
         more than :data:`EDGE_NATS`, up to its bounds (:data:`DRIFT_BOUNDS`, :data:`PRIOR_BOUNDS`,
         :data:`VARIANCE_BOUNDS`), and a value chosen at a bound is warned about
         (:class:`~discrank.exceptions.TuningWarning`). A parameter given is the only candidate of its own
-        search. The search, each candidate scored and the choice are reported to the listener of
+        search. With ``tuning_budget``, the walks stop at the first candidate past it, and the best scored is
+        kept. The search, each candidate scored and the choice are reported to the listener of
         :func:`discrank._progress.staging` (``verbose``)."""
         from discrank._tuning import Validation, check_validation
 
@@ -107,24 +108,34 @@ class DynamicTuning:
         report_stage(f"tuning DynamicElo on {n_fit:,.0f} games: a validation window of {n_val:,.0f} games, "
                      f"forecast from {origins.size} origins")
         games = (ca, cb, score, bins, x, w)
-        cand = _Candidates(self, games, n_players, fit_mask, val_mask, origins, scales, rows_of)
-        mid_prior = priors.grid[(priors.n - 1) // 2]
-        start = DRIFT_GRID.index(1.0) if drifts.n > 1 else 0
-        best_drift = _axis_walk(drifts, start, lambda drift: cand.score(drift, mid_prior), cand.gain)
+        cand = _Candidates(self, games, n_players, fit_mask, val_mask, origins, scales, rows_of, self.tuning_budget)
         # candidates compared with the cost of their steps past the grids' edges
         cost = lambda c: cand.scores[c] + cand.gain * (drifts.steps(c[0]) + priors.steps(c[1]))  # noqa: E731
-        if drifts.n > 1:
-            for drift in (best_drift / math.sqrt(2.0), best_drift * math.sqrt(2.0)):
-                if drifts.bounds[0] <= drift <= drifts.bounds[1]:
-                    cand.score(drift, mid_prior)
-            best_drift = min(cand.scores, key=cost)[0]
-        _axis_walk(priors, priors.grid.index(mid_prior), lambda prior: cand.score(best_drift, prior), cand.gain)
+        try:
+            self._search(cand, drifts, priors, cost)
+        except _BudgetSpent:
+            report_stage(f"tuning DynamicElo: the budget of {plural(cand.budget, 'candidate')} is spent: the best "
+                         "scored is kept")
         best = min(cand.scores, key=cost)
         tuning = self._record(cand, frozen, origins, best, (drifts, priors, scales))
         report_stage(f"tuning DynamicElo: chose {self._candidate(*best)}, variance_scale={cand.best_scale[best]:.3g} "
                      f"(validation log loss {cand.scores[best]:.5f}) among {plural(len(cand.scores), 'candidate')} in "
                      f"{time.perf_counter() - clock:.1f} s")
         return best[0], best[1], cand.best_scale[best], tuning, cand.start(best)
+
+    def _search(self, cand: "_Candidates", drifts: "_Axis", priors: "_Axis", cost: Callable[[tuple], float]) -> None:
+        """The walks of :meth:`_tune`, each candidate scored by ``cand``: the drift at the middle prior, the best
+        drift divided and multiplied by sqrt 2, then the prior at the best drift (``cost``: a candidate's score
+        with its steps past the grids' edges)."""
+        mid_prior = priors.grid[(priors.n - 1) // 2]
+        start = DRIFT_GRID.index(1.0) if drifts.n > 1 else 0
+        best_drift = _axis_walk(drifts, start, lambda drift: cand.score(drift, mid_prior), cand.gain)
+        if drifts.n > 1:
+            for drift in (best_drift / math.sqrt(2.0), best_drift * math.sqrt(2.0)):
+                if drifts.bounds[0] <= drift <= drifts.bounds[1]:
+                    cand.score(drift, mid_prior)
+            best_drift = min(cand.scores, key=cost)[0]
+        _axis_walk(priors, priors.grid.index(mid_prior), lambda prior: cand.score(best_drift, prior), cand.gain)
 
     @contextmanager
     def _fit_report(self, games: Any, drift: float, prior: float) -> Iterator[None]:
@@ -181,7 +192,9 @@ class DynamicTuning:
                 "scanned": dict(zip(names, scanned)),
                 "bounds": {name: axis.bounds for name, axis in zip(names, axes)},
                 "edge_gain": cand.gain,
-                "at_bound": at_bound}
+                "at_bound": at_bound,
+                "budget": cand.budget,
+                "budget_reached": cand.reached}
 
 
 #: What a value chosen at a search's bound suggests, by parameter and side.
@@ -331,6 +344,10 @@ def _origins(key: np.ndarray, fit_mask: np.ndarray, val_mask: np.ndarray, weight
     return np.searchsorted(key, pick, side="left")
 
 
+class _BudgetSpent(Exception):
+    """A candidate past the tuning's budget (:meth:`_Candidates.score`): the walk stops there."""
+
+
 class _Candidates:
     """The validation score of each (drift, prior) candidate (:meth:`score`, each computed once), at its
     best variance scale (``best_scale``; ``scanned``: every variance scale scored): the log loss per
@@ -338,8 +355,9 @@ class _Candidates:
     warm-started from the previous origin's (the first origin's from the previous candidate's)."""
 
     def __init__(self, model: Any, games: tuple, n_players: int, fit_mask: np.ndarray, val_mask: np.ndarray,
-                 origins: np.ndarray, scales: _Axis, rows_of: Any = None) -> None:
+                 origins: np.ndarray, scales: _Axis, rows_of: Any = None, budget: Optional[int] = None) -> None:
         self.model, self.games, self.n_players, self.rows_of = model, games, n_players, rows_of
+        self.budget, self.reached = budget, False  # the most candidates scored; whether one more was asked
         self.val_mask, self.origins, self.scales = val_mask, origins, scales
         ca, cb = games[0], games[1]
         n = len(games[2])
@@ -361,9 +379,13 @@ class _Candidates:
     def score(self, drift: float, prior: float) -> float:
         """Log loss per validation game of the forecasts at ``(drift, prior)``, at the best variance scale
         (:func:`_scan_axis` on the variance scales), reported with its seconds to the listener of
-        :func:`discrank._progress.staging`."""
+        :func:`discrank._progress.staging`; :class:`_BudgetSpent` for a new candidate once ``budget``
+        candidates are scored."""
         if (drift, prior) in self.scores:
             return self.scores[drift, prior]
+        if self.budget is not None and len(self.scores) >= self.budget:
+            self.reached = True
+            raise _BudgetSpent
         clock = time.perf_counter()
         blocks = self._forecasts(drift, prior)
         best, losses = _scan_axis(self.scales, lambda c: self._loss(blocks, c) / self.n_scored, self.gain)

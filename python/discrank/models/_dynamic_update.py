@@ -18,7 +18,6 @@ from discrank._labels import extend_labels
 from discrank._threads import one_blas_thread, resolve_n_jobs
 from discrank.models._dynamic_state import Games, check_draws
 from discrank.models._prediction import log_covariates
-from discrank.periods import PeriodGames
 
 __all__ = ["DynamicUpdates", "UPDATE_REACH"]
 
@@ -37,7 +36,9 @@ class DynamicUpdates:
         for ``tol``), started from the fitted ratings with the new games absorbed locally: the ratings of their
         player-periods and of :data:`UPDATE_REACH` periods back along each of their players' chains are
         re-solved with the others held (:class:`discrank._history_update.HistoryState`), then Newton's method
-        on the whole history finishes in a few steps.
+        on the whole history finishes in a few steps. The update runs in the process that holds the model,
+        fitted by ``fit`` or on a cluster by :func:`discrank.dask.fit` alike: its cost follows the new games,
+        where the rows of the whole history would have to be shipped to a cluster's workers again.
 
         Parameters
         ----------
@@ -52,6 +53,14 @@ class DynamicUpdates:
         -------
         DynamicElo
             ``self``.
+
+        Raises
+        ------
+        TypeError
+            ``log`` is not a GameLog or PeriodGames (a dask DataFrame: read or scan its games first).
+        ValueError
+            Games of another kind of labels, other advantage columns, times of another kind, PeriodGames of
+            another period, or a history of more than ``MAX_PERIODS`` periods.
         """
         with one_blas_thread():
             return self._update_log(log)
@@ -59,17 +68,17 @@ class DynamicUpdates:
     def _update_log(self, log: Any) -> Any:
         """:meth:`update`'s body (see there)."""
         self._check_fitted()
+        self._check_games(log, "DynamicElo.update")
         if len(log) == 0:
             return self
         old = self.games_
-        if isinstance(log, PeriodGames):
-            self._check_period_of(log)
         # the new games coded by their own labels, then by the model's (new players appended)
         new, games = self._games(log)
         labels, idx = extend_labels(self.labels_, new, "update's log", self._label_lookup())
         games = dataclasses.replace(games, a=idx[games.a].astype(np.int64), b=idx[games.b].astype(np.int64))
         if old.x is None and games.x is not None:
-            raise ValueError("the new games have advantage covariates; the model was fitted without")
+            raise ValueError(f"update's games have the advantage column(s) {list(log.advantage_names)}; the DynamicElo "
+                             "was fitted without: give the games without them")
         log_covariates(log, self.advantage_names_, "DynamicElo", "update's games")
         check_draws(self.draws, games.score, "new game")
         t0, t1 = old.time, games.time

@@ -92,6 +92,11 @@ class DynamicElo(DynamicTuning, DynamicUpdates, DynamicReadout, TimedRatings, Mo
         ``fit``'s progress on stderr (:func:`discrank.progress`): 1 or True, each tuning candidate's validation
         log loss and seconds, the choice and the final fit; 2, also each Newton step. 0: none of its own (an
         enclosing ``discrank.progress``, or the command line, still prints). Saved in model files, as ``n_jobs``.
+    tuning_budget : int, optional
+        The most (drift, prior scale) candidates the tuning scores (each candidate's variance scales, scored on
+        its forecasts, count as one). None (default): no limit. When the walk would score more, it stops
+        there and the best candidate scored so far is kept; ``tuning_["budget_reached"]`` says so. Saved in
+        model files, as ``n_jobs``.
 
     Attributes
     ----------
@@ -116,7 +121,8 @@ class DynamicElo(DynamicTuning, DynamicUpdates, DynamicReadout, TimedRatings, Mo
         each (drift, prior) candidate's validation log loss; ``"variance_scales"``, its best variance
         scale; ``"scanned"``, the values each search scored; ``"bounds"``, the first and last values each
         search may reach; ``"edge_gain"``, the validation log loss per game that each step past a grid's
-        edge had to gain; ``"at_bound"``, the values chosen at a bound (each warned about).
+        edge had to gain; ``"at_bound"``, the values chosen at a bound (each warned about); ``"budget"``, the
+        ``tuning_budget``, and ``"budget_reached"``, whether the walk stopped at it.
     games_ : Games
         The games fitted, in time order (:class:`discrank.models._dynamic_state.Games`: the players'
         codes, scores, periods, times, covariates and counts).
@@ -155,7 +161,7 @@ class DynamicElo(DynamicTuning, DynamicUpdates, DynamicReadout, TimedRatings, Mo
                        "objective_")
     _choices = {"draws": DRAWS}
     draw_models = DRAWS
-    _optional_params = ("period", "drift", "prior_scale", "variance_scale", "draws", "n_jobs")
+    _optional_params = ("period", "drift", "prior_scale", "variance_scale", "draws", "n_jobs", "tuning_budget")
     _param_rules = {"prior_scale": FINITE_PRIOR_SCALE}
 
     sequential_updates = False
@@ -167,7 +173,8 @@ class DynamicElo(DynamicTuning, DynamicUpdates, DynamicReadout, TimedRatings, Mo
 
     def __init__(self, period: Any = "week", drift: Optional[float] = None, prior_scale: Optional[float] = None,
                  variance_scale: Optional[float] = None, draws: Optional[str] = None, tol: float = 1e-9,
-                 update_tol: float = 1e-5, max_iter: int = 100, n_jobs: Optional[int] = None, verbose: Any = 0):
+                 update_tol: float = 1e-5, max_iter: int = 100, n_jobs: Optional[int] = None, verbose: Any = 0,
+                 tuning_budget: Optional[int] = None):
         self.period = period
         self.drift = drift
         self.prior_scale = prior_scale
@@ -178,10 +185,17 @@ class DynamicElo(DynamicTuning, DynamicUpdates, DynamicReadout, TimedRatings, Mo
         self.max_iter = max_iter
         self.n_jobs = n_jobs
         self.verbose = verbose
+        self.tuning_budget = tuning_budget
 
     # ------------------------------------------------------------------ checks
     def _check_input(self, log: Any) -> None:
         """Refuse data the model cannot fit, and parameters out of range (the error names the value)."""
+        self._check_games(log, "DynamicElo.fit")
+        self._check_params()
+
+    def _check_games(self, log: Any, where: str) -> None:
+        """Refuse games the model cannot fit or update with (``where``: the method, for the message): other than
+        a GameLog or PeriodGames (a TypeError naming the type), of another period, or without times."""
         from discrank.data import PairwiseData
         from discrank.logs import GameLog
 
@@ -190,12 +204,15 @@ class DynamicElo(DynamicTuning, DynamicUpdates, DynamicReadout, TimedRatings, Mo
         elif not isinstance(log, GameLog):
             why = (": a PairwiseData has summed its games over time, and the dynamic model follows each rating "
                    "from period to period" if isinstance(log, PairwiseData) else "")
-            raise TypeError(f"DynamicElo.fit expects a discrank.GameLog or discrank.PeriodGames, got "
+            if type(log).__module__.startswith("dask"):
+                why = (": read the games into one (GameLog.from_frame(frame.compute(), ...)) or scan their files "
+                       "(discrank.scan_games(..., period=...)); the model and its fit of every game are held "
+                       "in this process")
+            raise TypeError(f"{where} expects a discrank.GameLog or discrank.PeriodGames, got "
                             f"{type(log).__name__}{why}")
         elif self.period is not None and log.time is None:
             raise ValueError("DynamicElo needs the games' times (GameLog time=...); give period=None for a "
                              "stationary fit")
-        self._check_params()
 
     def _check_period_of(self, games: "PeriodGames") -> None:
         """Games summed by period suit this model when their period is its period (or it has none)."""
