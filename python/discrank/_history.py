@@ -327,7 +327,7 @@ class _Problem:
 
 def solve_history(h: History, drift: float, prior_scale: float, draws: bool, theta0: Optional[np.ndarray] = None,
                   tol: float = 1e-9, max_iter: int = 100, n_threads: int = 0,
-                  rows: Optional[Rows] = None) -> HistoryResult:
+                  rows: Optional[Rows] = None, ratings_scale: bool = False) -> HistoryResult:
     """Newton's method to the MAP of the whole history (see the module's docstring).
 
     Parameters
@@ -352,6 +352,10 @@ def solve_history(h: History, drift: float, prior_scale: float, draws: bool, the
     rows : Rows, optional
         The games' terms (default: every row of ``h`` in process; :mod:`discrank.dask` gives parts on
         its workers).
+    ratings_scale : bool
+        Take the scale ``max |g(0)|`` over the ratings' entries only (the draw parameter's or a covariate's
+        gradient at zero, a sum over every game, can be a hundred times a rating's; :meth:`DynamicElo.update`
+        stops by the ratings' scale).
 
     Returns
     -------
@@ -360,12 +364,13 @@ def solve_history(h: History, drift: float, prior_scale: float, draws: bool, the
         largest gradient entry relative to the one at zero).
     """
     prob = _Problem(h, drift, prior_scale, draws, n_threads, rows)
+    part = slice(0, h.n_pp) if ratings_scale else slice(None)
     if theta0 is None:
         theta = default_start(h, draws)
         value, g = prob.value_grad(theta)
-        g0 = float(np.abs(g).max())
+        g0 = float(np.abs(g[part]).max(initial=0.0))
     else:  # the scale is the gradient at the default start, whatever the start (that start then freed)
-        g0 = float(np.abs(prob.value_grad(default_start(h, draws))[1]).max())
+        g0 = float(np.abs(prob.value_grad(default_start(h, draws))[1][part]).max(initial=0.0))
         theta = np.asarray(theta0, dtype=np.float64)  # (never written: each step makes a new theta)
         value, g = prob.value_grad(theta)  # last: the rows keep the curvature at theta
     n_cg = 0

@@ -80,9 +80,10 @@ class DynamicElo(DynamicTuning, DynamicUpdates, DynamicReadout, TimedRatings, Mo
         Newton stops when the largest entry of the gradient is below ``tol`` times the largest at the
         start (and at least ``tol``).
     update_tol : float, default 1e-5
-        The same rule for the warm refits of :meth:`update` (a prediction then moves by less than 1e-5
-        from the exact MAP's, after one update or several in a row: tests/test_dynamic_reliability.py).
-        The tuning's fits stop at :data:`TUNE_TOL` (1e-4).
+        The same rule for the refits of :meth:`update`, the largest gradient entry of a rating relative to
+        the ratings' largest at the start (a prediction then moves by less than 1e-5 from the exact MAP's,
+        after one update or several in a row: tests/test_dynamic_reliability.py, tests/test_periods.py).
+        The tuning's fits stop at :data:`TUNE_TOL` (1e-3).
     max_iter : int, default 100
         Newton steps at most.
     n_jobs : int, optional
@@ -347,14 +348,15 @@ class DynamicElo(DynamicTuning, DynamicUpdates, DynamicReadout, TimedRatings, Mo
         theta0 = None if warm is None else carry(*warm, h)
         if tol is None:
             tol = self.tol if warm is None else max(self.tol, self.update_tol)
-        return h, self._solve_built(h, drift, prior, theta0, tol, rows_of)
+        return h, self._solve_built(h, drift, prior, theta0, tol, rows_of, warm is not None)
 
-    def _solve_built(self, h, drift, prior, theta0, tol, rows_of=None):
-        """The HistoryResult of the history ``h`` from ``theta0`` (None: zero) to ``tol``."""
+    def _solve_built(self, h, drift, prior, theta0, tol, rows_of=None, ratings_scale=False):
+        """The HistoryResult of the history ``h`` from ``theta0`` (None: zero) to ``tol`` (relative to the
+        ratings' gradient at zero alone with ``ratings_scale``, :func:`discrank._history.solve_history`)."""
         rows = None if rows_of is None else rows_of(h, self.draws)
         try:
             return solve_history(h, drift, prior, self.draws, theta0=theta0, tol=tol, max_iter=self.max_iter,
-                                 n_threads=resolve_n_jobs(self.n_jobs), rows=rows)
+                                 n_threads=resolve_n_jobs(self.n_jobs), rows=rows, ratings_scale=ratings_scale)
         finally:
             if rows is not None:
                 rows.close()
@@ -365,9 +367,9 @@ class DynamicElo(DynamicTuning, DynamicUpdates, DynamicReadout, TimedRatings, Mo
         history of the games already built and a start for it, solved to ``tol``, or to the third entry when
         there is one) and set the fitted state."""
         g = games
-        if start is not None:
+        if start is not None:  # (history, start[, tolerance of an update, by the ratings' scale])
             tol = start[2] if len(start) > 2 else self.tol
-            h, res = start[0], self._solve_built(start[0], drift, prior, start[1], tol, rows_of)
+            h, res = start[0], self._solve_built(start[0], drift, prior, start[1], tol, rows_of, len(start) > 2)
         else:
             h, res = self._solve(g.a, g.b, g.score, g.bins, g.x, g.count, len(labels), drift, prior, warm=warm,
                                  rows_of=rows_of)
