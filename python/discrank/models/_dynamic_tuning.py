@@ -420,7 +420,7 @@ class _Candidates:
                 state.absorb(ca[j:k], cb[j:k], score[j:k], bins[j:k], None if x is None else x[j:k],
                              None if w is None else w[j:k], self.n_players, reach=REACH, rounds=1)
                 theta0 = state.theta
-            res = model._solve_built(h, drift, prior, theta0, tol, self.rows_of)
+            res = model._solve_built(h, drift, prior, theta0, tol, self.rows_of, ratings_scale=True)
             theta = np.concatenate([res.r, res.beta, [] if res.eta is None else [res.eta]])
             if i == 0:
                 self._theta0 = theta

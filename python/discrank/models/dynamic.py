@@ -78,7 +78,9 @@ class DynamicElo(DynamicTuning, DynamicUpdates, DynamicReadout, TimedRatings, Mo
         Bradley-Terry itself and its ``nu`` is a draw propensity on the odds scale.
     tol : float, default 1e-9
         Newton stops when the largest entry of the gradient is below ``tol`` times the largest at the
-        start (and at least ``tol``).
+        start (and at least ``tol``); a fit started from the tuning's takes the largest of the ratings'
+        entries at the start (the draw parameter's or a covariate's, a sum over every game, can be a
+        hundred times a rating's), as the tuning's own fits do.
     update_tol : float, default 1e-5
         The same rule for the refits of :meth:`update`, the largest gradient entry of a rating relative to
         the ratings' largest at the start (a prediction then moves by less than 1e-5 from the exact MAP's,
@@ -367,9 +369,10 @@ class DynamicElo(DynamicTuning, DynamicUpdates, DynamicReadout, TimedRatings, Mo
         history of the games already built and a start for it, solved to ``tol``, or to the third entry when
         there is one) and set the fitted state."""
         g = games
-        if start is not None:  # (history, start[, tolerance of an update, by the ratings' scale])
+        if start is not None:  # (history, start or None[, tolerance]); a start stops by the ratings' scale
             tol = start[2] if len(start) > 2 else self.tol
-            h, res = start[0], self._solve_built(start[0], drift, prior, start[1], tol, rows_of, len(start) > 2)
+            h = start[0]
+            res = self._solve_built(h, drift, prior, start[1], tol, rows_of, ratings_scale=start[1] is not None)
         else:
             h, res = self._solve(g.a, g.b, g.score, g.bins, g.x, g.count, len(labels), drift, prior, warm=warm,
                                  rows_of=rows_of)
