@@ -1,5 +1,5 @@
-"""Incremental updates of the whole-history MAP (:class:`HistoryState`): new games absorbed at a cost set by the
-player-periods they move, not by the length of the history.
+"""Incremental updates of the whole-history MAP (:class:`HistoryState`): new games absorbed by re-solving the
+player-periods they touch, with the rest of the history held.
 
 A fitted MAP (:mod:`discrank._history`) satisfies ``max |g| <= tau`` over every rating, ``g`` the gradient of
 the objective. New games, in periods at or after each of their players' latest, add rows and player-periods
@@ -7,24 +7,30 @@ the objective. New games, in periods at or after each of their players' latest, 
 change the gradient only at the player-periods they touch. :meth:`HistoryState.absorb` restores the
 condition without touching the rest:
 
-1. Newton's method on a set ``S`` of player-periods (first those of the new games) with every other rating
-   held at its value: the exact conditional MAP of ``S``, its Hessian a sparse matrix over ``S`` (the games
-   between its members, their chains and priors) solved by a sparse LU;
+1. Newton's method on a set ``S`` of player-periods (those of the new games and ``reach`` periods back along
+   their chains) with every other rating held at its value: the exact conditional MAP of ``S``, its Hessian
+   a sparse matrix over ``S`` (the games between its members, their chains and priors) solved by conjugate
+   gradients preconditioned by its chains' tridiagonal blocks;
 2. the gradient of every other player-period changes only through the games and chain links it shares with
    ``S``: those changes are added to the kept gradient (so that the gradient is tracked exactly, not
    estimated), and the player-periods where it now exceeds ``tau`` join ``S``;
-3. repeated until no gradient outside ``S`` exceeds ``tau``.
+3. repeated (``rounds`` times at most) until no gradient outside ``S`` exceeds ``tau``.
 
-The result meets the stopping rule of a refit of every game to the same ``tau``, rating by rating, and so the
-same distance from the exact MAP. The global parameters (the covariates' ``beta``, the draw parameter) are
+When the rounds end that way, the result meets the stopping rule of a refit of every game to the same
+``tau``, rating by rating, and so the same distance from the exact MAP (tests/test_history_update.py); else
+:attr:`HistoryState.gradient` says how far it is. The global parameters (the covariates' ``beta``, the draw parameter) are
 held: their gradient is tracked the same way, and when it exceeds ``tau`` :meth:`absorb` says so and the
 caller refits the whole history (a global Newton solve). So do games earlier than a player's latest period
 (late results) and a change that spreads to a quarter of the history.
 
-Each player's Laplace variance at its latest period, ``1 / d_last`` with ``d`` the pivots of the forward
-elimination of its chain (as :func:`discrank._history.chain_variances`), is kept up to date by walking each
-changed chain forward from its earliest change; the variances of earlier periods (a backward pass over whole
-chains) are computed when the player-periods are read in order (:meth:`HistoryState.ordered`).
+The games' curvature of every player-period is tracked with the gradient, so that the Laplace variances
+(each player's chain block of the Hessian, :func:`discrank._history.chain_variances`) are those of the MAP
+when the state is read (:meth:`HistoryState.latest`, :meth:`HistoryState.ordered`).
+
+On a log as the ATP's, a week's games move ratings throughout the recent history (long careers tie the
+years together through stiff chains, and communities of players shift against each other), so that a
+local solve alone stays about 1e-2 in probability from the MAP of every game: the state serves as the
+start of a whole-history solve (:mod:`discrank.models._dynamic_tuning`, :mod:`discrank.models._dynamic_update`).
 """
 
 from __future__ import annotations
@@ -49,17 +55,17 @@ MAX_SHARE = 0.25
 
 
 class _Grow:
-    """An array that grows at its end (capacity doubled), read as :attr:`a`."""
+    """An array that grows at its end (its capacity an eighth over its size when it grows), read as :attr:`a`."""
 
-    def __init__(self, values: np.ndarray) -> None:
-        self.buf = np.array(values)
+    def __init__(self, values: np.ndarray, copy: bool = True) -> None:
+        self.buf = np.array(values) if copy else values  # (not copied: read only until it grows)
         self.size = len(values)
 
     def extend(self, values: np.ndarray) -> np.ndarray:
         """Append ``values``; returns the indices they got."""
         k = len(values)
-        if self.size + k > len(self.buf):
-            cap = max(2 * len(self.buf), self.size + k, 16)
+        if self.size + k > len(self.buf):  # an eighth more than needed: updates add little to a history
+            cap = max(self.size + k + (self.size + k) // 8, 16)
             new = np.empty((cap,) + self.buf.shape[1:], self.buf.dtype)
             new[:self.size] = self.buf[:self.size]
             self.buf = new
@@ -116,12 +122,11 @@ class HistoryState:
         nxt[prev[prev >= 0]] = np.flatnonzero(prev >= 0)
         link = np.zeros(n)
         link[1:] = chain_precisions(h.gap, drift)  # the precision of each player-period's link to the one before (0: none)
-        self.pp_player, self.pp_bin = _Grow(h.pp_player.astype(np.int64)), _Grow(h.pp_bin.astype(np.int64))
+        self.pp_player = _Grow(np.asarray(h.pp_player, dtype=np.int64), copy=False)
+        self.pp_bin = _Grow(np.asarray(h.pp_bin, dtype=np.int64), copy=False)
         self.prev, self.nxt, self.link = _Grow(prev), _Grow(nxt), _Grow(link)
         self.r, self.g = _Grow(theta[:n]), _Grow(grad[:n])
         self.gdiag = _Grow(games_diag)  # the games' curvature of each player-period
-        self.games = _Grow(np.bincount(h.lo, h.n, n) + np.bincount(h.hi, h.n, n))
-        self.piv = _Grow(chain_pivots(self._diag(np.arange(n)), -link[1:], first))
         self.last = np.full(h.n_players, -1, dtype=np.int64)
         last_of = np.flatnonzero(np.r_[first[1:], True]) if n else np.zeros(0, dtype=np.int64)
         self.last[h.pp_player[last_of]] = last_of
@@ -234,7 +239,7 @@ class HistoryState:
         self.link.extend(link)
         known = lastpp[new] >= 0  # a new period starts at the player's latest rating (a new player at 0)
         self.r.extend(np.where(known, r[np.maximum(lastpp[new], 0)], 0.0))
-        for grow in (self.g, self.gdiag, self.games, self.piv):
+        for grow in (self.g, self.gdiag):
             grow.extend(np.zeros(prev.size))
         fresh = ids[new]
         self.nxt.a[prev[has]] = fresh[has]  # a new period's predecessor may itself be new
@@ -242,11 +247,10 @@ class HistoryState:
         pa, pb = ids[inv[:g]], ids[inv[g:]]
         rows = self._append_rows(pa, pb, score, x, w)
         s = self._chains_back(np.unique(np.concatenate([pa, pb])), reach)
-        changed, status = [s, prev[has]], None
+        status = None
         for k in range(rounds):
             out = self._solve_on(s, rows)
             rows = None
-            changed.append(out)
             big = out[np.abs(self.g.a[out]) > self.tau]
             if big.size == 0:
                 break
@@ -258,7 +262,6 @@ class HistoryState:
                 status = "global"
                 break
         self.moved = int(s.size)
-        self._update_pivots(np.concatenate(changed))
         if self.g_tail.size and float(np.abs(self.g_tail).max()) > self.tau:
             status = "global"
         return status
@@ -292,12 +295,8 @@ class HistoryState:
         ext["x"].extend(xs)
         for key, value in (("n", n), ("win", win), ("draw", draw)):
             ext[key].extend(value)
-        games = self.games.a
-        both = np.concatenate([pa, pb])
-        uniq, inv = np.unique(both, return_inverse=True)
-        games[uniq] += np.bincount(inv, np.concatenate([n, n]))
         ids = idx + self.n_base_rows
-        ends, rid = both, np.concatenate([ids, ids])
+        ends, rid = np.concatenate([pa, pb]), np.concatenate([ids, ids])
         order = np.argsort(ends, kind="stable")
         pos = np.searchsorted(self.ext_pp, ends[order], "right")
         self.ext_pp = np.insert(self.ext_pp, pos, ends[order])
@@ -379,46 +378,39 @@ class HistoryState:
         self.objective_change += v1 - v0
         return _union(self.n_pp, outside)
 
-    def _update_pivots(self, changed: np.ndarray) -> None:
-        """The forward pivots of every chain from its earliest changed player-period to its end."""
-        if changed.size == 0:
-            return
-        ch = _union(self.n_pp, [changed])
-        pl = self.pp_player.a[ch]
-        order = np.lexsort((self.pp_bin.a[ch], pl))
-        ch, pl = ch[order], pl[order]
-        cur = ch[np.r_[True, pl[1:] != pl[:-1]]]
-        piv, prev, nxt, link = self.piv.a, self.prev.a, self.nxt.a, self.link.a
-        while cur.size:
-            p = prev[cur]
-            has = p >= 0
-            d = self._diag(cur)
-            d[has] -= link[cur[has]] ** 2 / piv[p[has]]
-            piv[cur] = d
-            cur = nxt[cur]
-            cur = cur[cur >= 0]
-
     # ------------------------------------------------------------------ reading the state
     def latest(self, players: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """(rating, variance, period, known) of each player's latest player-period (-1 or a code beyond the
-        state's players: unknown, zeros)."""
+        state's players: unknown, zeros); the variance is ``1 / d_last``, the last pivot of the forward
+        elimination of the player's chain (:func:`discrank._history.chain_variances`)."""
+        order = self._order()
+        pl = self.pp_player.a[order]
+        last = np.r_[pl[1:] != pl[:-1], True] if pl.size else np.zeros(0, dtype=bool)
+        first = self.prev.a[order] < 0
+        piv = chain_pivots(self._diag(order), -self.link.a[order][1:], first)
+        where = np.full(self.last.size, -1, dtype=np.int64)
+        where[pl[last]] = np.flatnonzero(last)
         ok = (players >= 0) & (players < self.last.size)
         k = np.full(players.size, -1, dtype=np.int64)
-        k[ok] = self.last[players[ok]]
+        k[ok] = where[players[ok]]
         known = k >= 0
         kk = k[known]
         mean, var, period = np.zeros(players.size), np.zeros(players.size), np.zeros(players.size, dtype=np.int64)
-        mean[known], var[known], period[known] = self.r.a[kk], 1.0 / self.piv.a[kk], self.pp_bin.a[kk]
+        mean[known], var[known] = self.r.a[order][kk], 1.0 / piv[kk]
+        period[known] = self.pp_bin.a[order][kk]
         return mean, var, period, known
 
     def ordered(self) -> tuple:
         """The player-periods in (player, period) order: (player, period, rating, standard deviation, games),
         the deviations from each chain's block of the Hessian (:func:`discrank._history.chain_variances`)."""
         order = self._order()
-        pl, bn = self.pp_player.a, self.pp_bin.a
+        h, ext = self.h, self.rows
+        games = np.zeros(self.n_pp)
+        for lo, hi, n in ((h.lo, h.hi, h.n), (ext["lo"].a, ext["hi"].a, ext["n"].a)):
+            games += np.bincount(lo, n, self.n_pp) + np.bincount(hi, n, self.n_pp)
         first = self.prev.a[order] < 0
         var = chain_variances(self._diag(order), -self.link.a[order][1:], first)
-        return pl[order], bn[order], self.r.a[order], np.sqrt(var), self.games.a[order]
+        return self.pp_player.a[order], self.pp_bin.a[order], self.r.a[order], np.sqrt(var), games[order]
 
     def _order(self) -> np.ndarray:
         """The player-periods in (player, period) order."""

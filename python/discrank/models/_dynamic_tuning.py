@@ -412,14 +412,15 @@ class _Candidates:
         tol = max(model.tol, TUNE_TOL)
         blocks, state = [], None
         for i, k in enumerate(self.origins):  # the games before the origin: every game of an earlier period
-            h = self._history(int(k))
             if i == 0:
                 theta0 = self._theta0
             else:
                 j = int(self.origins[i - 1])
                 state.absorb(ca[j:k], cb[j:k], score[j:k], bins[j:k], None if x is None else x[j:k],
                              None if w is None else w[j:k], self.n_players, reach=REACH, rounds=1)
-                theta0 = state.theta
+                # the previous origin's history, fit and state freed before this origin's are made
+                theta0, state, res, h, var = state.theta, None, None, None, None
+            h = self._history(int(k))
             res = model._solve_built(h, drift, prior, theta0, tol, self.rows_of, ratings_scale=True)
             theta = np.concatenate([res.r, res.beta, [] if res.eta is None else [res.eta]])
             if i == 0:
