@@ -57,8 +57,8 @@ MAX_SHARE = 0.25
 class _Grow:
     """An array that grows at its end (its capacity an eighth over its size when it grows), read as :attr:`a`."""
 
-    def __init__(self, values: np.ndarray, copy: bool = True) -> None:
-        self.buf = np.array(values) if copy else values  # (not copied: read only until it grows)
+    def __init__(self, values: np.ndarray) -> None:
+        self.buf = values  # taken, not copied (the caller's array, or one given up to the state)
         self.size = len(values)
 
     def extend(self, values: np.ndarray) -> np.ndarray:
@@ -103,6 +103,10 @@ class HistoryState:
         The gradient's bound (the caller's tolerance times its scale).
     n_threads : int
         Threads of the core's pair kernel for the one evaluation of the whole history at the start.
+    grad, games_diag : ndarray, optional
+        The gradient at ``theta`` and the games' curvature of each player-period there (a fit's
+        :class:`discrank._history.HistoryResult` has them); taken by the state, which writes into them.
+        None: one evaluation of the whole history.
     """
 
     def __init__(self, h, theta: np.ndarray, drift: float, prior: float, draws: Optional[str], tau: float,
@@ -117,15 +121,18 @@ class HistoryState:
         self.tail = theta[n:].copy()
         self.g_tail = grad[n:].copy()
         first = h.first
-        prev = np.where(first, -1, np.arange(n) - 1)
-        nxt = np.full(n, -1, dtype=np.int64)
+        # each player-period's predecessor and successor in its chain (-1: none), int32 (the core's kernel
+        # takes at most 2^31 - 1 player-periods)
+        prev = np.where(first, -1, np.arange(n, dtype=np.int32) - 1).astype(np.int32)
+        nxt = np.full(n, -1, dtype=np.int32)
         nxt[prev[prev >= 0]] = np.flatnonzero(prev >= 0)
         link = np.zeros(n)
         link[1:] = chain_precisions(h.gap, drift)  # the precision of each player-period's link to the one before (0: none)
-        self.pp_player = _Grow(np.asarray(h.pp_player, dtype=np.int64), copy=False)
-        self.pp_bin = _Grow(np.asarray(h.pp_bin, dtype=np.int64), copy=False)
+        # the history's players and periods shared (never written: copied when the state grows)
+        self.pp_player = _Grow(np.asarray(h.pp_player, dtype=np.int64))
+        self.pp_bin = _Grow(np.asarray(h.pp_bin, dtype=np.int64))
         self.prev, self.nxt, self.link = _Grow(prev), _Grow(nxt), _Grow(link)
-        self.r, self.g = _Grow(theta[:n]), _Grow(grad[:n])
+        self.r, self.g = _Grow(theta[:n].copy()), _Grow(grad[:n])
         self.gdiag = _Grow(games_diag)  # the games' curvature of each player-period
         self.last = np.full(h.n_players, -1, dtype=np.int64)
         last_of = np.flatnonzero(np.r_[first[1:], True]) if n else np.zeros(0, dtype=np.int64)

@@ -94,17 +94,17 @@ class DynamicTuning:
         # Validation(online=False) given: the forecasts of a frozen model, all from the fit before the gap
         frozen = isinstance(validation, Validation) and not validation.online
         validation = Validation() if validation is None else check_validation(validation)
-        weight = np.ones(len(score)) if w is None else w  # the games each entry stands for
         fit_mask, val_mask = _split(score, t, validation, w, whole)
         drifts, priors, scales = self._grids()
-        n_fit, n_val = float(weight[fit_mask].sum()), float(weight[val_mask].sum())
+        # the games each part stands for
+        n_fit, n_val = ((float(np.count_nonzero(m)) if w is None else float(w[m].sum())) for m in (fit_mask, val_mask))
         if n_fit < 10 or n_val < 10:
             report_stage(f"tuning DynamicElo: {n_fit:,.0f} games to fit and {n_val:,.0f} to validate, fewer than "
                          "10: the grids' middle values kept")
             return (drifts.grid[drifts.n // 2], priors.grid[priors.n // 2],
                     1.0 if self.variance_scale is None else scales.grid[0], None, None)
         key = bins if self.period is not None else (t if t is not None else np.arange(len(score)))
-        origins = _origins(key, fit_mask, val_mask, weight, frozen)
+        origins = _origins(key, fit_mask, val_mask, len(score) if w is None else float(w.sum()), frozen)
         report_stage(f"tuning DynamicElo on {n_fit:,.0f} games: a validation window of {n_val:,.0f} games, "
                      f"forecast from {origins.size} origins")
         games = (ca, cb, score, bins, x, w)
@@ -329,17 +329,17 @@ def _split(score: np.ndarray, t: Optional[np.ndarray], validation: Any, w: Optio
     return fit_mask, ~fit_mask
 
 
-def _origins(key: np.ndarray, fit_mask: np.ndarray, val_mask: np.ndarray, weight: np.ndarray,
+def _origins(key: np.ndarray, fit_mask: np.ndarray, val_mask: np.ndarray, total: float,
              frozen: bool) -> np.ndarray:
     """The forecasts' origins (indices of the games, in time order, where each fit stops): the window's
     first period and others spread over it (more for a small log), every validation game predicted from
     the latest origin at or before its period (``key``: the games' periods, or their times or order for a
-    stationary model); frozen: one origin, the games before the gap."""
+    stationary model; ``total``: the games of the log); frozen: one origin, the games before the gap."""
     if frozen:
         return np.array([int(np.count_nonzero(fit_mask))])
     val = np.flatnonzero(val_mask)
     units = key[val][np.r_[True, key[val][1:] != key[val][:-1]]]  # the window's periods
-    n_origins = min(units.size, max(ORIGINS, int(ORIGIN_GAMES // max(weight.sum(), 1))))
+    n_origins = min(units.size, max(ORIGINS, int(ORIGIN_GAMES // max(total, 1))))
     pick = units[np.unique(np.linspace(0, units.size - 1, n_origins).round().astype(int))]
     return np.searchsorted(key, pick, side="left")
 
@@ -361,7 +361,8 @@ class _Candidates:
         self.val_mask, self.origins, self.scales = val_mask, origins, scales
         ca, cb = games[0], games[1]
         n = len(games[2])
-        self.block = np.searchsorted(origins, np.arange(n), side="right") - 1  # each game's origin
+        # each game's origin (-1 before the first)
+        self.block = (np.searchsorted(origins, np.arange(n), side="right") - 1).astype(np.int32)
         self.seen = np.zeros(n_players, dtype=bool)
         self.seen[ca[fit_mask]] = True
         self.seen[cb[fit_mask]] = True
@@ -394,6 +395,7 @@ class _Candidates:
         self.best_scale[drift, prior] = best
         if self._last is not None and min(self.scores.values()) == losses[best]:
             self._kept = ((drift, prior), self._last)  # the best candidate's fit at the last origin so far
+        self._last = None
         report_stage(f"tuning DynamicElo: candidate {len(self.scores)} ({self.model._candidate(drift, prior)}): "
                      f"validation log loss {losses[best]:.5f} at variance_scale={best:.3g}, "
                      f"{time.perf_counter() - clock:.1f} s")
@@ -433,11 +435,13 @@ class _Candidates:
             games = np.flatnonzero(self.val_mask & (self.block == i))
             games = games[self.seen[ca[games]] & self.seen[cb[games]]]
             if games.size == 0:
+                res = None
                 continue
             var = chain_variances(res.hessian_diag, res.hessian_off, h.first)
             d, v = difference(h.pp_player, h.pp_bin, res.r, var, res.beta, model._walk(drift), prior,
                               ca[games], cb[games], bins[games], None if x is None else x[games])
             blocks.append((d, v, res.eta, games))
+            res = var = None  # freed before the next origin's games are absorbed
         return blocks
 
     def start(self, best: tuple):

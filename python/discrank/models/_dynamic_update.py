@@ -106,7 +106,9 @@ class DynamicUpdates:
             zero = default_start(h, self.draws)
             scale = max(1.0, float(np.abs(gradient_at(h, drift, self.prior_scale_, self.draws, zero, threads)[0]).max()))
             self._scale = scale
-        grad, games_diag = getattr(self, "_terms", (None, None))  # the fit's gradient and curvature, if kept
+        # the fit's gradient and curvature, if kept: given up to the state (which writes into them)
+        grad, games_diag = getattr(self, "_terms", None) or (None, None)
+        self._terms = None
         state = HistoryState(h, self._theta, drift, self.prior_scale_, self.draws, tol * scale, threads, grad,
                              games_diag)
         if state.absorb(games.a, games.b, games.score, games.bins, games.x, games.count, n_players,
