@@ -69,6 +69,7 @@ class HistoryResult:
     scale: float = 1.0  # max(1, max |g(0)|): the gradient's scale of the stopping rule
     grad: Optional[np.ndarray] = None  # the gradient at the MAP (ratings, then beta and eta)
     games_diag: Optional[np.ndarray] = None  # the games' part of hessian_diag
+    theta: Optional[np.ndarray] = None  # every parameter: r, then beta, then eta (r is a view of it)
 
 
 class Rows:
@@ -415,7 +416,7 @@ def solve_history(h: History, drift: float, prior_scale: float, draws: bool, the
     return HistoryResult(r.copy() if it == 0 and theta0 is not None else r,  # (a view of a theta made here)
                          np.array(beta, dtype=np.float64), None if eta is None else float(eta), value,
                          float(np.abs(g).max()) / scale, it, n_cg, bool(converged), games_diag + prob.rest,
-                         -prob.chain, scale, g, games_diag)
+                         -prob.chain, scale, g, games_diag, theta)
 
 
 def _by_length(first: np.ndarray) -> tuple:

@@ -72,7 +72,8 @@ class History:
         return History(self.n_players, int(pp_player.size), pp_player, pp_bin, first,
                        np.where(same, np.diff(pp_bin).astype(np.float64), 0.0),
                        index[self.lo[rows]].astype(self.lo.dtype), index[self.hi[rows]].astype(self.hi.dtype),
-                       self.x[rows], self.n[rows], self.win[rows], self.draw[rows])
+                       self.x[rows], self.n[rows], self.win[rows],
+                       self.draw[rows] if self.draw.strides[0] else self.draw[:int(np.count_nonzero(rows))])
 
 
 def build_history(ca: np.ndarray, cb: np.ndarray, score: np.ndarray, bins: np.ndarray, x: Optional[np.ndarray],

@@ -424,7 +424,7 @@ class _Candidates:
                 theta0, state, res, h, var = state.theta, None, None, None, None
             h = self._history(int(k))
             res = model._solve_built(h, drift, prior, theta0, tol, self.rows_of, ratings_scale=True)
-            theta = np.concatenate([res.r, res.beta, [] if res.eta is None else [res.eta]])
+            theta = res.theta  # (r, beta, eta: a view of it is res.r)
             if i == 0:
                 self._theta0 = theta
             if i + 1 == self.origins.size:
