@@ -426,9 +426,9 @@ class _Candidates:
             res = model._solve_built(h, drift, prior, theta0, tol, self.rows_of, ratings_scale=True)
             theta = res.theta  # (r, beta, eta: a view of it is res.r)
             if i == 0:
-                self._theta0 = theta
+                self._theta0 = theta.astype(np.float32)  # starts, kept in single precision (half the memory)
             if i + 1 == self.origins.size:
-                self._last = (int(k), theta)
+                self._last = (int(k), theta.astype(np.float32))
             else:
                 state = HistoryState(h, theta, drift, prior, model.draws, tol * res.scale, grad=res.grad,
                                      games_diag=res.games_diag)
