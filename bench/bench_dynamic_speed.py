@@ -14,6 +14,14 @@ fits ``DynamicElo`` at fixed parameters on all but their last ``UPDATE_WEEKS`` w
 week at a time, and prints each update's time and the median, against the history's length (games).
 The online-protocol evaluation (the tuning, then a weekly update to the end of the log) is
 ``python bench/bench_dynamic.py --online tennis``.
+
+``--local WEEKS EVERY REACH`` measures what an update that skips the whole-history solve would cost in
+accuracy: from a fit of the ATP games before the last ``WEEKS`` weeks (the fixed parameters above), each
+week's games are predicted by two states, then absorbed: the exact one refits the whole history (as
+``update`` does), the local one only re-solves the new player-periods and ``REACH`` periods back along each
+touched chain (:class:`discrank._history_update.HistoryState`), taking the exact state every ``EVERY``
+weeks. It prints both log losses over the predicted games, their paired difference and standard error, and
+the time per week of each.
 """
 
 from __future__ import annotations
@@ -82,10 +90,69 @@ def updates(log, fractions=(0.1, 0.3, 1.0), weeks: int = UPDATE_WEEKS, params=AT
     return rows
 
 
+def local(log, weeks: int, every: int, reach: int, params=ATP_PARAMS) -> float:
+    """The log loss of weekly forecasts from local updates against exact refits (see the module); returns the
+    mean paired difference."""
+    from scipy.special import expit
+
+    from discrank import DynamicElo
+    from discrank._history import build_history, solve_history
+    from discrank._history_update import HistoryState
+    from discrank._threads import one_blas_thread
+
+    labels, g = DynamicElo(drift=params["drift"])._games(log)
+    p, drift, prior, scale = len(labels), params["drift"], params["prior_scale"], params["variance_scale"]
+    starts = np.unique(g.bins)
+
+    def state_of(h, res):
+        return HistoryState(h, res.theta.copy(), drift, prior, None, 1e-5 * res.scale, grad=res.grad.copy(),
+                            games_diag=res.games_diag.copy())
+
+    def losses(state, a, b, bins, y):
+        m, v, last, known = state.latest(np.arange(p))
+        var = v[a] + v[b] + drift ** 2 * ((bins - last[a]) + (bins - last[b]))
+        q = expit((m[a] - m[b]) / np.sqrt(1 + scale * np.pi * var / 8))
+        return -(y * np.log(q) + (1 - y) * np.log(1 - q)), known[a] & known[b]
+
+    with one_blas_thread():
+        cut = int(np.searchsorted(g.bins, starts[-weeks]))
+        h = build_history(g.a[:cut], g.b[:cut], g.score[:cut], g.bins[:cut], None, p, False)
+        res = solve_history(h, drift, prior, None, tol=1e-9)
+        exact, approx = state_of(h, res), state_of(h, res)
+        diffs, exact_losses, spent = [], [], [0.0, 0.0]
+        for i, week in enumerate(starts[-weeks:]):
+            sel = g.bins == week
+            a, b, y, bins = g.a[sel], g.b[sel], g.score[sel], g.bins[sel]
+            le, ok = losses(exact, a, b, bins, y)
+            la, _ = losses(approx, a, b, bins, y)
+            diffs.append((la - le)[ok])
+            exact_losses.append(le[ok])
+            clock = time.perf_counter()
+            exact.absorb(a, b, y, bins, None, None, p)
+            h = exact.history()
+            res = solve_history(h, drift, prior, None, theta0=exact.theta, tol=1e-5, ratings_scale=True)
+            exact = state_of(h, res)
+            spent[0] += time.perf_counter() - clock
+            clock = time.perf_counter()
+            if (i + 1) % every == 0:
+                approx = state_of(h, res)
+            else:
+                approx.absorb(a, b, y, bins, None, None, p, reach=reach)
+            spent[1] += time.perf_counter() - clock
+    d, le = np.concatenate(diffs), np.concatenate(exact_losses)
+    print(f"{weeks} weeks, {d.size:,} games predicted: exact refits {le.mean():.6f}, local updates (reach "
+          f"{reach}, the exact state every {every} weeks) {le.mean() + d.mean():.6f}: {d.mean():+.2e} +- "
+          f"{d.std() / np.sqrt(d.size):.1e} a game; {spent[0] / weeks * 1000:.0f} ms against "
+          f"{spent[1] / weeks * 1000:.0f} ms a week")
+    return float(d.mean())
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--tuning", nargs="*", choices=sorted(LOADERS), help="logs whose default fit to time")
     parser.add_argument("--updates", action="store_true", help="ATP: an update's time against the history")
+    parser.add_argument("--local", nargs=3, type=int, metavar=("WEEKS", "EVERY", "REACH"),
+                        help="ATP: local updates against exact refits, week by week")
     parser.add_argument("--quick", action="store_true", help="small sizes (the tests)")
     args = parser.parse_args(argv)
     if args.quick:
@@ -98,7 +165,9 @@ def main(argv=None) -> int:
         t = np.sort(np.datetime64("2020-01-06") + rng.integers(0, 7 * 60, n).astype("timedelta64[D]"))
         log = GameLog.from_arrays(a, b, (rng.random(n) < 0.5).astype(float), t)
         tuning("synthetic", log)
-        updates(log, fractions=(0.5, 1.0), weeks=2, params=dict(drift=0.1, prior_scale=1.0, variance_scale=1.0))
+        small = dict(drift=0.1, prior_scale=1.0, variance_scale=1.0)
+        updates(log, fractions=(0.5, 1.0), weeks=2, params=small)
+        local(log, 6, 3, 2, params=small)
         return 0
     if not datasets.available():
         print("skipped: ../shared/data is absent (the real logs)")
@@ -107,6 +176,8 @@ def main(argv=None) -> int:
         tuning(name, LOADERS[name]())
     if args.updates:
         updates(datasets.tennis_atp_log())
+    if args.local:
+        local(datasets.tennis_atp_log(), *args.local)
     return 0
 
 

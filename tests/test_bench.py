@@ -146,3 +146,9 @@ def test_dynamic_speed_bench_times_the_default_fit_against_its_choice_and_update
     assert n_candidates >= 3 and sum(line.startswith("    drift=") for line in out.splitlines()) == n_candidates
     updates = [line for line in out.splitlines() if line.startswith("history of ")]
     assert len(updates) == 2 and all("updates of" in line and "median" in line for line in updates)
+    # local updates against exact refits: the printed losses differ by the printed paired difference
+    line = next(line for line in out.splitlines() if "games predicted" in line)
+    exact = float(line.split("exact refits ")[1].split(",")[0])
+    local = float(line.split("weeks) ")[1].split(":")[0])
+    diff = float(line.split(": ")[2].split(" +-")[0])
+    assert abs((local - exact) - diff) < 2e-6
