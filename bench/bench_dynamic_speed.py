@@ -20,8 +20,8 @@ accuracy: from a fit of the ATP games before the last ``WEEKS`` weeks (the fixed
 week's games are predicted by two states, then absorbed: the exact one refits the whole history (as
 ``update`` does), the local one only re-solves the new player-periods and ``REACH`` periods back along each
 touched chain (:class:`discrank._history_update.HistoryState`), taking the exact state every ``EVERY``
-weeks. It prints both log losses over the predicted games, their paired difference and standard error, and
-the time per week of each.
+weeks. It prints both log losses over the predicted games, their paired difference and standard error, the
+mean and largest difference of the two forecasts' probabilities, and the time per week of each.
 """
 
 from __future__ import annotations
@@ -112,21 +112,22 @@ def local(log, weeks: int, every: int, reach: int, params=ATP_PARAMS) -> float:
         m, v, last, known = state.latest(np.arange(p))
         var = v[a] + v[b] + drift ** 2 * ((bins - last[a]) + (bins - last[b]))
         q = expit((m[a] - m[b]) / np.sqrt(1 + scale * np.pi * var / 8))
-        return -(y * np.log(q) + (1 - y) * np.log(1 - q)), known[a] & known[b]
+        return -(y * np.log(q) + (1 - y) * np.log(1 - q)), known[a] & known[b], q
 
     with one_blas_thread():
         cut = int(np.searchsorted(g.bins, starts[-weeks]))
         h = build_history(g.a[:cut], g.b[:cut], g.score[:cut], g.bins[:cut], None, p, False)
         res = solve_history(h, drift, prior, None, tol=1e-9)
         exact, approx = state_of(h, res), state_of(h, res)
-        diffs, exact_losses, spent = [], [], [0.0, 0.0]
+        diffs, exact_losses, gaps, spent = [], [], [], [0.0, 0.0]
         for i, week in enumerate(starts[-weeks:]):
             sel = g.bins == week
             a, b, y, bins = g.a[sel], g.b[sel], g.score[sel], g.bins[sel]
-            le, ok = losses(exact, a, b, bins, y)
-            la, _ = losses(approx, a, b, bins, y)
+            le, ok, qe = losses(exact, a, b, bins, y)
+            la, _, qa = losses(approx, a, b, bins, y)
             diffs.append((la - le)[ok])
             exact_losses.append(le[ok])
+            gaps.append(np.abs(qa - qe)[ok])
             clock = time.perf_counter()
             exact.absorb(a, b, y, bins, None, None, p)
             h = exact.history()
@@ -139,10 +140,11 @@ def local(log, weeks: int, every: int, reach: int, params=ATP_PARAMS) -> float:
             else:
                 approx.absorb(a, b, y, bins, None, None, p, reach=reach)
             spent[1] += time.perf_counter() - clock
-    d, le = np.concatenate(diffs), np.concatenate(exact_losses)
+    d, le, gap = np.concatenate(diffs), np.concatenate(exact_losses), np.concatenate(gaps)
     print(f"{weeks} weeks, {d.size:,} games predicted: exact refits {le.mean():.6f}, local updates (reach "
           f"{reach}, the exact state every {every} weeks) {le.mean() + d.mean():.6f}: {d.mean():+.2e} +- "
-          f"{d.std() / np.sqrt(d.size):.1e} a game; {spent[0] / weeks * 1000:.0f} ms against "
+          f"{d.std() / np.sqrt(d.size):.1e} a game; the forecasts' probabilities differ by {gap.mean():.1e} on "
+          f"average, {gap.max():.1e} at most; {spent[0] / weeks * 1000:.0f} ms against "
           f"{spent[1] / weeks * 1000:.0f} ms a week")
     return float(d.mean())
 

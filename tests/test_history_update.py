@@ -37,7 +37,8 @@ def test_absorbed_periods_give_the_map_of_every_game_and_its_variances(seed):
     state = fitted_state(a, b, y, t, x, p, cut)
     for part in np.array_split(np.arange(30, 40), 3):  # three updates of a few periods each
         sel = np.isin(t, part)
-        assert state.absorb(a[sel], b[sel], y[sel], t[sel], None, None, p, reach=4, rounds=10_000, max_share=2.0) is None
+        status = state.absorb(a[sel], b[sel], y[sel], t[sel], None, None, p, reach=4, rounds=10_000, max_share=2.0)
+        assert status is None
     whole = build_history(a, b, y, t, None, p, False)
     exact = solve_history(whole, DRIFT, PRIOR, None, tol=1e-13)
     player, period, rating, sd, played = state.ordered()

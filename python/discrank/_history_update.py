@@ -18,9 +18,9 @@ condition without touching the rest:
 
 When the rounds end that way, the result meets the stopping rule of a refit of every game to the same
 ``tau``, rating by rating, and so the same distance from the exact MAP (tests/test_history_update.py); else
-:attr:`HistoryState.gradient` says how far it is. The global parameters (the covariates' ``beta``, the draw parameter) are
-held: their gradient is tracked the same way, and when it exceeds ``tau`` :meth:`absorb` says so and the
-caller refits the whole history (a global Newton solve). So do games earlier than a player's latest period
+:attr:`HistoryState.gradient` says how far it is. The global parameters (the covariates' ``beta``, the draw
+parameter) are held: their gradient is tracked the same way, and when it exceeds ``tau`` :meth:`absorb` says
+so and the caller refits the whole history (a global Newton solve). So do games earlier than a player's latest period
 (late results) and a change that spreads to a quarter of the history.
 
 The games' curvature of every player-period is tracked with the gradient, so that the Laplace variances
@@ -28,9 +28,10 @@ The games' curvature of every player-period is tracked with the gradient, so tha
 when the state is read (:meth:`HistoryState.latest`, :meth:`HistoryState.ordered`).
 
 On a log as the ATP's, a week's games move ratings throughout the recent history (long careers tie the
-years together through stiff chains, and communities of players shift against each other), so that a
-local solve alone stays about 1e-2 in probability from the MAP of every game: the state serves as the
-start of a whole-history solve (:mod:`discrank.models._dynamic_tuning`, :mod:`discrank.models._dynamic_update`).
+years together through stiff chains, and communities of players shift against each other), so that local
+solves alone drift from the MAP of every game (over the last 24 ATP weeks, forecasts 1.0e-2 apart in
+probability on average, bench/bench_dynamic_speed.py --local): the state serves as the start of a
+whole-history solve (:mod:`discrank.models._dynamic_tuning`, :mod:`discrank.models._dynamic_update`).
 """
 
 from __future__ import annotations
@@ -110,7 +111,8 @@ class HistoryState:
     """
 
     def __init__(self, h, theta: np.ndarray, drift: float, prior: float, draws: Optional[str], tau: float,
-                 n_threads: int = 0, grad: Optional[np.ndarray] = None, games_diag: Optional[np.ndarray] = None) -> None:
+                 n_threads: int = 0, grad: Optional[np.ndarray] = None,
+                 games_diag: Optional[np.ndarray] = None) -> None:
         self.h, self.draws, self.tau = h, draws, float(tau)
         self.drift2, self.prior_prec = float(drift) ** 2, 1.0 / float(prior) ** 2
         n = h.n_pp
@@ -127,7 +129,7 @@ class HistoryState:
         nxt = np.full(n, -1, dtype=np.int32)
         nxt[prev[prev >= 0]] = np.flatnonzero(prev >= 0)
         link = np.zeros(n)
-        link[1:] = chain_precisions(h.gap, drift)  # the precision of each player-period's link to the one before (0: none)
+        link[1:] = chain_precisions(h.gap, drift)  # each player-period's link to the one before (0: none)
         # the history's players and periods shared (never written: copied when the state grows)
         self.pp_player = _Grow(np.asarray(h.pp_player, dtype=np.int64))
         self.pp_bin = _Grow(np.asarray(h.pp_bin, dtype=np.int64))
@@ -184,7 +186,8 @@ class HistoryState:
 
     # ------------------------------------------------------------------ new games
     def absorb(self, a: np.ndarray, b: np.ndarray, score: np.ndarray, bins: np.ndarray, x: Optional[np.ndarray],
-               w: Optional[np.ndarray], n_players: int, reach: int = 16, rounds: int = 1, max_share: float = MAX_SHARE) -> Optional[str]:
+               w: Optional[np.ndarray], n_players: int, reach: int = 16, rounds: int = 1,
+               max_share: float = MAX_SHARE) -> Optional[str]:
         """Add games and restore ``max |g| <= tau`` (see the module).
 
         Parameters
@@ -483,7 +486,8 @@ class _Local:
     def values(self, z: np.ndarray, fixed: tuple) -> tuple:
         """The ratings at the rows' and links' ends: ``z`` inside, ``fixed`` outside."""
         out = []
-        for base, idx, inside in zip(fixed, (self.la, self.lb, self.lcl, self.lpl), (self.ia, self.ib, self.ic, self.ip)):
+        ends, inside_ = (self.la, self.lb, self.lcl, self.lpl), (self.ia, self.ib, self.ic, self.ip)
+        for base, idx, inside in zip(fixed, ends, inside_):
             v = base.copy()
             v[inside] = z[idx[inside]]
             out.append(v)
@@ -501,7 +505,8 @@ class _Local:
 
     def curvature(self, f_dd: np.ndarray) -> np.ndarray:
         """The games' curvature of each local rating."""
-        return np.bincount(self.la[self.ia], f_dd[self.ia], self.m) + np.bincount(self.lb[self.ib], f_dd[self.ib], self.m)
+        return (np.bincount(self.la[self.ia], f_dd[self.ia], self.m)
+                + np.bincount(self.lb[self.ib], f_dd[self.ib], self.m))
 
     def hessian(self, f_dd: np.ndarray):
         """The local Hessian (sparse CSR; its pattern found once, on the first call)."""

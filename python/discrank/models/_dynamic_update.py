@@ -104,7 +104,8 @@ class DynamicUpdates:
         scale = getattr(self, "_scale", None)
         if scale is None:  # a model read from a file: the stopping rule's scale, the gradient at zero
             zero = default_start(h, self.draws)
-            scale = max(1.0, float(np.abs(gradient_at(h, drift, self.prior_scale_, self.draws, zero, threads)[0]).max()))
+            grad0 = gradient_at(h, drift, self.prior_scale_, self.draws, zero, threads)[0]
+            scale = max(1.0, float(np.abs(grad0).max()))
             self._scale = scale
         # the fit's gradient and curvature, if kept: given up to the state (which writes into them)
         grad, games_diag = getattr(self, "_terms", None) or (None, None)

@@ -332,8 +332,9 @@ class DynamicElo(DynamicTuning, DynamicUpdates, DynamicReadout, TimedRatings, Mo
         tuning = start = None
         if (drift is None and self.period is not None) or prior is None or self.variance_scale is None:
             g = games
-            drift, prior, scale, tuning, start = self._tune(g.a, g.b, g.score, g.bins, g.time, x, len(labels), validation,
-                                                     g.count, isinstance(log, PeriodGames), rows_of)
+            drift, prior, scale, tuning, start = self._tune(g.a, g.b, g.score, g.bins, g.time, x, len(labels),
+                                                            validation, g.count, isinstance(log, PeriodGames),
+                                                            rows_of)
         if self.period is None:
             drift = 1.0  # unused: one period
         self.variance_scale_ = scale
