@@ -263,9 +263,10 @@ class DynamicElo(DynamicTuning, DynamicUpdates, DynamicReadout, TimedRatings, Mo
         a validation window at its end (``validation``, a :class:`discrank.Validation`; default the
         latest 10% of the games) is predicted from the model fitted on every game before the latest of
         a few origins at or before its period (:data:`ORIGINS` periods spread over the window, more for a
-        small log, :data:`ORIGIN_GAMES`; the first origin is the window's first period; each fit warm
-        started from the previous origin's): forecasts of a model updated as the games come, as with
-        ``Validation(online=True)``. A ``Validation`` with ``online=False`` given (``discrank.evaluate``'s
+        small log, :data:`ORIGIN_GAMES`; the first origin is the window's first period; each fit to
+        :data:`TUNE_TOL` by the ratings' gradient, started from the previous origin's with the games between
+        them absorbed, :mod:`discrank.models._dynamic_tuning`): forecasts of a model updated as the games
+        come, as with ``Validation(online=True)``. A ``Validation`` with ``online=False`` given (``discrank.evaluate``'s
         frozen protocol) asks for a frozen model's forecasts instead: every game of the window predicted
         from one fit, of the games before its ``gap``, as the test games will be. A candidate (drift, prior
         scale) is scored by the log loss of those forecasts at the best value of :data:`VARIANCE_GRID` (or
