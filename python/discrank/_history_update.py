@@ -145,7 +145,6 @@ class HistoryState:
                      "draw": _Grow(np.zeros(0))}
         self.ext_pp, self.ext_row = np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
         self.moved = 0  # player-periods re-solved by the last absorb
-        self.objective_change = 0.0
 
     # ------------------------------------------------------------------ structure
     @property
@@ -358,8 +357,8 @@ class HistoryState:
 
         z, first, last = _newton(evaluate, local, z0, 0.5 * self.tau)
         loc[s] = -1
-        v0, _, f0, fd0, fdd0, fe0 = first
-        v1, gz, _, f_d, f_dd, f_e = last
+        _, _, _, fd0, fdd0, fe0 = first
+        _, gz, _, f_d, f_dd, f_e = last
         r[s] = z
         self.g.a[s] = gz
         self.gdiag.a[s] = local.curvature(f_dd)
@@ -378,14 +377,12 @@ class HistoryState:
                 outside.append(end[out])
         if fresh is not None:  # the terms of this update's rows did not exist before it
             new = np.isin(ids, fresh)
-            v0 -= float(f0[new].sum())
             fd0 = np.where(new, 0.0, fd0)
             fe0 = None if fe0 is None else np.where(new, 0.0, fe0)
         if self.n_cov:
             self.g_tail[:self.n_cov] += x.T @ (f_d - fd0)
         if self.draws:
             self.g_tail[-1] += float((f_e - fe0).sum())
-        self.objective_change += v1 - v0
         return _union(self.n_pp, outside)
 
     # ------------------------------------------------------------------ reading the state
