@@ -286,3 +286,19 @@ def test_predict_takes_advantage_values_and_info_prints_beta_with_se(league, tmp
                          ("home=inf", "--advantage home='inf': the value is not a finite number")]:
         assert main(["predict", str(path), "p5", "p0", "--advantage", bad]) == 2
         assert _error(capsys) == f"discrank: error: {message}"
+
+
+def test_fit_dynamic_tuning_budget_caps_the_candidates_and_a_bad_budget_is_named(league, tmp_path, capsys):
+    path = tmp_path / "m.npz"
+    assert main(["fit", str(league), "--score", "s", "--time", "t", "--model", "dynamic", "--period", "week",
+                 "--tuning-budget", "2", "--save", str(path), "--quiet"]) == 0
+    model = discrank.load(path)
+    assert model.tuning_budget == 2
+    capsys.readouterr()
+    assert main(["fit", str(league), "--score", "s", "--time", "t", "--model", "dynamic", "--tuning-budget", "0",
+                 "--quiet"]) == 2
+    assert _error(capsys) == ("discrank: error: tuning_budget must be a positive integer (the most (drift, prior) "
+                              "candidates the tuning scores), got 0")
+    assert main(["fit", str(league), "--score", "s", "--model", "elo", "--tuning-budget", "3", "--quiet"]) == 2
+    assert _error(capsys) == ("discrank: error: --tuning-budget does not apply to --model elo: Elo has no "
+                              "tuning_budget parameter; its options: --prior-scale, --draws, --threads")

@@ -118,6 +118,7 @@ MODEL_OPTIONS = (
     ModelOption("--period", "period", "period", lambda value: None if value == "none" else value),
     ModelOption("--drift", "drift", "drift"),
     ModelOption("--variance-scale", "variance_scale", "variance_scale"),
+    ModelOption("--tuning-budget", "tuning_budget", "tuning_budget"),
     ModelOption("--step", "step", "step"),
     ModelOption("--threads", "threads", "n_jobs"),
 )

@@ -292,6 +292,8 @@ _OPTION_ARGS = {
     "drift": dict(type=positive(), help="sd of a rating's change per period, in logits (default: tuned)"),
     "variance_scale": dict(type=positive(), metavar="SCALE",
                            help="multiplier of the predictive variance (default: tuned with the drift)"),
+    "tuning_budget": dict(type=int, metavar="N", help="the most (drift, prior) candidates the tuning scores "
+                                                       "(default: no limit)"),
     "step": dict(type=positive(), help="the update's step in logits (Elo's K times ln 10 / 400; default: tuned)"),
     "threads": dict(type=threads, help="threads of the core (default: all)"),
 }
