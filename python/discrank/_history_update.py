@@ -114,7 +114,7 @@ class HistoryState:
                  n_threads: int = 0, grad: Optional[np.ndarray] = None,
                  games_diag: Optional[np.ndarray] = None) -> None:
         self.h, self.draws, self.tau = h, draws, float(tau)
-        self.drift2, self.prior_prec = float(drift) ** 2, 1.0 / float(prior) ** 2
+        self.drift, self.prior_prec = float(drift), 1.0 / float(prior) ** 2
         n = h.n_pp
         self.n_base_pp, self.n_base_rows, self.n_cov = n, h.lo.size, h.n_cov
         theta = np.asarray(theta, dtype=np.float64)
@@ -144,7 +144,7 @@ class HistoryState:
                      "x": _Grow(np.zeros((0, cols))), "n": _Grow(np.zeros(0)), "win": _Grow(np.zeros(0)),
                      "draw": _Grow(np.zeros(0))}
         self.ext_pp, self.ext_row = np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
-        self.moved = 0  # player-periods re-solved by the last absorb
+        self._loc = np.zeros(0, dtype=np.int64)  # player-period -> index in a local problem (-1: outside)
 
     # ------------------------------------------------------------------ structure
     @property
@@ -216,9 +216,10 @@ class HistoryState:
         -------
         None or str
             None: absorbed. :data:`LATE`: a game in a period before one of its players' latest (nothing
-            changed). ``"global"``: absorbed with the global parameters' gradient above ``tau``, or with a
-            change that spread past :data:`MAX_SHARE` of the player-periods, not finished: a refit of the
-            whole history, started from these ratings, is needed.
+            changed). ``"partial"``: the rounds ran out with a gradient above ``tau`` outside the re-solved
+            player-periods (:attr:`gradient` says how far). ``"global"``: absorbed with the global parameters'
+            gradient above ``tau``, or with a change that spread past ``max_share`` of the player-periods,
+            not finished: a refit of the whole history, started from these ratings, is needed.
         """
         if n_players > self.last.size:
             self.last = np.concatenate([self.last, np.full(n_players - self.last.size, -1, dtype=np.int64)])
@@ -239,7 +240,7 @@ class HistoryState:
         prev = np.where(same, np.r_[-1, ids[:-1]], lastpp)[new]
         prevbin = np.where(same, np.r_[0, T[:-1]], lastbin)[new]
         has = prev >= 0
-        link = np.where(has, 1.0 / (self.drift2 * np.where(has, T[new] - prevbin, 1)), 0.0)
+        link = chain_precisions(np.where(has, T[new] - prevbin, 0).astype(np.float64), self.drift)
         r = self.r.a
         self.pp_player.extend(P[new])
         self.pp_bin.extend(T[new])
@@ -252,7 +253,8 @@ class HistoryState:
             grow.extend(np.zeros(prev.size))
         fresh = ids[new]
         self.nxt.a[prev[has]] = fresh[has]  # a new period's predecessor may itself be new
-        self.last[P[np.r_[P[1:] != P[:-1], True]]] = ids[np.r_[P[1:] != P[:-1], True]]
+        latest = np.r_[P[1:] != P[:-1], True]  # each player's last key: its latest player-period
+        self.last[P[latest]] = ids[latest]
         pa, pb = ids[inv[:g]], ids[inv[g:]]
         rows = self._append_rows(pa, pb, score, x, w)
         s = self._chains_back(np.unique(np.concatenate([pa, pb])), reach)
@@ -270,7 +272,6 @@ class HistoryState:
             if s.size > max_share * self.n_pp and s.size > 1000:
                 status = "global"
                 break
-        self.moved = int(s.size)
         if self.g_tail.size and float(np.abs(self.g_tail).max()) > self.tau:
             status = "global"
         return status
@@ -329,8 +330,8 @@ class HistoryState:
         added by this update (their terms did not exist before, for the global parameters' gradient)."""
         s = s[np.lexsort((self.pp_bin.a[s], self.pp_player.a[s]))]  # chains in order: a tridiagonal block each
         m = s.size
-        if getattr(self, "_loc", None) is None or self._loc.size < self.n_pp:
-            self._loc = np.full(max(self.n_pp, 2 * getattr(self, "_loc", np.zeros(0)).size), -1, dtype=np.int64)
+        if self._loc.size < self.n_pp:
+            self._loc = np.full(self.n_pp + self.n_pp // 8, -1, dtype=np.int64)
         loc, r = self._loc, self.r.a
         loc[s] = np.arange(m)
         ids = self._rows_touching(s)
@@ -342,10 +343,9 @@ class HistoryState:
         c2 = nxt[par]
         keep = loc[c2] < 0
         lc, lp = np.concatenate([c1, c2[keep]]), np.concatenate([prev[c1], par[keep]])
-        local = _Local(loc[lo], loc[hi], loc[lc], loc[lp], link[lc], np.flatnonzero(prev[s] < 0), self.prior_prec, m)
-        chained = np.zeros(max(m - 1, 0), dtype=bool)
-        chained[:] = prev[s[1:]] == s[:-1]
-        local.chain = np.where(chained, -link[s[1:]], 0.0)  # the local Hessian's tridiagonal part off the diagonal
+        chain = np.where(prev[s[1:]] == s[:-1], -link[s[1:]], 0.0)  # the local chains' off-diagonal
+        local = _Local(loc[lo], loc[hi], loc[lc], loc[lp], link[lc], np.flatnonzero(prev[s] < 0), self.prior_prec, m,
+                       chain)
         fixed = (r[lo], r[hi], r[lc], r[lp])
         z0 = r[s].copy()
 
@@ -473,11 +473,14 @@ def _union(size: int, parts: list) -> np.ndarray:
 
 
 class _Local:
-    """The structure of a local problem: its rows' ends (``la``, ``lb``: local indices, -1 outside), its links'
-    ends (``lcl`` child, ``lpl`` parent, ``w`` precision), its first periods (``fl``, prior ``prec``)."""
+    """The structure of a local problem over ``m`` ratings (in chain order): its rows' ends (``la``, ``lb``: local
+    indices, -1 outside), its links' ends (``lcl`` child, ``lpl`` parent, ``w`` precision), its first periods
+    (``fl``, prior ``prec``), and its Hessian's tridiagonal part off the diagonal (``chain``: the links between
+    consecutive local ratings, 0 elsewhere)."""
 
-    def __init__(self, la, lb, lcl, lpl, w, fl, prec, m) -> None:
+    def __init__(self, la, lb, lcl, lpl, w, fl, prec, m, chain) -> None:
         self.la, self.lb, self.lcl, self.lpl, self.w, self.fl, self.prec, self.m = la, lb, lcl, lpl, w, fl, prec, m
+        self.chain = chain
         self.ia, self.ib, self.ic, self.ip = la >= 0, lb >= 0, lcl >= 0, lpl >= 0
 
     def values(self, z: np.ndarray, fixed: tuple) -> tuple:
