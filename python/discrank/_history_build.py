@@ -13,7 +13,7 @@ from typing import Optional
 
 import numpy as np
 
-__all__ = ["INT32_KEYS", "History", "build_history", "chains", "carry"]
+__all__ = ["INT32_KEYS", "History", "build_history", "chain_links", "chains", "carry"]
 
 #: build_history codes the player-periods with int32 keys when ``n_players * periods`` is at most this.
 INT32_KEYS = np.iinfo(np.int32).max
@@ -66,11 +66,7 @@ class History:
         index = np.cumsum(keep) - 1
         rows = keep[self.lo]
         pp_player, pp_bin = self.pp_player[keep], self.pp_bin[keep]
-        same = pp_player[1:] == pp_player[:-1]
-        first = np.ones(pp_player.size, dtype=bool)
-        first[1:] = ~same
-        return History(self.n_players, int(pp_player.size), pp_player, pp_bin, first,
-                       np.where(same, np.diff(pp_bin).astype(np.float64), 0.0),
+        return History(self.n_players, int(pp_player.size), pp_player, pp_bin, *chain_links(pp_player, pp_bin),
                        index[self.lo[rows]].astype(self.lo.dtype), index[self.hi[rows]].astype(self.hi.dtype),
                        self.x[rows], self.n[rows], self.win[rows],
                        self.draw[rows] if self.draw.strides[0] else self.draw[:int(np.count_nonzero(rows))])
@@ -120,10 +116,7 @@ def build_history(ca: np.ndarray, cb: np.ndarray, score: np.ndarray, bins: np.nd
     pp_player = uniq // span
     pp_bin = uniq % span + bmin
     n_pp = uniq.size
-    same = pp_player[1:] == pp_player[:-1]
-    gap = np.where(same, (pp_bin[1:] - pp_bin[:-1]).astype(np.float64), 0.0)
-    first = np.ones(n_pp, dtype=bool)
-    first[1:] = ~same
+    first, gap = chain_links(pp_player, pp_bin)
     lo, hi, r_x, rows_n, win, draw = _rows(pa, pb, score, x, n_pp, draws, w)
     return History(n_players, n_pp, pp_player, pp_bin, first, gap, lo, hi, r_x, rows_n, win, draw)
 
@@ -165,6 +158,15 @@ def _rows(pa: np.ndarray, pb: np.ndarray, score: np.ndarray, x: Optional[np.ndar
     lo, hi = (pairkey // n_pp).astype(kind), (pairkey % n_pp).astype(kind)
     xr = np.zeros((n_rows, 0)) if xrows is None else xrows[ukey % n_x]
     return lo, hi, xr, rows_n, win, draw
+
+
+def chain_links(pp_player: np.ndarray, pp_bin: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(first, gap) of :class:`History` for player-periods sorted by player, then period: whether each starts
+    its player's chain, and the periods from each to the next of its player (0 where the next is another's)."""
+    same = pp_player[1:] == pp_player[:-1]
+    first = np.ones(pp_player.size, dtype=bool)
+    first[1:] = ~same
+    return first, np.where(same, (pp_bin[1:] - pp_bin[:-1]).astype(np.float64), 0.0)
 
 
 def chains(h: History) -> tuple[np.ndarray, np.ndarray]:

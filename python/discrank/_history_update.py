@@ -145,6 +145,7 @@ class HistoryState:
                      "draw": _Grow(np.zeros(0))}
         self.ext_pp, self.ext_row = np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
         self._loc = np.zeros(0, dtype=np.int64)  # player-period -> index in a local problem (-1: outside)
+        self._sorted = None  # the player-periods in (player, period) order, once asked for
 
     # ------------------------------------------------------------------ structure
     @property
@@ -242,6 +243,7 @@ class HistoryState:
         has = prev >= 0
         link = chain_precisions(np.where(has, T[new] - prevbin, 0).astype(np.float64), self.drift)
         r = self.r.a
+        self._sorted = None
         self.pp_player.extend(P[new])
         self.pp_bin.extend(T[new])
         self.prev.extend(prev)
@@ -420,30 +422,29 @@ class HistoryState:
         return self.pp_player.a[order], self.pp_bin.a[order], self.r.a[order], np.sqrt(var), games[order]
 
     def _order(self) -> np.ndarray:
-        """The player-periods in (player, period) order."""
-        pl, bn = self.pp_player.a, self.pp_bin.a
-        bmin = int(bn.min())
-        return np.argsort(pl * (int(bn.max()) - bmin + 1) + (bn - bmin), kind="stable")
+        """The player-periods in (player, period) order (sorted once after each :meth:`absorb`)."""
+        if self._sorted is None:
+            pl, bn = self.pp_player.a, self.pp_bin.a
+            bmin = int(bn.min())
+            self._sorted = np.argsort(pl * (int(bn.max()) - bmin + 1) + (bn - bmin), kind="stable")
+        return self._sorted
 
     def history(self):
         """The games absorbed so far as a :class:`discrank._history_build.History` in (player, period)
         order, numbered as :attr:`theta` (the appended games one row each), for a solve of the whole
         history."""
-        from discrank._history_build import History
+        from discrank._history_build import History, chain_links
 
         order = self._order()
         rank = np.empty_like(order)
         rank[order] = np.arange(order.size)
         h, ext = self.h, self.rows
         pl, bn = self.pp_player.a[order], self.pp_bin.a[order]
-        same = pl[1:] == pl[:-1]
-        first = np.ones(pl.size, dtype=bool)
-        first[1:] = ~same
         kind = h.lo.dtype if self.n_pp <= np.iinfo(h.lo.dtype).max else np.int64
         lo = np.concatenate([rank[h.lo], rank[ext["lo"].a]]).astype(kind)
         hi = np.concatenate([rank[h.hi], rank[ext["hi"].a]]).astype(kind)
-        return History(h.n_players if self.last.size <= h.n_players else int(self.last.size), int(pl.size), pl, bn,
-                       first, np.where(same, np.diff(bn).astype(np.float64), 0.0), lo, hi,
+        return History(int(self.last.size), int(pl.size), pl, bn,
+                       *chain_links(pl, bn), lo, hi,
                        np.concatenate([h.x, ext["x"].a[:, :self.n_cov]]), np.concatenate([h.n, ext["n"].a]),
                        np.concatenate([h.win, ext["win"].a]),
                        np.concatenate([h.draw, ext["draw"].a]) if self.draws else np.broadcast_to(0.0, lo.shape))
