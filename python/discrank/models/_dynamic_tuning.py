@@ -420,8 +420,8 @@ class _Candidates:
                 j = int(self.origins[i - 1])
                 state.absorb(ca[j:k], cb[j:k], score[j:k], bins[j:k], None if x is None else x[j:k],
                              None if w is None else w[j:k], self.n_players, reach=REACH, rounds=1)
-                # the previous origin's history, fit and state freed before this origin's are made
-                theta0, state, res, h, var = state.theta, None, None, None, None
+                # the previous origin's history and state freed before this origin's are made
+                theta0, state, h = state.theta, None, None
             h = self._history(int(k))
             res = model._solve_built(h, drift, prior, theta0, tol, self.rows_of, ratings_scale=True)
             theta = res.theta  # (r, beta, eta: a view of it is res.r)
@@ -445,8 +445,9 @@ class _Candidates:
         return blocks
 
     def start(self, best: tuple):
-        """(history of every game, warm start) of the final fit at ``best``: the whole log's history (built by
-        the tuning) and the best candidate's fit at the last origin carried to it (None where not kept)."""
+        """(history of every game, warm start, tolerance) of the final fit at ``best``: the whole log's history
+        (built by the tuning), the best candidate's fit at the last origin carried to it (None where not
+        kept), and the model's ``tol``."""
         from discrank._history_build import carry
 
         if self._whole is None:
@@ -454,9 +455,16 @@ class _Candidates:
         theta0 = None
         if self._kept is not None and self._kept[0] == best:
             k, theta = self._kept[1]
-            h = self._whole.before(int(self.games[3][k]) if k < self.games[3].size else int(self.games[3][-1]) + 1)
-            theta0 = carry(h.pp_player, h.pp_bin, theta[:h.n_pp], theta[h.n_pp:], self._whole)
-        return self._whole, theta0
+            whole = self._whole
+            keep = whole.pp_bin < self._cut(k)  # the player-periods of the last origin's fit, in their order
+            n = int(np.count_nonzero(keep))
+            theta0 = carry(whole.pp_player[keep], whole.pp_bin[keep], theta[:n], theta[n:], whole)
+        return self._whole, theta0, self.model.tol
+
+    def _cut(self, k: int) -> int:
+        """The first period not fitted at origin ``k`` (a game's index; past the last game: after its period)."""
+        bins = self.games[3]
+        return int(bins[k]) if k < bins.size else int(bins[-1]) + 1
 
     def _history(self, k: int):
         """The history of the games before game ``k`` (an origin): the whole log's history cut before the
@@ -469,7 +477,7 @@ class _Candidates:
                                  model.draws, None if w is None else w[:k])
         if self._whole is None:
             self._whole = build_history(ca, cb, score, bins, x, self.n_players, model.draws, w)
-        return self._whole.before(int(bins[k]) if k < bins.size else int(bins[-1]) + 1)
+        return self._whole.before(self._cut(k))
 
     def _loss(self, blocks: list, c: float) -> float:
         """The summed log loss of the forecasts ``blocks`` with their variance scaled by ``c``."""

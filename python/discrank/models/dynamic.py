@@ -367,14 +367,13 @@ class DynamicElo(DynamicTuning, DynamicUpdates, DynamicReadout, TimedRatings, Mo
 
     def _store(self, labels: np.ndarray, games: Games, names: tuple, drift: float, prior: float, tuning: Any,
                warm: Any, rows_of: Any = None, start: Any = None) -> None:
-        """Fit ``games`` (warm started from ``warm``, :meth:`_solve`, with ``rows_of``; or from ``start``, the
-        history of the games already built and a start for it, solved to ``tol``, or to the third entry when
-        there is one) and set the fitted state."""
+        """Fit ``games`` (warm started from ``warm``, :meth:`_solve`, with ``rows_of``; or ``start``: the
+        history of the games already built, a start for it or None, and the tolerance) and set the fitted
+        state."""
         g = games
-        if start is not None:  # (history, start or None[, tolerance]); a start stops by the ratings' scale
-            tol = start[2] if len(start) > 2 else self.tol
-            h = start[0]
-            res = self._solve_built(h, drift, prior, start[1], tol, rows_of, ratings_scale=start[1] is not None)
+        if start is not None:  # a fit from a start stops by the ratings' scale
+            h, theta0, tol = start
+            res = self._solve_built(h, drift, prior, theta0, tol, rows_of, ratings_scale=theta0 is not None)
         else:
             h, res = self._solve(g.a, g.b, g.score, g.bins, g.x, g.count, len(labels), drift, prior, warm=warm,
                                  rows_of=rows_of)
