@@ -44,6 +44,9 @@ import numpy as np
 
 import discrank
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from bench_peers import best_of  # noqa: E402 - the timing of every bench of the peers
+
 STYLE = ("len", "header", "list", "bold")
 ELO = 400.0 / math.log(10.0)
 DATA = Path(os.environ.get("DISCRANK_DATA") or Path(__file__).resolve().parents[2] / "shared" / "data")
@@ -150,16 +153,6 @@ def peer(name: str):
         return mod, ""
     except ImportError as err:
         return None, f"{name} is not installed ({err}); pip install '.[bench]'"
-
-
-def best_of(reps: int, fn):
-    """The fastest of ``reps`` calls, in seconds, and the last call's result."""
-    best, out = math.inf, None
-    for _ in range(reps):
-        t = time.perf_counter()
-        out = fn()
-        best = min(best, time.perf_counter() - t)
-    return best, out
 
 
 def board_table(board) -> "Table":
@@ -436,8 +429,8 @@ def evalica_board(df, boot: int = 0):
 def per_replicate(fn, k: int) -> tuple[float, float]:
     """A peer bootstrap's seconds per replicate: (time of ``k`` replicates - time of 2) / (k - 2), which
     leaves out its fixed costs (the point fit, starting the workers, compiling); and the time of ``k``."""
-    t2, _ = best_of(1, lambda: fn(2))
-    tk, _ = best_of(1, lambda: fn(k))
+    t2, _ = best_of(lambda: fn(2), 1)
+    tk, _ = best_of(lambda: fn(k), 1)
     return max(tk - t2, 0.0) / (k - 2), tk
 
 
@@ -445,11 +438,11 @@ def speed(df, label: str, style, args) -> None:
     """The speed rows of one workload: discrank's sandwich and bootstrap boards, then the peers'."""
     reps, k = args.reps, args.peer_boot
     kw = dict(style=list(style)) if style else {}
-    t_sw, _ = best_of(reps, lambda: discrank.arena_board(df, **kw))
-    t_bs, _ = best_of(reps, lambda: discrank.arena_board(df, ci="bootstrap", n_boot=args.boot, **kw))
-    t_read, log = best_of(reps, lambda: discrank.read_arena(df, **kw))
-    t_log, _ = best_of(reps, lambda: discrank.arena_board(log))
-    t_plain, _ = best_of(reps, lambda: discrank.arena_board(df)) if style else (t_sw, None)
+    t_sw, _ = best_of(lambda: discrank.arena_board(df, **kw), reps)
+    t_bs, _ = best_of(lambda: discrank.arena_board(df, ci="bootstrap", n_boot=args.boot, **kw), reps)
+    t_read, log = best_of(lambda: discrank.read_arena(df, **kw), reps)
+    t_log, _ = best_of(lambda: discrank.arena_board(log), reps)
+    t_plain, _ = best_of(lambda: discrank.arena_board(df), reps) if style else (t_sw, None)
     row(f"{label}: discrank fit + sandwich", f"{t_sw:.3f} s", "", "")
     row(f"{label}: discrank.read_arena of the frame (a GameLog; not the board's path, which codes the frame "
         "itself)", f"{t_read:.3f} s", "", "")
@@ -465,7 +458,7 @@ def speed(df, label: str, style, args) -> None:
             fit = lambda **o: arena_rank_style(df, style, 0.0, **o)  # noqa: E731
         else:
             fit = lambda **o: arena_rank_plain(df, **o)  # noqa: E731
-        t_ar, _ = best_of(reps, fit)
+        t_ar, _ = best_of(fit, reps)
         row(f"{label}: arena-rank fit + sandwich", f"{t_sw:.3f} s", f"{t_ar:.2f} s", f"{t_ar / t_sw:.1f}x")
         per, t_arb = per_replicate(lambda j: fit(ci="bootstrap", num_bootstrap=j, n_jobs=os.cpu_count()), k)
         row(f"{label}: arena-rank bootstrap, ({t_arb:.1f} s for {k} - that for 2) / {k - 2} x {args.boot}",
@@ -475,7 +468,7 @@ def speed(df, label: str, style, args) -> None:
         print(f"(evalica skipped: {why})")
         return
     note = " (plain: it takes no style covariates)" if style else ""
-    t_ev, _ = best_of(reps, lambda: evalica_board(df))
+    t_ev, _ = best_of(lambda: evalica_board(df), reps)
     row(f"{label}: evalica bradley_terry, no CI{note}; against discrank's plain board", f"{t_plain:.3f} s",
         f"{t_ev:.2f} s", f"{t_ev / t_plain:.1f}x")
     per, t_evb = per_replicate(lambda j: evalica_board(df, boot=j), k)
