@@ -69,7 +69,9 @@ class HistoryResult:
     scale: float = 1.0  # max(1, max |g(0)|): the gradient's scale of the stopping rule
     grad: Optional[np.ndarray] = None  # the gradient at the MAP (ratings, then beta and eta)
     games_diag: Optional[np.ndarray] = None  # the games' part of hessian_diag
-    theta: Optional[np.ndarray] = None  # every parameter: r, then beta, then eta (r is a view of it)
+    theta: Optional[np.ndarray] = None  # every parameter: r, the context effects, beta, eta (r is a view of it)
+    effects: Optional[np.ndarray] = None  # the context effects (None without contexts)
+    effects_diag: Optional[np.ndarray] = None  # their Hessian's diagonal (games and prior)
 
 
 class Rows:
@@ -96,7 +98,7 @@ class Rows:
     """
 
     def __init__(self, n_pp: int, lo: np.ndarray, hi: np.ndarray, x: np.ndarray, n: np.ndarray, win: np.ndarray,
-                 draw: np.ndarray, draws) -> None:
+                 draw: np.ndarray, draws, effects: Optional[tuple] = None) -> None:
         self.n_pp, self.draws = int(n_pp), draws
         self.lo, self.hi = np.ascontiguousarray(lo, np.int32), np.ascontiguousarray(hi, np.int32)
         self.x = np.ascontiguousarray(x, np.float64)  # (n_rows, n_cov), as History.x
@@ -109,11 +111,14 @@ class Rows:
         self.curv: Optional[tuple] = None  # (f_dd, f_de, f_ee) of the last evaluation
         self._coef: Optional[tuple] = None  # its (rows' coefficients of beta and eta, global block)
         self._shares: Optional[tuple] = None  # the rows' score and draw shares, for the draw model's terms
+        # the context effects: (their count, each row's effect of lo, of hi), or None
+        self.effects = None if effects is None or not effects[0] else effects
 
     @classmethod
     def of(cls, h: History, draws) -> "Rows":
         """Every row of ``h``."""
-        return cls(h.n_pp, h.lo, h.hi, h.x, h.n, h.win, h.draw, draws)
+        return cls(h.n_pp, h.lo, h.hi, h.x, h.n, h.win, h.draw, draws,
+                   (h.n_eff, *h.effect_nodes()) if h.n_eff else None)
 
     def _draw_terms(self, d, eta):
         """(f, f_d, f_dd, f_e, f_de, f_ee) per row of the draw model: the loss and its derivatives in d and
@@ -127,22 +132,29 @@ class Rows:
         return _core.draw_terms(model, np.ascontiguousarray(d, dtype=np.float64), self._shares[0], self._shares[1],
                                 self.n, float(eta))
 
-    def evaluate(self, r: np.ndarray, beta: np.ndarray, eta: Optional[float], n_threads: int = 0):
-        """(value, gradient in r, gradient in (beta, eta)) of the rows' loss; keeps the curvature."""
-        n = self.n_pp
+    def evaluate(self, r: np.ndarray, beta: np.ndarray, eta: Optional[float], n_threads: int = 0,
+                 e: Optional[np.ndarray] = None):
+        """(value, gradient in r, gradient in (beta, eta)) of the rows' loss, and with context effects ``e``
+        its gradient in them after; keeps the curvature."""
         offset = self.x @ beta if self.n_cov else None
+        if self.effects is not None:
+            _, e_lo, e_hi = self.effects
+            shift = e[e_lo] - e[e_hi]
+            offset = shift if offset is None else offset + shift
         tail = []
         f_de = f_ee = None
+        f_d = None
         if not self.draws:
             f_dd = np.zeros(self.n.size)
             value, _, _, g = self.kernel.evaluate(_core.LOSS_BCE, s=r, offset=offset, grad_s=True, curv=f_dd,
                                                   n_threads=n_threads)
+            if self.n_cov or self.effects is not None:
+                f_d = self.n * expit(r[self.lo] - r[self.hi] + offset) - self.win
             if self.n_cov:
-                d = r[self.lo] - r[self.hi] + offset
-                tail.append(self.x.T @ (self.n * expit(d) - self.win))
+                tail.append(self.x.T @ f_d)
         else:
             d = r[self.lo] - r[self.hi]
-            if self.n_cov:
+            if offset is not None:
                 d = d + offset
             f, f_d, f_dd, f_e, f_de, f_ee = self._draw_terms(d, eta)
             value = float(np.sum(f))
@@ -151,7 +163,15 @@ class Rows:
                 tail.append(self.x.T @ f_d)
             tail.append(np.array([f_e.sum()]))
         self.curv, self._coef = (f_dd, f_de, f_ee), None
-        return float(value), g, (np.concatenate(tail) if tail else np.zeros(0))
+        tail = np.concatenate(tail) if tail else np.zeros(0)
+        if self.effects is None:
+            return float(value), g, tail
+        return float(value), g, tail, self._net_effects(f_d)
+
+    def _net_effects(self, c: np.ndarray) -> np.ndarray:
+        """Each context effect's sum of ``c`` over the rows where it is ``lo``'s minus where it is ``hi``'s."""
+        k, e_lo, e_hi = self.effects
+        return np.bincount(e_lo, c, k) - np.bincount(e_hi, c, k)
 
     def _net(self, c: np.ndarray) -> np.ndarray:
         """Each player-period's sum of ``c`` over its rows as ``lo`` minus its sum as ``hi``."""
@@ -176,27 +196,48 @@ class Rows:
         return self._coef
 
     def diagonal(self) -> np.ndarray:
-        """The games' part of the ratings' diagonal: each player-period's rows' curvature."""
+        """The games' part of the ratings' diagonal: each player-period's rows' curvature (then each context
+        effect's, with effects)."""
         f_dd = self.curv[0]
-        return np.bincount(self.lo, f_dd, self.n_pp) + np.bincount(self.hi, f_dd, self.n_pp)
+        diag = np.bincount(self.lo, f_dd, self.n_pp) + np.bincount(self.hi, f_dd, self.n_pp)
+        if self.effects is None:
+            return diag
+        k, e_lo, e_hi = self.effects
+        return np.concatenate([diag, np.bincount(e_lo, f_dd, k) + np.bincount(e_hi, f_dd, k)])
 
     def global_block(self) -> np.ndarray:
         """The (beta, eta) block of the games' Hessian, shape (m, m)."""
         return self._coefficients()[1] if self.m else np.zeros((0, 0))
 
-    def product(self, vr: np.ndarray, vg: np.ndarray, n_threads: int = 0):
-        """The games' Hessian times (vr, vg), without the global block's ``C @ vg`` (the caller's, once)."""
+    def product(self, vr: np.ndarray, vg: np.ndarray, n_threads: int = 0, ve: Optional[np.ndarray] = None):
+        """The games' Hessian times (vr, vg), without the global block's ``C @ vg`` (the caller's, once); with
+        context effects, times (vr, ve, vg), their part of the product last."""
         out = self.kernel.hessp_s(self.curv[0], vr, n_threads=n_threads)  # the games' Laplacian
+        rowcoef = self._coefficients()[0] if self.m else None
+        if self.effects is not None:
+            _, e_lo, e_hi = self.effects
+            f_dd = self.curv[0]
+            de = ve[e_lo] - ve[e_hi]
+            out += self._net(f_dd * de)
+            along = f_dd * (vr[self.lo] - vr[self.hi] + de)
+            if self.m:
+                along += rowcoef @ vg
+            out_e = self._net_effects(along)
         if not self.m:
-            return out, np.zeros(0)
-        rowcoef = self._coefficients()[0]
+            return (out, np.zeros(0)) if self.effects is None else (out, np.zeros(0), out_e)
         out += self._net(rowcoef @ vg)
-        return out, rowcoef.T @ (vr[self.lo] - vr[self.hi])
+        dr = vr[self.lo] - vr[self.hi]
+        if self.effects is None:
+            return out, rowcoef.T @ dr
+        return out, rowcoef.T @ (dr + de), out_e
 
     def cross(self) -> np.ndarray:
-        """The (ratings, (beta, eta)) block of the games' Hessian, shape (n_pp, m)."""
+        """The (ratings, (beta, eta)) block of the games' Hessian, shape (n_pp, m) (and the context effects'
+        rows after the ratings')."""
         rowcoef = self._coefficients()[0]
-        return np.stack([self._net(rowcoef[:, k]) for k in range(self.m)], axis=1)
+        net = (self._net if self.effects is None
+               else lambda c: np.concatenate([self._net(c), self._net_effects(c)]))
+        return np.stack([net(rowcoef[:, k]) for k in range(self.m)], axis=1)
 
     def close(self) -> None:
         """Nothing to release in process (:class:`discrank.dask` parts release their workers')."""
@@ -212,16 +253,16 @@ def default_start(h: History, draws) -> np.ndarray:
     """The parameter vector a fit starts from: every rating and beta at 0, Davidson's ``eta`` at 0, and Rao and
     Kupper's threshold at the log's draw rate for ``d = 0`` (``P(draw) = 2 sigmoid(kappa) - 1``); the
     stopping rule's scale is the gradient there (:func:`solve_history`)."""
-    zero = np.zeros(h.n_pp + h.n_cov + (1 if draws else 0))
+    zero = np.zeros(h.n_pp + h.n_eff + h.n_cov + (1 if draws else 0))
     if draws == "rao-kupper":
         zero[-1] = draw_start(draws, float(h.draw.sum()) / max(float(h.n.sum()), 1.0))
     return zero
 
 
 def gradient_at(h: History, drift: float, prior_scale: float, draws, theta: np.ndarray,
-                n_threads: int = 0) -> tuple[np.ndarray, np.ndarray]:
+                n_threads: int = 0, context_scale: float = 0.0) -> tuple[np.ndarray, np.ndarray]:
     """(gradient, games' curvature of each player-period) of the MAP objective of ``h`` at ``theta``."""
-    prob = _Problem(h, drift, prior_scale, draws, n_threads)
+    prob = _Problem(h, drift, prior_scale, draws, n_threads, context_scale=context_scale)
     _, grad = prob.value_grad(np.asarray(theta, dtype=np.float64))
     return grad, prob.rows.diagonal()
 
@@ -231,11 +272,12 @@ class _Problem:
 
     The games' part is ``rows`` (:class:`Rows`: in process, or split over Dask workers); the chains and
     the prior on each first period (the precision ``prior`` on the player-periods ``first``) are added
-    here.
+    here. The parameters are the ratings (``n_pp``), the context effects (``h.n_eff``, each with the prior
+    N(0, context_scale^2)), then beta and the draw parameter.
     """
 
     def __init__(self, h: History, drift: float, prior_scale: float, draws: bool, n_threads: int = 0,
-                 rows: Optional[Rows] = None):
+                 rows: Optional[Rows] = None, context_scale: float = 0.0):
         self.h = h
         self.draws = draws
         self.n_threads = n_threads
@@ -247,6 +289,10 @@ class _Problem:
         self.rest[:-1] += self.chain
         self.rest[1:] += self.chain
         self.m = h.n_cov + (1 if draws else 0)
+        self.k = h.n_eff  # the context effects, after the ratings
+        if self.k and not context_scale > 0:
+            raise ValueError(f"context effects need a positive context_scale, got {context_scale!r}")
+        self.eff_prior = 1.0 / context_scale ** 2 if self.k else 0.0
         # the prior of beta (discrank._advantage.BETA_PRIOR_SCALE), a diagonal on the global block
         self.beta_prior = beta_precision(h.x, h.n) if h.n_cov else np.zeros(0)
         if h.n_pp > np.iinfo(np.int32).max:
@@ -255,23 +301,34 @@ class _Problem:
         self.rows = Rows.of(h, draws) if rows is None else rows
 
     def split(self, theta):
-        n = self.h.n_pp
-        r = theta[:n]
+        """(ratings, beta, eta) of a parameter vector (:meth:`effects` gives the context effects)."""
+        n = self.h.n_pp + self.k
+        r = theta[:self.h.n_pp]
         beta = theta[n:n + self.h.n_cov]
         eta = theta[-1] if self.draws else None
         return r, beta, eta
 
+    def effects(self, theta):
+        """The context effects of a parameter vector (empty without)."""
+        return theta[self.h.n_pp:self.h.n_pp + self.k]
+
     def value_grad(self, theta):
         """(value, gradient) at ``theta``; the rows keep the curvature there (for :meth:`hessian`)."""
         r, beta, eta = self.split(theta)
-        value, g, tail = self.rows.evaluate(np.ascontiguousarray(r), beta, eta, self.n_threads)
+        if self.k:
+            e = np.ascontiguousarray(self.effects(theta))
+            value, g, tail, g_e = self.rows.evaluate(np.ascontiguousarray(r), beta, eta, self.n_threads, e)
+            value += 0.5 * self.eff_prior * float(np.dot(e, e))
+            g = np.concatenate([g, g_e + self.eff_prior * e])
+        else:
+            value, g, tail = self.rows.evaluate(np.ascontiguousarray(r), beta, eta, self.n_threads)
         dr = np.diff(r)
         cd = self.chain * dr
         r_first = r[self.first]
         value = value + 0.5 * float(np.dot(cd, dr)) + 0.5 * self.prior * float(np.dot(r_first, r_first))
         g[self.first] += self.prior * r_first  # (g: the rows' own new array)
-        g[:-1] -= cd
-        g[1:] += cd
+        g[:dr.size] -= cd
+        g[1:dr.size + 1] += cd
         if self.h.n_cov:
             value += 0.5 * float(np.dot(self.beta_prior, beta * beta))
             tail = tail.copy()
@@ -279,29 +336,42 @@ class _Problem:
         return value, (np.concatenate([g, tail]) if self.m else g)
 
     def diagonal(self):
-        """The diagonal of the ratings' block of the Hessian: the games' curvature, the chains, the prior."""
-        return self.rows.diagonal() + self.rest
+        """The diagonal of the ratings' block of the Hessian: the games' curvature, the chains, the prior (then
+        the context effects', with their prior)."""
+        diag = self.rows.diagonal()
+        diag[:self.h.n_pp] += self.rest
+        if self.k:
+            diag[self.h.n_pp:] += self.eff_prior
+        return diag
 
     def hessian(self):
         """A LinearOperator for the Hessian at the last :meth:`value_grad`, its preconditioner, and the
         diagonal and the global block."""
         h = self.h
-        n, m = h.n_pp, self.m
+        n, m, k = h.n_pp, self.m, self.k
         rest = self.rest
-        diag = self.diagonal()
+        diag_all = self.diagonal()
+        diag = diag_all[:n]
         C = None
         if m:
             C = self.rows.global_block().copy()
             C[np.arange(h.n_cov), np.arange(h.n_cov)] += self.beta_prior
         chain, rows, threads = self.chain, self.rows, self.n_threads
 
+        eff_prior = self.eff_prior
+
         def product(v):
             vr = np.ascontiguousarray(v[:n])
-            out, tail = rows.product(vr, np.ascontiguousarray(v[n:]), threads)
+            vg = np.ascontiguousarray(v[n + k:])
+            if k:
+                ve = np.ascontiguousarray(v[n:n + k])
+                out, tail, out_e = rows.product(vr, vg, threads, ve)
+                out_e += eff_prior * ve
+            else:
+                out, tail = rows.product(vr, vg, threads)
             _core.chain_add(rest, chain, vr, out, threads)  # the chains and the prior
-            if not m:
-                return out
-            return np.concatenate([out, tail + C @ v[n:]])
+            parts = [out] + ([out_e] if k else []) + ([tail + C @ vg] if m else [])
+            return parts[0] if len(parts) == 1 else np.concatenate(parts)
 
         fd, fe, info = lapack.dpttrf(diag, np.negative(chain), overwrite_e=True)  # L D L^T of the chains (LAPACK)
         if info != 0:
@@ -312,23 +382,25 @@ class _Problem:
         # one-dimensional coarse correction (its curvature is the prior's sum)
         shift = 1.0 / max(self.prior * self.first.size, 1e-300)
 
+        e_inv = 1.0 / diag_all[n:] if k else None
+
         def precondition(v):
             vr = np.ascontiguousarray(v[:n])
             x = _core.chain_solve(fd, fe, vr, threads)
             x += shift * float(vr.sum())
-            if not m:
-                return x
-            return np.concatenate([x, Cinv @ v[n:]])
+            parts = [x] + ([e_inv * v[n:n + k]] if k else []) + ([Cinv @ v[n + k:]] if m else [])
+            return parts[0] if len(parts) == 1 else np.concatenate(parts)
 
-        size = n + m
+        size = n + k + m
         H = LinearOperator((size, size), matvec=product, dtype=np.float64)
         M = LinearOperator((size, size), matvec=precondition, dtype=np.float64)
-        return H, M, diag, C
+        return H, M, diag_all, C
 
 
 def solve_history(h: History, drift: float, prior_scale: float, draws: bool, theta0: Optional[np.ndarray] = None,
                   tol: float = 1e-9, max_iter: int = 100, n_threads: int = 0,
-                  rows: Optional[Rows] = None, ratings_scale: bool = False) -> HistoryResult:
+                  rows: Optional[Rows] = None, ratings_scale: bool = False,
+                  context_scale: float = 0.0) -> HistoryResult:
     """Newton's method to the MAP of the whole history (see the module's docstring).
 
     Parameters
@@ -357,6 +429,8 @@ def solve_history(h: History, drift: float, prior_scale: float, draws: bool, the
         Take the scale ``max |g(0)|`` over the ratings' entries only (the draw parameter's or a covariate's
         gradient at zero, a sum over every game, can be a hundred times a rating's; :meth:`DynamicElo.update`
         stops by the ratings' scale).
+    context_scale : float
+        The prior scale of the context effects (with a history of contexts, ``h.n_ctx``; positive).
 
     Returns
     -------
@@ -364,8 +438,8 @@ def solve_history(h: History, drift: float, prior_scale: float, draws: bool, the
         Each Newton step is reported to the hook of :func:`discrank._progress.reporting` (step, objective,
         largest gradient entry relative to the one at zero).
     """
-    prob = _Problem(h, drift, prior_scale, draws, n_threads, rows)
-    part = slice(0, h.n_pp) if ratings_scale else slice(None)
+    prob = _Problem(h, drift, prior_scale, draws, n_threads, rows, context_scale)
+    part = slice(0, h.n_pp + h.n_eff) if ratings_scale else slice(None)
     if theta0 is None:
         theta = default_start(h, draws)
         value, g = prob.value_grad(theta)
@@ -413,10 +487,15 @@ def solve_history(h: History, drift: float, prior_scale: float, draws: bool, the
         report_step(it, value, float(np.abs(g).max()) / scale)
     r, beta, eta = prob.split(theta)
     games_diag = prob.rows.diagonal()
+    n = h.n_pp
+    effects = effects_diag = None
+    if prob.k:
+        effects, effects_diag = prob.effects(theta).copy(), games_diag[n:] + prob.eff_prior
+        games_diag = games_diag[:n]
     return HistoryResult(r.copy() if it == 0 and theta0 is not None else r,  # (a view of a theta made here)
                          np.array(beta, dtype=np.float64), None if eta is None else float(eta), value,
                          float(np.abs(g).max()) / scale, it, n_cg, bool(converged), games_diag + prob.rest,
-                         -prob.chain, scale, g, games_diag, theta)
+                         -prob.chain, scale, g, games_diag, theta, effects, effects_diag)
 
 
 def _by_length(first: np.ndarray) -> tuple:
@@ -500,7 +579,7 @@ def global_covariance(prob: "_Problem") -> np.ndarray:
     preconditioned CG solve per global parameter)."""
     h = prob.h
     H, M, _, C = prob.hessian()
-    n, m = h.n_pp, prob.m
+    n, m = h.n_pp + prob.k, prob.m
     pad = np.zeros(m)
     A_only = LinearOperator((n, n), matvec=lambda v: H.matvec(np.concatenate([v, pad]))[:n], dtype=np.float64)
     M_only = LinearOperator((n, n), matvec=lambda v: M.matvec(np.concatenate([v, pad]))[:n], dtype=np.float64)
@@ -513,8 +592,8 @@ def global_covariance(prob: "_Problem") -> np.ndarray:
 
 
 def covariance_at(h: History, drift: float, prior_scale: float, draws: bool, theta: np.ndarray,
-                  n_threads: int = 0) -> np.ndarray:
+                  n_threads: int = 0, context_scale: float = 0.0) -> np.ndarray:
     """:func:`global_covariance` at a parameter vector ``theta`` of the problem."""
-    prob = _Problem(h, drift, prior_scale, draws, n_threads)
+    prob = _Problem(h, drift, prior_scale, draws, n_threads, context_scale=context_scale)
     prob.value_grad(theta)
     return global_covariance(prob)

@@ -41,6 +41,12 @@ class History:
     n, win, draw : ndarray of float, shape (n_rows,)
         Games, wins of ``lo`` (a draw counting half when there is no draw model), draws (without a draw
         model: zeros, a read-only broadcast of one 0.0 that takes no memory).
+    ctx : ndarray of int32, shape (n_rows,), optional
+        The context of each row's games (a row holds the games of one context), a code in ``[0, n_ctx)``; None
+        without contexts.
+    n_ctx : int
+        Contexts (0 without). Each player has one context effect per context, numbered ``player * n_ctx +
+        context`` (:meth:`effect_nodes`).
     """
 
     n_players: int
@@ -55,9 +61,24 @@ class History:
     n: np.ndarray
     win: np.ndarray
     draw: np.ndarray
+    ctx: Optional[np.ndarray] = None
+    n_ctx: int = 0
+
     @property
     def n_cov(self) -> int:
         return int(self.x.shape[1])
+
+    @property
+    def n_eff(self) -> int:
+        """The context effects: one per player and context (0 without contexts)."""
+        return self.n_players * self.n_ctx if self.ctx is not None else 0
+
+    def effect_nodes(self) -> tuple[np.ndarray, np.ndarray]:
+        """The context effect of each row's ``lo`` and of its ``hi``: ``player * n_ctx + context``."""
+        kind = np.int32 if self.n_eff <= np.iinfo(np.int32).max else np.int64
+        ctx = self.ctx.astype(kind)
+        return ((self.pp_player[self.lo] * self.n_ctx).astype(kind) + ctx,
+                (self.pp_player[self.hi] * self.n_ctx).astype(kind) + ctx)
 
     def before(self, period: int) -> "History":
         """The history of the games in periods before ``period``: its player-periods and rows in the same
@@ -69,11 +90,13 @@ class History:
         return History(self.n_players, int(pp_player.size), pp_player, pp_bin, *chain_links(pp_player, pp_bin),
                        index[self.lo[rows]].astype(self.lo.dtype), index[self.hi[rows]].astype(self.hi.dtype),
                        self.x[rows], self.n[rows], self.win[rows],
-                       self.draw[rows] if self.draw.strides[0] else self.draw[:int(np.count_nonzero(rows))])
+                       self.draw[rows] if self.draw.strides[0] else self.draw[:int(np.count_nonzero(rows))],
+                       None if self.ctx is None else self.ctx[rows], self.n_ctx)
 
 
 def build_history(ca: np.ndarray, cb: np.ndarray, score: np.ndarray, bins: np.ndarray, x: Optional[np.ndarray],
-                  n_players: int, draws: bool, w: Optional[np.ndarray] = None) -> History:
+                  n_players: int, draws: bool, w: Optional[np.ndarray] = None, ctx: Optional[np.ndarray] = None,
+                  n_ctx: int = 0) -> History:
     """Rows over player-periods from coded games.
 
     Parameters
@@ -93,6 +116,10 @@ def build_history(ca: np.ndarray, cb: np.ndarray, score: np.ndarray, bins: np.nd
     w : ndarray of float, optional
         The number of games each entry stands for (games summed by :class:`discrank.PeriodGames`);
         default one each.
+    ctx : ndarray of int, optional
+        The context code of each game, in ``[0, n_ctx)`` (rows then hold the games of one context).
+    n_ctx : int
+        The contexts' count (with ``ctx``).
 
     Returns
     -------
@@ -117,14 +144,15 @@ def build_history(ca: np.ndarray, cb: np.ndarray, score: np.ndarray, bins: np.nd
     pp_bin = uniq % span + bmin
     n_pp = uniq.size
     first, gap = chain_links(pp_player, pp_bin)
-    lo, hi, r_x, rows_n, win, draw = _rows(pa, pb, score, x, n_pp, draws, w)
-    return History(n_players, n_pp, pp_player, pp_bin, first, gap, lo, hi, r_x, rows_n, win, draw)
+    lo, hi, r_x, rows_n, win, draw, r_ctx = _rows(pa, pb, score, x, n_pp, draws, w, ctx, n_ctx)
+    return History(n_players, n_pp, pp_player, pp_bin, first, gap, lo, hi, r_x, rows_n, win, draw, r_ctx,
+                   n_ctx if ctx is not None else 0)
 
 
 def _rows(pa: np.ndarray, pb: np.ndarray, score: np.ndarray, x: Optional[np.ndarray], n_pp: int, draws: bool,
-          w: Optional[np.ndarray]) -> tuple:
-    """(lo, hi, x, n, win, draw) of :class:`History`: the games between the player-periods ``pa`` and ``pb``
-    summed by row (pair of player-periods oriented ``lo < hi``, covariate value)."""
+          w: Optional[np.ndarray], ctx: Optional[np.ndarray] = None, n_ctx: int = 0) -> tuple:
+    """(lo, hi, x, n, win, draw, ctx) of :class:`History`: the games between the player-periods ``pa`` and
+    ``pb`` summed by row (pair of player-periods oriented ``lo < hi``, covariate value, context)."""
     swap = pa > pb
     key = np.minimum(pa, pb) * n_pp + np.maximum(pa, pb)
     y = np.where(swap, 1.0 - score, score)
@@ -134,6 +162,9 @@ def _rows(pa: np.ndarray, pb: np.ndarray, score: np.ndarray, x: Optional[np.ndar
         xrows, xcode = np.unique(x * np.where(swap, -1.0, 1.0)[:, None], axis=0, return_inverse=True)
         n_x = xrows.shape[0]
         key = key * n_x + xcode.reshape(-1)
+    n_c = n_ctx if ctx is not None else 1
+    if ctx is not None:
+        key = key * n_c + np.asarray(ctx, dtype=np.int64)
     del swap
     ukey, rinv = np.unique(key, return_inverse=True)
     del key
@@ -153,11 +184,13 @@ def _rows(pa: np.ndarray, pb: np.ndarray, score: np.ndarray, x: Optional[np.ndar
         win = np.bincount(rinv, y if w is None else y * w, n_rows)
         draw = np.broadcast_to(0.0, (n_rows,))  # no draw model: zeros that take no memory (read-only)
     del rinv, y
+    r_ctx = None if ctx is None else (ukey % n_c).astype(np.int32)
+    ukey = ukey if n_c == 1 else ukey // n_c
     pairkey = ukey if n_x == 1 else ukey // n_x
     kind = np.int32 if n_pp <= np.iinfo(np.int32).max else np.int64
     lo, hi = (pairkey // n_pp).astype(kind), (pairkey % n_pp).astype(kind)
     xr = np.zeros((n_rows, 0)) if xrows is None else xrows[ukey % n_x]
-    return lo, hi, xr, rows_n, win, draw
+    return lo, hi, xr, rows_n, win, draw, r_ctx
 
 
 def chain_links(pp_player: np.ndarray, pp_bin: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -43,6 +43,8 @@ class Games:
     count : ndarray, optional
         The games each entry stands for (games summed by period, :class:`discrank.PeriodGames`); None:
         one each.
+    ctx : ndarray of int64, optional
+        Each game's context, a code into the model's ``context_labels_`` (None: a log without contexts).
     """
 
     a: np.ndarray
@@ -52,6 +54,7 @@ class Games:
     time: Optional[np.ndarray] = None
     x: Optional[np.ndarray] = None
     count: Optional[np.ndarray] = None
+    ctx: Optional[np.ndarray] = None
 
     def __len__(self) -> int:
         return int(self.a.shape[0])
@@ -72,12 +75,13 @@ class Games:
         games = Games(np.concatenate([self.a, new.a]), np.concatenate([self.b, new.b]),
                       np.concatenate([self.score, new.score]), np.concatenate([self.bins, new.bins]),
                       None if self.time is None else np.concatenate([self.time, new.time]),
-                      None if self.x is None else np.concatenate([self.x, new.x]), count)
+                      None if self.x is None else np.concatenate([self.x, new.x]), count,
+                      None if self.ctx is None else np.concatenate([self.ctx, new.ctx]))
         if self.time is None or not len(new) or not len(self) or not new.time.min() < self.time[-1]:
             return games
         order = np.argsort(games.time, kind="stable")
         return Games(*(None if v is None else v[order] for v in (games.a, games.b, games.score, games.bins,
-                                                                 games.time, games.x, games.count)))
+                                                                 games.time, games.x, games.count, games.ctx)))
 
     def check(self, labels: np.ndarray) -> None:
         """A ValueError naming the field when the games contradict themselves: fields of other lengths,
@@ -86,7 +90,7 @@ class Games:
         if g == 0:
             raise ValueError("games_a_ holds no game (a fitted model has at least one)")
         for key, value in (("games_b_", self.b), ("games_score_", self.score), ("games_bin_", self.bins),
-                           ("the games' times", self.time), ("games_count_", self.count)):
+                           ("the games' times", self.time), ("games_count_", self.count), ("games_ctx_", self.ctx)):
             if value is not None and value.shape != (g,):
                 raise ValueError(f"{key} has shape {value.shape}, but games_a_ holds {g} games")
         n = labels.shape[0]
@@ -111,8 +115,8 @@ class Games:
 
 
 def time_ordered(a: np.ndarray, b: np.ndarray, score: np.ndarray, time: Optional[np.ndarray],
-                 x: Optional[np.ndarray]) -> tuple:
-    """(a, b, score, time, x): a log's games in time order (a stable sort; ``time`` None: as they are), the
+                 x: Optional[np.ndarray], ctx: Optional[np.ndarray] = None) -> tuple:
+    """(a, b, score, time, x, ctx): a log's games in time order (a stable sort; ``time`` None: as they are), the
     scores, times and covariates read-only. A log already in time order (the usual case) is neither
     permuted nor copied: they are then views of its arrays, which nothing writes through."""
     t = None if time is None else np.asarray(time)
@@ -120,11 +124,12 @@ def time_ordered(a: np.ndarray, b: np.ndarray, score: np.ndarray, time: Optional
         order = np.argsort(t, kind="stable")
         a, b, score, t = a[order], b[order], score[order], t[order]
         x = None if x is None else x[order]
+        ctx = None if ctx is None else ctx[order]
     views = tuple(None if v is None else v.view() for v in (score, t, x))
     for v in views:
         if v is not None:
             v.flags.writeable = False
-    return (a, b) + views
+    return (a, b) + views + (ctx,)
 
 
 def check_draws(draws: Optional[str], score: np.ndarray, game: str = "game") -> None:
@@ -172,12 +177,15 @@ class DynamicReadout:
         return state_at(self.pp_player_, self.pp_bin_, self.pp_rating_, self.pp_sd_ ** 2, players, b,
                         self._walk(self.drift_), self.prior_scale_)
 
-    def _outcomes_at(self, ia: np.ndarray, ib: np.ndarray, b: np.ndarray, x: Optional[np.ndarray]) -> np.ndarray:
-        """[P(a wins), P(draw), P(b wins)] of games of players ``ia``, ``ib`` in periods ``b``."""
+    def _outcomes_at(self, ia: np.ndarray, ib: np.ndarray, b: np.ndarray, x: Optional[np.ndarray],
+                     c: Optional[np.ndarray] = None) -> np.ndarray:
+        """[P(a wins), P(draw), P(b wins)] of games of players ``ia``, ``ib`` in periods ``b`` (and contexts
+        ``c``, codes into ``context_labels_``, -1 for one not fitted)."""
         eta = math.log(self.draw_nu_) if self.draw_nu_ is not None else self.draw_threshold_
         d, v = difference(self.pp_player_, self.pp_bin_, self.pp_rating_, self.pp_sd_ ** 2, self.beta_,
                           self._walk(self.drift_), self.prior_scale_, ia, ib, b, x)
-        return outcomes(d, self.variance_scale_ * v, eta, self.draws)
+        dc, vc = self._context_terms(ia, ib, c)
+        return outcomes(d + dc, self.variance_scale_ * (v + vc), eta, self.draws)
 
     def _players(self, players: Any) -> np.ndarray:
         """The codes of labels, every player for None; an unknown label is a ValueError naming it."""

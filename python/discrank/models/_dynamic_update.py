@@ -45,7 +45,9 @@ class DynamicUpdates:
         log : GameLog or PeriodGames
             The new games, with the fitted games' kind of labels (numbers or strings) and advantage
             columns (else a ValueError naming them; also for a history of more than ``MAX_PERIODS``
-            periods, the model left as it was); new players enter with the prior. Games earlier than the
+            periods, the model left as it was); new players enter with the prior. A model fitted with contexts
+            needs each new game's context (a new context enters with its effects at 0, the prior's mean); its
+            refit starts from the fitted ratings and effects, without the local absorb. Games earlier than the
             latest fitted ones (results that came late) join the history in time order (the refit then
             starts from each player-period's latest fitted rating at or before it).
 
@@ -76,6 +78,7 @@ class DynamicUpdates:
         new, games = self._games(log)
         labels, idx = extend_labels(self.labels_, new, "update's log", self._label_lookup())
         games = dataclasses.replace(games, a=idx[games.a].astype(np.int64), b=idx[games.b].astype(np.int64))
+        games = self._update_contexts(log, games)
         if old.x is None and games.x is not None:
             raise ValueError(f"update's games have the advantage column(s) {list(log.advantage_names)}; the DynamicElo "
                              "was fitted without: give the games without them")
@@ -88,7 +91,8 @@ class DynamicUpdates:
         whole = old.then(games)
         if self.period is not None:
             check_span(whole.bins, self.period, " of the fitted games with update's")
-        start = self._absorbed(games, whole, labels.size)
+        # context effects: the whole history refitted from the fitted state (HistoryState holds ratings alone)
+        start = self._absorbed(games, whole, labels.size) if games.ctx is None else None
         warm = None if start is not None else (self.pp_player_, self.pp_bin_, self.pp_rating_, self.theta_tail_)
         self._store(labels, whole, self.advantage_names_, self.drift_ or 1.0, self.prior_scale_, self.tuning_, warm,
                     start=start)

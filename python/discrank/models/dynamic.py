@@ -27,6 +27,7 @@ from discrank._progress import speaking
 from discrank._threads import one_blas_thread, resolve_n_jobs
 from discrank.exceptions import NumericalError
 from discrank.models._base import Model
+from discrank.models._dynamic_context import DynamicContexts
 from discrank.models._dynamic_state import DynamicReadout, Games, check_covariates, check_draws, time_ordered
 from discrank.models._dynamic_update import DynamicUpdates
 from discrank.models._dynamic_tuning import (DRIFT_GRID, ORIGIN_GAMES, ORIGINS, PRIOR_GRID, TUNE_TOL,  # noqa: F401
@@ -36,12 +37,12 @@ from discrank.models._timed import TimedRatings, last_seen
 from discrank.persist import FittedArray
 from discrank.periods import PeriodGames
 from discrank._calendar import check_span, period_index
-from discrank._history import build_history, carry, chain_variances, chains, covariance_at, solve_history
+from discrank._history import build_history, chain_variances, chains, covariance_at, solve_history
 
 __all__ = ["DynamicElo", "DRIFT_GRID", "PRIOR_GRID", "VARIANCE_GRID"]
 
 
-class DynamicElo(DynamicTuning, DynamicUpdates, DynamicReadout, TimedRatings, Model):
+class DynamicElo(DynamicTuning, DynamicUpdates, DynamicContexts, DynamicReadout, TimedRatings, Model):
     """Whole-history dynamic ratings, advantage covariates and draws, fitted as one exact MAP.
 
     Parameters
@@ -100,6 +101,12 @@ class DynamicElo(DynamicTuning, DynamicUpdates, DynamicReadout, TimedRatings, Mo
         its forecasts, count as one). None (default): no limit. When the walk would score more, it stops
         there and the best candidate scored so far is kept; ``tuning_["budget_reached"]`` says so. Saved in
         model files, as ``n_jobs``.
+    context_scale : float, optional
+        With a log that has a context column (:attr:`discrank.GameLog.context`: a tennis match's surface, a
+        chess game's time control, an e-sports map), the standard deviation of each player's effect in each
+        context, a Gaussian random effect around the player's rating (``logit P(a beats b) = r_a + e_{a,c} -
+        r_b - e_{b,c} + beta . x``, :mod:`discrank.models._dynamic_context`). None (default): chosen on the
+        training log with the other scales (``fit``); 0: contexts unused. A log without contexts takes None or 0.
 
     Attributes
     ----------
@@ -133,6 +140,10 @@ class DynamicElo(DynamicTuning, DynamicUpdates, DynamicReadout, TimedRatings, Mo
         Each player-period's player code, period, rating, standard deviation and games.
     theta_tail_ : ndarray
         The global parameters after the ratings: the covariates' coefficients, then the draw parameter.
+    context_labels_, context_scale_ : ndarray or None, float or None
+        The contexts of the fitted games and the context scale used (None: fitted without contexts).
+    context_effects_, context_sd_ : ndarray, shape (n_players, n_contexts), or None
+        Each player's effect in each context (logits) and its standard deviation (Laplace, the others held).
 
     Notes
     -----
@@ -164,7 +175,8 @@ class DynamicElo(DynamicTuning, DynamicUpdates, DynamicReadout, TimedRatings, Mo
                        "objective_")
     _choices = {"draws": DRAWS}
     draw_models = DRAWS
-    _optional_params = ("period", "drift", "prior_scale", "variance_scale", "draws", "n_jobs", "tuning_budget")
+    _optional_params = ("period", "drift", "prior_scale", "variance_scale", "draws", "n_jobs", "tuning_budget",
+                        "context_scale")
     _param_rules = {"prior_scale": FINITE_PRIOR_SCALE}
 
     sequential_updates = False
@@ -177,7 +189,7 @@ class DynamicElo(DynamicTuning, DynamicUpdates, DynamicReadout, TimedRatings, Mo
     def __init__(self, period: Any = "week", drift: Optional[float] = None, prior_scale: Optional[float] = None,
                  variance_scale: Optional[float] = None, draws: Optional[str] = None, tol: float = 1e-9,
                  update_tol: float = 1e-5, max_iter: int = 100, n_jobs: Optional[int] = None, verbose: Any = 0,
-                 tuning_budget: Optional[int] = None):
+                 tuning_budget: Optional[int] = None, context_scale: Optional[float] = None):
         self.period = period
         self.drift = drift
         self.prior_scale = prior_scale
@@ -189,6 +201,7 @@ class DynamicElo(DynamicTuning, DynamicUpdates, DynamicReadout, TimedRatings, Mo
         self.n_jobs = n_jobs
         self.verbose = verbose
         self.tuning_budget = tuning_budget
+        self.context_scale = context_scale
 
     # ------------------------------------------------------------------ checks
     def _check_input(self, log: Any) -> None:
@@ -244,9 +257,10 @@ class DynamicElo(DynamicTuning, DynamicUpdates, DynamicReadout, TimedRatings, Mo
             return log.labels, self._period_games(log)
         labels, ca, cb = code_log(log)
         x = None if log.advantage is None else np.asarray(log.advantage, dtype=np.float64).reshape(len(log), -1)
-        ca, cb, score, t, x = time_ordered(ca, cb, np.asarray(log.score, dtype=np.float64), log.time, x)
+        ca, cb, score, t, x, ctx = time_ordered(ca, cb, np.asarray(log.score, dtype=np.float64), log.time, x,
+                                                getattr(log, "context", None))
         bins = self._bins(t) if self.period is not None else np.zeros(len(score), dtype=np.int64)
-        return labels, Games(ca, cb, score, bins, t, x)
+        return labels, Games(ca, cb, score, bins, t, x, ctx=ctx)
 
     def _period_games(self, games: "PeriodGames") -> Games:
         """Games summed by period as weighted :class:`Games` in time order (their codes into
@@ -322,6 +336,10 @@ class DynamicElo(DynamicTuning, DynamicUpdates, DynamicReadout, TimedRatings, Mo
         gives the rows on the workers)."""
         self._check_input(log)
         labels, games = self._games(log)
+        games = self._fit_contexts(log, games)
+        if games.ctx is not None and rows_of is not None:
+            raise ValueError("discrank.dask.fit does not spread context effects over the workers yet: fit the "
+                             "DynamicElo in process (its history is held here anyway), or give context_scale=0")
         check_draws(self.draws, games.score)
         x = games.x
         names = tuple(log.advantage_names) if log.advantage is not None else ()
@@ -331,11 +349,13 @@ class DynamicElo(DynamicTuning, DynamicUpdates, DynamicReadout, TimedRatings, Mo
         drift, prior = self.drift, self.prior_scale
         scale = 1.0 if self.variance_scale is None else float(self.variance_scale)
         tuning = start = None
-        if (drift is None and self.period is not None) or prior is None or self.variance_scale is None:
+        self._cscale = 0.0 if games.ctx is None else self.context_scale  # (None: tuned)
+        if ((drift is None and self.period is not None) or prior is None or self.variance_scale is None
+                or self._cscale is None):
             g = games
             drift, prior, scale, tuning, start = self._tune(g.a, g.b, g.score, g.bins, g.time, x, len(labels),
                                                             validation, g.count, isinstance(log, PeriodGames),
-                                                            rows_of)
+                                                            rows_of, g.ctx)
         if self.period is None:
             drift = 1.0  # unused: one period
         self.variance_scale_ = scale
@@ -343,13 +363,14 @@ class DynamicElo(DynamicTuning, DynamicUpdates, DynamicReadout, TimedRatings, Mo
             self._store(labels, games, names, drift, prior, tuning, warm=None, rows_of=rows_of, start=start)
         return self
 
-    def _solve(self, ca, cb, score, bins, x, w, n_players, drift, prior, warm=None, tol=None, rows_of=None):
+    def _solve(self, ca, cb, score, bins, x, w, n_players, drift, prior, warm=None, tol=None, rows_of=None,
+               ctx=None):
         """(History, HistoryResult) of the games; ``warm``: (player, period, rating, tail) of a fit over
         fewer games to start from (:func:`discrank._history.carry`), refitted to ``update_tol`` (or to
         ``tol`` when given); ``w``: the games each entry stands for (None: one each); ``rows_of``: the maker
         of the games' terms (None: in process, :meth:`_fit_log`)."""
-        h = build_history(ca, cb, score, bins, x, n_players, self.draws, w)
-        theta0 = None if warm is None else carry(*warm, h)
+        h = build_history(ca, cb, score, bins, x, n_players, self.draws, w, ctx, self._n_ctx())
+        theta0 = None if warm is None else self._carried(warm, h)
         if tol is None:
             tol = self.tol if warm is None else max(self.tol, self.update_tol)
         return h, self._solve_built(h, drift, prior, theta0, tol, rows_of, warm is not None)
@@ -360,7 +381,8 @@ class DynamicElo(DynamicTuning, DynamicUpdates, DynamicReadout, TimedRatings, Mo
         rows = None if rows_of is None else rows_of(h, self.draws)
         try:
             return solve_history(h, drift, prior, self.draws, theta0=theta0, tol=tol, max_iter=self.max_iter,
-                                 n_threads=resolve_n_jobs(self.n_jobs), rows=rows, ratings_scale=ratings_scale)
+                                 n_threads=resolve_n_jobs(self.n_jobs), rows=rows, ratings_scale=ratings_scale,
+                                 context_scale=self._cscale if h.n_eff else 0.0)
         finally:
             if rows is not None:
                 rows.close()
@@ -376,7 +398,7 @@ class DynamicElo(DynamicTuning, DynamicUpdates, DynamicReadout, TimedRatings, Mo
             res = self._solve_built(h, drift, prior, theta0, tol, rows_of, ratings_scale=theta0 is not None)
         else:
             h, res = self._solve(g.a, g.b, g.score, g.bins, g.x, g.count, len(labels), drift, prior, warm=warm,
-                                 rows_of=rows_of)
+                                 rows_of=rows_of, ctx=g.ctx)
         if not np.all(np.isfinite(res.r)):
             raise NumericalError("the whole-history fit produced non-finite ratings")
         var = chain_variances(res.hessian_diag, res.hessian_off, h.first)
@@ -387,6 +409,7 @@ class DynamicElo(DynamicTuning, DynamicUpdates, DynamicReadout, TimedRatings, Mo
         self.tuning_ = tuning
         self.pp_rating_, self.pp_sd_ = res.r, np.sqrt(var)
         self.theta_tail_ = np.concatenate([res.beta, [] if res.eta is None else [res.eta]])
+        self._store_effects(res, len(labels), self._cscale)
         self.advantage_names_ = names
         self.beta_ = res.beta[:len(names)].copy()
         self.converged_ = res.converged
@@ -411,7 +434,8 @@ class DynamicElo(DynamicTuning, DynamicUpdates, DynamicReadout, TimedRatings, Mo
         self._cov = None
         bins = self.games_.bins
         self.last_bin_ = int(bins.max()) if bins.size else 0
-        self._theta = np.concatenate([self.pp_rating_, self.theta_tail_])
+        self._cscale = getattr(self, "context_scale_", None) or 0.0
+        self._theta = np.concatenate([self.pp_rating_, self._effects_start(h.n_players), self.theta_tail_])
 
     def _global_cov(self) -> Optional[np.ndarray]:
         """The covariance of (beta, eta), computed on first use (the Schur complement of the ratings)."""
@@ -420,7 +444,7 @@ class DynamicElo(DynamicTuning, DynamicUpdates, DynamicReadout, TimedRatings, Mo
             h, drift, prior = self._cov_state
             with one_blas_thread():
                 self._cov = covariance_at(h, drift, prior, self.draws, self._theta,
-                                          resolve_n_jobs(self.n_jobs))
+                                          resolve_n_jobs(self.n_jobs), self._cscale)
         return self._cov
 
     @property
@@ -472,6 +496,7 @@ class DynamicElo(DynamicTuning, DynamicUpdates, DynamicReadout, TimedRatings, Mo
         self._check_sizes(h)
         self._check_scalars()
         self.tuning_ = None
+        self.context_labels_ = self.context_effects_ = self.context_sd_ = self.context_scale_ = None
         self._derive(h)
 
     def _check_sizes(self, h: Any) -> None:
@@ -539,7 +564,8 @@ class DynamicElo(DynamicTuning, DynamicUpdates, DynamicReadout, TimedRatings, Mo
             if log.time is None:
                 raise ValueError("predicting games of a dynamic model needs their times (GameLog time=...)")
             b = period_index(np.asarray(log.time), self.period)
-        return self._outcomes_at(ia, ib, b, log_covariates(log, self.advantage_names_, "DynamicElo"))
+        c = self._context_codes(getattr(log, "context", None), ia.size) if self._n_ctx() else None
+        return self._outcomes_at(ia, ib, b, log_covariates(log, self.advantage_names_, "DynamicElo"), c)
 
     def predict_proba(self, a: Any, b: Any, *, unseen: str = "raise") -> Any:
         """P(a beats b) (expected score, P(a wins) + P(draw) / 2) from each player's latest rating, at the

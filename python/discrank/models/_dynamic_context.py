@@ -1,0 +1,170 @@
+"""Player-by-context effects of :class:`~discrank.DynamicElo` (:class:`DynamicContexts`, a base of the estimator).
+
+A log with a context column (:attr:`discrank.GameLog.context`: the surface of a tennis match, the time control
+of a chess game, the map of an e-sports match) gives each player one effect per context, a Gaussian random
+effect around the player's rating: ``logit P(a beats b) = r_{a,t} + e_{a,c} - r_{b,t} - e_{b,c} + beta . x``,
+``e_{p,c} ~ N(0, context_scale^2)``. The effects are fitted with the ratings as one exact MAP
+(:func:`discrank._history.solve_history`: they are a block of the Newton system, preconditioned by their
+diagonal); ``context_scale`` is tuned on the validation window with the drift and the prior
+(:mod:`discrank.models._dynamic_tuning`), so that contexts the data does not support shrink to nothing.
+
+A forecast adds the two players' effects in the game's context to the logit and their Laplace variances (each
+effect's, the others held) to the variance; a player or a context the fit has not seen has the effect 0 with the
+prior's variance.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any, Optional
+
+import numpy as np
+
+from discrank._checks import show
+from discrank._history_build import carry
+
+__all__ = ["DynamicContexts", "CONTEXT_GRID", "CONTEXT_BOUNDS", "code_contexts"]
+
+#: Context scales (logits) tried when ``context_scale`` is None and the log has contexts.
+CONTEXT_GRID = (0.05, 0.1, 0.2, 0.4, 0.8)
+#: The hard bounds of the context scale's search past its grid's edges.
+CONTEXT_BOUNDS = (1.0 / 80, 3.2)
+
+
+def code_contexts(values: np.ndarray, known: Optional[np.ndarray] = None) -> tuple[np.ndarray, np.ndarray]:
+    """(labels, codes) of contexts: ``known`` (default none) followed by the new values in sorted order, and
+    each value's code into them."""
+    values = np.asarray(values)
+    new = np.unique(values)
+    if known is None:
+        labels = new
+    else:
+        kinds = ["text" if v.dtype.kind in "UOS" else "numbers" for v in (new, known)]
+        if kinds[0] != kinds[1]:
+            raise ValueError(f"the new games' contexts are {kinds[0]}, the fitted ones {kinds[1]} "
+                             f"({[str(v) for v in known]})")
+        labels = np.concatenate([known, new[~np.isin(new, known)]])
+    order = np.argsort(labels, kind="stable")
+    pos = np.searchsorted(labels[order], values)
+    return labels, order[pos].astype(np.int64)
+
+
+class DynamicContexts:
+    """The context effects of :class:`~discrank.DynamicElo`: their coding, checks, store and forecasts."""
+
+    def _fit_contexts(self, log: Any, games: Any) -> Any:
+        """``games`` (:class:`~discrank.models._dynamic_state.Games`, ``ctx`` the log's raw contexts in time
+        order) with their contexts coded, ``context_labels_`` set; a ValueError for a log with one context only,
+        or for ``context_scale`` given to a log without contexts."""
+        scale = self.context_scale
+        if games.ctx is None or scale == 0:
+            if games.ctx is None and scale:
+                raise ValueError(f"context_scale={show(scale)} asks for context effects, but the log has no context "
+                                 "column (GameLog(..., context=...))")
+            self.context_labels_ = None
+            return dataclasses.replace(games, ctx=None)
+        labels, codes = code_contexts(games.ctx)
+        if labels.size < 2:
+            raise ValueError(f"the log's context column holds one value only ({show(labels[0])}): context effects "
+                             "need games in two contexts at least (give context_scale=0, or no context column)")
+        self.context_labels_ = labels
+        return dataclasses.replace(games, ctx=codes)
+
+    def _update_contexts(self, log: Any, games: Any) -> Any:
+        """The new ``games`` of :meth:`update` with their contexts coded into ``context_labels_`` (new contexts
+        appended); a ValueError when the log has contexts and the model none, or the other way round."""
+        fitted = getattr(self, "context_labels_", None)
+        if (games.ctx is None) != (fitted is None):
+            raise ValueError("update's games have a context column; the DynamicElo was fitted without" if fitted is None
+                             else "update's games have no context column; the DynamicElo was fitted with contexts "
+                             f"{[str(v) for v in fitted]}: give each game's context")
+        if fitted is None:
+            return games
+        labels, codes = code_contexts(games.ctx, fitted)
+        self._grow_contexts(labels)
+        return dataclasses.replace(games, ctx=codes)
+
+    def _grow_contexts(self, labels: np.ndarray) -> None:
+        """Widen the fitted effects to the contexts ``labels`` (the fitted ones first): a new context's effects at
+        0, with the prior's standard deviation."""
+        old = self.context_effects_
+        extra = labels.size - old.shape[1]
+        if extra:
+            self.context_effects_ = np.pad(old, ((0, 0), (0, extra)))
+            self.context_sd_ = np.pad(self.context_sd_, ((0, 0), (0, extra)), constant_values=self.context_scale_)
+        self.context_labels_ = labels
+
+    def _n_ctx(self) -> int:
+        labels = getattr(self, "context_labels_", None)
+        return 0 if labels is None else int(labels.size)
+
+    def _effects_start(self, n_players: int) -> np.ndarray:
+        """The fitted effects, one per player and context (new players' at 0), as the solver numbers them
+        (``player * n_ctx + context``): a warm start."""
+        if not self._n_ctx():
+            return np.zeros(0)
+        e = self.context_effects_
+        return np.pad(e, ((0, n_players - e.shape[0]), (0, 0))).reshape(-1)
+
+    def _carried(self, warm: tuple, h: Any) -> np.ndarray:
+        """A warm start for the history ``h`` from the fit ``warm`` (player, period, rating, tail of the
+        player-periods fitted, :func:`discrank._history_build.carry`), the fitted context effects between the
+        ratings and the tail."""
+        theta = carry(*warm, h)
+        if not h.n_eff:
+            return theta
+        return np.concatenate([theta[:h.n_pp], self._effects_start(h.n_players), theta[h.n_pp:]])
+
+    def save(self, path: Any) -> None:
+        """Write the fitted model to an ``.npz`` file (see :meth:`discrank.models._base.Model.save`); a model
+        with context effects is refused (a ValueError): its file would need its contexts' labels."""
+        if self._n_ctx():
+            raise ValueError("a DynamicElo fitted with context effects cannot be saved yet (the model file does "
+                             "not hold the contexts): refit it from its log, or fit with context_scale=0")
+        super().save(path)
+
+    def _store_effects(self, res: Any, n_players: int, scale: float) -> None:
+        """Keep the fitted effects of a :class:`~discrank._history.HistoryResult` (``context_effects_`` and
+        their standard deviations, ``context_sd_``, shape (n_players, n_contexts))."""
+        k = self._n_ctx()
+        if not k:
+            self.context_effects_ = self.context_sd_ = None
+            self.context_scale_ = None
+            return
+        self.context_scale_ = float(scale)
+        self.context_effects_ = res.effects.reshape(n_players, k)
+        self.context_sd_ = (1.0 / np.sqrt(res.effects_diag)).reshape(n_players, k)
+
+    def _context_codes(self, context: Any, n: int) -> Optional[np.ndarray]:
+        """The codes of the contexts of ``n`` games to forecast (-1 for a context not fitted); None for no
+        context given or a model without contexts (a model without contexts refuses them: a ValueError)."""
+        if context is None:
+            return None
+        if not self._n_ctx():
+            raise ValueError("this DynamicElo was fitted without contexts: predict without context=")
+        values = np.asarray(context)
+        values = np.full(n, values.item(), dtype=object) if values.ndim == 0 else values
+        if values.shape != (n,):
+            raise ValueError(f"context has {values.shape[0]} values for {n} games")
+        labels = self.context_labels_
+        order = np.argsort(labels, kind="stable")
+        try:
+            pos = np.minimum(np.searchsorted(labels[order], values), labels.size - 1)
+        except TypeError:  # values of another kind than the labels: none of them fitted
+            return np.full(n, -1, dtype=np.int64)
+        code = order[pos]
+        return np.where(labels[code] == values, code, -1).astype(np.int64)
+
+    def _context_terms(self, ia: np.ndarray, ib: np.ndarray, c: Optional[np.ndarray]) -> tuple:
+        """(logit term, variance term) of the context effects of games between ``ia`` and ``ib`` in contexts
+        ``c`` (a player coded -1, or a context -1: the effect 0 with the prior's variance); (0, 0) without."""
+        if c is None or not self._n_ctx():
+            return 0.0, 0.0
+        e, sd, prior = self.context_effects_, self.context_sd_, self.context_scale_
+        terms = []
+        for i in (ia, ib):
+            ok = (i >= 0) & (c >= 0)
+            mean = np.where(ok, e[np.where(ok, i, 0), np.where(ok, c, 0)], 0.0)
+            var = np.where(ok, sd[np.where(ok, i, 0), np.where(ok, c, 0)] ** 2, prior ** 2)
+            terms.append((mean, var))
+        return terms[0][0] - terms[1][0], terms[0][1] + terms[1][1]
