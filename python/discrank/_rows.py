@@ -424,15 +424,7 @@ def read_frame_rows(df: Any, a: str = "a", b: str = "b", score: Optional[str] = 
         if code == MISSING_CONTEXT:
             return f"column {context!r} (the context) has no value at row {r} ({show(ctx[k])}): drop or fill the row"
         if code in (MISSING_COVARIATE, BAD_COVARIATE):
-            for col in adv_names:  # the first covariate of the row that is missing (or not a number)
-                raw = df[col].iloc[k]
-                _, m, bd = covariate_values(np.array([raw], dtype=object))
-                if code == MISSING_COVARIATE and m[0]:
-                    return (f"column {col!r} (an advantage covariate) has no value at row {r} ({show(raw)}): drop or "
-                            "fill the row")
-                if code == BAD_COVARIATE and bd[0]:
-                    return (f"column {col!r} (an advantage covariate): {col}[{r}] = {show(raw)} is not a finite number "
-                            f"at row {r} ({COVARIATE_HELP})")
+            return _covariate_message(df, adv_names, code == MISSING_COVARIATE, k, r)
         v = values[k]
         if code == MISSING_RESULT:
             what = repr(v) if isinstance(v, str) else "NaN"
@@ -477,6 +469,21 @@ def _check_frame(pd: Any, df: Any, a: str, b: str, score: Optional[str], winner:
     if len(df) == 0:
         raise ValueError("the frame has no rows: the game log is empty")
     return adv_names
+
+
+def _covariate_message(df: Any, names: tuple, missing: bool, k: int, r: int) -> str:
+    """The words for the frame's row ``k`` (row ``r`` of its file): its first advantage covariate that is
+    missing (``missing``) or else not a finite number."""
+    for col in names:
+        raw = df[col].iloc[k]
+        _, m, bd = covariate_values(np.array([raw], dtype=object))
+        if missing and m[0]:
+            return (f"column {col!r} (an advantage covariate) has no value at row {r} ({show(raw)}): drop or "
+                    "fill the row")
+        if not missing and bd[0]:
+            return (f"column {col!r} (an advantage covariate): {col}[{r}] = {show(raw)} is not a finite number "
+                    f"at row {r} ({COVARIATE_HELP})")
+    return f"row {r} has an invalid advantage covariate in {list(names)}"  # (the row was marked for one of them)
 
 
 def _frame_covariates(df: Any, names: tuple) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
