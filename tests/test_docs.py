@@ -128,6 +128,7 @@ EXPECTED = {
     "README.md": ["(3, 1) True"],  # the quick start's disc.u_.shape and converged_
     "docs/arena.md": ["rank_change", "['de', 'en']", "[1000.0, 1000.0, 1000.0]"],
     "docs/data.md": ["{'missing player name': 1, 'player against themself': 1}", "3 2 [0.7 0.2]",
+                     "['Clay' 'Hard' 'Clay'] {'missing context': 1}",
                      "PairwiseData(n_players=6, n_pairs=15, n_games=300, weights='games') True"],
     "docs/models.md": ["log loss per future game: Elo", "first disc component: transitive", "('home',)"],
     "docs/dynamic.md": ["home advantage", "known"],

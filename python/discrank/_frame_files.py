@@ -1,5 +1,6 @@
-"""CSV and Parquet files read into frames (:meth:`discrank.GameLog.read_csv`, ``read_parquet``): the complete
-lines of a truncated compressed CSV file, and the refusal of a Parquet column that holds lists or records."""
+"""CSV and Parquet files read into frames (:meth:`discrank.GameLog.read_csv`, ``read_parquet``): their errors
+worded with the file, the complete lines of a truncated compressed CSV file, and the refusal of a Parquet
+column that holds lists or records."""
 
 from __future__ import annotations
 
@@ -11,8 +12,47 @@ import numpy as np
 from discrank._checks import show
 from discrank._screen import warn_user
 from discrank.exceptions import TruncatedFileWarning
+from discrank.pgn import decompression_errors
 
-__all__ = ["check_scalar_column", "truncated_csv"]
+__all__ = ["check_scalar_column", "read_csv_frame", "read_parquet_frame", "truncated_csv"]
+
+
+def read_csv_frame(pd: Any, path: Any, read_kw: dict, truncated: str) -> Any:
+    """A CSV file read by ``pandas.read_csv(path, **read_kw)`` (``low_memory=False`` with the C parser unless
+    given), its errors worded: a truncated compressed file (:func:`truncated_csv`, as ``truncated`` says),
+    one that does not decompress, text that is not UTF-8 and an empty file are a ``ValueError`` naming the
+    file; a system error (no such file, permission) is raised as it is."""
+    if "low_memory" not in read_kw and read_kw.get("engine") in (None, "c"):
+        read_kw["low_memory"] = False
+    try:
+        return pd.read_csv(path, **read_kw)
+    except EOFError as exc:  # a compressed file cut short
+        return truncated_csv(pd, path, read_kw, truncated, exc)
+    except (*decompression_errors(), OSError) as exc:
+        if isinstance(exc, OSError) and (exc.errno is not None or exc.filename is not None):
+            raise  # a system error (no such file, permission): it names the file
+        raise ValueError(f"{path}: cannot be decompressed ({type(exc).__name__}: {exc})") from None
+    except UnicodeDecodeError as exc:
+        raise ValueError(f"{path}: not UTF-8 text ({exc.reason} at byte {exc.start}); pass encoding=...") from None
+    except pd.errors.EmptyDataError:
+        raise ValueError(f"{path}: the file is empty") from None
+
+
+def read_parquet_frame(pd: Any, path: Any, read_kw: dict, columns: tuple) -> Any:
+    """A Parquet file read by ``pandas.read_parquet(path, **read_kw)``, its errors as a ``ValueError`` naming
+    the file (a missing file raised as it is); each of ``columns`` (``(role, name)``, name None when not
+    used) that the frame has is checked to hold one value per game (:func:`check_scalar_column`)."""
+    try:
+        df = pd.read_parquet(path, **read_kw)
+    except FileNotFoundError:
+        raise
+    except (ValueError, OSError) as exc:
+        text = str(exc)
+        raise ValueError(text if os.fspath(path) in text else f"{path}: {text}") from None
+    for role, col in columns:
+        if col is not None and col in df.columns:
+            check_scalar_column(pd, df[col], col, role, path)
+    return df
 
 
 def truncated_csv(pd: Any, path: Any, read_kw: dict, truncated: str, exc: BaseException) -> Any:

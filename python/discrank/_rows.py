@@ -10,7 +10,8 @@ strings ("1-0", "0-1", "1/2-1/2", also "½-½"), or from a ``winner`` column hol
 or as one of the :data:`~discrank._screen.INVALID_KINDS`, and :func:`~discrank._screen.screen_rows` (in
 :mod:`discrank._screen`) raises on the first invalid row or drops and reports them. It reads the advantage
 covariates of a frame too (:mod:`discrank._advantage`; a row with a missing or non-numeric covariate is
-invalid).
+invalid), and its context column (a label per game: a surface, a time control, a map; a row without one
+is invalid), which :func:`as_context` checks as a log's column.
 
 The names of :mod:`discrank._screen` and :mod:`discrank._advantage` that the readers use are importable
 from here as well.
@@ -23,14 +24,15 @@ from typing import Any, NamedTuple, Optional
 import numpy as np
 
 from discrank._advantage import COVARIATE_HELP, advantage_columns, as_advantage, covariate_values  # noqa: F401 - as_advantage: discrank._rows.as_advantage, as it was
-from discrank._checks import check_positive_int, self_play_message, show
-from discrank._labels import factorize_objects, object_numbers
+from discrank._checks import check_positive_int, check_same_length, self_play_message, show
+from discrank._labels import as_label_array, factorize_objects, object_numbers
 from discrank._screen import (BAD_COVARIATE, BAD_RESULT, BAD_TIME, INVALID_KINDS, MISSING_COVARIATE,  # noqa: F401 - the rows' names, as they were
-                              MAX_INVALID, MISSING_NAME, MISSING_RESULT, MISSING_TIME, SELF_PLAY, UNFINISHED,
-                              active_games, check_invalid, check_max_invalid, screen_rows, time_bound, warn_user)
+                              MAX_INVALID, MISSING_CONTEXT, MISSING_NAME, MISSING_RESULT, MISSING_TIME, SELF_PLAY,
+                              UNFINISHED, active_games, check_invalid, check_max_invalid, screen_rows, time_bound,
+                              warn_user)
 
 __all__ = ["DRAW_MARKERS", "INVALID_KINDS", "PGN_RESULTS", "FrameRows", "active_games", "advantage_columns",
-           "as_advantage", "as_times", "check_invalid", "pandas_module", "parse_results",
+           "as_advantage", "as_context", "as_times", "check_invalid", "pandas_module", "parse_results",
            "read_frame_rows", "screen_rows", "time_bound", "warn_user"]
 
 PGN_RESULTS = {"1-0": 1.0, "0-1": 0.0, "1/2-1/2": 0.5, "½-½": 0.5, "0.5-0.5": 0.5}
@@ -152,6 +154,43 @@ def as_times(values: Any, name: str = "time") -> np.ndarray:
     raise ValueError(f"{name} is not a time column")  # pragma: no cover
 
 
+def as_context(values: Any, n_games: int) -> np.ndarray:
+    """The context of each game of a log (a surface, a time control, a map), checked.
+
+    Parameters
+    ----------
+    values : array-like, shape (n_games,)
+        One label per game: text or numbers, of one kind, as player labels are
+        (:func:`discrank._labels.as_label_array`).
+    n_games : int
+        The number of games (the length of the log's ``score``).
+
+    Returns
+    -------
+    ndarray, shape (n_games,)
+        The labels as :func:`~discrank._labels.as_label_array` stores them (strings as an object array of
+        str; numbers as int64, uint64 or float64).
+
+    Raises
+    ------
+    ValueError
+        Not 1-D, a length other than ``n_games`` (both lengths named), a missing entry (None, NaN, empty or
+        blank text; named with its game and value), labels of mixed kinds or a non-finite number.
+    TypeError
+        Labels that are bools, bytes or other objects.
+    """
+    arr = np.array(values, dtype=object) if isinstance(values, (list, tuple)) else np.asarray(values)
+    if arr.ndim != 1:
+        raise ValueError(f"context must be 1-D (one label per game), got shape {arr.shape}")
+    check_same_length({"score": n_games, "context": arr.shape[0]}, "columns")
+    missing = _missing_mask(arr)
+    if missing.any():
+        k = int(np.flatnonzero(missing)[0])
+        raise ValueError(f"context has a missing value ({show(arr[k])}) at game {k}: every game needs its context "
+                         "(drop the game, or give it a context of its own such as 'unknown')")
+    return as_label_array(arr, "context")
+
+
 def _iso(v: Any) -> str:
     """``v`` as ISO text for ``numpy.datetime64``: a PGN date's dots ("2024.05.01") as dashes, in the date
     part only, so that a fraction of a second ("10:00:00.25") is kept."""
@@ -271,12 +310,13 @@ class FrameRows(NamedTuple):
     dropped: dict
     advantage: Optional[np.ndarray]
     advantage_names: tuple
+    context: Optional[np.ndarray] = None
 
 
 def read_frame_rows(df: Any, a: str = "a", b: str = "b", score: Optional[str] = None, winner: Optional[str] = None,
                     time: Optional[str] = None, *, start: Any = None, end: Any = None, min_player_games: int = 1,
                     invalid: str = "raise", advantage: Any = None, row0: Any = 0, empty_ok: bool = False,
-                    max_invalid: float = MAX_INVALID) -> FrameRows:
+                    max_invalid: float = MAX_INVALID, context: Optional[str] = None) -> FrameRows:
     """The valid games of a pandas DataFrame, one row per game, as columns.
 
     The rows are first filtered by time (``start``, ``end``), then checked, then filtered by
@@ -302,6 +342,9 @@ def read_frame_rows(df: Any, a: str = "a", b: str = "b", score: Optional[str] = 
         The columns of advantage covariates (numbers, bools read as 0 / 1). A row where one is missing
         is invalid ("missing covariate"), as is one where it is not a number or infinite ("unparseable
         covariate").
+    context : str, optional
+        The column of each game's context (a label: text or numbers). A row where it is missing (NaN,
+        None, empty text) is invalid ("missing context").
     row0 : int or ndarray of int, optional
         The number of the frame's first row in its file, for the messages (a chunk of a scan); or the
         number of each of its rows (a chunk some of whose rows were left out before).
@@ -316,7 +359,10 @@ def read_frame_rows(df: Any, a: str = "a", b: str = "b", score: Optional[str] = 
         labels; ``score``: the score of ``a``; ``time``: their times (numbers or datetime64) when ``time``
         is given; ``dropped``: the invalid rows dropped, counted by kind (``invalid="drop"``);
         ``advantage``: the covariates of the valid games (float64, shape (n, n_covariates)) or None, not yet
-        checked as columns (:func:`as_advantage`); ``advantage_names``: their columns' names.
+        checked as columns (:func:`as_advantage`); ``advantage_names``: their columns' names; ``context``:
+        the contexts of the valid games when ``context`` is given (integers that pandas read as floats
+        because of missing entries that were dropped are integers again), not yet checked as labels
+        (:func:`as_context`).
 
     Raises
     ------
@@ -331,7 +377,8 @@ def read_frame_rows(df: Any, a: str = "a", b: str = "b", score: Optional[str] = 
     invalid = check_invalid(invalid)
     max_invalid = check_max_invalid(max_invalid)
     min_player_games = check_positive_int(min_player_games, "min_player_games")
-    adv_names = _check_frame(pd, df, a, b, score, winner, time, advantage, start is not None or end is not None)
+    adv_names = _check_frame(pd, df, a, b, score, winner, time, advantage, start is not None or end is not None,
+                             context)
     col_a, col_b = df[a].to_numpy(), df[b].to_numpy()
     miss_a, miss_b = _missing_mask(col_a), _missing_mask(col_b)
     kind = np.zeros(len(df), dtype=np.int8)
@@ -359,6 +406,11 @@ def read_frame_rows(df: Any, a: str = "a", b: str = "b", score: Optional[str] = 
         x, cov_missing, cov_bad = _frame_covariates(df, adv_names)
         mark(cov_missing, MISSING_COVARIATE)
         mark(cov_bad, BAD_COVARIATE)
+    ctx = ctx_missing = None
+    if context is not None:
+        ctx = df[context].to_numpy()
+        ctx_missing = _missing_mask(ctx)
+        mark(ctx_missing, MISSING_CONTEXT)
 
     def explain(k: int) -> str:
         r = int(row0[k]) if isinstance(row0, np.ndarray) else k + row0  # the row's number in the file
@@ -369,16 +421,10 @@ def read_frame_rows(df: Any, a: str = "a", b: str = "b", score: Optional[str] = 
             return f"column {col!r} is missing a player at row {r}{name}"
         if code == SELF_PLAY:
             return f"{self_play_message('game', r, col_a[k])} (row {r})"
+        if code == MISSING_CONTEXT:
+            return f"column {context!r} (the context) has no value at row {r} ({show(ctx[k])}): drop or fill the row"
         if code in (MISSING_COVARIATE, BAD_COVARIATE):
-            for col in adv_names:  # the first covariate of the row that is missing (or not a number)
-                raw = df[col].iloc[k]
-                _, m, bd = covariate_values(np.array([raw], dtype=object))
-                if code == MISSING_COVARIATE and m[0]:
-                    return (f"column {col!r} (an advantage covariate) has no value at row {r} ({show(raw)}): drop or "
-                            "fill the row")
-                if code == BAD_COVARIATE and bd[0]:
-                    return (f"column {col!r} (an advantage covariate): {col}[{r}] = {show(raw)} is not a finite number "
-                            f"at row {r} ({COVARIATE_HELP})")
+            return _covariate_message(df, adv_names, code == MISSING_COVARIATE, k, r)
         v = values[k]
         if code == MISSING_RESULT:
             what = repr(v) if isinstance(v, str) else "NaN"
@@ -401,18 +447,19 @@ def read_frame_rows(df: Any, a: str = "a", b: str = "b", score: Optional[str] = 
                                min_player_games=min_player_games, invalid=invalid, explain=explain, empty_ok=empty_ok,
                                max_invalid=max_invalid)
     return FrameRows(_as_int_labels(col_a[idx], bool(miss_a.any())), _as_int_labels(col_b[idx], bool(miss_b.any())),
-                     s[idx], None if t is None else t[idx], dropped, None if x is None else x[idx], adv_names)
+                     s[idx], None if t is None else t[idx], dropped, None if x is None else x[idx], adv_names,
+                     None if ctx is None else _as_int_labels(ctx[idx], bool(ctx_missing.any())))
 
 
 def _check_frame(pd: Any, df: Any, a: str, b: str, score: Optional[str], winner: Optional[str], time: Optional[str],
-                 advantage: Any, windowed: bool) -> tuple:
+                 advantage: Any, windowed: bool, context: Optional[str] = None) -> tuple:
     """The frame and the columns :func:`read_frame_rows` is given, checked; the advantage columns' names."""
     if not isinstance(df, pd.DataFrame):
         raise TypeError(f"from_frame expects a pandas DataFrame, got {type(df).__name__}")
     if (score is None) == (winner is None):
         raise ValueError("give exactly one of score= (results of a) and winner= (label of the winner)")
     adv_names = advantage_columns(advantage)
-    wanted = [("a", a), ("b", b), ("score", score), ("winner", winner), ("time", time)]
+    wanted = [("a", a), ("b", b), ("score", score), ("winner", winner), ("time", time), ("context", context)]
     wanted += [("advantage", col) for col in adv_names]
     for role, col in wanted:
         if col is not None and col not in df.columns:
@@ -422,6 +469,21 @@ def _check_frame(pd: Any, df: Any, a: str, b: str, score: Optional[str], winner:
     if len(df) == 0:
         raise ValueError("the frame has no rows: the game log is empty")
     return adv_names
+
+
+def _covariate_message(df: Any, names: tuple, missing: bool, k: int, r: int) -> str:
+    """The words for the frame's row ``k`` (row ``r`` of its file): its first advantage covariate that is
+    missing (``missing``) or else not a finite number."""
+    for col in names:
+        raw = df[col].iloc[k]
+        _, m, bd = covariate_values(np.array([raw], dtype=object))
+        if missing and m[0]:
+            return (f"column {col!r} (an advantage covariate) has no value at row {r} ({show(raw)}): drop or "
+                    "fill the row")
+        if not missing and bd[0]:
+            return (f"column {col!r} (an advantage covariate): {col}[{r}] = {show(raw)} is not a finite number "
+                    f"at row {r} ({COVARIATE_HELP})")
+    return f"row {r} has an invalid advantage covariate in {list(names)}"  # (the row was marked for one of them)
 
 
 def _frame_covariates(df: Any, names: tuple) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

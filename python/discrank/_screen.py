@@ -17,8 +17,9 @@ from discrank._checks import check_choice, show
 from discrank._labels import factorize_objects, factorize_pair
 
 __all__ = ["INVALID_KINDS", "MISSING_NAME", "SELF_PLAY", "MISSING_RESULT", "BAD_RESULT", "MISSING_TIME", "BAD_TIME",
-           "UNFINISHED", "MISSING_COVARIATE", "BAD_COVARIATE", "MAX_INVALID", "active_games", "check_invalid",
-           "check_max_invalid", "large_share", "refuse_mostly_invalid", "screen_rows", "time_bound", "warn_user"]
+           "UNFINISHED", "MISSING_COVARIATE", "BAD_COVARIATE", "MISSING_CONTEXT", "MAX_INVALID", "active_games",
+           "check_invalid", "check_max_invalid", "large_share", "refuse_mostly_invalid", "screen_rows", "time_bound",
+           "warn_user"]
 
 #: What makes a row of a game log invalid, in the order a row is classified (a row counts once, under the
 #: first kind that applies). The keys of :attr:`GameLog.dropped`.
@@ -32,9 +33,10 @@ INVALID_KINDS = (
     "unfinished game",
     "missing covariate",
     "unparseable covariate",
+    "missing context",
 )
 (MISSING_NAME, SELF_PLAY, MISSING_RESULT, BAD_RESULT, MISSING_TIME, BAD_TIME, UNFINISHED, MISSING_COVARIATE,
- BAD_COVARIATE) = range(1, 10)
+ BAD_COVARIATE, MISSING_CONTEXT) = range(1, 11)
 _INVALID_CHOICES = ("raise", "drop")
 #: The largest share of invalid rows that ``invalid="drop"`` drops by default (``max_invalid=``): beyond it
 #: the rows are more likely misread (a winner column that names neither player, goals read as a score)

@@ -15,7 +15,8 @@ count of each kind (:data:`INVALID_KINDS`) in one :class:`~discrank.exceptions.I
 
 Advantage covariates (``advantage=``: a home indicator, playing White, taking Black in Go) are per-game
 numbers attributed to ``a``, carried by the log through its filters and splits
-(:attr:`GameLog.advantage`).
+(:attr:`GameLog.advantage`); so is the context of each game (``context=``: a surface, a time control, a
+map; :attr:`GameLog.context`), a label that belongs to the game, not to a side.
 """
 
 from __future__ import annotations
@@ -28,14 +29,14 @@ import numpy as np
 
 from discrank._advantage import advantage_columns, as_advantage
 from discrank._checks import check_no_self_play, check_positive_int, check_random_state, check_same_length, show
-from discrank._frame_files import check_scalar_column, truncated_csv
+from discrank._frame_files import read_csv_frame, read_parquet_frame
 from discrank._labels import as_label_array, check_same_kind, factorize_pair
-from discrank._rows import (DRAW_MARKERS, PGN_RESULTS, as_times, pandas_module, parse_results,  # noqa: F401 - PGN_RESULTS, as it was
+from discrank._rows import (DRAW_MARKERS, PGN_RESULTS, as_context, as_times, pandas_module, parse_results,  # noqa: F401 - PGN_RESULTS, as it was
                             read_frame_rows)
 from discrank._screen import (INVALID_KINDS, MAX_INVALID, SELF_PLAY, active_games, check_invalid, check_max_invalid,
                               time_bound)
 from discrank.data import PairwiseData
-from discrank.pgn import check_truncated, decompression_errors, pgn_columns, pgn_headers, pgn_rows
+from discrank.pgn import check_truncated, pgn_columns, pgn_headers, pgn_rows
 from discrank.pgn import iter_pgn  # noqa: F401 - discrank.logs.iter_pgn, as it was
 
 __all__ = ["GameLog", "parse_results", "read_pgn", "DRAW_MARKERS", "INVALID_KINDS"]
@@ -69,6 +70,9 @@ class GameLog:
         logit P(a beats b) = s_a - s_b + beta . x.
     advantage_names : tuple of str
         The name of each column of ``advantage`` (empty without covariates).
+    context : array, shape (n_games,), optional
+        The context of each game (a surface, a time control, a map): labels of one kind, text or numbers,
+        none missing; the same for both sides.
     """
 
     a: np.ndarray
@@ -78,6 +82,7 @@ class GameLog:
     dropped: dict = field(default_factory=dict)
     advantage: Optional[np.ndarray] = None
     advantage_names: tuple = ()
+    context: Optional[np.ndarray] = None
     #: Whether the columns are known to be checked (built by :meth:`from_arrays` or taken from such a log):
     #: :meth:`to_pairs` then aggregates them without checking the labels again.
     _checked: bool = field(default=False, init=False, repr=False, compare=False)
@@ -93,7 +98,7 @@ class GameLog:
         if self.time is not None:
             time = as_times(self.time)
             lengths["time"] = time.shape[0]
-        if check_same_length(lengths, "columns") == 0:
+        if (n := check_same_length(lengths, "columns")) == 0:
             raise ValueError("the game log is empty")
         check_no_self_play(a, b)
         values = self.advantage
@@ -105,23 +110,26 @@ class GameLog:
             values = dict(zip(self.advantage_names, columns.T))
         x, names = as_advantage(values, a.shape[0])
         self.a, self.b, self.score, self.time, self.advantage, self.advantage_names = a, b, score, time, x, names
+        self.context = None if self.context is None else as_context(self.context, n)
         self.dropped = dict(self.dropped)
         self._checked = True
 
     @classmethod
     def _trusted(cls, a: np.ndarray, b: np.ndarray, score: np.ndarray, time: Optional[np.ndarray] = None,
                  dropped: Optional[dict] = None, advantage: Optional[np.ndarray] = None, advantage_names: tuple = (),
-                 checked: bool = False) -> "GameLog":
+                 checked: bool = False, context: Optional[np.ndarray] = None) -> "GameLog":
         """A log of columns already checked or made by the library (player codes, a log's rows), without
         the constructor's checks; ``checked``: whether they passed :meth:`from_arrays`' (see ``_checked``)."""
         log = object.__new__(cls)
         log.a, log.b, log.score, log.time = a, b, score, time
         log.dropped = {} if dropped is None else dict(dropped)
         log.advantage, log.advantage_names, log._checked = advantage, tuple(advantage_names), checked
+        log.context = context
         return log
 
     @classmethod
-    def from_arrays(cls, a: Any, b: Any, score: Any, time: Any = None, advantage: Any = None) -> "GameLog":
+    def from_arrays(cls, a: Any, b: Any, score: Any, time: Any = None, advantage: Any = None,
+                    context: Any = None) -> "GameLog":
         """A game log from its columns, checked.
 
         Parameters
@@ -140,6 +148,10 @@ class GameLog:
             name. Stored as float64 in :attr:`advantage`, the names in :attr:`advantage_names`. A column that
             is the same value in every game is valid (``a`` is White in every game; neutral venues, 0):
             identifiability is the fit's check (it refuses a column 0 everywhere, or two identical ones).
+        context : array, shape (n_games,), optional
+            The context of each game (a surface, a time control, a map): labels of one kind, text or
+            numbers, as the players' are; stored in :attr:`context`. One value in every game is valid (a
+            week of clay games); whether a fit can tell contexts apart is the model's check.
 
         Returns
         -------
@@ -151,18 +163,19 @@ class GameLog:
             Columns of different lengths, an empty log, a result or time that is not one, labels of mixed
             kinds, or a game of a player against themself (each naming the game and its value); an advantage
             column with a NaN or infinite value (named with its column, row and value), or of the wrong
-            length.
+            length; a context of the wrong length, or with a missing value (None, NaN, empty text; named with
+            its game and value).
         TypeError
-            Labels that are bools, bytes or other objects; an advantage value that is not a number (named
-            with its column and row).
+            Labels (players' or contexts) that are bools, bytes or other objects; an advantage value that is
+            not a number (named with its column and row).
         """
-        return cls(a, b, score, time, {}, advantage)
+        return cls(a, b, score, time, {}, advantage, (), context)
 
     @classmethod
     def from_frame(cls, df: Any, a: str = "a", b: str = "b", score: Optional[str] = None,
                    winner: Optional[str] = None, time: Optional[str] = None, *, start: Any = None, end: Any = None,
                    min_player_games: int = 1, invalid: str = "raise", advantage: Any = None,
-                   max_invalid: float = MAX_INVALID) -> "GameLog":
+                   max_invalid: float = MAX_INVALID, context: Optional[str] = None) -> "GameLog":
         """A game log from a pandas DataFrame, one row per game.
 
         The rows are first filtered by time (``start``, ``end``), then checked, then filtered by
@@ -205,6 +218,10 @@ class GameLog:
             "unparseable covariate" (raised on, or dropped and counted, as ``invalid`` says). The columns of
             the games kept are then checked as in :meth:`from_arrays` (not 0 in every game, no two
             identical).
+        context : str, optional
+            Column of each game's context (a surface, a time control, a map: text or numbers, as in
+            :meth:`from_arrays`). A row where it is missing (NaN, None, empty text) is an invalid row of the
+            kind "missing context".
         max_invalid : float, optional
             With ``invalid="drop"``: the largest share of the rows (in the time window) that are dropped, a
             number in [0, 1] (default 0.5). More invalid rows than that usually mean a misread column (a
@@ -228,9 +245,9 @@ class GameLog:
         """
         rows = read_frame_rows(df, a=a, b=b, score=score, winner=winner, time=time, start=start, end=end,
                                min_player_games=min_player_games, invalid=invalid, advantage=advantage,
-                               max_invalid=max_invalid)
+                               max_invalid=max_invalid, context=context)
         x = None if rows.advantage is None else dict(zip(rows.advantage_names, rows.advantage.T))
-        log = cls.from_arrays(rows.a, rows.b, rows.score, rows.time, advantage=x)
+        log = cls.from_arrays(rows.a, rows.b, rows.score, rows.time, advantage=x, context=rows.context)
         log.dropped = rows.dropped
         return log
 
@@ -238,14 +255,15 @@ class GameLog:
     def read_csv(cls, path: Any, a: str = "a", b: str = "b", score: Optional[str] = None,
                  winner: Optional[str] = None, time: Optional[str] = None, *, start: Any = None, end: Any = None,
                  min_player_games: int = 1, invalid: str = "raise", truncated: str = "raise",
-                 advantage: Any = None, max_invalid: float = MAX_INVALID, **read_kw: Any) -> "GameLog":
+                 advantage: Any = None, max_invalid: float = MAX_INVALID, context: Optional[str] = None,
+                 **read_kw: Any) -> "GameLog":
         """A game log from a CSV file, through ``pandas.read_csv`` then :meth:`from_frame`.
 
         Parameters
         ----------
         path : str or path-like
             The file (compressed files too, as pandas reads them).
-        a, b, score, winner, time, start, end, min_player_games, invalid, max_invalid
+        a, b, score, winner, time, context, start, end, min_player_games, invalid, max_invalid
             As in :meth:`from_frame`: the columns, the filters (applied before the checks), and what to do
             with invalid rows (``"raise"``, the default, or ``"drop"``, which drops and reports them, up to
             ``max_invalid`` of the rows).
@@ -275,37 +293,23 @@ class GameLog:
         check_invalid(invalid)
         check_max_invalid(max_invalid)
         check_positive_int(min_player_games, "min_player_games")
-        truncated = check_truncated(truncated)
-        if "low_memory" not in read_kw and read_kw.get("engine") in (None, "c"):
-            read_kw["low_memory"] = False
-        try:
-            df = pd.read_csv(path, **read_kw)
-        except EOFError as exc:  # a compressed file cut short
-            df = truncated_csv(pd, path, read_kw, truncated, exc)
-        except (*decompression_errors(), OSError) as exc:
-            if isinstance(exc, OSError) and (exc.errno is not None or exc.filename is not None):
-                raise  # a system error (no such file, permission): it names the file
-            raise ValueError(f"{path}: cannot be decompressed ({type(exc).__name__}: {exc})") from None
-        except UnicodeDecodeError as exc:
-            raise ValueError(f"{path}: not UTF-8 text ({exc.reason} at byte {exc.start}); pass encoding=...") from None
-        except pd.errors.EmptyDataError:
-            raise ValueError(f"{path}: the file is empty") from None
+        df = read_csv_frame(pd, path, read_kw, check_truncated(truncated))
         return cls.from_frame(df, a=a, b=b, score=score, winner=winner, time=time, start=start, end=end,
                               min_player_games=min_player_games, invalid=invalid, advantage=advantage,
-                              max_invalid=max_invalid)
+                              max_invalid=max_invalid, context=context)
 
     @classmethod
     def read_parquet(cls, path: Any, a: str = "a", b: str = "b", score: Optional[str] = None,
                      winner: Optional[str] = None, time: Optional[str] = None, *, start: Any = None,
                      end: Any = None, min_player_games: int = 1, invalid: str = "raise", advantage: Any = None,
-                     max_invalid: float = MAX_INVALID, **read_kw: Any) -> "GameLog":
+                     max_invalid: float = MAX_INVALID, context: Optional[str] = None, **read_kw: Any) -> "GameLog":
         """A game log from a Parquet file, through ``pandas.read_parquet`` (needs pyarrow) then :meth:`from_frame`.
 
         Parameters
         ----------
         path : str or path-like
             The file.
-        a, b, score, winner, time, start, end, min_player_games, invalid, max_invalid
+        a, b, score, winner, time, context, start, end, min_player_games, invalid, max_invalid
             As in :meth:`from_frame`: the columns, the filters (applied before the checks), and what to do
             with invalid rows (``"raise"``, the default, or ``"drop"``, which drops and reports them, up to
             ``max_invalid`` of the rows).
@@ -328,20 +332,11 @@ class GameLog:
         check_invalid(invalid)
         check_max_invalid(max_invalid)
         check_positive_int(min_player_games, "min_player_games")
-        try:
-            df = pd.read_parquet(path, **read_kw)
-        except FileNotFoundError:
-            raise
-        except (ValueError, OSError) as exc:
-            text = str(exc)
-            raise ValueError(text if os.fspath(path) in text else f"{path}: {text}") from None
-        for role, col in (("a", a), ("b", b), ("score", score), ("winner", winner), ("time", time),
-                          *(("advantage", c) for c in advantage_columns(advantage))):
-            if col is not None and col in df.columns:
-                check_scalar_column(pd, df[col], col, role, path)
+        roles = (("a", a), ("b", b), ("score", score), ("winner", winner), ("time", time), ("context", context))
+        df = read_parquet_frame(pd, path, read_kw, roles + tuple(("advantage", c) for c in advantage_columns(advantage)))
         return cls.from_frame(df, a=a, b=b, score=score, winner=winner, time=time, start=start, end=end,
                               min_player_games=min_player_games, invalid=invalid, advantage=advantage,
-                              max_invalid=max_invalid)
+                              max_invalid=max_invalid, context=context)
 
     def __len__(self) -> int:
         return int(self.a.shape[0])
@@ -354,7 +349,7 @@ class GameLog:
         return GameLog._trusted(self.a[keep], self.b[keep], self.score[keep],
                                 None if self.time is None else self.time[keep], dropped,
                                 None if self.advantage is None else self.advantage[keep], self.advantage_names,
-                                self._checked)
+                                self._checked, None if self.context is None else self.context[keep])
 
     def filter(self, *, start: Any = None, end: Any = None, min_player_games: int = 1) -> "GameLog":
         """Games with ``start <= time < end``, then only players with at least ``min_player_games`` games.
@@ -416,7 +411,8 @@ class GameLog:
         other, every model being symmetric in the two sides, but a table of predictions by side (the
         calibration of :func:`discrank.evaluate`) then reads 1.0 in every bin. This orients the games at
         random: ``len(log) // 2`` games drawn at random have ``a`` and ``b`` swapped, their score
-        ``1 - score`` and their advantage covariates negated (a covariate is attributed to ``a``).
+        ``1 - score`` and their advantage covariates negated (a covariate is attributed to ``a``); their
+        context is the game's, unchanged.
 
         Parameters
         ----------
@@ -440,7 +436,8 @@ class GameLog:
         return GameLog._trusted(np.where(swap, self.b, self.a), np.where(swap, self.a, self.b),
                                 np.where(swap, 1.0 - self.score, self.score),
                                 None if self.time is None else self.time.copy(), self.dropped, adv,
-                                self.advantage_names, self._checked)
+                                self.advantage_names, self._checked,
+                                None if self.context is None else self.context.copy())
 
     def split_time(self, test_fraction: float = 0.1) -> tuple["GameLog", "GameLog"]:
         """(past, future): the earliest ``1 - test_fraction`` of the games, and the rest.
@@ -487,7 +484,8 @@ class GameLog:
         first player (``PairwiseData.covariates``), which the models that take covariates fit; ``min_games``
         and ``labels`` are then not available (a ValueError). Each pair (and covariate row) keeps its
         draws, the games scored 0.5 (``PairwiseData.draws``), which the draw models fit, when every
-        score is 1, 0.5 or 0 (else ``draws`` is None).
+        score is 1, 0.5 or 0 (else ``draws`` is None). The context column is not kept: a context belongs to
+        a game, and the pairs sum over games.
 
         Parameters
         ----------
