@@ -103,16 +103,18 @@ def football():
 
 
 # ------------------------------------------------------------------------------ prediction splits
-def _game_log(a, b, score, time, advantage=None):
+def _game_log(a, b, score, time, advantage=None, context=None):
     """A :class:`discrank.GameLog` sorted by time (stable), labels as strings, times datetime64[ns];
-    ``advantage``: a dict of covariate columns by name (checked by ``GameLog.from_arrays``), or None."""
+    ``advantage``: a dict of covariate columns by name (checked by ``GameLog.from_arrays``), or None;
+    ``context``: each game's context, or None."""
     from discrank import GameLog
 
     time = np.asarray(time, dtype="datetime64[ns]")
     order = np.argsort(time, kind="stable")
     x = None if advantage is None else {name: np.asarray(col)[order] for name, col in advantage.items()}
     return GameLog.from_arrays(np.asarray(a, dtype=str)[order], np.asarray(b, dtype=str)[order],
-                               np.asarray(score, dtype=np.float64)[order], time[order], advantage=x)
+                               np.asarray(score, dtype=np.float64)[order], time[order], advantage=x,
+                               context=None if context is None else np.asarray(context, dtype=str)[order])
 
 
 def _split(log, train_start, train_end, test_start, test_end=None):
@@ -135,47 +137,55 @@ def _split(log, train_start, train_end, test_start, test_end=None):
     return train, test, info
 
 
-def tennis_atp_log():
+def tennis_atp_log(context=False):
     """ATP singles, all levels, as a time-sorted GameLog. The file lists the winner first: each game
     is oriented by a fair coin (numpy Generator, seed 0, one draw per game in file order) for which
-    player is ``a``; score 1 if ``a`` won."""
+    player is ``a``; score 1 if ``a`` won. ``context``: each match's surface as its context (Hard, Clay,
+    Grass, Carpet; "Unknown" where the file has none)."""
     import pandas as pd
 
     df = pd.read_csv(DATA / "tennis_atp" / "atp_matches_singles_all_levels.csv.xz",
-                     usecols=["winner_id", "loser_id", "tourney_date"],
+                     usecols=["winner_id", "loser_id", "tourney_date"] + (["surface"] if context else []),
                      dtype={"winner_id": str, "loser_id": str, "tourney_date": str})
     df = df[df["winner_id"] != df["loser_id"]]  # a few rows pair the placeholder id 199999 with itself
     w, l = df["winner_id"].to_numpy(), df["loser_id"].to_numpy()
     flip = np.random.default_rng(0).random(w.size) < 0.5
     time = pd.to_datetime(df["tourney_date"], format="%Y%m%d").to_numpy()
-    return _game_log(np.where(flip, l, w), np.where(flip, w, l), np.where(flip, 0.0, 1.0), time)
+    surface = df["surface"].fillna("Unknown").to_numpy() if context else None
+    return _game_log(np.where(flip, l, w), np.where(flip, w, l), np.where(flip, 0.0, 1.0), time, context=surface)
 
 
-def go_tygem_log():
+def go_tygem_log(context=False):
     """Tygem 9d games as a time-sorted GameLog: a = Black, b = White, score 1 if Black won (results
     other than B+... / W+... and self-pairings dropped); advantage column "black" = 1 in every game (a
-    takes Black: the first move, less the komi)."""
+    takes Black: the first move, less the komi). ``context``: the time control's main time as the context
+    ("0m": byo-yomi only, "1-5m", "10m+"; the file's ``time_control``, e.g. "30/3 5m")."""
     import pandas as pd
 
     df = pd.read_csv(DATA / "go_tygem" / "tygem_9d_games_2005-2011_2015-2016.tsv.xz", sep="\t",
-                     usecols=["date_raw", "black_id", "white_id", "result"], dtype=str, keep_default_na=False)
+                     usecols=["date_raw", "black_id", "white_id", "result"] + (["time_control"] if context else []),
+                     dtype=str, keep_default_na=False)
     winner = df["result"].str[:1]
     df = df[winner.isin(["B", "W"]) & (df["black_id"] != df["white_id"])]
     time = pd.to_datetime(df["date_raw"].str[1:11], format="%Y.%m.%d").to_numpy()
     score = (df["result"].str[:1] == "B").to_numpy(dtype=np.float64)
+    ctx = None
+    if context:
+        main = pd.to_numeric(df["time_control"].str.extract(r"(\d+)m", expand=False), errors="coerce").fillna(0)
+        ctx = np.where(main.to_numpy() < 1, "0m", np.where(main.to_numpy() < 10, "1-5m", "10m+"))
     return _game_log(df["black_id"].to_numpy(), df["white_id"].to_numpy(), score, time,
-                     {"black": np.ones(score.size)})
+                     {"black": np.ones(score.size)}, ctx)
 
 
-def football_log():
+def football_log(context=False):
     """International football results as a time-sorted GameLog: a = home team, b = away team,
     score 1 / 0.5 / 0 for the home side (rows without a score, or a team against itself, dropped);
     advantage column "home" = 1 when the match is played at the home team's venue, 0 at a neutral venue
-    (the file's ``neutral`` column)."""
+    (the file's ``neutral`` column). ``context``: "friendly" or "competitive" (the file's ``tournament``)."""
     import pandas as pd
 
     df = pd.read_csv(DATA / "football_international" / "results.csv.gz",
-                     usecols=["date", "home_team", "away_team", "home_score", "away_score", "neutral"])
+                     usecols=["date", "home_team", "away_team", "home_score", "away_score", "neutral", "tournament"])
     df = df.dropna(subset=["home_score", "away_score"])
     df = df[df["home_team"] != df["away_team"]]
     h, w = df["home_score"].to_numpy(dtype=np.float64), df["away_score"].to_numpy(dtype=np.float64)
@@ -184,8 +194,9 @@ def football_log():
     neutral = df["neutral"].to_numpy()
     if neutral.dtype != bool:  # pandas reads TRUE / FALSE as bools; anything else is not this file
         raise ValueError(f"football: the neutral column holds {neutral.dtype} values, not TRUE / FALSE")
+    ctx = np.where(df["tournament"].to_numpy() == "Friendly", "friendly", "competitive") if context else None
     return _game_log(df["home_team"].to_numpy(), df["away_team"].to_numpy(), score, time,
-                     {"home": (~neutral).astype(np.float64)})
+                     {"home": (~neutral).astype(np.float64)}, ctx)
 
 
 #: The prediction splits: name -> (loader, train start, train end (inclusive), test start, test end (inclusive)).
@@ -207,7 +218,7 @@ def prediction_splits():
             for name, (load, start, end, test_start, test_end) in SPLITS.items()}
 
 
-def full_logs():
+def full_logs(context=False):
     """The whole log of each prediction split, for the online protocol: name -> (GameLog, dates).
 
     ``dates`` is ``dict(cutoff=..., test_start=..., test_end=...)`` as numpy datetime64[ns], the dates of
@@ -220,5 +231,5 @@ def full_logs():
     for name, (load, _, end, test_start, test_end) in SPLITS.items():
         dates = dict(cutoff=np.datetime64(end, "ns") + day, test_start=np.datetime64(test_start, "ns"),
                      test_end=None if test_end is None else np.datetime64(test_end, "ns") + day)
-        out[name] = (load(), dates)
+        out[name] = (load(context=True) if context else load(), dates)
     return out

@@ -83,7 +83,7 @@ MODELS = {
 }
 
 # ------------------------------------------------------------------ the columns: every surface
-SURFACES = ("GameLog", "PairwiseData", "PeriodGames", "advantage column", "predict_proba", "predict_games",
+SURFACES = ("GameLog", "PairwiseData", "PeriodGames", "advantage column", "context column", "predict_proba", "predict_games",
             "predict_outcomes", "evaluate frozen", "evaluate online", "bootstrap", "save / load", "CLI fit",
             "CLI predict", "CLI info", "CLI plot", "dask.fit GameLog", "dask.fit PairwiseData")
 
@@ -113,16 +113,19 @@ _DASK_TIMES = No("fitted on games with their times, not pairs", (TypeError,),
                  r"DynamicElo fits games with their times: give a GameLog, PeriodGames")
 _ONLINE_ORDER = "rates the games one by one in time order, which {} have lost"
 _DASK_NONE = "no pair kernel to spread over a cluster"
+_NO_CONTEXT = No("its ratings hold across contexts: warns and ignores the column", (UserWarning,),
+                 r"takes no contexts and ignores the log's context column")
 _DASK_DRAWS = No("the draw model is not fitted on a cluster yet", (ValueError,),
                  r"Elo\(draws='davidson'\) is not fitted on a Dask cluster yet")
 
 
 def _row(**cells) -> dict:
-    """A row of the matrix: every surface ``YES`` unless given (by its name, spaces and dots as ``_``)."""
+    """A row of the matrix: every surface ``YES`` unless given (by its name, spaces and dots as ``_``), the
+    context column refused unless given (only DynamicElo fits contexts)."""
     keys = {re.sub(r"[ ./]+", "_", s): s for s in SURFACES}
     unknown = set(cells) - set(keys)
     assert not unknown, unknown
-    return {s: cells.get(k, YES) for k, s in keys.items()}
+    return {s: cells.get(k, _NO_CONTEXT if k == "context_column" else YES) for k, s in keys.items()}
 
 
 #: What each surface does with each model: the one source of truth of the table in docs/models.md.
@@ -148,8 +151,8 @@ EXPECTED = {
         dask_fit_GameLog=No(f"a direct decomposition: {_DASK_NONE}", (TypeError, ValueError), "SchurDecomposition"),
         dask_fit_PairwiseData=No(f"a direct decomposition: {_DASK_NONE}", (TypeError, ValueError),
                                  "SchurDecomposition")),
-    "DynamicElo": _row(PairwiseData=_TIMES, dask_fit_PairwiseData=_DASK_TIMES),
-    'DynamicElo(draws="davidson")': _row(PairwiseData=_TIMES, dask_fit_PairwiseData=_DASK_TIMES),
+    "DynamicElo": _row(PairwiseData=_TIMES, dask_fit_PairwiseData=_DASK_TIMES, context_column=YES),
+    'DynamicElo(draws="davidson")': _row(PairwiseData=_TIMES, dask_fit_PairwiseData=_DASK_TIMES, context_column=YES),
     "OnlineElo": _row(
         PairwiseData=No(_ONLINE_ORDER.format("pairs"), (TypeError,),
                         r"OnlineElo\.fit expects a discrank\.GameLog, got PairwiseData: its update rates the games "
@@ -194,9 +197,11 @@ def table_rows() -> list:
 
 
 # ------------------------------------------------------------------ the data
-def league(home: bool = False) -> GameLog:
+def league(home: bool = False, context: bool = False) -> GameLog:
     """10 players of strengths -1.2 .. 1.2 logits, 360 games at times 0 .. 11, draws when the result falls
-    within 0.1 of the win probability; with ``home``, a home column worth 0.4 logits."""
+    within 0.1 of the win probability; with ``home``, a home column worth 0.4 logits; with ``context``, each game
+    in context "x" or "y", where the players p00 .. p04 are 0.8 logits stronger in "x" and as much weaker in "y"
+    (the others the other way round)."""
     rng = np.random.default_rng(0)
     n, games = 10, 360
     strength = np.linspace(-1.2, 1.2, n)
@@ -204,11 +209,15 @@ def league(home: bool = False) -> GameLog:
     b = (a + rng.integers(1, n, games)) % n
     t = np.sort(rng.integers(0, 12, games)).astype(float)
     h = rng.choice([-1.0, 0.0, 1.0], games)
-    p = 1.0 / (1.0 + np.exp(-(strength[a] - strength[b] + (0.4 * h if home else 0.0))))
+    c = np.random.default_rng(1).integers(0, 2, games)  # (a stream of its own: the league without is unchanged)
+    effect = np.where(np.arange(n) < 5, 0.8, -0.8)[:, None] * np.array([1.0, -1.0])
+    d = strength[a] - strength[b] + (0.4 * h if home else 0.0) + (effect[a, c] - effect[b, c] if context else 0.0)
+    p = 1.0 / (1.0 + np.exp(-d))
     u = rng.random(games)
     y = np.where(u < p - 0.1, 1.0, np.where(u < p + 0.1, 0.5, 0.0))
     labels = np.array([f"p{k:02d}" for k in range(n)], dtype=object)
-    return GameLog.from_arrays(labels[a], labels[b], y, t, advantage={"home": h} if home else None)
+    return GameLog.from_arrays(labels[a], labels[b], y, t, advantage={"home": h} if home else None,
+                               context=np.array(["x", "y"])[c] if context else None)
 
 
 LOG = league()
@@ -324,6 +333,22 @@ def fit_with_an_advantage_column(name: str, ctx: Context) -> None:
     at = lambda side: GameLog.from_arrays(FIX_A, FIX_B, np.full(FIX_A.size, 0.5),  # noqa: E731
                                           np.full(FIX_A.size, LOG.time.max()), advantage={"home": np.full(90, side)})
     assert (model.predict_games(at(1.0)) > model.predict_games(at(-1.0))).all()
+
+
+def fit_with_a_context_column(name: str, ctx: Context) -> None:
+    model = MODELS[name].make()
+    if model.takes_context:
+        model.set_params(context_scale=0.5)
+    model.fit(league(context=True))
+    assert list(model.context_labels_) == ["x", "y"] and model.context_effects_.shape == (PLAYERS.size, 2)
+    at = lambda c: GameLog.from_arrays(FIX_A, FIX_B, np.full(FIX_A.size, 0.5),  # noqa: E731
+                                       np.full(FIX_A.size, LOG.time.max()), context=np.full(FIX_A.size, c))
+    e = model.context_effects_  # the players by label order: p00 .. p04 stronger in "x", the others in "y"
+    assert (e[:5, 0] > e[:5, 1]).all() and (e[5:, 0] < e[5:, 1]).all()
+    cross = np.array([a < "p05" <= b for a, b in zip(FIX_A, FIX_B)])  # p00 .. p04 against p05 .. p09
+    logit = lambda p: np.log(p / (1.0 - p))  # noqa: E731
+    # the league's gap between the two contexts is 3.2 logits for these fixtures, shrunk by the prior
+    assert (logit(model.predict_games(at("x"))[cross]) - logit(model.predict_games(at("y"))[cross]) > 0.3).all()
 
 
 def predict_proba(name: str, ctx: Context) -> None:
@@ -465,7 +490,7 @@ def dask_fit_pairs(name: str, ctx: Context) -> None:
 
 
 CELLS = dict(zip(SURFACES, (fit_on_a_game_log, fit_on_pairs, fit_on_period_sums, fit_with_an_advantage_column,
-                            predict_proba, predict_games, predict_outcomes, evaluate_frozen, evaluate_online,
+                            fit_with_a_context_column, predict_proba, predict_games, predict_outcomes, evaluate_frozen, evaluate_online,
                             bootstrap_table, save_and_load, cli_fit, cli_predict, cli_info, cli_plot, dask_fit_log,
                             dask_fit_pairs)))
 

@@ -28,25 +28,29 @@ WALK_REPORT_SECONDS = 5.0
 
 
 class Games:
-    """The log's games sorted by time, as player codes, with their covariates."""
+    """The log's games sorted by time, as player codes, with their covariates and contexts."""
 
-    def __init__(self, ca, cb, y, t, adv, names):
-        self.ca, self.cb, self.y, self.t, self.adv, self.names = ca, cb, y, t, adv, names
+    def __init__(self, ca, cb, y, t, adv, names, ctx=None):
+        self.ca, self.cb, self.y, self.t, self.adv, self.names, self.ctx = ca, cb, y, t, adv, names, ctx
 
     def log(self, rows: Any) -> GameLog:
-        """The games ``rows`` (a slice or indices) as a :class:`GameLog` with their covariates."""
+        """The games ``rows`` (a slice or indices) as a :class:`GameLog` with their covariates and contexts."""
         return GameLog._trusted(self.ca[rows], self.cb[rows], self.y[rows], self.t[rows], {},
-                                None if self.adv is None else self.adv[rows], self.names)
+                                None if self.adv is None else self.adv[rows], self.names,
+                                context=None if self.ctx is None else self.ctx[rows])
 
-    def without_covariates(self) -> "Games":
-        """The same games without their advantage columns (for a model that takes none)."""
-        return Games(self.ca, self.cb, self.y, self.t, None, ())
+    def without(self, covariates: bool, contexts: bool) -> "Games":
+        """The same games without their advantage columns and / or their contexts (for a model that takes
+        none)."""
+        return Games(self.ca, self.cb, self.y, self.t, None if covariates else self.adv,
+                     () if covariates else self.names, None if contexts else self.ctx)
 
     def query(self, rows: np.ndarray) -> GameLog:
-        """The games ``rows`` to predict: their players, times and covariates; the score is a placeholder
-        (0.5), so that the outcome cannot reach a predictor."""
+        """The games ``rows`` to predict: their players, times, covariates and contexts; the score is a
+        placeholder (0.5), so that the outcome cannot reach a predictor."""
         return GameLog._trusted(self.ca[rows], self.cb[rows], np.full(rows.shape[0], 0.5), self.t[rows], {},
-                                None if self.adv is None else self.adv[rows], self.names)
+                                None if self.adv is None else self.adv[rows], self.names,
+                                context=None if self.ctx is None else self.ctx[rows])
 
 
 def predictions(model: Any, games: Games, rows: np.ndarray, unseen: str) -> tuple[np.ndarray, Optional[np.ndarray]]:

@@ -228,7 +228,8 @@ def _log_sampler(log: GameLog, weights: Optional[str]) -> tuple[np.ndarray, Call
         idx = np.repeat(np.arange(g), rng.multinomial(g, np.full(g, 1.0 / g)))
         sample = GameLog._trusted(ca[idx], cb[idx], score[idx], None if log.time is None else np.asarray(log.time)[idx],
                                   {}, None if log.advantage is None else np.asarray(log.advantage)[idx],
-                                  log.advantage_names)
+                                  log.advantage_names,
+                                  context=None if log.context is None else np.asarray(log.context)[idx])
         return sample if weights is None else sample.to_pairs(weights=weights)
 
     return labels, draw

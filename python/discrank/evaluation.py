@@ -112,7 +112,8 @@ def evaluate(
         ``sequential_updates``, the groups without scored games at once when it has ``batch_updates``),
         else its ``refit_copy()`` is refitted. The logs hold player codes, the games' times and the log's
         ``advantage`` columns (except for a model whose ``takes_advantage`` is False, such as OnlineElo:
-        it is given the log without them, and ``Evaluation.notes`` says so). Any other object with
+        it is given the log without them, and ``Evaluation.notes`` says so) and context column (given only
+        to a model whose ``takes_context`` is True, :class:`discrank.DynamicElo`; a note names the others). Any other object with
         ``fit(GameLog)`` and ``predict_proba(a, b)`` (a peer rating system) is adapted once by
         :class:`discrank.protocol.ForeignModel` (its optional ``update``, ``predict_games``,
         ``predict_outcomes``, ``sequential_updates``, ``batch_updates`` read there), and
@@ -259,8 +260,10 @@ def _sorted_games(log: GameLog) -> tuple[np.ndarray, Games]:
     order = np.argsort(log.time, kind="stable")
     labels, ca, cb = code_log(log)
     adv = None if log.advantage is None else np.asarray(log.advantage, dtype=np.float64)[order]
+    ctx = getattr(log, "context", None)
     y = np.asarray(log.score, dtype=np.float64)[order]
-    return labels, Games(ca[order], cb[order], y, log.time[order], adv, tuple(log.advantage_names))
+    return labels, Games(ca[order], cb[order], y, log.time[order], adv, tuple(log.advantage_names),
+                         None if ctx is None else np.asarray(ctx)[order])
 
 
 @dataclass
@@ -280,7 +283,7 @@ class _Run:
     preds: dict = field(init=False)  # name -> the predictions of each origin
     outs: dict = field(init=False)  # name -> the three outcomes of each origin (None without them)
     seconds: dict = field(init=False)
-    plain: dict = field(init=False)  # name -> the model is given the games without their covariates
+    plain: dict = field(init=False)  # name -> (the model is given the games without their covariates, contexts)
     sources: dict = field(init=False)  # plain -> the games given
     ys: list = field(default_factory=list)
     origins: list = field(default_factory=list)
@@ -289,14 +292,15 @@ class _Run:
     tallies: dict = field(init=False)  # name -> the warnings of its updates or refits (online protocol)
 
     def __post_init__(self) -> None:
-        self.plain = {name: self.games.adv is not None and not model.takes_advantage
+        self.plain = {name: (self.games.adv is not None and not model.takes_advantage,
+                             self.games.ctx is not None and not model.takes_context)
                       for name, model in self.named.items()}
-        self.sources = {False: self.games}
-        if any(self.plain.values()):
-            self.sources[True] = self.games.without_covariates()
-            columns = ", ".join(map(repr, self.games.names))
-            self.notes += [f"{name!r} takes no advantage covariates: fitted and scored without the column(s) {columns}"
-                           for name, p in self.plain.items() if p]
+        self.sources = {key: self.games.without(*key) for key in set(self.plain.values())}
+        columns = ", ".join(map(repr, self.games.names))
+        self.notes += [f"{name!r} takes no advantage covariates: fitted and scored without the column(s) {columns}"
+                       for name, p in self.plain.items() if p[0]]
+        self.notes += [f"{name!r} takes no contexts: fitted and scored without the log's context column"
+                       for name, p in self.plain.items() if p[1]]
         self.preds = {name: [] for name in self.named}
         self.outs = {name: [] for name in self.named}
         self.seconds = {name: 0.0 for name in self.named}

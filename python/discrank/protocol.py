@@ -35,6 +35,8 @@ class RatingModel(Protocol):
         (:meth:`refit_copy`) on every game so far.
     takes_advantage : bool
         It fits advantage covariates; otherwise it is given logs without them.
+    takes_context : bool
+        It fits the log's contexts (:attr:`discrank.GameLog.context`); otherwise it is given logs without them.
     predicts_draws : bool
         ``predict_outcomes`` gives draws a probability: its three outcomes are scored.
 
@@ -47,6 +49,7 @@ class RatingModel(Protocol):
     batch_updates: bool
     updates: bool
     takes_advantage: bool
+    takes_context: bool
 
     @property
     def predicts_draws(self) -> bool: ...
@@ -85,6 +88,7 @@ class ForeignModel:
         self.batch_updates = getattr(model, "batch_updates", False) is True
         self.updates = callable(getattr(model, "update", None))
         self.takes_advantage = getattr(model, "takes_advantage", True) is not False
+        self.takes_context = getattr(model, "takes_context", False) is True
         self._games = callable(getattr(model, "predict_games", None))
         self._outcomes = (callable(getattr(model, "predict_outcomes", None))
                           and getattr(model, "predicts_draws", True) is not False)

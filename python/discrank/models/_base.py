@@ -165,6 +165,8 @@ class Model(Params, GamePredictions):
     batch_updates: bool = False
     updates: bool = False
     takes_advantage: bool = True
+    #: Whether ``fit`` uses a log's contexts (:attr:`discrank.GameLog.context`): DynamicElo's context effects.
+    takes_context: bool = False
     #: What :func:`discrank.dask.fit` spreads over the workers: ``"pairs"`` (the pair models' pipeline,
     #: ``_fit_pairs``, given the fit data's builder), ``"rows"`` (the whole-history rows, ``_fit_log``
     #: given ``rows_of``), or None: a fit of its own, in process.
@@ -649,6 +651,7 @@ def fit_pairs(data: Any, where: str) -> tuple[PairwiseData, Any, Any]:
     if isinstance(data, GameLog):
         from discrank._tuning import code_log, log_pairs
 
+        unused_contexts(data, where)
         log, coded = data, code_log(data)
         data = log_pairs(log, coded)
     elif isinstance(data, PeriodGames):
@@ -670,3 +673,15 @@ def elo_points(ratings: np.ndarray, lookup: LabelIndex, anchor: Any, anchor_rati
     the reference being the mean rating or, with ``anchor=label``, that player's (``lookup`` codes it)."""
     ref = float(np.mean(ratings)) if anchor is None else float(ratings[lookup.index([anchor], "anchor")[0]])
     return anchor_rating + 400.0 / np.log(10.0) * (ratings - ref)
+
+
+def unused_contexts(log: Any, where: str) -> None:
+    """A UserWarning when ``log`` has a context column and is fitted by ``where`` (``"Elo.fit"``), a model that
+    takes none (``takes_context`` False): it fits the games over every context."""
+    if getattr(log, "context", None) is None:
+        return
+    from discrank._screen import warn_user
+
+    model = where.split(".")[0]
+    warn_user(f"{where}: {model} takes no contexts and ignores the log's context column (its ratings hold across "
+              "contexts); DynamicElo fits a player-by-context effect (context_scale)", UserWarning)

@@ -74,6 +74,8 @@ class DynamicContexts:
         """The new ``games`` of :meth:`update` with their contexts coded into ``context_labels_`` (new contexts
         appended); a ValueError when the log has contexts and the model none, or the other way round."""
         fitted = getattr(self, "context_labels_", None)
+        if fitted is None and self.context_scale == 0:  # contexts unused
+            return dataclasses.replace(games, ctx=None)
         if (games.ctx is None) != (fitted is None):
             raise ValueError("update's games have a context column; the DynamicElo was fitted without" if fitted is None
                              else "update's games have no context column; the DynamicElo was fitted with contexts "

@@ -185,6 +185,7 @@ class DynamicElo(DynamicTuning, DynamicUpdates, DynamicContexts, DynamicReadout,
     batch_updates = True
     #: The rating-model protocol: ``update`` continues the fit; dask.fit spreads its rows (``rows_of``).
     updates, distributed_parts = True, "rows"
+    takes_context = True
 
     def __init__(self, period: Any = "week", drift: Optional[float] = None, prior_scale: Optional[float] = None,
                  variance_scale: Optional[float] = None, draws: Optional[str] = None, tol: float = 1e-9,

@@ -1,0 +1,129 @@
+"""What each feature of the dynamic model gains under the online protocol: DynamicElo with player-by-context
+effects (``context_scale``) against DynamicElo without them, on the prediction splits' logs with a context.
+
+    python bench/bench_features.py                  # tennis (surface), Go (time control), football (friendly)
+    python bench/bench_features.py --only tennis    # one of: tennis go football
+    python bench/bench_features.py --quick          # a small synthetic league with contexts (seconds)
+
+Both models follow ``discrank.evaluate``'s online protocol on the splits of ``datasets.full_logs`` (train
+before the cutoff, weekly updates through the test period, the same scored games). The reference is
+DynamicElo with its defaults, contexts unused (``context_scale=0``): its drift, prior and variance scales
+tuned on the training period. The context model keeps that drift and prior and tunes its variance scale and
+its context scale on the same validation window (the training period alone chooses both). Each line gives
+the log loss per scored game, the paired difference to the reference with its standard error (over the
+scored games), the chosen scales and the seconds of the whole evaluation.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import datasets  # noqa: E402
+
+NAMES = {"tennis": "tennis ATP", "go": "Go Tygem", "football": "football"}
+#: Each log's draw model under the online protocol (football's draws are scored as three outcomes).
+DRAWS = {"tennis": None, "go": None, "football": "davidson"}
+
+
+def paired(loss: np.ndarray, ref: np.ndarray) -> tuple[float, float]:
+    """(mean of ``loss - ref``, its standard error over the games)."""
+    diff = np.asarray(loss) - np.asarray(ref)
+    return float(diff.mean()), float(diff.std(ddof=1) / np.sqrt(diff.size))
+
+
+def evaluate_pair(log, split: dict, draws=None, period: str = "week") -> dict:
+    """The reference and the context model on ``log`` under the online protocol: {name: (Evaluation, model,
+    seconds)} (each Evaluation of one model; their scored games are the same)."""
+    import discrank
+    from discrank import DynamicElo
+
+    out = {}
+    clock = time.perf_counter()
+    ref = DynamicElo(period=period, draws=draws, context_scale=0)
+    ev = discrank.evaluate({"DynamicElo()": ref}, log, cutoff=split["cutoff"], test_start=split["test_start"],
+                           test_end=split["test_end"], protocol="online")
+    fitted = ev.fitted["DynamicElo()"]
+    out["DynamicElo()"] = (ev, fitted, time.perf_counter() - clock)
+    clock = time.perf_counter()
+    ctx = DynamicElo(period=period, draws=draws, drift=fitted.drift_, prior_scale=fitted.prior_scale_)
+    ev = discrank.evaluate({"+ contexts": ctx}, log, cutoff=split["cutoff"], test_start=split["test_start"],
+                           test_end=split["test_end"], protocol="online")
+    out["+ contexts"] = (ev, ev.fitted["+ contexts"], time.perf_counter() - clock)
+    return out
+
+
+def report(title: str, runs: dict) -> list[str]:
+    """The lines of one log's comparison (see the module's docstring)."""
+    (ev0, ref, _), = [runs["DynamicElo()"]]
+    base = ev0.losses["DynamicElo()"]
+    lines = [f"### {title}: {base['log_loss'].size} scored games", "",
+             "| model | log loss | minus reference (paired se) | log loss, 3 outcomes | minus reference (paired se) "
+             "| chosen | seconds |", "|---|---|---|---|---|---|---|"]
+    for name, (ev, model, seconds) in runs.items():
+        loss = ev.losses[name]
+        diff, se = paired(loss["log_loss"], base["log_loss"])
+        three = loss.get("log_loss3")
+        if three is not None and base.get("log_loss3") is not None:
+            d3, s3 = paired(three, base["log_loss3"])
+            col3 = f"{np.mean(three):.4f} | {d3:+.4f} ({s3:.4f})"
+        else:
+            col3 = "- | -"
+        chosen = f"drift {model.drift_:.4g}, prior {model.prior_scale_:.3g}, variance {model.variance_scale_:.3g}"
+        if model.context_scale_ is not None:
+            chosen += f", context {model.context_scale_:.3g}"
+        lines.append(f"| {name} | {np.mean(loss['log_loss']):.4f} | {diff:+.4f} ({se:.4f}) | {col3} | {chosen} | "
+                     f"{seconds:.0f} |")
+    return lines + [""]
+
+
+def quick_log(seed: int = 0):
+    """(log, split) of a synthetic league of 60 players over 300 days, three contexts in which each player's
+    strength differs (effects of standard deviation 0.6 around a slowly drifting rating)."""
+    from discrank import GameLog
+
+    rng = np.random.default_rng(seed)
+    n, g, k = 60, 12000, 3
+    a = rng.integers(0, n, g)
+    b = (a + rng.integers(1, n, g)) % n
+    t = np.sort(rng.uniform(0, 300, g))
+    c = rng.integers(0, k, g)
+    base = rng.normal(size=n)
+    trend = rng.normal(scale=0.3, size=n)
+    effect = rng.normal(scale=0.6, size=(n, k))
+    d = base[a] + trend[a] * t / 300 - base[b] - trend[b] * t / 300 + effect[a, c] - effect[b, c]
+    score = (rng.random(g) < 1.0 / (1.0 + np.exp(-d))).astype(np.float64)
+    days = np.datetime64("2020-01-01", "ns") + (t * 86400e9).astype("timedelta64[ns]")
+    log = GameLog.from_arrays([f"p{i}" for i in a], [f"p{i}" for i in b], score, days,
+                              context=np.array(["clay", "grass", "hard"])[c])
+    split = {"cutoff": np.datetime64("2020-09-01", "ns"), "test_start": np.datetime64("2020-09-01", "ns"),
+             "test_end": None}
+    return log, split
+
+
+def main(argv=None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--only", choices=sorted(NAMES), action="append", help="the logs to run (default: all)")
+    parser.add_argument("--quick", action="store_true", help="a small synthetic league with contexts")
+    args = parser.parse_args(argv)
+    if args.quick:
+        log, split = quick_log()
+        print("\n".join(report("synthetic league, three contexts (quick)", evaluate_pair(log, split, period="day"))))
+        return
+    if not datasets.available():
+        print(f"skipped: the shared data ({datasets.DATA}) is not here")
+        return
+    logs = datasets.full_logs(context=True)
+    for key in args.only or ["tennis", "go", "football"]:
+        log, split = logs[NAMES[key]]
+        print("\n".join(report(f"{NAMES[key]}, online protocol", evaluate_pair(log, split, DRAWS[key]))), flush=True)
+
+
+if __name__ == "__main__":
+    main()
