@@ -200,3 +200,21 @@ def test_saving_and_dask_refuse_a_context_model_and_say_why(tmp_path):
     assert not (tmp_path / "model.npz").exists()
     with pytest.raises(ValueError, match="discrank.dask.fit does not spread context effects"):
         model._fit_log(log, None, rows_of=lambda h, draws: None)
+
+
+def test_the_cli_reads_a_context_column_and_fits_the_effects_as_the_api_does(tmp_path, capsys):
+    pd = pytest.importorskip("pandas")
+    from discrank.cli import main
+
+    log, _ = league(games=1000)
+    csv, out = tmp_path / "games.csv", tmp_path / "ratings.csv"
+    pd.DataFrame({"a": log.a, "b": log.b, "score": log.score, "t": log.time, "surface": log.context}).to_csv(
+        csv, index=False)
+    args = ["fit", str(csv), "--score", "score", "--time", "t", "--model", "dynamic", "--period", "10", "--drift",
+            "0.05", "--prior-scale", "1", "--variance-scale", "1", "--quiet", "--out", str(out)]
+    assert main(args + ["--context", "surface", "--context-scale", "0.5"]) == 0
+    got = pd.read_csv(out).set_index("player")
+    ref = fixed(context_scale=0.5).fit(log).ratings_frame().set_index("player")
+    np.testing.assert_allclose(got.loc[ref.index, "rating"], ref["rating"], rtol=0, atol=1e-9)
+    assert main(args + ["--context-scale", "0.5"]) == 2
+    assert "context_scale=0.5 asks for context effects, but the log has no context column" in capsys.readouterr().err

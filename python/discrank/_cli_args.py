@@ -260,16 +260,21 @@ def read_games(args: argparse.Namespace, path: str, lower: str, filters: dict):
     from discrank.logs import GameLog, read_pgn
 
     advantage = getattr(args, "advantage", None)
+    context = getattr(args, "context", None)
     if lower.endswith((".pgn", ".pgn.gz", ".pgn.bz2", ".pgn.xz")):
         if advantage:
             raise ValueError(f"--advantage {advantage[0]}: a PGN file has no covariate columns (--advantage names "
                              "columns of a CSV or Parquet file)")
+        if context:
+            raise ValueError(f"--context {context}: a PGN file has no context column (--context names a column of "
+                             "a CSV or Parquet file)")
         return read_pgn(path, progress=None if not args.quiet else False, **filters)
     if args.score is None and args.winner is None:
         raise ValueError("give the result column: --score COL (1, 0.5, 0 or 1-0 / 0-1 / 1/2-1/2) or --winner COL")
     if (filters["start"] or filters["end"]) and args.time is None:
         raise ValueError("--start / --end need the time column: --time COL")
-    cols = dict(a=args.a, b=args.b, score=args.score, winner=args.winner, time=args.time, advantage=advantage)
+    cols = dict(a=args.a, b=args.b, score=args.score, winner=args.winner, time=args.time, advantage=advantage,
+                context=context)
     if lower.endswith(".parquet"):
         filters.pop("truncated")
         return GameLog.read_parquet(path, **cols, **filters)
@@ -302,6 +307,9 @@ def add_columns(p: argparse.ArgumentParser) -> None:
     p.add_argument("--advantage", nargs="+", action="extend", metavar="COL",
                    help="columns of advantage covariates of the first player (1 at home, 0 neutral, -1 away; "
                         "bools read as 1 / 0)")
+    p.add_argument("--context", metavar="COL",
+                   help="column of each game's context (a surface, a time control, a map): DynamicElo fits each "
+                        "player's effect in each context; the other models ignore it, with a warning")
     p.add_argument("--shuffle-sides", type=int_at_least(0), metavar="SEED",
                    help="swap the players of a random half of the games (drawn with this seed), flipping their "
                         "results and covariates: for a log written winner first, such as --winner with the "

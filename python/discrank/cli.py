@@ -89,8 +89,8 @@ def _fit_data(args: argparse.Namespace, log):
                              "--advantage columns: use --min-player-games")
         names = log.advantage_names
         return log, f"{players}, advantage column{'s' if len(names) > 1 else ''} {', '.join(names)}"
-    if model_choices()[args.model].games:
-        return log, players
+    if model_choices()[args.model].games or log.context is not None:  # (a pair model warns it ignores contexts)
+        return log, players if log.context is None else f"{players}, {np.unique(log.context).size} contexts"
     data = log.to_pairs(min_games=args.min_games)
     return data, f"{data.n_players} players, {data.n_pairs} pairs"
 
@@ -294,6 +294,9 @@ _OPTION_ARGS = {
                            help="multiplier of the predictive variance (default: tuned with the drift)"),
     "tuning_budget": dict(type=int, metavar="N", help="the most (drift, prior) candidates the tuning scores "
                                                        "(default: no limit)"),
+    "context_scale": dict(type=float, metavar="SCALE",
+                          help="sd of a player's effect in a context, in logits (with --context; 0: none; default: "
+                               "tuned)"),
     "step": dict(type=positive(), help="the update's step in logits (Elo's K times ln 10 / 400; default: tuned)"),
     "threads": dict(type=threads, help="threads of the core (default: all)"),
 }
