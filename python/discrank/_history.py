@@ -36,7 +36,8 @@ from scipy.special import expit
 from discrank import _core
 from discrank._advantage import beta_precision
 from discrank._draws import draw_start
-from discrank._history_build import History, build_history, carry, chains  # noqa: F401 - the history's names, as they were
+from discrank._history_build import (History, build_history, carry, chain_pivots, chain_variances,  # noqa: F401
+                                     chains)  # (the history's names, as they were)
 from discrank._progress import report_step
 
 __all__ = ["History", "Rows", "build_history", "solve_history", "covariance_at", "chains", "carry", "chain_pivots",
@@ -260,9 +261,10 @@ def default_start(h: History, draws) -> np.ndarray:
 
 
 def gradient_at(h: History, drift: float, prior_scale: float, draws, theta: np.ndarray,
-                n_threads: int = 0, context_scale: float = 0.0) -> tuple[np.ndarray, np.ndarray]:
-    """(gradient, games' curvature of each player-period) of the MAP objective of ``h`` at ``theta``."""
-    prob = _Problem(h, drift, prior_scale, draws, n_threads, context_scale=context_scale)
+                n_threads: int = 0) -> tuple[np.ndarray, np.ndarray]:
+    """(gradient, games' curvature of each player-period) of the MAP objective of ``h`` (without contexts or
+    margins: :class:`discrank._history_update.HistoryState`'s) at ``theta``."""
+    prob = _Problem(h, drift, prior_scale, draws, n_threads)
     _, grad = prob.value_grad(np.asarray(theta, dtype=np.float64))
     return grad, prob.rows.diagonal()
 
@@ -277,7 +279,7 @@ class _Problem:
     """
 
     def __init__(self, h: History, drift: float, prior_scale: float, draws: bool, n_threads: int = 0,
-                 rows: Optional[Rows] = None, context_scale: float = 0.0):
+                 rows: Optional[Rows] = None, context_scale: float = 0.0, margin_scale: float = 0.0):
         self.h = h
         self.draws = draws
         self.n_threads = n_threads
@@ -298,7 +300,11 @@ class _Problem:
         if h.n_pp > np.iinfo(np.int32).max:
             raise ValueError(f"{h.n_pp} player-periods: the core's pair kernel takes at most 2^31 - 1; use a "
                              "coarser period")
-        self.rows = Rows.of(h, draws) if rows is None else rows
+        if rows is None:
+            from discrank._history_margin import games_rows  # (a module over this one: its rows are Rows)
+
+            rows = games_rows(h, draws, margin_scale)
+        self.rows = rows
 
     def split(self, theta):
         """(ratings, beta, eta) of a parameter vector (:meth:`effects` gives the context effects)."""
@@ -400,7 +406,7 @@ class _Problem:
 def solve_history(h: History, drift: float, prior_scale: float, draws: bool, theta0: Optional[np.ndarray] = None,
                   tol: float = 1e-9, max_iter: int = 100, n_threads: int = 0,
                   rows: Optional[Rows] = None, ratings_scale: bool = False,
-                  context_scale: float = 0.0) -> HistoryResult:
+                  context_scale: float = 0.0, margin_scale: float = 0.0) -> HistoryResult:
     """Newton's method to the MAP of the whole history (see the module's docstring).
 
     Parameters
@@ -431,6 +437,8 @@ def solve_history(h: History, drift: float, prior_scale: float, draws: bool, the
         stops by the ratings' scale).
     context_scale : float
         The prior scale of the context effects (with a history of contexts, ``h.n_ctx``; positive).
+    margin_scale : float
+        The logit scale of a sub-contest (with a history of margins, :mod:`discrank._history_margin`; positive).
 
     Returns
     -------
@@ -438,7 +446,7 @@ def solve_history(h: History, drift: float, prior_scale: float, draws: bool, the
         Each Newton step is reported to the hook of :func:`discrank._progress.reporting` (step, objective,
         largest gradient entry relative to the one at zero).
     """
-    prob = _Problem(h, drift, prior_scale, draws, n_threads, rows, context_scale)
+    prob = _Problem(h, drift, prior_scale, draws, n_threads, rows, context_scale, margin_scale)
     part = slice(0, h.n_pp + h.n_eff) if ratings_scale else slice(None)
     if theta0 is None:
         theta = default_start(h, draws)
@@ -498,81 +506,6 @@ def solve_history(h: History, drift: float, prior_scale: float, draws: bool, the
                          -prob.chain, scale, g, games_diag, theta, effects, effects_diag)
 
 
-def _by_length(first: np.ndarray) -> tuple:
-    """(starts, lengths, counts) of the players' blocks, the players sorted by block length (longest first);
-    ``counts[k]``: the players whose block is longer than ``k`` (a prefix of them)."""
-    n = first.size
-    start = np.flatnonzero(first)
-    length = np.diff(np.append(start, n))
-    order = np.argsort(-length, kind="stable")
-    s_sorted, l_sorted = start[order], length[order]
-    counts = np.searchsorted(-l_sorted, -np.arange(int(length.max()) if n else 0), side="left")
-    return s_sorted, l_sorted, counts
-
-
-def _pivots(diag: np.ndarray, off: np.ndarray, s_sorted: np.ndarray, counts: np.ndarray) -> np.ndarray:
-    d = diag.astype(np.float64)  # (a copy)
-    for k in range(1, counts.size):
-        idx = s_sorted[:counts[k]] + k
-        d[idx] = diag[idx] - off[idx - 1] ** 2 / d[idx - 1]
-    return d
-
-
-def chain_pivots(diag: np.ndarray, off: np.ndarray, first: np.ndarray) -> np.ndarray:
-    """The pivots ``d`` of the forward elimination of the block-diagonal tridiagonal matrix (one block per
-    player): ``d_k = diag_k - off_{k-1}^2 / d_{k-1}`` within a block, ``diag_k`` at its start; ``1 / d`` at a
-    block's last entry is that entry's variance (:func:`chain_variances`).
-
-    Parameters
-    ----------
-    diag : ndarray, shape (n_pp,)
-        The diagonal.
-    off : ndarray, shape (n_pp - 1,)
-        The off-diagonal (0 between two players).
-    first : ndarray of bool, shape (n_pp,)
-        Whether each entry starts a player's block.
-
-    Returns
-    -------
-    ndarray, shape (n_pp,)
-    """
-    s_sorted, _, counts = _by_length(first)
-    return _pivots(diag, off, s_sorted, counts)
-
-
-def chain_variances(diag: np.ndarray, off: np.ndarray, first: np.ndarray) -> np.ndarray:
-    """The diagonal of the inverse of the block-diagonal tridiagonal matrix (one block per player).
-
-    Each player's block (its chain, its games' curvature and its prior, the other players held at their
-    MAP) gives the variance of each of its ratings, as Whole-History Rating does.
-
-    Parameters
-    ----------
-    diag : ndarray, shape (n_pp,)
-        The diagonal.
-    off : ndarray, shape (n_pp - 1,)
-        The off-diagonal (0 between two players).
-    first : ndarray of bool, shape (n_pp,)
-        Whether each entry starts a player's block.
-
-    Returns
-    -------
-    ndarray, shape (n_pp,)
-    """
-    n = diag.size
-    s_sorted, l_sorted, counts = _by_length(first)
-    d = _pivots(diag, off, s_sorted, counts)
-    var = np.empty(n)
-    last = s_sorted + l_sorted - 1
-    var[last] = 1.0 / d[last]
-    for k in range(counts.size - 2, -1, -1):
-        sel = l_sorted[:counts[k]] > k + 1
-        idx = s_sorted[:counts[k]][sel] + k
-        lk = off[idx] / d[idx]
-        var[idx] = 1.0 / d[idx] + lk * lk * var[idx + 1]
-    return var
-
-
 def global_covariance(prob: "_Problem") -> np.ndarray:
     """The covariance of (beta, eta) in the Laplace approximation at the last ``prob.value_grad``: the
     inverse of the Schur complement ``C - B^T A^{-1} B`` of the ratings' block ``A`` in the Hessian (one
@@ -592,8 +525,8 @@ def global_covariance(prob: "_Problem") -> np.ndarray:
 
 
 def covariance_at(h: History, drift: float, prior_scale: float, draws: bool, theta: np.ndarray,
-                  n_threads: int = 0, context_scale: float = 0.0) -> np.ndarray:
+                  n_threads: int = 0, context_scale: float = 0.0, margin_scale: float = 0.0) -> np.ndarray:
     """:func:`global_covariance` at a parameter vector ``theta`` of the problem."""
-    prob = _Problem(h, drift, prior_scale, draws, n_threads, context_scale=context_scale)
+    prob = _Problem(h, drift, prior_scale, draws, n_threads, context_scale=context_scale, margin_scale=margin_scale)
     prob.value_grad(theta)
     return global_covariance(prob)

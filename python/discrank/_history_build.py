@@ -13,7 +13,8 @@ from typing import Optional
 
 import numpy as np
 
-__all__ = ["INT32_KEYS", "History", "build_history", "chain_links", "chains", "carry"]
+__all__ = ["INT32_KEYS", "History", "build_history", "chain_links", "chains", "carry", "chain_pivots",
+           "chain_variances"]
 
 #: build_history codes the player-periods with int32 keys when ``n_players * periods`` is at most this.
 INT32_KEYS = np.iinfo(np.int32).max
@@ -47,6 +48,10 @@ class History:
     n_ctx : int
         Contexts (0 without). Each player has one context effect per context, numbered ``player * n_ctx +
         context`` (:meth:`effect_nodes`).
+    margin : tuple of ndarray, optional
+        The margin rows (:mod:`discrank._history_margin`): ``(lo, hi, x, n, win, ctx)`` as the results' rows,
+        ``n`` the sub-contests of their games and ``win`` those won by ``lo`` (``ctx`` None without contexts);
+        None without margins.
     """
 
     n_players: int
@@ -63,6 +68,7 @@ class History:
     draw: np.ndarray
     ctx: Optional[np.ndarray] = None
     n_ctx: int = 0
+    margin: Optional[tuple] = None
 
     @property
     def n_cov(self) -> int:
@@ -91,12 +97,21 @@ class History:
                        index[self.lo[rows]].astype(self.lo.dtype), index[self.hi[rows]].astype(self.hi.dtype),
                        self.x[rows], self.n[rows], self.win[rows],
                        self.draw[rows] if self.draw.strides[0] else self.draw[:int(np.count_nonzero(rows))],
-                       None if self.ctx is None else self.ctx[rows], self.n_ctx)
+                       None if self.ctx is None else self.ctx[rows], self.n_ctx, self._margin_before(keep, index))
+
+    def _margin_before(self, keep: np.ndarray, index: np.ndarray) -> Optional[tuple]:
+        """The margin rows of the player-periods ``keep``, numbered ``index``."""
+        if self.margin is None:
+            return None
+        lo, hi, x, n, win, ctx = self.margin
+        rows = keep[lo]
+        return (index[lo[rows]].astype(lo.dtype), index[hi[rows]].astype(hi.dtype), x[rows], n[rows], win[rows],
+                None if ctx is None else ctx[rows])
 
 
 def build_history(ca: np.ndarray, cb: np.ndarray, score: np.ndarray, bins: np.ndarray, x: Optional[np.ndarray],
                   n_players: int, draws: bool, w: Optional[np.ndarray] = None, ctx: Optional[np.ndarray] = None,
-                  n_ctx: int = 0) -> History:
+                  n_ctx: int = 0, margin: Optional[np.ndarray] = None) -> History:
     """Rows over player-periods from coded games.
 
     Parameters
@@ -120,6 +135,8 @@ def build_history(ca: np.ndarray, cb: np.ndarray, score: np.ndarray, bins: np.nd
         The context code of each game, in ``[0, n_ctx)`` (rows then hold the games of one context).
     n_ctx : int
         The contexts' count (with ``ctx``).
+    margin : ndarray, shape (n_games, 2), optional
+        The sub-contests won by a and by b in each game (its margin rows; games without any have none).
 
     Returns
     -------
@@ -145,8 +162,19 @@ def build_history(ca: np.ndarray, cb: np.ndarray, score: np.ndarray, bins: np.nd
     n_pp = uniq.size
     first, gap = chain_links(pp_player, pp_bin)
     lo, hi, r_x, rows_n, win, draw, r_ctx = _rows(pa, pb, score, x, n_pp, draws, w, ctx, n_ctx)
+    rows_m = None
+    if margin is not None:  # the sub-contests: a row's share won by lo, weighed by their count
+        total = margin[:, 0] + margin[:, 1]
+        if w is not None:
+            total = total * w
+        some = total > 0
+        share = margin[some, 0] / (margin[some, 0] + margin[some, 1])
+        m_lo, m_hi, m_x, m_n, m_win, _, m_ctx = _rows(pa[some], pb[some], share, None if x is None else x[some],
+                                                      n_pp, False, total[some], None if ctx is None else ctx[some],
+                                                      n_ctx)
+        rows_m = (m_lo, m_hi, m_x, m_n, m_win, m_ctx)
     return History(n_players, n_pp, pp_player, pp_bin, first, gap, lo, hi, r_x, rows_n, win, draw, r_ctx,
-                   n_ctx if ctx is not None else 0)
+                   n_ctx if ctx is not None else 0, rows_m)
 
 
 def _rows(pa: np.ndarray, pb: np.ndarray, score: np.ndarray, x: Optional[np.ndarray], n_pp: int, draws: bool,
@@ -240,3 +268,78 @@ def carry(pp_player: np.ndarray, pp_bin: np.ndarray, r: np.ndarray, tail: np.nda
     out = np.zeros(h.n_pp)
     out[ok] = r[pos[ok]]
     return np.concatenate([out, np.asarray(tail, dtype=np.float64)])
+
+
+def _by_length(first: np.ndarray) -> tuple:
+    """(starts, lengths, counts) of the players' blocks, the players sorted by block length (longest first);
+    ``counts[k]``: the players whose block is longer than ``k`` (a prefix of them)."""
+    n = first.size
+    start = np.flatnonzero(first)
+    length = np.diff(np.append(start, n))
+    order = np.argsort(-length, kind="stable")
+    s_sorted, l_sorted = start[order], length[order]
+    counts = np.searchsorted(-l_sorted, -np.arange(int(length.max()) if n else 0), side="left")
+    return s_sorted, l_sorted, counts
+
+
+def _pivots(diag: np.ndarray, off: np.ndarray, s_sorted: np.ndarray, counts: np.ndarray) -> np.ndarray:
+    d = diag.astype(np.float64)  # (a copy)
+    for k in range(1, counts.size):
+        idx = s_sorted[:counts[k]] + k
+        d[idx] = diag[idx] - off[idx - 1] ** 2 / d[idx - 1]
+    return d
+
+
+def chain_pivots(diag: np.ndarray, off: np.ndarray, first: np.ndarray) -> np.ndarray:
+    """The pivots ``d`` of the forward elimination of the block-diagonal tridiagonal matrix (one block per
+    player): ``d_k = diag_k - off_{k-1}^2 / d_{k-1}`` within a block, ``diag_k`` at its start; ``1 / d`` at a
+    block's last entry is that entry's variance (:func:`chain_variances`).
+
+    Parameters
+    ----------
+    diag : ndarray, shape (n_pp,)
+        The diagonal.
+    off : ndarray, shape (n_pp - 1,)
+        The off-diagonal (0 between two players).
+    first : ndarray of bool, shape (n_pp,)
+        Whether each entry starts a player's block.
+
+    Returns
+    -------
+    ndarray, shape (n_pp,)
+    """
+    s_sorted, _, counts = _by_length(first)
+    return _pivots(diag, off, s_sorted, counts)
+
+
+def chain_variances(diag: np.ndarray, off: np.ndarray, first: np.ndarray) -> np.ndarray:
+    """The diagonal of the inverse of the block-diagonal tridiagonal matrix (one block per player).
+
+    Each player's block (its chain, its games' curvature and its prior, the other players held at their
+    MAP) gives the variance of each of its ratings, as Whole-History Rating does.
+
+    Parameters
+    ----------
+    diag : ndarray, shape (n_pp,)
+        The diagonal.
+    off : ndarray, shape (n_pp - 1,)
+        The off-diagonal (0 between two players).
+    first : ndarray of bool, shape (n_pp,)
+        Whether each entry starts a player's block.
+
+    Returns
+    -------
+    ndarray, shape (n_pp,)
+    """
+    n = diag.size
+    s_sorted, l_sorted, counts = _by_length(first)
+    d = _pivots(diag, off, s_sorted, counts)
+    var = np.empty(n)
+    last = s_sorted + l_sorted - 1
+    var[last] = 1.0 / d[last]
+    for k in range(counts.size - 2, -1, -1):
+        sel = l_sorted[:counts[k]] > k + 1
+        idx = s_sorted[:counts[k]][sel] + k
+        lk = off[idx] / d[idx]
+        var[idx] = 1.0 / d[idx] + lk * lk * var[idx + 1]
+    return var

@@ -129,6 +129,8 @@ RULES: dict[str, Rule] = {
                    check=_check_period),
     "drift": _positive("the standard deviation of a rating's change per period"),
     "variance_scale": _positive("the multiplier of a forecast's variance"),
+    "margin_scale": Rule(lambda v: _is_real(v) and math.isfinite(v) and v >= 0,
+                         "a finite number >= 0 (the logit scale of a sub-contest relative to the game's; 0: none)"),
     "context_scale": Rule(lambda v: _is_real(v) and math.isfinite(v) and v >= 0,
                           "a finite number >= 0 (the standard deviation of a player's effect in a context; 0: none)"),
     "step": _positive("the online update's step, in logits"),

@@ -1,4 +1,5 @@
-"""Player-by-context effects of :class:`~discrank.DynamicElo` (:class:`DynamicContexts`, a base of the estimator).
+"""Player-by-context effects and the margin likelihood of :class:`~discrank.DynamicElo` (:class:`DynamicContexts`,
+a base of the estimator).
 
 A log with a context column (:attr:`discrank.GameLog.context`: the surface of a tennis match, the time control
 of a chess game, the map of an e-sports match) gives each player one effect per context, a Gaussian random
@@ -11,6 +12,10 @@ diagonal); ``context_scale`` is tuned on the validation window with the drift an
 A forecast adds the two players' effects in the game's context to the logit and their Laplace variances (each
 effect's, the others held) to the variance; a player or a context the fit has not seen has the effect 0 with the
 prior's variance.
+
+A log with margins (:attr:`discrank.GameLog.margin`: the games won by each player of a tennis match, the goals of
+each side) adds the likelihood of their sub-contests at the logit scale ``margin_scale``
+(:mod:`discrank._history_margin`), tuned as the context scale is; the forecasts of a result are unchanged in form.
 """
 
 from __future__ import annotations
@@ -23,12 +28,17 @@ import numpy as np
 from discrank._checks import show
 from discrank._history_build import carry
 
-__all__ = ["DynamicContexts", "CONTEXT_GRID", "CONTEXT_BOUNDS", "code_contexts"]
+__all__ = ["DynamicContexts", "CONTEXT_GRID", "CONTEXT_BOUNDS", "MARGIN_GRID", "MARGIN_BOUNDS", "code_contexts"]
 
 #: Context scales (logits) tried when ``context_scale`` is None and the log has contexts.
 CONTEXT_GRID = (0.05, 0.1, 0.2, 0.4, 0.8)
 #: The hard bounds of the context scale's search past its grid's edges.
 CONTEXT_BOUNDS = (1.0 / 80, 3.2)
+#: Margin scales (a sub-contest's logit per logit of the game) tried when ``margin_scale`` is None and the log
+#: has margins: a game of tennis is about 0.3 of a match on the ATP log (bench/bench_features.py).
+MARGIN_GRID = (0.1, 0.2, 0.3, 0.45, 0.7, 1.0)
+#: The hard bounds of the margin scale's search past its grid's edges.
+MARGIN_BOUNDS = (1.0 / 40, 4.0)
 
 
 def code_contexts(values: np.ndarray, known: Optional[np.ndarray] = None) -> tuple[np.ndarray, np.ndarray]:
@@ -69,6 +79,30 @@ class DynamicContexts:
                              "need games in two contexts at least (give context_scale=0, or no context column)")
         self.context_labels_ = labels
         return dataclasses.replace(games, ctx=codes)
+
+    def _fit_margins(self, games: Any) -> Any:
+        """``games`` with their margins kept for the fit (``margin_scale`` not 0), or dropped; a ValueError for
+        ``margin_scale`` given to a log without margins."""
+        if games.margin is None or self.margin_scale == 0:
+            if games.margin is None and self.margin_scale:
+                raise ValueError(f"margin_scale={show(self.margin_scale)} asks for a margin likelihood, but the log "
+                                 "has no margin columns (GameLog(..., margin=(won_by_a, won_by_b)))")
+            return dataclasses.replace(games, margin=None)
+        return games
+
+    def _update_margins(self, games: Any) -> Any:
+        """The new ``games`` of :meth:`update` with their margins, for a model fitted with a margin likelihood
+        (a ValueError when they have none), else without (a ValueError for margins that the model was not
+        told to leave, ``margin_scale`` 0)."""
+        if getattr(self, "margin_scale_", None) is None:
+            if games.margin is not None and self.margin_scale != 0:
+                raise ValueError("update's games have margin columns; the DynamicElo was fitted without (give them "
+                                 "without, or fit with margins)")
+            return dataclasses.replace(games, margin=None)
+        if games.margin is None:
+            raise ValueError("update's games have no margin columns; the DynamicElo was fitted with a margin "
+                             "likelihood: give each game's margin (GameLog(..., margin=...))")
+        return games
 
     def _update_contexts(self, log: Any, games: Any) -> Any:
         """The new ``games`` of :meth:`update` with their contexts coded into ``context_labels_`` (new contexts
@@ -119,10 +153,13 @@ class DynamicContexts:
 
     def save(self, path: Any) -> None:
         """Write the fitted model to an ``.npz`` file (see :meth:`discrank.models._base.Model.save`); a model
-        with context effects is refused (a ValueError): its file would need its contexts' labels."""
-        if self._n_ctx():
-            raise ValueError("a DynamicElo fitted with context effects cannot be saved yet (the model file does "
-                             "not hold the contexts): refit it from its log, or fit with context_scale=0")
+        with context effects or margins is refused (a ValueError): its file would need its contexts' labels and
+        its games' margins."""
+        if self._n_ctx() or getattr(self, "margin_scale_", None) is not None:
+            what = "context effects" if self._n_ctx() else "a margin likelihood"
+            raise ValueError(f"a DynamicElo fitted with {what} cannot be saved yet (the model file does not hold "
+                             "the contexts or the margins): refit it from its log, or fit with context_scale=0 and "
+                             "margin_scale=0")
         super().save(path)
 
     def _store_effects(self, res: Any, n_players: int, scale: float) -> None:

@@ -17,6 +17,7 @@ from discrank._checks import show
 from discrank._coding import in_time_order
 from discrank._draws import outcome_probabilities
 from discrank._rows import time_bound
+from discrank.models._prediction import expected_score, log_covariates
 
 __all__ = ["Games", "DynamicReadout", "check_covariates", "check_draws", "time_ordered", "state_at", "difference",
            "outcomes"]
@@ -45,6 +46,8 @@ class Games:
         one each.
     ctx : ndarray of int64, optional
         Each game's context, a code into the model's ``context_labels_`` (None: a log without contexts).
+    margin : ndarray, shape (n_games, 2), optional
+        The sub-contests won by a and by b in each game (None: fitted without a margin likelihood).
     """
 
     a: np.ndarray
@@ -55,6 +58,7 @@ class Games:
     x: Optional[np.ndarray] = None
     count: Optional[np.ndarray] = None
     ctx: Optional[np.ndarray] = None
+    margin: Optional[np.ndarray] = None
 
     def __len__(self) -> int:
         return int(self.a.shape[0])
@@ -76,12 +80,14 @@ class Games:
                       np.concatenate([self.score, new.score]), np.concatenate([self.bins, new.bins]),
                       None if self.time is None else np.concatenate([self.time, new.time]),
                       None if self.x is None else np.concatenate([self.x, new.x]), count,
-                      None if self.ctx is None else np.concatenate([self.ctx, new.ctx]))
+                      None if self.ctx is None else np.concatenate([self.ctx, new.ctx]),
+                      None if self.margin is None else np.concatenate([self.margin, new.margin]))
         if self.time is None or not len(new) or not len(self) or not new.time.min() < self.time[-1]:
             return games
         order = np.argsort(games.time, kind="stable")
         return Games(*(None if v is None else v[order] for v in (games.a, games.b, games.score, games.bins,
-                                                                 games.time, games.x, games.count, games.ctx)))
+                                                                 games.time, games.x, games.count, games.ctx,
+                                                                 games.margin)))
 
     def check(self, labels: np.ndarray) -> None:
         """A ValueError naming the field when the games contradict themselves: fields of other lengths,
@@ -115,8 +121,8 @@ class Games:
 
 
 def time_ordered(a: np.ndarray, b: np.ndarray, score: np.ndarray, time: Optional[np.ndarray],
-                 x: Optional[np.ndarray], ctx: Optional[np.ndarray] = None) -> tuple:
-    """(a, b, score, time, x, ctx): a log's games in time order (a stable sort; ``time`` None: as they are), the
+                 x: Optional[np.ndarray], ctx: Optional[np.ndarray] = None, margin: Optional[np.ndarray] = None) -> tuple:
+    """(a, b, score, time, x, ctx, margin): a log's games in time order (a stable sort; ``time`` None: as they are), the
     scores, times and covariates read-only. A log already in time order (the usual case) is neither
     permuted nor copied: they are then views of its arrays, which nothing writes through."""
     t = None if time is None else np.asarray(time)
@@ -125,11 +131,12 @@ def time_ordered(a: np.ndarray, b: np.ndarray, score: np.ndarray, time: Optional
         a, b, score, t = a[order], b[order], score[order], t[order]
         x = None if x is None else x[order]
         ctx = None if ctx is None else ctx[order]
+        margin = None if margin is None else margin[order]
     views = tuple(None if v is None else v.view() for v in (score, t, x))
     for v in views:
         if v is not None:
             v.flags.writeable = False
-    return (a, b) + views + (ctx,)
+    return (a, b) + views + (ctx, margin)
 
 
 def check_draws(draws: Optional[str], score: np.ndarray, game: str = "game") -> None:
@@ -186,6 +193,53 @@ class DynamicReadout:
                           self._walk(self.drift_), self.prior_scale_, ia, ib, b, x)
         dc, vc = self._context_terms(ia, ib, c)
         return outcomes(d + dc, self.variance_scale_ * (v + vc), eta, self.draws)
+
+    def _log_outcomes(self, log: Any, ia: np.ndarray, ib: np.ndarray) -> np.ndarray:
+        """[P(a wins), P(draw), P(b wins)] of each game of ``log`` at its time, with its covariates.
+
+        The rating difference's uncertainty is integrated out by the probit approximation: the logit
+        ``d`` is scaled by ``1 / sqrt(1 + variance_scale_ pi v / 8)``, ``v`` the sum of the two ratings'
+        variances (a rating after its player's last game has its variance grown by ``drift^2`` per
+        period). A player coded -1 (not seen, ``unseen="prior"``) is at the prior, N(0, prior_scale_^2).
+        """
+        if self.period is None:
+            b = np.zeros(ia.size, dtype=np.int64)
+        else:
+            if log.time is None:
+                raise ValueError("predicting games of a dynamic model needs their times (GameLog time=...)")
+            b = period_index(np.asarray(log.time), self.period)
+        c = self._context_codes(getattr(log, "context", None), ia.size) if self._n_ctx() else None
+        return self._outcomes_at(ia, ib, b, log_covariates(log, self.advantage_names_, "DynamicElo"), c)
+
+    def predict_proba(self, a: Any, b: Any, *, unseen: str = "raise") -> Any:
+        """P(a beats b) (expected score, P(a wins) + P(draw) / 2) from each player's latest rating, at the
+        last fitted period, with no covariates (see :meth:`predict_outcomes` for the uncertainty).
+
+        Parameters
+        ----------
+        a, b : array_like or scalar
+            Labels of the players.
+        unseen : {"raise", "prior"}, optional
+            A player the model has not seen is an :class:`~discrank.exceptions.UnknownPlayerError`
+            (default), or with ``"prior"`` a player whose rating is the prior, N(0, prior_scale_^2).
+
+        Returns
+        -------
+        float or ndarray of float
+            A float for two scalars.
+
+        Raises
+        ------
+        discrank.exceptions.NotFittedError
+            The model is not fitted.
+        discrank.exceptions.UnknownPlayerError
+            A player not seen, with ``unseen="raise"``.
+        ValueError
+            ``unseen`` is not one of ``("raise", "prior")``.
+        """
+        ia, ib = self._player_codes(a, b, unseen)
+        proba = expected_score(self._outcomes_at(ia, ib, np.full(ia.size, self.last_bin_, dtype=np.int64), None))
+        return float(proba[0]) if np.ndim(a) == 0 and np.ndim(b) == 0 else proba
 
     def _players(self, players: Any) -> np.ndarray:
         """The codes of labels, every player for None; an unknown label is a ValueError naming it."""

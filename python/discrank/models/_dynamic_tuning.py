@@ -18,7 +18,7 @@ from discrank._history import chain_variances
 from discrank._losses import game_losses, outcome_losses
 from discrank._progress import plural, report_stage
 from discrank.exceptions import TuningWarning
-from discrank.models._dynamic_context import CONTEXT_BOUNDS, CONTEXT_GRID
+from discrank.models._dynamic_context import CONTEXT_BOUNDS, CONTEXT_GRID, MARGIN_BOUNDS, MARGIN_GRID
 from discrank.models._dynamic_state import difference, outcomes
 
 __all__ = ["DynamicTuning", "DRIFT_GRID", "PRIOR_GRID", "VARIANCE_GRID", "DRIFT_BOUNDS", "PRIOR_BOUNDS",
@@ -48,6 +48,9 @@ VARIANCE_BOUNDS = (2.0 ** -14, 64.0)
 #: plus ``EDGE_NATS`` per validation game for each step past the edge; a small validation window does not
 #: leave the grid on noise.
 EDGE_NATS = 1.0
+#: The scales walked after the drift and the prior when not given: (name, grid, bounds, the model's attribute).
+_EXTRA = (("margin_scale", MARGIN_GRID, MARGIN_BOUNDS, "_mscale"), ("context_scale", CONTEXT_GRID, CONTEXT_BOUNDS,
+                                                                    "_cscale"))
 #: Periods per year of each calendar period (to convert the drift grid).
 _PER_YEAR = {"day": 365.25, "week": 365.25 / 7, "month": 12.0, "year": 1.0}
 #: Origins of the tuning's forecasts over the validation window, at least; a log of fewer than
@@ -78,7 +81,7 @@ class DynamicTuning:
 
 
     def _tune(self, ca, cb, score, bins, t, x, n_players, validation, w=None, whole=False, rows_of=None,
-              ctx=None):
+              ctx=None, margin=None):
         """The drift, prior scale and variance scale that forecast a validation window at the end of the
         training games best, and the record of the search (``tuning_``): a walk on the drift grid at the
         middle prior, refined by factors of sqrt 2 around the best drift, then a walk on the prior grid at
@@ -88,11 +91,12 @@ class DynamicTuning:
         :data:`VARIANCE_BOUNDS`), and a value chosen at a bound is warned about
         (:class:`~discrank.exceptions.TuningWarning`). A parameter given is the only candidate of its own
         search. With ``tuning_budget``, the walks stop at the first candidate past it, and the best scored is
-        kept. With contexts (``ctx``, each game's code) and ``context_scale`` None, the walks run at the middle of
-        :data:`CONTEXT_GRID`, then the context scale walks its grid at the best drift and prior (past its edges
-        as the others, within :data:`CONTEXT_BOUNDS`); the model's ``_cscale`` is left at the choice. The
-        search, each candidate scored and the choice are reported to the listener of
-        :func:`discrank._progress.staging` (``verbose``)."""
+        kept. With margins (``margin``) and ``margin_scale`` None, and with contexts (``ctx``, each game's code)
+        and ``context_scale`` None, the walks run at the middle of :data:`MARGIN_GRID` and :data:`CONTEXT_GRID`;
+        then the margin scale, then the context scale walk their grids at the best drift and prior (past their
+        edges as the others, within :data:`MARGIN_BOUNDS` and :data:`CONTEXT_BOUNDS`), and the model's ``_mscale``
+        and ``_cscale`` are left at the choices. The search, each candidate scored and the choice are reported to
+        the listener of :func:`discrank._progress.staging` (``verbose``)."""
         from discrank._tuning import Validation, check_validation
 
         clock = time.perf_counter()
@@ -103,9 +107,10 @@ class DynamicTuning:
         drifts, priors, scales = self._grids()
         # the games each part stands for
         n_fit, n_val = ((float(np.count_nonzero(m)) if w is None else float(w[m].sum())) for m in (fit_mask, val_mask))
-        contexts = _Axis(CONTEXT_GRID, CONTEXT_BOUNDS) if self._cscale is None else None
-        if contexts is not None:
-            self._cscale = contexts.grid[contexts.n // 2]
+        extra = {name: _Axis(grid, bounds) for name, grid, bounds, attr in _EXTRA if getattr(self, attr) is None}
+        for name, grid, _, attr in _EXTRA:
+            if name in extra:
+                setattr(self, attr, grid[len(grid) // 2])
         if n_fit < 10 or n_val < 10:
             report_stage(f"tuning DynamicElo: {n_fit:,.0f} games to fit and {n_val:,.0f} to validate, fewer than "
                          "10: the grids' middle values kept")
@@ -115,7 +120,7 @@ class DynamicTuning:
         origins = _origins(key, fit_mask, val_mask, len(score) if w is None else float(w.sum()), frozen)
         report_stage(f"tuning DynamicElo on {n_fit:,.0f} games: a validation window of {n_val:,.0f} games, "
                      f"forecast from {origins.size} origins")
-        games = (ca, cb, score, bins, x, w, ctx)
+        games = (ca, cb, score, bins, x, w, ctx, margin)
         cand = _Candidates(self, games, n_players, fit_mask, val_mask, origins, scales, rows_of, self.tuning_budget)
         # candidates compared with the cost of their steps past the grids' edges
         cost = lambda c: cand.scores[c] + cand.gain * (drifts.steps(c[0]) + priors.steps(c[1]))  # noqa: E731
@@ -125,8 +130,9 @@ class DynamicTuning:
             report_stage(f"tuning DynamicElo: the budget of {plural(cand.budget, 'candidate')} is spent: the best "
                          "scored is kept")
         best = min(cand.scores, key=cost)
-        if contexts is not None:
-            best = self._context_walk(cand, contexts, best)
+        for name, _, _, attr in _EXTRA:
+            if name in extra:
+                self._extra_walk(cand, name, attr, extra[name], best)
         tuning = self._record(cand, frozen, origins, best, (drifts, priors, scales))
         report_stage(f"tuning DynamicElo: chose {self._candidate(*best)}, variance_scale={cand.best_scale[best]:.3g} "
                      f"(validation log loss {cand.scores[best]:.5f}) among {plural(len(cand.scores), 'candidate')} in "
@@ -147,27 +153,25 @@ class DynamicTuning:
             best_drift = min(cand.scores, key=cost)[0]
         _axis_walk(priors, priors.grid.index(mid_prior), lambda prior: cand.score(best_drift, prior), cand.gain)
 
-    def _context_walk(self, cand: "_Candidates", contexts: "_Axis", best: tuple) -> tuple:
-        """The context scale's walk at the best (drift, prior) ``best``, from the scale the walks ran at (its
-        score, that of ``best``); the candidate ``best`` then holds the chosen scale's score and variance scale,
-        and the model's ``_cscale`` the chosen scale."""
-        start = contexts.grid.index(self._cscale)
-        cand.context_scores[self._cscale] = (cand.scores[best], cand.best_scale[best])
+    def _extra_walk(self, cand: "_Candidates", name: str, attr: str, axis: "_Axis", best: tuple) -> None:
+        """The walk of the scale ``name`` (the model's attribute ``attr``: the margin or the context scale) at the
+        best (drift, prior) ``best``, from the value the walks ran at (its score, that of ``best``); the candidate
+        ``best`` then holds the chosen value's score and variance scale, and ``attr`` the chosen value."""
+        scores = cand.extra.setdefault(name, (axis, {}))[1]
+        scores[getattr(self, attr)] = (cand.scores[best], cand.best_scale[best])
 
-        def loss(scale: float) -> float:
-            if scale not in cand.context_scores:
-                self._cscale = scale
-                cand.context_scores[scale] = cand.scored(best[0], best[1], f"context_scale={scale:.3g}")
-            return cand.context_scores[scale][0]
+        def loss(value: float) -> float:
+            if value not in scores:
+                setattr(self, attr, value)
+                scores[value] = cand.scored(best[0], best[1], f"{name}={value:.3g}")
+            return scores[value][0]
 
         try:
-            chosen = _axis_walk(contexts, start, loss, cand.gain)
+            chosen = _axis_walk(axis, axis.grid.index(getattr(self, attr)), loss, cand.gain)
         except _BudgetSpent:
-            chosen = min(cand.context_scores, key=lambda c: cand.context_scores[c][0] + cand.gain * contexts.steps(c))
-        self._cscale = chosen
-        cand.scores[best], cand.best_scale[best] = cand.context_scores[chosen]
-        cand.context_axis = contexts
-        return best
+            chosen = min(scores, key=lambda c: scores[c][0] + cand.gain * axis.steps(c))
+        setattr(self, attr, chosen)
+        cand.scores[best], cand.best_scale[best] = scores[chosen]
 
     @contextmanager
     def _fit_report(self, games: Any, drift: float, prior: float) -> Iterator[None]:
@@ -210,9 +214,11 @@ class DynamicTuning:
         chosen = (best[0], best[1], cand.best_scale[best])[skip:]
         scanned = (sorted({d for d, _ in cand.scores}), sorted({p for _, p in cand.scores}),
                    sorted(cand.scanned))[skip:]
-        if cand.context_axis is not None:  # the context scale's walk
-            names, axes = names + ("context_scale",), axes + (cand.context_axis,)
-            chosen, scanned = chosen + (self._cscale,), scanned + (sorted(cand.context_scores),)
+        for name, _, _, attr in _EXTRA:  # the margin and the context scales' walks
+            if name in cand.extra:
+                axis, scores = cand.extra[name]
+                names, axes = names + (name,), axes + (axis,)
+                chosen, scanned = chosen + (getattr(self, attr),), scanned + (sorted(scores),)
         at_bound = {name: value for name, axis, value in zip(names, axes, chosen) if axis.side(value)}
         if at_bound:
             warnings.warn(_bound_message(at_bound, dict(zip(names, axes))), TuningWarning, stacklevel=5)
@@ -228,7 +234,8 @@ class DynamicTuning:
                 "bounds": {name: axis.bounds for name, axis in zip(names, axes)},
                 "edge_gain": cand.gain,
                 "at_bound": at_bound,
-                "context_scales": {c: v for c, (v, _) in sorted(cand.context_scores.items())},
+                **{f"{name}s": {c: v for c, (v, _) in sorted(scores.items())} for name, (_, scores) in
+                   cand.extra.items()},
                 "budget": cand.budget,
                 "budget_reached": cand.reached}
 
@@ -242,6 +249,8 @@ _ADVICE = {
     ("variance_scale", "upper"): ("the forecasts want far more uncertainty than the ratings' variances (a "
                                   "gap in time before the validation window?): give variance_scale="),
     ("variance_scale", "lower"): "the forecasts are best with almost no rating uncertainty: give variance_scale=",
+    ("margin_scale", "upper"): "a sub-contest decides as much as the game or more: check the margin columns",
+    ("margin_scale", "lower"): "the margins barely inform the ratings: give margin_scale=0",
     ("context_scale", "upper"): "the players differ by context more than the search allows: give context_scale=",
     ("context_scale", "lower"): "the contexts barely change the forecasts: give context_scale=0",
 }
@@ -414,8 +423,8 @@ class _Candidates:
         self.scanned: set = set()
         self._whole, self._theta0 = None, None  # the history of every game, the last candidate's first fit
         self._last, self._kept = None, None  # the last origin's fit of the latest and the best candidates
-        self.context_scores: dict = {}  # context scale -> (score, best variance scale) at the best (drift, prior)
-        self.context_axis: Optional[_Axis] = None  # the context scale's search, when it ran
+        # the margin and context scales' walks, by name: (axis, value -> (score, best variance scale))
+        self.extra: dict = {}
 
     def score(self, drift: float, prior: float) -> float:
         """Log loss per validation game of the forecasts at ``(drift, prior)``, at the best variance scale
@@ -434,15 +443,15 @@ class _Candidates:
         """(log loss per validation game, best variance scale) of the forecasts at ``(drift, prior)`` and the
         model's context scale, reported (as the candidate ``name`` after the drift and prior); a
         :class:`_BudgetSpent` once ``budget`` candidates are scored."""
-        if self.budget is not None and len(self.scores) + len(self.context_scores) - bool(self.context_scores) \
-                >= self.budget:
+        scored = len(self.scores) + sum(len(s) - 1 for _, s in self.extra.values())  # (each walk's first: copied)
+        if self.budget is not None and scored >= self.budget:
             self.reached = True
             raise _BudgetSpent
         clock = time.perf_counter()
         blocks = self._forecasts(drift, prior)
         best, losses = _scan_axis(self.scales, lambda c: self._loss(blocks, c) / self.n_scored, self.gain)
         self.scanned.update(losses)
-        count = len(self.scores) + len(self.context_scores) + 1 - bool(self.context_scores)
+        count = scored + 1
         label = self.model._candidate(drift, prior) + (f", {name}" if name else "")
         report_stage(f"tuning DynamicElo: candidate {count} ({label}): validation log loss {losses[best]:.5f} at "
                      f"variance_scale={best:.3g}, {time.perf_counter() - clock:.1f} s")
@@ -454,17 +463,20 @@ class _Candidates:
         origin's fit starts from the previous candidate's; each later one from the previous origin's with the
         games between them absorbed by :class:`discrank._history_update.HistoryState` (the ratings of their
         player-periods and of :data:`REACH` periods back along each touched chain re-solved with the others
-        held), which leaves the whole-history solve a few Newton steps."""
+        held), which leaves the whole-history solve a few Newton steps; with contexts or margins (which
+        :class:`~discrank._history_update.HistoryState` does not hold), from the previous origin's fit carried to
+        the origin's history."""
         from discrank._history_build import carry
         from discrank._history_update import HistoryState
 
-        model, (ca, cb, score, bins, x, w, ctx) = self.model, self.games
+        model, (ca, cb, score, bins, x, w, ctx, margin) = self.model, self.games
         tol = max(model.tol, TUNE_TOL)
         blocks, state, prev = [], None, None
+        carried = ctx is not None or margin is not None
         for i, k in enumerate(self.origins):  # the games before the origin: every game of an earlier period
             if i == 0:
                 theta0 = self._theta0
-            elif ctx is not None:  # context effects: the previous origin's fit, carried to this one's history below
+            elif carried:  # the previous origin's fit, carried to this one's history below
                 h = None
             else:
                 j = int(self.origins[i - 1])
@@ -473,7 +485,7 @@ class _Candidates:
                 # the previous origin's history and state freed before this origin's are made
                 theta0, state, h = state.theta, None, None
             h = self._history(int(k))
-            if i and ctx is not None:
+            if i and carried:
                 n_prev = prev[0].size
                 theta0 = np.concatenate([carry(prev[0], prev[1], prev[2][:n_prev], np.zeros(0), h), prev[2][n_prev:]])
                 prev = None
@@ -482,8 +494,8 @@ class _Candidates:
             if i == 0:
                 self._theta0 = theta.astype(np.float32)  # starts, kept in single precision (half the memory)
             if i + 1 == self.origins.size:
-                self._last = (int(k), theta.astype(np.float32)) if ctx is None else None
-            elif ctx is not None:
+                self._last = None if carried else (int(k), theta.astype(np.float32))
+            elif carried:
                 prev = (h.pp_player, h.pp_bin, theta)
             else:
                 state = HistoryState(h, theta, drift, prior, model.draws, tol * res.scale, grad=res.grad,
@@ -531,13 +543,14 @@ class _Candidates:
         origin's period (built once), or for a model without periods built from the games."""
         from discrank._history_build import build_history
 
-        model, (ca, cb, score, bins, x, w, ctx) = self.model, self.games
+        model, (ca, cb, score, bins, x, w, ctx, margin) = self.model, self.games
         n_ctx = model._n_ctx() if ctx is not None else 0
         if model.period is None:
-            return build_history(ca[:k], cb[:k], score[:k], bins[:k], None if x is None else x[:k], self.n_players,
-                                 model.draws, None if w is None else w[:k], None if ctx is None else ctx[:k], n_ctx)
+            cut = lambda v: None if v is None else v[:k]  # noqa: E731
+            return build_history(ca[:k], cb[:k], score[:k], bins[:k], cut(x), self.n_players, model.draws, cut(w),
+                                 cut(ctx), n_ctx, cut(margin))
         if self._whole is None:
-            self._whole = build_history(ca, cb, score, bins, x, self.n_players, model.draws, w, ctx, n_ctx)
+            self._whole = build_history(ca, cb, score, bins, x, self.n_players, model.draws, w, ctx, n_ctx, margin)
         return self._whole.before(self._cut(k))
 
     def _loss(self, blocks: list, c: float) -> float:

@@ -32,7 +32,6 @@ from discrank.models._dynamic_state import DynamicReadout, Games, check_covariat
 from discrank.models._dynamic_update import DynamicUpdates
 from discrank.models._dynamic_tuning import (DRIFT_GRID, ORIGIN_GAMES, ORIGINS, PRIOR_GRID, TUNE_TOL,  # noqa: F401
                                              VARIANCE_GRID, DynamicTuning)
-from discrank.models._prediction import expected_score, log_covariates
 from discrank.models._timed import TimedRatings, last_seen
 from discrank.persist import FittedArray
 from discrank.periods import PeriodGames
@@ -107,6 +106,11 @@ class DynamicElo(DynamicTuning, DynamicUpdates, DynamicContexts, DynamicReadout,
         context, a Gaussian random effect around the player's rating (``logit P(a beats b) = r_a + e_{a,c} -
         r_b - e_{b,c} + beta . x``, :mod:`discrank.models._dynamic_context`). None (default): chosen on the
         training log with the other scales (``fit``); 0: contexts unused. A log without contexts takes None or 0.
+    margin_scale : float, optional
+        With a log that has margins (:attr:`discrank.GameLog.margin`: the games won by each player of a tennis
+        match, the goals of a football match), the logit scale of a sub-contest: each is won by ``a`` with
+        probability ``sigmoid(margin_scale d)``, a likelihood added to the result's (:mod:`discrank._history_margin`).
+        None (default): chosen on the training log; 0: margins unused.
 
     Attributes
     ----------
@@ -144,6 +148,8 @@ class DynamicElo(DynamicTuning, DynamicUpdates, DynamicContexts, DynamicReadout,
         The contexts of the fitted games and the context scale used (None: fitted without contexts).
     context_effects_, context_sd_ : ndarray, shape (n_players, n_contexts), or None
         Each player's effect in each context (logits) and its standard deviation (Laplace, the others held).
+    margin_scale_ : float or None
+        The margin scale used (None: fitted on the results alone).
 
     Notes
     -----
@@ -176,7 +182,7 @@ class DynamicElo(DynamicTuning, DynamicUpdates, DynamicContexts, DynamicReadout,
     _choices = {"draws": DRAWS}
     draw_models = DRAWS
     _optional_params = ("period", "drift", "prior_scale", "variance_scale", "draws", "n_jobs", "tuning_budget",
-                        "context_scale")
+                        "context_scale", "margin_scale")
     _param_rules = {"prior_scale": FINITE_PRIOR_SCALE}
 
     sequential_updates = False
@@ -185,12 +191,13 @@ class DynamicElo(DynamicTuning, DynamicUpdates, DynamicContexts, DynamicReadout,
     batch_updates = True
     #: The rating-model protocol: ``update`` continues the fit; dask.fit spreads its rows (``rows_of``).
     updates, distributed_parts = True, "rows"
-    takes_context = True
+    takes_context = takes_margin = True
 
     def __init__(self, period: Any = "week", drift: Optional[float] = None, prior_scale: Optional[float] = None,
                  variance_scale: Optional[float] = None, draws: Optional[str] = None, tol: float = 1e-9,
                  update_tol: float = 1e-5, max_iter: int = 100, n_jobs: Optional[int] = None, verbose: Any = 0,
-                 tuning_budget: Optional[int] = None, context_scale: Optional[float] = None):
+                 tuning_budget: Optional[int] = None, context_scale: Optional[float] = None,
+                 margin_scale: Optional[float] = None):
         self.period = period
         self.drift = drift
         self.prior_scale = prior_scale
@@ -203,6 +210,7 @@ class DynamicElo(DynamicTuning, DynamicUpdates, DynamicContexts, DynamicReadout,
         self.verbose = verbose
         self.tuning_budget = tuning_budget
         self.context_scale = context_scale
+        self.margin_scale = margin_scale
 
     # ------------------------------------------------------------------ checks
     def _check_input(self, log: Any) -> None:
@@ -258,10 +266,10 @@ class DynamicElo(DynamicTuning, DynamicUpdates, DynamicContexts, DynamicReadout,
             return log.labels, self._period_games(log)
         labels, ca, cb = code_log(log)
         x = None if log.advantage is None else np.asarray(log.advantage, dtype=np.float64).reshape(len(log), -1)
-        ca, cb, score, t, x, ctx = time_ordered(ca, cb, np.asarray(log.score, dtype=np.float64), log.time, x,
-                                                getattr(log, "context", None))
+        ca, cb, score, t, x, ctx, margin = time_ordered(ca, cb, np.asarray(log.score, dtype=np.float64), log.time,
+                                                        x, getattr(log, "context", None), getattr(log, "margin", None))
         bins = self._bins(t) if self.period is not None else np.zeros(len(score), dtype=np.int64)
-        return labels, Games(ca, cb, score, bins, t, x, ctx=ctx)
+        return labels, Games(ca, cb, score, bins, t, x, ctx=ctx, margin=margin)
 
     def _period_games(self, games: "PeriodGames") -> Games:
         """Games summed by period as weighted :class:`Games` in time order (their codes into
@@ -337,10 +345,11 @@ class DynamicElo(DynamicTuning, DynamicUpdates, DynamicContexts, DynamicReadout,
         gives the rows on the workers)."""
         self._check_input(log)
         labels, games = self._games(log)
-        games = self._fit_contexts(log, games)
-        if games.ctx is not None and rows_of is not None:
-            raise ValueError("discrank.dask.fit does not spread context effects over the workers yet: fit the "
-                             "DynamicElo in process (its history is held here anyway), or give context_scale=0")
+        games = self._fit_margins(self._fit_contexts(log, games))
+        if (games.ctx is not None or games.margin is not None) and rows_of is not None:
+            raise ValueError("discrank.dask.fit does not spread context effects or margins over the workers yet: fit "
+                             "the DynamicElo in process (its history is held here anyway), or give context_scale=0 "
+                             "and margin_scale=0")
         check_draws(self.draws, games.score)
         x = games.x
         names = tuple(log.advantage_names) if log.advantage is not None else ()
@@ -351,12 +360,13 @@ class DynamicElo(DynamicTuning, DynamicUpdates, DynamicContexts, DynamicReadout,
         scale = 1.0 if self.variance_scale is None else float(self.variance_scale)
         tuning = start = None
         self._cscale = 0.0 if games.ctx is None else self.context_scale  # (None: tuned)
+        self._mscale = 0.0 if games.margin is None else self.margin_scale
         if ((drift is None and self.period is not None) or prior is None or self.variance_scale is None
-                or self._cscale is None):
+                or self._cscale is None or self._mscale is None):
             g = games
             drift, prior, scale, tuning, start = self._tune(g.a, g.b, g.score, g.bins, g.time, x, len(labels),
                                                             validation, g.count, isinstance(log, PeriodGames),
-                                                            rows_of, g.ctx)
+                                                            rows_of, g.ctx, g.margin)
         if self.period is None:
             drift = 1.0  # unused: one period
         self.variance_scale_ = scale
@@ -365,12 +375,12 @@ class DynamicElo(DynamicTuning, DynamicUpdates, DynamicContexts, DynamicReadout,
         return self
 
     def _solve(self, ca, cb, score, bins, x, w, n_players, drift, prior, warm=None, tol=None, rows_of=None,
-               ctx=None):
+               ctx=None, margin=None):
         """(History, HistoryResult) of the games; ``warm``: (player, period, rating, tail) of a fit over
         fewer games to start from (:func:`discrank._history.carry`), refitted to ``update_tol`` (or to
         ``tol`` when given); ``w``: the games each entry stands for (None: one each); ``rows_of``: the maker
         of the games' terms (None: in process, :meth:`_fit_log`)."""
-        h = build_history(ca, cb, score, bins, x, n_players, self.draws, w, ctx, self._n_ctx())
+        h = build_history(ca, cb, score, bins, x, n_players, self.draws, w, ctx, self._n_ctx(), margin)
         theta0 = None if warm is None else self._carried(warm, h)
         if tol is None:
             tol = self.tol if warm is None else max(self.tol, self.update_tol)
@@ -383,7 +393,8 @@ class DynamicElo(DynamicTuning, DynamicUpdates, DynamicContexts, DynamicReadout,
         try:
             return solve_history(h, drift, prior, self.draws, theta0=theta0, tol=tol, max_iter=self.max_iter,
                                  n_threads=resolve_n_jobs(self.n_jobs), rows=rows, ratings_scale=ratings_scale,
-                                 context_scale=self._cscale if h.n_eff else 0.0)
+                                 context_scale=self._cscale if h.n_eff else 0.0,
+                                 margin_scale=self._mscale if h.margin is not None else 0.0)
         finally:
             if rows is not None:
                 rows.close()
@@ -399,7 +410,7 @@ class DynamicElo(DynamicTuning, DynamicUpdates, DynamicContexts, DynamicReadout,
             res = self._solve_built(h, drift, prior, theta0, tol, rows_of, ratings_scale=theta0 is not None)
         else:
             h, res = self._solve(g.a, g.b, g.score, g.bins, g.x, g.count, len(labels), drift, prior, warm=warm,
-                                 rows_of=rows_of, ctx=g.ctx)
+                                 rows_of=rows_of, ctx=g.ctx, margin=g.margin)
         if not np.all(np.isfinite(res.r)):
             raise NumericalError("the whole-history fit produced non-finite ratings")
         var = chain_variances(res.hessian_diag, res.hessian_off, h.first)
@@ -411,6 +422,7 @@ class DynamicElo(DynamicTuning, DynamicUpdates, DynamicContexts, DynamicReadout,
         self.pp_rating_, self.pp_sd_ = res.r, np.sqrt(var)
         self.theta_tail_ = np.concatenate([res.beta, [] if res.eta is None else [res.eta]])
         self._store_effects(res, len(labels), self._cscale)
+        self.margin_scale_ = float(self._mscale) if g.margin is not None else None
         self.advantage_names_ = names
         self.beta_ = res.beta[:len(names)].copy()
         self.converged_ = res.converged
@@ -436,6 +448,7 @@ class DynamicElo(DynamicTuning, DynamicUpdates, DynamicContexts, DynamicReadout,
         bins = self.games_.bins
         self.last_bin_ = int(bins.max()) if bins.size else 0
         self._cscale = getattr(self, "context_scale_", None) or 0.0
+        self._mscale = getattr(self, "margin_scale_", None) or 0.0
         self._theta = np.concatenate([self.pp_rating_, self._effects_start(h.n_players), self.theta_tail_])
 
     def _global_cov(self) -> Optional[np.ndarray]:
@@ -445,7 +458,7 @@ class DynamicElo(DynamicTuning, DynamicUpdates, DynamicContexts, DynamicReadout,
             h, drift, prior = self._cov_state
             with one_blas_thread():
                 self._cov = covariance_at(h, drift, prior, self.draws, self._theta,
-                                          resolve_n_jobs(self.n_jobs), self._cscale)
+                                          resolve_n_jobs(self.n_jobs), self._cscale, self._mscale)
         return self._cov
 
     @property
@@ -498,6 +511,7 @@ class DynamicElo(DynamicTuning, DynamicUpdates, DynamicContexts, DynamicReadout,
         self._check_scalars()
         self.tuning_ = None
         self.context_labels_ = self.context_effects_ = self.context_sd_ = self.context_scale_ = None
+        self.margin_scale_ = None
         self._derive(h)
 
     def _check_sizes(self, h: Any) -> None:
@@ -550,51 +564,3 @@ class DynamicElo(DynamicTuning, DynamicUpdates, DynamicContexts, DynamicReadout,
         """The first and the last time of the fitted games (None: games without times)."""
         t = self.games_.time
         return None if t is None else np.array([t.min(), t.max()])
-
-    def _log_outcomes(self, log: Any, ia: np.ndarray, ib: np.ndarray) -> np.ndarray:
-        """[P(a wins), P(draw), P(b wins)] of each game of ``log`` at its time, with its covariates.
-
-        The rating difference's uncertainty is integrated out by the probit approximation: the logit
-        ``d`` is scaled by ``1 / sqrt(1 + variance_scale_ pi v / 8)``, ``v`` the sum of the two ratings'
-        variances (a rating after its player's last game has its variance grown by ``drift^2`` per
-        period). A player coded -1 (not seen, ``unseen="prior"``) is at the prior, N(0, prior_scale_^2).
-        """
-        if self.period is None:
-            b = np.zeros(ia.size, dtype=np.int64)
-        else:
-            if log.time is None:
-                raise ValueError("predicting games of a dynamic model needs their times (GameLog time=...)")
-            b = period_index(np.asarray(log.time), self.period)
-        c = self._context_codes(getattr(log, "context", None), ia.size) if self._n_ctx() else None
-        return self._outcomes_at(ia, ib, b, log_covariates(log, self.advantage_names_, "DynamicElo"), c)
-
-    def predict_proba(self, a: Any, b: Any, *, unseen: str = "raise") -> Any:
-        """P(a beats b) (expected score, P(a wins) + P(draw) / 2) from each player's latest rating, at the
-        last fitted period, with no covariates (see :meth:`predict_outcomes` for the uncertainty).
-
-        Parameters
-        ----------
-        a, b : array_like or scalar
-            Labels of the players.
-        unseen : {"raise", "prior"}, optional
-            A player the model has not seen is an :class:`~discrank.exceptions.UnknownPlayerError`
-            (default), or with ``"prior"`` a player whose rating is the prior, N(0, prior_scale_^2).
-
-        Returns
-        -------
-        float or ndarray of float
-            A float for two scalars.
-
-        Raises
-        ------
-        discrank.exceptions.NotFittedError
-            The model is not fitted.
-        discrank.exceptions.UnknownPlayerError
-            A player not seen, with ``unseen="raise"``.
-        ValueError
-            ``unseen`` is not one of ``("raise", "prior")``.
-        """
-        ia, ib = self._player_codes(a, b, unseen)
-        proba = expected_score(self._outcomes_at(ia, ib, np.full(ia.size, self.last_bin_, dtype=np.int64), None))
-        return float(proba[0]) if np.ndim(a) == 0 and np.ndim(b) == 0 else proba
-
