@@ -109,7 +109,7 @@ class DynamicElo(DynamicTuning, DynamicUpdates, DynamicContexts, DynamicReadout,
     margin_scale : float, optional
         With a log that has margins (:attr:`discrank.GameLog.margin`: the games won by each player of a tennis
         match, the goals of a football match), the logit scale of a sub-contest: each is won by ``a`` with
-        probability ``sigmoid(margin_scale d)``, a likelihood added to the result's (:mod:`discrank._history_margin`).
+        probability ``sigmoid(margin_scale d)``, a likelihood added to the result's (:mod:`discrank._history_rows`).
         None (default): chosen on the training log; 0: margins unused.
 
     Attributes
