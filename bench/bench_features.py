@@ -1,15 +1,17 @@
 """What each feature of the dynamic model gains under the online protocol: DynamicElo with player-by-context
-effects (``context_scale``) against DynamicElo without them, on the prediction splits' logs with a context.
+effects (``context_scale``), with a margin likelihood (``margin_scale``) and with both, against DynamicElo with
+neither, on the prediction splits' logs with their contexts and margins.
 
-    python bench/bench_features.py                  # tennis (surface), Go (time control), football (friendly)
+    python bench/bench_features.py                  # tennis (surface; games won), Go (time control), football
+                                                    # (friendly or competitive; goals)
     python bench/bench_features.py --only tennis    # one of: tennis go football
     python bench/bench_features.py --quick          # a small synthetic league with contexts (seconds)
 
 Both models follow ``discrank.evaluate``'s online protocol on the splits of ``datasets.full_logs`` (train
 before the cutoff, weekly updates through the test period, the same scored games). The reference is
 DynamicElo with its defaults, contexts unused (``context_scale=0``): its drift, prior and variance scales
-tuned on the training period. The context model keeps that drift and prior and tunes its variance scale and
-its context scale on the same validation window (the training period alone chooses both). Each line gives
+tuned on the training period. Each feature's model keeps that drift and prior and tunes its variance scale and
+its feature's scales on the same validation window (the training period alone chooses them). Each line gives
 the log loss per scored game, the paired difference to the reference with its standard error (over the
 scored games), the chosen scales and the seconds of the whole evaluation.
 """
@@ -38,24 +40,33 @@ def paired(loss: np.ndarray, ref: np.ndarray) -> tuple[float, float]:
     return float(diff.mean()), float(diff.std(ddof=1) / np.sqrt(diff.size))
 
 
-def evaluate_pair(log, split: dict, draws=None, period: str = "week") -> dict:
-    """The reference and the context model on ``log`` under the online protocol: {name: (Evaluation, model,
-    seconds)} (each Evaluation of one model; their scored games are the same)."""
+#: The features compared with the reference: name -> the DynamicElo parameters that turn them on (None: tuned).
+FEATURES = {"+ contexts": {"context_scale": None, "margin_scale": 0},
+            "+ margins": {"context_scale": 0, "margin_scale": None},
+            "+ contexts + margins": {"context_scale": None, "margin_scale": None}}
+
+
+def evaluate_features(log, split: dict, draws=None, period: str = "week") -> dict:
+    """The reference and each feature the log supports (:data:`FEATURES`) on ``log`` under the online protocol:
+    {name: (Evaluation, model, seconds)} (each Evaluation of one model; their scored games are the same)."""
     import discrank
     from discrank import DynamicElo
 
-    out = {}
-    clock = time.perf_counter()
-    ref = DynamicElo(period=period, draws=draws, context_scale=0)
-    ev = discrank.evaluate({"DynamicElo()": ref}, log, cutoff=split["cutoff"], test_start=split["test_start"],
-                           test_end=split["test_end"], protocol="online")
-    fitted = ev.fitted["DynamicElo()"]
-    out["DynamicElo()"] = (ev, fitted, time.perf_counter() - clock)
-    clock = time.perf_counter()
-    ctx = DynamicElo(period=period, draws=draws, drift=fitted.drift_, prior_scale=fitted.prior_scale_)
-    ev = discrank.evaluate({"+ contexts": ctx}, log, cutoff=split["cutoff"], test_start=split["test_start"],
-                           test_end=split["test_end"], protocol="online")
-    out["+ contexts"] = (ev, ev.fitted["+ contexts"], time.perf_counter() - clock)
+    def run(name, model):
+        clock = time.perf_counter()
+        ev = discrank.evaluate({name: model}, log, cutoff=split["cutoff"], test_start=split["test_start"],
+                               test_end=split["test_end"], protocol="online")
+        return ev, ev.fitted[name], time.perf_counter() - clock
+
+    out = {"DynamicElo()": run("DynamicElo()", DynamicElo(period=period, draws=draws, context_scale=0,
+                                                          margin_scale=0))}
+    ref = out["DynamicElo()"][1]
+    has = {"context_scale": log.context is not None, "margin_scale": getattr(log, "margin", None) is not None}
+    for name, params in FEATURES.items():
+        if all(has[key] or value == 0 for key, value in params.items()):
+            model = DynamicElo(period=period, draws=draws, drift=ref.drift_, prior_scale=ref.prior_scale_, **params)
+            out[name] = run(name, model)
+            print(f"{name}: {out[name][2]:.0f} s", file=sys.stderr, flush=True)
     return out
 
 
@@ -78,6 +89,8 @@ def report(title: str, runs: dict) -> list[str]:
         chosen = f"drift {model.drift_:.4g}, prior {model.prior_scale_:.3g}, variance {model.variance_scale_:.3g}"
         if model.context_scale_ is not None:
             chosen += f", context {model.context_scale_:.3g}"
+        if model.margin_scale_ is not None:
+            chosen += f", margin {model.margin_scale_:.3g}"
         lines.append(f"| {name} | {np.mean(loss['log_loss']):.4f} | {diff:+.4f} ({se:.4f}) | {col3} | {chosen} | "
                      f"{seconds:.0f} |")
     return lines + [""]
@@ -114,15 +127,17 @@ def main(argv=None) -> None:
     args = parser.parse_args(argv)
     if args.quick:
         log, split = quick_log()
-        print("\n".join(report("synthetic league, three contexts (quick)", evaluate_pair(log, split, period="day"))))
+        print("\n".join(report("synthetic league, three contexts, margins (quick)",
+                                evaluate_features(log, split, period="day"))))
         return
     if not datasets.available():
         print(f"skipped: the shared data ({datasets.DATA}) is not here")
         return
-    logs = datasets.full_logs(context=True)
+    logs = datasets.full_logs(context=True, margin=True)
     for key in args.only or ["tennis", "go", "football"]:
         log, split = logs[NAMES[key]]
-        print("\n".join(report(f"{NAMES[key]}, online protocol", evaluate_pair(log, split, DRAWS[key]))), flush=True)
+        print("\n".join(report(f"{NAMES[key]}, online protocol", evaluate_features(log, split, DRAWS[key]))),
+              flush=True)
 
 
 if __name__ == "__main__":

@@ -103,10 +103,11 @@ def football():
 
 
 # ------------------------------------------------------------------------------ prediction splits
-def _game_log(a, b, score, time, advantage=None, context=None):
+def _game_log(a, b, score, time, advantage=None, context=None, margin=None):
     """A :class:`discrank.GameLog` sorted by time (stable), labels as strings, times datetime64[ns];
     ``advantage``: a dict of covariate columns by name (checked by ``GameLog.from_arrays``), or None;
-    ``context``: each game's context, or None."""
+    ``context``: each game's context, or None; ``margin``: the sub-contests won by a and by b, shape (n, 2), or
+    None."""
     from discrank import GameLog
 
     time = np.asarray(time, dtype="datetime64[ns]")
@@ -114,7 +115,8 @@ def _game_log(a, b, score, time, advantage=None, context=None):
     x = None if advantage is None else {name: np.asarray(col)[order] for name, col in advantage.items()}
     return GameLog.from_arrays(np.asarray(a, dtype=str)[order], np.asarray(b, dtype=str)[order],
                                np.asarray(score, dtype=np.float64)[order], time[order], advantage=x,
-                               context=None if context is None else np.asarray(context, dtype=str)[order])
+                               context=None if context is None else np.asarray(context, dtype=str)[order],
+                               **({} if margin is None else {"margin": np.asarray(margin, dtype=np.float64)[order]}))
 
 
 def _split(log, train_start, train_end, test_start, test_end=None):
@@ -137,29 +139,40 @@ def _split(log, train_start, train_end, test_start, test_end=None):
     return train, test, info
 
 
-def tennis_atp_log(context=False):
+def tennis_atp_log(context=False, margin=False):
     """ATP singles, all levels, as a time-sorted GameLog. The file lists the winner first: each game
     is oriented by a fair coin (numpy Generator, seed 0, one draw per game in file order) for which
     player is ``a``; score 1 if ``a`` won. ``context``: each match's surface as its context (Hard, Clay,
-    Grass, Carpet; "Unknown" where the file has none)."""
+    Grass, Carpet; "Unknown" where the file has none). ``margin``: the games each player won (the sums of the
+    ``score`` column's sets, "7-6(5) 6-3" giving 13 to 9; a walkover none)."""
     import pandas as pd
 
     df = pd.read_csv(DATA / "tennis_atp" / "atp_matches_singles_all_levels.csv.xz",
-                     usecols=["winner_id", "loser_id", "tourney_date"] + (["surface"] if context else []),
-                     dtype={"winner_id": str, "loser_id": str, "tourney_date": str})
+                     usecols=["winner_id", "loser_id", "tourney_date"] + (["surface"] if context else [])
+                     + (["score"] if margin else []),
+                     dtype={"winner_id": str, "loser_id": str, "tourney_date": str, "score": str})
     df = df[df["winner_id"] != df["loser_id"]]  # a few rows pair the placeholder id 199999 with itself
     w, l = df["winner_id"].to_numpy(), df["loser_id"].to_numpy()
     flip = np.random.default_rng(0).random(w.size) < 0.5
     time = pd.to_datetime(df["tourney_date"], format="%Y%m%d").to_numpy()
     surface = df["surface"].fillna("Unknown").to_numpy() if context else None
-    return _game_log(np.where(flip, l, w), np.where(flip, w, l), np.where(flip, 0.0, 1.0), time, context=surface)
+    games = None
+    if margin:
+        sets = df["score"].fillna("").str.findall(r"(\d+)-(\d+)")
+        won = np.array([[sum(int(x) for x, _ in s), sum(int(y) for _, y in s)] for s in sets], dtype=np.float64)
+        games = np.where(flip[:, None], won[:, ::-1], won)
+    return _game_log(np.where(flip, l, w), np.where(flip, w, l), np.where(flip, 0.0, 1.0), time, context=surface,
+                     margin=games)
 
 
-def go_tygem_log(context=False):
+def go_tygem_log(context=False, margin=False):
     """Tygem 9d games as a time-sorted GameLog: a = Black, b = White, score 1 if Black won (results
     other than B+... / W+... and self-pairings dropped); advantage column "black" = 1 in every game (a
     takes Black: the first move, less the komi). ``context``: the time control's main time as the context
-    ("0m": byo-yomi only, "1-5m", "10m+"; the file's ``time_control``, e.g. "30/3 5m")."""
+    ("0m": byo-yomi only, "1-5m", "10m+"; the file's ``time_control``, e.g. "30/3 5m"). ``margin``: none (most
+    games end by resignation: the file has no margin to read); asking for one is an error."""
+    if margin:
+        raise ValueError("the Tygem log has no margins (most games end by resignation)")
     import pandas as pd
 
     df = pd.read_csv(DATA / "go_tygem" / "tygem_9d_games_2005-2011_2015-2016.tsv.xz", sep="\t",
@@ -177,11 +190,12 @@ def go_tygem_log(context=False):
                      {"black": np.ones(score.size)}, ctx)
 
 
-def football_log(context=False):
+def football_log(context=False, margin=False):
     """International football results as a time-sorted GameLog: a = home team, b = away team,
     score 1 / 0.5 / 0 for the home side (rows without a score, or a team against itself, dropped);
     advantage column "home" = 1 when the match is played at the home team's venue, 0 at a neutral venue
-    (the file's ``neutral`` column). ``context``: "friendly" or "competitive" (the file's ``tournament``)."""
+    (the file's ``neutral`` column). ``context``: "friendly" or "competitive" (the file's ``tournament``).
+    ``margin``: the goals of each side."""
     import pandas as pd
 
     df = pd.read_csv(DATA / "football_international" / "results.csv.gz",
@@ -196,7 +210,7 @@ def football_log(context=False):
         raise ValueError(f"football: the neutral column holds {neutral.dtype} values, not TRUE / FALSE")
     ctx = np.where(df["tournament"].to_numpy() == "Friendly", "friendly", "competitive") if context else None
     return _game_log(df["home_team"].to_numpy(), df["away_team"].to_numpy(), score, time,
-                     {"home": (~neutral).astype(np.float64)}, ctx)
+                     {"home": (~neutral).astype(np.float64)}, ctx, np.stack([h, w], axis=1) if margin else None)
 
 
 #: The prediction splits: name -> (loader, train start, train end (inclusive), test start, test end (inclusive)).
@@ -218,18 +232,20 @@ def prediction_splits():
             for name, (load, start, end, test_start, test_end) in SPLITS.items()}
 
 
-def full_logs(context=False):
+def full_logs(context=False, margin=False):
     """The whole log of each prediction split, for the online protocol: name -> (GameLog, dates).
 
     ``dates`` is ``dict(cutoff=..., test_start=..., test_end=...)`` as numpy datetime64[ns], the dates of
     :func:`prediction_splits`: train on the games before ``cutoff``, test on those with
     ``test_start <= time < test_end`` (``test_end`` None: to the end of the log). tennis ATP: cutoff
     2020-01-01, test from 2022-01-01; Go Tygem: cutoff 2016-01-01, test 2016-07-01 .. 2017-01-01;
-    football: cutoff 2015-01-01, test from 2019-01-01. The logs carry their advantage columns."""
+    football: cutoff 2015-01-01, test from 2019-01-01. The logs carry their advantage columns, and with
+    ``context`` and ``margin`` their contexts and margins (see each loader; the Go log has no margin)."""
     day = np.timedelta64(1, "D")
     out = {}
     for name, (load, _, end, test_start, test_end) in SPLITS.items():
         dates = dict(cutoff=np.datetime64(end, "ns") + day, test_start=np.datetime64(test_start, "ns"),
                      test_end=None if test_end is None else np.datetime64(test_end, "ns") + day)
-        out[name] = (load(context=True) if context else load(), dates)
+        with_margin = margin and load is not go_tygem_log  # (the Go log has none)
+        out[name] = (load(context=context, margin=with_margin), dates)
     return out
