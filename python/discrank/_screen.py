@@ -17,9 +17,9 @@ from discrank._checks import check_choice, show
 from discrank._labels import factorize_objects, factorize_pair
 
 __all__ = ["INVALID_KINDS", "MISSING_NAME", "SELF_PLAY", "MISSING_RESULT", "BAD_RESULT", "MISSING_TIME", "BAD_TIME",
-           "UNFINISHED", "MISSING_COVARIATE", "BAD_COVARIATE", "MISSING_CONTEXT", "MAX_INVALID", "active_games",
-           "check_invalid", "check_max_invalid", "large_share", "refuse_mostly_invalid", "screen_rows", "time_bound",
-           "warn_user"]
+           "UNFINISHED", "MISSING_COVARIATE", "BAD_COVARIATE", "MISSING_CONTEXT", "MISSING_MARGIN", "BAD_MARGIN",
+           "MAX_INVALID", "active_games", "check_invalid", "check_max_invalid", "large_share", "refuse_mostly_invalid",
+           "screen_rows", "time_bound", "warn_user"]
 
 #: What makes a row of a game log invalid, in the order a row is classified (a row counts once, under the
 #: first kind that applies). The keys of :attr:`GameLog.dropped`.
@@ -34,9 +34,11 @@ INVALID_KINDS = (
     "missing covariate",
     "unparseable covariate",
     "missing context",
+    "missing margin",
+    "unparseable margin",
 )
 (MISSING_NAME, SELF_PLAY, MISSING_RESULT, BAD_RESULT, MISSING_TIME, BAD_TIME, UNFINISHED, MISSING_COVARIATE,
- BAD_COVARIATE, MISSING_CONTEXT) = range(1, 11)
+ BAD_COVARIATE, MISSING_CONTEXT, MISSING_MARGIN, BAD_MARGIN) = range(1, 13)
 _INVALID_CHOICES = ("raise", "drop")
 #: The largest share of invalid rows that ``invalid="drop"`` drops by default (``max_invalid=``): beyond it
 #: the rows are more likely misread (a winner column that names neither player, goals read as a score)
