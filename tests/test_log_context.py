@@ -237,8 +237,8 @@ def test_read_parquet_refuses_a_context_column_of_lists_naming_it(tmp_path):
         GameLog.read_parquet(path, a="w", b="l", score="s", context="surface")
 
 
-def test_missing_context_is_the_last_invalid_kind_and_the_others_keep_their_codes():
-    assert INVALID_KINDS[-1] == "missing context" and len(INVALID_KINDS) == 10
+def test_missing_context_is_the_tenth_invalid_kind_and_the_others_keep_their_codes():
+    assert INVALID_KINDS[9] == "missing context"  # (the margins' kinds follow it: tests/test_log_margin.py)
     assert INVALID_KINDS[MISSING_CONTEXT - 1] == "missing context"
     assert (MISSING_COVARIATE, BAD_COVARIATE, MISSING_CONTEXT) == (8, 9, 10)
     assert INVALID_KINDS[MISSING_COVARIATE - 1] == "missing covariate"

@@ -13,7 +13,7 @@ from discrank._checks import show
 from discrank._labels import object_numbers
 
 __all__ = ["BETA_PRIOR_SCALE", "COVARIATE_HELP", "advantage_columns", "as_advantage", "beta_precision",
-           "check_identifiable", "covariate_values"]
+           "check_identifiable", "covariate_values", "named_columns"]
 
 COVARIATE_HELP = "a covariate is a finite number in every game (bools read as 0 / 1)"
 #: The prior of each advantage coefficient is N(0, (BETA_PRIOR_SCALE / rms_k)^2), ``rms_k`` the root mean
@@ -55,6 +55,20 @@ def _covariate_column(values: Any, name: str, n_games: int) -> np.ndarray:
         raise ValueError(f"advantage column {name!r} has the value {show(out[k])} at row {k}, which is not a finite "
                          f"number: {COVARIATE_HELP}")
     return out
+
+
+def named_columns(values: Any, names: tuple) -> Any:
+    """A log's ``advantage`` field as :func:`as_advantage` takes it: an array whose columns ``names`` names
+    (the form of ``GameLog(..., advantage, advantage_names)``) as a dict of its columns by name, after
+    checking that it has one column per name (a ValueError gives its shape and the names); any other value
+    as it is."""
+    if not (isinstance(values, np.ndarray) and names):
+        return values
+    columns = values.reshape(values.shape[0], -1) if values.ndim == 1 else values
+    if columns.ndim != 2 or columns.shape[1] != len(names):
+        raise ValueError(f"advantage has shape {values.shape}, and advantage_names names {len(names)} column(s): "
+                         f"{list(names)}")
+    return dict(zip(names, columns.T))
 
 
 def as_advantage(values: Any, n_games: int) -> tuple[Optional[np.ndarray], tuple]:

@@ -10,8 +10,9 @@ strings ("1-0", "0-1", "1/2-1/2", also "½-½"), or from a ``winner`` column hol
 or as one of the :data:`~discrank._screen.INVALID_KINDS`, and :func:`~discrank._screen.screen_rows` (in
 :mod:`discrank._screen`) raises on the first invalid row or drops and reports them. It reads the advantage
 covariates of a frame too (:mod:`discrank._advantage`; a row with a missing or non-numeric covariate is
-invalid), and its context column (a label per game: a surface, a time control, a map; a row without one
-is invalid), which :func:`as_context` checks as a log's column.
+invalid), its context column (a label per game: a surface, a time control, a map; a row without one
+is invalid), which :func:`as_context` checks as a log's column, and its margin columns (the sub-contests won
+by each side, :mod:`discrank._margin`; a row where one is missing or not a number >= 0 is invalid).
 
 The names of :mod:`discrank._screen` and :mod:`discrank._advantage` that the readers use are importable
 from here as well.
@@ -26,9 +27,10 @@ import numpy as np
 from discrank._advantage import COVARIATE_HELP, advantage_columns, as_advantage, covariate_values  # noqa: F401 - as_advantage: discrank._rows.as_advantage, as it was
 from discrank._checks import check_positive_int, check_same_length, self_play_message, show
 from discrank._labels import as_label_array, factorize_objects, object_numbers
+from discrank._margin import margin_columns, margin_message, margin_values
 from discrank._screen import (BAD_COVARIATE, BAD_RESULT, BAD_TIME, INVALID_KINDS, MISSING_COVARIATE,  # noqa: F401 - the rows' names, as they were
-                              MAX_INVALID, MISSING_CONTEXT, MISSING_NAME, MISSING_RESULT, MISSING_TIME, SELF_PLAY,
-                              UNFINISHED, active_games, check_invalid, check_max_invalid, screen_rows, time_bound,
+                              BAD_MARGIN, MAX_INVALID, MISSING_CONTEXT, MISSING_MARGIN, MISSING_NAME, MISSING_RESULT,
+                              MISSING_TIME, SELF_PLAY, UNFINISHED, active_games, check_invalid, check_max_invalid, screen_rows, time_bound,
                               warn_user)
 
 __all__ = ["DRAW_MARKERS", "INVALID_KINDS", "PGN_RESULTS", "FrameRows", "active_games", "advantage_columns",
@@ -311,12 +313,14 @@ class FrameRows(NamedTuple):
     advantage: Optional[np.ndarray]
     advantage_names: tuple
     context: Optional[np.ndarray] = None
+    margin: Optional[np.ndarray] = None
 
 
 def read_frame_rows(df: Any, a: str = "a", b: str = "b", score: Optional[str] = None, winner: Optional[str] = None,
                     time: Optional[str] = None, *, start: Any = None, end: Any = None, min_player_games: int = 1,
                     invalid: str = "raise", advantage: Any = None, row0: Any = 0, empty_ok: bool = False,
-                    max_invalid: float = MAX_INVALID, context: Optional[str] = None) -> FrameRows:
+                    max_invalid: float = MAX_INVALID, context: Optional[str] = None,
+                    margin: Optional[tuple] = None) -> FrameRows:
     """The valid games of a pandas DataFrame, one row per game, as columns.
 
     The rows are first filtered by time (``start``, ``end``), then checked, then filtered by
@@ -345,6 +349,10 @@ def read_frame_rows(df: Any, a: str = "a", b: str = "b", score: Optional[str] = 
     context : str, optional
         The column of each game's context (a label: text or numbers). A row where it is missing (NaN,
         None, empty text) is invalid ("missing context").
+    margin : tuple of two str, optional
+        The columns of the sub-contests won by ``a`` and by ``b`` (:func:`~discrank._margin.margin_columns`).
+        A row where one is missing is invalid ("missing margin"), as is one where it is not a finite number
+        >= 0 ("unparseable margin").
     row0 : int or ndarray of int, optional
         The number of the frame's first row in its file, for the messages (a chunk of a scan); or the
         number of each of its rows (a chunk some of whose rows were left out before).
@@ -362,7 +370,8 @@ def read_frame_rows(df: Any, a: str = "a", b: str = "b", score: Optional[str] = 
         checked as columns (:func:`as_advantage`); ``advantage_names``: their columns' names; ``context``:
         the contexts of the valid games when ``context`` is given (integers that pandas read as floats
         because of missing entries that were dropped are integers again), not yet checked as labels
-        (:func:`as_context`).
+        (:func:`as_context`); ``margin``: the margins of the valid games (float64, shape (n, 2)) when
+        ``margin`` is given, not yet checked as a log's (:func:`~discrank._margin.as_margin`).
 
     Raises
     ------
@@ -377,8 +386,8 @@ def read_frame_rows(df: Any, a: str = "a", b: str = "b", score: Optional[str] = 
     invalid = check_invalid(invalid)
     max_invalid = check_max_invalid(max_invalid)
     min_player_games = check_positive_int(min_player_games, "min_player_games")
-    adv_names = _check_frame(pd, df, a, b, score, winner, time, advantage, start is not None or end is not None,
-                             context)
+    adv_names, margin = _check_frame(pd, df, a, b, score, winner, time, advantage,
+                                     start is not None or end is not None, context, margin)
     col_a, col_b = df[a].to_numpy(), df[b].to_numpy()
     miss_a, miss_b = _missing_mask(col_a), _missing_mask(col_b)
     kind = np.zeros(len(df), dtype=np.int8)
@@ -401,16 +410,9 @@ def read_frame_rows(df: Any, a: str = "a", b: str = "b", score: Optional[str] = 
         mark(t_missing, MISSING_TIME)
         mark(t_bad, BAD_TIME)
         t_invalid = t_missing | t_bad
-    x = None
-    if adv_names:
-        x, cov_missing, cov_bad = _frame_covariates(df, adv_names)
-        mark(cov_missing, MISSING_COVARIATE)
-        mark(cov_bad, BAD_COVARIATE)
-    ctx = ctx_missing = None
-    if context is not None:
-        ctx = df[context].to_numpy()
-        ctx_missing = _missing_mask(ctx)
-        mark(ctx_missing, MISSING_CONTEXT)
+    x, ctx, mg, extra = _frame_extras(df, adv_names, context, margin)
+    for code, mask in extra.items():
+        mark(mask, code)
 
     def explain(k: int) -> str:
         r = int(row0[k]) if isinstance(row0, np.ndarray) else k + row0  # the row's number in the file
@@ -421,10 +423,8 @@ def read_frame_rows(df: Any, a: str = "a", b: str = "b", score: Optional[str] = 
             return f"column {col!r} is missing a player at row {r}{name}"
         if code == SELF_PLAY:
             return f"{self_play_message('game', r, col_a[k])} (row {r})"
-        if code == MISSING_CONTEXT:
-            return f"column {context!r} (the context) has no value at row {r} ({show(ctx[k])}): drop or fill the row"
-        if code in (MISSING_COVARIATE, BAD_COVARIATE):
-            return _covariate_message(df, adv_names, code == MISSING_COVARIATE, k, r)
+        if code >= MISSING_COVARIATE:  # a covariate, the context or a margin
+            return _extra_message(df, code, k, r, adv_names, context, margin)
         v = values[k]
         if code == MISSING_RESULT:
             what = repr(v) if isinstance(v, str) else "NaN"
@@ -448,19 +448,21 @@ def read_frame_rows(df: Any, a: str = "a", b: str = "b", score: Optional[str] = 
                                max_invalid=max_invalid)
     return FrameRows(_as_int_labels(col_a[idx], bool(miss_a.any())), _as_int_labels(col_b[idx], bool(miss_b.any())),
                      s[idx], None if t is None else t[idx], dropped, None if x is None else x[idx], adv_names,
-                     None if ctx is None else _as_int_labels(ctx[idx], bool(ctx_missing.any())))
+                     None if ctx is None else _as_int_labels(ctx[idx], bool(extra[MISSING_CONTEXT].any())),
+                     None if mg is None else mg[idx])
 
 
 def _check_frame(pd: Any, df: Any, a: str, b: str, score: Optional[str], winner: Optional[str], time: Optional[str],
-                 advantage: Any, windowed: bool, context: Optional[str] = None) -> tuple:
-    """The frame and the columns :func:`read_frame_rows` is given, checked; the advantage columns' names."""
+                 advantage: Any, windowed: bool, context: Optional[str] = None, margin: Any = None) -> tuple:
+    """The frame and the columns :func:`read_frame_rows` is given, checked; the advantage columns' names and
+    the margin's (:func:`~discrank._margin.margin_columns`)."""
     if not isinstance(df, pd.DataFrame):
         raise TypeError(f"from_frame expects a pandas DataFrame, got {type(df).__name__}")
     if (score is None) == (winner is None):
         raise ValueError("give exactly one of score= (results of a) and winner= (label of the winner)")
-    adv_names = advantage_columns(advantage)
+    adv_names, margin = advantage_columns(advantage), margin_columns(margin)
     wanted = [("a", a), ("b", b), ("score", score), ("winner", winner), ("time", time), ("context", context)]
-    wanted += [("advantage", col) for col in adv_names]
+    wanted += [("advantage", col) for col in adv_names] + [("margin", col) for col in margin or ()]
     for role, col in wanted:
         if col is not None and col not in df.columns:
             raise ValueError(f"column {col!r} (for {role}) is not in the frame; its columns are {list(df.columns)}")
@@ -468,7 +470,36 @@ def _check_frame(pd: Any, df: Any, a: str, b: str, score: Optional[str], winner:
         raise ValueError("start / end need a time column (time=...)")
     if len(df) == 0:
         raise ValueError("the frame has no rows: the game log is empty")
-    return adv_names
+    return adv_names, margin
+
+
+def _frame_extras(df: Any, adv_names: tuple, context: Optional[str], margin: Optional[tuple]) -> tuple:
+    """The advantage covariates (float64, shape (n_rows, n_covariates)), contexts (as read) and margins
+    (float64, shape (n_rows, 2)) of a frame's rows, each None when not asked for, and the rows that each
+    makes invalid, by the kind's code, in the order of :data:`INVALID_KINDS`."""
+    x = ctx = mg = None
+    extra = {}
+    if adv_names:
+        x, extra[MISSING_COVARIATE], extra[BAD_COVARIATE] = _frame_covariates(df, adv_names)
+    if context is not None:
+        ctx = df[context].to_numpy()
+        extra[MISSING_CONTEXT] = _missing_mask(ctx)
+    if margin is not None:
+        (va, ma, ba), (vb, mb, bb) = (margin_values(df[col].to_numpy()) for col in margin)
+        mg, extra[MISSING_MARGIN], extra[BAD_MARGIN] = np.stack([va, vb], axis=1), ma | mb, ba | bb
+    return x, ctx, mg, extra
+
+
+def _extra_message(df: Any, code: int, k: int, r: int, adv_names: tuple, context: Optional[str],
+                   margin: Optional[tuple]) -> str:
+    """The words for the frame's row ``k`` (row ``r`` of its file), invalid of the kind ``code`` by its
+    advantage covariates, its context or its margin."""
+    if code == MISSING_CONTEXT:
+        raw = df[context].iloc[k]
+        return f"column {context!r} (the context) has no value at row {r} ({show(raw)}): drop or fill the row"
+    if code in (MISSING_MARGIN, BAD_MARGIN):
+        return margin_message(df, margin, code == MISSING_MARGIN, k, r)
+    return _covariate_message(df, adv_names, code == MISSING_COVARIATE, k, r)
 
 
 def _covariate_message(df: Any, names: tuple, missing: bool, k: int, r: int) -> str:

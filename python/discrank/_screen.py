@@ -13,13 +13,13 @@ from typing import Any, Callable, Optional
 
 import numpy as np
 
-from discrank._checks import check_choice, show
+from discrank._checks import check_choice, check_positive_int, show
 from discrank._labels import factorize_objects, factorize_pair
 
 __all__ = ["INVALID_KINDS", "MISSING_NAME", "SELF_PLAY", "MISSING_RESULT", "BAD_RESULT", "MISSING_TIME", "BAD_TIME",
-           "UNFINISHED", "MISSING_COVARIATE", "BAD_COVARIATE", "MISSING_CONTEXT", "MAX_INVALID", "active_games",
-           "check_invalid", "check_max_invalid", "large_share", "refuse_mostly_invalid", "screen_rows", "time_bound",
-           "warn_user"]
+           "UNFINISHED", "MISSING_COVARIATE", "BAD_COVARIATE", "MISSING_CONTEXT", "MISSING_MARGIN", "BAD_MARGIN",
+           "MAX_INVALID", "active_games", "check_invalid", "check_max_invalid", "check_reading", "kept_games", "large_share",
+           "refuse_mostly_invalid", "screen_rows", "time_bound", "warn_user"]
 
 #: What makes a row of a game log invalid, in the order a row is classified (a row counts once, under the
 #: first kind that applies). The keys of :attr:`GameLog.dropped`.
@@ -34,9 +34,11 @@ INVALID_KINDS = (
     "missing covariate",
     "unparseable covariate",
     "missing context",
+    "missing margin",
+    "unparseable margin",
 )
 (MISSING_NAME, SELF_PLAY, MISSING_RESULT, BAD_RESULT, MISSING_TIME, BAD_TIME, UNFINISHED, MISSING_COVARIATE,
- BAD_COVARIATE, MISSING_CONTEXT) = range(1, 11)
+ BAD_COVARIATE, MISSING_CONTEXT, MISSING_MARGIN, BAD_MARGIN) = range(1, 13)
 _INVALID_CHOICES = ("raise", "drop")
 #: The largest share of invalid rows that ``invalid="drop"`` drops by default (``max_invalid=``): beyond it
 #: the rows are more likely misread (a winner column that names neither player, goals read as a score)
@@ -89,6 +91,14 @@ def check_max_invalid(max_invalid: Any) -> float:
         raise ValueError(f"max_invalid={show(max_invalid)} is not a number in [0, 1]: the largest share of the rows "
                          f'that invalid="drop" drops (default {MAX_INVALID:g}; 1 drops any number)')
     return float(max_invalid)
+
+
+def check_reading(invalid: Any, max_invalid: Any, min_player_games: Any) -> None:
+    """A reader's ``invalid``, ``max_invalid`` and ``min_player_games``, checked before its file is read
+    (:func:`check_invalid`, :func:`check_max_invalid`, a positive integer); a ValueError names the value."""
+    check_invalid(invalid)
+    check_max_invalid(max_invalid)
+    check_positive_int(min_player_games, "min_player_games")
 
 
 def refuse_mostly_invalid(n_invalid: int, n_rows: int, dropped: dict, max_invalid: float, unit: str = "row") -> None:
@@ -244,6 +254,53 @@ def active_games(ca: np.ndarray, cb: np.ndarray, n_players: int, valid: np.ndarr
         if now.sum() == valid.sum():
             return valid, alive
         valid = now
+
+
+def kept_games(a: np.ndarray, b: np.ndarray, t: Optional[np.ndarray], start: Any, end: Any,
+               min_player_games: int) -> np.ndarray:
+    """The games of a log that :meth:`discrank.GameLog.filter` keeps, as a mask: those with
+    ``start <= t < end``, then those of the players with at least ``min_player_games`` of them
+    (:func:`active_games`).
+
+    Parameters
+    ----------
+    a, b : ndarray, shape (n_games,)
+        The players of each game (labels of any kind).
+    t : ndarray, shape (n_games,), optional
+        The times (needed for ``start`` / ``end``).
+    start, end : optional
+        The bounds (:func:`time_bound`), or None.
+    min_player_games : int
+        The fewest games a player keeps (checked).
+
+    Returns
+    -------
+    ndarray of bool, shape (n_games,)
+
+    Raises
+    ------
+    ValueError
+        ``start`` / ``end`` without times, a bound of the wrong kind, no game in the window, or no player
+        with ``min_player_games`` games.
+    """
+    keep = np.ones(a.shape[0], dtype=bool)
+    if start is not None or end is not None:
+        if t is None:
+            raise ValueError("start / end need a time column (time=...)")
+        if start is not None:
+            keep &= t >= time_bound(start, t, "start")
+        if end is not None:
+            keep &= t < time_bound(end, t, "end")
+    if not keep.any():
+        raise ValueError("no game is left after filtering")
+    if min_player_games > 1:
+        idx = np.flatnonzero(keep)
+        labels, code_a, code_b = factorize_pair(a[idx], b[idx])  # exact for any label kind; coded once
+        ok, _ = active_games(code_a, code_b, labels.size, np.ones(idx.size, dtype=bool), min_player_games)
+        if not ok.any():
+            raise ValueError(f"no player has at least min_player_games={min_player_games} games")
+        keep[idx[~ok]] = False
+    return keep
 
 
 def _rows_text(rows: np.ndarray, unit: str, limit: int = 5) -> str:

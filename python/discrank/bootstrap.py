@@ -216,7 +216,7 @@ def _present(lo: np.ndarray, hi: np.ndarray, n: int) -> tuple[np.ndarray, np.nda
 
 def _log_sampler(log: GameLog, weights: Optional[str]) -> tuple[np.ndarray, Callable]:
     """(labels, draw): a replicate is ``len(log)`` rows drawn with replacement, in the log's order, with
-    their times and covariates, the players coded into ``labels``; aggregated to pairs with ``weights``
+    their times, covariates, contexts and margins, the players coded into ``labels``; aggregated to pairs with ``weights``
     when given."""
     from discrank._tuning import code_log
 
@@ -229,7 +229,8 @@ def _log_sampler(log: GameLog, weights: Optional[str]) -> tuple[np.ndarray, Call
         sample = GameLog._trusted(ca[idx], cb[idx], score[idx], None if log.time is None else np.asarray(log.time)[idx],
                                   {}, None if log.advantage is None else np.asarray(log.advantage)[idx],
                                   log.advantage_names,
-                                  context=None if log.context is None else np.asarray(log.context)[idx])
+                                  context=None if log.context is None else np.asarray(log.context)[idx],
+                                  margin=None if log.margin is None else np.asarray(log.margin)[idx])
         return sample if weights is None else sample.to_pairs(weights=weights)
 
     return labels, draw

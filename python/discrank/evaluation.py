@@ -110,10 +110,12 @@ def evaluate(
         ``predict_outcomes(log)`` (scored by the three-outcome log loss); under the online protocol it is
         given later games by ``update(log)`` when it ``updates`` (one group per distinct time when it has
         ``sequential_updates``, the groups without scored games at once when it has ``batch_updates``),
-        else its ``refit_copy()`` is refitted. The logs hold player codes, the games' times and the log's
+        else its ``refit_copy()`` is refitted. The logs hold player codes, the games' times, the log's
         ``advantage`` columns (except for a model whose ``takes_advantage`` is False, such as OnlineElo:
-        it is given the log without them, and ``Evaluation.notes`` says so) and context column (given only
-        to a model whose ``takes_context`` is True, :class:`discrank.DynamicElo`; a note names the others). Any other object with
+        it is given the log without them, and ``Evaluation.notes`` says so), its context column (given only
+        to a model whose ``takes_context`` is True, :class:`discrank.DynamicElo`; a note names the others)
+        and its margin columns (given only to a model whose ``takes_margin`` is True, in the logs it is
+        fitted and updated on, never in the games it predicts; a note names the others). Any other object with
         ``fit(GameLog)`` and ``predict_proba(a, b)`` (a peer rating system) is adapted once by
         :class:`discrank.protocol.ForeignModel` (its optional ``update``, ``predict_games``,
         ``predict_outcomes``, ``sequential_updates``, ``batch_updates`` read there), and
@@ -256,14 +258,16 @@ def _warn_one_sided(log: GameLog) -> None:
 
 
 def _sorted_games(log: GameLog) -> tuple[np.ndarray, Games]:
-    """(the log's labels, its games sorted by time as player codes, with their covariates)."""
+    """(the log's labels, its games sorted by time as player codes, with their covariates, contexts and
+    margins)."""
     order = np.argsort(log.time, kind="stable")
     labels, ca, cb = code_log(log)
     adv = None if log.advantage is None else np.asarray(log.advantage, dtype=np.float64)[order]
-    ctx = getattr(log, "context", None)
+    ctx, mg = getattr(log, "context", None), getattr(log, "margin", None)
     y = np.asarray(log.score, dtype=np.float64)[order]
     return labels, Games(ca[order], cb[order], y, log.time[order], adv, tuple(log.advantage_names),
-                         None if ctx is None else np.asarray(ctx)[order])
+                         None if ctx is None else np.asarray(ctx)[order],
+                         None if mg is None else np.asarray(mg, dtype=np.float64)[order])
 
 
 @dataclass
@@ -283,7 +287,7 @@ class _Run:
     preds: dict = field(init=False)  # name -> the predictions of each origin
     outs: dict = field(init=False)  # name -> the three outcomes of each origin (None without them)
     seconds: dict = field(init=False)
-    plain: dict = field(init=False)  # name -> (the model is given the games without their covariates, contexts)
+    plain: dict = field(init=False)  # name -> (given the games without their covariates, contexts, margins)
     sources: dict = field(init=False)  # plain -> the games given
     ys: list = field(default_factory=list)
     origins: list = field(default_factory=list)
@@ -293,7 +297,8 @@ class _Run:
 
     def __post_init__(self) -> None:
         self.plain = {name: (self.games.adv is not None and not model.takes_advantage,
-                             self.games.ctx is not None and not model.takes_context)
+                             self.games.ctx is not None and not model.takes_context,
+                             self.games.mg is not None and not model.takes_margin)
                       for name, model in self.named.items()}
         self.sources = {key: self.games.without(*key) for key in set(self.plain.values())}
         columns = ", ".join(map(repr, self.games.names))
@@ -301,6 +306,8 @@ class _Run:
                        for name, p in self.plain.items() if p[0]]
         self.notes += [f"{name!r} takes no contexts: fitted and scored without the log's context column"
                        for name, p in self.plain.items() if p[1]]
+        self.notes += [f"{name!r} takes no margins: fitted and scored without the log's margin columns"
+                       for name, p in self.plain.items() if p[2]]
         self.preds = {name: [] for name in self.named}
         self.outs = {name: [] for name in self.named}
         self.seconds = {name: 0.0 for name in self.named}

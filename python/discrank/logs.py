@@ -16,7 +16,8 @@ count of each kind (:data:`INVALID_KINDS`) in one :class:`~discrank.exceptions.I
 Advantage covariates (``advantage=``: a home indicator, playing White, taking Black in Go) are per-game
 numbers attributed to ``a``, carried by the log through its filters and splits
 (:attr:`GameLog.advantage`); so is the context of each game (``context=``: a surface, a time control, a
-map; :attr:`GameLog.context`), a label that belongs to the game, not to a side.
+map; :attr:`GameLog.context`), a label that belongs to the game, not to a side, and its margin (``margin=``:
+the points, games or goals won by ``a`` and by ``b``; :attr:`GameLog.margin`).
 """
 
 from __future__ import annotations
@@ -27,14 +28,15 @@ from typing import Any, Optional
 
 import numpy as np
 
-from discrank._advantage import advantage_columns, as_advantage
+from discrank._advantage import advantage_columns, as_advantage, named_columns
 from discrank._checks import check_no_self_play, check_positive_int, check_random_state, check_same_length, show
 from discrank._frame_files import read_csv_frame, read_parquet_frame
-from discrank._labels import as_label_array, check_same_kind, factorize_pair
+from discrank._labels import as_label_array, check_same_kind
+from discrank._margin import as_margin, margin_columns
 from discrank._rows import (DRAW_MARKERS, PGN_RESULTS, as_context, as_times, pandas_module, parse_results,  # noqa: F401 - PGN_RESULTS, as it was
                             read_frame_rows)
-from discrank._screen import (INVALID_KINDS, MAX_INVALID, SELF_PLAY, active_games, check_invalid, check_max_invalid,
-                              time_bound)
+from discrank._screen import (INVALID_KINDS, MAX_INVALID, SELF_PLAY, check_invalid, check_max_invalid, check_reading,
+                              kept_games)
 from discrank.data import PairwiseData
 from discrank.pgn import check_truncated, pgn_columns, pgn_headers, pgn_rows
 from discrank.pgn import iter_pgn  # noqa: F401 - discrank.logs.iter_pgn, as it was
@@ -73,6 +75,9 @@ class GameLog:
     context : array, shape (n_games,), optional
         The context of each game (a surface, a time control, a map): labels of one kind, text or numbers,
         none missing; the same for both sides.
+    margin : ndarray of float, shape (n_games, 2), optional
+        The sub-contests (points, games, goals) won by ``a`` and by ``b`` in each game: finite numbers
+        >= 0, (0, 0) for a game without any (a walkover); they belong to the sides (:meth:`from_arrays`).
     """
 
     a: np.ndarray
@@ -83,6 +88,7 @@ class GameLog:
     advantage: Optional[np.ndarray] = None
     advantage_names: tuple = ()
     context: Optional[np.ndarray] = None
+    margin: Optional[np.ndarray] = None
     #: Whether the columns are known to be checked (built by :meth:`from_arrays` or taken from such a log):
     #: :meth:`to_pairs` then aggregates them without checking the labels again.
     _checked: bool = field(default=False, init=False, repr=False, compare=False)
@@ -101,35 +107,30 @@ class GameLog:
         if (n := check_same_length(lengths, "columns")) == 0:
             raise ValueError("the game log is empty")
         check_no_self_play(a, b)
-        values = self.advantage
-        if isinstance(values, np.ndarray) and self.advantage_names:
-            columns = values.reshape(values.shape[0], -1) if values.ndim == 1 else values
-            if columns.ndim != 2 or columns.shape[1] != len(self.advantage_names):
-                raise ValueError(f"advantage has shape {values.shape}, and advantage_names names "
-                                 f"{len(self.advantage_names)} column(s): {list(self.advantage_names)}")
-            values = dict(zip(self.advantage_names, columns.T))
-        x, names = as_advantage(values, a.shape[0])
+        x, names = as_advantage(named_columns(self.advantage, self.advantage_names), a.shape[0])
         self.a, self.b, self.score, self.time, self.advantage, self.advantage_names = a, b, score, time, x, names
         self.context = None if self.context is None else as_context(self.context, n)
+        self.margin = None if self.margin is None else as_margin(self.margin, score)
         self.dropped = dict(self.dropped)
         self._checked = True
 
     @classmethod
     def _trusted(cls, a: np.ndarray, b: np.ndarray, score: np.ndarray, time: Optional[np.ndarray] = None,
                  dropped: Optional[dict] = None, advantage: Optional[np.ndarray] = None, advantage_names: tuple = (),
-                 checked: bool = False, context: Optional[np.ndarray] = None) -> "GameLog":
+                 checked: bool = False, context: Optional[np.ndarray] = None,
+                 margin: Optional[np.ndarray] = None) -> "GameLog":
         """A log of columns already checked or made by the library (player codes, a log's rows), without
         the constructor's checks; ``checked``: whether they passed :meth:`from_arrays`' (see ``_checked``)."""
         log = object.__new__(cls)
         log.a, log.b, log.score, log.time = a, b, score, time
         log.dropped = {} if dropped is None else dict(dropped)
         log.advantage, log.advantage_names, log._checked = advantage, tuple(advantage_names), checked
-        log.context = context
+        log.context, log.margin = context, margin
         return log
 
     @classmethod
     def from_arrays(cls, a: Any, b: Any, score: Any, time: Any = None, advantage: Any = None,
-                    context: Any = None) -> "GameLog":
+                    context: Any = None, margin: Any = None) -> "GameLog":
         """A game log from its columns, checked.
 
         Parameters
@@ -152,6 +153,13 @@ class GameLog:
             The context of each game (a surface, a time control, a map): labels of one kind, text or
             numbers, as the players' are; stored in :attr:`context`. One value in every game is valid (a
             week of clay games); whether a fit can tell contexts apart is the model's check.
+        margin : array, shape (n_games, 2), or a pair of columns, optional
+            The sub-contests (points, games, sets, goals) won by ``a`` and by ``b`` in each game: an array
+            of shape (n_games, 2), or a tuple or list of two 1-D columns (won by ``a``, won by ``b``); finite
+            numbers >= 0 (integers or not), (0, 0) for a game without any (a walkover); stored as float64 in
+            :attr:`margin`. A winner with fewer sub-contests than the loser is legitimate in a minority of
+            games (tennis: 6-4 0-6 6-3 gives the winner 12 games to 13); in more than half of the decided
+            games (score 1 or 0) whose margin is not (0, 0) it is refused: the columns look swapped.
 
         Returns
         -------
@@ -164,18 +172,21 @@ class GameLog:
             kinds, or a game of a player against themself (each naming the game and its value); an advantage
             column with a NaN or infinite value (named with its column, row and value), or of the wrong
             length; a context of the wrong length, or with a missing value (None, NaN, empty text; named with
-            its game and value).
+            its game and value); a margin of the wrong shape or length, with a missing, negative or infinite
+            value (named with its game and value), or whose columns look swapped (the count and share of
+            such games named, and the first).
         TypeError
-            Labels (players' or contexts) that are bools, bytes or other objects; an advantage value that is
-            not a number (named with its column and row).
+            Labels (players' or contexts) that are bools, bytes or other objects; an advantage or margin
+            value that is not a number (named with its column or game, and row).
         """
-        return cls(a, b, score, time, {}, advantage, (), context)
+        return cls(a, b, score, time, {}, advantage, (), context, margin)
 
     @classmethod
     def from_frame(cls, df: Any, a: str = "a", b: str = "b", score: Optional[str] = None,
                    winner: Optional[str] = None, time: Optional[str] = None, *, start: Any = None, end: Any = None,
                    min_player_games: int = 1, invalid: str = "raise", advantage: Any = None,
-                   max_invalid: float = MAX_INVALID, context: Optional[str] = None) -> "GameLog":
+                   max_invalid: float = MAX_INVALID, context: Optional[str] = None,
+                   margin: Optional[tuple] = None) -> "GameLog":
         """A game log from a pandas DataFrame, one row per game.
 
         The rows are first filtered by time (``start``, ``end``), then checked, then filtered by
@@ -222,6 +233,10 @@ class GameLog:
             Column of each game's context (a surface, a time control, a map: text or numbers, as in
             :meth:`from_arrays`). A row where it is missing (NaN, None, empty text) is an invalid row of the
             kind "missing context".
+        margin : tuple of two str, optional
+            The columns of the sub-contests won by ``a`` and by ``b`` (``("games_a", "games_b")``), as in
+            :meth:`from_arrays`. A row where one is missing is an invalid row of the kind "missing margin",
+            one where it is not a finite number >= 0 an "unparseable margin".
         max_invalid : float, optional
             With ``invalid="drop"``: the largest share of the rows (in the time window) that are dropped, a
             number in [0, 1] (default 0.5). More invalid rows than that usually mean a misread column (a
@@ -238,16 +253,17 @@ class GameLog:
         ------
         ValueError
             A column that is not in the frame, an empty frame, an invalid row (``invalid="raise"``), more than
-            ``max_invalid`` of the rows invalid (``invalid="drop"``), no game left after the filters, or an
-            unknown ``invalid`` or ``max_invalid``.
+            ``max_invalid`` of the rows invalid (``invalid="drop"``), no game left after the filters, an
+            unknown ``invalid`` or ``max_invalid``, a ``margin`` that is not a pair of column names, or the
+            errors of :meth:`from_arrays` on the games kept (a margin whose columns look swapped).
         TypeError
             ``df`` is not a DataFrame.
         """
         rows = read_frame_rows(df, a=a, b=b, score=score, winner=winner, time=time, start=start, end=end,
                                min_player_games=min_player_games, invalid=invalid, advantage=advantage,
-                               max_invalid=max_invalid, context=context)
+                               max_invalid=max_invalid, context=context, margin=margin)
         x = None if rows.advantage is None else dict(zip(rows.advantage_names, rows.advantage.T))
-        log = cls.from_arrays(rows.a, rows.b, rows.score, rows.time, advantage=x, context=rows.context)
+        log = cls.from_arrays(rows.a, rows.b, rows.score, rows.time, x, rows.context, rows.margin)
         log.dropped = rows.dropped
         return log
 
@@ -256,14 +272,14 @@ class GameLog:
                  winner: Optional[str] = None, time: Optional[str] = None, *, start: Any = None, end: Any = None,
                  min_player_games: int = 1, invalid: str = "raise", truncated: str = "raise",
                  advantage: Any = None, max_invalid: float = MAX_INVALID, context: Optional[str] = None,
-                 **read_kw: Any) -> "GameLog":
+                 margin: Optional[tuple] = None, **read_kw: Any) -> "GameLog":
         """A game log from a CSV file, through ``pandas.read_csv`` then :meth:`from_frame`.
 
         Parameters
         ----------
         path : str or path-like
             The file (compressed files too, as pandas reads them).
-        a, b, score, winner, time, context, start, end, min_player_games, invalid, max_invalid
+        a, b, score, winner, time, context, margin, start, end, min_player_games, invalid, max_invalid
             As in :meth:`from_frame`: the columns, the filters (applied before the checks), and what to do
             with invalid rows (``"raise"``, the default, or ``"drop"``, which drops and reports them, up to
             ``max_invalid`` of the rows).
@@ -290,26 +306,25 @@ class GameLog:
             data that does not decompress), and the errors of :meth:`from_frame`.
         """
         pd = pandas_module()
-        check_invalid(invalid)
-        check_max_invalid(max_invalid)
-        check_positive_int(min_player_games, "min_player_games")
+        check_reading(invalid, max_invalid, min_player_games)
         df = read_csv_frame(pd, path, read_kw, check_truncated(truncated))
         return cls.from_frame(df, a=a, b=b, score=score, winner=winner, time=time, start=start, end=end,
                               min_player_games=min_player_games, invalid=invalid, advantage=advantage,
-                              max_invalid=max_invalid, context=context)
+                              max_invalid=max_invalid, context=context, margin=margin)
 
     @classmethod
     def read_parquet(cls, path: Any, a: str = "a", b: str = "b", score: Optional[str] = None,
                      winner: Optional[str] = None, time: Optional[str] = None, *, start: Any = None,
                      end: Any = None, min_player_games: int = 1, invalid: str = "raise", advantage: Any = None,
-                     max_invalid: float = MAX_INVALID, context: Optional[str] = None, **read_kw: Any) -> "GameLog":
+                     max_invalid: float = MAX_INVALID, context: Optional[str] = None, margin: Optional[tuple] = None,
+                     **read_kw: Any) -> "GameLog":
         """A game log from a Parquet file, through ``pandas.read_parquet`` (needs pyarrow) then :meth:`from_frame`.
 
         Parameters
         ----------
         path : str or path-like
             The file.
-        a, b, score, winner, time, context, start, end, min_player_games, invalid, max_invalid
+        a, b, score, winner, time, context, margin, start, end, min_player_games, invalid, max_invalid
             As in :meth:`from_frame`: the columns, the filters (applied before the checks), and what to do
             with invalid rows (``"raise"``, the default, or ``"drop"``, which drops and reports them, up to
             ``max_invalid`` of the rows).
@@ -329,14 +344,14 @@ class GameLog:
             per game (named with its type), and the errors of :meth:`from_frame`.
         """
         pd = pandas_module()
-        check_invalid(invalid)
-        check_max_invalid(max_invalid)
-        check_positive_int(min_player_games, "min_player_games")
-        roles = (("a", a), ("b", b), ("score", score), ("winner", winner), ("time", time), ("context", context))
-        df = read_parquet_frame(pd, path, read_kw, roles + tuple(("advantage", c) for c in advantage_columns(advantage)))
+        check_reading(invalid, max_invalid, min_player_games)
+        roles = (("a", a), ("b", b), ("score", score), ("winner", winner), ("time", time), ("context", context),
+                 *(("advantage", c) for c in advantage_columns(advantage)),
+                 *(("margin", c) for c in margin_columns(margin) or ()))
+        df = read_parquet_frame(pd, path, read_kw, roles)
         return cls.from_frame(df, a=a, b=b, score=score, winner=winner, time=time, start=start, end=end,
                               min_player_games=min_player_games, invalid=invalid, advantage=advantage,
-                              max_invalid=max_invalid, context=context)
+                              max_invalid=max_invalid, context=context, margin=margin)
 
     def __len__(self) -> int:
         return int(self.a.shape[0])
@@ -349,7 +364,8 @@ class GameLog:
         return GameLog._trusted(self.a[keep], self.b[keep], self.score[keep],
                                 None if self.time is None else self.time[keep], dropped,
                                 None if self.advantage is None else self.advantage[keep], self.advantage_names,
-                                self._checked, None if self.context is None else self.context[keep])
+                                self._checked, None if self.context is None else self.context[keep],
+                                None if self.margin is None else self.margin[keep])
 
     def filter(self, *, start: Any = None, end: Any = None, min_player_games: int = 1) -> "GameLog":
         """Games with ``start <= time < end``, then only players with at least ``min_player_games`` games.
@@ -369,23 +385,7 @@ class GameLog:
             The games kept, in order; :attr:`dropped` is carried over.
         """
         min_player_games = check_positive_int(min_player_games, "min_player_games")
-        keep = np.ones(len(self), dtype=bool)
-        if start is not None or end is not None:
-            if self.time is None:
-                raise ValueError("start / end need a time column (time=...)")
-            if start is not None:
-                keep &= self.time >= time_bound(start, self.time, "start")
-            if end is not None:
-                keep &= self.time < time_bound(end, self.time, "end")
-        out = self._take(keep, self.dropped)
-        if min_player_games > 1:
-            labels, code_a, code_b = factorize_pair(out.a, out.b)  # exact for any label kind; coded once
-            ok, _ = active_games(code_a, code_b, labels.size, np.ones(len(out), dtype=bool), min_player_games)
-            if not ok.any():
-                raise ValueError(f"no player has at least min_player_games={min_player_games} games")
-            if not ok.all():
-                out = out._take(ok, self.dropped)
-        return out
+        return self._take(kept_games(self.a, self.b, self.time, start, end, min_player_games), self.dropped)
 
     def sorted_by_time(self) -> "GameLog":
         """The games in time order (stable: games of one time keep their order).
@@ -411,8 +411,8 @@ class GameLog:
         other, every model being symmetric in the two sides, but a table of predictions by side (the
         calibration of :func:`discrank.evaluate`) then reads 1.0 in every bin. This orients the games at
         random: ``len(log) // 2`` games drawn at random have ``a`` and ``b`` swapped, their score
-        ``1 - score`` and their advantage covariates negated (a covariate is attributed to ``a``); their
-        context is the game's, unchanged.
+        ``1 - score``, their advantage covariates negated (a covariate is attributed to ``a``) and their
+        margin's two columns swapped (a margin belongs to the sides); their context is the game's, unchanged.
 
         Parameters
         ----------
@@ -433,11 +433,12 @@ class GameLog:
         swap = np.zeros(len(self), dtype=bool)
         swap[rng.permutation(len(self))[: len(self) // 2]] = True
         adv = None if self.advantage is None else np.where(swap[:, None], -self.advantage, self.advantage) + 0.0
+        margin = None if self.margin is None else np.where(swap[:, None], self.margin[:, ::-1], self.margin)
         return GameLog._trusted(np.where(swap, self.b, self.a), np.where(swap, self.a, self.b),
                                 np.where(swap, 1.0 - self.score, self.score),
                                 None if self.time is None else self.time.copy(), self.dropped, adv,
                                 self.advantage_names, self._checked,
-                                None if self.context is None else self.context.copy())
+                                None if self.context is None else self.context.copy(), margin)
 
     def split_time(self, test_fraction: float = 0.1) -> tuple["GameLog", "GameLog"]:
         """(past, future): the earliest ``1 - test_fraction`` of the games, and the rest.
@@ -484,8 +485,8 @@ class GameLog:
         first player (``PairwiseData.covariates``), which the models that take covariates fit; ``min_games``
         and ``labels`` are then not available (a ValueError). Each pair (and covariate row) keeps its
         draws, the games scored 0.5 (``PairwiseData.draws``), which the draw models fit, when every
-        score is 1, 0.5 or 0 (else ``draws`` is None). The context column is not kept: a context belongs to
-        a game, and the pairs sum over games.
+        score is 1, 0.5 or 0 (else ``draws`` is None). The context and margin columns are not kept: they
+        belong to a game, and the pairs sum over games.
 
         Parameters
         ----------

@@ -37,6 +37,10 @@ class RatingModel(Protocol):
         It fits advantage covariates; otherwise it is given logs without them.
     takes_context : bool
         It fits the log's contexts (:attr:`discrank.GameLog.context`); otherwise it is given logs without them.
+    takes_margin : bool
+        It fits the log's margins (:attr:`discrank.GameLog.margin`: the sub-contests won by each side) in the
+        games it is fitted and updated on; otherwise it is given logs without them. A game to predict never
+        has its margin.
     predicts_draws : bool
         ``predict_outcomes`` gives draws a probability: its three outcomes are scored.
 
@@ -50,6 +54,7 @@ class RatingModel(Protocol):
     updates: bool
     takes_advantage: bool
     takes_context: bool
+    takes_margin: bool
 
     @property
     def predicts_draws(self) -> bool: ...
@@ -70,8 +75,8 @@ class RatingModel(Protocol):
 class ForeignModel:
     """:class:`RatingModel` for an object of another library with ``fit(log)`` and ``predict_proba(a, b)``
     (and, optionally, ``update(log)``, ``sequential_updates``, ``batch_updates``, ``takes_advantage``,
-    ``predict_games``, ``predict_outcomes``, ``predicts_draws``, ``relabel`` and a ``validation=`` argument
-    of ``fit``), its capabilities read once, here.
+    ``takes_context``, ``takes_margin``, ``predict_games``, ``predict_outcomes``, ``predicts_draws``,
+    ``relabel`` and a ``validation=`` argument of ``fit``), its capabilities read once, here.
 
     Parameters
     ----------
@@ -89,6 +94,7 @@ class ForeignModel:
         self.updates = callable(getattr(model, "update", None))
         self.takes_advantage = getattr(model, "takes_advantage", True) is not False
         self.takes_context = getattr(model, "takes_context", False) is True
+        self.takes_margin = getattr(model, "takes_margin", False) is True
         self._games = callable(getattr(model, "predict_games", None))
         self._outcomes = (callable(getattr(model, "predict_outcomes", None))
                           and getattr(model, "predicts_draws", True) is not False)

@@ -167,6 +167,8 @@ class Model(Params, GamePredictions):
     takes_advantage: bool = True
     #: Whether ``fit`` uses a log's contexts (:attr:`discrank.GameLog.context`): DynamicElo's context effects.
     takes_context: bool = False
+    #: Whether ``fit`` uses a log's margins (:attr:`discrank.GameLog.margin`): DynamicElo's margin likelihood.
+    takes_margin: bool = False
     #: What :func:`discrank.dask.fit` spreads over the workers: ``"pairs"`` (the pair models' pipeline,
     #: ``_fit_pairs``, given the fit data's builder), ``"rows"`` (the whole-history rows, ``_fit_log``
     #: given ``rows_of``), or None: a fit of its own, in process.
@@ -652,6 +654,7 @@ def fit_pairs(data: Any, where: str) -> tuple[PairwiseData, Any, Any]:
         from discrank._tuning import code_log, log_pairs
 
         unused_contexts(data, where)
+        unused_margins(data, where)
         log, coded = data, code_log(data)
         data = log_pairs(log, coded)
     elif isinstance(data, PeriodGames):
@@ -685,3 +688,15 @@ def unused_contexts(log: Any, where: str) -> None:
     model = where.split(".")[0]
     warn_user(f"{where}: {model} takes no contexts and ignores the log's context column (its ratings hold across "
               "contexts); DynamicElo fits a player-by-context effect (context_scale)", UserWarning)
+
+
+def unused_margins(log: Any, where: str) -> None:
+    """A UserWarning when ``log`` has margin columns and is fitted by ``where`` (``"Elo.fit"``), a model that
+    takes none (``takes_margin`` False): it fits the games' results alone."""
+    if getattr(log, "margin", None) is None:
+        return
+    from discrank._screen import warn_user
+
+    model = where.split(".")[0]
+    warn_user(f"{where}: {model} takes no margins and ignores the log's margin columns (it fits the results "
+              "alone); DynamicElo fits a margin likelihood (margin_scale)", UserWarning)
