@@ -98,7 +98,8 @@ def report(title: str, runs: dict) -> list[str]:
 
 def quick_log(seed: int = 0):
     """(log, split) of a synthetic league of 60 players over 300 days, three contexts in which each player's
-    strength differs (effects of standard deviation 0.6 around a slowly drifting rating)."""
+    strength differs (effects of standard deviation 0.6 around a slowly drifting rating), and a margin of 12
+    sub-contests a game, each won with probability sigmoid(0.35 d)."""
     from discrank import GameLog
 
     rng = np.random.default_rng(seed)
@@ -112,9 +113,10 @@ def quick_log(seed: int = 0):
     effect = rng.normal(scale=0.6, size=(n, k))
     d = base[a] + trend[a] * t / 300 - base[b] - trend[b] * t / 300 + effect[a, c] - effect[b, c]
     score = (rng.random(g) < 1.0 / (1.0 + np.exp(-d))).astype(np.float64)
+    won = rng.binomial(12, 1.0 / (1.0 + np.exp(-0.35 * d))).astype(np.float64)
     days = np.datetime64("2020-01-01", "ns") + (t * 86400e9).astype("timedelta64[ns]")
     log = GameLog.from_arrays([f"p{i}" for i in a], [f"p{i}" for i in b], score, days,
-                              context=np.array(["clay", "grass", "hard"])[c])
+                              context=np.array(["clay", "grass", "hard"])[c], margin=np.stack([won, 12 - won], axis=1))
     split = {"cutoff": np.datetime64("2020-09-01", "ns"), "test_start": np.datetime64("2020-09-01", "ns"),
              "test_end": None}
     return log, split
