@@ -73,6 +73,7 @@ class HistoryResult:
     theta: Optional[np.ndarray] = None  # every parameter: r, the context effects, beta, eta (r is a view of it)
     effects: Optional[np.ndarray] = None  # the context effects (None without contexts)
     effects_diag: Optional[np.ndarray] = None  # their Hessian's diagonal (games and prior)
+    disc: Optional[np.ndarray] = None  # the disc components: u of each component, then v (None without)
 
 
 def chain_precisions(gap: np.ndarray, drift: float) -> np.ndarray:
@@ -81,13 +82,23 @@ def chain_precisions(gap: np.ndarray, drift: float) -> np.ndarray:
     return np.where(gap > 0, 1.0 / (drift ** 2 * np.maximum(gap, 1e-300)), 0.0)
 
 
-def default_start(h: History, draws) -> np.ndarray:
-    """The parameter vector a fit starts from: every rating and beta at 0, Davidson's ``eta`` at 0, and Rao and
-    Kupper's threshold at the log's draw rate for ``d = 0`` (``P(draw) = 2 sigmoid(kappa) - 1``); the
-    stopping rule's scale is the gradient there (:func:`solve_history`)."""
-    zero = np.zeros(h.n_pp + h.n_eff + h.n_cov + (1 if draws else 0))
+#: The standard deviation of the disc components' start (drawn from numpy's Generator seeded 0): ``u = v = 0``
+#: is a saddle point of the disc game's bilinear term, where its gradient vanishes.
+DISC_START = 0.1
+
+
+def default_start(h: History, draws, disc: int = 0) -> np.ndarray:
+    """The parameter vector a fit starts from: every rating, context effect and beta at 0, Davidson's ``eta`` at
+    0, and Rao and Kupper's threshold at the log's draw rate for ``d = 0`` (``P(draw) = 2 sigmoid(kappa) - 1``);
+    ``disc`` components' ``u`` and ``v`` drawn N(0, DISC_START^2) (seed 0, the same start whatever the
+    threads); the stopping rule's scale is the gradient there (:func:`solve_history`)."""
+    n_disc = 2 * disc * h.n_players
+    zero = np.zeros(h.n_pp + h.n_eff + n_disc + h.n_cov + (1 if draws else 0))
     if draws == "rao-kupper":
         zero[-1] = draw_start(draws, float(h.draw.sum()) / max(float(h.n.sum()), 1.0))
+    if disc:
+        start = h.n_pp + h.n_eff
+        zero[start:start + n_disc] = DISC_START * np.random.default_rng(0).standard_normal(n_disc)
     return zero
 
 
@@ -105,12 +116,14 @@ class _Problem:
 
     The games' part is ``rows`` (:class:`Rows`: in process, or split over Dask workers); the chains and
     the prior on each first period (the precision ``prior`` on the player-periods ``first``) are added
-    here. The parameters are the ratings (``n_pp``), the context effects (``h.n_eff``, each with the prior
-    N(0, context_scale^2)), then beta and the draw parameter.
+    here. The parameters are the ratings (``n_pp``), the block of :class:`discrank._history_rows.Extra` (the
+    context effects, ``h.n_eff``, each with the prior N(0, context_scale^2); the ``disc`` components' ``u`` and
+    ``v`` of each player, each with the prior N(0, disc_scale^2)), then beta and the draw parameter.
     """
 
     def __init__(self, h: History, drift: float, prior_scale: float, draws: bool, n_threads: int = 0,
-                 rows: Optional[Rows] = None, context_scale: float = 0.0, margin_scale: float = 0.0):
+                 rows: Optional[Rows] = None, context_scale: float = 0.0, margin_scale: float = 0.0,
+                 disc: int = 0, disc_scale: float = 0.0):
         self.h = h
         self.draws = draws
         self.n_threads = n_threads
@@ -122,16 +135,19 @@ class _Problem:
         self.rest[:-1] += self.chain
         self.rest[1:] += self.chain
         self.m = h.n_cov + (1 if draws else 0)
-        self.k = h.n_eff  # the context effects, after the ratings
-        if self.k and not context_scale > 0:
+        self.k = h.n_eff + 2 * disc * h.n_players  # the context effects and the disc, after the ratings
+        if h.n_eff and not context_scale > 0:
             raise ValueError(f"context effects need a positive context_scale, got {context_scale!r}")
-        self.eff_prior = 1.0 / context_scale ** 2 if self.k else 0.0
+        if disc and not disc_scale > 0:
+            raise ValueError(f"disc components need a positive disc_scale, got {disc_scale!r}")
+        self.eff_prior = np.concatenate([np.full(h.n_eff, 1.0 / context_scale ** 2 if h.n_eff else 0.0),
+                                         np.full(self.k - h.n_eff, 1.0 / disc_scale ** 2 if disc else 0.0)])
         # the prior of beta (discrank._advantage.BETA_PRIOR_SCALE), a diagonal on the global block
         self.beta_prior = beta_precision(h.x, h.n) if h.n_cov else np.zeros(0)
         if h.n_pp > np.iinfo(np.int32).max:
             raise ValueError(f"{h.n_pp} player-periods: the core's pair kernel takes at most 2^31 - 1; use a "
                              "coarser period")
-        self.rows = games_rows(h, draws, margin_scale) if rows is None else rows
+        self.rows = games_rows(h, draws, margin_scale, disc) if rows is None else rows
 
     def split(self, theta):
         """(ratings, beta, eta) of a parameter vector (:meth:`effects` gives the context effects)."""
@@ -142,7 +158,8 @@ class _Problem:
         return r, beta, eta
 
     def effects(self, theta):
-        """The context effects of a parameter vector (empty without)."""
+        """The block after the ratings (context effects and disc components) of a parameter vector (empty
+        without)."""
         return theta[self.h.n_pp:self.h.n_pp + self.k]
 
     def value_grad(self, theta):
@@ -151,7 +168,7 @@ class _Problem:
         if self.k:
             e = np.ascontiguousarray(self.effects(theta))
             value, g, tail, g_e = self.rows.evaluate(np.ascontiguousarray(r), beta, eta, self.n_threads, e)
-            value += 0.5 * self.eff_prior * float(np.dot(e, e))
+            value += 0.5 * float(np.dot(self.eff_prior * e, e))
             g = np.concatenate([g, g_e + self.eff_prior * e])
         else:
             value, g, tail = self.rows.evaluate(np.ascontiguousarray(r), beta, eta, self.n_threads)
@@ -230,10 +247,39 @@ class _Problem:
         return H, M, diag_all, C
 
 
+def newton_cg(H: LinearOperator, M: LinearOperator, b: np.ndarray, rtol: float, maxiter: int) -> tuple:
+    """(x, iterations): preconditioned conjugate gradients on ``H x = b`` to the relative residual ``rtol``, stopped
+    where ``H`` shows negative curvature (the truncated Newton-CG of Nocedal and Wright, Algorithm 7.1): the
+    iterate reached there, or at the first iteration the preconditioned ``b`` (a descent direction either way, for
+    ``b = -g``), so that Newton's method on a nonconvex objective moves away from saddle points."""
+    x = np.zeros_like(b)
+    r = b.copy()
+    z = M.matvec(r)
+    p = z.copy()
+    rz = float(np.dot(r, z))
+    stop = rtol * float(np.linalg.norm(b))
+    for it in range(1, maxiter + 1):
+        hp = H.matvec(p)
+        curvature = float(np.dot(p, hp))
+        if curvature <= 0.0:
+            return (z if it == 1 else x), it
+        alpha = rz / curvature
+        x += alpha * p
+        r -= alpha * hp
+        if float(np.linalg.norm(r)) <= stop:
+            return x, it
+        z = M.matvec(r)
+        rz_new = float(np.dot(r, z))
+        p = z + (rz_new / rz) * p
+        rz = rz_new
+    return x, maxiter
+
+
 def solve_history(h: History, drift: float, prior_scale: float, draws: bool, theta0: Optional[np.ndarray] = None,
                   tol: float = 1e-9, max_iter: int = 100, n_threads: int = 0,
                   rows: Optional[Rows] = None, ratings_scale: bool = False,
-                  context_scale: float = 0.0, margin_scale: float = 0.0) -> HistoryResult:
+                  context_scale: float = 0.0, margin_scale: float = 0.0, disc: int = 0,
+                  disc_scale: float = 0.0) -> HistoryResult:
     """Newton's method to the MAP of the whole history (see the module's docstring).
 
     Parameters
@@ -266,6 +312,12 @@ def solve_history(h: History, drift: float, prior_scale: float, draws: bool, the
         The prior scale of the context effects (with a history of contexts, ``h.n_ctx``; positive).
     margin_scale : float
         The logit scale of a sub-contest (with a history of margins, :mod:`discrank._history_rows`; positive).
+    disc, disc_scale : int, float
+        Components of the disc game in each game's logit (:class:`discrank._history_rows.Extra`), and the prior
+        scale of their ``u`` and ``v`` (positive with components). Their term is bilinear, the objective no
+        longer convex: the Newton steps take its exact curvature with conjugate gradients stopped at negative
+        curvature (:func:`newton_cg`), so that they descend from :func:`default_start` to a local minimum rather
+        than to the saddle point ``u = v = 0``.
 
     Returns
     -------
@@ -273,14 +325,14 @@ def solve_history(h: History, drift: float, prior_scale: float, draws: bool, the
         Each Newton step is reported to the hook of :func:`discrank._progress.reporting` (step, objective,
         largest gradient entry relative to the one at zero).
     """
-    prob = _Problem(h, drift, prior_scale, draws, n_threads, rows, context_scale, margin_scale)
-    part = slice(0, h.n_pp + h.n_eff) if ratings_scale else slice(None)
+    prob = _Problem(h, drift, prior_scale, draws, n_threads, rows, context_scale, margin_scale, disc, disc_scale)
+    part = slice(0, h.n_pp + prob.k) if ratings_scale else slice(None)
     if theta0 is None:
-        theta = default_start(h, draws)
+        theta = default_start(h, draws, disc)
         value, g = prob.value_grad(theta)
         g0 = float(np.abs(g[part]).max(initial=0.0))
     else:  # the scale is the gradient at the default start, whatever the start (that start then freed)
-        g0 = float(np.abs(prob.value_grad(default_start(h, draws))[1][part]).max(initial=0.0))
+        g0 = float(np.abs(prob.value_grad(default_start(h, draws, disc))[1][part]).max(initial=0.0))
         theta = np.asarray(theta0, dtype=np.float64)  # (never written: each step makes a new theta)
         value, g = prob.value_grad(theta)  # last: the rows keep the curvature at theta
     n_cg = 0
@@ -298,7 +350,10 @@ def solve_history(h: History, drift: float, prior_scale: float, draws: bool, the
         def cb(_):
             count[0] += 1
 
-        step, _ = cg(H, -g, rtol=max(eta_k, 1e-12), atol=0.0, maxiter=500, M=M, callback=cb)
+        if disc:  # an indefinite Hessian (the disc's bilinear term): conjugate gradients that stop at negative curvature
+            step, count[0] = newton_cg(H, M, -g, max(eta_k, 1e-12), 500)
+        else:
+            step, _ = cg(H, -g, rtol=max(eta_k, 1e-12), atol=0.0, maxiter=500, M=M, callback=cb)
         n_cg += count[0]
         slope = float(np.dot(g, step))
         if slope >= 0:  # not a descent direction (CG stopped early on a bad system): use the preconditioned gradient
@@ -322,15 +377,18 @@ def solve_history(h: History, drift: float, prior_scale: float, draws: bool, the
         report_step(it, value, float(np.abs(g).max()) / scale)
     r, beta, eta = prob.split(theta)
     games_diag = prob.rows.diagonal()
-    n = h.n_pp
-    effects = effects_diag = None
-    if prob.k:
-        effects, effects_diag = prob.effects(theta).copy(), games_diag[n:] + prob.eff_prior
-        games_diag = games_diag[:n]
+    n, n_eff = h.n_pp, h.n_eff
+    effects = effects_diag = disc_part = None
+    if n_eff:
+        effects = theta[n:n + n_eff].copy()
+        effects_diag = games_diag[n:n + n_eff] + prob.eff_prior[:n_eff]
+    if disc:
+        disc_part = theta[n + n_eff:n + prob.k].copy()
+    games_diag = games_diag[:n]
     return HistoryResult(r.copy() if it == 0 and theta0 is not None else r,  # (a view of a theta made here)
                          np.array(beta, dtype=np.float64), None if eta is None else float(eta), value,
                          float(np.abs(g).max()) / scale, it, n_cg, bool(converged), games_diag + prob.rest,
-                         -prob.chain, scale, g, games_diag, theta, effects, effects_diag)
+                         -prob.chain, scale, g, games_diag, theta, effects, effects_diag, disc_part)
 
 
 def global_covariance(prob: "_Problem") -> np.ndarray:
@@ -352,8 +410,9 @@ def global_covariance(prob: "_Problem") -> np.ndarray:
 
 
 def covariance_at(h: History, drift: float, prior_scale: float, draws: bool, theta: np.ndarray,
-                  n_threads: int = 0, context_scale: float = 0.0, margin_scale: float = 0.0) -> np.ndarray:
+                  n_threads: int = 0, context_scale: float = 0.0, margin_scale: float = 0.0, disc: int = 0,
+                  disc_scale: float = 0.0) -> np.ndarray:
     """:func:`global_covariance` at a parameter vector ``theta`` of the problem."""
-    prob = _Problem(h, drift, prior_scale, draws, n_threads, context_scale=context_scale, margin_scale=margin_scale)
+    prob = _Problem(h, drift, prior_scale, draws, n_threads, None, context_scale, margin_scale, disc, disc_scale)
     prob.value_grad(theta)
     return global_covariance(prob)

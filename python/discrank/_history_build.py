@@ -47,7 +47,7 @@ class History:
         without contexts.
     n_ctx : int
         Contexts (0 without). Each player has one context effect per context, numbered ``player * n_ctx +
-        context`` (:meth:`effect_nodes`).
+        context``.
     margin : tuple of ndarray, optional
         The margin rows (:mod:`discrank._history_rows`): ``(lo, hi, x, n, win, ctx)`` as the results' rows,
         ``n`` the sub-contests of their games and ``win`` those won by ``lo`` (``ctx`` None without contexts);
@@ -78,13 +78,6 @@ class History:
     def n_eff(self) -> int:
         """The context effects: one per player and context (0 without contexts)."""
         return self.n_players * self.n_ctx if self.ctx is not None else 0
-
-    def effect_nodes(self) -> tuple[np.ndarray, np.ndarray]:
-        """The context effect of each row's ``lo`` and of its ``hi``: ``player * n_ctx + context``."""
-        kind = np.int32 if self.n_eff <= np.iinfo(np.int32).max else np.int64
-        ctx = self.ctx.astype(kind)
-        return ((self.pp_player[self.lo] * self.n_ctx).astype(kind) + ctx,
-                (self.pp_player[self.hi] * self.n_ctx).astype(kind) + ctx)
 
     def before(self, period: int) -> "History":
         """The history of the games in periods before ``period``: its player-periods and rows in the same

@@ -23,7 +23,77 @@ from scipy.special import expit
 from discrank import _core
 from discrank._history_build import History
 
-__all__ = ["Rows", "MarginRows", "SumRows", "games_rows"]
+__all__ = ["Extra", "Rows", "MarginRows", "SumRows", "games_rows"]
+
+
+class Extra:
+    """The parameters after the ratings that enter each row's logit: the context effects (``e_{p,c}``, lo's with
+    ``+``, hi's with ``-``) and the disc components (``u_lo . v_hi - v_lo . u_hi``: the disc game of the paper's
+    Section 3, one ``(u, v)`` per player and component, a rating's cyclic part). :meth:`linearize` gives each row's
+    term at a point and its derivative in each parameter it holds, as slots ``(nodes, coefficient)``; the effects'
+    terms are linear, the disc's bilinear (the Hessian products use their Gauss-Newton part, ``J^T W J``).
+
+    The block is laid out as the effects (``n_eff``: ``player * n_ctx + context``), then ``u`` of each component
+    (``n_players`` each), then ``v`` of each component.
+    """
+
+    def __init__(self, n_eff: int, e_lo: Optional[np.ndarray], e_hi: Optional[np.ndarray], k: int, n_players: int,
+                 p_lo: np.ndarray, p_hi: np.ndarray) -> None:
+        self.n_eff, self.k, self.n_players = int(n_eff), int(k), int(n_players)
+        self.size = self.n_eff + 2 * self.k * self.n_players
+        kind = np.int32 if self.size <= np.iinfo(np.int32).max else np.int64
+        self.e = None if not self.n_eff else (e_lo.astype(kind), e_hi.astype(kind))
+        p_lo, p_hi = p_lo.astype(kind), p_hi.astype(kind)
+        n, off = self.n_players, self.n_eff
+        # each component's nodes: (u of lo, v of lo, u of hi, v of hi)
+        self.disc = [(off + j * n + p_lo, off + (self.k + j) * n + p_lo, off + j * n + p_hi, off + (self.k + j) * n + p_hi)
+                     for j in range(self.k)]
+
+    def linearize(self, w: np.ndarray) -> tuple[Optional[np.ndarray], list]:
+        """(each row's term at ``w``, the slots ``(nodes, coefficient)`` of its derivative)."""
+        term, slots = None, []
+        if self.e is not None:
+            e_lo, e_hi = self.e
+            term = w[e_lo] - w[e_hi]
+            slots += [(e_lo, 1.0), (e_hi, -1.0)]
+        for u_lo, v_lo, u_hi, v_hi in self.disc:
+            ua, va, ub, vb = w[u_lo], w[v_lo], w[u_hi], w[v_hi]
+            cyclic = ua * vb - va * ub
+            term = cyclic if term is None else term + cyclic
+            slots += [(u_lo, vb), (v_lo, -ub), (u_hi, -va), (v_hi, ua)]
+        return term, slots
+
+    def net(self, slots: list, c: np.ndarray) -> np.ndarray:
+        """Each parameter's sum over the rows of ``c`` times its derivative (``J^T c``)."""
+        out = np.zeros(self.size)
+        for nodes, coef in slots:
+            out += np.bincount(nodes, c * coef, self.size)
+        return out
+
+    @staticmethod
+    def along(slots: list, v: np.ndarray) -> np.ndarray:
+        """Each row's derivative along ``v`` (``J v``)."""
+        out = None
+        for nodes, coef in slots:
+            part = coef * v[nodes]
+            out = part if out is None else out + part
+        return out
+
+    def second(self, f_d: np.ndarray, v: np.ndarray) -> np.ndarray:
+        """The disc term's second-order part of the Hessian times ``v``: ``sum_rows f_d d''(w) v`` (each
+        component's ``u_lo v_hi`` and ``-v_lo u_hi`` cross derivatives; the effects are linear)."""
+        out = np.zeros(self.size)
+        for u_lo, v_lo, u_hi, v_hi in self.disc:
+            out += np.bincount(u_lo, f_d * v[v_hi], self.size) + np.bincount(v_hi, f_d * v[u_lo], self.size)
+            out -= np.bincount(v_lo, f_d * v[u_hi], self.size) + np.bincount(u_hi, f_d * v[v_lo], self.size)
+        return out
+
+    def diagonal(self, slots: list, f_dd: np.ndarray) -> np.ndarray:
+        """The diagonal of ``J^T diag(f_dd) J``."""
+        out = np.zeros(self.size)
+        for nodes, coef in slots:
+            out += np.bincount(nodes, f_dd * np.square(coef), self.size)
+        return out
 
 
 class Rows:
@@ -50,7 +120,7 @@ class Rows:
     """
 
     def __init__(self, n_pp: int, lo: np.ndarray, hi: np.ndarray, x: np.ndarray, n: np.ndarray, win: np.ndarray,
-                 draw: np.ndarray, draws, effects: Optional[tuple] = None) -> None:
+                 draw: np.ndarray, draws, extra: Optional[Extra] = None) -> None:
         self.n_pp, self.draws = int(n_pp), draws
         self.lo, self.hi = np.ascontiguousarray(lo, np.int32), np.ascontiguousarray(hi, np.int32)
         self.x = np.ascontiguousarray(x, np.float64)  # (n_rows, n_cov), as History.x
@@ -63,14 +133,15 @@ class Rows:
         self.curv: Optional[tuple] = None  # (f_dd, f_de, f_ee) of the last evaluation
         self._coef: Optional[tuple] = None  # its (rows' coefficients of beta and eta, global block)
         self._shares: Optional[tuple] = None  # the rows' score and draw shares, for the draw model's terms
-        # the context effects: (their count, each row's effect of lo, of hi), or None
-        self.effects = None if effects is None or not effects[0] else effects
+        # the context effects and disc components (Extra), or None; its slots at the last evaluation
+        self.extra = None if extra is None or not extra.size else extra
+        self._slots: list = []
+        self._f_d: Optional[np.ndarray] = None  # each row's first derivative at the last evaluation
 
     @classmethod
-    def of(cls, h: History, draws) -> "Rows":
-        """Every row of ``h``."""
-        return cls(h.n_pp, h.lo, h.hi, h.x, h.n, h.win, h.draw, draws,
-                   (h.n_eff, *h.effect_nodes()) if h.n_eff else None)
+    def of(cls, h: History, draws, disc: int = 0) -> "Rows":
+        """Every row of ``h`` (with ``disc`` components of the disc game)."""
+        return cls(h.n_pp, h.lo, h.hi, h.x, h.n, h.win, h.draw, draws, extra_of(h, h.lo, h.hi, h.ctx, disc))
 
     def _draw_terms(self, d, eta):
         """(f, f_d, f_dd, f_e, f_de, f_ee) per row of the draw model: the loss and its derivatives in d and
@@ -86,13 +157,9 @@ class Rows:
 
     def evaluate(self, r: np.ndarray, beta: np.ndarray, eta: Optional[float], n_threads: int = 0,
                  e: Optional[np.ndarray] = None):
-        """(value, gradient in r, gradient in (beta, eta)) of the rows' loss, and with context effects ``e``
-        its gradient in them after; keeps the curvature."""
-        offset = self.x @ beta if self.n_cov else None
-        if self.effects is not None:
-            _, e_lo, e_hi = self.effects
-            shift = e[e_lo] - e[e_hi]
-            offset = shift if offset is None else offset + shift
+        """(value, gradient in r, gradient in (beta, eta)) of the rows' loss, and with the block ``e`` of the
+        context effects and disc components (:class:`Extra`) its gradient in them after; keeps the curvature."""
+        offset = self._offset(beta, e)
         tail = []
         f_de = f_ee = None
         f_d = None
@@ -100,7 +167,7 @@ class Rows:
             f_dd = np.zeros(self.n.size)
             value, _, _, g = self.kernel.evaluate(_core.LOSS_BCE, s=r, offset=offset, grad_s=True, curv=f_dd,
                                                   n_threads=n_threads)
-            if self.n_cov or self.effects is not None:
+            if self.n_cov or self.extra is not None:
                 f_d = self.n * expit(r[self.lo] - r[self.hi] + offset) - self.win
             if self.n_cov:
                 tail.append(self.x.T @ f_d)
@@ -114,16 +181,20 @@ class Rows:
             if self.n_cov:
                 tail.append(self.x.T @ f_d)
             tail.append(np.array([f_e.sum()]))
-        self.curv, self._coef = (f_dd, f_de, f_ee), None
+        self.curv, self._coef, self._f_d = (f_dd, f_de, f_ee), None, f_d
         tail = np.concatenate(tail) if tail else np.zeros(0)
-        if self.effects is None:
+        if self.extra is None:
             return float(value), g, tail
-        return float(value), g, tail, self._net_effects(f_d)
+        return float(value), g, tail, self.extra.net(self._slots, f_d)
 
-    def _net_effects(self, c: np.ndarray) -> np.ndarray:
-        """Each context effect's sum of ``c`` over the rows where it is ``lo``'s minus where it is ``hi``'s."""
-        k, e_lo, e_hi = self.effects
-        return np.bincount(e_lo, c, k) - np.bincount(e_hi, c, k)
+    def _offset(self, beta: np.ndarray, e: Optional[np.ndarray]) -> Optional[np.ndarray]:
+        """Each row's logit beyond its ratings' difference (``beta . x`` and the block ``e``'s term); the block's
+        slots kept for the curvature's products."""
+        offset = self.x @ beta if self.n_cov else None
+        if self.extra is not None:
+            shift, self._slots = self.extra.linearize(e)
+            offset = shift if offset is None else offset + shift
+        return offset
 
     def _net(self, c: np.ndarray) -> np.ndarray:
         """Each player-period's sum of ``c`` over its rows as ``lo`` minus its sum as ``hi``."""
@@ -152,10 +223,9 @@ class Rows:
         effect's, with effects)."""
         f_dd = self.curv[0]
         diag = np.bincount(self.lo, f_dd, self.n_pp) + np.bincount(self.hi, f_dd, self.n_pp)
-        if self.effects is None:
+        if self.extra is None:
             return diag
-        k, e_lo, e_hi = self.effects
-        return np.concatenate([diag, np.bincount(e_lo, f_dd, k) + np.bincount(e_hi, f_dd, k)])
+        return np.concatenate([diag, self.extra.diagonal(self._slots, f_dd)])
 
     def global_block(self) -> np.ndarray:
         """The (beta, eta) block of the games' Hessian, shape (m, m)."""
@@ -166,20 +236,21 @@ class Rows:
         context effects, times (vr, ve, vg), their part of the product last."""
         out = self.kernel.hessp_s(self.curv[0], vr, n_threads=n_threads)  # the games' Laplacian
         rowcoef = self._coefficients()[0] if self.m else None
-        if self.effects is not None:
-            _, e_lo, e_hi = self.effects
+        if self.extra is not None:
             f_dd = self.curv[0]
-            de = ve[e_lo] - ve[e_hi]
+            de = self.extra.along(self._slots, ve)
             out += self._net(f_dd * de)
             along = f_dd * (vr[self.lo] - vr[self.hi] + de)
             if self.m:
                 along += rowcoef @ vg
-            out_e = self._net_effects(along)
+            out_e = self.extra.net(self._slots, along)
+            if self.extra.k:  # the disc's bilinear term: its second-order part, exact Newton
+                out_e += self.extra.second(self._f_d, ve)
         if not self.m:
-            return (out, np.zeros(0)) if self.effects is None else (out, np.zeros(0), out_e)
+            return (out, np.zeros(0)) if self.extra is None else (out, np.zeros(0), out_e)
         out += self._net(rowcoef @ vg)
         dr = vr[self.lo] - vr[self.hi]
-        if self.effects is None:
+        if self.extra is None:
             return out, rowcoef.T @ dr
         return out, rowcoef.T @ (dr + de), out_e
 
@@ -187,8 +258,8 @@ class Rows:
         """The (ratings, (beta, eta)) block of the games' Hessian, shape (n_pp, m) (and the context effects'
         rows after the ratings')."""
         rowcoef = self._coefficients()[0]
-        net = (self._net if self.effects is None
-               else lambda c: np.concatenate([self._net(c), self._net_effects(c)]))
+        net = (self._net if self.extra is None
+               else lambda c: np.concatenate([self._net(c), self.extra.net(self._slots, c)]))
         return np.stack([net(rowcoef[:, k]) for k in range(self.m)], axis=1)
 
     def close(self) -> None:
@@ -200,14 +271,9 @@ class MarginRows(Rows):
     """The binomial terms of the margin rows of a history at the logit scale ``kappa`` (see the module). Their
     tail (beta, and a zero for the draw parameter when the problem has one) matches the results' rows."""
 
-    def __init__(self, h: History, draws, kappa: float) -> None:
+    def __init__(self, h: History, draws, kappa: float, disc: int = 0) -> None:
         lo, hi, x, n, win, ctx = h.margin
-        effects = None
-        if h.n_eff:
-            kind = np.int32 if h.n_eff <= np.iinfo(np.int32).max else np.int64
-            effects = (h.n_eff, (h.pp_player[lo] * h.n_ctx).astype(kind) + ctx.astype(kind),
-                       (h.pp_player[hi] * h.n_ctx).astype(kind) + ctx.astype(kind))
-        super().__init__(h.n_pp, lo, hi, x, n, win, np.zeros(n.size), draws, effects)
+        super().__init__(h.n_pp, lo, hi, x, n, win, np.zeros(n.size), draws, extra_of(h, lo, hi, ctx, disc))
         self.kappa = float(kappa)
 
     def evaluate(self, r: np.ndarray, beta: np.ndarray, eta: Optional[float], n_threads: int = 0,
@@ -215,25 +281,23 @@ class MarginRows(Rows):
         """(value, gradient in r, gradient in (beta, eta)[, gradient in the effects]) of the rows' binomial loss;
         keeps the curvature in the game's logit ``d`` (``kappa^2`` times the binomial's)."""
         base = r[self.lo] - r[self.hi]
-        if self.n_cov:
-            base = base + self.x @ beta
-        if self.effects is not None:
-            _, e_lo, e_hi = self.effects
-            base = base + e[e_lo] - e[e_hi]
+        offset = self._offset(beta, e)
+        if offset is not None:
+            base = base + offset
         d = self.kappa * base
         p = expit(d)
         value = float(np.sum(self.n * np.logaddexp(0.0, d) - self.win * d))
         f_d = self.kappa * (self.n * p - self.win)
         f_dd = self.kappa ** 2 * self.n * p * (1.0 - p)
         zero = np.zeros(self.n.size) if self.draws else None
-        self.curv, self._coef = (f_dd, zero, zero), None
+        self.curv, self._coef, self._f_d = (f_dd, zero, zero), None, f_d
         tail = [self.x.T @ f_d] if self.n_cov else []
         if self.draws:
             tail.append(np.zeros(1))
         tail = np.concatenate(tail) if tail else np.zeros(0)
-        if self.effects is None:
+        if self.extra is None:
             return value, self._net(f_d), tail
-        return value, self._net(f_d), tail, self._net_effects(f_d)
+        return value, self._net(f_d), tail, self.extra.net(self._slots, f_d)
 
 
 class SumRows:
@@ -242,7 +306,7 @@ class SumRows:
 
     def __init__(self, parts: list) -> None:
         self.parts = parts
-        self.n_pp, self.m, self.effects = parts[0].n_pp, parts[0].m, parts[0].effects
+        self.n_pp, self.m, self.extra = parts[0].n_pp, parts[0].m, parts[0].extra
 
     def evaluate(self, *args, **kwargs):
         out = [part.evaluate(*args, **kwargs) for part in self.parts]
@@ -266,12 +330,25 @@ class SumRows:
             part.close()
 
 
-def games_rows(h: History, draws, margin_scale: float = 0.0):
+def extra_of(h: History, lo: np.ndarray, hi: np.ndarray, ctx: Optional[np.ndarray], disc: int) -> Optional[Extra]:
+    """The :class:`Extra` block of rows ``lo``, ``hi`` (player-periods of ``h``) in contexts ``ctx``: ``h``'s
+    context effects and ``disc`` components of the disc game (None: neither)."""
+    if not h.n_eff and not disc:
+        return None
+    p_lo, p_hi = h.pp_player[lo], h.pp_player[hi]
+    e_lo = e_hi = None
+    if h.n_eff:
+        e_lo, e_hi = p_lo * h.n_ctx + ctx, p_hi * h.n_ctx + ctx
+    return Extra(h.n_eff, e_lo, e_hi, disc, h.n_players, p_lo, p_hi)
+
+
+def games_rows(h: History, draws, margin_scale: float = 0.0, disc: int = 0):
     """The games' terms of ``h`` in process: its results' rows, plus its margin rows at ``margin_scale`` when it
-    has them (a ValueError for a history with margins and no positive scale)."""
-    rows = Rows.of(h, draws)
+    has them (a ValueError for a history with margins and no positive scale); ``disc`` components of the disc
+    game in the rows' logits."""
+    rows = Rows.of(h, draws, disc)
     if h.margin is None:
         return rows
     if not margin_scale > 0:
         raise ValueError(f"a margin likelihood needs a positive margin_scale, got {margin_scale!r}")
-    return SumRows([rows, MarginRows(h, draws, margin_scale)])
+    return SumRows([rows, MarginRows(h, draws, margin_scale, disc)])

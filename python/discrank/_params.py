@@ -129,6 +129,8 @@ RULES: dict[str, Rule] = {
                    check=_check_period),
     "drift": _positive("the standard deviation of a rating's change per period"),
     "variance_scale": _positive("the multiplier of a forecast's variance"),
+    "disc_components": Rule(lambda v: _is_int(v) and v >= 0, "an integer >= 0 (the disc game's components; 0: none)"),
+    "disc_scale": _positive("the standard deviation of a disc component's u and v"),
     "margin_scale": Rule(lambda v: _is_real(v) and math.isfinite(v) and v >= 0,
                          "a finite number >= 0 (the logit scale of a sub-contest relative to the game's; 0: none)"),
     "context_scale": Rule(lambda v: _is_real(v) and math.isfinite(v) and v >= 0,

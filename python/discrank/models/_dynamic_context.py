@@ -147,19 +147,20 @@ class DynamicContexts:
         player-periods fitted, :func:`discrank._history_build.carry`), the fitted context effects between the
         ratings and the tail."""
         theta = carry(*warm, h)
-        if not h.n_eff:
+        if not h.n_eff and not self.disc_components:
             return theta
-        return np.concatenate([theta[:h.n_pp], self._effects_start(h.n_players), theta[h.n_pp:]])
+        return np.concatenate([theta[:h.n_pp], self._effects_start(h.n_players), self._disc_start(h.n_players),
+                               theta[h.n_pp:]])
 
     def save(self, path: Any) -> None:
         """Write the fitted model to an ``.npz`` file (see :meth:`discrank.models._base.Model.save`); a model
         with context effects or margins is refused (a ValueError): its file would need its contexts' labels and
         its games' margins."""
-        if self._n_ctx() or getattr(self, "margin_scale_", None) is not None:
-            what = "context effects" if self._n_ctx() else "a margin likelihood"
+        if self._n_ctx() or getattr(self, "margin_scale_", None) is not None or self.disc_components:
+            what = ("context effects" if self._n_ctx() else "a margin likelihood"
+                    if getattr(self, "margin_scale_", None) is not None else "disc components")
             raise ValueError(f"a DynamicElo fitted with {what} cannot be saved yet (the model file does not hold "
-                             "the contexts or the margins): refit it from its log, or fit with context_scale=0 and "
-                             "margin_scale=0")
+                             "the contexts, the margins or the disc): refit it from its log, or fit without them")
         super().save(path)
 
     def _store_effects(self, res: Any, n_players: int, scale: float) -> None:

@@ -192,7 +192,7 @@ class DynamicReadout:
         d, v = difference(self.pp_player_, self.pp_bin_, self.pp_rating_, self.pp_sd_ ** 2, self.beta_,
                           self._walk(self.drift_), self.prior_scale_, ia, ib, b, x)
         dc, vc = self._context_terms(ia, ib, c)
-        return outcomes(d + dc, self.variance_scale_ * (v + vc), eta, self.draws)
+        return outcomes(d + dc + self._disc_term(ia, ib), self.variance_scale_ * (v + vc), eta, self.draws)
 
     def _log_outcomes(self, log: Any, ia: np.ndarray, ib: np.ndarray) -> np.ndarray:
         """[P(a wins), P(draw), P(b wins)] of each game of ``log`` at its time, with its covariates.

@@ -19,6 +19,7 @@ from discrank._losses import game_losses, outcome_losses
 from discrank._progress import plural, report_stage
 from discrank.exceptions import TuningWarning
 from discrank.models._dynamic_context import CONTEXT_BOUNDS, CONTEXT_GRID, MARGIN_BOUNDS, MARGIN_GRID
+from discrank.models._dynamic_disc import DISC_BOUNDS, DISC_GRID
 from discrank.models._dynamic_state import difference, outcomes
 
 __all__ = ["DynamicTuning", "DRIFT_GRID", "PRIOR_GRID", "VARIANCE_GRID", "DRIFT_BOUNDS", "PRIOR_BOUNDS",
@@ -49,8 +50,9 @@ VARIANCE_BOUNDS = (2.0 ** -14, 64.0)
 #: leave the grid on noise.
 EDGE_NATS = 1.0
 #: The scales walked after the drift and the prior when not given: (name, grid, bounds, the model's attribute).
-_EXTRA = (("margin_scale", MARGIN_GRID, MARGIN_BOUNDS, "_mscale"), ("context_scale", CONTEXT_GRID, CONTEXT_BOUNDS,
-                                                                    "_cscale"))
+_EXTRA = (("margin_scale", MARGIN_GRID, MARGIN_BOUNDS, "_mscale"),
+          ("context_scale", CONTEXT_GRID, CONTEXT_BOUNDS, "_cscale"),
+          ("disc_scale", DISC_GRID, DISC_BOUNDS, "_dscale"))
 #: Periods per year of each calendar period (to convert the drift grid).
 _PER_YEAR = {"day": 365.25, "week": 365.25 / 7, "month": 12.0, "year": 1.0}
 #: Origins of the tuning's forecasts over the validation window, at least; a log of fewer than
@@ -251,6 +253,8 @@ _ADVICE = {
     ("variance_scale", "lower"): "the forecasts are best with almost no rating uncertainty: give variance_scale=",
     ("margin_scale", "upper"): "a sub-contest decides as much as the game or more: check the margin columns",
     ("margin_scale", "lower"): "the margins barely inform the ratings: give margin_scale=0",
+    ("disc_scale", "upper"): "the disc game takes more than the search allows: give disc_scale=",
+    ("disc_scale", "lower"): "the log shows no cyclic part beyond the ratings: give disc_components=0",
     ("context_scale", "upper"): "the players differ by context more than the search allows: give context_scale=",
     ("context_scale", "lower"): "the contexts barely change the forecasts: give context_scale=0",
 }
@@ -472,7 +476,7 @@ class _Candidates:
         model, (ca, cb, score, bins, x, w, ctx, margin) = self.model, self.games
         tol = max(model.tol, TUNE_TOL)
         blocks, state, prev = [], None, None
-        carried = ctx is not None or margin is not None
+        carried = ctx is not None or margin is not None or bool(model.disc_components)
         for i, k in enumerate(self.origins):  # the games before the origin: every game of an earlier period
             if i == 0:
                 theta0 = self._theta0
@@ -512,6 +516,9 @@ class _Candidates:
                 node_a, node_b = ca[games] * h.n_ctx + ctx[games], cb[games] * h.n_ctx + ctx[games]
                 d = d + res.effects[node_a] - res.effects[node_b]
                 v = v + 1.0 / res.effects_diag[node_a] + 1.0 / res.effects_diag[node_b]
+            if res.disc is not None:  # the disc game between the two players
+                w = res.disc.reshape(2, model.disc_components, self.n_players)
+                d = d + np.sum(w[0][:, ca[games]] * w[1][:, cb[games]] - w[1][:, ca[games]] * w[0][:, cb[games]], axis=0)
             blocks.append((d, v, res.eta, games))
             res = var = None  # freed before the next origin's games are absorbed
         return blocks

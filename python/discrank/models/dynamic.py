@@ -28,6 +28,7 @@ from discrank._threads import one_blas_thread, resolve_n_jobs
 from discrank.exceptions import NumericalError
 from discrank.models._base import Model
 from discrank.models._dynamic_context import DynamicContexts
+from discrank.models._dynamic_disc import DynamicDisc
 from discrank.models._dynamic_state import DynamicReadout, Games, check_covariates, check_draws, time_ordered
 from discrank.models._dynamic_update import DynamicUpdates
 from discrank.models._dynamic_tuning import (DRIFT_GRID, ORIGIN_GAMES, ORIGINS, PRIOR_GRID, TUNE_TOL,  # noqa: F401
@@ -41,7 +42,7 @@ from discrank._history import build_history, chain_variances, chains, covariance
 __all__ = ["DynamicElo", "DRIFT_GRID", "PRIOR_GRID", "VARIANCE_GRID"]
 
 
-class DynamicElo(DynamicTuning, DynamicUpdates, DynamicContexts, DynamicReadout, TimedRatings, Model):
+class DynamicElo(DynamicTuning, DynamicUpdates, DynamicContexts, DynamicDisc, DynamicReadout, TimedRatings, Model):
     """Whole-history dynamic ratings, advantage covariates and draws, fitted as one exact MAP.
 
     Parameters
@@ -111,6 +112,12 @@ class DynamicElo(DynamicTuning, DynamicUpdates, DynamicContexts, DynamicReadout,
         match, the goals of a football match), the logit scale of a sub-contest: each is won by ``a`` with
         probability ``sigmoid(margin_scale d)``, a likelihood added to the result's (:mod:`discrank._history_rows`).
         None (default): chosen on the training log; 0: margins unused.
+    disc_components : int, default 0
+        Components of the paper's disc game added to each game's logit (``sum_j u_{a,j} v_{b,j} - v_{a,j}
+        u_{b,j}``, one ``(u, v)`` per player and component, held over the history while the rating moves:
+        :mod:`discrank.models._dynamic_disc`); 0: none.
+    disc_scale : float, optional
+        The prior's standard deviation of each ``u`` and ``v``; None (default): chosen on the training log.
 
     Attributes
     ----------
@@ -150,6 +157,9 @@ class DynamicElo(DynamicTuning, DynamicUpdates, DynamicContexts, DynamicReadout,
         Each player's effect in each context (logits) and its standard deviation (Laplace, the others held).
     margin_scale_ : float or None
         The margin scale used (None: fitted on the results alone).
+    disc_u_, disc_v_ : ndarray, shape (n_players, disc_components), or None
+        Each player's disc components (``cyclic_logits()``: the disc game between every two players), and
+        ``disc_scale_`` the scale used (None without components).
 
     Notes
     -----
@@ -182,7 +192,7 @@ class DynamicElo(DynamicTuning, DynamicUpdates, DynamicContexts, DynamicReadout,
     _choices = {"draws": DRAWS}
     draw_models = DRAWS
     _optional_params = ("period", "drift", "prior_scale", "variance_scale", "draws", "n_jobs", "tuning_budget",
-                        "context_scale", "margin_scale")
+                        "context_scale", "margin_scale", "disc_scale")
     _param_rules = {"prior_scale": FINITE_PRIOR_SCALE}
 
     sequential_updates = False
@@ -197,7 +207,7 @@ class DynamicElo(DynamicTuning, DynamicUpdates, DynamicContexts, DynamicReadout,
                  variance_scale: Optional[float] = None, draws: Optional[str] = None, tol: float = 1e-9,
                  update_tol: float = 1e-5, max_iter: int = 100, n_jobs: Optional[int] = None, verbose: Any = 0,
                  tuning_budget: Optional[int] = None, context_scale: Optional[float] = None,
-                 margin_scale: Optional[float] = None):
+                 margin_scale: Optional[float] = None, disc_components: int = 0, disc_scale: Optional[float] = None):
         self.period = period
         self.drift = drift
         self.prior_scale = prior_scale
@@ -211,6 +221,8 @@ class DynamicElo(DynamicTuning, DynamicUpdates, DynamicContexts, DynamicReadout,
         self.tuning_budget = tuning_budget
         self.context_scale = context_scale
         self.margin_scale = margin_scale
+        self.disc_components = disc_components
+        self.disc_scale = disc_scale
 
     # ------------------------------------------------------------------ checks
     def _check_input(self, log: Any) -> None:
@@ -346,10 +358,10 @@ class DynamicElo(DynamicTuning, DynamicUpdates, DynamicContexts, DynamicReadout,
         self._check_input(log)
         labels, games = self._games(log)
         games = self._fit_margins(self._fit_contexts(log, games))
-        if (games.ctx is not None or games.margin is not None) and rows_of is not None:
-            raise ValueError("discrank.dask.fit does not spread context effects or margins over the workers yet: fit "
-                             "the DynamicElo in process (its history is held here anyway), or give context_scale=0 "
-                             "and margin_scale=0")
+        if (games.ctx is not None or games.margin is not None or self.disc_components) and rows_of is not None:
+            raise ValueError("discrank.dask.fit does not spread context effects, margins or disc components over the "
+                             "workers yet: fit the DynamicElo in process (its history is held here anyway), or give "
+                             "context_scale=0, margin_scale=0 and disc_components=0")
         check_draws(self.draws, games.score)
         x = games.x
         names = tuple(log.advantage_names) if log.advantage is not None else ()
@@ -361,8 +373,9 @@ class DynamicElo(DynamicTuning, DynamicUpdates, DynamicContexts, DynamicReadout,
         tuning = start = None
         self._cscale = 0.0 if games.ctx is None else self.context_scale  # (None: tuned)
         self._mscale = 0.0 if games.margin is None else self.margin_scale
+        self._dscale = self.disc_scale if self.disc_components else 0.0
         if ((drift is None and self.period is not None) or prior is None or self.variance_scale is None
-                or self._cscale is None or self._mscale is None):
+                or self._cscale is None or self._mscale is None or self._dscale is None):
             g = games
             drift, prior, scale, tuning, start = self._tune(g.a, g.b, g.score, g.bins, g.time, x, len(labels),
                                                             validation, g.count, isinstance(log, PeriodGames),
@@ -394,7 +407,8 @@ class DynamicElo(DynamicTuning, DynamicUpdates, DynamicContexts, DynamicReadout,
             return solve_history(h, drift, prior, self.draws, theta0=theta0, tol=tol, max_iter=self.max_iter,
                                  n_threads=resolve_n_jobs(self.n_jobs), rows=rows, ratings_scale=ratings_scale,
                                  context_scale=self._cscale if h.n_eff else 0.0,
-                                 margin_scale=self._mscale if h.margin is not None else 0.0)
+                                 margin_scale=self._mscale if h.margin is not None else 0.0,
+                                 disc=self.disc_components, disc_scale=self._dscale)
         finally:
             if rows is not None:
                 rows.close()
@@ -422,6 +436,7 @@ class DynamicElo(DynamicTuning, DynamicUpdates, DynamicContexts, DynamicReadout,
         self.pp_rating_, self.pp_sd_ = res.r, np.sqrt(var)
         self.theta_tail_ = np.concatenate([res.beta, [] if res.eta is None else [res.eta]])
         self._store_effects(res, len(labels), self._cscale)
+        self._store_disc(res, len(labels))
         self.margin_scale_ = float(self._mscale) if g.margin is not None else None
         self.advantage_names_ = names
         self.beta_ = res.beta[:len(names)].copy()
@@ -449,7 +464,9 @@ class DynamicElo(DynamicTuning, DynamicUpdates, DynamicContexts, DynamicReadout,
         self.last_bin_ = int(bins.max()) if bins.size else 0
         self._cscale = getattr(self, "context_scale_", None) or 0.0
         self._mscale = getattr(self, "margin_scale_", None) or 0.0
-        self._theta = np.concatenate([self.pp_rating_, self._effects_start(h.n_players), self.theta_tail_])
+        self._dscale = getattr(self, "disc_scale_", None) or 0.0
+        self._theta = np.concatenate([self.pp_rating_, self._effects_start(h.n_players), self._disc_start(h.n_players),
+                                      self.theta_tail_])
 
     def _global_cov(self) -> Optional[np.ndarray]:
         """The covariance of (beta, eta), computed on first use (the Schur complement of the ratings)."""
@@ -458,7 +475,8 @@ class DynamicElo(DynamicTuning, DynamicUpdates, DynamicContexts, DynamicReadout,
             h, drift, prior = self._cov_state
             with one_blas_thread():
                 self._cov = covariance_at(h, drift, prior, self.draws, self._theta,
-                                          resolve_n_jobs(self.n_jobs), self._cscale, self._mscale)
+                                          resolve_n_jobs(self.n_jobs), self._cscale, self._mscale,
+                                          self.disc_components, self._dscale)
         return self._cov
 
     @property
@@ -511,7 +529,7 @@ class DynamicElo(DynamicTuning, DynamicUpdates, DynamicContexts, DynamicReadout,
         self._check_scalars()
         self.tuning_ = None
         self.context_labels_ = self.context_effects_ = self.context_sd_ = self.context_scale_ = None
-        self.margin_scale_ = None
+        self.margin_scale_ = self.disc_u_ = self.disc_v_ = self.disc_scale_ = None
         self._derive(h)
 
     def _check_sizes(self, h: Any) -> None:

@@ -1,0 +1,70 @@
+"""The disc game in the dynamic model: :class:`~discrank.DynamicElo` with ``disc_components=k``
+(:class:`DynamicDisc`, a base of the estimator).
+
+Each game's logit gains the disc game of the paper (Section 3, Proposition 2's form): ``logit P(a beats b) =
+r_{a,t} - r_{b,t} + sum_j (u_{a,j} v_{b,j} - v_{a,j} u_{b,j}) + ...``, one ``(u_j, v_j)`` per player and component
+with the prior N(0, disc_scale^2) on each. In the reading of Proposition 2, the transitive strength moves (the
+rating's random walk) while the consistency, the disc, is held over the whole history: the limit of a slow
+drift, and the choice the data supports (bench/bench_features.py: on the ATP log a disc added to the dynamic
+rating does not forecast better, and its tuned scale shrinks it; a disc that also moved would have more freedom
+to fit the past, not less). The components are a block of the Newton system
+(:class:`discrank._history_rows.Extra`: Newton steps with the bilinear term's exact curvature, their conjugate
+gradients stopped at negative curvature, :func:`discrank._history.newton_cg`), started from small draws (seed 0)
+since ``u = v = 0`` is a saddle point. The objective is not convex: the fit is a local minimum, the same for the
+same games whatever the threads (tests/test_dynamic_disc.py).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Optional
+
+import numpy as np
+
+__all__ = ["DynamicDisc", "DISC_GRID", "DISC_BOUNDS"]
+
+#: Disc scales tried when ``disc_scale`` is None and ``disc_components`` > 0. The prior N(0, s^2) on ``u`` and ``v``
+#: holds the disc at exactly 0 until the games' cyclic signal exceeds about ``1 / s^2`` (the MAP of a bilinear
+#: term under Gaussian priors has a threshold), so the grid starts from the middle, 1: a small scale and no disc
+#: score alike.
+DISC_GRID = (0.25, 0.5, 1.0, 2.0, 4.0)
+#: The hard bounds of the disc scale's search past its grid's edges.
+DISC_BOUNDS = (1.0 / 16, 16.0)
+
+
+class DynamicDisc:
+    """The disc components of :class:`~discrank.DynamicElo`: their start, store and forecast term."""
+
+    def _disc_start(self, n_players: int) -> np.ndarray:
+        """The fitted components (u of each, then v; new players' at 0) as the solver lays them out: a warm start."""
+        k = int(self.disc_components or 0)
+        if not k or getattr(self, "disc_u_", None) is None:
+            return np.zeros(2 * k * n_players)
+        pad = ((0, n_players - self.disc_u_.shape[0]), (0, 0))
+        return np.concatenate([np.pad(self.disc_u_, pad).T.reshape(-1), np.pad(self.disc_v_, pad).T.reshape(-1)])
+
+    def _store_disc(self, res: Any, n_players: int) -> None:
+        """Keep the fitted components of a :class:`~discrank._history.HistoryResult` (``disc_u_``, ``disc_v_``,
+        shape (n_players, k)) and the scale used (``disc_scale_``)."""
+        k = int(self.disc_components or 0)
+        if not k:
+            self.disc_u_ = self.disc_v_ = self.disc_scale_ = None
+            return
+        w = res.disc.reshape(2, k, n_players)
+        self.disc_u_, self.disc_v_ = w[0].T.copy(), w[1].T.copy()
+        self.disc_scale_ = float(self._dscale)
+
+    def _disc_term(self, ia: np.ndarray, ib: np.ndarray) -> Any:
+        """The disc game's term of games between ``ia`` and ``ib`` (a player coded -1: 0); 0 without components."""
+        if getattr(self, "disc_u_", None) is None:
+            return 0.0
+        ok = (ia >= 0) & (ib >= 0)
+        a, b = np.where(ok, ia, 0), np.where(ok, ib, 0)
+        term = np.sum(self.disc_u_[a] * self.disc_v_[b] - self.disc_v_[a] * self.disc_u_[b], axis=1)
+        return np.where(ok, term, 0.0)
+
+    def cyclic_logits(self) -> Optional[np.ndarray]:
+        """The disc game's logits between every two players, shape (n_players, n_players) (skew-symmetric); None
+        without components."""
+        if getattr(self, "disc_u_", None) is None:
+            return None
+        return self.disc_u_ @ self.disc_v_.T - self.disc_v_ @ self.disc_u_.T
