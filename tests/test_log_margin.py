@@ -421,3 +421,13 @@ def test_the_cli_refuses_margin_columns_for_a_pgn_file(tmp_path, capsys):
     pgn.write_text('[White "p"]\n[Black "q"]\n[Result "1-0"]\n\n1. e4 1-0\n')
     assert main(["fit", str(pgn), "--margin", "ga", "gb"]) == 2
     assert "--margin ga gb: a PGN file has no margin columns" in capsys.readouterr().err
+
+
+def test_the_cli_evaluate_reads_the_margin_columns_and_notes_the_models_that_take_none(tmp_path, capsys):
+    log = league()
+    csv = tmp_path / "games.csv"
+    pd.DataFrame({"a": log.a, "b": log.b, "s": log.score, "t": log.time, "ga": log.margin[:, 0],
+                  "gb": log.margin[:, 1]}).to_csv(csv, index=False)
+    assert main(["evaluate", str(csv), "--score", "s", "--time", "t", "--margin", "ga", "gb", "--models", "elo",
+                 "--test-fraction", "0.2"]) == 0
+    assert "note: 'elo' takes no margins: fitted and scored without the log's margin columns" in capsys.readouterr().out
