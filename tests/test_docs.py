@@ -129,6 +129,8 @@ EXPECTED = {
     "docs/arena.md": ["rank_change", "['de', 'en']", "[1000.0, 1000.0, 1000.0]"],
     "docs/data.md": ["{'missing player name': 1, 'player against themself': 1}", "3 2 [0.7 0.2]",
                      "['Clay' 'Hard' 'Clay'] {'missing context': 1}",
+                     "[[12.0, 13.0], [13.0, 4.0], [12.0, 6.0]] {'missing margin': 1}",
+                     "margin looks swapped: in 2 of the 2 decided games with a margin (100%)",
                      "PairwiseData(n_players=6, n_pairs=15, n_games=300, weights='games') True"],
     "docs/models.md": ["log loss per future game: Elo", "first disc component: transitive", "('home',)"],
     "docs/dynamic.md": ["home advantage", "known"],

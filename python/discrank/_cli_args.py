@@ -261,6 +261,7 @@ def read_games(args: argparse.Namespace, path: str, lower: str, filters: dict):
 
     advantage = getattr(args, "advantage", None)
     context = getattr(args, "context", None)
+    margin = getattr(args, "margin", None)
     if lower.endswith((".pgn", ".pgn.gz", ".pgn.bz2", ".pgn.xz")):
         if advantage:
             raise ValueError(f"--advantage {advantage[0]}: a PGN file has no covariate columns (--advantage names "
@@ -268,13 +269,16 @@ def read_games(args: argparse.Namespace, path: str, lower: str, filters: dict):
         if context:
             raise ValueError(f"--context {context}: a PGN file has no context column (--context names a column of "
                              "a CSV or Parquet file)")
+        if margin:
+            raise ValueError(f"--margin {' '.join(margin)}: a PGN file has no margin columns (--margin names two "
+                             "columns of a CSV or Parquet file)")
         return read_pgn(path, progress=None if not args.quiet else False, **filters)
     if args.score is None and args.winner is None:
         raise ValueError("give the result column: --score COL (1, 0.5, 0 or 1-0 / 0-1 / 1/2-1/2) or --winner COL")
     if (filters["start"] or filters["end"]) and args.time is None:
         raise ValueError("--start / --end need the time column: --time COL")
     cols = dict(a=args.a, b=args.b, score=args.score, winner=args.winner, time=args.time, advantage=advantage,
-                context=context)
+                context=context, margin=None if margin is None else tuple(margin))
     if lower.endswith(".parquet"):
         filters.pop("truncated")
         return GameLog.read_parquet(path, **cols, **filters)
@@ -310,9 +314,13 @@ def add_columns(p: argparse.ArgumentParser) -> None:
     p.add_argument("--context", metavar="COL",
                    help="column of each game's context (a surface, a time control, a map): DynamicElo fits each "
                         "player's effect in each context; the other models ignore it, with a warning")
+    p.add_argument("--margin", nargs=2, metavar=("COL_A", "COL_B"),
+                   help="columns of the sub-contests (points, games, goals) won by the first player and by the "
+                        "second in each game: DynamicElo fits a margin likelihood; the other models ignore them, "
+                        "with a warning")
     p.add_argument("--shuffle-sides", type=int_at_least(0), metavar="SEED",
                    help="swap the players of a random half of the games (drawn with this seed), flipping their "
-                        "results and covariates: for a log written winner first, such as --winner with the "
+                        "results, covariates and margins: for a log written winner first, such as --winner with the "
                         "winner's column as --a")
 
 

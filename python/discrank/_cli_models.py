@@ -120,6 +120,7 @@ MODEL_OPTIONS = (
     ModelOption("--variance-scale", "variance_scale", "variance_scale"),
     ModelOption("--tuning-budget", "tuning_budget", "tuning_budget"),
     ModelOption("--context-scale", "context_scale", "context_scale"),
+    ModelOption("--margin-scale", "margin_scale", "margin_scale"),
     ModelOption("--step", "step", "step"),
     ModelOption("--threads", "threads", "n_jobs"),
 )

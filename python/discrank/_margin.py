@@ -68,6 +68,12 @@ def _as_floats(values: np.ndarray) -> np.ndarray:
     return out.reshape(values.shape)
 
 
+def _is_column(values: Any) -> bool:
+    """Whether ``values`` is a sequence of values (a list, a tuple, an array or a pandas Series), not one
+    value: an item of the pair-of-columns form of a margin."""
+    return isinstance(values, (list, tuple, np.ndarray)) or (hasattr(values, "__array__") and np.ndim(values) > 0)
+
+
 def as_margin(values: Any, score: np.ndarray) -> np.ndarray:
     """The margin of each game of a log, checked: the sub-contests won by ``a`` and by ``b``.
 
@@ -96,14 +102,19 @@ def as_margin(values: Any, score: np.ndarray) -> np.ndarray:
         A value that is not a number (text, a bool), named with its game and side.
     """
     n = score.shape[0]
-    if isinstance(values, (tuple, list)) and len(values) == 2 and all(np.ndim(c) == 1 for c in values):
+    if isinstance(values, (tuple, list)) and len(values) == 2 and all(_is_column(c) for c in values):
         cols = [np.array(c, dtype=object) if isinstance(c, (list, tuple)) else np.asarray(c) for c in values]
         for side, col in zip("ab", cols):
+            if col.ndim != 1:
+                raise ValueError(f"margin's column of {side} must be 1-D (one value per game), got shape {col.shape}")
             check_same_length({"score": n, f"margin_{side}": col.shape[0]}, "columns")
         numeric = all(c.dtype.kind in "iuf" for c in cols)
         arr = np.stack(cols if numeric else [c.astype(object) for c in cols], axis=1)
     else:
-        arr = np.array(values, dtype=object) if isinstance(values, (list, tuple)) else np.asarray(values)
+        try:
+            arr = np.array(values, dtype=object) if isinstance(values, (list, tuple)) else np.asarray(values)
+        except ValueError as exc:  # rows of different lengths
+            raise ValueError(f"margin is not an array of shape (n_games, 2) or a pair of columns: {exc}") from None
         if arr.ndim != 2 or arr.shape[1] != 2:
             raise ValueError(f"margin must have shape (n_games, 2), the sub-contests won by a and by b in each game "
                              f"(or be a pair of columns), got shape {arr.shape}")

@@ -81,7 +81,8 @@ def fit_command(args: argparse.Namespace) -> int:
 
 def _fit_data(args: argparse.Namespace, log):
     """What ``fit`` gives the model, and its counts for the progress line: the game log for a model
-    fitted on the games or with ``--advantage`` columns (pairs would drop them), else its pairs."""
+    fitted on the games or with ``--advantage``, ``--context`` or ``--margin`` columns (pairs would drop
+    them), else its pairs."""
     players = f"{np.union1d(log.a, log.b).size} players"
     if log.advantage is not None:
         if args.min_games > 1:
@@ -89,8 +90,11 @@ def _fit_data(args: argparse.Namespace, log):
                              "--advantage columns: use --min-player-games")
         names = log.advantage_names
         return log, f"{players}, advantage column{'s' if len(names) > 1 else ''} {', '.join(names)}"
-    if model_choices()[args.model].games or log.context is not None:  # (a pair model warns it ignores contexts)
-        return log, players if log.context is None else f"{players}, {np.unique(log.context).size} contexts"
+    if model_choices()[args.model].games or log.context is not None or log.margin is not None:
+        # (a pair model warns that it ignores contexts and margins)
+        extra = ([] if log.context is None else [f"{np.unique(log.context).size} contexts"]) + \
+            ([] if log.margin is None else ["margins"])
+        return log, ", ".join([players, *extra])
     data = log.to_pairs(min_games=args.min_games)
     return data, f"{data.n_players} players, {data.n_pairs} pairs"
 
@@ -297,6 +301,9 @@ _OPTION_ARGS = {
     "context_scale": dict(type=float, metavar="SCALE",
                           help="sd of a player's effect in a context, in logits (with --context; 0: none; default: "
                                "tuned)"),
+    "margin_scale": dict(type=float, metavar="SCALE",
+                         help="the logit scale of a sub-contest (a point, a game, a goal) relative to the game's, "
+                              "with --margin; 0: none; default: tuned"),
     "step": dict(type=positive(), help="the update's step in logits (Elo's K times ln 10 / 400; default: tuned)"),
     "threads": dict(type=threads, help="threads of the core (default: all)"),
 }
@@ -308,7 +315,7 @@ def _add_model_options(p: argparse.ArgumentParser, choices: dict) -> None:
     for option in MODEL_OPTIONS:
         spec = dict(_OPTION_ARGS[option.dest])
         models = [name for name in choices if option.flag in takes[name]]
-        spec["help"] += f"; --model {', '.join(models)}"
+        spec["help"] += f"; --model {', '.join(models)}" if models else ""
         p.add_argument(*option.flag.split("/"), dest=option.dest, default=None, **spec)
 
 
