@@ -184,10 +184,7 @@ EXPECTED = {
 }
 
 #: The cells that do not do what EXPECTED says yet (xfail, strict): what they do instead.
-BUGS: dict = {
-    ("DynamicElo", "margin column"): "DynamicElo's margin likelihood is not in yet",
-    ('DynamicElo(draws="davidson")', "margin column"): "DynamicElo's margin likelihood is not in yet",
-}
+BUGS: dict = {}
 
 
 def cell_text(name: str, surface: str) -> str:

@@ -153,9 +153,19 @@ class DynamicContexts:
                                theta[h.n_pp:]])
 
     def save(self, path: Any) -> None:
-        """Write the fitted model to an ``.npz`` file (see :meth:`discrank.models._base.Model.save`); a model
-        with context effects or margins is refused (a ValueError): its file would need its contexts' labels and
-        its games' margins."""
+        """Write the fitted model to an ``.npz`` file (see :meth:`discrank.models._base.Model.save`).
+
+        Parameters
+        ----------
+        path : str or path-like
+            The file (numpy adds ``.npz`` when missing).
+
+        Raises
+        ------
+        ValueError
+            A model fitted with context effects, margins or disc components: its file would need its contexts'
+            labels, its games' margins and its disc, which the format does not hold yet.
+        """
         if self._n_ctx() or getattr(self, "margin_scale_", None) is not None or self.disc_components:
             what = ("context effects" if self._n_ctx() else "a margin likelihood"
                     if getattr(self, "margin_scale_", None) is not None else "disc components")
