@@ -1,16 +1,19 @@
 """What each feature of the dynamic model gains under the online protocol: DynamicElo with player-by-context
-effects (``context_scale``), with a margin likelihood (``margin_scale``) and with both, against DynamicElo with
-neither, on the prediction splits' logs with their contexts and margins.
+effects (``context_scale``), with a margin likelihood (``margin_scale``), with both, and with the disc game
+(``disc_components=1``), against DynamicElo with none, on the prediction splits' logs with their contexts and
+margins.
 
     python bench/bench_features.py                  # tennis (surface; games won), Go (time control), football
                                                     # (friendly or competitive; goals)
     python bench/bench_features.py --only tennis    # one of: tennis go football
-    python bench/bench_features.py --quick          # a small synthetic league with contexts (seconds)
+    python bench/bench_features.py --only tennis --feature "+ disc (k = 1)"   # some of the features
+    python bench/bench_features.py --cost           # the disc's fit at fixed parameters against DynamicElo's (ATP)
+    python bench/bench_features.py --quick          # a small synthetic league with contexts and margins (seconds)
 
-Both models follow ``discrank.evaluate``'s online protocol on the splits of ``datasets.full_logs`` (train
+Every model follows ``discrank.evaluate``'s online protocol on the splits of ``datasets.full_logs`` (train
 before the cutoff, weekly updates through the test period, the same scored games). The reference is
-DynamicElo with its defaults, contexts unused (``context_scale=0``): its drift, prior and variance scales
-tuned on the training period. Each feature's model keeps that drift and prior and tunes its variance scale and
+DynamicElo with its defaults, the columns unused (``context_scale=0, margin_scale=0``): its drift, prior and
+variance scales tuned on the training period. Each feature's model keeps that drift and prior and tunes its variance scale and
 its feature's scales on the same validation window (the training period alone chooses them). Each line gives
 the log loss per scored game, the paired difference to the reference with its standard error (over the
 scored games), the chosen scales and the seconds of the whole evaluation.
@@ -43,12 +46,14 @@ def paired(loss: np.ndarray, ref: np.ndarray) -> tuple[float, float]:
 #: The features compared with the reference: name -> the DynamicElo parameters that turn them on (None: tuned).
 FEATURES = {"+ contexts": {"context_scale": None, "margin_scale": 0},
             "+ margins": {"context_scale": 0, "margin_scale": None},
-            "+ contexts + margins": {"context_scale": None, "margin_scale": None}}
+            "+ contexts + margins": {"context_scale": None, "margin_scale": None},
+            "+ disc (k = 1)": {"context_scale": 0, "margin_scale": 0, "disc_components": 1}}
 
 
-def evaluate_features(log, split: dict, draws=None, period: str = "week") -> dict:
-    """The reference and each feature the log supports (:data:`FEATURES`) on ``log`` under the online protocol:
-    {name: (Evaluation, model, seconds)} (each Evaluation of one model; their scored games are the same)."""
+def evaluate_features(log, split: dict, draws=None, period: str = "week", only=None) -> dict:
+    """The reference and each feature the log supports (:data:`FEATURES`, or those named in ``only``) on ``log``
+    under the online protocol: {name: (Evaluation, model, seconds)} (each Evaluation of one model; their scored
+    games are the same)."""
     import discrank
     from discrank import DynamicElo
 
@@ -63,7 +68,7 @@ def evaluate_features(log, split: dict, draws=None, period: str = "week") -> dic
     ref = out["DynamicElo()"][1]
     has = {"context_scale": log.context is not None, "margin_scale": getattr(log, "margin", None) is not None}
     for name, params in FEATURES.items():
-        if all(has[key] or value == 0 for key, value in params.items()):
+        if (only is None or name in only) and all(has.get(key, True) or value == 0 for key, value in params.items()):
             model = DynamicElo(period=period, draws=draws, drift=ref.drift_, prior_scale=ref.prior_scale_, **params)
             out[name] = run(name, model)
             print(f"{name}: {out[name][2]:.0f} s", file=sys.stderr, flush=True)
@@ -91,6 +96,8 @@ def report(title: str, runs: dict) -> list[str]:
             chosen += f", context {model.context_scale_:.3g}"
         if model.margin_scale_ is not None:
             chosen += f", margin {model.margin_scale_:.3g}"
+        if model.disc_scale_ is not None:
+            chosen += f", disc {model.disc_scale_:.3g}"
         lines.append(f"| {name} | {np.mean(loss['log_loss']):.4f} | {diff:+.4f} ({se:.4f}) | {col3} | {chosen} | "
                      f"{seconds:.0f} |")
     return lines + [""]
@@ -122,10 +129,39 @@ def quick_log(seed: int = 0):
     return log, split
 
 
+#: The scales of ``--cost``'s fits: those DynamicElo() chooses on the whole ATP log (bench/bench_dynamic.py's
+#: MEMORY_FIXED), and the disc's prior scale at the middle of its grid.
+COST_FIXED = {"drift": 0.05537502037550825, "prior_scale": 2.0, "variance_scale": 4.0}
+
+
+def cost() -> list[str]:
+    """``--cost``: the whole ATP log fitted at fixed parameters by DynamicElo and by DynamicElo with the disc game
+    (k = 1), each timed (best of two), and the ratio (issue 36's target: at most 5x)."""
+    from discrank import DynamicElo
+
+    log = datasets.tennis_atp_log()
+    lines = [f"ATP log, {len(log)} games, fixed parameters {COST_FIXED}", "",
+             "| model | seconds (best of 2) | Newton steps | CG iterations | ratio |", "|---|---|---|---|---|"]
+    base = None
+    for name, extra in (("DynamicElo", {}), ("DynamicElo(disc_components=1, disc_scale=1)",
+                                             {"disc_components": 1, "disc_scale": 1.0})):
+        times = []
+        for _ in range(2):
+            clock = time.perf_counter()
+            model = DynamicElo(**COST_FIXED, **extra).fit(log)
+            times.append(time.perf_counter() - clock)
+        base = base or min(times)
+        lines.append(f"| {name} | {min(times):.1f} | {model.n_iter_} | {model.n_cg_} | {min(times) / base:.2f} |")
+    return lines
+
+
 def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--only", choices=sorted(NAMES), action="append", help="the logs to run (default: all)")
     parser.add_argument("--quick", action="store_true", help="a small synthetic league with contexts")
+    parser.add_argument("--cost", action="store_true", help="the disc's fit at fixed parameters against DynamicElo's")
+    parser.add_argument("--feature", choices=sorted(FEATURES), action="append",
+                        help="the features to compare with the reference (default: every one the log supports)")
     args = parser.parse_args(argv)
     if args.quick:
         log, split = quick_log()
@@ -135,11 +171,14 @@ def main(argv=None) -> None:
     if not datasets.available():
         print(f"skipped: the shared data ({datasets.DATA}) is not here")
         return
+    if args.cost:
+        print("\n".join(cost()))
+        return
     logs = datasets.full_logs(context=True, margin=True)
     for key in args.only or ["tennis", "go", "football"]:
         log, split = logs[NAMES[key]]
-        print("\n".join(report(f"{NAMES[key]}, online protocol", evaluate_features(log, split, DRAWS[key]))),
-              flush=True)
+        runs = evaluate_features(log, split, DRAWS[key], only=args.feature)
+        print("\n".join(report(f"{NAMES[key]}, online protocol", runs)), flush=True)
 
 
 if __name__ == "__main__":

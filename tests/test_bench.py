@@ -152,3 +152,21 @@ def test_dynamic_speed_bench_times_the_default_fit_against_its_choice_and_update
     local = float(line.split("weeks) ")[1].split(":")[0])
     diff = float(line.split(": ")[2].split(" +-")[0])
     assert abs((local - exact) - diff) < 2e-6
+
+
+def test_features_bench_shows_each_feature_against_the_reference_with_its_paired_difference():
+    out = run("bench_features.py")
+    table = {cells[1].strip(): [c.strip() for c in cells[2:-1]] for cells in
+             (line.split("|") for line in out.splitlines() if line.startswith("| ") and "---" not in line)}
+    assert {"DynamicElo()", "+ contexts", "+ margins", "+ contexts + margins", "+ disc (k = 1)"} <= set(table)
+    ref = float(table["DynamicElo()"][0])
+    for name, cells in table.items():
+        if name in ("model", "DynamicElo()"):
+            continue
+        diff = float(cells[1].split(" ")[0])
+        assert abs((float(cells[0]) - ref) - diff) < 1.5e-4  # printed to 4 decimals
+    # the quick league's players differ by context: the contexts' forecasts win by more than 2 paired se
+    diff, se = table["+ contexts"][1].split(" ")
+    assert float(diff) < -2 * float(se.strip("()"))
+    assert "context" in table["+ contexts"][4] and "margin" in table["+ margins"][4] and "disc" in table[
+        "+ disc (k = 1)"][4]
