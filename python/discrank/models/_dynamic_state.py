@@ -307,6 +307,14 @@ class DynamicReadout:
             lines.append(f"Davidson's draw parameter nu {self.draw_nu_:.4g} (se of log nu {self.draw_eta_se_:.2g})")
         if self.draw_threshold_ is not None:
             lines.append(f"Rao-Kupper's draw threshold {self.draw_threshold_:.4g} (se {self.draw_eta_se_:.2g})")
+        if getattr(self, "context_scale_", None) is not None:
+            lines.append(f"context effects in {len(self.context_labels_)} contexts, scale {self.context_scale_:.4g}, "
+                         f"the largest {np.abs(self.context_effects_).max():.3g} logits")
+        if getattr(self, "margin_scale_", None) is not None:
+            lines.append(f"margin likelihood, a sub-contest at {self.margin_scale_:.4g} of the game's logit")
+        if getattr(self, "disc_scale_", None) is not None:
+            lines.append(f"disc game, {self.disc_u_.shape[1]} component(s), scale {self.disc_scale_:.4g}, the largest "
+                         f"cyclic logit {np.abs(self.cyclic_logits()).max():.3g}")
         return "\n".join(lines)
 
     def _n_games(self) -> float:

@@ -315,7 +315,9 @@ class DynamicElo(DynamicTuning, DynamicUpdates, DynamicContexts, DynamicDisc, Dy
         per step) while each step raises the validation log-likelihood by more than 1 nat, up to hard
         bounds (:mod:`discrank.models._dynamic_tuning`); a value chosen at a bound warns. With
         ``variance_scale`` None and the drift and prior given, the variance scale alone is tuned, on the
-        same validation window.
+        same validation window. The margin, context and disc scales, when the log has margins or contexts
+        (or ``disc_components`` > 0) and they are None, are walked after the drift and the prior, in that
+        order, each at the best values found before it.
 
         Parameters
         ----------
