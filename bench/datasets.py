@@ -246,6 +246,6 @@ def full_logs(context=False, margin=False):
     for name, (load, _, end, test_start, test_end) in SPLITS.items():
         dates = dict(cutoff=np.datetime64(end, "ns") + day, test_start=np.datetime64(test_start, "ns"),
                      test_end=None if test_end is None else np.datetime64(test_end, "ns") + day)
-        with_margin = margin and load is not go_tygem_log  # (the Go log has none)
-        out[name] = (load(context=context, margin=with_margin), dates)
+        asked = {"context": context, "margin": margin and load is not go_tygem_log}  # (the Go log has no margin)
+        out[name] = (load(**{key: True for key, value in asked.items() if value}), dates)
     return out
