@@ -53,6 +53,10 @@ CASES = [
     ("DynamicElo", "prior_scale", math.inf),
     ("DynamicElo", "verbose", -1),
     ("DynamicElo", "tuning_budget", 0),
+    ("DynamicElo", "context_scale", -1.0),
+    ("DynamicElo", "margin_scale", -0.5),
+    ("DynamicElo", "disc_components", -1),
+    ("DynamicElo", "disc_scale", 0.0),
 ]
 
 
