@@ -7,7 +7,8 @@
     python bench/bench_prediction.py --protocol online   # frozen, online or both (default)
     python bench/bench_prediction.py --no-write          # print only
     python bench/bench_prediction.py --quick             # football only, without the slow peers (WHR,
-                                                         # TTT); prints, never writes (for the tests)
+                                                         # TTT, KickScore); prints, never writes (for
+                                                         # the tests)
 
 The splits (``datasets.SPLITS``), with the test games scored whose two players both appear in training:
 
@@ -61,7 +62,7 @@ GRID = tuple(2.0 ** (x / 4.0) for x in range(-20, 13))
 #: Peers that take longer than this on a log are skipped there (seconds, projected from a subsample).
 PEER_BUDGET = 900.0
 #: The slow peers, skipped by --quick.
-SLOW_PEERS = ("WHR (whr)", "TrueSkill Through Time (trueskillthroughtime)")
+SLOW_PEERS = ("WHR (whr)", "TrueSkill Through Time (trueskillthroughtime)", "KickScore (kickscore)")
 
 
 class GridElo(Elo):

@@ -10,8 +10,9 @@ Each adapter has a ``name`` and the methods ``discrank.evaluate`` calls:
   draws) of each game of ``log`` AT THE GAME'S TIME, from every game absorbed so far (``log.score`` is
   not read);
 - ``predict_proba(a, b)``: the same from each player's latest rating (at the last time absorbed);
-- ``predict_outcomes(log)`` (TrueSkill and TrueSkill Through Time, whose Gaussian performance model has a
-  draw margin): [P(a wins), P(draw), P(b wins)] at each game's time, for the three-outcome log loss;
+- ``predict_outcomes(log)`` (TrueSkill, TrueSkill Through Time and KickScore, whose Gaussian performance
+  models have a draw margin): [P(a wins), P(draw), P(b wins)] at each game's time, for the three-outcome
+  log loss;
 - ``relabel(labels)``: after a fit on player codes 0..n-1 (``evaluate`` fits on codes), the labels.
 
 Each package is run as its documentation recommends:
@@ -46,14 +47,20 @@ Each package is run as its documentation recommends:
                     calendar year than the last fit's arrives). Prediction: the Gaussian formula of its
                     ``Game`` (beta, draw margin ``compute_margin``) on each player's last posterior of the
                     last fit, forgotten (gamma) to the game's day.
+``KickScoreAdapter`` ``kickscore`` (0.2.0): each player's score a Gaussian process, kernel Constant +
+                    Matern-3/2 with times in years, probit observations (``BinaryModel``; ``TernaryModel``
+                    with a draw margin from the training draw rate on a log with draws), ``model.fit()``.
+                    Like TTT it has no incremental fit: ``update`` buffers the games and observes them and
+                    refits the whole model (warm) once a calendar year (see the class). Prediction:
+                    ``model.probabilities`` at each game's time from the last fit.
 
 TrueSkill and OpenSkill update after every game (``sequential_updates = True``: ``evaluate`` gives them
 one group of games per distinct time); the others are updated once per group of ``evaluate``'s refit
 period (calendar weeks by default).
 
 The parameter each system's documentation says to tune (Glicko-2's tau and rating period, WHR's w^2,
-TTT's gamma) is chosen on the TRAINING log only, on its last 10% (by time, cut at a time boundary), for
-the protocol the model is evaluated under:
+TTT's gamma, KickScore's kernel variance) is chosen on the TRAINING log only, on its last 10% (by time,
+cut at a time boundary), for the protocol the model is evaluated under:
 
 - frozen (``validation`` None, or a ``discrank.Validation`` with ``online`` False): fit on the first
   90%, score the log loss of the predictions of the last 10% (games whose two players were both seen in
@@ -78,10 +85,10 @@ import time
 from typing import Any, Callable, Optional, Sequence
 
 import numpy as np
-from scipy.special import ndtr
+from scipy.special import ndtr, ndtri
 
 __all__ = ["Glicko2Adapter", "TrueSkillAdapter", "OpenSkillAdapter", "WHRAdapter", "TTTAdapter",
-           "ALL_ADAPTERS", "log_loss", "available_adapters"]
+           "KickScoreAdapter", "ALL_ADAPTERS", "log_loss", "available_adapters"]
 
 GLICKO_SCALE = 173.7178  # Glicko-2's scale factor (display = 1500 + 173.7178 mu)
 
@@ -953,8 +960,143 @@ class TTTAdapter(_GaussianOutcomes, _Adapter):
         return sum(g[0].size for g in st.games)
 
 
+# ------------------------------------------------------------------------------------------ KickScore
+#: kickscore's times: years (of 365.25 days) since the first day of the log the adapter was fitted on.
+YEAR_DAYS = 365.25
+
+
+class KickScoreAdapter(_Adapter):
+    """``kickscore`` (Maystre et al., KDD 2019): each player's score a Gaussian process with the kernel
+    ``Constant(cvar) + Matern32(dvar, lscale)``, times in years, probit observations, ``model.fit()`` (EP,
+    the package's defaults: tol 1e-3, at most ``max_iter`` = 100 sweeps), as the paper's tennis model
+    (its fitted cvar 0.034, dvar 0.91, lscale 7.5 years) and the package's NBA example (constant plus
+    Matern-3/2 in years). A log with draws is rated by ``TernaryModel`` (the paper's football model): a
+    draw observed as a tie, the margin set from the training draw rate r as Phi^-1((1 + r) / 2) (the
+    draw probability of two equal players whose scores are known); a log without draws by
+    ``BinaryModel``. dvar (the dynamic part's variance) tuned on the training log; cvar and lscale fixed.
+    The advantage columns of a log (football's home, Go's black) are not used, as by the other peers.
+
+    ``update`` buffers the games and, when a game of a later calendar period (year, or month) than the
+    last fit's arrives, observes every buffered game (``model.observe``) and refits the whole model
+    (``model.fit()``, warm: EP starts from the last fit's pseudo-observations): kickscore's fit sweeps
+    every observation at each EP iteration, in Python (about 20 us an observation a sweep), too slow for
+    a refit each week. Prediction: ``model.probabilities([a], [b], t)`` at each game's time, from the
+    last fit (each player's posterior carried forward to the game's time by the kernel; a player new
+    since the last fit: the prior); the expected score P(win) + P(draw) / 2.
+
+    Parameters
+    ----------
+    dvars : sequence of float
+        The grid of the Matern-3/2 part's variance.
+    cvar : float
+        The constant part's variance.
+    lscale : float
+        The Matern-3/2 part's lengthscale, in years.
+    refit : {"year", "month"}
+        The calendar period of the refits of ``update``.
+    max_iter : int
+        ``model.fit``'s most EP sweeps.
+    """
+
+    name = "KickScore (kickscore)"
+
+    def __init__(self, dvars: Sequence[float] = (0.3, 0.9, 2.7), cvar: float = 0.03, lscale: float = 7.5,
+                 refit: str = "year", max_iter: int = 100):
+        super().__init__()
+        self._ks = _require("kickscore", "kickscore", "KickScoreAdapter")
+        if refit not in ("year", "month"):
+            raise ValueError(f"refit must be 'year' or 'month', got {refit!r}")
+        self.cvar, self.lscale, self.refit, self.max_iter = cvar, lscale, refit, max_iter
+        self.tunable = {"dvar": tuple(dvars)}
+
+    @property
+    def converged_(self) -> Optional[np.ndarray]:
+        """Whether each fit so far (the last run's: fit and refits) converged within ``max_iter`` sweeps."""
+        return None if self.state_ is None else np.array(self.state_.converged, dtype=bool)
+
+    def _fixed(self):
+        return {"kernel": "Constant + Matern32", "cvar": self.cvar, "lscale (years)": self.lscale,
+                "refit": self.refit, "max_iter": self.max_iter}
+
+    def _period(self, t) -> int:
+        return int(np.asarray(t).astype("datetime64[Y]" if self.refit == "year" else "datetime64[M]")
+                   .astype(np.int64).reshape(-1)[-1])
+
+    def _init(self, st, log):
+        ks = self._ks
+        st.draw = _draw_rate(log.score)
+        st.margin = float(ndtri((1.0 + st.draw) / 2.0)) if st.draw > 0 else 0.0
+        st.model = ks.TernaryModel(margin=st.margin) if st.draw > 0 else ks.BinaryModel()
+        st.kernel = (ks.kernel.Constant(var=self.cvar)
+                     + ks.kernel.Matern32(var=float(st.params["dvar"]), lscale=self.lscale))
+        st.day0 = int(_days(log.time[:1])[0])
+        st.items, st.pending, st.observed = 0, [], 0
+        st.fit_period, st.converged, st.last_year = None, [], 0.0
+
+    def _derived(self, st):
+        return {"model": type(st.model).__name__, "margin": st.margin}
+
+    def _grow(self, st, n):
+        for k in range(st.items, n):
+            st.model.add_item(k, kernel=st.kernel)
+        st.items = max(st.items, n)
+
+    def _absorb(self, st, ia, ib, score, t):
+        years = (_days(t) - st.day0) / YEAR_DAYS
+        st.pending.append((ia, ib, score, years))
+        st.last_year = float(years[-1])
+        period = self._period(t)
+        if st.fit_period is None or period > st.fit_period:
+            self._refit(st)
+            st.fit_period = period
+
+    def _refit(self, st):
+        model, ternary = st.model, st.draw > 0
+        for ia, ib, score, years in st.pending:
+            for i, j, s, y in zip(ia.tolist(), ib.tolist(), score.tolist(), years.tolist()):
+                if s == 0.5:
+                    model.observe([i], [j], t=y, tie=True)
+                elif s == 1.0:
+                    model.observe([i], [j], t=y)
+                else:
+                    model.observe([j], [i], t=y)
+            st.observed += ia.size
+        st.pending = []
+        st.converged.append(bool(model.fit(max_iter=self.max_iter)))
+
+    def _outcomes(self, st, ia, ib, t) -> np.ndarray:
+        years = np.full(ia.size, st.last_year) if t is None else (_days(t) - st.day0) / YEAR_DAYS
+        prob = st.model.probabilities
+        out = np.array([prob([i], [j], t=y) for i, j, y in zip(ia.tolist(), ib.tolist(), years.tolist())])
+        if out.shape[1] == 2:  # BinaryModel: (P(a wins), P(b wins))
+            out = np.column_stack([out[:, 0], np.zeros(ia.size), out[:, 1]])
+        return out
+
+    def _predict(self, st, ia, ib, t):
+        out = self._outcomes(st, ia, ib, t)
+        return out[:, 0] + 0.5 * out[:, 1]
+
+    def predict_outcomes(self, log) -> np.ndarray:
+        """[P(a wins), P(draw), P(b wins)] of each game of ``log`` at the game's time (P(draw) = 0 for a
+        ``BinaryModel``, fitted on a log without draws).
+
+        Parameters
+        ----------
+        log : discrank.GameLog
+            As for :meth:`predict_games`.
+
+        Returns
+        -------
+        ndarray, shape (n_games, 3)
+        """
+        return self._outcomes(*self._query(log, "predict_outcomes"))
+
+    def _stored(self, st):
+        return st.observed + sum(g[0].size for g in st.pending)
+
+
 ALL_ADAPTERS: tuple[Callable[[], _Adapter], ...] = (Glicko2Adapter, TrueSkillAdapter, OpenSkillAdapter,
-                                                     WHRAdapter, TTTAdapter)
+                                                     WHRAdapter, TTTAdapter, KickScoreAdapter)
 
 
 def available_adapters(**kw) -> tuple[list[_Adapter], dict[str, str]]:
