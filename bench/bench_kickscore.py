@@ -129,8 +129,8 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--only", choices=list(LOGS))
     parser.add_argument("--quick", action="store_true", help="a tiny synthetic log, in seconds")
-    parser.add_argument("--players", type=int, help="the subsample's players (with --only go or tennis)")
-    parser.add_argument("--train-from", help="the subsample's first date (with --only go or tennis)")
+    parser.add_argument("--players", type=int, help="the subsample's number of players (default: SUBSAMPLES)")
+    parser.add_argument("--train-from", help="the subsample's first date, YYYY-MM-DD (default: SUBSAMPLES)")
     parser.add_argument("--refit", choices=["year", "month"], default="year", help="KickScore's refit period")
     args = parser.parse_args(argv)
     try:
@@ -152,13 +152,14 @@ def main(argv=None) -> int:
         log, dates, text = full_log(key)
         dates = {k: v for k, v in dates.items() if k != "train_start"}
         sub = SUBSAMPLES[key]
-        if args.players or args.train_from:
-            sub = (args.train_from or (sub or ("1800-01-01", 0))[0], args.players or (sub or (0, 10 ** 9))[1])
+        if args.players or args.train_from:  # each replaces the default's value (none: every player, every date)
+            train_from, players = sub or (text[0], 10 ** 9)
+            sub = (args.train_from or train_from, args.players or players)
         if sub is None:
-            used = f"the whole log ({len(log)} games); train {text[0]} .. {text[1]}, test {text[2]} .. {text[3] or 'end'}"
+            used = f"the whole log ({len(log)} games)"
         else:
             log, used = subsample(log, dates["cutoff"], *sub)
-            used += f"; train .. {text[1]}, test {text[2]} .. {text[3] or 'end'}"
+        used += f"; train {text[0] if sub is None else sub[0]} .. {text[1]}, test {text[2]} .. {text[3] or 'end'}"
         print(table(LOGS[key], log, dates, used, kick_kw), "\n", flush=True)
     return 0
 

@@ -334,3 +334,26 @@ def test_kickscore_predicts_from_its_last_fit_at_the_games_time():
     assert isinstance(plain.state_.model, ks.BinaryModel) and plain.state_.margin == 0.0
     out = plain.predict_outcomes(game)
     assert out[0, 1] == 0.0 and out[0].sum() == pytest.approx(1.0, abs=1e-12)
+
+
+def test_kickscore_rates_each_advantage_column_as_an_item_on_a_side():
+    _need("kickscore")
+    base = tiny_log(weeks=6, draws=False)
+    rng = np.random.default_rng(1)
+    home = (rng.random(len(base)) < 0.7).astype(float)
+    # the home side (a, when home is 1) wins three games in four, whatever the skills
+    score = np.where(home == 1.0, (rng.random(len(base)) < 0.75).astype(float), base.score)
+    log = GameLog(base.a, base.b, score, base.time, advantage=home[:, None], advantage_names=("home",))
+    adapter = rating_peers.KickScoreAdapter(dvars=(0.5,)).fit(log)
+    st = adapter.state_
+    assert st.adv == ("advantage home",) and adapter.info["params"]["advantage items"] == "advantage home"
+    ts, mean, _ = st.model.item["advantage home"].scores
+    assert ts.size == int(home.sum()) and mean[-1] > 0.2  # one sample per home game; the edge is learned
+    at_home = GameLog(log.a[:1], log.b[:1], log.score[:1], log.time[-1:], advantage=np.ones((1, 1)),
+                      advantage_names=("home",))
+    neutral = GameLog(at_home.a, at_home.b, at_home.score, at_home.time, advantage=np.zeros((1, 1)),
+                      advantage_names=("home",))
+    assert adapter.predict_games(at_home)[0] > adapter.predict_games(neutral)[0] + 0.05
+    # without the columns: the model has no advantage item
+    plain = rating_peers.KickScoreAdapter(dvars=(0.5,), advantage=False).fit(log)
+    assert plain.state_.adv == () and "advantage home" not in plain.state_.model.item
