@@ -4,16 +4,19 @@ online protocol of bench_prediction.py's splits.
     python bench/bench_kickscore.py                   # football, then Go, then tennis
     python bench/bench_kickscore.py --only football   # one of: football go tennis
     python bench/bench_kickscore.py --only go --players 300 --train-from 2014-01-01   # another subsample
+    python bench/bench_kickscore.py --only go --refit month   # KickScore refitted monthly (default: yearly)
     python bench/bench_kickscore.py --quick           # a tiny synthetic log with draws, in seconds (for
                                                       # the tests)
 
 Each log is evaluated by ``discrank.evaluate(..., protocol="online")`` with the split's dates
 (``bench_prediction.full_log``): both models are fitted on the training period (KickScore tuning its
 kernel variance on the training log's last 10%, ``rating_peers.KickScoreAdapter``), then walk through
-every later game, week by week, each week's games predicted before the models are given them. Printed
-per log: each model's log loss, its three-outcome log loss where it predicts draws, its difference to
-DynamicElo with the paired standard error over the test games (the three-outcome difference to
-``DynamicElo(draws="davidson")`` on a log with draws), the seconds of its fit and walk, and the log used.
+every later game, week by week, each week's games predicted before the models are given them
+(KickScore buffers them and refits once a calendar year, or month with ``--refit month``). Both models
+rate the log's advantage columns (football's home, Go's black). Printed per log: each model's log loss,
+its three-outcome log loss where it predicts draws, its difference to DynamicElo with the paired
+standard error over the test games (the three-outcome difference to ``DynamicElo(draws="davidson")`` on
+a log with draws), the seconds of its fit and walk, and the log used.
 
 KickScore's fit sweeps every game in Python at each of its EP iterations: the whole tennis and Go logs
 (about 800 000 training games each) would take hours. On those logs the bench runs both models on the
@@ -28,7 +31,6 @@ absent (``--quick`` needs kickscore only).
 from __future__ import annotations
 
 import argparse
-import math
 import sys
 import time
 import warnings
