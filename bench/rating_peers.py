@@ -1090,7 +1090,7 @@ class KickScoreAdapter(_Adapter):
             st.fit_period = period
 
     def _refit(self, st):
-        model, ternary = st.model, st.draw > 0
+        model = st.model
         for sides, score, years in st.pending:
             for (sa, sb), s, y in zip(sides, score.tolist(), years.tolist()):
                 if s == 0.5:
