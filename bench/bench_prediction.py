@@ -145,8 +145,8 @@ TOO_SLOW = {"TrueSkill Through Time (trueskillthroughtime)": 50_000,  # 408 s on
 #: yearly refits in the tuning, then a fit and twelve refits, about 2 300 s projected).
 TOO_SLOW_ONLINE = {"TrueSkill Through Time (trueskillthroughtime)": 10_000,
                    "WHR (whr)": 20_000,
-                   # its grid's fits and yearly warm refits: 503 s on football with 3 values of dvar
-                   # (bench_kickscore.py; tennis and Go run there on subsamples)
+                   # its grid's fits and yearly warm refits: 653 s on football's 38 417 training games (4
+                   # values of dvar, the home item; bench_kickscore.py, which runs tennis and Go on subsamples)
                    "KickScore (kickscore)": 50_000}
 
 
