@@ -7,7 +7,8 @@
     python bench/bench_prediction.py --protocol online   # frozen, online or both (default)
     python bench/bench_prediction.py --no-write          # print only
     python bench/bench_prediction.py --quick             # football only, without the slow peers (WHR,
-                                                         # TTT); prints, never writes (for the tests)
+                                                         # TTT, KickScore); prints, never writes (for
+                                                         # the tests)
 
 The splits (``datasets.SPLITS``), with the test games scored whose two players both appear in training:
 
@@ -61,7 +62,7 @@ GRID = tuple(2.0 ** (x / 4.0) for x in range(-20, 13))
 #: Peers that take longer than this on a log are skipped there (seconds, projected from a subsample).
 PEER_BUDGET = 900.0
 #: The slow peers, skipped by --quick.
-SLOW_PEERS = ("WHR (whr)", "TrueSkill Through Time (trueskillthroughtime)")
+SLOW_PEERS = ("WHR (whr)", "TrueSkill Through Time (trueskillthroughtime)", "KickScore (kickscore)")
 
 
 class GridElo(Elo):
@@ -133,7 +134,9 @@ def peer_models() -> tuple[dict, dict]:
 #: Peers too slow for a log of this many training games under the frozen protocol (their projected time
 #: over PEER_BUDGET), measured by running them on a subsample (see bench/PREDICTION.md).
 TOO_SLOW = {"TrueSkill Through Time (trueskillthroughtime)": 50_000,  # 408 s on football's 38 417 games
-            "WHR (whr)": 200_000}  # 30 s on football's 38 417 games, its w2 grid of 6 refits
+            "WHR (whr)": 200_000,  # 30 s on football's 38 417 games, its w2 grid of 6 refits
+            # about 70 s a fit (100 EP sweeps) on football's 38 417 games: its dvar grid of 4 and the final fit
+            "KickScore (kickscore)": 100_000}
 #: The same under the online protocol, where the tuning walks through the last tenth of the training
 #: games and the model is updated through the test period. WHR iterates its whole history at each weekly
 #: update (0.15 s a round on football, 2-20 rounds to converge: 0.5-1.6 s a week for w2 0.5-512, about
@@ -141,7 +144,10 @@ TOO_SLOW = {"TrueSkill Through Time (trueskillthroughtime)": 50_000,  # 408 s on
 #: History once a year of the walk (about 60 s a fit on football: five gammas times a fit and four
 #: yearly refits in the tuning, then a fit and twelve refits, about 2 300 s projected).
 TOO_SLOW_ONLINE = {"TrueSkill Through Time (trueskillthroughtime)": 10_000,
-                   "WHR (whr)": 20_000}
+                   "WHR (whr)": 20_000,
+                   # its grid's fits and yearly warm refits: 653 s on football's 38 417 training games (4
+                   # values of dvar, the home item; bench_kickscore.py, which runs tennis and Go on subsamples)
+                   "KickScore (kickscore)": 50_000}
 
 
 def _peers(n_train: int, online: bool, with_peers: bool, quick: bool, slow_peers: bool) -> tuple[dict, dict]:

@@ -10,8 +10,9 @@ Each adapter has a ``name`` and the methods ``discrank.evaluate`` calls:
   draws) of each game of ``log`` AT THE GAME'S TIME, from every game absorbed so far (``log.score`` is
   not read);
 - ``predict_proba(a, b)``: the same from each player's latest rating (at the last time absorbed);
-- ``predict_outcomes(log)`` (TrueSkill and TrueSkill Through Time, whose Gaussian performance model has a
-  draw margin): [P(a wins), P(draw), P(b wins)] at each game's time, for the three-outcome log loss;
+- ``predict_outcomes(log)`` (TrueSkill, TrueSkill Through Time and KickScore, whose Gaussian performance
+  models have a draw margin): [P(a wins), P(draw), P(b wins)] at each game's time, for the three-outcome
+  log loss;
 - ``relabel(labels)``: after a fit on player codes 0..n-1 (``evaluate`` fits on codes), the labels.
 
 Each package is run as its documentation recommends:
@@ -46,14 +47,21 @@ Each package is run as its documentation recommends:
                     calendar year than the last fit's arrives). Prediction: the Gaussian formula of its
                     ``Game`` (beta, draw margin ``compute_margin``) on each player's last posterior of the
                     last fit, forgotten (gamma) to the game's day.
+``KickScoreAdapter`` ``kickscore`` (0.2.0): each player's score a Gaussian process, kernel Constant +
+                    Matern-3/2 with times in years, probit observations (``BinaryModel``; ``TernaryModel``
+                    with a draw margin from the training draw rate on a log with draws), an item with a
+                    constant kernel for each advantage column (the paper's home advantage), ``model.fit()``.
+                    Like TTT it has no incremental fit: ``update`` buffers the games and observes them and
+                    refits the whole model (warm) once a calendar year (or month; see the class). Prediction:
+                    ``model.probabilities`` at each game's time from the last fit.
 
 TrueSkill and OpenSkill update after every game (``sequential_updates = True``: ``evaluate`` gives them
 one group of games per distinct time); the others are updated once per group of ``evaluate``'s refit
 period (calendar weeks by default).
 
 The parameter each system's documentation says to tune (Glicko-2's tau and rating period, WHR's w^2,
-TTT's gamma) is chosen on the TRAINING log only, on its last 10% (by time, cut at a time boundary), for
-the protocol the model is evaluated under:
+TTT's gamma, KickScore's kernel variance) is chosen on the TRAINING log only, on its last 10% (by time,
+cut at a time boundary), for the protocol the model is evaluated under:
 
 - frozen (``validation`` None, or a ``discrank.Validation`` with ``online`` False): fit on the first
   90%, score the log loss of the predictions of the last 10% (games whose two players were both seen in
@@ -78,10 +86,10 @@ import time
 from typing import Any, Callable, Optional, Sequence
 
 import numpy as np
-from scipy.special import ndtr
+from scipy.special import ndtr, ndtri
 
 __all__ = ["Glicko2Adapter", "TrueSkillAdapter", "OpenSkillAdapter", "WHRAdapter", "TTTAdapter",
-           "ALL_ADAPTERS", "log_loss", "available_adapters"]
+           "KickScoreAdapter", "ALL_ADAPTERS", "log_loss", "available_adapters"]
 
 GLICKO_SCALE = 173.7178  # Glicko-2's scale factor (display = 1500 + 173.7178 mu)
 
@@ -214,6 +222,7 @@ class _Adapter:
     tunable: dict = {}  # parameter -> grid (tuple); a grid of one value is not tuned
     discrete_scores = True  # the system rates wins, draws and losses only (scores 1, 0.5, 0)
     sequential_updates = False  # True: the system updates after every game
+    uses_advantage = False  # True: _absorb and _predict are given the games' advantage columns (x=...)
 
     def __init__(self):
         self.info: dict = {}
@@ -246,10 +255,15 @@ class _Adapter:
     def _start(self, log, **params) -> _State:
         st = _State(params)
         self._init(st, log)
-        self._feed(st, log.a, log.b, log.score, log.time)
+        self._feed(st, log.a, log.b, log.score, log.time, log.advantage)
         return st
 
-    def _feed(self, st: _State, a, b, score, t) -> None:
+    def _x(self, x) -> dict:
+        """The keyword of the advantage columns ``x`` (rows of a log's ``advantage``, or None) for the
+        systems that use them; none for the others."""
+        return {"x": None if x is None else np.asarray(x, dtype=np.float64)} if self.uses_advantage else {}
+
+    def _feed(self, st: _State, a, b, score, t, x=None) -> None:
         n = len(a)
         if n == 0:
             return
@@ -259,21 +273,24 @@ class _Adapter:
                              f"({st.t_last}); updates must come in time order")
         code = st.players.code(np.r_[np.asarray(a), np.asarray(b)])
         self._grow(st, st.players.n)
-        self._absorb(st, code[:n], code[n:], np.asarray(score, dtype=np.float64), t)
+        self._absorb(st, code[:n], code[n:], np.asarray(score, dtype=np.float64), t, **self._x(x))
         st.n_games += n
         st.t_last = t[-1]
 
     def _walk(self, st: _State, log, scored: np.ndarray) -> np.ndarray:
         """Online forecasts of ``log``'s games marked ``scored``: each group predicted, then absorbed."""
         bounds = _group_bounds(log.time, self.sequential_updates)
+        x = log.advantage
         out = []
         for lo, hi in zip(bounds[:-1].tolist(), bounds[1:].tolist()):
             m = scored[lo:hi]
             if m.any():
                 ia = st.players.lookup(log.a[lo:hi][m], self.name)
                 ib = st.players.lookup(log.b[lo:hi][m], self.name)
-                out.append(self._predict(st, ia, ib, log.time[lo:hi][m].astype("datetime64[ns]")))
-            self._feed(st, log.a[lo:hi], log.b[lo:hi], log.score[lo:hi], log.time[lo:hi])
+                out.append(self._predict(st, ia, ib, log.time[lo:hi][m].astype("datetime64[ns]"),
+                                         **self._x(None if x is None else x[lo:hi][m])))
+            self._feed(st, log.a[lo:hi], log.b[lo:hi], log.score[lo:hi], log.time[lo:hi],
+                       None if x is None else x[lo:hi])
         return np.concatenate(out) if out else np.zeros(0)
 
     # -- the estimator
@@ -311,7 +328,7 @@ class _Adapter:
                         p, y = self._walk(st, rest, scored), rest.score[scored]
                     else:
                         ia, ib = st.players.lookup(val.a, self.name), st.players.lookup(val.b, self.name)
-                        p, y = self._predict(st, ia, ib, None), val.score
+                        p, y = self._predict(st, ia, ib, None, **self._x(val.advantage)), val.score
                 except (ArithmeticError, ValueError) as exc:  # e.g. glicko2's 1 / 0 once a rating diverged
                     score[key], tuning[key] = np.inf, f"failed: {type(exc).__name__}: {exc}"
                     continue
@@ -348,7 +365,7 @@ class _Adapter:
             return self
         log = self._checked(log)
         t0 = time.perf_counter()
-        self._feed(self.state_, log.a, log.b, log.score, log.time)
+        self._feed(self.state_, log.a, log.b, log.score, log.time, log.advantage)
         self.info["updates"] += 1
         self.info["update_games"] += len(log)
         self.info["update_seconds"] += time.perf_counter() - t0
@@ -368,7 +385,7 @@ class _Adapter:
         -------
         ndarray, shape (n_games,)
         """
-        return self._predict(*self._query(log, "predict_games"))
+        return self._predict(*self._query(log, "predict_games"), **self._x(log.advantage))
 
     def _query(self, log, what: str):
         if self.state_ is None:
@@ -455,29 +472,33 @@ def _cut(log, fraction: float = 0.9) -> int:
     return cut
 
 
+def _rows(log, sel):
+    """The games ``sel`` (a slice or indices) of ``log`` with their advantage columns."""
+    from discrank import GameLog
+
+    x = None if log.advantage is None else log.advantage[sel]
+    return GameLog(log.a[sel], log.b[sel], log.score[sel], log.time[sel], advantage=x,
+                   advantage_names=log.advantage_names if x is not None else ())
+
+
 def _validation_split(log, fraction: float = 0.9):
     """(first ~90% of the games by time, the rest restricted to players seen in the first part); the cut
     is moved to a time boundary so that games of one date are not split."""
-    from discrank import GameLog
-
     cut = _cut(log, fraction)
-    part = GameLog(log.a[:cut], log.b[:cut], log.score[:cut], log.time[:cut])
+    part = _rows(log, slice(0, cut))
     seen = np.union1d(part.a, part.b)
     keep = np.isin(log.a[cut:], seen) & np.isin(log.b[cut:], seen)
     if not keep.any():
         raise ValueError("no game of the last 10% of the training log has two players seen before it")
-    val = GameLog(log.a[cut:][keep], log.b[cut:][keep], log.score[cut:][keep], log.time[cut:][keep])
+    val = _rows(log, cut + np.flatnonzero(keep))
     return part, val
 
 
 def _online_split(log, fraction: float = 0.9):
     """(first ~90% of the games, all the rest, mask of the rest's games whose two players are in the
     first part): the online walk absorbs every game of the rest and scores the masked ones."""
-    from discrank import GameLog
-
     cut = _cut(log, fraction)
-    part = GameLog(log.a[:cut], log.b[:cut], log.score[:cut], log.time[:cut])
-    rest = GameLog(log.a[cut:], log.b[cut:], log.score[cut:], log.time[cut:])
+    part, rest = _rows(log, slice(0, cut)), _rows(log, slice(cut, len(log)))
     seen = np.union1d(part.a, part.b)
     scored = np.isin(rest.a, seen) & np.isin(rest.b, seen)
     if not scored.any():
@@ -953,8 +974,168 @@ class TTTAdapter(_GaussianOutcomes, _Adapter):
         return sum(g[0].size for g in st.games)
 
 
+# ------------------------------------------------------------------------------------------ KickScore
+#: kickscore's times: years (of 365.25 days) since the first day of the log the adapter was fitted on.
+YEAR_DAYS = 365.25
+
+
+class KickScoreAdapter(_Adapter):
+    """``kickscore`` (Maystre et al., KDD 2019): each player's score a Gaussian process with the kernel
+    ``Constant(cvar) + Matern32(dvar, lscale)``, times in years, probit observations, ``model.fit()`` (EP,
+    the package's defaults: tol 1e-3, at most ``max_iter`` = 100 sweeps), as the paper's tennis model
+    (its fitted cvar 0.034, dvar 0.91, lscale 7.5 years) and the package's NBA example (constant plus
+    Matern-3/2 in years). A log with draws is rated by ``TernaryModel`` (the paper's football model): a
+    draw observed as a tie, the margin set from the training draw rate r as Phi^-1((1 + r) / 2) (the
+    draw probability of two equal players whose scores are known); a log without draws by
+    ``BinaryModel``. dvar (the dynamic part's variance) tuned on the training log; cvar and lscale fixed.
+    Each advantage column of the training log (football's home, Go's black) is an item of its own with a
+    ``Constant(advantage_var)`` kernel, on a's side of each game with the column's value as its
+    coefficient, as the paper's football model has its home advantage (``advantage=False``: not used;
+    the other peers use none).
+
+    ``update`` buffers the games and, when a game of a later calendar period (year, or month) than the
+    last fit's arrives, observes every buffered game (``model.observe``) and refits the whole model
+    (``model.fit()``, warm: EP starts from the last fit's pseudo-observations): kickscore's fit sweeps
+    every observation at each EP iteration, in Python (about 20 us an observation a sweep), too slow for
+    a refit each week. Prediction: ``model.probabilities([a], [b], t)`` at each game's time, from the
+    last fit (each player's posterior carried forward to the game's time by the kernel; a player new
+    since the last fit: the prior); the expected score P(win) + P(draw) / 2.
+
+    Parameters
+    ----------
+    dvars : sequence of float
+        The grid of the Matern-3/2 part's variance.
+    cvar : float
+        The constant part's variance.
+    lscale : float
+        The Matern-3/2 part's lengthscale, in years.
+    refit : {"year", "month"}
+        The calendar period of the refits of ``update``.
+    max_iter : int
+        ``model.fit``'s most EP sweeps.
+    advantage : bool
+        Rate the log's advantage columns (an item each).
+    advantage_var : float
+        The variance of their constant kernel.
+    """
+
+    name = "KickScore (kickscore)"
+    uses_advantage = True
+
+    def __init__(self, dvars: Sequence[float] = (0.1, 0.3, 0.9, 2.7), cvar: float = 0.03, lscale: float = 7.5,
+                 refit: str = "year", max_iter: int = 100, advantage: bool = True, advantage_var: float = 1.0):
+        super().__init__()
+        self._ks = _require("kickscore", "kickscore", "KickScoreAdapter")
+        if refit not in ("year", "month"):
+            raise ValueError(f"refit must be 'year' or 'month', got {refit!r}")
+        self.cvar, self.lscale, self.refit, self.max_iter = cvar, lscale, refit, max_iter
+        self.advantage, self.advantage_var = advantage, advantage_var
+        self.tunable = {"dvar": tuple(dvars)}
+
+    @property
+    def converged_(self) -> Optional[np.ndarray]:
+        """Whether each fit so far (the last run's: fit and refits) converged within ``max_iter`` sweeps."""
+        return None if self.state_ is None else np.array(self.state_.converged, dtype=bool)
+
+    def _fixed(self):
+        return {"kernel": "Constant + Matern32", "cvar": self.cvar, "lscale (years)": self.lscale,
+                "refit": self.refit, "max_iter": self.max_iter}
+
+    def _period(self, t) -> int:
+        return int(np.asarray(t).astype("datetime64[Y]" if self.refit == "year" else "datetime64[M]")
+                   .astype(np.int64).reshape(-1)[-1])
+
+    def _init(self, st, log):
+        ks = self._ks
+        st.draw = _draw_rate(log.score)
+        st.margin = float(ndtri((1.0 + st.draw) / 2.0)) if st.draw > 0 else 0.0
+        st.model = ks.TernaryModel(margin=st.margin) if st.draw > 0 else ks.BinaryModel()
+        st.kernel = (ks.kernel.Constant(var=self.cvar)
+                     + ks.kernel.Matern32(var=float(st.params["dvar"]), lscale=self.lscale))
+        st.day0 = int(_days(log.time[:1])[0])
+        st.adv = tuple(f"advantage {name}" for name in log.advantage_names) if self.advantage else ()
+        for item in st.adv:
+            st.model.add_item(item, kernel=ks.kernel.Constant(var=self.advantage_var))
+        st.items, st.pending, st.observed = 0, [], 0
+        st.fit_period, st.converged, st.last_year = None, [], 0.0
+
+    def _derived(self, st):
+        return {"model": type(st.model).__name__, "margin": st.margin,
+                "advantage items": ", ".join(st.adv) or "none"}
+
+    def _grow(self, st, n):
+        for k in range(st.items, n):
+            st.model.add_item(k, kernel=st.kernel)
+        st.items = max(st.items, n)
+
+    def _sides(self, st, ia, ib, x) -> list:
+        """Each game's two sides for ``observe`` / ``probabilities``: {item: coefficient}, a's with its
+        advantage items (those of nonzero value)."""
+        rows = [None] * ia.size if x is None or not st.adv else x.reshape(ia.size, -1).tolist()
+        out = []
+        for i, j, r in zip(ia.tolist(), ib.tolist(), rows):
+            side = {i: 1.0}
+            if r is not None:
+                side.update((item, v) for item, v in zip(st.adv, r) if v != 0.0)
+            out.append((side, {j: 1.0}))
+        return out
+
+    def _absorb(self, st, ia, ib, score, t, x=None):
+        years = (_days(t) - st.day0) / YEAR_DAYS
+        st.pending.append((self._sides(st, ia, ib, x), score, years))
+        st.last_year = float(years[-1])
+        period = self._period(t)
+        if st.fit_period is None or period > st.fit_period:
+            self._refit(st)
+            st.fit_period = period
+
+    def _refit(self, st):
+        model = st.model
+        for sides, score, years in st.pending:
+            for (sa, sb), s, y in zip(sides, score.tolist(), years.tolist()):
+                if s == 0.5:
+                    model.observe(sa, sb, t=y, tie=True)
+                elif s == 1.0:
+                    model.observe(sa, sb, t=y)
+                else:
+                    model.observe(sb, sa, t=y)
+            st.observed += len(sides)
+        st.pending = []
+        st.converged.append(bool(model.fit(max_iter=self.max_iter)))
+
+    def _outcomes(self, st, ia, ib, t, x=None) -> np.ndarray:
+        years = np.full(ia.size, st.last_year) if t is None else (_days(t) - st.day0) / YEAR_DAYS
+        prob = st.model.probabilities
+        out = np.array([prob(sa, sb, t=y) for (sa, sb), y in zip(self._sides(st, ia, ib, x), years.tolist())])
+        if out.shape[1] == 2:  # BinaryModel: (P(a wins), P(b wins))
+            out = np.column_stack([out[:, 0], np.zeros(ia.size), out[:, 1]])
+        return out
+
+    def _predict(self, st, ia, ib, t, x=None):
+        out = self._outcomes(st, ia, ib, t, x)
+        return out[:, 0] + 0.5 * out[:, 1]
+
+    def predict_outcomes(self, log) -> np.ndarray:
+        """[P(a wins), P(draw), P(b wins)] of each game of ``log`` at the game's time (P(draw) = 0 for a
+        ``BinaryModel``, fitted on a log without draws).
+
+        Parameters
+        ----------
+        log : discrank.GameLog
+            As for :meth:`predict_games`.
+
+        Returns
+        -------
+        ndarray, shape (n_games, 3)
+        """
+        return self._outcomes(*self._query(log, "predict_outcomes"), **self._x(log.advantage))
+
+    def _stored(self, st):
+        return st.observed + sum(len(g[0]) for g in st.pending)
+
+
 ALL_ADAPTERS: tuple[Callable[[], _Adapter], ...] = (Glicko2Adapter, TrueSkillAdapter, OpenSkillAdapter,
-                                                     WHRAdapter, TTTAdapter)
+                                                     WHRAdapter, TTTAdapter, KickScoreAdapter)
 
 
 def available_adapters(**kw) -> tuple[list[_Adapter], dict[str, str]]:

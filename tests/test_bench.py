@@ -1,5 +1,6 @@
 """The bench scripts run (quick mode) and their numbers agree with each other."""
 
+import math
 import subprocess
 import sys
 from pathlib import Path
@@ -170,3 +171,18 @@ def test_features_bench_shows_each_feature_against_the_reference_with_its_paired
     assert float(diff) < -2 * float(se.strip("()"))
     assert "context" in table["+ contexts"][4] and "margin" in table["+ margins"][4] and "disc" in table[
         "+ disc (k = 1)"][4]
+
+
+def test_kickscore_bench_quick_mode_prints_both_models_with_finite_losses():
+    pytest.importorskip("kickscore", reason="bench_kickscore.py needs the PyPI package kickscore (the [bench] extra)")
+    out = run("bench_kickscore.py")
+    table = {line.split("|")[1].strip(): [c.strip() for c in line.split("|")[2:-1]]
+             for line in out.splitlines() if line.startswith("| ") and not line.startswith("| model")}
+    assert set(table) == {"DynamicElo()", 'DynamicElo(draws="davidson")', "KickScore (kickscore)"}
+    kick, ref = table["KickScore (kickscore)"], table["DynamicElo()"]
+    loss, loss3 = float(kick[0]), float(kick[1])
+    assert 0.3 < loss < math.log(2.0) and loss < loss3 < math.log(3.0)  # better than a coin on the synthetic log
+    diff, se = float(kick[2].split()[0]), float(kick[2].split("(")[1].rstrip(")"))
+    assert abs(diff - (loss - float(ref[0]))) < 2e-4 and 0.0 < se < 0.05  # the paired difference of the printed losses
+    assert float(kick[4]) > 0.0 and "dvar" in kick[5] and "TernaryModel" in kick[5]
+    assert "its fits converged within max_iter: [" in out

@@ -192,7 +192,9 @@ ADAPTERS = {
     "OpenSkillAdapter": ("openskill", {}),
     "WHRAdapter": ("whr", dict(w2s=(8.0,))),
     "TTTAdapter": ("trueskillthroughtime", dict(gammas=(0.01,))),
+    "KickScoreAdapter": ("kickscore", dict(dvars=(0.5,))),
 }
+YEARLY = ("TTTAdapter", "KickScoreAdapter")  # refit on every game absorbed once a calendar year
 
 
 def _spy(name, adapter, monkeypatch, seen):
@@ -214,6 +216,10 @@ def _spy(name, adapter, monkeypatch, seen):
     elif name == "WHRAdapter":
         real = adapter._whr.Base.create_games
         monkeypatch.setattr(adapter._whr.Base, "create_games", lambda self, g: (seen.append(len(g)), real(self, g))[1])
+    elif name == "KickScoreAdapter":  # each fit: the observations of the model (every game observed so far)
+        real = adapter._ks.TernaryModel.fit
+        monkeypatch.setattr(adapter._ks.TernaryModel, "fit",
+                            lambda self, *x, **k: (seen.append(len(self.observations)), real(self, *x, **k))[1])
     else:  # the History of the last yearly refit holds every game absorbed until then
         real = adapter._ttt.History
 
@@ -229,7 +235,7 @@ def test_update_absorbs_every_game_exactly_once(name, monkeypatch):
     module, kw = ADAPTERS[name]
     _need(module)
     log = tiny_log(weeks=12)
-    if name == "TTTAdapter":  # a year boundary, to force one refit: the last three weeks move to the next year
+    if name in YEARLY:  # a year boundary, to force one refit: the last three weeks move to the next year
         shift = np.where(np.arange(len(log)) >= len(log) - 36, np.timedelta64(365, "D"), np.timedelta64(0, "D"))
         log = GameLog(log.a, log.b, log.score, log.time + shift)
     adapter = getattr(rating_peers, name)(**kw)
@@ -246,10 +252,11 @@ def test_update_absorbs_every_game_exactly_once(name, monkeypatch):
     if name == "Glicko2Adapter":
         adapter._commit(adapter.state_)  # the last week is pending until a later game: rate it
         assert sum(seen) == len(log)
-    elif name == "TTTAdapter":
+    elif name in YEARLY:
         # the fit, then one refit at the new year's first week, on every game absorbed by then
         assert seen == [k, len(log) - 24]
-        assert adapter.state_.refits == 2
+        refits = adapter.state_.refits if name == "TTTAdapter" else len(adapter.converged_)
+        assert refits == 2
     else:
         assert sum(seen) == len(log)
 
@@ -299,3 +306,54 @@ def test_ttt_forgets_its_last_fit_to_the_games_day():
         np.testing.assert_allclose(adapter.predict_outcomes(g)[0], [win, 1.0 - win - loss, loss], rtol=0, atol=1e-12)
         assert adapter.predict_games(g)[0] == pytest.approx(win + 0.5 * (1.0 - win - loss), abs=1e-12)
     assert adapter.state_.refits == 1 and adapter.n_games_ == len(log)
+
+
+def test_kickscore_predicts_from_its_last_fit_at_the_games_time():
+    ks = _need("kickscore")
+    from scipy.special import ndtri
+
+    log = tiny_log(weeks=6)
+    adapter = rating_peers.KickScoreAdapter(dvars=(0.5,)).fit(log)
+    st = adapter.state_
+    draws = float(np.mean(log.score == 0.5))
+    assert isinstance(st.model, ks.TernaryModel) and st.margin == pytest.approx(float(ndtri((1.0 + draws) / 2.0)))
+    game = GameLog(log.a[:1], log.b[:1], log.score[:1], log.time[-1:])
+    later = GameLog(game.a, game.b, game.score, game.time + np.timedelta64(100, "D"))
+    ia, ib = st.players.lookup(game.a, "t"), st.players.lookup(game.b, "t")
+    day = float((log.time[-1] - log.time[0]) / np.timedelta64(1, "D"))
+    outs = []
+    for g, d in ((game, day), (later, day + 100.0)):
+        win, draw, loss = st.model.probabilities([int(ia[0])], [int(ib[0])], t=d / 365.25)
+        outs.append(adapter.predict_outcomes(g)[0])
+        np.testing.assert_allclose(outs[-1], [win, draw, loss], rtol=0, atol=1e-12)
+        assert adapter.predict_games(g)[0] == pytest.approx(win + 0.5 * draw, abs=1e-12)
+    assert not np.allclose(outs[0], outs[1])  # the Matern-3/2 part moves the scores on with time
+    assert adapter.converged_.tolist() == [True] and adapter.n_games_ == len(log)
+    # a log without draws: BinaryModel, no draw probability
+    plain = rating_peers.KickScoreAdapter(dvars=(0.5,)).fit(tiny_log(weeks=6, draws=False))
+    assert isinstance(plain.state_.model, ks.BinaryModel) and plain.state_.margin == 0.0
+    out = plain.predict_outcomes(game)
+    assert out[0, 1] == 0.0 and out[0].sum() == pytest.approx(1.0, abs=1e-12)
+
+
+def test_kickscore_rates_each_advantage_column_as_an_item_on_a_side():
+    _need("kickscore")
+    base = tiny_log(weeks=6, draws=False)
+    rng = np.random.default_rng(1)
+    home = (rng.random(len(base)) < 0.7).astype(float)
+    # the home side (a, when home is 1) wins three games in four, whatever the skills
+    score = np.where(home == 1.0, (rng.random(len(base)) < 0.75).astype(float), base.score)
+    log = GameLog(base.a, base.b, score, base.time, advantage=home[:, None], advantage_names=("home",))
+    adapter = rating_peers.KickScoreAdapter(dvars=(0.5,)).fit(log)
+    st = adapter.state_
+    assert st.adv == ("advantage home",) and adapter.info["params"]["advantage items"] == "advantage home"
+    ts, mean, _ = st.model.item["advantage home"].scores
+    assert ts.size == int(home.sum()) and mean[-1] > 0.2  # one sample per home game; the edge is learned
+    at_home = GameLog(log.a[:1], log.b[:1], log.score[:1], log.time[-1:], advantage=np.ones((1, 1)),
+                      advantage_names=("home",))
+    neutral = GameLog(at_home.a, at_home.b, at_home.score, at_home.time, advantage=np.zeros((1, 1)),
+                      advantage_names=("home",))
+    assert adapter.predict_games(at_home)[0] > adapter.predict_games(neutral)[0] + 0.05
+    # without the columns: the model has no advantage item
+    plain = rating_peers.KickScoreAdapter(dvars=(0.5,), advantage=False).fit(log)
+    assert plain.state_.adv == () and "advantage home" not in plain.state_.model.item
