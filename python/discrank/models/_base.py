@@ -653,8 +653,7 @@ def fit_pairs(data: Any, where: str) -> tuple[PairwiseData, Any, Any]:
     if isinstance(data, GameLog):
         from discrank._tuning import code_log, log_pairs
 
-        unused_contexts(data, where)
-        unused_margins(data, where)
+        unused_columns(data, where)
         log, coded = data, code_log(data)
         data = log_pairs(log, coded)
     elif isinstance(data, PeriodGames):
@@ -678,25 +677,23 @@ def elo_points(ratings: np.ndarray, lookup: LabelIndex, anchor: Any, anchor_rati
     return anchor_rating + 400.0 / np.log(10.0) * (ratings - ref)
 
 
-def unused_contexts(log: Any, where: str) -> None:
-    """A UserWarning when ``log`` has a context column and is fitted by ``where`` (``"Elo.fit"``), a model that
-    takes none (``takes_context`` False): it fits the games over every context."""
-    if getattr(log, "context", None) is None:
-        return
+#: The columns of a game log that only DynamicElo fits: (attribute, what a model that takes none does with it,
+#: what DynamicElo makes of it).
+_DYNAMIC_COLUMNS = (
+    ("context", "takes no contexts and ignores the log's context column (its ratings hold across contexts)",
+     "a player-by-context effect (context_scale)"),
+    ("margin", "takes no margins and ignores the log's margin columns (it fits the results alone)",
+     "a margin likelihood (margin_scale)"),
+)
+
+
+def unused_columns(log: Any, where: str) -> None:
+    """A UserWarning for each column of ``log`` that ``where`` (``"Elo.fit"``), a model that takes none
+    (``takes_context``, ``takes_margin`` False), ignores: a context column (it fits the games over every
+    context), margin columns (it fits the games' results alone)."""
     from discrank._screen import warn_user
 
     model = where.split(".")[0]
-    warn_user(f"{where}: {model} takes no contexts and ignores the log's context column (its ratings hold across "
-              "contexts); DynamicElo fits a player-by-context effect (context_scale)", UserWarning)
-
-
-def unused_margins(log: Any, where: str) -> None:
-    """A UserWarning when ``log`` has margin columns and is fitted by ``where`` (``"Elo.fit"``), a model that
-    takes none (``takes_margin`` False): it fits the games' results alone."""
-    if getattr(log, "margin", None) is None:
-        return
-    from discrank._screen import warn_user
-
-    model = where.split(".")[0]
-    warn_user(f"{where}: {model} takes no margins and ignores the log's margin columns (it fits the results "
-              "alone); DynamicElo fits a margin likelihood (margin_scale)", UserWarning)
+    for attr, ignored, fitted in _DYNAMIC_COLUMNS:
+        if getattr(log, attr, None) is not None:
+            warn_user(f"{where}: {model} {ignored}; DynamicElo fits {fitted}", UserWarning)

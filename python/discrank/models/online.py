@@ -16,7 +16,7 @@ from discrank._params import check_param
 from discrank._labels import LabelIndex, as_label_array, extend_labels, factorize_pair
 from discrank._losses import binary_log_loss
 from discrank.exceptions import NumericalError
-from discrank.models._base import Model, atomic, unused_contexts, unused_margins
+from discrank.models._base import Model, atomic, unused_columns
 from discrank.models._prediction import CurrentStatePredictions
 from discrank.models._timed import TimedRatings
 from discrank.persist import FittedArray
@@ -34,8 +34,7 @@ def check_online_log(log: Any, where: str, update: str) -> None:
         raise TypeError(f"{where} expects a discrank.GameLog, got {type(log).__name__}: its update rates the games "
                         "one by one in time order, which pairs and period sums have lost")
     if where.endswith(".fit"):
-        unused_contexts(log, where)
-        unused_margins(log, where)
+        unused_columns(log, where)
     if log.advantage is None:
         return
     names = ", ".join(map(repr, log.advantage_names)) or f"{np.shape(log.advantage)[-1]} unnamed"
