@@ -150,7 +150,8 @@ class _Problem:
         self.rows = games_rows(h, draws, margin_scale, disc) if rows is None else rows
 
     def split(self, theta):
-        """(ratings, beta, eta) of a parameter vector (:meth:`effects` gives the context effects)."""
+        """(ratings, beta, eta) of a parameter vector (:meth:`effects` gives the block between them: the context
+        effects and the disc components)."""
         n = self.h.n_pp + self.k
         r = theta[:self.h.n_pp]
         beta = theta[n:n + self.h.n_cov]

@@ -27,8 +27,10 @@ import numpy as np
 
 from discrank._checks import show
 from discrank._history_build import carry
+from discrank._labels import LabelIndex
 
-__all__ = ["DynamicContexts", "CONTEXT_GRID", "CONTEXT_BOUNDS", "MARGIN_GRID", "MARGIN_BOUNDS", "code_contexts"]
+__all__ = ["DynamicContexts", "CONTEXT_GRID", "CONTEXT_BOUNDS", "MARGIN_GRID", "MARGIN_BOUNDS", "code_contexts",
+           "context_terms"]
 
 #: Context scales (logits) tried when ``context_scale`` is None and the log has contexts.
 CONTEXT_GRID = (0.05, 0.1, 0.2, 0.4, 0.8)
@@ -54,9 +56,20 @@ def code_contexts(values: np.ndarray, known: Optional[np.ndarray] = None) -> tup
             raise ValueError(f"the new games' contexts are {kinds[0]}, the fitted ones {kinds[1]} "
                              f"({[str(v) for v in known]})")
         labels = np.concatenate([known, new[~np.isin(new, known)]])
-    order = np.argsort(labels, kind="stable")
-    pos = np.searchsorted(labels[order], values)
-    return labels, order[pos].astype(np.int64)
+    return labels, LabelIndex(labels).lookup(values)
+
+
+def context_terms(effects: np.ndarray, variances: np.ndarray, prior: float, ia: np.ndarray, ib: np.ndarray,
+                  c: np.ndarray) -> tuple:
+    """(logit term, variance term) of the context effects of games between ``ia`` and ``ib`` in contexts ``c``:
+    ``effects`` and their ``variances`` by player and context, shape (n_players, n_contexts); a player coded -1,
+    or a context -1, has the effect 0 with the prior's variance ``prior^2``."""
+    terms = []
+    for i in (ia, ib):
+        ok = (i >= 0) & (c >= 0)
+        at = (np.where(ok, i, 0), np.where(ok, c, 0))
+        terms.append((np.where(ok, effects[at], 0.0), np.where(ok, variances[at], prior ** 2)))
+    return terms[0][0] - terms[1][0], terms[0][1] + terms[1][1]
 
 
 class DynamicContexts:
@@ -196,25 +209,11 @@ class DynamicContexts:
         values = np.full(n, values.item(), dtype=object) if values.ndim == 0 else values
         if values.shape != (n,):
             raise ValueError(f"context has {values.shape[0]} values for {n} games")
-        labels = self.context_labels_
-        order = np.argsort(labels, kind="stable")
-        try:
-            pos = np.minimum(np.searchsorted(labels[order], values), labels.size - 1)
-        except TypeError:  # values of another kind than the labels: none of them fitted
-            return np.full(n, -1, dtype=np.int64)
-        code = order[pos]
-        return np.where(labels[code] == values, code, -1).astype(np.int64)
+        return LabelIndex(self.context_labels_).lookup(values)
 
     def _context_terms(self, ia: np.ndarray, ib: np.ndarray, c: Optional[np.ndarray]) -> tuple:
         """(logit term, variance term) of the context effects of games between ``ia`` and ``ib`` in contexts
         ``c`` (a player coded -1, or a context -1: the effect 0 with the prior's variance); (0, 0) without."""
         if c is None or not self._n_ctx():
             return 0.0, 0.0
-        e, sd, prior = self.context_effects_, self.context_sd_, self.context_scale_
-        terms = []
-        for i in (ia, ib):
-            ok = (i >= 0) & (c >= 0)
-            mean = np.where(ok, e[np.where(ok, i, 0), np.where(ok, c, 0)], 0.0)
-            var = np.where(ok, sd[np.where(ok, i, 0), np.where(ok, c, 0)] ** 2, prior ** 2)
-            terms.append((mean, var))
-        return terms[0][0] - terms[1][0], terms[0][1] + terms[1][1]
+        return context_terms(self.context_effects_, self.context_sd_ ** 2, self.context_scale_, ia, ib, c)

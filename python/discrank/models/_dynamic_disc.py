@@ -20,7 +20,7 @@ from typing import Any, Optional
 
 import numpy as np
 
-__all__ = ["DynamicDisc", "DISC_GRID", "DISC_BOUNDS"]
+__all__ = ["DynamicDisc", "DISC_GRID", "DISC_BOUNDS", "disc_uv", "disc_term"]
 
 #: Disc scales tried when ``disc_scale`` is None and ``disc_components`` > 0. The prior N(0, s^2) on ``u`` and ``v``
 #: holds the disc at exactly 0 until the games' cyclic signal exceeds about ``1 / s^2`` (the MAP of a bilinear
@@ -29,6 +29,21 @@ __all__ = ["DynamicDisc", "DISC_GRID", "DISC_BOUNDS"]
 DISC_GRID = (0.25, 0.5, 1.0, 2.0, 4.0)
 #: The hard bounds of the disc scale's search past its grid's edges.
 DISC_BOUNDS = (1.0 / 16, 16.0)
+
+
+def disc_uv(disc: np.ndarray, k: int, n_players: int) -> tuple[np.ndarray, np.ndarray]:
+    """(u, v), each of shape (n_players, k), of the solver's disc block (:class:`discrank._history_rows.Extra`: u
+    of each component, then v)."""
+    w = disc.reshape(2, k, n_players)
+    return w[0].T, w[1].T
+
+
+def disc_term(u: np.ndarray, v: np.ndarray, ia: np.ndarray, ib: np.ndarray) -> np.ndarray:
+    """The disc game's term of games between ``ia`` and ``ib`` (a player coded -1: 0), for the components ``u``
+    and ``v`` of shape (n_players, k)."""
+    ok = (ia >= 0) & (ib >= 0)
+    a, b = np.where(ok, ia, 0), np.where(ok, ib, 0)
+    return np.where(ok, np.sum(u[a] * v[b] - v[a] * u[b], axis=1), 0.0)
 
 
 class DynamicDisc:
@@ -49,18 +64,15 @@ class DynamicDisc:
         if not k:
             self.disc_u_ = self.disc_v_ = self.disc_scale_ = None
             return
-        w = res.disc.reshape(2, k, n_players)
-        self.disc_u_, self.disc_v_ = w[0].T.copy(), w[1].T.copy()
+        u, v = disc_uv(res.disc, k, n_players)
+        self.disc_u_, self.disc_v_ = u.copy(), v.copy()
         self.disc_scale_ = float(self._dscale)
 
     def _disc_term(self, ia: np.ndarray, ib: np.ndarray) -> Any:
         """The disc game's term of games between ``ia`` and ``ib`` (a player coded -1: 0); 0 without components."""
         if getattr(self, "disc_u_", None) is None:
             return 0.0
-        ok = (ia >= 0) & (ib >= 0)
-        a, b = np.where(ok, ia, 0), np.where(ok, ib, 0)
-        term = np.sum(self.disc_u_[a] * self.disc_v_[b] - self.disc_v_[a] * self.disc_u_[b], axis=1)
-        return np.where(ok, term, 0.0)
+        return disc_term(self.disc_u_, self.disc_v_, ia, ib)
 
     def cyclic_logits(self) -> Optional[np.ndarray]:
         """The disc game's logits between every two players, shape (n_players, n_players) (skew-symmetric); None

@@ -18,8 +18,8 @@ from discrank._history import chain_variances
 from discrank._losses import game_losses, outcome_losses
 from discrank._progress import plural, report_stage
 from discrank.exceptions import TuningWarning
-from discrank.models._dynamic_context import CONTEXT_BOUNDS, CONTEXT_GRID, MARGIN_BOUNDS, MARGIN_GRID
-from discrank.models._dynamic_disc import DISC_BOUNDS, DISC_GRID
+from discrank.models._dynamic_context import CONTEXT_BOUNDS, CONTEXT_GRID, MARGIN_BOUNDS, MARGIN_GRID, context_terms
+from discrank.models._dynamic_disc import DISC_BOUNDS, DISC_GRID, disc_term, disc_uv
 from discrank.models._dynamic_state import difference, outcomes
 
 __all__ = ["DynamicTuning", "DRIFT_GRID", "PRIOR_GRID", "VARIANCE_GRID", "DRIFT_BOUNDS", "PRIOR_BOUNDS",
@@ -513,12 +513,13 @@ class _Candidates:
             d, v = difference(h.pp_player, h.pp_bin, res.r, var, res.beta, model._walk(drift), prior,
                               ca[games], cb[games], bins[games], None if x is None else x[games])
             if ctx is not None:  # each player's effect in the game's context, and its variance
-                node_a, node_b = ca[games] * h.n_ctx + ctx[games], cb[games] * h.n_ctx + ctx[games]
-                d = d + res.effects[node_a] - res.effects[node_b]
-                v = v + 1.0 / res.effects_diag[node_a] + 1.0 / res.effects_diag[node_b]
+                shape = (self.n_players, h.n_ctx)
+                dc, vc = context_terms(res.effects.reshape(shape), (1.0 / res.effects_diag).reshape(shape),
+                                       model._cscale, ca[games], cb[games], ctx[games])
+                d, v = d + dc, v + vc
             if res.disc is not None:  # the disc game between the two players
-                w = res.disc.reshape(2, model.disc_components, self.n_players)
-                d = d + np.sum(w[0][:, ca[games]] * w[1][:, cb[games]] - w[1][:, ca[games]] * w[0][:, cb[games]], axis=0)
+                d = d + disc_term(*disc_uv(res.disc, model.disc_components, self.n_players), ca[games],
+                                  cb[games])
             blocks.append((d, v, res.eta, games))
             res = var = None  # freed before the next origin's games are absorbed
         return blocks
