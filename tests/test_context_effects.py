@@ -5,7 +5,7 @@ import warnings
 
 import numpy as np
 import pytest
-from scipy.optimize import minimize
+from _map_checks import check_derivatives, lbfgs
 
 from discrank import DynamicElo, Elo, GameLog, bootstrap, evaluate
 from discrank._history import _Problem, build_history, solve_history
@@ -56,21 +56,9 @@ def test_the_effects_gradient_and_hessian_match_finite_differences_and_the_map_m
     assert h.n_eff == n_players * n_ctx
     prob = _Problem(h, 0.1, 1.5, draws, context_scale=0.7)
     theta = rng.normal(scale=0.3, size=h.n_pp + h.n_eff + h.n_cov + (1 if draws else 0))
-    _, g = prob.value_grad(theta)
-    step = 1e-6
-    for k in range(0, theta.size, 7):
-        e = np.zeros(theta.size)
-        e[k] = step
-        fd = (prob.value_grad(theta + e)[0] - prob.value_grad(theta - e)[0]) / (2 * step)
-        assert fd == pytest.approx(g[k], abs=2e-6)
-    v = rng.normal(size=theta.size)
-    gp, gm = prob.value_grad(theta + step * v)[1], prob.value_grad(theta - step * v)[1]
-    prob.value_grad(theta)
-    H = prob.hessian()[0]
-    np.testing.assert_allclose(H.matvec(v), (gp - gm) / (2 * step), rtol=0, atol=1e-6)
+    check_derivatives(prob, theta, rng, grad_atol=2e-6, hessp_atol=1e-6)
     res = solve_history(h, 0.1, 1.5, draws, context_scale=0.7, tol=1e-10)
-    ref = minimize(lambda t: prob.value_grad(t), np.zeros(theta.size), jac=True, method="L-BFGS-B",
-                   options=dict(maxiter=20000, gtol=1e-12, ftol=1e-15))
+    ref = lbfgs(prob, np.zeros(theta.size))
     assert res.converged and res.objective <= ref.fun + 1e-9
     np.testing.assert_allclose(res.theta, ref.x, rtol=0, atol=2e-5)
     np.testing.assert_array_equal(res.effects, res.theta[h.n_pp:h.n_pp + h.n_eff])

@@ -6,7 +6,7 @@ import warnings
 
 import numpy as np
 import pytest
-from scipy.optimize import minimize
+from _map_checks import check_derivatives, lbfgs
 
 from discrank import DynamicElo, GameLog
 from discrank._history import _Problem, build_history, default_start, solve_history
@@ -43,14 +43,9 @@ def test_the_disc_gradient_matches_finite_differences_and_newton_reaches_the_lbf
     h = build_history(ca, cb, y, bins, None, n, None)
     prob = _Problem(h, 0.1, 1.5, None, disc=1, disc_scale=1.0)
     theta = default_start(h, None, 1) + rng.normal(scale=0.2, size=h.n_pp + 2 * n)
-    _, g = prob.value_grad(theta)
-    for k in range(0, theta.size, 3):
-        e = np.zeros(theta.size)
-        e[k] = 1e-6
-        assert (prob.value_grad(theta + e)[0] - prob.value_grad(theta - e)[0]) / 2e-6 == pytest.approx(g[k], abs=2e-6)
+    check_derivatives(prob, theta, rng, grad_atol=2e-6, every=3)
     res = solve_history(h, 0.1, 1.5, None, disc=1, disc_scale=1.0, tol=1e-9)
-    ref = minimize(lambda t: prob.value_grad(t), default_start(h, None, 1), jac=True, method="L-BFGS-B",
-                   options=dict(maxiter=50000, gtol=1e-10, ftol=1e-15))
+    ref = lbfgs(prob, default_start(h, None, 1))
     assert res.converged and res.n_iter < 40  # exact Newton: 17 steps measured (Gauss-Newton alone: > 100)
     assert res.objective == pytest.approx(ref.fun, abs=1e-6)
 

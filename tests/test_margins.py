@@ -5,7 +5,7 @@ import warnings
 
 import numpy as np
 import pytest
-from scipy.optimize import minimize
+from _map_checks import check_derivatives, lbfgs
 
 from discrank import DynamicElo, GameLog
 from discrank._history import _Problem, build_history, solve_history
@@ -58,20 +58,9 @@ def test_the_margin_terms_match_finite_differences_and_the_map_matches_lbfgs(dra
     assert h.margin[3].sum() == margin[20:].sum()  # every sub-contest in a margin row, none of the walkovers'
     prob = _Problem(h, 0.1, 1.5, draws, context_scale=0.7, margin_scale=0.4)
     theta = rng.normal(scale=0.3, size=h.n_pp + h.n_eff + h.n_cov + (1 if draws else 0))
-    _, g = prob.value_grad(theta)
-    step = 1e-6
-    for k in range(0, theta.size, 7):
-        e = np.zeros(theta.size)
-        e[k] = step
-        fd = (prob.value_grad(theta + e)[0] - prob.value_grad(theta - e)[0]) / (2 * step)
-        assert fd == pytest.approx(g[k], abs=3e-6)
-    v = rng.normal(size=theta.size)
-    gp, gm = prob.value_grad(theta + step * v)[1], prob.value_grad(theta - step * v)[1]
-    prob.value_grad(theta)  # the rows keep the curvature of the last evaluation
-    np.testing.assert_allclose(prob.hessian()[0].matvec(v), (gp - gm) / (2 * step), rtol=0, atol=2e-6)
+    check_derivatives(prob, theta, rng, grad_atol=3e-6, hessp_atol=2e-6)
     res = solve_history(h, 0.1, 1.5, draws, context_scale=0.7, margin_scale=0.4, tol=1e-10)
-    ref = minimize(lambda t: prob.value_grad(t), np.zeros(theta.size), jac=True, method="L-BFGS-B",
-                   options=dict(maxiter=20000, gtol=1e-12, ftol=1e-15))
+    ref = lbfgs(prob, np.zeros(theta.size))
     assert res.converged and res.objective <= ref.fun + 1e-9
     np.testing.assert_allclose(res.theta, ref.x, rtol=0, atol=2e-5)
 
