@@ -157,13 +157,11 @@ class DynamicContexts:
 
     def _carried(self, warm: tuple, h: Any) -> np.ndarray:
         """A warm start for the history ``h`` from the fit ``warm`` (player, period, rating, tail of the
-        player-periods fitted, :func:`discrank._history_build.carry`), the fitted context effects between the
-        ratings and the tail."""
-        theta = carry(*warm, h)
-        if not h.n_eff and not self.disc_components:
-            return theta
-        return np.concatenate([theta[:h.n_pp], self._effects_start(h.n_players), self._disc_start(h.n_players),
-                               theta[h.n_pp:]])
+        player-periods fitted, :func:`discrank._history_build.carry`), the fitted context effects and disc
+        components between the ratings and the tail."""
+        player, period, rating, tail = warm
+        block = [self._effects_start(h.n_players), self._disc_start(h.n_players), tail]
+        return carry(player, period, rating, np.concatenate(block), h)
 
     def save(self, path: Any) -> None:
         """Write the fitted model to an ``.npz`` file (see :meth:`discrank.models._base.Model.save`).

@@ -93,11 +93,12 @@ class DynamicTuning:
         :data:`VARIANCE_BOUNDS`), and a value chosen at a bound is warned about
         (:class:`~discrank.exceptions.TuningWarning`). A parameter given is the only candidate of its own
         search. With ``tuning_budget``, the walks stop at the first candidate past it, and the best scored is
-        kept. With margins (``margin``) and ``margin_scale`` None, and with contexts (``ctx``, each game's code)
-        and ``context_scale`` None, the walks run at the middle of :data:`MARGIN_GRID` and :data:`CONTEXT_GRID`;
-        then the margin scale, then the context scale walk their grids at the best drift and prior (past their
-        edges as the others, within :data:`MARGIN_BOUNDS` and :data:`CONTEXT_BOUNDS`), and the model's ``_mscale``
-        and ``_cscale`` are left at the choices. The search, each candidate scored and the choice are reported to
+        kept. With margins (``margin``) and ``margin_scale`` None, with contexts (``ctx``, each game's code) and
+        ``context_scale`` None, and with disc components and ``disc_scale`` None, the walks run at the middle of
+        :data:`MARGIN_GRID`, :data:`CONTEXT_GRID` and :data:`DISC_GRID`; then the margin, the context and the
+        disc scales walk their grids in turn at the best drift and prior (past their edges as the others, within
+        their bounds, :data:`_EXTRA`), and the model's ``_mscale``, ``_cscale`` and ``_dscale`` are left at the
+        choices. The search, each candidate scored and the choice are reported to
         the listener of :func:`discrank._progress.staging` (``verbose``)."""
         from discrank._tuning import Validation, check_validation
 
@@ -156,7 +157,7 @@ class DynamicTuning:
         _axis_walk(priors, priors.grid.index(mid_prior), lambda prior: cand.score(best_drift, prior), cand.gain)
 
     def _extra_walk(self, cand: "_Candidates", name: str, attr: str, axis: "_Axis", best: tuple) -> None:
-        """The walk of the scale ``name`` (the model's attribute ``attr``: the margin or the context scale) at the
+        """The walk of the scale ``name`` (the model's attribute ``attr``: the margin, context or disc scale) at the
         best (drift, prior) ``best``, from the value the walks ran at (its score, that of ``best``); the candidate
         ``best`` then holds the chosen value's score and variance scale, and ``attr`` the chosen value."""
         scores = cand.extra.setdefault(name, (axis, {}))[1]
@@ -216,7 +217,7 @@ class DynamicTuning:
         chosen = (best[0], best[1], cand.best_scale[best])[skip:]
         scanned = (sorted({d for d, _ in cand.scores}), sorted({p for _, p in cand.scores}),
                    sorted(cand.scanned))[skip:]
-        for name, _, _, attr in _EXTRA:  # the margin and the context scales' walks
+        for name, _, _, attr in _EXTRA:  # the margin, context and disc scales' walks
             if name in cand.extra:
                 axis, scores = cand.extra[name]
                 names, axes = names + (name,), axes + (axis,)
@@ -427,7 +428,7 @@ class _Candidates:
         self.scanned: set = set()
         self._whole, self._theta0 = None, None  # the history of every game, the last candidate's first fit
         self._last, self._kept = None, None  # the last origin's fit of the latest and the best candidates
-        # the margin and context scales' walks, by name: (axis, value -> (score, best variance scale))
+        # the margin, context and disc scales' walks, by name: (axis, value -> (score, best variance scale))
         self.extra: dict = {}
 
     def score(self, drift: float, prior: float) -> float:
@@ -445,7 +446,7 @@ class _Candidates:
 
     def scored(self, drift: float, prior: float, name: str = "") -> tuple[float, float]:
         """(log loss per validation game, best variance scale) of the forecasts at ``(drift, prior)`` and the
-        model's context scale, reported (as the candidate ``name`` after the drift and prior); a
+        model's margin, context and disc scales, reported (as the candidate ``name`` after the drift and prior); a
         :class:`_BudgetSpent` once ``budget`` candidates are scored."""
         scored = len(self.scores) + sum(len(s) - 1 for _, s in self.extra.values())  # (each walk's first: copied)
         if self.budget is not None and scored >= self.budget:
@@ -467,9 +468,9 @@ class _Candidates:
         origin's fit starts from the previous candidate's; each later one from the previous origin's with the
         games between them absorbed by :class:`discrank._history_update.HistoryState` (the ratings of their
         player-periods and of :data:`REACH` periods back along each touched chain re-solved with the others
-        held), which leaves the whole-history solve a few Newton steps; with contexts or margins (which
-        :class:`~discrank._history_update.HistoryState` does not hold), from the previous origin's fit carried to
-        the origin's history."""
+        held), which leaves the whole-history solve a few Newton steps; with contexts, margins or disc components
+        (which :class:`~discrank._history_update.HistoryState` does not hold), from the previous origin's fit
+        carried to the origin's history."""
         from discrank._history_build import carry
         from discrank._history_update import HistoryState
 
@@ -491,7 +492,7 @@ class _Candidates:
             h = self._history(int(k))
             if i and carried:
                 n_prev = prev[0].size
-                theta0 = np.concatenate([carry(prev[0], prev[1], prev[2][:n_prev], np.zeros(0), h), prev[2][n_prev:]])
+                theta0 = carry(prev[0], prev[1], prev[2][:n_prev], prev[2][n_prev:], h)
                 prev = None
             res = model._solve_built(h, drift, prior, theta0, tol, self.rows_of, ratings_scale=True)
             theta = res.theta  # (r, the context effects, beta, eta: a view of it is res.r)
