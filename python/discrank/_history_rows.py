@@ -1,13 +1,13 @@
 """The games' terms of the whole-history problem (:class:`Rows`: the results', over player-periods), and its margin
-likelihood: the sub-contests of each game (the games of a tennis match,
-the goals of a football match) as binomial rows on the game's logit scaled by ``margin_scale``.
+likelihood: the sub-contests of each game (the games of a tennis match, the goals of a football match) as
+binomial rows on the game's logit scaled by ``margin_scale``.
 
-A game between ``a`` and ``b`` with logit ``d`` (the ratings' difference, the context effects and ``beta . x``)
-whose margin is ``(m_a, m_b)`` adds ``m_a log sigmoid(kappa d) + m_b log sigmoid(-kappa d)`` to the
+A game between ``a`` and ``b`` with logit ``d`` (the ratings' difference, the context effects, the disc game and
+``beta . x``) whose margin is ``(m_a, m_b)`` adds ``m_a log sigmoid(kappa d) + m_b log sigmoid(-kappa d)`` to the
 log-likelihood of its result: each sub-contest is won by ``a`` with probability ``sigmoid(kappa d)``, ``kappa =
 margin_scale`` (a game of tennis is less decisive than a match, so ``kappa < 1``). The terms are those of a
-:class:`discrank._history.Rows` over the margin rows of the history (:attr:`discrank._history_build.History.margin`:
-the games of one pair of player-periods, covariate value and context, their sub-contests summed), in numpy:
+:class:`Rows` over the margin rows of the history (:attr:`discrank._history_build.History.margin`: the games of
+one pair of player-periods, covariate value and context, their sub-contests summed), in numpy:
 :class:`MarginRows`. :class:`SumRows` adds them to the results' rows, so that the MAP stays one convex problem
 (``kappa`` is fixed during a fit; the tuning chooses it) and the Newton solver sees one set of rows. The forecasts
 of a game's result are the result model's, from ratings that the margins informed.
