@@ -47,7 +47,9 @@ def paired(loss: np.ndarray, ref: np.ndarray) -> tuple[float, float]:
 FEATURES = {"+ contexts": {"context_scale": None, "margin_scale": 0},
             "+ margins": {"context_scale": 0, "margin_scale": None},
             "+ contexts + margins": {"context_scale": None, "margin_scale": None},
-            "+ disc (k = 1)": {"context_scale": 0, "margin_scale": 0, "disc_components": 1}}
+            "+ disc (k = 1)": {"context_scale": 0, "margin_scale": 0, "disc_components": 1},
+            "+ draw propensity": {"context_scale": 0, "margin_scale": 0, "draw_propensity_scale": None},
+            "+ margins + draw propensity": {"context_scale": 0, "margin_scale": None, "draw_propensity_scale": None}}
 
 
 def evaluate_features(log, split: dict, draws=None, period: str = "week", only=None) -> dict:
@@ -66,7 +68,8 @@ def evaluate_features(log, split: dict, draws=None, period: str = "week", only=N
     out = {"DynamicElo()": run("DynamicElo()", DynamicElo(period=period, draws=draws, context_scale=0,
                                                           margin_scale=0))}
     ref = out["DynamicElo()"][1]
-    has = {"context_scale": log.context is not None, "margin_scale": getattr(log, "margin", None) is not None}
+    has = {"context_scale": log.context is not None, "margin_scale": getattr(log, "margin", None) is not None,
+           "draw_propensity_scale": draws == "davidson"}
     for name, params in FEATURES.items():
         if (only is None or name in only) and all(has.get(key, True) or value == 0 for key, value in params.items()):
             model = DynamicElo(period=period, draws=draws, drift=ref.drift_, prior_scale=ref.prior_scale_, **params)
@@ -98,6 +101,8 @@ def report(title: str, runs: dict) -> list[str]:
             chosen += f", margin {model.margin_scale_:.3g}"
         if model.disc_scale_ is not None:
             chosen += f", disc {model.disc_scale_:.3g}"
+        if model.draw_propensity_scale_ is not None:
+            chosen += f", draw propensity {model.draw_propensity_scale_:.3g}"
         lines.append(f"| {name} | {np.mean(loss['log_loss']):.4f} | {diff:+.4f} ({se:.4f}) | {col3} | {chosen} | "
                      f"{seconds:.0f} |")
     return lines + [""]

@@ -96,5 +96,5 @@ def test_the_bad_input_of_the_disc_is_refused_naming_it(tmp_path):
     model = fixed().fit(log)
     with pytest.raises(ValueError, match="fitted with disc components cannot be saved yet"):
         model.save(tmp_path / "model.npz")
-    with pytest.raises(ValueError, match="does not spread context effects, margins or disc components"):
+    with pytest.raises(ValueError, match="does not spread context effects, margins, disc components"):
         fixed()._fit_log(log, None, rows_of=lambda h, draws: None)

@@ -113,5 +113,5 @@ def test_the_bad_input_of_margins_is_refused_naming_it(tmp_path):
         plain.update(later)
     with pytest.raises(ValueError, match="fitted with a margin likelihood cannot be saved yet"):
         model.save(tmp_path / "model.npz")
-    with pytest.raises(ValueError, match="does not spread context effects, margins or disc components"):
+    with pytest.raises(ValueError, match="does not spread context effects, margins, disc components"):
         fixed(margin_scale=0.35)._fit_log(log, None, rows_of=lambda h, draws: None)

@@ -57,6 +57,7 @@ CASES = [
     ("DynamicElo", "margin_scale", -0.5),
     ("DynamicElo", "disc_components", -1),
     ("DynamicElo", "disc_scale", 0.0),
+    ("DynamicElo", "draw_propensity_scale", -0.2),
 ]
 
 

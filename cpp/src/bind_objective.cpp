@@ -53,14 +53,19 @@ discrank::DrawModel to_draw_model(int model) {
 
 // The draw model's per-pair terms (draw_block) at scores d: (w L, w dL/dd, w d2L/dd2, w dL/deta,
 // w d2L/dd deta, w d2L/deta2), each of d's length.
-py::tuple draw_terms(int model, const FloatIn& d, const FloatIn& y, const FloatIn& q, const FloatIn& w, double eta) {
+py::tuple draw_terms(int model, const FloatIn& d, const FloatIn& y, const FloatIn& q, const FloatIn& w, double eta,
+                     const std::optional<FloatIn>& eta_rows) {
     const discrank::DrawModel id = to_draw_model(model);
     const std::int64_t m = common_length("d, y, q and w", {{"d", &d}, {"y", &y}, {"q", &q}, {"w", &w}});
+    if (eta_rows && eta_rows->size() != m)
+        throw py::value_error("eta_rows has " + std::to_string(eta_rows->size()) + " entries for " + std::to_string(m) +
+                              " games");
+    const double* per_row = eta_rows ? eta_rows->data() : nullptr;
     const auto len = static_cast<py::ssize_t>(m);
     FloatArray f(len), fd(len), fdd(len), fe(len), fde(len), fee(len);
     {
         py::gil_scoped_release release;
-        discrank::draw_block(id, m, y.data(), q.data(), w.data(), d.data(), eta, f.mutable_data(), fd.mutable_data(),
+        discrank::draw_block(id, m, y.data(), q.data(), w.data(), d.data(), eta, per_row, f.mutable_data(), fd.mutable_data(),
                              fdd.mutable_data(), fe.mutable_data(), fee.mutable_data(), fde.mutable_data());
     }
     return py::make_tuple(f, fd, fdd, fe, fde, fee);
@@ -276,8 +281,10 @@ void bind_objective(py::module_& m) {
     m.attr("DRAW_RAO_KUPPER") = static_cast<int>(discrank::DrawModel::rao_kupper);
     m.def("draw_terms", &draw_terms, py::arg("model"), py::arg("d").noconvert(), py::arg("y").noconvert(),
           py::arg("q").noconvert(), py::arg("w").noconvert(), py::arg("eta"),
+          py::arg("eta_rows").noconvert() = py::none(),
           "a draw model's per-pair terms at scores d: (w L, w dL/dd, w d2L/dd2, w dL/deta, w d2L/dd deta, "
-          "w d2L/deta2), y the score shares, q the draw shares, w the weights, eta the draw parameter");
+          "w d2L/deta2), y the score shares, q the draw shares, w the weights, eta the draw parameter (eta_rows: "
+          "each game's own, in place of eta)");
 
     py::class_<PyObjective>(m, "PairObjective")
         .def(py::init<std::int64_t, IntIn, IntIn, FloatIn, FloatIn, const std::string&,

@@ -74,6 +74,8 @@ class HistoryResult:
     effects: Optional[np.ndarray] = None  # the context effects (None without contexts)
     effects_diag: Optional[np.ndarray] = None  # their Hessian's diagonal (games and prior)
     disc: Optional[np.ndarray] = None  # the disc components: u of each component, then v (None without)
+    propensity: Optional[np.ndarray] = None  # each player's draw propensity (None without)
+    propensity_diag: Optional[np.ndarray] = None  # their Hessian's diagonal (games and prior)
 
 
 def chain_precisions(gap: np.ndarray, drift: float) -> np.ndarray:
@@ -87,13 +89,14 @@ def chain_precisions(gap: np.ndarray, drift: float) -> np.ndarray:
 DISC_START = 0.1
 
 
-def default_start(h: History, draws, disc: int = 0) -> np.ndarray:
+def default_start(h: History, draws, disc: int = 0, propensity: bool = False) -> np.ndarray:
     """The parameter vector a fit starts from: every rating, context effect and beta at 0, Davidson's ``eta`` at
     0, and Rao and Kupper's threshold at the log's draw rate for ``d = 0`` (``P(draw) = 2 sigmoid(kappa) - 1``);
     ``disc`` components' ``u`` and ``v`` drawn N(0, DISC_START^2) (seed 0, the same start whatever the
-    threads); the stopping rule's scale is the gradient there (:func:`solve_history`)."""
+    threads); the draw propensities (with ``propensity``) at 0; the stopping rule's scale is the gradient there
+    (:func:`solve_history`)."""
     n_disc = 2 * disc * h.n_players
-    zero = np.zeros(h.n_pp + h.n_eff + n_disc + h.n_cov + (1 if draws else 0))
+    zero = np.zeros(h.n_pp + h.n_eff + n_disc + (h.n_players if propensity else 0) + h.n_cov + (1 if draws else 0))
     if draws == "rao-kupper":
         zero[-1] = draw_start(draws, float(h.draw.sum()) / max(float(h.n.sum()), 1.0))
     if disc:
@@ -118,12 +121,13 @@ class _Problem:
     the prior on each first period (the precision ``prior`` on the player-periods ``first``) are added
     here. The parameters are the ratings (``n_pp``), the block of :class:`discrank._history_rows.Extra` (the
     context effects, ``h.n_eff``, each with the prior N(0, context_scale^2); the ``disc`` components' ``u`` and
-    ``v`` of each player, each with the prior N(0, disc_scale^2)), then beta and the draw parameter.
+    ``v`` of each player, each with the prior N(0, disc_scale^2); each player's draw propensity, with the prior
+    N(0, propensity_scale^2) when that scale is positive), then beta and the draw parameter.
     """
 
     def __init__(self, h: History, drift: float, prior_scale: float, draws: bool, n_threads: int = 0,
                  rows: Optional[Rows] = None, context_scale: float = 0.0, margin_scale: float = 0.0,
-                 disc: int = 0, disc_scale: float = 0.0):
+                 disc: int = 0, disc_scale: float = 0.0, propensity_scale: float = 0.0):
         self.h = h
         self.draws = draws
         self.n_threads = n_threads
@@ -135,19 +139,25 @@ class _Problem:
         self.rest[:-1] += self.chain
         self.rest[1:] += self.chain
         self.m = h.n_cov + (1 if draws else 0)
-        self.k = h.n_eff + 2 * disc * h.n_players  # the context effects and the disc, after the ratings
+        propensity = propensity_scale > 0
+        if propensity and not draws:
+            raise ValueError("draw propensities need a draw model (draws='davidson' or 'rao-kupper')")
+        self.n_prop = h.n_players if propensity else 0
+        # the context effects, the disc and the draw propensities, after the ratings
+        self.k = h.n_eff + 2 * disc * h.n_players + self.n_prop
         if h.n_eff and not context_scale > 0:
             raise ValueError(f"context effects need a positive context_scale, got {context_scale!r}")
         if disc and not disc_scale > 0:
             raise ValueError(f"disc components need a positive disc_scale, got {disc_scale!r}")
         self.eff_prior = np.concatenate([np.full(h.n_eff, 1.0 / context_scale ** 2 if h.n_eff else 0.0),
-                                         np.full(self.k - h.n_eff, 1.0 / disc_scale ** 2 if disc else 0.0)])
+                                         np.full(2 * disc * h.n_players, 1.0 / disc_scale ** 2 if disc else 0.0),
+                                         np.full(self.n_prop, 1.0 / propensity_scale ** 2 if propensity else 0.0)])
         # the prior of beta (discrank._advantage.BETA_PRIOR_SCALE), a diagonal on the global block
         self.beta_prior = beta_precision(h.x, h.n) if h.n_cov else np.zeros(0)
         if h.n_pp > np.iinfo(np.int32).max:
             raise ValueError(f"{h.n_pp} player-periods: the core's pair kernel takes at most 2^31 - 1; use a "
                              "coarser period")
-        self.rows = games_rows(h, draws, margin_scale, disc) if rows is None else rows
+        self.rows = games_rows(h, draws, margin_scale, disc, propensity) if rows is None else rows
 
     def split(self, theta):
         """(ratings, beta, eta) of a parameter vector (:meth:`effects` gives the block between them: the context
@@ -280,7 +290,7 @@ def solve_history(h: History, drift: float, prior_scale: float, draws: bool, the
                   tol: float = 1e-9, max_iter: int = 100, n_threads: int = 0,
                   rows: Optional[Rows] = None, ratings_scale: bool = False,
                   context_scale: float = 0.0, margin_scale: float = 0.0, disc: int = 0,
-                  disc_scale: float = 0.0) -> HistoryResult:
+                  disc_scale: float = 0.0, propensity_scale: float = 0.0) -> HistoryResult:
     """Newton's method to the MAP of the whole history (see the module's docstring).
 
     Parameters
@@ -319,6 +329,10 @@ def solve_history(h: History, drift: float, prior_scale: float, draws: bool, the
         longer convex: the Newton steps take its exact curvature with conjugate gradients stopped at negative
         curvature (:func:`newton_cg`), so that they descend from :func:`default_start` to a local minimum rather
         than to the saddle point ``u = v = 0``.
+    propensity_scale : float
+        With a draw model and a positive scale, each player's draw propensity ``delta_p ~ N(0,
+        propensity_scale^2)`` added to the draw parameter of their games (``eta + delta_a + delta_b``); 0: none.
+        The problem stays convex (the draw models' losses are convex in the draw parameter).
 
     Returns
     -------
@@ -326,14 +340,15 @@ def solve_history(h: History, drift: float, prior_scale: float, draws: bool, the
         Each Newton step is reported to the hook of :func:`discrank._progress.reporting` (step, objective,
         largest gradient entry relative to the one at zero).
     """
-    prob = _Problem(h, drift, prior_scale, draws, n_threads, rows, context_scale, margin_scale, disc, disc_scale)
+    prob = _Problem(h, drift, prior_scale, draws, n_threads, rows, context_scale, margin_scale, disc, disc_scale,
+                    propensity_scale)
     part = slice(0, h.n_pp + prob.k) if ratings_scale else slice(None)
     if theta0 is None:
-        theta = default_start(h, draws, disc)
+        theta = default_start(h, draws, disc, prob.n_prop > 0)
         value, g = prob.value_grad(theta)
         g0 = float(np.abs(g[part]).max(initial=0.0))
     else:  # the scale is the gradient at the default start, whatever the start (that start then freed)
-        g0 = float(np.abs(prob.value_grad(default_start(h, draws, disc))[1][part]).max(initial=0.0))
+        g0 = float(np.abs(prob.value_grad(default_start(h, draws, disc, prob.n_prop > 0))[1][part]).max(initial=0.0))
         theta = np.asarray(theta0, dtype=np.float64)  # (never written: each step makes a new theta)
         value, g = prob.value_grad(theta)  # last: the rows keep the curvature at theta
     n_cg = 0
@@ -379,17 +394,20 @@ def solve_history(h: History, drift: float, prior_scale: float, draws: bool, the
     r, beta, eta = prob.split(theta)
     games_diag = prob.rows.diagonal()
     n, n_eff = h.n_pp, h.n_eff
-    effects = effects_diag = disc_part = None
+    effects = effects_diag = disc_part = prop = prop_diag = None
     if n_eff:
         effects = theta[n:n + n_eff].copy()
         effects_diag = games_diag[n:n + n_eff] + prob.eff_prior[:n_eff]
     if disc:
-        disc_part = theta[n + n_eff:n + prob.k].copy()
+        disc_part = theta[n + n_eff:n + prob.k - prob.n_prop].copy()
+    if prob.n_prop:
+        prop = theta[n + prob.k - prob.n_prop:n + prob.k].copy()
+        prop_diag = games_diag[n + prob.k - prob.n_prop:] + prob.eff_prior[prob.k - prob.n_prop:]
     games_diag = games_diag[:n]
     return HistoryResult(r.copy() if it == 0 and theta0 is not None else r,  # (a view of a theta made here)
                          np.array(beta, dtype=np.float64), None if eta is None else float(eta), value,
                          float(np.abs(g).max()) / scale, it, n_cg, bool(converged), games_diag + prob.rest,
-                         -prob.chain, scale, g, games_diag, theta, effects, effects_diag, disc_part)
+                         -prob.chain, scale, g, games_diag, theta, effects, effects_diag, disc_part, prop, prop_diag)
 
 
 def global_covariance(prob: "_Problem") -> np.ndarray:
@@ -412,8 +430,9 @@ def global_covariance(prob: "_Problem") -> np.ndarray:
 
 def covariance_at(h: History, drift: float, prior_scale: float, draws: bool, theta: np.ndarray,
                   n_threads: int = 0, context_scale: float = 0.0, margin_scale: float = 0.0, disc: int = 0,
-                  disc_scale: float = 0.0) -> np.ndarray:
+                  disc_scale: float = 0.0, propensity_scale: float = 0.0) -> np.ndarray:
     """:func:`global_covariance` at a parameter vector ``theta`` of the problem."""
-    prob = _Problem(h, drift, prior_scale, draws, n_threads, None, context_scale, margin_scale, disc, disc_scale)
+    prob = _Problem(h, drift, prior_scale, draws, n_threads, None, context_scale, margin_scale, disc, disc_scale,
+                    propensity_scale)
     prob.value_grad(theta)
     return global_covariance(prob)

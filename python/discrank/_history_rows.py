@@ -33,14 +33,18 @@ class Extra:
     term at a point and its derivative in each parameter it holds, as slots ``(nodes, coefficient)``; the effects'
     terms are linear, the disc's bilinear (the Hessian products use their Gauss-Newton part, ``J^T W J``).
 
+    With ``propensity``, each player's draw propensity ``delta_p`` follows: it enters the row's draw parameter,
+    not its logit (``eta + delta_lo + delta_hi``, :meth:`eta_offset`), through the slots :attr:`eta_slots`.
+
     The block is laid out as the effects (``n_eff``: ``player * n_ctx + context``), then ``u`` of each component
-    (``n_players`` each), then ``v`` of each component.
+    (``n_players`` each), then ``v`` of each component, then the draw propensities (``n_players``, with
+    ``propensity``).
     """
 
     def __init__(self, n_eff: int, e_lo: Optional[np.ndarray], e_hi: Optional[np.ndarray], k: int, n_players: int,
-                 p_lo: np.ndarray, p_hi: np.ndarray) -> None:
+                 p_lo: np.ndarray, p_hi: np.ndarray, propensity: bool = False) -> None:
         self.n_eff, self.k, self.n_players = int(n_eff), int(k), int(n_players)
-        self.size = self.n_eff + 2 * self.k * self.n_players
+        self.size = self.n_eff + (2 * self.k + (1 if propensity else 0)) * self.n_players
         kind = np.int32 if self.size <= np.iinfo(np.int32).max else np.int64
         self.e = None if not self.n_eff else (e_lo.astype(kind), e_hi.astype(kind))
         p_lo, p_hi = p_lo.astype(kind), p_hi.astype(kind)
@@ -48,6 +52,15 @@ class Extra:
         # each component's nodes: (u of lo, v of lo, u of hi, v of hi)
         self.disc = [(off + j * n + p_lo, off + (self.k + j) * n + p_lo, off + j * n + p_hi, off + (self.k + j) * n + p_hi)
                      for j in range(self.k)]
+        start = off + 2 * self.k * n
+        #: the draw propensities' slots in each row's draw parameter (empty without)
+        self.eta_slots = [(start + p_lo, 1.0), (start + p_hi, 1.0)] if propensity else []
+
+    def eta_offset(self, w: np.ndarray) -> Optional[np.ndarray]:
+        """Each row's draw propensities at ``w`` (``delta_lo + delta_hi``); None without."""
+        if not self.eta_slots:
+            return None
+        return self.along(self.eta_slots, w)
 
     def linearize(self, w: np.ndarray) -> tuple[Optional[np.ndarray], list]:
         """(each row's term at ``w``, the slots ``(nodes, coefficient)`` of its derivative)."""
@@ -139,21 +152,23 @@ class Rows:
         self._f_d: Optional[np.ndarray] = None  # each row's first derivative at the last evaluation
 
     @classmethod
-    def of(cls, h: History, draws, disc: int = 0) -> "Rows":
-        """Every row of ``h`` (with ``disc`` components of the disc game)."""
-        return cls(h.n_pp, h.lo, h.hi, h.x, h.n, h.win, h.draw, draws, extra_of(h, h.lo, h.hi, h.ctx, disc))
+    def of(cls, h: History, draws, disc: int = 0, propensity: bool = False) -> "Rows":
+        """Every row of ``h`` (with ``disc`` components of the disc game, and each player's draw propensity)."""
+        return cls(h.n_pp, h.lo, h.hi, h.x, h.n, h.win, h.draw, draws,
+                   extra_of(h, h.lo, h.hi, h.ctx, disc, propensity))
 
-    def _draw_terms(self, d, eta):
+    def _draw_terms(self, d, eta, shift=None):
         """(f, f_d, f_dd, f_e, f_de, f_ee) per row of the draw model: the loss and its derivatives in d and
         the draw parameter (Davidson's eta = log nu, or Rao and Kupper's threshold kappa; kappa <= 0 is
         outside the model, an infinite loss that the line search backs away from), by the core's
         ``draw_terms`` (losses.hpp's ``draw_block``, also the disc decomposition's draw loss), each row
-        weighing its games."""
+        weighing its games; ``shift`` (optional): each row's draw propensities, added to the draw parameter."""
         if self._shares is None:  # (score share, draw share) per row
             self._shares = ((self.win + 0.5 * self.draw) / self.n, self.draw / self.n)
         model = _core.DRAW_RAO_KUPPER if self.draws == "rao-kupper" else _core.DRAW_DAVIDSON
+        rows_eta = None if shift is None else np.ascontiguousarray(float(eta) + shift)
         return _core.draw_terms(model, np.ascontiguousarray(d, dtype=np.float64), self._shares[0], self._shares[1],
-                                self.n, float(eta))
+                                self.n, float(eta), rows_eta)
 
     def evaluate(self, r: np.ndarray, beta: np.ndarray, eta: Optional[float], n_threads: int = 0,
                  e: Optional[np.ndarray] = None):
@@ -175,7 +190,7 @@ class Rows:
             d = r[self.lo] - r[self.hi]
             if offset is not None:
                 d = d + offset
-            f, f_d, f_dd, f_e, f_de, f_ee = self._draw_terms(d, eta)
+            f, f_d, f_dd, f_e, f_de, f_ee = self._draw_terms(d, eta, None if e is None else self.extra.eta_offset(e))
             value = float(np.sum(f))
             g = self._net(f_d)
             if self.n_cov:
@@ -185,7 +200,10 @@ class Rows:
         tail = np.concatenate(tail) if tail else np.zeros(0)
         if self.extra is None:
             return float(value), g, tail
-        return float(value), g, tail, self.extra.net(self._slots, f_d)
+        g_e = self.extra.net(self._slots, f_d)
+        if self.draws and self.extra.eta_slots:
+            g_e += self.extra.net(self.extra.eta_slots, f_e)
+        return float(value), g, tail, g_e
 
     def _offset(self, beta: np.ndarray, e: Optional[np.ndarray]) -> Optional[np.ndarray]:
         """Each row's logit beyond its ratings' difference (``beta . x`` and the block ``e``'s term); the block's
@@ -193,7 +211,8 @@ class Rows:
         offset = self.x @ beta if self.n_cov else None
         if self.extra is not None:
             shift, self._slots = self.extra.linearize(e)
-            offset = shift if offset is None else offset + shift
+            if shift is not None:  # (None: a block of draw propensities alone, no logit term)
+                offset = shift if offset is None else offset + shift
         return offset
 
     def _net(self, c: np.ndarray) -> np.ndarray:
@@ -225,7 +244,10 @@ class Rows:
         diag = np.bincount(self.lo, f_dd, self.n_pp) + np.bincount(self.hi, f_dd, self.n_pp)
         if self.extra is None:
             return diag
-        return np.concatenate([diag, self.extra.diagonal(self._slots, f_dd)])
+        extra = self.extra.diagonal(self._slots, f_dd)
+        if self.draws and self.extra.eta_slots:
+            extra += self.extra.diagonal(self.extra.eta_slots, self.curv[2])
+        return np.concatenate([diag, extra])
 
     def global_block(self) -> np.ndarray:
         """The (beta, eta) block of the games' Hessian, shape (m, m)."""
@@ -236,14 +258,24 @@ class Rows:
         context effects, times (vr, ve, vg), their part of the product last."""
         out = self.kernel.hessp_s(self.curv[0], vr, n_threads=n_threads)  # the games' Laplacian
         rowcoef = self._coefficients()[0] if self.m else None
+        dp = None
         if self.extra is not None:
-            f_dd = self.curv[0]
+            f_dd, f_de, f_ee = self.curv
             de = self.extra.along(self._slots, ve)
+            if de is None:  # (a block of draw propensities alone)
+                de = np.zeros(self.n.size)
             out += self._net(f_dd * de)
             along = f_dd * (vr[self.lo] - vr[self.hi] + de)
             if self.m:
                 along += rowcoef @ vg
+            if self.draws and self.extra.eta_slots:  # the draw propensities: the draw parameter's terms per row
+                dp = self.extra.along(self.extra.eta_slots, ve)
+                jd = vr[self.lo] - vr[self.hi] + de + (self.x @ vg[:self.n_cov] if self.n_cov else 0.0)
+                out += self._net(f_de * dp)
+                along += f_de * dp
             out_e = self.extra.net(self._slots, along)
+            if dp is not None:
+                out_e += self.extra.net(self.extra.eta_slots, f_de * jd + f_ee * (vg[-1] + dp))
             if self.extra.k:  # the disc's bilinear term: its second-order part, exact Newton
                 out_e += self.extra.second(self._f_d, ve)
         if not self.m:
@@ -252,7 +284,11 @@ class Rows:
         dr = vr[self.lo] - vr[self.hi]
         if self.extra is None:
             return out, rowcoef.T @ dr
-        return out, rowcoef.T @ (dr + de), out_e
+        tail = rowcoef.T @ (dr + de)
+        if dp is not None:
+            tail[:self.n_cov] += self.x.T @ (f_de * dp)
+            tail[-1] += float(np.dot(f_ee, dp))
+        return out, tail, out_e
 
     def cross(self) -> np.ndarray:
         """The (ratings, (beta, eta)) block of the games' Hessian, shape (n_pp, m) (and the context effects'
@@ -260,7 +296,13 @@ class Rows:
         rowcoef = self._coefficients()[0]
         net = (self._net if self.extra is None
                else lambda c: np.concatenate([self._net(c), self.extra.net(self._slots, c)]))
-        return np.stack([net(rowcoef[:, k]) for k in range(self.m)], axis=1)
+        out = np.stack([net(rowcoef[:, k]) for k in range(self.m)], axis=1)
+        if self.extra is not None and self.draws and self.extra.eta_slots:  # the draw propensities' rows
+            _, f_de, f_ee = self.curv
+            cols = [f_de * self.x[:, k] for k in range(self.n_cov)] + [f_ee]
+            for k, c in enumerate(cols):
+                out[self.n_pp:, k] += self.extra.net(self.extra.eta_slots, c)
+        return out
 
     def close(self) -> None:
         """Nothing to release in process (:class:`discrank.dask` parts release their workers')."""
@@ -271,9 +313,10 @@ class MarginRows(Rows):
     """The binomial terms of the margin rows of a history at the logit scale ``kappa`` (see the module). Their
     tail (beta, and a zero for the draw parameter when the problem has one) matches the results' rows."""
 
-    def __init__(self, h: History, draws, kappa: float, disc: int = 0) -> None:
+    def __init__(self, h: History, draws, kappa: float, disc: int = 0, propensity: bool = False) -> None:
         lo, hi, x, n, win, ctx = h.margin
-        super().__init__(h.n_pp, lo, hi, x, n, win, np.zeros(n.size), draws, extra_of(h, lo, hi, ctx, disc))
+        super().__init__(h.n_pp, lo, hi, x, n, win, np.zeros(n.size), draws,
+                         extra_of(h, lo, hi, ctx, disc, propensity))
         self.kappa = float(kappa)
 
     def evaluate(self, r: np.ndarray, beta: np.ndarray, eta: Optional[float], n_threads: int = 0,
@@ -330,25 +373,27 @@ class SumRows:
             part.close()
 
 
-def extra_of(h: History, lo: np.ndarray, hi: np.ndarray, ctx: Optional[np.ndarray], disc: int) -> Optional[Extra]:
+def extra_of(h: History, lo: np.ndarray, hi: np.ndarray, ctx: Optional[np.ndarray], disc: int,
+             propensity: bool = False) -> Optional[Extra]:
     """The :class:`Extra` block of rows ``lo``, ``hi`` (player-periods of ``h``) in contexts ``ctx``: ``h``'s
-    context effects and ``disc`` components of the disc game (None: neither)."""
-    if not h.n_eff and not disc:
+    context effects, ``disc`` components of the disc game and with ``propensity`` each player's draw propensity
+    (None: none of them)."""
+    if not h.n_eff and not disc and not propensity:
         return None
     p_lo, p_hi = h.pp_player[lo], h.pp_player[hi]
     e_lo = e_hi = None
     if h.n_eff:
         e_lo, e_hi = p_lo * h.n_ctx + ctx, p_hi * h.n_ctx + ctx
-    return Extra(h.n_eff, e_lo, e_hi, disc, h.n_players, p_lo, p_hi)
+    return Extra(h.n_eff, e_lo, e_hi, disc, h.n_players, p_lo, p_hi, propensity)
 
 
-def games_rows(h: History, draws, margin_scale: float = 0.0, disc: int = 0):
+def games_rows(h: History, draws, margin_scale: float = 0.0, disc: int = 0, propensity: bool = False):
     """The games' terms of ``h`` in process: its results' rows, plus its margin rows at ``margin_scale`` when it
     has them (a ValueError for a history with margins and no positive scale); ``disc`` components of the disc
-    game in the rows' logits."""
-    rows = Rows.of(h, draws, disc)
+    game in the rows' logits; with ``propensity``, each player's draw propensity in the rows' draw parameter."""
+    rows = Rows.of(h, draws, disc, propensity)
     if h.margin is None:
         return rows
     if not margin_scale > 0:
         raise ValueError(f"a margin likelihood needs a positive margin_scale, got {margin_scale!r}")
-    return SumRows([rows, MarginRows(h, draws, margin_scale, disc)])
+    return SumRows([rows, MarginRows(h, draws, margin_scale, disc, propensity)])

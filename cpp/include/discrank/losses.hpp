@@ -98,13 +98,16 @@ enum class DrawModel : int {
 // exponents shifted by their maximum (nothing overflows). Rao-Kupper: L = -(y_w log P(win) + q log
 // P(draw) + y_l log P(loss)), y_w = y - q / 2, y_l = 1 - y - q / 2, with log P(win) = -softplus(eta -
 // d), P(draw) = sigmoid(eta - |d|) - sigmoid(-eta - |d|) (no cancellation) and 1 / P(draw) only where
-// q > 0; eta <= 0 is outside the model: every output is +inf (a line search backs away from it).
+// q > 0; eta <= 0 is outside the model: every output is +inf (a line search backs away from it). eta_rows,
+// when not null, gives each game its own draw parameter (a per-player draw propensity added to eta_all).
 inline void draw_block(DrawModel model, std::int64_t len, const double* __restrict y, const double* __restrict q,
-                       const double* __restrict w, const double* __restrict a, double eta, double* __restrict val,
+                       const double* __restrict w, const double* __restrict a, double eta_all,
+                       const double* __restrict eta_rows, double* __restrict val,
                        double* __restrict res, double* __restrict curv, double* __restrict de,
                        double* __restrict dee, double* __restrict dde) {
     if (model == DrawModel::davidson) {
         for (std::int64_t t = 0; t < len; ++t) {
+            const double eta = eta_rows ? eta_rows[t] : eta_all;
             const double half = 0.5 * a[t];
             const double m = std::fmax(std::fabs(half), eta);
             const double ea = std::exp(half - m), eb = std::exp(-half - m), ed = std::exp(eta - m);
@@ -119,22 +122,20 @@ inline void draw_block(DrawModel model, std::int64_t len, const double* __restri
         }
         return;
     }
-    if (!(eta > 0.0)) {
-        const double inf = HUGE_VAL;
-        for (std::int64_t t = 0; t < len; ++t) {
-            val[t] = res[t] = curv[t] = inf;
-            if (de) de[t] = inf;
-            if (dee) dee[t] = inf;
-            if (dde) dde[t] = inf;
-        }
-        return;
-    }
     auto softplus = [](double x) { return std::fmax(x, 0.0) + std::log1p(std::exp(-std::fabs(x))); };
     auto sigmoid = [](double x) {
         const double e = std::exp(-std::fabs(x));
         return x >= 0.0 ? 1.0 / (1.0 + e) : e / (1.0 + e);
     };
     for (std::int64_t t = 0; t < len; ++t) {
+        const double eta = eta_rows ? eta_rows[t] : eta_all;
+        if (!(eta > 0.0)) {
+            val[t] = res[t] = curv[t] = HUGE_VAL;
+            if (de) de[t] = HUGE_VAL;
+            if (dee) dee[t] = HUGE_VAL;
+            if (dde) dde[t] = HUGE_VAL;
+            continue;
+        }
         const double d = a[t], qt = q[t];
         const double win = y[t] - 0.5 * qt, lose = 1.0 - y[t] - 0.5 * qt;
         const double pa = sigmoid(d + eta), pb = sigmoid(d - eta);  // P(loss) = 1 - pa, P(win) = pb

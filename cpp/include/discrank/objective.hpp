@@ -209,7 +209,7 @@ class PairObjective {
                     const std::int64_t lo = blk * kBlock, len = std::min(m, lo + kBlock) - lo;
                     gather_scores(x, ps_.i + lo, ps_.j + lo, offset ? offset + lo : nullptr, len, a);
                     if (draw) {
-                        draw_block(draw->model, len, ps_.y + lo, draw->q + lo, ps_.w + lo, a, draw->eta, val, res,
+                        draw_block(draw->model, len, ps_.y + lo, draw->q + lo, ps_.w + lo, a, draw->eta, nullptr, val, res,
                                    curv ? curv + lo : cscr, de, dee, nullptr);
                         partial_e_[blk] = block_sum(de, len);
                         partial_ee_[blk] = block_sum(dee, len);

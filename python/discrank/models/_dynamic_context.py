@@ -103,6 +103,16 @@ class DynamicContexts:
             return dataclasses.replace(games, margin=None)
         return games
 
+    def _check_spread(self, games: Any, rows_of: Any) -> None:
+        """A ValueError for a fit on Dask workers (``rows_of`` given) of a model with context effects, margins, disc
+        components or draw propensities, which :mod:`discrank.dask` does not spread."""
+        if (games.ctx is not None or games.margin is not None or self.disc_components or self._pscale != 0) \
+                and rows_of is not None:
+            raise ValueError("discrank.dask.fit does not spread context effects, margins, disc components or draw "
+                             "propensities over the workers yet: fit the DynamicElo in process (its history is held "
+                             "here anyway), or give context_scale=0, margin_scale=0, disc_components=0 and "
+                             "draw_propensity_scale=0")
+
     def _update_margins(self, games: Any) -> Any:
         """The new ``games`` of :meth:`update` with their margins, for a model fitted with a margin likelihood
         (a ValueError when they have none), else without (a ValueError for margins that the model was not
@@ -157,10 +167,11 @@ class DynamicContexts:
 
     def _carried(self, warm: tuple, h: Any) -> np.ndarray:
         """A warm start for the history ``h`` from the fit ``warm`` (player, period, rating, tail of the
-        player-periods fitted, :func:`discrank._history_build.carry`), the fitted context effects and disc
-        components between the ratings and the tail."""
+        player-periods fitted, :func:`discrank._history_build.carry`), the fitted context effects, disc
+        components and draw propensities between the ratings and the tail."""
         player, period, rating, tail = warm
-        block = [self._effects_start(h.n_players), self._disc_start(h.n_players), tail]
+        block = [self._effects_start(h.n_players), self._disc_start(h.n_players), self._propensity_start(h.n_players),
+                 tail]
         return carry(player, period, rating, np.concatenate(block), h)
 
     def save(self, path: Any) -> None:
@@ -174,14 +185,18 @@ class DynamicContexts:
         Raises
         ------
         ValueError
-            A model fitted with context effects, margins or disc components: its file would need its contexts'
-            labels, its games' margins and its disc, which the format does not hold yet.
+            A model fitted with context effects, margins, disc components or draw propensities: its file would need
+            its contexts' labels, its games' margins, its disc and its propensities, which the format does not hold
+            yet.
         """
-        if self._n_ctx() or getattr(self, "margin_scale_", None) is not None or self.disc_components:
+        prop = getattr(self, "draw_propensity_", None) is not None
+        if self._n_ctx() or getattr(self, "margin_scale_", None) is not None or self.disc_components or prop:
             what = ("context effects" if self._n_ctx() else "a margin likelihood"
-                    if getattr(self, "margin_scale_", None) is not None else "disc components")
+                    if getattr(self, "margin_scale_", None) is not None else "disc components"
+                    if self.disc_components else "draw propensities")
             raise ValueError(f"a DynamicElo fitted with {what} cannot be saved yet (the model file does not hold "
-                             "the contexts, the margins or the disc): refit it from its log, or fit without them")
+                             "the contexts, the margins, the disc or the propensities): refit it from its log, or "
+                             "fit without them")
         super().save(path)
 
     def _store_effects(self, res: Any, n_players: int, scale: float) -> None:

@@ -192,6 +192,8 @@ class DynamicReadout:
         d, v = difference(self.pp_player_, self.pp_bin_, self.pp_rating_, self.pp_sd_ ** 2, self.beta_,
                           self._walk(self.drift_), self.prior_scale_, ia, ib, b, x)
         dc, vc = self._context_terms(ia, ib, c)
+        if self.draws == "davidson":
+            eta = eta + self._propensity_term(ia, ib)
         return outcomes(d + dc + self._disc_term(ia, ib), self.variance_scale_ * (v + vc), eta, self.draws)
 
     def _log_outcomes(self, log: Any, ia: np.ndarray, ib: np.ndarray) -> np.ndarray:

@@ -20,6 +20,7 @@ from discrank._progress import plural, report_stage
 from discrank.exceptions import TuningWarning
 from discrank.models._dynamic_context import CONTEXT_BOUNDS, CONTEXT_GRID, MARGIN_BOUNDS, MARGIN_GRID, context_terms
 from discrank.models._dynamic_disc import DISC_BOUNDS, DISC_GRID, disc_term, disc_uv
+from discrank.models._dynamic_draws import PROPENSITY_BOUNDS, PROPENSITY_GRID, propensity_term
 from discrank.models._dynamic_state import difference, outcomes
 
 __all__ = ["DynamicTuning", "DRIFT_GRID", "PRIOR_GRID", "VARIANCE_GRID", "DRIFT_BOUNDS", "PRIOR_BOUNDS",
@@ -52,7 +53,8 @@ EDGE_NATS = 1.0
 #: The scales walked after the drift and the prior when not given: (name, grid, bounds, the model's attribute).
 _EXTRA = (("margin_scale", MARGIN_GRID, MARGIN_BOUNDS, "_mscale"),
           ("context_scale", CONTEXT_GRID, CONTEXT_BOUNDS, "_cscale"),
-          ("disc_scale", DISC_GRID, DISC_BOUNDS, "_dscale"))
+          ("disc_scale", DISC_GRID, DISC_BOUNDS, "_dscale"),
+          ("draw_propensity_scale", PROPENSITY_GRID, PROPENSITY_BOUNDS, "_pscale"))
 #: Periods per year of each calendar period (to convert the drift grid).
 _PER_YEAR = {"day": 365.25, "week": 365.25 / 7, "month": 12.0, "year": 1.0}
 #: Origins of the tuning's forecasts over the validation window, at least; a log of fewer than
@@ -258,6 +260,9 @@ _ADVICE = {
     ("disc_scale", "lower"): "the log shows no cyclic part beyond the ratings: give disc_components=0",
     ("context_scale", "upper"): "the players differ by context more than the search allows: give context_scale=",
     ("context_scale", "lower"): "the contexts barely change the forecasts: give context_scale=0",
+    ("draw_propensity_scale", "upper"): "the players' draw rates differ more than the search allows: give "
+                                        "draw_propensity_scale=",
+    ("draw_propensity_scale", "lower"): "the players' draw rates barely differ: give draw_propensity_scale=0",
 }
 
 
@@ -477,7 +482,7 @@ class _Candidates:
         model, (ca, cb, score, bins, x, w, ctx, margin) = self.model, self.games
         tol = max(model.tol, TUNE_TOL)
         blocks, state, prev = [], None, None
-        carried = ctx is not None or margin is not None or bool(model.disc_components)
+        carried = ctx is not None or margin is not None or bool(model.disc_components) or model._pscale != 0
         for i, k in enumerate(self.origins):  # the games before the origin: every game of an earlier period
             if i == 0:
                 theta0 = self._theta0
@@ -521,7 +526,10 @@ class _Candidates:
             if res.disc is not None:  # the disc game between the two players
                 d = d + disc_term(*disc_uv(res.disc, model.disc_components, self.n_players), ca[games],
                                   cb[games])
-            blocks.append((d, v, res.eta, games))
+            eta = res.eta
+            if res.propensity is not None:  # each player's draw propensity
+                eta = eta + propensity_term(res.propensity, ca[games], cb[games])
+            blocks.append((d, v, eta, games))
             res = var = None  # freed before the next origin's games are absorbed
         return blocks
 

@@ -92,7 +92,7 @@ class DynamicUpdates:
         if self.period is not None:
             check_span(whole.bins, self.period, " of the fitted games with update's")
         # context effects: the whole history refitted from the fitted state (HistoryState holds ratings alone)
-        plain = games.ctx is None and games.margin is None and not self.disc_components
+        plain = games.ctx is None and games.margin is None and not self.disc_components and not self._pscale
         start = self._absorbed(games, whole, labels.size) if plain else None
         warm = None if start is not None else (self.pp_player_, self.pp_bin_, self.pp_rating_, self.theta_tail_)
         self._store(labels, whole, self.advantage_names_, self.drift_ or 1.0, self.prior_scale_, self.tuning_, warm,

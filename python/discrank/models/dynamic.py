@@ -29,6 +29,7 @@ from discrank.exceptions import NumericalError
 from discrank.models._base import Model
 from discrank.models._dynamic_context import DynamicContexts
 from discrank.models._dynamic_disc import DynamicDisc
+from discrank.models._dynamic_draws import DynamicDraws
 from discrank.models._dynamic_state import DynamicReadout, Games, check_covariates, check_draws, time_ordered
 from discrank.models._dynamic_update import DynamicUpdates
 from discrank.models._dynamic_tuning import (DRIFT_GRID, ORIGIN_GAMES, ORIGINS, PRIOR_GRID, TUNE_TOL,  # noqa: F401
@@ -42,7 +43,8 @@ from discrank._history import build_history, chain_variances, chains, covariance
 __all__ = ["DynamicElo", "DRIFT_GRID", "PRIOR_GRID", "VARIANCE_GRID"]
 
 
-class DynamicElo(DynamicTuning, DynamicUpdates, DynamicContexts, DynamicDisc, DynamicReadout, TimedRatings, Model):
+class DynamicElo(DynamicTuning, DynamicUpdates, DynamicContexts, DynamicDisc, DynamicDraws, DynamicReadout, TimedRatings,
+                 Model):
     """Whole-history dynamic ratings, advantage covariates and draws, fitted as one exact MAP.
 
     Parameters
@@ -118,6 +120,10 @@ class DynamicElo(DynamicTuning, DynamicUpdates, DynamicContexts, DynamicDisc, Dy
         :mod:`discrank.models._dynamic_disc`); 0: none.
     disc_scale : float, optional
         The prior's standard deviation of each ``u`` and ``v``; None (default): chosen on the training log.
+    draw_propensity_scale : float, optional
+        With ``draws="davidson"``, the prior's standard deviation of each player's draw propensity, added to the
+        draw parameter of their games (``eta + delta_a + delta_b``, :mod:`discrank.models._dynamic_draws`). 0
+        (default): none; None: chosen on the training log.
 
     Attributes
     ----------
@@ -160,6 +166,9 @@ class DynamicElo(DynamicTuning, DynamicUpdates, DynamicContexts, DynamicDisc, Dy
     disc_u_, disc_v_ : ndarray, shape (n_players, disc_components), or None
         Each player's disc components (``cyclic_logits()``: the disc game between every two players), and
         ``disc_scale_`` the scale used (None without components).
+    draw_propensity_, draw_propensity_sd_ : ndarray, shape (n_players,), or None
+        Each player's draw propensity (in ``log nu``) and its standard deviation (Laplace, the others held), and
+        ``draw_propensity_scale_`` the scale used (None without propensities).
 
     Notes
     -----
@@ -192,7 +201,7 @@ class DynamicElo(DynamicTuning, DynamicUpdates, DynamicContexts, DynamicDisc, Dy
     _choices = {"draws": DRAWS}
     draw_models = DRAWS
     _optional_params = ("period", "drift", "prior_scale", "variance_scale", "draws", "n_jobs", "tuning_budget",
-                        "context_scale", "margin_scale", "disc_scale")
+                        "context_scale", "margin_scale", "disc_scale", "draw_propensity_scale")
     _param_rules = {"prior_scale": FINITE_PRIOR_SCALE}
 
     sequential_updates = False
@@ -207,7 +216,8 @@ class DynamicElo(DynamicTuning, DynamicUpdates, DynamicContexts, DynamicDisc, Dy
                  variance_scale: Optional[float] = None, draws: Optional[str] = None, tol: float = 1e-9,
                  update_tol: float = 1e-5, max_iter: int = 100, n_jobs: Optional[int] = None, verbose: Any = 0,
                  tuning_budget: Optional[int] = None, context_scale: Optional[float] = None,
-                 margin_scale: Optional[float] = None, disc_components: int = 0, disc_scale: Optional[float] = None):
+                 margin_scale: Optional[float] = None, disc_components: int = 0, disc_scale: Optional[float] = None,
+                 draw_propensity_scale: Optional[float] = 0.0):
         self.period = period
         self.drift = drift
         self.prior_scale = prior_scale
@@ -222,6 +232,7 @@ class DynamicElo(DynamicTuning, DynamicUpdates, DynamicContexts, DynamicDisc, Dy
         self.context_scale = context_scale
         self.margin_scale = margin_scale
         self.disc_components = disc_components
+        self.draw_propensity_scale = draw_propensity_scale
         self.disc_scale = disc_scale
 
     # ------------------------------------------------------------------ checks
@@ -360,10 +371,8 @@ class DynamicElo(DynamicTuning, DynamicUpdates, DynamicContexts, DynamicDisc, Dy
         self._check_input(log)
         labels, games = self._games(log)
         games = self._fit_margins(self._fit_contexts(log, games))
-        if (games.ctx is not None or games.margin is not None or self.disc_components) and rows_of is not None:
-            raise ValueError("discrank.dask.fit does not spread context effects, margins or disc components over the "
-                             "workers yet: fit the DynamicElo in process (its history is held here anyway), or give "
-                             "context_scale=0, margin_scale=0 and disc_components=0")
+        self._pscale = self._propensity_scale()
+        self._check_spread(games, rows_of)
         check_draws(self.draws, games.score)
         x = games.x
         names = tuple(log.advantage_names) if log.advantage is not None else ()
@@ -377,7 +386,7 @@ class DynamicElo(DynamicTuning, DynamicUpdates, DynamicContexts, DynamicDisc, Dy
         self._mscale = 0.0 if games.margin is None else self.margin_scale
         self._dscale = self.disc_scale if self.disc_components else 0.0
         if ((drift is None and self.period is not None) or prior is None or self.variance_scale is None
-                or self._cscale is None or self._mscale is None or self._dscale is None):
+                or self._cscale is None or self._mscale is None or self._dscale is None or self._pscale is None):
             g = games
             drift, prior, scale, tuning, start = self._tune(g.a, g.b, g.score, g.bins, g.time, x, len(labels),
                                                             validation, g.count, isinstance(log, PeriodGames),
@@ -410,7 +419,7 @@ class DynamicElo(DynamicTuning, DynamicUpdates, DynamicContexts, DynamicDisc, Dy
                                  n_threads=resolve_n_jobs(self.n_jobs), rows=rows, ratings_scale=ratings_scale,
                                  context_scale=self._cscale if h.n_eff else 0.0,
                                  margin_scale=self._mscale if h.margin is not None else 0.0,
-                                 disc=self.disc_components, disc_scale=self._dscale)
+                                 disc=self.disc_components, disc_scale=self._dscale, propensity_scale=self._pscale)
         finally:
             if rows is not None:
                 rows.close()
@@ -439,6 +448,7 @@ class DynamicElo(DynamicTuning, DynamicUpdates, DynamicContexts, DynamicDisc, Dy
         self.theta_tail_ = np.concatenate([res.beta, [] if res.eta is None else [res.eta]])
         self._store_effects(res, len(labels), self._cscale)
         self._store_disc(res, len(labels))
+        self._store_propensity(res)
         self.margin_scale_ = float(self._mscale) if g.margin is not None else None
         self.advantage_names_ = names
         self.beta_ = res.beta[:len(names)].copy()
@@ -467,8 +477,9 @@ class DynamicElo(DynamicTuning, DynamicUpdates, DynamicContexts, DynamicDisc, Dy
         self._cscale = getattr(self, "context_scale_", None) or 0.0
         self._mscale = getattr(self, "margin_scale_", None) or 0.0
         self._dscale = getattr(self, "disc_scale_", None) or 0.0
+        self._pscale = getattr(self, "draw_propensity_scale_", None) or 0.0
         self._theta = np.concatenate([self.pp_rating_, self._effects_start(h.n_players), self._disc_start(h.n_players),
-                                      self.theta_tail_])
+                                      self._propensity_start(h.n_players), self.theta_tail_])
 
     def _global_cov(self) -> Optional[np.ndarray]:
         """The covariance of (beta, eta), computed on first use (the Schur complement of the ratings)."""
@@ -478,7 +489,7 @@ class DynamicElo(DynamicTuning, DynamicUpdates, DynamicContexts, DynamicDisc, Dy
             with one_blas_thread():
                 self._cov = covariance_at(h, drift, prior, self.draws, self._theta,
                                           resolve_n_jobs(self.n_jobs), self._cscale, self._mscale,
-                                          self.disc_components, self._dscale)
+                                          self.disc_components, self._dscale, self._pscale)
         return self._cov
 
     @property
