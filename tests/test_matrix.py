@@ -78,6 +78,11 @@ MODELS = {
         ("--model", "dynamic", "--period", "1", "--drift", "0.1", "--prior-scale", "1", "--variance-scale", "1",
          "--draws", "davidson"),
         dask_atol=1e-7),
+    'DynamicElo(draws="davidson", draw_propensity_scale=0.5)': Spec(
+        lambda: DynamicElo(period=PERIOD, drift=0.1, prior_scale=1.0, variance_scale=1.0, draws="davidson",
+                           draw_propensity_scale=0.5),
+        ("--model", "dynamic", "--period", "1", "--drift", "0.1", "--prior-scale", "1", "--variance-scale", "1",
+         "--draws", "davidson", "--draw-propensity-scale", "0.5")),
     "OnlineElo": Spec(lambda: OnlineElo(step=0.1), ("--model", "online", "--step", "0.1")),
     "OnlineDisc": Spec(lambda: OnlineDisc(step=0.1), ("--model", "online-disc", "--step", "0.1")),
 }
@@ -117,6 +122,10 @@ _NO_CONTEXT = No("its ratings hold across contexts: warns and ignores the column
                  r"takes no contexts and ignores the log's context column")
 _NO_MARGIN = No("fits the results alone: warns and ignores the columns", (UserWarning,),
                 r"takes no margins and ignores the log's margin columns")
+_UNSAVED = No("its model file does not hold the propensities yet", (ValueError,),
+               "a DynamicElo fitted with draw propensities cannot be saved yet")
+_CLI_UNSAVED = No("needs a model file, which does not hold the propensities yet", (CliRefusal,),
+                  "a DynamicElo fitted with draw propensities cannot be saved yet")
 _DASK_DRAWS = No("the draw model is not fitted on a cluster yet", (ValueError,),
                  r"Elo\(draws='davidson'\) is not fitted on a Dask cluster yet")
 
@@ -158,6 +167,11 @@ EXPECTED = {
                        margin_column=YES),
     'DynamicElo(draws="davidson")': _row(PairwiseData=_TIMES, dask_fit_PairwiseData=_DASK_TIMES, context_column=YES,
                                          margin_column=YES),
+    'DynamicElo(draws="davidson", draw_propensity_scale=0.5)': _row(
+        PairwiseData=_TIMES, dask_fit_PairwiseData=_DASK_TIMES, context_column=YES, margin_column=YES,
+        save_load=_UNSAVED, CLI_predict=_CLI_UNSAVED, CLI_info=_CLI_UNSAVED, CLI_plot=_CLI_UNSAVED,
+        dask_fit_GameLog=No("the propensities are not spread over a cluster yet", (ValueError,),
+                            r"discrank\.dask\.fit does not spread .* draw propensities")),
     "OnlineElo": _row(
         PairwiseData=No(_ONLINE_ORDER.format("pairs"), (TypeError,),
                         r"OnlineElo\.fit expects a discrank\.GameLog, got PairwiseData: its update rates the games "

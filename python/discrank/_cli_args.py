@@ -68,6 +68,16 @@ def regularization(text: str) -> Union[str, float]:
     return value
 
 
+def scale_or_tuned(text: str) -> Union[str, float]:
+    """A prior scale (a finite number >= 0; 0: the feature off) or ``tuned``."""
+    if text == "tuned":
+        return text
+    value = parse_number(text, float, "neither a number >= 0 nor 'tuned'")
+    if not (np.isfinite(value) and value >= 0):
+        raise argparse.ArgumentTypeError(f"must be a finite number >= 0 or 'tuned', got {text!r}")
+    return value
+
+
 def positive(allow_inf: bool = False) -> Callable[[str], float]:
     def parse(text: str) -> float:
         value = parse_number(text, float, "not a number")

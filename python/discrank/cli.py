@@ -16,8 +16,8 @@ from discrank._cli_models import (DEFAULT_MODEL, MODEL_OPTIONS, advantage_names,
                                   history_axes, model_choices, options_of, predict_fixtures, ratings_table, verdict)
 from discrank._cli_arena import add_arena
 from discrank._cli_args import (FitProgress, Parser, UsageError, add_bad_rows, add_columns, check_period, int_at_least,
-                                pd_options, period, positive, print_warnings, read_log, regularization, threads,
-                                write_file)
+                                pd_options, period, positive, print_warnings, read_log, regularization, scale_or_tuned,
+                                threads, write_file)
 # demo, evaluate_command, EVAL_MODELS and the DEMO_MAX_ limits stay importable from discrank.cli
 from discrank._cli_compare import (DEMO_MAX_GAMES, DEMO_MAX_PLAYERS, EVAL_MODELS, add_demo, add_evaluate,  # noqa: F401
                                    demo, evaluate_command)
@@ -304,6 +304,9 @@ _OPTION_ARGS = {
     "margin_scale": dict(type=float, metavar="SCALE",
                          help="the logit scale of a sub-contest (a point, a game, a goal) relative to the game's, "
                               "with --margin; 0: none; default: tuned"),
+    "draw_propensity_scale": dict(type=scale_or_tuned, metavar="SCALE",
+                                  help="sd of each player's draw propensity in Davidson's log nu (with --draws "
+                                       "davidson; 'tuned': chosen on the log; default 0: none)"),
     "step": dict(type=positive(), help="the update's step in logits (Elo's K times ln 10 / 400; default: tuned)"),
     "threads": dict(type=threads, help="threads of the core (default: all)"),
 }

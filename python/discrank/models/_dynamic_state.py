@@ -317,6 +317,10 @@ class DynamicReadout:
         if getattr(self, "disc_scale_", None) is not None:
             lines.append(f"disc game, {self.disc_u_.shape[1]} component(s), scale {self.disc_scale_:.4g}, the largest "
                          f"cyclic logit {np.abs(self.cyclic_logits()).max():.3g}")
+        if getattr(self, "draw_propensity_scale_", None) is not None:
+            delta = self.draw_propensity_
+            lines.append(f"draw propensities, scale {self.draw_propensity_scale_:.4g}: from {delta.min():.3g} to "
+                         f"{delta.max():.3g} in log nu")
         return "\n".join(lines)
 
     def _n_games(self) -> float:
