@@ -7,6 +7,8 @@ online protocol of bench_prediction.py's splits.
     python bench/bench_kickscore.py --only go --refit month   # KickScore refitted monthly (default: yearly)
     python bench/bench_kickscore.py --quick           # a tiny synthetic log with draws, in seconds (for
                                                       # the tests)
+    python bench/bench_kickscore.py --only tennis --refit month --features   # and DynamicElo with the log's
+                                                      # contexts and margins (and draw propensities on football)
 
 Each log is evaluated by ``discrank.evaluate(..., protocol="online")`` with the split's dates
 (``bench_prediction.full_log``): both models are fitted on the training period (KickScore tuning its
@@ -16,7 +18,10 @@ every later game, week by week, each week's games predicted before the models ar
 rate the log's advantage columns (football's home, Go's black). Printed per log: each model's log loss,
 its three-outcome log loss where it predicts draws, its difference to DynamicElo with the paired
 standard error over the test games (the three-outcome difference to ``DynamicElo(draws="davidson")`` on
-a log with draws), the seconds of its fit and walk, and the log used.
+a log with draws), the seconds of its fit and walk, and the log used. With ``--features``, the log is read with
+its contexts and margins (bench_features.py's columns) and ``DynamicElo(features)`` joins: DynamicElo with every
+scale of the log's columns tuned (and, on a log with draws, Davidson's draws with each player's draw
+propensity), the others given the log without the columns; the last line is its paired difference to KickScore.
 
 KickScore's fit sweeps every game in Python at each of its EP iterations: the whole tennis and Go logs
 (about 800 000 training games each) would take hours. On those logs the bench runs both models on the
@@ -62,19 +67,27 @@ def subsample(log: GameLog, cutoff, train_from: str, players: int) -> tuple[Game
                              f"games from {train_from} to the cut-off ({int(keep.sum())} of {len(log)} games)")
 
 
-def models(log: GameLog, kick_kw: dict) -> dict:
+FEATURED = "DynamicElo(features)"
+
+
+def models(log: GameLog, kick_kw: dict, features: bool = False) -> dict:
     import rating_peers
 
-    out = {"DynamicElo()": discrank.DynamicElo()}
-    if (np.asarray(log.score) == 0.5).any():
-        out['DynamicElo(draws="davidson")'] = discrank.DynamicElo(draws="davidson")
+    plain = dict(context_scale=0, margin_scale=0)
+    out = {"DynamicElo()": discrank.DynamicElo(**plain)}
+    draws = bool((np.asarray(log.score) == 0.5).any())
+    if draws:
+        out['DynamicElo(draws="davidson")'] = discrank.DynamicElo(draws="davidson", **plain)
+    if features:  # every column's scale tuned (None: the defaults), and the draw propensities on a log with draws
+        out[FEATURED] = (discrank.DynamicElo(draws="davidson", draw_propensity_scale=None) if draws
+                         else discrank.DynamicElo())
     out[KICKSCORE] = rating_peers.KickScoreAdapter(**kick_kw)
     return out
 
 
-def table(title: str, log: GameLog, dates: dict, used: str, kick_kw: dict) -> str:
+def table(title: str, log: GameLog, dates: dict, used: str, kick_kw: dict, features: bool = False) -> str:
     """Evaluate the models on ``log`` under the online protocol; the markdown table."""
-    named = models(log, kick_kw)
+    named = models(log, kick_kw, features)
     t0 = time.perf_counter()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -106,7 +119,12 @@ def table(title: str, log: GameLog, dates: dict, used: str, kick_kw: dict) -> st
     kick = ev.fitted[KICKSCORE]
     lines += ["", f"KickScore's tuning (online log loss of the training log's last 10%): {kick.info.get('tuning')}; "
               f"its fits converged within max_iter: {kick.converged_.tolist()}",
-              f"(evaluation of both models: {elapsed:.0f} s)"]
+              f"(evaluation of the models: {elapsed:.0f} s)"]
+    if features:
+        for key, what in (("log_loss", "log loss"), ("log_loss3", "three-outcome log loss")):
+            if key in ev.losses[FEATURED] and key in ev.losses[KICKSCORE]:
+                d, se = _paired(np.asarray(ev.losses[FEATURED][key]) - np.asarray(ev.losses[KICKSCORE][key]))
+                lines.append(f"{FEATURED} minus KickScore, {what}: {d:+.4f} ({se:.4f})")
     return "\n".join(lines)
 
 
@@ -134,6 +152,8 @@ def main(argv=None) -> int:
     parser.add_argument("--players", type=int, help="the subsample's number of players (default: SUBSAMPLES)")
     parser.add_argument("--train-from", help="the subsample's first date, YYYY-MM-DD (default: SUBSAMPLES)")
     parser.add_argument("--refit", choices=["year", "month"], default="year", help="KickScore's refit period")
+    parser.add_argument("--features", action="store_true",
+                        help="read the log's contexts and margins, and add DynamicElo with them")
     args = parser.parse_args(argv)
     try:
         import kickscore  # noqa: F401
@@ -144,14 +164,14 @@ def main(argv=None) -> int:
     if args.quick:
         log, dates = quick_log()
         print(table("synthetic (20 players, 1 200 games with draws)", log, dates,
-                    "the whole synthetic log; train 2019-2021, test 2022", kick_kw), flush=True)
+                    "the whole synthetic log; train 2019-2021, test 2022", kick_kw, args.features), flush=True)
         return 0
     if not datasets.available():
         print("skipped: ../shared/data (the real logs) is absent")
         return 0
     keys = [args.only] if args.only else ["football", "go", "tennis"]
     for key in keys:
-        log, dates, text = full_log(key)
+        log, dates, text = full_log(key, features=args.features)
         dates = {k: v for k, v in dates.items() if k != "train_start"}
         sub = SUBSAMPLES[key]
         if args.players or args.train_from:  # each replaces the default's value (none: every player, every date)
@@ -162,7 +182,7 @@ def main(argv=None) -> int:
         else:
             log, used = subsample(log, dates["cutoff"], *sub)
         used += f"; train {text[0] if sub is None else sub[0]} .. {text[1]}, test {text[2]} .. {text[3] or 'end'}"
-        print(table(LOGS[key], log, dates, used, kick_kw), "\n", flush=True)
+        print(table(LOGS[key], log, dates, used, kick_kw, args.features), "\n", flush=True)
     return 0
 
 

@@ -176,11 +176,12 @@ def constant_baseline(train_scores: np.ndarray, test_scores: np.ndarray) -> floa
     return float(np.mean(-(y * math.log(q) + (1 - y) * math.log1p(-q))))
 
 
-def full_log(key: str) -> tuple[GameLog, dict, tuple]:
-    """(the whole log of a split, evaluate's dates, (train start, train end, test start, test end) as text)."""
+def full_log(key: str, features: bool = False) -> tuple[GameLog, dict, tuple]:
+    """(the whole log of a split, evaluate's dates, (train start, train end, test start, test end) as text);
+    ``features``: the log read with its contexts and margins where it has them (``datasets``' loaders)."""
     title = LOGS[key]
     load, start, end, test_start, test_end = datasets.SPLITS[title]
-    log = load()
+    log = load(context=True, margin=key != "go") if features else load()  # (the Go log has no margins)
     day = np.timedelta64(1, "D")
     dates = dict(train_start=np.datetime64(start, "ns"), cutoff=np.datetime64(end, "ns") + day,
                  test_start=np.datetime64(test_start, "ns"),
