@@ -103,11 +103,11 @@ def football():
 
 
 # ------------------------------------------------------------------------------ prediction splits
-def _game_log(a, b, score, time, advantage=None, context=None, margin=None):
+def _game_log(a, b, score, time, advantage=None, context=None, margin=None, match_format=None):
     """A :class:`discrank.GameLog` sorted by time (stable), labels as strings, times datetime64[ns];
     ``advantage``: a dict of covariate columns by name (checked by ``GameLog.from_arrays``), or None;
     ``context``: each game's context, or None; ``margin``: the sub-contests won by a and by b, shape (n, 2), or
-    None."""
+    None; ``match_format``: each game's format, or None."""
     from discrank import GameLog
 
     time = np.asarray(time, dtype="datetime64[ns]")
@@ -116,7 +116,9 @@ def _game_log(a, b, score, time, advantage=None, context=None, margin=None):
     return GameLog.from_arrays(np.asarray(a, dtype=str)[order], np.asarray(b, dtype=str)[order],
                                np.asarray(score, dtype=np.float64)[order], time[order], advantage=x,
                                context=None if context is None else np.asarray(context, dtype=str)[order],
-                               **({} if margin is None else {"margin": np.asarray(margin, dtype=np.float64)[order]}))
+                               **({} if margin is None else {"margin": np.asarray(margin, dtype=np.float64)[order]}),
+                               **({} if match_format is None
+                                  else {"match_format": np.asarray(match_format, dtype=str)[order]}))
 
 
 def _split(log, train_start, train_end, test_start, test_end=None):
@@ -139,17 +141,18 @@ def _split(log, train_start, train_end, test_start, test_end=None):
     return train, test, info
 
 
-def tennis_atp_log(context=False, margin=False):
+def tennis_atp_log(context=False, margin=False, match_format=False):
     """ATP singles, all levels, as a time-sorted GameLog. The file lists the winner first: each game
     is oriented by a fair coin (numpy Generator, seed 0, one draw per game in file order) for which
     player is ``a``; score 1 if ``a`` won. ``context``: each match's surface as its context (Hard, Clay,
     Grass, Carpet; "Unknown" where the file has none). ``margin``: the games each player won (the sums of the
-    ``score`` column's sets, "7-6(5) 6-3" giving 13 to 9; a walkover none)."""
+    ``score`` column's sets, "7-6(5) 6-3" giving 13 to 9; a walkover none). ``match_format``: best of one,
+    three or five sets ("bo1", "bo3", "bo5", the file's ``best_of``)."""
     import pandas as pd
 
     df = pd.read_csv(DATA / "tennis_atp" / "atp_matches_singles_all_levels.csv.xz",
                      usecols=["winner_id", "loser_id", "tourney_date"] + (["surface"] if context else [])
-                     + (["score"] if margin else []),
+                     + (["score"] if margin else []) + (["best_of"] if match_format else []),
                      dtype={"winner_id": str, "loser_id": str, "tourney_date": str, "score": str})
     df = df[df["winner_id"] != df["loser_id"]]  # a few rows pair the placeholder id 199999 with itself
     w, l = df["winner_id"].to_numpy(), df["loser_id"].to_numpy()
@@ -161,8 +164,9 @@ def tennis_atp_log(context=False, margin=False):
         sets = df["score"].fillna("").str.findall(r"(\d+)-(\d+)")
         won = np.array([[sum(int(x) for x, _ in s), sum(int(y) for _, y in s)] for s in sets], dtype=np.float64)
         games = np.where(flip[:, None], won[:, ::-1], won)
+    fmt = ("bo" + df["best_of"].astype(str)).to_numpy() if match_format else None
     return _game_log(np.where(flip, l, w), np.where(flip, w, l), np.where(flip, 0.0, 1.0), time, context=surface,
-                     margin=games)
+                     margin=games, match_format=fmt)
 
 
 def go_tygem_log(context=False, margin=False):
@@ -232,7 +236,7 @@ def prediction_splits():
             for name, (load, start, end, test_start, test_end) in SPLITS.items()}
 
 
-def full_logs(context=False, margin=False):
+def full_logs(context=False, margin=False, match_format=False):
     """The whole log of each prediction split, for the online protocol: name -> (GameLog, dates).
 
     ``dates`` is ``dict(cutoff=..., test_start=..., test_end=...)`` as numpy datetime64[ns], the dates of
@@ -240,12 +244,14 @@ def full_logs(context=False, margin=False):
     ``test_start <= time < test_end`` (``test_end`` None: to the end of the log). tennis ATP: cutoff
     2020-01-01, test from 2022-01-01; Go Tygem: cutoff 2016-01-01, test 2016-07-01 .. 2017-01-01;
     football: cutoff 2015-01-01, test from 2019-01-01. The logs carry their advantage columns, and with
-    ``context`` and ``margin`` their contexts and margins (see each loader; the Go log has no margin)."""
+    ``context`` and ``margin`` their contexts and margins (see each loader; the Go log has no margin), and with
+    ``match_format`` the tennis log its formats (the others have none)."""
     day = np.timedelta64(1, "D")
     out = {}
     for name, (load, _, end, test_start, test_end) in SPLITS.items():
         dates = dict(cutoff=np.datetime64(end, "ns") + day, test_start=np.datetime64(test_start, "ns"),
                      test_end=None if test_end is None else np.datetime64(test_end, "ns") + day)
-        asked = {"context": context, "margin": margin and load is not go_tygem_log}  # (the Go log has no margin)
+        asked = {"context": context, "margin": margin and load is not go_tygem_log,  # (the Go log has no margin)
+                 "match_format": match_format and load is tennis_atp_log}
         out[name] = (load(**{key: True for key, value in asked.items() if value}), dates)
     return out

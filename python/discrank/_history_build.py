@@ -52,6 +52,11 @@ class History:
         The margin rows (:mod:`discrank._history_rows`): ``(lo, hi, x, n, win, ctx)`` as the results' rows,
         ``n`` the sub-contests of their games and ``win`` those won by ``lo`` (``ctx`` None without contexts);
         None without margins.
+    fmt : ndarray of int32, shape (n_rows,), optional
+        The match format of each row's games (a row holds the games of one format), a code in ``[0, n_fmt)``;
+        None without formats. Code 0 is the reference format (its logit scale 1).
+    n_fmt : int
+        Formats (0 without). The formats after the reference have one log scale each (:mod:`discrank._history`).
     """
 
     n_players: int
@@ -69,6 +74,13 @@ class History:
     ctx: Optional[np.ndarray] = None
     n_ctx: int = 0
     margin: Optional[tuple] = None
+    fmt: Optional[np.ndarray] = None
+    n_fmt: int = 0
+
+    @property
+    def n_scales(self) -> int:
+        """The formats' log scales: one per format after the reference (0 without formats)."""
+        return max(self.n_fmt - 1, 0) if self.fmt is not None else 0
 
     @property
     def n_cov(self) -> int:
@@ -90,7 +102,8 @@ class History:
                        index[self.lo[rows]].astype(self.lo.dtype), index[self.hi[rows]].astype(self.hi.dtype),
                        self.x[rows], self.n[rows], self.win[rows],
                        self.draw[rows] if self.draw.strides[0] else self.draw[:int(np.count_nonzero(rows))],
-                       None if self.ctx is None else self.ctx[rows], self.n_ctx, self._margin_before(keep, index))
+                       None if self.ctx is None else self.ctx[rows], self.n_ctx, self._margin_before(keep, index),
+                       None if self.fmt is None else self.fmt[rows], self.n_fmt)
 
     def _margin_before(self, keep: np.ndarray, index: np.ndarray) -> Optional[tuple]:
         """The margin rows of the player-periods ``keep``, numbered ``index``."""
@@ -104,7 +117,8 @@ class History:
 
 def build_history(ca: np.ndarray, cb: np.ndarray, score: np.ndarray, bins: np.ndarray, x: Optional[np.ndarray],
                   n_players: int, draws: bool, w: Optional[np.ndarray] = None, ctx: Optional[np.ndarray] = None,
-                  n_ctx: int = 0, margin: Optional[np.ndarray] = None) -> History:
+                  n_ctx: int = 0, margin: Optional[np.ndarray] = None, fmt: Optional[np.ndarray] = None,
+                  n_fmt: int = 0) -> History:
     """Rows over player-periods from coded games.
 
     Parameters
@@ -130,6 +144,11 @@ def build_history(ca: np.ndarray, cb: np.ndarray, score: np.ndarray, bins: np.nd
         The contexts' count (with ``ctx``).
     margin : ndarray, shape (n_games, 2), optional
         The sub-contests won by a and by b in each game (its margin rows; games without any have none).
+    fmt : ndarray of int, optional
+        The match format code of each game, in ``[0, n_fmt)``, 0 the reference (rows then hold the games of one
+        format; the margin rows do not: a sub-contest is the same whatever the match's length).
+    n_fmt : int
+        The formats' count (with ``fmt``).
 
     Returns
     -------
@@ -154,7 +173,7 @@ def build_history(ca: np.ndarray, cb: np.ndarray, score: np.ndarray, bins: np.nd
     pp_bin = uniq % span + bmin
     n_pp = uniq.size
     first, gap = chain_links(pp_player, pp_bin)
-    lo, hi, r_x, rows_n, win, draw, r_ctx = _rows(pa, pb, score, x, n_pp, draws, w, ctx, n_ctx)
+    lo, hi, r_x, rows_n, win, draw, r_ctx, r_fmt = _rows(pa, pb, score, x, n_pp, draws, w, ctx, n_ctx, fmt, n_fmt)
     rows_m = None
     if margin is not None:  # the sub-contests: a row's share won by lo, weighed by their count
         total = margin[:, 0] + margin[:, 1]
@@ -162,18 +181,19 @@ def build_history(ca: np.ndarray, cb: np.ndarray, score: np.ndarray, bins: np.nd
             total = total * w
         some = total > 0
         share = margin[some, 0] / (margin[some, 0] + margin[some, 1])
-        m_lo, m_hi, m_x, m_n, m_win, _, m_ctx = _rows(pa[some], pb[some], share, None if x is None else x[some],
+        m_lo, m_hi, m_x, m_n, m_win, _, m_ctx, _ = _rows(pa[some], pb[some], share, None if x is None else x[some],
                                                       n_pp, False, total[some], None if ctx is None else ctx[some],
                                                       n_ctx)
         rows_m = (m_lo, m_hi, m_x, m_n, m_win, m_ctx)
     return History(n_players, n_pp, pp_player, pp_bin, first, gap, lo, hi, r_x, rows_n, win, draw, r_ctx,
-                   n_ctx if ctx is not None else 0, rows_m)
+                   n_ctx if ctx is not None else 0, rows_m, r_fmt, n_fmt if fmt is not None else 0)
 
 
 def _rows(pa: np.ndarray, pb: np.ndarray, score: np.ndarray, x: Optional[np.ndarray], n_pp: int, draws: bool,
-          w: Optional[np.ndarray], ctx: Optional[np.ndarray] = None, n_ctx: int = 0) -> tuple:
-    """(lo, hi, x, n, win, draw, ctx) of :class:`History`: the games between the player-periods ``pa`` and
-    ``pb`` summed by row (pair of player-periods oriented ``lo < hi``, covariate value, context)."""
+          w: Optional[np.ndarray], ctx: Optional[np.ndarray] = None, n_ctx: int = 0, fmt: Optional[np.ndarray] = None,
+          n_fmt: int = 0) -> tuple:
+    """(lo, hi, x, n, win, draw, ctx, fmt) of :class:`History`: the games between the player-periods ``pa`` and
+    ``pb`` summed by row (pair of player-periods oriented ``lo < hi``, covariate value, context, format)."""
     swap = pa > pb
     key = np.minimum(pa, pb) * n_pp + np.maximum(pa, pb)
     y = np.where(swap, 1.0 - score, score)
@@ -186,6 +206,9 @@ def _rows(pa: np.ndarray, pb: np.ndarray, score: np.ndarray, x: Optional[np.ndar
     n_c = n_ctx if ctx is not None else 1
     if ctx is not None:
         key = key * n_c + np.asarray(ctx, dtype=np.int64)
+    n_f = n_fmt if fmt is not None else 1
+    if fmt is not None:
+        key = key * n_f + np.asarray(fmt, dtype=np.int64)
     del swap
     ukey, rinv = np.unique(key, return_inverse=True)
     del key
@@ -205,13 +228,15 @@ def _rows(pa: np.ndarray, pb: np.ndarray, score: np.ndarray, x: Optional[np.ndar
         win = np.bincount(rinv, y if w is None else y * w, n_rows)
         draw = np.broadcast_to(0.0, (n_rows,))  # no draw model: zeros that take no memory (read-only)
     del rinv, y
+    r_fmt = None if fmt is None else (ukey % n_f).astype(np.int32)
+    ukey = ukey if n_f == 1 else ukey // n_f
     r_ctx = None if ctx is None else (ukey % n_c).astype(np.int32)
     ukey = ukey if n_c == 1 else ukey // n_c
     pairkey = ukey if n_x == 1 else ukey // n_x
     kind = np.int32 if n_pp <= np.iinfo(np.int32).max else np.int64
     lo, hi = (pairkey // n_pp).astype(kind), (pairkey % n_pp).astype(kind)
     xr = np.zeros((n_rows, 0)) if xrows is None else xrows[ukey % n_x]
-    return lo, hi, xr, rows_n, win, draw, r_ctx
+    return lo, hi, xr, rows_n, win, draw, r_ctx, r_fmt
 
 
 def chain_links(pp_player: np.ndarray, pp_bin: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -135,6 +135,8 @@ RULES: dict[str, Rule] = {
                          "a finite number >= 0 (the logit scale of a sub-contest relative to the game's; 0: none)"),
     "context_scale": Rule(lambda v: _is_real(v) and math.isfinite(v) and v >= 0,
                           "a finite number >= 0 (the standard deviation of a player's effect in a context; 0: none)"),
+    "format_scale": Rule(lambda v: _is_real(v) and math.isfinite(v) and v >= 0,
+                         "a finite number >= 0 (the prior sd of a match format's log scale; 0: formats unused)"),
     "draw_propensity_scale": Rule(lambda v: _is_real(v) and math.isfinite(v) and v >= 0,
                                   "a finite number >= 0 (a player's draw propensity's prior scale; 0: none)"),
     "step": _positive("the online update's step, in logits"),

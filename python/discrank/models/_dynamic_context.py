@@ -106,12 +106,12 @@ class DynamicContexts:
     def _check_spread(self, games: Any, rows_of: Any) -> None:
         """A ValueError for a fit on Dask workers (``rows_of`` given) of a model with context effects, margins, disc
         components or draw propensities, which :mod:`discrank.dask` does not spread."""
-        if (games.ctx is not None or games.margin is not None or self.disc_components or self._pscale != 0) \
-                and rows_of is not None:
-            raise ValueError("discrank.dask.fit does not spread context effects, margins, disc components or draw "
-                             "propensities over the workers yet: fit the DynamicElo in process (its history is held "
-                             "here anyway), or give context_scale=0, margin_scale=0, disc_components=0 and "
-                             "draw_propensity_scale=0")
+        if (games.ctx is not None or games.margin is not None or self.disc_components or self._pscale != 0
+                or getattr(games, "fmt", None) is not None) and rows_of is not None:
+            raise ValueError("discrank.dask.fit does not spread context effects, margins, disc components, draw "
+                             "propensities or match formats over the workers yet: fit the DynamicElo in process (its "
+                             "history is held here anyway), or give context_scale=0, margin_scale=0, "
+                             "disc_components=0, draw_propensity_scale=0 and format_scale=0")
 
     def _update_margins(self, games: Any) -> Any:
         """The new ``games`` of :meth:`update` with their margins, for a model fitted with a margin likelihood
@@ -190,13 +190,14 @@ class DynamicContexts:
             yet.
         """
         prop = getattr(self, "draw_propensity_", None) is not None
-        if self._n_ctx() or getattr(self, "margin_scale_", None) is not None or self.disc_components or prop:
+        if (self._n_ctx() or getattr(self, "margin_scale_", None) is not None or self.disc_components or prop
+                or self._n_fmt()):
             what = ("context effects" if self._n_ctx() else "a margin likelihood"
                     if getattr(self, "margin_scale_", None) is not None else "disc components"
-                    if self.disc_components else "draw propensities")
+                    if self.disc_components else "draw propensities" if prop else "match formats")
             raise ValueError(f"a DynamicElo fitted with {what} cannot be saved yet (the model file does not hold "
-                             "the contexts, the margins, the disc or the propensities): refit it from its log, or "
-                             "fit without them")
+                             "the contexts, the margins, the disc, the propensities or the formats): refit it from "
+                             "its log, or fit without them")
         super().save(path)
 
     def _store_effects(self, res: Any, n_players: int, scale: float) -> None:

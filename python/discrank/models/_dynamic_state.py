@@ -16,6 +16,7 @@ from discrank._calendar import period_index, period_start
 from discrank._checks import show
 from discrank._coding import in_time_order
 from discrank._draws import outcome_probabilities
+from discrank._params import check_param
 from discrank._rows import time_bound
 from discrank.models._prediction import expected_score, log_covariates
 
@@ -185,16 +186,18 @@ class DynamicReadout:
                         self._walk(self.drift_), self.prior_scale_)
 
     def _outcomes_at(self, ia: np.ndarray, ib: np.ndarray, b: np.ndarray, x: Optional[np.ndarray],
-                     c: Optional[np.ndarray] = None) -> np.ndarray:
+                     c: Optional[np.ndarray] = None, scale: Any = 1.0) -> np.ndarray:
         """[P(a wins), P(draw), P(b wins)] of games of players ``ia``, ``ib`` in periods ``b`` (and contexts
-        ``c``, codes into ``context_labels_``, -1 for one not fitted)."""
+        ``c``, codes into ``context_labels_``, -1 for one not fitted; ``scale``: each game's match format's scale
+        of the logit, and of its variance squared)."""
         eta = math.log(self.draw_nu_) if self.draw_nu_ is not None else self.draw_threshold_
         d, v = difference(self.pp_player_, self.pp_bin_, self.pp_rating_, self.pp_sd_ ** 2, self.beta_,
                           self._walk(self.drift_), self.prior_scale_, ia, ib, b, x)
         dc, vc = self._context_terms(ia, ib, c)
         if self.draws == "davidson":
             eta = eta + self._propensity_term(ia, ib)
-        return outcomes(d + dc + self._disc_term(ia, ib), self.variance_scale_ * (v + vc), eta, self.draws)
+        return outcomes(scale * (d + dc + self._disc_term(ia, ib)), self.variance_scale_ * scale * scale * (v + vc), eta,
+                        self.draws)
 
     def _log_outcomes(self, log: Any, ia: np.ndarray, ib: np.ndarray) -> np.ndarray:
         """[P(a wins), P(draw), P(b wins)] of each game of ``log`` at its time, with its covariates.
@@ -211,7 +214,8 @@ class DynamicReadout:
                 raise ValueError("predicting games of a dynamic model needs their times (GameLog time=...)")
             b = period_index(np.asarray(log.time), self.period)
         c = self._context_codes(getattr(log, "context", None), ia.size) if self._n_ctx() else None
-        return self._outcomes_at(ia, ib, b, log_covariates(log, self.advantage_names_, "DynamicElo"), c)
+        scale = self._format_factor(getattr(log, "match_format", None), ia.size) if self._n_fmt() else 1.0
+        return self._outcomes_at(ia, ib, b, log_covariates(log, self.advantage_names_, "DynamicElo"), c, scale)
 
     def predict_proba(self, a: Any, b: Any, *, unseen: str = "raise") -> Any:
         """P(a beats b) (expected score, P(a wins) + P(draw) / 2) from each player's latest rating, at the
@@ -317,12 +321,48 @@ class DynamicReadout:
         if getattr(self, "disc_scale_", None) is not None:
             lines.append(f"disc game, {self.disc_u_.shape[1]} component(s), scale {self.disc_scale_:.4g}, the largest "
                          f"cyclic logit {np.abs(self.cyclic_logits()).max():.3g}")
+        if getattr(self, "format_scales_", None) is not None:
+            lines.append("match formats: " + ", ".join(f"{label} x{value:.3g}" for label, value in
+                                                       zip(self.format_labels_, self.format_scales_)))
         if getattr(self, "draw_propensity_scale_", None) is not None:
             delta = self.draw_propensity_
             lines.append(f"draw propensities, scale {self.draw_propensity_scale_:.4g}: from {delta.min():.3g} to "
                          f"{delta.max():.3g} in log nu")
         return "\n".join(lines)
 
+    def _check_sizes(self, h: Any) -> None:
+        """The ratings of a model file against the player-periods ``h`` makes, and the global parameters."""
+        for key in ("pp_rating_", "pp_sd_"):
+            if getattr(self, key).shape != (h.n_pp,):
+                raise ValueError(f"{key} has shape {getattr(self, key).shape}, but the games make {h.n_pp} "
+                                 "player-periods")
+        tail, names = self.theta_tail_, self.advantage_names_
+        size = h.n_cov + (self.draws is not None)
+        if tail.shape != (size,):
+            raise ValueError(f"theta_tail_ has shape {tail.shape}, expected ({size},): the {h.n_cov} covariates' "
+                             f"coefficients{', then the draw parameter' if self.draws else ''}")
+        if not np.array_equal(tail[:len(names)], self.beta_):
+            raise ValueError(f"beta_ = {self.beta_.tolist()} differs from the coefficients in theta_tail_ "
+                             f"({tail[:len(names)].tolist()})")
+
+    def _check_scalars(self) -> None:
+        """The fitted scalars of a model file: the drift (with a period), the prior and variance scales by
+        their parameters' rules; the fit's record (converged, iterations, gradient) defaulted when absent."""
+        if self.period is not None:
+            if getattr(self, "drift_", None) is None:
+                raise ValueError("scalars.drift_ is missing (a model with a period has a drift)")
+            self.drift_ = float(check_param(type(self), "drift", self.drift_))
+        else:
+            self.drift_ = None
+        for key in ("prior_scale_", "variance_scale_"):
+            if key not in self.__dict__:
+                raise ValueError(f"scalars.{key} is missing")
+            setattr(self, key, float(check_param(type(self), key[:-1], getattr(self, key))))
+        for key, default in (("converged_", False), ("n_iter_", 0), ("n_cg_", 0), ("gradient_", np.nan),
+                             ("objective_", np.nan)):
+            setattr(self, key, type(default)(self.__dict__.get(key, default)))
+
+    # ------------------------------------------------------------------ the current table
     def _n_games(self) -> float:
         """The games fitted."""
         return self.games_.n_games

@@ -85,7 +85,7 @@ class DynamicTuning:
 
 
     def _tune(self, ca, cb, score, bins, t, x, n_players, validation, w=None, whole=False, rows_of=None,
-              ctx=None, margin=None):
+              ctx=None, margin=None, fmt=None):
         """The drift, prior scale and variance scale that forecast a validation window at the end of the
         training games best, and the record of the search (``tuning_``): a walk on the drift grid at the
         middle prior, refined by factors of sqrt 2 around the best drift, then a walk on the prior grid at
@@ -125,7 +125,7 @@ class DynamicTuning:
         origins = _origins(key, fit_mask, val_mask, len(score) if w is None else float(w.sum()), frozen)
         report_stage(f"tuning DynamicElo on {n_fit:,.0f} games: a validation window of {n_val:,.0f} games, "
                      f"forecast from {origins.size} origins")
-        games = (ca, cb, score, bins, x, w, ctx, margin)
+        games = (ca, cb, score, bins, x, w, ctx, margin, fmt)
         cand = _Candidates(self, games, n_players, fit_mask, val_mask, origins, scales, rows_of, self.tuning_budget)
         # candidates compared with the cost of their steps past the grids' edges
         cost = lambda c: cand.scores[c] + cand.gain * (drifts.steps(c[0]) + priors.steps(c[1]))  # noqa: E731
@@ -479,10 +479,11 @@ class _Candidates:
         from discrank._history_build import carry
         from discrank._history_update import HistoryState
 
-        model, (ca, cb, score, bins, x, w, ctx, margin) = self.model, self.games
+        model, (ca, cb, score, bins, x, w, ctx, margin, fmt) = self.model, self.games
         tol = max(model.tol, TUNE_TOL)
         blocks, state, prev = [], None, None
-        carried = ctx is not None or margin is not None or bool(model.disc_components) or model._pscale != 0
+        carried = (ctx is not None or margin is not None or bool(model.disc_components) or model._pscale != 0
+                   or fmt is not None)
         for i, k in enumerate(self.origins):  # the games before the origin: every game of an earlier period
             if i == 0:
                 theta0 = self._theta0
@@ -526,6 +527,9 @@ class _Candidates:
             if res.disc is not None:  # the disc game between the two players
                 d = d + disc_term(*disc_uv(res.disc, model.disc_components, self.n_players), ca[games],
                                   cb[games])
+            if fmt is not None:  # each format's scale of the logit and of its variance
+                scale = np.exp(np.concatenate([[0.0], res.beta[h.n_cov:]]))[fmt[games]]
+                d, v = scale * d, scale * scale * v
             eta = res.eta
             if res.propensity is not None:  # each player's draw propensity
                 eta = eta + propensity_term(res.propensity, ca[games], cb[games])
@@ -560,14 +564,16 @@ class _Candidates:
         origin's period (built once), or for a model without periods built from the games."""
         from discrank._history_build import build_history
 
-        model, (ca, cb, score, bins, x, w, ctx, margin) = self.model, self.games
+        model, (ca, cb, score, bins, x, w, ctx, margin, fmt) = self.model, self.games
         n_ctx = model._n_ctx() if ctx is not None else 0
+        n_fmt = model._n_fmt() if fmt is not None else 0
         if model.period is None:
             cut = lambda v: None if v is None else v[:k]  # noqa: E731
             return build_history(ca[:k], cb[:k], score[:k], bins[:k], cut(x), self.n_players, model.draws, cut(w),
-                                 cut(ctx), n_ctx, cut(margin))
+                                 cut(ctx), n_ctx, cut(margin), cut(fmt), n_fmt)
         if self._whole is None:
-            self._whole = build_history(ca, cb, score, bins, x, self.n_players, model.draws, w, ctx, n_ctx, margin)
+            self._whole = build_history(ca, cb, score, bins, x, self.n_players, model.draws, w, ctx, n_ctx, margin,
+                                        fmt, n_fmt)
         return self._whole.before(self._cut(k))
 
     def _loss(self, blocks: list, c: float) -> float:

@@ -22,7 +22,7 @@ from typing import Any, Optional
 import numpy as np
 
 from discrank._draws import DRAWS
-from discrank._params import FINITE_PRIOR_SCALE, check_param
+from discrank._params import FINITE_PRIOR_SCALE
 from discrank._progress import speaking
 from discrank._threads import one_blas_thread, resolve_n_jobs
 from discrank.exceptions import NumericalError
@@ -30,6 +30,7 @@ from discrank.models._base import Model
 from discrank.models._dynamic_context import DynamicContexts
 from discrank.models._dynamic_disc import DynamicDisc
 from discrank.models._dynamic_draws import DynamicDraws
+from discrank.models._dynamic_formats import DynamicFormats
 from discrank.models._dynamic_state import DynamicReadout, Games, check_covariates, check_draws, time_ordered
 from discrank.models._dynamic_update import DynamicUpdates
 from discrank.models._dynamic_tuning import (DRIFT_GRID, ORIGIN_GAMES, ORIGINS, PRIOR_GRID, TUNE_TOL,  # noqa: F401
@@ -43,8 +44,8 @@ from discrank._history import build_history, chain_variances, chains, covariance
 __all__ = ["DynamicElo", "DRIFT_GRID", "PRIOR_GRID", "VARIANCE_GRID"]
 
 
-class DynamicElo(DynamicTuning, DynamicUpdates, DynamicContexts, DynamicDisc, DynamicDraws, DynamicReadout, TimedRatings,
-                 Model):
+class DynamicElo(DynamicTuning, DynamicUpdates, DynamicContexts, DynamicDisc, DynamicDraws, DynamicFormats, DynamicReadout,
+                 TimedRatings, Model):
     """Whole-history dynamic ratings, advantage covariates and draws, fitted as one exact MAP.
 
     Parameters
@@ -124,6 +125,10 @@ class DynamicElo(DynamicTuning, DynamicUpdates, DynamicContexts, DynamicDisc, Dy
         With ``draws="davidson"``, the prior's standard deviation of each player's draw propensity, added to the
         draw parameter of their games (``eta + delta_a + delta_b``, :mod:`discrank.models._dynamic_draws`). 0
         (default): none; None: chosen on the training log.
+    format_scale : float, default 1
+        With a log that has a match format column (:attr:`discrank.GameLog.match_format`), the prior's standard
+        deviation of each format's log scale of the logit (the most common format's scale is 1,
+        :mod:`discrank.models._dynamic_formats`); fitted with the ratings, not tuned. 0: formats unused.
 
     Attributes
     ----------
@@ -169,6 +174,9 @@ class DynamicElo(DynamicTuning, DynamicUpdates, DynamicContexts, DynamicDisc, Dy
     draw_propensity_, draw_propensity_sd_ : ndarray, shape (n_players,), or None
         Each player's draw propensity (in ``log nu``) and its standard deviation (Laplace, the others held), and
         ``draw_propensity_scale_`` the scale used (None without propensities).
+    format_labels_, format_scales_ : ndarray, shape (n_formats,), or None
+        The fitted match formats, the reference (scale 1) first, and each one's logit scale; ``format_scale_``
+        the prior scale used (None without formats).
 
     Notes
     -----
@@ -217,7 +225,7 @@ class DynamicElo(DynamicTuning, DynamicUpdates, DynamicContexts, DynamicDisc, Dy
                  update_tol: float = 1e-5, max_iter: int = 100, n_jobs: Optional[int] = None, verbose: Any = 0,
                  tuning_budget: Optional[int] = None, context_scale: Optional[float] = None,
                  margin_scale: Optional[float] = None, disc_components: int = 0, disc_scale: Optional[float] = None,
-                 draw_propensity_scale: Optional[float] = 0.0):
+                 draw_propensity_scale: Optional[float] = 0.0, format_scale: float = 1.0):
         self.period = period
         self.drift = drift
         self.prior_scale = prior_scale
@@ -233,6 +241,7 @@ class DynamicElo(DynamicTuning, DynamicUpdates, DynamicContexts, DynamicDisc, Dy
         self.margin_scale = margin_scale
         self.disc_components = disc_components
         self.draw_propensity_scale = draw_propensity_scale
+        self.format_scale = format_scale
         self.disc_scale = disc_scale
 
     # ------------------------------------------------------------------ checks
@@ -370,7 +379,7 @@ class DynamicElo(DynamicTuning, DynamicUpdates, DynamicContexts, DynamicDisc, Dy
         gives the rows on the workers)."""
         self._check_input(log)
         labels, games = self._games(log)
-        games = self._fit_margins(self._fit_contexts(log, games))
+        games = self._fit_formats(self._fit_margins(self._fit_contexts(log, games)))
         self._pscale = self._propensity_scale()
         self._check_spread(games, rows_of)
         check_draws(self.draws, games.score)
@@ -390,7 +399,7 @@ class DynamicElo(DynamicTuning, DynamicUpdates, DynamicContexts, DynamicDisc, Dy
             g = games
             drift, prior, scale, tuning, start = self._tune(g.a, g.b, g.score, g.bins, g.time, x, len(labels),
                                                             validation, g.count, isinstance(log, PeriodGames),
-                                                            rows_of, g.ctx, g.margin)
+                                                            rows_of, g.ctx, g.margin, g.fmt)
         if self.period is None:
             drift = 1.0  # unused: one period
         self.variance_scale_ = scale
@@ -399,12 +408,13 @@ class DynamicElo(DynamicTuning, DynamicUpdates, DynamicContexts, DynamicDisc, Dy
         return self
 
     def _solve(self, ca, cb, score, bins, x, w, n_players, drift, prior, warm=None, tol=None, rows_of=None,
-               ctx=None, margin=None):
+               ctx=None, margin=None, fmt=None):
         """(History, HistoryResult) of the games; ``warm``: (player, period, rating, tail) of a fit over
         fewer games to start from (:func:`discrank._history.carry`), refitted to ``update_tol`` (or to
         ``tol`` when given); ``w``: the games each entry stands for (None: one each); ``rows_of``: the maker
         of the games' terms (None: in process, :meth:`_fit_log`)."""
-        h = build_history(ca, cb, score, bins, x, n_players, self.draws, w, ctx, self._n_ctx(), margin)
+        h = build_history(ca, cb, score, bins, x, n_players, self.draws, w, ctx, self._n_ctx(), margin, fmt,
+                          self._n_fmt())
         theta0 = None if warm is None else self._carried(warm, h)
         if tol is None:
             tol = self.tol if warm is None else max(self.tol, self.update_tol)
@@ -419,7 +429,8 @@ class DynamicElo(DynamicTuning, DynamicUpdates, DynamicContexts, DynamicDisc, Dy
                                  n_threads=resolve_n_jobs(self.n_jobs), rows=rows, ratings_scale=ratings_scale,
                                  context_scale=self._cscale if h.n_eff else 0.0,
                                  margin_scale=self._mscale if h.margin is not None else 0.0,
-                                 disc=self.disc_components, disc_scale=self._dscale, propensity_scale=self._pscale)
+                                 disc=self.disc_components, disc_scale=self._dscale, propensity_scale=self._pscale,
+                                 format_scale=float(self.format_scale) if h.n_scales else 0.0)
         finally:
             if rows is not None:
                 rows.close()
@@ -435,7 +446,7 @@ class DynamicElo(DynamicTuning, DynamicUpdates, DynamicContexts, DynamicDisc, Dy
             res = self._solve_built(h, drift, prior, theta0, tol, rows_of, ratings_scale=theta0 is not None)
         else:
             h, res = self._solve(g.a, g.b, g.score, g.bins, g.x, g.count, len(labels), drift, prior, warm=warm,
-                                 rows_of=rows_of, ctx=g.ctx, margin=g.margin)
+                                 rows_of=rows_of, ctx=g.ctx, margin=g.margin, fmt=g.fmt)
         if not np.all(np.isfinite(res.r)):
             raise NumericalError("the whole-history fit produced non-finite ratings")
         var = chain_variances(res.hessian_diag, res.hessian_off, h.first)
@@ -449,6 +460,7 @@ class DynamicElo(DynamicTuning, DynamicUpdates, DynamicContexts, DynamicDisc, Dy
         self._store_effects(res, len(labels), self._cscale)
         self._store_disc(res, len(labels))
         self._store_propensity(res)
+        self._store_formats(res, h.n_cov)
         self.margin_scale_ = float(self._mscale) if g.margin is not None else None
         self.advantage_names_ = names
         self.beta_ = res.beta[:len(names)].copy()
@@ -489,7 +501,8 @@ class DynamicElo(DynamicTuning, DynamicUpdates, DynamicContexts, DynamicDisc, Dy
             with one_blas_thread():
                 self._cov = covariance_at(h, drift, prior, self.draws, self._theta,
                                           resolve_n_jobs(self.n_jobs), self._cscale, self._mscale,
-                                          self.disc_components, self._dscale, self._pscale)
+                                          self.disc_components, self._dscale, self._pscale,
+                                          float(self.format_scale) if self._n_fmt() else 0.0)
         return self._cov
 
     @property
@@ -545,39 +558,6 @@ class DynamicElo(DynamicTuning, DynamicUpdates, DynamicContexts, DynamicDisc, Dy
         self.margin_scale_ = self.disc_u_ = self.disc_v_ = self.disc_scale_ = None
         self._derive(h)
 
-    def _check_sizes(self, h: Any) -> None:
-        """The ratings of a model file against the player-periods ``h`` makes, and the global parameters."""
-        for key in ("pp_rating_", "pp_sd_"):
-            if getattr(self, key).shape != (h.n_pp,):
-                raise ValueError(f"{key} has shape {getattr(self, key).shape}, but the games make {h.n_pp} "
-                                 "player-periods")
-        tail, names = self.theta_tail_, self.advantage_names_
-        size = h.n_cov + (self.draws is not None)
-        if tail.shape != (size,):
-            raise ValueError(f"theta_tail_ has shape {tail.shape}, expected ({size},): the {h.n_cov} covariates' "
-                             f"coefficients{', then the draw parameter' if self.draws else ''}")
-        if not np.array_equal(tail[:len(names)], self.beta_):
-            raise ValueError(f"beta_ = {self.beta_.tolist()} differs from the coefficients in theta_tail_ "
-                             f"({tail[:len(names)].tolist()})")
-
-    def _check_scalars(self) -> None:
-        """The fitted scalars of a model file: the drift (with a period), the prior and variance scales by
-        their parameters' rules; the fit's record (converged, iterations, gradient) defaulted when absent."""
-        if self.period is not None:
-            if getattr(self, "drift_", None) is None:
-                raise ValueError("scalars.drift_ is missing (a model with a period has a drift)")
-            self.drift_ = float(check_param(type(self), "drift", self.drift_))
-        else:
-            self.drift_ = None
-        for key in ("prior_scale_", "variance_scale_"):
-            if key not in self.__dict__:
-                raise ValueError(f"scalars.{key} is missing")
-            setattr(self, key, float(check_param(type(self), key[:-1], getattr(self, key))))
-        for key, default in (("converged_", False), ("n_iter_", 0), ("n_cg_", 0), ("gradient_", np.nan),
-                             ("objective_", np.nan)):
-            setattr(self, key, type(default)(self.__dict__.get(key, default)))
-
-    # ------------------------------------------------------------------ the current table
     def _current(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Each player's rating at the last fitted period, its standard deviation and games."""
         n = len(self.labels_)

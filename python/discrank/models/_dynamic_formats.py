@@ -1,0 +1,110 @@
+"""Match formats in :class:`~discrank.DynamicElo` (``format_scale``; :class:`DynamicFormats`, a base of the
+estimator).
+
+A log with a match format column (:attr:`discrank.GameLog.match_format`: best of three or best of five sets in
+tennis, a chess game's number of rounds) gives each format a scale of the game's logit: ``logit P(a beats b) =
+s_f (r_{a,t} - r_{b,t} + ...)``, ``s_f = exp(g_f)``, so that a longer match, which the stronger side wins more
+often at the same rating gap, is more predictable. The most common format of the fitted log is the reference
+(``s = 1``: the ratings' scale); each other format's ``g_f`` has the weak prior N(0, format_scale^2) and is
+fitted with the ratings as one exact MAP (:func:`discrank._history.solve_history`: a global parameter after beta,
+with its exact curvature; the margin rows are not scaled, a sub-contest being the same whatever the match's
+length). The scale is not tuned: a handful of parameters that every game of their format informs. A forecast
+scales the logit and its variance (``s^2 v``); a format the fit has not seen has the reference's scale 1.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any, Optional
+
+import numpy as np
+
+from discrank._checks import show
+from discrank._labels import LabelIndex
+
+__all__ = ["DynamicFormats", "code_formats"]
+
+
+def code_formats(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(labels, codes) of the formats of a log's games: the most common first (the reference; ties by sorted
+    order), then the others in sorted order; a ValueError for a format seen in one game only (its scale would
+    rest on one result) or for one format only (no scale to fit)."""
+    values = np.asarray(values)
+    labels, counts = np.unique(values, return_counts=True)
+    once = labels[counts == 1]
+    if once.size:
+        raise ValueError(f"the match_format column has the format {show(once[0])} in one game only: a format's scale "
+                         "needs several games (merge it with another format, or drop the game)")
+    if labels.size < 2:
+        raise ValueError(f"the log's match_format column holds one value only ({show(labels[0])}): format scales "
+                         "need games of two formats at least (give format_scale=0, or no match_format column)")
+    ref = int(np.argmax(counts))
+    labels = np.concatenate([labels[ref:ref + 1], np.delete(labels, ref)])
+    return labels, LabelIndex(labels).lookup(values)
+
+
+class DynamicFormats:
+    """The match formats of :class:`~discrank.DynamicElo`: their coding, checks, store and forecast scale."""
+
+    def _fit_formats(self, games: Any) -> Any:
+        """``games`` with their formats coded (``format_labels_`` set), or without formats (``format_scale`` 0 or no
+        column); a ValueError for ``format_scale`` given to a log without formats."""
+        fmt = getattr(games, "fmt", None)
+        if fmt is None or self.format_scale == 0:
+            self.format_labels_ = None
+            return dataclasses.replace(games, fmt=None) if fmt is not None else games
+        labels, codes = code_formats(fmt)
+        self.format_labels_ = labels
+        return dataclasses.replace(games, fmt=codes)
+
+    def _update_formats(self, games: Any) -> Any:
+        """The new ``games`` of :meth:`update` with their formats coded into ``format_labels_``; a ValueError when
+        the log has formats and the model none, the other way round, or a format the fit has not seen."""
+        fitted = getattr(self, "format_labels_", None)
+        fmt = getattr(games, "fmt", None)
+        if fitted is None:
+            if fmt is not None and self.format_scale != 0:
+                raise ValueError("update's games have a match_format column; the DynamicElo was fitted without")
+            return games if fmt is None else dataclasses.replace(games, fmt=None)
+        if fmt is None:
+            raise ValueError("update's games have no match_format column; the DynamicElo was fitted with formats "
+                             f"{[str(v) for v in fitted]}: give each game's format")
+        codes = LabelIndex(fitted).lookup(np.asarray(fmt))
+        if (codes < 0).any():
+            new = np.asarray(fmt)[codes < 0][0]
+            raise ValueError(f"update's games have the match format {show(new)}, which the fit has not seen (its "
+                             f"formats: {[str(v) for v in fitted]}): refit with every game")
+        return dataclasses.replace(games, fmt=codes)
+
+    def _n_fmt(self) -> int:
+        labels = getattr(self, "format_labels_", None)
+        return 0 if labels is None else int(labels.size)
+
+    def _store_formats(self, res: Any, n_cov: int) -> None:
+        """Keep the fitted scales of a :class:`~discrank._history.HistoryResult` (``format_scales_``, one per
+        label of ``format_labels_``, the reference's 1) and the prior scale used (``format_scale_``)."""
+        if not self._n_fmt():
+            self.format_scales_ = self.format_scale_ = None
+            return
+        self.format_scales_ = np.exp(np.concatenate([[0.0], res.beta[n_cov:]]))
+        self.format_scale_ = float(self.format_scale)
+
+    def _format_factor(self, values: Any, n: int) -> Any:
+        """The logit scale of ``n`` games to forecast in the formats ``values`` (None: 1; a format not fitted:
+        the reference's 1); a model without formats refuses formats (a ValueError)."""
+        if values is None:
+            return 1.0
+        if not self._n_fmt():
+            raise ValueError("this DynamicElo was fitted without match formats: predict without match_format=")
+        values = np.asarray(values)
+        values = np.full(n, values.item(), dtype=object) if values.ndim == 0 else values
+        if values.shape != (n,):
+            raise ValueError(f"match_format has {values.shape[0]} values for {n} games")
+        codes = LabelIndex(self.format_labels_).lookup(values)
+        return np.where(codes >= 0, self.format_scales_[np.maximum(codes, 0)], 1.0)
+
+    def _format_scale_of(self, games: Any) -> Optional[np.ndarray]:
+        """The fitted scale of each of the coded ``games`` (None without formats)."""
+        if getattr(games, "fmt", None) is None or not self._n_fmt():
+            return None
+        return self.format_scales_[games.fmt]
