@@ -308,7 +308,8 @@ def test_read_parquet_refuses_a_margin_column_of_lists_naming_it(tmp_path):
 
 
 def test_the_margins_kinds_follow_the_others_which_keep_their_codes():
-    assert INVALID_KINDS[-2:] == ("missing margin", "unparseable margin") and len(INVALID_KINDS) == 12
+    # (the match format's kind follows them: tests/test_log_format.py)
+    assert INVALID_KINDS[10:12] == ("missing margin", "unparseable margin") and len(INVALID_KINDS) == 13
     assert (MISSING_CONTEXT, MISSING_MARGIN, BAD_MARGIN) == (10, 11, 12)
     assert INVALID_KINDS[MISSING_MARGIN - 1] == "missing margin" and INVALID_KINDS[BAD_MARGIN - 1] == "unparseable margin"
 

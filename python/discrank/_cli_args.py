@@ -271,6 +271,7 @@ def read_games(args: argparse.Namespace, path: str, lower: str, filters: dict):
 
     advantage = getattr(args, "advantage", None)
     context = getattr(args, "context", None)
+    match_format = getattr(args, "match_format", None)
     margin = getattr(args, "margin", None)
     if lower.endswith((".pgn", ".pgn.gz", ".pgn.bz2", ".pgn.xz")):
         if advantage:
@@ -279,6 +280,9 @@ def read_games(args: argparse.Namespace, path: str, lower: str, filters: dict):
         if context:
             raise ValueError(f"--context {context}: a PGN file has no context column (--context names a column of "
                              "a CSV or Parquet file)")
+        if match_format:
+            raise ValueError(f"--match-format {match_format}: a PGN file has no match format column (--match-format "
+                             "names a column of a CSV or Parquet file)")
         if margin:
             raise ValueError(f"--margin {' '.join(margin)}: a PGN file has no margin columns (--margin names two "
                              "columns of a CSV or Parquet file)")
@@ -288,7 +292,7 @@ def read_games(args: argparse.Namespace, path: str, lower: str, filters: dict):
     if (filters["start"] or filters["end"]) and args.time is None:
         raise ValueError("--start / --end need the time column: --time COL")
     cols = dict(a=args.a, b=args.b, score=args.score, winner=args.winner, time=args.time, advantage=advantage,
-                context=context, margin=None if margin is None else tuple(margin))
+                context=context, margin=None if margin is None else tuple(margin), match_format=match_format)
     if lower.endswith(".parquet"):
         filters.pop("truncated")
         return GameLog.read_parquet(path, **cols, **filters)
@@ -324,6 +328,9 @@ def add_columns(p: argparse.ArgumentParser) -> None:
     p.add_argument("--context", metavar="COL",
                    help="column of each game's context (a surface, a time control, a map): DynamicElo fits each "
                         "player's effect in each context; the other models ignore it, with a warning")
+    p.add_argument("--match-format", metavar="COL",
+                   help="column of each game's match format (bo3, bo5): DynamicElo fits each format's scale of the "
+                        "logit; the other models ignore it, with a warning")
     p.add_argument("--margin", nargs=2, metavar=("COL_A", "COL_B"),
                    help="columns of the sub-contests (points, games, goals) won by the first player and by the "
                         "second in each game: DynamicElo fits a margin likelihood; the other models ignore them, "

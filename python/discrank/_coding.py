@@ -2,7 +2,8 @@
 
 Coding the labels is the costly step on string labels: the tuning's splits, the evaluation's windows,
 the dynamic model and :class:`discrank.PeriodGames` code a log once (:func:`code_log`) and aggregate the
-games they need from integers (:func:`pairs_from_codes`). :func:`map_rows` carries per-player rows from
+games they need from integers (:func:`pairs_from_codes`); :func:`game_log_pairs` aggregates a whole log
+(:meth:`discrank.GameLog.to_pairs`). :func:`map_rows` carries per-player rows from
 one set of labels to another (a warm start on other players). :func:`in_time_order` tells a log in time
 order, which the tuning and the dynamic model use as it is (no permutation, no copy).
 """
@@ -15,7 +16,7 @@ import numpy as np
 
 from discrank.data import PairwiseData
 
-__all__ = ["code_log", "in_time_order", "log_pairs", "pairs_from_codes", "map_rows"]
+__all__ = ["code_log", "game_log_pairs", "in_time_order", "log_pairs", "pairs_from_codes", "map_rows"]
 
 
 def code_log(log: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -38,6 +39,24 @@ def log_pairs(log: Any, coded: Any = None, weights: Optional[str] = None) -> Pai
     x = None if log.advantage is None else np.asarray(log.advantage, dtype=np.float64)
     return pairs_from_codes(*(code_log(log) if coded is None else coded), np.asarray(log.score, dtype=np.float64),
                             weights, x=x, names=tuple(log.advantage_names))
+
+
+def game_log_pairs(log: Any, labels: Any = None, min_games: int = 1, weights: Optional[str] = None) -> PairwiseData:
+    """The games of a game log aggregated to pairs, as :meth:`discrank.GameLog.to_pairs` gives them (see
+    there): with the advantage covariates by pair and value when the log has any (``min_games`` and
+    ``labels`` then refused: a ValueError); the columns of a log not known to be checked checked first."""
+    if log.advantage is not None:
+        if min_games != 1 or labels is not None:
+            raise ValueError("to_pairs of a log with advantage columns keeps the games by covariate value: "
+                             "min_games and labels are not available there (filter the games with "
+                             "min_player_games when reading the log)")
+        if not log._checked:
+            log = type(log).from_arrays(log.a, log.b, log.score, log.time,
+                                        dict(zip(log.advantage_names, np.asarray(log.advantage).T)))
+        return log_pairs(log, weights=weights)
+    if log._checked:
+        return PairwiseData._from_checked_games(log.a, log.b, log.score, labels, min_games=min_games, weights=weights)
+    return PairwiseData.from_games(log.a, log.b, log.score, labels, min_games=min_games, weights=weights)
 
 
 def pairs_from_codes(labels: np.ndarray, ca: np.ndarray, cb: np.ndarray, score: np.ndarray,

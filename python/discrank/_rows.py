@@ -11,8 +11,9 @@ or as one of the :data:`~discrank._screen.INVALID_KINDS`, and :func:`~discrank._
 :mod:`discrank._screen`) raises on the first invalid row or drops and reports them. It reads the advantage
 covariates of a frame too (:mod:`discrank._advantage`; a row with a missing or non-numeric covariate is
 invalid), its context column (a label per game: a surface, a time control, a map; a row without one
-is invalid), which :func:`as_context` checks as a log's column, and its margin columns (the sub-contests won
-by each side, :mod:`discrank._margin`; a row where one is missing or not a number >= 0 is invalid).
+is invalid), which :func:`as_context` checks as a log's column, its match format column (a label per game:
+"bo3", "bo5"; checked alike), and its margin columns (the sub-contests won by each side,
+:mod:`discrank._margin`; a row where one is missing or not a number >= 0 is invalid).
 
 The names of :mod:`discrank._screen` and :mod:`discrank._advantage` that the readers use are importable
 from here as well.
@@ -29,12 +30,12 @@ from discrank._checks import check_positive_int, check_same_length, self_play_me
 from discrank._labels import as_label_array, factorize_objects, object_numbers
 from discrank._margin import margin_columns, margin_message, margin_values
 from discrank._screen import (BAD_COVARIATE, BAD_RESULT, BAD_TIME, INVALID_KINDS, MISSING_COVARIATE,  # noqa: F401 - the rows' names, as they were
-                              BAD_MARGIN, MAX_INVALID, MISSING_CONTEXT, MISSING_MARGIN, MISSING_NAME, MISSING_RESULT,
-                              MISSING_TIME, SELF_PLAY, UNFINISHED, active_games, check_invalid, check_max_invalid, screen_rows, time_bound,
-                              warn_user)
+                              BAD_MARGIN, MAX_INVALID, MISSING_CONTEXT, MISSING_FORMAT, MISSING_MARGIN, MISSING_NAME,
+                              MISSING_RESULT, MISSING_TIME, SELF_PLAY, UNFINISHED, active_games, check_invalid,
+                              check_max_invalid, screen_rows, time_bound, warn_user)
 
 __all__ = ["DRAW_MARKERS", "INVALID_KINDS", "PGN_RESULTS", "FrameRows", "active_games", "advantage_columns",
-           "as_advantage", "as_context", "as_times", "check_invalid", "pandas_module", "parse_results",
+           "as_advantage", "as_context", "column_roles", "as_times", "check_invalid", "pandas_module", "parse_results",
            "read_frame_rows", "screen_rows", "time_bound", "warn_user"]
 
 PGN_RESULTS = {"1-0": 1.0, "0-1": 0.0, "1/2-1/2": 0.5, "½-½": 0.5, "0.5-0.5": 0.5}
@@ -156,8 +157,9 @@ def as_times(values: Any, name: str = "time") -> np.ndarray:
     raise ValueError(f"{name} is not a time column")  # pragma: no cover
 
 
-def as_context(values: Any, n_games: int) -> np.ndarray:
-    """The context of each game of a log (a surface, a time control, a map), checked.
+def as_context(values: Any, n_games: int, what: str = "context") -> np.ndarray:
+    """The context of each game of a log (a surface, a time control, a map), or another label column of
+    the games (``what="match_format"``: a match's format, "bo3" or "bo5"), checked.
 
     Parameters
     ----------
@@ -166,6 +168,8 @@ def as_context(values: Any, n_games: int) -> np.ndarray:
         (:func:`discrank._labels.as_label_array`).
     n_games : int
         The number of games (the length of the log's ``score``).
+    what : str, optional
+        The column's name, for the messages: ``"context"`` (default) or ``"match_format"``.
 
     Returns
     -------
@@ -183,14 +187,14 @@ def as_context(values: Any, n_games: int) -> np.ndarray:
     """
     arr = np.array(values, dtype=object) if isinstance(values, (list, tuple)) else np.asarray(values)
     if arr.ndim != 1:
-        raise ValueError(f"context must be 1-D (one label per game), got shape {arr.shape}")
-    check_same_length({"score": n_games, "context": arr.shape[0]}, "columns")
+        raise ValueError(f"{what} must be 1-D (one label per game), got shape {arr.shape}")
+    check_same_length({"score": n_games, what: arr.shape[0]}, "columns")
     missing = _missing_mask(arr)
     if missing.any():
         k = int(np.flatnonzero(missing)[0])
-        raise ValueError(f"context has a missing value ({show(arr[k])}) at game {k}: every game needs its context "
-                         "(drop the game, or give it a context of its own such as 'unknown')")
-    return as_label_array(arr, "context")
+        raise ValueError(f"{what} has a missing value ({show(arr[k])}) at game {k}: every game needs its {what} "
+                         f"(drop the game, or give it a {what} of its own such as 'unknown')")
+    return as_label_array(arr, what)
 
 
 def _iso(v: Any) -> str:
@@ -314,13 +318,14 @@ class FrameRows(NamedTuple):
     advantage_names: tuple
     context: Optional[np.ndarray] = None
     margin: Optional[np.ndarray] = None
+    match_format: Optional[np.ndarray] = None
 
 
 def read_frame_rows(df: Any, a: str = "a", b: str = "b", score: Optional[str] = None, winner: Optional[str] = None,
                     time: Optional[str] = None, *, start: Any = None, end: Any = None, min_player_games: int = 1,
                     invalid: str = "raise", advantage: Any = None, row0: Any = 0, empty_ok: bool = False,
                     max_invalid: float = MAX_INVALID, context: Optional[str] = None,
-                    margin: Optional[tuple] = None) -> FrameRows:
+                    margin: Optional[tuple] = None, match_format: Optional[str] = None) -> FrameRows:
     """The valid games of a pandas DataFrame, one row per game, as columns.
 
     The rows are first filtered by time (``start``, ``end``), then checked, then filtered by
@@ -353,6 +358,9 @@ def read_frame_rows(df: Any, a: str = "a", b: str = "b", score: Optional[str] = 
         The columns of the sub-contests won by ``a`` and by ``b`` (:func:`~discrank._margin.margin_columns`).
         A row where one is missing is invalid ("missing margin"), as is one where it is not a finite number
         >= 0 ("unparseable margin").
+    match_format : str, optional
+        The column of each game's match format (a label: text or numbers, "bo3", "bo5"). A row where it is
+        missing (NaN, None, empty text) is invalid ("missing match format").
     row0 : int or ndarray of int, optional
         The number of the frame's first row in its file, for the messages (a chunk of a scan); or the
         number of each of its rows (a chunk some of whose rows were left out before).
@@ -371,7 +379,9 @@ def read_frame_rows(df: Any, a: str = "a", b: str = "b", score: Optional[str] = 
         the contexts of the valid games when ``context`` is given (integers that pandas read as floats
         because of missing entries that were dropped are integers again), not yet checked as labels
         (:func:`as_context`); ``margin``: the margins of the valid games (float64, shape (n, 2)) when
-        ``margin`` is given, not yet checked as a log's (:func:`~discrank._margin.as_margin`).
+        ``margin`` is given, not yet checked as a log's (:func:`~discrank._margin.as_margin`);
+        ``match_format``: the match formats of the valid games when ``match_format`` is given, read as
+        ``context`` is.
 
     Raises
     ------
@@ -387,7 +397,7 @@ def read_frame_rows(df: Any, a: str = "a", b: str = "b", score: Optional[str] = 
     max_invalid = check_max_invalid(max_invalid)
     min_player_games = check_positive_int(min_player_games, "min_player_games")
     adv_names, margin = _check_frame(pd, df, a, b, score, winner, time, advantage,
-                                     start is not None or end is not None, context, margin)
+                                     start is not None or end is not None, context, margin, match_format)
     col_a, col_b = df[a].to_numpy(), df[b].to_numpy()
     miss_a, miss_b = _missing_mask(col_a), _missing_mask(col_b)
     kind = np.zeros(len(df), dtype=np.int8)
@@ -410,7 +420,7 @@ def read_frame_rows(df: Any, a: str = "a", b: str = "b", score: Optional[str] = 
         mark(t_missing, MISSING_TIME)
         mark(t_bad, BAD_TIME)
         t_invalid = t_missing | t_bad
-    x, ctx, mg, extra = _frame_extras(df, adv_names, context, margin)
+    x, ctx, mg, fmt, extra = _frame_extras(df, adv_names, context, margin, match_format)
     for code, mask in extra.items():
         mark(mask, code)
 
@@ -423,8 +433,8 @@ def read_frame_rows(df: Any, a: str = "a", b: str = "b", score: Optional[str] = 
             return f"column {col!r} is missing a player at row {r}{name}"
         if code == SELF_PLAY:
             return f"{self_play_message('game', r, col_a[k])} (row {r})"
-        if code >= MISSING_COVARIATE:  # a covariate, the context or a margin
-            return _extra_message(df, code, k, r, adv_names, context, margin)
+        if code >= MISSING_COVARIATE:  # a covariate, the context, a margin or the match format
+            return _extra_message(df, code, k, r, adv_names, context, margin, match_format)
         v = values[k]
         if code == MISSING_RESULT:
             what = repr(v) if isinstance(v, str) else "NaN"
@@ -449,11 +459,33 @@ def read_frame_rows(df: Any, a: str = "a", b: str = "b", score: Optional[str] = 
     return FrameRows(_as_int_labels(col_a[idx], bool(miss_a.any())), _as_int_labels(col_b[idx], bool(miss_b.any())),
                      s[idx], None if t is None else t[idx], dropped, None if x is None else x[idx], adv_names,
                      None if ctx is None else _as_int_labels(ctx[idx], bool(extra[MISSING_CONTEXT].any())),
-                     None if mg is None else mg[idx])
+                     None if mg is None else mg[idx],
+                     None if fmt is None else _as_int_labels(fmt[idx], bool(extra[MISSING_FORMAT].any())))
+
+
+def column_roles(a: Any, b: Any, score: Any, winner: Any, time: Any, advantage: Any = None, context: Any = None,
+                 margin: Any = None, match_format: Any = None) -> list:
+    """``(role, column)`` of each column a reader is given, in the order it checks them (a role's column None
+    when not given): the players, result, time, context and match format columns, then each advantage
+    column (:func:`advantage_columns`) and each margin column (:func:`~discrank._margin.margin_columns`).
+
+    Parameters
+    ----------
+    a, b, score, winner, time, advantage, context, margin, match_format
+        The columns, as :meth:`discrank.GameLog.from_frame` takes them.
+
+    Returns
+    -------
+    list of (str, object)
+    """
+    return [("a", a), ("b", b), ("score", score), ("winner", winner), ("time", time), ("context", context),
+            ("match_format", match_format), *(("advantage", c) for c in advantage_columns(advantage)),
+            *(("margin", c) for c in margin_columns(margin) or ())]
 
 
 def _check_frame(pd: Any, df: Any, a: str, b: str, score: Optional[str], winner: Optional[str], time: Optional[str],
-                 advantage: Any, windowed: bool, context: Optional[str] = None, margin: Any = None) -> tuple:
+                 advantage: Any, windowed: bool, context: Optional[str] = None, margin: Any = None,
+                 match_format: Optional[str] = None) -> tuple:
     """The frame and the columns :func:`read_frame_rows` is given, checked; the advantage columns' names and
     the margin's (:func:`~discrank._margin.margin_columns`)."""
     if not isinstance(df, pd.DataFrame):
@@ -461,9 +493,7 @@ def _check_frame(pd: Any, df: Any, a: str, b: str, score: Optional[str], winner:
     if (score is None) == (winner is None):
         raise ValueError("give exactly one of score= (results of a) and winner= (label of the winner)")
     adv_names, margin = advantage_columns(advantage), margin_columns(margin)
-    wanted = [("a", a), ("b", b), ("score", score), ("winner", winner), ("time", time), ("context", context)]
-    wanted += [("advantage", col) for col in adv_names] + [("margin", col) for col in margin or ()]
-    for role, col in wanted:
+    for role, col in column_roles(a, b, score, winner, time, advantage, context, margin, match_format):
         if col is not None and col not in df.columns:
             raise ValueError(f"column {col!r} (for {role}) is not in the frame; its columns are {list(df.columns)}")
     if windowed and time is None:
@@ -473,11 +503,12 @@ def _check_frame(pd: Any, df: Any, a: str, b: str, score: Optional[str], winner:
     return adv_names, margin
 
 
-def _frame_extras(df: Any, adv_names: tuple, context: Optional[str], margin: Optional[tuple]) -> tuple:
-    """The advantage covariates (float64, shape (n_rows, n_covariates)), contexts (as read) and margins
-    (float64, shape (n_rows, 2)) of a frame's rows, each None when not asked for, and the rows that each
-    makes invalid, by the kind's code, in the order of :data:`INVALID_KINDS`."""
-    x = ctx = mg = None
+def _frame_extras(df: Any, adv_names: tuple, context: Optional[str], margin: Optional[tuple],
+                  match_format: Optional[str] = None) -> tuple:
+    """The advantage covariates (float64, shape (n_rows, n_covariates)), contexts (as read), margins
+    (float64, shape (n_rows, 2)) and match formats (as read) of a frame's rows, each None when not asked
+    for, and the rows that each makes invalid, by the kind's code, in the order of :data:`INVALID_KINDS`."""
+    x = ctx = mg = fmt = None
     extra = {}
     if adv_names:
         x, extra[MISSING_COVARIATE], extra[BAD_COVARIATE] = _frame_covariates(df, adv_names)
@@ -487,16 +518,20 @@ def _frame_extras(df: Any, adv_names: tuple, context: Optional[str], margin: Opt
     if margin is not None:
         (va, ma, ba), (vb, mb, bb) = (margin_values(df[col].to_numpy()) for col in margin)
         mg, extra[MISSING_MARGIN], extra[BAD_MARGIN] = np.stack([va, vb], axis=1), ma | mb, ba | bb
-    return x, ctx, mg, extra
+    if match_format is not None:
+        fmt = df[match_format].to_numpy()
+        extra[MISSING_FORMAT] = _missing_mask(fmt)
+    return x, ctx, mg, fmt, extra
 
 
 def _extra_message(df: Any, code: int, k: int, r: int, adv_names: tuple, context: Optional[str],
-                   margin: Optional[tuple]) -> str:
+                   margin: Optional[tuple], match_format: Optional[str] = None) -> str:
     """The words for the frame's row ``k`` (row ``r`` of its file), invalid of the kind ``code`` by its
-    advantage covariates, its context or its margin."""
-    if code == MISSING_CONTEXT:
-        raw = df[context].iloc[k]
-        return f"column {context!r} (the context) has no value at row {r} ({show(raw)}): drop or fill the row"
+    advantage covariates, its context, its margin or its match format."""
+    if code in (MISSING_CONTEXT, MISSING_FORMAT):
+        col, what = (context, "the context") if code == MISSING_CONTEXT else (match_format, "the match format")
+        raw = df[col].iloc[k]
+        return f"column {col!r} ({what}) has no value at row {r} ({show(raw)}): drop or fill the row"
     if code in (MISSING_MARGIN, BAD_MARGIN):
         return margin_message(df, margin, code == MISSING_MARGIN, k, r)
     return _covariate_message(df, adv_names, code == MISSING_COVARIATE, k, r)

@@ -18,8 +18,8 @@ from discrank._labels import factorize_objects, factorize_pair
 
 __all__ = ["INVALID_KINDS", "MISSING_NAME", "SELF_PLAY", "MISSING_RESULT", "BAD_RESULT", "MISSING_TIME", "BAD_TIME",
            "UNFINISHED", "MISSING_COVARIATE", "BAD_COVARIATE", "MISSING_CONTEXT", "MISSING_MARGIN", "BAD_MARGIN",
-           "MAX_INVALID", "active_games", "check_invalid", "check_max_invalid", "check_reading", "kept_games", "large_share",
-           "refuse_mostly_invalid", "screen_rows", "time_bound", "warn_user"]
+           "MISSING_FORMAT", "MAX_INVALID", "active_games", "check_invalid", "check_max_invalid", "check_reading",
+           "kept_games", "large_share", "refuse_mostly_invalid", "screen_rows", "time_bound", "warn_user"]
 
 #: What makes a row of a game log invalid, in the order a row is classified (a row counts once, under the
 #: first kind that applies). The keys of :attr:`GameLog.dropped`.
@@ -36,9 +36,10 @@ INVALID_KINDS = (
     "missing context",
     "missing margin",
     "unparseable margin",
+    "missing match format",
 )
 (MISSING_NAME, SELF_PLAY, MISSING_RESULT, BAD_RESULT, MISSING_TIME, BAD_TIME, UNFINISHED, MISSING_COVARIATE,
- BAD_COVARIATE, MISSING_CONTEXT, MISSING_MARGIN, BAD_MARGIN) = range(1, 13)
+ BAD_COVARIATE, MISSING_CONTEXT, MISSING_MARGIN, BAD_MARGIN, MISSING_FORMAT) = range(1, 14)
 _INVALID_CHOICES = ("raise", "drop")
 #: The largest share of invalid rows that ``invalid="drop"`` drops by default (``max_invalid=``): beyond it
 #: the rows are more likely misread (a winner column that names neither player, goals read as a score)

@@ -28,32 +28,37 @@ WALK_REPORT_SECONDS = 5.0
 
 
 class Games:
-    """The log's games sorted by time, as player codes, with their covariates, contexts and margins."""
+    """The log's games sorted by time, as player codes, with their covariates, contexts, margins and match
+    formats."""
 
-    def __init__(self, ca, cb, y, t, adv, names, ctx=None, mg=None):
+    def __init__(self, ca, cb, y, t, adv, names, ctx=None, mg=None, fmt=None):
         self.ca, self.cb, self.y, self.t, self.adv, self.names, self.ctx = ca, cb, y, t, adv, names, ctx
-        self.mg = mg
+        self.mg, self.fmt = mg, fmt
 
     def log(self, rows: Any) -> GameLog:
-        """The games ``rows`` (a slice or indices) as a :class:`GameLog` with their covariates, contexts and
-        margins."""
+        """The games ``rows`` (a slice or indices) as a :class:`GameLog` with their covariates, contexts,
+        margins and match formats."""
         return GameLog._trusted(self.ca[rows], self.cb[rows], self.y[rows], self.t[rows], {},
                                 None if self.adv is None else self.adv[rows], self.names,
                                 context=None if self.ctx is None else self.ctx[rows],
-                                margin=None if self.mg is None else self.mg[rows])
+                                margin=None if self.mg is None else self.mg[rows],
+                                match_format=None if self.fmt is None else self.fmt[rows])
 
-    def without(self, covariates: bool, contexts: bool, margins: bool) -> "Games":
-        """The same games without their advantage columns, their contexts and / or their margins (for a model
-        that takes none)."""
+    def without(self, covariates: bool, contexts: bool, margins: bool, formats: bool = False) -> "Games":
+        """The same games without their advantage columns, their contexts, their margins and / or their match
+        formats (for a model that takes none)."""
         return Games(self.ca, self.cb, self.y, self.t, None if covariates else self.adv,
-                     () if covariates else self.names, None if contexts else self.ctx, None if margins else self.mg)
+                     () if covariates else self.names, None if contexts else self.ctx, None if margins else self.mg,
+                     None if formats else self.fmt)
 
     def query(self, rows: np.ndarray) -> GameLog:
-        """The games ``rows`` to predict: their players, times, covariates and contexts; the score is a
-        placeholder (0.5) and the margins are left out, so that the outcome cannot reach a predictor."""
+        """The games ``rows`` to predict: their players, times, covariates, contexts and match formats; the
+        score is a placeholder (0.5) and the margins are left out, so that the outcome cannot reach a
+        predictor."""
         return GameLog._trusted(self.ca[rows], self.cb[rows], np.full(rows.shape[0], 0.5), self.t[rows], {},
                                 None if self.adv is None else self.adv[rows], self.names,
-                                context=None if self.ctx is None else self.ctx[rows])
+                                context=None if self.ctx is None else self.ctx[rows],
+                                match_format=None if self.fmt is None else self.fmt[rows])
 
 
 def predictions(model: Any, games: Games, rows: np.ndarray, unseen: str) -> tuple[np.ndarray, Optional[np.ndarray]]:

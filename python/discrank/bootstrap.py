@@ -216,8 +216,8 @@ def _present(lo: np.ndarray, hi: np.ndarray, n: int) -> tuple[np.ndarray, np.nda
 
 def _log_sampler(log: GameLog, weights: Optional[str]) -> tuple[np.ndarray, Callable]:
     """(labels, draw): a replicate is ``len(log)`` rows drawn with replacement, in the log's order, with
-    their times, covariates, contexts and margins, the players coded into ``labels``; aggregated to pairs with ``weights``
-    when given."""
+    their times, covariates, contexts, margins and match formats, the players coded into ``labels``;
+    aggregated to pairs with ``weights`` when given."""
     from discrank._tuning import code_log
 
     labels, ca, cb = code_log(log)
@@ -230,7 +230,8 @@ def _log_sampler(log: GameLog, weights: Optional[str]) -> tuple[np.ndarray, Call
                                   {}, None if log.advantage is None else np.asarray(log.advantage)[idx],
                                   log.advantage_names,
                                   context=None if log.context is None else np.asarray(log.context)[idx],
-                                  margin=None if log.margin is None else np.asarray(log.margin)[idx])
+                                  margin=None if log.margin is None else np.asarray(log.margin)[idx],
+                                  match_format=None if log.match_format is None else np.asarray(log.match_format)[idx])
         return sample if weights is None else sample.to_pairs(weights=weights)
 
     return labels, draw

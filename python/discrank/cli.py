@@ -81,8 +81,8 @@ def fit_command(args: argparse.Namespace) -> int:
 
 def _fit_data(args: argparse.Namespace, log):
     """What ``fit`` gives the model, and its counts for the progress line: the game log for a model
-    fitted on the games or with ``--advantage``, ``--context`` or ``--margin`` columns (pairs would drop
-    them), else its pairs."""
+    fitted on the games or with ``--advantage``, ``--context``, ``--match-format`` or ``--margin`` columns
+    (pairs would drop them), else its pairs."""
     players = f"{np.union1d(log.a, log.b).size} players"
     if log.advantage is not None:
         if args.min_games > 1:
@@ -90,9 +90,11 @@ def _fit_data(args: argparse.Namespace, log):
                              "--advantage columns: use --min-player-games")
         names = log.advantage_names
         return log, f"{players}, advantage column{'s' if len(names) > 1 else ''} {', '.join(names)}"
-    if model_choices()[args.model].games or log.context is not None or log.margin is not None:
-        # (a pair model warns that it ignores contexts and margins)
+    if model_choices()[args.model].games or log.context is not None or log.margin is not None \
+            or log.match_format is not None:
+        # (a pair model warns that it ignores contexts, match formats and margins)
         extra = ([] if log.context is None else [f"{np.unique(log.context).size} contexts"]) + \
+            ([] if log.match_format is None else [f"{np.unique(log.match_format).size} match formats"]) + \
             ([] if log.margin is None else ["margins"])
         return log, ", ".join([players, *extra])
     data = log.to_pairs(min_games=args.min_games)

@@ -115,7 +115,8 @@ def evaluate(
         it is given the log without them, and ``Evaluation.notes`` says so), its context column (given only
         to a model whose ``takes_context`` is True, :class:`discrank.DynamicElo`; a note names the others)
         and its margin columns (given only to a model whose ``takes_margin`` is True, in the logs it is
-        fitted and updated on, never in the games it predicts; a note names the others). Any other object with
+        fitted and updated on, never in the games it predicts; a note names the others), and its match format
+        column (given only to a model whose ``takes_format`` is True; a note names the others). Any other object with
         ``fit(GameLog)`` and ``predict_proba(a, b)`` (a peer rating system) is adapted once by
         :class:`discrank.protocol.ForeignModel` (its optional ``update``, ``predict_games``,
         ``predict_outcomes``, ``sequential_updates``, ``batch_updates`` read there), and
@@ -258,16 +259,17 @@ def _warn_one_sided(log: GameLog) -> None:
 
 
 def _sorted_games(log: GameLog) -> tuple[np.ndarray, Games]:
-    """(the log's labels, its games sorted by time as player codes, with their covariates, contexts and
-    margins)."""
+    """(the log's labels, its games sorted by time as player codes, with their covariates, contexts, margins
+    and match formats)."""
     order = np.argsort(log.time, kind="stable")
     labels, ca, cb = code_log(log)
     adv = None if log.advantage is None else np.asarray(log.advantage, dtype=np.float64)[order]
-    ctx, mg = getattr(log, "context", None), getattr(log, "margin", None)
+    ctx, mg, fmt = getattr(log, "context", None), getattr(log, "margin", None), getattr(log, "match_format", None)
     y = np.asarray(log.score, dtype=np.float64)[order]
     return labels, Games(ca[order], cb[order], y, log.time[order], adv, tuple(log.advantage_names),
                          None if ctx is None else np.asarray(ctx)[order],
-                         None if mg is None else np.asarray(mg, dtype=np.float64)[order])
+                         None if mg is None else np.asarray(mg, dtype=np.float64)[order],
+                         None if fmt is None else np.asarray(fmt)[order])
 
 
 @dataclass
@@ -287,7 +289,7 @@ class _Run:
     preds: dict = field(init=False)  # name -> the predictions of each origin
     outs: dict = field(init=False)  # name -> the three outcomes of each origin (None without them)
     seconds: dict = field(init=False)
-    plain: dict = field(init=False)  # name -> (given the games without their covariates, contexts, margins)
+    plain: dict = field(init=False)  # name -> (given the games without their covariates, contexts, margins, formats)
     sources: dict = field(init=False)  # plain -> the games given
     ys: list = field(default_factory=list)
     origins: list = field(default_factory=list)
@@ -298,7 +300,8 @@ class _Run:
     def __post_init__(self) -> None:
         self.plain = {name: (self.games.adv is not None and not model.takes_advantage,
                              self.games.ctx is not None and not model.takes_context,
-                             self.games.mg is not None and not model.takes_margin)
+                             self.games.mg is not None and not model.takes_margin,
+                             self.games.fmt is not None and not model.takes_format)
                       for name, model in self.named.items()}
         self.sources = {key: self.games.without(*key) for key in set(self.plain.values())}
         columns = ", ".join(map(repr, self.games.names))
@@ -308,6 +311,8 @@ class _Run:
                        for name, p in self.plain.items() if p[1]]
         self.notes += [f"{name!r} takes no margins: fitted and scored without the log's margin columns"
                        for name, p in self.plain.items() if p[2]]
+        self.notes += [f"{name!r} takes no match formats: fitted and scored without the log's match_format column"
+                       for name, p in self.plain.items() if p[3]]
         self.preds = {name: [] for name in self.named}
         self.outs = {name: [] for name in self.named}
         self.seconds = {name: 0.0 for name in self.named}

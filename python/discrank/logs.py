@@ -16,8 +16,9 @@ count of each kind (:data:`INVALID_KINDS`) in one :class:`~discrank.exceptions.I
 Advantage covariates (``advantage=``: a home indicator, playing White, taking Black in Go) are per-game
 numbers attributed to ``a``, carried by the log through its filters and splits
 (:attr:`GameLog.advantage`); so is the context of each game (``context=``: a surface, a time control, a
-map; :attr:`GameLog.context`), a label that belongs to the game, not to a side, and its margin (``margin=``:
-the points, games or goals won by ``a`` and by ``b``; :attr:`GameLog.margin`).
+map; :attr:`GameLog.context`), a label that belongs to the game, not to a side, as its match format is
+(``match_format=``: "bo3", "bo5"; :attr:`GameLog.match_format`), and its margin (``margin=``: the points,
+games or goals won by ``a`` and by ``b``; :attr:`GameLog.margin`).
 """
 
 from __future__ import annotations
@@ -28,13 +29,13 @@ from typing import Any, Optional
 
 import numpy as np
 
-from discrank._advantage import advantage_columns, as_advantage, named_columns
+from discrank._advantage import as_advantage, named_columns
 from discrank._checks import check_no_self_play, check_positive_int, check_random_state, check_same_length, show
 from discrank._frame_files import read_csv_frame, read_parquet_frame
 from discrank._labels import as_label_array, check_same_kind
-from discrank._margin import as_margin, margin_columns
-from discrank._rows import (DRAW_MARKERS, PGN_RESULTS, as_context, as_times, pandas_module, parse_results,  # noqa: F401 - PGN_RESULTS, as it was
-                            read_frame_rows)
+from discrank._margin import as_margin
+from discrank._rows import (DRAW_MARKERS, PGN_RESULTS, as_context, as_times, column_roles, pandas_module,  # noqa: F401 - PGN_RESULTS, as it was
+                            parse_results, read_frame_rows)
 from discrank._screen import (INVALID_KINDS, MAX_INVALID, SELF_PLAY, check_invalid, check_max_invalid, check_reading,
                               kept_games)
 from discrank.data import PairwiseData
@@ -78,6 +79,9 @@ class GameLog:
     margin : ndarray of float, shape (n_games, 2), optional
         The sub-contests (points, games, goals) won by ``a`` and by ``b`` in each game: finite numbers
         >= 0, (0, 0) for a game without any (a walkover); they belong to the sides (:meth:`from_arrays`).
+    match_format : array, shape (n_games,), optional
+        The format of each game's match (tennis: "bo3", "bo5"): labels of one kind, text or numbers, none
+        missing; the same for both sides, as the context.
     """
 
     a: np.ndarray
@@ -89,6 +93,7 @@ class GameLog:
     advantage_names: tuple = ()
     context: Optional[np.ndarray] = None
     margin: Optional[np.ndarray] = None
+    match_format: Optional[np.ndarray] = None
     #: Whether the columns are known to be checked (built by :meth:`from_arrays` or taken from such a log):
     #: :meth:`to_pairs` then aggregates them without checking the labels again.
     _checked: bool = field(default=False, init=False, repr=False, compare=False)
@@ -111,6 +116,7 @@ class GameLog:
         self.a, self.b, self.score, self.time, self.advantage, self.advantage_names = a, b, score, time, x, names
         self.context = None if self.context is None else as_context(self.context, n)
         self.margin = None if self.margin is None else as_margin(self.margin, score)
+        self.match_format = None if self.match_format is None else as_context(self.match_format, n, "match_format")
         self.dropped = dict(self.dropped)
         self._checked = True
 
@@ -118,19 +124,19 @@ class GameLog:
     def _trusted(cls, a: np.ndarray, b: np.ndarray, score: np.ndarray, time: Optional[np.ndarray] = None,
                  dropped: Optional[dict] = None, advantage: Optional[np.ndarray] = None, advantage_names: tuple = (),
                  checked: bool = False, context: Optional[np.ndarray] = None,
-                 margin: Optional[np.ndarray] = None) -> "GameLog":
+                 margin: Optional[np.ndarray] = None, match_format: Optional[np.ndarray] = None) -> "GameLog":
         """A log of columns already checked or made by the library (player codes, a log's rows), without
         the constructor's checks; ``checked``: whether they passed :meth:`from_arrays`' (see ``_checked``)."""
         log = object.__new__(cls)
         log.a, log.b, log.score, log.time = a, b, score, time
         log.dropped = {} if dropped is None else dict(dropped)
         log.advantage, log.advantage_names, log._checked = advantage, tuple(advantage_names), checked
-        log.context, log.margin = context, margin
+        log.context, log.margin, log.match_format = context, margin, match_format
         return log
 
     @classmethod
     def from_arrays(cls, a: Any, b: Any, score: Any, time: Any = None, advantage: Any = None,
-                    context: Any = None, margin: Any = None) -> "GameLog":
+                    context: Any = None, margin: Any = None, match_format: Any = None) -> "GameLog":
         """A game log from its columns, checked.
 
         Parameters
@@ -160,6 +166,9 @@ class GameLog:
             :attr:`margin`. A winner with fewer sub-contests than the loser is legitimate in a minority of
             games (tennis: 6-4 0-6 6-3 gives the winner 12 games to 13); in more than half of the decided
             games (score 1 or 0) whose margin is not (0, 0) it is refused: the columns look swapped.
+        match_format : array, shape (n_games,), optional
+            The format of each game's match (tennis: "bo3", "bo5"): labels of one kind, text or numbers, as
+            the context's; stored in :attr:`match_format`. One value in every game is valid.
 
         Returns
         -------
@@ -174,19 +183,20 @@ class GameLog:
             length; a context of the wrong length, or with a missing value (None, NaN, empty text; named with
             its game and value); a margin of the wrong shape or length, with a missing, negative or infinite
             value (named with its game and value), or whose columns look swapped (the count and share of
-            such games named, and the first).
+            such games named, and the first); a match_format of the wrong length, or with a missing value, as a
+            context's.
         TypeError
-            Labels (players' or contexts) that are bools, bytes or other objects; an advantage or margin
+            Labels (players', contexts or match formats) that are bools, bytes or other objects; an advantage or margin
             value that is not a number (named with its column or game, and row).
         """
-        return cls(a, b, score, time, {}, advantage, (), context, margin)
+        return cls(a, b, score, time, {}, advantage, (), context, margin, match_format)
 
     @classmethod
     def from_frame(cls, df: Any, a: str = "a", b: str = "b", score: Optional[str] = None,
                    winner: Optional[str] = None, time: Optional[str] = None, *, start: Any = None, end: Any = None,
                    min_player_games: int = 1, invalid: str = "raise", advantage: Any = None,
                    max_invalid: float = MAX_INVALID, context: Optional[str] = None,
-                   margin: Optional[tuple] = None) -> "GameLog":
+                   margin: Optional[tuple] = None, match_format: Optional[str] = None) -> "GameLog":
         """A game log from a pandas DataFrame, one row per game.
 
         The rows are first filtered by time (``start``, ``end``), then checked, then filtered by
@@ -237,6 +247,9 @@ class GameLog:
             The columns of the sub-contests won by ``a`` and by ``b`` (``("games_a", "games_b")``), as in
             :meth:`from_arrays`. A row where one is missing is an invalid row of the kind "missing margin",
             one where it is not a finite number >= 0 an "unparseable margin".
+        match_format : str, optional
+            Column of each game's match format ("bo3", "bo5": text or numbers, as in :meth:`from_arrays`). A
+            row where it is missing (NaN, None, empty text) is an invalid row of the kind "missing match format".
         max_invalid : float, optional
             With ``invalid="drop"``: the largest share of the rows (in the time window) that are dropped, a
             number in [0, 1] (default 0.5). More invalid rows than that usually mean a misread column (a
@@ -261,9 +274,9 @@ class GameLog:
         """
         rows = read_frame_rows(df, a=a, b=b, score=score, winner=winner, time=time, start=start, end=end,
                                min_player_games=min_player_games, invalid=invalid, advantage=advantage,
-                               max_invalid=max_invalid, context=context, margin=margin)
+                               max_invalid=max_invalid, context=context, margin=margin, match_format=match_format)
         x = None if rows.advantage is None else dict(zip(rows.advantage_names, rows.advantage.T))
-        log = cls.from_arrays(rows.a, rows.b, rows.score, rows.time, x, rows.context, rows.margin)
+        log = cls.from_arrays(rows.a, rows.b, rows.score, rows.time, x, rows.context, rows.margin, rows.match_format)
         log.dropped = rows.dropped
         return log
 
@@ -272,14 +285,14 @@ class GameLog:
                  winner: Optional[str] = None, time: Optional[str] = None, *, start: Any = None, end: Any = None,
                  min_player_games: int = 1, invalid: str = "raise", truncated: str = "raise",
                  advantage: Any = None, max_invalid: float = MAX_INVALID, context: Optional[str] = None,
-                 margin: Optional[tuple] = None, **read_kw: Any) -> "GameLog":
+                 margin: Optional[tuple] = None, match_format: Optional[str] = None, **read_kw: Any) -> "GameLog":
         """A game log from a CSV file, through ``pandas.read_csv`` then :meth:`from_frame`.
 
         Parameters
         ----------
         path : str or path-like
             The file (compressed files too, as pandas reads them).
-        a, b, score, winner, time, context, margin, start, end, min_player_games, invalid, max_invalid
+        a, b, score, winner, time, context, margin, match_format, start, end, min_player_games, invalid, max_invalid
             As in :meth:`from_frame`: the columns, the filters (applied before the checks), and what to do
             with invalid rows (``"raise"``, the default, or ``"drop"``, which drops and reports them, up to
             ``max_invalid`` of the rows).
@@ -310,21 +323,21 @@ class GameLog:
         df = read_csv_frame(pd, path, read_kw, check_truncated(truncated))
         return cls.from_frame(df, a=a, b=b, score=score, winner=winner, time=time, start=start, end=end,
                               min_player_games=min_player_games, invalid=invalid, advantage=advantage,
-                              max_invalid=max_invalid, context=context, margin=margin)
+                              max_invalid=max_invalid, context=context, margin=margin, match_format=match_format)
 
     @classmethod
     def read_parquet(cls, path: Any, a: str = "a", b: str = "b", score: Optional[str] = None,
                      winner: Optional[str] = None, time: Optional[str] = None, *, start: Any = None,
                      end: Any = None, min_player_games: int = 1, invalid: str = "raise", advantage: Any = None,
                      max_invalid: float = MAX_INVALID, context: Optional[str] = None, margin: Optional[tuple] = None,
-                     **read_kw: Any) -> "GameLog":
+                     match_format: Optional[str] = None, **read_kw: Any) -> "GameLog":
         """A game log from a Parquet file, through ``pandas.read_parquet`` (needs pyarrow) then :meth:`from_frame`.
 
         Parameters
         ----------
         path : str or path-like
             The file.
-        a, b, score, winner, time, context, margin, start, end, min_player_games, invalid, max_invalid
+        a, b, score, winner, time, context, margin, match_format, start, end, min_player_games, invalid, max_invalid
             As in :meth:`from_frame`: the columns, the filters (applied before the checks), and what to do
             with invalid rows (``"raise"``, the default, or ``"drop"``, which drops and reports them, up to
             ``max_invalid`` of the rows).
@@ -345,13 +358,11 @@ class GameLog:
         """
         pd = pandas_module()
         check_reading(invalid, max_invalid, min_player_games)
-        roles = (("a", a), ("b", b), ("score", score), ("winner", winner), ("time", time), ("context", context),
-                 *(("advantage", c) for c in advantage_columns(advantage)),
-                 *(("margin", c) for c in margin_columns(margin) or ()))
+        roles = column_roles(a, b, score, winner, time, advantage, context, margin, match_format)
         df = read_parquet_frame(pd, path, read_kw, roles)
         return cls.from_frame(df, a=a, b=b, score=score, winner=winner, time=time, start=start, end=end,
                               min_player_games=min_player_games, invalid=invalid, advantage=advantage,
-                              max_invalid=max_invalid, context=context, margin=margin)
+                              max_invalid=max_invalid, context=context, margin=margin, match_format=match_format)
 
     def __len__(self) -> int:
         return int(self.a.shape[0])
@@ -365,7 +376,8 @@ class GameLog:
                                 None if self.time is None else self.time[keep], dropped,
                                 None if self.advantage is None else self.advantage[keep], self.advantage_names,
                                 self._checked, None if self.context is None else self.context[keep],
-                                None if self.margin is None else self.margin[keep])
+                                None if self.margin is None else self.margin[keep],
+                                None if self.match_format is None else self.match_format[keep])
 
     def filter(self, *, start: Any = None, end: Any = None, min_player_games: int = 1) -> "GameLog":
         """Games with ``start <= time < end``, then only players with at least ``min_player_games`` games.
@@ -412,7 +424,8 @@ class GameLog:
         calibration of :func:`discrank.evaluate`) then reads 1.0 in every bin. This orients the games at
         random: ``len(log) // 2`` games drawn at random have ``a`` and ``b`` swapped, their score
         ``1 - score``, their advantage covariates negated (a covariate is attributed to ``a``) and their
-        margin's two columns swapped (a margin belongs to the sides); their context is the game's, unchanged.
+        margin's two columns swapped (a margin belongs to the sides); their context and match format are the
+        game's, unchanged.
 
         Parameters
         ----------
@@ -438,7 +451,8 @@ class GameLog:
                                 np.where(swap, 1.0 - self.score, self.score),
                                 None if self.time is None else self.time.copy(), self.dropped, adv,
                                 self.advantage_names, self._checked,
-                                None if self.context is None else self.context.copy(), margin)
+                                None if self.context is None else self.context.copy(), margin,
+                                None if self.match_format is None else self.match_format.copy())
 
     def split_time(self, test_fraction: float = 0.1) -> tuple["GameLog", "GameLog"]:
         """(past, future): the earliest ``1 - test_fraction`` of the games, and the rest.
@@ -485,8 +499,8 @@ class GameLog:
         first player (``PairwiseData.covariates``), which the models that take covariates fit; ``min_games``
         and ``labels`` are then not available (a ValueError). Each pair (and covariate row) keeps its
         draws, the games scored 0.5 (``PairwiseData.draws``), which the draw models fit, when every
-        score is 1, 0.5 or 0 (else ``draws`` is None). The context and margin columns are not kept: they
-        belong to a game, and the pairs sum over games.
+        score is 1, 0.5 or 0 (else ``draws`` is None). The context, match format and margin columns are
+        not kept: they belong to a game, and the pairs sum over games.
 
         Parameters
         ----------
@@ -503,25 +517,11 @@ class GameLog:
             Of every game of a log with times (no ``labels``, ``min_games`` 1), the pairs keep the log
             (``PairwiseData.games_log``), whose latest games tune the stationary models' default prior.
         """
-        pairs = self._pairs(labels, min_games, weights)
+        from discrank._coding import game_log_pairs
+
+        pairs = game_log_pairs(self, labels, min_games, weights)
         pairs.games_log = self if self.time is not None and labels is None and min_games == 1 else None
         return pairs
-
-    def _pairs(self, labels: Any, min_games: int, weights: Optional[str]) -> PairwiseData:
-        if self.advantage is not None:
-            if min_games != 1 or labels is not None:
-                raise ValueError("to_pairs of a log with advantage columns keeps the games by covariate value: "
-                                 "min_games and labels are not available there (filter the games with "
-                                 "min_player_games when reading the log)")
-            from discrank._coding import log_pairs
-
-            log = self if self._checked else GameLog.from_arrays(self.a, self.b, self.score, self.time,
-                                                                 dict(zip(self.advantage_names, np.asarray(self.advantage).T)))
-            return log_pairs(log, weights=weights)
-        if self._checked:
-            return PairwiseData._from_checked_games(self.a, self.b, self.score, labels, min_games=min_games,
-                                                    weights=weights)
-        return PairwiseData.from_games(self.a, self.b, self.score, labels, min_games=min_games, weights=weights)
 
 
 def read_pgn(path: Any, *, progress: Optional[bool] = None, max_games: Optional[int] = None, start: Any = None,

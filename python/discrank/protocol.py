@@ -41,6 +41,9 @@ class RatingModel(Protocol):
         It fits the log's margins (:attr:`discrank.GameLog.margin`: the sub-contests won by each side) in the
         games it is fitted and updated on; otherwise it is given logs without them. A game to predict never
         has its margin.
+    takes_format : bool
+        It fits the log's match formats (:attr:`discrank.GameLog.match_format`: "bo3", "bo5"); otherwise it is
+        given logs without them.
     predicts_draws : bool
         ``predict_outcomes`` gives draws a probability: its three outcomes are scored.
 
@@ -55,6 +58,7 @@ class RatingModel(Protocol):
     takes_advantage: bool
     takes_context: bool
     takes_margin: bool
+    takes_format: bool
 
     @property
     def predicts_draws(self) -> bool: ...
@@ -75,7 +79,7 @@ class RatingModel(Protocol):
 class ForeignModel:
     """:class:`RatingModel` for an object of another library with ``fit(log)`` and ``predict_proba(a, b)``
     (and, optionally, ``update(log)``, ``sequential_updates``, ``batch_updates``, ``takes_advantage``,
-    ``takes_context``, ``takes_margin``, ``predict_games``, ``predict_outcomes``, ``predicts_draws``,
+    ``takes_context``, ``takes_margin``, ``takes_format``, ``predict_games``, ``predict_outcomes``, ``predicts_draws``,
     ``relabel`` and a ``validation=`` argument of ``fit``), its capabilities read once, here.
 
     Parameters
@@ -95,6 +99,7 @@ class ForeignModel:
         self.takes_advantage = getattr(model, "takes_advantage", True) is not False
         self.takes_context = getattr(model, "takes_context", False) is True
         self.takes_margin = getattr(model, "takes_margin", False) is True
+        self.takes_format = getattr(model, "takes_format", False) is True
         self._games = callable(getattr(model, "predict_games", None))
         self._outcomes = (callable(getattr(model, "predict_outcomes", None))
                           and getattr(model, "predicts_draws", True) is not False)

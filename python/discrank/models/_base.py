@@ -169,6 +169,8 @@ class Model(Params, GamePredictions):
     takes_context: bool = False
     #: Whether ``fit`` uses a log's margins (:attr:`discrank.GameLog.margin`): DynamicElo's margin likelihood.
     takes_margin: bool = False
+    #: Whether ``fit`` uses a log's match formats (:attr:`discrank.GameLog.match_format`: "bo3", "bo5").
+    takes_format: bool = False
     #: What :func:`discrank.dask.fit` spreads over the workers: ``"pairs"`` (the pair models' pipeline,
     #: ``_fit_pairs``, given the fit data's builder), ``"rows"`` (the whole-history rows, ``_fit_log``
     #: given ``rows_of``), or None: a fit of its own, in process.
@@ -684,13 +686,16 @@ _DYNAMIC_COLUMNS = (
      "a player-by-context effect (context_scale)"),
     ("margin", "takes no margins and ignores the log's margin columns (it fits the results alone)",
      "a margin likelihood (margin_scale)"),
+    ("match_format", "takes no match formats and ignores the log's match_format column (its ratings hold across "
+     "formats)", "each format's scale of the logit"),
 )
 
 
 def unused_columns(log: Any, where: str) -> None:
     """A UserWarning for each column of ``log`` that ``where`` (``"Elo.fit"``), a model that takes none
-    (``takes_context``, ``takes_margin`` False), ignores: a context column (it fits the games over every
-    context), margin columns (it fits the games' results alone)."""
+    (``takes_context``, ``takes_margin``, ``takes_format`` False), ignores: a context column (it fits the games
+    over every context), margin columns (it fits the games' results alone), a match format column (it fits
+    the games over every format)."""
     from discrank._screen import warn_user
 
     model = where.split(".")[0]

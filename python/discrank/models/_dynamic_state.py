@@ -49,6 +49,9 @@ class Games:
         Each game's context, a code into the model's ``context_labels_`` (None: a log without contexts).
     margin : ndarray, shape (n_games, 2), optional
         The sub-contests won by a and by b in each game (None: fitted without a margin likelihood).
+    fmt : ndarray, optional
+        Each game's match format as the log holds it (:attr:`discrank.GameLog.match_format`; None: a log
+        without match formats), carried with its game; the fit does not use it yet.
     """
 
     a: np.ndarray
@@ -60,6 +63,7 @@ class Games:
     count: Optional[np.ndarray] = None
     ctx: Optional[np.ndarray] = None
     margin: Optional[np.ndarray] = None
+    fmt: Optional[np.ndarray] = None
 
     def __len__(self) -> int:
         return int(self.a.shape[0])
@@ -72,7 +76,8 @@ class Games:
     def then(self, new: "Games") -> "Games":
         """These games and ``new`` (coded alike; both with covariates or neither) in time order: ``new``
         after these, and, when some of ``new`` are earlier than the latest of these, all of them sorted by
-        time (a stable sort: games of one time keep their order)."""
+        time (a stable sort: games of one time keep their order). The match formats are kept when both have
+        them (None otherwise: the fit does not use them)."""
         count = None
         if self.count is not None or new.count is not None:
             count = np.concatenate([np.ones(len(self)) if self.count is None else self.count,
@@ -82,13 +87,14 @@ class Games:
                       None if self.time is None else np.concatenate([self.time, new.time]),
                       None if self.x is None else np.concatenate([self.x, new.x]), count,
                       None if self.ctx is None else np.concatenate([self.ctx, new.ctx]),
-                      None if self.margin is None else np.concatenate([self.margin, new.margin]))
+                      None if self.margin is None else np.concatenate([self.margin, new.margin]),
+                      None if self.fmt is None or new.fmt is None else np.concatenate([self.fmt, new.fmt]))
         if self.time is None or not len(new) or not len(self) or not new.time.min() < self.time[-1]:
             return games
         order = np.argsort(games.time, kind="stable")
         return Games(*(None if v is None else v[order] for v in (games.a, games.b, games.score, games.bins,
                                                                  games.time, games.x, games.count, games.ctx,
-                                                                 games.margin)))
+                                                                 games.margin, games.fmt)))
 
     def check(self, labels: np.ndarray) -> None:
         """A ValueError naming the field when the games contradict themselves: fields of other lengths,
@@ -97,7 +103,8 @@ class Games:
         if g == 0:
             raise ValueError("games_a_ holds no game (a fitted model has at least one)")
         for key, value in (("games_b_", self.b), ("games_score_", self.score), ("games_bin_", self.bins),
-                           ("the games' times", self.time), ("games_count_", self.count), ("games_ctx_", self.ctx)):
+                           ("the games' times", self.time), ("games_count_", self.count), ("games_ctx_", self.ctx),
+                           ("the games' match formats", self.fmt)):
             if value is not None and value.shape != (g,):
                 raise ValueError(f"{key} has shape {value.shape}, but games_a_ holds {g} games")
         n = labels.shape[0]
@@ -122,10 +129,11 @@ class Games:
 
 
 def time_ordered(a: np.ndarray, b: np.ndarray, score: np.ndarray, time: Optional[np.ndarray],
-                 x: Optional[np.ndarray], ctx: Optional[np.ndarray] = None, margin: Optional[np.ndarray] = None) -> tuple:
-    """(a, b, score, time, x, ctx, margin): a log's games in time order (a stable sort; ``time`` None: as they are), the
-    scores, times and covariates read-only. A log already in time order (the usual case) is neither
-    permuted nor copied: they are then views of its arrays, which nothing writes through."""
+                 x: Optional[np.ndarray], ctx: Optional[np.ndarray] = None, margin: Optional[np.ndarray] = None,
+                 fmt: Optional[np.ndarray] = None) -> tuple:
+    """(a, b, score, time, x, ctx, margin, fmt): a log's games in time order (a stable sort; ``time`` None: as
+    they are), the scores, times and covariates read-only. A log already in time order (the usual case) is
+    neither permuted nor copied: they are then views of its arrays, which nothing writes through."""
     t = None if time is None else np.asarray(time)
     if t is not None and not in_time_order(t):
         order = np.argsort(t, kind="stable")
@@ -133,11 +141,12 @@ def time_ordered(a: np.ndarray, b: np.ndarray, score: np.ndarray, time: Optional
         x = None if x is None else x[order]
         ctx = None if ctx is None else ctx[order]
         margin = None if margin is None else margin[order]
+        fmt = None if fmt is None else fmt[order]
     views = tuple(None if v is None else v.view() for v in (score, t, x))
     for v in views:
         if v is not None:
             v.flags.writeable = False
-    return (a, b) + views + (ctx, margin)
+    return (a, b) + views + (ctx, margin, fmt)
 
 
 def check_draws(draws: Optional[str], score: np.ndarray, game: str = "game") -> None:

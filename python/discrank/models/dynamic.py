@@ -298,10 +298,11 @@ class DynamicElo(DynamicTuning, DynamicUpdates, DynamicContexts, DynamicDisc, Dy
             return log.labels, self._period_games(log)
         labels, ca, cb = code_log(log)
         x = None if log.advantage is None else np.asarray(log.advantage, dtype=np.float64).reshape(len(log), -1)
-        ca, cb, score, t, x, ctx, margin = time_ordered(ca, cb, np.asarray(log.score, dtype=np.float64), log.time,
-                                                        x, getattr(log, "context", None), getattr(log, "margin", None))
+        ca, cb, score, t, x, ctx, margin, fmt = time_ordered(
+            ca, cb, np.asarray(log.score, dtype=np.float64), log.time, x, getattr(log, "context", None),
+            getattr(log, "margin", None), getattr(log, "match_format", None))
         bins = self._bins(t) if self.period is not None else np.zeros(len(score), dtype=np.int64)
-        return labels, Games(ca, cb, score, bins, t, x, ctx=ctx, margin=margin)
+        return labels, Games(ca, cb, score, bins, t, x, ctx=ctx, margin=margin, fmt=fmt)
 
     def _period_games(self, games: "PeriodGames") -> Games:
         """Games summed by period as weighted :class:`Games` in time order (their codes into

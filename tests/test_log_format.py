@@ -1,0 +1,435 @@
+"""The match format column of a game log (a match's format: "bo3", "bo5" in tennis), a second label of the
+game beside its context: GameLog.from_arrays and the constructor with their checks, the filters, splits and
+shuffle_sides that carry it game by game, to_pairs that drops it, the readers (from_frame, read_csv,
+read_parquet) with its invalid rows ("missing match format"), and the surfaces: evaluate (takes_format),
+the models that ignore it, bootstrap, the command line's --match-format, DynamicElo's games record."""
+
+import re
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from discrank import DynamicElo, Elo, GameLog, evaluate
+from discrank._screen import MISSING_CONTEXT, MISSING_FORMAT, MISSING_MARGIN
+from discrank.bootstrap import _log_sampler
+from discrank.cli import main
+from discrank.evaluation import _sorted_games
+from discrank.exceptions import InvalidRowsWarning
+from discrank.logs import INVALID_KINDS
+from discrank.models._dynamic_state import Games as DynamicGames
+from discrank.online import OnlineElo
+from discrank.protocol import ForeignModel, RatingModel
+
+A = ["p", "q", "r", "s", "p", "q"]
+B = ["q", "r", "s", "p", "r", "s"]
+S = [1.0, 0.0, 0.5, 1.0, 0.0, 1.0]
+T = [6, 2, 5, 1, 4, 3]
+FORMAT = ["bo3", "bo5", "bo3", "bo3", "bo5", "bo5"]
+SURFACE = ["Clay", "Hard", "Grass", "Clay", "Hard", "Clay"]
+
+
+def log6(**kw):
+    return GameLog.from_arrays(A, B, S, T, **kw)
+
+
+def caught(fn, *args, **kw):
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always")
+        out = fn(*args, **kw)
+    return out, [w for w in seen if issubclass(w.category, InvalidRowsWarning)]
+
+
+# ------------------------------------------------------------------ from_arrays and the constructor
+def test_from_arrays_keeps_text_formats_as_an_object_array_of_str():
+    log = log6(match_format=FORMAT)
+    assert log.match_format.dtype == object
+    assert log.match_format.tolist() == FORMAT
+    assert all(type(f) is str for f in log.match_format)
+
+
+def test_from_arrays_keeps_number_formats_as_numbers():
+    log = log6(match_format=[3, 5, 3, 3, 5, 5])  # best of 3, best of 5
+    assert log.match_format.dtype == np.int64 and log.match_format.tolist() == [3, 5, 3, 3, 5, 5]
+    log = log6(match_format=np.array([3.0, 5.0, 3.0, 3.0, 5.0, 5.0]))
+    assert log.match_format.dtype == np.float64 and log.match_format.tolist() == [3.0, 5.0, 3.0, 3.0, 5.0, 5.0]
+
+
+def test_a_log_without_formats_has_none_and_one_format_is_accepted():
+    assert log6().match_format is None
+    assert log6(context=SURFACE).match_format is None  # independent of the context
+    assert log6(match_format=["bo3"] * 6).match_format.tolist() == ["bo3"] * 6
+
+
+def test_the_format_and_the_context_are_two_independent_columns():
+    log = log6(context=SURFACE, match_format=FORMAT)
+    assert log.context.tolist() == SURFACE and log.match_format.tolist() == FORMAT
+    assert log6(match_format=FORMAT).context is None
+
+
+def test_the_constructor_converts_and_checks_the_format_as_from_arrays_does():
+    log = GameLog(np.array(A), np.array(B), np.array(S), match_format=list(FORMAT))
+    assert log.match_format.dtype == object and log.match_format.tolist() == FORMAT
+    with pytest.raises(ValueError, match=re.escape("match_format has a missing value (None) at game 0")):
+        GameLog(np.array(A), np.array(B), np.array(S), match_format=[None, "bo5", "bo3", "bo3", "bo5", "bo5"])
+
+
+def test_a_format_of_the_wrong_length_names_both_lengths():
+    with pytest.raises(ValueError, match=re.escape("found columns of inconsistent lengths: score has 6, "
+                                                   "match_format has 5")):
+        log6(match_format=FORMAT[:5])
+
+
+def test_a_format_that_is_not_1d_is_refused_with_its_shape():
+    with pytest.raises(ValueError, match=re.escape("match_format must be 1-D (one label per game), got shape (6, 1)")):
+        log6(match_format=np.array(FORMAT)[:, None])
+
+
+@pytest.mark.parametrize("missing, shown", [(np.nan, "nan"), (None, "None"), ("", "''"), ("  ", "'  '")])
+def test_a_missing_format_names_its_game_and_value(missing, shown):
+    fmt = list(FORMAT)
+    fmt[3] = missing
+    with pytest.raises(ValueError, match=re.escape(
+            f"match_format has a missing value ({shown}) at game 3: every game needs its match_format (drop the "
+            "game, or give it a match_format of its own such as 'unknown')")):
+        log6(match_format=fmt)
+
+
+def test_a_nan_in_a_float_format_array_names_its_game():
+    with pytest.raises(ValueError, match=re.escape("match_format has a missing value (nan) at game 4")):
+        log6(match_format=np.array([3.0, 5.0, 3.0, 3.0, np.nan, 5.0]))
+
+
+def test_formats_of_mixed_kinds_are_refused_naming_each_kind():
+    with pytest.raises(ValueError, match=re.escape("match_format mixes label types: strings (first 'bo3' at position "
+                                                   "0), numbers (first 5 at position 1)")):
+        log6(match_format=["bo3", 5, "bo3", "bo3", "bo5", "bo5"])
+
+
+@pytest.mark.parametrize("fmt, word", [([True, False] * 3, "bools"), ([b"bo3"] * 6, "bytes")])
+def test_bool_and_bytes_formats_are_refused_as_labels_are(fmt, word):
+    with pytest.raises(TypeError, match=f"match_format holds {word}"):
+        log6(match_format=fmt)
+
+
+# ------------------------------------------------------------------ carried game by game
+def test_filter_keeps_each_games_format():
+    log = log6(match_format=FORMAT)
+    window = log.filter(start=2, end=6)  # times 2, 5, 4, 3: games 1, 2, 4, 5
+    assert window.match_format.tolist() == ["bo5", "bo3", "bo5", "bo5"]
+    active = window.filter(min_player_games=2)  # games 1, 2, 5 (as in tests/test_log_context.py)
+    assert active.a.tolist() == ["q", "r", "q"] and active.match_format.tolist() == ["bo5", "bo3", "bo5"]
+
+
+def test_sorted_by_time_and_split_time_move_the_format_with_its_game():
+    log = log6(match_format=FORMAT, context=SURFACE).sorted_by_time()  # order 3, 1, 5, 4, 2, 0
+    assert log.match_format.tolist() == ["bo3", "bo5", "bo5", "bo5", "bo3", "bo3"]
+    assert log.context.tolist() == ["Clay", "Hard", "Clay", "Hard", "Grass", "Clay"]
+    past, future = log.split_time(1 / 3)
+    assert past.match_format.tolist() == ["bo3", "bo5", "bo5", "bo5"] and future.match_format.tolist() == ["bo3", "bo3"]
+
+
+def test_shuffle_sides_keeps_format_i_with_game_i():
+    fmt = [f"fmt{i}" for i in range(6)]  # a format that names its game
+    log = log6(match_format=fmt)
+    out = log.shuffle_sides(0)
+    swapped = np.asarray(out.a) != np.asarray(log.a)
+    assert swapped.sum() == 3  # the check is not vacuous
+    assert out.match_format.tolist() == fmt  # the game's format, whichever side is a
+    assert out.match_format is not log.match_format  # a copy
+    assert log6().shuffle_sides(1).match_format is None
+
+
+def test_to_pairs_drops_the_format():
+    with_format, without = log6(match_format=FORMAT).to_pairs(), log6().to_pairs()
+    for name in ("i", "j", "p", "n_games"):
+        np.testing.assert_array_equal(getattr(with_format, name), getattr(without, name))
+    assert not hasattr(with_format, "match_format")
+
+
+# ------------------------------------------------------------------ the readers
+def frame():
+    return pd.DataFrame({"w": A, "l": B, "s": S, "t": T, "fmt": FORMAT, "best_of": [3, 5, 3, 3, 5, 5],
+                         "surface": SURFACE})
+
+
+def test_from_frame_reads_the_format_column():
+    log = GameLog.from_frame(frame(), a="w", b="l", score="s", time="t", match_format="fmt")
+    assert log.match_format.tolist() == FORMAT and log.match_format.dtype == object and log.context is None
+    assert GameLog.from_frame(frame(), a="w", b="l", score="s", match_format="best_of").match_format.tolist() == \
+        [3, 5, 3, 3, 5, 5]
+    both = GameLog.from_frame(frame(), a="w", b="l", score="s", context="surface", match_format="fmt")
+    assert both.context.tolist() == SURFACE and both.match_format.tolist() == FORMAT
+    assert GameLog.from_frame(frame(), a="w", b="l", score="s").match_format is None
+
+
+def test_a_format_column_not_in_the_frame_is_named():
+    with pytest.raises(ValueError, match=re.escape("column 'bestof' (for match_format) is not in the frame")):
+        GameLog.from_frame(frame(), a="w", b="l", score="s", match_format="bestof")
+
+
+@pytest.mark.parametrize("missing, shown", [(np.nan, "nan"), (None, "None"), ("", "''")])
+def test_from_frame_raises_on_a_missing_format_naming_the_row(missing, shown):
+    df = frame().astype({"fmt": object})
+    df.loc[2, "fmt"] = missing
+    with pytest.raises(ValueError, match=re.escape(f"column 'fmt' (the match format) has no value at row 2 ({shown}): "
+                                                   "drop or fill the row")):
+        GameLog.from_frame(df, a="w", b="l", score="s", match_format="fmt")
+
+
+def test_from_frame_drops_and_counts_missing_formats():
+    df = frame().astype({"fmt": object})
+    df.loc[1, "fmt"] = None
+    df.loc[4, "fmt"] = ""
+    log, seen = caught(GameLog.from_frame, df, a="w", b="l", score="s", time="t", match_format="fmt",
+                       context="surface", invalid="drop")
+    assert log.dropped == {"missing match format": 2}
+    assert len(seen) == 1 and "2 missing match format (rows 1, 4)" in str(seen[0].message)
+    assert log.match_format.tolist() == ["bo3", "bo3", "bo3", "bo5"]  # games 0, 2, 3, 5
+    assert log.context.tolist() == ["Clay", "Grass", "Clay", "Clay"] and log.time.tolist() == [6, 5, 1, 3]
+
+
+def test_a_row_without_a_context_and_a_format_is_counted_as_a_missing_context():
+    df = frame().astype({"surface": object, "fmt": object})
+    df.loc[0, ["surface", "fmt"]] = [None, None]
+    df.loc[3, "fmt"] = None
+    log, _ = caught(GameLog.from_frame, df, a="w", b="l", score="s", context="surface", match_format="fmt",
+                    invalid="drop")
+    assert log.dropped == {"missing context": 1, "missing match format": 1}
+
+
+def test_integer_formats_read_as_floats_because_of_a_missing_one_are_integers_again():
+    df = frame().astype({"best_of": float})
+    df.loc[3, "best_of"] = np.nan
+    log, _ = caught(GameLog.from_frame, df, a="w", b="l", score="s", match_format="best_of", invalid="drop")
+    assert log.match_format.dtype == np.int64 and log.match_format.tolist() == [3, 5, 3, 5, 5]
+    assert log.dropped == {"missing match format": 1}
+
+
+def test_read_csv_reads_the_format_and_raises_or_drops_a_missing_one(tmp_path):
+    path = tmp_path / "games.csv"
+    frame().to_csv(path, index=False)
+    assert GameLog.read_csv(path, a="w", b="l", score="s", match_format="fmt").match_format.tolist() == FORMAT
+    df = frame()
+    df.loc[5, "fmt"] = None  # an empty field in the file
+    df.to_csv(path, index=False)
+    with pytest.raises(ValueError, match=re.escape("column 'fmt' (the match format) has no value at row 5 (nan)")):
+        GameLog.read_csv(path, a="w", b="l", score="s", match_format="fmt")
+    log, seen = caught(GameLog.read_csv, path, a="w", b="l", score="s", match_format="fmt", invalid="drop")
+    assert log.dropped == {"missing match format": 1} and len(seen) == 1
+    assert log.match_format.tolist() == FORMAT[:5]
+
+
+def test_read_parquet_reads_the_format_and_raises_or_drops_a_missing_one(tmp_path):
+    pytest.importorskip("pyarrow", reason="reading Parquet needs pyarrow")
+    path = tmp_path / "games.parquet"
+    frame().to_parquet(path)
+    assert GameLog.read_parquet(path, a="w", b="l", score="s", match_format="fmt").match_format.tolist() == FORMAT
+    df = frame().astype({"fmt": object})
+    df.loc[0, "fmt"] = None
+    df.to_parquet(path)
+    with pytest.raises(ValueError, match=re.escape("column 'fmt' (the match format) has no value at row 0")):
+        GameLog.read_parquet(path, a="w", b="l", score="s", match_format="fmt")
+    log, _ = caught(GameLog.read_parquet, path, a="w", b="l", score="s", match_format="fmt", invalid="drop")
+    assert log.dropped == {"missing match format": 1} and log.match_format.tolist() == FORMAT[1:]
+
+
+def test_read_parquet_refuses_a_format_column_of_lists_naming_it(tmp_path):
+    pytest.importorskip("pyarrow", reason="reading Parquet needs pyarrow")
+    path = tmp_path / "games.parquet"
+    df = frame()
+    df["fmt"] = [[f] for f in FORMAT]
+    df.to_parquet(path)
+    with pytest.raises(ValueError, match=r"column 'fmt' \(for match_format\) has the type list<"):
+        GameLog.read_parquet(path, a="w", b="l", score="s", match_format="fmt")
+
+
+def test_missing_match_format_is_the_last_invalid_kind_and_the_others_keep_their_codes():
+    assert INVALID_KINDS[-1] == "missing match format" and len(INVALID_KINDS) == 13
+    assert INVALID_KINDS[MISSING_FORMAT - 1] == "missing match format"
+    assert (MISSING_CONTEXT, MISSING_MARGIN, MISSING_FORMAT) == (10, 11, 13)
+
+
+# ------------------------------------------------------------------ the surfaces
+def league(games=400, seed=0):
+    """8 players of strengths -1 .. 1 logits, ``games`` games at times 0 .. 9, each a best of 3 or of 5."""
+    rng = np.random.default_rng(seed)
+    strength = np.linspace(-1.0, 1.0, 8)
+    a = rng.integers(0, 8, games)
+    b = (a + rng.integers(1, 8, games)) % 8
+    y = (rng.random(games) < 1.0 / (1.0 + np.exp(strength[b] - strength[a]))).astype(float)
+    t = np.sort(rng.integers(0, 10, games)).astype(float)
+    labels = np.array([f"p{k}" for k in range(8)], dtype=object)
+    fmt = np.array(["bo3", "bo5"], dtype=object)[rng.integers(0, 2, games)]
+    return GameLog.from_arrays(labels[a], labels[b], y, t, match_format=fmt)
+
+
+def plain(log):
+    return GameLog.from_arrays(log.a, log.b, log.score, log.time)
+
+
+class FormatElo:
+    """A stand-in for a model that takes match formats: Elo on the results, recording the formats it is given."""
+
+    takes_format = True
+    seen: list = []  # (what, the formats given): a class attribute, shared by evaluate's copies
+
+    def __init__(self):
+        self.elo = Elo(prior_scale=1.0)
+
+    def fit(self, log):
+        FormatElo.seen.append(("fit", None if log.match_format is None else log.match_format.copy()))
+        self.elo.fit(plain(log))
+        return self
+
+    def predict_games(self, log):
+        FormatElo.seen.append(("predict", None if log.match_format is None else log.match_format.copy()))
+        return self.elo.predict_games(log)
+
+    def predict_proba(self, a, b):
+        return self.elo.predict_proba(a, b)
+
+
+def test_the_protocol_reads_takes_format_as_true_only_when_it_is_true():
+    assert ForeignModel(FormatElo()).takes_format is True
+    odd = FormatElo()
+    odd.takes_format = 1  # not True: not taken
+    assert ForeignModel(odd).takes_format is False
+    assert isinstance(Elo(), RatingModel) and Elo().takes_format is False
+    assert OnlineElo().takes_format is False and DynamicElo().takes_format is False
+
+
+def test_evaluate_notes_a_model_that_takes_no_formats_and_scores_it_without_them():
+    log = league()
+    result = evaluate({"elo": Elo(prior_scale=1.0)}, log, cutoff=8.0)
+    # Elo warns when it is given formats (warnings are errors here): it was given the games without them
+    assert result.notes == ["'elo' takes no match formats: fitted and scored without the log's match_format column"]
+    bare = evaluate({"elo": Elo(prior_scale=1.0)}, plain(log), cutoff=8.0)
+    assert bare.notes == []
+    np.testing.assert_array_equal(result.predictions["elo"], bare.predictions["elo"])
+
+
+def test_evaluate_gives_the_formats_to_a_model_that_takes_them_to_fit_and_to_predict():
+    log = league()
+    FormatElo.seen.clear()
+    result = evaluate({"formats": FormatElo()}, log, cutoff=8.0)
+    assert result.notes == []
+    fits = [f for what, f in FormatElo.seen if what == "fit"]
+    predicted = [f for what, f in FormatElo.seen if what == "predict"]
+    train = log.time < 8.0  # the log is in time order
+    assert len(fits) == 1 and len(predicted) == 1
+    assert fits[0].tolist() == log.match_format[train].tolist()
+    assert predicted[0].tolist() == log.match_format[~train].tolist()  # a format is known before the game
+
+
+def test_the_sorted_games_give_the_formats_to_a_log_and_a_query_unless_left_out():
+    log = league(games=50).shuffle_sides(3)
+    log = GameLog.from_arrays(log.a, log.b, log.score, log.time[::-1].copy(), match_format=log.match_format)
+    _, games = _sorted_games(log)
+    want = log.match_format[np.argsort(log.time, kind="stable")]
+    rows = np.arange(10, 30)
+    assert games.fmt.tolist() == want.tolist()
+    assert games.log(rows).match_format.tolist() == want[rows].tolist()
+    assert games.query(rows).match_format.tolist() == want[rows].tolist()
+    assert games.without(True, True, True).log(rows).match_format.tolist() == want[rows].tolist()  # default kept
+    assert games.without(False, False, False, True).log(rows).match_format is None
+    assert games.without(False, False, False, formats=True).query(rows).match_format is None
+
+
+@pytest.mark.parametrize("model, where", [(Elo(prior_scale=1.0), "Elo.fit"), (OnlineElo(step=0.1), "OnlineElo.fit")])
+def test_a_model_that_takes_no_formats_warns_that_it_ignores_them(model, where):
+    log = league(games=120)
+    name = where.split(".")[0]
+    with pytest.warns(UserWarning, match=re.escape(
+            f"{where}: {name} takes no match formats and ignores the log's match_format column (its ratings hold "
+            "across formats); DynamicElo fits each format's scale of the logit")):
+        model.fit(log)
+    bare = type(model)(**model.get_params()).fit(plain(log))
+    np.testing.assert_array_equal(model.predict_games(log), bare.predict_games(log))
+
+
+def test_bootstrap_resamples_each_games_format_with_it():
+    log = league(games=60)
+    # a time names a game
+    log = GameLog.from_arrays(log.a, log.b, log.score, np.arange(60.0), match_format=log.match_format)
+    _, draw = _log_sampler(log, None)
+    sample = draw(np.random.default_rng(5))
+    games = sample.time.astype(int)
+    assert np.unique(games).size < 60  # drawn with replacement: the check is not a copy of the log
+    assert sample.match_format.tolist() == log.match_format[games].tolist()
+    assert np.array_equal(sample.score, log.score[games])
+
+
+def test_the_cli_reads_the_format_column(tmp_path, capsys):
+    log = league(games=120)
+    csv, out, bare = tmp_path / "games.csv", tmp_path / "ratings.csv", tmp_path / "plain.csv"
+    pd.DataFrame({"a": log.a, "b": log.b, "s": log.score, "t": log.time, "fmt": log.match_format}).to_csv(csv,
+                                                                                                          index=False)
+    args = ["fit", str(csv), "--score", "s", "--time", "t", "--model", "elo", "--prior-scale", "1"]
+    assert main(args + ["--match-format", "fmt", "--out", str(out)]) == 0
+    err = capsys.readouterr().err
+    assert "8 players, 2 match formats" in err
+    assert "Elo.fit: Elo takes no match formats and ignores the log's match_format column" in err  # so it read them
+    assert main(args + ["--out", str(bare), "--quiet"]) == 0
+    pd.testing.assert_frame_equal(pd.read_csv(out), pd.read_csv(bare))
+    assert main(args + ["--match-format", "best_of", "--quiet"]) == 2
+    assert "column 'best_of' (for match_format) is not in the frame" in capsys.readouterr().err
+
+
+def test_the_cli_refuses_a_format_column_for_a_pgn_file(tmp_path, capsys):
+    pgn = tmp_path / "games.pgn"
+    pgn.write_text('[White "p"]\n[Black "q"]\n[Result "1-0"]\n\n1. e4 1-0\n')
+    assert main(["fit", str(pgn), "--match-format", "fmt"]) == 2
+    assert ("--match-format fmt: a PGN file has no match format column (--match-format names a column of a CSV or "
+            "Parquet file)") in capsys.readouterr().err
+
+
+def test_the_cli_evaluate_reads_the_format_column_and_notes_the_models_that_take_none(tmp_path, capsys):
+    log = league()
+    csv = tmp_path / "games.csv"
+    pd.DataFrame({"a": log.a, "b": log.b, "s": log.score, "t": log.time, "fmt": log.match_format}).to_csv(csv,
+                                                                                                          index=False)
+    assert main(["evaluate", str(csv), "--score", "s", "--time", "t", "--match-format", "fmt", "--models", "elo",
+                 "--test-fraction", "0.2"]) == 0
+    assert ("note: 'elo' takes no match formats: fitted and scored without the log's match_format column"
+            in capsys.readouterr().out)
+
+
+# ------------------------------------------------------------------ DynamicElo's games record
+def test_dynamic_elos_games_carry_the_formats_in_time_order():
+    log = league(games=40)
+    log = GameLog.from_arrays(log.a, log.b, log.score, log.time[::-1].copy(), match_format=log.match_format)
+    order = np.argsort(log.time, kind="stable")
+    _, games = DynamicElo(period=None)._games(log)
+    assert games.fmt.tolist() == log.match_format[order].tolist()
+    _, bare = DynamicElo(period=None)._games(plain(log))
+    assert bare.fmt is None
+
+
+def test_then_keeps_the_formats_of_both_sorted_by_time_and_none_when_one_has_none():
+    def games(t, fmt):
+        n = len(t)
+        return DynamicGames(np.zeros(n, dtype=np.int64), np.ones(n, dtype=np.int64), np.ones(n),
+                            np.zeros(n, dtype=np.int64), np.array(t, dtype=float),
+                            fmt=None if fmt is None else np.array(fmt, dtype=object))
+
+    old, new = games([1, 3, 5], ["bo3", "bo5", "bo3"]), games([2, 6], ["x2", "x6"])
+    whole = old.then(new)
+    assert whole.time.tolist() == [1, 2, 3, 5, 6] and whole.fmt.tolist() == ["bo3", "x2", "bo5", "bo3", "x6"]
+    assert old.then(games([2, 6], None)).fmt is None and games([1], None).then(new).fmt is None
+
+
+def test_dynamic_elo_keeps_the_formats_of_its_games_and_predicts_as_without_them():
+    log = league(games=200)
+    model = DynamicElo(period=2.0, drift=0.05, prior_scale=1.0, variance_scale=1.0).fit(log)
+    assert model.games_.fmt.tolist() == log.match_format.tolist()  # the log is in time order
+    bare = DynamicElo(period=2.0, drift=0.05, prior_scale=1.0, variance_scale=1.0).fit(plain(log))
+    assert bare.games_.fmt is None
+    np.testing.assert_array_equal(model.predict_games(log), bare.predict_games(log))  # unused by the fit yet
+    more = league(games=20, seed=1)
+    more = GameLog.from_arrays(more.a, more.b, more.score, more.time + 10.0, match_format=more.match_format)
+    model.update(more)
+    assert model.games_.fmt.tolist() == log.match_format.tolist() + more.match_format.tolist()
+    bare.update(more)  # fitted without formats: the new games' formats are not kept
+    assert bare.games_.fmt is None
