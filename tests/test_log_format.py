@@ -297,7 +297,7 @@ def test_the_protocol_reads_takes_format_as_true_only_when_it_is_true():
     odd.takes_format = 1  # not True: not taken
     assert ForeignModel(odd).takes_format is False
     assert isinstance(Elo(), RatingModel) and Elo().takes_format is False
-    assert OnlineElo().takes_format is False and DynamicElo().takes_format is False
+    assert OnlineElo().takes_format is False and DynamicElo().takes_format is True
 
 
 def test_evaluate_notes_a_model_that_takes_no_formats_and_scores_it_without_them():
@@ -420,16 +420,24 @@ def test_then_keeps_the_formats_of_both_sorted_by_time_and_none_when_one_has_non
     assert old.then(games([2, 6], None)).fmt is None and games([1], None).then(new).fmt is None
 
 
-def test_dynamic_elo_keeps_the_formats_of_its_games_and_predicts_as_without_them():
+def test_dynamic_elo_codes_the_formats_of_its_games_or_leaves_them_with_format_scales_0():
     log = league(games=200)
-    model = DynamicElo(period=2.0, drift=0.05, prior_scale=1.0, variance_scale=1.0).fit(log)
-    assert model.games_.fmt.tolist() == log.match_format.tolist()  # the log is in time order
-    bare = DynamicElo(period=2.0, drift=0.05, prior_scale=1.0, variance_scale=1.0).fit(plain(log))
-    assert bare.games_.fmt is None
-    np.testing.assert_array_equal(model.predict_games(log), bare.predict_games(log))  # unused by the fit yet
+    fixed = dict(period=2.0, drift=0.05, prior_scale=1.0, variance_scale=1.0)
+    model = DynamicElo(**fixed, format_scales={v: 1.0 for v in np.unique(log.match_format)}).fit(log)
+    labels = model.format_labels_
+    assert labels[model.games_.fmt].tolist() == log.match_format.tolist()  # the log is in time order
+    unused = DynamicElo(**fixed, format_scales=0).fit(log)
+    bare = DynamicElo(**fixed).fit(plain(log))
+    assert unused.games_.fmt is None and bare.games_.fmt is None and unused.format_labels_ is None
+    np.testing.assert_array_equal(unused.predict_games(log), bare.predict_games(log))
+    # every scale 1: the fit without formats (the scaled rows run in numpy, the others in the core)
+    np.testing.assert_allclose(model.predict_games(log), bare.predict_games(log), rtol=0, atol=1e-9)
     more = league(games=20, seed=1)
     more = GameLog.from_arrays(more.a, more.b, more.score, more.time + 10.0, match_format=more.match_format)
+    known = np.isin(more.match_format, labels)
+    more = GameLog.from_arrays(more.a[known], more.b[known], more.score[known], more.time[known],
+                               match_format=more.match_format[known])
     model.update(more)
-    assert model.games_.fmt.tolist() == log.match_format.tolist() + more.match_format.tolist()
-    bare.update(more)  # fitted without formats: the new games' formats are not kept
-    assert bare.games_.fmt is None
+    assert labels[model.games_.fmt].tolist() == log.match_format.tolist() + more.match_format.tolist()
+    unused.update(more)  # formats unused: the new games' formats are not kept
+    assert unused.games_.fmt is None

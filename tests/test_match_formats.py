@@ -1,7 +1,7 @@
-"""DynamicElo's match formats (issue 36, item 3): a log with a ``match_format`` column gets a fitted scale of the
-logit per format (the most common format's 1), so that longer matches are more predictable. The solver's exact
-Newton steps against finite differences and L-BFGS, the recovery of a league's scales and its forecasts,
-updates, threads, and the bad input."""
+"""DynamicElo's match formats (issue 36, item 3): a log with a ``match_format`` column gets a scale of the logit
+per format (the most common format's 1, the others tuned on the validation window), so that longer matches are
+more predictable. The solver's Newton steps at fixed scales against finite differences and L-BFGS, the
+recovery of a league's scale and its forecasts, updates, threads, and the bad input."""
 
 import numpy as np
 import pytest
@@ -11,17 +11,17 @@ from discrank import DynamicElo, GameLog
 from discrank._history import _Problem, build_history, covariance_at, default_start, solve_history
 
 #: The league's formats and their true scales of the logit (bo3 the most common: the reference).
-SCALES = {"bo3": 1.0, "bo5": 1.5}
+SCALES = {"bo3": 1.0, "bo5": 2.0}
 
 
 def format_league(seed=11, n=50, games=16000, days=400.0, draws=False):
-    """Players with fixed ratings of spread 0.7, 30% of the games best of five (the logit times 1.5), the
-    rest best of three: (codes a, codes b, scores, times, format labels)."""
+    """Players with fixed ratings of spread 0.7, 40% of the games best of five (the logit times 2), the rest
+    best of three: (codes a, codes b, scores, times, format labels)."""
     rng = np.random.default_rng(seed)
     a = rng.integers(0, n, games)
     b = (a + rng.integers(1, n, games)) % n
     t = np.sort(rng.uniform(0.0, days, games))
-    fmt = np.where(rng.random(games) < 0.3, "bo5", "bo3")
+    fmt = np.where(rng.random(games) < 0.4, "bo5", "bo3")
     s = rng.normal(scale=0.7, size=n)
     d = np.array([SCALES[f] for f in fmt]) * (s[a] - s[b])
     if draws:
@@ -40,7 +40,7 @@ def league_log(**kw):
 
 
 @pytest.mark.parametrize("extra", ["none", "covariate", "draws", "draws and propensities", "margins"])
-def test_the_format_scales_derivatives_match_finite_differences_and_newton_reaches_lbfgs(extra):
+def test_the_scaled_rows_derivatives_match_finite_differences_and_newton_reaches_lbfgs(extra):
     rng = np.random.default_rng(4)
     draws = "davidson" if extra.startswith("draws") else None
     a, b, y, _, fmt = format_league(n=12, games=3000, draws=draws is not None)
@@ -52,37 +52,41 @@ def test_the_format_scales_derivatives_match_finite_differences_and_newton_reach
         won = rng.binomial(10, 0.5, a.size).astype(float)
         margin = np.stack([won, 10 - won], axis=1)
     h = build_history(a, b, y, bins, x, 12, draws, None, None, 0, margin, codes, 3)
-    assert h.n_scales == 2 and h.fmt.max() == 2
+    assert h.n_fmt == 3 and h.fmt.max() == 2
     prop = extra == "draws and propensities"
-    kw = dict(format_scale=1.0, propensity_scale=0.5 if prop else 0.0, margin_scale=0.4 if margin is not None else 0.0)
+    kw = dict(format_scales=np.array([1.0, 1.5, 0.7]), propensity_scale=0.5 if prop else 0.0,
+              margin_scale=0.4 if margin is not None else 0.0)
     prob = _Problem(h, 0.1, 1.5, draws, **kw)
     start = default_start(h, draws, 0, prop)
     check_derivatives(prob, start + rng.normal(scale=0.2, size=start.size), rng,
                       grad_atol=2e-5 if margin is not None else 3e-6, hessp_atol=1e-4, every=1)
     res = solve_history(h, 0.1, 1.5, draws, tol=1e-10, **kw)
     ref = lbfgs(prob, start)
-    assert res.converged and res.n_iter <= 40  # 9 to 35 steps measured
+    assert res.converged and res.n_iter <= 15  # a convex problem at fixed scales
     assert res.objective == pytest.approx(ref.fun, abs=1e-6)
-    cov = covariance_at(h, 0.1, 1.5, draws, res.theta, **kw)
-    nc = h.n_cov
-    se = np.sqrt(np.diag(cov)[nc:nc + 2])
-    assert np.all(np.isfinite(se)) and np.all(se > 0) and se[0] < 0.2  # 0.07 to 0.1 measured for code 1
+    if h.n_cov or draws:  # the global block's covariance sees the scaled rows
+        cov = covariance_at(h, 0.1, 1.5, draws, res.theta, **kw)
+        assert np.all(np.isfinite(cov)) and np.all(np.diag(cov) > 0)
+    # a scale of 1 for every format is the fit without formats
+    plain = solve_history(build_history(a, b, y, bins, x, 12, draws, None, None, 0, margin), 0.1, 1.5, draws,
+                          tol=1e-10, **dict(kw, format_scales=None))
+    ones = solve_history(h, 0.1, 1.5, draws, tol=1e-10, **dict(kw, format_scales=np.ones(3)))
+    assert ones.objective == pytest.approx(plain.objective, abs=1e-8)
 
 
 def test_a_league_of_two_formats_gets_its_scales_back_and_forecasts_the_longer_matches_better():
     log = league_log()
     past, future = log.filter(end=320.0), log.filter(start=320.0)
     model = DynamicElo(period=7.0).fit(past)
-    plain = DynamicElo(period=7.0, format_scale=0).fit(past)
+    plain = DynamicElo(period=7.0, format_scales=0).fit(past)
     assert list(model.format_labels_) == ["bo3", "bo5"] and plain.format_labels_ is None
-    assert model.format_scales_[0] == 1.0 and model.format_scales_[1] == pytest.approx(1.5, abs=0.12)
+    assert model.format_scales_[0] == 1.0 and 1.7 <= model.format_scales_[1] <= 2.4  # the truth: 2 (2.0 chosen)
+    assert set(model.tuning_["format_scale[bo5]s"]) >= {1.0, 1.2, 1.4}
     y = np.asarray(future.score)
     loss = lambda m: -(y * np.log(m.predict_games(future)) + (1 - y) * np.log(1 - m.predict_games(future)))  # noqa
     diff = loss(model) - loss(plain)
-    bo5 = np.asarray(future.match_format) == "bo5"
-    se = diff[bo5].std(ddof=1) / np.sqrt(bo5.sum())
-    assert diff[bo5].mean() < -5 * se  # the longer matches: -0.02 measured
-    assert diff.mean() < 0
+    se = diff.std(ddof=1) / np.sqrt(diff.size)
+    assert diff.mean() < -2 * se  # -0.0066 (0.0025) measured; -0.0070 (0.0018) and -0.0073 (0.0029) on seeds 12, 13
     # a game without its format is forecast at the reference's scale; one in "bo5" further from 1/2
     a, b = np.array(["p00"], dtype=object), np.array(["p01"], dtype=object)
     at = lambda f: model.predict_games(GameLog.from_arrays(a, b, [1.0], [399.0], match_format=f))  # noqa: E731
@@ -92,7 +96,8 @@ def test_a_league_of_two_formats_gets_its_scales_back_and_forecasts_the_longer_m
 
 
 def fixed(**kw):
-    return DynamicElo(period=7.0, drift=0.05, prior_scale=1.0, variance_scale=1.0, **kw)
+    return DynamicElo(period=7.0, drift=0.05, prior_scale=1.0, variance_scale=1.0,
+                      **{"format_scales": {"bo3": 1.0, "bo5": 2.0}, **kw})
 
 
 def test_an_update_with_formats_equals_the_refit_of_every_game():
@@ -119,10 +124,14 @@ def test_the_bad_input_of_the_formats_is_refused_naming_it(tmp_path):
         fixed().fit(GameLog.from_arrays(labels[a], labels[b], y, t, match_format=once))
     with pytest.raises(ValueError, match=r"holds one value only \('bo3'\)"):
         fixed().fit(GameLog.from_arrays(labels[a], labels[b], y, t, match_format=np.full(a.size, "bo3")))
-    for bad in (-1.0, float("inf"), "1"):
-        with pytest.raises((TypeError, ValueError), match="format_scale"):
-            fixed(format_scale=bad).fit(GameLog.from_arrays(labels[a], labels[b], y, t, match_format=fmt))
     log = GameLog.from_arrays(labels[a], labels[b], y, t, match_format=fmt)
+    for bad in ({"bo3": 1.0, "bo5": -1.0}, {"bo5": float("inf")}, "1", 2.0, {}):
+        with pytest.raises((TypeError, ValueError), match="format_scales"):
+            fixed(format_scales=bad).fit(log)
+    with pytest.raises(ValueError, match=r"gives no scale to the log's match format\(s\) \['bo3'\]"):
+        fixed(format_scales={"bo5": 1.5}).fit(log)
+    with pytest.raises(ValueError, match="but the log has no match_format column"):
+        fixed().fit(GameLog.from_arrays(labels[a], labels[b], y, t))
     model = fixed().fit(log.filter(end=300.0))
     new = log.filter(start=300.0)
     other = np.asarray(new.match_format).astype(object)
@@ -136,4 +145,4 @@ def test_the_bad_input_of_the_formats_is_refused_naming_it(tmp_path):
     with pytest.raises(ValueError, match="does not spread .* match formats"):
         fixed()._fit_log(log, None, rows_of=lambda h, draws: None)
     with pytest.raises(ValueError, match="fitted without match formats"):
-        fixed(format_scale=0).fit(log)._format_factor(["bo3"], 1)
+        fixed(format_scales=0).fit(log)._format_factor(["bo3"], 1)

@@ -89,7 +89,7 @@ MODELS = {
 
 # ------------------------------------------------------------------ the columns: every surface
 SURFACES = ("GameLog", "PairwiseData", "PeriodGames", "advantage column", "context column", "margin column",
-            "predict_proba", "predict_games", "predict_outcomes", "evaluate frozen", "evaluate online", "bootstrap", "save / load", "CLI fit",
+            "format column", "predict_proba", "predict_games", "predict_outcomes", "evaluate frozen", "evaluate online", "bootstrap", "save / load", "CLI fit",
             "CLI predict", "CLI info", "CLI plot", "dask.fit GameLog", "dask.fit PairwiseData")
 
 
@@ -126,6 +126,8 @@ _UNSAVED = No("its model file does not hold the propensities yet", (ValueError,)
                "a DynamicElo fitted with draw propensities cannot be saved yet")
 _CLI_UNSAVED = No("needs a model file, which does not hold the propensities yet", (CliRefusal,),
                   "a DynamicElo fitted with draw propensities cannot be saved yet")
+_NO_FORMAT = No("fits every format alike: warns and ignores the column", (UserWarning,),
+                r"takes no match formats and ignores the log's match_format column")
 _DASK_DRAWS = No("the draw model is not fitted on a cluster yet", (ValueError,),
                  r"Elo\(draws='davidson'\) is not fitted on a Dask cluster yet")
 
@@ -136,7 +138,7 @@ def _row(**cells) -> dict:
     keys = {re.sub(r"[ ./]+", "_", s): s for s in SURFACES}
     unknown = set(cells) - set(keys)
     assert not unknown, unknown
-    refused_ = {"context_column": _NO_CONTEXT, "margin_column": _NO_MARGIN}
+    refused_ = {"context_column": _NO_CONTEXT, "margin_column": _NO_MARGIN, "format_column": _NO_FORMAT}
     return {s: cells.get(k, refused_.get(k, YES)) for k, s in keys.items()}
 
 
@@ -164,12 +166,12 @@ EXPECTED = {
         dask_fit_PairwiseData=No(f"a direct decomposition: {_DASK_NONE}", (TypeError, ValueError),
                                  "SchurDecomposition")),
     "DynamicElo": _row(PairwiseData=_TIMES, dask_fit_PairwiseData=_DASK_TIMES, context_column=YES,
-                       margin_column=YES),
+                       margin_column=YES, format_column=YES),
     'DynamicElo(draws="davidson")': _row(PairwiseData=_TIMES, dask_fit_PairwiseData=_DASK_TIMES, context_column=YES,
-                                         margin_column=YES),
+                                         margin_column=YES, format_column=YES),
     'DynamicElo(draws="davidson", draw_propensity_scale=0.5)': _row(
         PairwiseData=_TIMES, dask_fit_PairwiseData=_DASK_TIMES, context_column=YES, margin_column=YES,
-        save_load=_UNSAVED, CLI_predict=_CLI_UNSAVED, CLI_info=_CLI_UNSAVED, CLI_plot=_CLI_UNSAVED,
+        format_column=YES, save_load=_UNSAVED, CLI_predict=_CLI_UNSAVED, CLI_info=_CLI_UNSAVED, CLI_plot=_CLI_UNSAVED,
         dask_fit_GameLog=No("the propensities are not spread over a cluster yet", (ValueError,),
                             r"discrank\.dask\.fit does not spread .* draw propensities")),
     "OnlineElo": _row(
@@ -216,12 +218,12 @@ def table_rows() -> list:
 
 
 # ------------------------------------------------------------------ the data
-def league(home: bool = False, context: bool = False, margin: bool = False) -> GameLog:
+def league(home: bool = False, context: bool = False, margin: bool = False, match_format: bool = False) -> GameLog:
     """10 players of strengths -1.2 .. 1.2 logits, 360 games at times 0 .. 11, draws when the result falls
     within 0.1 of the win probability; with ``home``, a home column worth 0.4 logits; with ``context``, each game
     in context "x" or "y", where the players p00 .. p04 are 0.8 logits stronger in "x" and as much weaker in "y"
     (the others the other way round); with ``margin``, 10 points a game, those of ``a`` Binomial(10,
-    sigmoid(d / 2)) for the game's logit d, the rest ``b``'s."""
+    sigmoid(d / 2)) for the game's logit d, the rest ``b``'s; with ``match_format``, each game a "bo3" or a "bo5"."""
     rng = np.random.default_rng(0)
     n, games = 10, 360
     strength = np.linspace(-1.2, 1.2, n)
@@ -236,10 +238,12 @@ def league(home: bool = False, context: bool = False, margin: bool = False) -> G
     u = rng.random(games)
     y = np.where(u < p - 0.1, 1.0, np.where(u < p + 0.1, 0.5, 0.0))
     points = np.random.default_rng(2).binomial(10, 1.0 / (1.0 + np.exp(-0.5 * d)))  # (a stream of its own too)
+    fmt = np.array(["bo3", "bo5"])[np.random.default_rng(3).integers(0, 2, games)]  # (and one more)
     labels = np.array([f"p{k:02d}" for k in range(n)], dtype=object)
     return GameLog.from_arrays(labels[a], labels[b], y, t, advantage={"home": h} if home else None,
                                context=np.array(["x", "y"])[c] if context else None,
-                               margin=(points, 10 - points) if margin else None)
+                               margin=(points, 10 - points) if margin else None,
+                               match_format=fmt if match_format else None)
 
 
 LOG = league()
@@ -383,6 +387,21 @@ def fit_with_a_margin_column(name: str, ctx: Context) -> None:
     assert model.margin_scale_ == 0.5
 
 
+def fit_with_a_format_column(name: str, ctx: Context) -> None:
+    model = MODELS[name].make()
+    if model.takes_format:
+        model.set_params(format_scales={"bo3": 1.0, "bo5": 1.5})
+    model.fit(league(match_format=True))
+    assert sorted(model.format_labels_) == ["bo3", "bo5"] and list(model.format_scales_[model.format_labels_.argsort()]) \
+        == [1.0, 1.5]
+    at = lambda f: GameLog.from_arrays(FIX_A, FIX_B, np.full(FIX_A.size, 0.5),  # noqa: E731
+                                       np.full(FIX_A.size, LOG.time.max()), match_format=np.full(FIX_A.size, f))
+    logit = lambda p: np.log(p / (1.0 - p))  # noqa: E731
+    # a best of five's logit is 1.5 times the best of three's, the forecasts' uncertainty scaled alike
+    three, five = logit(model.predict_games(at("bo3"))), logit(model.predict_games(at("bo5")))
+    assert (np.abs(five) > np.abs(three)).all() and (np.sign(five) == np.sign(three)).all()
+
+
 def predict_proba(name: str, ctx: Context) -> None:
     model = fitted(name)
     p = model.predict_proba(FIX_A, FIX_B)
@@ -522,7 +541,7 @@ def dask_fit_pairs(name: str, ctx: Context) -> None:
 
 
 CELLS = dict(zip(SURFACES, (fit_on_a_game_log, fit_on_pairs, fit_on_period_sums, fit_with_an_advantage_column,
-                            fit_with_a_context_column, fit_with_a_margin_column, predict_proba, predict_games,
+                            fit_with_a_context_column, fit_with_a_margin_column, fit_with_a_format_column, predict_proba, predict_games,
                             predict_outcomes, evaluate_frozen, evaluate_online, bootstrap_table, save_and_load, cli_fit,
                             cli_predict, cli_info, cli_plot, dask_fit_log, dask_fit_pairs)))
 

@@ -58,7 +58,7 @@ CASES = [
     ("DynamicElo", "disc_components", -1),
     ("DynamicElo", "disc_scale", 0.0),
     ("DynamicElo", "draw_propensity_scale", -0.2),
-    ("DynamicElo", "format_scale", -1.0),
+    ("DynamicElo", "format_scales", {"bo5": -1.0}),
 ]
 
 

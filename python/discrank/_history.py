@@ -96,8 +96,7 @@ def default_start(h: History, draws, disc: int = 0, propensity: bool = False) ->
     threads); the draw propensities (with ``propensity``) at 0; the stopping rule's scale is the gradient there
     (:func:`solve_history`)."""
     n_disc = 2 * disc * h.n_players
-    zero = np.zeros(h.n_pp + h.n_eff + n_disc + (h.n_players if propensity else 0) + h.n_cov + h.n_scales
-                    + (1 if draws else 0))
+    zero = np.zeros(h.n_pp + h.n_eff + n_disc + (h.n_players if propensity else 0) + h.n_cov + (1 if draws else 0))
     if draws == "rao-kupper":
         zero[-1] = draw_start(draws, float(h.draw.sum()) / max(float(h.n.sum()), 1.0))
     if disc:
@@ -128,7 +127,8 @@ class _Problem:
 
     def __init__(self, h: History, drift: float, prior_scale: float, draws: bool, n_threads: int = 0,
                  rows: Optional[Rows] = None, context_scale: float = 0.0, margin_scale: float = 0.0,
-                 disc: int = 0, disc_scale: float = 0.0, propensity_scale: float = 0.0, format_scale: float = 0.0):
+                 disc: int = 0, disc_scale: float = 0.0, propensity_scale: float = 0.0,
+                 format_scales: Optional[np.ndarray] = None):
         self.h = h
         self.draws = draws
         self.n_threads = n_threads
@@ -139,7 +139,7 @@ class _Problem:
         self.rest[self.first] = self.prior
         self.rest[:-1] += self.chain
         self.rest[1:] += self.chain
-        self.m = h.n_cov + h.n_scales + (1 if draws else 0)
+        self.m = h.n_cov + (1 if draws else 0)
         propensity = propensity_scale > 0
         if propensity and not draws:
             raise ValueError("draw propensities need a draw model (draws='davidson' or 'rao-kupper')")
@@ -155,22 +155,17 @@ class _Problem:
                                          np.full(self.n_prop, 1.0 / propensity_scale ** 2 if propensity else 0.0)])
         # the prior of beta (discrank._advantage.BETA_PRIOR_SCALE), a diagonal on the global block
         self.beta_prior = beta_precision(h.x, h.n) if h.n_cov else np.zeros(0)
-        if h.n_scales:  # the formats' log scales (after beta), each with the prior N(0, format_scale^2)
-            if not format_scale > 0:
-                raise ValueError(f"match formats need a positive format_scale, got {format_scale!r}")
-            self.beta_prior = np.concatenate([self.beta_prior, np.full(h.n_scales, 1.0 / format_scale ** 2)])
-        self.n_lin = h.n_cov + h.n_scales  # beta and the formats' log scales
         if h.n_pp > np.iinfo(np.int32).max:
             raise ValueError(f"{h.n_pp} player-periods: the core's pair kernel takes at most 2^31 - 1; use a "
                              "coarser period")
-        self.rows = games_rows(h, draws, margin_scale, disc, propensity) if rows is None else rows
+        self.rows = games_rows(h, draws, margin_scale, disc, propensity, format_scales) if rows is None else rows
 
     def split(self, theta):
-        """(ratings, beta and the formats' log scales, eta) of a parameter vector (:meth:`effects` gives the block between them: the context
+        """(ratings, beta, eta) of a parameter vector (:meth:`effects` gives the block between them: the context
         effects and the disc components)."""
         n = self.h.n_pp + self.k
         r = theta[:self.h.n_pp]
-        beta = theta[n:n + self.n_lin]
+        beta = theta[n:n + self.h.n_cov]
         eta = theta[-1] if self.draws else None
         return r, beta, eta
 
@@ -196,10 +191,10 @@ class _Problem:
         g[self.first] += self.prior * r_first  # (g: the rows' own new array)
         g[:dr.size] -= cd
         g[1:dr.size + 1] += cd
-        if self.n_lin:
+        if self.h.n_cov:
             value += 0.5 * float(np.dot(self.beta_prior, beta * beta))
             tail = tail.copy()
-            tail[:self.n_lin] += self.beta_prior * beta
+            tail[:self.h.n_cov] += self.beta_prior * beta
         return value, (np.concatenate([g, tail]) if self.m else g)
 
     def diagonal(self):
@@ -222,7 +217,7 @@ class _Problem:
         C = None
         if m:
             C = self.rows.global_block().copy()
-            C[np.arange(self.n_lin), np.arange(self.n_lin)] += self.beta_prior
+            C[np.arange(h.n_cov), np.arange(h.n_cov)] += self.beta_prior
         chain, rows, threads = self.chain, self.rows, self.n_threads
 
         eff_prior = self.eff_prior
@@ -296,7 +291,8 @@ def solve_history(h: History, drift: float, prior_scale: float, draws: bool, the
                   tol: float = 1e-9, max_iter: int = 100, n_threads: int = 0,
                   rows: Optional[Rows] = None, ratings_scale: bool = False,
                   context_scale: float = 0.0, margin_scale: float = 0.0, disc: int = 0,
-                  disc_scale: float = 0.0, propensity_scale: float = 0.0, format_scale: float = 0.0) -> HistoryResult:
+                  disc_scale: float = 0.0, propensity_scale: float = 0.0,
+                  format_scales: Optional[np.ndarray] = None) -> HistoryResult:
     """Newton's method to the MAP of the whole history (see the module's docstring).
 
     Parameters
@@ -339,11 +335,11 @@ def solve_history(h: History, drift: float, prior_scale: float, draws: bool, the
         With a draw model and a positive scale, each player's draw propensity ``delta_p ~ N(0,
         propensity_scale^2)`` added to the draw parameter of their games (``eta + delta_a + delta_b``); 0: none.
         The problem stays convex (the draw models' losses are convex in the draw parameter).
-    format_scale : float
-        With a history of match formats (``h.fmt``), the prior scale of each format's log scale ``g_f`` (after the
-        reference format's, 0): a game's logit is ``exp(g_f)`` times its ratings' difference and offsets, so
-        that a longer match is more predictable (:class:`discrank._history_rows.Rows`). The ``g_f`` follow beta in
-        ``HistoryResult.beta``.
+    format_scales : ndarray, optional
+        With a history of match formats (``h.fmt``), each format's scale of the logit: a game's logit is its
+        format's scale times its ratings' difference and offsets, so that a longer match is more predictable
+        (:class:`discrank._history_rows.Rows`; the scales are fixed during the fit, which stays convex, and
+        tuned by :class:`~discrank.DynamicElo`). None: 1 for every game.
 
     Returns
     -------
@@ -352,7 +348,7 @@ def solve_history(h: History, drift: float, prior_scale: float, draws: bool, the
         largest gradient entry relative to the one at zero).
     """
     prob = _Problem(h, drift, prior_scale, draws, n_threads, rows, context_scale, margin_scale, disc, disc_scale,
-                    propensity_scale, format_scale)
+                    propensity_scale, format_scales)
     part = slice(0, h.n_pp + prob.k) if ratings_scale else slice(None)
     if theta0 is None:
         theta = default_start(h, draws, disc, prob.n_prop > 0)
@@ -441,9 +437,10 @@ def global_covariance(prob: "_Problem") -> np.ndarray:
 
 def covariance_at(h: History, drift: float, prior_scale: float, draws: bool, theta: np.ndarray,
                   n_threads: int = 0, context_scale: float = 0.0, margin_scale: float = 0.0, disc: int = 0,
-                  disc_scale: float = 0.0, propensity_scale: float = 0.0, format_scale: float = 0.0) -> np.ndarray:
+                  disc_scale: float = 0.0, propensity_scale: float = 0.0,
+                  format_scales: Optional[np.ndarray] = None) -> np.ndarray:
     """:func:`global_covariance` at a parameter vector ``theta`` of the problem."""
     prob = _Problem(h, drift, prior_scale, draws, n_threads, None, context_scale, margin_scale, disc, disc_scale,
-                    propensity_scale, format_scale)
+                    propensity_scale, format_scales)
     prob.value_grad(theta)
     return global_covariance(prob)

@@ -54,9 +54,9 @@ class History:
         None without margins.
     fmt : ndarray of int32, shape (n_rows,), optional
         The match format of each row's games (a row holds the games of one format), a code in ``[0, n_fmt)``;
-        None without formats. Code 0 is the reference format (its logit scale 1).
+        None without formats (:func:`discrank._history.solve_history`'s ``format_scales`` index them).
     n_fmt : int
-        Formats (0 without). The formats after the reference have one log scale each (:mod:`discrank._history`).
+        Formats (0 without).
     """
 
     n_players: int
@@ -76,11 +76,6 @@ class History:
     margin: Optional[tuple] = None
     fmt: Optional[np.ndarray] = None
     n_fmt: int = 0
-
-    @property
-    def n_scales(self) -> int:
-        """The formats' log scales: one per format after the reference (0 without formats)."""
-        return max(self.n_fmt - 1, 0) if self.fmt is not None else 0
 
     @property
     def n_cov(self) -> int:

@@ -132,29 +132,22 @@ class Rows:
         The draw model.
     extra : Extra, optional
         The block after the ratings that enters the rows (context effects, disc, draw propensities).
-    fmt : ndarray of int, optional
-        Each row's match format (0 the reference); with ``n_scales`` > 0, the row's logit is ``exp(g_f)``
-        times its ratings' difference and offsets, ``g`` the formats' log scales, which follow beta in the
-        ``beta`` given to :meth:`evaluate` (the loss and its derivatives then run in numpy: the core's pair
-        kernel has no scale per row).
-    n_scales : int
-        The formats' log scales (formats after the reference): columns of the global block after beta, zero
-        for rows without formats (the margin rows).
+    scale : ndarray of float, optional
+        Each row's scale of its logit (its match format's, fixed during a fit): the row's logit is ``scale``
+        times its ratings' difference and offsets (the loss and its derivatives then run in numpy: the core's
+        pair kernel has no scale per row). None: 1.
     """
 
     def __init__(self, n_pp: int, lo: np.ndarray, hi: np.ndarray, x: np.ndarray, n: np.ndarray, win: np.ndarray,
-                 draw: np.ndarray, draws, extra: Optional[Extra] = None, fmt: Optional[np.ndarray] = None,
-                 n_scales: int = 0) -> None:
+                 draw: np.ndarray, draws, extra: Optional[Extra] = None, scale: Optional[np.ndarray] = None) -> None:
         self.n_pp, self.draws = int(n_pp), draws
         self.lo, self.hi = np.ascontiguousarray(lo, np.int32), np.ascontiguousarray(hi, np.int32)
         self.x = np.ascontiguousarray(x, np.float64)  # (n_rows, n_cov), as History.x
         self.n, self.win = np.ascontiguousarray(n, np.float64), np.ascontiguousarray(win, np.float64)
         self.draw = np.ascontiguousarray(draw, np.float64) if draws else None  # (no draw model: not read)
         self.n_cov = int(self.x.shape[1])
-        self.n_sc = int(n_scales)  # the formats' log scales, after beta in the global block
-        self.fmt = None if fmt is None or not self.n_sc else np.ascontiguousarray(fmt, np.int64)
-        self._fmt_terms: Optional[tuple] = None  # (scale, d, f_d, f_dd, f_de) per row at the last evaluation
-        self.m = self.n_cov + self.n_sc + (1 if draws else 0)
+        self.scale = None if scale is None else np.ascontiguousarray(scale, np.float64)
+        self.m = self.n_cov + (1 if draws else 0)
         y = np.zeros(self.n.size) if draws else self.win / self.n
         self.kernel = _core.PairObjective(max(self.n_pp, 1), self.lo, self.hi, y, self.n)
         self.curv: Optional[tuple] = None  # (f_dd, f_de, f_ee) of the last evaluation
@@ -166,10 +159,13 @@ class Rows:
         self._f_d: Optional[np.ndarray] = None  # each row's first derivative at the last evaluation
 
     @classmethod
-    def of(cls, h: History, draws, disc: int = 0, propensity: bool = False) -> "Rows":
-        """Every row of ``h`` (with ``disc`` components of the disc game, and each player's draw propensity)."""
+    def of(cls, h: History, draws, disc: int = 0, propensity: bool = False,
+           format_scales: Optional[np.ndarray] = None) -> "Rows":
+        """Every row of ``h`` (with ``disc`` components of the disc game, each player's draw propensity, and with
+        ``format_scales`` each row's format's scale of the logit, ``h.fmt`` indexing them)."""
+        scale = None if format_scales is None or h.fmt is None else np.asarray(format_scales, np.float64)[h.fmt]
         return cls(h.n_pp, h.lo, h.hi, h.x, h.n, h.win, h.draw, draws,
-                   extra_of(h, h.lo, h.hi, h.ctx, disc, propensity), h.fmt, h.n_scales)
+                   extra_of(h, h.lo, h.hi, h.ctx, disc, propensity), scale)
 
     def _draw_terms(self, d, eta, shift=None):
         """(f, f_d, f_dd, f_e, f_de, f_ee) per row of the draw model: the loss and its derivatives in d and
@@ -187,13 +183,12 @@ class Rows:
     def evaluate(self, r: np.ndarray, beta: np.ndarray, eta: Optional[float], n_threads: int = 0,
                  e: Optional[np.ndarray] = None):
         """(value, gradient in r, gradient in (beta, eta)) of the rows' loss, and with the block ``e`` of the
-        context effects and disc components (:class:`Extra`) its gradient in them after; keeps the curvature.
-        ``beta``: the covariates' coefficients, then the formats' log scales."""
-        offset = self._offset(beta[:self.n_cov], e)
-        if self.fmt is not None:
-            return self._evaluate_scaled(r, beta[self.n_cov:], eta, offset, e)
+        context effects and disc components (:class:`Extra`) its gradient in them after; keeps the curvature."""
+        offset = self._offset(beta, e)
+        if self.scale is not None:
+            return self._evaluate_scaled(r, eta, offset, e)
         tail = []
-        f_de = f_ee = None
+        f_e = f_de = f_ee = None
         f_d = None
         if not self.draws:
             f_dd = np.zeros(self.n.size)
@@ -213,9 +208,7 @@ class Rows:
             if self.n_cov:
                 tail.append(self.x.T @ f_d)
             tail.append(np.array([f_e.sum()]))
-        if self.n_sc:  # (rows without formats: the margin rows)
-            tail.insert(1 if self.n_cov else 0, np.zeros(self.n_sc))
-        self.curv, self._coef, self._f_d, self._fmt_terms = (f_dd, f_de, f_ee), None, f_d, None
+        self.curv, self._coef, self._f_d = (f_dd, f_de, f_ee), None, f_d
         return self._results(value, g, tail, f_d, f_e)
 
     def _results(self, value: float, g: np.ndarray, tail: list, f_d: np.ndarray, f_e: Optional[np.ndarray]):
@@ -228,12 +221,12 @@ class Rows:
             g_e += self.extra.net(self.extra.eta_slots, f_e)
         return float(value), g, tail, g_e
 
-    def _evaluate_scaled(self, r: np.ndarray, log_scale: np.ndarray, eta: Optional[float], offset, e):
-        """:meth:`evaluate` of rows with formats: the logit ``d = s_f b`` of each row's base ``b`` (its ratings'
-        difference and offsets), ``s_f = exp(g_f)``. The ratings, beta and the block see the loss through ``b``:
-        its derivatives in ``b`` are ``s f_d`` and ``s^2 f_dd`` (the draw parameter's cross term ``s f_de``), kept
-        as the rows' curvature; ``g_f``'s gradient is ``sum f_d d`` over the rows of ``f``."""
-        scale = np.exp(np.concatenate([[0.0], log_scale]))[self.fmt]
+    def _evaluate_scaled(self, r: np.ndarray, eta: Optional[float], offset, e):
+        """:meth:`evaluate` of rows with a scale: the logit ``d = s b`` of each row's base ``b`` (its ratings'
+        difference and offsets). The ratings, beta and the block see the loss through ``b``: its derivatives in
+        ``b`` are ``s f_d`` and ``s^2 f_dd`` (the draw parameter's cross term ``s f_de``), kept as the rows'
+        curvature; for a fixed ``s`` the problem stays as convex as without."""
+        scale = self.scale
         d = r[self.lo] - r[self.hi]
         if offset is not None:
             d = d + offset
@@ -248,11 +241,11 @@ class Rows:
             f, f_d, f_dd, f_e, f_de, f_ee = self._draw_terms(d, eta, shift)
             value = float(np.sum(f))
         b_d = scale * f_d
-        tail = ([self.x.T @ b_d] if self.n_cov else []) + [np.bincount(self.fmt, f_d * d, self.n_sc + 1)[1:]]
+        tail = [self.x.T @ b_d] if self.n_cov else []
         if self.draws:
             tail.append(np.array([f_e.sum()]))
         self.curv = (scale * scale * f_dd, None if f_de is None else scale * f_de, f_ee)
-        self._coef, self._f_d, self._fmt_terms = None, b_d, (scale, d, f_d, f_dd, f_de)
+        self._coef, self._f_d = None, b_d
         return self._results(value, self._net(b_d), tail, b_d, f_e)
 
     def _offset(self, beta: np.ndarray, e: Optional[np.ndarray]) -> Optional[np.ndarray]:
@@ -275,21 +268,7 @@ class Rows:
         if self._coef is None:
             f_dd, f_de, f_ee = self.curv
             cols = [f_dd * self.x[:, k] for k in range(self.n_cov)]
-            nc, terms = self.n_cov, self._fmt_terms
             C = np.zeros((self.m, self.m))
-            for j in range(1, self.n_sc + 1):  # each format's log scale: its rows' cross terms with b and the rest
-                if terms is None:  # (rows without formats)
-                    cols.append(np.zeros(self.n.size))
-                    continue
-                scale, d, fd, fdd, fde = terms
-                mine = self.fmt == j
-                cross = np.where(mine, scale * (fdd * d + fd), 0.0)  # d2 L / db dg
-                cols.append(cross)
-                C[nc + j - 1, nc + j - 1] = float(np.sum((fdd * d * d + fd * d)[mine]))
-                if nc:
-                    C[:nc, nc + j - 1] = C[nc + j - 1, :nc] = self.x.T @ cross
-                if self.draws:
-                    C[nc + j - 1, -1] = C[-1, nc + j - 1] = float(np.sum((fde * d)[mine]))
             if self.draws:
                 cols.append(f_de)
             if self.n_cov:
@@ -335,9 +314,6 @@ class Rows:
             if self.draws and self.extra.eta_slots:  # the draw propensities: the draw parameter's terms per row
                 dp = self.extra.along(self.extra.eta_slots, ve)
                 jd = f_de * (vr[self.lo] - vr[self.hi] + de + (self.x @ vg[:self.n_cov] if self.n_cov else 0.0))
-                if self._fmt_terms is not None:  # the log scales' part: d f_de along the row's g
-                    g_row = np.concatenate([[0.0], vg[self.n_cov:self.n_cov + self.n_sc]])[self.fmt]
-                    jd += self._fmt_terms[4] * self._fmt_terms[1] * g_row
                 out += self._net(f_de * dp)
                 along += f_de * dp
             out_e = self.extra.net(self._slots, along)
@@ -354,9 +330,6 @@ class Rows:
         tail = rowcoef.T @ (dr + de)
         if dp is not None:
             tail[:self.n_cov] += self.x.T @ (f_de * dp)
-            if self._fmt_terms is not None:
-                tail[self.n_cov:self.n_cov + self.n_sc] += np.bincount(
-                    self.fmt, self._fmt_terms[4] * self._fmt_terms[1] * dp, self.n_sc + 1)[1:]
             tail[-1] += float(np.dot(f_ee, dp))
         return out, tail, out_e
 
@@ -369,11 +342,7 @@ class Rows:
         out = np.stack([net(rowcoef[:, k]) for k in range(self.m)], axis=1)
         if self.extra is not None and self.draws and self.extra.eta_slots:  # the draw propensities' rows
             _, f_de, f_ee = self.curv
-            cols = [f_de * self.x[:, k] for k in range(self.n_cov)]
-            for j in range(1, self.n_sc + 1):
-                terms = self._fmt_terms
-                cols.append(np.zeros(self.n.size) if terms is None else np.where(self.fmt == j, terms[4] * terms[1], 0.0))
-            cols.append(f_ee)
+            cols = [f_de * self.x[:, k] for k in range(self.n_cov)] + [f_ee]
             for k, c in enumerate(cols):
                 out[self.n_pp:, k] += self.extra.net(self.extra.eta_slots, c)
         return out
@@ -390,7 +359,7 @@ class MarginRows(Rows):
     def __init__(self, h: History, draws, kappa: float, disc: int = 0, propensity: bool = False) -> None:
         lo, hi, x, n, win, ctx = h.margin
         super().__init__(h.n_pp, lo, hi, x, n, win, np.zeros(n.size), draws,
-                         extra_of(h, lo, hi, ctx, disc, propensity), None, h.n_scales)
+                         extra_of(h, lo, hi, ctx, disc, propensity))
         self.kappa = float(kappa)
 
     def evaluate(self, r: np.ndarray, beta: np.ndarray, eta: Optional[float], n_threads: int = 0,
@@ -398,7 +367,7 @@ class MarginRows(Rows):
         """(value, gradient in r, gradient in (beta, eta)[, gradient in the effects]) of the rows' binomial loss;
         keeps the curvature in the game's logit ``d`` (``kappa^2`` times the binomial's)."""
         base = r[self.lo] - r[self.hi]
-        offset = self._offset(beta[:self.n_cov], e)
+        offset = self._offset(beta, e)
         if offset is not None:
             base = base + offset
         d = self.kappa * base
@@ -408,7 +377,7 @@ class MarginRows(Rows):
         f_dd = self.kappa ** 2 * self.n * p * (1.0 - p)
         zero = np.zeros(self.n.size) if self.draws else None
         self.curv, self._coef, self._f_d = (f_dd, zero, zero), None, f_d
-        tail = ([self.x.T @ f_d] if self.n_cov else []) + ([np.zeros(self.n_sc)] if self.n_sc else [])
+        tail = [self.x.T @ f_d] if self.n_cov else []
         if self.draws:
             tail.append(np.zeros(1))
         tail = np.concatenate(tail) if tail else np.zeros(0)
@@ -461,11 +430,14 @@ def extra_of(h: History, lo: np.ndarray, hi: np.ndarray, ctx: Optional[np.ndarra
     return Extra(h.n_eff, e_lo, e_hi, disc, h.n_players, p_lo, p_hi, propensity)
 
 
-def games_rows(h: History, draws, margin_scale: float = 0.0, disc: int = 0, propensity: bool = False):
+def games_rows(h: History, draws, margin_scale: float = 0.0, disc: int = 0, propensity: bool = False,
+               format_scales: Optional[np.ndarray] = None):
     """The games' terms of ``h`` in process: its results' rows, plus its margin rows at ``margin_scale`` when it
     has them (a ValueError for a history with margins and no positive scale); ``disc`` components of the disc
-    game in the rows' logits; with ``propensity``, each player's draw propensity in the rows' draw parameter."""
-    rows = Rows.of(h, draws, disc, propensity)
+    game in the rows' logits; with ``propensity``, each player's draw propensity in the rows' draw parameter;
+    ``format_scales``: each match format's scale of the results' logits (the margin rows unscaled: a
+    sub-contest is the same whatever the match's length)."""
+    rows = Rows.of(h, draws, disc, propensity, format_scales)
     if h.margin is None:
         return rows
     if not margin_scale > 0:

@@ -135,8 +135,9 @@ RULES: dict[str, Rule] = {
                          "a finite number >= 0 (the logit scale of a sub-contest relative to the game's; 0: none)"),
     "context_scale": Rule(lambda v: _is_real(v) and math.isfinite(v) and v >= 0,
                           "a finite number >= 0 (the standard deviation of a player's effect in a context; 0: none)"),
-    "format_scale": Rule(lambda v: _is_real(v) and math.isfinite(v) and v >= 0,
-                         "a finite number >= 0 (the prior sd of a match format's log scale; 0: formats unused)"),
+    "format_scales": Rule(lambda v: (isinstance(v, dict) and len(v) > 0 and all(
+        _is_real(s) and math.isfinite(s) and s > 0 for s in v.values())) or (_is_real(v) and v == 0),
+        "0 (formats unused) or a dict of each match format's scale of the logit (finite numbers > 0)"),
     "draw_propensity_scale": Rule(lambda v: _is_real(v) and math.isfinite(v) and v >= 0,
                                   "a finite number >= 0 (a player's draw propensity's prior scale; 0: none)"),
     "step": _positive("the online update's step, in logits"),

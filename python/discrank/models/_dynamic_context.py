@@ -111,7 +111,7 @@ class DynamicContexts:
             raise ValueError("discrank.dask.fit does not spread context effects, margins, disc components, draw "
                              "propensities or match formats over the workers yet: fit the DynamicElo in process (its "
                              "history is held here anyway), or give context_scale=0, margin_scale=0, "
-                             "disc_components=0, draw_propensity_scale=0 and format_scale=0")
+                             "disc_components=0, draw_propensity_scale=0 and format_scales=0")
 
     def _update_margins(self, games: Any) -> Any:
         """The new ``games`` of :meth:`update` with their margins, for a model fitted with a margin likelihood

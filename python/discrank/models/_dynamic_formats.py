@@ -1,15 +1,17 @@
-"""Match formats in :class:`~discrank.DynamicElo` (``format_scale``; :class:`DynamicFormats`, a base of the
+"""Match formats in :class:`~discrank.DynamicElo` (``format_scales``; :class:`DynamicFormats`, a base of the
 estimator).
 
 A log with a match format column (:attr:`discrank.GameLog.match_format`: best of three or best of five sets in
 tennis, a chess game's number of rounds) gives each format a scale of the game's logit: ``logit P(a beats b) =
-s_f (r_{a,t} - r_{b,t} + ...)``, ``s_f = exp(g_f)``, so that a longer match, which the stronger side wins more
-often at the same rating gap, is more predictable. The most common format of the fitted log is the reference
-(``s = 1``: the ratings' scale); each other format's ``g_f`` has the weak prior N(0, format_scale^2) and is
-fitted with the ratings as one exact MAP (:func:`discrank._history.solve_history`: a global parameter after beta,
-with its exact curvature; the margin rows are not scaled, a sub-contest being the same whatever the match's
-length). The scale is not tuned: a handful of parameters that every game of their format informs. A forecast
-scales the logit and its variance (``s^2 v``); a format the fit has not seen has the reference's scale 1.
+s_f (r_{a,t} - r_{b,t} + ...)``, so that a longer match, which the stronger side wins more often at the same
+rating gap, is more predictable. The most common format of the fitted log is the reference (``s = 1``: the
+ratings' scale); each other format's scale is tuned on the validation window, after the other scales, walking
+:data:`FORMAT_GRID` (:mod:`discrank.models._dynamic_tuning`), and held fixed in the whole-history fit
+(:func:`discrank._history.solve_history`'s ``format_scales``; the margin rows are not scaled, a sub-contest being
+the same whatever the match's length). Fitted jointly with the ratings as a MAP, a scale runs away where the
+ratings move freely (a large drift fits every long match's winner, and the scale grows without bound, an
+objective no longer convex): tuned on forecasts, it cannot. A forecast scales the logit and its variance
+(``s^2 v``); a game without a format, or in one the fit has not seen, has the reference's scale 1.
 """
 
 from __future__ import annotations
@@ -22,7 +24,12 @@ import numpy as np
 from discrank._checks import show
 from discrank._labels import LabelIndex
 
-__all__ = ["DynamicFormats", "code_formats"]
+__all__ = ["DynamicFormats", "code_formats", "FORMAT_GRID", "FORMAT_BOUNDS"]
+
+#: Scales of a format's logit (relative to the reference format's) tried when ``format_scales`` is None.
+FORMAT_GRID = (0.5, 0.6, 0.7, 0.85, 1.0, 1.2, 1.4, 1.7, 2.0)
+#: The hard bounds of a format scale's search past its grid's edges.
+FORMAT_BOUNDS = (0.25, 4.0)
 
 
 def code_formats(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -37,7 +44,7 @@ def code_formats(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
                          "needs several games (merge it with another format, or drop the game)")
     if labels.size < 2:
         raise ValueError(f"the log's match_format column holds one value only ({show(labels[0])}): format scales "
-                         "need games of two formats at least (give format_scale=0, or no match_format column)")
+                         "need games of two formats at least (give format_scales=0, or no match_format column)")
     ref = int(np.argmax(counts))
     labels = np.concatenate([labels[ref:ref + 1], np.delete(labels, ref)])
     return labels, LabelIndex(labels).lookup(values)
@@ -47,14 +54,25 @@ class DynamicFormats:
     """The match formats of :class:`~discrank.DynamicElo`: their coding, checks, store and forecast scale."""
 
     def _fit_formats(self, games: Any) -> Any:
-        """``games`` with their formats coded (``format_labels_`` set), or without formats (``format_scale`` 0 or no
-        column); a ValueError for ``format_scale`` given to a log without formats."""
-        fmt = getattr(games, "fmt", None)
-        if fmt is None or self.format_scale == 0:
+        """``games`` with their formats coded (``format_labels_`` set; ``_fscales`` the given scales by code, or
+        None to tune them), or without formats (``format_scales`` 0 or no column); a ValueError for scales given
+        to a log without formats, or not naming each of its formats."""
+        fmt, given = getattr(games, "fmt", None), self.format_scales
+        self._fscales = None
+        if fmt is None or (not isinstance(given, dict) and given == 0):
+            if fmt is None and isinstance(given, dict):
+                raise ValueError(f"format_scales={given!r} gives match formats' scales, but the log has no "
+                                 "match_format column (GameLog(..., match_format=...))")
             self.format_labels_ = None
             return dataclasses.replace(games, fmt=None) if fmt is not None else games
         labels, codes = code_formats(fmt)
         self.format_labels_ = labels
+        if isinstance(given, dict):
+            missing = [str(v) for v in labels if v not in given]
+            if missing:
+                raise ValueError(f"format_scales gives no scale to the log's match format(s) {missing} (its formats: "
+                                 f"{[str(v) for v in labels]})")
+            self._fscales = np.array([float(given[v]) for v in labels])
         return dataclasses.replace(games, fmt=codes)
 
     def _update_formats(self, games: Any) -> Any:
@@ -63,7 +81,7 @@ class DynamicFormats:
         fitted = getattr(self, "format_labels_", None)
         fmt = getattr(games, "fmt", None)
         if fitted is None:
-            if fmt is not None and self.format_scale != 0:
+            if fmt is not None and (isinstance(self.format_scales, dict) or self.format_scales != 0):
                 raise ValueError("update's games have a match_format column; the DynamicElo was fitted without")
             return games if fmt is None else dataclasses.replace(games, fmt=None)
         if fmt is None:
@@ -80,14 +98,22 @@ class DynamicFormats:
         labels = getattr(self, "format_labels_", None)
         return 0 if labels is None else int(labels.size)
 
-    def _store_formats(self, res: Any, n_cov: int) -> None:
-        """Keep the fitted scales of a :class:`~discrank._history.HistoryResult` (``format_scales_``, one per
-        label of ``format_labels_``, the reference's 1) and the prior scale used (``format_scale_``)."""
-        if not self._n_fmt():
-            self.format_scales_ = self.format_scale_ = None
-            return
-        self.format_scales_ = np.exp(np.concatenate([[0.0], res.beta[n_cov:]]))
-        self.format_scale_ = float(self.format_scale)
+    def _store_formats(self) -> None:
+        """Keep the scales used (``format_scales_``, one per label of ``format_labels_``; None without formats)."""
+        self.format_scales_ = None if not self._n_fmt() else np.array(self._fscales, dtype=np.float64)
+
+    def _format_scales(self) -> Optional[np.ndarray]:
+        """The scale of each format code in the fit (None without formats)."""
+        return self._fscales if self._n_fmt() else None
+
+    @property
+    def _walked_format(self) -> float:
+        """The scale of the format ``_walk_code`` (the tuning's walk sets it, :mod:`discrank.models._dynamic_tuning`)."""
+        return float(self._fscales[self._walk_code])
+
+    @_walked_format.setter
+    def _walked_format(self, value: float) -> None:
+        self._fscales[self._walk_code] = value
 
     def _format_factor(self, values: Any, n: int) -> Any:
         """The logit scale of ``n`` games to forecast in the formats ``values`` (None: 1; a format not fitted:
@@ -103,8 +129,3 @@ class DynamicFormats:
         codes = LabelIndex(self.format_labels_).lookup(values)
         return np.where(codes >= 0, self.format_scales_[np.maximum(codes, 0)], 1.0)
 
-    def _format_scale_of(self, games: Any) -> Optional[np.ndarray]:
-        """The fitted scale of each of the coded ``games`` (None without formats)."""
-        if getattr(games, "fmt", None) is None or not self._n_fmt():
-            return None
-        return self.format_scales_[games.fmt]

@@ -21,6 +21,7 @@ from discrank.exceptions import TuningWarning
 from discrank.models._dynamic_context import CONTEXT_BOUNDS, CONTEXT_GRID, MARGIN_BOUNDS, MARGIN_GRID, context_terms
 from discrank.models._dynamic_disc import DISC_BOUNDS, DISC_GRID, disc_term, disc_uv
 from discrank.models._dynamic_draws import PROPENSITY_BOUNDS, PROPENSITY_GRID, propensity_term
+from discrank.models._dynamic_formats import FORMAT_BOUNDS, FORMAT_GRID
 from discrank.models._dynamic_state import difference, outcomes
 
 __all__ = ["DynamicTuning", "DRIFT_GRID", "PRIOR_GRID", "VARIANCE_GRID", "DRIFT_BOUNDS", "PRIOR_BOUNDS",
@@ -116,6 +117,9 @@ class DynamicTuning:
         for name, grid, _, attr in _EXTRA:
             if name in extra:
                 setattr(self, attr, grid[len(grid) // 2])
+        walk_formats = bool(self._n_fmt()) and self._fscales is None
+        if walk_formats:  # every format at the reference's scale 1 until its walk
+            self._fscales = np.ones(self._n_fmt())
         if n_fit < 10 or n_val < 10:
             report_stage(f"tuning DynamicElo: {n_fit:,.0f} games to fit and {n_val:,.0f} to validate, fewer than "
                          "10: the grids' middle values kept")
@@ -138,6 +142,11 @@ class DynamicTuning:
         for name, _, _, attr in _EXTRA:
             if name in extra:
                 self._extra_walk(cand, name, attr, extra[name], best)
+        self._format_walks = {}
+        for code in range(1, self._n_fmt() if walk_formats else 0):  # each format's scale after the reference's
+            name = f"format_scale[{self.format_labels_[code]}]"
+            self._walk_code, self._format_walks[name] = code, code
+            self._extra_walk(cand, name, "_walked_format", _Axis(FORMAT_GRID, FORMAT_BOUNDS), best)
         tuning = self._record(cand, frozen, origins, best, (drifts, priors, scales))
         report_stage(f"tuning DynamicElo: chose {self._candidate(*best)}, variance_scale={cand.best_scale[best]:.3g} "
                      f"(validation log loss {cand.scores[best]:.5f}) among {plural(len(cand.scores), 'candidate')} in "
@@ -219,11 +228,12 @@ class DynamicTuning:
         chosen = (best[0], best[1], cand.best_scale[best])[skip:]
         scanned = (sorted({d for d, _ in cand.scores}), sorted({p for _, p in cand.scores}),
                    sorted(cand.scanned))[skip:]
-        for name, _, _, attr in _EXTRA:  # the margin, context and disc scales' walks
-            if name in cand.extra:
-                axis, scores = cand.extra[name]
-                names, axes = names + (name,), axes + (axis,)
-                chosen, scanned = chosen + (getattr(self, attr),), scanned + (sorted(scores),)
+        walked = [(name, getattr(self, attr)) for name, _, _, attr in _EXTRA if name in cand.extra]
+        walked += [(name, float(self._fscales[code])) for name, code in getattr(self, "_format_walks", {}).items()]
+        for name, value in walked:  # the margin, context, disc, propensity and format scales' walks
+            axis, scores = cand.extra[name]
+            names, axes = names + (name,), axes + (axis,)
+            chosen, scanned = chosen + (value,), scanned + (sorted(scores),)
         at_bound = {name: value for name, axis, value in zip(names, axes, chosen) if axis.side(value)}
         if at_bound:
             warnings.warn(_bound_message(at_bound, dict(zip(names, axes))), TuningWarning, stacklevel=5)
@@ -263,6 +273,8 @@ _ADVICE = {
     ("draw_propensity_scale", "upper"): "the players' draw rates differ more than the search allows: give "
                                         "draw_propensity_scale=",
     ("draw_propensity_scale", "lower"): "the players' draw rates barely differ: give draw_propensity_scale=0",
+    ("format_scale", "upper"): "the format decides far more than the reference's: give format_scales={...}",
+    ("format_scale", "lower"): "the format is far less predictable than the reference's: give format_scales={...}",
 }
 
 
@@ -276,7 +288,7 @@ def _bound_message(at_bound: dict, axes: dict) -> str:
         parts.append(f"{name}={value:.4g} is the {side} bound of its search ({axis.bounds[0]:.4g} .. "
                      f"{axis.bounds[1]:.4g}) and the validation log-likelihood still rose by more than "
                      f"{EDGE_NATS:g} nat on the last step to it; "
-                     f"{_ADVICE[name, side]}")
+                     f"{_ADVICE[name.split('[')[0], side]}")
     return ("DynamicElo's tuning stopped at a bound: " + "; ".join(parts)
             + " (or check the validation window: fit(log, validation=discrank.Validation(...)))")
 
@@ -528,7 +540,7 @@ class _Candidates:
                 d = d + disc_term(*disc_uv(res.disc, model.disc_components, self.n_players), ca[games],
                                   cb[games])
             if fmt is not None:  # each format's scale of the logit and of its variance
-                scale = np.exp(np.concatenate([[0.0], res.beta[h.n_cov:]]))[fmt[games]]
+                scale = model._fscales[fmt[games]]
                 d, v = scale * d, scale * scale * v
             eta = res.eta
             if res.propensity is not None:  # each player's draw propensity

@@ -125,10 +125,10 @@ class DynamicElo(DynamicTuning, DynamicUpdates, DynamicContexts, DynamicDisc, Dy
         With ``draws="davidson"``, the prior's standard deviation of each player's draw propensity, added to the
         draw parameter of their games (``eta + delta_a + delta_b``, :mod:`discrank.models._dynamic_draws`). 0
         (default): none; None: chosen on the training log.
-    format_scale : float, default 1
-        With a log that has a match format column (:attr:`discrank.GameLog.match_format`), the prior's standard
-        deviation of each format's log scale of the logit (the most common format's scale is 1,
-        :mod:`discrank.models._dynamic_formats`); fitted with the ratings, not tuned. 0: formats unused.
+    format_scales : dict or 0, optional
+        With a log that has a match format column (:attr:`discrank.GameLog.match_format`), each format's scale of
+        the logit (:mod:`discrank.models._dynamic_formats`). None (default): the most common format's 1, each
+        other's chosen on the training log; a dict: the scale of each format by label; 0: formats unused.
 
     Attributes
     ----------
@@ -175,8 +175,7 @@ class DynamicElo(DynamicTuning, DynamicUpdates, DynamicContexts, DynamicDisc, Dy
         Each player's draw propensity (in ``log nu``) and its standard deviation (Laplace, the others held), and
         ``draw_propensity_scale_`` the scale used (None without propensities).
     format_labels_, format_scales_ : ndarray, shape (n_formats,), or None
-        The fitted match formats, the reference (scale 1) first, and each one's logit scale; ``format_scale_``
-        the prior scale used (None without formats).
+        The fitted match formats, the most common first, and each one's scale of the logit (None without).
 
     Notes
     -----
@@ -209,7 +208,8 @@ class DynamicElo(DynamicTuning, DynamicUpdates, DynamicContexts, DynamicDisc, Dy
     _choices = {"draws": DRAWS}
     draw_models = DRAWS
     _optional_params = ("period", "drift", "prior_scale", "variance_scale", "draws", "n_jobs", "tuning_budget",
-                        "context_scale", "margin_scale", "disc_scale", "draw_propensity_scale")
+                        "context_scale", "margin_scale", "disc_scale", "draw_propensity_scale",
+                        "format_scales")
     _param_rules = {"prior_scale": FINITE_PRIOR_SCALE}
 
     sequential_updates = False
@@ -218,14 +218,14 @@ class DynamicElo(DynamicTuning, DynamicUpdates, DynamicContexts, DynamicDisc, Dy
     batch_updates = True
     #: The rating-model protocol: ``update`` continues the fit; dask.fit spreads its rows (``rows_of``).
     updates, distributed_parts = True, "rows"
-    takes_context = takes_margin = True
+    takes_context = takes_margin = takes_format = True
 
     def __init__(self, period: Any = "week", drift: Optional[float] = None, prior_scale: Optional[float] = None,
                  variance_scale: Optional[float] = None, draws: Optional[str] = None, tol: float = 1e-9,
                  update_tol: float = 1e-5, max_iter: int = 100, n_jobs: Optional[int] = None, verbose: Any = 0,
                  tuning_budget: Optional[int] = None, context_scale: Optional[float] = None,
                  margin_scale: Optional[float] = None, disc_components: int = 0, disc_scale: Optional[float] = None,
-                 draw_propensity_scale: Optional[float] = 0.0, format_scale: float = 1.0):
+                 draw_propensity_scale: Optional[float] = 0.0, format_scales: Any = None):
         self.period = period
         self.drift = drift
         self.prior_scale = prior_scale
@@ -241,7 +241,7 @@ class DynamicElo(DynamicTuning, DynamicUpdates, DynamicContexts, DynamicDisc, Dy
         self.margin_scale = margin_scale
         self.disc_components = disc_components
         self.draw_propensity_scale = draw_propensity_scale
-        self.format_scale = format_scale
+        self.format_scales = format_scales
         self.disc_scale = disc_scale
 
     # ------------------------------------------------------------------ checks
@@ -396,7 +396,8 @@ class DynamicElo(DynamicTuning, DynamicUpdates, DynamicContexts, DynamicDisc, Dy
         self._mscale = 0.0 if games.margin is None else self.margin_scale
         self._dscale = self.disc_scale if self.disc_components else 0.0
         if ((drift is None and self.period is not None) or prior is None or self.variance_scale is None
-                or self._cscale is None or self._mscale is None or self._dscale is None or self._pscale is None):
+                or self._cscale is None or self._mscale is None or self._dscale is None or self._pscale is None
+                or (self._n_fmt() and self._fscales is None)):
             g = games
             drift, prior, scale, tuning, start = self._tune(g.a, g.b, g.score, g.bins, g.time, x, len(labels),
                                                             validation, g.count, isinstance(log, PeriodGames),
@@ -431,7 +432,7 @@ class DynamicElo(DynamicTuning, DynamicUpdates, DynamicContexts, DynamicDisc, Dy
                                  context_scale=self._cscale if h.n_eff else 0.0,
                                  margin_scale=self._mscale if h.margin is not None else 0.0,
                                  disc=self.disc_components, disc_scale=self._dscale, propensity_scale=self._pscale,
-                                 format_scale=float(self.format_scale) if h.n_scales else 0.0)
+                                 format_scales=self._format_scales())
         finally:
             if rows is not None:
                 rows.close()
@@ -461,7 +462,7 @@ class DynamicElo(DynamicTuning, DynamicUpdates, DynamicContexts, DynamicDisc, Dy
         self._store_effects(res, len(labels), self._cscale)
         self._store_disc(res, len(labels))
         self._store_propensity(res)
-        self._store_formats(res, h.n_cov)
+        self._store_formats()
         self.margin_scale_ = float(self._mscale) if g.margin is not None else None
         self.advantage_names_ = names
         self.beta_ = res.beta[:len(names)].copy()
@@ -491,6 +492,7 @@ class DynamicElo(DynamicTuning, DynamicUpdates, DynamicContexts, DynamicDisc, Dy
         self._mscale = getattr(self, "margin_scale_", None) or 0.0
         self._dscale = getattr(self, "disc_scale_", None) or 0.0
         self._pscale = getattr(self, "draw_propensity_scale_", None) or 0.0
+        self._fscales = getattr(self, "format_scales_", None)
         self._theta = np.concatenate([self.pp_rating_, self._effects_start(h.n_players), self._disc_start(h.n_players),
                                       self._propensity_start(h.n_players), self.theta_tail_])
 
@@ -503,7 +505,7 @@ class DynamicElo(DynamicTuning, DynamicUpdates, DynamicContexts, DynamicDisc, Dy
                 self._cov = covariance_at(h, drift, prior, self.draws, self._theta,
                                           resolve_n_jobs(self.n_jobs), self._cscale, self._mscale,
                                           self.disc_components, self._dscale, self._pscale,
-                                          float(self.format_scale) if self._n_fmt() else 0.0)
+                                          self._format_scales())
         return self._cov
 
     @property
