@@ -10,6 +10,7 @@ from _map_checks import check_derivatives, lbfgs
 
 from discrank import DynamicElo, GameLog
 from discrank._history import _Problem, build_history, default_start, solve_history
+from discrank.analysis import normal_decomposition, transitivity_summary
 
 
 def cyclic_league(seed=7, n=40, games=8000, days=300.0):
@@ -98,3 +99,27 @@ def test_the_bad_input_of_the_disc_is_refused_naming_it(tmp_path):
         model.save(tmp_path / "model.npz")
     with pytest.raises(ValueError, match="does not spread context effects, margins, disc components"):
         fixed()._fit_log(log, None, rows_of=lambda h, draws: None)
+
+
+def test_the_verdict_at_a_time_is_the_normal_decomposition_of_the_logits_then():
+    log, _ = cyclic_league(games=3000)
+    model = fixed().fit(log)
+    idx, W, J = model._logit_factors(100.0, None)
+    A = W @ J @ W.T  # the logits between every two players at day 100, dense (the method never builds it)
+    rating = model.ratings_at(100.0)["rating"].to_numpy()
+    np.testing.assert_allclose(A, rating[:, None] - rating[None, :] + model.cyclic_logits(), rtol=0, atol=1e-12)
+    U, V, _ = normal_decomposition(A, 2)
+    ref, got = transitivity_summary(U, V), model.transitivity_at(100.0)
+    np.testing.assert_allclose(got.share, ref.share, rtol=0, atol=1e-10)
+    assert list(got.transitive) == list(ref.transitive) == [False, False]  # the league's disc dominates: cyclic
+    assert got.share[0] > 0.6  # 0.76 measured
+    with pytest.raises(ValueError, match="main component is cyclic at that time"):
+        model.strength_consistency_at(100.0)
+    # the ratings alone: one transitive component, whose strength is the rating and consistency 1 (Prop. 2)
+    plain = DynamicElo(period=10.0, drift=0.05, prior_scale=1.0, variance_scale=1.0).fit(log)
+    summary = plain.transitivity_at(100.0, ["p00", "p01", "p02", "p03"])
+    assert summary.share.tolist() == [1.0] and summary.main_transitive
+    frame = plain.strength_consistency_at(100.0, ["p00", "p01", "p02", "p03"])
+    r = plain.ratings_at(100.0, ["p00", "p01", "p02", "p03"])["rating"].to_numpy()
+    np.testing.assert_allclose(frame["strength"], r - r.mean(), rtol=0, atol=1e-9)
+    np.testing.assert_allclose(frame["consistency"], 1.0, rtol=0, atol=1e-9)
