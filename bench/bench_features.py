@@ -45,15 +45,15 @@ def paired(loss: np.ndarray, ref: np.ndarray) -> tuple[float, float]:
 
 #: The features compared with the reference: name -> the DynamicElo parameters that turn them on (None: tuned).
 FEATURES = {
-    "+ contexts": {"context_scale": None, "margin_scale": 0, "format_scale": 0},
-    "+ margins": {"context_scale": 0, "margin_scale": None, "format_scale": 0},
-    "+ contexts + margins": {"context_scale": None, "margin_scale": None, "format_scale": 0},
-    "+ disc (k = 1)": {"context_scale": 0, "margin_scale": 0, "disc_components": 1, "format_scale": 0},
-    "+ draw propensity": {"context_scale": 0, "margin_scale": 0, "draw_propensity_scale": None, "format_scale": 0},
+    "+ contexts": {"context_scale": None, "margin_scale": 0, "format_scales": 0},
+    "+ margins": {"context_scale": 0, "margin_scale": None, "format_scales": 0},
+    "+ contexts + margins": {"context_scale": None, "margin_scale": None, "format_scales": 0},
+    "+ disc (k = 1)": {"context_scale": 0, "margin_scale": 0, "disc_components": 1, "format_scales": 0},
+    "+ draw propensity": {"context_scale": 0, "margin_scale": 0, "draw_propensity_scale": None, "format_scales": 0},
     "+ margins + draw propensity": {"context_scale": 0, "margin_scale": None, "draw_propensity_scale": None,
-                                    "format_scale": 0},
-    "+ formats": {"context_scale": 0, "margin_scale": 0, "format_scale": 1.0},
-    "+ contexts + margins + formats": {"context_scale": None, "margin_scale": None, "format_scale": 1.0}}
+                                    "format_scales": 0},
+    "+ formats": {"context_scale": 0, "margin_scale": 0, "format_scales": None},
+    "+ contexts + margins + formats": {"context_scale": None, "margin_scale": None, "format_scales": None}}
 
 
 def evaluate_features(log, split: dict, draws=None, period: str = "week", only=None) -> dict:
@@ -70,10 +70,11 @@ def evaluate_features(log, split: dict, draws=None, period: str = "week", only=N
         return ev, ev.fitted[name], time.perf_counter() - clock
 
     out = {"DynamicElo()": run("DynamicElo()", DynamicElo(period=period, draws=draws, context_scale=0,
-                                                          margin_scale=0, format_scale=0))}
+                                                          margin_scale=0, format_scales=0))}
     ref = out["DynamicElo()"][1]
     has = {"context_scale": log.context is not None, "margin_scale": getattr(log, "margin", None) is not None,
-           "draw_propensity_scale": draws == "davidson", "format_scale": getattr(log, "match_format", None) is not None}
+           "draw_propensity_scale": draws == "davidson",
+           "format_scales": getattr(log, "match_format", None) is not None}
     for name, params in FEATURES.items():
         if (only is None or name in only) and all(has.get(key, True) or value == 0 for key, value in params.items()):
             model = DynamicElo(period=period, draws=draws, drift=ref.drift_, prior_scale=ref.prior_scale_, **params)
@@ -106,7 +107,8 @@ def report(title: str, runs: dict) -> list[str]:
         if model.disc_scale_ is not None:
             chosen += f", disc {model.disc_scale_:.3g}"
         if getattr(model, "format_scales_", None) is not None:
-            chosen += ", formats " + " ".join(f"{k} {v:.3g}" for k, v in zip(model.format_labels_, model.format_scales_))
+            chosen += ", formats " + " ".join(f"{k} {v:.3g}" for k, v in zip(model.format_labels_,
+                                                                               model.format_scales_))
         if model.draw_propensity_scale_ is not None:
             chosen += f", draw propensity {model.draw_propensity_scale_:.3g}"
         lines.append(f"| {name} | {np.mean(loss['log_loss']):.4f} | {diff:+.4f} ({se:.4f}) | {col3} | {chosen} | "
