@@ -121,6 +121,8 @@ MODEL_OPTIONS = (
     ModelOption("--tuning-budget", "tuning_budget", "tuning_budget"),
     ModelOption("--context-scale", "context_scale", "context_scale"),
     ModelOption("--margin-scale", "margin_scale", "margin_scale"),
+    ModelOption("--disc-components", "disc_components", "disc_components"),
+    ModelOption("--disc-scale", "disc_scale", "disc_scale"),
     ModelOption("--draw-propensity-scale", "draw_propensity_scale", "draw_propensity_scale",
                 lambda value: None if value == "tuned" else value),
     ModelOption("--step", "step", "step"),

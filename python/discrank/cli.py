@@ -306,6 +306,10 @@ _OPTION_ARGS = {
     "margin_scale": dict(type=float, metavar="SCALE",
                          help="the logit scale of a sub-contest (a point, a game, a goal) relative to the game's, "
                               "with --margin; 0: none; default: tuned"),
+    "disc_components": dict(type=int_at_least(0), metavar="K",
+                            help="components of the disc game added to each game's logit (default 0: none)"),
+    "disc_scale": dict(type=positive(), metavar="SCALE",
+                       help="sd of each disc component's u and v (with --disc-components; default: tuned)"),
     "draw_propensity_scale": dict(type=scale_or_tuned, metavar="SCALE",
                                   help="sd of each player's draw propensity in Davidson's log nu (with --draws "
                                        "davidson; 'tuned': chosen on the log; default 0: none)"),
