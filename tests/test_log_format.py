@@ -1,128 +1,40 @@
-"""The match format column of a game log (a match's format: "bo3", "bo5" in tennis), a second label of the
-game beside its context: GameLog.from_arrays and the constructor with their checks, the filters, splits and
-shuffle_sides that carry it game by game, to_pairs that drops it, the readers (from_frame, read_csv,
-read_parquet) with its invalid rows ("missing match format"), and the surfaces: evaluate (takes_format),
-the models that ignore it, bootstrap, the command line's --match-format, DynamicElo's games record."""
+"""The match format column of a game log (a match's format: "bo3", "bo5" in tennis), what is its own: a
+second label of the game beside its context (the two columns independent, carried and dropped together),
+"missing match format" among the invalid kinds, and the surfaces: evaluate (takes_format), the models that
+ignore it, bootstrap, the command line's --match-format, DynamicElo's games record. What it shares with the
+context (from_arrays and the constructor with their checks, the filters, splits and shuffle_sides that carry
+it, to_pairs that drops it, the readers with its invalid rows "missing match format") is in
+tests/test_log_labels.py."""
 
 import re
-import warnings
 
 import numpy as np
 import pandas as pd
 import pytest
 
+from _logs import A, B, S, SURFACE, T, caught, log6
 from discrank import DynamicElo, Elo, GameLog, evaluate
 from discrank._screen import MISSING_CONTEXT, MISSING_FORMAT, MISSING_MARGIN
 from discrank.bootstrap import _log_sampler
 from discrank.cli import main
 from discrank.evaluation import _sorted_games
-from discrank.exceptions import InvalidRowsWarning
 from discrank.logs import INVALID_KINDS
 from discrank.models._dynamic_state import Games as DynamicGames
 from discrank.online import OnlineElo
 from discrank.protocol import ForeignModel, RatingModel
 
-A = ["p", "q", "r", "s", "p", "q"]
-B = ["q", "r", "s", "p", "r", "s"]
-S = [1.0, 0.0, 0.5, 1.0, 0.0, 1.0]
-T = [6, 2, 5, 1, 4, 3]
 FORMAT = ["bo3", "bo5", "bo3", "bo3", "bo5", "bo5"]
-SURFACE = ["Clay", "Hard", "Grass", "Clay", "Hard", "Clay"]
 
 
-def log6(**kw):
-    return GameLog.from_arrays(A, B, S, T, **kw)
-
-
-def caught(fn, *args, **kw):
-    with warnings.catch_warnings(record=True) as seen:
-        warnings.simplefilter("always")
-        out = fn(*args, **kw)
-    return out, [w for w in seen if issubclass(w.category, InvalidRowsWarning)]
-
-
-# ------------------------------------------------------------------ from_arrays and the constructor
-def test_from_arrays_keeps_text_formats_as_an_object_array_of_str():
-    log = log6(match_format=FORMAT)
-    assert log.match_format.dtype == object
-    assert log.match_format.tolist() == FORMAT
-    assert all(type(f) is str for f in log.match_format)
-
-
-def test_from_arrays_keeps_number_formats_as_numbers():
-    log = log6(match_format=[3, 5, 3, 3, 5, 5])  # best of 3, best of 5
-    assert log.match_format.dtype == np.int64 and log.match_format.tolist() == [3, 5, 3, 3, 5, 5]
-    log = log6(match_format=np.array([3.0, 5.0, 3.0, 3.0, 5.0, 5.0]))
-    assert log.match_format.dtype == np.float64 and log.match_format.tolist() == [3.0, 5.0, 3.0, 3.0, 5.0, 5.0]
-
-
-def test_a_log_without_formats_has_none_and_one_format_is_accepted():
-    assert log6().match_format is None
-    assert log6(context=SURFACE).match_format is None  # independent of the context
-    assert log6(match_format=["bo3"] * 6).match_format.tolist() == ["bo3"] * 6
-
-
+# ------------------------------------------------------------------ beside the context
 def test_the_format_and_the_context_are_two_independent_columns():
     log = log6(context=SURFACE, match_format=FORMAT)
     assert log.context.tolist() == SURFACE and log.match_format.tolist() == FORMAT
     assert log6(match_format=FORMAT).context is None
+    assert log6(context=SURFACE).match_format is None  # independent of the context
 
 
-def test_the_constructor_converts_and_checks_the_format_as_from_arrays_does():
-    log = GameLog(np.array(A), np.array(B), np.array(S), match_format=list(FORMAT))
-    assert log.match_format.dtype == object and log.match_format.tolist() == FORMAT
-    with pytest.raises(ValueError, match=re.escape("match_format has a missing value (None) at game 0")):
-        GameLog(np.array(A), np.array(B), np.array(S), match_format=[None, "bo5", "bo3", "bo3", "bo5", "bo5"])
-
-
-def test_a_format_of_the_wrong_length_names_both_lengths():
-    with pytest.raises(ValueError, match=re.escape("found columns of inconsistent lengths: score has 6, "
-                                                   "match_format has 5")):
-        log6(match_format=FORMAT[:5])
-
-
-def test_a_format_that_is_not_1d_is_refused_with_its_shape():
-    with pytest.raises(ValueError, match=re.escape("match_format must be 1-D (one label per game), got shape (6, 1)")):
-        log6(match_format=np.array(FORMAT)[:, None])
-
-
-@pytest.mark.parametrize("missing, shown", [(np.nan, "nan"), (None, "None"), ("", "''"), ("  ", "'  '")])
-def test_a_missing_format_names_its_game_and_value(missing, shown):
-    fmt = list(FORMAT)
-    fmt[3] = missing
-    with pytest.raises(ValueError, match=re.escape(
-            f"match_format has a missing value ({shown}) at game 3: every game needs its match_format (drop the "
-            "game, or give it a match_format of its own such as 'unknown')")):
-        log6(match_format=fmt)
-
-
-def test_a_nan_in_a_float_format_array_names_its_game():
-    with pytest.raises(ValueError, match=re.escape("match_format has a missing value (nan) at game 4")):
-        log6(match_format=np.array([3.0, 5.0, 3.0, 3.0, np.nan, 5.0]))
-
-
-def test_formats_of_mixed_kinds_are_refused_naming_each_kind():
-    with pytest.raises(ValueError, match=re.escape("match_format mixes label types: strings (first 'bo3' at position "
-                                                   "0), numbers (first 5 at position 1)")):
-        log6(match_format=["bo3", 5, "bo3", "bo3", "bo5", "bo5"])
-
-
-@pytest.mark.parametrize("fmt, word", [([True, False] * 3, "bools"), ([b"bo3"] * 6, "bytes")])
-def test_bool_and_bytes_formats_are_refused_as_labels_are(fmt, word):
-    with pytest.raises(TypeError, match=f"match_format holds {word}"):
-        log6(match_format=fmt)
-
-
-# ------------------------------------------------------------------ carried game by game
-def test_filter_keeps_each_games_format():
-    log = log6(match_format=FORMAT)
-    window = log.filter(start=2, end=6)  # times 2, 5, 4, 3: games 1, 2, 4, 5
-    assert window.match_format.tolist() == ["bo5", "bo3", "bo5", "bo5"]
-    active = window.filter(min_player_games=2)  # games 1, 2, 5 (as in tests/test_log_context.py)
-    assert active.a.tolist() == ["q", "r", "q"] and active.match_format.tolist() == ["bo5", "bo3", "bo5"]
-
-
-def test_sorted_by_time_and_split_time_move_the_format_with_its_game():
+def test_sorted_by_time_and_split_time_move_the_format_and_the_context_together():
     log = log6(match_format=FORMAT, context=SURFACE).sorted_by_time()  # order 3, 1, 5, 4, 2, 0
     assert log.match_format.tolist() == ["bo3", "bo5", "bo5", "bo5", "bo3", "bo3"]
     assert log.context.tolist() == ["Clay", "Hard", "Clay", "Hard", "Grass", "Clay"]
@@ -130,62 +42,24 @@ def test_sorted_by_time_and_split_time_move_the_format_with_its_game():
     assert past.match_format.tolist() == ["bo3", "bo5", "bo5", "bo5"] and future.match_format.tolist() == ["bo3", "bo3"]
 
 
-def test_shuffle_sides_keeps_format_i_with_game_i():
-    fmt = [f"fmt{i}" for i in range(6)]  # a format that names its game
-    log = log6(match_format=fmt)
-    out = log.shuffle_sides(0)
-    swapped = np.asarray(out.a) != np.asarray(log.a)
-    assert swapped.sum() == 3  # the check is not vacuous
-    assert out.match_format.tolist() == fmt  # the game's format, whichever side is a
-    assert out.match_format is not log.match_format  # a copy
-    assert log6().shuffle_sides(1).match_format is None
-
-
-def test_to_pairs_drops_the_format():
-    with_format, without = log6(match_format=FORMAT).to_pairs(), log6().to_pairs()
-    for name in ("i", "j", "p", "n_games"):
-        np.testing.assert_array_equal(getattr(with_format, name), getattr(without, name))
-    assert not hasattr(with_format, "match_format")
-
-
-# ------------------------------------------------------------------ the readers
 def frame():
-    return pd.DataFrame({"w": A, "l": B, "s": S, "t": T, "fmt": FORMAT, "best_of": [3, 5, 3, 3, 5, 5],
-                         "surface": SURFACE})
+    return pd.DataFrame({"w": A, "l": B, "s": S, "t": T, "fmt": FORMAT, "surface": SURFACE})
 
 
-def test_from_frame_reads_the_format_column():
+def test_from_frame_reads_the_format_and_the_context_apart():
     log = GameLog.from_frame(frame(), a="w", b="l", score="s", time="t", match_format="fmt")
-    assert log.match_format.tolist() == FORMAT and log.match_format.dtype == object and log.context is None
-    assert GameLog.from_frame(frame(), a="w", b="l", score="s", match_format="best_of").match_format.tolist() == \
-        [3, 5, 3, 3, 5, 5]
+    assert log.match_format.tolist() == FORMAT and log.context is None
     both = GameLog.from_frame(frame(), a="w", b="l", score="s", context="surface", match_format="fmt")
     assert both.context.tolist() == SURFACE and both.match_format.tolist() == FORMAT
-    assert GameLog.from_frame(frame(), a="w", b="l", score="s").match_format is None
 
 
-def test_a_format_column_not_in_the_frame_is_named():
-    with pytest.raises(ValueError, match=re.escape("column 'bestof' (for match_format) is not in the frame")):
-        GameLog.from_frame(frame(), a="w", b="l", score="s", match_format="bestof")
-
-
-@pytest.mark.parametrize("missing, shown", [(np.nan, "nan"), (None, "None"), ("", "''")])
-def test_from_frame_raises_on_a_missing_format_naming_the_row(missing, shown):
-    df = frame().astype({"fmt": object})
-    df.loc[2, "fmt"] = missing
-    with pytest.raises(ValueError, match=re.escape(f"column 'fmt' (the match format) has no value at row 2 ({shown}): "
-                                                   "drop or fill the row")):
-        GameLog.from_frame(df, a="w", b="l", score="s", match_format="fmt")
-
-
-def test_from_frame_drops_and_counts_missing_formats():
+def test_a_game_dropped_for_a_missing_format_takes_its_context_with_it():
     df = frame().astype({"fmt": object})
     df.loc[1, "fmt"] = None
     df.loc[4, "fmt"] = ""
-    log, seen = caught(GameLog.from_frame, df, a="w", b="l", score="s", time="t", match_format="fmt",
-                       context="surface", invalid="drop")
+    log, _ = caught(GameLog.from_frame, df, a="w", b="l", score="s", time="t", match_format="fmt",
+                    context="surface", invalid="drop")
     assert log.dropped == {"missing match format": 2}
-    assert len(seen) == 1 and "2 missing match format (rows 1, 4)" in str(seen[0].message)
     assert log.match_format.tolist() == ["bo3", "bo3", "bo3", "bo5"]  # games 0, 2, 3, 5
     assert log.context.tolist() == ["Clay", "Grass", "Clay", "Clay"] and log.time.tolist() == [6, 5, 1, 3]
 
@@ -197,52 +71,6 @@ def test_a_row_without_a_context_and_a_format_is_counted_as_a_missing_context():
     log, _ = caught(GameLog.from_frame, df, a="w", b="l", score="s", context="surface", match_format="fmt",
                     invalid="drop")
     assert log.dropped == {"missing context": 1, "missing match format": 1}
-
-
-def test_integer_formats_read_as_floats_because_of_a_missing_one_are_integers_again():
-    df = frame().astype({"best_of": float})
-    df.loc[3, "best_of"] = np.nan
-    log, _ = caught(GameLog.from_frame, df, a="w", b="l", score="s", match_format="best_of", invalid="drop")
-    assert log.match_format.dtype == np.int64 and log.match_format.tolist() == [3, 5, 3, 5, 5]
-    assert log.dropped == {"missing match format": 1}
-
-
-def test_read_csv_reads_the_format_and_raises_or_drops_a_missing_one(tmp_path):
-    path = tmp_path / "games.csv"
-    frame().to_csv(path, index=False)
-    assert GameLog.read_csv(path, a="w", b="l", score="s", match_format="fmt").match_format.tolist() == FORMAT
-    df = frame()
-    df.loc[5, "fmt"] = None  # an empty field in the file
-    df.to_csv(path, index=False)
-    with pytest.raises(ValueError, match=re.escape("column 'fmt' (the match format) has no value at row 5 (nan)")):
-        GameLog.read_csv(path, a="w", b="l", score="s", match_format="fmt")
-    log, seen = caught(GameLog.read_csv, path, a="w", b="l", score="s", match_format="fmt", invalid="drop")
-    assert log.dropped == {"missing match format": 1} and len(seen) == 1
-    assert log.match_format.tolist() == FORMAT[:5]
-
-
-def test_read_parquet_reads_the_format_and_raises_or_drops_a_missing_one(tmp_path):
-    pytest.importorskip("pyarrow", reason="reading Parquet needs pyarrow")
-    path = tmp_path / "games.parquet"
-    frame().to_parquet(path)
-    assert GameLog.read_parquet(path, a="w", b="l", score="s", match_format="fmt").match_format.tolist() == FORMAT
-    df = frame().astype({"fmt": object})
-    df.loc[0, "fmt"] = None
-    df.to_parquet(path)
-    with pytest.raises(ValueError, match=re.escape("column 'fmt' (the match format) has no value at row 0")):
-        GameLog.read_parquet(path, a="w", b="l", score="s", match_format="fmt")
-    log, _ = caught(GameLog.read_parquet, path, a="w", b="l", score="s", match_format="fmt", invalid="drop")
-    assert log.dropped == {"missing match format": 1} and log.match_format.tolist() == FORMAT[1:]
-
-
-def test_read_parquet_refuses_a_format_column_of_lists_naming_it(tmp_path):
-    pytest.importorskip("pyarrow", reason="reading Parquet needs pyarrow")
-    path = tmp_path / "games.parquet"
-    df = frame()
-    df["fmt"] = [[f] for f in FORMAT]
-    df.to_parquet(path)
-    with pytest.raises(ValueError, match=r"column 'fmt' \(for match_format\) has the type list<"):
-        GameLog.read_parquet(path, a="w", b="l", score="s", match_format="fmt")
 
 
 def test_missing_match_format_is_the_last_invalid_kind_and_the_others_keep_their_codes():

@@ -5,42 +5,26 @@ that carry them game by game, the readers (from_frame, read_csv, read_parquet) w
 them, the command line's --margin."""
 
 import re
-import warnings
 
 import numpy as np
 import pandas as pd
 import pytest
 
+from _logs import A, B, S, T, caught, log6
 from discrank import Elo, GameLog, evaluate
 from discrank._screen import BAD_MARGIN, MISSING_CONTEXT, MISSING_MARGIN
 from discrank.bootstrap import _log_sampler
 from discrank.cli import main
 from discrank.evaluation import _sorted_games
-from discrank.exceptions import InvalidRowsWarning
 from discrank.logs import INVALID_KINDS
 from discrank.online import OnlineElo
 
-A = ["p", "q", "r", "s", "p", "q"]
-B = ["q", "r", "s", "p", "r", "s"]
-S = [1.0, 0.0, 0.5, 1.0, 0.0, 1.0]
-T = [6, 2, 5, 1, 4, 3]
 # the games won by a and by b: game 3's winner won fewer games (12 to 13: 6-4 0-6 6-3 and the like), game 5 is
 # a walkover (0, 0); every row differs, so that a row names its game
 MA = [6, 3, 5, 12, 2, 0]
 MB = [4, 6, 5, 13, 6, 0]
 M = np.array([MA, MB], dtype=float).T
 WINNER_FEWER = ("winner won fewer sub-contests than the loser")
-
-
-def log6(**kw):
-    return GameLog.from_arrays(A, B, S, T, **kw)
-
-
-def caught(fn, *args, **kw):
-    with warnings.catch_warnings(record=True) as seen:
-        warnings.simplefilter("always")
-        out = fn(*args, **kw)
-    return out, [w for w in seen if issubclass(w.category, InvalidRowsWarning)]
 
 
 # ------------------------------------------------------------------ from_arrays and the constructor
@@ -150,7 +134,7 @@ def test_filter_keeps_each_games_margin():
     log = log6(margin=M)
     window = log.filter(start=2, end=6)  # times 2, 5, 4, 3: games 1, 2, 4, 5
     assert window.margin.tolist() == [[3, 6], [5, 5], [2, 6], [0, 0]]
-    active = window.filter(min_player_games=2)  # games 1, 2, 5 (as in tests/test_log_context.py)
+    active = window.filter(min_player_games=2)  # games 1, 2, 5 (as in tests/test_log_labels.py)
     assert active.a.tolist() == ["q", "r", "q"] and active.margin.tolist() == [[3, 6], [5, 5], [0, 0]]
 
 
