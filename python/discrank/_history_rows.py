@@ -26,6 +26,13 @@ from discrank._history_build import History
 __all__ = ["Extra", "Rows", "MarginRows", "SumRows", "games_rows"]
 
 
+def binomial_terms(d: np.ndarray, n: np.ndarray, win: np.ndarray) -> tuple[float, np.ndarray, np.ndarray]:
+    """(loss, its derivative, its second derivative in ``d``) of rows of ``n`` contests, ``win`` of them won, each
+    with probability ``sigmoid(d)``: ``sum n log(1 + e^d) - win d``, ``n p - win``, ``n p (1 - p)``."""
+    p = expit(d)
+    return float(np.sum(n * np.logaddexp(0.0, d) - win * d)), n * p - win, n * p * (1.0 - p)
+
+
 class Extra:
     """The parameters after the ratings that enter each row's logit: the context effects (``e_{p,c}``, lo's with
     ``+``, hi's with ``-``) and the disc components (``u_lo . v_hi - v_lo . u_hi``: the disc game of the paper's
@@ -185,31 +192,17 @@ class Rows:
         """(value, gradient in r, gradient in (beta, eta)) of the rows' loss, and with the block ``e`` of the
         context effects and disc components (:class:`Extra`) its gradient in them after; keeps the curvature."""
         offset = self._offset(beta, e)
-        if self.scale is not None:
-            return self._evaluate_scaled(r, eta, offset, e)
-        tail = []
-        f_e = f_de = f_ee = None
+        if self.draws or self.scale is not None:
+            return self._evaluate_numpy(r, eta, offset, e)
+        f_dd = np.zeros(self.n.size)
+        value, _, _, g = self.kernel.evaluate(_core.LOSS_BCE, s=r, offset=offset, grad_s=True, curv=f_dd,
+                                              n_threads=n_threads)
         f_d = None
-        if not self.draws:
-            f_dd = np.zeros(self.n.size)
-            value, _, _, g = self.kernel.evaluate(_core.LOSS_BCE, s=r, offset=offset, grad_s=True, curv=f_dd,
-                                                  n_threads=n_threads)
-            if self.n_cov or self.extra is not None:
-                f_d = self.n * expit(r[self.lo] - r[self.hi] + offset) - self.win
-            if self.n_cov:
-                tail.append(self.x.T @ f_d)
-        else:
-            d = r[self.lo] - r[self.hi]
-            if offset is not None:
-                d = d + offset
-            f, f_d, f_dd, f_e, f_de, f_ee = self._draw_terms(d, eta, None if e is None else self.extra.eta_offset(e))
-            value = float(np.sum(f))
-            g = self._net(f_d)
-            if self.n_cov:
-                tail.append(self.x.T @ f_d)
-            tail.append(np.array([f_e.sum()]))
-        self.curv, self._coef, self._f_d = (f_dd, f_de, f_ee), None, f_d
-        return self._results(value, g, tail, f_d, f_e)
+        if self.n_cov or self.extra is not None:
+            f_d = self.n * expit(r[self.lo] - r[self.hi] + offset) - self.win
+        tail = [self.x.T @ f_d] if self.n_cov else []
+        self.curv, self._coef, self._f_d = (f_dd, None, None), None, f_d
+        return self._results(value, g, tail, f_d, None)
 
     def _results(self, value: float, g: np.ndarray, tail: list, f_d: np.ndarray, f_e: Optional[np.ndarray]):
         """:meth:`evaluate`'s tuple: the value, the ratings' gradient, the global block's, then the block's."""
@@ -221,32 +214,32 @@ class Rows:
             g_e += self.extra.net(self.extra.eta_slots, f_e)
         return float(value), g, tail, g_e
 
-    def _evaluate_scaled(self, r: np.ndarray, eta: Optional[float], offset, e):
-        """:meth:`evaluate` of rows with a scale: the logit ``d = s b`` of each row's base ``b`` (its ratings'
-        difference and offsets). The ratings, beta and the block see the loss through ``b``: its derivatives in
-        ``b`` are ``s f_d`` and ``s^2 f_dd`` (the draw parameter's cross term ``s f_de``), kept as the rows'
-        curvature; for a fixed ``s`` the problem stays as convex as without."""
+    def _evaluate_numpy(self, r: np.ndarray, eta: Optional[float], offset, e):
+        """:meth:`evaluate` in numpy: the rows of a draw model (the core's ``draw_terms``), or with a scale: the
+        logit ``d = s b`` of each row's base ``b`` (its ratings' difference and offsets). The ratings, beta and the
+        block see the loss through ``b``: its derivatives in ``b`` are ``s f_d`` and ``s^2 f_dd`` (the draw
+        parameter's cross term ``s f_de``), kept as the rows' curvature; for a fixed ``s`` the problem stays as
+        convex as without."""
         scale = self.scale
         d = r[self.lo] - r[self.hi]
         if offset is not None:
             d = d + offset
-        d = scale * d
+        if scale is not None:
+            d = scale * d
         f_e = f_de = f_ee = None
         if not self.draws:
-            p = expit(d)
-            value = float(np.sum(self.n * np.logaddexp(0.0, d) - self.win * d))
-            f_d, f_dd = self.n * p - self.win, self.n * p * (1.0 - p)
+            value, f_d, f_dd = binomial_terms(d, self.n, self.win)
         else:
             shift = None if e is None else self.extra.eta_offset(e)
             f, f_d, f_dd, f_e, f_de, f_ee = self._draw_terms(d, eta, shift)
             value = float(np.sum(f))
-        b_d = scale * f_d
-        tail = [self.x.T @ b_d] if self.n_cov else []
+        if scale is not None:
+            f_d, f_dd, f_de = scale * f_d, scale * scale * f_dd, None if f_de is None else scale * f_de
+        tail = [self.x.T @ f_d] if self.n_cov else []
         if self.draws:
             tail.append(np.array([f_e.sum()]))
-        self.curv = (scale * scale * f_dd, None if f_de is None else scale * f_de, f_ee)
-        self._coef, self._f_d = None, b_d
-        return self._results(value, self._net(b_d), tail, b_d, f_e)
+        self.curv, self._coef, self._f_d = (f_dd, f_de, f_ee), None, f_d
+        return self._results(value, self._net(f_d), tail, f_d, f_e)
 
     def _offset(self, beta: np.ndarray, e: Optional[np.ndarray]) -> Optional[np.ndarray]:
         """Each row's logit beyond its ratings' difference (``beta . x`` and the block ``e``'s term); the block's
@@ -301,6 +294,9 @@ class Rows:
         context effects, times (vr, ve, vg), their part of the product last."""
         out = self.kernel.hessp_s(self.curv[0], vr, n_threads=n_threads)  # the games' Laplacian
         rowcoef = self._coefficients()[0] if self.m else None
+        if self.extra is None and not self.m:  # the games' Laplacian is the whole product
+            return out, np.zeros(0)
+        dr = vr[self.lo] - vr[self.hi]
         dp = None
         if self.extra is not None:
             f_dd, f_de, f_ee = self.curv
@@ -308,12 +304,12 @@ class Rows:
             if de is None:  # (a block of draw propensities alone)
                 de = np.zeros(self.n.size)
             out += self._net(f_dd * de)
-            along = f_dd * (vr[self.lo] - vr[self.hi] + de)
+            along = f_dd * (dr + de)
             if self.m:
                 along += rowcoef @ vg
             if self.draws and self.extra.eta_slots:  # the draw propensities: the draw parameter's terms per row
                 dp = self.extra.along(self.extra.eta_slots, ve)
-                jd = f_de * (vr[self.lo] - vr[self.hi] + de + (self.x @ vg[:self.n_cov] if self.n_cov else 0.0))
+                jd = f_de * (dr + de + (self.x @ vg[:self.n_cov] if self.n_cov else 0.0))
                 out += self._net(f_de * dp)
                 along += f_de * dp
             out_e = self.extra.net(self._slots, along)
@@ -321,10 +317,9 @@ class Rows:
                 out_e += self.extra.net(self.extra.eta_slots, jd + f_ee * (vg[-1] + dp))
             if self.extra.k:  # the disc's bilinear term: its second-order part, exact Newton
                 out_e += self.extra.second(self._f_d, ve)
-        if not self.m:
-            return (out, np.zeros(0)) if self.extra is None else (out, np.zeros(0), out_e)
+        if not self.m:  # (the block alone after the ratings)
+            return out, np.zeros(0), out_e
         out += self._net(rowcoef @ vg)
-        dr = vr[self.lo] - vr[self.hi]
         if self.extra is None:
             return out, rowcoef.T @ dr
         tail = rowcoef.T @ (dr + de)
@@ -370,11 +365,8 @@ class MarginRows(Rows):
         offset = self._offset(beta, e)
         if offset is not None:
             base = base + offset
-        d = self.kappa * base
-        p = expit(d)
-        value = float(np.sum(self.n * np.logaddexp(0.0, d) - self.win * d))
-        f_d = self.kappa * (self.n * p - self.win)
-        f_dd = self.kappa ** 2 * self.n * p * (1.0 - p)
+        value, f_d, f_dd = binomial_terms(self.kappa * base, self.n, self.win)
+        f_d, f_dd = self.kappa * f_d, self.kappa ** 2 * f_dd
         zero = np.zeros(self.n.size) if self.draws else None
         self.curv, self._coef, self._f_d = (f_dd, zero, zero), None, f_d
         tail = [self.x.T @ f_d] if self.n_cov else []
