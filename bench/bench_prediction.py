@@ -181,7 +181,7 @@ def full_log(key: str, features: bool = False) -> tuple[GameLog, dict, tuple]:
     ``features``: the log read with its contexts and margins where it has them (``datasets``' loaders)."""
     title = LOGS[key]
     load, start, end, test_start, test_end = datasets.SPLITS[title]
-    log = load(context=True, margin=key != "go") if features else load()  # (the Go log has no margins)
+    log = datasets.load_columns(load, context=features, margin=features)
     day = np.timedelta64(1, "D")
     dates = dict(train_start=np.datetime64(start, "ns"), cutoff=np.datetime64(end, "ns") + day,
                  test_start=np.datetime64(test_start, "ns"),

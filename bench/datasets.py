@@ -251,7 +251,13 @@ def full_logs(context=False, margin=False, match_format=False):
     for name, (load, _, end, test_start, test_end) in SPLITS.items():
         dates = dict(cutoff=np.datetime64(end, "ns") + day, test_start=np.datetime64(test_start, "ns"),
                      test_end=None if test_end is None else np.datetime64(test_end, "ns") + day)
-        asked = {"context": context, "margin": margin and load is not go_tygem_log,  # (the Go log has no margin)
-                 "match_format": match_format and load is tennis_atp_log}
-        out[name] = (load(**{key: True for key, value in asked.items() if value}), dates)
+        out[name] = (load_columns(load, context, margin, match_format), dates)
     return out
+
+
+def load_columns(load, context=False, margin=False, match_format=False):
+    """The log of the loader ``load`` with the columns asked that it has: its contexts, its margins (not the Go
+    log's: it has none) and its match formats (the tennis log's alone)."""
+    asked = {"context": context, "margin": margin and load is not go_tygem_log,
+             "match_format": match_format and load is tennis_atp_log}
+    return load(**{key: True for key, value in asked.items() if value})

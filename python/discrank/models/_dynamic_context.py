@@ -30,7 +30,7 @@ from discrank._history_build import carry
 from discrank._labels import LabelIndex
 
 __all__ = ["DynamicContexts", "CONTEXT_GRID", "CONTEXT_BOUNDS", "MARGIN_GRID", "MARGIN_BOUNDS", "code_contexts",
-           "context_terms"]
+           "context_terms", "game_codes"]
 
 #: Context scales (logits) tried when ``context_scale`` is None and the log has contexts.
 CONTEXT_GRID = (0.05, 0.1, 0.2, 0.4, 0.8)
@@ -57,6 +57,16 @@ def code_contexts(values: np.ndarray, known: Optional[np.ndarray] = None) -> tup
                              f"({[str(v) for v in known]})")
         labels = np.concatenate([known, new[~np.isin(new, known)]])
     return labels, LabelIndex(labels).lookup(values)
+
+
+def game_codes(values: Any, n: int, labels: np.ndarray, name: str) -> np.ndarray:
+    """The codes into ``labels`` (-1 for a label not among them) of the ``name`` labels ``values`` of ``n`` games
+    to forecast: one value for every game, or one per game (a ValueError naming ``name`` otherwise)."""
+    values = np.asarray(values)
+    values = np.full(n, values.item(), dtype=object) if values.ndim == 0 else values
+    if values.shape != (n,):
+        raise ValueError(f"{name} has {values.shape[0]} values for {n} games")
+    return LabelIndex(labels).lookup(values)
 
 
 def context_terms(effects: np.ndarray, variances: np.ndarray, prior: float, ia: np.ndarray, ib: np.ndarray,
@@ -219,11 +229,7 @@ class DynamicContexts:
             return None
         if not self._n_ctx():
             raise ValueError("this DynamicElo was fitted without contexts: predict without context=")
-        values = np.asarray(context)
-        values = np.full(n, values.item(), dtype=object) if values.ndim == 0 else values
-        if values.shape != (n,):
-            raise ValueError(f"context has {values.shape[0]} values for {n} games")
-        return LabelIndex(self.context_labels_).lookup(values)
+        return game_codes(context, n, self.context_labels_, "context")
 
     def _context_terms(self, ia: np.ndarray, ib: np.ndarray, c: Optional[np.ndarray]) -> tuple:
         """(logit term, variance term) of the context effects of games between ``ia`` and ``ib`` in contexts

@@ -23,6 +23,7 @@ import numpy as np
 
 from discrank._checks import show
 from discrank._labels import LabelIndex
+from discrank.models._dynamic_context import game_codes
 
 __all__ = ["DynamicFormats", "code_formats", "FORMAT_GRID", "FORMAT_BOUNDS"]
 
@@ -122,10 +123,6 @@ class DynamicFormats:
             return 1.0
         if not self._n_fmt():
             raise ValueError("this DynamicElo was fitted without match formats: predict without match_format=")
-        values = np.asarray(values)
-        values = np.full(n, values.item(), dtype=object) if values.ndim == 0 else values
-        if values.shape != (n,):
-            raise ValueError(f"match_format has {values.shape[0]} values for {n} games")
-        codes = LabelIndex(self.format_labels_).lookup(values)
+        codes = game_codes(values, n, self.format_labels_, "match_format")
         return np.where(codes >= 0, self.format_scales_[np.maximum(codes, 0)], 1.0)
 
