@@ -12,7 +12,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from _logs import A, B, S, SURFACE, T, caught, log6
+from _logs import A, B, S, SURFACE, T, caught, log6, recording_elo
 from discrank import DynamicElo, Elo, GameLog, evaluate
 from discrank._screen import MISSING_CONTEXT, MISSING_FORMAT, MISSING_MARGIN
 from discrank.bootstrap import _log_sampler
@@ -97,26 +97,7 @@ def plain(log):
     return GameLog.from_arrays(log.a, log.b, log.score, log.time)
 
 
-class FormatElo:
-    """A stand-in for a model that takes match formats: Elo on the results, recording the formats it is given."""
-
-    takes_format = True
-    seen: list = []  # (what, the formats given): a class attribute, shared by evaluate's copies
-
-    def __init__(self):
-        self.elo = Elo(prior_scale=1.0)
-
-    def fit(self, log):
-        FormatElo.seen.append(("fit", None if log.match_format is None else log.match_format.copy()))
-        self.elo.fit(plain(log))
-        return self
-
-    def predict_games(self, log):
-        FormatElo.seen.append(("predict", None if log.match_format is None else log.match_format.copy()))
-        return self.elo.predict_games(log)
-
-    def predict_proba(self, a, b):
-        return self.elo.predict_proba(a, b)
+FormatElo = recording_elo("match_format", "takes_format")
 
 
 def test_the_protocol_reads_takes_format_as_true_only_when_it_is_true():

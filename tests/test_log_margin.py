@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from _logs import A, B, S, T, caught, log6
+from _logs import A, B, S, T, caught, log6, recording_elo
 from discrank import Elo, GameLog, evaluate
 from discrank._screen import BAD_MARGIN, MISSING_CONTEXT, MISSING_MARGIN
 from discrank.bootstrap import _log_sampler
@@ -315,26 +315,7 @@ def league(games=400, seed=0):
     return GameLog.from_arrays(labels[a], labels[b], y, t, margin=(points, 10 - points))
 
 
-class MarginElo:
-    """A stand-in for a model that takes margins: Elo on the results, recording the margins it is given."""
-
-    takes_margin = True
-    seen: list = []  # (what, the margin given): a class attribute, shared by evaluate's copies
-
-    def __init__(self):
-        self.elo = Elo(prior_scale=1.0)
-
-    def fit(self, log):
-        MarginElo.seen.append(("fit", None if log.margin is None else log.margin.copy()))
-        self.elo.fit(GameLog.from_arrays(log.a, log.b, log.score, log.time))
-        return self
-
-    def predict_games(self, log):
-        MarginElo.seen.append(("predict", log.margin))
-        return self.elo.predict_games(log)
-
-    def predict_proba(self, a, b):
-        return self.elo.predict_proba(a, b)
+MarginElo = recording_elo("margin", "takes_margin")
 
 
 def test_evaluate_fits_a_model_that_takes_margins_on_them_and_predicts_without_them():
