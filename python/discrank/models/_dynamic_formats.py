@@ -17,7 +17,7 @@ objective no longer convex): tuned on forecasts, it cannot. A forecast scales th
 from __future__ import annotations
 
 import dataclasses
-from typing import Any, Optional
+from typing import Any
 
 import numpy as np
 
@@ -102,10 +102,6 @@ class DynamicFormats:
     def _store_formats(self) -> None:
         """Keep the scales used (``format_scales_``, one per label of ``format_labels_``; None without formats)."""
         self.format_scales_ = None if not self._n_fmt() else np.array(self._fscales, dtype=np.float64)
-
-    def _format_scales(self) -> Optional[np.ndarray]:
-        """The scale of each format code in the fit (None without formats)."""
-        return self._fscales if self._n_fmt() else None
 
     @property
     def _walked_format(self) -> float:

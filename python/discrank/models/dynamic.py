@@ -432,7 +432,7 @@ class DynamicElo(DynamicTuning, DynamicUpdates, DynamicContexts, DynamicDisc, Dy
                                  context_scale=self._cscale if h.n_eff else 0.0,
                                  margin_scale=self._mscale if h.margin is not None else 0.0,
                                  disc=self.disc_components, disc_scale=self._dscale, propensity_scale=self._pscale,
-                                 format_scales=self._format_scales())
+                                 format_scales=self._fscales)
         finally:
             if rows is not None:
                 rows.close()
@@ -505,7 +505,7 @@ class DynamicElo(DynamicTuning, DynamicUpdates, DynamicContexts, DynamicDisc, Dy
                 self._cov = covariance_at(h, drift, prior, self.draws, self._theta,
                                           resolve_n_jobs(self.n_jobs), self._cscale, self._mscale,
                                           self.disc_components, self._dscale, self._pscale,
-                                          self._format_scales())
+                                          self._fscales)
         return self._cov
 
     @property
