@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 from _map_checks import check_derivatives, lbfgs
 
-from discrank import DynamicElo, Elo, GameLog, bootstrap, evaluate
+from discrank import DynamicElo, Elo, GameLog, bootstrap, evaluate, load
 from discrank._history import _Problem, build_history, solve_history
 
 CONTEXTS = np.array(["clay", "grass", "hard"])
@@ -180,12 +180,11 @@ def test_an_update_refuses_games_without_contexts_or_with_contexts_of_another_ki
         plain.update(later)
 
 
-def test_saving_and_dask_refuse_a_context_model_and_say_why(tmp_path):
+def test_a_context_model_saves_and_loads_and_dask_refuses_it_saying_why(tmp_path):
     log, _ = league(games=500)
     model = fixed(context_scale=0.5).fit(log)
-    with pytest.raises(ValueError, match="fitted with context effects cannot be saved yet"):
-        model.save(tmp_path / "model.npz")
-    assert not (tmp_path / "model.npz").exists()
+    model.save(tmp_path / "model.npz")  # (its file holds the feature: tests/test_feature_files.py)
+    np.testing.assert_array_equal(load(tmp_path / "model.npz").predict_games(log), model.predict_games(log))
     with pytest.raises(ValueError, match="discrank.dask.fit does not spread context effects"):
         model._fit_log(log, None, rows_of=lambda h, draws: None)
 

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 from _map_checks import check_derivatives, lbfgs
 
-from discrank import DynamicElo, GameLog
+from discrank import DynamicElo, GameLog, load
 from discrank._history import _Problem, build_history, covariance_at, default_start, solve_history
 
 
@@ -112,7 +112,7 @@ def test_the_bad_input_of_the_propensities_is_refused_naming_it(tmp_path):
         with pytest.raises(ValueError, match=r"draw_propensity_scale=0.5 .* needs draws='davidson'"):
             DynamicElo(period=7.0, draws=draws, draw_propensity_scale=0.5).fit(log)
     model = fixed().fit(log)
-    with pytest.raises(ValueError, match="fitted with draw propensities cannot be saved yet"):
-        model.save(tmp_path / "model.npz")
+    model.save(tmp_path / "model.npz")  # (its file holds the feature: tests/test_feature_files.py)
+    np.testing.assert_array_equal(load(tmp_path / "model.npz").predict_games(log), model.predict_games(log))
     with pytest.raises(ValueError, match="does not spread .* draw propensities"):
         fixed()._fit_log(log, None, rows_of=lambda h, draws: None)

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from _map_checks import check_derivatives, lbfgs
 
-from discrank import DynamicElo, GameLog
+from discrank import DynamicElo, GameLog, load
 from discrank._history import _Problem, build_history, default_start, solve_history
 from discrank.analysis import normal_decomposition, transitivity_summary
 
@@ -95,8 +95,8 @@ def test_the_bad_input_of_the_disc_is_refused_naming_it(tmp_path):
     with pytest.raises(ValueError, match="disc_scale"):
         DynamicElo(period=10.0, disc_components=1, disc_scale=-1.0).fit(log)
     model = fixed().fit(log)
-    with pytest.raises(ValueError, match="fitted with disc components cannot be saved yet"):
-        model.save(tmp_path / "model.npz")
+    model.save(tmp_path / "model.npz")  # (its file holds the feature: tests/test_feature_files.py)
+    np.testing.assert_array_equal(load(tmp_path / "model.npz").predict_games(log), model.predict_games(log))
     with pytest.raises(ValueError, match="does not spread context effects, margins, disc components"):
         fixed()._fit_log(log, None, rows_of=lambda h, draws: None)
 

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 from _map_checks import check_derivatives, lbfgs
 
-from discrank import DynamicElo, GameLog
+from discrank import DynamicElo, GameLog, load
 from discrank._history import _Problem, build_history, solve_history
 
 
@@ -111,7 +111,7 @@ def test_the_bad_input_of_margins_is_refused_naming_it(tmp_path):
     plain = fixed().fit(without_margin(log.filter(end=250.0)))
     with pytest.raises(ValueError, match="update's games have margin columns; the DynamicElo was fitted without"):
         plain.update(later)
-    with pytest.raises(ValueError, match="fitted with a margin likelihood cannot be saved yet"):
-        model.save(tmp_path / "model.npz")
+    model.save(tmp_path / "model.npz")  # (its file holds the feature: tests/test_feature_files.py)
+    np.testing.assert_array_equal(load(tmp_path / "model.npz").predict_games(log), model.predict_games(log))
     with pytest.raises(ValueError, match="does not spread context effects, margins, disc components"):
         fixed(margin_scale=0.35)._fit_log(log, None, rows_of=lambda h, draws: None)

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 from _map_checks import check_derivatives, lbfgs
 
-from discrank import DynamicElo, GameLog
+from discrank import DynamicElo, GameLog, load
 from discrank._history import _Problem, build_history, covariance_at, default_start, solve_history
 
 #: The league's formats and their true scales of the logit (bo3 the most common: the reference).
@@ -140,8 +140,8 @@ def test_the_bad_input_of_the_formats_is_refused_naming_it(tmp_path):
         model.update(GameLog.from_arrays(new.a, new.b, new.score, new.time, match_format=other))
     with pytest.raises(ValueError, match="have no match_format column"):
         model.update(GameLog.from_arrays(new.a, new.b, new.score, new.time))
-    with pytest.raises(ValueError, match="fitted with match formats cannot be saved yet"):
-        model.save(tmp_path / "model.npz")
+    model.save(tmp_path / "model.npz")  # (its file holds the feature: tests/test_feature_files.py)
+    np.testing.assert_array_equal(load(tmp_path / "model.npz").predict_games(log), model.predict_games(log))
     with pytest.raises(ValueError, match="does not spread .* match formats"):
         fixed()._fit_log(log, None, rows_of=lambda h, draws: None)
     with pytest.raises(ValueError, match="fitted without match formats"):

@@ -122,10 +122,6 @@ _NO_CONTEXT = No("its ratings hold across contexts: warns and ignores the column
                  r"takes no contexts and ignores the log's context column")
 _NO_MARGIN = No("fits the results alone: warns and ignores the columns", (UserWarning,),
                 r"takes no margins and ignores the log's margin columns")
-_UNSAVED = No("its model file does not hold the propensities yet", (ValueError,),
-               "a DynamicElo fitted with draw propensities cannot be saved yet")
-_CLI_UNSAVED = No("needs a model file, which does not hold the propensities yet", (CliRefusal,),
-                  "a DynamicElo fitted with draw propensities cannot be saved yet")
 _NO_FORMAT = No("fits every format alike: warns and ignores the column", (UserWarning,),
                 r"takes no match formats and ignores the log's match_format column")
 _DASK_DRAWS = No("the draw model is not fitted on a cluster yet", (ValueError,),
@@ -171,8 +167,7 @@ EXPECTED = {
                                          margin_column=YES, format_column=YES),
     'DynamicElo(draws="davidson", draw_propensity_scale=0.5)': _row(
         PairwiseData=_TIMES, dask_fit_PairwiseData=_DASK_TIMES, context_column=YES, margin_column=YES,
-        format_column=YES, save_load=_UNSAVED, CLI_predict=_CLI_UNSAVED, CLI_info=_CLI_UNSAVED, CLI_plot=_CLI_UNSAVED,
-        dask_fit_GameLog=No("the propensities are not spread over a cluster yet", (ValueError,),
+        format_column=YES, dask_fit_GameLog=No("the propensities are not spread over a cluster yet", (ValueError,),
                             r"discrank\.dask\.fit does not spread .* draw propensities")),
     "OnlineElo": _row(
         PairwiseData=No(_ONLINE_ORDER.format("pairs"), (TypeError,),

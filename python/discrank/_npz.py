@@ -15,8 +15,8 @@ import numpy as np
 
 from discrank._labels import show
 
-__all__ = ["MAX_COMPRESSION_RATIO", "LABEL_KINDS", "Refused", "Archive", "open_archive", "labels_to_save",
-           "read_labels"]
+__all__ = ["MAX_COMPRESSION_RATIO", "MAX_MEMBERS", "LABEL_KINDS", "Refused", "Archive", "open_archive",
+           "labels_to_save", "read_labels", "label_arrays", "label_count", "check_values"]
 
 #: The largest uncompressed size of a model file's members over the file's size, when they add up to more
 #: than ``_RATIO_FLOOR`` bytes: fitted floats compress about 1:1, integer and text labels up to about
@@ -24,6 +24,9 @@ __all__ = ["MAX_COMPRESSION_RATIO", "LABEL_KINDS", "Refused", "Archive", "open_a
 #: can compress 600:1 on their own, next to its incompressible ratings.)
 MAX_COMPRESSION_RATIO = 200
 _RATIO_FLOOR = 16 << 20
+
+#: The most members a model file has (a DynamicElo with every feature holds about 30 arrays).
+MAX_MEMBERS = 40
 
 #: The kinds of labels a file holds, by numpy dtype kind (the header's ``"labels"``; ``"utf8"`` besides).
 LABEL_KINDS = {"U": "str", "S": "bytes", "i": "int", "u": "uint", "f": "float"}
@@ -94,8 +97,8 @@ def open_archive(path: Any, where: str) -> Archive:
         infos: dict = {}
         headers: dict = {}
         members = zf.infolist()
-        if len(members) > 16:
-            refuse(f"not a discrank model file: {len(members)} members, a model has at most 16")
+        if len(members) > MAX_MEMBERS:
+            refuse(f"not a discrank model file: {len(members)} members, a model has at most {MAX_MEMBERS}")
         for info in members:
             if not info.filename.endswith(".npy"):
                 refuse(f"not a discrank model file: the member {show(info.filename)} is not an .npy array")
@@ -206,7 +209,8 @@ def labels_to_save(labels: np.ndarray) -> tuple[str, dict[str, np.ndarray]]:
     return LABEL_KINDS[labels.dtype.kind], {"labels_": labels.astype(labels.dtype.newbyteorder("="), copy=False)}
 
 
-def read_labels(labels: np.ndarray, ends: Optional[np.ndarray], refuse: Callable[[str], NoReturn]) -> np.ndarray:
+def read_labels(labels: np.ndarray, ends: Optional[np.ndarray], refuse: Callable[[str], NoReturn],
+                name: str = "labels_") -> np.ndarray:
     """The labels as a fit gives them: an object array of str for text, numbers in their dtype; checked
     (no NaN, no label twice).
 
@@ -218,6 +222,8 @@ def read_labels(labels: np.ndarray, ends: Optional[np.ndarray], refuse: Callable
         The file's ``labels_ends_`` (labels of kind ``"utf8"``), else None.
     refuse : callable
         Raises the file's refusal with a message.
+    name : str
+        The labels' array in the file (``labels_``, the players'; or a label set such as ``context_labels_``).
 
     Returns
     -------
@@ -226,32 +232,130 @@ def read_labels(labels: np.ndarray, ends: Optional[np.ndarray], refuse: Callable
     """
     from discrank._labels import text_array
 
+    ends_name = label_arrays(name, "utf8")[1]
     if ends is not None:  # "utf8": the labels' UTF-8 bytes, and where each ends
         starts = np.concatenate([[0], ends[:-1]])
         if ends[-1] != labels.shape[0] or (ends < starts).any() or starts[0] < 0:
-            refuse(f"labels_ends_ does not cut the {labels.shape[0]} bytes of labels_ into labels (it must increase "
+            refuse(f"{ends_name} does not cut the {labels.shape[0]} bytes of {name} into labels (it must increase "
                    f"from 0 to {labels.shape[0]}; it ends at {show(ends[-1])})")
         blob = labels.tobytes()
         try:
             values = [blob[i:j].decode("utf-8", "surrogatepass") for i, j in zip(starts.tolist(), ends.tolist())]
         except UnicodeDecodeError as exc:
-            refuse(f"labels_ is not UTF-8 text ({exc.reason} at byte {exc.start})")
+            refuse(f"{name} is not UTF-8 text ({exc.reason} at byte {exc.start})")
         labels = text_array(values)
     elif labels.dtype.kind == "U":
         labels = text_array(labels.tolist())
     else:
         labels = labels.astype(labels.dtype.newbyteorder("="), copy=False)
-    _check_labels(labels, refuse)
+    _check_labels(labels, refuse, name)
     return labels
 
 
-def _check_labels(labels: np.ndarray, refuse: Callable[[str], NoReturn]) -> None:
+def _check_labels(labels: np.ndarray, refuse: Callable[[str], NoReturn], name: str) -> None:
     if labels.dtype.kind == "f":
         bad = ~np.isfinite(labels)
         if bad.any():
             k = int(np.flatnonzero(bad)[0])
-            refuse(f"labels_[{k}] = {show(labels[k])} is not a label (NaN or infinite)")
+            refuse(f"{name}[{k}] = {show(labels[k])} is not a label (NaN or infinite)")
     ordered = np.sort(labels, kind="stable")
     dup = ordered[1:] == ordered[:-1]
     if dup.any():
-        refuse(f"labels_ repeats the label {show(ordered[1:][dup][0])}: labels must be unique")
+        refuse(f"{name} repeats the label {show(ordered[1:][dup][0])}: labels must be unique")
+
+
+def label_arrays(name: str, kind: Optional[str]) -> tuple[str, ...]:
+    """The file's arrays of the labels ``name`` of the kind ``kind``.
+
+    Parameters
+    ----------
+    name : str
+        The labels' array (``labels_``, or a label set such as ``context_labels_``).
+    kind : str or None
+        Their kind (a value of :data:`LABEL_KINDS`, ``"utf8"``, or None).
+
+    Returns
+    -------
+    tuple of str
+        The labels' array, and for ``"utf8"`` where each label ends (``labels_ends_``, ``context_labels_ends_``).
+    """
+    return (name, name[:-1] + "_ends_") if kind == "utf8" else (name,)
+
+
+def label_count(name: str, kind: Optional[str], headers: dict, refuse: Callable[[str], NoReturn],
+                what: str = "players") -> int:
+    """The number of labels the arrays of ``name`` hold, of the kind ``kind`` (None: a file written before the
+    header said it, ``<U`` or integers), from their npy headers (checked: 1-D, at least one label, the dtype of
+    the kind) before they are read.
+
+    Parameters
+    ----------
+    name : str
+        The labels' array (``labels_``, or a label set's).
+    kind : str or None
+        The kind the header gives them (a value of :data:`LABEL_KINDS`, or ``"utf8"``).
+    headers : dict
+        The archive's ``(shape, dtype)`` by array (:attr:`Archive.headers`).
+    refuse : callable
+        Raises the file's refusal with a message.
+    what : str
+        What the labels are, for the messages.
+
+    Returns
+    -------
+    int
+        The labels' count.
+    """
+    arrays = label_arrays(name, kind)
+    for key in arrays:
+        if key not in headers:
+            refuse(f"missing array {key!r}")
+    shape, dtype = headers[name]
+    if kind == "utf8":
+        ends_shape, ends_dtype = headers[arrays[1]]
+        if len(shape) != 1 or dtype != np.uint8:
+            refuse(f"{name} has shape {shape} and dtype {dtype}, expected the UTF-8 bytes of the labels (uint8)")
+        if len(ends_shape) != 1 or ends_shape[0] < 1 or ends_dtype.kind != "i":
+            refuse(f"{arrays[1]} has shape {ends_shape} and dtype {ends_dtype}, expected (n_{what},) integers")
+        return int(ends_shape[0])
+    kinds = "iuU" if kind is None else next(k for k, v in LABEL_KINDS.items() if v == kind)
+    if len(shape) != 1 or shape[0] < 1:
+        refuse(f"{name} has shape {shape}, expected (n_{what},) with at least one label")
+    if dtype.kind not in kinds:
+        said = "" if kind is None else f" (the header says {kind!r} labels)"
+        refuse(f"{name} has dtype {dtype}, expected {'/'.join(LABEL_KINDS[k] for k in kinds)} labels{said}")
+    return int(shape[0])
+
+
+def check_values(spec: Any, value: np.ndarray, refuse: Callable[[str], NoReturn]) -> None:
+    """Check a fitted array's values as its :class:`discrank.persist.FittedArray` declares (``spec``): counts
+    >= 0; floats finite, and non-negative or within the bound.
+
+    Parameters
+    ----------
+    spec : discrank.persist.FittedArray
+        The array's declaration.
+    value : ndarray
+        Its values in the file.
+    refuse : callable
+        Raises the file's refusal with a message.
+    """
+    key = spec.name
+    if spec.kind == "i":
+        if spec.nonnegative is not None and value.size and value.min() < 0:
+            refuse(f"{key} holds {show(value.min())}, a negative {spec.nonnegative}")
+        return
+    finite = np.isfinite(value)
+    if not finite.all():
+        pos = np.unravel_index(int(np.flatnonzero(~finite.ravel())[0]), value.shape)
+        refuse(f"{key}[{', '.join(map(str, pos))}] = {show(value[pos])} is not finite")
+    if spec.nonnegative is not None:
+        if value.size and value.min() < 0:
+            refuse(f"{key} holds {show(value.min())}, a negative {spec.nonnegative}")
+        return
+    if spec.bound is None:
+        return
+    big = np.abs(value) > spec.bound
+    if big.any():
+        pos = np.unravel_index(int(np.flatnonzero(big.ravel())[0]), value.shape)
+        refuse(f"{key}[{', '.join(map(str, pos))}] = {show(value[pos])} is {spec.bound_text}")

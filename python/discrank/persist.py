@@ -4,11 +4,15 @@ File format (``numpy.savez_compressed``, read back with ``allow_pickle=False``):
 
 - ``__discrank__``: a 0-d unicode array holding JSON: ``{"format": 1, "discrank": version, "model":
   class name, "params": constructor parameters, "scalars": fitted scalar attributes, "labels": kind}``
-  (and ``"advantage"``, below);
+  (and ``"advantage"`` and ``"label_sets"``, below);
 - ``labels_``: the players, as they were fitted: ``"labels"`` says their kind, ``"str"`` (a ``<U``
   array), ``"bytes"`` (``|S``), ``"int"``, ``"uint"`` or ``"float"`` (the integer or float dtype of the
   fit, say int64, uint64, float64), so that a round trip keeps each label's type and value. (Files
   written before the ``"labels"`` key hold ``<U`` or integer labels, and load as they are.)
+- other label sets a class declares (``_fitted_labels``: a DynamicElo's ``context_labels_`` and
+  ``format_labels_``), stored as the players' are, under their own names (``context_labels_``, and
+  ``context_labels_ends_`` for ``"utf8"``), with their kinds in the header's ``"label_sets"`` (an object of
+  attribute: kind); their counts are the sizes of the arrays declared per label (``("n", "contexts")``);
 - for a model fitted with advantage covariates, ``"advantage"`` in the header: the covariates' names (a
   JSON list of distinct strings), and the arrays ``beta_`` and ``beta_se_`` (one value per name: the
   coefficients, finite, and their standard errors, >= 0 or infinite);
@@ -70,8 +74,8 @@ from typing import Any, Callable, NoReturn, Optional
 import numpy as np
 
 from discrank._labels import show
-from discrank._npz import (LABEL_KINDS, MAX_COMPRESSION_RATIO, Refused, labels_to_save,  # noqa: F401 - MAX_COMPRESSION_RATIO: persist's, as it was
-                           open_archive, read_labels)
+from discrank._npz import (LABEL_KINDS, MAX_COMPRESSION_RATIO, Refused, label_arrays,  # noqa: F401 - MAX_COMPRESSION_RATIO: persist's, as it was
+                           check_values, label_count, labels_to_save, open_archive, read_labels)
 from discrank._params import MAX_NEGATIVE_N_JOBS, file_refusal, rule_of  # noqa: F401 - MAX_NEGATIVE_N_JOBS: persist's, as it was
 
 FORMAT = 1
@@ -204,6 +208,12 @@ def register(cls: type) -> type:
     return cls
 
 
+def _label_sets(cls: type) -> dict[str, str]:
+    """The label sets besides the players' a model file of ``cls`` may hold (its ``_fitted_labels``): the
+    attribute of each (``context_labels_``), and the symbol of its size in ``_fitted_arrays``' shapes."""
+    return getattr(cls, "_fitted_labels", {})
+
+
 def _specs(cls: type) -> dict[str, FittedArray]:
     return {spec.name: spec for spec in cls._fitted_arrays}
 
@@ -243,6 +253,12 @@ def save(model: Any, path: Any) -> None:
     if _MODELS.get(name) is not type(model):
         raise TypeError(f"cannot save a {name}: only discrank's models ({sorted(_MODELS)}) are supported")
     label_kind, arrays = labels_to_save(np.asarray(model.labels_))
+    label_sets = {}
+    for attr in _label_sets(type(model)):
+        value = getattr(model, attr, None)
+        if value is not None:
+            label_sets[attr], held = labels_to_save(np.asarray(value))
+            arrays.update(zip(label_arrays(attr, label_sets[attr]), held.values()))
     scalars = {}
     for spec in model._fitted_arrays:
         value = field_of(model, spec)
@@ -265,6 +281,8 @@ def save(model: Any, path: Any) -> None:
         params["random_state"] = None  # a Generator or RandomState: not data; refits of the loaded model reseed
     meta = {"format": FORMAT, "discrank": _version(), "model": name, "params": params, "scalars": scalars,
             "labels": label_kind}
+    if label_sets:
+        meta["label_sets"] = label_sets
     if getattr(model, "beta_", None) is not None and np.size(model.beta_):
         meta["advantage"] = [str(v) for v in model.advantage_names_]
         arrays["beta_"] = np.asarray(model.beta_, dtype=np.float64)
@@ -328,8 +346,8 @@ def _load(path: Any, where: str) -> Any:
         except ValueError as exc:
             refuse(f"corrupted header: not JSON ({exc})")
         name, params, scalars, label_kind = _check_meta(meta, refuse)
-        names = meta.get("advantage")
-        expected = _expected_shapes(_MODELS[name], params, headers, label_kind, refuse, names)
+        names, label_sets = meta.get("advantage"), meta.get("label_sets", {})
+        expected = _expected_shapes(_MODELS[name], params, headers, label_kind, refuse, names, label_sets)
         arrays = {key: archive.read(key) for key in expected}
     beta = {key: arrays.pop(key) for key in _ADVANTAGE_ARRAYS if key in arrays}
     if names is not None:
@@ -343,13 +361,14 @@ def _load(path: Any, where: str) -> Any:
     for attr, value in scalars.items():
         if attr == "n_players_" and value != n:
             refuse(f"scalars.n_players_ = {show(value)}, but labels_ holds {n} players")
-    fields = {}
+    fields = {attr: read_labels(arrays.pop(attr), arrays.pop(label_arrays(attr, "utf8")[1], None), refuse, attr)
+              for attr in label_sets}
     for spec in specs.values():
         if spec.kind == "t":
             fields[spec.attr or spec.name] = _saved_times(spec, arrays, scalars, refuse)
         elif spec.name in arrays:
             value = arrays[spec.name]
-            _check_values(spec, value, refuse)
+            check_values(spec, value, refuse)
             fields[spec.attr or spec.name] = np.ascontiguousarray(value, dtype=np.int64 if spec.kind == "i" else np.float64)
         elif spec.attr is not None:  # an optional field of a fitted dataclass: None
             fields[spec.attr] = None
@@ -377,7 +396,7 @@ def _check_beta(beta: np.ndarray, se: np.ndarray, refuse: Callable[[str], NoRetu
         refuse(f"beta_se_[{k}] = {show(se[k])} is not a standard error (>= 0)")
 
 
-_META_KEYS = ("format", "discrank", "model", "params", "scalars", "labels", "advantage")
+_META_KEYS = ("format", "discrank", "model", "params", "scalars", "labels", "advantage", "label_sets")
 #: The arrays of a model fitted with advantage covariates (one value per covariate).
 _ADVANTAGE_ARRAYS = ("beta_", "beta_se_")
 
@@ -402,6 +421,8 @@ _SCALAR_RULES: dict[str, tuple[Callable[[Any], bool], str]] = {
     "prior_scale_": (lambda v: _is_real(v) and v > 0, "a positive number or Infinity"),
     "drift_": (lambda v: _is_real(v) and math.isfinite(v) and v > 0, "a positive finite number"),
     "variance_scale_": (lambda v: _is_real(v) and math.isfinite(v) and v > 0, "a positive finite number"),
+    **{key: (lambda v: _is_real(v) and math.isfinite(v) and v > 0, "a positive finite number")
+       for key in ("context_scale_", "margin_scale_", "disc_scale_", "draw_propensity_scale_")},
     "step_": (lambda v: _is_real(v) and math.isfinite(v) and v > 0, "a positive finite number"),
     "n_cg_": (lambda v: _is_int(v) and v >= 0, "an integer >= 0"),
     "gradient_": (lambda v: _is_real(v) and math.isfinite(v) and v >= 0, "a finite number >= 0"),
@@ -483,28 +504,40 @@ def _check_meta(meta: Any, refuse: Callable[[str], NoReturn]) -> tuple[str, dict
         if (not isinstance(names, list) or not names or not all(isinstance(v, str) for v in names)
                 or len(set(names)) != len(names)):
             refuse(f"the header's advantage {show(names)} is not a list of distinct covariate names")
+    kinds = tuple(LABEL_KINDS.values()) + ("utf8",)
     kind = meta.get("labels")
-    if kind is not None and kind not in LABEL_KINDS.values() and kind != "utf8":
-        refuse(f"the header's label kind {show(kind)} is not one of {tuple(LABEL_KINDS.values()) + ('utf8',)}")
+    if kind is not None and kind not in kinds:
+        refuse(f"the header's label kind {show(kind)} is not one of {kinds}")
+    sets = meta.get("label_sets", {})
+    if not isinstance(sets, dict):
+        refuse(f"corrupted header: label_sets is {show(sets)}, not a JSON object")
+    for key, value in sets.items():
+        if key not in _label_sets(cls):
+            refuse(f"label_sets.{key} is not a label set a {name} file holds ({tuple(_label_sets(cls))})")
+        if value not in kinds:
+            refuse(f"label_sets.{key} = {show(value)} is not one of {kinds}")
     return name, params, scalars, kind
 
 
 def _expected_shapes(cls: type, params: dict, headers: dict, label_kind: Optional[str],
-                     refuse: Callable[[str], NoReturn], advantage: Optional[list] = None) -> dict[str, tuple]:
+                     refuse: Callable[[str], NoReturn], advantage: Optional[list] = None,
+                     label_sets: Optional[dict] = None) -> dict[str, tuple]:
     """Check each array's declared shape and dtype (from its npy header, before reading it) against the
-    labels' count and the header's ``n_components``, as the class's ``_fitted_arrays`` declare them;
-    returns the arrays to read (``advantage``: the header's covariate names, whose ``beta_`` and
-    ``beta_se_`` are then required)."""
+    labels' count, the label sets' counts and the header's ``n_components``, as the class's ``_fitted_arrays``
+    declare them; returns the arrays to read (``advantage``: the header's covariate names, whose ``beta_`` and
+    ``beta_se_`` are then required; ``label_sets``: the header's label sets by attribute, with their kinds)."""
     name = cls.__name__
     specs = _specs(cls)
-    label_arrays = ("labels_", "labels_ends_") if label_kind == "utf8" else ("labels_",)
+    label_sets = label_sets or {}
+    set_arrays = tuple(key for attr, kind in label_sets.items() for key in label_arrays(attr, kind))
+    label_arrays_ = label_arrays("labels_", label_kind) + set_arrays
     names = advantage or []
     beta_arrays = _ADVANTAGE_ARRAYS if names else ()
     time_ints = tuple(spec.ints for spec in specs.values() if spec.ints)
     for key in headers:
-        if (key != "__discrank__" and key not in label_arrays and key not in specs and key not in beta_arrays
+        if (key != "__discrank__" and key not in label_arrays_ and key not in specs and key not in beta_arrays
                 and key not in time_ints):
-            refuse(f"unexpected array {show(key)} for {name} (it holds {label_arrays + tuple(specs) + time_ints + beta_arrays}"
+            refuse(f"unexpected array {show(key)} for {name} (it holds {label_arrays_ + tuple(specs) + time_ints + beta_arrays}"
                    f"{'' if names else '; beta_ and beta_se_ only with the header advantage'})")
     for key in beta_arrays:
         if key not in headers:
@@ -513,26 +546,14 @@ def _expected_shapes(cls: type, params: dict, headers: dict, label_kind: Optiona
         if shape != (len(names),) or dtype.kind != "f":
             refuse(f"{key} has shape {shape} and dtype {dtype}, expected shape ({len(names)},) of floats (one per "
                    f"advantage covariate {names})")
-    for key in label_arrays + tuple(k for k, spec in specs.items() if spec.required):
+    for key in label_arrays_ + tuple(k for k, spec in specs.items() if spec.required):
         if key not in headers:
             refuse(f"missing array {key!r} for a {name}")
-    shape, dtype = headers["labels_"]
-    if label_kind == "utf8":
-        ends_shape, ends_dtype = headers["labels_ends_"]
-        if len(shape) != 1 or dtype != np.uint8:
-            refuse(f"labels_ has shape {shape} and dtype {dtype}, expected the UTF-8 bytes of the labels (uint8)")
-        if len(ends_shape) != 1 or ends_shape[0] < 1 or ends_dtype.kind != "i":
-            refuse(f"labels_ends_ has shape {ends_shape} and dtype {ends_dtype}, expected (n_players,) integers")
-        n = ends_shape[0]
-    else:
-        kinds = "iuU" if label_kind is None else next(k for k, v in LABEL_KINDS.items() if v == label_kind)
-        if len(shape) != 1 or shape[0] < 1:
-            refuse(f"labels_ has shape {shape}, expected (n_players,) with at least one player")
-        if dtype.kind not in kinds:
-            said = "" if label_kind is None else f" (the header says {label_kind!r} labels)"
-            refuse(f"labels_ has dtype {dtype}, expected {'/'.join(LABEL_KINDS[k] for k in kinds)} labels{said}")
-        n = shape[0]
+    n = label_count("labels_", label_kind, headers, refuse)
     sizes = {"n": n}
+    symbols = _label_sets(cls)
+    for attr, kind in label_sets.items():
+        sizes[symbols[attr]] = label_count(attr, kind, headers, refuse, "labels")
     by_components = [spec for spec in specs.values() if "k" in spec.shape and spec.required]
     if by_components:
         k = params.get("n_components")
@@ -550,6 +571,9 @@ def _expected_shapes(cls: type, params: dict, headers: dict, label_kind: Optiona
         if spec is None:
             continue
         good_kinds = "iu" if spec.kind == "i" else "f"
+        unlabelled = [attr for attr, symbol in symbols.items() if symbol in spec.shape and symbol not in sizes]
+        if unlabelled:
+            refuse(f"{key} has one entry per label of {unlabelled[0]}, which the file does not hold")
         if any(symbol not in sizes for symbol in spec.shape):  # sizes the class checks (_load_state)
             if len(shape) != len(spec.shape) or dtype.kind not in good_kinds:
                 kind = "integers" if spec.kind == "i" else "floats"
@@ -562,27 +586,3 @@ def _expected_shapes(cls: type, params: dict, headers: dict, label_kind: Optiona
             refuse(f"{key} has shape {shape} and dtype {dtype}, expected shape {good_shape} of {kind} "
                    f"({n} players{components})")
     return {key: headers[key] for key in headers if key != "__discrank__"}
-
-
-def _check_values(spec: FittedArray, value: np.ndarray, refuse: Callable[[str], NoReturn]) -> None:
-    """Check a fitted array's values as its :class:`FittedArray` declares: counts >= 0; floats finite, and
-    non-negative or within the bound."""
-    key = spec.name
-    if spec.kind == "i":
-        if spec.nonnegative is not None and value.size and value.min() < 0:
-            refuse(f"{key} holds {show(value.min())}, a negative {spec.nonnegative}")
-        return
-    finite = np.isfinite(value)
-    if not finite.all():
-        pos = np.unravel_index(int(np.flatnonzero(~finite.ravel())[0]), value.shape)
-        refuse(f"{key}[{', '.join(map(str, pos))}] = {show(value[pos])} is not finite")
-    if spec.nonnegative is not None:
-        if value.size and value.min() < 0:
-            refuse(f"{key} holds {show(value.min())}, a negative {spec.nonnegative}")
-        return
-    if spec.bound is None:
-        return
-    big = np.abs(value) > spec.bound
-    if big.any():
-        pos = np.unravel_index(int(np.flatnonzero(big.ravel())[0]), value.shape)
-        refuse(f"{key}[{', '.join(map(str, pos))}] = {show(value[pos])} is {spec.bound_text}")

@@ -184,32 +184,6 @@ class DynamicContexts:
                  tail]
         return carry(player, period, rating, np.concatenate(block), h)
 
-    def save(self, path: Any) -> None:
-        """Write the fitted model to an ``.npz`` file (see :meth:`discrank.models._base.Model.save`).
-
-        Parameters
-        ----------
-        path : str or path-like
-            The file (numpy adds ``.npz`` when missing).
-
-        Raises
-        ------
-        ValueError
-            A model fitted with context effects, margins, disc components or draw propensities: its file would need
-            its contexts' labels, its games' margins, its disc and its propensities, which the format does not hold
-            yet.
-        """
-        prop = getattr(self, "draw_propensity_", None) is not None
-        if (self._n_ctx() or getattr(self, "margin_scale_", None) is not None or self.disc_components or prop
-                or self._n_fmt()):
-            what = ("context effects" if self._n_ctx() else "a margin likelihood"
-                    if getattr(self, "margin_scale_", None) is not None else "disc components"
-                    if self.disc_components else "draw propensities" if prop else "match formats")
-            raise ValueError(f"a DynamicElo fitted with {what} cannot be saved yet (the model file does not hold "
-                             "the contexts, the margins, the disc, the propensities or the formats): refit it from "
-                             "its log, or fit without them")
-        super().save(path)
-
     def _store_effects(self, res: Any, n_players: int, scale: float) -> None:
         """Keep the fitted effects of a :class:`~discrank._history.HistoryResult` (``context_effects_`` and
         their standard deviations, ``context_sd_``, shape (n_players, n_contexts))."""

@@ -50,8 +50,9 @@ class Games:
     margin : ndarray, shape (n_games, 2), optional
         The sub-contests won by a and by b in each game (None: fitted without a margin likelihood).
     fmt : ndarray, optional
-        Each game's match format as the log holds it (:attr:`discrank.GameLog.match_format`; None: a log
-        without match formats), carried with its game; the fit does not use it yet.
+        Each game's match format: as the log holds it (:attr:`discrank.GameLog.match_format`) until the fit codes
+        it into the model's ``format_labels_`` (None: a log without match formats, or one fitted with
+        ``format_scales=0``).
     """
 
     a: np.ndarray
@@ -104,7 +105,7 @@ class Games:
             raise ValueError("games_a_ holds no game (a fitted model has at least one)")
         for key, value in (("games_b_", self.b), ("games_score_", self.score), ("games_bin_", self.bins),
                            ("the games' times", self.time), ("games_count_", self.count), ("games_ctx_", self.ctx),
-                           ("the games' match formats", self.fmt)):
+                           ("games_fmt_", self.fmt)):
             if value is not None and value.shape != (g,):
                 raise ValueError(f"{key} has shape {value.shape}, but games_a_ holds {g} games")
         n = labels.shape[0]

@@ -30,6 +30,7 @@ from discrank.models._base import Model
 from discrank.models._dynamic_context import DynamicContexts
 from discrank.models._dynamic_disc import DynamicDisc
 from discrank.models._dynamic_draws import DynamicDraws
+from discrank.models._dynamic_file import DynamicFile
 from discrank.models._dynamic_formats import DynamicFormats
 from discrank.models._dynamic_state import DynamicReadout, Games, check_covariates, check_draws, time_ordered
 from discrank.models._dynamic_update import DynamicUpdates
@@ -44,8 +45,8 @@ from discrank._history import build_history, chain_variances, chains, covariance
 __all__ = ["DynamicElo", "DRIFT_GRID", "PRIOR_GRID", "VARIANCE_GRID"]
 
 
-class DynamicElo(DynamicTuning, DynamicUpdates, DynamicContexts, DynamicDisc, DynamicDraws, DynamicFormats, DynamicReadout,
-                 TimedRatings, Model):
+class DynamicElo(DynamicTuning, DynamicUpdates, DynamicContexts, DynamicDisc, DynamicDraws, DynamicFormats, DynamicFile,
+                 DynamicReadout, TimedRatings, Model):
     """Whole-history dynamic ratings, advantage covariates and draws, fitted as one exact MAP.
 
     Parameters
@@ -180,9 +181,10 @@ class DynamicElo(DynamicTuning, DynamicUpdates, DynamicContexts, DynamicDisc, Dy
     Notes
     -----
     ``save`` writes the model with the games it was fitted on (``discrank.load`` reads it back, and
-    :meth:`update` goes on from it): the coded games, their periods, times and covariates, and the
-    fitted ratings of every player-period. ``beta_se_`` and ``draw_eta_se_`` are derived again from the
-    games on loading.
+    :meth:`update` goes on from it): the coded games, their periods, times, covariates, contexts, margins and
+    match formats, the fitted ratings of every player-period, and the fitted features (context effects, disc
+    components, draw propensities, format scales; :mod:`discrank.models._dynamic_file`). ``beta_se_`` and
+    ``draw_eta_se_`` are derived again from the games on loading.
     """
 
     #: What a model file holds (:mod:`discrank.persist`): the games in time order ("g" of them; codes into
@@ -200,11 +202,27 @@ class DynamicElo(DynamicTuning, DynamicUpdates, DynamicContexts, DynamicDisc, Dy
         FittedArray("pp_rating_", ("q",)),
         FittedArray("pp_sd_", ("q",), nonnegative="standard deviation"),
         FittedArray("theta_tail_", ("e",)),
+        # the features: each game's context and match format (codes into context_labels_ and format_labels_)
+        # and margin; the context effects, disc components, draw propensities and format scales fitted
+        FittedArray("games_ctx_", ("g",), kind="i", required=False, nonnegative="context code", attr="games_.ctx"),
+        FittedArray("games_fmt_", ("g",), kind="i", required=False, nonnegative="match format code",
+                    attr="games_.fmt"),
+        FittedArray("games_margin_", ("g", "m"), required=False, nonnegative="margin (sub-contests won)",
+                    attr="games_.margin"),
+        FittedArray("context_effects_", ("n", "contexts"), required=False),
+        FittedArray("context_sd_", ("n", "contexts"), required=False, nonnegative="standard deviation"),
+        FittedArray("disc_u_", ("n", "j"), required=False),
+        FittedArray("disc_v_", ("n", "j"), required=False),
+        FittedArray("draw_propensity_", ("n",), required=False),
+        FittedArray("draw_propensity_sd_", ("n",), required=False, nonnegative="standard deviation"),
+        FittedArray("format_scales_", ("formats",), required=False, nonnegative="scale of a format's logit"),
     )
+    #: The label sets a model file holds besides the players (:mod:`discrank.persist`), and their sizes' symbols.
+    _fitted_labels = {"context_labels_": "contexts", "format_labels_": "formats"}
     _fitted_records = {"games_": Games}
     _derived_on_load = ("beta_se_",)
     _fitted_scalars = ("drift_", "prior_scale_", "variance_scale_", "converged_", "n_iter_", "n_cg_", "gradient_",
-                       "objective_")
+                       "objective_", "context_scale_", "margin_scale_", "disc_scale_", "draw_propensity_scale_")
     _choices = {"draws": DRAWS}
     draw_models = DRAWS
     _optional_params = ("period", "drift", "prior_scale", "variance_scale", "draws", "n_jobs", "tuning_budget",
@@ -553,12 +571,10 @@ class DynamicElo(DynamicTuning, DynamicUpdates, DynamicContexts, DynamicDisc, Dy
             raise ValueError("games_x_ holds covariates, but the header names no advantage")
         check_covariates(x, names)
         h = build_history(games.a, games.b, games.score, games.bins, x, len(labels), self.draws is not None,
-                          games.count)
+                          games.count, *self._file_features(len(labels)))
         self._check_sizes(h)
         self._check_scalars()
         self.tuning_ = None
-        self.context_labels_ = self.context_effects_ = self.context_sd_ = self.context_scale_ = None
-        self.margin_scale_ = self.disc_u_ = self.disc_v_ = self.disc_scale_ = None
         self._derive(h)
 
     def _current(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
