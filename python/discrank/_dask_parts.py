@@ -4,6 +4,7 @@ them as one objective, whose sums are completed as the kernel completes its own 
 
 from __future__ import annotations
 
+import functools
 import time
 from typing import Any, Callable, Optional
 
@@ -11,6 +12,7 @@ import numpy as np
 
 from discrank import _core
 from discrank._history import History, Rows
+from discrank._history_rows import MarginRows, extra_of
 
 __all__ = ["PartGroup", "DistributedObjective", "DistributedRows", "LEAVES", "LOST_WORKER_TIMEOUT", "live_workers",
            "leaf_first_pair", "tree_cover", "tree_sum", "part_bounds"]
@@ -272,6 +274,11 @@ class DistributedObjective:
         return self.group.n_calls
 
     @property
+    def rebuilt(self) -> int:
+        """Parts rebuilt after their worker was lost."""
+        return self.group.rebuilt
+
+    @property
     def strategy(self) -> str:
         return "distributed"
 
@@ -341,37 +348,63 @@ class DistributedRows:
 
     Each part is a :class:`~discrank._history.Rows` actor of a :class:`PartGroup` over a contiguous
     range of the rows: it evaluates its rows' loss and gradient at the ratings of every player-period
-    (shipped with each evaluation), keeps its rows' curvature, and gives its part of the Hessian's
-    diagonal, global block and products. The driver runs Newton's method (the chains, the prior and
-    the preconditioner are its own: one number per player-period) and adds the parts' results in part
-    order. A part rebuilt after its worker was lost evaluates the last evaluation's point again.
+    (shipped with each evaluation, with the block of the context effects, disc components and draw
+    propensities), keeps its rows' curvature, and gives its part of the Hessian's diagonal, global block and
+    products. A history with margins has a second group of parts, over its margin rows
+    (:class:`discrank._history_rows.MarginRows`). The parts hold the features of their rows (their
+    :class:`discrank._history_rows.Extra` slots, their format scales), as :func:`discrank._history_rows.games_rows`
+    builds them in process. The driver runs Newton's method (the chains, the prior and the preconditioner are
+    its own: one number per player-period) and adds the parts' results in part order. A part rebuilt after its
+    worker was lost evaluates the last evaluation's point again.
     """
 
-    def __init__(self, client: Any, h: History, draws: Any, n_parts: int, worker_threads: int = 1) -> None:
+    def __init__(self, client: Any, h: History, draws: Any, n_parts: int, worker_threads: int = 1,
+                 margin_scale: float = 0.0, disc: int = 0, propensity: bool = False,
+                 format_scales: Optional[np.ndarray] = None) -> None:
         self.n_threads = int(worker_threads)
         self.bounds = part_bounds(h.lo.size, n_parts)
         lo, hi = np.asarray(h.lo, dtype=np.int32), np.asarray(h.hi, dtype=np.int32)
-        self.group = PartGroup(client, Rows, [(h.n_pp, lo[a:b], hi[a:b], h.x[a:b], h.n[a:b], h.win[a:b],
-                                               h.draw[a:b] if draws else None, draws)
-                                              for a, b in zip(self.bounds[:-1], self.bounds[1:])])
-        self.group.restore = self._restore
+        scale = None if format_scales is None or h.fmt is None else np.asarray(format_scales, np.float64)[h.fmt]
+        cuts = list(zip(self.bounds[:-1], self.bounds[1:]))
+        self.groups = [PartGroup(client, Rows, [(h.n_pp, lo[a:b], hi[a:b], h.x[a:b], h.n[a:b], h.win[a:b],
+                                                 h.draw[a:b] if draws else None, draws,
+                                                 extra_of(h, lo[a:b], hi[a:b], _cut(h.ctx, a, b), disc, propensity),
+                                                 _cut(scale, a, b)) for a, b in cuts])]
+        if h.margin is not None:
+            if not margin_scale > 0:
+                raise ValueError(f"a margin likelihood needs a positive margin_scale, got {margin_scale!r}")
+            m_lo, m_hi, m_x, m_n, m_win, m_ctx = h.margin
+            m_lo, m_hi = np.asarray(m_lo, dtype=np.int32), np.asarray(m_hi, dtype=np.int32)
+            bounds = part_bounds(m_lo.size, n_parts)
+            self.groups.append(PartGroup(client, MarginRows, [
+                (h.n_pp, m_lo[a:b], m_hi[a:b], m_x[a:b], m_n[a:b], m_win[a:b], draws, margin_scale,
+                 extra_of(h, m_lo[a:b], m_hi[a:b], _cut(m_ctx, a, b), disc, propensity))
+                for a, b in zip(bounds[:-1], bounds[1:])]))
+        for group in self.groups:
+            group.restore = functools.partial(self._restore, group)
         self._last: Optional[tuple] = None
 
-    def _restore(self, k: int) -> None:
+    @property
+    def group(self) -> PartGroup:
+        """The parts of the results' rows."""
+        return self.groups[0]
+
+    def _restore(self, group: PartGroup, k: int) -> None:
         if self._last is not None:
-            self.group.actors[k].evaluate(*self._last).result()
+            group.actors[k].evaluate(*self._last).result()
 
     def _all(self, method: str, *args: Any) -> list:
-        return self.group.call(method, [args] * len(self.group.args))
+        return [out for group in self.groups for out in group.call(method, [args] * len(group.args))]
 
-    def evaluate(self, r: np.ndarray, beta: np.ndarray, eta: Optional[float], n_threads: int = 0):
-        args = (r, beta, eta, self.n_threads)
+    def evaluate(self, r: np.ndarray, beta: np.ndarray, eta: Optional[float], n_threads: int = 0,
+                 e: Optional[np.ndarray] = None):
+        args = (r, beta, eta, self.n_threads, e)
         outs = self._all("evaluate", *args)
         self._last = args
         value = 0.0
         for out in outs:  # in part order
             value += out[0]
-        return value, _sum([o[1] for o in outs]), _sum([o[2] for o in outs])
+        return (value,) + tuple(_sum([o[k] for o in outs]) for k in range(1, len(outs[0])))
 
     def diagonal(self) -> np.ndarray:
         return _sum(self._all("diagonal"))
@@ -379,20 +412,31 @@ class DistributedRows:
     def global_block(self) -> np.ndarray:
         return _sum(self._all("global_block"))
 
-    def product(self, vr: np.ndarray, vg: np.ndarray, n_threads: int = 0):
-        outs = self._all("product", vr, vg, self.n_threads)
-        return _sum([o[0] for o in outs]), _sum([o[1] for o in outs])
+    def product(self, vr: np.ndarray, vg: np.ndarray, n_threads: int = 0, ve: Optional[np.ndarray] = None):
+        outs = self._all("product", vr, vg, self.n_threads, ve)
+        return tuple(_sum([o[k] for o in outs]) for k in range(len(outs[0])))
 
     def cross(self) -> np.ndarray:
         return _sum(self._all("cross"))
 
     @property
     def n_calls(self) -> int:
-        return self.group.n_calls
+        return sum(group.n_calls for group in self.groups)
+
+    @property
+    def rebuilt(self) -> int:
+        """Parts rebuilt after their worker was lost."""
+        return sum(group.rebuilt for group in self.groups)
 
     def close(self) -> None:
         """Release the parts on the workers."""
-        self.group.close()
+        for group in self.groups:
+            group.close()
+
+
+def _cut(values: Optional[np.ndarray], a: int, b: int) -> Optional[np.ndarray]:
+    """Entries ``a`` to ``b`` of ``values`` (None for None)."""
+    return None if values is None else values[a:b]
 
 
 def part_bounds(n: int, n_parts: int) -> np.ndarray:

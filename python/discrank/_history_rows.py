@@ -351,11 +351,17 @@ class MarginRows(Rows):
     """The binomial terms of the margin rows of a history at the logit scale ``kappa`` (see the module). Their
     tail (beta, and a zero for the draw parameter when the problem has one) matches the results' rows."""
 
-    def __init__(self, h: History, draws, kappa: float, disc: int = 0, propensity: bool = False) -> None:
-        lo, hi, x, n, win, ctx = h.margin
-        super().__init__(h.n_pp, lo, hi, x, n, win, np.zeros(n.size), draws,
-                         extra_of(h, lo, hi, ctx, disc, propensity))
+    def __init__(self, n_pp: int, lo: np.ndarray, hi: np.ndarray, x: np.ndarray, n: np.ndarray, win: np.ndarray,
+                 draws, kappa: float, extra: Optional[Extra] = None) -> None:
+        super().__init__(n_pp, lo, hi, x, n, win, np.zeros(n.size), draws, extra)
         self.kappa = float(kappa)
+
+    @classmethod
+    def of(cls, h: History, draws, kappa: float, disc: int = 0, propensity: bool = False) -> "MarginRows":
+        """Every margin row of ``h`` (:attr:`discrank._history_build.History.margin`), with ``disc`` components
+        and each player's draw propensity as :meth:`Rows.of`."""
+        lo, hi, x, n, win, ctx = h.margin
+        return cls(h.n_pp, lo, hi, x, n, win, draws, kappa, extra_of(h, lo, hi, ctx, disc, propensity))
 
     def evaluate(self, r: np.ndarray, beta: np.ndarray, eta: Optional[float], n_threads: int = 0,
                  e: Optional[np.ndarray] = None):
@@ -434,4 +440,4 @@ def games_rows(h: History, draws, margin_scale: float = 0.0, disc: int = 0, prop
         return rows
     if not margin_scale > 0:
         raise ValueError(f"a margin likelihood needs a positive margin_scale, got {margin_scale!r}")
-    return SumRows([rows, MarginRows(h, draws, margin_scale, disc, propensity)])
+    return SumRows([rows, MarginRows.of(h, draws, margin_scale, disc, propensity)])

@@ -293,7 +293,7 @@ def _fit_with(model: Any, made: list, run: Callable[[], Any]) -> Any:
         for obj in made:
             obj.close()
     model.dask_calls_ = sum(obj.n_calls for obj in made)
-    model.dask_parts_rebuilt_ = sum(obj.group.rebuilt for obj in made)
+    model.dask_parts_rebuilt_ = sum(obj.rebuilt for obj in made)
     return model
 
 
@@ -314,8 +314,8 @@ def _fit_dynamic(model: Any, data: Any, client: Any, n_parts: int, worker_thread
                         "DataFrame")
     made: list[DistributedRows] = []
 
-    def rows_of(h: History, draws: Any) -> DistributedRows:
-        rows = DistributedRows(client, h, draws, n_parts, worker_threads)
+    def rows_of(h: History, draws: Any, **features: Any) -> DistributedRows:
+        rows = DistributedRows(client, h, draws, n_parts, worker_threads, **features)
         made.append(rows)
         return rows
 

@@ -9,7 +9,7 @@ File format (``numpy.savez_compressed``, read back with ``allow_pickle=False``):
   array), ``"bytes"`` (``|S``), ``"int"``, ``"uint"`` or ``"float"`` (the integer or float dtype of the
   fit, say int64, uint64, float64), so that a round trip keeps each label's type and value. (Files
   written before the ``"labels"`` key hold ``<U`` or integer labels, and load as they are.)
-- other label sets a class declares (``_fitted_labels``: a DynamicElo's ``context_labels_`` and
+- other label sets a class declares (``_fitted_labels``: the dynamic model's ``context_labels_`` and
   ``format_labels_``), stored as the players' are, under their own names (``context_labels_``, and
   ``context_labels_ends_`` for ``"utf8"``), with their kinds in the header's ``"label_sets"`` (an object of
   attribute: kind); their counts are the sizes of the arrays declared per label (``("n", "contexts")``);

@@ -113,16 +113,6 @@ class DynamicContexts:
             return dataclasses.replace(games, margin=None)
         return games
 
-    def _check_spread(self, games: Any, rows_of: Any) -> None:
-        """A ValueError for a fit on Dask workers (``rows_of`` given) of a model with context effects, margins, disc
-        components or draw propensities, which :mod:`discrank.dask` does not spread."""
-        if (games.ctx is not None or games.margin is not None or self.disc_components or self._pscale != 0
-                or getattr(games, "fmt", None) is not None) and rows_of is not None:
-            raise ValueError("discrank.dask.fit does not spread context effects, margins, disc components, draw "
-                             "propensities or match formats over the workers yet: fit the DynamicElo in process (its "
-                             "history is held here anyway), or give context_scale=0, margin_scale=0, "
-                             "disc_components=0, draw_propensity_scale=0 and format_scales=0")
-
     def _update_margins(self, games: Any) -> Any:
         """The new ``games`` of :meth:`update` with their margins, for a model fitted with a margin likelihood
         (a ValueError when they have none), else without (a ValueError for margins that the model was not

@@ -400,7 +400,6 @@ class DynamicElo(DynamicTuning, DynamicUpdates, DynamicContexts, DynamicDisc, Dy
         labels, games = self._games(log)
         games = self._fit_formats(self._fit_margins(self._fit_contexts(log, games)))
         self._pscale = self._propensity_scale()
-        self._check_spread(games, rows_of)
         check_draws(self.draws, games.score)
         x = games.x
         names = tuple(log.advantage_names) if log.advantage is not None else ()
@@ -443,12 +442,13 @@ class DynamicElo(DynamicTuning, DynamicUpdates, DynamicContexts, DynamicDisc, Dy
     def _solve_built(self, h, drift, prior, theta0, tol, rows_of=None, ratings_scale=False):
         """The HistoryResult of the history ``h`` from ``theta0`` (None: zero) to ``tol`` (relative to the
         ratings' gradient at zero alone with ``ratings_scale``, :func:`discrank._history.solve_history`)."""
-        rows = None if rows_of is None else rows_of(h, self.draws)
+        mscale = self._mscale if h.margin is not None else 0.0
+        rows = None if rows_of is None else rows_of(h, self.draws, margin_scale=mscale, disc=self.disc_components,
+                                                    propensity=(self._pscale or 0.0) > 0, format_scales=self._fscales)
         try:
             return solve_history(h, drift, prior, self.draws, theta0=theta0, tol=tol, max_iter=self.max_iter,
                                  n_threads=resolve_n_jobs(self.n_jobs), rows=rows, ratings_scale=ratings_scale,
-                                 context_scale=self._cscale if h.n_eff else 0.0,
-                                 margin_scale=self._mscale if h.margin is not None else 0.0,
+                                 context_scale=self._cscale if h.n_eff else 0.0, margin_scale=mscale,
                                  disc=self.disc_components, disc_scale=self._dscale, propensity_scale=self._pscale,
                                  format_scales=self._fscales)
         finally:
