@@ -396,11 +396,16 @@ def _die_in_product():  # run on the victim worker: its rows' next Hessian produ
     worker_history.Rows.product = product
 
 
-def test_dynamic_fit_survives_a_worker_dying_inside_a_call(client):
-    log = _league(12)
+@pytest.mark.parametrize("margins", [False, True])
+def test_dynamic_fit_survives_a_worker_dying_inside_a_call(client, margins):
+    """With margins the parts are two groups (the results' rows, the margin rows), both with parts on the dying
+    worker: the group that meets the loss second finds its actor already lost, and rebuilds it too."""
+    log = league(draws=False) if margins else _league(12)
+    params = {**FIXED, **NONE, **FEATURES["margins"]} if margins else dict(period=1.0, drift=0.2, prior_scale=1.0)
     quiet, lost = _fit_with_a_death(client, _die_in_product, lambda: ddk.fit(
-        discrank.DynamicElo(period=1.0, drift=0.2, prior_scale=1.0), log, client, n_parts=2))
-    # the rebuilt part evaluated the last point again before the product was repeated: bit for bit
+        discrank.DynamicElo(**params), log, client, n_parts=2))
+    # the rebuilt parts evaluated the last point again before the product was repeated: bit for bit
+    assert lost.dask_parts_rebuilt_ == (2 if margins else 1)
     assert np.array_equal(lost.pp_rating_, quiet.pp_rating_)
     assert np.array_equal(lost.beta_, quiet.beta_)
 

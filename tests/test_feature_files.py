@@ -146,7 +146,6 @@ TAMPERED = [
      r"label_sets.players_ is not a label set a DynamicElo file holds"),
     ("contexts", None, _set("context_labels_", np.array(["clay", "clay"])), "context_labels_ repeats the label 'clay'"),
     ("margins", None, _drop("games_margin_"), "holds scalars.margin_scale_ but not games_margin_"),
-    ("margins", None, _set("games_margin_", lambda m: m[:, ::-1]), "margin looks swapped"),
     ("margins", None, _set("games_margin_", lambda m: np.where(np.arange(m.size).reshape(m.shape) == 9, -1.0, m)),
      "games_margin_ holds -1.0, a negative margin"),
     ("margins", None, _set("games_margin_", lambda m: np.concatenate([m, m[:, :1]], axis=1)),
@@ -164,6 +163,22 @@ TAMPERED = [
     ("formats", None, _set("games_fmt_", lambda c: c + 1), r"games_fmt_\[\d+\] = 2 is not a match format code"),
     ("formats", None, _drop("games_fmt_"), "holds format_labels_ but not games_fmt_"),
     ("formats", _param("format_scales", 0), None, "its parameter format_scales is 0"),
+    ("formats", _param("format_scales", {"bo3": 1.0}), None,
+     r"params.format_scales \{'bo3': 1.0\} gives no scale to the fitted match format\(s\) \['bo5'\]"),
+    ("formats", None, _set("format_scales_", np.array([1.0, 1e200])), r"format_scales_\[1\] = 1e\+200 is above"),
+    ("formats", lambda head: head["label_sets"].update(format_labels_="str"),
+     _set("format_labels_", np.array(["bo3"])), "expected shape \\(1,\\) of floats \\(1 labels in format_labels_\\)"),
+    ("formats", None, lambda f: f.update(format_labels_=np.array(["bo3"]), format_scales_=np.array([1.0]),
+                                         games_fmt_=np.zeros_like(f["games_fmt_"])),
+     r"match format labels hold 1 value\(s\): a model with match formats is fitted on two at least"),
+    ("formats", lambda head: head["label_sets"].update(format_labels_="bytes"),
+     _set("format_labels_", np.array([b"bo3", b"bo5"])), r"label_sets.format_labels_ = 'bytes' is not one of"),
+    ("contexts", None, _set("games_ctx_", lambda c: np.where(np.arange(c.size) == 3, -1, c)),
+     "games_ctx_ holds -1, a negative context code"),
+    ("contexts", None, _set("games_ctx_", lambda c: np.where(np.arange(c.size) == 3, np.uint64(2 ** 64 - 1),
+                                                             c.astype(np.uint64))),
+     "games_ctx_ holds 18446744073709551615, beyond the int64 codes a model holds"),
+    ("margins", None, _set("games_margin_", lambda m: m[:, ::-1]), "games_margin_: margin looks swapped"),
 ]
 
 
@@ -183,3 +198,18 @@ def test_a_file_of_a_model_without_features_holds_none_of_their_arrays(tmp_path)
     with np.load(path) as z:
         assert sorted(z.files) == ["__discrank__", "games_a_", "games_b_", "games_bin_", "games_score_",
                                    "games_time_", "labels_", "pp_rating_", "pp_sd_", "theta_tail_"]
+
+
+def test_format_scales_given_by_number_keep_their_keys_through_a_file(tmp_path):
+    """A JSON header keys a dict by text: format_scales={3: 1.0, 5: 1.3} comes back keyed by the fitted formats (3
+    and 5, not '3' and '5'), so that the loaded model's parameters refit."""
+    log = league()
+    numbered = GameLog(log.a, log.b, log.score, time=log.time,
+                       match_format=np.where(np.asarray(log.match_format) == "bo5", 5, 3))
+    model = DynamicElo(**{**FIXED, **NONE, "format_scales": {np.int64(3): 1.0, 5: 1.3}}).fit(numbered)
+    model.save(tmp_path / "model.npz")
+    loaded = load(tmp_path / "model.npz")
+    assert loaded.get_params()["format_scales"] == {3: 1.0, 5: 1.3}
+    assert loaded.format_labels_.tolist() == [3, 5]
+    refit = DynamicElo(**loaded.get_params()).fit(numbered)
+    np.testing.assert_array_equal(refit.pp_rating_, model.pp_rating_)

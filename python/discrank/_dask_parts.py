@@ -41,14 +41,17 @@ class PartGroup:
         Builds a part from the arguments of ``args[k]`` (on a worker).
     args : list of tuple
         Each part's arguments (numpy arrays are shipped to the part's worker, not copied on the driver).
+    first : int
+        The worker of the first part, in the cluster's order (the parts go round the workers from it: a second
+        group of parts starts where the first ended).
     """
 
-    def __init__(self, client: Any, factory: Any, args: list) -> None:
+    def __init__(self, client: Any, factory: Any, args: list, first: int = 0) -> None:
         self.client, self.factory, self.args = client, factory, args
         workers = live_workers(client)
         if not workers:
             raise RuntimeError("the Dask cluster has no worker")
-        self.workers = [workers[k % len(workers)] for k in range(len(args))]
+        self.workers = [workers[(first + k) % len(workers)] for k in range(len(args))]
         self.futures = self._submit(range(len(args)))
         self.actors = [f.result() for f, _ in self.futures]
         self.rebuilt = 0  # parts rebuilt after their worker was lost
@@ -70,10 +73,12 @@ class PartGroup:
     def call(self, method: str, per_part: list) -> list:
         """``method(*per_part[k])`` on every part ``k`` at once; the results in part order."""
         self.n_calls += 1
-        pending = [getattr(actor, method)(*a) for actor, a in zip(self.actors, per_part)]
+        pending = [self._send(actor, method, a) for actor, a in zip(self.actors, per_part)]
         out = []
         for k, fut in enumerate(pending):
             try:
+                if fut is None:
+                    raise OSError("the part's worker was lost")
                 out.append(fut.result())
             except OSError:  # the part's worker cannot be reached (CommClosedError is an OSError)
                 self._rebuild(k)
@@ -81,6 +86,18 @@ class PartGroup:
                     self.restore(k)
                 out.append(getattr(self.actors[k], method)(*per_part[k]).result())
         return out
+
+    @staticmethod
+    def _send(actor: Any, method: str, args: tuple) -> Any:
+        """The future of ``method(*args)`` on ``actor``; None when the actor's worker is already known lost (a
+        part of another group on the same worker met the loss first: Dask's actor then refuses the call with a
+        RuntimeError, "Worker holding Actor was lost")."""
+        try:
+            return getattr(actor, method)(*args)
+        except RuntimeError as exc:
+            if "lost" not in str(exc):
+                raise
+            return None
 
     def _rebuild(self, k: int) -> None:
         lost = self.workers[k]
@@ -379,7 +396,7 @@ class DistributedRows:
             self.groups.append(PartGroup(client, MarginRows, [
                 (h.n_pp, m_lo[a:b], m_hi[a:b], m_x[a:b], m_n[a:b], m_win[a:b], draws, margin_scale,
                  extra_of(h, m_lo[a:b], m_hi[a:b], _cut(m_ctx, a, b), disc, propensity))
-                for a, b in zip(bounds[:-1], bounds[1:])]))
+                for a, b in zip(bounds[:-1], bounds[1:])], first=len(cuts)))
         for group in self.groups:
             group.restore = functools.partial(self._restore, group)
         self._last: Optional[tuple] = None

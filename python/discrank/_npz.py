@@ -328,8 +328,8 @@ def label_count(name: str, kind: Optional[str], headers: dict, refuse: Callable[
 
 
 def check_values(spec: Any, value: np.ndarray, refuse: Callable[[str], NoReturn]) -> None:
-    """Check a fitted array's values as its :class:`discrank.persist.FittedArray` declares (``spec``): counts
-    >= 0; floats finite, and non-negative or within the bound.
+    """Check a fitted array's values as its :class:`discrank.persist.FittedArray` declares (``spec``): integers
+    within int64 and counts >= 0; floats finite, non-negative where declared, and within the bound.
 
     Parameters
     ----------
@@ -342,6 +342,8 @@ def check_values(spec: Any, value: np.ndarray, refuse: Callable[[str], NoReturn]
     """
     key = spec.name
     if spec.kind == "i":
+        if value.dtype.kind == "u" and value.size and value.max() > np.iinfo(np.int64).max:
+            refuse(f"{key} holds {show(value.max())}, beyond the int64 codes a model holds")
         if spec.nonnegative is not None and value.size and value.min() < 0:
             refuse(f"{key} holds {show(value.min())}, a negative {spec.nonnegative}")
         return
@@ -349,10 +351,8 @@ def check_values(spec: Any, value: np.ndarray, refuse: Callable[[str], NoReturn]
     if not finite.all():
         pos = np.unravel_index(int(np.flatnonzero(~finite.ravel())[0]), value.shape)
         refuse(f"{key}[{', '.join(map(str, pos))}] = {show(value[pos])} is not finite")
-    if spec.nonnegative is not None:
-        if value.size and value.min() < 0:
-            refuse(f"{key} holds {show(value.min())}, a negative {spec.nonnegative}")
-        return
+    if spec.nonnegative is not None and value.size and value.min() < 0:
+        refuse(f"{key} holds {show(value.min())}, a negative {spec.nonnegative}")
     if spec.bound is None:
         return
     big = np.abs(value) > spec.bound

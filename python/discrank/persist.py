@@ -219,6 +219,10 @@ def _specs(cls: type) -> dict[str, FittedArray]:
 
 
 def _jsonable(value: Any) -> Any:
+    """A parameter's value as JSON holds it: numpy scalars as Python's; a dict's keys as text (JSON's object keys
+    are strings: a class reading a dict parameter back keys it again, as the dynamic model keys its format_scales)."""
+    if isinstance(value, dict):
+        return {(k if isinstance(k, str) else str(_jsonable(k))): _jsonable(v) for k, v in value.items()}
     if isinstance(value, (np.bool_,)):
         return bool(value)
     if isinstance(value, np.integer):
@@ -514,8 +518,9 @@ def _check_meta(meta: Any, refuse: Callable[[str], NoReturn]) -> tuple[str, dict
     for key, value in sets.items():
         if key not in _label_sets(cls):
             refuse(f"label_sets.{key} is not a label set a {name} file holds ({tuple(_label_sets(cls))})")
-        if value not in kinds:
-            refuse(f"label_sets.{key} = {show(value)} is not one of {kinds}")
+        if value not in kinds or value == "bytes":
+            refuse(f"label_sets.{key} = {show(value)} is not one of {tuple(k for k in kinds if k != 'bytes')} (a log's "
+                   "contexts and formats are text or numbers)")
     return name, params, scalars, kind
 
 
@@ -582,7 +587,8 @@ def _expected_shapes(cls: type, params: dict, headers: dict, label_kind: Optiona
         good_shape = tuple(sizes[symbol] for symbol in spec.shape)
         if shape != good_shape or dtype.kind not in good_kinds:
             kind = "integers" if spec.kind == "i" else "floats"
-            components = f", n_components={sizes['k']}" if "k" in spec.shape else ""
-            refuse(f"{key} has shape {shape} and dtype {dtype}, expected shape {good_shape} of {kind} "
-                   f"({n} players{components})")
+            said = {"n": f"{n} players", "k": f"n_components={sizes.get('k')}",
+                    **{symbol: f"{sizes[symbol]} labels in {attr}" for attr, symbol in symbols.items() if symbol in sizes}}
+            sizes_said = ", ".join(said[symbol] for symbol in spec.shape if symbol in said)
+            refuse(f"{key} has shape {shape} and dtype {dtype}, expected shape {good_shape} of {kind} ({sizes_said})")
     return {key: headers[key] for key in headers if key != "__discrank__"}

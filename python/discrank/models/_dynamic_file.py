@@ -44,9 +44,13 @@ def _whole(feature: str, fields: dict) -> bool:
 
 
 def _codes(key: str, codes: np.ndarray, labels: np.ndarray, what: str) -> None:
-    """A ValueError naming the first code of ``codes`` beyond ``labels``."""
-    if codes.size and codes.max() >= labels.size:
-        k = int(np.argmax(codes))
+    """A ValueError naming the first code of ``codes`` outside ``labels``, or labels of fewer than two values (a
+    fit has two at least)."""
+    if labels.size < 2:
+        raise ValueError(f"{what} labels hold {labels.size} value(s): a model with {what}s is fitted on two at least")
+    bad = (codes < 0) | (codes >= labels.size)
+    if bad.any():
+        k = int(np.flatnonzero(bad)[0])
         raise ValueError(f"{key}[{k}] = {codes[k]} is not a {what} code ({what} labels hold {labels.size})")
 
 
@@ -73,7 +77,10 @@ class DynamicFile:
             if games.margin.shape != (len(games), 2):
                 raise ValueError(f"games_margin_ has shape {games.margin.shape}, expected ({len(games)}, 2): the "
                                  "sub-contests won by a and by b in each game")
-            as_margin(games.margin, games.score)
+            try:
+                as_margin(games.margin, games.score)
+            except ValueError as exc:
+                raise ValueError(f"games_margin_: {exc}") from None
         k = int(self.disc_components or 0)
         if _whole("disc components", {"disc_u_": self.disc_u_, "disc_v_": self.disc_v_,
                                       "scalars.disc_scale_": self.disc_scale_}) != bool(k):
@@ -91,9 +98,18 @@ class DynamicFile:
                                  "Davidson's draw model and a scale other than 0)")
         if _whole("match formats", {"format_labels_": self.format_labels_, "games_fmt_": games.fmt,
                                     "format_scales_": self.format_scales_}):
-            if not isinstance(self.format_scales, dict) and self.format_scales == 0:
+            given = self.format_scales
+            if not isinstance(given, dict) and given == 0:
                 raise ValueError("the file holds match formats, but its parameter format_scales is 0 (no formats)")
             _codes("games_fmt_", games.fmt, self.format_labels_, "match format")
+            if isinstance(given, dict):  # (JSON keys are text: keyed again by the fitted formats)
+                missing = [str(v) for v in self.format_labels_ if str(v) not in given]
+                if missing:
+                    raise ValueError(f"params.format_scales {given} gives no scale to the fitted match format(s) "
+                                     f"{missing}")
+                fitted = self.format_labels_.tolist()
+                self.format_scales = {**{k: v for k, v in given.items() if k not in map(str, fitted)},
+                                      **{v: given[str(v)] for v in fitted}}
             scales = self.format_scales_
             if not (scales > 0).all():
                 j = int(np.flatnonzero(~(scales > 0))[0])

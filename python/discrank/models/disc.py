@@ -50,7 +50,7 @@ DISC_ARRAYS = (
     FittedArray("u_", ("n", "k")),
     FittedArray("v_", ("n", "k")),
     FittedArray("n_iter_", ("k",), kind="i", required=False, nonnegative="iteration count"),
-    FittedArray("grad_measure_", ("k",), required=False, nonnegative="gradient measure"),
+    FittedArray("grad_measure_", ("k",), required=False, bound=None, nonnegative="gradient measure"),
 )
 
 

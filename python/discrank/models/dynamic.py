@@ -207,7 +207,7 @@ class DynamicElo(DynamicTuning, DynamicUpdates, DynamicContexts, DynamicDisc, Dy
         FittedArray("games_ctx_", ("g",), kind="i", required=False, nonnegative="context code", attr="games_.ctx"),
         FittedArray("games_fmt_", ("g",), kind="i", required=False, nonnegative="match format code",
                     attr="games_.fmt"),
-        FittedArray("games_margin_", ("g", "m"), required=False, nonnegative="margin (sub-contests won)",
+        FittedArray("games_margin_", ("g", "m"), required=False, bound=None, nonnegative="margin (sub-contests won)",
                     attr="games_.margin"),
         FittedArray("context_effects_", ("n", "contexts"), required=False),
         FittedArray("context_sd_", ("n", "contexts"), required=False, nonnegative="standard deviation"),
