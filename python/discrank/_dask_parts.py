@@ -72,8 +72,17 @@ class PartGroup:
 
     def call(self, method: str, per_part: list) -> list:
         """``method(*per_part[k])`` on every part ``k`` at once; the results in part order."""
+        return self.collect(method, per_part, self.send(method, per_part))
+
+    def send(self, method: str, per_part: list) -> list:
+        """Start ``method(*per_part[k])`` on every part ``k``: the pending calls, for :meth:`collect` (another
+        group's calls may be started before this group's results are awaited)."""
         self.n_calls += 1
-        pending = [self._send(actor, method, a) for actor, a in zip(self.actors, per_part)]
+        return [self._send(actor, method, a) for actor, a in zip(self.actors, per_part)]
+
+    def collect(self, method: str, per_part: list, pending: list) -> list:
+        """The results of the calls :meth:`send` started, in part order; a part whose worker was lost is rebuilt,
+        restored and called again."""
         out = []
         for k, fut in enumerate(pending):
             try:
@@ -411,7 +420,11 @@ class DistributedRows:
             group.actors[k].evaluate(*self._last).result()
 
     def _all(self, method: str, *args: Any) -> list:
-        return [out for group in self.groups for out in group.call(method, [args] * len(group.args))]
+        """Every part's ``method(*args)``, in group then part order (each group's calls started before any result
+        is awaited)."""
+        pending = [group.send(method, [args] * len(group.args)) for group in self.groups]
+        return [out for group, calls in zip(self.groups, pending)
+                for out in group.collect(method, [args] * len(group.args), calls)]
 
     def evaluate(self, r: np.ndarray, beta: np.ndarray, eta: Optional[float], n_threads: int = 0,
                  e: Optional[np.ndarray] = None):
