@@ -12,8 +12,9 @@ margins.
 
 Every model follows ``discrank.evaluate``'s online protocol on the splits of ``datasets.full_logs`` (train
 before the cutoff, weekly updates through the test period, the same scored games). The reference is
-DynamicElo with its defaults, the columns unused (``context_scale=0, margin_scale=0``): its drift, prior and
-variance scales tuned on the training period. Each feature's model keeps that drift and prior and tunes its variance scale and
+DynamicElo with its defaults, the columns unused and no draw propensities (``context_scale=0, margin_scale=0,
+format_scales=0, draw_propensity_scale=0``): its drift, prior and variance scales tuned on the training period; a
+feature's model leaves the other features out the same way. Each feature's model keeps that drift and prior and tunes its variance scale and
 its feature's scales on the same validation window (the training period alone chooses them). Each line gives
 the log loss per scored game, the paired difference to the reference with its standard error (over the
 scored games), the chosen scales and the seconds of the whole evaluation.
@@ -45,15 +46,18 @@ def paired(loss: np.ndarray, ref: np.ndarray) -> tuple[float, float]:
 
 #: The features compared with the reference: name -> the DynamicElo parameters that turn them on (None: tuned).
 FEATURES = {
-    "+ contexts": {"context_scale": None, "margin_scale": 0, "format_scales": 0},
-    "+ margins": {"context_scale": 0, "margin_scale": None, "format_scales": 0},
-    "+ contexts + margins": {"context_scale": None, "margin_scale": None, "format_scales": 0},
-    "+ disc (k = 1)": {"context_scale": 0, "margin_scale": 0, "disc_components": 1, "format_scales": 0},
+    "+ contexts": {"context_scale": None, "margin_scale": 0, "format_scales": 0, "draw_propensity_scale": 0},
+    "+ margins": {"context_scale": 0, "margin_scale": None, "format_scales": 0, "draw_propensity_scale": 0},
+    "+ contexts + margins": {"context_scale": None, "margin_scale": None, "format_scales": 0,
+                             "draw_propensity_scale": 0},
+    "+ disc (k = 1)": {"context_scale": 0, "margin_scale": 0, "disc_components": 1, "format_scales": 0,
+                       "draw_propensity_scale": 0},
     "+ draw propensity": {"context_scale": 0, "margin_scale": 0, "draw_propensity_scale": None, "format_scales": 0},
     "+ margins + draw propensity": {"context_scale": 0, "margin_scale": None, "draw_propensity_scale": None,
                                     "format_scales": 0},
-    "+ formats": {"context_scale": 0, "margin_scale": 0, "format_scales": None},
-    "+ contexts + margins + formats": {"context_scale": None, "margin_scale": None, "format_scales": None}}
+    "+ formats": {"context_scale": 0, "margin_scale": 0, "format_scales": None, "draw_propensity_scale": 0},
+    "+ contexts + margins + formats": {"context_scale": None, "margin_scale": None, "format_scales": None,
+                                       "draw_propensity_scale": 0}}
 
 
 def evaluate_features(log, split: dict, draws=None, period: str = "week", only=None) -> dict:
@@ -70,7 +74,7 @@ def evaluate_features(log, split: dict, draws=None, period: str = "week", only=N
         return ev, ev.fitted[name], time.perf_counter() - clock
 
     out = {"DynamicElo()": run("DynamicElo()", DynamicElo(period=period, draws=draws, context_scale=0,
-                                                          margin_scale=0, format_scales=0))}
+                                                          margin_scale=0, format_scales=0, draw_propensity_scale=0))}
     ref = out["DynamicElo()"][1]
     has = {"context_scale": log.context is not None, "margin_scale": getattr(log, "margin", None) is not None,
            "draw_propensity_scale": draws == "davidson",

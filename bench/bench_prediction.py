@@ -113,10 +113,11 @@ def online_models(log: GameLog) -> dict:
 
 def dynamic_models(log: GameLog) -> dict:
     """``discrank.DynamicElo()`` with its defaults, and on a log with draws with each draw model too
-    (Davidson's and Rao and Kupper's ordered logit: their three-outcome log loss, side by side)."""
+    (Davidson's, with each player's draw propensity tuned by default, and Rao and Kupper's ordered logit: their
+    three-outcome log loss, side by side)."""
     models = {"dynamic Elo": discrank.DynamicElo()}
     if (np.asarray(log.score) == 0.5).any():
-        models["dynamic Elo, Davidson draws"] = discrank.DynamicElo(draws="davidson")
+        models["dynamic Elo, Davidson draws and propensities"] = discrank.DynamicElo(draws="davidson")
         models["dynamic Elo, Rao-Kupper draws"] = discrank.DynamicElo(draws="rao-kupper")
     return models
 

@@ -379,7 +379,7 @@ def test_dynamic_fit_on_the_cluster_reports_its_fit_and_newton_steps_with_verbos
 def test_dynamic_fit_of_games_summed_by_period(client):
     log = _league(13, draws=True)
     summed = discrank.PeriodGames.from_log(log, 1.0)
-    kw = dict(period=1.0, drift=0.2, prior_scale=1.0, draws="davidson", tol=1e-12)
+    kw = dict(period=1.0, drift=0.2, prior_scale=1.0, draws="davidson", draw_propensity_scale=0.3, tol=1e-12)
     ref = discrank.DynamicElo(**kw).fit(log)
     got = ddk.fit(discrank.DynamicElo(**kw), summed, client, n_parts=2)
     assert got.dask_calls_ > 10

@@ -70,8 +70,8 @@ def test_a_league_of_drawers_gets_its_propensities_back_and_forecasts_draws_bett
     past, future = log.filter(end=320.0), log.filter(start=320.0)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # (a scale at its bound would warn: not the point here)
-        model = DynamicElo(period=7.0, draws="davidson", draw_propensity_scale=None).fit(past)
-    plain = DynamicElo(period=7.0, draws="davidson").fit(past)
+        model = DynamicElo(period=7.0, draws="davidson").fit(past)  # (the scale tuned by default)
+    plain = DynamicElo(period=7.0, draws="davidson", draw_propensity_scale=0).fit(past)
     assert plain.draw_propensity_ is None and plain.draw_propensity_scale_ is None
     assert np.corrcoef(model.draw_propensity_, prop)[0, 1] > 0.95  # 0.98 measured
     assert 0.3 <= model.draw_propensity_scale_ <= 1.6  # the truth: 0.6 (0.8 chosen)

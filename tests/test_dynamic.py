@@ -168,7 +168,7 @@ def test_map_equals_an_independent_dense_solution_with_a_covariate():
 
 def test_davidson_draws_equal_the_dense_solution():
     log = league(draws=True, seed=3)
-    model = DynamicElo(period=1.0, drift=0.2, prior_scale=1.0, draws="davidson").fit(log)
+    model = DynamicElo(period=1.0, drift=0.2, prior_scale=1.0, draws="davidson", draw_propensity_scale=0).fit(log)
     nodes, theta, H = dense_map(log, 0.2, 1.0, draws=True)
     want = {node: theta[i] for i, node in enumerate(nodes)}
     got = {(int(model.labels_[p]), int(k)): r for p, k, r in zip(model.pp_player_, model.pp_bin_, model.pp_rating_)}

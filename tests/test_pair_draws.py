@@ -80,7 +80,7 @@ def test_draw_counts_are_unknown_without_games_of_results():
 def test_elo_draws_equal_dynamic_elo_of_one_period(draws):
     log = _log()
     elo = dr.Elo(draws=draws, prior_scale=1.5).fit(log)
-    dyn = dr.DynamicElo(period=None, draws=draws, prior_scale=1.5).fit(log)
+    dyn = dr.DynamicElo(period=None, draws=draws, prior_scale=1.5, draw_propensity_scale=0).fit(log)
     assert elo.labels_.tolist() == dyn.labels_.tolist()
     np.testing.assert_allclose(elo.ratings_, dyn.pp_rating_, rtol=0, atol=1e-8)
     eta = math.log(dyn.draw_nu_) if draws == "davidson" else dyn.draw_threshold_
@@ -93,7 +93,7 @@ def test_elo_draws_equal_dynamic_elo_of_one_period(draws):
 def test_elo_draws_with_advantage_equal_dynamic_elo_of_one_period(draws):
     log = _log(seed=1, advantage=True)
     elo = dr.Elo(draws=draws, prior_scale=0.8).fit(log)
-    dyn = dr.DynamicElo(period=None, draws=draws, prior_scale=0.8, variance_scale=1.0).fit(log)
+    dyn = dr.DynamicElo(period=None, draws=draws, prior_scale=0.8, variance_scale=1.0, draw_propensity_scale=0).fit(log)
     np.testing.assert_allclose(elo.ratings_, dyn.pp_rating_, rtol=0, atol=1e-8)
     np.testing.assert_allclose(elo.beta_, dyn.beta_, rtol=0, atol=1e-8)
     np.testing.assert_allclose(elo.beta_se_, dyn.beta_se_, rtol=0, atol=1e-8)
@@ -300,7 +300,7 @@ def test_elo_names_its_draw_parameter_as_dynamic_elo_does():
     assert dav.draw_nu_ == float(np.exp(dav.draw_eta_)) and dav.draw_threshold_ is None
     rk = dr.Elo(prior_scale=1.0, draws="rao-kupper").fit(log)
     assert rk.draw_threshold_ == rk.draw_eta_ and rk.draw_nu_ is None
-    dyn = dr.DynamicElo(period=None, prior_scale=1.0, variance_scale=1.0, draws="davidson").fit(log)
+    dyn = dr.DynamicElo(period=None, prior_scale=1.0, variance_scale=1.0, draws="davidson", draw_propensity_scale=0).fit(log)
     np.testing.assert_allclose(dav.draw_nu_, dyn.draw_nu_, rtol=1e-8)
 
 

@@ -312,7 +312,7 @@ _OPTION_ARGS = {
                        help="sd of each disc component's u and v (with --disc-components; default: tuned)"),
     "draw_propensity_scale": dict(type=scale_or_tuned, metavar="SCALE",
                                   help="sd of each player's draw propensity in Davidson's log nu (with --draws "
-                                       "davidson; 'tuned': chosen on the log; default 0: none)"),
+                                       "davidson; 0: none; default: tuned)"),
     "step": dict(type=positive(), help="the update's step in logits (Elo's K times ln 10 / 400; default: tuned)"),
     "threads": dict(type=threads, help="threads of the core (default: all)"),
 }

@@ -124,8 +124,9 @@ class DynamicElo(DynamicTuning, DynamicUpdates, DynamicContexts, DynamicDisc, Dy
         The prior's standard deviation of each ``u`` and ``v``; None (default): chosen on the training log.
     draw_propensity_scale : float, optional
         With ``draws="davidson"``, the prior's standard deviation of each player's draw propensity, added to the
-        draw parameter of their games (``eta + delta_a + delta_b``, :mod:`discrank.models._dynamic_draws`). 0
-        (default): none; None: chosen on the training log.
+        draw parameter of their games (``eta + delta_a + delta_b``, :mod:`discrank.models._dynamic_draws`). None
+        (default): chosen on the training log with Davidson's draws (none with another draw model or without
+        draws); 0: none.
     format_scales : dict or 0, optional
         With a log that has a match format column (:attr:`discrank.GameLog.match_format`), each format's scale of
         the logit (:mod:`discrank.models._dynamic_formats`). None (default): the most common format's 1, each
@@ -243,7 +244,7 @@ class DynamicElo(DynamicTuning, DynamicUpdates, DynamicContexts, DynamicDisc, Dy
                  update_tol: float = 1e-5, max_iter: int = 100, n_jobs: Optional[int] = None, verbose: Any = 0,
                  tuning_budget: Optional[int] = None, context_scale: Optional[float] = None,
                  margin_scale: Optional[float] = None, disc_components: int = 0, disc_scale: Optional[float] = None,
-                 draw_propensity_scale: Optional[float] = 0.0, format_scales: Any = None):
+                 draw_propensity_scale: Optional[float] = None, format_scales: Any = None):
         self.period = period
         self.drift = drift
         self.prior_scale = prior_scale
