@@ -79,7 +79,7 @@ def models(log: GameLog, kick_kw: dict, features: bool = False) -> dict:
     if draws:
         out['DynamicElo(draws="davidson")'] = discrank.DynamicElo(draws="davidson", **plain)
     if features:  # every column's scale tuned (None: the defaults), and the draw propensities on a log with draws
-        out[FEATURED] = (discrank.DynamicElo(draws="davidson", draw_propensity_scale=None) if draws
+        out[FEATURED] = (discrank.DynamicElo(draws="davidson") if draws
                          else discrank.DynamicElo())
     out[KICKSCORE] = rating_peers.KickScoreAdapter(**kick_kw)
     return out
