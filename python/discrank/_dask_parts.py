@@ -12,7 +12,7 @@ import numpy as np
 
 from discrank import _core
 from discrank._history import History, Rows
-from discrank._history_rows import MarginRows, extra_of
+from discrank._history_rows import MarginRows
 
 __all__ = ["PartGroup", "DistributedObjective", "DistributedRows", "LEAVES", "LOST_WORKER_TIMEOUT", "live_workers",
            "leaf_first_pair", "tree_cover", "tree_sum", "part_bounds"]
@@ -389,31 +389,17 @@ class DistributedRows:
                  format_scales: Optional[np.ndarray] = None) -> None:
         self.n_threads = int(worker_threads)
         self.bounds = part_bounds(h.lo.size, n_parts)
-        lo, hi = np.asarray(h.lo, dtype=np.int32), np.asarray(h.hi, dtype=np.int32)
-        scale = None if format_scales is None or h.fmt is None else np.asarray(format_scales, np.float64)[h.fmt]
-        cuts = list(zip(self.bounds[:-1], self.bounds[1:]))
-        self.groups = [PartGroup(client, Rows, [(h.n_pp, lo[a:b], hi[a:b], h.x[a:b], h.n[a:b], h.win[a:b],
-                                                 h.draw[a:b] if draws else None, draws,
-                                                 extra_of(h, lo[a:b], hi[a:b], _cut(h.ctx, a, b), disc, propensity),
-                                                 _cut(scale, a, b)) for a, b in cuts])]
+        parts = [slice(a, b) for a, b in zip(self.bounds[:-1], self.bounds[1:])]
+        self.groups = [PartGroup(client, Rows, [Rows.args_of(h, draws, disc, propensity, format_scales, part)
+                                                for part in parts])]
         if h.margin is not None:
-            if not margin_scale > 0:
-                raise ValueError(f"a margin likelihood needs a positive margin_scale, got {margin_scale!r}")
-            m_lo, m_hi, m_x, m_n, m_win, m_ctx = h.margin
-            m_lo, m_hi = np.asarray(m_lo, dtype=np.int32), np.asarray(m_hi, dtype=np.int32)
-            bounds = part_bounds(m_lo.size, n_parts)
+            bounds = part_bounds(h.margin[0].size, n_parts)
             self.groups.append(PartGroup(client, MarginRows, [
-                (h.n_pp, m_lo[a:b], m_hi[a:b], m_x[a:b], m_n[a:b], m_win[a:b], draws, margin_scale,
-                 extra_of(h, m_lo[a:b], m_hi[a:b], _cut(m_ctx, a, b), disc, propensity))
-                for a, b in zip(bounds[:-1], bounds[1:])], first=len(cuts)))
+                MarginRows.args_of(h, draws, margin_scale, disc, propensity, slice(a, b))
+                for a, b in zip(bounds[:-1], bounds[1:])], first=len(parts)))
         for group in self.groups:
             group.restore = functools.partial(self._restore, group)
         self._last: Optional[tuple] = None
-
-    @property
-    def group(self) -> PartGroup:
-        """The parts of the results' rows."""
-        return self.groups[0]
 
     def _restore(self, group: PartGroup, k: int) -> None:
         if self._last is not None:
@@ -422,9 +408,10 @@ class DistributedRows:
     def _all(self, method: str, *args: Any) -> list:
         """Every part's ``method(*args)``, in group then part order (each group's calls started before any result
         is awaited)."""
-        pending = [group.send(method, [args] * len(group.args)) for group in self.groups]
-        return [out for group, calls in zip(self.groups, pending)
-                for out in group.collect(method, [args] * len(group.args), calls)]
+        per_part = [[args] * len(group.args) for group in self.groups]
+        pending = [group.send(method, each) for group, each in zip(self.groups, per_part)]
+        return [out for group, each, calls in zip(self.groups, per_part, pending)
+                for out in group.collect(method, each, calls)]
 
     def evaluate(self, r: np.ndarray, beta: np.ndarray, eta: Optional[float], n_threads: int = 0,
                  e: Optional[np.ndarray] = None):
@@ -462,11 +449,6 @@ class DistributedRows:
         """Release the parts on the workers."""
         for group in self.groups:
             group.close()
-
-
-def _cut(values: Optional[np.ndarray], a: int, b: int) -> Optional[np.ndarray]:
-    """Entries ``a`` to ``b`` of ``values`` (None for None)."""
-    return None if values is None else values[a:b]
 
 
 def part_bounds(n: int, n_parts: int) -> np.ndarray:

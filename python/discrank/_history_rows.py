@@ -170,9 +170,19 @@ class Rows:
            format_scales: Optional[np.ndarray] = None) -> "Rows":
         """Every row of ``h`` (with ``disc`` components of the disc game, each player's draw propensity, and with
         ``format_scales`` each row's format's scale of the logit, ``h.fmt`` indexing them)."""
-        scale = None if format_scales is None or h.fmt is None else np.asarray(format_scales, np.float64)[h.fmt]
-        return cls(h.n_pp, h.lo, h.hi, h.x, h.n, h.win, h.draw, draws,
-                   extra_of(h, h.lo, h.hi, h.ctx, disc, propensity), scale)
+        return cls(*cls.args_of(h, draws, disc, propensity, format_scales))
+
+    @staticmethod
+    def args_of(h: History, draws, disc: int = 0, propensity: bool = False,
+                format_scales: Optional[np.ndarray] = None, part: Optional[slice] = None) -> tuple:
+        """The arguments of the :class:`Rows` of the rows ``part`` of ``h`` (None: every row, its arrays as they
+        are; :meth:`of`; :mod:`discrank.dask` ships each part's to a worker)."""
+        lo, hi = _part(h.lo, part), _part(h.hi, part)
+        fmt = _part(h.fmt, part)
+        scale = None if format_scales is None or fmt is None else np.asarray(format_scales, np.float64)[fmt]
+        return (h.n_pp, lo, hi, _part(h.x, part), _part(h.n, part), _part(h.win, part),
+                _part(h.draw, part) if draws else None, draws,
+                extra_of(h, lo, hi, _part(h.ctx, part), disc, propensity), scale)
 
     def _draw_terms(self, d, eta, shift=None):
         """(f, f_d, f_dd, f_e, f_de, f_ee) per row of the draw model: the loss and its derivatives in d and
@@ -360,8 +370,17 @@ class MarginRows(Rows):
     def of(cls, h: History, draws, kappa: float, disc: int = 0, propensity: bool = False) -> "MarginRows":
         """Every margin row of ``h`` (:attr:`discrank._history_build.History.margin`), with ``disc`` components
         and each player's draw propensity as :meth:`Rows.of`."""
-        lo, hi, x, n, win, ctx = h.margin
-        return cls(h.n_pp, lo, hi, x, n, win, draws, kappa, extra_of(h, lo, hi, ctx, disc, propensity))
+        return cls(*cls.args_of(h, draws, kappa, disc, propensity))
+
+    @staticmethod
+    def args_of(h: History, draws, kappa: float, disc: int = 0, propensity: bool = False,
+                part: Optional[slice] = None) -> tuple:
+        """The arguments of the :class:`MarginRows` of the margin rows ``part`` of ``h`` (None: every one); a
+        ValueError for a scale ``kappa`` that is not positive."""
+        if not kappa > 0:
+            raise ValueError(f"a margin likelihood needs a positive margin_scale, got {kappa!r}")
+        lo, hi, x, n, win, ctx = (_part(v, part) for v in h.margin)
+        return (h.n_pp, lo, hi, x, n, win, draws, kappa, extra_of(h, lo, hi, ctx, disc, propensity))
 
     def evaluate(self, r: np.ndarray, beta: np.ndarray, eta: Optional[float], n_threads: int = 0,
                  e: Optional[np.ndarray] = None):
@@ -414,6 +433,11 @@ class SumRows:
             part.close()
 
 
+def _part(values: Optional[np.ndarray], part: Optional[slice]) -> Optional[np.ndarray]:
+    """The entries ``part`` of ``values`` (all of them, the array itself, for None; None for None)."""
+    return values if values is None or part is None else values[part]
+
+
 def extra_of(h: History, lo: np.ndarray, hi: np.ndarray, ctx: Optional[np.ndarray], disc: int,
              propensity: bool = False) -> Optional[Extra]:
     """The :class:`Extra` block of rows ``lo``, ``hi`` (player-periods of ``h``) in contexts ``ctx``: ``h``'s
@@ -438,6 +462,4 @@ def games_rows(h: History, draws, margin_scale: float = 0.0, disc: int = 0, prop
     rows = Rows.of(h, draws, disc, propensity, format_scales)
     if h.margin is None:
         return rows
-    if not margin_scale > 0:
-        raise ValueError(f"a margin likelihood needs a positive margin_scale, got {margin_scale!r}")
     return SumRows([rows, MarginRows.of(h, draws, margin_scale, disc, propensity)])

@@ -295,7 +295,8 @@ def label_count(name: str, kind: Optional[str], headers: dict, refuse: Callable[
     kind : str or None
         The kind the header gives them (a value of :data:`LABEL_KINDS`, or ``"utf8"``).
     headers : dict
-        The archive's ``(shape, dtype)`` by array (:attr:`Archive.headers`).
+        The archive's ``(shape, dtype)`` by array (:attr:`Archive.headers`), holding the labels' arrays (the
+        caller refuses a file without them, naming the model).
     refuse : callable
         Raises the file's refusal with a message.
     what : str
@@ -307,9 +308,6 @@ def label_count(name: str, kind: Optional[str], headers: dict, refuse: Callable[
         The labels' count.
     """
     arrays = label_arrays(name, kind)
-    for key in arrays:
-        if key not in headers:
-            refuse(f"missing array {key!r}")
     shape, dtype = headers[name]
     if kind == "utf8":
         ends_shape, ends_dtype = headers[arrays[1]]

@@ -103,13 +103,14 @@ class DynamicFile:
                 raise ValueError("the file holds match formats, but its parameter format_scales is 0 (no formats)")
             _codes("games_fmt_", games.fmt, self.format_labels_, "match format")
             if isinstance(given, dict):  # (JSON keys are text: keyed again by the fitted formats)
-                missing = [str(v) for v in self.format_labels_ if str(v) not in given]
+                fitted = self.format_labels_.tolist()
+                names = [str(v) for v in fitted]
+                missing = [name for name in names if name not in given]
                 if missing:
                     raise ValueError(f"params.format_scales {given} gives no scale to the fitted match format(s) "
                                      f"{missing}")
-                fitted = self.format_labels_.tolist()
-                self.format_scales = {**{k: v for k, v in given.items() if k not in map(str, fitted)},
-                                      **{v: given[str(v)] for v in fitted}}
+                self.format_scales = {**{k: v for k, v in given.items() if k not in names},
+                                      **{v: given[name] for v, name in zip(fitted, names)}}
             scales = self.format_scales_
             if not (scales > 0).all():
                 j = int(np.flatnonzero(~(scales > 0))[0])
