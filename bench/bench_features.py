@@ -147,28 +147,74 @@ def quick_log(seed: int = 0):
 
 
 #: The scales of ``--cost``'s fits: those DynamicElo() chooses on the whole ATP log (bench/bench_dynamic.py's
-#: MEMORY_FIXED), and the disc's prior scale at the middle of its grid.
+#: MEMORY_FIXED).
 COST_FIXED = {"drift": 0.05537502037550825, "prior_scale": 2.0, "variance_scale": 4.0}
+#: The disc's prior scales of ``--cost``'s fits: below, near and above the log's threshold, and the middle of
+#: the disc's grid.
+COST_SCALES = (0.15, 0.2, 0.25, 1.0)
+
+
+def residual_spectrum(model, log, k: int = 4, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
+    """(the top ``k`` singular values of the skew-symmetric matrix of the games' residuals between each pair of
+    players, ``R_ab = sum (score - P(a beats b))`` over their games, at ``model``'s in-sample ratings; the same of
+    outcomes drawn from those probabilities, a log with the same games and no cycle beyond the ratings). The disc
+    of scale ``s`` is exactly 0 at the MAP below the threshold ``sigma_1(R) = 1 / s^2`` (discrank._disc_start)."""
+    import scipy.sparse as sp
+    from scipy.sparse.linalg import svds
+
+    names, codes = np.unique(np.r_[log.a, log.b], return_inverse=True)
+    ia, ib = codes[:len(log)], codes[len(log):]
+    p = np.empty(len(log))
+    times, which = np.unique(log.time, return_inverse=True)
+    order = np.argsort(which, kind="stable")
+    bounds = np.searchsorted(which[order], np.arange(times.size + 1))
+    for j, t in enumerate(times):  # each game's ratings at its time
+        games = order[bounds[j]:bounds[j + 1]]
+        who = np.unique(np.r_[ia[games], ib[games]])
+        at = model.ratings_at(t, names[who])
+        r = dict(zip(who, at["rating"].to_numpy()))
+        d = np.array([r[a] - r[b] for a, b in zip(ia[games], ib[games])])
+        p[games] = 1.0 / (1.0 + np.exp(-d))
+    n = names.size
+    out = []
+    for score in (np.asarray(log.score, dtype=float), np.random.default_rng(seed).random(len(log)) < p):
+        res = score - p
+        R = sp.coo_matrix((np.r_[res, -res], (np.r_[ia, ib], np.r_[ib, ia])), shape=(n, n)).tocsr()
+        out.append(np.sort(svds(R, k=k, random_state=seed)[1])[::-1])
+    return out[0], out[1]
 
 
 def cost() -> list[str]:
     """``--cost``: the whole ATP log fitted at fixed parameters by DynamicElo and by DynamicElo with the disc game
-    (k = 1), each timed (best of two), and the ratio (issue 36's target: at most 5x)."""
+    (k = 1) at the prior scales :data:`COST_SCALES`, each timed (best of two), and the ratio (issue 36's target: at
+    most 5x); then the residuals' spectrum that sets the disc's threshold."""
     from discrank import DynamicElo
 
     log = datasets.tennis_atp_log()
     lines = [f"ATP log, {len(log)} games, fixed parameters {COST_FIXED}", "",
-             "| model | seconds (best of 2) | Newton steps | CG iterations | ratio |", "|---|---|---|---|---|"]
+             "| model | seconds (best of 2) | Newton steps | CG iterations | largest |u|, |v| | ratio |",
+             "|---|---|---|---|---|---|"]
     base = None
-    for name, extra in (("DynamicElo", {}), ("DynamicElo(disc_components=1, disc_scale=1)",
-                                             {"disc_components": 1, "disc_scale": 1.0})):
+    runs = [("DynamicElo", {})] + [(f"DynamicElo(disc_components=1, disc_scale={s:g})",
+                                    {"disc_components": 1, "disc_scale": s}) for s in COST_SCALES]
+    for name, extra in runs:
         times = []
         for _ in range(2):
             clock = time.perf_counter()
             model = DynamicElo(**COST_FIXED, **extra).fit(log)
             times.append(time.perf_counter() - clock)
-        base = base or min(times)
-        lines.append(f"| {name} | {min(times):.1f} | {model.n_iter_} | {model.n_cg_} | {min(times) / base:.2f} |")
+        if base is None:
+            base, plain = min(times), model
+        largest = 0.0 if model.disc_u_ is None else float(np.abs(np.r_[model.disc_u_.ravel(),
+                                                                         model.disc_v_.ravel()]).max())
+        lines.append(f"| {name} | {min(times):.1f} | {model.n_iter_} | {model.n_cg_} | {largest:.3g} | "
+                     f"{min(times) / base:.2f} |")
+        print(lines[-1], flush=True)
+    real, drawn = residual_spectrum(plain, log)
+    fmt = lambda v: ", ".join(f"{x:.2f}" for x in v)  # noqa: E731
+    lines += ["", f"top singular values of the residuals' skew-symmetric matrix at DynamicElo's fit: {fmt(real)} "
+              f"(threshold scale 1 / sqrt(sigma_1) = {1 / np.sqrt(real[0]):.3f}); of outcomes drawn from its "
+              f"probabilities (no cycle): {fmt(drawn)}"]
     return lines
 
 

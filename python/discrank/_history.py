@@ -34,6 +34,7 @@ from scipy.sparse.linalg import LinearOperator, cg
 
 from discrank import _core
 from discrank._advantage import beta_precision
+from discrank._disc_start import along_mode, canonical_gauge, lowest_disc_mode
 from discrank._draws import draw_start
 from discrank._history_rows import Rows, games_rows
 from discrank._history_build import (History, build_history, carry, chain_pivots, chain_variances,  # noqa: F401
@@ -84,8 +85,9 @@ def chain_precisions(gap: np.ndarray, drift: float) -> np.ndarray:
     return np.where(gap > 0, 1.0 / (drift ** 2 * np.maximum(gap, 1e-300)), 0.0)
 
 
-#: The standard deviation of the disc components' start (drawn from numpy's Generator seeded 0): ``u = v = 0``
-#: is a saddle point of the disc game's bilinear term, where its gradient vanishes.
+#: The standard deviation of the disc components' start in :func:`default_start` (drawn from numpy's Generator seeded
+#: 0): ``u = v = 0`` is a saddle point of the disc game's bilinear term, where its gradient vanishes. A fit from
+#: scratch starts the first component along the lowest mode instead (:func:`_disc_staged`).
 DISC_START = 0.1
 
 
@@ -287,6 +289,106 @@ def newton_cg(H: LinearOperator, M: LinearOperator, b: np.ndarray, rtol: float, 
     return x, maxiter
 
 
+def _newton(prob: _Problem, theta: np.ndarray, value: float, g: np.ndarray, scale: float, tol: float, max_iter: int,
+            disc: int, frozen: Optional[np.ndarray] = None, first: int = 0) -> tuple:
+    """(theta, value, gradient, steps, conjugate-gradient iterations, converged) of Newton's method from ``theta``
+    (its ``value`` and gradient ``g`` the last evaluated) until ``max |g| <= tol * scale`` or ``max_iter`` steps,
+    with the entries ``frozen`` held where they are (their gradient and step set to 0); the steps are reported
+    numbered from ``first + 1``."""
+    n_cg = 0
+    it = 0
+    stop = tol * scale
+
+    def held(x):
+        if frozen is not None:
+            x = x.copy()
+            x[frozen] = 0.0
+        return x
+
+    g = held(g)
+    converged = float(np.abs(g).max()) <= stop
+    while not converged and it < max_iter:
+        it += 1
+        H, M, _, _ = prob.hessian()
+        if frozen is not None:
+            H0, M0 = H, M
+            H = LinearOperator(H0.shape, matvec=lambda v: held(H0.matvec(held(v))), dtype=np.float64)
+            M = LinearOperator(M0.shape, matvec=lambda v: held(M0.matvec(held(v))), dtype=np.float64)
+        # forcing term: the square root of the relative gradient (superlinear convergence, Eisenstat and
+        # Walker's choice), at most FORCING_CAP: a warm refit's first steps stop conjugate gradients early
+        eta_k = min(FORCING_CAP, math.sqrt(float(np.abs(g).max()) / scale))
+        count = [0]
+
+        def cb(_):
+            count[0] += 1
+
+        if disc and frozen is None:  # an indefinite Hessian (the disc's bilinear term): CG stopped at negative curvature
+            step, count[0] = newton_cg(H, M, -g, max(eta_k, 1e-12), 500)
+        else:
+            step, _ = cg(H, -g, rtol=max(eta_k, 1e-12), atol=0.0, maxiter=500, M=M, callback=cb)
+        n_cg += count[0]
+        step = held(step)
+        slope = float(np.dot(g, step))
+        if slope >= 0:  # not a descent direction (CG stopped early on a bad system): use the preconditioned gradient
+            step = -held(M.matvec(g))
+            slope = float(np.dot(g, step))
+        # a decrease below the objective's rounding cannot be seen in its value: there a step that
+        # shrinks the gradient is taken (else the line search halves down to nothing and Newton stalls)
+        unseen = -slope <= ROUNDING * max(1.0, abs(value))
+        g_max = float(np.abs(g).max())
+        t = 1.0
+        while True:
+            trial = theta + t * step
+            v_new, g_new = prob.value_grad(trial)  # the rows keep the curvature of the last trial: the step's
+            g_new = held(g_new)
+            if v_new <= value + 1e-4 * t * slope or t < 1e-10:
+                break
+            if unseen and float(np.abs(g_new).max()) < g_max:
+                break
+            t *= 0.5
+        theta, value, g = trial, v_new, g_new
+        converged = float(np.abs(g).max()) <= stop
+        report_step(first + it, value, float(np.abs(g).max()) / scale)
+    return theta, value, g, it, n_cg, converged
+
+
+def _disc_staged(prob: _Problem, plain: Optional[_Problem], start: np.ndarray, scale: float, tol: float,
+                 max_iter: int, disc: int) -> tuple:
+    """:func:`_newton`'s tuple for a fit with ``disc`` components from the default ``start``: the ratings (and the
+    rest) with the disc held at 0 (on ``plain``, the problem without the disc, where given: its rows cost less);
+    then, where the disc block's lowest curvature there is negative (the games'
+    residuals reach the prior's threshold, :func:`discrank._disc_start.lowest_disc_mode`), the first component
+    along that mode (scaled by a line search, :func:`discrank._disc_start.along_mode`) and the others at their
+    default start, and Newton's steps on everything. Where it is not, the zero disc is a local minimum: the fit."""
+    h = prob.h
+    n = h.n_players
+    block = np.arange(h.n_pp + h.n_eff, h.n_pp + h.n_eff + 2 * disc * n)
+    if plain is not None:  # the first stage on rows without the disc's terms: the same objective at u = v = 0
+        rest = np.delete(start, block)
+        value, g = plain.value_grad(rest)
+        rest, value, g, it, n_cg, converged = _newton(plain, rest, value, g, scale, tol, max_iter, 0)
+        theta = np.insert(rest, h.n_pp + h.n_eff, np.zeros(block.size))
+        value, g = prob.value_grad(theta)
+    else:
+        theta = start.copy()
+        theta[block] = 0.0
+        value, g = prob.value_grad(theta)
+        theta, value, g, it, n_cg, converged = _newton(prob, theta, value, g, scale, tol, max_iter, disc, frozen=block)
+    first = np.r_[block[:n], block[disc * n:disc * n + n]]  # the first component's u, then its v
+    lam, mode = lowest_disc_mode(prob.hessian()[0].matvec, theta.size, first)
+    if not lam < 0.0 or it >= max_iter:
+        value, g = prob.value_grad(theta)  # the whole gradient (the disc's part is 0 at u = v = 0)
+        return theta, value, g, it, n_cg, bool(float(np.abs(g).max()) <= tol * scale)
+    rest = np.setdiff1d(block, first)
+    theta[rest] = start[rest]
+    if rest.size:
+        value = prob.value_grad(theta)[0]
+    theta = along_mode(lambda th: prob.value_grad(th)[0], theta, mode, first, value)
+    value, g = prob.value_grad(theta)
+    theta, value, g, it2, n_cg2, converged = _newton(prob, theta, value, g, scale, tol, max_iter - it, disc, first=it)
+    return theta, value, g, it + it2, n_cg + n_cg2, converged
+
+
 def solve_history(h: History, drift: float, prior_scale: float, draws: bool, theta0: Optional[np.ndarray] = None,
                   tol: float = 1e-9, max_iter: int = 100, n_threads: int = 0,
                   rows: Optional[Rows] = None, ratings_scale: bool = False,
@@ -329,8 +431,11 @@ def solve_history(h: History, drift: float, prior_scale: float, draws: bool, the
         Components of the disc game in each game's logit (:class:`discrank._history_rows.Extra`), and the prior
         scale of their ``u`` and ``v`` (positive with components). Their term is bilinear, the objective no
         longer convex: the Newton steps take its exact curvature with conjugate gradients stopped at negative
-        curvature (:func:`newton_cg`), so that they descend from :func:`default_start` to a local minimum rather
-        than to the saddle point ``u = v = 0``.
+        curvature (:func:`newton_cg`), so that they descend to a local minimum rather than to the saddle point
+        ``u = v = 0``. Without ``theta0``, the fit first solves the rest with the disc at 0, then starts the first
+        component along the disc block's lowest mode there (:mod:`discrank._disc_start`; the others from
+        :func:`default_start`), or ends there where that mode's curvature is not negative (the zero disc is then a
+        local minimum). Each component's ``(u, v)`` is returned rotated to ``sum v = 0``, ``sum u >= 0``.
     propensity_scale : float
         With a draw model and a positive scale, each player's draw propensity ``delta_p ~ N(0,
         propensity_scale^2)`` added to the draw parameter of their games (``eta + delta_a + delta_b``); 0: none.
@@ -350,54 +455,21 @@ def solve_history(h: History, drift: float, prior_scale: float, draws: bool, the
     prob = _Problem(h, drift, prior_scale, draws, n_threads, rows, context_scale, margin_scale, disc, disc_scale,
                     propensity_scale, format_scales)
     part = slice(0, h.n_pp + prob.k) if ratings_scale else slice(None)
-    if theta0 is None:
-        theta = default_start(h, draws, disc, prob.n_prop > 0)
-        value, g = prob.value_grad(theta)
-        g0 = float(np.abs(g[part]).max(initial=0.0))
-    else:  # the scale is the gradient at the default start, whatever the start (that start then freed)
-        g0 = float(np.abs(prob.value_grad(default_start(h, draws, disc, prob.n_prop > 0))[1][part]).max(initial=0.0))
+    start = default_start(h, draws, disc, prob.n_prop > 0)
+    value, g = prob.value_grad(start)
+    scale = max(1.0, float(np.abs(g[part]).max(initial=0.0)))  # the gradient at the default start, whatever the start
+    if theta0 is not None:
         theta = np.asarray(theta0, dtype=np.float64)  # (never written: each step makes a new theta)
         value, g = prob.value_grad(theta)  # last: the rows keep the curvature at theta
-    n_cg = 0
-    it = 0
-    scale = max(1.0, g0)
-    converged = float(np.abs(g).max()) <= tol * scale
-    while not converged and it < max_iter:
-        it += 1
-        H, M, _, _ = prob.hessian()
-        # forcing term: the square root of the relative gradient (superlinear convergence, Eisenstat and
-        # Walker's choice), at most FORCING_CAP: a warm refit's first steps stop conjugate gradients early
-        eta_k = min(FORCING_CAP, math.sqrt(float(np.abs(g).max()) / scale))
-        count = [0]
-
-        def cb(_):
-            count[0] += 1
-
-        if disc:  # an indefinite Hessian (the disc's bilinear term): conjugate gradients that stop at negative curvature
-            step, count[0] = newton_cg(H, M, -g, max(eta_k, 1e-12), 500)
-        else:
-            step, _ = cg(H, -g, rtol=max(eta_k, 1e-12), atol=0.0, maxiter=500, M=M, callback=cb)
-        n_cg += count[0]
-        slope = float(np.dot(g, step))
-        if slope >= 0:  # not a descent direction (CG stopped early on a bad system): use the preconditioned gradient
-            step = -M.matvec(g)
-            slope = float(np.dot(g, step))
-        # a decrease below the objective's rounding cannot be seen in its value: there a step that
-        # shrinks the gradient is taken (else the line search halves down to nothing and Newton stalls)
-        unseen = -slope <= ROUNDING * max(1.0, abs(value))
-        g_max = float(np.abs(g).max())
-        t = 1.0
-        while True:
-            trial = theta + t * step
-            v_new, g_new = prob.value_grad(trial)  # the rows keep the curvature of the last trial: the step's
-            if v_new <= value + 1e-4 * t * slope or t < 1e-10:
-                break
-            if unseen and float(np.abs(g_new).max()) < g_max:
-                break
-            t *= 0.5
-        theta, value, g = trial, v_new, g_new
-        converged = float(np.abs(g).max()) <= tol * scale
-        report_step(it, value, float(np.abs(g).max()) / scale)
+        theta, value, g, it, n_cg, converged = _newton(prob, theta, value, g, scale, tol, max_iter, disc)
+    elif disc:  # the ratings with the disc at 0, then the disc along the lowest mode there (discrank._disc_start)
+        plain = None if rows is not None else _Problem(h, drift, prior_scale, draws, n_threads, None, context_scale,
+                                                       margin_scale, 0, 0.0, propensity_scale, format_scales)
+        theta, value, g, it, n_cg, converged = _disc_staged(prob, plain, start, scale, tol, max_iter, disc)
+    else:
+        theta, value, g, it, n_cg, converged = _newton(prob, start, value, g, scale, tol, max_iter, disc)
+    if disc:  # the rotation of each component that the MAP leaves free, fixed
+        theta, g = canonical_gauge((theta, g), h.n_pp + h.n_eff, disc, h.n_players)
     r, beta, eta = prob.split(theta)
     games_diag = prob.rows.diagonal()
     n, n_eff = h.n_pp, h.n_eff

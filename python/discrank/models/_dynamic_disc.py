@@ -9,9 +9,12 @@ drift, and the choice the data supports (bench/bench_features.py: on the ATP log
 rating does not forecast better, and its tuned scale shrinks it; a disc that also moved would have more freedom
 to fit the past, not less). The components are a block of the Newton system
 (:class:`discrank._history_rows.Extra`: Newton steps with the bilinear term's exact curvature, their conjugate
-gradients stopped at negative curvature, :func:`discrank._history.newton_cg`), started from small draws (seed 0)
-since ``u = v = 0`` is a saddle point. The objective is not convex: the fit is a local minimum, the same for the
-same games whatever the threads (tests/test_dynamic_disc.py).
+gradients stopped at negative curvature, :func:`discrank._history.newton_cg`). A fit from scratch first fits the
+ratings with the disc at 0, then starts the disc along the Hessian's lowest mode there, the top singular pair of the
+games' residuals (:mod:`discrank._disc_start`): the disc stays exactly 0 where the residuals' largest singular value
+is below ``1 / disc_scale^2``. The objective is not convex: the fit is a local minimum, its components rotated to
+a fixed orientation (the rotation is free at the MAP), the same for the same games whatever the threads or Dask
+parts (tests/test_dynamic_disc.py).
 """
 
 from __future__ import annotations
