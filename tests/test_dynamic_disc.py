@@ -166,6 +166,9 @@ def test_the_disc_is_exactly_zero_below_the_residuals_threshold_and_grows_above_
     above = solve_history(h, 0.1, 1.5, None, disc=1, disc_scale=1.3 * threshold, tol=1e-12)
     assert above.converged and above.objective < below.objective - 1e-6
     assert np.abs(above.disc).max() > 0.3  # 0.82 and 0.91 measured: the disc fits the residuals' top pair
+    # a warm start from the zero disc (a saddle point) reaches the same MAP as the fit from scratch
+    warm = solve_history(h, 0.1, 1.5, None, disc=1, disc_scale=1.3 * threshold, tol=1e-12, theta0=below.theta)
+    assert warm.converged and warm.objective == pytest.approx(above.objective, abs=1e-9)
     assert np.abs(above.disc).max() > 0.05  # 0.2 .. 0.3 measured: the disc fits the residuals' top pair
 
 

@@ -352,11 +352,11 @@ def _newton(prob: _Problem, theta: np.ndarray, value: float, g: np.ndarray, scal
     return theta, value, g, it, n_cg, converged
 
 
-def _disc_staged(prob: _Problem, plain: Optional[_Problem], start: np.ndarray, scale: float, tol: float,
-                 max_iter: int, disc: int) -> tuple:
-    """:func:`_newton`'s tuple for a fit with ``disc`` components from the default ``start``: the ratings (and the
-    rest) with the disc held at 0 (on ``plain``, the problem without the disc, where given: its rows cost less);
-    then, where the disc block's lowest curvature there is negative (the games'
+def _disc_staged(prob: _Problem, plain: Optional[_Problem], first: np.ndarray, start: np.ndarray, scale: float,
+                 tol: float, max_iter: int, disc: int) -> tuple:
+    """:func:`_newton`'s tuple for a fit with ``disc`` components from ``first`` (its disc block set to 0): the
+    ratings (and the rest) with the disc held at 0 (on ``plain``, the problem without the disc, where given: its
+    rows cost less); then, where the disc block's lowest curvature there is negative (the games'
     residuals reach the prior's threshold, :func:`discrank._disc_start.lowest_disc_mode`), the first component
     along that mode (scaled by a line search, :func:`discrank._disc_start.along_mode`) and the others at their
     default start, and Newton's steps on everything. Where it is not, the zero disc is a local minimum: the fit."""
@@ -364,26 +364,26 @@ def _disc_staged(prob: _Problem, plain: Optional[_Problem], start: np.ndarray, s
     n = h.n_players
     block = np.arange(h.n_pp + h.n_eff, h.n_pp + h.n_eff + 2 * disc * n)
     if plain is not None:  # the first stage on rows without the disc's terms: the same objective at u = v = 0
-        rest = np.delete(start, block)
-        value, g = plain.value_grad(rest)
-        rest, value, g, it, n_cg, converged = _newton(plain, rest, value, g, scale, tol, max_iter, 0)
-        theta = np.insert(rest, h.n_pp + h.n_eff, np.zeros(block.size))
+        other = np.delete(first, block)
+        value, g = plain.value_grad(other)
+        other, value, g, it, n_cg, converged = _newton(plain, other, value, g, scale, tol, max_iter, 0)
+        theta = np.insert(other, h.n_pp + h.n_eff, np.zeros(block.size))
         value, g = prob.value_grad(theta)
     else:
-        theta = start.copy()
+        theta = first.copy()
         theta[block] = 0.0
         value, g = prob.value_grad(theta)
         theta, value, g, it, n_cg, converged = _newton(prob, theta, value, g, scale, tol, max_iter, disc, frozen=block)
-    first = np.r_[block[:n], block[disc * n:disc * n + n]]  # the first component's u, then its v
-    lam, mode = lowest_disc_mode(prob.hessian()[0].matvec, theta.size, first)
+    lead = np.r_[block[:n], block[disc * n:disc * n + n]]  # the first component's u, then its v
+    lam, mode = lowest_disc_mode(prob.hessian()[0].matvec, theta.size, lead)
     if not lam < 0.0 or it >= max_iter:
         value, g = prob.value_grad(theta)  # the whole gradient (the disc's part is 0 at u = v = 0)
         return theta, value, g, it, n_cg, bool(float(np.abs(g).max()) <= tol * scale)
-    rest = np.setdiff1d(block, first)
-    theta[rest] = start[rest]
+    rest = np.setdiff1d(block, lead)
+    theta[rest] = start[rest]  # the other components at the default start's draws
     if rest.size:
         value = prob.value_grad(theta)[0]
-    theta = along_mode(lambda th: prob.value_grad(th)[0], theta, mode, first, value)
+    theta = along_mode(lambda th: prob.value_grad(th)[0], theta, mode, lead, value)
     value, g = prob.value_grad(theta)
     theta, value, g, it2, n_cg2, converged = _newton(prob, theta, value, g, scale, tol, max_iter - it, disc, first=it)
     return theta, value, g, it + it2, n_cg + n_cg2, converged
@@ -435,7 +435,8 @@ def solve_history(h: History, drift: float, prior_scale: float, draws: bool, the
         ``u = v = 0``. Without ``theta0``, the fit first solves the rest with the disc at 0, then starts the first
         component along the disc block's lowest mode there (:mod:`discrank._disc_start`; the others from
         :func:`default_start`), or ends there where that mode's curvature is not negative (the zero disc is then a
-        local minimum). Each component's ``(u, v)`` is returned rotated to ``sum v = 0``, ``sum u >= 0``.
+        local minimum); from a ``theta0`` whose disc is exactly 0 (a saddle point), the same. Each component's
+        ``(u, v)`` is returned rotated to ``sum v = 0``, ``sum u >= 0``.
     propensity_scale : float
         With a draw model and a positive scale, each player's draw propensity ``delta_p ~ N(0,
         propensity_scale^2)`` added to the draw parameter of their games (``eta + delta_a + delta_b``); 0: none.
@@ -458,14 +459,18 @@ def solve_history(h: History, drift: float, prior_scale: float, draws: bool, the
     start = default_start(h, draws, disc, prob.n_prop > 0)
     value, g = prob.value_grad(start)
     scale = max(1.0, float(np.abs(g[part]).max(initial=0.0)))  # the gradient at the default start, whatever the start
-    if theta0 is not None:
+    block = np.arange(h.n_pp + h.n_eff, h.n_pp + h.n_eff + 2 * disc * h.n_players)
+    if disc and (theta0 is None or not np.any(np.asarray(theta0)[block])):
+        # the rest with the disc at 0, then the disc along the lowest mode there (discrank._disc_start): from
+        # scratch, or from a start whose disc is exactly 0, a saddle point its gradient would never leave
+        plain = None if rows is not None else _Problem(h, drift, prior_scale, draws, n_threads, None, context_scale,
+                                                       margin_scale, 0, 0.0, propensity_scale, format_scales)
+        first = start if theta0 is None else np.asarray(theta0, dtype=np.float64)
+        theta, value, g, it, n_cg, converged = _disc_staged(prob, plain, first, start, scale, tol, max_iter, disc)
+    elif theta0 is not None:
         theta = np.asarray(theta0, dtype=np.float64)  # (never written: each step makes a new theta)
         value, g = prob.value_grad(theta)  # last: the rows keep the curvature at theta
         theta, value, g, it, n_cg, converged = _newton(prob, theta, value, g, scale, tol, max_iter, disc)
-    elif disc:  # the ratings with the disc at 0, then the disc along the lowest mode there (discrank._disc_start)
-        plain = None if rows is not None else _Problem(h, drift, prior_scale, draws, n_threads, None, context_scale,
-                                                       margin_scale, 0, 0.0, propensity_scale, format_scales)
-        theta, value, g, it, n_cg, converged = _disc_staged(prob, plain, start, scale, tol, max_iter, disc)
     else:
         theta, value, g, it, n_cg, converged = _newton(prob, start, value, g, scale, tol, max_iter, disc)
     if disc:  # the rotation of each component that the MAP leaves free, fixed
