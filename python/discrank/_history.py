@@ -77,6 +77,9 @@ class HistoryResult:
     disc: Optional[np.ndarray] = None  # the disc components: u of each component, then v (None without)
     propensity: Optional[np.ndarray] = None  # each player's draw propensity (None without)
     propensity_diag: Optional[np.ndarray] = None  # their Hessian's diagonal (games and prior)
+    # the largest singular value of the games' residuals between players at the fit with the disc at 0
+    # (discrank._disc_start; None where the fit did not start there)
+    disc_sigma: Optional[float] = None
 
 
 def chain_precisions(gap: np.ndarray, drift: float) -> np.ndarray:
@@ -354,8 +357,9 @@ def _newton(prob: _Problem, theta: np.ndarray, value: float, g: np.ndarray, scal
 
 def _disc_staged(prob: _Problem, plain: Optional[_Problem], first: np.ndarray, start: np.ndarray, scale: float,
                  tol: float, max_iter: int, disc: int) -> tuple:
-    """:func:`_newton`'s tuple for a fit with ``disc`` components from ``first`` (its disc block set to 0): the
-    ratings (and the rest) with the disc held at 0 (on ``plain``, the problem without the disc, where given: its
+    """:func:`_newton`'s tuple and ``sigma_1`` (the residuals' largest singular value, ``HistoryResult.disc_sigma``)
+    of a fit with ``disc`` components from ``first`` (its disc block set to 0): the ratings (and the rest) with the
+    disc held at 0 (on ``plain``, the problem without the disc, where given: its
     rows cost less); then, where the disc block's lowest curvature there is negative (the games'
     residuals reach the prior's threshold, :func:`discrank._disc_start.lowest_disc_mode`), the first component
     along that mode (scaled by a line search, :func:`discrank._disc_start.along_mode`) and the others at their
@@ -375,10 +379,13 @@ def _disc_staged(prob: _Problem, plain: Optional[_Problem], first: np.ndarray, s
         value, g = prob.value_grad(theta)
         theta, value, g, it, n_cg, converged = _newton(prob, theta, value, g, scale, tol, max_iter, disc, frozen=block)
     lead = np.r_[block[:n], block[disc * n:disc * n + n]]  # the first component's u, then its v
-    lam, mode = lowest_disc_mode(prob.hessian()[0].matvec, theta.size, lead)
-    if not lam < 0.0 or it >= max_iter:
+    H = prob.hessian()[0]
+    precision = float(prob.eff_prior[h.n_eff])  # 1 / disc_scale^2: the lowest mode of the block less it is -sigma_1
+    low, mode = lowest_disc_mode(lambda x: H.matvec(x) - precision * x, theta.size, lead)
+    sigma = max(-low, 0.0)
+    if not sigma > precision or it >= max_iter:
         value, g = prob.value_grad(theta)  # the whole gradient (the disc's part is 0 at u = v = 0)
-        return theta, value, g, it, n_cg, bool(float(np.abs(g).max()) <= tol * scale)
+        return theta, value, g, it, n_cg, bool(float(np.abs(g).max()) <= tol * scale), sigma
     rest = np.setdiff1d(block, lead)
     theta[rest] = start[rest]  # the other components at the default start's draws
     if rest.size:
@@ -386,7 +393,7 @@ def _disc_staged(prob: _Problem, plain: Optional[_Problem], first: np.ndarray, s
     theta = along_mode(lambda th: prob.value_grad(th)[0], theta, mode, lead, value)
     value, g = prob.value_grad(theta)
     theta, value, g, it2, n_cg2, converged = _newton(prob, theta, value, g, scale, tol, max_iter - it, disc, first=it)
-    return theta, value, g, it + it2, n_cg + n_cg2, converged
+    return theta, value, g, it + it2, n_cg + n_cg2, converged, sigma
 
 
 def solve_history(h: History, drift: float, prior_scale: float, draws: bool, theta0: Optional[np.ndarray] = None,
@@ -460,13 +467,15 @@ def solve_history(h: History, drift: float, prior_scale: float, draws: bool, the
     value, g = prob.value_grad(start)
     scale = max(1.0, float(np.abs(g[part]).max(initial=0.0)))  # the gradient at the default start, whatever the start
     block = np.arange(h.n_pp + h.n_eff, h.n_pp + h.n_eff + 2 * disc * h.n_players)
+    sigma = None
     if disc and (theta0 is None or not np.any(np.asarray(theta0)[block])):
         # the rest with the disc at 0, then the disc along the lowest mode there (discrank._disc_start): from
         # scratch, or from a start whose disc is exactly 0, a saddle point its gradient would never leave
         plain = None if rows is not None else _Problem(h, drift, prior_scale, draws, n_threads, None, context_scale,
                                                        margin_scale, 0, 0.0, propensity_scale, format_scales)
         first = start if theta0 is None else np.asarray(theta0, dtype=np.float64)
-        theta, value, g, it, n_cg, converged = _disc_staged(prob, plain, first, start, scale, tol, max_iter, disc)
+        theta, value, g, it, n_cg, converged, sigma = _disc_staged(prob, plain, first, start, scale, tol, max_iter,
+                                                                   disc)
     elif theta0 is not None:
         theta = np.asarray(theta0, dtype=np.float64)  # (never written: each step makes a new theta)
         value, g = prob.value_grad(theta)  # last: the rows keep the curvature at theta
@@ -491,7 +500,8 @@ def solve_history(h: History, drift: float, prior_scale: float, draws: bool, the
     return HistoryResult(r.copy() if it == 0 and theta0 is not None else r,  # (a view of a theta made here)
                          np.array(beta, dtype=np.float64), None if eta is None else float(eta), value,
                          float(np.abs(g).max()) / scale, it, n_cg, bool(converged), games_diag + prob.rest,
-                         -prob.chain, scale, g, games_diag, theta, effects, effects_diag, disc_part, prop, prop_diag)
+                         -prob.chain, scale, g, games_diag, theta, effects, effects_diag, disc_part, prop, prop_diag,
+                         sigma)
 
 
 def global_covariance(prob: "_Problem") -> np.ndarray:

@@ -23,16 +23,23 @@ from typing import Any, Optional
 
 import numpy as np
 
+from discrank._progress import report_stage
 from discrank.analysis import TransitivitySummary, normal_decomposition, reparametrize, transitivity_summary
 
-__all__ = ["DynamicDisc", "DISC_GRID", "DISC_BOUNDS", "disc_uv", "disc_term"]
+__all__ = ["DynamicDisc", "DISC_STEPS", "DISC_TOP", "DISC_PROBE", "DISC_GRID", "DISC_BOUNDS", "disc_uv", "disc_term"]
 
-#: Disc scales tried when ``disc_scale`` is None and ``disc_components`` > 0. The prior N(0, s^2) on ``u`` and ``v``
-#: holds the disc at exactly 0 until the games' cyclic signal exceeds about ``1 / s^2`` (the MAP of a bilinear
-#: term under Gaussian priors has a threshold), so the grid starts from the middle, 1: a small scale and no disc
-#: score alike.
+#: The disc scales the tuning walks when ``disc_scale`` is None, in multiples of the training log's threshold scale
+#: ``1 / sqrt(sigma_1)``, ``sigma_1`` the largest singular value of the games' residuals between players at the
+#: ratings' fit (:mod:`discrank._disc_start`): the MAP holds the disc at exactly 0 below that scale. The walk starts
+#: at the first, below it (the ratings alone: the score of the search before it), and goes up while the validation
+#: improves.
+DISC_STEPS = (0.5, 2.0 ** 0.5, 2.0, 2.0 ** 1.5, 4.0)
+#: The hard upper bound of that walk past its grid, in the same multiples.
+DISC_TOP = 16.0
+#: The disc scale of the fit that measures the threshold: far below any log's, so that the disc stays 0.
+DISC_PROBE = 1e-3
+#: The walk's grid and bounds where the residuals are 0 (no threshold to measure).
 DISC_GRID = (0.25, 0.5, 1.0, 2.0, 4.0)
-#: The hard bounds of the disc scale's search past its grid's edges.
 DISC_BOUNDS = (1.0 / 16, 16.0)
 
 
@@ -72,6 +79,23 @@ class DynamicDisc:
         u, v = disc_uv(res.disc, k, n_players)
         self.disc_u_, self.disc_v_ = u.copy(), v.copy()
         self.disc_scale_ = float(self._dscale)
+
+    def _disc_grid(self, h: Any, drift: float, prior: float, tol: float, rows_of: Any = None) -> tuple:
+        """(grid, bounds) of the disc scale's walk: :data:`DISC_STEPS` and :data:`DISC_TOP` times the threshold
+        scale of the history ``h`` at ``(drift, prior)``, measured by its fit with the disc at :data:`DISC_PROBE` to
+        ``tol`` (:attr:`discrank._history.HistoryResult.disc_sigma`), and reported; :data:`DISC_GRID` and
+        :data:`DISC_BOUNDS` where the residuals are 0."""
+        scale, self._dscale = self._dscale, DISC_PROBE
+        try:
+            sigma = self._solve_built(h, drift, prior, None, tol, rows_of).disc_sigma or 0.0
+        finally:
+            self._dscale = scale
+        if not sigma > 0.0:
+            return DISC_GRID, DISC_BOUNDS
+        threshold = 1.0 / np.sqrt(sigma)
+        report_stage(f"tuning DynamicElo: the residuals' largest singular value {sigma:.4g}, the disc's threshold "
+                     f"scale {threshold:.4g}")
+        return tuple(threshold * m for m in DISC_STEPS), (threshold * DISC_STEPS[0], threshold * DISC_TOP)
 
     def _disc_term(self, ia: np.ndarray, ib: np.ndarray) -> Any:
         """The disc game's term of games between ``ia`` and ``ib`` (a player coded -1: 0); 0 without components."""

@@ -66,9 +66,8 @@ ORIGIN_GAMES = 1_000_000
 #: absorb an origin's games (:meth:`discrank._history_update.HistoryState.absorb`).
 REACH = 16
 
-#: The relative gradient at which the tuning's fits stop: a candidate's validation log loss then sits within
-#: about 1e-5 of the exact fits' (2e-6 on the ATP log, 1.1e-5 on a small league of tests/test_dynamic.py), below
-#: the gaps between candidates that decide the choice.
+#: The relative gradient at which the tuning's fits stop: a candidate's validation log loss is then within about 1e-5
+#: of the exact fits' (2e-6 on ATP, 1.1e-5 on a league of tests/test_dynamic.py), below the gaps that decide.
 TUNE_TOL = 1e-3
 
 
@@ -80,29 +79,21 @@ class DynamicTuning:
         """The drift grid's unit for this period: 0.1 logit per square root of a year."""
         if self.period is None:
             return 0.0
-        if isinstance(self.period, str):
-            return 0.1 / math.sqrt(_PER_YEAR[self.period])
-        return 0.1
-
+        return 0.1 / math.sqrt(_PER_YEAR[self.period]) if isinstance(self.period, str) else 0.1
 
     def _tune(self, ca, cb, score, bins, t, x, n_players, validation, w=None, whole=False, rows_of=None,
               ctx=None, margin=None, fmt=None):
-        """The drift, prior scale and variance scale that forecast a validation window at the end of the
-        training games best, and the record of the search (``tuning_``): a walk on the drift grid at the
-        middle prior, refined by factors of sqrt 2 around the best drift, then a walk on the prior grid at
-        the best drift (:class:`discrank._tuning.Search`), each candidate at its best variance scale; each
-        walk and scan goes on past its grid's edge while each step raises the validation log-likelihood by
-        more than :data:`EDGE_NATS`, up to its bounds (:data:`DRIFT_BOUNDS`, :data:`PRIOR_BOUNDS`,
-        :data:`VARIANCE_BOUNDS`), and a value chosen at a bound is warned about
-        (:class:`~discrank.exceptions.TuningWarning`). A parameter given is the only candidate of its own
-        search. With ``tuning_budget``, the walks stop at the first candidate past it, and the best scored is
-        kept. With margins (``margin``) and ``margin_scale`` None, with contexts (``ctx``, each game's code) and
-        ``context_scale`` None, and with disc components and ``disc_scale`` None, the walks run at the middle of
-        :data:`MARGIN_GRID`, :data:`CONTEXT_GRID` and :data:`DISC_GRID`; then the margin, the context and the
-        disc scales walk their grids in turn at the best drift and prior (past their edges as the others, within
-        their bounds, :data:`_EXTRA`), and the model's ``_mscale``, ``_cscale`` and ``_dscale`` are left at the
-        choices. The search, each candidate scored and the choice are reported to
-        the listener of :func:`discrank._progress.staging` (``verbose``)."""
+        """The drift, prior scale and variance scale that forecast a validation window at the end of the training
+        games best, and the record of the search (``tuning_``): a walk on the drift grid at the middle prior, refined
+        by factors of sqrt 2 around the best drift, then on the prior grid at the best drift
+        (:class:`discrank._tuning.Search`), each candidate at its best variance scale; each walk and scan goes past
+        its grid's edge while a step raises the validation log-likelihood by more than :data:`EDGE_NATS`, within
+        its bounds, and a value chosen at a bound warns (:class:`~discrank.exceptions.TuningWarning`). A parameter
+        given is its search's only candidate; ``tuning_budget`` stops the walks there, the best scored kept. The
+        margin, context, disc and propensity scales left None then walk their grids in turn at the best drift and
+        prior (:data:`_EXTRA`; the others at their grids' middle, the disc absent before its walk, whose grid is
+        set by the log's threshold, :meth:`_disc_grid`), the model's ``_mscale``, ``_cscale``, ``_dscale`` and
+        ``_pscale`` left at the choices. Each candidate and the choice are reported (``verbose``)."""
         from discrank._tuning import Validation, check_validation
 
         clock = time.perf_counter()
@@ -133,15 +124,20 @@ class DynamicTuning:
         cand = _Candidates(self, games, n_players, fit_mask, val_mask, origins, scales, rows_of, self.tuning_budget)
         # candidates compared with the cost of their steps past the grids' edges
         cost = lambda c: cand.scores[c] + cand.gain * (drifts.steps(c[0]) + priors.steps(c[1]))  # noqa: E731
+        # no disc until its walk: below its threshold the disc is exactly 0, the same model
+        k, self.disc_components = self.disc_components, 0 if "disc_scale" in extra else self.disc_components
         try:
             self._search(cand, drifts, priors, cost)
-        except _BudgetSpent:
-            report_stage(f"tuning DynamicElo: the budget of {plural(cand.budget, 'candidate')} is spent: the best "
-                         "scored is kept")
-        best = min(cand.scores, key=cost)
-        for name, _, _, attr in _EXTRA:
-            if name in extra:
-                self._extra_walk(cand, name, attr, extra[name], best)
+            best = min(cand.scores, key=cost)
+            for name, _, _, attr in _EXTRA:
+                if name == "disc_scale" and name in extra:  # its grid from the log's threshold, its walk from below it
+                    self.disc_components = k
+                    extra[name] = _Axis(*self._disc_grid(cand._history(int(origins[0])), *best, TUNE_TOL, rows_of))
+                    self._dscale, cand._theta0, cand._kept = extra[name].grid[0], None, None  # (starts without it)
+                if name in extra:
+                    self._extra_walk(cand, name, attr, extra[name], best)
+        finally:
+            self.disc_components = k
         self._format_walks = {}
         for code in range(1, self._n_fmt() if walk_formats else 0):  # each format's scale after the reference's
             name = f"format_scale[{self.format_labels_[code]}]"
@@ -156,16 +152,20 @@ class DynamicTuning:
     def _search(self, cand: "_Candidates", drifts: "_Axis", priors: "_Axis", cost: Callable[[tuple], float]) -> None:
         """The walks of :meth:`_tune`, each candidate scored by ``cand``: the drift at the middle prior, the best
         drift divided and multiplied by sqrt 2, then the prior at the best drift (``cost``: a candidate's score
-        with its steps past the grids' edges)."""
+        with its steps past the grids' edges); a spent budget ends them, reported."""
         mid_prior = priors.grid[(priors.n - 1) // 2]
         start = DRIFT_GRID.index(1.0) if drifts.n > 1 else 0
-        best_drift = _axis_walk(drifts, start, lambda drift: cand.score(drift, mid_prior), cand.gain)
-        if drifts.n > 1:
-            for drift in (best_drift / math.sqrt(2.0), best_drift * math.sqrt(2.0)):
-                if drifts.bounds[0] <= drift <= drifts.bounds[1]:
-                    cand.score(drift, mid_prior)
-            best_drift = min(cand.scores, key=cost)[0]
-        _axis_walk(priors, priors.grid.index(mid_prior), lambda prior: cand.score(best_drift, prior), cand.gain)
+        try:
+            best_drift = _axis_walk(drifts, start, lambda drift: cand.score(drift, mid_prior), cand.gain)
+            if drifts.n > 1:
+                for drift in (best_drift / math.sqrt(2.0), best_drift * math.sqrt(2.0)):
+                    if drifts.bounds[0] <= drift <= drifts.bounds[1]:
+                        cand.score(drift, mid_prior)
+                best_drift = min(cand.scores, key=cost)[0]
+            _axis_walk(priors, priors.grid.index(mid_prior), lambda prior: cand.score(best_drift, prior), cand.gain)
+        except _BudgetSpent:
+            report_stage(f"tuning DynamicElo: the budget of {plural(cand.budget, 'candidate')} is spent: the best "
+                         "scored is kept")
 
     def _extra_walk(self, cand: "_Candidates", name: str, attr: str, axis: "_Axis", best: tuple) -> None:
         """The walk of the scale ``name`` (the model's attribute ``attr``: the margin, context or disc scale) at the
