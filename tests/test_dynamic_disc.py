@@ -207,3 +207,36 @@ def _codes(log):
     a = np.array([int(s[1:]) for s in log.a])
     b = np.array([int(s[1:]) for s in log.b])
     return a, b, np.asarray(log.score, dtype=float), (np.asarray(log.time) // 10.0).astype(np.int64)
+
+
+def test_the_tuned_disc_of_a_transitive_league_is_exactly_zero_and_leaves_the_ratings_as_dynamic_elo_s():
+    """The tuning searches the drift and prior without the disc, measures the residuals' threshold, and walks the disc
+    scale over DISC_STEPS times it from below it: on a league with no cycle the walk stays there, so the fit is
+    DynamicElo()'s (the same choices, the ratings to the solvers' rounding) with a disc of exact zeros; on the cyclic
+    league the grid is the same multiples of its own threshold and the walk climbs it."""
+    from discrank.models._dynamic_disc import DISC_STEPS
+
+    rng = np.random.default_rng(3)
+    n, games = 40, 8000
+    a = rng.integers(0, n, games)
+    b = (a + rng.integers(1, n, games)) % n
+    t = np.sort(rng.uniform(0, 300, games))
+    s = rng.normal(size=n)
+    y = (rng.random(games) < 1 / (1 + np.exp(-(s[a] - s[b])))).astype(float)
+    log = GameLog.from_arrays(a, b, y, t)
+    model = DynamicElo(period=10.0, disc_components=1).fit(log)
+    plain = DynamicElo(period=10.0).fit(log)
+    assert not np.any(model.disc_u_) and not np.any(model.disc_v_)
+    assert (model.drift_, model.prior_scale_, model.variance_scale_) == (plain.drift_, plain.prior_scale_,
+                                                                          plain.variance_scale_)
+    np.testing.assert_allclose(model.pp_rating_, plain.pp_rating_, rtol=0, atol=1e-9)  # 3.5e-13 measured
+    walked = sorted(model.tuning_["disc_scales"])
+    threshold = walked[0] / DISC_STEPS[0]
+    np.testing.assert_allclose(walked, [threshold * m for m in DISC_STEPS[:len(walked)]], rtol=1e-12)
+    assert model.disc_scale_ == walked[0] and len(walked) == 2  # the step above the threshold did not help
+    cyclic, _ = cyclic_league()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        tuned = DynamicElo(period=10.0, disc_components=1).fit(cyclic.filter(end=250.0))
+    walked = sorted(tuned.tuning_["disc_scales"])
+    assert len(walked) >= 4 and tuned.disc_scale_ >= walked[0] / DISC_STEPS[0] * DISC_STEPS[2]  # 4x measured

@@ -5,9 +5,9 @@ Each game's logit gains the disc game of the paper (Section 3, Proposition 2's f
 r_{a,t} - r_{b,t} + sum_j (u_{a,j} v_{b,j} - v_{a,j} u_{b,j}) + ...``, one ``(u_j, v_j)`` per player and component
 with the prior N(0, disc_scale^2) on each. In the reading of Proposition 2, the transitive strength moves (the
 rating's random walk) while the consistency, the disc, is held over the whole history: the limit of a slow
-drift, and the choice the data supports (bench/bench_features.py: on the ATP log a disc added to the dynamic
-rating does not forecast better, and its tuned scale shrinks it; a disc that also moved would have more freedom
-to fit the past, not less). The components are a block of the Newton system
+drift, and the choice the data supports (``bench/bench_features.py --cost``: on the ATP log the residuals of the
+dynamic ratings have the singular values of a log drawn without cycles, so a disc that also moved would only have
+more freedom to fit noise). The components are a block of the Newton system
 (:class:`discrank._history_rows.Extra`: Newton steps with the bilinear term's exact curvature, their conjugate
 gradients stopped at negative curvature, :func:`discrank._history.newton_cg`). A fit from scratch first fits the
 ratings with the disc at 0, then starts the disc along the Hessian's lowest mode there, the top singular pair of the

@@ -357,7 +357,8 @@ class DynamicElo(DynamicTuning, DynamicUpdates, DynamicContexts, DynamicDisc, Dy
         ``variance_scale`` None and the drift and prior given, the variance scale alone is tuned, on the
         same validation window. The margin, context and disc scales, when the log has margins or contexts
         (or ``disc_components`` > 0) and they are None, are walked after the drift and the prior, in that
-        order, each at the best values found before it.
+        order, each at the best values found before it; the disc is left out until its walk, which goes up from
+        below the log's threshold scale (:data:`discrank.models._dynamic_disc.DISC_STEPS`).
 
         Parameters
         ----------
