@@ -325,7 +325,7 @@ def _newton(prob: _Problem, theta: np.ndarray, value: float, g: np.ndarray, scal
         def cb(_):
             count[0] += 1
 
-        if disc and frozen is None:  # an indefinite Hessian (the disc's bilinear term): CG stopped at negative curvature
+        if disc and frozen is None:  # an indefinite Hessian (the disc game): CG stopped at negative curvature
             step, count[0] = newton_cg(H, M, -g, max(eta_k, 1e-12), 500)
         else:
             step, _ = cg(H, -g, rtol=max(eta_k, 1e-12), atol=0.0, maxiter=500, M=M, callback=cb)
@@ -464,9 +464,11 @@ def solve_history(h: History, drift: float, prior_scale: float, draws: bool, the
                     propensity_scale, format_scales)
     part = slice(0, h.n_pp + prob.k) if ratings_scale else slice(None)
     start = default_start(h, draws, disc, prob.n_prop > 0)
-    value, g = prob.value_grad(start)
-    scale = max(1.0, float(np.abs(g[part]).max(initial=0.0)))  # the gradient at the default start, whatever the start
     block = np.arange(h.n_pp + h.n_eff, h.n_pp + h.n_eff + 2 * disc * h.n_players)
+    zero = start.copy()
+    zero[block] = 0.0  # (the disc's part of the gradient is 0 there, whatever its prior's scale)
+    value, g = prob.value_grad(zero)
+    scale = max(1.0, float(np.abs(g[part]).max(initial=0.0)))  # the gradient at the default start, whatever the start
     sigma = None
     if disc and (theta0 is None or not np.any(np.asarray(theta0)[block])):
         # the rest with the disc at 0, then the disc along the lowest mode there (discrank._disc_start): from
@@ -481,7 +483,7 @@ def solve_history(h: History, drift: float, prior_scale: float, draws: bool, the
         value, g = prob.value_grad(theta)  # last: the rows keep the curvature at theta
         theta, value, g, it, n_cg, converged = _newton(prob, theta, value, g, scale, tol, max_iter, disc)
     else:
-        theta, value, g, it, n_cg, converged = _newton(prob, start, value, g, scale, tol, max_iter, disc)
+        theta, value, g, it, n_cg, converged = _newton(prob, zero, value, g, scale, tol, max_iter, disc)
     if disc:  # the rotation of each component that the MAP leaves free, fixed
         theta, g = canonical_gauge((theta, g), h.n_pp + h.n_eff, disc, h.n_players)
     r, beta, eta = prob.split(theta)

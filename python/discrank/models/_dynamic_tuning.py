@@ -132,7 +132,7 @@ class DynamicTuning:
             for name, _, _, attr in _EXTRA:
                 if name == "disc_scale" and name in extra:  # its grid from the log's threshold, its walk from below it
                     self.disc_components = k
-                    extra[name] = _Axis(*self._disc_grid(cand._history(int(origins[0])), *best, TUNE_TOL, rows_of))
+                    extra[name] = _Axis(*self._disc_grid(cand._history(int(origins[0])), *best, self.tol, rows_of))
                     self._dscale, cand._theta0, cand._kept = extra[name].grid[0], None, None  # (starts without it)
                 if name in extra:
                     self._extra_walk(cand, name, attr, extra[name], best)
