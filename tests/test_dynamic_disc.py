@@ -159,10 +159,11 @@ def test_the_disc_is_exactly_zero_below_the_residuals_threshold_and_grows_above_
     lam, mode = lowest_disc_mode(prob.hessian()[0].matvec, theta.size, np.arange(h.n_pp, h.n_pp + 2 * n))
     assert lam == pytest.approx(1.0 - sigma, rel=1e-3 if n > 32 else 1e-10)
     assert np.linalg.norm(mode) == pytest.approx(1.0, rel=1e-12)
-    below = solve_history(h, 0.1, 1.5, None, disc=1, disc_scale=0.95 * threshold, tol=1e-12)
-    assert below.converged and not np.any(below.disc)  # exactly 0: the ratings' fit, with the plain one's steps
-    np.testing.assert_allclose(below.r, plain.r, rtol=0, atol=1e-12)
-    assert below.n_iter == plain.n_iter
+    for scale in (0.95 * threshold, 1e-3):  # (the stopping rule's scale ignores the disc's prior, however tight)
+        below = solve_history(h, 0.1, 1.5, None, disc=1, disc_scale=scale, tol=1e-12)
+        assert below.converged and not np.any(below.disc)  # exactly 0: the ratings' fit, with the plain one's steps
+        np.testing.assert_allclose(below.r, plain.r, rtol=0, atol=1e-12)
+        assert below.n_iter == plain.n_iter and below.disc_sigma == pytest.approx(sigma, rel=1e-3 if n > 32 else 1e-9)
     above = solve_history(h, 0.1, 1.5, None, disc=1, disc_scale=1.3 * threshold, tol=1e-12)
     assert above.converged and above.objective < below.objective - 1e-6
     assert np.abs(above.disc).max() > 0.3  # 0.82 and 0.91 measured: the disc fits the residuals' top pair
