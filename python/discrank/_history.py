@@ -384,8 +384,8 @@ def _disc_staged(prob: _Problem, plain: Optional[_Problem], first: np.ndarray, s
     low, mode = lowest_disc_mode(lambda x: H.matvec(x) - precision * x, theta.size, lead)
     sigma = max(-low, 0.0)
     if not sigma > precision or it >= max_iter:
-        value, g = prob.value_grad(theta)  # the whole gradient (the disc's part is 0 at u = v = 0)
-        return theta, value, g, it, n_cg, bool(float(np.abs(g).max()) <= tol * scale), sigma
+        # value and g are already the whole problem's at theta (the disc's gradient is exactly 0 at u = v = 0)
+        return theta, value, g, it, n_cg, converged, sigma
     rest = np.setdiff1d(block, lead)
     theta[rest] = start[rest]  # the other components at the default start's draws
     if rest.size:
