@@ -154,17 +154,12 @@ COST_FIXED = {"drift": 0.05537502037550825, "prior_scale": 2.0, "variance_scale"
 COST_SCALES = (0.15, 0.2, 0.25, 1.0)
 
 
-def residual_spectrum(model, log, k: int = 4, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
-    """(the top ``k`` singular values of the skew-symmetric matrix of the games' residuals between each pair of
-    players, ``R_ab = sum (score - P(a beats b))`` over their games, at ``model``'s in-sample ratings; the same of
-    outcomes drawn from those probabilities, a log with the same games and no cycle beyond the ratings). The disc
-    of scale ``s`` is exactly 0 at the MAP below the threshold ``sigma_1(R) = 1 / s^2`` (discrank._disc_start)."""
-    import scipy.sparse as sp
-    from scipy.sparse.linalg import svds
-
+def game_logits(model, log) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """(player labels, each game's first and second player coded in them, each game's logit ``r_a(t) - r_b(t)``
+    from ``model``'s ratings at the game's time)."""
     names, codes = np.unique(np.r_[log.a, log.b], return_inverse=True)
     ia, ib = codes[:len(log)], codes[len(log):]
-    p = np.empty(len(log))
+    d = np.empty(len(log))
     times, which = np.unique(log.time, return_inverse=True)
     order = np.argsort(which, kind="stable")
     bounds = np.searchsorted(which[order], np.arange(times.size + 1))
@@ -173,8 +168,20 @@ def residual_spectrum(model, log, k: int = 4, seed: int = 0) -> tuple[np.ndarray
         who = np.unique(np.r_[ia[games], ib[games]])
         at = model.ratings_at(t, names[who])
         r = dict(zip(who, at["rating"].to_numpy()))
-        d = np.array([r[a] - r[b] for a, b in zip(ia[games], ib[games])])
-        p[games] = 1.0 / (1.0 + np.exp(-d))
+        d[games] = [r[a] - r[b] for a, b in zip(ia[games], ib[games])]
+    return names, ia, ib, d
+
+
+def residual_spectrum(model, log, k: int = 4, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
+    """(the top ``k`` singular values of the skew-symmetric matrix of the games' residuals between each pair of
+    players, ``R_ab = sum (score - P(a beats b))`` over their games, at ``model``'s in-sample ratings; the same of
+    outcomes drawn from those probabilities, a log with the same games and no cycle beyond the ratings). The disc
+    of scale ``s`` is exactly 0 at the MAP below the threshold ``sigma_1(R) = 1 / s^2`` (discrank._disc_start)."""
+    import scipy.sparse as sp
+    from scipy.sparse.linalg import svds
+
+    names, ia, ib, d = game_logits(model, log)
+    p = 1.0 / (1.0 + np.exp(-d))
     n = names.size
     out = []
     for score in (np.asarray(log.score, dtype=float), np.random.default_rng(seed).random(len(log)) < p):
@@ -184,37 +191,91 @@ def residual_spectrum(model, log, k: int = 4, seed: int = 0) -> tuple[np.ndarray
     return out[0], out[1]
 
 
-def cost() -> list[str]:
-    """``--cost``: the whole ATP log fitted at fixed parameters by DynamicElo and by DynamicElo with the disc game
-    (k = 1) at the prior scales :data:`COST_SCALES`, each timed (best of two), and the ratio (issue 36's target: at
-    most 5x); then the residuals' spectrum that sets the disc's threshold."""
+#: The planted disc of ``--cost``'s simulated log: each (u, v) drawn N(0, PLANT_SCALE^2) for the players with at
+#: least PLANT_GAMES games, 0 for the others.
+PLANT_SCALE = 0.5
+PLANT_GAMES = 50
+
+
+def planted_log(model, log, seed: int = 1):
+    """(ATP's games with outcomes drawn from ``model``'s ratings at each game's time plus a planted disc game, the
+    players' labels, the planted u, v): a log of ATP's size whose disc carries signal."""
+    from discrank import GameLog
+
+    names, ia, ib, d = game_logits(model, log)
+    rng = np.random.default_rng(seed)
+    games = np.bincount(ia, minlength=names.size) + np.bincount(ib, minlength=names.size)
+    active = games >= PLANT_GAMES
+    u = np.where(active, rng.normal(0.0, PLANT_SCALE, names.size), 0.0)
+    v = np.where(active, rng.normal(0.0, PLANT_SCALE, names.size), 0.0)
+    logit = d + u[ia] * v[ib] - v[ia] * u[ib]
+    score = (rng.random(len(log)) < 1.0 / (1.0 + np.exp(-logit))).astype(np.float64)
+    return GameLog.from_arrays(names[ia], names[ib], score, log.time), names, u, v
+
+
+def _timed_fits(log, runs: list) -> list:
+    """Each ``(name, parameters)`` of ``runs`` fitted on ``log`` at :data:`COST_FIXED` twice: (name, the fit, the
+    best of the two seconds)."""
     from discrank import DynamicElo
 
-    log = datasets.tennis_atp_log()
-    lines = [f"ATP log, {len(log)} games, fixed parameters {COST_FIXED}", "",
-             "| model | seconds (best of 2) | Newton steps | CG iterations | largest |u|, |v| | ratio |",
-             "|---|---|---|---|---|---|"]
-    base = None
-    runs = [("DynamicElo", {})] + [(f"DynamicElo(disc_components=1, disc_scale={s:g})",
-                                    {"disc_components": 1, "disc_scale": s}) for s in COST_SCALES]
+    out = []
     for name, extra in runs:
         times = []
         for _ in range(2):
             clock = time.perf_counter()
             model = DynamicElo(**COST_FIXED, **extra).fit(log)
             times.append(time.perf_counter() - clock)
-        if base is None:
-            base, plain = min(times), model
-        largest = 0.0 if model.disc_u_ is None else float(np.abs(np.r_[model.disc_u_.ravel(),
-                                                                         model.disc_v_.ravel()]).max())
-        lines.append(f"| {name} | {min(times):.1f} | {model.n_iter_} | {model.n_cg_} | {largest:.3g} | "
-                     f"{min(times) / base:.2f} |")
+        out.append((name, model, min(times)))
+    return out
+
+
+def _cost_line(name: str, model, seconds: float, base: float, extra: str = "") -> str:
+    largest = 0.0 if model.disc_u_ is None else float(np.abs(np.r_[model.disc_u_.ravel(),
+                                                                     model.disc_v_.ravel()]).max())
+    return (f"| {name} | {seconds:.1f} | {model.n_iter_} | {model.n_cg_} | {largest:.3g} | {seconds / base:.2f} |"
+            f"{extra}")
+
+
+def cost() -> list[str]:
+    """``--cost``: the whole ATP log fitted at fixed parameters by DynamicElo and by DynamicElo with the disc game
+    (k = 1) at the prior scales :data:`COST_SCALES`, each timed (best of two), and the ratio (issue 36's target: at
+    most 5x); then the residuals' spectrum that sets the disc's threshold; then the same on ATP's games with a
+    planted disc (:func:`planted_log`), fitted at the planted scale, with the correlation of the fitted and planted
+    disc terms over the games."""
+    log = datasets.tennis_atp_log()
+    head = ["| model | seconds (best of 2) | Newton steps | CG iterations | largest |u|, |v| | ratio |",
+            "|---|---|---|---|---|---|"]
+    lines = [f"ATP log, {len(log)} games, fixed parameters {COST_FIXED}", ""] + head
+    runs = [("DynamicElo", {})] + [(f"DynamicElo(disc_components=1, disc_scale={s:g})",
+                                    {"disc_components": 1, "disc_scale": s}) for s in COST_SCALES]
+    fits = []
+    for run in runs:
+        fits += _timed_fits(log, [run])
+        lines.append(_cost_line(*fits[-1], fits[0][2]))
         print(lines[-1], flush=True)
+    plain = fits[0][1]
     real, drawn = residual_spectrum(plain, log)
     fmt = lambda v: ", ".join(f"{x:.2f}" for x in v)  # noqa: E731
     lines += ["", f"top singular values of the residuals' skew-symmetric matrix at DynamicElo's fit: {fmt(real)} "
               f"(threshold scale 1 / sqrt(sigma_1) = {1 / np.sqrt(real[0]):.3f}); of outcomes drawn from its "
               f"probabilities (no cycle): {fmt(drawn)}"]
+    sim, names, u, v = planted_log(plain, log)
+    lines += ["", f"ATP's games, outcomes drawn from DynamicElo's ratings plus a disc of scale {PLANT_SCALE:g} planted "
+              f"on the {int(np.count_nonzero(u))} players with at least {PLANT_GAMES} games", ""] + head[:1]
+    lines[-1] += " corr(fitted, planted disc terms) |"
+    lines.append("|---|---|---|---|---|---|---|")
+    sims = _timed_fits(sim, [("DynamicElo", {}), (f"DynamicElo(disc_components=1, disc_scale={PLANT_SCALE:g})",
+                                                  {"disc_components": 1, "disc_scale": PLANT_SCALE})])
+    ia, ib = np.searchsorted(names, sim.a), np.searchsorted(names, sim.b)  # (names: sorted)
+    for name, model, seconds in sims:
+        corr = " |"
+        if model.disc_u_ is not None:
+            index = {label: i for i, label in enumerate(model.labels_)}
+            at = np.array([index[label] for label in names])  # the planted players in the fit's order
+            fu, fv = model.disc_u_[at, 0], model.disc_v_[at, 0]
+            corr = f" {np.corrcoef(u[ia] * v[ib] - v[ia] * u[ib], fu[ia] * fv[ib] - fv[ia] * fu[ib])[0, 1]:.3f} |"
+        lines.append(_cost_line(name, model, seconds, sims[0][2], corr))
+        print(lines[-1], flush=True)
     return lines
 
 

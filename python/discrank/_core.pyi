@@ -223,6 +223,27 @@ def chain_solve(
 ) -> npt.NDArray[np.float64]:
     """x with L D L^T x = b from LAPACK dpttrf's factors (d, e); the same bits for any n_threads."""
 
+class DiscRows:
+    """The disc game's terms of rows with nodes (k, 4, m) (u_lo, v_lo, u_hi, v_hi of each component) into a
+    parameter block of ``size``."""
+
+    def __init__(self, nodes: npt.NDArray[np.int32], size: int) -> None: ...
+    def term(self, w: npt.NDArray[np.float64], n_threads: int = 0) -> npt.NDArray[np.float64]:
+        """Each row's term sum_j w[u_lo] w[v_hi] - w[v_lo] w[u_hi]."""
+    def along(
+        self, w: npt.NDArray[np.float64], v: npt.NDArray[np.float64], n_threads: int = 0
+    ) -> npt.NDArray[np.float64]:
+        """Each row's derivative at w along v (J v)."""
+    def net(
+        self,
+        w: npt.NDArray[np.float64],
+        c: npt.NDArray[np.float64],
+        out: npt.NDArray[np.float64],
+        f: Optional[npt.NDArray[np.float64]] = None,
+        v: Optional[npt.NDArray[np.float64]] = None,
+    ) -> None:
+        """out += J^T c at w, and with f and v the second-order part sum_r f_r d''_r v (in place)."""
+
 def bt_bootstrap(
     n: int, a: npt.NDArray[np.int32], b: npt.NDArray[np.int32], y: npt.NDArray[np.float64],
     count: npt.NDArray[np.float64], mult: npt.NDArray[np.float64], z: npt.NDArray[np.float64],

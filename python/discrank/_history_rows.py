@@ -37,8 +37,9 @@ class Extra:
     """The parameters after the ratings that enter each row's logit: the context effects (``e_{p,c}``, lo's with
     ``+``, hi's with ``-``) and the disc components (``u_lo . v_hi - v_lo . u_hi``: the disc game of the paper's
     Section 3, one ``(u, v)`` per player and component, a rating's cyclic part). :meth:`linearize` gives each row's
-    term at a point and its derivative in each parameter it holds, as slots ``(nodes, coefficient)``; the effects'
-    terms are linear, the disc's bilinear (the Hessian products use their Gauss-Newton part, ``J^T W J``).
+    term at a point, the effects' derivatives as slots ``(nodes, coefficient)`` (their terms are linear), and the
+    point for the disc's bilinear terms, whose products run in the core's row kernel (``_core.DiscRows``: its
+    derivatives ``J v``, its sums ``J^T c`` and its exact second-order part, for Newton's steps).
 
     With ``propensity``, each player's draw propensity ``delta_p`` follows: it enters the row's draw parameter,
     not its logit (``eta + delta_lo + delta_hi``, :meth:`eta_offset`), through the slots :attr:`eta_slots`.
@@ -56,12 +57,23 @@ class Extra:
         self.e = None if not self.n_eff else (e_lo.astype(kind), e_hi.astype(kind))
         p_lo, p_hi = p_lo.astype(kind), p_hi.astype(kind)
         n, off = self.n_players, self.n_eff
-        # each component's nodes: (u of lo, v of lo, u of hi, v of hi)
-        self.disc = [(off + j * n + p_lo, off + (self.k + j) * n + p_lo, off + j * n + p_hi, off + (self.k + j) * n + p_hi)
-                     for j in range(self.k)]
+        #: each component's nodes (u of lo, v of lo, u of hi, v of hi), shape (k, 4, rows), and their kernel
+        self.nodes = self.disc = None
+        if self.k:
+            self.nodes = np.stack([np.stack([off + j * n + p_lo, off + (self.k + j) * n + p_lo, off + j * n + p_hi,
+                                             off + (self.k + j) * n + p_hi]) for j in range(self.k)]).astype(np.int32)
+            self.disc = _core.DiscRows(self.nodes, self.size)
         start = off + 2 * self.k * n
         #: the draw propensities' slots in each row's draw parameter (empty without)
         self.eta_slots = [(start + p_lo, 1.0), (start + p_hi, 1.0)] if propensity else []
+
+    def __getstate__(self) -> dict:
+        """The block without its kernel (a Dask part ships the block to its worker; the kernel is rebuilt there)."""
+        return {k: v for k, v in self.__dict__.items() if k != "disc"}
+
+    def __setstate__(self, state: dict) -> None:
+        self.__dict__.update(state)
+        self.disc = None if self.nodes is None else _core.DiscRows(self.nodes, self.size)
 
     def eta_offset(self, w: np.ndarray) -> Optional[np.ndarray]:
         """Each row's draw propensities at ``w`` (``delta_lo + delta_hi``); None without."""
@@ -69,50 +81,55 @@ class Extra:
             return None
         return self.along(self.eta_slots, w)
 
-    def linearize(self, w: np.ndarray) -> tuple[Optional[np.ndarray], list]:
-        """(each row's term at ``w``, the slots ``(nodes, coefficient)`` of its derivative)."""
-        term, slots = None, []
+    def linearize(self, w: np.ndarray, n_threads: int = 0) -> tuple[Optional[np.ndarray], list, Optional[np.ndarray]]:
+        """(each row's term at ``w``, the effects' slots ``(nodes, coefficient)`` of its derivative, the point of
+        the disc's terms: ``w`` itself, None without components)."""
+        term, slots, point = None, [], None
         if self.e is not None:
             e_lo, e_hi = self.e
             term = w[e_lo] - w[e_hi]
             slots += [(e_lo, 1.0), (e_hi, -1.0)]
-        for u_lo, v_lo, u_hi, v_hi in self.disc:
-            ua, va, ub, vb = w[u_lo], w[v_lo], w[u_hi], w[v_hi]
-            cyclic = ua * vb - va * ub
+        if self.disc is not None:
+            point = np.ascontiguousarray(w, dtype=np.float64)
+            cyclic = self.disc.term(point, n_threads)
             term = cyclic if term is None else term + cyclic
-            slots += [(u_lo, vb), (v_lo, -ub), (u_hi, -va), (v_hi, ua)]
-        return term, slots
+        return term, slots, point
 
-    def net(self, slots: list, c: np.ndarray) -> np.ndarray:
-        """Each parameter's sum over the rows of ``c`` times its derivative (``J^T c``)."""
+    def net(self, slots: list, c: np.ndarray, point: Optional[np.ndarray] = None, f: Optional[np.ndarray] = None,
+            v: Optional[np.ndarray] = None) -> np.ndarray:
+        """Each parameter's sum over the rows of ``c`` times its derivative (``J^T c``), the disc's at ``point``
+        where given; with ``f`` and ``v``, plus the disc term's second-order part ``sum_rows f d''(point) v``."""
         out = np.zeros(self.size)
         for nodes, coef in slots:
             out += np.bincount(nodes, c * coef, self.size)
+        if point is not None:
+            self.disc.net(point, np.ascontiguousarray(c, dtype=np.float64), out,
+                          None if f is None else np.ascontiguousarray(f, dtype=np.float64),
+                          None if v is None else np.ascontiguousarray(v, dtype=np.float64))
         return out
 
-    @staticmethod
-    def along(slots: list, v: np.ndarray) -> np.ndarray:
-        """Each row's derivative along ``v`` (``J v``)."""
+    def along(self, slots: list, v: np.ndarray, point: Optional[np.ndarray] = None,
+              n_threads: int = 0) -> Optional[np.ndarray]:
+        """Each row's derivative along ``v`` (``J v``), the disc's at ``point`` where given (None: no slots and no
+        point)."""
         out = None
         for nodes, coef in slots:
             part = coef * v[nodes]
             out = part if out is None else out + part
+        if point is not None:
+            part = self.disc.along(point, np.ascontiguousarray(v, dtype=np.float64), n_threads)
+            out = part if out is None else out + part
         return out
 
-    def second(self, f_d: np.ndarray, v: np.ndarray) -> np.ndarray:
-        """The disc term's second-order part of the Hessian times ``v``: ``sum_rows f_d d''(w) v`` (each
-        component's ``u_lo v_hi`` and ``-v_lo u_hi`` cross derivatives; the effects are linear)."""
-        out = np.zeros(self.size)
-        for u_lo, v_lo, u_hi, v_hi in self.disc:
-            out += np.bincount(u_lo, f_d * v[v_hi], self.size) + np.bincount(v_hi, f_d * v[u_lo], self.size)
-            out -= np.bincount(v_lo, f_d * v[u_hi], self.size) + np.bincount(u_hi, f_d * v[v_lo], self.size)
-        return out
-
-    def diagonal(self, slots: list, f_dd: np.ndarray) -> np.ndarray:
-        """The diagonal of ``J^T diag(f_dd) J``."""
+    def diagonal(self, slots: list, f_dd: np.ndarray, point: Optional[np.ndarray] = None) -> np.ndarray:
+        """The diagonal of ``J^T diag(f_dd) J`` (the disc's at ``point`` where given)."""
         out = np.zeros(self.size)
         for nodes, coef in slots:
             out += np.bincount(nodes, f_dd * np.square(coef), self.size)
+        if point is not None:
+            for u_lo, v_lo, u_hi, v_hi in self.nodes:
+                for node, partner in ((u_lo, v_hi), (v_lo, u_hi), (u_hi, v_lo), (v_hi, u_lo)):
+                    out += np.bincount(node, f_dd * np.square(point[partner]), self.size)
         return out
 
 
@@ -163,6 +180,7 @@ class Rows:
         # the context effects and disc components (Extra), or None; its slots at the last evaluation
         self.extra = None if extra is None or not extra.size else extra
         self._slots: list = []
+        self._point: Optional[np.ndarray] = None  # the disc's point at the last evaluation (None: no disc)
         self._f_d: Optional[np.ndarray] = None  # each row's first derivative at the last evaluation
 
     @classmethod
@@ -201,7 +219,7 @@ class Rows:
                  e: Optional[np.ndarray] = None):
         """(value, gradient in r, gradient in (beta, eta)) of the rows' loss, and with the block ``e`` of the
         context effects and disc components (:class:`Extra`) its gradient in them after; keeps the curvature."""
-        offset = self._offset(beta, e)
+        offset = self._offset(beta, e, n_threads)
         if self.draws or self.scale is not None:
             return self._evaluate_numpy(r, eta, offset, e)
         f_dd = np.zeros(self.n.size)
@@ -219,7 +237,7 @@ class Rows:
         tail = np.concatenate(tail) if tail else np.zeros(0)
         if self.extra is None:
             return float(value), g, tail
-        g_e = self.extra.net(self._slots, f_d)
+        g_e = self.extra.net(self._slots, f_d, self._point)
         if self.draws and self.extra.eta_slots:
             g_e += self.extra.net(self.extra.eta_slots, f_e)
         return float(value), g, tail, g_e
@@ -251,12 +269,12 @@ class Rows:
         self.curv, self._coef, self._f_d = (f_dd, f_de, f_ee), None, f_d
         return self._results(value, self._net(f_d), tail, f_d, f_e)
 
-    def _offset(self, beta: np.ndarray, e: Optional[np.ndarray]) -> Optional[np.ndarray]:
+    def _offset(self, beta: np.ndarray, e: Optional[np.ndarray], n_threads: int = 0) -> Optional[np.ndarray]:
         """Each row's logit beyond its ratings' difference (``beta . x`` and the block ``e``'s term); the block's
         slots kept for the curvature's products."""
         offset = self.x @ beta if self.n_cov else None
         if self.extra is not None:
-            shift, self._slots = self.extra.linearize(e)
+            shift, self._slots, self._point = self.extra.linearize(e, n_threads)
             if shift is not None:  # (None: a block of draw propensities alone, no logit term)
                 offset = shift if offset is None else offset + shift
         return offset
@@ -290,7 +308,7 @@ class Rows:
         diag = np.bincount(self.lo, f_dd, self.n_pp) + np.bincount(self.hi, f_dd, self.n_pp)
         if self.extra is None:
             return diag
-        extra = self.extra.diagonal(self._slots, f_dd)
+        extra = self.extra.diagonal(self._slots, f_dd, self._point)
         if self.draws and self.extra.eta_slots:
             extra += self.extra.diagonal(self.extra.eta_slots, self.curv[2])
         return np.concatenate([diag, extra])
@@ -302,36 +320,36 @@ class Rows:
     def product(self, vr: np.ndarray, vg: np.ndarray, n_threads: int = 0, ve: Optional[np.ndarray] = None):
         """The games' Hessian times (vr, vg), without the global block's ``C @ vg`` (the caller's, once); with
         context effects, times (vr, ve, vg), their part of the product last."""
-        out = self.kernel.hessp_s(self.curv[0], vr, n_threads=n_threads)  # the games' Laplacian
         rowcoef = self._coefficients()[0] if self.m else None
-        if self.extra is None and not self.m:  # the games' Laplacian is the whole product
-            return out, np.zeros(0)
+        if self.extra is None:
+            out = self.kernel.hessp_s(self.curv[0], vr, n_threads=n_threads)  # the games' Laplacian
+            if not self.m:  # the games' Laplacian is the whole product
+                return out, np.zeros(0)
+            out += self._net(rowcoef @ vg)
+            return out, rowcoef.T @ (vr[self.lo] - vr[self.hi])
+        # with the block: each row's derivative along (vr, ve, vg), weighed by its curvature, summed once per
+        # player-period (the Laplacian's product is its part along vr)
+        f_dd, f_de, f_ee = self.curv
         dr = vr[self.lo] - vr[self.hi]
+        de = self.extra.along(self._slots, ve, self._point, n_threads)
+        if de is None:  # (a block of draw propensities alone)
+            de = np.zeros(self.n.size)
+        along = f_dd * (dr + de)
+        if self.m:
+            along += rowcoef @ vg
         dp = None
-        if self.extra is not None:
-            f_dd, f_de, f_ee = self.curv
-            de = self.extra.along(self._slots, ve)
-            if de is None:  # (a block of draw propensities alone)
-                de = np.zeros(self.n.size)
-            out += self._net(f_dd * de)
-            along = f_dd * (dr + de)
-            if self.m:
-                along += rowcoef @ vg
-            if self.draws and self.extra.eta_slots:  # the draw propensities: the draw parameter's terms per row
-                dp = self.extra.along(self.extra.eta_slots, ve)
-                jd = f_de * (dr + de + (self.x @ vg[:self.n_cov] if self.n_cov else 0.0))
-                out += self._net(f_de * dp)
-                along += f_de * dp
-            out_e = self.extra.net(self._slots, along)
-            if dp is not None:
-                out_e += self.extra.net(self.extra.eta_slots, jd + f_ee * (vg[-1] + dp))
-            if self.extra.k:  # the disc's bilinear term: its second-order part, exact Newton
-                out_e += self.extra.second(self._f_d, ve)
+        if self.draws and self.extra.eta_slots:  # the draw propensities: the draw parameter's terms per row
+            dp = self.extra.along(self.extra.eta_slots, ve)
+            jd = f_de * (dr + de + (self.x @ vg[:self.n_cov] if self.n_cov else 0.0))
+            along += f_de * dp
+        out = self._net(along)
+        # with the disc: its bilinear term's second-order part too (exact Newton)
+        second = (self._f_d, ve) if self._point is not None else (None, None)
+        out_e = self.extra.net(self._slots, along, self._point, *second)
+        if dp is not None:
+            out_e += self.extra.net(self.extra.eta_slots, jd + f_ee * (vg[-1] + dp))
         if not self.m:  # (the block alone after the ratings)
             return out, np.zeros(0), out_e
-        out += self._net(rowcoef @ vg)
-        if self.extra is None:
-            return out, rowcoef.T @ dr
         tail = rowcoef.T @ (dr + de)
         if dp is not None:
             tail[:self.n_cov] += self.x.T @ (f_de * dp)
@@ -343,7 +361,7 @@ class Rows:
         rows after the ratings')."""
         rowcoef = self._coefficients()[0]
         net = (self._net if self.extra is None
-               else lambda c: np.concatenate([self._net(c), self.extra.net(self._slots, c)]))
+               else lambda c: np.concatenate([self._net(c), self.extra.net(self._slots, c, self._point)]))
         out = np.stack([net(rowcoef[:, k]) for k in range(self.m)], axis=1)
         if self.extra is not None and self.draws and self.extra.eta_slots:  # the draw propensities' rows
             _, f_de, f_ee = self.curv
@@ -387,7 +405,7 @@ class MarginRows(Rows):
         """(value, gradient in r, gradient in (beta, eta)[, gradient in the effects]) of the rows' binomial loss;
         keeps the curvature in the game's logit ``d`` (``kappa^2`` times the binomial's)."""
         base = r[self.lo] - r[self.hi]
-        offset = self._offset(beta, e)
+        offset = self._offset(beta, e, n_threads)
         if offset is not None:
             base = base + offset
         value, f_d, f_dd = binomial_terms(self.kappa * base, self.n, self.win)
@@ -400,7 +418,7 @@ class MarginRows(Rows):
         tail = np.concatenate(tail) if tail else np.zeros(0)
         if self.extra is None:
             return value, self._net(f_d), tail
-        return value, self._net(f_d), tail, self.extra.net(self._slots, f_d)
+        return value, self._net(f_d), tail, self.extra.net(self._slots, f_d, self._point)
 
 
 class SumRows:
