@@ -13,16 +13,20 @@ from discrank._history_rows import Extra
 
 
 def _rows(k: int, n: int = 40, m: int = 3000, seed: int = 0):
-    """(nodes, size, w, lo, hi): m rows between random distinct players of n, k components, a block with two
-    context effects per player in front (so that the disc's nodes start past 0)."""
+    """(nodes, size, w, lo, hi): m rows between random distinct players of n (each its own player-period), k
+    components, a block with two context effects per player in front (so that the disc's nodes start past 0)."""
     rng = np.random.default_rng(seed)
     lo = rng.integers(0, n, m)
     hi = (lo + rng.integers(1, n, m)) % n
     off = 2 * n
     nodes = np.stack([np.stack([off + j * n + lo, off + (k + j) * n + lo, off + j * n + hi, off + (k + j) * n + hi])
-                      for j in range(k)]).astype(np.int32)
+                      for j in range(k)]).astype(np.int32) if k else np.empty((0, 4, m), np.int32)
     size = off + 2 * k * n
-    return nodes, size, rng.standard_normal(size), lo, hi
+    return nodes, size, rng.standard_normal(size), lo.astype(np.int32), hi.astype(np.int32)
+
+
+def _kernel(nodes, size, lo, hi):
+    return _core.DiscRows(nodes, size, lo, hi, int(max(lo.max(), hi.max())) + 1)
 
 
 def _reference(nodes, w, v, c, f, size):
@@ -39,11 +43,11 @@ def _reference(nodes, w, v, c, f, size):
 
 @pytest.mark.parametrize("k", [1, 3])
 def test_kernels_match_numpy(k):
-    nodes, size, w, _, _ = _rows(k)
+    nodes, size, w, lo, hi = _rows(k)
     rng = np.random.default_rng(1)
     v, c, f = rng.standard_normal(size), rng.standard_normal(nodes.shape[2]), rng.standard_normal(nodes.shape[2])
     term, jv, jtc = _reference(nodes, w, v, c, f, size)
-    kern = _core.DiscRows(nodes, size)
+    kern = _kernel(nodes, size, lo, hi)
     np.testing.assert_allclose(kern.term(w), term, rtol=0, atol=1e-12)
     np.testing.assert_allclose(kern.along(w, v), jv, rtol=0, atol=1e-12)
     out = np.ones(size)
@@ -57,8 +61,8 @@ def test_kernels_match_numpy(k):
 def test_products_are_the_derivatives_of_the_terms():
     """J v is the directional derivative of the terms, and J^T c + f d'' v the derivative of J^T c along v when f = c
     (the bilinear terms' second derivative is exact): central differences, within 1e-7."""
-    nodes, size, w, _, _ = _rows(2)
-    kern = _core.DiscRows(nodes, size)
+    nodes, size, w, lo, hi = _rows(2)
+    kern = _kernel(nodes, size, lo, hi)
     rng = np.random.default_rng(2)
     v, c = rng.standard_normal(size), rng.standard_normal(nodes.shape[2])
     h = 1e-6
@@ -76,34 +80,68 @@ def test_products_are_the_derivatives_of_the_terms():
 
 @pytest.mark.parametrize("threads", [1, 2, 3, 8])
 def test_kernels_are_bitwise_the_same_for_any_thread_count(threads):
-    nodes, size, w, _, _ = _rows(2, n=300, m=50_000, seed=3)
-    kern = _core.DiscRows(nodes, size)
+    nodes, size, w, lo, hi = _rows(2, n=300, m=50_000, seed=3)
+    kern = _kernel(nodes, size, lo, hi)
     v = np.random.default_rng(4).standard_normal(size)
     np.testing.assert_array_equal(kern.term(w, threads), kern.term(w, 1))
     np.testing.assert_array_equal(kern.along(w, v, threads), kern.along(w, v, 1))
 
 
 def test_kernel_checks_its_nodes_and_shapes():
-    nodes, size, w, _, _ = _rows(1, n=5, m=10)
+    nodes, size, w, lo, hi = _rows(1, n=5, m=10)
     with pytest.raises(ValueError, match=rf"node {size} at flat position \d+ is outside the block \[0, {size}\)"):
         bad = nodes.copy()
         bad[0, 3, 7] = size
-        _core.DiscRows(bad, size)
+        _core.DiscRows(bad, size, lo, hi, 5)
     with pytest.raises(ValueError, match=r"node -1 at flat position 2 is outside"):
         bad = nodes.copy()
         bad[0, 0, 2] = -1
-        _core.DiscRows(bad, size)
+        _core.DiscRows(bad, size, lo, hi, 5)
     with pytest.raises(ValueError, match=r"nodes must have shape \(k, 4, m\), got \(1, 3, 10\)"):
-        _core.DiscRows(nodes[:, :3], size)
+        _core.DiscRows(nodes[:, :3], size, lo, hi, 5)
     with pytest.raises(TypeError):
-        _core.DiscRows(nodes.astype(np.int64), size)
-    kern = _core.DiscRows(nodes, size)
+        _core.DiscRows(nodes.astype(np.int64), size, lo, hi, 5)
+    with pytest.raises(ValueError, match=r"player index \(\d, 5\) of row 4 is outside \[0, 5\)"):
+        bad = hi.copy()
+        bad[4] = 5
+        _core.DiscRows(nodes, size, lo, bad, 5)
+    with pytest.raises(ValueError, match=r"hi must have shape \(10,\), got \(9,\)"):
+        _core.DiscRows(nodes, size, lo, hi[:9], 5)
+    kern = _core.DiscRows(nodes, size, lo, hi, 5)
     with pytest.raises(ValueError, match=rf"w must have shape \({size},\), got \(3,\)"):
         kern.term(np.zeros(3))
     with pytest.raises(ValueError, match=r"c must have shape \(10,\), got \(9,\)"):
         kern.net(w, np.zeros(9), np.zeros(size))
     with pytest.raises(ValueError, match="f and v must be given together"):
         kern.net(w, np.zeros(10), np.zeros(size), np.zeros(10))
+    with pytest.raises(ValueError, match="w and f_d are needed with disc components"):
+        kern.product(None, np.zeros(10), None, np.zeros(5), np.zeros(size))
+    with pytest.raises(ValueError, match=r"vr must have shape \(5,\), got \(4,\)"):
+        kern.product(w, np.zeros(10), np.zeros(10), np.zeros(4), np.zeros(size))
+
+
+@pytest.mark.parametrize("k", [0, 1, 2])
+@pytest.mark.parametrize("extras", [False, True])
+def test_product_is_the_rows_hessian_product(k, extras):
+    """The games' product in one pass: each row's derivative d = vr_lo - vr_hi + J ve (+ shift), weighed, f_dd d
+    (+ add), summed into the ratings (+ at lo, - at hi) and the block (J^T, with the second-order part)."""
+    nodes, size, w, lo, hi = _rows(k, seed=6)
+    m, n_pp = lo.size, int(max(lo.max(), hi.max())) + 1
+    kern = _core.DiscRows(nodes, size, lo, hi, n_pp)
+    rng = np.random.default_rng(7)
+    f_dd, f_d, vr, ve = rng.random(m), rng.standard_normal(m), rng.standard_normal(n_pp), rng.standard_normal(size)
+    shift, add = (rng.standard_normal(m), rng.standard_normal(m)) if extras else (None, None)
+    out, out_e, along, delta = kern.product(w if k else None, f_dd, f_d if k else None, vr, ve, shift, add, True)
+    d = vr[lo] - vr[hi] + (kern.along(w, ve) if k else 0.0) + (shift if extras else 0.0)
+    a = f_dd * d + (add if extras else 0.0)
+    np.testing.assert_allclose(delta, d, rtol=0, atol=1e-12)
+    np.testing.assert_allclose(along, a, rtol=0, atol=1e-12)
+    np.testing.assert_allclose(out, np.bincount(lo, a, n_pp) - np.bincount(hi, a, n_pp), rtol=0, atol=1e-10)
+    expect = np.zeros(size)
+    if k:
+        kern.net(w, a, expect, f_d, ve)
+    np.testing.assert_allclose(out_e, expect, rtol=0, atol=1e-10)
+    assert kern.product(w if k else None, f_dd, f_d if k else None, vr, ve)[3] is None
 
 
 def test_the_block_survives_a_trip_to_a_worker():
@@ -112,7 +150,7 @@ def test_the_block_survives_a_trip_to_a_worker():
     rng = np.random.default_rng(5)
     lo = rng.integers(0, n, 500)
     hi = (lo + 1 + rng.integers(0, n - 1, 500)) % n
-    block = Extra(0, None, None, k, n, lo, hi)
+    block = Extra(0, None, None, k, n, lo, hi, lo, hi, n)
     copy = pickle.loads(pickle.dumps(block))
     w, v = rng.standard_normal(block.size), rng.standard_normal(block.size)
     term, slots, point = block.linearize(w)

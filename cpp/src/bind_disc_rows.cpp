@@ -1,5 +1,6 @@
 // Python glue of the disc game's row kernels (disc_rows.hpp).
 #include "bind.hpp"
+#include "discrank/checks.hpp"
 #include "discrank/disc_rows.hpp"
 
 #include <algorithm>
@@ -10,14 +11,25 @@ namespace discrank_py {
 
 namespace {
 
-// Owns the nodes so that the borrowed pointer in DiscRows stays valid; checks them once.
+// Owns the nodes and the rows so that the borrowed pointers in DiscRows stay valid; checks them once.
 class PyDiscRows {
   public:
-    PyDiscRows(IntIn nodes, std::int64_t size) : nodes_(std::move(nodes)), size_(size) {
+    PyDiscRows(IntIn nodes, std::int64_t size, IntIn lo, IntIn hi, std::int64_t n_pp)
+        : nodes_(std::move(nodes)), lo_(std::move(lo)), hi_(std::move(hi)), size_(size), n_pp_(n_pp) {
         if (nodes_.ndim() != 3 || nodes_.shape(1) != 4)
             throw py::value_error("nodes must have shape (k, 4, m), got " + shape_str(nodes_));
         if (size < 0 || size > INT32_MAX) throw py::value_error("size must be in [0, 2^31 - 1], got " + std::to_string(size));
+        check_player_count(n_pp, 1);
+        check_vector(lo_, nodes_.shape(2), "lo");
+        check_vector(hi_, nodes_.shape(2), "hi");
+        try {
+            discrank::check_pairs(n_pp, lo_.shape(0), lo_.data(), hi_.data(), discrank::PairRule::distinct, "row");
+        } catch (const std::invalid_argument& e) {
+            throw py::value_error(e.what());
+        }
         core_.nodes = nodes_.data();
+        core_.lo = lo_.data();
+        core_.hi = hi_.data();
         core_.k = nodes_.shape(0);
         core_.m = nodes_.shape(2);
         const std::int32_t* p = nodes_.data();
@@ -64,9 +76,36 @@ class PyDiscRows {
         core_.net(w.data(), c.data(), pf, pv, po);
     }
 
+    // (out, out_e, along, delta or None) of DiscRows::product.
+    py::tuple product(const std::optional<FloatIn>& w, const FloatIn& f_dd, const std::optional<FloatIn>& f_d,
+                      const FloatIn& vr, const FloatIn& ve, const std::optional<FloatIn>& shift,
+                      const std::optional<FloatIn>& add, bool keep_delta) const {
+        if (core_.k && !(w && f_d)) throw py::value_error("w and f_d are needed with disc components");
+        if (w) check_vector(*w, size_, "w");
+        if (f_d) check_vector(*f_d, core_.m, "f_d");
+        check_vector(f_dd, core_.m, "f_dd");
+        check_vector(vr, n_pp_, "vr");
+        check_vector(ve, size_, "ve");
+        if (shift) check_vector(*shift, core_.m, "shift");
+        if (add) check_vector(*add, core_.m, "add");
+        FloatArray out(static_cast<py::ssize_t>(n_pp_)), out_e(static_cast<py::ssize_t>(size_));
+        FloatArray along(static_cast<py::ssize_t>(core_.m));
+        FloatArray delta(static_cast<py::ssize_t>(keep_delta ? core_.m : 0));
+        double *po = out.mutable_data(), *pe = out_e.mutable_data(), *pa = along.mutable_data();
+        double* pd = keep_delta ? delta.mutable_data() : nullptr;
+        {
+            py::gil_scoped_release release;
+            std::fill(po, po + n_pp_, 0.0);
+            std::fill(pe, pe + size_, 0.0);
+            core_.product(w ? w->data() : nullptr, f_dd.data(), f_d ? f_d->data() : nullptr, vr.data(), ve.data(),
+                          shift ? shift->data() : nullptr, add ? add->data() : nullptr, po, pe, pa, pd);
+        }
+        return py::make_tuple(out, out_e, along, keep_delta ? py::object(delta) : py::object(py::none()));
+    }
+
   private:
-    IntIn nodes_;
-    std::int64_t size_;
+    IntIn nodes_, lo_, hi_;
+    std::int64_t size_, n_pp_;
     discrank::DiscRows core_{};
 };
 
@@ -74,16 +113,21 @@ class PyDiscRows {
 
 void bind_disc_rows(py::module_& m) {
     py::class_<PyDiscRows>(m, "DiscRows",
-                           "The disc game's terms of rows with nodes (k, 4, m) (u_lo, v_lo, u_hi, v_hi of each component) "
-                           "into a parameter block of `size`")
-        .def(py::init<IntIn, std::int64_t>(), py::arg("nodes").noconvert(), py::arg("size"))
+                           "The rows (lo, hi) between player-periods (n_pp) with k disc components, nodes (k, 4, m) "
+                           "(u_lo, v_lo, u_hi, v_hi of each) into a parameter block of `size`")
+        .def(py::init<IntIn, std::int64_t, IntIn, IntIn, std::int64_t>(), py::arg("nodes").noconvert(), py::arg("size"),
+             py::arg("lo").noconvert(), py::arg("hi").noconvert(), py::arg("n_pp"))
         .def("term", &PyDiscRows::term, py::arg("w").noconvert(), py::arg("n_threads") = 0,
              "each row's term sum_j w[u_lo] w[v_hi] - w[v_lo] w[u_hi]")
         .def("along", &PyDiscRows::along, py::arg("w").noconvert(), py::arg("v").noconvert(), py::arg("n_threads") = 0,
              "each row's derivative at w along v (J v)")
         .def("net", &PyDiscRows::net, py::arg("w").noconvert(), py::arg("c").noconvert(), py::arg("out").noconvert(),
              py::arg("f") = py::none(), py::arg("v") = py::none(),
-             "out += J^T c at w, and with f and v the second-order part sum_r f_r d''_r v (in place)");
+             "out += J^T c at w, and with f and v the second-order part sum_r f_r d''_r v (in place)")
+        .def("product", &PyDiscRows::product, py::arg("w").noconvert(), py::arg("f_dd").noconvert(),
+             py::arg("f_d").noconvert(), py::arg("vr").noconvert(), py::arg("ve").noconvert(),
+             py::arg("shift") = py::none(), py::arg("add") = py::none(), py::arg("keep_delta") = false,
+             "(out, out_e, along, delta or None): the games' Hessian times (vr, ve) in the ratings and the block's disc");
 }
 
 }  // namespace discrank_py

@@ -224,10 +224,12 @@ def chain_solve(
     """x with L D L^T x = b from LAPACK dpttrf's factors (d, e); the same bits for any n_threads."""
 
 class DiscRows:
-    """The disc game's terms of rows with nodes (k, 4, m) (u_lo, v_lo, u_hi, v_hi of each component) into a
-    parameter block of ``size``."""
+    """The rows (lo, hi) between player-periods (n_pp) with k disc components, nodes (k, 4, m) (u_lo, v_lo, u_hi,
+    v_hi of each) into a parameter block of ``size``."""
 
-    def __init__(self, nodes: npt.NDArray[np.int32], size: int) -> None: ...
+    def __init__(
+        self, nodes: npt.NDArray[np.int32], size: int, lo: npt.NDArray[np.int32], hi: npt.NDArray[np.int32], n_pp: int
+    ) -> None: ...
     def term(self, w: npt.NDArray[np.float64], n_threads: int = 0) -> npt.NDArray[np.float64]:
         """Each row's term sum_j w[u_lo] w[v_hi] - w[v_lo] w[u_hi]."""
     def along(
@@ -243,6 +245,21 @@ class DiscRows:
         v: Optional[npt.NDArray[np.float64]] = None,
     ) -> None:
         """out += J^T c at w, and with f and v the second-order part sum_r f_r d''_r v (in place)."""
+    def product(
+        self,
+        w: Optional[npt.NDArray[np.float64]],
+        f_dd: npt.NDArray[np.float64],
+        f_d: Optional[npt.NDArray[np.float64]],
+        vr: npt.NDArray[np.float64],
+        ve: npt.NDArray[np.float64],
+        shift: Optional[npt.NDArray[np.float64]] = None,
+        add: Optional[npt.NDArray[np.float64]] = None,
+        keep_delta: bool = False,
+    ) -> tuple[
+        npt.NDArray[np.float64], npt.NDArray[np.float64], npt.NDArray[np.float64], Optional[npt.NDArray[np.float64]]
+    ]:
+        """(out, out_e, along, delta or None): the games' Hessian times (vr, ve) in the ratings and the block's
+        disc, each row's derivative d = vr_lo - vr_hi + J ve + shift weighed as along = f_dd d + add."""
 
 def bt_bootstrap(
     n: int, a: npt.NDArray[np.int32], b: npt.NDArray[np.int32], y: npt.NDArray[np.float64],

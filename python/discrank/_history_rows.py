@@ -39,7 +39,8 @@ class Extra:
     Section 3, one ``(u, v)`` per player and component, a rating's cyclic part). :meth:`linearize` gives each row's
     term at a point, the effects' derivatives as slots ``(nodes, coefficient)`` (their terms are linear), and the
     point for the disc's bilinear terms, whose products run in the core's row kernel (``_core.DiscRows``: its
-    derivatives ``J v``, its sums ``J^T c`` and its exact second-order part, for Newton's steps).
+    derivatives ``J v``, its sums ``J^T c`` and its exact second-order part, for Newton's steps; and the games'
+    whole Hessian product in the ratings and the block, :meth:`Rows.product`'s, in one pass over the rows).
 
     With ``propensity``, each player's draw propensity ``delta_p`` follows: it enters the row's draw parameter,
     not its logit (``eta + delta_lo + delta_hi``, :meth:`eta_offset`), through the slots :attr:`eta_slots`.
@@ -50,30 +51,33 @@ class Extra:
     """
 
     def __init__(self, n_eff: int, e_lo: Optional[np.ndarray], e_hi: Optional[np.ndarray], k: int, n_players: int,
-                 p_lo: np.ndarray, p_hi: np.ndarray, propensity: bool = False) -> None:
+                 p_lo: np.ndarray, p_hi: np.ndarray, lo: np.ndarray, hi: np.ndarray, n_pp: int,
+                 propensity: bool = False) -> None:
         self.n_eff, self.k, self.n_players = int(n_eff), int(k), int(n_players)
         self.size = self.n_eff + (2 * self.k + (1 if propensity else 0)) * self.n_players
         kind = np.int32 if self.size <= np.iinfo(np.int32).max else np.int64
         self.e = None if not self.n_eff else (e_lo.astype(kind), e_hi.astype(kind))
         p_lo, p_hi = p_lo.astype(kind), p_hi.astype(kind)
         n, off = self.n_players, self.n_eff
-        #: each component's nodes (u of lo, v of lo, u of hi, v of hi), shape (k, 4, rows), and their kernel
-        self.nodes = self.disc = None
+        #: each component's nodes (u of lo, v of lo, u of hi, v of hi), shape (k, 4, rows); the rows' player-periods;
+        #: the core's kernel of the rows
+        self.nodes = np.empty((0, 4, p_lo.size), np.int32)
         if self.k:
             self.nodes = np.stack([np.stack([off + j * n + p_lo, off + (self.k + j) * n + p_lo, off + j * n + p_hi,
                                              off + (self.k + j) * n + p_hi]) for j in range(self.k)]).astype(np.int32)
-            self.disc = _core.DiscRows(self.nodes, self.size)
+        self.lo, self.hi, self.n_pp = np.ascontiguousarray(lo, np.int32), np.ascontiguousarray(hi, np.int32), int(n_pp)
+        self.kernel = _core.DiscRows(self.nodes, self.size, self.lo, self.hi, self.n_pp)
         start = off + 2 * self.k * n
         #: the draw propensities' slots in each row's draw parameter (empty without)
         self.eta_slots = [(start + p_lo, 1.0), (start + p_hi, 1.0)] if propensity else []
 
     def __getstate__(self) -> dict:
         """The block without its kernel (a Dask part ships the block to its worker; the kernel is rebuilt there)."""
-        return {k: v for k, v in self.__dict__.items() if k != "disc"}
+        return {k: v for k, v in self.__dict__.items() if k != "kernel"}
 
     def __setstate__(self, state: dict) -> None:
         self.__dict__.update(state)
-        self.disc = None if self.nodes is None else _core.DiscRows(self.nodes, self.size)
+        self.kernel = _core.DiscRows(self.nodes, self.size, self.lo, self.hi, self.n_pp)
 
     def eta_offset(self, w: np.ndarray) -> Optional[np.ndarray]:
         """Each row's draw propensities at ``w`` (``delta_lo + delta_hi``); None without."""
@@ -89,9 +93,9 @@ class Extra:
             e_lo, e_hi = self.e
             term = w[e_lo] - w[e_hi]
             slots += [(e_lo, 1.0), (e_hi, -1.0)]
-        if self.disc is not None:
+        if self.k:
             point = np.ascontiguousarray(w, dtype=np.float64)
-            cyclic = self.disc.term(point, n_threads)
+            cyclic = self.kernel.term(point, n_threads)
             term = cyclic if term is None else term + cyclic
         return term, slots, point
 
@@ -103,7 +107,7 @@ class Extra:
         for nodes, coef in slots:
             out += np.bincount(nodes, c * coef, self.size)
         if point is not None:
-            self.disc.net(point, np.ascontiguousarray(c, dtype=np.float64), out,
+            self.kernel.net(point, np.ascontiguousarray(c, dtype=np.float64), out,
                           None if f is None else np.ascontiguousarray(f, dtype=np.float64),
                           None if v is None else np.ascontiguousarray(v, dtype=np.float64))
         return out
@@ -117,7 +121,7 @@ class Extra:
             part = coef * v[nodes]
             out = part if out is None else out + part
         if point is not None:
-            part = self.disc.along(point, np.ascontiguousarray(v, dtype=np.float64), n_threads)
+            part = self.kernel.along(point, np.ascontiguousarray(v, dtype=np.float64), n_threads)
             out = part if out is None else out + part
         return out
 
@@ -327,30 +331,24 @@ class Rows:
                 return out, np.zeros(0)
             out += self._net(rowcoef @ vg)
             return out, rowcoef.T @ (vr[self.lo] - vr[self.hi])
-        # with the block: each row's derivative along (vr, ve, vg), weighed by its curvature, summed once per
-        # player-period (the Laplacian's product is its part along vr)
+        # with the block: each row's derivative along (vr, ve, vg), weighed by its curvature, summed into the
+        # ratings and the disc in one pass over the rows (the core's kernel); the effects and propensities here
         f_dd, f_de, f_ee = self.curv
-        dr = vr[self.lo] - vr[self.hi]
-        de = self.extra.along(self._slots, ve, self._point, n_threads)
-        if de is None:  # (a block of draw propensities alone)
-            de = np.zeros(self.n.size)
-        along = f_dd * (dr + de)
-        if self.m:
-            along += rowcoef @ vg
-        dp = None
-        if self.draws and self.extra.eta_slots:  # the draw propensities: the draw parameter's terms per row
-            dp = self.extra.along(self.extra.eta_slots, ve)
-            jd = f_de * (dr + de + (self.x @ vg[:self.n_cov] if self.n_cov else 0.0))
-            along += f_de * dp
-        out = self._net(along)
-        # with the disc: its bilinear term's second-order part too (exact Newton)
-        second = (self._f_d, ve) if self._point is not None else (None, None)
-        out_e = self.extra.net(self._slots, along, self._point, *second)
+        shift = self.extra.along(self._slots, ve)  # the context effects' part of each row's derivative (or None)
+        dp = self.extra.along(self.extra.eta_slots, ve) if self.draws and self.extra.eta_slots else None
+        add = rowcoef @ vg if self.m else None
+        if dp is not None:  # the draw propensities: the draw parameter's terms per row
+            add = f_de * dp if add is None else add + f_de * dp
+        out, out_e, along, delta = self.extra.kernel.product(self._point, f_dd, self._f_d, vr, ve, shift, add,
+                                                             bool(self.m))
+        if self._slots:
+            out_e += self.extra.net(self._slots, along)
         if dp is not None:
+            jd = f_de * (delta + (self.x @ vg[:self.n_cov] if self.n_cov else 0.0))
             out_e += self.extra.net(self.extra.eta_slots, jd + f_ee * (vg[-1] + dp))
         if not self.m:  # (the block alone after the ratings)
             return out, np.zeros(0), out_e
-        tail = rowcoef.T @ (dr + de)
+        tail = rowcoef.T @ delta
         if dp is not None:
             tail[:self.n_cov] += self.x.T @ (f_de * dp)
             tail[-1] += float(np.dot(f_ee, dp))
@@ -467,7 +465,7 @@ def extra_of(h: History, lo: np.ndarray, hi: np.ndarray, ctx: Optional[np.ndarra
     e_lo = e_hi = None
     if h.n_eff:
         e_lo, e_hi = p_lo * h.n_ctx + ctx, p_hi * h.n_ctx + ctx
-    return Extra(h.n_eff, e_lo, e_hi, disc, h.n_players, p_lo, p_hi, propensity)
+    return Extra(h.n_eff, e_lo, e_hi, disc, h.n_players, p_lo, p_hi, lo, hi, h.n_pp, propensity)
 
 
 def games_rows(h: History, draws, margin_scale: float = 0.0, disc: int = 0, propensity: bool = False,

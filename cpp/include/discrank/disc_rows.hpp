@@ -1,11 +1,12 @@
-// The disc game's terms in the rows of the whole-history problem (python/discrank/_history_rows.py's
-// Extra): each row r carries k components, each with four nodes into one parameter block w (u of the
-// row's first player, v of it, u of the second, v of it), and the row's term is the paper's disc game
-// sum_j w[u_lo] w[v_hi] - w[v_lo] w[u_hi] (Section 3). Three kernels over the rows: the terms, their
-// derivative along a direction (J v), and the sum over the rows of a weight times each row's gradient
-// (J^T c), with the bilinear term's second-order part (sum_r f_r d''_r v) when asked. The first two run
-// the rows on threads, each row alone; the third adds in the rows' order on one thread. Every result is
-// bitwise the same for any thread count.
+// The rows of the whole-history problem with a block after the ratings (python/discrank/_history_rows.py's
+// Extra): row r is a game between the player-periods lo[r] and hi[r], and carries k >= 0 components of the
+// disc game, each with four nodes into the block w (u of the row's first player, v of it, u of the second,
+// v of it); the row's disc term is the paper's sum_j w[u_lo] w[v_hi] - w[v_lo] w[u_hi] (Section 3). Four
+// kernels over the rows: the terms, their derivative along a direction (J v), the sum over the rows of a
+// weight times each row's gradient (J^T c, with the bilinear term's second-order part sum_r f_r d''_r v
+// when asked), and the games' whole Hessian product in the ratings and the disc (Rows.product's). The
+// first two run the rows on threads, each row alone; the others add in the rows' order on one thread.
+// Every result is bitwise the same for any thread count.
 #pragma once
 
 #include <cstdint>
@@ -16,6 +17,8 @@ namespace discrank {
 
 struct DiscRows {
     const std::int32_t* nodes;  // (k, 4, m): u_lo, v_lo, u_hi, v_hi of each component
+    const std::int32_t* lo;     // (m,): each row's player-periods
+    const std::int32_t* hi;
     std::int64_t k, m;
 
     const std::int32_t* node(std::int64_t j, int which) const { return nodes + (j * 4 + which) * m; }
@@ -67,6 +70,39 @@ struct DiscRows {
                     out[uh[r]] -= cr * w[vl[r]];
                     out[vh[r]] += cr * w[ul[r]];
                 }
+            }
+        }
+    }
+
+    // The games' Hessian times (vr, ve) at w (Rows.product, one pass over the rows): each row's derivative
+    // d_r = vr[lo] - vr[hi] + (J v)_r + shift_r, weighed, a_r = f_dd_r d_r + add_r (shift, add: optional),
+    // summed into the ratings' out (+ at lo, - at hi) and into the block's out_e (J^T a, with the disc's
+    // second-order part f_d d'' ve); along[r] = a_r, and delta[r] = d_r where delta is given.
+    void product(const double* w, const double* f_dd, const double* f_d, const double* vr, const double* ve,
+                 const double* shift, const double* add, double* out, double* out_e, double* along,
+                 double* delta) const {
+        for (std::int64_t r = 0; r < m; ++r) {
+            const std::int32_t a = lo[r], b = hi[r];
+            double d = vr[a] - vr[b];
+            for (std::int64_t j = 0; j < k; ++j) {
+                const std::int32_t ul = node(j, 0)[r], vl = node(j, 1)[r], uh = node(j, 2)[r], vh = node(j, 3)[r];
+                d += w[vh] * ve[ul] - w[uh] * ve[vl] - w[vl] * ve[uh] + w[ul] * ve[vh];
+            }
+            if (shift) d += shift[r];
+            if (delta) delta[r] = d;
+            double c = f_dd[r] * d;
+            if (add) c += add[r];
+            along[r] = c;
+            out[a] += c;
+            out[b] -= c;
+            if (!k) continue;
+            const double fr = f_d[r];
+            for (std::int64_t j = 0; j < k; ++j) {
+                const std::int32_t ul = node(j, 0)[r], vl = node(j, 1)[r], uh = node(j, 2)[r], vh = node(j, 3)[r];
+                out_e[ul] += c * w[vh] + fr * ve[vh];
+                out_e[vl] -= c * w[uh] + fr * ve[uh];
+                out_e[uh] -= c * w[vl] + fr * ve[vl];
+                out_e[vh] += c * w[ul] + fr * ve[ul];
             }
         }
     }
