@@ -82,9 +82,18 @@ def test_products_are_the_derivatives_of_the_terms():
 def test_kernels_are_bitwise_the_same_for_any_thread_count(threads):
     nodes, size, w, lo, hi = _rows(2, n=300, m=50_000, seed=3)
     kern = _kernel(nodes, size, lo, hi)
-    v = np.random.default_rng(4).standard_normal(size)
+    rng = np.random.default_rng(4)
+    v, c, f = rng.standard_normal(size), rng.standard_normal(lo.size), rng.standard_normal(lo.size)
+    vr = rng.standard_normal(int(max(lo.max(), hi.max())) + 1)
     np.testing.assert_array_equal(kern.term(w, threads), kern.term(w, 1))
     np.testing.assert_array_equal(kern.along(w, v, threads), kern.along(w, v, 1))
+    outs = [np.ones(size), np.ones(size)]
+    kern.net(w, c, outs[0], f, v, n_threads=1)
+    kern.net(w, c, outs[1], f, v, n_threads=threads)
+    np.testing.assert_array_equal(outs[0], outs[1])
+    one = kern.product(w, c, f, vr, v, None, f, True, n_threads=1)
+    for a, b in zip(one, kern.product(w, c, f, vr, v, None, f, True, n_threads=threads)):
+        np.testing.assert_array_equal(a, b)
 
 
 def test_kernel_checks_its_nodes_and_shapes():

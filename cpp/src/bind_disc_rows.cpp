@@ -4,6 +4,7 @@
 #include "discrank/disc_rows.hpp"
 
 #include <algorithm>
+#include <memory>
 #include <optional>
 #include <string>
 
@@ -11,7 +12,8 @@ namespace discrank_py {
 
 namespace {
 
-// Owns the nodes and the rows so that the borrowed pointers in DiscRows stay valid; checks them once.
+// Owns the nodes and the rows so that the borrowed pointers in DiscRows stay valid; checks them once (and
+// DiscRows lists each entry's rows once).
 class PyDiscRows {
   public:
     PyDiscRows(IntIn nodes, std::int64_t size, IntIn lo, IntIn hi, std::int64_t n_pp)
@@ -20,6 +22,7 @@ class PyDiscRows {
             throw py::value_error("nodes must have shape (k, 4, m), got " + shape_str(nodes_));
         if (size < 0 || size > INT32_MAX) throw py::value_error("size must be in [0, 2^31 - 1], got " + std::to_string(size));
         check_player_count(n_pp, 1);
+        if (nodes_.shape(2) >= INT32_MAX) throw py::value_error("at most 2^31 - 2 rows, got " + std::to_string(nodes_.shape(2)));
         check_vector(lo_, nodes_.shape(2), "lo");
         check_vector(hi_, nodes_.shape(2), "hi");
         try {
@@ -27,78 +30,73 @@ class PyDiscRows {
         } catch (const std::invalid_argument& e) {
             throw py::value_error(e.what());
         }
-        core_.nodes = nodes_.data();
-        core_.lo = lo_.data();
-        core_.hi = hi_.data();
-        core_.k = nodes_.shape(0);
-        core_.m = nodes_.shape(2);
         const std::int32_t* p = nodes_.data();
-        const std::int64_t total = core_.k * 4 * core_.m;
+        const std::int64_t k = nodes_.shape(0), m = nodes_.shape(2), total = k * 4 * m;
         const auto bad = std::find_if(p, p + total, [&](std::int32_t x) { return x < 0 || x >= size; });
         if (bad != p + total)
             throw py::value_error("node " + std::to_string(*bad) + " at flat position " + std::to_string(bad - p) +
                                   " is outside the block [0, " + std::to_string(size) + ")");
+        py::gil_scoped_release release;
+        core_ = std::make_unique<discrank::DiscRows>(p, lo_.data(), hi_.data(), k, m, size, n_pp);
     }
 
     FloatArray term(const FloatIn& w, int n_threads) const {
         check_vector(w, size_, "w");
-        FloatArray out(static_cast<py::ssize_t>(core_.m));
+        FloatArray out(static_cast<py::ssize_t>(core_->m()));
         double* po = out.mutable_data();
         py::gil_scoped_release release;
-        core_.term(w.data(), po, n_threads);
+        core_->term(w.data(), po, n_threads);
         return out;
     }
 
     FloatArray along(const FloatIn& w, const FloatIn& v, int n_threads) const {
         check_vector(w, size_, "w");
         check_vector(v, size_, "v");
-        FloatArray out(static_cast<py::ssize_t>(core_.m));
+        FloatArray out(static_cast<py::ssize_t>(core_->m()));
         double* po = out.mutable_data();
         py::gil_scoped_release release;
-        core_.along(w.data(), v.data(), po, n_threads);
+        core_->along(w.data(), v.data(), po, n_threads);
         return out;
     }
 
     void net(const FloatIn& w, const FloatIn& c, FloatArray out, const std::optional<FloatIn>& f,
-             const std::optional<FloatIn>& v) const {
+             const std::optional<FloatIn>& v, int n_threads) const {
         check_vector(w, size_, "w");
-        check_vector(c, core_.m, "c");
+        check_vector(c, core_->m(), "c");
         check_vector(out, size_, "out");
         if (f.has_value() != v.has_value()) throw py::value_error("f and v must be given together");
         if (f) {
-            check_vector(*f, core_.m, "f");
+            check_vector(*f, core_->m(), "f");
             check_vector(*v, size_, "v");
         }
         double* po = out.mutable_data();
         const double* pf = f ? f->data() : nullptr;
         const double* pv = v ? v->data() : nullptr;
         py::gil_scoped_release release;
-        core_.net(w.data(), c.data(), pf, pv, po);
+        core_->net(w.data(), c.data(), pf, pv, po, n_threads);
     }
 
     // (out, out_e, along, delta or None) of DiscRows::product.
     py::tuple product(const std::optional<FloatIn>& w, const FloatIn& f_dd, const std::optional<FloatIn>& f_d,
                       const FloatIn& vr, const FloatIn& ve, const std::optional<FloatIn>& shift,
-                      const std::optional<FloatIn>& add, bool keep_delta) const {
-        if (core_.k && !(w && f_d)) throw py::value_error("w and f_d are needed with disc components");
+                      const std::optional<FloatIn>& add, bool keep_delta, int n_threads) const {
+        if (core_->k() && !(w && f_d)) throw py::value_error("w and f_d are needed with disc components");
         if (w) check_vector(*w, size_, "w");
-        if (f_d) check_vector(*f_d, core_.m, "f_d");
-        check_vector(f_dd, core_.m, "f_dd");
+        if (f_d) check_vector(*f_d, core_->m(), "f_d");
+        check_vector(f_dd, core_->m(), "f_dd");
         check_vector(vr, n_pp_, "vr");
         check_vector(ve, size_, "ve");
-        if (shift) check_vector(*shift, core_.m, "shift");
-        if (add) check_vector(*add, core_.m, "add");
+        if (shift) check_vector(*shift, core_->m(), "shift");
+        if (add) check_vector(*add, core_->m(), "add");
         FloatArray out(static_cast<py::ssize_t>(n_pp_)), out_e(static_cast<py::ssize_t>(size_));
-        FloatArray along(static_cast<py::ssize_t>(core_.m));
-        FloatArray delta(static_cast<py::ssize_t>(keep_delta ? core_.m : 0));
+        FloatArray along(static_cast<py::ssize_t>(core_->m()));
+        FloatArray delta(static_cast<py::ssize_t>(keep_delta ? core_->m() : 0));
         double *po = out.mutable_data(), *pe = out_e.mutable_data(), *pa = along.mutable_data();
         double* pd = keep_delta ? delta.mutable_data() : nullptr;
         {
             py::gil_scoped_release release;
-            std::fill(po, po + n_pp_, 0.0);
-            std::fill(pe, pe + size_, 0.0);
-            core_.product(w ? w->data() : nullptr, f_dd.data(), f_d ? f_d->data() : nullptr, vr.data(), ve.data(),
-                          shift ? shift->data() : nullptr, add ? add->data() : nullptr, po, pe, pa, pd);
+            core_->product(w ? w->data() : nullptr, f_dd.data(), f_d ? f_d->data() : nullptr, vr.data(), ve.data(),
+                          shift ? shift->data() : nullptr, add ? add->data() : nullptr, po, pe, pa, pd, n_threads);
         }
         return py::make_tuple(out, out_e, along, keep_delta ? py::object(delta) : py::object(py::none()));
     }
@@ -106,7 +104,7 @@ class PyDiscRows {
   private:
     IntIn nodes_, lo_, hi_;
     std::int64_t size_, n_pp_;
-    discrank::DiscRows core_{};
+    std::unique_ptr<discrank::DiscRows> core_;
 };
 
 }  // namespace
@@ -122,11 +120,12 @@ void bind_disc_rows(py::module_& m) {
         .def("along", &PyDiscRows::along, py::arg("w").noconvert(), py::arg("v").noconvert(), py::arg("n_threads") = 0,
              "each row's derivative at w along v (J v)")
         .def("net", &PyDiscRows::net, py::arg("w").noconvert(), py::arg("c").noconvert(), py::arg("out").noconvert(),
-             py::arg("f") = py::none(), py::arg("v") = py::none(),
+             py::arg("f") = py::none(), py::arg("v") = py::none(), py::arg("n_threads") = 0,
              "out += J^T c at w, and with f and v the second-order part sum_r f_r d''_r v (in place)")
         .def("product", &PyDiscRows::product, py::arg("w").noconvert(), py::arg("f_dd").noconvert(),
              py::arg("f_d").noconvert(), py::arg("vr").noconvert(), py::arg("ve").noconvert(),
              py::arg("shift") = py::none(), py::arg("add") = py::none(), py::arg("keep_delta") = false,
+             py::arg("n_threads") = 0,
              "(out, out_e, along, delta or None): the games' Hessian times (vr, ve) in the ratings and the block's disc");
 }
 

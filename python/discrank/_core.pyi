@@ -225,7 +225,7 @@ def chain_solve(
 
 class DiscRows:
     """The rows (lo, hi) between player-periods (n_pp) with k disc components, nodes (k, 4, m) (u_lo, v_lo, u_hi,
-    v_hi of each) into a parameter block of ``size``."""
+    v_hi of each) into a parameter block of ``size``; every result the same bits for any n_threads."""
 
     def __init__(
         self, nodes: npt.NDArray[np.int32], size: int, lo: npt.NDArray[np.int32], hi: npt.NDArray[np.int32], n_pp: int
@@ -243,6 +243,7 @@ class DiscRows:
         out: npt.NDArray[np.float64],
         f: Optional[npt.NDArray[np.float64]] = None,
         v: Optional[npt.NDArray[np.float64]] = None,
+        n_threads: int = 0,
     ) -> None:
         """out += J^T c at w, and with f and v the second-order part sum_r f_r d''_r v (in place)."""
     def product(
@@ -255,6 +256,7 @@ class DiscRows:
         shift: Optional[npt.NDArray[np.float64]] = None,
         add: Optional[npt.NDArray[np.float64]] = None,
         keep_delta: bool = False,
+        n_threads: int = 0,
     ) -> tuple[
         npt.NDArray[np.float64], npt.NDArray[np.float64], npt.NDArray[np.float64], Optional[npt.NDArray[np.float64]]
     ]:

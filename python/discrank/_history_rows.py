@@ -100,7 +100,7 @@ class Extra:
         return term, slots, point
 
     def net(self, slots: list, c: np.ndarray, point: Optional[np.ndarray] = None, f: Optional[np.ndarray] = None,
-            v: Optional[np.ndarray] = None) -> np.ndarray:
+            v: Optional[np.ndarray] = None, n_threads: int = 0) -> np.ndarray:
         """Each parameter's sum over the rows of ``c`` times its derivative (``J^T c``), the disc's at ``point``
         where given; with ``f`` and ``v``, plus the disc term's second-order part ``sum_rows f d''(point) v``."""
         out = np.zeros(self.size)
@@ -109,7 +109,7 @@ class Extra:
         if point is not None:
             self.kernel.net(point, np.ascontiguousarray(c, dtype=np.float64), out,
                           None if f is None else np.ascontiguousarray(f, dtype=np.float64),
-                          None if v is None else np.ascontiguousarray(v, dtype=np.float64))
+                          None if v is None else np.ascontiguousarray(v, dtype=np.float64), n_threads)
         return out
 
     def along(self, slots: list, v: np.ndarray, point: Optional[np.ndarray] = None,
@@ -225,7 +225,7 @@ class Rows:
         context effects and disc components (:class:`Extra`) its gradient in them after; keeps the curvature."""
         offset = self._offset(beta, e, n_threads)
         if self.draws or self.scale is not None:
-            return self._evaluate_numpy(r, eta, offset, e)
+            return self._evaluate_numpy(r, eta, offset, e, n_threads)
         f_dd = np.zeros(self.n.size)
         value, _, _, g = self.kernel.evaluate(_core.LOSS_BCE, s=r, offset=offset, grad_s=True, curv=f_dd,
                                               n_threads=n_threads)
@@ -234,19 +234,20 @@ class Rows:
             f_d = self.n * expit(r[self.lo] - r[self.hi] + offset) - self.win
         tail = [self.x.T @ f_d] if self.n_cov else []
         self.curv, self._coef, self._f_d = (f_dd, None, None), None, f_d
-        return self._results(value, g, tail, f_d, None)
+        return self._results(value, g, tail, f_d, None, n_threads)
 
-    def _results(self, value: float, g: np.ndarray, tail: list, f_d: np.ndarray, f_e: Optional[np.ndarray]):
+    def _results(self, value: float, g: np.ndarray, tail: list, f_d: np.ndarray, f_e: Optional[np.ndarray],
+                 n_threads: int = 0):
         """:meth:`evaluate`'s tuple: the value, the ratings' gradient, the global block's, then the block's."""
         tail = np.concatenate(tail) if tail else np.zeros(0)
         if self.extra is None:
             return float(value), g, tail
-        g_e = self.extra.net(self._slots, f_d, self._point)
+        g_e = self.extra.net(self._slots, f_d, self._point, n_threads=n_threads)
         if self.draws and self.extra.eta_slots:
             g_e += self.extra.net(self.extra.eta_slots, f_e)
         return float(value), g, tail, g_e
 
-    def _evaluate_numpy(self, r: np.ndarray, eta: Optional[float], offset, e):
+    def _evaluate_numpy(self, r: np.ndarray, eta: Optional[float], offset, e, n_threads: int = 0):
         """:meth:`evaluate` in numpy: the rows of a draw model (the core's ``draw_terms``), or with a scale: the
         logit ``d = s b`` of each row's base ``b`` (its ratings' difference and offsets). The ratings, beta and the
         block see the loss through ``b``: its derivatives in ``b`` are ``s f_d`` and ``s^2 f_dd`` (the draw
@@ -271,7 +272,7 @@ class Rows:
         if self.draws:
             tail.append(np.array([f_e.sum()]))
         self.curv, self._coef, self._f_d = (f_dd, f_de, f_ee), None, f_d
-        return self._results(value, self._net(f_d), tail, f_d, f_e)
+        return self._results(value, self._net(f_d), tail, f_d, f_e, n_threads)
 
     def _offset(self, beta: np.ndarray, e: Optional[np.ndarray], n_threads: int = 0) -> Optional[np.ndarray]:
         """Each row's logit beyond its ratings' difference (``beta . x`` and the block ``e``'s term); the block's
@@ -340,7 +341,7 @@ class Rows:
         if dp is not None:  # the draw propensities: the draw parameter's terms per row
             add = f_de * dp if add is None else add + f_de * dp
         out, out_e, along, delta = self.extra.kernel.product(self._point, f_dd, self._f_d, vr, ve, shift, add,
-                                                             bool(self.m))
+                                                             bool(self.m), n_threads)
         if self._slots:
             out_e += self.extra.net(self._slots, along)
         if dp is not None:
@@ -416,7 +417,7 @@ class MarginRows(Rows):
         tail = np.concatenate(tail) if tail else np.zeros(0)
         if self.extra is None:
             return value, self._net(f_d), tail
-        return value, self._net(f_d), tail, self.extra.net(self._slots, f_d, self._point)
+        return value, self._net(f_d), tail, self.extra.net(self._slots, f_d, self._point, n_threads=n_threads)
 
 
 class SumRows:
