@@ -172,3 +172,9 @@ def test_the_block_survives_a_trip_to_a_worker():
     # the diagonal is that of J^T diag(f_dd) J: J's columns from unit vectors
     J = np.stack([block.along(slots, e, point) for e in np.eye(block.size)], axis=1)
     np.testing.assert_allclose(block.diagonal(slots, f_dd, point), np.einsum("ri,r,ri->i", J, f_dd, J), atol=1e-12)
+
+
+def test_a_block_too_large_for_the_kernel_is_named():
+    one = np.zeros(1, np.int64)
+    with pytest.raises(ValueError, match=r"has 2147483648 entries; the core's row kernel takes at most 2\^31 - 1"):
+        Extra(2 ** 31, one, one, 0, 10, one, one + 1, one, one + 1, 2)

@@ -433,8 +433,8 @@ class DistributedRows:
         outs = self._all("product", vr, vg, self.n_threads, ve)
         return tuple(_sum([o[k] for o in outs]) for k in range(len(outs[0])))
 
-    def cross(self) -> np.ndarray:
-        return _sum(self._all("cross"))
+    def cross(self, n_threads: int = 0) -> np.ndarray:
+        return _sum(self._all("cross", self.n_threads))
 
     @property
     def n_calls(self) -> int:

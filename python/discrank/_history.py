@@ -516,7 +516,7 @@ def global_covariance(prob: "_Problem") -> np.ndarray:
     pad = np.zeros(m)
     A_only = LinearOperator((n, n), matvec=lambda v: H.matvec(np.concatenate([v, pad]))[:n], dtype=np.float64)
     M_only = LinearOperator((n, n), matvec=lambda v: M.matvec(np.concatenate([v, pad]))[:n], dtype=np.float64)
-    B = prob.rows.cross()
+    B = prob.rows.cross(prob.n_threads)
     S = C.copy()
     for k in range(m):
         z, _ = cg(A_only, B[:, k], rtol=1e-10, atol=0.0, maxiter=2000, M=M_only)

@@ -55,9 +55,11 @@ class Extra:
                  propensity: bool = False) -> None:
         self.n_eff, self.k, self.n_players = int(n_eff), int(k), int(n_players)
         self.size = self.n_eff + (2 * self.k + (1 if propensity else 0)) * self.n_players
-        kind = np.int32 if self.size <= np.iinfo(np.int32).max else np.int64
-        self.e = None if not self.n_eff else (e_lo.astype(kind), e_hi.astype(kind))
-        p_lo, p_hi = p_lo.astype(kind), p_hi.astype(kind)
+        if self.size > np.iinfo(np.int32).max:
+            raise ValueError(f"the block after the ratings (context effects, disc, draw propensities) has {self.size} "
+                             "entries; the core's row kernel takes at most 2^31 - 1: use fewer contexts or components")
+        self.e = None if not self.n_eff else (e_lo.astype(np.int32), e_hi.astype(np.int32))
+        p_lo, p_hi = p_lo.astype(np.int64), p_hi.astype(np.int64)
         n, off = self.n_players, self.n_eff
         #: each component's nodes (u of lo, v of lo, u of hi, v of hi), shape (k, 4, rows); the rows' player-periods;
         #: the core's kernel of the rows
@@ -66,18 +68,22 @@ class Extra:
             self.nodes = np.stack([np.stack([off + j * n + p_lo, off + (self.k + j) * n + p_lo, off + j * n + p_hi,
                                              off + (self.k + j) * n + p_hi]) for j in range(self.k)]).astype(np.int32)
         self.lo, self.hi, self.n_pp = np.ascontiguousarray(lo, np.int32), np.ascontiguousarray(hi, np.int32), int(n_pp)
-        self.kernel = _core.DiscRows(self.nodes, self.size, self.lo, self.hi, self.n_pp)
+        self._kernel = None
         start = off + 2 * self.k * n
         #: the draw propensities' slots in each row's draw parameter (empty without)
         self.eta_slots = [(start + p_lo, 1.0), (start + p_hi, 1.0)] if propensity else []
 
-    def __getstate__(self) -> dict:
-        """The block without its kernel (a Dask part ships the block to its worker; the kernel is rebuilt there)."""
-        return {k: v for k, v in self.__dict__.items() if k != "kernel"}
+    @property
+    def kernel(self):
+        """The core's kernel of the rows (``_core.DiscRows``), built on first use: a Dask part's block is built
+        where the part is cut and used on its worker."""
+        if self._kernel is None:
+            self._kernel = _core.DiscRows(self.nodes, self.size, self.lo, self.hi, self.n_pp)
+        return self._kernel
 
-    def __setstate__(self, state: dict) -> None:
-        self.__dict__.update(state)
-        self.kernel = _core.DiscRows(self.nodes, self.size, self.lo, self.hi, self.n_pp)
+    def __getstate__(self) -> dict:
+        """The block without its kernel (rebuilt on first use where the block is unpickled)."""
+        return dict(self.__dict__, _kernel=None)
 
     def eta_offset(self, w: np.ndarray) -> Optional[np.ndarray]:
         """Each row's draw propensities at ``w`` (``delta_lo + delta_hi``); None without."""
@@ -94,7 +100,7 @@ class Extra:
             term = w[e_lo] - w[e_hi]
             slots += [(e_lo, 1.0), (e_hi, -1.0)]
         if self.k:
-            point = np.ascontiguousarray(w, dtype=np.float64)
+            point = np.array(w, dtype=np.float64)  # (a copy: the products' point, whatever becomes of w)
             cyclic = self.kernel.term(point, n_threads)
             term = cyclic if term is None else term + cyclic
         return term, slots, point
@@ -355,12 +361,13 @@ class Rows:
             tail[-1] += float(np.dot(f_ee, dp))
         return out, tail, out_e
 
-    def cross(self) -> np.ndarray:
+    def cross(self, n_threads: int = 0) -> np.ndarray:
         """The (ratings, (beta, eta)) block of the games' Hessian, shape (n_pp, m) (and the context effects'
         rows after the ratings')."""
         rowcoef = self._coefficients()[0]
         net = (self._net if self.extra is None
-               else lambda c: np.concatenate([self._net(c), self.extra.net(self._slots, c, self._point)]))
+               else lambda c: np.concatenate([self._net(c), self.extra.net(self._slots, c, self._point,
+                                                                           n_threads=n_threads)]))
         out = np.stack([net(rowcoef[:, k]) for k in range(self.m)], axis=1)
         if self.extra is not None and self.draws and self.extra.eta_slots:  # the draw propensities' rows
             _, f_de, f_ee = self.curv
@@ -442,8 +449,8 @@ class SumRows:
         out = [part.product(*args, **kwargs) for part in self.parts]
         return tuple(sum(o[k] for o in out) for k in range(len(out[0])))
 
-    def cross(self) -> np.ndarray:
-        return sum(part.cross() for part in self.parts)
+    def cross(self, n_threads: int = 0) -> np.ndarray:
+        return sum(part.cross(n_threads) for part in self.parts)
 
     def close(self) -> None:
         for part in self.parts:
