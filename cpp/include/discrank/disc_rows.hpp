@@ -8,14 +8,15 @@
 //
 // Every kernel runs on threads and gives bitwise the same result for any thread count: the per-row parts
 // run each row alone; the sums into the ratings and the block are gathered, each entry adding its own
-// rows' terms in a fixed order (the rows of each entry listed once, at construction, by a counting sort),
-// so that no two threads write one entry.
+// rows' terms in a fixed order (the rows of each entry listed once, at construction, by a counting sort: the
+// player-periods' by pairs.hpp's Adjacency), so that no two threads write one entry.
 #pragma once
 
 #include <cstdint>
 #include <cstdlib>
 #include <vector>
 
+#include "discrank/pairs.hpp"
 #include "discrank/threads.hpp"
 
 namespace discrank {
@@ -25,20 +26,7 @@ class DiscRows {
     // nodes (k, 4, m): u_lo, v_lo, u_hi, v_hi of each component, in [0, size); lo, hi (m,) in [0, n_pp).
     DiscRows(const std::int32_t* nodes, const std::int32_t* lo, const std::int32_t* hi, std::int64_t k,
              std::int64_t m, std::int64_t size, std::int64_t n_pp)
-        : nodes_(nodes), lo_(lo), hi_(hi), k_(k), m_(m), size_(size), n_pp_(n_pp) {
-        // each player-period's rows: +(r + 1) where it is lo, -(r + 1) where it is hi
-        pp_start_.assign(n_pp + 1, 0);
-        for (std::int64_t r = 0; r < m; ++r) {
-            ++pp_start_[lo[r] + 1];
-            ++pp_start_[hi[r] + 1];
-        }
-        for (std::int64_t p = 0; p < n_pp; ++p) pp_start_[p + 1] += pp_start_[p];
-        pp_row_.resize(2 * m);
-        std::vector<std::int64_t> at(pp_start_.begin(), pp_start_.end() - 1);
-        for (std::int64_t r = 0; r < m; ++r) {
-            pp_row_[at[lo[r]]++] = static_cast<std::int32_t>(r + 1);
-            pp_row_[at[hi[r]]++] = -static_cast<std::int32_t>(r + 1);
-        }
+        : nodes_(nodes), lo_(lo), hi_(hi), k_(k), m_(m), size_(size), n_pp_(n_pp), rows_(n_pp, m, lo, hi) {
         // each block entry's rows, signed as the entry's derivative (+ for u_lo and v_hi), and the partner
         // node whose value is that derivative
         if (!k) return;
@@ -48,7 +36,7 @@ class DiscRows {
         for (std::int64_t e = 0; e < size; ++e) blk_start_[e + 1] += blk_start_[e];
         blk_row_.resize(4 * k * m);
         blk_partner_.resize(4 * k * m);
-        at.assign(blk_start_.begin(), blk_start_.end() - 1);
+        std::vector<std::int64_t> at(blk_start_.begin(), blk_start_.end() - 1);
         static constexpr int kPartner[4] = {3, 2, 1, 0};
         for (std::int64_t r = 0; r < m; ++r)
             for (std::int64_t j = 0; j < k; ++j)
@@ -106,9 +94,9 @@ class DiscRows {
 #pragma omp for schedule(static)
             for (std::int64_t p = 0; p < n_pp_; ++p) {
                 double s = 0.0;
-                for (std::int64_t i = pp_start_[p]; i < pp_start_[p + 1]; ++i) {
-                    const std::int32_t code = pp_row_[i];
-                    s += code > 0 ? along[code - 1] : -along[-code - 1];
+                for (std::int64_t i = rows_.ptr[p]; i < rows_.ptr[p + 1]; ++i) {
+                    const Adjacency::Entry& e = rows_.entries[i];  // + where p is the row's lo, - where hi
+                    s += e.other >= 0 ? along[e.pair] : -along[e.pair];
                 }
                 out[p] = s;
             }
@@ -158,8 +146,9 @@ class DiscRows {
     const std::int32_t* lo_;
     const std::int32_t* hi_;
     std::int64_t k_, m_, size_, n_pp_;
-    std::vector<std::int64_t> pp_start_, blk_start_;
-    std::vector<std::int32_t> pp_row_, blk_row_, blk_partner_;
+    Adjacency rows_;  // each player-period's rows (pairs.hpp)
+    std::vector<std::int64_t> blk_start_;
+    std::vector<std::int32_t> blk_row_, blk_partner_;
 };
 
 }  // namespace discrank
