@@ -356,17 +356,16 @@ def _newton(prob: _Problem, theta: np.ndarray, value: float, g: np.ndarray, scal
 
 
 def _disc_staged(prob: _Problem, plain: Optional[_Problem], first: np.ndarray, start: np.ndarray, scale: float,
-                 tol: float, max_iter: int, disc: int) -> tuple:
+                 tol: float, max_iter: int, disc: int, block: np.ndarray) -> tuple:
     """:func:`_newton`'s tuple and ``sigma_1`` (the residuals' largest singular value, ``HistoryResult.disc_sigma``)
-    of a fit with ``disc`` components from ``first`` (its disc block set to 0): the ratings (and the rest) with the
-    disc held at 0 (on ``plain``, the problem without the disc, where given: its
-    rows cost less); then, where the disc block's lowest curvature there is negative (the games'
-    residuals reach the prior's threshold, :func:`discrank._disc_start.lowest_disc_mode`), the first component
+    of a fit with ``disc`` components (their entries ``block``) from ``first`` (its disc block set to 0): the ratings
+    (and the rest) with the disc held at 0 (on ``plain``, the problem without the disc, where given: its rows cost
+    less); then, where the disc block's lowest curvature there is negative (the games' residuals reach the prior's
+    threshold, :func:`discrank._disc_start.lowest_disc_mode`), the first component
     along that mode (scaled by a line search, :func:`discrank._disc_start.along_mode`) and the others at their
     default start, and Newton's steps on everything. Where it is not, the zero disc is a local minimum: the fit."""
     h = prob.h
     n = h.n_players
-    block = np.arange(h.n_pp + h.n_eff, h.n_pp + h.n_eff + 2 * disc * n)
     if plain is not None:  # the first stage on rows without the disc's terms: the same objective at u = v = 0
         other = np.delete(first, block)
         value, g = plain.value_grad(other)
@@ -477,7 +476,7 @@ def solve_history(h: History, drift: float, prior_scale: float, draws: bool, the
                                                        margin_scale, 0, 0.0, propensity_scale, format_scales)
         first = start if theta0 is None else np.asarray(theta0, dtype=np.float64)
         theta, value, g, it, n_cg, converged, sigma = _disc_staged(prob, plain, first, start, scale, tol, max_iter,
-                                                                   disc)
+                                                                   disc, block)
     elif theta0 is not None:
         theta = np.asarray(theta0, dtype=np.float64)  # (never written: each step makes a new theta)
         value, g = prob.value_grad(theta)  # last: the rows keep the curvature at theta
