@@ -49,16 +49,6 @@ class PyDiscRows {
         return out;
     }
 
-    FloatArray along(const FloatIn& w, const FloatIn& v, int n_threads) const {
-        check_vector(w, size_, "w");
-        check_vector(v, size_, "v");
-        FloatArray out(static_cast<py::ssize_t>(core_->m()));
-        double* po = out.mutable_data();
-        py::gil_scoped_release release;
-        core_->along(w.data(), v.data(), po, n_threads);
-        return out;
-    }
-
     void net(const FloatIn& w, const FloatIn& c, FloatArray out, const std::optional<FloatIn>& f,
              const std::optional<FloatIn>& v, int n_threads) const {
         check_vector(w, size_, "w");
@@ -117,8 +107,6 @@ void bind_disc_rows(py::module_& m) {
              py::arg("lo").noconvert(), py::arg("hi").noconvert(), py::arg("n_pp"))
         .def("term", &PyDiscRows::term, py::arg("w").noconvert(), py::arg("n_threads") = 0,
              "each row's term sum_j w[u_lo] w[v_hi] - w[v_lo] w[u_hi]")
-        .def("along", &PyDiscRows::along, py::arg("w").noconvert(), py::arg("v").noconvert(), py::arg("n_threads") = 0,
-             "each row's derivative at w along v (J v)")
         .def("net", &PyDiscRows::net, py::arg("w").noconvert(), py::arg("c").noconvert(), py::arg("out").noconvert(),
              py::arg("f") = py::none(), py::arg("v") = py::none(), py::arg("n_threads") = 0,
              "out += J^T c at w, and with f and v the second-order part sum_r f_r d''_r v (in place)")

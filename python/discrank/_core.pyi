@@ -232,10 +232,6 @@ class DiscRows:
     ) -> None: ...
     def term(self, w: npt.NDArray[np.float64], n_threads: int = 0) -> npt.NDArray[np.float64]:
         """Each row's term sum_j w[u_lo] w[v_hi] - w[v_lo] w[u_hi]."""
-    def along(
-        self, w: npt.NDArray[np.float64], v: npt.NDArray[np.float64], n_threads: int = 0
-    ) -> npt.NDArray[np.float64]:
-        """Each row's derivative at w along v (J v)."""
     def net(
         self,
         w: npt.NDArray[np.float64],

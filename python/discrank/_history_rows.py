@@ -118,16 +118,13 @@ class Extra:
                           None if v is None else np.ascontiguousarray(v, dtype=np.float64), n_threads)
         return out
 
-    def along(self, slots: list, v: np.ndarray, point: Optional[np.ndarray] = None,
-              n_threads: int = 0) -> Optional[np.ndarray]:
-        """Each row's derivative along ``v`` (``J v``), the disc's at ``point`` where given (None: no slots and no
-        point)."""
+    @staticmethod
+    def along(slots: list, v: np.ndarray) -> Optional[np.ndarray]:
+        """Each row's derivative along ``v`` through ``slots`` (``J v`` of the effects or the draw propensities; the
+        disc's is in the kernel's :meth:`Rows.product`); None without slots."""
         out = None
         for nodes, coef in slots:
             part = coef * v[nodes]
-            out = part if out is None else out + part
-        if point is not None:
-            part = self.kernel.along(point, np.ascontiguousarray(v, dtype=np.float64), n_threads)
             out = part if out is None else out + part
         return out
 

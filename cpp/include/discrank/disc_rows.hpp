@@ -1,10 +1,10 @@
 // The rows of the whole-history problem with a block after the ratings (python/discrank/_history_rows.py's
 // Extra): row r is a game between the player-periods lo[r] and hi[r], and carries k >= 0 components of the
 // disc game, each with four nodes into the block w (u of the row's first player, v of it, u of the second,
-// v of it); the row's disc term is the paper's sum_j w[u_lo] w[v_hi] - w[v_lo] w[u_hi] (Section 3). Four
-// kernels over the rows: the terms, their derivative along a direction (J v), the sum over the rows of a
-// weight times each row's gradient (J^T c, with the bilinear term's second-order part sum_r f_r d''_r v
-// when asked), and the games' whole Hessian product in the ratings and the disc (Rows.product's).
+// v of it); the row's disc term is the paper's sum_j w[u_lo] w[v_hi] - w[v_lo] w[u_hi] (Section 3). Three
+// kernels over the rows: the terms, the sum over the rows of a weight times each row's gradient (J^T c, with
+// the bilinear term's second-order part sum_r f_r d''_r v when asked), and the games' whole Hessian product
+// in the ratings and the disc (Rows.product's; each row's derivative along the direction, J v, on the way).
 //
 // Every kernel runs on threads and gives bitwise the same result for any thread count: the per-row parts
 // run each row alone; the sums into the ratings and the block are gathered, each entry adding its own
@@ -56,13 +56,6 @@ class DiscRows {
         const int threads = resolve_threads(n_threads);
 #pragma omp parallel for schedule(static) num_threads(threads)
         for (std::int64_t r = 0; r < m_; ++r) out[r] = row_term(w, r);
-    }
-
-    // out[r] = the derivative of the row's term at w along v.
-    void along(const double* w, const double* v, double* out, int n_threads) const {
-        const int threads = resolve_threads(n_threads);
-#pragma omp parallel for schedule(static) num_threads(threads)
-        for (std::int64_t r = 0; r < m_; ++r) out[r] = row_along(w, v, r);
     }
 
     // out += sum_r c[r] (the row's gradient at w); with f and v (both or neither), also
