@@ -1,10 +1,12 @@
-"""Model files written by earlier versions of discrank load and predict as they did, bit for bit.
+"""Model files written by earlier versions of discrank load and predict as they did, to 1e-12 relative.
 
 tests/data/model_files holds, for two versions (784f8e1, and 9bf26b9: the merge before the models moved
 to one base and DynamicElo's file fields were declared), a small file of every model that version has
 (with and without draws, advantage covariates, dates; a DynamicElo fitted on period sums and one updated
 after its fit) and the predictions the model made when it was saved (tests/make_model_files.py wrote
-them; see its docstring).
+them; see its docstring). The files' parameters load bit for bit; the predictions are compared to 1e-12
+relative, not bitwise, since the numpy and scipy a user's pip resolves today (and so the last bits of exp,
+log1p and the draw models' sums) need not be those of the machine that wrote the expectations.
 """
 
 from __future__ import annotations
@@ -31,15 +33,15 @@ def test_model_files_cover_every_model_kind_of_each_version():
 
 
 @pytest.mark.parametrize("version, name", CASES, ids=[f"{v}-{n}" for v, n in CASES])
-def test_old_model_file_predicts_the_same_bit_for_bit(version, name):
+def test_old_model_file_predicts_the_same_to_1e_12(version, name):
     model = discrank.load(FILES / version / f"{name}.npz")
     expected = np.load(FILES / version / f"{name}.expected.npz", allow_pickle=False)
     got = np.asarray(model.predict_proba(expected["a"], expected["b"]), dtype=np.float64)
-    np.testing.assert_array_equal(got, expected["proba"])
+    np.testing.assert_allclose(got, expected["proba"], rtol=1e-12, atol=0)
     if "outcomes" in expected:
-        np.testing.assert_array_equal(model.predict_outcomes(_fixture_log(name)), expected["outcomes"])
+        np.testing.assert_allclose(model.predict_outcomes(_fixture_log(name)), expected["outcomes"], rtol=1e-12, atol=0)
     if "games" in expected:
-        np.testing.assert_array_equal(model.predict_games(_fixture_log(name)), expected["games"])
+        np.testing.assert_allclose(model.predict_games(_fixture_log(name)), expected["games"], rtol=1e-12, atol=0)
 
 
 def _fixture_log(name):

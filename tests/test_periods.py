@@ -166,7 +166,11 @@ def test_dynamic_fit_on_the_sums_equals_the_fit_on_the_log(draws):
     # apart (the sums' rows add games in another order): the same MAP to rounding
     for attr in ("pp_rating_", "pp_sd_", "pp_games_", "beta_", "beta_se_"):
         np.testing.assert_allclose(getattr(two, attr), getattr(one, attr), rtol=0, atol=1e-12, err_msg=attr)
-    assert two.n_iter_ == one.n_iter_ and two.draw_nu_ == pytest.approx(one.draw_nu_, rel=1e-12, abs=0)
+    assert two.n_iter_ == one.n_iter_
+    if draws != "davidson":  # (no nu: pytest 9's approx refuses None with a relative tolerance)
+        assert one.draw_nu_ is None and two.draw_nu_ is None
+    else:
+        assert two.draw_nu_ == pytest.approx(one.draw_nu_, rel=1e-12, abs=0)
     np.testing.assert_allclose(two.predict_games(log), one.predict_games(log), rtol=0, atol=1e-12)
     # with every parameter given (no tuning), the same Newton iterates, bitwise
     full = dict(period="week", drift=0.03, prior_scale=1.0, variance_scale=1.0, draws=draws, **kw)
