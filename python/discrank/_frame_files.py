@@ -14,20 +14,25 @@ from discrank._screen import warn_user
 from discrank.exceptions import TruncatedFileWarning
 from discrank.pgn import decompression_errors
 
-__all__ = ["check_scalar_column", "read_csv_frame", "read_parquet_frame", "truncated_csv"]
+__all__ = ["KEEP_HINT", "check_scalar_column", "read_csv_frame", "read_parquet_frame", "truncated_csv"]
 
 
-def read_csv_frame(pd: Any, path: Any, read_kw: dict, truncated: str) -> Any:
+#: How a reader keeps the complete rows of a truncated file, as :func:`truncated_csv` names it.
+KEEP_HINT = 'truncated="keep" (discrank fit --keep-truncated)'
+
+
+def read_csv_frame(pd: Any, path: Any, read_kw: dict, truncated: str, keep_hint: Any = KEEP_HINT) -> Any:
     """A CSV file read by ``pandas.read_csv(path, **read_kw)`` (``low_memory=False`` with the C parser unless
-    given), its errors worded: a truncated compressed file (:func:`truncated_csv`, as ``truncated`` says),
-    one that does not decompress, text that is not UTF-8 and an empty file are a ``ValueError`` naming the
-    file; a system error (no such file, permission) is raised as it is."""
+    given), its errors worded: a truncated compressed file (:func:`truncated_csv`, as ``truncated`` says;
+    ``keep_hint``: the option that keeps its complete rows, None for a reader without one), one that does not
+    decompress, text that is not UTF-8 and an empty file are a ``ValueError`` naming the file; a system error
+    (no such file, permission) is raised as it is."""
     if "low_memory" not in read_kw and read_kw.get("engine") in (None, "c"):
         read_kw["low_memory"] = False
     try:
         return pd.read_csv(path, **read_kw)
     except EOFError as exc:  # a compressed file cut short
-        return truncated_csv(pd, path, read_kw, truncated, exc)
+        return truncated_csv(pd, path, read_kw, truncated, exc, keep_hint)
     except (*decompression_errors(), OSError) as exc:
         if isinstance(exc, OSError) and (exc.errno is not None or exc.filename is not None):
             raise  # a system error (no such file, permission): it names the file
@@ -55,9 +60,11 @@ def read_parquet_frame(pd: Any, path: Any, read_kw: dict, columns: tuple) -> Any
     return df
 
 
-def truncated_csv(pd: Any, path: Any, read_kw: dict, truncated: str, exc: BaseException) -> Any:
+def truncated_csv(pd: Any, path: Any, read_kw: dict, truncated: str, exc: BaseException,
+                  keep_hint: Any = KEEP_HINT) -> Any:
     """The frame of the complete lines of a truncated compressed CSV file (``truncated="keep"``, with a
-    warning), or a ``ValueError`` naming the file, where its text ends and the last complete row."""
+    warning), or a ``ValueError`` naming the file, where its text ends, the last complete row and (unless
+    ``keep_hint`` is None) the option that keeps the rows before the cut."""
     import bz2
     import gzip
     import io
@@ -71,8 +78,8 @@ def truncated_csv(pd: Any, path: Any, read_kw: dict, truncated: str, exc: BaseEx
         method = {".gz": "gzip", ".bz2": "bz2", ".xz": "xz"}.get(os.path.splitext(where)[1].lower())
     opener = {"gzip": gzip, "bz2": bz2, "xz": lzma}.get(method) if isinstance(path, (str, os.PathLike)) else None
     if opener is None:
-        raise ValueError(f"{where}: the compressed file is truncated ({exc}); truncated=\"keep\" reads .gz, .bz2 "
-                         "and .xz files given by path") from None
+        keep = "" if keep_hint is None else f"; {keep_hint} reads .gz, .bz2 and .xz files given by path"
+        raise ValueError(f"{where}: the compressed file is truncated ({exc}){keep}") from None
     chunks = []
     with opener.open(path, "rb") as fh:
         try:
@@ -96,8 +103,8 @@ def truncated_csv(pd: Any, path: Any, read_kw: dict, truncated: str, exc: BaseEx
     last = f"the last complete row is row {rows - 1}, on line {lines}" if rows else "no row is complete"
     if truncated == "raise":
         keep = f"keeps the {rows} complete rows before it" if rows else "keeps nothing here"
-        raise ValueError(f"{where}: the compressed file is truncated ({exc}): {ends}; {last}; truncated=\"keep\" "
-                         f"(discrank fit --keep-truncated) {keep}") from None
+        keep = "" if keep_hint is None else f"; {keep_hint} {keep}"
+        raise ValueError(f"{where}: the compressed file is truncated ({exc}): {ends}; {last}{keep}") from None
     if not rows:
         raise ValueError(f"{where}: the compressed file is truncated: {ends}, and no row is complete") from None
     warn_user(f"{where}: the compressed file is truncated: {ends}; kept the {rows} complete rows read before the "

@@ -15,7 +15,7 @@ import numpy as np
 from discrank._checks import check_choice, show
 from discrank._advantage import advantage_columns
 from discrank._rows import read_frame_rows
-from discrank._votes import vote_frame
+from discrank._votes import check_winner_sides, vote_frame
 
 __all__ = ["FORMATS", "READERS", "Chunk", "bad_json_line", "format_of", "parquet_rows", "sources"]
 
@@ -139,8 +139,14 @@ class Chunk:
 
 def _frame_chunk(df: Any, path: str, row0: int, spec: dict) -> Chunk:
     """A chunk of a CSV, Parquet or JSON-lines file (a pandas frame) screened by ``read_frame_rows``, after
-    the votes that ``bothbad="ignore"`` drops (their rows keep their numbers in the messages)."""
+    the votes that ``bothbad="ignore"`` drops (their rows keep their numbers in the messages); a winner that
+    reads two ways (:func:`discrank._votes.check_winner_sides`) is refused first."""
     n_rows = len(df)
+    if spec["winner"] is not None:
+        try:
+            check_winner_sides(df, spec["a"], spec["b"], spec["winner"], row0)
+        except ValueError as exc:
+            raise ValueError(f"{path}: {exc}") from None
     df, at = vote_frame(df, spec["winner"], spec["bothbad"], row0)
     if len(df) == 0:
         return Chunk(np.empty(0, dtype=object), np.empty(0, dtype=object), np.empty(0), None, n_rows)

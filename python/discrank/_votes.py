@@ -4,7 +4,8 @@ and how ties count, in a log or in a chunk of its games (the policies of :func:`
 
 The winner column itself ("model_a", "model_b", "tie", "tie (bothbad)") is read by the readers' own rule
 (:func:`discrank._rows.read_frame_rows`): a winner that names a player's column names that side, and a
-draw marker scores 0.5.
+draw marker scores 0.5. A winner that is also the name of one of the vote's models (a model called
+"model_b", or "tie") reads two ways; :func:`check_winner_sides` refuses such votes, naming them.
 """
 
 from __future__ import annotations
@@ -15,8 +16,8 @@ import numpy as np
 
 from discrank._checks import check_choice
 
-__all__ = ["BOTH_BAD", "PAIR_TIES", "both_bad", "check_bothbad", "check_ties", "tie_games", "tie_rows",
-           "vote_frame"]
+__all__ = ["BOTH_BAD", "PAIR_TIES", "both_bad", "check_bothbad", "check_ties", "check_winner_sides", "tie_games",
+           "tie_rows", "vote_frame", "winner_keyword"]
 
 #: The ties policies of :func:`discrank.arena.apply_ties` that games summed to pairs take ("davidson" needs
 #: each pair's draws, which pairs do not keep).
@@ -49,6 +50,69 @@ def check_bothbad(bothbad: Any, winner: Optional[str]) -> str:
         raise ValueError("bothbad='ignore' drops the votes whose winner is one of "
                          f"{BOTH_BAD}: it needs the winner column (winner=...), not score=")
     return bothbad
+
+
+def winner_keyword(value: Any, sides: tuple) -> Optional[float]:
+    """What a winner value means as a keyword: 1 for the column of ``a`` (``sides[0]``), 0 for that of ``b``,
+    0.5 for a draw marker or a both-bad tie (:data:`BOTH_BAD`); None for anything else (a model's name)."""
+    from discrank._rows import DRAW_MARKERS
+
+    if not isinstance(value, str):
+        return None
+    v = value.strip()
+    for k, side in enumerate(sides):
+        if v == str(side):
+            return float(k == 0)
+    if v in {m.strip() for m in DRAW_MARKERS} or v.lower() in BOTH_BAD:
+        return 0.5
+    return None
+
+
+def check_winner_sides(df: Any, a: str, b: str, winner: str, row0: Any = 0) -> None:
+    """Refuse votes whose winner reads two ways: it is the name of one of the vote's models (which the readers
+    read as that model winning) and also a keyword of another meaning (:func:`winner_keyword`: the other
+    side's column, or a tie): a model named "model_b" that sits in column ``model_a``, or a model named "tie".
+    The ValueError names the models, the first such vote (its row: ``row0`` plus its position, or
+    ``row0[k]`` for an array) and their count. Votes where both readings agree (a model named "model_b" in
+    column ``model_b`` that won) pass."""
+    if winner not in df.columns or a not in df.columns or b not in df.columns:
+        return  # (a missing column: the reader names it)
+    import pandas as pd
+
+    w = df[winner]
+    if w.dtype.kind in "iufbM" or len(df) == 0:
+        return  # no keyword is a number
+    sides = (a, b)
+    # only a model named like a keyword can clash: the few distinct names first (a hash pass, no row compared)
+    suspects = [v for v in pd.unique(pd.concat([df[a], df[b]], ignore_index=True))
+                if winner_keyword(v, sides) is not None]
+    if not suspects:
+        return
+    rows = np.flatnonzero(w.isin(suspects).to_numpy(dtype=bool))
+    wv = w.to_numpy(dtype=object)
+    col_a, col_b = df[a].to_numpy(dtype=object), df[b].to_numpy(dtype=object)
+    is_a = np.zeros(len(df), dtype=bool)
+    is_b = np.zeros(len(df), dtype=bool)
+    is_a[rows] = np.asarray(wv[rows] == col_a[rows], dtype=bool)
+    is_b[rows] = np.asarray(wv[rows] == col_b[rows], dtype=bool)
+    named = rows[is_a[rows] | is_b[rows]]
+    as_keyword = np.array([winner_keyword(v, sides) for v in wv[named]], dtype=np.float64)
+    as_name = np.where(is_a[named], 1.0, 0.0)  # the readers' reading: a's name first
+    clash = named[as_keyword != as_name]
+    if clash.size == 0:
+        return
+    k = int(clash[0])
+    row = int(row0[k]) if isinstance(row0, np.ndarray) else int(row0) + k
+    models = sorted({str(v) for v in wv[clash].tolist()})
+    key = winner_keyword(wv[k], (a, b))
+    said = {1.0: f"a win of the model in column {a!r}", 0.0: f"a win of the model in column {b!r}", 0.5: "a tie"}[key]
+    side = a if is_a[k] else b
+    raise ValueError(
+        f"winner column {winner!r} is ambiguous: the model{'s' if len(models) > 1 else ''} "
+        f"{', '.join(repr(m) for m in models[:5])} {'are' if len(models) > 1 else 'is'} named like a winner value; "
+        f"row {row} ({col_a[k]!r} against {col_b[k]!r}, winner {wv[k]!r}) reads as a win of the model named "
+        f"{wv[k]!r} (in column {side!r}), or as {said} ({clash.size} such vote{'s' if clash.size > 1 else ''}); "
+        f"rename the model so that no model is named {a!r}, {b!r} or a tie marker")
 
 
 def vote_frame(df: Any, winner: Optional[str], bothbad: str, row0: int = 0) -> tuple[Any, Any]:

@@ -4,7 +4,9 @@ Their files hold ``model_a, model_b, winner`` with ``winner`` in {"model_a", "mo
 (bothbad)"}; the readers take them as they are (``GameLog.read_csv(path, a="model_a", b="model_b",
 winner="winner")``: a winner that names a player's column names that side, and both ties are draws, score
 0.5). :func:`apply_ties` then sets how the ties count (:data:`TIES`); :func:`read_arena` does both, from a
-CSV, Parquet or JSON-lines file or a frame.
+CSV, Parquet or JSON file (one vote per line, or a ``.json`` array of votes) or a frame. A model named like a
+winner value ("model_b", "tie"), where its vote's winner reads both ways, is refused
+(:func:`discrank._votes.check_winner_sides`).
 """
 
 from __future__ import annotations
@@ -14,7 +16,8 @@ from typing import Any, Optional
 
 import numpy as np
 
-from discrank._votes import BOTH_BAD, both_bad, check_bothbad, tie_rows
+from discrank._checks import show
+from discrank._votes import BOTH_BAD, both_bad, check_bothbad, check_winner_sides, tie_rows, winner_keyword
 
 __all__ = ["BOTH_BAD", "STYLE_METADATA", "TIES", "apply_ties", "both_bad", "fast_votes", "frame_of", "read_arena",
            "style_features"]
@@ -78,7 +81,8 @@ STYLE_METADATA = {
     "list": ("list_count_a", "list_count_b"),
     "bold": ("bold_count_a", "bold_count_b"),
 }
-_MARKDOWN = ("header", "list", "bold")
+#: The markdown features ``"md"`` stands for.
+MARKDOWN = ("header", "list", "bold")
 
 
 def _metadata_sum(values: Any, key: str, column: str) -> np.ndarray:
@@ -119,7 +123,7 @@ def style_features(frame: Any, names: Any, metadata: str = "conv_metadata") -> t
     expanded = []
     for name in names:
         if name == "md" and name not in frame.columns:
-            expanded.extend(_MARKDOWN)
+            expanded.extend(MARKDOWN)
         else:
             expanded.append(name)
     cols = []
@@ -181,11 +185,13 @@ def read_arena(source: Any, *, model_a: str = "model_a", model_b: str = "model_b
     Parameters
     ----------
     source : str, path-like or pandas.DataFrame
-        A CSV (``.csv``), Parquet (``.parquet``) or JSON-lines (``.jsonl``, ``.ndjson``,
-        ``.json``: one vote per line) file, compressed or not; or a frame of the votes.
+        A CSV (``.csv``), Parquet (``.parquet``) or JSON (``.jsonl``, ``.ndjson``, ``.json``: one vote per
+        line; a ``.json`` file may also hold an array of votes) file, compressed or not; or a frame of the
+        votes.
     model_a, model_b, winner : str
         The columns: the two models, and the winner ("model_a", "model_b", "tie", "tie (bothbad)": the
-        name of the winner's column or a draw marker, or the winning model's name).
+        name of the winner's column or a draw marker, or the winning model's name). A winner that reads
+        both ways (a model named "model_b" in column ``model_a``, a model named "tie") is refused.
     ties : {"half", "davidson", "ignore", "one-win-each"}, default "half"
         How the ties count (:func:`apply_ties`).
     time : str, optional
@@ -209,9 +215,13 @@ def read_arena(source: Any, *, model_a: str = "model_a", model_b: str = "model_b
     Raises
     ------
     ValueError
-        A file of another suffix, a winner value none of those (naming the row), a model against itself,
-        a style column with a missing value, a ``ties`` not one of :data:`TIES` (as the readers and
-        :func:`apply_ties` name them).
+        A file of another suffix, or one that is truncated, corrupt, empty or without a row (naming it); a
+        winner value none of those (naming the row), or one that is also the name of a model of its vote
+        (naming the model and the row); a model against itself, a style column with a missing value, a
+        ``ties`` not one of :data:`TIES` or a ``bothbad`` not "tie" or "ignore" (as the readers and
+        :func:`apply_ties` name them); every vote dropped by ``bothbad="ignore"``.
+    TypeError
+        An option in ``**options`` that the reader does not take (naming it), rather than one left unused.
     """
     log, _ = read_votes(source, model_a=model_a, model_b=model_b, winner=winner, time=time, style=style,
                         bothbad=bothbad, invalid=invalid, **options)
@@ -219,27 +229,115 @@ def read_arena(source: Any, *, model_a: str = "model_a", model_b: str = "model_b
 
 
 def frame_of(source: Any) -> Any:
-    """The votes of a frame (as it is) or of a CSV, Parquet or JSON-lines file (read whole)."""
+    """The votes of a frame (as it is) or of a CSV, Parquet or JSON file (read whole). A file that cannot be
+    read (truncated, corrupt, empty, without a row, JSON that is neither one vote per line nor an array of
+    votes) is a ValueError naming it."""
     import pandas as pd
+
+    from discrank._frame_files import read_csv_frame, read_parquet_frame
 
     if isinstance(source, pd.DataFrame):
         return source
     fmt = _format(source)
+    path = os.fspath(source)
     if fmt == "jsonl":
+        frame = _json_frame(pd, path)
+    elif fmt == "csv":
+        frame = read_csv_frame(pd, source, {}, "raise", keep_hint=None)
+    else:
+        frame = read_parquet_frame(pd, source, {}, ())
+    if len(frame) == 0:
+        raise ValueError(f"{path!r}: no votes: the file has the columns {list(frame.columns)[:12]} but no row"
+                         if len(frame.columns) else f"{path!r}: no votes: the file is empty")
+    return frame
+
+
+def _json_frame(pd: Any, path: str) -> Any:
+    """The votes of a JSON file: one vote (an object) per line, or (a ``.json`` file) an array of votes; a
+    file that is truncated, corrupt, empty or neither is a ValueError naming it."""
+    import json
+
+    from discrank.pgn import decompression_errors
+
+    def read(how: Any) -> Any:
         try:
-            return pd.read_json(source, lines=True)
-        except ValueError as err:
-            raise ValueError(_bad_json_line(source, err)) from err
-    return pd.read_csv(source, low_memory=False) if fmt == "csv" else pd.read_parquet(source)
+            with _open_json(path) as handle:
+                return how(handle)
+        except EOFError as err:  # a compressed file cut short
+            raise ValueError(f"{path!r}: the compressed file is truncated or corrupt ({err})") from None
+        except (*decompression_errors(), OSError) as err:
+            if isinstance(err, OSError) and (err.errno is not None or err.filename is not None):
+                raise  # a system error (no such file, permission): it names the file
+            raise ValueError(f"{path!r}: cannot be decompressed ({type(err).__name__}: {err})") from None
+        except UnicodeDecodeError as err:
+            raise ValueError(f"{path!r}: not UTF-8 text ({err.reason} at byte {err.start})") from None
+
+    def first_char(handle: Any) -> str:
+        while True:
+            block = handle.read(1 << 16)
+            if not block:
+                return ""
+            if block.strip():
+                return block.lstrip()[0]
+
+    first = read(first_char)
+    if first == "":
+        raise ValueError(f"{path!r}: no votes: the file is empty")
+    if first == "[":
+        name = path.lower()
+        for ext in _COMPRESSED:
+            if name.endswith(ext):
+                name = name[: -len(ext)]
+        if not name.endswith(".json"):
+            raise ValueError(f"{path!r}: a JSON array, not JSON lines (one vote, an object, per line); an array of "
+                             "votes is read from a .json file")
+        try:
+            records = read(json.load)
+        except json.JSONDecodeError as err:
+            raise ValueError(f"{path!r}: not a JSON array of votes ({err})") from None
+        if not records:  # (a list: the text begins with "[")
+            raise ValueError(f"{path!r}: no votes: the file holds an empty JSON array")
+        bad = next((k for k, r in enumerate(records) if not isinstance(r, dict)), None)
+        if bad is not None:
+            raise ValueError(f"{path!r}: element {bad} of the JSON array is a JSON {type(records[bad]).__name__}, "
+                             f"not a vote (an object): {show(records[bad])}")
+        return pd.DataFrame.from_records(records)
+    try:
+        return read(lambda handle: pd.read_json(handle, lines=True))
+    except ValueError as err:
+        if f"{path!r}" in str(err):
+            raise
+        raise ValueError(_bad_json_line(path, err)) from err
+
+
+def _open_json(path: str, errors: str = "strict") -> Any:
+    """A JSON file as text, decompressed by its suffix (:func:`discrank.pgn.open_text`; a ``.zip`` holds one
+    file, as pandas reads it)."""
+    from discrank.pgn import open_text
+
+    if not path.lower().endswith(".zip"):
+        return open_text(path, errors=errors)
+    import io
+    import zipfile
+
+    try:
+        with zipfile.ZipFile(path) as archive:
+            members = [m for m in archive.namelist() if not m.endswith("/")]
+            if len(members) != 1:
+                raise ValueError(f"{path!r}: a zip archive of votes holds one file, not {len(members)} "
+                                 f"({members[:5]})")
+            data = archive.read(members[0])
+    except zipfile.BadZipFile as err:
+        raise ValueError(f"{path!r}: not a zip archive, or a truncated one ({err})") from None
+    return io.TextIOWrapper(io.BytesIO(data), encoding="utf-8", errors=errors)
 
 
 def _bad_json_line(path: Any, err: Exception) -> str:
     """The message of a JSON-lines file pandas could not read: its first line that is no JSON object
     (:func:`discrank._scan_files.bad_json_line`)."""
     from discrank._scan_files import bad_json_line
-    from discrank.pgn import open_text
 
-    with open_text(os.fspath(path)) as handle:
+    with _open_json(os.fspath(path), errors="replace") as handle:
         lines = handle.readlines()
     bad = bad_json_line(lines)
     if bad is None:
@@ -247,6 +345,18 @@ def _bad_json_line(path: Any, err: Exception) -> str:
     k, _, reason = bad
     cut = "" if lines[k].endswith("\n") else "; the file's last line, with no newline: a truncated file?"
     return f"{os.fspath(path)!r}, line {k + 1}: not a JSON object ({reason}{cut}): {lines[k].strip()[:60]!r}"
+
+
+#: The options of :func:`read_arena` passed on to :meth:`discrank.GameLog.from_frame`.
+READ_OPTIONS = ("start", "end", "min_player_games", "max_invalid")
+
+
+def check_read_options(options: dict) -> None:
+    """Refuse an option the votes' readers do not take (a TypeError naming it), rather than let it pass unused."""
+    unknown = sorted(set(options) - set(READ_OPTIONS))
+    if unknown:
+        raise TypeError(f"the votes' reader takes no option {unknown[0]!r} (it takes model_a, model_b, winner, time, "
+                        f"style, bothbad, invalid, {', '.join(READ_OPTIONS)})")
 
 
 def read_votes(source: Any, *, model_a: str = "model_a", model_b: str = "model_b", winner: str = "winner",
@@ -257,10 +367,12 @@ def read_votes(source: Any, *, model_a: str = "model_a", model_b: str = "model_b
     from discrank.logs import GameLog
 
     check_bothbad(bothbad, winner)
+    check_read_options(options)
     frame = frame_of(source)
     for col in (model_a, model_b, winner) + tuple(c for c in (time, extra) if c is not None):
         if col not in frame.columns:
             raise ValueError(f"no column {col!r} in the votes (columns: {list(frame.columns)[:12]})")
+    check_winner_sides(frame, model_a, model_b, winner)
     z, names = style_features(frame, style) if style is not None else (np.zeros((len(frame), 0)), ())
     row = np.arange(len(frame), dtype=np.float64)
     cols = {f"__style{j}": z[:, j] for j in range(z.shape[1])}
@@ -284,8 +396,8 @@ def fast_votes(frame: Any, model_a: str, model_b: str, winner: str) -> Optional[
     """The votes of a well-formed arena frame, coded without building a GameLog: ``(labels, code of a, code
     of b, score)`` with the labels sorted as :func:`discrank._labels.factorize_pair` sorts them, and the
     winner one of "model_a", "model_b" or a draw marker. None for anything else (a number label, a missing
-    or blank name, a model against itself, another winner value, a model named like a winner value): the
-    readers then take the frame and name what is wrong."""
+    or blank name, a model against itself, another winner value, a model named like a winner value,
+    :func:`discrank._votes.winner_keyword`): the readers then take the frame and name what is wrong."""
     import pandas as pd
 
     from discrank._labels import sort_codes
@@ -304,7 +416,7 @@ def fast_votes(frame: Any, model_a: str, model_b: str, winner: str) -> Optional[
     value = {v: 0.5 for v in DRAW_MARKERS}
     value.update({model_a: 1.0, model_b: 0.0})
     if (wcodes < 0).any() or (ca == cb).any() or any(not isinstance(v, str) or v.strip() not in value for v in wfound) \
-            or set(found) & set(value):
+            or any(winner_keyword(v, (model_a, model_b)) is not None for v in found):
         return None
     score = np.array([value[v.strip()] for v in wfound])[wcodes]
     return np.array(found, dtype=object), ca, cb, score
