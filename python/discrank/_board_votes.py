@@ -11,7 +11,7 @@ import numpy as np
 
 from discrank._arena_fit import BTRows, rows_of
 from discrank._checks import show
-from discrank._votes import PAIR_TIES
+from discrank._votes import BOTH_BAD, PAIR_TIES
 
 __all__ = ["BOARD_TIES", "Coded", "Votes", "check_graph", "check_ties", "read_board_votes", "votes_of"]
 
@@ -82,11 +82,22 @@ class Coded:
         return self.labels[self.cb]
 
 
-def votes_of(log: Coded, ties: str, normalize: bool) -> Votes:
+def votes_of(log: Coded, ties: str, normalize: bool, where: str = "the board") -> Votes:
+    """The board's votes of ``log`` with their ties counted by ``ties`` and their style features checked (and
+    standardised with ``normalize``); ``where`` (``"the board"``, ``"category 'en'"``) begins each message.
+
+    Raises
+    ------
+    ValueError
+        ``ties="ignore"`` dropping every vote, or every vote of a model (naming it); a style column constant
+        over the votes, or a linear combination of the others (naming it).
+    """
     labels, ca, cb = log.labels, log.ca, log.cb
     y = np.asarray(log.score, dtype=np.float64)
     tie = y == 0.5
     keep = ~tie if ties == "ignore" else slice(None)  # (a slice: no copy of the columns)
+    if ties == "ignore" and tie.any():
+        _check_ties_left(labels, ca, cb, tie, where)
     mult = np.full(y.size, 2.0) if ties == "one-win-each" else np.ones(y.size)  # each vote two games
     z = np.zeros((y.size, 0)) if log.advantage is None else np.asarray(log.advantage, dtype=np.float64)
     names = log.advantage_names if log.advantage is not None else ()
@@ -97,18 +108,34 @@ def votes_of(log: Coded, ties: str, normalize: bool) -> Votes:
         std = (z / size).std(axis=0) * size  # no overflow of the squares for columns near 1e300
         flat = np.flatnonzero(std == 0)
         if flat.size:
-            raise ValueError(f"style column {names[flat[0]]!r} is constant ({z[0, flat[0]]!r}) over all "
-                             f"{z.shape[0]} votes: its coefficient is not identified")
+            raise ValueError(f"{where}: style column {names[flat[0]]!r} is constant ({show(z[0, flat[0]])}) over all "
+                             f"{z.shape[0]} of its votes: its coefficient is not identified")
         if normalize:
             center, scale = (z / size).mean(axis=0) * size, std
             z = (z / size - center / size) / (scale / size)
-        _check_collinear(z, names)
+        _check_collinear(z, names, where)
     ca, cb = ca[keep].astype(np.int32, copy=False), cb[keep].astype(np.int32, copy=False)
     return Votes(labels, ca, cb, y[keep], mult[keep],
                   np.ascontiguousarray(z), names, center, scale)
 
 
-def _check_collinear(z: np.ndarray, names: tuple) -> None:
+def _check_ties_left(labels: np.ndarray, ca: np.ndarray, cb: np.ndarray, tie: np.ndarray, where: str) -> None:
+    """Refuse ``ties="ignore"`` when it drops every vote, or every vote of a model, naming that."""
+    if tie.all():
+        raise ValueError(f"{where}: every one of the {tie.size} votes is a tie, and ties='ignore' dropped them all: "
+                         "no vote is left to rate (ties='half' counts a tie as half a win for each side)")
+    n = labels.size
+    played = np.bincount(ca, minlength=n) + np.bincount(cb, minlength=n)
+    decisive = np.bincount(ca[~tie], minlength=n) + np.bincount(cb[~tie], minlength=n)
+    lost = np.flatnonzero((played > 0) & (decisive == 0))
+    if lost.size:
+        i = lost[0]
+        others = f" ({lost.size} such models: {show(list(labels[lost][:5]))})" if lost.size > 1 else ""
+        raise ValueError(f"{where}: every one of the {played[i]} votes of model {show(labels[i])} is a tie, and "
+                         f"ties='ignore' dropped them all: the model has no vote left to rate{others}")
+
+
+def _check_collinear(z: np.ndarray, names: tuple, where: str = "the board") -> None:
     """Refuse style columns one of which is a linear combination of the others over the votes (their
     coefficients are not identified), naming it: its residual on the columns before it, from the Gram
     matrix of the centred columns, is below 1e-6 of its norm (rounding leaves about 1e-8 of an exact
@@ -122,8 +149,8 @@ def _check_collinear(z: np.ndarray, names: tuple) -> None:
         except np.linalg.LinAlgError:
             continue  # the columns before it are collinear themselves: named at their own turn
         if gram[j, j] - explained <= 1e-12 * gram[j, j]:
-            raise ValueError(f"style column {names[j]!r} is a linear combination of {list(names[:j])} over the "
-                             "votes: its coefficient is not identified; leave it out")
+            raise ValueError(f"{where}: style column {names[j]!r} is a linear combination of {list(names[:j])} over "
+                             "its votes: its coefficient is not identified; leave it out")
 
 
 def check_graph(votes: Votes, where: str) -> None:
@@ -154,12 +181,15 @@ def check_graph(votes: Votes, where: str) -> None:
 def read_board_votes(source: Any, *, style: Any = None, category: Any = None, **read: Any) -> tuple[Coded, Optional[np.ndarray]]:
     """The votes coded, and the category of each vote, from a GameLog (``category``: the values) or a frame
     or a file (``category``: a column). A well-formed arena frame is coded directly
-    (:func:`discrank.arena.fast_votes`); anything else goes through the readers, which name what is wrong."""
+    (:func:`discrank.arena.fast_votes`); anything else goes through the readers, which name what is wrong.
+    Every option is used or refused: a GameLog takes no column option (its votes are read already), and
+    its style features are its advantage columns (``style`` may name them, nothing else)."""
     import os
 
     import pandas as pd
 
-    from discrank.arena import both_bad, fast_votes, frame_of, read_votes, style_features
+    from discrank._votes import check_bothbad
+    from discrank.arena import both_bad, check_read_options, fast_votes, frame_of, read_votes, style_features
     from discrank.logs import GameLog
 
     if not isinstance(source, (GameLog, pd.DataFrame, str, os.PathLike)):
@@ -167,23 +197,28 @@ def read_board_votes(source: Any, *, style: Any = None, category: Any = None, **
                         f"{type(source).__name__}" + (": a PairwiseData has summed the votes, and the intervals "
                                                       "need each vote's outcome" if type(source).__name__ ==
                                                       "PairwiseData" else ""))
+    bothbad = check_bothbad(read.get("bothbad", "tie"), read.get("winner", "winner"))
     if isinstance(source, GameLog):
-        if style is not None and source.advantage is None:
-            raise ValueError("style= names columns of a file or frame; a GameLog's style covariates are its "
-                             "advantage columns")
+        _check_log_options(source, style, bothbad, read)
         if category is None:
             return Coded.of_log(source), None
         cat = np.asarray(category)
         if cat.shape != (len(source),):
             raise ValueError(f"category must hold one value per vote ({len(source)}), got shape {cat.shape}")
         return Coded.of_log(source), _check_categories(cat, "category")
+    check_read_options({k: v for k, v in read.items()
+                        if k not in ("model_a", "model_b", "winner", "time", "bothbad", "invalid")})
     frame = frame_of(source)
     cols = {k: read.get(k, k) for k in ("model_a", "model_b", "winner")}
     simple = set(read) <= {"model_a", "model_b", "winner", "bothbad"} and all(c in frame.columns for c in cols.values()) \
         and (category is None or category in frame.columns)
     if simple:
-        if read.get("bothbad", "tie") == "ignore":
-            frame = frame.loc[~both_bad(frame, cols["winner"])]
+        if bothbad == "ignore":
+            kept = ~both_bad(frame, cols["winner"])
+            if len(frame) and not kept.any():
+                raise ValueError(f"bothbad='ignore': every one of the {len(frame)} votes is a tie in which both "
+                                 f"answers were bad ({cols['winner']!r} one of {BOTH_BAD}), so no vote is left")
+            frame = frame.loc[kept]
         fast = fast_votes(frame, cols["model_a"], cols["model_b"], cols["winner"])
         if fast is not None:
             z, names = style_features(frame, style) if style is not None else (None, ())
@@ -192,6 +227,33 @@ def read_board_votes(source: Any, *, style: Any = None, category: Any = None, **
             return coded, cat
     log, cat = read_votes(frame, style=style, extra=category, **read)
     return Coded.of_log(log), None if cat is None else _check_categories(cat, f"category column {category!r}")
+
+
+def _check_log_options(log: Any, style: Any, bothbad: str, read: dict) -> None:
+    """Refuse the options a GameLog of votes cannot use, naming them: the column options of a frame or file,
+    ``bothbad="ignore"`` (a log has scores, not the winner values that mark a both-bad tie), and a ``style``
+    other than the log's advantage columns."""
+    cols = sorted(k for k in read if k != "bothbad")
+    if cols:
+        raise ValueError(f"{cols[0]}={show(read[cols[0]])}: the votes are a GameLog, read already; the options "
+                         f"{cols} name columns of a frame or file (read_arena reads them into a log)")
+    if bothbad == "ignore":
+        raise ValueError(f"bothbad='ignore' drops the votes whose winner is one of {BOTH_BAD}, but a GameLog has "
+                         "scores, its both-bad ties scored 1/2 with the other ties: read the votes with "
+                         "read_arena(..., bothbad='ignore'), or pass the frame or file")
+    if style is None:
+        return
+    from discrank.arena import MARKDOWN
+
+    have = tuple(log.advantage_names) if log.advantage is not None else ()
+    names = [n.strip() for n in style.split(",") if n.strip()] if isinstance(style, str) else list(style)
+    wanted = tuple(x for n in names for x in (MARKDOWN if n == "md" and "md" not in have else (n,)))
+    if not have:
+        raise ValueError("style= names columns of a file or frame; a GameLog's style covariates are its "
+                         "advantage columns, and this log has none")
+    if wanted != have:
+        raise ValueError(f"style={show(style)} does not match the GameLog's advantage columns {list(have)}: a "
+                         "GameLog's style features are its advantage columns (style= may name them, or be left out)")
 
 
 def _check_categories(cat: np.ndarray, what: str) -> np.ndarray:

@@ -170,6 +170,9 @@ def board_table(frame, top: int) -> str:
 
 
 def _flip_line(drop) -> str:
+    if drop.votes == 0:
+        return (f"votes to flip the top model {drop.holder!r}: 0; it is tied with {drop.challenger!r} on all the votes "
+                f"(a gap of {abs(drop.gap):.1f} Elo points): the top rank is shared")
     if drop.votes < 0:
         tried = "" if drop.approximate < 0 else f" (first-order estimate: {drop.approximate})"
         return (f"votes to flip the top model {drop.holder!r}: none found; removing the most influential votes "

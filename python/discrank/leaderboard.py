@@ -34,6 +34,9 @@ ELO = 400.0 / math.log(10.0)
 CI_METHODS = ("sandwich", "bootstrap", "none")
 #: The most bootstrap replicates a board draws (each holds a copy of the parameters).
 MAX_BOOT = 1_000_000
+#: Two ratings this close (logits) are tied for :meth:`ArenaBoard.votes_to_flip`: the fit's precision (its
+#: last Newton step is at most 1e-7, so its error is of order 1e-14).
+TIED = 1e-10
 
 
 @dataclass
@@ -54,7 +57,9 @@ class VoteDrop:
     votes : int
         The count verified by refitting without them: the fewest of the most influential votes (in the
         order of their influence) whose removal changes the holder (an upper bound on the fewest of any
-        votes; ``-1`` if removing all the influential votes did not).
+        votes; ``-1`` if removing all the influential votes did not). ``0`` (and ``approximate`` 0) when the
+        challenger is tied with the holder on all the votes (within :data:`TIED` logits): the rank is shared
+        already.
     removed : ndarray of int
         The positions, in the board's votes, of the ``votes`` removed.
     gap : float
@@ -302,7 +307,9 @@ class ArenaBoard:
         shrink the gap most are removed, most influential first, until the linearised gap closes. The
         count is then checked by refitting without those votes, adding the next most influential ones
         until the model at ``rank`` changes: ``votes`` is verified, ``approximate`` is the first-order
-        count. Removing a vote here removes all its weight (a vote counted as two games is one vote).
+        count. Removing a vote here removes all its weight (a vote counted as two games is one vote). A
+        neighbour tied with the model at ``rank`` (the same rating) shares the rank already: it is the
+        challenger, with 0 votes and a gap of 0.
         """
         from discrank._threads import one_blas_thread
 
@@ -327,6 +334,10 @@ class ArenaBoard:
         factor = linalg.cho_factor(fit.bread(), lower=True)
         near = [int(order[j]) for j in range(max(0, rank - 1 - challengers), min(n, rank + challengers))
                 if int(order[j]) != holder]
+        tied = [c for c in near if abs(theta[holder] - theta[c]) <= TIED]
+        if tied:  # the rank is shared already: no vote needs removing (a gap of 0 has no side to close)
+            return VoteDrop(rank, str(self.labels[holder]), str(self.labels[tied[0]]), 0, 0,
+                            np.zeros(0, dtype=np.int64), 0.0)
         best = None
         for c in near:
             contrast = np.zeros(n + fit.rows.k)
@@ -344,14 +355,20 @@ class ArenaBoard:
         if best is None:
             return VoteDrop(rank, str(self.labels[holder]), "", -1, -1, np.zeros(0, dtype=np.int64), float("nan"))
         c, k, candidates, gap = best
-        votes, removed = self._verify(per_vote, holder, rank, candidates, k)
+        votes, removed, taker = self._verify(per_vote, holder, rank, candidates, k)
+        if taker >= 0 and taker != c:  # another model took the rank on the refit: it is the challenger
+            c, gap = taker, theta[holder] - theta[taker]
         return VoteDrop(rank, str(self.labels[holder]), str(self.labels[c]), k, votes, removed, float(ELO * gap))
 
-    def _verify(self, rows: BTRows, holder: int, rank: int, candidates: np.ndarray, k: int) -> tuple[int, np.ndarray]:
+    def _verify(self, rows: BTRows, holder: int, rank: int, candidates: np.ndarray,
+                k: int) -> tuple[int, np.ndarray, int]:
         """The fewest of the most influential ``candidates`` whose removal changes the model at ``rank`` on
         a refit: from ``k`` up by a tenth until one does, then bisection down to the first that does (the
-        change taken as monotone in the count along this order); -1 if removing every candidate does not."""
-        def changes(count: int) -> bool:
+        change taken as monotone in the count along this order); -1 if removing every candidate does not.
+        Also the model at ``rank`` on that refit (-1: none, the refit has no finite ratings, or no change)."""
+        def taker(count: int) -> int:
+            """The model at ``rank`` without the first ``count`` candidates: ``holder`` if unchanged, -1 if
+            the refit has no finite ratings (the board is changed)."""
             keep = np.ones(rows.a.size, dtype=bool)
             keep[candidates[:count]] = False
             sub = rows.take(keep)
@@ -359,18 +376,24 @@ class ArenaBoard:
                 refit = fit_bt(rows_of(sub.n, sub.a, sub.b, sub.y, sub.mult, sub.z if sub.k else None),
                                self.fit.style_prec, x0=self.fit.x)
             except (ValueError, FloatingPointError):
-                return True  # no finite fit without them: the board is changed
-            return int(np.argsort(-refit.x[:sub.n], kind="stable")[rank - 1]) != holder
+                return -1
+            return int(np.argsort(-refit.x[:sub.n], kind="stable")[rank - 1])
 
-        lo, hi = 0, min(k, candidates.size)  # changes(lo) is False (nothing removed)
-        while not changes(hi):
+        lo, hi = 0, min(k, candidates.size)  # removing none (lo) leaves the holder
+        got = taker(hi)
+        while got == holder:
             if hi >= candidates.size:
-                return -1, np.zeros(0, dtype=np.int64)
+                return -1, np.zeros(0, dtype=np.int64), -1
             lo, hi = hi, min(candidates.size, hi + max(1, hi // 10))
+            got = taker(hi)
         while hi - lo > 1:
             mid = (lo + hi) // 2
-            lo, hi = (lo, mid) if changes(mid) else (mid, hi)
-        return hi, np.sort(candidates[:hi])
+            now = taker(mid)
+            if now != holder:
+                hi, got = mid, now
+            else:
+                lo = mid
+        return hi, np.sort(candidates[:hi]), got
 
     # --- output --------------------------------------------------------------------------------------------
     def plot(self, ax: Any = None, top: Optional[int] = None, title: Optional[str] = None):
@@ -412,8 +435,9 @@ def arena_board(source: Any, *, style: Any = None, category: Any = None, ties: s
     Parameters
     ----------
     source : GameLog, pandas.DataFrame, str or path-like
-        The votes: a GameLog (its advantage columns are the style features), or a frame or a CSV, Parquet
-        or JSON-lines file with ``model_a``, ``model_b`` and ``winner`` columns (:func:`read_arena`).
+        The votes: a GameLog (its advantage columns are the style features; it takes no column option and
+        no ``bothbad="ignore"``, as its votes are read already), or a frame or a CSV, Parquet or JSON file
+        with ``model_a``, ``model_b`` and ``winner`` columns (:func:`read_arena`).
     style : str or list of str, optional
         Style features of a frame or file (:func:`discrank.arena.style_features`: columns, ``name_a`` /
         ``name_b`` pairs, or ``"len"``, ``"md"``, ... from the conversation metadata). With style, the board
@@ -460,9 +484,21 @@ def arena_board(source: Any, *, style: Any = None, category: Any = None, ties: s
     ------
     ValueError
         Fewer than two models, a comparison graph in pieces, a model that won or lost every vote (plain
-        board), a style column constant over the votes or with a missing value, a category with one model,
-        an anchor that is not a model, a level outside (0, 1), an unknown winner value or a model against
-        itself (naming the row), a ``ci`` or ``ties`` not among the choices.
+        board), every vote (or every vote of a model) dropped by ``ties="ignore"`` or ``bothbad="ignore"``,
+        a style column constant over the votes (of the board or of a category) or with a missing value, a
+        category with one model, an anchor that is not a model, a level outside (0, 1), an unknown winner
+        value, a winner that is also a model's name, or a model against itself (naming the row), a ``ci``,
+        ``ties`` or ``bothbad`` not among the choices, a file that is truncated, corrupt or empty (naming
+        it), a column option with a GameLog.
+    TypeError
+        A read option that the readers do not take (naming it).
+
+    Warns
+    -----
+    UserWarning
+        Every vote of the board (or of a category) is a tie: the ratings are equal, and the standard errors
+        of 0 (the votes' outcomes do not vary around the fit's, so neither the sandwich nor the bootstrap
+        sees any spread) are no certainty about the order.
     """
     level = _check_level(level)
     if ci not in CI_METHODS:
@@ -478,10 +514,7 @@ def arena_board(source: Any, *, style: Any = None, category: Any = None, ties: s
     if not isinstance(anchor_rating, (int, float, np.floating)) or not math.isfinite(anchor_rating):
         raise ValueError(f"anchor_rating={show(anchor_rating)} must be a finite number")
     check_ties(ties)
-    if _is_log(source):
-        log, cats = read_board_votes(source, style=style, category=category)
-    else:
-        log, cats = read_board_votes(source, style=style, category=category, bothbad=bothbad, **read)
+    log, cats = read_board_votes(source, style=style, category=category, bothbad=bothbad, **read)
     from discrank._threads import resolve_n_jobs
 
     settings = dict(anchor=anchor, anchor_rating=float(anchor_rating), ci=ci, level=level, n_boot=int(n_boot),
@@ -493,12 +526,6 @@ def arena_board(source: Any, *, style: Any = None, category: Any = None, ties: s
             board.categories[str(value)] = _board(sub, ties, normalize, float(style_reg),
                                                   f"category {value!r}", dict(settings, anchor=_anchor_in(anchor, sub)))
     return board
-
-
-def _is_log(source: Any) -> bool:
-    from discrank.logs import GameLog
-
-    return isinstance(source, GameLog)
 
 
 def _anchor_in(anchor: Any, log: Any) -> Any:
@@ -516,8 +543,15 @@ def _board(log: Any, ties: str, normalize: bool, style_reg: float, where: str, s
 
 
 def _fitted_board(log: Any, ties: str, normalize: bool, style_reg: float, where: str, settings: dict) -> ArenaBoard:
-    votes = votes_of(log, ties, normalize)
+    votes = votes_of(log, ties, normalize, where)
     check_graph(votes, where)
+    if settings["ci"] != "none" and votes.y.size and bool(np.all(votes.y == 0.5)):
+        from discrank._screen import warn_user
+
+        warn_user(f"{where}: every one of its {votes.y.size} votes is a tie: the board says the models are equal, "
+                  "nothing about their order; its standard errors of 0 and intervals of no width are no certainty "
+                  "(every vote is at the fit's prediction, so neither the sandwich nor the bootstrap sees any "
+                  "spread in the outcomes)", UserWarning)
     prec = style_reg * float(np.sum(votes.mult))
     try:
         plain = fit_bt(votes.rows(style=False)) if votes.z.shape[1] else None
