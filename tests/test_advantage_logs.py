@@ -67,6 +67,11 @@ def test_no_advantage_leaves_the_fields_empty():
      "advantage column 'home' has the value inf at row 3, which is not a finite number"),
     ({"home": [1, 0, -np.inf, 1]}, ValueError,
      "advantage column 'home' has the value -inf at row 2, which is not a finite number"),
+    # (a fit on 1e300 failed with "LinAlgError: SVD did not converge", naming no column)
+    ({"home": [1, 0, 1e300, 1]}, ValueError,
+     "advantage column 'home' has the value 1e+300 at row 2, larger in magnitude than 1e+100: a fit sums the "
+     "squares of a covariate over the games, which would overflow; rescale the column"),
+    ([1, -1.5e100, 0, 1], ValueError, "advantage column 'x0' has the value -1.5e+100 at row 1, larger in magnitude"),
     ({"home": [1, "away", 0, 1]}, TypeError, "advantage column 'home' holds 'away' at row 1, which is not a number"),
     ({"home": np.array(["h", "a", "h", "a"])}, TypeError,
      "advantage column 'home' holds values of type <U1 (row 0: 'h'), not numbers"),
@@ -191,6 +196,10 @@ def test_text_that_reads_as_a_number_is_that_number():
      "column 'level' (an advantage covariate): level[1] = inf is not a finite number at row 1"),
     ("level", ["1", "2", "x", "0", "1"],
      "column 'level' (an advantage covariate): level[2] = 'x' is not a finite number at row 2"),
+    ("level", [1.0, 2.0, 0.0, 1e300, 1.0],
+     "column 'level' (an advantage covariate): level[3] = 1e+300 is larger in magnitude than 1e+100 at row 3"),
+    ("level", ["1", "-1e200", "0", "2", "1"],
+     "column 'level' (an advantage covariate): level[1] = '-1e200' is larger in magnitude than 1e+100 at row 1"),
 ])
 def test_an_invalid_covariate_row_is_raised_on_naming_the_column_and_row(column, values, message):
     df = frame().assign(**{column: values})

@@ -73,8 +73,24 @@ def test_a_negative_or_infinite_margin_names_its_game_and_value(value, shown):
     mb = list(MB)
     mb[2] = value
     with pytest.raises(ValueError, match=re.escape(f"margin has a negative or infinite value ({shown}) at game 2 "
-                                                   "(won by b): a margin is a finite number >= 0")):
+                                                   "(won by b): a margin is a finite number from 0 to 1e+09")):
         log6(margin=(MA, mb))
+
+
+@pytest.mark.parametrize("value, shown", [(1e299, "1e+299"), (1e10, "10000000000.0")])
+def test_a_margin_beyond_a_billion_sub_contests_is_refused_naming_its_game_side_and_value(value, shown):
+    # (a fit on such margins failed with "non-finite ratings", naming no margin)
+    ma = list(MA)
+    ma[3] = value
+    with pytest.raises(ValueError, match=re.escape(f"margin has the value {shown} at game 3 (won by a), more than "
+                                                   "1e+09 sub-contests")):
+        log6(margin=(ma, MB))
+
+
+def test_a_margin_of_a_billion_and_half_points_are_accepted():
+    ma = [6, 3, 5, 1e9, 2, 0]
+    assert log6(margin=(ma, MB)).margin[3, 0] == 1e9
+    assert log6(margin=([2.5, 3, 5, 12, 2, 0], [1.5, 6, 5, 13, 6, 0])).margin[0].tolist() == [2.5, 1.5]
 
 
 @pytest.mark.parametrize("value, shown", [("6", "'6'"), (True, "True"), ([6], "[6]")])
@@ -225,6 +241,18 @@ def test_from_frame_raises_on_an_unparseable_margin_naming_the_row(value, shown)
     with pytest.raises(ValueError, match=re.escape(f"column 'ga' (the margin of a): ga[4] = {shown} is not a finite "
                                                    "number >= 0 at row 4")):
         GameLog.from_frame(df, a="w", b="l", score="s", margin=("ga", "gb"))
+
+
+@pytest.mark.parametrize("value, shown", [(1e299, "1e+299"), ("2e10", "'2e10'")])
+def test_from_frame_raises_on_a_margin_beyond_a_billion_naming_the_column_row_and_value(value, shown):
+    df = frame().astype({"ga": object})
+    df.loc[4, "ga"] = value
+    with pytest.raises(ValueError, match=re.escape(f"column 'ga' (the margin of a): ga[4] = {shown} is more than "
+                                                   "1e+09 sub-contests at row 4")):
+        GameLog.from_frame(df, a="w", b="l", score="s", margin=("ga", "gb"))
+    log, _ = caught(GameLog.from_frame, df, a="w", b="l", score="s", margin=("ga", "gb"), invalid="drop",
+                    max_invalid=1.0)
+    assert log.dropped == {"unparseable margin": 1} and len(log) == 5
 
 
 def test_from_frame_drops_and_counts_missing_and_unparseable_margins():

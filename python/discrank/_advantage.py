@@ -12,10 +12,15 @@ import numpy as np
 from discrank._checks import show
 from discrank._labels import object_numbers
 
-__all__ = ["BETA_PRIOR_SCALE", "COVARIATE_HELP", "advantage_columns", "as_advantage", "beta_precision",
-           "check_identifiable", "covariate_values", "named_columns"]
+__all__ = ["BETA_PRIOR_SCALE", "COVARIATE_HELP", "MAX_COVARIATE", "advantage_columns", "as_advantage",
+           "beta_precision", "check_identifiable", "check_magnitude", "covariate_values", "named_columns"]
 
-COVARIATE_HELP = "a covariate is a finite number in every game (bools read as 0 / 1)"
+#: The largest magnitude of a covariate's value. The fits sum each column's square over the games (the prior's
+#: precision, :func:`beta_precision`, and the curvature of ``beta``), which overflows past about 1e154 on a
+#: small log; 1e100 keeps those sums finite for any log, and a column of larger values is better rescaled
+#: (its coefficient is per unit of it: the fit is the same in any unit).
+MAX_COVARIATE = 1e100
+COVARIATE_HELP = "a covariate is a finite number in every game, at most 1e+100 in magnitude (bools read as 0 / 1)"
 #: The prior of each advantage coefficient is N(0, (BETA_PRIOR_SCALE / rms_k)^2), ``rms_k`` the root mean
 #: square of column k over the fitted games: an effect of 10 logits per typical value of the covariate (P
 #: = 0.99995) is one standard deviation. Weak where the games inform ``beta`` (a home advantage of 0.3
@@ -54,7 +59,19 @@ def _covariate_column(values: Any, name: str, n_games: int) -> np.ndarray:
         k = int(np.flatnonzero(bad)[0])
         raise ValueError(f"advantage column {name!r} has the value {show(out[k])} at row {k}, which is not a finite "
                          f"number: {COVARIATE_HELP}")
+    check_magnitude(out, name, "row")
     return out
+
+
+def check_magnitude(values: np.ndarray, name: str, row: str) -> None:
+    """A ValueError naming the column ``name``, the ``row`` (what an entry is called: "row", "game") and the value
+    when a finite value of ``values`` exceeds :data:`MAX_COVARIATE` in magnitude."""
+    big = np.abs(values) > MAX_COVARIATE
+    if big.any():
+        k = int(np.flatnonzero(big)[0])
+        raise ValueError(f"advantage column {name!r} has the value {show(float(values[k]))} at {row} {k}, larger in "
+                         f"magnitude than {MAX_COVARIATE:g}: a fit sums the squares of a covariate over the games, "
+                         "which would overflow; rescale the column (its coefficient is per unit of it)")
 
 
 def named_columns(values: Any, names: tuple) -> Any:
@@ -96,9 +113,10 @@ def as_advantage(values: Any, n_games: int) -> tuple[Optional[np.ndarray], tuple
     Raises
     ------
     ValueError
-        No column, a column of the wrong length or shape, a NaN or infinite value (named with its column,
-        row and value), or two columns of one name. (A column 0 in every game, or two identical columns,
-        are the fit's check, :func:`check_identifiable`.)
+        No column, a column of the wrong length or shape, a NaN or infinite value or one beyond
+        :data:`MAX_COVARIATE` in magnitude (named with its column, row and value), or two columns of one
+        name. (A column 0 in every game, or two identical columns, are the fit's check,
+        :func:`check_identifiable`.)
     TypeError
         A value that is not a number or a bool (named with its column and row), or a name that is not text.
     """
@@ -196,8 +214,9 @@ def beta_precision(x: np.ndarray, games: np.ndarray) -> np.ndarray:
 
 def covariate_values(values: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Per row of a frame's covariate column: the value as a float (NaN where there is none), missing
-    (None, NaN, NA, blank text), unparseable (text that is not a number, an infinite value, an object that
-    is not a number). Bools read as 0 / 1, numbers as they are, text that reads as a number as that number."""
+    (None, NaN, NA, blank text), unparseable (text that is not a number, an infinite value or one beyond
+    :data:`MAX_COVARIATE` in magnitude, an object that is not a number). Bools read as 0 / 1, numbers as
+    they are, text that reads as a number as that number."""
     kind = values.dtype.kind
     if kind in "biu":
         out = values.astype(np.float64)
@@ -205,11 +224,13 @@ def covariate_values(values: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.nda
     if kind == "f":
         out = values.astype(np.float64)
         missing = np.isnan(out)
-        bad = np.isinf(out)
+        with np.errstate(invalid="ignore"):
+            bad = np.isinf(out) | (np.abs(out) > MAX_COVARIATE)
         out[bad] = np.nan
         return out, missing, bad
     out, missing = object_numbers(values, bools=True)
-    bad = ~missing & ~np.isfinite(out)
+    with np.errstate(invalid="ignore"):
+        bad = ~missing & ~(np.abs(out) <= MAX_COVARIATE)
     out[missing | bad] = np.nan
     return out, missing, bad
 

@@ -14,9 +14,15 @@ import numpy as np
 from discrank._checks import check_same_length, show
 from discrank._labels import object_numbers
 
-__all__ = ["MARGIN_HELP", "as_margin", "margin_columns", "margin_message", "margin_values"]
+__all__ = ["MARGIN_HELP", "MAX_MARGIN", "as_margin", "margin_columns", "margin_message", "margin_values"]
 
-MARGIN_HELP = "a margin is a finite number >= 0 of sub-contests (points, games, goals) won by each side"
+#: The most sub-contests a side may win in one game: beyond any sport's count (the points of a match, the runs of a
+#: cricket innings), and small enough that the margin likelihood's sums over a million games, ``n kappa^2`` in its
+#: curvature, stay exact integers in float64 (below 2^53); past about 1e16 the binomial terms lose the ratings to
+#: rounding (a fit on margins of 1e20 moves ratings to thousands of logits).
+MAX_MARGIN = 1e9
+MARGIN_HELP = ("a margin is a finite number from 0 to 1e+09 of sub-contests (points, games, goals) won by each side "
+               "(half points allowed)")
 _NUMBERS = (int, float, np.integer, np.floating)
 
 
@@ -95,9 +101,9 @@ def as_margin(values: Any, score: np.ndarray) -> np.ndarray:
     ------
     ValueError
         A shape other than (n_games, 2), or a length other than the score's (both lengths named); a
-        missing value (None, NaN), a negative or infinite one (named with its game, side and value); more
-        than half of the decided games with a margin won by the side with fewer sub-contests (the columns
-        look swapped; the count, the share and the first such game named).
+        missing value (None, NaN), a negative or infinite one, or one above :data:`MAX_MARGIN` (named with its
+        game, side and value); more than half of the decided games with a margin won by the side with fewer
+        sub-contests (the columns look swapped; the count, the share and the first such game named).
     TypeError
         A value that is not a number (text, a bool), named with its game and side.
     """
@@ -128,6 +134,11 @@ def as_margin(values: Any, score: np.ndarray) -> np.ndarray:
             raise ValueError(f"margin has a missing value {where}: every game needs its margin ((0, 0) for a game "
                              "without sub-contests, a walkover), or drop the game")
         raise ValueError(f"margin has a negative or infinite value {where}: {MARGIN_HELP}")
+    big = (m > MAX_MARGIN).reshape(-1)
+    if big.any():
+        k = int(np.flatnonzero(big)[0])
+        raise ValueError(f"margin has the value {show(arr.reshape(-1)[k])} at game {k // 2} (won by {'ab'[k % 2]}), "
+                         f"more than {MAX_MARGIN:g} sub-contests: {MARGIN_HELP}")
     _check_not_swapped(m, score)
     return m
 
@@ -150,9 +161,9 @@ def _check_not_swapped(m: np.ndarray, score: np.ndarray) -> None:
 
 def margin_values(values: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Per row of a frame's margin column: the value as a float (NaN where there is none), missing (None,
-    NaN, NA, blank text), unparseable (a negative or infinite number, text that is not a number, a bool, any
-    other object). Numbers are read as they are (integers that pandas read as floats included), text that
-    reads as a number as that number."""
+    NaN, NA, blank text), unparseable (a negative or infinite number or one above :data:`MAX_MARGIN`, text that
+    is not a number, a bool, any other object). Numbers are read as they are (integers that pandas read as
+    floats included), text that reads as a number as that number."""
     kind = values.dtype.kind
     if kind in "iuf":
         out = values.astype(np.float64)
@@ -162,7 +173,7 @@ def margin_values(values: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarra
     else:
         out, missing = object_numbers(values)
     with np.errstate(invalid="ignore"):
-        bad = ~missing & ~(np.isfinite(out) & (out >= 0.0))
+        bad = ~missing & ~((out >= 0.0) & (out <= MAX_MARGIN))
     out[missing | bad] = np.nan
     return out, missing, bad
 
@@ -176,6 +187,9 @@ def margin_message(df: Any, columns: tuple, missing: bool, k: int, r: int) -> st
         if missing and m[0]:
             return f"column {col!r} (the margin of {side}) has no value at row {r} ({show(raw)}): drop or fill the row"
         if not missing and bad[0]:
-            return (f"column {col!r} (the margin of {side}): {col}[{r}] = {show(raw)} is not a finite number >= 0 at "
-                    f"row {r} ({MARGIN_HELP})")
+            value = object_numbers(np.array([raw], dtype=object))[0][0] if not isinstance(raw, bool) else np.nan
+            what = (f"is more than {MAX_MARGIN:g} sub-contests" if np.isfinite(value) and value > MAX_MARGIN else
+                    "is not a finite number >= 0")
+            return (f"column {col!r} (the margin of {side}): {col}[{r}] = {show(raw)} {what} at row {r} "
+                    f"({MARGIN_HELP})")
     return f"row {r} has an invalid margin in {list(columns)}"  # (the row was marked for one of them)

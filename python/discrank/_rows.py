@@ -25,7 +25,7 @@ from typing import Any, NamedTuple, Optional
 
 import numpy as np
 
-from discrank._advantage import COVARIATE_HELP, advantage_columns, as_advantage, covariate_values  # noqa: F401 - as_advantage: discrank._rows.as_advantage, as it was
+from discrank._advantage import COVARIATE_HELP, MAX_COVARIATE, advantage_columns, as_advantage, covariate_values  # noqa: F401 - as_advantage: discrank._rows.as_advantage, as it was
 from discrank._checks import check_positive_int, check_same_length, self_play_message, show
 from discrank._labels import as_label_array, factorize_objects, object_numbers
 from discrank._margin import margin_columns, margin_message, margin_values
@@ -547,8 +547,11 @@ def _covariate_message(df: Any, names: tuple, missing: bool, k: int, r: int) -> 
             return (f"column {col!r} (an advantage covariate) has no value at row {r} ({show(raw)}): drop or "
                     "fill the row")
         if not missing and bd[0]:
-            return (f"column {col!r} (an advantage covariate): {col}[{r}] = {show(raw)} is not a finite number "
-                    f"at row {r} ({COVARIATE_HELP})")
+            value = object_numbers(np.array([raw], dtype=object), bools=True)[0][0]
+            what = (f"is larger in magnitude than {MAX_COVARIATE:g}" if np.isfinite(value) else
+                    "is not a finite number")
+            return (f"column {col!r} (an advantage covariate): {col}[{r}] = {show(raw)} {what} at row {r} "
+                    f"({COVARIATE_HELP})")
     return f"row {r} has an invalid advantage covariate in {list(names)}"  # (the row was marked for one of them)
 
 
