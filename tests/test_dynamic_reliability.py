@@ -75,7 +75,8 @@ def test_an_update_with_labels_of_another_kind_is_refused_or_adds_a_new_player_n
         model().fit(log).update(GameLog.from_arrays(["17"], [2], [1.0], [45.0]))
     fitted = model().fit(log)
     n = len(fitted.labels_)
-    fitted.update(GameLog.from_arrays([1.5], [2], [1.0], [45.0]))  # 1.5 is a new player, not player 1
+    with pytest.warns(UserWarning, match=r"update's log holds the player label\(s\) 1\.5, which are not integers"):
+        fitted.update(GameLog.from_arrays([1.5], [2], [1.0], [45.0]))  # 1.5 is a new player, not player 1
     assert len(fitted.labels_) == n + 1 and fitted.labels_[-1] == 1.5
     assert fitted.labels_[:n].tolist() == list(range(n))
 

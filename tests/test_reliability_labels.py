@@ -3,7 +3,9 @@ exact, fitted models expose one dtype per kind, counts and n_players are checked
 the labels' total length (not the longest label times their number) and stays near the input for a
 payoff matrix."""
 
+import re
 import tracemalloc
+import warnings
 
 import numpy as np
 import pytest
@@ -76,6 +78,46 @@ def test_online_elo_refuses_mixed_kinds_with_its_init():
     fitted = Elo().fit(PairwiseData.from_games(["x"], ["y"], [1.0]))
     with pytest.raises(ValueError, match=r"a holds numbers .* init.labels_ holds strings"):
         online_elo([1], [2], [1.0], init=fitted)
+
+
+def _int_log(n=6):
+    """A log of the integer players 0 .. n - 1 (each beats the next), with times."""
+    a = np.arange(n)
+    return GameLog.from_arrays(a, (a + 1) % n, np.ones(n), np.arange(n, dtype=float))
+
+
+def _updated(kind, a, b):
+    """The labels of a model of integer players updated with the games ``a`` against ``b`` (``kind``: the update)."""
+    from discrank import DynamicElo
+    from discrank.models import OnlineDisc, OnlineElo
+
+    new = GameLog.from_arrays(a, b, np.ones(len(a)), np.full(len(a), 10.0))
+    if kind == "online_elo":
+        return online_elo(a, b, np.ones(len(a)), init=Elo(prior_scale=1.0).fit(_int_log().to_pairs())).labels
+    model = {"DynamicElo": lambda: DynamicElo(period=5.0, drift=0.1, prior_scale=1.0, variance_scale=1.0),
+             "OnlineElo": lambda: OnlineElo(step=0.1), "OnlineDisc": lambda: OnlineDisc(step=0.1)}[kind]()
+    return model.fit(_int_log()).update(new).labels_
+
+
+UPDATES = ["DynamicElo", "OnlineElo", "OnlineDisc", "online_elo"]
+
+
+@pytest.mark.parametrize("kind", UPDATES)
+def test_an_update_of_an_integer_model_with_fractional_labels_warns_naming_them(kind):
+    # 1.5 and 2.5 were new players without a word: on a log of integer ids a float is almost always a typo
+    with pytest.warns(UserWarning, match=re.escape("holds the player label(s) 1.5, 2.5, which are not integers, "
+                                                   "while the model's") + ".* are integers: each enters as a new "
+                                                                          "player"):
+        labels = _updated(kind, [1.5, 0.0], [2.5, 3.0])
+    assert labels.tolist() == [0, 1, 2, 3, 4, 5, 1.5, 2.5]  # new players, appended; 0.0 and 3.0 are 0 and 3
+
+
+@pytest.mark.parametrize("kind", UPDATES)
+def test_an_update_of_an_integer_model_with_integral_floats_is_silent(kind):
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        labels = _updated(kind, [1.0, 7.0], [2.0, 0.0])
+    assert labels.tolist() == [0, 1, 2, 3, 4, 5, 7]
 
 
 @pytest.mark.parametrize("values, exc, message", [

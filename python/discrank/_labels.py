@@ -571,6 +571,18 @@ class LabelIndex:
         return idx.astype(np.int32)
 
 
+def _warn_fractional(fresh: np.ndarray, name: str, known_name: str) -> None:
+    """The UserWarning of :func:`extend_labels` for the new labels ``fresh`` (floats) that are not integers,
+    given to a model whose labels ``known_name`` are integers."""
+    odd = fresh[fresh != np.floor(fresh)]
+    if odd.size:
+        import warnings
+
+        warnings.warn(f"{name} holds the player label(s) {_describe(odd)}, which are not integers, while the model's "
+                      f"{known_name} are integers: each enters as a new player (never the integer player nearest "
+                      "it); check the labels for a typo", UserWarning, stacklevel=4)
+
+
 def extend_labels(known: np.ndarray, new: np.ndarray, name: str, index: Optional[LabelIndex] = None,
                   known_name: str = "labels_") -> tuple[np.ndarray, np.ndarray]:
     """(labels, position): a fitted model's checked labels ``known`` followed by those of the distinct
@@ -578,7 +590,9 @@ def extend_labels(known: np.ndarray, new: np.ndarray, name: str, index: Optional
     of each of ``new``. An integer model given 1.5 holds float labels after: 1.5 is a new player, never
     player 1. ``index``: the lookup of ``known`` when the model holds one. Labels of the other kind
     (strings into a model of numbers: "17" is never the player 17) are a ValueError naming the first of
-    each, ``name`` (what ``new`` is) and ``known_name``."""
+    each, ``name`` (what ``new`` is) and ``known_name``. New labels that are not integers given to a model
+    of integer labels (1.5 among players 0, 1, 2: almost always a typo) enter as new players with a
+    UserWarning naming them; an integral float (2.0) is the integer player it equals."""
     if known.size and new.size:
         check_same_kind((name, new), (known_name, known))
     position = (LabelIndex(known) if index is None else index).lookup(new)
@@ -586,6 +600,8 @@ def extend_labels(known: np.ndarray, new: np.ndarray, name: str, index: Optional
     if not unseen.any():
         return known, position
     fresh = new[unseen]
+    if known.dtype.kind in "iu" and fresh.dtype.kind == "f":
+        _warn_fractional(fresh, name, known_name)
     position[unseen] = len(known) + np.arange(fresh.shape[0])
     if fresh.dtype == known.dtype:
         return np.concatenate([known, fresh]), position
