@@ -2,6 +2,8 @@
 sums; DynamicElo fits them as it fits the log itself (bitwise at a fixed drift and prior, the same
 choices when tuned on whole periods); they save, load and update; bad input is named."""
 
+import re
+
 import numpy as np
 import pytest
 
@@ -149,6 +151,23 @@ def test_bad_period_arguments_are_named(tmp_path):
         scan.scan_games(tmp_path / "h.parquet", score="score", time="t", period="week")
     with pytest.raises(ValueError, match="PeriodGames need the games' times"):
         PeriodGames.from_log(GameLog.from_arrays(["x", "y"], ["y", "x"], [1.0, 0.0]), "week")
+
+
+@pytest.mark.parametrize("columns", [("context",), ("margin",), ("match_format",),
+                                     ("context", "margin", "match_format")])
+def test_from_log_refuses_a_log_with_contexts_margins_or_formats_naming_them(columns):
+    # the sums held none of them, and a DynamicElo fitted on them fitted the results alone, without a word
+    n = 12
+    score = np.tile([1.0, 0.0], n // 2)
+    extra = {"context": np.tile(["clay", "hard"], n // 2), "margin": np.stack([3 * score, 3 - 3 * score], axis=1),
+             "match_format": np.repeat(["bo3", "bo5"], n // 2)}
+    log = GameLog.from_arrays(np.tile(["x", "y", "z"], 4), np.tile(["y", "z", "x"], 4), score,
+                              np.arange(n, dtype=float), **{c: extra[c] for c in columns})
+    with pytest.raises(ValueError, match=re.escape(f"the log has the column(s) {list(columns)}, which PeriodGames do "
+                                                   "not hold") + ".*fit the GameLog itself"):
+        PeriodGames.from_log(log, 5.0)
+    bare = GameLog.from_arrays(log.a, log.b, log.score, log.time)
+    assert PeriodGames.from_log(bare, 5.0).n_games == n
 
 
 # --------------------------------------------------------------------------------------- the fits

@@ -107,7 +107,9 @@ class PeriodGames:
         Raises
         ------
         ValueError
-            A log without times, or a period that does not suit them.
+            A log without times, or a period that does not suit them; a log with contexts, margins or match
+            formats (named), which the sums do not hold (a model fitted on them would fit the results alone):
+            fit the log itself.
         """
         from discrank._coding import code_log
         from discrank.logs import GameLog
@@ -116,6 +118,12 @@ class PeriodGames:
             raise TypeError(f"PeriodGames.from_log expects a discrank.GameLog, got {type(log).__name__}")
         if log.time is None:
             raise ValueError("PeriodGames need the games' times (GameLog time=...)")
+        held = [name for name in ("context", "margin", "match_format") if getattr(log, name, None) is not None]
+        if held:
+            raise ValueError(f"the log has the column(s) {held}, which PeriodGames do not hold (they sum each pair's "
+                             "results by period and advantage value alone): a DynamicElo fitted on the sums would "
+                             "fit the results without them; fit the GameLog itself (DynamicElo.fit(log)), or drop "
+                             "the columns first")
         labels, ca, cb = code_log(log)
         score = np.asarray(log.score, dtype=np.float64)
         bins = period_index(np.asarray(log.time), period)
