@@ -102,6 +102,12 @@ class DynamicTuning:
         validation = Validation() if validation is None else check_validation(validation)
         fit_mask, val_mask = _split(score, t, validation, w, whole)
         drifts, priors, scales = self._grids()
+        # every game in one period: a stationary fit (no chain), validated as period=None's is, within the period;
+        # the games say nothing of the drift, which only widens the forecasts of later periods
+        one = self.period is not None and bins.size > 0 and bins[0] == bins[-1]
+        note = self._one_period(t, bins, whole) if one and self.drift is None else ""
+        if note:
+            drifts = _Axis([drifts.grid[drifts.n // 2]])
         # the games each part stands for
         n_fit, n_val = ((float(np.count_nonzero(m)) if w is None else float(w[m].sum())) for m in (fit_mask, val_mask))
         extra = {name: _Axis(grid, bounds) for name, grid, bounds, attr in _EXTRA if getattr(self, attr) is None}
@@ -111,17 +117,41 @@ class DynamicTuning:
         walk_formats = bool(self._n_fmt()) and self._fscales is None
         if walk_formats:  # every format at the reference's scale 1 until its walk
             self._fscales = np.ones(self._n_fmt())
+        middle = (drifts.grid[drifts.n // 2], priors.grid[priors.n // 2],
+                  1.0 if self.variance_scale is None else scales.grid[0], None, None)
         if n_fit < 10 or n_val < 10:
             report_stage(f"tuning DynamicElo: {n_fit:,.0f} games to fit and {n_val:,.0f} to validate, fewer than "
                          "10: the grids' middle values kept")
-            return (drifts.grid[drifts.n // 2], priors.grid[priors.n // 2],
-                    1.0 if self.variance_scale is None else scales.grid[0], None, None)
-        key = bins if self.period is not None else (t if t is not None else np.arange(len(score)))
+            if note:  # (the drift's warning says what else the tuning could not do)
+                warnings.warn(f"{note}; with {n_fit:,.0f} games to fit and {n_val:,.0f} to validate, fewer than 10, "
+                              "the prior and variance scales are kept at their grids' middle values too",
+                              TuningWarning, stacklevel=4)
+            return middle
+        key = bins if self.period is not None and not one else (t if t is not None else np.arange(len(score)))
         origins = _origins(key, fit_mask, val_mask, len(score) if w is None else float(w.sum()), frozen)
+        # an origin with no game before it forecasts nothing: the first game's, or (the history cut at the origin's
+        # period) one in the first period, where the validation window starts in the first period
+        if self.period is None or one:
+            origins = origins[origins > 0]
+        else:
+            origins = origins[(origins >= bins.size) | (bins[np.minimum(origins, bins.size - 1)] > bins[0])]
+        if not origins.size:
+            first = f" (its first game at {_show_times(t[val_mask][:1])})" if t is not None else ""
+            note = (f"{note}; " if note else "DynamicElo's tuning: ") + (
+                f"no game precedes the first {'period' if key is bins else 'time'} of the validation window{first}, "
+                "so no forecast can be scored: the grids' middle values are kept (give drift=, prior_scale= and "
+                "variance_scale=, or a validation window that starts later: "
+                "fit(log, validation=discrank.Validation(...)))")
+            report_stage(note)
+            warnings.warn(note, TuningWarning, stacklevel=4)
+            return middle
+        if note:
+            warnings.warn(note, TuningWarning, stacklevel=4)
         report_stage(f"tuning DynamicElo on {n_fit:,.0f} games: a validation window of {n_val:,.0f} games, "
                      f"forecast from {origins.size} origins")
         games = (ca, cb, score, bins, x, w, ctx, margin, fmt)
-        cand = _Candidates(self, games, n_players, fit_mask, val_mask, origins, scales, rows_of, self.tuning_budget)
+        cand = _Candidates(self, games, n_players, fit_mask, val_mask, origins, scales, rows_of, self.tuning_budget,
+                           stationary=one)
         # candidates compared with the cost of their steps past the grids' edges
         cost = lambda c: cand.scores[c] + cand.gain * (drifts.steps(c[0]) + priors.steps(c[1]))  # noqa: E731
         # no disc until its walk: below its threshold the disc is exactly 0, the same model
@@ -148,6 +178,20 @@ class DynamicTuning:
                      f"(validation log loss {cand.scores[best]:.5f}) among {plural(len(cand.scores), 'candidate')} in "
                      f"{time.perf_counter() - clock:.1f} s")
         return best[0], best[1], cand.best_scale[best], tuning, cand.start(best)
+
+    def _one_period(self, t: Optional[np.ndarray], bins: np.ndarray, whole: bool) -> str:
+        """The words of the :class:`~discrank.exceptions.TuningWarning` of a log whose games all fall in one
+        period (``bins``, times ``t``; ``whole``: games summed by period, whose times are its start): its fit is
+        stationary and the drift, not informed, kept at its grid's middle."""
+        from discrank._calendar import period_start
+
+        start = period_start(bins[:1], self.period, t is not None and t.dtype.kind == "M")
+        drift = self._walk_scale() * DRIFT_GRID[len(DRIFT_GRID) // 2]
+        span = "" if t is None or whole else f", from {_show_times(t[:1])} to {_show_times(t[-1:])}"
+        return (f"DynamicElo's tuning: every game of the log falls in one period (period={self.period!r}, the period "
+                f"starting {_show_times(start)}{span}): the fit is one rating per player, and the games say nothing "
+                f"of the drift, which only widens the forecasts of later periods; drift={drift:.4g} (its grid's "
+                "middle) is kept: give drift= (or period=None)")
 
     def _search(self, cand: "_Candidates", drifts: "_Axis", priors: "_Axis", cost: Callable[[tuple], float]) -> None:
         """The walks of :meth:`_tune`, each candidate scored by ``cand``: the drift at the middle prior, the best
@@ -385,6 +429,13 @@ def _scan_axis(axis: _Axis, loss: Callable[[float], float], gain: float) -> tupl
     return axis.value(best), {axis.value(i): value for i, value in losses.items()}
 
 
+def _show_times(t: np.ndarray) -> str:
+    """The one time of ``t`` as text (a date as ISO text, a number as it is)."""
+    from discrank._checks import show
+
+    return str(t[0]) if t.dtype.kind == "M" else show(t[0].item())
+
+
 def _split(score: np.ndarray, t: Optional[np.ndarray], validation: Any, w: Optional[np.ndarray],
            whole: bool) -> tuple[np.ndarray, np.ndarray]:
     """The games fitted and the validation window: the latest share (or the window) of the games in time
@@ -424,8 +475,11 @@ class _Candidates:
     warm-started from the previous origin's (the first origin's from the previous candidate's)."""
 
     def __init__(self, model: Any, games: tuple, n_players: int, fit_mask: np.ndarray, val_mask: np.ndarray,
-                 origins: np.ndarray, scales: _Axis, rows_of: Any = None, budget: Optional[int] = None) -> None:
+                 origins: np.ndarray, scales: _Axis, rows_of: Any = None, budget: Optional[int] = None,
+                 stationary: bool = False) -> None:
         self.model, self.games, self.n_players, self.rows_of = model, games, n_players, rows_of
+        # one period (or none): each origin's history made of the games before it, not cut at a period's start
+        self.stationary = stationary or model.period is None
         self.budget, self.reached = budget, False  # the most candidates scored; whether one more was asked
         self.val_mask, self.origins, self.scales = val_mask, origins, scales
         ca, cb = games[0], games[1]
@@ -579,7 +633,7 @@ class _Candidates:
         model, (ca, cb, score, bins, x, w, ctx, margin, fmt) = self.model, self.games
         n_ctx = model._n_ctx() if ctx is not None else 0
         n_fmt = model._n_fmt() if fmt is not None else 0
-        if model.period is None:
+        if self.stationary:
             cut = lambda v: None if v is None else v[:k]  # noqa: E731
             return build_history(ca[:k], cb[:k], score[:k], bins[:k], cut(x), self.n_players, model.draws, cut(w),
                                  cut(ctx), n_ctx, cut(margin), cut(fmt), n_fmt)
