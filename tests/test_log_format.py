@@ -238,9 +238,13 @@ def test_dynamic_elo_codes_the_formats_of_its_games_or_leaves_them_with_format_s
     unused = DynamicElo(**fixed, format_scales=0).fit(log)
     bare = DynamicElo(**fixed).fit(plain(log))
     assert unused.games_.fmt is None and bare.games_.fmt is None and unused.format_labels_ is None
-    np.testing.assert_array_equal(unused.predict_games(log), bare.predict_games(log))
+    # format_scales=0 leaves the formats out of its forecasts as of its fit; a model fitted without refuses them
+    np.testing.assert_array_equal(unused.predict_games(log), bare.predict_games(plain(log)))
+    with pytest.raises(ValueError, match="the games to predict have a match_format column; this DynamicElo was fitted "
+                                         "without match formats"):
+        bare.predict_games(log)
     # every scale 1: the fit without formats (the scaled rows run in numpy, the others in the core)
-    np.testing.assert_allclose(model.predict_games(log), bare.predict_games(log), rtol=0, atol=1e-9)
+    np.testing.assert_allclose(model.predict_games(log), bare.predict_games(plain(log)), rtol=0, atol=1e-9)
     more = league(games=20, seed=1)
     more = GameLog.from_arrays(more.a, more.b, more.score, more.time + 10.0, match_format=more.match_format)
     known = np.isin(more.match_format, labels)

@@ -142,5 +142,6 @@ def test_the_bad_input_of_the_formats_is_refused_naming_it(tmp_path):
         model.update(GameLog.from_arrays(new.a, new.b, new.score, new.time))
     model.save(tmp_path / "model.npz")  # (its file holds the feature: tests/test_feature_files.py)
     np.testing.assert_array_equal(load(tmp_path / "model.npz").predict_games(log), model.predict_games(log))
-    with pytest.raises(ValueError, match="fitted without match formats"):
-        fixed(format_scales=0).fit(log)._format_factor(["bo3"], 1)
+    with pytest.raises(ValueError, match="the games to predict have a match_format column; this DynamicElo was "
+                                         "fitted without match formats"):
+        fixed(format_scales=None).fit(GameLog.from_arrays(labels[a], labels[b], y, t)).predict_games(log)

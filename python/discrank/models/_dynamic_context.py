@@ -29,8 +29,8 @@ from discrank._checks import show
 from discrank._history_build import carry
 from discrank._labels import LabelIndex
 
-__all__ = ["DynamicContexts", "CONTEXT_GRID", "CONTEXT_BOUNDS", "MARGIN_GRID", "MARGIN_BOUNDS", "code_contexts",
-           "context_terms", "game_codes"]
+__all__ = ["DynamicContexts", "CONTEXT_GRID", "CONTEXT_BOUNDS", "MARGIN_GRID", "MARGIN_BOUNDS", "check_kind",
+           "code_contexts", "context_terms", "game_codes"]
 
 #: Context scales (logits) tried when ``context_scale`` is None and the log has contexts.
 CONTEXT_GRID = (0.05, 0.1, 0.2, 0.4, 0.8)
@@ -51,18 +51,41 @@ def code_contexts(values: np.ndarray, known: Optional[np.ndarray] = None) -> tup
     if known is None:
         labels = new
     else:
-        kinds = ["text" if v.dtype.kind in "UOS" else "numbers" for v in (new, known)]
-        if kinds[0] != kinds[1]:
-            raise ValueError(f"the new games' contexts are {kinds[0]}, the fitted ones {kinds[1]} "
-                             f"({[str(v) for v in known]})")
+        check_kind(values, known, "context", "update's games")
         labels = np.concatenate([known, new[~np.isin(new, known)]])
     return labels, LabelIndex(labels).lookup(values)
 
 
+def _kind(values: np.ndarray) -> str:
+    """"text" or "numbers": the kind of the labels ``values`` (one kind, as a log holds them)."""
+    if values.dtype.kind in "US":
+        return "text"
+    if values.dtype.kind == "O":
+        return "text" if values.size and isinstance(values.flat[0], str) else "numbers"
+    return "numbers"
+
+
+def check_kind(values: Any, known: np.ndarray, name: str, games: str) -> None:
+    """A ValueError when the ``name`` labels ``values`` (of ``games``: "update's games", "the games to predict")
+    are of another kind (text or numbers) than the fitted ``known``: the text "1" is never the context 1, so the
+    games would be read as in a context the fit has not seen. The message names the first value and both kinds."""
+    values = np.asarray(values)
+    if not values.size or not known.size:
+        return
+    kind, fitted = _kind(values), _kind(known)
+    if kind != fitted:
+        shown = ", ".join(show(v) for v in known.tolist()[:10]) + (", ..." if known.size > 10 else "")
+        raise ValueError(f"{games} have the {name} {show(values.flat[0])}, {kind}, and the DynamicElo was fitted on "
+                         f"{name}s that are {fitted} ([{shown}]): text never equals a number; give the {name}s as "
+                         "the fit's")
+
+
 def game_codes(values: Any, n: int, labels: np.ndarray, name: str) -> np.ndarray:
     """The codes into ``labels`` (-1 for a label not among them) of the ``name`` labels ``values`` of ``n`` games
-    to forecast: one value for every game, or one per game (a ValueError naming ``name`` otherwise)."""
+    to forecast: one value for every game, or one per game (a ValueError naming ``name`` otherwise, or labels of
+    another kind than the fitted ones, :func:`check_kind`)."""
     values = np.asarray(values)
+    check_kind(values, labels, name, "the games to predict")
     values = np.full(n, values.item(), dtype=object) if values.ndim == 0 else values
     if values.shape != (n,):
         raise ValueError(f"{name} has {values.shape[0]} values for {n} games")
@@ -134,7 +157,8 @@ class DynamicContexts:
         if fitted is None and self.context_scale == 0:  # contexts unused
             return dataclasses.replace(games, ctx=None)
         if (games.ctx is None) != (fitted is None):
-            raise ValueError("update's games have a context column; the DynamicElo was fitted without" if fitted is None
+            raise ValueError("update's games have a context column; the DynamicElo was fitted without (give the games "
+                             "without it, or fit on a log with contexts)" if fitted is None
                              else "update's games have no context column; the DynamicElo was fitted with contexts "
                              f"{[str(v) for v in fitted]}: give each game's context")
         if fitted is None:
@@ -188,11 +212,17 @@ class DynamicContexts:
 
     def _context_codes(self, context: Any, n: int) -> Optional[np.ndarray]:
         """The codes of the contexts of ``n`` games to forecast (-1 for a context not fitted); None for no
-        context given or a model without contexts (a model without contexts refuses them: a ValueError)."""
+        context given, or for a model fitted with ``context_scale=0`` (contexts left out on purpose, as its
+        update leaves them). A model fitted without contexts refuses them (a ValueError naming the column: its
+        forecasts would ignore them), as do contexts of another kind than the fitted ones (:func:`check_kind`)."""
         if context is None:
             return None
         if not self._n_ctx():
-            raise ValueError("this DynamicElo was fitted without contexts: predict without context=")
+            if self.context_scale == 0:
+                return None
+            raise ValueError("the games to predict have a context column; this DynamicElo was fitted without "
+                             "contexts, so its forecasts cannot use them: give the games without it, or fit on a "
+                             "log with contexts")
         return game_codes(context, n, self.context_labels_, "context")
 
     def _context_terms(self, ia: np.ndarray, ib: np.ndarray, c: Optional[np.ndarray]) -> tuple:

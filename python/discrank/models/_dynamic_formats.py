@@ -23,7 +23,7 @@ import numpy as np
 
 from discrank._checks import show
 from discrank._labels import LabelIndex
-from discrank.models._dynamic_context import game_codes
+from discrank.models._dynamic_context import check_kind, game_codes
 
 __all__ = ["DynamicFormats", "code_formats", "FORMAT_GRID", "FORMAT_BOUNDS"]
 
@@ -83,11 +83,13 @@ class DynamicFormats:
         fmt = getattr(games, "fmt", None)
         if fitted is None:
             if fmt is not None and (isinstance(self.format_scales, dict) or self.format_scales != 0):
-                raise ValueError("update's games have a match_format column; the DynamicElo was fitted without")
+                raise ValueError("update's games have a match_format column; the DynamicElo was fitted without (give "
+                                 "the games without it, or fit on a log with match formats)")
             return games if fmt is None else dataclasses.replace(games, fmt=None)
         if fmt is None:
             raise ValueError("update's games have no match_format column; the DynamicElo was fitted with formats "
                              f"{[str(v) for v in fitted]}: give each game's format")
+        check_kind(fmt, fitted, "match_format", "update's games")
         codes = LabelIndex(fitted).lookup(np.asarray(fmt))
         if (codes < 0).any():
             new = np.asarray(fmt)[codes < 0][0]
@@ -114,11 +116,18 @@ class DynamicFormats:
 
     def _format_factor(self, values: Any, n: int) -> Any:
         """The logit scale of ``n`` games to forecast in the formats ``values`` (None: 1; a format not fitted:
-        the reference's 1); a model without formats refuses formats (a ValueError)."""
+        the reference's 1; a model fitted with ``format_scales=0``, formats left out on purpose as its update
+        leaves them: 1). A model fitted without formats refuses them (a ValueError naming the column: its
+        forecasts would ignore them), as do formats of another kind than the fitted ones
+        (:func:`~discrank.models._dynamic_context.check_kind`)."""
         if values is None:
             return 1.0
         if not self._n_fmt():
-            raise ValueError("this DynamicElo was fitted without match formats: predict without match_format=")
+            if not isinstance(self.format_scales, dict) and self.format_scales == 0:
+                return 1.0
+            raise ValueError("the games to predict have a match_format column; this DynamicElo was fitted without "
+                             "match formats, so its forecasts cannot use them: give the games without it, or fit on "
+                             "a log with match formats")
         codes = game_codes(values, n, self.format_labels_, "match_format")
         return np.where(codes >= 0, self.format_scales_[np.maximum(codes, 0)], 1.0)
 

@@ -11,7 +11,7 @@ from typing import Any, Optional
 
 import numpy as np
 
-from discrank._advantage import check_identifiable
+from discrank._advantage import check_identifiable, check_magnitude
 from discrank._calendar import period_index, period_start
 from discrank._checks import show
 from discrank._coding import in_time_order
@@ -170,8 +170,9 @@ def check_draws(draws: Optional[str], score: np.ndarray, game: str = "game") -> 
 
 
 def check_covariates(x: Optional[np.ndarray], names: tuple) -> None:
-    """The advantage covariates ``x`` of the fitted games (columns ``names``): finite, and identifiable
-    (:func:`discrank._advantage.check_identifiable`). A ValueError names the column."""
+    """The advantage covariates ``x`` of the fitted games (columns ``names``): finite, at most
+    :data:`discrank._advantage.MAX_COVARIATE` in magnitude (:func:`~discrank._advantage.check_magnitude`), and
+    identifiable (:func:`discrank._advantage.check_identifiable`). A ValueError names the column."""
     if x is None:
         return
     names = tuple(names) + tuple(f"x{k}" for k in range(len(names), x.shape[1]))
@@ -180,6 +181,7 @@ def check_covariates(x: Optional[np.ndarray], names: tuple) -> None:
         if bad.any():
             i = int(np.flatnonzero(bad)[0])
             raise ValueError(f"advantage column {names[k]!r} has a missing value (NaN or inf) at game {i}")
+        check_magnitude(x[:, k], names[k], "game")
     check_identifiable(x, names)
 
 
@@ -216,6 +218,9 @@ class DynamicReadout:
         ``d`` is scaled by ``1 / sqrt(1 + variance_scale_ pi v / 8)``, ``v`` the sum of the two ratings'
         variances (a rating after its player's last game has its variance grown by ``drift^2`` per
         period). A player coded -1 (not seen, ``unseen="prior"``) is at the prior, N(0, prior_scale_^2).
+        A context or match format column is refused by a model fitted without one (a ValueError naming it,
+        :meth:`_context_codes`, :meth:`_format_factor`); the margins, an outcome of the game as its score is,
+        are not read.
         """
         if self.period is None:
             b = np.zeros(ia.size, dtype=np.int64)
@@ -223,8 +228,8 @@ class DynamicReadout:
             if log.time is None:
                 raise ValueError("predicting games of a dynamic model needs their times (GameLog time=...)")
             b = period_index(np.asarray(log.time), self.period)
-        c = self._context_codes(getattr(log, "context", None), ia.size) if self._n_ctx() else None
-        scale = self._format_factor(getattr(log, "match_format", None), ia.size) if self._n_fmt() else 1.0
+        c = self._context_codes(getattr(log, "context", None), ia.size)
+        scale = self._format_factor(getattr(log, "match_format", None), ia.size)
         return self._outcomes_at(ia, ib, b, log_covariates(log, self.advantage_names_, "DynamicElo"), c, scale)
 
     def predict_proba(self, a: Any, b: Any, *, unseen: str = "raise") -> Any:

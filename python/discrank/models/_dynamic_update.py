@@ -62,7 +62,15 @@ class DynamicUpdates:
             ``log`` is not a GameLog or PeriodGames (a dask DataFrame: read or scan its games first).
         ValueError
             Games of another kind of labels, other advantage columns, times of another kind, PeriodGames of
-            another period, or a history of more than ``MAX_PERIODS`` periods.
+            another period, or a history of more than ``MAX_PERIODS`` periods; a context, margin or match format
+            column the fit did not have (unless its scale was 0), or contexts or formats of another kind than
+            the fitted ones (the text "1" for the context 1), named.
+
+        Warns
+        -----
+        UserWarning
+            New player labels that are not integers (1.5) given to a model of integer labels: each enters as a
+            new player, and the warning names them (almost always a typo).
         """
         with one_blas_thread():
             return self._update_log(log)
