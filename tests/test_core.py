@@ -1,5 +1,7 @@
 """The compiled objective against the numpy reference, its gradients, its determinism and its guards."""
 
+import math
+
 import numpy as np
 import pytest
 from reference import LOSS_IDS, objective, random_pairs
@@ -159,14 +161,14 @@ def test_fast_exp_and_log1p_are_within_two_ulp_of_libm():
     # take, down to the subnormals and past the underflow to 0.
     x = np.concatenate([np.linspace(0.0, 800.0, 2_000_001), np.geomspace(1e-300, 1.0, 10_001), [1e300, np.inf]])
     e, l1p = _core.fast_exp_log1p(x)
-    ref_e = np.exp(-x)
+    ref_e = np.frompyfunc(lambda t: math.exp(-t), 1, 1)(x).astype(np.float64)  # libm's, not numpy's own
     normal = ref_e > np.finfo(float).tiny
     ulp = np.abs(e[normal] - ref_e[normal]) / np.spacing(ref_e[normal])
     assert ulp.max() <= 2.0
     # Subnormal results: exact to the subnormal spacing (2^-1074), then 0.
     assert np.max(np.abs(e[~normal] - ref_e[~normal])) <= 2 * 5e-324
     assert e[-1] == 0.0 and e[-2] == 0.0
-    ref_l = np.log1p(e)
+    ref_l = np.frompyfunc(math.log1p, 1, 1)(e).astype(np.float64)
     pos = ref_l > 0
     assert (np.abs(l1p[pos] - ref_l[pos]) / np.spacing(ref_l[pos])).max() <= 2.0
     assert np.all(l1p[~pos] == 0.0)

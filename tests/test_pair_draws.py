@@ -283,7 +283,7 @@ def test_elo_draw_model_refuses_a_dask_fit_it_would_run_in_process():
     distributed = pytest.importorskip("distributed")
     from discrank import dask as dr_dask
 
-    with distributed.Client(processes=False, n_workers=1, threads_per_worker=1, dashboard_address=None) as client:
+    with distributed.Client(processes=False, n_workers=1, threads_per_worker=1, dashboard_address=":0") as client:
         with pytest.raises(ValueError, match=r"Elo\(draws='davidson'\) is not fitted on a Dask cluster yet"):
             dr_dask.fit(dr.Elo(draws="davidson", prior_scale=1.0), _log(seed=12, games=200).to_pairs(), client)
 
@@ -501,7 +501,7 @@ def test_disc_draw_model_refuses_a_dask_fit_naming_the_model():
     distributed = pytest.importorskip("distributed")
     from discrank import dask as dr_dask
 
-    with distributed.Client(processes=False, n_workers=1, threads_per_worker=1, dashboard_address=None) as client:
+    with distributed.Client(processes=False, n_workers=1, threads_per_worker=1, dashboard_address=":0") as client:
         with pytest.raises(ValueError, match=r"DiscDecomposition\(draws='davidson'\) is not fitted on a Dask cluster"):
             dr_dask.fit(dr.DiscDecomposition(draws="davidson", prior_scale=1.0), _log(seed=12, games=200).to_pairs(),
                         client)

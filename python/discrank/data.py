@@ -421,7 +421,7 @@ class PairwiseData(PairConstructors):
         )
         if self.draws is not None:  # the pairs of ``out`` are sorted: each found among ours by its key
             n = np.int64(self.n_players)
-            out.draws = self.draws[np.searchsorted(self.i * n + self.j, out.i * n + out.j)]
+            out.draws = self.draws[np.searchsorted(self.i.astype(np.int64) * n + self.j, out.i.astype(np.int64) * n + out.j)]
         if self.covariates is not None:
             keep = np.zeros(self.n_pairs, dtype=bool)
             keep[sel] = True
