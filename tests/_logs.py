@@ -50,7 +50,7 @@ def recording_elo(column: str, capability: str) -> type:
 
         def predict_games(self, log):
             RecordingElo.seen.append(("predict", given(log)))
-            return self.elo.predict_games(log)
+            return self.elo.predict_games(GameLog.from_arrays(log.a, log.b, log.score, log.time))
 
         def predict_proba(self, a, b):
             return self.elo.predict_proba(a, b)

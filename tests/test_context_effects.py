@@ -10,6 +10,7 @@ from _map_checks import check_derivatives, check_map_against_lbfgs
 
 from discrank import DynamicElo, Elo, GameLog, bootstrap, evaluate, load
 from discrank._history import _Problem, build_history, solve_history
+from discrank.exceptions import UnusedColumnWarning
 
 CONTEXTS = np.array(["clay", "grass", "hard"])
 
@@ -129,8 +130,10 @@ def test_an_unseen_context_forecasts_with_the_prior_of_the_effects():
 # ------------------------------------------------------------------ the surfaces
 def test_evaluate_gives_the_contexts_to_dynamic_elo_and_notes_the_models_that_take_none():
     log, _ = league(games=3000)
-    ev = evaluate({"ctx": fixed(context_scale=0.5), "elo": Elo(prior_scale=1.0)}, log, cutoff=250.0,
-                  protocol="online", refit=10.0)
+    with pytest.warns(UnusedColumnWarning, match=re.escape(
+            "evaluate: 'elo' takes no contexts: fitted and scored without the log's context column")):
+        ev = evaluate({"ctx": fixed(context_scale=0.5), "elo": Elo(prior_scale=1.0)}, log, cutoff=250.0,
+                      protocol="online", refit=10.0)
     assert any("'elo' takes no contexts" in note for note in ev.notes)
     rows = {r["model"]: r for r in ev.summary()}
     assert rows["ctx"]["log_loss"] < rows["elo"]["log_loss"] - 0.02

@@ -18,6 +18,7 @@ from discrank._screen import MISSING_CONTEXT, MISSING_FORMAT, MISSING_MARGIN
 from discrank.bootstrap import _log_sampler
 from discrank.cli import main
 from discrank.evaluation import _sorted_games
+from discrank.exceptions import UnusedColumnWarning
 from discrank.logs import INVALID_KINDS
 from discrank.models._dynamic_state import Games as DynamicGames
 from discrank.online import OnlineElo
@@ -109,10 +110,13 @@ def test_the_protocol_reads_takes_format_as_true_only_when_it_is_true():
     assert OnlineElo().takes_format is False and DynamicElo().takes_format is True
 
 
-def test_evaluate_notes_a_model_that_takes_no_formats_and_scores_it_without_them():
+def test_evaluate_notes_and_warns_once_of_a_model_that_takes_no_formats_and_scores_it_without_them():
     log = league()
-    result = evaluate({"elo": Elo(prior_scale=1.0)}, log, cutoff=8.0)
-    # Elo warns when it is given formats (warnings are errors here): it was given the games without them
+    with pytest.warns(UnusedColumnWarning) as caught:
+        result = evaluate({"elo": Elo(prior_scale=1.0)}, log, cutoff=8.0)
+    assert [str(w.message) for w in caught] == [
+        "evaluate: 'elo' takes no match formats: fitted and scored without the log's match_format column"]
+    # Elo warns when it is given formats (any other warning is an error here): it was given the games without them
     assert result.notes == ["'elo' takes no match formats: fitted and scored without the log's match_format column"]
     bare = evaluate({"elo": Elo(prior_scale=1.0)}, plain(log), cutoff=8.0)
     assert bare.notes == []
@@ -150,12 +154,16 @@ def test_the_sorted_games_give_the_formats_to_a_log_and_a_query_unless_left_out(
 def test_a_model_that_takes_no_formats_warns_that_it_ignores_them(model, where):
     log = league(games=120)
     name = where.split(".")[0]
-    with pytest.warns(UserWarning, match=re.escape(
+    with pytest.warns(UnusedColumnWarning, match=re.escape(
             f"{where}: {name} takes no match formats and ignores the log's match_format column (its ratings hold "
             "across formats); DynamicElo fits each format's scale of the logit")):
         model.fit(log)
     bare = type(model)(**model.get_params()).fit(plain(log))
-    np.testing.assert_array_equal(model.predict_games(log), bare.predict_games(log))
+    with pytest.warns(UnusedColumnWarning, match=re.escape(
+            f"{name}.predict_games: {name} takes no match formats and ignores the games' match_format column (it "
+            "predicts every format alike)")):
+        got = model.predict_games(log)
+    np.testing.assert_array_equal(got, bare.predict_games(plain(log)))
 
 
 def test_bootstrap_resamples_each_games_format_with_it():

@@ -16,6 +16,7 @@ from discrank._screen import BAD_MARGIN, MISSING_CONTEXT, MISSING_MARGIN
 from discrank.bootstrap import _log_sampler
 from discrank.cli import main
 from discrank.evaluation import _sorted_games
+from discrank.exceptions import UnusedColumnWarning
 from discrank.logs import INVALID_KINDS
 from discrank.online import OnlineElo
 
@@ -349,7 +350,9 @@ MarginElo = recording_elo("margin", "takes_margin")
 def test_evaluate_fits_a_model_that_takes_margins_on_them_and_predicts_without_them():
     log = league()
     MarginElo.seen.clear()
-    result = evaluate({"margins": MarginElo(), "elo": Elo(prior_scale=1.0)}, log, cutoff=8.0)
+    with pytest.warns(UnusedColumnWarning, match=re.escape(
+            "evaluate: 'elo' takes no margins: fitted and scored without the log's margin columns")):
+        result = evaluate({"margins": MarginElo(), "elo": Elo(prior_scale=1.0)}, log, cutoff=8.0)
     fits = [m for what, m in MarginElo.seen if what == "fit"]
     predicted = [m for what, m in MarginElo.seen if what == "predict"]
     assert len(fits) == 1 and len(predicted) == 1

@@ -13,7 +13,7 @@ import discrank
 from discrank import GameLog, OnlineDisc, PairwiseData, PeriodGames, UnknownPlayerError, Validation, evaluate, load
 from discrank._losses import binary_log_loss
 from discrank._tuning import time_cut
-from discrank.exceptions import NotFittedError, NumericalError
+from discrank.exceptions import NotFittedError, NumericalError, UnusedColumnWarning
 from discrank.models.online_disc import tune_step
 from discrank.online import STEP_GRID, OnlineElo, online_disc, online_elo
 
@@ -373,10 +373,12 @@ def test_the_cli_reads_a_model_file_predicts_describes_and_plots_it(tmp_path, ca
     assert (tmp_path / "m.png").stat().st_size > 0
 
 
-def test_evaluate_fits_it_without_the_advantage_columns_and_says_so():
+def test_evaluate_fits_it_without_the_advantage_columns_and_warns_once_naming_them():
     log = transitive_log(shuffled=False)
     home = GameLog.from_arrays(log.a, log.b, log.score, log.time, advantage={"home": np.arange(len(log)) % 2})
-    ev = evaluate({"disc": OnlineDisc(step=0.05)}, home, cutoff=300.0)
+    with pytest.warns(UnusedColumnWarning, match=re.escape(
+            "evaluate: 'disc' takes no advantage covariates: fitted and scored without the column(s) 'home'")):
+        ev = evaluate({"disc": OnlineDisc(step=0.05)}, home, cutoff=300.0)
     assert ev.notes == ["'disc' takes no advantage covariates: fitted and scored without the column(s) 'home'"]
     train, test = log._take(log.time < 300.0), log._take(log.time >= 300.0)
     expected = OnlineDisc(step=0.05).fit(train).predict_games(test)

@@ -13,6 +13,7 @@ from scipy.special import expit
 import discrank
 from discrank import (DiscDecomposition, DiscDecompositionCV, DynamicElo, Elo, EloPlusPlus, GameLog, MElo,
                       SchurDecomposition, UnknownPlayerError, evaluate)
+from discrank.exceptions import UnusedColumnWarning
 from discrank.online import OnlineElo
 
 PLAYERS = np.array([f"p{k}" for k in range(6)])
@@ -189,11 +190,16 @@ def test_predict_games_uses_the_log_advantage_columns_of_a_model_fitted_with_the
         model.predict_outcomes(other)
 
 
-def test_a_model_fitted_without_covariates_predicts_a_log_with_them_as_neutral_games():
+def test_a_model_fitted_without_covariates_predicts_a_log_with_them_as_neutral_games_and_names_them():
     log = home_log()
-    with pytest.warns(UserWarning, match=re.escape("MElo(loss='probability') takes no advantage covariates")):
+    with pytest.warns(UnusedColumnWarning, match=re.escape("MElo(loss='probability') takes no advantage covariates")):
         model = MElo(1, prior_scale=2.0, random_state=0).fit(log)
-    np.testing.assert_array_equal(model.predict_games(log), model.predict_proba(log.a, log.b))
+    with pytest.warns(UnusedColumnWarning) as caught:
+        p = model.predict_games(log)
+    assert [str(w.message) for w in caught] == [
+        "MElo.predict_games: this MElo was fitted without advantage columns and ignores the games' column 'home' (it "
+        "predicts every game as neutral; fit it on a GameLog with them to use them)"]
+    np.testing.assert_array_equal(p, model.predict_proba(log.a, log.b))
 
 
 # ------------------------------------------------------------------ OnlineElo and advantage columns
@@ -314,7 +320,7 @@ def test_ratings_frame_of_a_log_without_times_has_no_last_seen_and_refuses_activ
         model.ratings_frame(active_since=3)
 
 
-def test_evaluate_gives_online_elo_the_log_without_advantage_columns_and_says_so():
+def test_evaluate_gives_online_elo_the_log_without_advantage_columns_and_warns_once_naming_them():
     rng = np.random.default_rng(3)
     n = 600
     a = rng.integers(0, 8, n)
@@ -324,7 +330,9 @@ def test_evaluate_gives_online_elo_the_log_without_advantage_columns_and_says_so
     t = np.arange(n, dtype=np.float64)
     log = GameLog.from_arrays(a, b, score, time=t, advantage={"home": home})
     bare = GameLog.from_arrays(a, b, score, time=t)
-    ev = evaluate({"online": OnlineElo(step=0.05)}, log, cutoff=450.0)
+    with pytest.warns(UnusedColumnWarning, match=re.escape(
+            "evaluate: 'online' takes no advantage covariates: fitted and scored without the column(s) 'home'")):
+        ev = evaluate({"online": OnlineElo(step=0.05)}, log, cutoff=450.0)
     alone = evaluate({"online": OnlineElo(step=0.05)}, bare, cutoff=450.0)
     np.testing.assert_array_equal(ev.predictions["online"], alone.predictions["online"])
     assert ev.notes == ["'online' takes no advantage covariates: fitted and scored without the column(s) 'home'"]

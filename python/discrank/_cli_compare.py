@@ -14,6 +14,7 @@ import numpy as np
 from discrank._cli_args import (FitProgress, add_bad_rows, add_columns, check_period, finite_float, fraction,
                                 int_at_least, period, print_warnings, read_log, refit_period, write_file)
 from discrank._demo import simulate_league
+from discrank.exceptions import UnusedColumnWarning
 
 __all__ = ["DEMO_MAX_PLAYERS", "DEMO_MAX_GAMES", "EVAL_MODELS", "demo", "evaluate_command", "add_demo",
            "add_evaluate"]
@@ -153,7 +154,8 @@ def evaluate_command(args: argparse.Namespace) -> int:
             if text.startswith("refit="):
                 raise ValueError("--refit " + text[len("refit="):]) from None
             raise
-    print_warnings(caught)
+    # the columns a model does not use are the report's notes: printed there, not twice
+    print_warnings([w for w in caught if not issubclass(w.category, UnusedColumnWarning)])
     print(ev)
     if args.calibration:
         for name in ev.names:

@@ -503,6 +503,9 @@ def bootstrap(estimator: Any, data: Any, b: Any = None, score: Any = None, *, n_
 
     Warns
     -----
+    UnusedColumnWarning
+        With ``weights``, each context, margin or match format column of a game log (which its pairs do not
+        keep), named once; without, the fit on all the games warns as ``fit`` does.
     ConvergenceWarning
         Some replicates did not converge (one warning with their number).
     UserWarning
@@ -518,6 +521,10 @@ def bootstrap(estimator: Any, data: Any, b: Any = None, score: Any = None, *, n_
     ref = None if anchor is None else int(LabelIndex(labels).index([anchor], "anchor")[0])
     model = _point_fit(estimator, data, fitted)
     name = type(estimator).__name__
+    if fitted is not data and isinstance(data, GameLog):  # the log's columns that its pairs (weights=) have lost
+        from discrank.models._base import unused_columns
+
+        unused_columns(data, f"bootstrap(weights={weights!r})", name)
     table = _table(model, anchor)
     if table is None:
         raise ValueError(f"bootstrap: {name} ranks no player on these games (ratings_frame has no rank: a cyclic "

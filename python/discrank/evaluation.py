@@ -30,7 +30,7 @@ from discrank._splits import (CALENDAR, check_refit, origins, split_times, valid
                               validation_online)
 from discrank._tuning import Validation
 from discrank._walk import OUTCOME_TOL, Games, Tally, Walk, predictions  # noqa: F401 - OUTCOME_TOL, as it was
-from discrank.exceptions import OneSidedLogWarning
+from discrank.exceptions import OneSidedLogWarning, UnusedColumnWarning
 from discrank.logs import GameLog
 from discrank.protocol import ForeignModel, as_rating_model
 
@@ -116,7 +116,8 @@ def evaluate(
         to a model whose ``takes_context`` is True, :class:`discrank.DynamicElo`; a note names the others)
         and its margin columns (given only to a model whose ``takes_margin`` is True, in the logs it is
         fitted and updated on, never in the games it predicts; a note names the others), and its match format
-        column (given only to a model whose ``takes_format`` is True; a note names the others). Any other object with
+        column (given only to a model whose ``takes_format`` is True; a note names the others); the notes on the
+        columns some models do not use are also one :class:`~discrank.exceptions.UnusedColumnWarning`. Any other object with
         ``fit(GameLog)`` and ``predict_proba(a, b)`` (a peer rating system) is adapted once by
         :class:`discrank.protocol.ForeignModel` (its optional ``update``, ``predict_games``,
         ``predict_outcomes``, ``sequential_updates``, ``batch_updates`` read there), and
@@ -206,6 +207,11 @@ def evaluate(
         A side of the log wins at least 99% of at least 100 decided games (:data:`ONE_SIDED`): the log is
         written winner first, and the calibration table measures the order of the columns
         (:meth:`GameLog.shuffle_sides` orients the games at random).
+    UnusedColumnWarning
+        The log has columns that some models do not use (advantage columns for a model whose
+        ``takes_advantage`` is False; a context, margin or match format column for one whose ``takes_context``,
+        ``takes_margin`` or ``takes_format`` is False): one warning naming each such model and column, as
+        ``Evaluation.notes`` does; those models are fitted and scored without them.
     Warning
         Under the online protocol, each category that the updates or refits of a model raised, once per
         model, with the number of updates or refits that raised it.
@@ -313,6 +319,8 @@ class _Run:
                        for name, p in self.plain.items() if p[2]]
         self.notes += [f"{name!r} takes no match formats: fitted and scored without the log's match_format column"
                        for name, p in self.plain.items() if p[3]]
+        if self.notes:  # the columns some models do not use: said once, and kept in the notes
+            warn_user("evaluate: " + "; ".join(self.notes), UnusedColumnWarning)
         self.preds = {name: [] for name in self.named}
         self.outs = {name: [] for name in self.named}
         self.seconds = {name: 0.0 for name in self.named}

@@ -16,6 +16,7 @@ __all__ = [
     "ThreadCountWarning",
     "TuningWarning",
     "UnknownPlayerError",
+    "UnusedColumnWarning",
 ]
 
 
@@ -54,6 +55,15 @@ class IsolatedPlayerWarning(UserWarning):
 class SeparationWarning(UserWarning):
     """The results separate the players (some group never loses, or never wins, against the others):
     the maximum-likelihood ratings are infinite, and a documented prior keeps them finite."""
+
+
+class UnusedColumnWarning(UserWarning):
+    """A column of a game log that the model it was given to does not use: a context, a match format, margins
+    or advantage columns given to a model that takes none (``takes_context``, ``takes_format``,
+    ``takes_margin``, ``takes_advantage`` False), or to a model fitted without them, in ``fit``, ``update``,
+    ``predict_games``, ``predict_outcomes``, :func:`discrank.evaluate` or :func:`discrank.bootstrap`. The model
+    fits or predicts as if the column were absent; the message names the column and the model, once per call.
+    A ``UserWarning``."""
 
 
 class NotFittedError(ValueError, AttributeError):

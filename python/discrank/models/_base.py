@@ -28,7 +28,7 @@ from discrank._losses import EPS as LOG_LOSS_EPS  # noqa: F401 - LOG_LOSS_EPS, a
 from discrank._params import check_param
 from discrank._threads import one_blas_thread, resolve_n_jobs, thread_limit
 from discrank.data import PairwiseData, check_data
-from discrank.exceptions import NotFittedError, NumericalError
+from discrank.exceptions import NotFittedError, NumericalError, UnusedColumnWarning
 from discrank.models._pair_predictions import PairPredictions
 from discrank.models._prediction import GamePredictions, code_players
 
@@ -406,6 +406,12 @@ class PairwiseModel(PairPredictions, Model):
         discrank.exceptions.NumericalError
             The solver ended on non-finite parameters.
 
+        Warns
+        -----
+        discrank.exceptions.UnusedColumnWarning
+            Once per column of a game log that the model does not fit, naming it: its context, margin and match
+            format columns (only DynamicElo fits them), and its advantage columns for a model that takes none.
+
         Notes
         -----
         The fit is all or nothing (:func:`atomic`): when it raises, the model is left as it was.
@@ -475,7 +481,7 @@ class PairwiseModel(PairPredictions, Model):
                       f"no advantage covariates (only the logit models do: Elo, EloPlusPlus, DiscDecomposition with "
                       f"loss='bce', DynamicElo): it fits "
                       f"the pairs and ignores the column{'s' if len(names) != 1 else ''} "
-                      f"{', '.join(map(repr, names))}", UserWarning, stacklevel=5)
+                      f"{', '.join(map(repr, names))}", UnusedColumnWarning, stacklevel=5)
         out = copy.copy(data)
         out.covariates = None
         return out
@@ -691,14 +697,15 @@ _DYNAMIC_COLUMNS = (
 )
 
 
-def unused_columns(log: Any, where: str) -> None:
-    """A UserWarning for each column of ``log`` that ``where`` (``"Elo.fit"``), a model that takes none
-    (``takes_context``, ``takes_margin``, ``takes_format`` False), ignores: a context column (it fits the games
-    over every context), margin columns (it fits the games' results alone), a match format column (it fits
-    the games over every format)."""
+def unused_columns(log: Any, where: str, model: Optional[str] = None) -> None:
+    """An :class:`~discrank.exceptions.UnusedColumnWarning` for each column of ``log`` that ``where``
+    (``"Elo.fit"``), a model that takes none (``takes_context``, ``takes_margin``, ``takes_format`` False),
+    ignores: a context column (it fits the games over every context), margin columns (it fits the games' results
+    alone), a match format column (it fits the games over every format). ``model``: the model's name in the
+    message (default: ``where`` up to its first dot)."""
     from discrank._screen import warn_user
 
-    model = where.split(".")[0]
+    model = where.split(".")[0] if model is None else model
     for attr, ignored, fitted in _DYNAMIC_COLUMNS:
         if getattr(log, attr, None) is not None:
-            warn_user(f"{where}: {model} {ignored}; DynamicElo fits {fitted}", UserWarning)
+            warn_user(f"{where}: {model} {ignored}; DynamicElo fits {fitted}", UnusedColumnWarning)

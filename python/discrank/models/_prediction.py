@@ -21,7 +21,8 @@ from discrank._checks import check_same_length, show
 from discrank._labels import LabelIndex, as_query
 from discrank.exceptions import UnknownPlayerError
 
-__all__ = ["UNSEEN", "CurrentStatePredictions", "GamePredictions", "check_unseen", "code_players", "expected_score", "log_covariates"]
+__all__ = ["UNSEEN", "CurrentStatePredictions", "GamePredictions", "check_unseen", "code_players", "expected_score",
+           "log_covariates", "unused_game_columns"]
 
 #: The values of ``unseen=`` that every prediction takes: an unknown player is an error, or the prior's.
 UNSEEN = ("raise", "prior")
@@ -101,6 +102,37 @@ def log_covariates(log: Any, names: tuple, model: str, games: str = "the games t
     return np.asarray(log.advantage, dtype=np.float64).reshape(len(log), -1)
 
 
+#: The columns of games to predict that a model may leave unused: (attribute, the capability of a model that uses
+#: it, what a model without the capability does with it). A game's margins, like its score, are its outcome: no
+#: prediction reads them.
+_PREDICTED_COLUMNS = (
+    ("context", "takes_context", "takes no contexts and ignores the games' context column (it predicts every "
+                                 "context alike)"),
+    ("match_format", "takes_format", "takes no match formats and ignores the games' match_format column (it "
+                                     "predicts every format alike)"),
+)
+
+
+def unused_game_columns(model: Any, log: Any, where: str) -> None:
+    """An :class:`~discrank.exceptions.UnusedColumnWarning` for each column of the games ``log`` that ``model``
+    leaves unused in its forecasts (``where``: the method, ``"Elo.predict_games"``): a context or a match format
+    given to a model that takes none (``takes_context``, ``takes_format`` False), advantage columns given to a
+    model fitted without them (no ``advantage_names_``), which predicts every game as neutral. A model that takes
+    contexts or formats checks them itself (DynamicElo: against those it was fitted with)."""
+    from discrank._screen import warn_user
+    from discrank.exceptions import UnusedColumnWarning
+
+    name = type(model).__name__
+    for attr, capability, ignored in _PREDICTED_COLUMNS:
+        if getattr(log, attr, None) is not None and not getattr(model, capability, False):
+            warn_user(f"{where}: {name} {ignored}", UnusedColumnWarning)
+    if getattr(log, "advantage", None) is not None and not tuple(getattr(model, "advantage_names_", ()) or ()):
+        names = ", ".join(map(repr, log.advantage_names))
+        warn_user(f"{where}: this {name} was fitted without advantage columns and ignores the games' column"
+                  f"{'s' if len(log.advantage_names) != 1 else ''} {names} (it predicts every game as neutral; fit "
+                  "it on a GameLog with them to use them)", UnusedColumnWarning)
+
+
 def _check_log(log: Any, where: str) -> None:
     """A TypeError unless ``log`` is a GameLog (``where``: the method, for the message)."""
     from discrank.logs import GameLog
@@ -152,10 +184,15 @@ class GamePredictions:
         ValueError
             ``unseen`` is not one of ``("raise", "prior")``; a log without the model's advantage columns,
             or without times for a model that needs them.
+
+        Warns
+        -----
+        discrank.exceptions.UnusedColumnWarning
+            Once per column of ``log`` that the model leaves unused, naming it: a context or a match format for
+            a model that takes none (``takes_context``, ``takes_format`` False), advantage columns for a model
+            fitted without them. Its margins, like its scores, are not read.
         """
-        _check_log(log, f"{type(self).__name__}.predict_outcomes")
-        ia, ib = self._player_codes(log.a, log.b, unseen)
-        return self._log_outcomes(log, ia, ib)
+        return self._predicted_outcomes(log, unseen, f"{type(self).__name__}.predict_outcomes")
 
     def predict_games(self, log: Any, *, unseen: str = "raise") -> np.ndarray:
         """P(a beats b) of each game of a log: the expected score of ``a``, P(a wins) + P(draw) / 2 of
@@ -177,9 +214,21 @@ class GamePredictions:
         ------
         discrank.exceptions.UnknownPlayerError, TypeError, ValueError
             As :meth:`predict_outcomes`.
+
+        Warns
+        -----
+        discrank.exceptions.UnusedColumnWarning
+            As :meth:`predict_outcomes`.
         """
-        _check_log(log, f"{type(self).__name__}.predict_games")
-        return expected_score(self.predict_outcomes(log, unseen=unseen))
+        return expected_score(self._predicted_outcomes(log, unseen, f"{type(self).__name__}.predict_games"))
+
+    def _predicted_outcomes(self, log: Any, unseen: str, where: str) -> np.ndarray:
+        """The three outcomes of the games of ``log`` (``where``: the method, for the messages), each of its columns
+        that the model leaves unused named in a warning (:func:`unused_game_columns`)."""
+        _check_log(log, where)
+        ia, ib = self._player_codes(log.a, log.b, unseen)
+        unused_game_columns(self, log, where)
+        return self._log_outcomes(log, ia, ib)
 
     def _player_codes(self, a: Any, b: Any, unseen: str) -> tuple[np.ndarray, np.ndarray]:
         """The codes of the players ``a`` and ``b`` under the policy ``unseen`` (the model checks it is fitted)."""

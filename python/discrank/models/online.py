@@ -27,14 +27,14 @@ __all__ = ["OnlineElo", "STEP_GRID", "check_online_log", "tune_step"]
 def check_online_log(log: Any, where: str, update: str) -> None:
     """What an online model's ``fit`` and ``update`` (``where``: ``"OnlineElo.fit"``) take: a GameLog (a
     TypeError otherwise), without advantage columns (a ValueError names them: ``update``, the model's
-    update, has no covariate term)."""
+    update, has no covariate term); its context, margin and match format columns, which the update does not
+    use, each named in an :class:`~discrank.exceptions.UnusedColumnWarning`."""
     from discrank.logs import GameLog
 
     if not isinstance(log, GameLog):
         raise TypeError(f"{where} expects a discrank.GameLog, got {type(log).__name__}: its update rates the games "
                         "one by one in time order, which pairs and period sums have lost")
-    if where.endswith(".fit"):
-        unused_columns(log, where)
+    unused_columns(log, where)
     if log.advantage is None:
         return
     names = ", ".join(map(repr, log.advantage_names)) or f"{np.shape(log.advantage)[-1]} unnamed"
