@@ -34,7 +34,8 @@ def blocks(page: str, language: str) -> list[str]:
 
 def write_games(folder: Path) -> None:
     """games.csv: 6 players, every pair 20 times in random order (a tenth drawn), one game a day from 2024-01-01,
-    the first player at home in about half; pairs.csv: two fixtures; battles.csv: arena votes (write_battles)."""
+    the first player at home in about half, each game on a surface (clay or hard, at random); pairs.csv: two fixtures; fixtures.csv: Carlsen against Ding on each surface;
+    battles.csv: arena votes (write_battles)."""
     rng = np.random.default_rng(0)
     names = np.array(["Carlsen", "Nakamura", "Caruana", "Ding", "Firouzja", "Gukesh"])
     skill = np.array([1.0, 0.6, 0.5, 0.3, 0.2, 0.0])
@@ -44,10 +45,13 @@ def write_games(folder: Path) -> None:
     home = rng.integers(0, 2, a.size)
     win = rng.random(a.size) < 1 / (1 + np.exp(-(skill[a] - skill[b] + 0.3 * home)))
     result = np.where(rng.random(a.size) < 0.1, "1/2-1/2", np.where(win, "1-0", "0-1"))
+    clay = np.random.default_rng(1).random(a.size) < 0.5  # (a stream of its own: the games above unchanged)
     pd.DataFrame({"white": names[a], "black": names[b], "result": result,
-                  "date": pd.date_range("2024-01-01", periods=a.size, freq="D"), "home": home}).to_csv(
-        folder / "games.csv", index=False)
+                  "date": pd.date_range("2024-01-01", periods=a.size, freq="D"), "home": home,
+                  "surface": np.where(clay, "clay", "hard")}).to_csv(folder / "games.csv", index=False)
     pd.DataFrame({"a": ["Carlsen", "Ding"], "b": ["Ding", "Carlsen"]}).to_csv(folder / "pairs.csv", index=False)
+    pd.DataFrame({"a": ["Carlsen", "Carlsen"], "b": ["Ding", "Ding"], "surface": ["clay", "hard"]}).to_csv(
+        folder / "fixtures.csv", index=False)
     write_battles(folder)
 
 

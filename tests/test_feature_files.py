@@ -88,17 +88,25 @@ def test_a_loaded_model_saves_again_to_a_file_that_loads_the_same(saved, tmp_pat
     np.testing.assert_array_equal(again.predict_games(test), model.predict_games(test))
 
 
-def test_the_cli_predicts_from_a_file_with_every_feature(tmp_path, capsys):
+def test_the_cli_predicts_from_a_file_with_every_feature_in_the_given_context_and_format(tmp_path, capsys):
     model = fit("all")
     path = tmp_path / "model.npz"
     model.save(path)
-    assert main(["predict", str(path), "3", "5"]) == 0
+    # a model fitted with contexts and formats needs them (it used to predict a game in no context, at the scale 1)
+    assert main(["predict", str(path), "3", "5", "--match-format", "bo5"]) == 2
+    assert "DynamicElo was fitted with the contexts ['clay', 'hard']: give the fixture's --context VALUE" in \
+        capsys.readouterr().err
+    assert main(["predict", str(path), "3", "5", "--context", "clay"]) == 2
+    assert "fitted with the match formats ['bo3', 'bo5']: give the fixture's --match-format VALUE" in \
+        capsys.readouterr().err
+    assert main(["predict", str(path), "3", "5", "--context", "clay", "--match-format", "bo5"]) == 0
     lines = capsys.readouterr().out.splitlines()
     assert [line.split(" = ")[0] for line in lines] == ["P(3 wins)", "P(draw)", "P(5 wins)"]
-    win, draw, loss = (float(line.split(" = ")[1]) for line in lines)
-    assert abs(win + draw + loss - 1.0) <= 2e-4  # (each printed to 4 decimals)
-    assert abs(win + draw / 2 - model.predict_proba([3], [5])[0]) <= 1e-4
-    assert draw > 0.01
+    got = np.array([float(line.split(" = ")[1]) for line in lines])
+    last = model.history()["time"].to_numpy().max()  # the fixture is at the last fitted period
+    ref = model.predict_outcomes(GameLog([3], [5], [0.5], time=[last], context=["clay"], match_format=["bo5"]))[0]
+    np.testing.assert_allclose(got, ref, rtol=0, atol=5e-5)  # (each printed to 4 decimals)
+    assert got[1] > 0.01
 
 
 def _drop(*keys):

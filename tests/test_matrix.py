@@ -28,6 +28,7 @@ import discrank.online
 from discrank import (DiscDecomposition, DiscDecompositionCV, DynamicElo, Elo, EloPlusPlus, GameLog, MElo, OnlineDisc,
                       PeriodGames, SchurDecomposition, UnknownPlayerError, bootstrap, evaluate, load)
 from discrank.cli import main
+from discrank.exceptions import UnusedColumnWarning
 from discrank.online import OnlineElo
 
 pd = pytest.importorskip("pandas")
@@ -90,8 +91,9 @@ MODELS = {
 
 # ------------------------------------------------------------------ the columns: every surface
 SURFACES = ("GameLog", "PairwiseData", "PeriodGames", "advantage column", "context column", "margin column",
-            "format column", "predict_proba", "predict_games", "predict_outcomes", "evaluate frozen", "evaluate online", "bootstrap", "save / load", "CLI fit",
-            "CLI predict", "CLI info", "CLI plot", "dask.fit GameLog", "dask.fit PairwiseData")
+            "format column", "predict_proba", "predict_games", "predict_outcomes", "predict in contexts",
+            "evaluate frozen", "evaluate online", "bootstrap", "save / load", "CLI fit", "CLI predict",
+            "CLI predict in contexts", "CLI info", "CLI plot", "dask.fit GameLog", "dask.fit PairwiseData")
 
 
 class CliRefusal(Exception):
@@ -125,19 +127,29 @@ _NO_MARGIN = No("fits the results alone: warns and ignores the columns", (UserWa
                 r"takes no margins and ignores the log's margin columns")
 _NO_FORMAT = No("fits every format alike: warns and ignores the column", (UserWarning,),
                 r"takes no match formats and ignores the log's match_format column")
+_NO_CONTEXT_PREDICTED = No("predicts every context alike: warns and ignores the column", (UnusedColumnWarning,),
+                           r"takes no contexts and ignores the games' context column")
+_NO_CONTEXT_CLI = No("fitted without contexts: refuses --context", (CliRefusal,),
+                     r"--context does not apply to .*model\d+\.npz: its \w+ was fitted without contexts")
 _DASK_DRAWS = No("the draw model is not fitted on a cluster yet", (ValueError,),
                  r"Elo\(draws='davidson'\) is not fitted on a Dask cluster yet")
 
 
 def _row(**cells) -> dict:
     """A row of the matrix: every surface ``YES`` unless given (by its name, spaces and dots as ``_``), the
-    context and margin columns refused unless given (only DynamicElo fits contexts and margins)."""
+    context, margin and format columns refused unless given (only DynamicElo fits contexts, margins and formats),
+    and the predictions in contexts with them."""
     keys = {re.sub(r"[ ./]+", "_", s): s for s in SURFACES}
     unknown = set(cells) - set(keys)
     assert not unknown, unknown
-    refused_ = {"context_column": _NO_CONTEXT, "margin_column": _NO_MARGIN, "format_column": _NO_FORMAT}
+    refused_ = {"context_column": _NO_CONTEXT, "margin_column": _NO_MARGIN, "format_column": _NO_FORMAT,
+                "predict_in_contexts": _NO_CONTEXT_PREDICTED, "CLI_predict_in_contexts": _NO_CONTEXT_CLI}
     return {s: cells.get(k, refused_.get(k, YES)) for k, s in keys.items()}
 
+
+#: The cells of a model that fits contexts, margins and formats, and predicts in contexts (DynamicElo).
+_IN_CONTEXTS = dict(context_column=YES, margin_column=YES, format_column=YES, predict_in_contexts=YES,
+                    CLI_predict_in_contexts=YES)
 
 #: What each surface does with each model: the one source of truth of the table in docs/models.md.
 EXPECTED = {
@@ -162,13 +174,10 @@ EXPECTED = {
         dask_fit_GameLog=No(f"a direct decomposition: {_DASK_NONE}", (TypeError, ValueError), "SchurDecomposition"),
         dask_fit_PairwiseData=No(f"a direct decomposition: {_DASK_NONE}", (TypeError, ValueError),
                                  "SchurDecomposition")),
-    "DynamicElo": _row(PairwiseData=_TIMES, dask_fit_PairwiseData=_DASK_TIMES, context_column=YES,
-                       margin_column=YES, format_column=YES),
-    'DynamicElo(draws="davidson")': _row(PairwiseData=_TIMES, dask_fit_PairwiseData=_DASK_TIMES, context_column=YES,
-                                         margin_column=YES, format_column=YES),
+    "DynamicElo": _row(PairwiseData=_TIMES, dask_fit_PairwiseData=_DASK_TIMES, **_IN_CONTEXTS),
+    'DynamicElo(draws="davidson")': _row(PairwiseData=_TIMES, dask_fit_PairwiseData=_DASK_TIMES, **_IN_CONTEXTS),
     'DynamicElo(draws="davidson", draw_propensity_scale=0.5)': _row(
-        PairwiseData=_TIMES, dask_fit_PairwiseData=_DASK_TIMES, context_column=YES, margin_column=YES,
-        format_column=YES),
+        PairwiseData=_TIMES, dask_fit_PairwiseData=_DASK_TIMES, **_IN_CONTEXTS),
     "OnlineElo": _row(
         PairwiseData=No(_ONLINE_ORDER.format("pairs"), (TypeError,),
                         r"OnlineElo\.fit expects a discrank\.GameLog, got PairwiseData: its update rates the games "
@@ -249,6 +258,22 @@ FIX_A, FIX_B = (PLAYERS[k].astype(object) for k in np.nonzero(~np.eye(PLAYERS.si
 def fixtures(a=FIX_A, b=FIX_B) -> GameLog:
     """The fixtures ``a`` against ``b`` as a log at the league's last time (a dynamic model's last period)."""
     return GameLog.from_arrays(a, b, np.full(a.size, 0.5), np.full(a.size, LOG.time.max()))
+
+
+#: The fixtures twice over, in the contexts "x" and "y" (:func:`in_contexts`).
+CONTEXTS = np.repeat(np.array(["x", "y"]), FIX_A.size)
+#: p00 .. p04 against p05 .. p09 (the players stronger in "x" against those stronger in "y"), in each context.
+CROSS = np.tile([a < "p05" <= b for a, b in zip(FIX_A, FIX_B)], 2)
+
+
+def in_contexts() -> GameLog:
+    """The fixtures in each context (:data:`CONTEXTS`) at the league's last time."""
+    a, b = np.concatenate([FIX_A, FIX_A]), np.concatenate([FIX_B, FIX_B])
+    return GameLog.from_arrays(a, b, np.full(a.size, 0.5), np.full(a.size, LOG.time.max()), context=CONTEXTS)
+
+
+def logit(p):
+    return np.log(p / (1.0 - p))
 
 
 _FITTED: dict = {}
@@ -432,6 +457,18 @@ def predict_outcomes(name: str, ctx: Context) -> None:
         assert (out[:, 1] == 0.0).all()
 
 
+def predict_in_contexts(name: str, ctx: Context) -> None:
+    model = MODELS[name].make()
+    if model.takes_context:  # fitted with contexts: it predicts by them
+        model = model.set_params(context_scale=0.5).fit(league(context=True))
+    else:  # (its fit on the league with contexts would warn first: the same fit as on the league)
+        model = fitted(name)
+    p = model.predict_games(in_contexts())
+    np.testing.assert_allclose(p, model.predict_outcomes(in_contexts()) @ [1.0, 0.5, 0.0], rtol=0, atol=1e-12)
+    x, y = logit(p[:FIX_A.size]), logit(p[FIX_A.size:])
+    assert (x[CROSS[:FIX_A.size]] - y[CROSS[:FIX_A.size]] > 0.3).all()  # (3.2 logits in the league, shrunk)
+
+
 def evaluate_frozen(name: str, ctx: Context) -> None:
     train, test, mask = train_test()
     ev = evaluate(MODELS[name].make(), LOG, cutoff=CUTOFF)
@@ -497,6 +534,27 @@ def cli_predict(name: str, ctx: Context) -> None:
         cli("predict", path, "p00", "nobody")
 
 
+def cli_predict_in_contexts(name: str, ctx: Context) -> None:
+    if MODELS[name].make().takes_context:  # fitted with the contexts of the log's column surface
+        path = ctx.tmp / "contexts.npz"
+        cli("fit", ctx.shared["csv_contexts"], "--score", "score", "--time", "t", *MODELS[name].cli, "--context",
+            "surface", "--context-scale", "0.5", "--save", path, "--quiet")
+    else:
+        path = ctx.saved(name)
+    fixtures_csv, out = ctx.tmp / "fixtures.csv", ctx.tmp / "predictions.csv"
+    games = in_contexts()
+    pd.DataFrame({"a": games.a, "b": games.b, "surface": CONTEXTS}).to_csv(fixtures_csv, index=False)
+    cli("predict", path, "--pairs", fixtures_csv, "--context", "surface", "--out", out)
+    got, model = pd.read_csv(out), load(path)
+    p = got["p_win"].to_numpy() + got["p_draw"].to_numpy() / 2 if model.predicts_draws else got["p"].to_numpy()
+    if model.predicts_draws:
+        np.testing.assert_allclose(got[["p_win", "p_draw", "p_loss"]].to_numpy(), model.predict_outcomes(games),
+                                   rtol=0, atol=1e-12)
+    np.testing.assert_allclose(p, model.predict_games(games), rtol=0, atol=1e-12)
+    x, y = logit(p[:FIX_A.size]), logit(p[FIX_A.size:])
+    assert (x[CROSS[:FIX_A.size]] - y[CROSS[:FIX_A.size]] > 0.3).all()  # clay is not hard
+
+
 def cli_info(name: str, ctx: Context) -> None:
     path = ctx.saved(name)
     lines, model = cli("info", path).splitlines(), load(path)
@@ -536,9 +594,10 @@ def dask_fit_pairs(name: str, ctx: Context) -> None:
 
 
 CELLS = dict(zip(SURFACES, (fit_on_a_game_log, fit_on_pairs, fit_on_period_sums, fit_with_an_advantage_column,
-                            fit_with_a_context_column, fit_with_a_margin_column, fit_with_a_format_column, predict_proba, predict_games,
-                            predict_outcomes, evaluate_frozen, evaluate_online, bootstrap_table, save_and_load, cli_fit,
-                            cli_predict, cli_info, cli_plot, dask_fit_log, dask_fit_pairs)))
+                            fit_with_a_context_column, fit_with_a_margin_column, fit_with_a_format_column, predict_proba,
+                            predict_games, predict_outcomes, predict_in_contexts, evaluate_frozen, evaluate_online,
+                            bootstrap_table, save_and_load, cli_fit, cli_predict, cli_predict_in_contexts, cli_info,
+                            cli_plot, dask_fit_log, dask_fit_pairs)))
 
 
 # ------------------------------------------------------------------ fixtures
@@ -547,7 +606,10 @@ def shared(tmp_path_factory) -> dict:
     folder = tmp_path_factory.mktemp("matrix")
     csv = folder / "games.csv"
     pd.DataFrame({"a": LOG.a, "b": LOG.b, "score": LOG.score, "t": LOG.time}).to_csv(csv, index=False)
-    return {"csv": csv, "dir": folder}
+    contexts = league(context=True)
+    pd.DataFrame({"a": contexts.a, "b": contexts.b, "score": contexts.score, "t": contexts.time,
+                  "surface": contexts.context}).to_csv(folder / "contexts.csv", index=False)
+    return {"csv": csv, "csv_contexts": folder / "contexts.csv", "dir": folder}
 
 
 @pytest.fixture(scope="module")

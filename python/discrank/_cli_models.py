@@ -21,8 +21,8 @@ from discrank._labels import show
 
 __all__ = ["ModelChoice", "ModelOption", "MODEL_OPTIONS", "DEFAULT_MODEL", "model_choices", "options_of",
            "build_model", "check_fit_options", "check_fitted_advantage", "ratings_table", "verdict", "advantage_names",
-           "advantage_values", "check_known", "predict_fixtures", "has_draw_model", "coefficient_lines",
-           "history_axes"]
+           "advantage_values", "check_known", "FixtureFeature", "FIXTURE_FEATURES", "fixture_features",
+           "predict_fixtures", "has_draw_model", "coefficient_lines", "history_axes"]
 
 #: The model ``discrank fit`` fits when ``--model`` is not given.
 DEFAULT_MODEL = "elo"
@@ -310,7 +310,149 @@ def _unseen(method: Callable, unknown: bool) -> dict:
     return {"unseen": "prior"} if unknown and "unseen" in inspect.signature(method).parameters else {}
 
 
-def predict_fixtures(model: Any, a: np.ndarray, b: np.ndarray, x: Optional[np.ndarray], unknown: bool) -> np.ndarray:
+@dataclass(frozen=True)
+class FixtureFeature:
+    """A column of the fixtures that a model may be fitted with, besides the players and the advantage
+    covariates: ``predict``'s option and its default column, the model's fitted labels of it.
+
+    Attributes
+    ----------
+    flag : str
+        The option of ``predict`` (and of ``fit``): a column of ``--pairs``, or the value of the fixture of two
+        players.
+    column : str
+        The column of ``--pairs`` read when the option is not given (the GameLog's attribute).
+    fitted : str
+        The fitted attribute that holds the labels of a model fitted with the feature (None: fitted without).
+    what, unseen : str
+        The feature in the messages (plural); what the model does with a value it has not seen.
+    """
+
+    flag: str
+    column: str
+    fitted: str
+    what: str
+    unseen: str
+
+    def labels(self, model: Any) -> Optional[np.ndarray]:
+        """The values the model was fitted with, or None for a model fitted without the feature."""
+        labels = getattr(model, self.fitted, None)
+        return None if labels is None else np.asarray(labels)
+
+
+#: The columns of the fixtures ``predict`` gives a model fitted with them (DynamicElo's context effects and match
+#: formats), and refuses or names for one fitted without.
+FIXTURE_FEATURES = (
+    FixtureFeature("--context", "context", "context_labels_", "contexts",
+                   "predicted with no context effect, at the prior's variance"),
+    FixtureFeature("--match-format", "match_format", "format_labels_", "match formats",
+                   "predicted at the reference scale 1"),
+)
+
+
+def fixture_features(model: Any, given: dict, n: int, source: str, unseen: str, df: Any = None,
+                     file: str = "") -> tuple[dict, list]:
+    """The contexts and match formats of ``n`` fixtures for ``model``, by GameLog attribute, with the warnings
+    to print: ``({"context": values or None, "match_format": ...}, [warning, ...])``.
+
+    Parameters
+    ----------
+    model : estimator
+        Fitted.
+    given : dict
+        Each option of :data:`FIXTURE_FEATURES` by its attribute (``"context"``): with ``df``, the column named
+        (None: the feature's default column, read where the model was fitted with the feature); without, the
+        value of the fixture (None: not given).
+    n : int
+        The number of fixtures.
+    source : str
+        The model file, for the messages.
+    unseen : {"raise", "prior"}
+        A value the model has not seen: an error (``"raise"``), or predicted as the model predicts an unseen
+        one, with a warning.
+    df : pandas.DataFrame, optional
+        The ``--pairs`` file's rows; None: the fixture of two players.
+    file : str
+        The ``--pairs`` file, for the messages.
+
+    Returns
+    -------
+    tuple
+        The values (None: the model was fitted without the feature, or not given), and the warnings: a column
+        of the file under the feature's default name for a model fitted without it, a value not seen.
+
+    Raises
+    ------
+    ValueError
+        An option given to a model fitted without its feature; a model fitted with a feature and fixtures
+        without it (no option, no default column); a column not in the file; a value the model has not seen
+        with ``unseen="raise"``.
+    """
+    values, notes = {}, []
+    name = type(model).__name__
+    for feature in FIXTURE_FEATURES:
+        labels, option = feature.labels(model), given.get(feature.column)
+        values[feature.column] = None
+        if labels is None:
+            if option is not None:
+                raise ValueError(f"{feature.flag} does not apply to {source}: its {name} was fitted without "
+                                 f"{feature.what} (it predicts every {feature.what[:-1]} alike)")
+            if df is not None and feature.column in df.columns:
+                notes.append(f"column {feature.column!r} of {file} is not used: {source}'s {name} was fitted without "
+                             f"{feature.what} (it predicts every {feature.what[:-1]} alike)")
+            continue
+        shown = [str(v) for v in labels]
+        if df is None:
+            if option is None:
+                raise ValueError(f"{source}'s {name} was fitted with the {feature.what} {shown}: give the fixture's "
+                                 f"{feature.flag} VALUE")
+            got = _as_labels_of(labels, np.array([option], dtype=object), feature.flag)
+            got = np.full(n, got[0], dtype=object)
+        else:
+            column = feature.column if option is None else option
+            if column not in df.columns:
+                why = (f"its column {column!r} is not in {file}" if option is not None else
+                       f"{file} has no column {column!r}: name the fixtures' column, {feature.flag} COL")
+                raise ValueError(f"{source}'s {name} was fitted with the {feature.what} {shown}; {why} (its columns "
+                                 f"are {list(df.columns)})")
+            got = df[column].to_numpy()
+            if df[column].isna().any():
+                row = int(np.flatnonzero(df[column].isna().to_numpy())[0])
+                raise ValueError(f"column {column!r} of {file} is missing at row {row}: each fixture needs its "
+                                 f"{feature.column}")
+            got = _as_labels_of(labels, got, f"column {column!r} of {file}")
+        new = got[~np.isin(got, labels)]
+        if new.size:
+            first = list(dict.fromkeys(new.tolist()))
+            text = ", ".join(show(v) for v in first[:5]) + (f", ... ({len(first)} in all)" if len(first) > 5 else "")
+            if unseen == "raise":
+                raise ValueError(f"{feature.column} {text}: not among the {feature.what} of {source} {shown}; "
+                                 f"--unseen prior predicts it as the model does a {feature.column} it has not seen")
+            notes.append(f"{feature.column} {text} not among the model's {feature.what}: {feature.unseen}")
+        values[feature.column] = got
+    return values, notes
+
+
+def _as_labels_of(labels: np.ndarray, values: np.ndarray, where: str) -> np.ndarray:
+    """``values`` as labels of the kind of ``labels`` (numbers, or text: a command-line value is text)."""
+    if labels.dtype.kind in "iuf":
+        number = int if labels.dtype.kind in "iu" else float
+        out = []
+        for v in values.tolist():
+            try:
+                got = number(v)
+                whole = isinstance(v, str) or float(got) == float(v)  # (1.5 is no integer label)
+            except (TypeError, ValueError, OverflowError):
+                whole = False
+            if not whole:
+                raise ValueError(f"{where}: {show(v)} is not one of the model's values, which are numbers")
+            out.append(got)
+        return np.array(out)
+    return values.astype(str).astype(object)
+
+
+def predict_fixtures(model: Any, a: np.ndarray, b: np.ndarray, x: Optional[np.ndarray], unknown: bool,
+                     features: Optional[dict] = None) -> np.ndarray:
     """The predictions of the fixtures ``a`` against ``b`` (checked by :func:`check_known`).
 
     Parameters
@@ -323,18 +465,22 @@ def predict_fixtures(model: Any, a: np.ndarray, b: np.ndarray, x: Optional[np.nd
         The fixtures' advantage covariates, for a model fitted with them.
     unknown : bool
         Whether some players are not the model's (:func:`check_known`): they are predicted from its prior.
+    features : dict, optional
+        The fixtures' contexts and match formats (:func:`fixture_features`) for a model fitted with them.
 
     Returns
     -------
     ndarray
         A model with a draw model: shape (n, 3), P(a wins), P(draw), P(b wins) (its ``predict_outcomes``;
         one without that method: its expected score). Else shape (n,), P(a beats b). A model with a time
-        step predicts at its last fitted period.
+        step predicts at its last fitted period, in the fixtures' contexts and formats.
     """
     from discrank.logs import GameLog
 
+    features = features or {}
     log = GameLog(a, b, np.zeros(a.size), _fixture_time(model, a.size), {}, x,
-                  advantage_names(model) if x is not None else ())
+                  advantage_names(model) if x is not None else (), context=features.get("context"),
+                  match_format=features.get("match_format"))
     if has_draw_model(model) and hasattr(model, "predict_outcomes"):
         return np.asarray(model.predict_outcomes(log, **_unseen(model.predict_outcomes, unknown)))
     if hasattr(model, "predict_games"):  # the games' protocol: times and covariates from the log

@@ -13,7 +13,7 @@ import numpy as np
 
 from discrank._cli_models import (DEFAULT_MODEL, MODEL_OPTIONS, advantage_names, advantage_values, build_model,
                                   check_fit_options, check_fitted_advantage, check_known, coefficient_lines,
-                                  history_axes, model_choices, options_of, predict_fixtures, ratings_table, verdict)
+                                  fixture_features, history_axes, model_choices, options_of, predict_fixtures, ratings_table, verdict)
 from discrank._cli_arena import add_arena
 from discrank._cli_args import (FitProgress, Parser, UsageError, add_bad_rows, add_columns, check_period, int_at_least,
                                 pd_options, period, positive, print_warnings, read_log, regularization, scale_or_tuned,
@@ -22,6 +22,7 @@ from discrank._cli_args import (FitProgress, Parser, UsageError, add_bad_rows, a
 from discrank._cli_compare import (DEMO_MAX_GAMES, DEMO_MAX_PLAYERS, EVAL_MODELS, add_demo, add_evaluate,  # noqa: F401
                                    demo, evaluate_command)
 from discrank._labels import show
+from discrank.models._base import unused_columns
 
 __all__ = ["main"]
 
@@ -60,7 +61,7 @@ def fit_command(args: argparse.Namespace) -> int:
                          "one rating per player)")
     if "period" in model.get_params():
         check_period(f"--model {args.model}", model.get_params()["period"], log.time, args.period is not None)
-    data, counts = _fit_data(args, log)
+    data, counts = _fit_data(args, log, model)
     if not args.quiet:
         print(f"{len(log)} games, {counts}; fitting {type(model).__name__}", file=sys.stderr)
     t0 = time.perf_counter()
@@ -79,10 +80,11 @@ def fit_command(args: argparse.Namespace) -> int:
     return 0
 
 
-def _fit_data(args: argparse.Namespace, log):
+def _fit_data(args: argparse.Namespace, log, model):
     """What ``fit`` gives the model, and its counts for the progress line: the game log for a model
     fitted on the games or with ``--advantage``, ``--context``, ``--match-format`` or ``--margin`` columns
-    (pairs would drop them), else its pairs."""
+    (pairs would drop them; a pair model names them in a warning), else its pairs; with ``--min-games``, the
+    pairs, the columns that a pair model ignores named in a warning here."""
     players = f"{np.union1d(log.a, log.b).size} players"
     if log.advantage is not None:
         if args.min_games > 1:
@@ -90,8 +92,14 @@ def _fit_data(args: argparse.Namespace, log):
                              "--advantage columns: use --min-player-games")
         names = log.advantage_names
         return log, f"{players}, advantage column{'s' if len(names) > 1 else ''} {', '.join(names)}"
-    if model_choices()[args.model].games or log.context is not None or log.margin is not None \
-            or log.match_format is not None:
+    extra_columns = log.context is not None or log.margin is not None or log.match_format is not None
+    if extra_columns and args.min_games > 1 and not model_choices()[args.model].games:
+        # --min-games fits the pairs, which have lost these columns; the pair model ignores them anyway: say so
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            unused_columns(log, f"{type(model).__name__}.fit")
+        print_warnings(caught)
+    elif model_choices()[args.model].games or extra_columns:
         # (a pair model warns that it ignores contexts, match formats and margins)
         extra = ([] if log.context is None else [f"{np.unique(log.context).size} contexts"]) + \
             ([] if log.match_format is None else [f"{np.unique(log.match_format).size} match formats"]) + \
@@ -120,16 +128,22 @@ def _load(path: str):
 
 def predict_command(args: argparse.Namespace) -> int:
     """``discrank predict``: P(A beats B), or P(A wins), P(draw), P(B wins) for a model with a draw model,
-    of one fixture or of the pairs of a CSV file. An unknown player is an error naming it (exit status
-    2), unless ``--unseen prior``."""
+    of one fixture or of the pairs of a CSV file, in each fixture's context and match format for a model
+    fitted with them (``--context``, ``--match-format``: a column of the file, by default ``context`` and
+    ``match_format``, or the value of the one fixture; needed by such a model, refused by one fitted
+    without, whose file's ``context`` or ``match_format`` column is named in a warning). An unknown player,
+    context or format is an error naming it (exit status 2), unless ``--unseen prior``."""
     model = _load(args.model)
     given = advantage_values(model, args.advantage, args.model)
+    options = {"context": args.context, "match_format": args.match_format}
     if args.pairs:
         df = _read_pairs(args)
         a = _match_labels(model, df[args.a].to_numpy())
         b = _match_labels(model, df[args.b].to_numpy())
+        features, notes = fixture_features(model, options, a.size, args.model, args.unseen, df, args.pairs)
+        _warn(notes)
         p = _predict(model, a, b, {**_pair_covariates(model, df, args.pairs), **given}, args.unseen,
-                     f"{args.model} (--pairs {args.pairs})")
+                     f"{args.model} (--pairs {args.pairs})", features)
         if p.ndim == 2:
             df["p_win"], df["p_draw"], df["p_loss"] = p[:, 0], p[:, 1], p[:, 2]
         else:
@@ -142,7 +156,9 @@ def predict_command(args: argparse.Namespace) -> int:
     if args.player_a is None or args.player_b is None:
         raise ValueError("give two players (discrank predict MODEL A B) or --pairs FILE")
     ab = _match_labels(model, np.array([args.player_a, args.player_b]))
-    p = _predict(model, ab[:1], ab[1:], given, args.unseen, args.model)
+    features, notes = fixture_features(model, options, 1, args.model, args.unseen)
+    _warn(notes)
+    p = _predict(model, ab[:1], ab[1:], given, args.unseen, args.model, features)
     if p.ndim == 2:
         print(f"P({args.player_a} wins) = {p[0, 0]:.4f}\nP(draw) = {p[0, 1]:.4f}\n"
               f"P({args.player_b} wins) = {p[0, 2]:.4f}")
@@ -170,22 +186,33 @@ def _read_pairs(args: argparse.Namespace):
     return df
 
 
-def _predict(model, a: np.ndarray, b: np.ndarray, values: dict, unseen: str, source: str) -> np.ndarray:
+def _warn(notes: list) -> None:
+    """Print each of ``notes`` as ``discrank: warning: ...`` on stderr."""
+    for note in notes:
+        print(f"discrank: warning: {note}", file=sys.stderr)
+
+
+def _predict(model, a: np.ndarray, b: np.ndarray, values: dict, unseen: str, source: str,
+             features: Optional[dict] = None) -> np.ndarray:
     """The predictions of the fixtures ``a`` against ``b`` (:func:`discrank._cli_models.predict_fixtures`),
     their advantage covariates ``values`` by name (numbers or columns; a covariate not given is 0, a
-    neutral game); an unknown player is named (``source`` says where it was given) unless ``unseen`` is
-    "prior", when a warning names it."""
+    neutral game), their contexts and match formats ``features`` (:func:`discrank._cli_models.fixture_features`);
+    an unknown player is named (``source`` says where it was given) unless ``unseen`` is "prior", when a
+    warning names it. The model's own warnings are printed as ``discrank: warning: ...``."""
     unknown = check_known(model, np.concatenate([a, b]), unseen, source)
     if unknown.size:
-        print(f"discrank: warning: {', '.join(map(show, unknown))} not among the model's players: predicted from "
-              "its prior", file=sys.stderr)
+        _warn([f"{', '.join(map(show, unknown))} not among the model's players: predicted from its prior"])
     names = advantage_names(model)
     x = None
     if names:
         x = np.zeros((a.size, len(names)))
         for k, name in enumerate(names):
             x[:, k] = values.get(name, 0.0)
-    return predict_fixtures(model, a, b, x, bool(unknown.size))
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        p = predict_fixtures(model, a, b, x, bool(unknown.size), features)
+    print_warnings(caught)
+    return p
 
 
 def _pair_covariates(model, df, source: str) -> dict:
@@ -333,20 +360,31 @@ def _add_saved(sub) -> None:
     p = sub.add_parser("predict", help="P(A beats B), or win / draw / loss, from a saved model",
                        description="P(A beats B) from a saved model; for a model with a draw model (fit --draws): "
                                    "P(A wins), P(draw), P(B wins). A dynamic model predicts at its last fitted "
-                                   "period. Exit status 2, with a message naming the player, when a player is not "
+                                   "period, in each fixture's context and match format where it was fitted with "
+                                   "them (--context, --match-format). Exit status 2, with a message naming the player, when a player is not "
                                    "one of the model's (unless --unseen prior), as for every other error.")
     p.add_argument("model", help="a model saved by discrank fit --save")
     p.add_argument("player_a", nargs="?")
     p.add_argument("player_b", nargs="?")
-    p.add_argument("--pairs", help="CSV of pairs to predict (columns --a and --b, and the model's advantage "
-                                   "columns where it has them)")
+    p.add_argument("--pairs", help="CSV of pairs to predict (columns --a and --b, the model's advantage columns "
+                                   "where it has them, and its context and match format columns where it was "
+                                   "fitted with them: --context, --match-format)")
     p.add_argument("--a", default="a")
     p.add_argument("--b", default="b")
     p.add_argument("--advantage", nargs="+", action="extend", metavar="NAME=VALUE",
                    help="advantage covariates of A (say home=1); a covariate not given is 0, a neutral game")
+    p.add_argument("--context", metavar="COL|VALUE",
+                   help="for a model fitted with contexts (fit --context): with --pairs, the column of each "
+                        "fixture's context (default: a column named context); with two players, their game's "
+                        "context (say clay). Needed by such a model; refused by a model fitted without contexts")
+    p.add_argument("--match-format", metavar="COL|VALUE",
+                   help="for a model fitted with match formats (fit --match-format): with --pairs, the column of "
+                        "each fixture's format (default: a column named match_format); with two players, their "
+                        "match's format (say bo5). Needed by such a model; refused by a model fitted without them")
     p.add_argument("--unseen", choices=["raise", "prior"], default="raise",
-                   help="a player the model has not seen: an error, exit status 2 (default), or predicted from "
-                        "the model's prior, with a warning")
+                   help="a player, context or match format the model has not seen: an error, exit status 2 "
+                        "(default), or predicted from the model's prior (a context: no effect, at the prior's "
+                        "variance; a format: the scale 1), with a warning")
     p.add_argument("--out", help="write the pairs with their predictions there: a column p, or p_win, p_draw, "
                                  "p_loss for a model with draws (default: stdout)")
     p.set_defaults(func=predict_command)
