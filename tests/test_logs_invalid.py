@@ -76,9 +76,10 @@ def test_an_arena_winner_column_names_the_winning_side_and_both_ties_are_draws(t
     assert again.score.tolist() == log.score.tolist()
     pairs = discrank.scan_games(tmp_path / "battles.csv", a="model_a", b="model_b", winner="winner")
     assert pairs.n_games.sum() == 5 and np.isclose((pairs.p * pairs.n_games).sum(), log.to_pairs().p @ log.to_pairs().n_games)
-    # a player's label wins over a column's name: a model named "model_a" is that model
+    # a model named "model_b" in the column of a, given as the winner: two readings, refused
     named = pd.DataFrame({"model_a": ["model_b"], "model_b": ["x"], "winner": ["model_b"]})
-    assert GameLog.from_frame(named, a="model_a", b="model_b", winner="winner").score.tolist() == [1.0]
+    with pytest.raises(ValueError, match="reads two ways"):
+        GameLog.from_frame(named, a="model_a", b="model_b", winner="winner")
     with pytest.raises(ValueError, match=re.escape("winner[0] = 'model_c' is neither player of that game ('gpt', "
                                                    "'claude'), nor a player's column ('model_a', 'model_b')")):
         GameLog.from_frame(df.assign(winner=["model_c"] * 5), a="model_a", b="model_b", winner="winner")
@@ -647,3 +648,26 @@ def test_cli_drop_invalid_refuses_a_mostly_invalid_log_unless_max_invalid_allows
         in capsys.readouterr().err
     assert main(argv + ["--max-invalid", "1.5"]) == 2
     assert "argument --max-invalid: must be a number from 0 to 1, got '1.5'" in capsys.readouterr().err
+
+
+def test_a_winner_that_is_a_players_name_and_a_keyword_of_another_meaning_is_refused(tmp_path):
+    """A player named "model_b" in the column of ``a`` who won, or a player named "tie": the winner reads two
+    ways (the player, or the other side / a draw), and the reader refuses it naming the value and row."""
+    pd = pytest.importorskip("pandas")
+    votes = pd.DataFrame({"model_a": ["x", "model_b", "y"], "model_b": ["y", "x", "x"],
+                          "winner": ["model_a", "model_b", "model_b"]})
+    with pytest.raises(ValueError, match=r"row 1: the winner 'model_b' is the name of a player .* column 'model_b'"):
+        GameLog.from_frame(votes, a="model_a", b="model_b", winner="winner")
+    votes.to_csv(tmp_path / "votes.csv", index=False)
+    with pytest.raises(ValueError, match=r"row 1: the winner 'model_b' .* reads two ways \(1 such row"):
+        GameLog.read_csv(tmp_path / "votes.csv", a="model_a", b="model_b", winner="winner")
+    games = pd.DataFrame({"white": ["tie", "x"], "black": ["x", "tie"], "winner": ["x", "tie"]})
+    with pytest.raises(ValueError, match=r"row 1: the winner 'tie' .* also means a draw"):
+        GameLog.from_frame(games, a="white", b="black", winner="winner")
+
+
+def test_a_winner_whose_two_readings_agree_is_read_as_the_player():
+    pd = pytest.importorskip("pandas")
+    votes = pd.DataFrame({"model_a": ["x", "y"], "model_b": ["model_b", "x"], "winner": ["model_b", "tie"]})
+    log = GameLog.from_frame(votes, a="model_a", b="model_b", winner="winner")
+    assert log.score.tolist() == [0.0, 0.5]

@@ -262,6 +262,8 @@ def _winner_rows(a: np.ndarray, b: np.ndarray, winner: np.ndarray,
     ``a``, of ``b``), names that side: the arena files' ``winner`` of "model_a", "model_b" or "tie"."""
     out = np.full(winner.shape[0], np.nan)
     is_a, is_b = _same(winner, a), _same(winner, b)
+    if winner.dtype.kind not in "iufbM":
+        _refuse_two_readings(winner, is_a, is_b, sides)
     out[is_b] = 0.0
     out[is_a] = 1.0
     missing = _missing_mask(winner)
@@ -278,6 +280,28 @@ def _winner_rows(a: np.ndarray, b: np.ndarray, winner: np.ndarray,
         out[idx[hit]] = got[hit]
         rest[idx[hit]] = False
     return out, missing, rest
+
+
+def _refuse_two_readings(winner: np.ndarray, is_a: np.ndarray, is_b: np.ndarray, sides: tuple) -> None:
+    """A winner that is one of the game's players' names and also a keyword of another meaning (a draw marker,
+    or the other side's column in ``sides``) reads two ways: a player named "tie", or one named "model_b" who
+    sits in the column of ``a``. The ValueError names the value, the first such row and their count."""
+    named = np.flatnonzero(is_a | is_b)
+    if named.size == 0:
+        return
+    markers = {m.strip() for m in DRAW_MARKERS}
+    column = {str(side): float(k == 0) for k, side in enumerate(sides)}
+    codes, uniques = factorize_objects(np.asarray(winner[named], dtype=object))  # each distinct name once
+    meant = np.array([np.nan if not isinstance(v, str) else 0.5 if v.strip() in markers
+                      else column.get(v.strip(), np.nan) for v in uniques] + [np.nan])
+    keyword = meant[np.where(codes >= 0, codes, len(uniques))]
+    clash = named[~np.isnan(keyword) & (keyword != np.where(is_a[named], 1.0, 0.0))]
+    if clash.size:
+        k = int(clash[0])
+        meaning = "a draw" if winner[k].strip() in markers else f"the player in column {winner[k].strip()!r}"
+        raise ValueError(f"row {k}: the winner {winner[k]!r} is the name of a player of that game and also means "
+                         f"{meaning}, so it reads two ways ({clash.size} such row(s)); rename the player "
+                         f"or write the winner by name")
 
 
 def _frame_times(pd: Any, tcol: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
