@@ -10,7 +10,7 @@ from _map_checks import check_derivatives, check_map_against_lbfgs
 
 from discrank import DynamicElo, Elo, GameLog, bootstrap, evaluate, load
 from discrank._history import _Problem, build_history, solve_history
-from discrank.exceptions import UnusedColumnWarning
+from discrank.exceptions import MissingColumnWarning, UnusedColumnWarning
 
 CONTEXTS = np.array(["clay", "grass", "hard"])
 
@@ -119,7 +119,8 @@ def test_an_unseen_context_forecasts_with_the_prior_of_the_effects():
     log, _ = league(games=2000)
     model = fixed(context_scale=0.5).fit(log)
     at = lambda c: GameLog.from_arrays(["p01"], ["p02"], [0.5], [log.time.max()], context=[c])  # noqa: E731
-    plain = model.predict_games(GameLog.from_arrays(["p01"], ["p02"], [0.5], [log.time.max()]))[0]
+    with pytest.warns(MissingColumnWarning, match="no context column"):
+        plain = model.predict_games(GameLog.from_arrays(["p01"], ["p02"], [0.5], [log.time.max()]))[0]
     unseen = model.predict_games(at("ice"))[0]
     # the effects' mean is 0 and their variance the prior's: a forecast closer to a coin than without contexts
     assert abs(unseen - 0.5) < abs(plain - 0.5) and np.sign(unseen - 0.5) == np.sign(plain - 0.5)

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from discrank import DynamicElo, GameLog, PeriodGames, Validation
-from discrank.exceptions import TuningWarning
+from discrank.exceptions import MissingColumnWarning, TuningWarning
 
 
 def league(seed=0, n=12, games=600, days=100.0, **columns):
@@ -119,6 +119,21 @@ def test_a_forecast_never_reads_margins_and_an_update_refuses_them_for_a_model_f
 
 
 # ------------------------------------------------------------------ one period
+@pytest.mark.parametrize("column, fitted, words", [("context", ints, "no context column; this DynamicElo was "
+                                                                   "fitted with the contexts [0, 1, 2]"),
+                                                    ("match_format", formats, "no match_format column")])
+def test_a_model_fitted_with_a_context_or_format_warns_when_the_games_to_predict_lack_it(column, fitted, words):
+    log = league(**{column: fitted})
+    model = fixed().fit(log)
+    bare = GameLog.from_arrays(log.a[:5], log.b[:5], log.score[:5], log.time[:5])
+    with pytest.warns(MissingColumnWarning, match=re.escape(words)):
+        p = model.predict_games(bare)
+    with warnings_as_errors():
+        with_column = model.predict_games(GameLog.from_arrays(log.a[:5], log.b[:5], log.score[:5], log.time[:5],
+                                                              **{column: getattr(log, column)[:5]}))
+    assert p.shape == with_column.shape == (5,) and not np.array_equal(p, with_column)
+
+
 def _dated(games=400, days=100, seed=0):
     rng = np.random.default_rng(seed)
     log = league(seed, games=games)

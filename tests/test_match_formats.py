@@ -9,6 +9,7 @@ from _map_checks import check_derivatives, lbfgs
 
 from discrank import DynamicElo, GameLog, load
 from discrank._history import _Problem, build_history, covariance_at, default_start, solve_history
+from discrank.exceptions import MissingColumnWarning
 
 #: The league's formats and their true scales of the logit (bo3 the most common: the reference).
 SCALES = {"bo3": 1.0, "bo5": 2.0}
@@ -91,7 +92,8 @@ def test_a_league_of_two_formats_gets_its_scales_back_and_forecasts_the_longer_m
     a, b = np.array(["p00"], dtype=object), np.array(["p01"], dtype=object)
     at = lambda f: model.predict_games(GameLog.from_arrays(a, b, [1.0], [399.0], match_format=f))  # noqa: E731
     p3, p5 = at(["bo3"])[0], at(["bo5"])[0]
-    bare = model.predict_games(GameLog.from_arrays(a, b, [1.0], [399.0]))[0]
+    with pytest.warns(MissingColumnWarning, match=r"no match_format column; .* the formats \['bo3', 'bo5'\]"):
+        bare = model.predict_games(GameLog.from_arrays(a, b, [1.0], [399.0]))[0]
     assert bare == pytest.approx(p3, abs=1e-15) and abs(p5 - 0.5) > abs(p3 - 0.5)
 
 

@@ -66,6 +66,12 @@ class UnusedColumnWarning(UserWarning):
     A ``UserWarning``."""
 
 
+class MissingColumnWarning(UserWarning):
+    """Games given to a model fitted with a column (a context, a match format) that they lack: the model forecasts
+    them as games without it (no context effect, the reference format's scale); the message names the column and
+    the fitted values. A ``UserWarning``."""
+
+
 class NotFittedError(ValueError, AttributeError):
     """A model was used before ``fit`` (scikit-learn's convention: a ValueError and an AttributeError)."""
 

@@ -21,11 +21,13 @@ each side) adds the likelihood of their sub-contests at the logit scale ``margin
 from __future__ import annotations
 
 import dataclasses
+import warnings
 from typing import Any, Optional
 
 import numpy as np
 
 from discrank._checks import show
+from discrank.exceptions import MissingColumnWarning
 from discrank._history_build import carry
 from discrank._labels import LabelIndex
 
@@ -216,6 +218,10 @@ class DynamicContexts:
         update leaves them). A model fitted without contexts refuses them (a ValueError naming the column: its
         forecasts would ignore them), as do contexts of another kind than the fitted ones (:func:`check_kind`)."""
         if context is None:
+            if self._n_ctx():
+                warnings.warn(f"the games to predict have no context column; this DynamicElo was fitted with the "
+                              f"contexts {show(np.asarray(self.context_labels_).tolist())}: forecast without a context effect",
+                              MissingColumnWarning, stacklevel=4)
             return None
         if not self._n_ctx():
             if self.context_scale == 0:

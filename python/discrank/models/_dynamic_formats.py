@@ -17,12 +17,14 @@ objective no longer convex): tuned on forecasts, it cannot. A forecast scales th
 from __future__ import annotations
 
 import dataclasses
+import warnings
 from typing import Any
 
 import numpy as np
 
 from discrank._checks import show
 from discrank._labels import LabelIndex
+from discrank.exceptions import MissingColumnWarning
 from discrank.models._dynamic_context import check_kind, game_codes
 
 __all__ = ["DynamicFormats", "code_formats", "FORMAT_GRID", "FORMAT_BOUNDS"]
@@ -121,6 +123,10 @@ class DynamicFormats:
         forecasts would ignore them), as do formats of another kind than the fitted ones
         (:func:`~discrank.models._dynamic_context.check_kind`)."""
         if values is None:
+            if self._n_fmt():
+                warnings.warn(f"the games to predict have no match_format column; this DynamicElo was fitted with "
+                              f"the formats {show(np.asarray(self.format_labels_).tolist())}: forecast at the reference format's "
+                              f"scale 1", MissingColumnWarning, stacklevel=4)
             return 1.0
         if not self._n_fmt():
             if not isinstance(self.format_scales, dict) and self.format_scales == 0:
