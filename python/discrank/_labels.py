@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import warnings
 from typing import Any, Optional
 
 import numpy as np
@@ -571,18 +572,6 @@ class LabelIndex:
         return idx.astype(np.int32)
 
 
-def _warn_fractional(fresh: np.ndarray, name: str, known_name: str) -> None:
-    """The UserWarning of :func:`extend_labels` for the new labels ``fresh`` (floats) that are not integers,
-    given to a model whose labels ``known_name`` are integers."""
-    odd = fresh[fresh != np.floor(fresh)]
-    if odd.size:
-        import warnings
-
-        warnings.warn(f"{name} holds the player label(s) {_describe(odd)}, which are not integers, while the model's "
-                      f"{known_name} are integers: each enters as a new player (never the integer player nearest "
-                      "it); check the labels for a typo", UserWarning, stacklevel=4)
-
-
 def extend_labels(known: np.ndarray, new: np.ndarray, name: str, index: Optional[LabelIndex] = None,
                   known_name: str = "labels_") -> tuple[np.ndarray, np.ndarray]:
     """(labels, position): a fitted model's checked labels ``known`` followed by those of the distinct
@@ -600,8 +589,11 @@ def extend_labels(known: np.ndarray, new: np.ndarray, name: str, index: Optional
     if not unseen.any():
         return known, position
     fresh = new[unseen]
-    if known.dtype.kind in "iu" and fresh.dtype.kind == "f":
-        _warn_fractional(fresh, name, known_name)
+    odd = fresh[fresh != np.floor(fresh)] if known.dtype.kind in "iu" and fresh.dtype.kind == "f" else fresh[:0]
+    if odd.size:  # (a float on an integer log: almost always a typo)
+        warnings.warn(f"{name} holds the player label(s) {_describe(odd)}, which are not integers, while the model's "
+                      f"{known_name} are integers: each enters as a new player (never the integer player nearest "
+                      "it); check the labels for a typo", UserWarning, stacklevel=3)
     position[unseen] = len(known) + np.arange(fresh.shape[0])
     if fresh.dtype == known.dtype:
         return np.concatenate([known, fresh]), position

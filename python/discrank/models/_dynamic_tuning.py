@@ -127,23 +127,8 @@ class DynamicTuning:
                               "the prior and variance scales are kept at their grids' middle values too",
                               TuningWarning, stacklevel=4)
             return middle
-        key = bins if self.period is not None and not one else (t if t is not None else np.arange(len(score)))
-        origins = _origins(key, fit_mask, val_mask, len(score) if w is None else float(w.sum()), frozen)
-        # an origin with no game before it forecasts nothing: the first game's, or (the history cut at the origin's
-        # period) one in the first period, where the validation window starts in the first period
-        if self.period is None or one:
-            origins = origins[origins > 0]
-        else:
-            origins = origins[(origins >= bins.size) | (bins[np.minimum(origins, bins.size - 1)] > bins[0])]
-        if not origins.size:
-            first = f" (its first game at {_show_times(t[val_mask][:1])})" if t is not None else ""
-            note = (f"{note}; " if note else "DynamicElo's tuning: ") + (
-                f"no game precedes the first {'period' if key is bins else 'time'} of the validation window{first}, "
-                "so no forecast can be scored: the grids' middle values are kept (give drift=, prior_scale= and "
-                "variance_scale=, or a validation window that starts later: "
-                "fit(log, validation=discrank.Validation(...)))")
-            report_stage(note)
-            warnings.warn(note, TuningWarning, stacklevel=4)
+        origins = self._scored_origins(score, bins, t, w, fit_mask, val_mask, frozen, one, note)
+        if origins is None:
             return middle
         if note:
             warnings.warn(note, TuningWarning, stacklevel=4)
@@ -178,6 +163,27 @@ class DynamicTuning:
                      f"(validation log loss {cand.scores[best]:.5f}) among {plural(len(cand.scores), 'candidate')} in "
                      f"{time.perf_counter() - clock:.1f} s")
         return best[0], best[1], cand.best_scale[best], tuning, cand.start(best)
+
+    def _scored_origins(self, score, bins, t, w, fit_mask, val_mask, frozen, one, note) -> Optional[np.ndarray]:
+        """The forecast origins of the validation window (:func:`_origins`) less those with no game before them
+        (the first game's, or, the history cut at the origin's period, one in the first period); None, with a
+        TuningWarning that says so (after ``note``, the one-period warning), where none is left."""
+        key = bins if self.period is not None and not one else (t if t is not None else np.arange(len(score)))
+        origins = _origins(key, fit_mask, val_mask, len(score) if w is None else float(w.sum()), frozen)
+        if self.period is None or one:
+            origins = origins[origins > 0]
+        else:
+            origins = origins[(origins >= bins.size) | (bins[np.minimum(origins, bins.size - 1)] > bins[0])]
+        if origins.size:
+            return origins
+        first = f" (its first game at {_show_times(t[val_mask][:1])})" if t is not None else ""
+        note = (f"{note}; " if note else "DynamicElo's tuning: ") + (
+            f"no game precedes the first {'period' if key is bins else 'time'} of the validation window{first}, "
+            "so no forecast can be scored: the grids' middle values are kept (give drift=, prior_scale= and "
+            "variance_scale=, or a validation window that starts later: fit(log, validation=discrank.Validation(...)))")
+        report_stage(note)
+        warnings.warn(note, TuningWarning, stacklevel=5)
+        return None
 
     def _one_period(self, t: Optional[np.ndarray], bins: np.ndarray, whole: bool) -> str:
         """The words of the :class:`~discrank.exceptions.TuningWarning` of a log whose games all fall in one
