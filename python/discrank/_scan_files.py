@@ -279,7 +279,7 @@ def _json_chunks(path: str, spec: dict) -> Iterator[Chunk]:
             if text.strip():
                 try:
                     df = pd.read_json(io.StringIO(text), lines=True)
-                except (ValueError, TypeError) as exc:
+                except (ValueError, TypeError, AttributeError) as exc:  # (pandas 2.2's parser: an AttributeError)
                     raise ValueError(_json_error(path, lines, line0, row0, exc)) from None
                 lost = [c for c in cols if c not in df.columns]
                 if lost and row0 == 0:
