@@ -134,6 +134,19 @@ def test_a_model_fitted_with_a_context_or_format_warns_when_the_games_to_predict
     assert p.shape == with_column.shape == (5,) and not np.array_equal(p, with_column)
 
 
+def test_a_fractional_context_on_integer_contexts_warns_naming_it_in_predictions_and_updates():
+    model = fixed().fit(league(context=ints))
+    with pytest.warns(UserWarning, match=re.escape("have the context(s) [1.5], not integers")):
+        p = model.predict_games(one(1.5))
+    with warnings_as_errors():
+        unseen = model.predict_games(one(7))  # an integer never fitted: unseen, as 1.5 is
+        integral = model.predict_games(one(1.0))  # 1.0 is the context 1
+        exact = model.predict_games(one(1))
+    assert p == pytest.approx(unseen, abs=1e-15) and integral == pytest.approx(exact, abs=1e-15)
+    with pytest.warns(UserWarning, match=re.escape("update's games have the context(s) [2.5]")):
+        model.update(one(2.5, t=101.0))
+
+
 def _dated(games=400, days=100, seed=0):
     rng = np.random.default_rng(seed)
     log = league(seed, games=games)

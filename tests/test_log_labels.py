@@ -14,6 +14,7 @@ import pytest
 
 from _logs import A, B, S, SURFACE, T, caught, log6
 from discrank import GameLog
+from discrank.exceptions import UnusedColumnWarning
 
 FORMAT = ["bo3", "bo5", "bo3", "bo3", "bo5", "bo5"]
 
@@ -178,8 +179,10 @@ def test_a_log_taken_from_a_log_without_the_label_has_none(label):
 
 
 @each_label
-def test_to_pairs_drops_the_label(label):
-    with_label, without = log6(**{label.kw: label.text}).to_pairs(), log6().to_pairs()
+def test_to_pairs_drops_the_label_and_names_it(label):
+    with pytest.warns(UnusedColumnWarning, match=f"the pairs keep no {label.kw} column"):
+        with_label = log6(**{label.kw: label.text}).to_pairs()
+    without = log6().to_pairs()
     for name in ("i", "j", "p", "n_games"):
         np.testing.assert_array_equal(getattr(with_label, name), getattr(without, name))
     assert not hasattr(with_label, label.kw)

@@ -186,8 +186,10 @@ def test_a_log_taken_from_a_log_without_margin_has_none():
     assert all(part.margin is None for part in log.split_time(0.5))
 
 
-def test_to_pairs_ignores_the_margin():
-    with_margin, without = log6(margin=M).to_pairs(), log6().to_pairs()
+def test_to_pairs_ignores_the_margin_and_names_it():
+    with pytest.warns(UnusedColumnWarning, match="the pairs keep no margin column"):
+        with_margin = log6(margin=M).to_pairs()
+    without = log6().to_pairs()
     for name in ("i", "j", "p", "n_games"):
         np.testing.assert_array_equal(getattr(with_margin, name), getattr(without, name))
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 import contextlib
 import io
 import re
+import warnings
 
 import numpy as np
 import pytest
@@ -300,3 +301,21 @@ def test_cli_evaluate_says_once_in_its_notes_which_models_it_scores_without_the_
     note = "'elo' takes no contexts: fitted and scored without the log's context column"
     assert out.count(note) == 1 and f"note: {note}" in out
     assert note not in err  # (the warning evaluate raises says the same: not printed twice)
+
+
+# ------------------------------------------------------------------ the library: GameLog.to_pairs
+@pytest.mark.parametrize("columns, named", [(dict(context=np.array(["clay", "hard"])), "context"),
+                                            (dict(match_format=np.array(["bo3", "bo5"])), "match_format"),
+                                            (dict(margin=np.array([[2.0, 1.0], [0.0, 2.0]])), "margin"),
+                                            (dict(context=np.array(["clay", "hard"]),
+                                                  margin=np.array([[2.0, 1.0], [0.0, 2.0]])), "context, margin")])
+def test_to_pairs_names_the_columns_its_pairs_drop(columns, named):
+    log = GameLog.from_arrays(["x", "y"], ["y", "x"], [1.0, 0.0], **columns)
+    with pytest.warns(UnusedColumnWarning, match=re.escape(f"the pairs keep no {named} column")):
+        pairs = log.to_pairs()
+    bare = GameLog.from_arrays(["x", "y"], ["y", "x"], [1.0, 0.0])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        plain = bare.to_pairs()  # a log without them: no word
+    np.testing.assert_array_equal(pairs.p, plain.p)
+    np.testing.assert_array_equal(pairs.n_games, plain.n_games)

@@ -43,8 +43,15 @@ def log_pairs(log: Any, coded: Any = None, weights: Optional[str] = None) -> Pai
 
 def game_log_pairs(log: Any, labels: Any = None, min_games: int = 1, weights: Optional[str] = None) -> PairwiseData:
     """The games of a game log aggregated to pairs, as :meth:`discrank.GameLog.to_pairs` gives them (see
-    there): with the advantage covariates by pair and value when the log has any (``min_games`` and
-    ``labels`` then refused: a ValueError); the columns of a log not known to be checked checked first."""
+    there), without its warning of the columns the pairs drop: with the advantage covariates by pair and value
+    when the log has any (``min_games`` and ``labels`` then refused: a ValueError); the columns of a log not
+    known to be checked checked first. The pairs of every game of a log with times keep it (``games_log``)."""
+    pairs = _aggregate(log, labels, min_games, weights)
+    pairs.games_log = log if log.time is not None and labels is None and min_games == 1 else None
+    return pairs
+
+
+def _aggregate(log: Any, labels: Any, min_games: int, weights: Optional[str]) -> PairwiseData:
     if log.advantage is not None:
         if min_games != 1 or labels is not None:
             raise ValueError("to_pairs of a log with advantage columns keeps the games by covariate value: "

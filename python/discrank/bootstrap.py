@@ -23,6 +23,7 @@ from typing import Any, Callable, Optional
 import numpy as np
 
 from discrank._checks import show
+from discrank._coding import game_log_pairs
 from discrank.data import PairwiseData, covariate_data
 from discrank.exceptions import ConvergenceWarning
 from discrank.logs import GameLog
@@ -232,7 +233,7 @@ def _log_sampler(log: GameLog, weights: Optional[str]) -> tuple[np.ndarray, Call
                                   context=None if log.context is None else np.asarray(log.context)[idx],
                                   margin=None if log.margin is None else np.asarray(log.margin)[idx],
                                   match_format=None if log.match_format is None else np.asarray(log.match_format)[idx])
-        return sample if weights is None else sample.to_pairs(weights=weights)
+        return sample if weights is None else game_log_pairs(sample, weights=weights)  # (the lost columns named once)
 
     return labels, draw
 
@@ -345,7 +346,7 @@ def _sampler(data: Any, weights: Optional[str]) -> tuple[Any, np.ndarray, Callab
     takes."""
     if isinstance(data, GameLog):
         labels, draw = _log_sampler(data, weights)
-        return (data if weights is None else data.to_pairs(weights=weights)), labels, draw
+        return (data if weights is None else game_log_pairs(data, weights=weights)), labels, draw
     if isinstance(data, PairwiseData):
         labels, draw = _pairs_sampler(data, weights)
         if weights is not None and weights != data.weights:

@@ -21,6 +21,7 @@ from discrank._cli_args import (FitProgress, Parser, UsageError, add_bad_rows, a
 # demo, evaluate_command, EVAL_MODELS and the DEMO_MAX_ limits stay importable from discrank.cli
 from discrank._cli_compare import (DEMO_MAX_GAMES, DEMO_MAX_PLAYERS, EVAL_MODELS, add_demo, add_evaluate,  # noqa: F401
                                    demo, evaluate_command)
+from discrank._coding import game_log_pairs
 from discrank._labels import show
 from discrank.models._base import unused_columns
 
@@ -105,7 +106,7 @@ def _fit_data(args: argparse.Namespace, log, model):
             ([] if log.match_format is None else [f"{np.unique(log.match_format).size} match formats"]) + \
             ([] if log.margin is None else ["margins"])
         return log, ", ".join([players, *extra])
-    data = log.to_pairs(min_games=args.min_games)
+    data = game_log_pairs(log, min_games=args.min_games)  # (the columns the pairs drop are named above)
     return data, f"{data.n_players} players, {data.n_pairs} pairs"
 
 

@@ -24,6 +24,7 @@ games or goals won by ``a`` and by ``b``; :attr:`GameLog.margin`).
 from __future__ import annotations
 
 import os
+import warnings
 from dataclasses import dataclass, field
 from typing import Any, Optional
 
@@ -39,8 +40,7 @@ from discrank._rows import (DRAW_MARKERS, PGN_RESULTS, as_context, as_times, col
 from discrank._screen import (INVALID_KINDS, MAX_INVALID, SELF_PLAY, check_invalid, check_max_invalid, check_reading,
                               kept_games)
 from discrank.data import PairwiseData
-from discrank.pgn import check_truncated, pgn_columns, pgn_headers, pgn_rows
-from discrank.pgn import iter_pgn  # noqa: F401 - discrank.logs.iter_pgn, as it was
+from discrank.pgn import check_truncated, iter_pgn, pgn_columns, pgn_headers, pgn_rows  # noqa: F401 - iter_pgn, as it was
 
 __all__ = ["GameLog", "parse_results", "read_pgn", "DRAW_MARKERS", "INVALID_KINDS"]
 
@@ -237,8 +237,7 @@ class GameLog:
             bools read as 0 / 1, text that reads as a number. A row where one is missing (NaN, empty) is an
             invalid row of the kind "missing covariate", one where it is not a finite number an
             "unparseable covariate" (raised on, or dropped and counted, as ``invalid`` says). The columns of
-            the games kept are then checked as in :meth:`from_arrays` (not 0 in every game, no two
-            identical).
+            the games kept are then checked as in :meth:`from_arrays` (not 0 in every game, no two identical).
         context : str, optional
             Column of each game's context (a surface, a time control, a map: text or numbers, as in
             :meth:`from_arrays`). A row where it is missing (NaN, None, empty text) is an invalid row of the
@@ -302,8 +301,7 @@ class GameLog:
             ends and the last complete row; ``"keep"`` keeps the complete lines read before the truncation,
             with a ``TruncatedFileWarning`` saying how many rows were kept.
         advantage : str or list of str, optional
-            Columns of advantage covariates, as in :meth:`from_frame` (pandas reads "True" / "False" as
-            bools: 1 / 0).
+            Columns of advantage covariates, as in :meth:`from_frame` (pandas reads "True" / "False" as bools: 1 / 0).
         **read_kw
             Passed to ``pandas.read_csv``. Unless given, ``low_memory=False`` (with pandas' C parser): each
             column is typed from all its rows, so pandas does not warn about columns of mixed types.
@@ -500,7 +498,7 @@ class GameLog:
         and ``labels`` are then not available (a ValueError). Each pair (and covariate row) keeps its
         draws, the games scored 0.5 (``PairwiseData.draws``), which the draw models fit, when every
         score is 1, 0.5 or 0 (else ``draws`` is None). The context, match format and margin columns are
-        not kept: they belong to a game, and the pairs sum over games.
+        not kept (they belong to a game; the pairs sum over games): an ``UnusedColumnWarning`` names them.
 
         Parameters
         ----------
@@ -518,10 +516,13 @@ class GameLog:
             (``PairwiseData.games_log``), whose latest games tune the stationary models' default prior.
         """
         from discrank._coding import game_log_pairs
+        from discrank.exceptions import UnusedColumnWarning
 
-        pairs = game_log_pairs(self, labels, min_games, weights)
-        pairs.games_log = self if self.time is not None and labels is None and min_games == 1 else None
-        return pairs
+        dropped = [name for name in ("context", "match_format", "margin") if getattr(self, name) is not None]
+        if dropped:
+            warnings.warn(f"to_pairs: the pairs keep no {', '.join(dropped)} column: the log's are dropped (a "
+                          "DynamicElo fitted on the log itself uses them)", UnusedColumnWarning, stacklevel=2)
+        return game_log_pairs(self, labels, min_games, weights)
 
 
 def read_pgn(path: Any, *, progress: Optional[bool] = None, max_games: Optional[int] = None, start: Any = None,

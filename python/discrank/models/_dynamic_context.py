@@ -80,6 +80,12 @@ def check_kind(values: Any, known: np.ndarray, name: str, games: str) -> None:
         raise ValueError(f"{games} have the {name} {show(values.flat[0])}, {kind}, and the DynamicElo was fitted on "
                          f"{name}s that are {fitted} ([{shown}]): text never equals a number; give the {name}s as "
                          "the fit's")
+    if known.dtype.kind in "iu" and values.dtype.kind == "f":  # 1.5 among the contexts 0, 1, 2: almost a typo
+        odd = np.unique(values[np.isfinite(values) & (values != np.floor(values))])
+        if odd.size:
+            warnings.warn(f"{games} have the {name}(s) {show(odd.tolist()[:5])}, not integers, while the DynamicElo "
+                          f"was fitted on integer {name}s: each is a {name} the fit has not seen (never the integer "
+                          "nearest it); check them for a typo", UserWarning, stacklevel=5)
 
 
 def game_codes(values: Any, n: int, labels: np.ndarray, name: str) -> np.ndarray:
