@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from discrank import DynamicElo, GameLog, PeriodGames, Validation
-from discrank.exceptions import MissingColumnWarning, TuningWarning
+from discrank.exceptions import ConvergenceWarning, MissingColumnWarning, TuningWarning
 
 
 def league(seed=0, n=12, games=600, days=100.0, **columns):
@@ -218,3 +218,20 @@ def test_summed_games_with_a_covariate_beyond_the_bound_are_refused_naming_the_c
                        + r"\d+" + re.escape(", larger in magnitude than 1e+100")):
         fixed().fit(summed)
 
+
+
+# ------------------------------------------------------------------ parameters that would go unused, fits that stop
+def test_a_disc_scale_without_disc_components_is_refused_naming_both():
+    with pytest.raises(ValueError, match=re.escape("disc_scale=0.5 asks for a disc game, but disc_components=0")):
+        fixed(disc_scale=0.5).fit(league())
+    with warnings_as_errors():  # with components, the same scale fits the disc
+        assert fixed(disc_scale=0.5, disc_components=1).fit(league()).disc_scale_ == 0.5
+
+
+def test_a_fit_stopped_by_max_iter_warns_with_its_gradient_and_says_it_did_not_converge():
+    with pytest.warns(ConvergenceWarning, match=r"did not converge in 1 Newton steps \(max_iter=1\): its gradient "
+                                                r"is [0-9.e-]+ of its scale, above tol=1e-09"):
+        model = fixed(max_iter=1).fit(league())
+    assert not model.converged_ and model.n_iter_ == 1 and model.gradient_ > 1e-9
+    with warnings_as_errors():
+        assert fixed().fit(league()).converged_

@@ -69,6 +69,16 @@ class DynamicDisc:
         pad = ((0, n_players - self.disc_u_.shape[0]), (0, 0))
         return np.concatenate([np.pad(self.disc_u_, pad).T.reshape(-1), np.pad(self.disc_v_, pad).T.reshape(-1)])
 
+    def _disc_scale_given(self) -> Optional[float]:
+        """The disc's scale for a fit: ``disc_scale`` (None: tuned) with ``disc_components``, else 0; a ValueError
+        for a scale given without components (the fit would leave it unused without a word)."""
+        if self.disc_components:
+            return self.disc_scale
+        if self.disc_scale:
+            raise ValueError(f"disc_scale={self.disc_scale!r} asks for a disc game, but disc_components=0: give "
+                             "disc_components=k (k >= 1) to fit one, or no disc_scale")
+        return 0.0
+
     def _store_disc(self, res: Any, n_players: int) -> None:
         """Keep the fitted components of a :class:`~discrank._history.HistoryResult` (``disc_u_``, ``disc_v_``,
         shape (n_players, k)) and the scale used (``disc_scale_``)."""

@@ -17,6 +17,7 @@ Bradley-Terry fit (the paper's Eq. (1) with a Gaussian prior) with advantage cov
 from __future__ import annotations
 
 import math
+import warnings
 from typing import Any, Optional
 
 import numpy as np
@@ -25,7 +26,7 @@ from discrank._draws import DRAWS
 from discrank._params import FINITE_PRIOR_SCALE
 from discrank._progress import speaking
 from discrank._threads import one_blas_thread, resolve_n_jobs
-from discrank.exceptions import NumericalError
+from discrank.exceptions import ConvergenceWarning, NumericalError
 from discrank.models._base import Model
 from discrank.models._dynamic_context import DynamicContexts
 from discrank.models._dynamic_disc import DynamicDisc
@@ -121,7 +122,8 @@ class DynamicElo(DynamicTuning, DynamicUpdates, DynamicContexts, DynamicDisc, Dy
         u_{b,j}``, one ``(u, v)`` per player and component, held over the history while the rating moves:
         :mod:`discrank.models._dynamic_disc`); 0: none.
     disc_scale : float, optional
-        The prior's standard deviation of each ``u`` and ``v``; None (default): chosen on the training log.
+        The prior's standard deviation of each ``u`` and ``v``; None (default): chosen on the training log (with
+        ``disc_components`` 0 a scale is refused: it would go unused).
     draw_propensity_scale : float, optional
         With ``draws="davidson"``, the prior's standard deviation of each player's draw propensity, added to the
         draw parameter of their games (``eta + delta_a + delta_b``, :mod:`discrank.models._dynamic_draws`). None
@@ -147,6 +149,7 @@ class DynamicElo(DynamicTuning, DynamicUpdates, DynamicContexts, DynamicDisc, Dy
         Davidson's ``nu``, Rao and Kupper's ``kappa``, and the standard error of the fitted draw
         parameter (``eta = log nu``, or ``kappa``); None where not fitted.
     converged_ : bool
+        False (with a ConvergenceWarning naming the gradient) when ``max_iter`` Newton steps stopped the fit.
     n_iter_ : int
     gradient_ : float
         The final largest gradient entry relative to the start's.
@@ -196,12 +199,10 @@ class DynamicElo(DynamicTuning, DynamicUpdates, DynamicContexts, DynamicDisc, Dy
         FittedArray("games_b_", ("g",), kind="i", nonnegative="player code", attr="games_.b"),
         FittedArray("games_score_", ("g",), bound=1.0, bound_text="outside [0, 1] (a score)", attr="games_.score"),
         FittedArray("games_bin_", ("g",), kind="i", attr="games_.bins"),
-        FittedArray("games_time_", ("g",), kind="t", required=False, bound=None, attr="games_.time",
-                    ints="games_time_int_"),
+        FittedArray("games_time_", ("g",), kind="t", required=False, bound=None, attr="games_.time", ints="games_time_int_"),
         FittedArray("games_x_", ("g", "c"), required=False, bound=None, attr="games_.x"),
         FittedArray("games_count_", ("g",), required=False, bound=None, nonnegative="game count", attr="games_.count"),
-        FittedArray("pp_rating_", ("q",)),
-        FittedArray("pp_sd_", ("q",), nonnegative="standard deviation"),
+        FittedArray("pp_rating_", ("q",)), FittedArray("pp_sd_", ("q",), nonnegative="standard deviation"),
         FittedArray("theta_tail_", ("e",)),
         # the features: each game's context and match format (codes into context_labels_ and format_labels_)
         # and margin; the context effects, disc components, draw propensities and format scales fitted
@@ -212,8 +213,7 @@ class DynamicElo(DynamicTuning, DynamicUpdates, DynamicContexts, DynamicDisc, Dy
                     attr="games_.margin"),
         FittedArray("context_effects_", ("n", "contexts"), required=False),
         FittedArray("context_sd_", ("n", "contexts"), required=False, nonnegative="standard deviation"),
-        FittedArray("disc_u_", ("n", "j"), required=False),
-        FittedArray("disc_v_", ("n", "j"), required=False),
+        FittedArray("disc_u_", ("n", "j"), required=False), FittedArray("disc_v_", ("n", "j"), required=False),
         FittedArray("draw_propensity_", ("n",), required=False),
         FittedArray("draw_propensity_sd_", ("n",), required=False, nonnegative="standard deviation"),
         FittedArray("format_scales_", ("formats",), required=False, nonnegative="scale of a format's logit"),
@@ -413,7 +413,7 @@ class DynamicElo(DynamicTuning, DynamicUpdates, DynamicContexts, DynamicDisc, Dy
         tuning = start = None
         self._cscale = 0.0 if games.ctx is None else self.context_scale  # (None: tuned)
         self._mscale = 0.0 if games.margin is None else self.margin_scale
-        self._dscale = self.disc_scale if self.disc_components else 0.0
+        self._dscale = self._disc_scale_given()
         if ((drift is None and self.period is not None) or prior is None or self.variance_scale is None
                 or self._cscale is None or self._mscale is None or self._dscale is None or self._pscale is None
                 or (self._n_fmt() and self._fscales is None)):
@@ -493,6 +493,9 @@ class DynamicElo(DynamicTuning, DynamicUpdates, DynamicContexts, DynamicDisc, Dy
         self.objective_ = res.objective
         self._scale, self._terms = res.scale, (res.grad, res.games_diag)  # for update's HistoryState
         self._derive(h)
+        if not res.converged:
+            warnings.warn(f"DynamicElo did not converge in {res.n_iter} Newton steps (max_iter={self.max_iter}): its "
+                          f"gradient is {res.gradient:.3g} of its scale, above tol={self.tol:g}", ConvergenceWarning, 4)
 
     def _derive(self, h: Any) -> None:
         """The state derived from the fitted fields and the history ``h`` of their games: the
@@ -524,8 +527,7 @@ class DynamicElo(DynamicTuning, DynamicUpdates, DynamicContexts, DynamicDisc, Dy
             with one_blas_thread():
                 self._cov = covariance_at(h, drift, prior, self.draws, self._theta,
                                           resolve_n_jobs(self.n_jobs), self._cscale, self._mscale,
-                                          self.disc_components, self._dscale, self._pscale,
-                                          self._fscales)
+                                          self.disc_components, self._dscale, self._pscale, self._fscales)
         return self._cov
 
     @property
