@@ -255,53 +255,58 @@ def _result_rows(values: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray
     return out, missing, bad, number
 
 
+def winner_keyword(value: Any, sides: tuple, loose: tuple = ()) -> Optional[float]:
+    """A winner value as a keyword: 1 for the column of ``a`` (``sides[0]``), 0 for that of ``b``, 0.5 for a draw
+    marker (or one of ``loose`` in any case: the arena's both-bad ties); None for anything else (a name)."""
+    if not isinstance(value, str):
+        return None
+    v, columns = value.strip(), [str(side) for side in sides]
+    if v in columns:
+        return float(columns.index(v) == 0)
+    return 0.5 if v in {m.strip() for m in DRAW_MARKERS} or v.lower() in loose else None
+
+
+def winner_meanings(values: np.ndarray, sides: tuple, loose: tuple = ()) -> np.ndarray:
+    """:func:`winner_keyword` of each of ``values`` (NaN for None), each distinct value looked at once."""
+    codes, uniques = factorize_objects(np.asarray(values, dtype=object))
+    meant = [winner_keyword(v, sides, loose) for v in uniques]
+    return np.array([np.nan if m is None else m for m in meant] + [np.nan])[np.where(codes >= 0, codes, len(uniques))]
+
+
+def winner_clashes(winner: np.ndarray, is_a: np.ndarray, is_b: np.ndarray, sides: tuple, loose: tuple = ()) -> np.ndarray:
+    """The rows whose winner names one of the game's players (``is_a``, ``is_b``) and is also a keyword of another
+    meaning (:func:`winner_keyword`): a player named "tie", or "model_b" in the column of ``a``."""
+    named = np.flatnonzero(is_a | is_b)
+    keyword = winner_meanings(winner[named], sides, loose)
+    return named[~np.isnan(keyword) & (keyword != np.where(is_a[named], 1.0, 0.0))]
+
+
 def _winner_rows(a: np.ndarray, b: np.ndarray, winner: np.ndarray,
                  sides: tuple = ()) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Per row: 1 when the winner is ``a``, 0 when ``b``, 0.5 for a draw marker; missing; unparseable. A
     winner that is neither player's label but the name of a player's column, ``sides`` = (the column of
-    ``a``, of ``b``), names that side: the arena files' ``winner`` of "model_a", "model_b" or "tie"."""
+    ``a``, of ``b``), names that side (the arena's "model_a", "model_b" or "tie"); one that reads two ways
+    (:func:`winner_clashes`) is a ValueError naming the value, the first such row and their count."""
     out = np.full(winner.shape[0], np.nan)
     is_a, is_b = _same(winner, a), _same(winner, b)
-    if winner.dtype.kind not in "iufbM":
-        _refuse_two_readings(winner, is_a, is_b, sides)
+    clash = winner_clashes(winner, is_a, is_b, sides) if winner.dtype.kind not in "iufbM" else ()
+    if len(clash):
+        k = int(clash[0])
+        meaning = "a draw" if winner_keyword(winner[k], ()) else f"the player in column {winner[k].strip()!r}"
+        raise ValueError(f"row {k}: the winner {winner[k]!r} is the name of a player of that game and also means "
+                         f"{meaning}, so it reads two ways ({len(clash)} such row(s)); rename the player "
+                         "or write the winner by name")
     out[is_b] = 0.0
     out[is_a] = 1.0
     missing = _missing_mask(winner)
     rest = ~(is_a | is_b | missing)
     if rest.any() and winner.dtype.kind not in "iufb":
-        w = np.asarray(winner[rest], dtype=object)
-        codes, uniques = factorize_objects(w)
-        value = {v.strip(): 0.5 for v in DRAW_MARKERS}
-        value.update({str(side): float(k == 0) for k, side in enumerate(sides)})
-        scores = np.array([value.get(v.strip(), np.nan) if isinstance(v, str) else np.nan for v in uniques] + [np.nan])
-        got = scores[np.where(codes >= 0, codes, len(uniques))]
+        got = winner_meanings(winner[rest], sides)
         hit = ~np.isnan(got)
         idx = np.flatnonzero(rest)
         out[idx[hit]] = got[hit]
         rest[idx[hit]] = False
     return out, missing, rest
-
-
-def _refuse_two_readings(winner: np.ndarray, is_a: np.ndarray, is_b: np.ndarray, sides: tuple) -> None:
-    """A winner that is one of the game's players' names and also a keyword of another meaning (a draw marker,
-    or the other side's column in ``sides``) reads two ways: a player named "tie", or one named "model_b" who
-    sits in the column of ``a``. The ValueError names the value, the first such row and their count."""
-    named = np.flatnonzero(is_a | is_b)
-    if named.size == 0:
-        return
-    markers = {m.strip() for m in DRAW_MARKERS}
-    column = {str(side): float(k == 0) for k, side in enumerate(sides)}
-    codes, uniques = factorize_objects(np.asarray(winner[named], dtype=object))  # each distinct name once
-    meant = np.array([np.nan if not isinstance(v, str) else 0.5 if v.strip() in markers
-                      else column.get(v.strip(), np.nan) for v in uniques] + [np.nan])
-    keyword = meant[np.where(codes >= 0, codes, len(uniques))]
-    clash = named[~np.isnan(keyword) & (keyword != np.where(is_a[named], 1.0, 0.0))]
-    if clash.size:
-        k = int(clash[0])
-        meaning = "a draw" if winner[k].strip() in markers else f"the player in column {winner[k].strip()!r}"
-        raise ValueError(f"row {k}: the winner {winner[k]!r} is the name of a player of that game and also means "
-                         f"{meaning}, so it reads two ways ({clash.size} such row(s)); rename the player "
-                         f"or write the winner by name")
 
 
 def _frame_times(pd: Any, tcol: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -572,8 +577,7 @@ def _covariate_message(df: Any, names: tuple, missing: bool, k: int, r: int) -> 
                     "fill the row")
         if not missing and bd[0]:
             value = object_numbers(np.array([raw], dtype=object), bools=True)[0][0]
-            what = (f"is larger in magnitude than {MAX_COVARIATE:g}" if np.isfinite(value) else
-                    "is not a finite number")
+            what = f"is larger in magnitude than {MAX_COVARIATE:g}" if np.isfinite(value) else "is not a finite number"
             return (f"column {col!r} (an advantage covariate): {col}[{r}] = {show(raw)} {what} at row {r} "
                     f"({COVARIATE_HELP})")
     return f"row {r} has an invalid advantage covariate in {list(names)}"  # (the row was marked for one of them)

@@ -15,6 +15,7 @@ from typing import Any, Optional
 import numpy as np
 
 from discrank._checks import check_choice
+from discrank._rows import winner_clashes, winner_keyword as row_keyword
 
 __all__ = ["BOTH_BAD", "PAIR_TIES", "both_bad", "check_bothbad", "check_ties", "check_winner_sides", "tie_games",
            "tie_rows", "vote_frame", "winner_keyword"]
@@ -53,19 +54,10 @@ def check_bothbad(bothbad: Any, winner: Optional[str]) -> str:
 
 
 def winner_keyword(value: Any, sides: tuple) -> Optional[float]:
-    """What a winner value means as a keyword: 1 for the column of ``a`` (``sides[0]``), 0 for that of ``b``,
-    0.5 for a draw marker or a both-bad tie (:data:`BOTH_BAD`); None for anything else (a model's name)."""
-    from discrank._rows import DRAW_MARKERS
-
-    if not isinstance(value, str):
-        return None
-    v = value.strip()
-    for k, side in enumerate(sides):
-        if v == str(side):
-            return float(k == 0)
-    if v in {m.strip() for m in DRAW_MARKERS} or v.lower() in BOTH_BAD:
-        return 0.5
-    return None
+    """What a vote's winner value means as a keyword (:func:`discrank._rows.winner_keyword`, a both-bad tie of
+    :data:`BOTH_BAD` among the ties): 1 for the column of ``a``, 0 for that of ``b``, 0.5 for a tie; None for
+    anything else (a model's name)."""
+    return row_keyword(value, sides, BOTH_BAD)
 
 
 def check_winner_sides(df: Any, a: str, b: str, winner: str, row0: Any = 0) -> None:
@@ -95,10 +87,7 @@ def check_winner_sides(df: Any, a: str, b: str, winner: str, row0: Any = 0) -> N
     is_b = np.zeros(len(df), dtype=bool)
     is_a[rows] = np.asarray(wv[rows] == col_a[rows], dtype=bool)
     is_b[rows] = np.asarray(wv[rows] == col_b[rows], dtype=bool)
-    named = rows[is_a[rows] | is_b[rows]]
-    as_keyword = np.array([winner_keyword(v, sides) for v in wv[named]], dtype=np.float64)
-    as_name = np.where(is_a[named], 1.0, 0.0)  # the readers' reading: a's name first
-    clash = named[as_keyword != as_name]
+    clash = winner_clashes(wv, is_a, is_b, sides, BOTH_BAD)  # (the readers read a's name first)
     if clash.size == 0:
         return
     k = int(clash[0])
