@@ -4,8 +4,9 @@ column that holds lists or records."""
 
 from __future__ import annotations
 
+import contextlib
 import os
-from typing import Any
+from typing import Any, Iterator
 
 import numpy as np
 
@@ -14,7 +15,8 @@ from discrank._screen import warn_user
 from discrank.exceptions import TruncatedFileWarning
 from discrank.pgn import decompression_errors
 
-__all__ = ["KEEP_HINT", "check_scalar_column", "read_csv_frame", "read_parquet_frame", "truncated_csv"]
+__all__ = ["KEEP_HINT", "check_scalar_column", "read_csv_frame", "read_errors_named", "read_parquet_frame",
+           "truncated_csv"]
 
 
 #: How a reader keeps the complete rows of a truncated file, as :func:`truncated_csv` names it.
@@ -30,17 +32,27 @@ def read_csv_frame(pd: Any, path: Any, read_kw: dict, truncated: str, keep_hint:
     if "low_memory" not in read_kw and read_kw.get("engine") in (None, "c"):
         read_kw["low_memory"] = False
     try:
-        return pd.read_csv(path, **read_kw)
+        with read_errors_named(str(path), "; pass encoding=..."):
+            return pd.read_csv(path, **read_kw)
     except EOFError as exc:  # a compressed file cut short
         return truncated_csv(pd, path, read_kw, truncated, exc, keep_hint)
+    except pd.errors.EmptyDataError:
+        raise ValueError(f"{path}: the file is empty") from None
+
+
+@contextlib.contextmanager
+def read_errors_named(shown: str, encoding_hint: str = "") -> Iterator[None]:
+    """Within the block, a file (``shown``: its name as the messages give it) that does not decompress, or whose
+    text is not UTF-8 (``encoding_hint`` added), is a ``ValueError`` naming it; a system error (no such file,
+    permission) is raised as it is, and a compressed file cut short (an ``EOFError``) is left to the caller."""
+    try:
+        yield
     except (*decompression_errors(), OSError) as exc:
         if isinstance(exc, OSError) and (exc.errno is not None or exc.filename is not None):
             raise  # a system error (no such file, permission): it names the file
-        raise ValueError(f"{path}: cannot be decompressed ({type(exc).__name__}: {exc})") from None
+        raise ValueError(f"{shown}: cannot be decompressed ({type(exc).__name__}: {exc})") from None
     except UnicodeDecodeError as exc:
-        raise ValueError(f"{path}: not UTF-8 text ({exc.reason} at byte {exc.start}); pass encoding=...") from None
-    except pd.errors.EmptyDataError:
-        raise ValueError(f"{path}: the file is empty") from None
+        raise ValueError(f"{shown}: not UTF-8 text ({exc.reason} at byte {exc.start}){encoding_hint}") from None
 
 
 def read_parquet_frame(pd: Any, path: Any, read_kw: dict, columns: tuple) -> Any:

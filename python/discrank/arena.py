@@ -257,20 +257,14 @@ def _json_frame(pd: Any, path: str) -> Any:
     file that is truncated, corrupt, empty or neither is a ValueError naming it."""
     import json
 
-    from discrank.pgn import decompression_errors
+    from discrank._frame_files import read_errors_named
 
     def read(how: Any) -> Any:
         try:
-            with _open_json(path) as handle:
+            with read_errors_named(repr(path)), _open_json(path) as handle:
                 return how(handle)
         except EOFError as err:  # a compressed file cut short
             raise ValueError(f"{path!r}: the compressed file is truncated or corrupt ({err})") from None
-        except (*decompression_errors(), OSError) as err:
-            if isinstance(err, OSError) and (err.errno is not None or err.filename is not None):
-                raise  # a system error (no such file, permission): it names the file
-            raise ValueError(f"{path!r}: cannot be decompressed ({type(err).__name__}: {err})") from None
-        except UnicodeDecodeError as err:
-            raise ValueError(f"{path!r}: not UTF-8 text ({err.reason} at byte {err.start})") from None
 
     def first_char(handle: Any) -> str:
         while True:
