@@ -26,4 +26,5 @@ PYBIND11_MODULE(_core, m) {
     discrank_py::bind_chains(m);
     discrank_py::bind_resample(m);
     discrank_py::bind_disc_rows(m);
+    discrank_py::bind_history(m);
 }

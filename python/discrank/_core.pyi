@@ -269,3 +269,44 @@ def bt_bootstrap(
 
 def compensated_sum(x: npt.NDArray[np.float64]) -> float:
     """Neumaier's compensated sum of x in order (PairObjective's sum of its blocks' losses)."""
+
+class HistoryProblem:
+    """The whole-history problem's binomial rows (lo, hi, n, win, each row's logit scale) over n_pp player-periods
+    and n_eff context effects (e_lo, e_hi), its chains (link precisions ``chain``), the prior precision of each
+    player-period and of each effect: every result the same bits for any n_threads."""
+
+    def __init__(
+        self,
+        n_pp: int,
+        n_eff: int,
+        lo: npt.NDArray[np.int32],
+        hi: npt.NDArray[np.int32],
+        n: npt.NDArray[np.float64],
+        win: npt.NDArray[np.float64],
+        scale: Optional[npt.NDArray[np.float64]],
+        e_lo: Optional[npt.NDArray[np.int32]],
+        e_hi: Optional[npt.NDArray[np.int32]],
+        chain: npt.NDArray[np.float64],
+        prior: npt.NDArray[np.float64],
+        eff_prior: npt.NDArray[np.float64],
+    ) -> None: ...
+    def value_grad(self, theta: npt.NDArray[np.float64], n_threads: int = 0) -> tuple[float, npt.NDArray[np.float64]]:
+        """(value, gradient) at theta; keeps each row's curvature for the Hessian."""
+    def hessp(self, v: npt.NDArray[np.float64], n_threads: int = 0) -> npt.NDArray[np.float64]:
+        """The Hessian at the last value_grad times v."""
+    def games_diagonal(self, n_threads: int = 0) -> npt.NDArray[np.float64]:
+        """The games' part of the Hessian's diagonal at the last value_grad."""
+    def precondition(self, r: npt.NDArray[np.float64], n_threads: int = 0) -> npt.NDArray[np.float64]:
+        """The Newton step's preconditioner at the last value_grad applied to r."""
+    def newton_step(
+        self,
+        theta: npt.NDArray[np.float64],
+        value: float,
+        grad: npt.NDArray[np.float64],
+        scale: float,
+        forcing_cap: float,
+        rounding: float,
+        max_cg: int = 500,
+        n_threads: int = 0,
+    ) -> tuple[npt.NDArray[np.float64], float, npt.NDArray[np.float64], int, float, bool]:
+        """(theta, value, grad, n_cg, t, fallback) after one inexact Newton step with its line search."""

@@ -36,6 +36,7 @@ from discrank import _core
 from discrank._advantage import beta_precision
 from discrank._disc_start import along_mode, canonical_gauge, lowest_disc_mode
 from discrank._draws import draw_start
+from discrank._history_core import core_problem, core_serves
 from discrank._history_rows import Rows, games_rows
 from discrank._history_build import (History, build_history, carry, chain_pivots, chain_variances,  # noqa: F401
                                      chains)  # (the history's names, as they were)
@@ -116,7 +117,7 @@ def gradient_at(h: History, drift: float, prior_scale: float, draws, theta: np.n
     margins: :class:`discrank._history_update.HistoryState`'s) at ``theta``."""
     prob = _Problem(h, drift, prior_scale, draws, n_threads)
     _, grad = prob.value_grad(np.asarray(theta, dtype=np.float64))
-    return grad, prob.rows.diagonal()
+    return grad, prob.games_diagonal()
 
 
 class _Problem:
@@ -163,7 +164,15 @@ class _Problem:
         if h.n_pp > np.iinfo(np.int32).max:
             raise ValueError(f"{h.n_pp} player-periods: the core's pair kernel takes at most 2^31 - 1; use a "
                              "coarser period")
-        self.rows = games_rows(h, draws, margin_scale, disc, propensity, format_scales) if rows is None else rows
+        #: the core's problem (discrank._history_core) where it holds the games' terms; else the rows
+        self.core = None
+        if core_serves(h, rows, draws, disc, propensity):
+            prior_pp = np.zeros(h.n_pp)
+            prior_pp[self.first] = self.prior
+            self.core = core_problem(h, self.chain, prior_pp, self.eff_prior, margin_scale, format_scales)
+            self.rows = None
+        else:
+            self.rows = games_rows(h, draws, margin_scale, disc, propensity, format_scales) if rows is None else rows
 
     def split(self, theta):
         """(ratings, beta, eta) of a parameter vector (:meth:`effects` gives the block between them: the context
@@ -181,6 +190,8 @@ class _Problem:
 
     def value_grad(self, theta):
         """(value, gradient) at ``theta``; the rows keep the curvature there (for :meth:`hessian`)."""
+        if self.core is not None:
+            return self.core.value_grad(np.ascontiguousarray(theta, dtype=np.float64), self.n_threads)
         r, beta, eta = self.split(theta)
         if self.k:
             e = np.ascontiguousarray(self.effects(theta))
@@ -205,11 +216,15 @@ class _Problem:
     def diagonal(self):
         """The diagonal of the ratings' block of the Hessian: the games' curvature, the chains, the prior (then
         the context effects', with their prior)."""
-        diag = self.rows.diagonal()
+        diag = self.games_diagonal()
         diag[:self.h.n_pp] += self.rest
         if self.k:
             diag[self.h.n_pp:] += self.eff_prior
         return diag
+
+    def games_diagonal(self):
+        """The games' part of the Hessian's diagonal at the last :meth:`value_grad` (the ratings', then the block's)."""
+        return self.rows.diagonal() if self.core is None else self.core.games_diagonal(self.n_threads)
 
     def hessian(self):
         """A LinearOperator for the Hessian at the last :meth:`value_grad`, its preconditioner, and the
@@ -218,6 +233,12 @@ class _Problem:
         n, m, k = h.n_pp, self.m, self.k
         rest = self.rest
         diag_all = self.diagonal()
+        if self.core is not None:  # (the core's products and preconditioner; no global block)
+            core, size, threads = self.core, n + k, self.n_threads
+            return (LinearOperator((size, size), matvec=lambda v: core.hessp(np.ascontiguousarray(v), threads),
+                                   dtype=np.float64),
+                    LinearOperator((size, size), matvec=lambda v: core.precondition(np.ascontiguousarray(v), threads),
+                                   dtype=np.float64), diag_all, None)
         diag = diag_all[:n]
         C = None
         if m:
@@ -298,6 +319,8 @@ def _newton(prob: _Problem, theta: np.ndarray, value: float, g: np.ndarray, scal
     (its ``value`` and gradient ``g`` the last evaluated) until ``max |g| <= tol * scale`` or ``max_iter`` steps,
     with the entries ``frozen`` held where they are (their gradient and step set to 0); the steps are reported
     numbered from ``first + 1``."""
+    if prob.core is not None and frozen is None:
+        return _newton_core(prob, theta, value, g, scale, tol, max_iter, first)
     n_cg = 0
     it = 0
     stop = tol * scale
@@ -350,6 +373,24 @@ def _newton(prob: _Problem, theta: np.ndarray, value: float, g: np.ndarray, scal
                 break
             t *= 0.5
         theta, value, g = trial, v_new, g_new
+        converged = float(np.abs(g).max()) <= stop
+        report_step(first + it, value, float(np.abs(g).max()) / scale)
+    return theta, value, g, it, n_cg, converged
+
+
+def _newton_core(prob: _Problem, theta: np.ndarray, value: float, g: np.ndarray, scale: float, tol: float,
+                 max_iter: int, first: int = 0) -> tuple:
+    """:func:`_newton` on the core's problem (``prob.core``): each step, its conjugate gradients (the chains'
+    preconditioner) and its line search, in the core."""
+    n_cg = it = 0
+    stop = tol * scale
+    theta = np.ascontiguousarray(theta, dtype=np.float64)
+    converged = float(np.abs(g).max()) <= stop
+    while not converged and it < max_iter:
+        it += 1
+        theta, value, g, count, _, _ = prob.core.newton_step(theta, value, g, scale, FORCING_CAP, ROUNDING, 500,
+                                                             prob.n_threads)
+        n_cg += count
         converged = float(np.abs(g).max()) <= stop
         report_step(first + it, value, float(np.abs(g).max()) / scale)
     return theta, value, g, it, n_cg, converged
@@ -486,7 +527,7 @@ def solve_history(h: History, drift: float, prior_scale: float, draws: bool, the
     if disc:  # the rotation of each component that the MAP leaves free, fixed
         theta, g = canonical_gauge((theta, g), h.n_pp + h.n_eff, disc, h.n_players)
     r, beta, eta = prob.split(theta)
-    games_diag = prob.rows.diagonal()
+    games_diag = prob.games_diagonal()
     n, n_eff = h.n_pp, h.n_eff
     effects = effects_diag = disc_part = prop = prop_diag = None
     if n_eff:

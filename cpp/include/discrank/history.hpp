@@ -1,0 +1,407 @@
+// The whole-history problem's MAP in the core (python/discrank/_history.py): player-periods whose
+// ratings follow random-walk chains, binomial rows of games between them, and Newton's method with
+// preconditioned conjugate gradients on its Hessian. The parameters are theta = [r (n_pp) | e (n_eff)]:
+// the ratings of the player-periods, numbered player by player then period by period (so the chains are
+// one tridiagonal matrix), then the context effects. A row k between player-periods lo and hi has the
+// base logit b = r_lo - r_hi + e_{elo} - e_{ehi} (the effects when the rows have them), the logit s_k b
+// (s_k its match format's scale, or the margin likelihood's kappa; 1 without), and the binomial loss of
+// n_k contests of which lo won win_k: n_k softplus(s_k b) - win_k s_k b. The objective adds the chains'
+// (1/2) sum c_t (r_{t+1} - r_t)^2, the prior on each player's first period and the effects' Gaussian
+// prior. Its Hessian is J^T diag(f'') J plus the chains' tridiagonal matrix plus the priors' diagonal.
+//
+// Every sum is taken in an order fixed by the data (per parameter, its rows in row order; the value by
+// fixed chunks of rows): the results are the same bits for any n_threads. Eigen is not used here: the
+// work is passes over rows (gathers and scatters through index arrays) and a tridiagonal L D L^T, which
+// Eigen has no kernel for that beats these loops.
+#pragma once
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "discrank/chains.hpp"
+#include "discrank/fastmath.hpp"
+#include "discrank/threads.hpp"
+
+namespace discrank {
+
+// The borrowed rows of a HistoryProblem (every pointer but scale, e_lo and e_hi non-null).
+struct HistoryRows {
+    std::int64_t m = 0;
+    const std::int32_t* lo = nullptr;
+    const std::int32_t* hi = nullptr;
+    const double* n = nullptr;
+    const double* win = nullptr;
+    const double* scale = nullptr;  // null: 1 for every row
+    const std::int32_t* e_lo = nullptr;  // null: no context effects
+    const std::int32_t* e_hi = nullptr;
+};
+
+// One Newton step's outcome (HistoryProblem::newton_step).
+struct HistoryStep {
+    int n_cg = 0;        // conjugate-gradient iterations (products with the Hessian)
+    double t = 0.0;      // the step length the line search took
+    bool fallback = false;  // the CG direction was not a descent direction: the preconditioned gradient's
+};
+
+class HistoryProblem {
+  public:
+    static constexpr std::int64_t kChunk = 8192;  // rows per fixed chunk of a sum
+
+    // chain: the n_pp - 1 link precisions (0 between two players); prior: the prior precision of each
+    // player-period (that of the first period of each player, 0 elsewhere); eff_prior: each effect's.
+    HistoryProblem(std::int64_t n_pp, std::int64_t n_eff, const HistoryRows& rows, std::vector<double> chain,
+                   std::vector<double> prior, std::vector<double> eff_prior)
+        : n_pp_(n_pp), n_eff_(n_eff), size_(n_pp + n_eff), rows_(rows), chain_(std::move(chain)),
+          prior_(std::move(prior)), eff_prior_(std::move(eff_prior)) {
+        rest_.assign(static_cast<std::size_t>(n_pp_), 0.0);
+        for (std::int64_t k = 0; k < n_pp_; ++k) {
+            double v = prior_[k];
+            if (k > 0) v += chain_[k - 1];
+            if (k + 1 < n_pp_) v += chain_[k];
+            rest_[k] = v;
+        }
+        for (std::int64_t k = 0; k < rows_.m; ++k) {
+            const std::int64_t a = rows_.lo[k], b = rows_.hi[k];
+            if (a < 0 || a >= n_pp_ || b < 0 || b >= n_pp_ || a == b)
+                throw std::invalid_argument("row " + std::to_string(k) + " joins player-periods " + std::to_string(a) +
+                                            " and " + std::to_string(b) + ": each must be a distinct index in [0, " +
+                                            std::to_string(n_pp_) + ")");
+            if (rows_.e_lo) {
+                const std::int64_t c = rows_.e_lo[k], d = rows_.e_hi[k];
+                if (c < 0 || c >= n_eff_ || d < 0 || d >= n_eff_)
+                    throw std::invalid_argument("row " + std::to_string(k) + " has the context effects " +
+                                                std::to_string(c) + " and " + std::to_string(d) + ", outside [0, " +
+                                                std::to_string(n_eff_) + ")");
+            }
+        }
+        build_adjacency();
+        f_d_.assign(static_cast<std::size_t>(rows_.m), 0.0);
+        f_dd_.assign(static_cast<std::size_t>(rows_.m), 0.0);
+    }
+
+    std::int64_t size() const { return size_; }
+
+    // The objective at theta and its gradient (into grad); keeps each row's derivatives for the Hessian.
+    double value_grad(const double* theta, double* grad, int n_threads) {
+        const int threads = resolve_threads(n_threads);
+        const std::int64_t m = rows_.m;
+        const std::int64_t chunks = (m + kChunk - 1) / kChunk;
+        std::vector<double> part(static_cast<std::size_t>(chunks), 0.0);
+        double* fd = f_d_.data();
+        double* fdd = f_dd_.data();
+        const double* e = theta + n_pp_;
+#pragma omp parallel for schedule(static) num_threads(threads)
+        for (std::int64_t c = 0; c < chunks; ++c) {
+            double acc = 0.0;
+            const std::int64_t end = std::min(m, (c + 1) * kChunk);
+            for (std::int64_t k = c * kChunk; k < end; ++k) {
+                double b = theta[rows_.lo[k]] - theta[rows_.hi[k]];
+                if (rows_.e_lo) b += e[rows_.e_lo[k]] - e[rows_.e_hi[k]];
+                const double s = rows_.scale ? rows_.scale[k] : 1.0;
+                const double z = s * b;
+                const double ex = fastmath::exp_nonpos(-std::fabs(z));  // e^{-|z|}
+                const double q = 1.0 / (1.0 + ex);
+                const double p = z >= 0.0 ? q : ex * q;  // sigmoid(z)
+                const double sp = std::fmax(z, 0.0) + fastmath::log1p_ratio(ex / (2.0 + ex));  // softplus(z)
+                acc += rows_.n[k] * sp - rows_.win[k] * z;
+                fd[k] = s * (rows_.n[k] * p - rows_.win[k]);
+                fdd[k] = s * s * rows_.n[k] * (ex * q * q);  // p (1 - p) = e^{-|z|} / (1 + e^{-|z|})^2
+            }
+            part[c] = acc;
+        }
+        double value = 0.0;
+        for (double v : part) value += v;
+        // the priors' value, by fixed chunks of parameters
+        value += fixed_sum(size_, threads, [&](std::int64_t k) {
+            if (k < n_pp_) {
+                double v = prior_[k] * theta[k] * theta[k];
+                if (k + 1 < n_pp_) {
+                    const double d = theta[k + 1] - theta[k];
+                    v += chain_[k] * d * d;
+                }
+                return 0.5 * v;
+            }
+            return 0.5 * eff_prior_[k - n_pp_] * theta[k] * theta[k];
+        });
+        gather(fd, grad, threads);
+#pragma omp parallel for schedule(static) num_threads(threads)
+        for (std::int64_t k = 0; k < size_; ++k) grad[k] += prior_term(theta, k);
+        fresh_ = false;
+        return value;
+    }
+
+    // out = H v at the last value_grad: each parameter's rows' curvature (refreshed once per point) times
+    // its partners in the row, in one pass over the parameters.
+    void hessp(const double* v, double* out, int n_threads) {
+        const int threads = resolve_threads(n_threads);
+        refresh(threads);
+        const int P = partners_;
+        const double* w = weight_.data();
+        const std::int32_t* part = partner_.data();
+#pragma omp parallel for schedule(static) num_threads(threads)
+        for (std::int64_t q = 0; q < size_; ++q) {
+            double acc = 0.0;
+            for (std::int64_t t = ptr_[q]; t < ptr_[q + 1]; ++t) {
+                double jv = 0.0;
+                for (int j = 0; j < P; ++j) {
+                    const std::int32_t o = part[t * P + j];
+                    jv += o >= 0 ? v[o] : -v[~o];
+                }
+                acc += w[t] * jv;
+            }
+            out[q] = diag_[q] * v[q] + acc + prior_term(v, q);
+        }
+    }
+
+    // The games' part of the Hessian's diagonal at the last value_grad (each parameter's rows' f'').
+    void games_diagonal(double* out, int n_threads) {
+        refresh(resolve_threads(n_threads));
+        std::copy(diag_.begin(), diag_.end(), out);
+    }
+
+    // One Newton step from theta (value and grad the last value_grad's, at theta): the preconditioned
+    // conjugate gradients on H x = -grad to the relative residual max(min(forcing_cap, sqrt(max|g| /
+    // scale)), 1e-12) (at most max_cg iterations), then the Armijo line search from t = 1, halving; a step
+    // whose predicted decrease is below rounding * max(1, |value|) is taken when it lowers max |g|. theta,
+    // value and grad become the accepted point's (the last one evaluated: the rows keep its curvature).
+    HistoryStep newton_step(double* theta, double& value, double* grad, double scale, double forcing_cap,
+                            double rounding, int max_cg, int n_threads) {
+        const int threads = resolve_threads(n_threads);
+        const std::int64_t N = size_;
+        HistoryStep out;
+        factor_preconditioner(threads);
+        std::vector<double> b(N), x(N, 0.0), r(N), z(N), p(N), hp(N);
+        double g_max = 0.0;
+        for (std::int64_t k = 0; k < N; ++k) {
+            b[k] = -grad[k];
+            g_max = std::max(g_max, std::fabs(grad[k]));
+        }
+        const double eta = std::min(forcing_cap, std::sqrt(g_max / scale));
+        const double stop = std::max(eta, 1e-12) * std::sqrt(dot(b.data(), b.data(), threads));
+        // preconditioned conjugate gradients from 0 (scipy.sparse.linalg.cg's iteration and stopping rule)
+        r = b;
+        double rho_prev = 0.0;
+        for (int it = 0; it < max_cg && stop > 0.0; ++it) {
+            if (std::sqrt(dot(r.data(), r.data(), threads)) < stop) break;
+            precondition(r.data(), z.data(), threads);
+            const double rho = dot(r.data(), z.data(), threads);
+            if (it == 0) {
+                p = z;
+            } else {
+                const double beta = rho / rho_prev;
+#pragma omp parallel for schedule(static) num_threads(threads)
+                for (std::int64_t k = 0; k < N; ++k) p[k] = z[k] + beta * p[k];
+            }
+            hessp(p.data(), hp.data(), threads);
+            const double curvature = dot(p.data(), hp.data(), threads);
+            if (!(curvature > 0.0)) break;  // (a convex objective: only rounding gets here)
+            const double alpha = rho / curvature;
+#pragma omp parallel for schedule(static) num_threads(threads)
+            for (std::int64_t k = 0; k < N; ++k) {
+                x[k] += alpha * p[k];
+                r[k] -= alpha * hp[k];
+            }
+            rho_prev = rho;
+            ++out.n_cg;
+        }
+        double slope = dot(grad, x.data(), threads);
+        if (!(slope < 0.0)) {  // not a descent direction: the preconditioned gradient
+            precondition(grad, x.data(), threads);
+            for (std::int64_t k = 0; k < N; ++k) x[k] = -x[k];
+            slope = dot(grad, x.data(), threads);
+            out.fallback = true;
+        }
+        const bool unseen = -slope <= rounding * std::max(1.0, std::fabs(value));
+        std::vector<double> trial(N), g_new(N);
+        double t = 1.0, v_new = value;
+        while (true) {
+#pragma omp parallel for schedule(static) num_threads(threads)
+            for (std::int64_t k = 0; k < N; ++k) trial[k] = theta[k] + t * x[k];
+            v_new = value_grad(trial.data(), g_new.data(), threads);
+            if (v_new <= value + 1e-4 * t * slope || t < 1e-10) break;
+            if (unseen) {
+                double m_new = 0.0;
+                for (std::int64_t k = 0; k < N; ++k) m_new = std::max(m_new, std::fabs(g_new[k]));
+                if (m_new < g_max) break;
+            }
+            t *= 0.5;
+        }
+        std::copy(trial.begin(), trial.end(), theta);
+        std::copy(g_new.begin(), g_new.end(), grad);
+        value = v_new;
+        out.t = t;
+        return out;
+    }
+
+    // z = M r: the chains' L D L^T solve (the games' curvature on its diagonal) plus the common shift's
+    // one-dimensional correction on the ratings; 1 / diagonal on the effects (factor_preconditioner first).
+    void precondition(const double* r, double* z, int threads) const {
+        std::copy(r, r + n_pp_, z);
+        const std::vector<std::int64_t>& cut = cut_;
+        const std::int64_t ranges = static_cast<std::int64_t>(cut.size()) - 1;
+        const double* e = pe_.data();
+        const double* dinv = pdinv_.data();
+#pragma omp parallel for schedule(static, 1) num_threads(threads)
+        for (std::int64_t c = 0; c < ranges; ++c) {  // L D L^T z = r, block by block (chains.hpp's chain_solve)
+            const std::int64_t lo = cut[c], hi = cut[c + 1];
+            for (std::int64_t i = lo + 1; i < hi; ++i) z[i] -= z[i - 1] * e[i - 1];
+            z[hi - 1] *= dinv[hi - 1];
+            for (std::int64_t i = hi - 2; i >= lo; --i) z[i] = z[i] * dinv[i] - z[i + 1] * e[i];
+        }
+        const double total = fixed_sum(n_pp_, threads, [&](std::int64_t k) { return r[k]; });
+#pragma omp parallel for schedule(static) num_threads(threads)
+        for (std::int64_t k = 0; k < n_pp_; ++k) z[k] += shift_ * total;
+        for (std::int64_t k = n_pp_; k < size_; ++k) z[k] = r[k] / pdiag_e_[k - n_pp_];
+    }
+
+    // The preconditioner's factors at the last value_grad: L D L^T of the ratings' tridiagonal block
+    // (LAPACK dpttrf's recurrence), each effect's diagonal, and the shift's curvature (the priors' sum).
+    void factor_preconditioner(int threads) {
+        refresh(threads);
+        const std::vector<double>& diag = diag_;
+        pd_.resize(static_cast<std::size_t>(n_pp_));
+        pdinv_.resize(static_cast<std::size_t>(n_pp_));
+        pe_.assign(static_cast<std::size_t>(std::max<std::int64_t>(n_pp_ - 1, 0)), 0.0);
+        double prior_sum = 0.0;
+        for (std::int64_t k = 0; k < n_pp_; ++k) {
+            double d = diag[k] + rest_[k];
+            if (k > 0) d -= pe_[k - 1] * pe_[k - 1] * pd_[k - 1];
+            if (!(d > 0.0))
+                throw std::runtime_error("the chains' tridiagonal matrix is not positive definite (pivot " +
+                                         std::to_string(k) + ")");
+            pd_[k] = d;
+            pdinv_[k] = 1.0 / d;
+            if (k + 1 < n_pp_) pe_[k] = -chain_[k] / d;
+            prior_sum += prior_[k];
+        }
+        cut_ = block_ranges(n_pp_, pe_.data(), threads);
+        shift_ = 1.0 / std::max(prior_sum, 1e-300);
+        pdiag_e_.resize(static_cast<std::size_t>(n_eff_));
+        for (std::int64_t j = 0; j < n_eff_; ++j) pdiag_e_[j] = diag[n_pp_ + j] + eff_prior_[j];
+    }
+
+    // sum a_k b_k by fixed chunks (the same bits for any thread count).
+    double dot(const double* a, const double* b, int threads) const {
+        return fixed_sum(size_, threads, [&](std::int64_t k) { return a[k] * b[k]; });
+    }
+
+  private:
+    // entries of the adjacency: a row index, bit-flipped (~row) where the parameter enters with -1
+    static std::int64_t row_of(std::int32_t entry) { return entry >= 0 ? entry : ~entry; }
+
+    template <class Term>
+    static double fixed_sum(std::int64_t n, int threads, Term term) {
+        const std::int64_t chunks = (n + kChunk - 1) / kChunk;
+        std::vector<double> part(static_cast<std::size_t>(chunks), 0.0);
+#pragma omp parallel for schedule(static) num_threads(threads)
+        for (std::int64_t c = 0; c < chunks; ++c) {
+            double acc = 0.0;
+            const std::int64_t end = std::min(n, (c + 1) * kChunk);
+            for (std::int64_t k = c * kChunk; k < end; ++k) acc += term(k);
+            part[c] = acc;
+        }
+        double total = 0.0;
+        for (double v : part) total += v;
+        return total;
+    }
+
+    // The chains' and priors' part of (H v)_k (or of the gradient at theta = v).
+    double prior_term(const double* v, std::int64_t k) const {
+        if (k >= n_pp_) return eff_prior_[k - n_pp_] * v[k];
+        double out = rest_[k] * v[k];
+        if (k > 0) out -= chain_[k - 1] * v[k - 1];
+        if (k + 1 < n_pp_) out -= chain_[k] * v[k + 1];
+        return out;
+    }
+
+    // out_q = sum over the rows of parameter q of its sign times c_row, the rows in row order.
+    void gather(const double* c, double* out, int threads) const {
+#pragma omp parallel for schedule(static) num_threads(threads)
+        for (std::int64_t q = 0; q < size_; ++q) {
+            double acc = 0.0;
+            for (std::int64_t t = ptr_[q]; t < ptr_[q + 1]; ++t) {
+                const std::int32_t ent = adj_[t];
+                acc += ent >= 0 ? c[ent] : -c[~ent];
+            }
+            out[q] = acc;
+        }
+    }
+
+    // Each parameter's rows (a counting sort by parameter, stable in row order).
+    void build_adjacency() {
+        const std::int64_t m = rows_.m;
+        if (m > INT32_MAX) throw std::invalid_argument("at most 2^31 - 1 rows, got " + std::to_string(m));
+        ptr_.assign(static_cast<std::size_t>(size_ + 1), 0);
+        auto each = [&](auto put) {
+            for (std::int64_t k = 0; k < m; ++k) {
+                put(rows_.lo[k], static_cast<std::int32_t>(k));
+                put(rows_.hi[k], ~static_cast<std::int32_t>(k));
+                if (rows_.e_lo) {
+                    put(n_pp_ + rows_.e_lo[k], static_cast<std::int32_t>(k));
+                    put(n_pp_ + rows_.e_hi[k], ~static_cast<std::int32_t>(k));
+                }
+            }
+        };
+        each([&](std::int64_t q, std::int32_t) { ++ptr_[q + 1]; });
+        for (std::int64_t q = 0; q < size_; ++q) ptr_[q + 1] += ptr_[q];
+        adj_.resize(static_cast<std::size_t>(ptr_[size_]));
+        std::vector<std::int64_t> at(ptr_.begin(), ptr_.end() - 1);
+        each([&](std::int64_t q, std::int32_t ent) { adj_[at[q]++] = ent; });
+        // each entry's partners: the row's other parameters, bit-flipped where their sign differs
+        partners_ = rows_.e_lo ? 3 : 1;
+        partner_.resize(adj_.size() * static_cast<std::size_t>(partners_));
+        weight_.resize(adj_.size());
+        diag_.resize(static_cast<std::size_t>(size_));
+        for (std::int64_t q = 0; q < size_; ++q)
+            for (std::int64_t t = ptr_[q]; t < ptr_[q + 1]; ++t) {
+                const std::int64_t k = row_of(adj_[t]);
+                const std::int64_t params[4] = {rows_.lo[k], rows_.hi[k], rows_.e_lo ? n_pp_ + rows_.e_lo[k] : -1,
+                                                rows_.e_lo ? n_pp_ + rows_.e_hi[k] : -1};
+                const bool plus[4] = {true, false, true, false};
+                const bool mine = adj_[t] >= 0;  // this parameter's sign in the row
+                int j = 0;
+                for (int u = 0; u < (rows_.e_lo ? 4 : 2); ++u) {
+                    if (params[u] == q && plus[u] == mine) continue;  // (this entry itself)
+                    const auto o = static_cast<std::int32_t>(params[u]);
+                    partner_[t * partners_ + j++] = plus[u] == mine ? ~o : o;
+                }
+            }
+    }
+
+    // Each entry's weight (its row's curvature, with the entry's own sign folded into the partners) and each
+    // parameter's diagonal at the last value_grad, once per point.
+    void refresh(int threads) {
+        if (fresh_) return;
+#pragma omp parallel for schedule(static) num_threads(threads)
+        for (std::int64_t q = 0; q < size_; ++q) {
+            double acc = 0.0;
+            for (std::int64_t t = ptr_[q]; t < ptr_[q + 1]; ++t) {
+                const double f = f_dd_[row_of(adj_[t])];
+                weight_[t] = -f;  // (the partners' signs relative to this entry's make the rest)
+                acc += f;
+            }
+            diag_[q] = acc;
+        }
+        fresh_ = true;
+    }
+
+    std::int64_t n_pp_, n_eff_, size_;
+    HistoryRows rows_;
+    std::vector<double> chain_, prior_, eff_prior_, rest_;
+    std::vector<std::int64_t> ptr_;
+    std::vector<std::int32_t> adj_;
+    std::vector<double> f_d_, f_dd_;
+    int partners_ = 1;
+    std::vector<std::int32_t> partner_;  // each entry's partners (partners_ per entry)
+    std::vector<double> weight_, diag_;  // each entry's weight and each parameter's diagonal at the last point
+    bool fresh_ = false;
+    std::vector<double> pd_, pdinv_, pe_, pdiag_e_;  // the preconditioner's factors
+    std::vector<std::int64_t> cut_;  // the chains' blocks on threads
+    double shift_ = 0.0;
+};
+
+}  // namespace discrank

@@ -1,0 +1,56 @@
+"""The whole-history problem in the C++ core (``_core.HistoryProblem``, cpp/include/discrank/history.hpp): its
+binomial rows over player-periods, the context effects, the chains and the priors, with the objective, its
+gradient, its Hessian products and whole Newton steps (the conjugate gradients with the chains' preconditioner and
+the line search) in one compiled object.
+
+It serves the problems whose games' terms are all binomial rows: the results of two-outcome games (each row's
+logit scaled by its match format's scale), the margin rows (each sub-contest a binomial row at the scale
+``margin_scale``, :mod:`discrank._history_rows`) and the context effects. A problem with a global block (advantage
+covariates, a draw model), the disc or draw propensities, or rows held by Dask workers, keeps the rows of
+:mod:`discrank._history_rows` and the Python Newton loop of :mod:`discrank._history`.
+"""
+
+from __future__ import annotations
+
+from typing import Optional
+
+import numpy as np
+
+from discrank import _core
+from discrank._history_build import History
+
+__all__ = ["core_serves", "core_problem"]
+
+
+def core_serves(h: History, rows, draws, disc: int, propensity: bool) -> bool:
+    """Whether :func:`core_problem` holds the problem: rows in process (``rows`` None), no advantage covariates,
+    no draw model, no disc and no draw propensities."""
+    return rows is None and not h.n_cov and not draws and not disc and not propensity
+
+
+def core_problem(h: History, chain: np.ndarray, prior: np.ndarray, eff_prior: np.ndarray, margin_scale: float = 0.0,
+                 format_scales: Optional[np.ndarray] = None) -> "_core.HistoryProblem":
+    """The core's problem of ``h``: its results' rows (each format's scale of the logit with ``format_scales``,
+    ``h.fmt`` indexing them), its margin rows at the logit scale ``margin_scale`` when it has them, its context
+    effects; the chains' link precisions ``chain``, each player-period's prior precision ``prior`` and each
+    effect's ``eff_prior``. A ValueError for a history with margins and no positive ``margin_scale``."""
+    lo, hi, n, win, ctx = h.lo, h.hi, h.n, h.win, h.ctx
+    scale = None
+    if format_scales is not None and h.fmt is not None:
+        scale = np.asarray(format_scales, np.float64)[h.fmt]
+    if h.margin is not None:
+        if not margin_scale > 0:
+            raise ValueError(f"a margin likelihood needs a positive margin_scale, got {margin_scale!r}")
+        m_lo, m_hi, _, m_n, m_win, m_ctx = h.margin
+        scale = np.concatenate([np.ones(lo.size) if scale is None else scale, np.full(m_lo.size, float(margin_scale))])
+        lo, hi, n, win = (np.concatenate([a, b]) for a, b in ((lo, m_lo), (hi, m_hi), (n, m_n), (win, m_win)))
+        ctx = None if ctx is None else np.concatenate([ctx, m_ctx])
+    e_lo = e_hi = None
+    if h.n_eff:
+        player = np.asarray(h.pp_player, np.int64)
+        e_lo = (player[lo] * h.n_ctx + ctx).astype(np.int32)
+        e_hi = (player[hi] * h.n_ctx + ctx).astype(np.int32)
+    return _core.HistoryProblem(h.n_pp, h.n_eff, np.ascontiguousarray(lo, np.int32), np.ascontiguousarray(hi, np.int32),
+                                np.ascontiguousarray(n, np.float64), np.ascontiguousarray(win, np.float64), scale,
+                                e_lo, e_hi, np.ascontiguousarray(chain, np.float64),
+                                np.ascontiguousarray(prior, np.float64), np.ascontiguousarray(eff_prior, np.float64))

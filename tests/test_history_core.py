@@ -1,0 +1,150 @@
+"""The whole-history problem in the C++ core (discrank._history_core, cpp/include/discrank/history.hpp): its
+objective, gradient and Hessian products against finite differences and against the numpy rows of
+discrank._history_rows, its Newton fit against theirs, the same bits for any thread count, and its bad input."""
+
+import numpy as np
+import pytest
+
+from discrank import _core
+from discrank._history import _Problem, build_history, solve_history
+from discrank._history_core import core_serves
+from discrank._history_rows import games_rows
+
+DRIFT, PRIOR = 0.3, 1.5
+
+
+def history(seed=0, contexts=False, margins=False, formats=False, n_players=40, n_games=1500, n_bins=12):
+    """A seeded history: players whose skill drifts over ``n_bins`` periods, with two contexts, margins (the
+    sub-contests of each game) and two match formats as asked."""
+    rng = np.random.default_rng(seed)
+    a = rng.integers(0, n_players, n_games)
+    b = (a + rng.integers(1, n_players, n_games)) % n_players
+    bins = np.sort(rng.integers(0, n_bins, n_games))
+    skill = rng.normal(size=n_players)
+    y = (rng.random(n_games) < 1.0 / (1.0 + np.exp(-(skill[a] - skill[b])))).astype(float)
+    ctx = rng.integers(0, 2, n_games) if contexts else None
+    margin = None
+    if margins:
+        won = rng.integers(0, 7, n_games)
+        margin = np.stack([won, rng.integers(0, 7, n_games)], axis=1).astype(float)
+    fmt = rng.integers(0, 2, n_games) if formats else None
+    return build_history(a, b, y, bins, None, n_players, False, None, ctx, 2 if contexts else 0, margin, fmt,
+                         2 if formats else 0)
+
+
+FEATURES = [dict(), dict(contexts=True), dict(margins=True), dict(formats=True),
+            dict(contexts=True, margins=True, formats=True)]
+
+
+def problems(features, n_threads=1):
+    """(the core's problem, the numpy rows' problem) of one history with ``features``."""
+    h = history(**features)
+    kw = dict(context_scale=0.7 if h.n_eff else 0.0, margin_scale=0.4 if h.margin is not None else 0.0,
+              format_scales=np.array([1.0, 1.6]) if h.fmt is not None else None)
+    core = _Problem(h, DRIFT, PRIOR, False, n_threads, **kw)
+    rows = games_rows(h, False, kw["margin_scale"], 0, False, kw["format_scales"])
+    plain = _Problem(h, DRIFT, PRIOR, False, n_threads, rows=rows, **kw)
+    return h, core, plain, kw
+
+
+@pytest.mark.parametrize("features", FEATURES)
+def test_the_core_gives_the_rows_value_gradient_hessian_and_preconditioner(features):
+    h, core, plain, _ = problems(features)
+    assert core.core is not None and plain.core is None
+    theta = np.random.default_rng(1).normal(scale=0.5, size=h.n_pp + h.n_eff)
+    value, grad = core.value_grad(theta)
+    value_p, grad_p = plain.value_grad(theta)
+    assert value == pytest.approx(value_p, rel=1e-13)
+    np.testing.assert_allclose(grad, grad_p, rtol=0, atol=1e-11 * np.abs(grad_p).max())
+    np.testing.assert_allclose(core.diagonal(), plain.diagonal(), rtol=1e-13)
+    v = np.random.default_rng(2).normal(size=theta.size)
+    H, M, _, _ = core.hessian()
+    H_p, M_p, _, _ = plain.hessian()
+    np.testing.assert_allclose(H.matvec(v), H_p.matvec(v), rtol=0, atol=1e-12 * np.abs(H_p.matvec(v)).max())
+    np.testing.assert_allclose(M.matvec(v), M_p.matvec(v), rtol=1e-12, atol=1e-14)
+
+
+@pytest.mark.parametrize("features", [dict(), dict(contexts=True, margins=True, formats=True)])
+def test_the_cores_gradient_and_hessian_are_the_objectives_derivatives(features):
+    """Central differences of the value (step 1e-5: error ~1e-10 times the third derivative) and of the gradient."""
+    h, core, _, _ = problems(features)
+    rng = np.random.default_rng(3)
+    theta = rng.normal(scale=0.5, size=h.n_pp + h.n_eff)
+    _, grad = core.value_grad(theta)
+    H = core.hessian()[0]
+    v = rng.normal(size=theta.size)
+    hv = H.matvec(v)
+    eps = 1e-5
+    f_plus, g_plus = core.value_grad(theta + eps * v)
+    f_minus, g_minus = core.value_grad(theta - eps * v)
+    assert (f_plus - f_minus) / (2 * eps) == pytest.approx(float(grad @ v), rel=1e-7)
+    np.testing.assert_allclose((g_plus - g_minus) / (2 * eps), hv, rtol=0, atol=1e-6 * np.abs(hv).max())
+
+
+@pytest.mark.parametrize("features", FEATURES)
+def test_the_cores_newton_fit_is_the_rows_fit(features):
+    h, _, _, kw = problems(features)
+    rows = games_rows(h, False, kw["margin_scale"], 0, False, kw["format_scales"])
+    fast = solve_history(h, DRIFT, PRIOR, False, tol=1e-11, **kw)
+    slow = solve_history(h, DRIFT, PRIOR, False, tol=1e-11, rows=rows, **kw)
+    assert fast.converged and slow.converged
+    assert fast.n_iter == slow.n_iter  # the same Newton steps and preconditioner: the same path to rounding
+    assert abs(fast.n_cg - slow.n_cg) <= fast.n_iter
+    np.testing.assert_allclose(fast.theta, slow.theta, rtol=0, atol=1e-9)
+    assert fast.objective == pytest.approx(slow.objective, rel=1e-13)
+    np.testing.assert_allclose(fast.hessian_diag, slow.hessian_diag, rtol=1e-9)
+
+
+def test_the_cores_fit_is_the_same_bits_for_any_thread_count():
+    h = history(contexts=True, margins=True, formats=True, n_players=300, n_games=40_000, n_bins=30)
+    kw = dict(context_scale=0.7, margin_scale=0.4, format_scales=np.array([1.0, 1.6]))
+    fits = [solve_history(h, DRIFT, PRIOR, False, n_threads=t, **kw) for t in (1, 2, 3)]
+    assert fits[0].converged
+    for other in fits[1:]:
+        assert other.n_iter == fits[0].n_iter and other.n_cg == fits[0].n_cg
+        np.testing.assert_array_equal(other.theta, fits[0].theta)
+        assert other.objective == fits[0].objective
+
+
+def test_the_core_serves_the_problems_of_binomial_rows_only():
+    h = history()
+    assert core_serves(h, None, False, 0, False)
+    assert not core_serves(h, None, "davidson", 0, False)  # a draw model: a global block
+    assert not core_serves(h, None, False, 1, False)  # the disc
+    assert not core_serves(h, object(), False, 0, False)  # rows on Dask workers
+
+
+def core_args(m=3, n_pp=4):
+    lo = np.array([0, 1, 2][:m], np.int32)
+    hi = np.array([1, 2, 3][:m], np.int32)
+    return dict(n_pp=n_pp, n_eff=0, lo=lo, hi=hi, n=np.ones(m), win=np.ones(m), scale=None, e_lo=None, e_hi=None,
+                chain=np.ones(n_pp - 1), prior=np.ones(n_pp), eff_prior=np.zeros(0))
+
+
+@pytest.mark.parametrize("change, match", [
+    (dict(hi=np.array([1, 2, 7], np.int32)), "row 2 joins player-periods 2 and 7: each must be a distinct index in \\[0, 4\\)"),
+    (dict(hi=np.array([1, 1, 3], np.int32)), "row 1 joins player-periods 1 and 1"),
+    (dict(win=np.ones(2)), "lo, hi, n and win must have the same length 3, got \\(2,\\) for win"),
+    (dict(chain=np.ones(4)), "chain must have shape \\(3,\\), got \\(4,\\)"),
+    (dict(n_eff=2), "n_eff = 2 context effects need e_lo and e_hi"),
+    (dict(n_eff=1, e_lo=np.zeros(3, np.int32), e_hi=np.array([0, 0, 1], np.int32), eff_prior=np.ones(1)),
+     "row 2 has the context effects 0 and 1, outside \\[0, 1\\)"),
+])
+def test_the_core_refuses_rows_it_cannot_hold_naming_them(change, match):
+    with pytest.raises(ValueError, match=match):
+        _core.HistoryProblem(**{**core_args(), **change})
+
+
+@pytest.mark.parametrize("option, value, match", [
+    ("forcing_cap", 0.0, "forcing_cap must be in \\(0, 1\\), got 0"),
+    ("forcing_cap", 1.5, "forcing_cap must be in \\(0, 1\\), got 1.5"),
+    ("max_cg", 0, "max_cg must be at least 1, got 0"),
+    ("scale", -1.0, "scale must be positive, got -1"),
+])
+def test_a_newton_step_refuses_options_out_of_range_naming_them(option, value, match):
+    prob = _core.HistoryProblem(**core_args())
+    theta = np.zeros(4)
+    v, g = prob.value_grad(theta)
+    kw = {**dict(scale=1.0, forcing_cap=0.1, rounding=1e-13, max_cg=10), option: value}
+    with pytest.raises(ValueError, match=match):
+        prob.newton_step(theta, v, g, **kw)
