@@ -13,12 +13,13 @@ from discrank._history_rows import games_rows
 DRIFT, PRIOR = 0.3, 1.5
 
 
-def history(seed=0, contexts=False, margins=False, formats=False, n_players=40, n_games=1500, n_bins=12):
+def history(seed=0, contexts=False, margins=False, formats=False, n_players=40, n_games=1500, n_bins=12, reach=None):
     """A seeded history: players whose skill drifts over ``n_bins`` periods, with two contexts, margins (the
-    sub-contests of each game) and two match formats as asked."""
+    sub-contests of each game) and two match formats as asked; opponents at most ``reach`` apart on a ring (a
+    ladder; None: anyone)."""
     rng = np.random.default_rng(seed)
     a = rng.integers(0, n_players, n_games)
-    b = (a + rng.integers(1, n_players, n_games)) % n_players
+    b = (a + rng.integers(1, reach + 1 if reach else n_players, n_games)) % n_players
     bins = np.sort(rng.integers(0, n_bins, n_games))
     skill = rng.normal(size=n_players)
     y = (rng.random(n_games) < 1.0 / (1.0 + np.exp(-(skill[a] - skill[b])))).astype(float)
@@ -148,3 +149,54 @@ def test_a_newton_step_refuses_options_out_of_range_naming_them(option, value, m
     kw = {**dict(scale=1.0, forcing_cap=0.1, rounding=1e-13, max_cg=10), option: value}
     with pytest.raises(ValueError, match=match):
         prob.newton_step(theta, v, g, **kw)
+
+
+def test_the_two_level_preconditioner_is_the_bench_prototypes_and_symmetric_positive():
+    """The core's balancing two-level preconditioner against bench/bench_preconditioner.py's numpy prototype (its
+    reference, on a problem without context effects), and u . M v = v . M u, v . M v > 0."""
+    import importlib.util
+    import pathlib
+
+    spec = importlib.util.spec_from_file_location(
+        "bench_preconditioner", pathlib.Path(__file__).parent.parent / "bench" / "bench_preconditioner.py")
+    proto = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(proto)
+    h = history(margins=True, formats=True, n_players=60, n_games=3000, n_bins=20)
+    kw = dict(margin_scale=0.4, format_scales=np.array([1.0, 1.6]))
+    two = _Problem(h, DRIFT, PRIOR, False, 1, preconditioner="two-level", **kw)
+    plain = _Problem(h, DRIFT, PRIOR, False, 1, rows=games_rows(h, False, 0.4, 0, False, kw["format_scales"]), **kw)
+    rng = np.random.default_rng(4)
+    theta = rng.normal(scale=0.5, size=h.n_pp)
+    two.value_grad(theta)
+    plain.value_grad(theta)
+    plain.rows.curv = (np.concatenate([part.curv[0] for part in plain.rows.parts]),)  # the prototype's one row set
+    plain.h = type(h)(**{**h.__dict__, "lo": np.concatenate([h.lo, h.margin[0]]),
+                         "hi": np.concatenate([h.hi, h.margin[1]])})
+    M_ref = proto.two_level(plain, plain.hessian()[1])
+    M = two.hessian()[1]
+    u, v = rng.normal(size=(2, h.n_pp))
+    np.testing.assert_allclose(M.matvec(v), M_ref.matvec(v), rtol=1e-11, atol=1e-13)
+    assert float(u @ M.matvec(v)) == pytest.approx(float(v @ M.matvec(u)), rel=1e-12)
+    assert float(v @ M.matvec(v)) > 0
+
+
+@pytest.mark.parametrize("features", [dict(), dict(contexts=True, margins=True, formats=True)])
+def test_the_two_level_fit_takes_fewer_iterations_to_the_same_map(features):
+    h = history(n_players=400, n_games=20_000, n_bins=40, reach=4, **features)  # a ladder: slow modes across it
+    kw = dict(context_scale=0.7 if h.n_eff else 0.0, margin_scale=0.4 if h.margin is not None else 0.0,
+              format_scales=np.array([1.0, 1.6]) if h.fmt is not None else None)
+    chains = solve_history(h, DRIFT, PRIOR, False, tol=1e-10, **kw)
+    two = solve_history(h, DRIFT, PRIOR, False, tol=1e-10, preconditioner="two-level", **kw)
+    assert chains.converged and two.converged
+    assert two.n_cg < 0.75 * chains.n_cg
+    np.testing.assert_allclose(two.theta, chains.theta, rtol=0, atol=1e-7)
+    again = solve_history(h, DRIFT, PRIOR, False, tol=1e-10, preconditioner="two-level", n_threads=3, **kw)
+    np.testing.assert_array_equal(again.theta, two.theta)  # the same bits for any thread count
+
+
+def test_a_preconditioner_out_of_range_is_refused_naming_it():
+    h = history()
+    with pytest.raises(ValueError, match="preconditioner must be one of 'chains', 'two-level', got 'jacobi'"):
+        solve_history(h, DRIFT, PRIOR, False, preconditioner="jacobi")
+    with pytest.raises(ValueError, match="the two-level preconditioner serves the problems of binomial rows"):
+        solve_history(history(), DRIFT, PRIOR, False, rows=games_rows(h, False), preconditioner="two-level")

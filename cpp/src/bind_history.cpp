@@ -29,9 +29,10 @@ class PyHistoryProblem {
   public:
     PyHistoryProblem(std::int64_t n_pp, std::int64_t n_eff, IntIn lo, IntIn hi, FloatIn n, FloatIn win,
                      std::optional<FloatIn> scale, std::optional<IntIn> e_lo, std::optional<IntIn> e_hi,
-                     const FloatIn& chain, const FloatIn& prior, const FloatIn& eff_prior)
+                     const FloatIn& chain, const FloatIn& prior, const FloatIn& eff_prior, std::optional<IntIn> player,
+                     std::int64_t n_players)
         : lo_(std::move(lo)), hi_(std::move(hi)), n_(std::move(n)), win_(std::move(win)), scale_(std::move(scale)),
-          e_lo_(std::move(e_lo)), e_hi_(std::move(e_hi)) {
+          e_lo_(std::move(e_lo)), e_hi_(std::move(e_hi)), player_(std::move(player)) {
         check_player_count(n_pp, 1);
         if (n_eff < 0 || n_eff > INT32_MAX) throw py::value_error("n_eff must be in [0, 2^31 - 1], got " + std::to_string(n_eff));
         const std::int64_t m = common_length("lo, hi, n and win", {{"lo", &lo_}, {"hi", &hi_}, {"n", &n_}, {"win", &win_}});
@@ -46,6 +47,10 @@ class PyHistoryProblem {
         check_vector(chain, n_pp - 1, "chain");
         check_vector(prior, n_pp, "prior");
         check_vector(eff_prior, n_eff, "eff_prior");
+        if (player_) {
+            check_vector(*player_, n_pp, "player");
+            check_player_count(n_players, 1);
+        }
         discrank::HistoryRows rows;
         rows.m = m;
         rows.lo = lo_.data();
@@ -55,6 +60,8 @@ class PyHistoryProblem {
         rows.scale = scale_ ? scale_->data() : nullptr;
         rows.e_lo = e_lo_ ? e_lo_->data() : nullptr;
         rows.e_hi = e_hi_ ? e_hi_->data() : nullptr;
+        rows.player = player_ ? player_->data() : nullptr;
+        rows.n_players = n_players;
         std::vector<double> c = to_vector(chain), p = to_vector(prior), ep = to_vector(eff_prior);
         py::gil_scoped_release release;
         try {
@@ -109,7 +116,7 @@ class PyHistoryProblem {
     // (theta, value, grad, n_cg, t, fallback) after one Newton step from theta (its value and gradient the
     // last value_grad's).
     py::tuple newton_step(const FloatIn& theta, double value, const FloatIn& grad, double scale, double forcing_cap,
-                          double rounding, int max_cg, int n_threads) {
+                          double rounding, int max_cg, int n_threads, double target) {
         check_vector(theta, core_->size(), "theta");
         check_vector(grad, core_->size(), "grad");
         if (!(scale > 0.0)) throw py::value_error("scale must be positive, got " + num(scale));
@@ -126,7 +133,7 @@ class PyHistoryProblem {
             std::copy(theta.data(), theta.data() + size, pt);
             std::copy(grad.data(), grad.data() + size, pg);
             try {
-                step = core_->newton_step(pt, value, pg, scale, forcing_cap, rounding, max_cg, n_threads);
+                step = core_->newton_step(pt, value, pg, scale, forcing_cap, rounding, max_cg, n_threads, target);
             } catch (const std::runtime_error& e) {
                 py::gil_scoped_acquire acquire;
                 throw py::value_error(e.what());
@@ -139,7 +146,7 @@ class PyHistoryProblem {
     IntIn lo_, hi_;
     FloatIn n_, win_;
     std::optional<FloatIn> scale_;
-    std::optional<IntIn> e_lo_, e_hi_;
+    std::optional<IntIn> e_lo_, e_hi_, player_;
     std::unique_ptr<discrank::HistoryProblem> core_;
 };
 
@@ -150,11 +157,13 @@ void bind_history(py::module_& m) {
                                  "The whole-history problem's binomial rows over player-periods (and context effects), "
                                  "its chains and priors: value, gradient, Hessian products and Newton steps")
         .def(py::init<std::int64_t, std::int64_t, IntIn, IntIn, FloatIn, FloatIn, std::optional<FloatIn>,
-                      std::optional<IntIn>, std::optional<IntIn>, const FloatIn&, const FloatIn&, const FloatIn&>(),
+                      std::optional<IntIn>, std::optional<IntIn>, const FloatIn&, const FloatIn&, const FloatIn&,
+                      std::optional<IntIn>, std::int64_t>(),
              py::arg("n_pp"), py::arg("n_eff"), py::arg("lo").noconvert(), py::arg("hi").noconvert(),
              py::arg("n").noconvert(), py::arg("win").noconvert(), py::arg("scale").noconvert().none(true),
              py::arg("e_lo").noconvert().none(true), py::arg("e_hi").noconvert().none(true),
-             py::arg("chain").noconvert(), py::arg("prior").noconvert(), py::arg("eff_prior").noconvert())
+             py::arg("chain").noconvert(), py::arg("prior").noconvert(), py::arg("eff_prior").noconvert(),
+             py::arg("player").noconvert().none(true) = py::none(), py::arg("n_players") = 0)
         .def("value_grad", &PyHistoryProblem::value_grad, py::arg("theta").noconvert(), py::arg("n_threads") = 0,
              "(value, gradient) at theta; keeps each row's curvature for the Hessian")
         .def("hessp", &PyHistoryProblem::hessp, py::arg("v").noconvert(), py::arg("n_threads") = 0,
@@ -165,7 +174,7 @@ void bind_history(py::module_& m) {
              "The Newton step's preconditioner at the last value_grad applied to r")
         .def("newton_step", &PyHistoryProblem::newton_step, py::arg("theta").noconvert(), py::arg("value"),
              py::arg("grad").noconvert(), py::arg("scale"), py::arg("forcing_cap"), py::arg("rounding"),
-             py::arg("max_cg") = 500, py::arg("n_threads") = 0,
+             py::arg("max_cg") = 500, py::arg("n_threads") = 0, py::arg("target") = 0.0,
              "(theta, value, grad, n_cg, t, fallback) after one inexact Newton step with its line search");
 }
 

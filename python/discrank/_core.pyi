@@ -289,7 +289,10 @@ class HistoryProblem:
         chain: npt.NDArray[np.float64],
         prior: npt.NDArray[np.float64],
         eff_prior: npt.NDArray[np.float64],
-    ) -> None: ...
+        player: Optional[npt.NDArray[np.int32]] = None,
+        n_players: int = 0,
+    ) -> None:
+        """With ``player`` (each player-period's, numbered player by player), the two-level preconditioner."""
     def value_grad(self, theta: npt.NDArray[np.float64], n_threads: int = 0) -> tuple[float, npt.NDArray[np.float64]]:
         """(value, gradient) at theta; keeps each row's curvature for the Hessian."""
     def hessp(self, v: npt.NDArray[np.float64], n_threads: int = 0) -> npt.NDArray[np.float64]:

@@ -50,6 +50,12 @@ __all__ = ["History", "Rows", "build_history", "solve_history", "covariance_at",
 #: each gain less than their evaluation costs on weekly ATP refits; tighter (0.03) ones spend more
 #: conjugate-gradient iterations (bench/bench_dynamic.py --online tennis).
 FORCING_CAP = 0.1
+#: A Newton step's conjugate gradients stop once their residual is at most this share of the fit's gradient target
+#: (``tol * scale``), however small the forcing term: a tighter linear solve cannot lower the gradient below the
+#: target further than the target asks.
+TARGET_SHARE = 0.5
+#: The preconditioners of the core's Newton steps (discrank._history_core): each player's chain, or two levels.
+PRECONDITIONERS = ("chains", "two-level")
 #: A Newton step whose predicted decrease is below this times the objective is judged by the gradient
 #: (the objective's sums round at about 1e-16 of their value, times the terms' count's square root).
 ROUNDING = 1e-13
@@ -134,7 +140,7 @@ class _Problem:
     def __init__(self, h: History, drift: float, prior_scale: float, draws: bool, n_threads: int = 0,
                  rows: Optional[Rows] = None, context_scale: float = 0.0, margin_scale: float = 0.0,
                  disc: int = 0, disc_scale: float = 0.0, propensity_scale: float = 0.0,
-                 format_scales: Optional[np.ndarray] = None):
+                 format_scales: Optional[np.ndarray] = None, preconditioner: str = "chains"):
         self.h = h
         self.draws = draws
         self.n_threads = n_threads
@@ -169,8 +175,12 @@ class _Problem:
         if core_serves(h, rows, draws, disc, propensity):
             prior_pp = np.zeros(h.n_pp)
             prior_pp[self.first] = self.prior
-            self.core = core_problem(h, self.chain, prior_pp, self.eff_prior, margin_scale, format_scales)
+            self.core = core_problem(h, self.chain, prior_pp, self.eff_prior, margin_scale, format_scales,
+                                     preconditioner == "two-level")
             self.rows = None
+        elif preconditioner != "chains":
+            raise ValueError("the two-level preconditioner serves the problems of binomial rows in process (without "
+                             "covariates, a draw model, the disc, draw propensities or Dask rows)")
         else:
             self.rows = games_rows(h, draws, margin_scale, disc, propensity, format_scales) if rows is None else rows
 
@@ -285,7 +295,8 @@ class _Problem:
         return H, M, diag_all, C
 
 
-def newton_cg(H: LinearOperator, M: LinearOperator, b: np.ndarray, rtol: float, maxiter: int) -> tuple:
+def newton_cg(H: LinearOperator, M: LinearOperator, b: np.ndarray, rtol: float, maxiter: int,
+              atol: float = 0.0) -> tuple:
     """(x, iterations): preconditioned conjugate gradients on ``H x = b`` to the relative residual ``rtol``, stopped
     where ``H`` shows negative curvature (the truncated Newton-CG of Nocedal and Wright, Algorithm 7.1): the
     iterate reached there, or at the first iteration the preconditioned ``b`` (a descent direction either way, for
@@ -295,7 +306,7 @@ def newton_cg(H: LinearOperator, M: LinearOperator, b: np.ndarray, rtol: float, 
     z = M.matvec(r)
     p = z.copy()
     rz = float(np.dot(r, z))
-    stop = rtol * float(np.linalg.norm(b))
+    stop = max(rtol * float(np.linalg.norm(b)), atol)
     for it in range(1, maxiter + 1):
         hp = H.matvec(p)
         curvature = float(np.dot(p, hp))
@@ -349,9 +360,9 @@ def _newton(prob: _Problem, theta: np.ndarray, value: float, g: np.ndarray, scal
             count[0] += 1
 
         if disc and frozen is None:  # an indefinite Hessian (the disc game): CG stopped at negative curvature
-            step, count[0] = newton_cg(H, M, -g, max(eta_k, 1e-12), 500)
+            step, count[0] = newton_cg(H, M, -g, max(eta_k, 1e-12), 500, TARGET_SHARE * stop)
         else:
-            step, _ = cg(H, -g, rtol=max(eta_k, 1e-12), atol=0.0, maxiter=500, M=M, callback=cb)
+            step, _ = cg(H, -g, rtol=max(eta_k, 1e-12), atol=TARGET_SHARE * stop, maxiter=500, M=M, callback=cb)
         n_cg += count[0]
         step = held(step)
         slope = float(np.dot(g, step))
@@ -389,7 +400,7 @@ def _newton_core(prob: _Problem, theta: np.ndarray, value: float, g: np.ndarray,
     while not converged and it < max_iter:
         it += 1
         theta, value, g, count, _, _ = prob.core.newton_step(theta, value, g, scale, FORCING_CAP, ROUNDING, 500,
-                                                             prob.n_threads)
+                                                             prob.n_threads, TARGET_SHARE * stop)
         n_cg += count
         converged = float(np.abs(g).max()) <= stop
         report_step(first + it, value, float(np.abs(g).max()) / scale)
@@ -441,7 +452,7 @@ def solve_history(h: History, drift: float, prior_scale: float, draws: bool, the
                   rows: Optional[Rows] = None, ratings_scale: bool = False,
                   context_scale: float = 0.0, margin_scale: float = 0.0, disc: int = 0,
                   disc_scale: float = 0.0, propensity_scale: float = 0.0,
-                  format_scales: Optional[np.ndarray] = None) -> HistoryResult:
+                  format_scales: Optional[np.ndarray] = None, preconditioner: str = "chains") -> HistoryResult:
     """Newton's method to the MAP of the whole history (see the module's docstring).
 
     Parameters
@@ -493,6 +504,12 @@ def solve_history(h: History, drift: float, prior_scale: float, draws: bool, the
         format's scale times its ratings' difference and offsets, so that a longer match is more predictable
         (:class:`discrank._history_rows.Rows`; the scales are fixed during the fit, which stays convex, and
         tuned by :class:`~discrank.DynamicElo`). None: 1 for every game.
+    preconditioner : {"chains", "two-level"}
+        The conjugate gradients' preconditioner of a problem the core holds (:mod:`discrank._history_core`): each
+        player's chain (its tridiagonal solve, with the games' curvature on its diagonal), or two levels, that
+        smoother balanced by a player-level coarse space (cpp/include/discrank/history_coarse.hpp: fewer
+        iterations, each dearer; bench/bench_history_core.py measures both). A ValueError for another name, or
+        for "two-level" on a problem the core does not hold.
 
     Returns
     -------
@@ -500,8 +517,10 @@ def solve_history(h: History, drift: float, prior_scale: float, draws: bool, the
         Each Newton step is reported to the hook of :func:`discrank._progress.reporting` (step, objective,
         largest gradient entry relative to the one at zero).
     """
+    if preconditioner not in PRECONDITIONERS:
+        raise ValueError(f"preconditioner must be one of {', '.join(map(repr, PRECONDITIONERS))}, got {preconditioner!r}")
     prob = _Problem(h, drift, prior_scale, draws, n_threads, rows, context_scale, margin_scale, disc, disc_scale,
-                    propensity_scale, format_scales)
+                    propensity_scale, format_scales, preconditioner)
     part = slice(0, h.n_pp + prob.k) if ratings_scale else slice(None)
     start = default_start(h, draws, disc, prob.n_prop > 0)
     block = np.arange(h.n_pp + h.n_eff, h.n_pp + h.n_eff + 2 * disc * h.n_players)

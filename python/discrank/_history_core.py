@@ -29,7 +29,7 @@ def core_serves(h: History, rows, draws, disc: int, propensity: bool) -> bool:
 
 
 def core_problem(h: History, chain: np.ndarray, prior: np.ndarray, eff_prior: np.ndarray, margin_scale: float = 0.0,
-                 format_scales: Optional[np.ndarray] = None) -> "_core.HistoryProblem":
+                 format_scales: Optional[np.ndarray] = None, two_level: bool = True) -> "_core.HistoryProblem":
     """The core's problem of ``h``: its results' rows (each format's scale of the logit with ``format_scales``,
     ``h.fmt`` indexing them), its margin rows at the logit scale ``margin_scale`` when it has them, its context
     effects; the chains' link precisions ``chain``, each player-period's prior precision ``prior`` and each
@@ -53,4 +53,5 @@ def core_problem(h: History, chain: np.ndarray, prior: np.ndarray, eff_prior: np
     return _core.HistoryProblem(h.n_pp, h.n_eff, np.ascontiguousarray(lo, np.int32), np.ascontiguousarray(hi, np.int32),
                                 np.ascontiguousarray(n, np.float64), np.ascontiguousarray(win, np.float64), scale,
                                 e_lo, e_hi, np.ascontiguousarray(chain, np.float64),
-                                np.ascontiguousarray(prior, np.float64), np.ascontiguousarray(eff_prior, np.float64))
+                                np.ascontiguousarray(prior, np.float64), np.ascontiguousarray(eff_prior, np.float64),
+                                np.ascontiguousarray(h.pp_player, np.int32) if two_level else None, h.n_players)

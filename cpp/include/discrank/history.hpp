@@ -18,12 +18,14 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <memory>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
 #include "discrank/chains.hpp"
 #include "discrank/fastmath.hpp"
+#include "discrank/history_coarse.hpp"
 #include "discrank/threads.hpp"
 
 namespace discrank {
@@ -38,6 +40,9 @@ struct HistoryRows {
     const double* scale = nullptr;  // null: 1 for every row
     const std::int32_t* e_lo = nullptr;  // null: no context effects
     const std::int32_t* e_hi = nullptr;
+    const std::int32_t* player = nullptr;  // each player-period's player (numbered player by player); null: no
+                                           // two-level preconditioner
+    std::int64_t n_players = 0;
 };
 
 // One Newton step's outcome (HistoryProblem::newton_step).
@@ -79,6 +84,9 @@ class HistoryProblem {
             }
         }
         build_adjacency();
+        if (rows_.player)
+            coarse_ = std::make_unique<CoarsePlayers>(n_pp_, rows_.n_players, rows_.player, ptr_.data(), adj_.data(),
+                                                      rows_.lo, rows_.hi, rows_.m);
         f_d_.assign(static_cast<std::size_t>(rows_.m), 0.0);
         f_dd_.assign(static_cast<std::size_t>(rows_.m), 0.0);
     }
@@ -165,11 +173,11 @@ class HistoryProblem {
 
     // One Newton step from theta (value and grad the last value_grad's, at theta): the preconditioned
     // conjugate gradients on H x = -grad to the relative residual max(min(forcing_cap, sqrt(max|g| /
-    // scale)), 1e-12) (at most max_cg iterations), then the Armijo line search from t = 1, halving; a step
+    // scale)), 1e-12), or to the absolute residual target where that is larger (at most max_cg iterations), then the Armijo line search from t = 1, halving; a step
     // whose predicted decrease is below rounding * max(1, |value|) is taken when it lowers max |g|. theta,
     // value and grad become the accepted point's (the last one evaluated: the rows keep its curvature).
     HistoryStep newton_step(double* theta, double& value, double* grad, double scale, double forcing_cap,
-                            double rounding, int max_cg, int n_threads) {
+                            double rounding, int max_cg, int n_threads, double target = 0.0) {
         const int threads = resolve_threads(n_threads);
         const std::int64_t N = size_;
         HistoryStep out;
@@ -181,7 +189,8 @@ class HistoryProblem {
             g_max = std::max(g_max, std::fabs(grad[k]));
         }
         const double eta = std::min(forcing_cap, std::sqrt(g_max / scale));
-        const double stop = std::max(eta, 1e-12) * std::sqrt(dot(b.data(), b.data(), threads));
+        const double b_norm = std::sqrt(dot(b.data(), b.data(), threads));
+        const double stop = std::max({eta * b_norm, 1e-12 * b_norm, target});
         // preconditioned conjugate gradients from 0 (scipy.sparse.linalg.cg's iteration and stopping rule)
         r = b;
         double rho_prev = 0.0;
@@ -239,7 +248,33 @@ class HistoryProblem {
 
     // z = M r: the chains' L D L^T solve (the games' curvature on its diagonal) plus the common shift's
     // one-dimensional correction on the ratings; 1 / diagonal on the effects (factor_preconditioner first).
-    void precondition(const double* r, double* z, int threads) const {
+    void precondition(const double* r, double* z, int threads) {
+        if (!coarse_) return smooth(r, z, threads);
+        // the balancing two-level preconditioner (history_coarse.hpp): z = Q r + (I - Q H^) M (I - H^ Q) r
+        CoarsePlayers& c = *coarse_;
+        const std::int64_t np = c.n_players();
+        rc_.resize(static_cast<std::size_t>(np));
+        y0_.resize(static_cast<std::size_t>(np));
+        y1_.resize(static_cast<std::size_t>(np));
+        w_.resize(static_cast<std::size_t>(size_));
+        c.restrict_to(r, rc_.data(), threads);
+        c.solve(rc_.data(), y0_.data(), threads);
+        c.expand_product(y0_.data(), w_.data(), threads);
+#pragma omp parallel for schedule(static) num_threads(threads)
+        for (std::int64_t k = 0; k < n_pp_; ++k) w_[k] = r[k] - w_[k];
+        std::copy(r + n_pp_, r + size_, w_.begin() + n_pp_);
+        smooth(w_.data(), z, threads);
+        c.restricted_product(z, rc_.data(), threads);
+        c.solve(rc_.data(), y1_.data(), threads);
+        for (std::int64_t p = 0; p < np; ++p) y0_[p] -= y1_[p];
+        const std::int32_t* pl = rows_.player;
+#pragma omp parallel for schedule(static) num_threads(threads)
+        for (std::int64_t k = 0; k < n_pp_; ++k) z[k] += y0_[pl[k]];
+    }
+
+    // z = M r, the smoother: the chains' solve and the shift's correction on the ratings, 1 / diagonal on the
+    // effects.
+    void smooth(const double* r, double* z, int threads) const {
         std::copy(r, r + n_pp_, z);
         const std::vector<std::int64_t>& cut = cut_;
         const std::int64_t ranges = static_cast<std::int64_t>(cut.size()) - 1;
@@ -279,6 +314,7 @@ class HistoryProblem {
             prior_sum += prior_[k];
         }
         cut_ = block_ranges(n_pp_, pe_.data(), threads);
+        if (coarse_) coarse_->refresh(f_dd_.data(), rows_.m, diag.data(), prior_.data(), weight_.data(), threads);
         shift_ = 1.0 / std::max(prior_sum, 1e-300);
         pdiag_e_.resize(static_cast<std::size_t>(n_eff_));
         for (std::int64_t j = 0; j < n_eff_; ++j) pdiag_e_[j] = diag[n_pp_ + j] + eff_prior_[j];
@@ -401,6 +437,8 @@ class HistoryProblem {
     bool fresh_ = false;
     std::vector<double> pd_, pdinv_, pe_, pdiag_e_;  // the preconditioner's factors
     std::vector<std::int64_t> cut_;  // the chains' blocks on threads
+    std::unique_ptr<CoarsePlayers> coarse_;  // the two-level preconditioner's coarse space (null: the chains')
+    std::vector<double> rc_, y0_, y1_, w_;  // its scratch
     double shift_ = 0.0;
 };
 
