@@ -28,6 +28,7 @@ from scipy.sparse.linalg import LinearOperator
 import discrank._history as history
 import discrank.models.dynamic as dynamic
 from discrank import DynamicElo, GameLog
+from discrank._history_rows import games_rows
 
 #: Jacobi-Chebyshev steps of the coarse solve, and the interval of D^-1 A_c they are built for: at most 2 by
 #: Gershgorin (a Laplacian plus a positive diagonal); its low end a guess (ATP's lowest mode past the constant one,
@@ -170,6 +171,10 @@ def league(seed=0, n=3000, periods=100, games=60_000, reach=30):
 
 def compare(name: str, log: GameLog) -> None:
     h, drift, prior, draws, kw = captured_solve(log)
+    # the numpy rows (the prototype's reference: the core's problem has its own preconditioners,
+    # bench_history_core.py)
+    kw = dict(kw, rows=games_rows(h, draws, kw["margin_scale"], kw["disc"], kw["propensity_scale"] > 0,
+                                  kw["format_scales"]))
     clock = time.perf_counter()
     base = history.solve_history(h, drift, prior, draws, **kw)
     seconds_base = time.perf_counter() - clock

@@ -1,0 +1,125 @@
+"""The whole-history solver in the C++ core (discrank._history_core, cpp/include/discrank/history.hpp) against the
+numpy rows' Newton loop (discrank._history_rows with scipy's conjugate gradients: the solver before the core held
+it), at DynamicElo's fixed parameters, each measured in the same run:
+
+- the solve alone (``solve_history`` on the history the fit builds): the numpy rows, the core with the chains'
+  preconditioner, the core with two levels; Newton steps, conjugate-gradient iterations per step, seconds (the
+  median of ``--repeats``), the ratio to the numpy rows, and the largest difference of a parameter from theirs;
+- the whole fit (``DynamicElo(...).fit``, labels, periods, history, solve, variances), the core's against the
+  numpy rows' (the core switched off for the baseline).
+
+Logs: ATP (weekly periods), ATP with its surfaces as contexts, its games won as margins and its best-of as match
+formats, Go and football (../shared/data).
+
+    python bench/bench_history_core.py                  # every log, 3 repeats
+    python bench/bench_history_core.py --logs atp --repeats 5
+    python bench/bench_history_core.py --quick          # a seeded ladder of 3 000 players
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import statistics
+import time
+
+import numpy as np
+
+import discrank._history as history
+import discrank.models.dynamic as dynamic
+from discrank import DynamicElo
+from discrank._history_rows import games_rows
+
+#: DynamicElo's fixed parameters of bench_dynamic --memory (those its tuning chooses on ATP); with the features,
+#: the contexts', margins' and formats' scales fixed too (no tuning).
+FIXED = {"drift": 0.05537502037550825, "prior_scale": 2.0, "variance_scale": 4.0}
+FEATURES = {"context_scale": 0.3, "margin_scale": 0.35, "format_scales": {"bo3": 1.0, "bo5": 1.2, "bo1": 0.9}}
+
+
+@contextlib.contextmanager
+def numpy_rows():
+    """Within the block, every whole-history problem keeps the numpy rows (the core serves none)."""
+    plain = history.core_serves
+    history.core_serves = lambda *args: False
+    try:
+        yield
+    finally:
+        history.core_serves = plain
+
+
+def captured_solve(log, params):
+    """The arguments of the one solve_history call of ``DynamicElo(**params).fit(log)``, and the fit's seconds."""
+    calls = []
+    plain = dynamic.solve_history
+
+    def spy(h, drift, prior, draws, **kw):
+        calls.append((h, drift, prior, draws, kw))
+        return plain(h, drift, prior, draws, **kw)
+
+    dynamic.solve_history = spy
+    try:
+        clock = time.perf_counter()
+        DynamicElo(**params).fit(log)
+        seconds = time.perf_counter() - clock
+    finally:
+        dynamic.solve_history = plain
+    return calls[-1], seconds
+
+
+def timed(run, repeats):
+    """(result, median seconds) of ``repeats`` calls of ``run``."""
+    seconds, out = [], None
+    for _ in range(repeats):
+        clock = time.perf_counter()
+        out = run()
+        seconds.append(time.perf_counter() - clock)
+    return out, statistics.median(seconds)
+
+
+def compare(name, log, params, repeats):
+    (h, drift, prior, draws, kw), _ = captured_solve(log, params)
+    kw = dict(kw, theta0=None)
+    base_rows = lambda: games_rows(h, draws, kw["margin_scale"], kw["disc"], kw["propensity_scale"] > 0,  # noqa: E731
+                                   kw["format_scales"])
+    base, t_base = timed(lambda: history.solve_history(h, drift, prior, draws, **dict(kw, rows=base_rows())), repeats)
+    line = f"{name:<12} {h.n_pp:>8} {base.n_iter:>3} {base.n_cg / max(base.n_iter, 1):>6.1f} {t_base:>7.2f}"
+    for pre in history.PRECONDITIONERS:
+        res, t = timed(lambda: history.solve_history(h, drift, prior, draws, **dict(kw, preconditioner=pre)), repeats)
+        assert res.converged and base.converged
+        line += (f" | {res.n_iter:>3} {res.n_cg / max(res.n_iter, 1):>6.1f} {t:>7.2f} {t / t_base:>5.2f} "
+                 f"{np.abs(res.theta - base.theta).max():>8.1e}")
+    print(line)
+    fits = []
+    for use_core in (False, True):
+        with contextlib.nullcontext() if use_core else numpy_rows():
+            fits.append(statistics.median(captured_solve(log, params)[1] for _ in range(repeats)))
+    print(f"{'':<12} whole fit: numpy rows {fits[0]:.2f} s, core {fits[1]:.2f} s, ratio {fits[1] / fits[0]:.2f}")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--logs", nargs="*", default=["atp", "atp+features", "go", "football"],
+                        choices=["atp", "atp+features", "go", "football"])
+    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--quick", action="store_true", help="a seeded ladder instead of the real logs")
+    args = parser.parse_args()
+    print(f"{'log':<12} {'pp':>8} {'-- numpy rows --':>18} | {'-- core, chains --':>38} | {'-- core, two-level --':>38}")
+    print(f"{'':<12} {'':>8} {'st':>3} {'cg/st':>6} {'s':>7} | {'st':>3} {'cg/st':>6} {'s':>7} {'ratio':>5} {'max|d|':>8}"
+          f" | {'st':>3} {'cg/st':>6} {'s':>7} {'ratio':>5} {'max|d|':>8}")
+    if args.quick:
+        from bench_preconditioner import league
+
+        compare("league", league(), FIXED, args.repeats)
+        return
+    import datasets
+
+    logs = {"atp": (lambda: datasets.tennis_atp_log(), FIXED),
+            "atp+features": (lambda: datasets.tennis_atp_log(True, True, True), {**FIXED, **FEATURES}),
+            "go": (datasets.go_tygem_log, FIXED), "football": (datasets.football_log, FIXED)}
+    for name in args.logs:
+        load, params = logs[name]
+        compare(name, load(), params, args.repeats)
+
+
+if __name__ == "__main__":
+    main()
