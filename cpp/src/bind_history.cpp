@@ -30,9 +30,11 @@ class PyHistoryProblem {
     PyHistoryProblem(std::int64_t n_pp, std::int64_t n_eff, IntIn lo, IntIn hi, FloatIn n, FloatIn win,
                      std::optional<FloatIn> scale, std::optional<IntIn> e_lo, std::optional<IntIn> e_hi,
                      const FloatIn& chain, const FloatIn& prior, const FloatIn& eff_prior, std::optional<IntIn> player,
-                     std::int64_t n_players)
+                     std::int64_t n_players, std::optional<FloatIn> x, const std::optional<FloatIn>& beta_prior, int draws,
+                     std::optional<FloatIn> draw, std::int64_t m_results)
         : lo_(std::move(lo)), hi_(std::move(hi)), n_(std::move(n)), win_(std::move(win)), scale_(std::move(scale)),
-          e_lo_(std::move(e_lo)), e_hi_(std::move(e_hi)), player_(std::move(player)) {
+          e_lo_(std::move(e_lo)), e_hi_(std::move(e_hi)), player_(std::move(player)), x_(std::move(x)),
+          draw_(std::move(draw)) {
         check_player_count(n_pp, 1);
         if (n_eff < 0 || n_eff > INT32_MAX) throw py::value_error("n_eff must be in [0, 2^31 - 1], got " + std::to_string(n_eff));
         const std::int64_t m = common_length("lo, hi, n and win", {{"lo", &lo_}, {"hi", &hi_}, {"n", &n_}, {"win", &win_}});
@@ -51,6 +53,26 @@ class PyHistoryProblem {
             check_vector(*player_, n_pp, "player");
             check_player_count(n_players, 1);
         }
+        std::int64_t n_cov = 0;
+        if (x_) {
+            if (x_->ndim() != 2 || x_->shape(0) != m)
+                throw py::value_error("x must have shape (" + std::to_string(m) + ", n_cov), got " + shape_str(*x_));
+            n_cov = x_->shape(1);
+        }
+        std::vector<double> bp;
+        if (n_cov) {
+            if (!beta_prior) throw py::value_error("covariates need beta_prior");
+            check_vector(*beta_prior, n_cov, "beta_prior");
+            bp = to_vector(*beta_prior);
+        }
+        if (draws < -1 || draws > 1) throw py::value_error("draws must be -1 (none), 0 (Davidson) or 1 (Rao-Kupper), got " +
+                                                          std::to_string(draws));
+        if (draws >= 0) {
+            if (!draw_) throw py::value_error("a draw model needs each row's draws");
+            check_vector(*draw_, m, "draw");
+        }
+        if (m_results < 0 || m_results > m)
+            throw py::value_error("m_results must be in [0, " + std::to_string(m) + "], got " + std::to_string(m_results));
         discrank::HistoryRows rows;
         rows.m = m;
         rows.lo = lo_.data();
@@ -62,11 +84,16 @@ class PyHistoryProblem {
         rows.e_hi = e_hi_ ? e_hi_->data() : nullptr;
         rows.player = player_ ? player_->data() : nullptr;
         rows.n_players = n_players;
+        rows.n_cov = n_cov;
+        rows.x = n_cov ? x_->data() : nullptr;
+        rows.draws = draws;
+        rows.draw = draws >= 0 ? draw_->data() : nullptr;
+        rows.m_results = m_results;
         std::vector<double> c = to_vector(chain), p = to_vector(prior), ep = to_vector(eff_prior);
         py::gil_scoped_release release;
         try {
             core_ = std::make_unique<discrank::HistoryProblem>(n_pp, n_eff, rows, std::move(c), std::move(p),
-                                                               std::move(ep));
+                                                               std::move(ep), std::move(bp));
         } catch (const std::invalid_argument& e) {
             py::gil_scoped_acquire acquire;
             throw py::value_error(e.what());
@@ -95,7 +122,7 @@ class PyHistoryProblem {
     }
 
     FloatArray games_diagonal(int n_threads) const {
-        FloatArray out(static_cast<py::ssize_t>(core_->size()));
+        FloatArray out(static_cast<py::ssize_t>(core_->local_size()));
         double* po = out.mutable_data();
         py::gil_scoped_release release;
         core_->games_diagonal(po, n_threads);
@@ -147,6 +174,7 @@ class PyHistoryProblem {
     FloatIn n_, win_;
     std::optional<FloatIn> scale_;
     std::optional<IntIn> e_lo_, e_hi_, player_;
+    std::optional<FloatIn> x_, draw_;
     std::unique_ptr<discrank::HistoryProblem> core_;
 };
 
@@ -158,12 +186,15 @@ void bind_history(py::module_& m) {
                                  "its chains and priors: value, gradient, Hessian products and Newton steps")
         .def(py::init<std::int64_t, std::int64_t, IntIn, IntIn, FloatIn, FloatIn, std::optional<FloatIn>,
                       std::optional<IntIn>, std::optional<IntIn>, const FloatIn&, const FloatIn&, const FloatIn&,
-                      std::optional<IntIn>, std::int64_t>(),
+                      std::optional<IntIn>, std::int64_t, std::optional<FloatIn>, const std::optional<FloatIn>&, int,
+                      std::optional<FloatIn>, std::int64_t>(),
              py::arg("n_pp"), py::arg("n_eff"), py::arg("lo").noconvert(), py::arg("hi").noconvert(),
              py::arg("n").noconvert(), py::arg("win").noconvert(), py::arg("scale").noconvert().none(true),
              py::arg("e_lo").noconvert().none(true), py::arg("e_hi").noconvert().none(true),
              py::arg("chain").noconvert(), py::arg("prior").noconvert(), py::arg("eff_prior").noconvert(),
-             py::arg("player").noconvert().none(true) = py::none(), py::arg("n_players") = 0)
+             py::arg("player").noconvert().none(true) = py::none(), py::arg("n_players") = 0,
+             py::arg("x").noconvert().none(true) = py::none(), py::arg("beta_prior").noconvert().none(true) = py::none(),
+             py::arg("draws") = -1, py::arg("draw").noconvert().none(true) = py::none(), py::arg("m_results") = 0)
         .def("value_grad", &PyHistoryProblem::value_grad, py::arg("theta").noconvert(), py::arg("n_threads") = 0,
              "(value, gradient) at theta; keeps each row's curvature for the Hessian")
         .def("hessp", &PyHistoryProblem::hessp, py::arg("v").noconvert(), py::arg("n_threads") = 0,

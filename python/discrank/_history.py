@@ -175,12 +175,12 @@ class _Problem:
         if core_serves(h, rows, draws, disc, propensity):
             prior_pp = np.zeros(h.n_pp)
             prior_pp[self.first] = self.prior
-            self.core = core_problem(h, self.chain, prior_pp, self.eff_prior, margin_scale, format_scales,
-                                     preconditioner == "two-level")
+            self.core = core_problem(h, self.chain, prior_pp, self.eff_prior, draws, self.beta_prior, margin_scale,
+                                     format_scales, preconditioner == "two-level")
             self.rows = None
         elif preconditioner != "chains":
-            raise ValueError("the two-level preconditioner serves the problems of binomial rows in process (without "
-                             "covariates, a draw model, the disc, draw propensities or Dask rows)")
+            raise ValueError("the two-level preconditioner serves the problems the core holds: rows in process, without "
+                             "the disc or draw propensities")
         else:
             self.rows = games_rows(h, draws, margin_scale, disc, propensity, format_scales) if rows is None else rows
 
@@ -243,8 +243,8 @@ class _Problem:
         n, m, k = h.n_pp, self.m, self.k
         rest = self.rest
         diag_all = self.diagonal()
-        if self.core is not None:  # (the core's products and preconditioner; no global block)
-            core, size, threads = self.core, n + k, self.n_threads
+        if self.core is not None:  # (the core's products and preconditioner; the global block in them)
+            core, size, threads = self.core, n + k + m, self.n_threads
             return (LinearOperator((size, size), matvec=lambda v: core.hessp(np.ascontiguousarray(v), threads),
                                    dtype=np.float64),
                     LinearOperator((size, size), matvec=lambda v: core.precondition(np.ascontiguousarray(v), threads),
@@ -570,12 +570,13 @@ def global_covariance(prob: "_Problem") -> np.ndarray:
     inverse of the Schur complement ``C - B^T A^{-1} B`` of the ratings' block ``A`` in the Hessian (one
     preconditioned CG solve per global parameter)."""
     h = prob.h
-    H, M, _, C = prob.hessian()
+    H, M, _, _ = prob.hessian()
     n, m = h.n_pp + prob.k, prob.m
     pad = np.zeros(m)
     A_only = LinearOperator((n, n), matvec=lambda v: H.matvec(np.concatenate([v, pad]))[:n], dtype=np.float64)
     M_only = LinearOperator((n, n), matvec=lambda v: M.matvec(np.concatenate([v, pad]))[:n], dtype=np.float64)
-    B = prob.rows.cross(prob.n_threads)
+    columns = np.stack([H.matvec(np.eye(1, n + m, n + j).ravel()) for j in range(m)], axis=1)  # H's global columns
+    B, C = columns[:n], columns[n:]
     S = C.copy()
     for k in range(m):
         z, _ = cg(A_only, B[:, k], rtol=1e-10, atol=0.0, maxiter=2000, M=M_only)

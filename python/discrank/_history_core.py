@@ -3,11 +3,13 @@ binomial rows over player-periods, the context effects, the chains and the prior
 gradient, its Hessian products and whole Newton steps (the conjugate gradients with the chains' preconditioner and
 the line search) in one compiled object.
 
-It serves the problems whose games' terms are all binomial rows: the results of two-outcome games (each row's
-logit scaled by its match format's scale), the margin rows (each sub-contest a binomial row at the scale
-``margin_scale``, :mod:`discrank._history_rows`) and the context effects. A problem with a global block (advantage
-covariates, a draw model), the disc or draw propensities, or rows held by Dask workers, keeps the rows of
-:mod:`discrank._history_rows` and the Python Newton loop of :mod:`discrank._history`.
+It serves the problems whose games' terms are rows of a result and its logit: the results of two-outcome games or
+of a draw model's three (Davidson's, Rao and Kupper's: losses.hpp's ``draw_block``, the draw parameter last), each
+row's logit scaled by its match format's scale; the margin rows (each sub-contest a binomial row at the scale
+``margin_scale``, :mod:`discrank._history_rows`); the context effects; the advantage covariates (``beta . x`` in
+each logit, with the weak prior of :func:`discrank._advantage.beta_precision`). A problem with the disc or draw
+propensities, or rows held by Dask workers, keeps the rows of :mod:`discrank._history_rows` and the Python Newton
+loop of :mod:`discrank._history`.
 """
 
 from __future__ import annotations
@@ -23,28 +25,34 @@ __all__ = ["core_serves", "core_problem"]
 
 
 def core_serves(h: History, rows, draws, disc: int, propensity: bool) -> bool:
-    """Whether :func:`core_problem` holds the problem: rows in process (``rows`` None), no advantage covariates,
-    no draw model, no disc and no draw propensities."""
-    return rows is None and not h.n_cov and not draws and not disc and not propensity
+    """Whether :func:`core_problem` holds the problem: rows in process (``rows`` None), no disc and no draw
+    propensities."""
+    return rows is None and not disc and not propensity
 
 
-def core_problem(h: History, chain: np.ndarray, prior: np.ndarray, eff_prior: np.ndarray, margin_scale: float = 0.0,
+def core_problem(h: History, chain: np.ndarray, prior: np.ndarray, eff_prior: np.ndarray, draws=None,
+                 beta_prior: Optional[np.ndarray] = None, margin_scale: float = 0.0,
                  format_scales: Optional[np.ndarray] = None, two_level: bool = True) -> "_core.HistoryProblem":
-    """The core's problem of ``h``: its results' rows (each format's scale of the logit with ``format_scales``,
-    ``h.fmt`` indexing them), its margin rows at the logit scale ``margin_scale`` when it has them, its context
-    effects; the chains' link precisions ``chain``, each player-period's prior precision ``prior`` and each
-    effect's ``eff_prior``. A ValueError for a history with margins and no positive ``margin_scale``."""
-    lo, hi, n, win, ctx = h.lo, h.hi, h.n, h.win, h.ctx
+    """The core's problem of ``h``: its results' rows (with the draw model ``draws``; each format's scale of the
+    logit with ``format_scales``, ``h.fmt`` indexing them), its margin rows at the logit scale ``margin_scale`` when
+    it has them, its context effects and covariates; the chains' link precisions ``chain``, each player-period's
+    prior precision ``prior``, each effect's ``eff_prior`` and each covariate's ``beta_prior``; with ``two_level``,
+    the two-level preconditioner. A ValueError for a history with margins and no positive ``margin_scale``."""
+    lo, hi, n, win, ctx, x = h.lo, h.hi, h.n, h.win, h.ctx, h.x
+    m_results = lo.size
+    draw = np.ascontiguousarray(h.draw, np.float64) if draws else None
     scale = None
     if format_scales is not None and h.fmt is not None:
         scale = np.asarray(format_scales, np.float64)[h.fmt]
     if h.margin is not None:
         if not margin_scale > 0:
             raise ValueError(f"a margin likelihood needs a positive margin_scale, got {margin_scale!r}")
-        m_lo, m_hi, _, m_n, m_win, m_ctx = h.margin
+        m_lo, m_hi, m_x, m_n, m_win, m_ctx = h.margin
         scale = np.concatenate([np.ones(lo.size) if scale is None else scale, np.full(m_lo.size, float(margin_scale))])
         lo, hi, n, win = (np.concatenate([a, b]) for a, b in ((lo, m_lo), (hi, m_hi), (n, m_n), (win, m_win)))
         ctx = None if ctx is None else np.concatenate([ctx, m_ctx])
+        x = np.concatenate([x, m_x])
+        draw = None if draw is None else np.concatenate([draw, np.zeros(m_lo.size)])
     e_lo = e_hi = None
     if h.n_eff:
         player = np.asarray(h.pp_player, np.int64)
@@ -54,4 +62,8 @@ def core_problem(h: History, chain: np.ndarray, prior: np.ndarray, eff_prior: np
                                 np.ascontiguousarray(n, np.float64), np.ascontiguousarray(win, np.float64), scale,
                                 e_lo, e_hi, np.ascontiguousarray(chain, np.float64),
                                 np.ascontiguousarray(prior, np.float64), np.ascontiguousarray(eff_prior, np.float64),
-                                np.ascontiguousarray(h.pp_player, np.int32) if two_level else None, h.n_players)
+                                np.ascontiguousarray(h.pp_player, np.int32) if two_level else None, h.n_players,
+                                np.ascontiguousarray(x, np.float64) if h.n_cov else None,
+                                None if beta_prior is None else np.ascontiguousarray(beta_prior, np.float64),
+                                (_core.DRAW_RAO_KUPPER if draws == "rao-kupper" else _core.DRAW_DAVIDSON) if draws else -1,
+                                draw, m_results)

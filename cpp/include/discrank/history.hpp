@@ -26,6 +26,7 @@
 #include "discrank/chains.hpp"
 #include "discrank/fastmath.hpp"
 #include "discrank/history_coarse.hpp"
+#include "discrank/losses.hpp"
 #include "discrank/threads.hpp"
 
 namespace discrank {
@@ -43,6 +44,11 @@ struct HistoryRows {
     const std::int32_t* player = nullptr;  // each player-period's player (numbered player by player); null: no
                                            // two-level preconditioner
     std::int64_t n_players = 0;
+    std::int64_t n_cov = 0;  // advantage covariates: x row-major (m x n_cov), each row's logit adds x_k . beta
+    const double* x = nullptr;
+    int draws = -1;  // the draw model of the results' rows (DrawModel: 0 Davidson, 1 Rao-Kupper); -1: none
+    const double* draw = nullptr;  // each row's draws (with a draw model; win then counts the wins alone)
+    std::int64_t m_results = 0;  // the rows [0, m_results) are results (the draw model's), the rest binomial
 };
 
 // One Newton step's outcome (HistoryProblem::newton_step).
@@ -52,16 +58,31 @@ struct HistoryStep {
     bool fallback = false;  // the CG direction was not a descent direction: the preconditioned gradient's
 };
 
+// A compensated sum (Neumaier's): the objective's value keeps its digits over a million rows, so that its
+// differences (the line search's test, finite differences) see the function rather than the rounding.
+struct CompensatedSum {
+    double sum = 0.0, carry = 0.0;
+    void add(double x) {
+        const double t = sum + x;
+        carry += std::fabs(sum) >= std::fabs(x) ? (sum - t) + x : (x - t) + sum;
+        sum = t;
+    }
+    double value() const { return sum + carry; }
+};
+
 class HistoryProblem {
   public:
     static constexpr std::int64_t kChunk = 8192;  // rows per fixed chunk of a sum
 
     // chain: the n_pp - 1 link precisions (0 between two players); prior: the prior precision of each
     // player-period (that of the first period of each player, 0 elsewhere); eff_prior: each effect's.
+    // beta_prior: each covariate's prior precision (the draw parameter, last, has none).
     HistoryProblem(std::int64_t n_pp, std::int64_t n_eff, const HistoryRows& rows, std::vector<double> chain,
-                   std::vector<double> prior, std::vector<double> eff_prior)
-        : n_pp_(n_pp), n_eff_(n_eff), size_(n_pp + n_eff), rows_(rows), chain_(std::move(chain)),
-          prior_(std::move(prior)), eff_prior_(std::move(eff_prior)) {
+                   std::vector<double> prior, std::vector<double> eff_prior, std::vector<double> beta_prior = {})
+        : n_pp_(n_pp), n_eff_(n_eff), local_(n_pp + n_eff), n_glob_(rows.n_cov + (rows.draws >= 0 ? 1 : 0)),
+          size_(local_ + n_glob_), rows_(rows), chain_(std::move(chain)), prior_(std::move(prior)),
+          eff_prior_(std::move(eff_prior)), beta_prior_(std::move(beta_prior)) {
+        beta_prior_.resize(static_cast<std::size_t>(rows_.n_cov), 0.0);
         rest_.assign(static_cast<std::size_t>(n_pp_), 0.0);
         for (std::int64_t k = 0; k < n_pp_; ++k) {
             double v = prior_[k];
@@ -89,7 +110,14 @@ class HistoryProblem {
                                                       rows_.lo, rows_.hi, rows_.m);
         f_d_.assign(static_cast<std::size_t>(rows_.m), 0.0);
         f_dd_.assign(static_cast<std::size_t>(rows_.m), 0.0);
+        if (rows_.draws >= 0) {
+            f_e_.assign(static_cast<std::size_t>(rows_.m), 0.0);
+            f_de_.assign(static_cast<std::size_t>(rows_.m), 0.0);
+            f_ee_.assign(static_cast<std::size_t>(rows_.m), 0.0);
+        }
     }
+
+    std::int64_t local_size() const { return local_; }
 
     std::int64_t size() const { return size_; }
 
@@ -98,33 +126,60 @@ class HistoryProblem {
         const int threads = resolve_threads(n_threads);
         const std::int64_t m = rows_.m;
         const std::int64_t chunks = (m + kChunk - 1) / kChunk;
-        std::vector<double> part(static_cast<std::size_t>(chunks), 0.0);
+        const std::int64_t G = n_glob_, W = 1 + G;  // each chunk's sums: the value, then the globals' gradient
+        std::vector<double> part(static_cast<std::size_t>(chunks * W), 0.0);
+        std::vector<CompensatedSum> total(static_cast<std::size_t>(chunks));
         double* fd = f_d_.data();
         double* fdd = f_dd_.data();
         const double* e = theta + n_pp_;
+        const double* beta = theta + local_;
+        const std::int64_t nc = rows_.n_cov;
+        const double eta = rows_.draws >= 0 ? theta[size_ - 1] : 0.0;
+        const auto model = static_cast<DrawModel>(std::max(rows_.draws, 0));
 #pragma omp parallel for schedule(static) num_threads(threads)
         for (std::int64_t c = 0; c < chunks; ++c) {
-            double acc = 0.0;
+            double* acc = part.data() + c * W;
             const std::int64_t end = std::min(m, (c + 1) * kChunk);
             for (std::int64_t k = c * kChunk; k < end; ++k) {
                 double b = theta[rows_.lo[k]] - theta[rows_.hi[k]];
                 if (rows_.e_lo) b += e[rows_.e_lo[k]] - e[rows_.e_hi[k]];
+                const double* xk = rows_.x + k * nc;
+                for (std::int64_t j = 0; j < nc; ++j) b += xk[j] * beta[j];
                 const double s = rows_.scale ? rows_.scale[k] : 1.0;
                 const double z = s * b;
-                const double ex = fastmath::exp_nonpos(-std::fabs(z));  // e^{-|z|}
-                const double q = 1.0 / (1.0 + ex);
-                const double p = z >= 0.0 ? q : ex * q;  // sigmoid(z)
-                const double sp = std::fmax(z, 0.0) + fastmath::log1p_ratio(ex / (2.0 + ex));  // softplus(z)
-                acc += rows_.n[k] * sp - rows_.win[k] * z;
-                fd[k] = s * (rows_.n[k] * p - rows_.win[k]);
-                fdd[k] = s * s * rows_.n[k] * (ex * q * q);  // p (1 - p) = e^{-|z|} / (1 + e^{-|z|})^2
+                if (rows_.draws >= 0 && k < rows_.m_results) {  // the draw model's three outcomes (losses.hpp)
+                    const double n = rows_.n[k], y = (rows_.win[k] + 0.5 * rows_.draw[k]) / n, q = rows_.draw[k] / n;
+                    double val, res, curv, de, dee, dde;
+                    draw_block(model, 1, &y, &q, &n, &z, eta, nullptr, &val, &res, &curv, &de, &dee, &dde);
+                    total[c].add(val);
+                    fd[k] = s * res;
+                    fdd[k] = s * s * curv;
+                    f_e_[k] = de;
+                    f_de_[k] = s * dde;
+                    f_ee_[k] = dee;
+                    acc[W - 1] += de;
+                } else {
+                    const double ex = fastmath::exp_nonpos(-std::fabs(z));  // e^{-|z|}
+                    const double q = 1.0 / (1.0 + ex);
+                    const double p = z >= 0.0 ? q : ex * q;  // sigmoid(z)
+                    const double sp = std::fmax(z, 0.0) + fastmath::log1p_ratio(ex / (2.0 + ex));  // softplus(z)
+                    total[c].add(rows_.n[k] * sp - rows_.win[k] * z);
+                    fd[k] = s * (rows_.n[k] * p - rows_.win[k]);
+                    fdd[k] = s * s * rows_.n[k] * (ex * q * q);  // p (1 - p) = e^{-|z|} / (1 + e^{-|z|})^2
+                    if (rows_.draws >= 0) f_e_[k] = f_de_[k] = f_ee_[k] = 0.0;
+                }
+                for (std::int64_t j = 0; j < nc; ++j) acc[1 + j] += xk[j] * fd[k];
             }
-            part[c] = acc;
         }
-        double value = 0.0;
-        for (double v : part) value += v;
+        CompensatedSum sum;
+        std::vector<double> g_glob(static_cast<std::size_t>(G), 0.0);
+        for (std::int64_t c = 0; c < chunks; ++c) {
+            sum.add(total[c].sum);
+            sum.add(total[c].carry);
+            for (std::int64_t j = 0; j < G; ++j) g_glob[j] += part[c * W + 1 + j];
+        }
         // the priors' value, by fixed chunks of parameters
-        value += fixed_sum(size_, threads, [&](std::int64_t k) {
+        sum.add(fixed_sum(size_, threads, [&](std::int64_t k) {
             if (k < n_pp_) {
                 double v = prior_[k] * theta[k] * theta[k];
                 if (k + 1 < n_pp_) {
@@ -133,9 +188,12 @@ class HistoryProblem {
                 }
                 return 0.5 * v;
             }
-            return 0.5 * eff_prior_[k - n_pp_] * theta[k] * theta[k];
-        });
+            if (k < local_) return 0.5 * eff_prior_[k - n_pp_] * theta[k] * theta[k];
+            return k - local_ < rows_.n_cov ? 0.5 * beta_prior_[k - local_] * theta[k] * theta[k] : 0.0;
+        }));
+        const double value = sum.value();
         gather(fd, grad, threads);
+        for (std::int64_t j = 0; j < G; ++j) grad[local_ + j] = g_glob[j];
 #pragma omp parallel for schedule(static) num_threads(threads)
         for (std::int64_t k = 0; k < size_; ++k) grad[k] += prior_term(theta, k);
         fresh_ = false;
@@ -147,11 +205,12 @@ class HistoryProblem {
     void hessp(const double* v, double* out, int n_threads) {
         const int threads = resolve_threads(n_threads);
         refresh(threads);
+        if (n_glob_) return hessp_global(v, out, threads);
         const int P = partners_;
         const double* w = weight_.data();
         const std::int32_t* part = partner_.data();
 #pragma omp parallel for schedule(static) num_threads(threads)
-        for (std::int64_t q = 0; q < size_; ++q) {
+        for (std::int64_t q = 0; q < local_; ++q) {
             double acc = 0.0;
             for (std::int64_t t = ptr_[q]; t < ptr_[q + 1]; ++t) {
                 double jv = 0.0;
@@ -163,6 +222,46 @@ class HistoryProblem {
             }
             out[q] = diag_[q] * v[q] + acc + prior_term(v, q);
         }
+    }
+
+    // out = H v with the global block (covariates, draw parameter): each row's derivative along v and its
+    // curvature (with the draw parameter's cross terms) in one pass over the rows, summed into the ratings and
+    // effects by their rows (gather) and into the globals by fixed chunks.
+    void hessp_global(const double* v, double* out, int threads) {
+        const std::int64_t m = rows_.m, nc = rows_.n_cov, G = n_glob_;
+        const bool draws = rows_.draws >= 0;
+        const double* e = v + n_pp_;
+        const double* vb = v + local_;
+        const double ve = draws ? v[size_ - 1] : 0.0;
+        c_.resize(static_cast<std::size_t>(m));
+        const std::int64_t chunks = (m + kChunk - 1) / kChunk;
+        std::vector<double> part(static_cast<std::size_t>(chunks * G), 0.0);
+#pragma omp parallel for schedule(static) num_threads(threads)
+        for (std::int64_t c = 0; c < chunks; ++c) {
+            double* acc = part.data() + c * G;
+            const std::int64_t end = std::min(m, (c + 1) * kChunk);
+            for (std::int64_t k = c * kChunk; k < end; ++k) {
+                double jv = v[rows_.lo[k]] - v[rows_.hi[k]];
+                if (rows_.e_lo) jv += e[rows_.e_lo[k]] - e[rows_.e_hi[k]];
+                const double* xk = rows_.x + k * nc;
+                for (std::int64_t j = 0; j < nc; ++j) jv += xk[j] * vb[j];
+                double ck = f_dd_[k] * jv;
+                if (draws) {
+                    ck += f_de_[k] * ve;
+                    acc[G - 1] += f_de_[k] * jv + f_ee_[k] * ve;
+                }
+                c_[k] = ck;
+                for (std::int64_t j = 0; j < nc; ++j) acc[j] += xk[j] * ck;
+            }
+        }
+        gather(c_.data(), out, threads);
+        for (std::int64_t j = 0; j < G; ++j) {
+            double acc = 0.0;
+            for (std::int64_t c = 0; c < chunks; ++c) acc += part[c * G + j];
+            out[local_ + j] = acc;
+        }
+#pragma omp parallel for schedule(static) num_threads(threads)
+        for (std::int64_t k = 0; k < size_; ++k) out[k] += prior_term(v, k);
     }
 
     // The games' part of the Hessian's diagonal at the last value_grad (each parameter's rows' f'').
@@ -290,7 +389,12 @@ class HistoryProblem {
         const double total = fixed_sum(n_pp_, threads, [&](std::int64_t k) { return r[k]; });
 #pragma omp parallel for schedule(static) num_threads(threads)
         for (std::int64_t k = 0; k < n_pp_; ++k) z[k] += shift_ * total;
-        for (std::int64_t k = n_pp_; k < size_; ++k) z[k] = r[k] / pdiag_e_[k - n_pp_];
+        for (std::int64_t k = n_pp_; k < local_; ++k) z[k] = r[k] / pdiag_e_[k - n_pp_];
+        for (std::int64_t i = 0; i < n_glob_; ++i) {  // the global block's (pseudo-)inverse
+            double acc = 0.0;
+            for (std::int64_t j = 0; j < n_glob_; ++j) acc += cinv_[i * n_glob_ + j] * r[local_ + j];
+            z[local_ + i] = acc;
+        }
     }
 
     // The preconditioner's factors at the last value_grad: L D L^T of the ratings' tridiagonal block
@@ -318,6 +422,82 @@ class HistoryProblem {
         shift_ = 1.0 / std::max(prior_sum, 1e-300);
         pdiag_e_.resize(static_cast<std::size_t>(n_eff_));
         for (std::int64_t j = 0; j < n_eff_; ++j) pdiag_e_[j] = diag[n_pp_ + j] + eff_prior_[j];
+        if (n_glob_) cinv_ = symmetric_pinv(global_block(threads), n_glob_);
+    }
+
+    // The global block of the Hessian at the last value_grad (G x G, row-major): sum f'' x x^T plus the
+    // covariates' prior, the draw parameter's cross terms sum f_de x and its sum f_ee; by fixed chunks.
+    std::vector<double> global_block(int threads) const {
+        const std::int64_t m = rows_.m, nc = rows_.n_cov, G = n_glob_, GG = G * G;
+        const bool draws = rows_.draws >= 0;
+        const std::int64_t chunks = (m + kChunk - 1) / kChunk;
+        std::vector<double> part(static_cast<std::size_t>(chunks * GG), 0.0);
+#pragma omp parallel for schedule(static) num_threads(threads)
+        for (std::int64_t c = 0; c < chunks; ++c) {
+            double* acc = part.data() + c * GG;
+            const std::int64_t end = std::min(m, (c + 1) * kChunk);
+            for (std::int64_t k = c * kChunk; k < end; ++k) {
+                const double* xk = rows_.x + k * nc;
+                for (std::int64_t i = 0; i < nc; ++i) {
+                    for (std::int64_t j = 0; j < nc; ++j) acc[i * G + j] += f_dd_[k] * xk[i] * xk[j];
+                    if (draws) acc[i * G + G - 1] += f_de_[k] * xk[i];
+                }
+                if (draws) acc[GG - 1] += f_ee_[k];
+            }
+        }
+        std::vector<double> C(static_cast<std::size_t>(GG), 0.0);
+        for (std::int64_t c = 0; c < chunks; ++c)
+            for (std::int64_t u = 0; u < GG; ++u) C[u] += part[c * GG + u];
+        if (draws)
+            for (std::int64_t i = 0; i < nc; ++i) C[(G - 1) * G + i] = C[i * G + G - 1];
+        for (std::int64_t i = 0; i < nc; ++i) C[i * G + i] += beta_prior_[i];
+        return C;
+    }
+
+    // The pseudo-inverse of a small symmetric matrix (n x n, row-major) by cyclic Jacobi rotations: its
+    // eigenvalues below 1e-15 times the largest in magnitude are dropped (numpy.linalg.pinv's rule).
+    static std::vector<double> symmetric_pinv(std::vector<double> A, std::int64_t n) {
+        std::vector<double> V(static_cast<std::size_t>(n * n), 0.0);
+        for (std::int64_t i = 0; i < n; ++i) V[i * n + i] = 1.0;
+        for (int sweep = 0; sweep < 100; ++sweep) {
+            double off = 0.0;
+            for (std::int64_t i = 0; i < n; ++i)
+                for (std::int64_t j = i + 1; j < n; ++j) off += A[i * n + j] * A[i * n + j];
+            if (off == 0.0) break;
+            for (std::int64_t p = 0; p < n; ++p)
+                for (std::int64_t q = p + 1; q < n; ++q) {
+                    const double apq = A[p * n + q];
+                    if (apq == 0.0) continue;
+                    const double theta = (A[q * n + q] - A[p * n + p]) / (2.0 * apq);
+                    const double t = (theta >= 0.0 ? 1.0 : -1.0) / (std::fabs(theta) + std::sqrt(theta * theta + 1.0));
+                    const double c = 1.0 / std::sqrt(t * t + 1.0), sn = t * c;
+                    for (std::int64_t k = 0; k < n; ++k) {  // A <- J^T A J, V <- V J
+                        const double akp = A[k * n + p], akq = A[k * n + q];
+                        A[k * n + p] = c * akp - sn * akq;
+                        A[k * n + q] = sn * akp + c * akq;
+                    }
+                    for (std::int64_t k = 0; k < n; ++k) {
+                        const double apk = A[p * n + k], aqk = A[q * n + k];
+                        A[p * n + k] = c * apk - sn * aqk;
+                        A[q * n + k] = sn * apk + c * aqk;
+                    }
+                    for (std::int64_t k = 0; k < n; ++k) {
+                        const double vkp = V[k * n + p], vkq = V[k * n + q];
+                        V[k * n + p] = c * vkp - sn * vkq;
+                        V[k * n + q] = sn * vkp + c * vkq;
+                    }
+                }
+        }
+        double top = 0.0;
+        for (std::int64_t i = 0; i < n; ++i) top = std::max(top, std::fabs(A[i * n + i]));
+        std::vector<double> out(static_cast<std::size_t>(n * n), 0.0);
+        for (std::int64_t k = 0; k < n; ++k) {
+            const double lam = A[k * n + k];
+            if (!(std::fabs(lam) > 1e-15 * top)) continue;
+            for (std::int64_t i = 0; i < n; ++i)
+                for (std::int64_t j = 0; j < n; ++j) out[i * n + j] += V[i * n + k] * V[j * n + k] / lam;
+        }
+        return out;
     }
 
     // sum a_k b_k by fixed chunks (the same bits for any thread count).
@@ -332,21 +512,23 @@ class HistoryProblem {
     template <class Term>
     static double fixed_sum(std::int64_t n, int threads, Term term) {
         const std::int64_t chunks = (n + kChunk - 1) / kChunk;
-        std::vector<double> part(static_cast<std::size_t>(chunks), 0.0);
+        std::vector<CompensatedSum> part(static_cast<std::size_t>(chunks));
 #pragma omp parallel for schedule(static) num_threads(threads)
         for (std::int64_t c = 0; c < chunks; ++c) {
-            double acc = 0.0;
             const std::int64_t end = std::min(n, (c + 1) * kChunk);
-            for (std::int64_t k = c * kChunk; k < end; ++k) acc += term(k);
-            part[c] = acc;
+            for (std::int64_t k = c * kChunk; k < end; ++k) part[c].add(term(k));
         }
-        double total = 0.0;
-        for (double v : part) total += v;
-        return total;
+        CompensatedSum total;
+        for (const CompensatedSum& p : part) {
+            total.add(p.sum);
+            total.add(p.carry);
+        }
+        return total.value();
     }
 
     // The chains' and priors' part of (H v)_k (or of the gradient at theta = v).
     double prior_term(const double* v, std::int64_t k) const {
+        if (k >= local_) return k - local_ < rows_.n_cov ? beta_prior_[k - local_] * v[k] : 0.0;
         if (k >= n_pp_) return eff_prior_[k - n_pp_] * v[k];
         double out = rest_[k] * v[k];
         if (k > 0) out -= chain_[k - 1] * v[k - 1];
@@ -357,7 +539,7 @@ class HistoryProblem {
     // out_q = sum over the rows of parameter q of its sign times c_row, the rows in row order.
     void gather(const double* c, double* out, int threads) const {
 #pragma omp parallel for schedule(static) num_threads(threads)
-        for (std::int64_t q = 0; q < size_; ++q) {
+        for (std::int64_t q = 0; q < local_; ++q) {
             double acc = 0.0;
             for (std::int64_t t = ptr_[q]; t < ptr_[q + 1]; ++t) {
                 const std::int32_t ent = adj_[t];
@@ -371,7 +553,7 @@ class HistoryProblem {
     void build_adjacency() {
         const std::int64_t m = rows_.m;
         if (m > INT32_MAX) throw std::invalid_argument("at most 2^31 - 1 rows, got " + std::to_string(m));
-        ptr_.assign(static_cast<std::size_t>(size_ + 1), 0);
+        ptr_.assign(static_cast<std::size_t>(local_ + 1), 0);
         auto each = [&](auto put) {
             for (std::int64_t k = 0; k < m; ++k) {
                 put(rows_.lo[k], static_cast<std::int32_t>(k));
@@ -383,16 +565,16 @@ class HistoryProblem {
             }
         };
         each([&](std::int64_t q, std::int32_t) { ++ptr_[q + 1]; });
-        for (std::int64_t q = 0; q < size_; ++q) ptr_[q + 1] += ptr_[q];
-        adj_.resize(static_cast<std::size_t>(ptr_[size_]));
+        for (std::int64_t q = 0; q < local_; ++q) ptr_[q + 1] += ptr_[q];
+        adj_.resize(static_cast<std::size_t>(ptr_[local_]));
         std::vector<std::int64_t> at(ptr_.begin(), ptr_.end() - 1);
         each([&](std::int64_t q, std::int32_t ent) { adj_[at[q]++] = ent; });
         // each entry's partners: the row's other parameters, bit-flipped where their sign differs
         partners_ = rows_.e_lo ? 3 : 1;
         partner_.resize(adj_.size() * static_cast<std::size_t>(partners_));
         weight_.resize(adj_.size());
-        diag_.resize(static_cast<std::size_t>(size_));
-        for (std::int64_t q = 0; q < size_; ++q)
+        diag_.resize(static_cast<std::size_t>(local_));
+        for (std::int64_t q = 0; q < local_; ++q)
             for (std::int64_t t = ptr_[q]; t < ptr_[q + 1]; ++t) {
                 const std::int64_t k = row_of(adj_[t]);
                 const std::int64_t params[4] = {rows_.lo[k], rows_.hi[k], rows_.e_lo ? n_pp_ + rows_.e_lo[k] : -1,
@@ -413,7 +595,7 @@ class HistoryProblem {
     void refresh(int threads) {
         if (fresh_) return;
 #pragma omp parallel for schedule(static) num_threads(threads)
-        for (std::int64_t q = 0; q < size_; ++q) {
+        for (std::int64_t q = 0; q < local_; ++q) {
             double acc = 0.0;
             for (std::int64_t t = ptr_[q]; t < ptr_[q + 1]; ++t) {
                 const double f = f_dd_[row_of(adj_[t])];
@@ -425,17 +607,17 @@ class HistoryProblem {
         fresh_ = true;
     }
 
-    std::int64_t n_pp_, n_eff_, size_;
+    std::int64_t n_pp_, n_eff_, local_, n_glob_, size_;  // ratings, effects, their sum, the globals, all
     HistoryRows rows_;
-    std::vector<double> chain_, prior_, eff_prior_, rest_;
+    std::vector<double> chain_, prior_, eff_prior_, beta_prior_, rest_;
     std::vector<std::int64_t> ptr_;
     std::vector<std::int32_t> adj_;
-    std::vector<double> f_d_, f_dd_;
+    std::vector<double> f_d_, f_dd_, f_e_, f_de_, f_ee_, c_;  // each row's derivatives (the draw parameter's)
     int partners_ = 1;
     std::vector<std::int32_t> partner_;  // each entry's partners (partners_ per entry)
     std::vector<double> weight_, diag_;  // each entry's weight and each parameter's diagonal at the last point
     bool fresh_ = false;
-    std::vector<double> pd_, pdinv_, pe_, pdiag_e_;  // the preconditioner's factors
+    std::vector<double> pd_, pdinv_, pe_, pdiag_e_, cinv_;  // the preconditioner's factors
     std::vector<std::int64_t> cut_;  // the chains' blocks on threads
     std::unique_ptr<CoarsePlayers> coarse_;  // the two-level preconditioner's coarse space (null: the chains')
     std::vector<double> rc_, y0_, y1_, w_;  // its scratch
