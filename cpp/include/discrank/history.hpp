@@ -281,17 +281,18 @@ class HistoryProblem {
         const std::int64_t N = size_;
         HistoryStep out;
         factor_preconditioner(threads);
-        std::vector<double> b(N), x(N, 0.0), r(N), z(N), p(N), hp(N);
+        // five vectors of the parameters' size at most (a million player-periods: 8 MB each); the line
+        // search reuses two of the conjugate gradients'
+        std::vector<double> x(N, 0.0), r(N), z(N), p(N), hp(N);
         double g_max = 0.0;
         for (std::int64_t k = 0; k < N; ++k) {
-            b[k] = -grad[k];
+            r[k] = -grad[k];  // the right-hand side, and the residual of x = 0
             g_max = std::max(g_max, std::fabs(grad[k]));
         }
         const double eta = std::min(forcing_cap, std::sqrt(g_max / scale));
-        const double b_norm = std::sqrt(dot(b.data(), b.data(), threads));
+        const double b_norm = std::sqrt(dot(r.data(), r.data(), threads));
         const double stop = std::max({eta * b_norm, 1e-12 * b_norm, target});
         // preconditioned conjugate gradients from 0 (scipy.sparse.linalg.cg's iteration and stopping rule)
-        r = b;
         double rho_prev = 0.0;
         for (int it = 0; it < max_cg && stop > 0.0; ++it) {
             if (std::sqrt(dot(r.data(), r.data(), threads)) < stop) break;
@@ -324,7 +325,8 @@ class HistoryProblem {
             out.fallback = true;
         }
         const bool unseen = -slope <= rounding * std::max(1.0, std::fabs(value));
-        std::vector<double> trial(N), g_new(N);
+        std::vector<double>& trial = r;
+        std::vector<double>& g_new = z;
         double t = 1.0, v_new = value;
         while (true) {
 #pragma omp parallel for schedule(static) num_threads(threads)
@@ -402,17 +404,16 @@ class HistoryProblem {
     void factor_preconditioner(int threads) {
         refresh(threads);
         const std::vector<double>& diag = diag_;
-        pd_.resize(static_cast<std::size_t>(n_pp_));
         pdinv_.resize(static_cast<std::size_t>(n_pp_));
         pe_.assign(static_cast<std::size_t>(std::max<std::int64_t>(n_pp_ - 1, 0)), 0.0);
-        double prior_sum = 0.0;
+        double prior_sum = 0.0, d_prev = 0.0;
         for (std::int64_t k = 0; k < n_pp_; ++k) {
             double d = diag[k] + rest_[k];
-            if (k > 0) d -= pe_[k - 1] * pe_[k - 1] * pd_[k - 1];
+            if (k > 0) d -= pe_[k - 1] * pe_[k - 1] * d_prev;
             if (!(d > 0.0))
                 throw std::runtime_error("the chains' tridiagonal matrix is not positive definite (pivot " +
                                          std::to_string(k) + ")");
-            pd_[k] = d;
+            d_prev = d;
             pdinv_[k] = 1.0 / d;
             if (k + 1 < n_pp_) pe_[k] = -chain_[k] / d;
             prior_sum += prior_[k];
@@ -617,7 +618,7 @@ class HistoryProblem {
     std::vector<std::int32_t> partner_;  // each entry's partners (partners_ per entry)
     std::vector<double> weight_, diag_;  // each entry's weight and each parameter's diagonal at the last point
     bool fresh_ = false;
-    std::vector<double> pd_, pdinv_, pe_, pdiag_e_, cinv_;  // the preconditioner's factors
+    std::vector<double> pdinv_, pe_, pdiag_e_, cinv_;  // the preconditioner's factors
     std::vector<std::int64_t> cut_;  // the chains' blocks on threads
     std::unique_ptr<CoarsePlayers> coarse_;  // the two-level preconditioner's coarse space (null: the chains')
     std::vector<double> rc_, y0_, y1_, w_;  // its scratch
