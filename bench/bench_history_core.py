@@ -26,13 +26,11 @@ import time
 import numpy as np
 
 import discrank._history as history
-import discrank.models.dynamic as dynamic
-from discrank import DynamicElo
+from bench_preconditioner import FIXED, captured_solve, league
 from discrank._history_rows import games_rows
 
-#: DynamicElo's fixed parameters of bench_dynamic --memory (those its tuning chooses on ATP); with the features,
-#: the contexts', margins' and formats' scales fixed too (no tuning).
-FIXED = {"drift": 0.05537502037550825, "prior_scale": 2.0, "variance_scale": 4.0}
+#: With the features, the contexts', margins' and formats' scales fixed too (no tuning), beside FIXED
+#: (bench_preconditioner's: the parameters the tuning chooses on ATP).
 FEATURES = {"context_scale": 0.3, "margin_scale": 0.35, "format_scales": {"bo3": 1.0, "bo5": 1.2, "bo1": 0.9}}
 
 
@@ -47,25 +45,6 @@ def numpy_rows():
         history.core_serves = plain
 
 
-def captured_solve(log, params):
-    """The arguments of the one solve_history call of ``DynamicElo(**params).fit(log)``, and the fit's seconds."""
-    calls = []
-    plain = dynamic.solve_history
-
-    def spy(h, drift, prior, draws, **kw):
-        calls.append((h, drift, prior, draws, kw))
-        return plain(h, drift, prior, draws, **kw)
-
-    dynamic.solve_history = spy
-    try:
-        clock = time.perf_counter()
-        DynamicElo(**params).fit(log)
-        seconds = time.perf_counter() - clock
-    finally:
-        dynamic.solve_history = plain
-    return calls[-1], seconds
-
-
 def timed(run, repeats):
     """(result, median seconds) of ``repeats`` calls of ``run``."""
     seconds, out = [], None
@@ -77,7 +56,7 @@ def timed(run, repeats):
 
 
 def compare(name, log, params, repeats):
-    (h, drift, prior, draws, kw), _ = captured_solve(log, params)
+    h, drift, prior, draws, kw = captured_solve(log, params)
     kw = dict(kw, theta0=None)
     base_rows = lambda: games_rows(h, draws, kw["margin_scale"], kw["disc"], kw["propensity_scale"] > 0,  # noqa: E731
                                    kw["format_scales"])
@@ -92,7 +71,7 @@ def compare(name, log, params, repeats):
     fits = []
     for use_core in (False, True):
         with contextlib.nullcontext() if use_core else numpy_rows():
-            fits.append(statistics.median(captured_solve(log, params)[1] for _ in range(repeats)))
+            fits.append(statistics.median(captured_solve(log, params, timed=True)[1] for _ in range(repeats)))
     print(f"{'':<12} whole fit: numpy rows {fits[0]:.2f} s, core {fits[1]:.2f} s, ratio {fits[1] / fits[0]:.2f}")
 
 
@@ -107,8 +86,6 @@ def main() -> None:
     print(f"{'':<12} {'':>8} {'st':>3} {'cg/st':>6} {'s':>7} | {'st':>3} {'cg/st':>6} {'s':>7} {'ratio':>5} {'max|d|':>8}"
           f" | {'st':>3} {'cg/st':>6} {'s':>7} {'ratio':>5} {'max|d|':>8}")
     if args.quick:
-        from bench_preconditioner import league
-
         compare("league", league(), FIXED, args.repeats)
         return
     import datasets

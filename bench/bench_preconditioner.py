@@ -20,6 +20,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import time
+from typing import Optional
 
 import numpy as np
 import scipy.sparse as sp
@@ -138,8 +139,9 @@ def two_level_preconditioner():
         history._Problem.hessian = plain
 
 
-def captured_solve(log: GameLog):
-    """The arguments of the one solve_history call of ``DynamicElo(**FIXED).fit(log)``."""
+def captured_solve(log: GameLog, params: Optional[dict] = None, timed: bool = False):
+    """The arguments of the last solve_history call of ``DynamicElo(**params).fit(log)`` (``params``: FIXED by
+    default); with ``timed``, and the fit's seconds."""
     calls = []
     plain = dynamic.solve_history
 
@@ -149,10 +151,12 @@ def captured_solve(log: GameLog):
 
     dynamic.solve_history = spy
     try:
-        DynamicElo(**FIXED).fit(log)
+        clock = time.perf_counter()
+        DynamicElo(**(FIXED if params is None else params)).fit(log)
+        seconds = time.perf_counter() - clock
     finally:
         dynamic.solve_history = plain
-    return calls[-1]
+    return (calls[-1], seconds) if timed else calls[-1]
 
 
 def league(seed=0, n=3000, periods=100, games=60_000, reach=30):

@@ -145,13 +145,13 @@ def core_args(m=3, n_pp=4):
 
 
 @pytest.mark.parametrize("change, match", [
-    (dict(hi=np.array([1, 2, 7], np.int32)), "row 2 joins player-periods 2 and 7: each must be a distinct index in \\[0, 4\\)"),
-    (dict(hi=np.array([1, 1, 3], np.int32)), "row 1 joins player-periods 1 and 1"),
+    (dict(hi=np.array([1, 2, 7], np.int32)), "player index \\(2, 7\\) of row 2 is outside \\[0, 4\\)"),
+    (dict(hi=np.array([1, 1, 3], np.int32)), "row 1 is player 1 against themself"),
     (dict(win=np.ones(2)), "lo, hi, n and win must have the same length 3, got \\(2,\\) for win"),
     (dict(chain=np.ones(4)), "chain must have shape \\(3,\\), got \\(4,\\)"),
     (dict(n_eff=2), "n_eff = 2 context effects need e_lo and e_hi"),
     (dict(n_eff=1, e_lo=np.zeros(3, np.int32), e_hi=np.array([0, 0, 1], np.int32), eff_prior=np.ones(1)),
-     "row 2 has the context effects 0 and 1, outside \\[0, 1\\)"),
+     "player index \\(0, 1\\) of context effects of row 2 is outside \\[0, 1\\)"),
 ])
 def test_the_core_refuses_rows_it_cannot_hold_naming_them(change, match):
     with pytest.raises(ValueError, match=match):

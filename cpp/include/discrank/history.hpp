@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "discrank/chains.hpp"
+#include "discrank/checks.hpp"
 #include "discrank/fastmath.hpp"
 #include "discrank/history_coarse.hpp"
 #include "discrank/losses.hpp"
@@ -90,20 +91,8 @@ class HistoryProblem {
             if (k + 1 < n_pp_) v += chain_[k];
             rest_[k] = v;
         }
-        for (std::int64_t k = 0; k < rows_.m; ++k) {
-            const std::int64_t a = rows_.lo[k], b = rows_.hi[k];
-            if (a < 0 || a >= n_pp_ || b < 0 || b >= n_pp_ || a == b)
-                throw std::invalid_argument("row " + std::to_string(k) + " joins player-periods " + std::to_string(a) +
-                                            " and " + std::to_string(b) + ": each must be a distinct index in [0, " +
-                                            std::to_string(n_pp_) + ")");
-            if (rows_.e_lo) {
-                const std::int64_t c = rows_.e_lo[k], d = rows_.e_hi[k];
-                if (c < 0 || c >= n_eff_ || d < 0 || d >= n_eff_)
-                    throw std::invalid_argument("row " + std::to_string(k) + " has the context effects " +
-                                                std::to_string(c) + " and " + std::to_string(d) + ", outside [0, " +
-                                                std::to_string(n_eff_) + ")");
-            }
-        }
+        check_pairs(n_pp_, rows_.m, rows_.lo, rows_.hi, PairRule::distinct, "row");
+        if (rows_.e_lo) check_pairs(n_eff_, rows_.m, rows_.e_lo, rows_.e_hi, PairRule::in_range, "context effects of row");
         build_adjacency();
         if (rows_.player)
             coarse_ = std::make_unique<CoarsePlayers>(n_pp_, rows_.n_players, rows_.player, ptr_.data(), adj_.data(),
@@ -124,11 +113,8 @@ class HistoryProblem {
     // The objective at theta and its gradient (into grad); keeps each row's derivatives for the Hessian.
     double value_grad(const double* theta, double* grad, int n_threads) {
         const int threads = resolve_threads(n_threads);
-        const std::int64_t m = rows_.m;
-        const std::int64_t chunks = (m + kChunk - 1) / kChunk;
-        const std::int64_t G = n_glob_, W = 1 + G;  // each chunk's sums: the value, then the globals' gradient
-        std::vector<double> part(static_cast<std::size_t>(chunks * W), 0.0);
-        std::vector<CompensatedSum> total(static_cast<std::size_t>(chunks));
+        const std::int64_t chunks = n_chunks(), G = n_glob_;
+        std::vector<CompensatedSum> total(static_cast<std::size_t>(chunks));  // each chunk's value
         double* fd = f_d_.data();
         double* fdd = f_dd_.data();
         const double* e = theta + n_pp_;
@@ -136,47 +122,41 @@ class HistoryProblem {
         const std::int64_t nc = rows_.n_cov;
         const double eta = rows_.draws >= 0 ? theta[size_ - 1] : 0.0;
         const auto model = static_cast<DrawModel>(std::max(rows_.draws, 0));
-#pragma omp parallel for schedule(static) num_threads(threads)
-        for (std::int64_t c = 0; c < chunks; ++c) {
-            double* acc = part.data() + c * W;
-            const std::int64_t end = std::min(m, (c + 1) * kChunk);
-            for (std::int64_t k = c * kChunk; k < end; ++k) {
-                double b = theta[rows_.lo[k]] - theta[rows_.hi[k]];
-                if (rows_.e_lo) b += e[rows_.e_lo[k]] - e[rows_.e_hi[k]];
-                const double* xk = rows_.x + k * nc;
-                for (std::int64_t j = 0; j < nc; ++j) b += xk[j] * beta[j];
-                const double s = rows_.scale ? rows_.scale[k] : 1.0;
-                const double z = s * b;
-                if (rows_.draws >= 0 && k < rows_.m_results) {  // the draw model's three outcomes (losses.hpp)
-                    const double n = rows_.n[k], y = (rows_.win[k] + 0.5 * rows_.draw[k]) / n, q = rows_.draw[k] / n;
-                    double val, res, curv, de, dee, dde;
-                    draw_block(model, 1, &y, &q, &n, &z, eta, nullptr, &val, &res, &curv, &de, &dee, &dde);
-                    total[c].add(val);
-                    fd[k] = s * res;
-                    fdd[k] = s * s * curv;
-                    f_e_[k] = de;
-                    f_de_[k] = s * dde;
-                    f_ee_[k] = dee;
-                    acc[W - 1] += de;
-                } else {
-                    const double ex = fastmath::exp_nonpos(-std::fabs(z));  // e^{-|z|}
-                    const double q = 1.0 / (1.0 + ex);
-                    const double p = z >= 0.0 ? q : ex * q;  // sigmoid(z)
-                    const double sp = std::fmax(z, 0.0) + fastmath::log1p_ratio(ex / (2.0 + ex));  // softplus(z)
-                    total[c].add(rows_.n[k] * sp - rows_.win[k] * z);
-                    fd[k] = s * (rows_.n[k] * p - rows_.win[k]);
-                    fdd[k] = s * s * rows_.n[k] * (ex * q * q);  // p (1 - p) = e^{-|z|} / (1 + e^{-|z|})^2
-                    if (rows_.draws >= 0) f_e_[k] = f_de_[k] = f_ee_[k] = 0.0;
-                }
-                for (std::int64_t j = 0; j < nc; ++j) acc[1 + j] += xk[j] * fd[k];
+        // the globals' gradient by chunks; each chunk's value in total[c]
+        const std::vector<double> g_glob = row_sums(G, threads, [&](std::int64_t c, std::int64_t k, double* acc) {
+            double b = theta[rows_.lo[k]] - theta[rows_.hi[k]];
+            if (rows_.e_lo) b += e[rows_.e_lo[k]] - e[rows_.e_hi[k]];
+            const double* xk = rows_.x + k * nc;
+            for (std::int64_t j = 0; j < nc; ++j) b += xk[j] * beta[j];
+            const double s = rows_.scale ? rows_.scale[k] : 1.0;
+            const double z = s * b;
+            if (rows_.draws >= 0 && k < rows_.m_results) {  // the draw model's three outcomes (losses.hpp)
+                const double n = rows_.n[k], y = (rows_.win[k] + 0.5 * rows_.draw[k]) / n, q = rows_.draw[k] / n;
+                double val, res, curv, de, dee, dde;
+                draw_block(model, 1, &y, &q, &n, &z, eta, nullptr, &val, &res, &curv, &de, &dee, &dde);
+                total[c].add(val);
+                fd[k] = s * res;
+                fdd[k] = s * s * curv;
+                f_e_[k] = de;
+                f_de_[k] = s * dde;
+                f_ee_[k] = dee;
+                acc[G - 1] += de;
+            } else {
+                const double ex = fastmath::exp_nonpos(-std::fabs(z));  // e^{-|z|}
+                const double q = 1.0 / (1.0 + ex);
+                const double p = z >= 0.0 ? q : ex * q;  // sigmoid(z)
+                const double sp = std::fmax(z, 0.0) + fastmath::log1p_ratio(ex / (2.0 + ex));  // softplus(z)
+                total[c].add(rows_.n[k] * sp - rows_.win[k] * z);
+                fd[k] = s * (rows_.n[k] * p - rows_.win[k]);
+                fdd[k] = s * s * rows_.n[k] * (ex * q * q);  // p (1 - p) = e^{-|z|} / (1 + e^{-|z|})^2
+                if (rows_.draws >= 0) f_e_[k] = f_de_[k] = f_ee_[k] = 0.0;
             }
-        }
+            for (std::int64_t j = 0; j < nc; ++j) acc[j] += xk[j] * fd[k];
+        });
         CompensatedSum sum;
-        std::vector<double> g_glob(static_cast<std::size_t>(G), 0.0);
-        for (std::int64_t c = 0; c < chunks; ++c) {
-            sum.add(total[c].sum);
-            sum.add(total[c].carry);
-            for (std::int64_t j = 0; j < G; ++j) g_glob[j] += part[c * W + 1 + j];
+        for (const CompensatedSum& t : total) {
+            sum.add(t.sum);
+            sum.add(t.carry);
         }
         // the priors' value, by fixed chunks of parameters
         sum.add(fixed_sum(size_, threads, [&](std::int64_t k) {
@@ -229,32 +209,21 @@ class HistoryProblem {
         const double* vb = v + local_;
         const double ve = draws ? v[size_ - 1] : 0.0;
         c_.resize(static_cast<std::size_t>(m));
-        const std::int64_t chunks = (m + kChunk - 1) / kChunk;
-        std::vector<double> part(static_cast<std::size_t>(chunks * G), 0.0);
-#pragma omp parallel for schedule(static) num_threads(threads)
-        for (std::int64_t c = 0; c < chunks; ++c) {
-            double* acc = part.data() + c * G;
-            const std::int64_t end = std::min(m, (c + 1) * kChunk);
-            for (std::int64_t k = c * kChunk; k < end; ++k) {
-                double jv = v[rows_.lo[k]] - v[rows_.hi[k]];
-                if (rows_.e_lo) jv += e[rows_.e_lo[k]] - e[rows_.e_hi[k]];
-                const double* xk = rows_.x + k * nc;
-                for (std::int64_t j = 0; j < nc; ++j) jv += xk[j] * vb[j];
-                double ck = f_dd_[k] * jv;
-                if (draws) {
-                    ck += f_de_[k] * ve;
-                    acc[G - 1] += f_de_[k] * jv + f_ee_[k] * ve;
-                }
-                c_[k] = ck;
-                for (std::int64_t j = 0; j < nc; ++j) acc[j] += xk[j] * ck;
+        const std::vector<double> glob = row_sums(G, threads, [&](std::int64_t, std::int64_t k, double* acc) {
+            double jv = v[rows_.lo[k]] - v[rows_.hi[k]];
+            if (rows_.e_lo) jv += e[rows_.e_lo[k]] - e[rows_.e_hi[k]];
+            const double* xk = rows_.x + k * nc;
+            for (std::int64_t j = 0; j < nc; ++j) jv += xk[j] * vb[j];
+            double ck = f_dd_[k] * jv;
+            if (draws) {
+                ck += f_de_[k] * ve;
+                acc[G - 1] += f_de_[k] * jv + f_ee_[k] * ve;
             }
-        }
+            c_[k] = ck;
+            for (std::int64_t j = 0; j < nc; ++j) acc[j] += xk[j] * ck;
+        });
         gather(c_.data(), out, threads);
-        for (std::int64_t j = 0; j < G; ++j) {
-            double acc = 0.0;
-            for (std::int64_t c = 0; c < chunks; ++c) acc += part[c * G + j];
-            out[local_ + j] = acc;
-        }
+        std::copy(glob.begin(), glob.end(), out + local_);
 #pragma omp parallel for schedule(static) num_threads(threads)
         for (std::int64_t k = 0; k < size_; ++k) out[k] += prior_term(v, k);
     }
@@ -424,26 +393,16 @@ class HistoryProblem {
     // The global block of the Hessian at the last value_grad (G x G, row-major): sum f'' x x^T plus the
     // covariates' prior, the draw parameter's cross terms sum f_de x and its sum f_ee; by fixed chunks.
     std::vector<double> global_block(int threads) const {
-        const std::int64_t m = rows_.m, nc = rows_.n_cov, G = n_glob_, GG = G * G;
+        const std::int64_t nc = rows_.n_cov, G = n_glob_, GG = G * G;
         const bool draws = rows_.draws >= 0;
-        const std::int64_t chunks = (m + kChunk - 1) / kChunk;
-        std::vector<double> part(static_cast<std::size_t>(chunks * GG), 0.0);
-#pragma omp parallel for schedule(static) num_threads(threads)
-        for (std::int64_t c = 0; c < chunks; ++c) {
-            double* acc = part.data() + c * GG;
-            const std::int64_t end = std::min(m, (c + 1) * kChunk);
-            for (std::int64_t k = c * kChunk; k < end; ++k) {
-                const double* xk = rows_.x + k * nc;
-                for (std::int64_t i = 0; i < nc; ++i) {
-                    for (std::int64_t j = 0; j < nc; ++j) acc[i * G + j] += f_dd_[k] * xk[i] * xk[j];
-                    if (draws) acc[i * G + G - 1] += f_de_[k] * xk[i];
-                }
-                if (draws) acc[GG - 1] += f_ee_[k];
+        std::vector<double> C = row_sums(GG, threads, [&](std::int64_t, std::int64_t k, double* acc) {
+            const double* xk = rows_.x + k * nc;
+            for (std::int64_t i = 0; i < nc; ++i) {
+                for (std::int64_t j = 0; j < nc; ++j) acc[i * G + j] += f_dd_[k] * xk[i] * xk[j];
+                if (draws) acc[i * G + G - 1] += f_de_[k] * xk[i];
             }
-        }
-        std::vector<double> C(static_cast<std::size_t>(GG), 0.0);
-        for (std::int64_t c = 0; c < chunks; ++c)
-            for (std::int64_t u = 0; u < GG; ++u) C[u] += part[c * GG + u];
+            if (draws) acc[GG - 1] += f_ee_[k];
+        });
         if (draws)
             for (std::int64_t i = 0; i < nc; ++i) C[(G - 1) * G + i] = C[i * G + G - 1];
         for (std::int64_t i = 0; i < nc; ++i) C[i * G + i] += beta_prior_[i];
@@ -521,6 +480,26 @@ class HistoryProblem {
         }
         return total.value();
     }
+
+    // For each row k of each fixed chunk c of kChunk rows, body(c, k, acc), acc the W sums of that chunk; returns
+    // the W sums, the chunks' added in chunk order (the same bits for any thread count).
+    template <class Body>
+    std::vector<double> row_sums(std::int64_t W, int threads, Body body) const {
+        const std::int64_t m = rows_.m, chunks = n_chunks();
+        std::vector<double> part(static_cast<std::size_t>(chunks * W), 0.0);
+#pragma omp parallel for schedule(static) num_threads(threads)
+        for (std::int64_t c = 0; c < chunks; ++c) {
+            double* acc = part.data() + c * W;
+            const std::int64_t end = std::min(m, (c + 1) * kChunk);
+            for (std::int64_t k = c * kChunk; k < end; ++k) body(c, k, acc);
+        }
+        std::vector<double> out(static_cast<std::size_t>(W), 0.0);
+        for (std::int64_t c = 0; c < chunks; ++c)
+            for (std::int64_t j = 0; j < W; ++j) out[j] += part[c * W + j];
+        return out;
+    }
+
+    std::int64_t n_chunks() const { return (rows_.m + kChunk - 1) / kChunk; }
 
     // The chains' and priors' part of (H v)_k (or of the gradient at theta = v).
     double prior_term(const double* v, std::int64_t k) const {
