@@ -212,6 +212,20 @@ def test_factorize_integers_is_exact_np_unique(values):
     np.testing.assert_array_equal(np.concatenate([code_a, code_b]), ref_inverse)
 
 
+@pytest.mark.parametrize("a, b", [
+    (np.array(["b ", "a", "\u65e5\u672c", "a b", "b "]), np.array(["zz", "a", "x" * 30, "\u00e9"])),  # two widths
+    (np.array(["10", "9", "10"]), np.array(["9", "100", "9"])),  # strings of digits: sorted as text
+    (np.array(["x", "y", "x"])[::2], np.array(["y"])),  # a strided view
+])
+def test_factorize_fixed_width_strings_is_exact_np_unique(a, b):
+    # U arrays are hashed in the core on their code points less numpy's zero padding (of two widths here),
+    # then the distinct labels sorted: the labels and codes of np.unique on the two together
+    uniq, code_a, code_b = factorize_pair(a, b)
+    ref_uniq, ref_inverse = np.unique(np.concatenate([a, b]), return_inverse=True)
+    assert uniq.tolist() == ref_uniq.tolist() and all(type(v) is str for v in uniq)
+    np.testing.assert_array_equal(np.concatenate([code_a, code_b]), ref_inverse)
+
+
 # ------------------------------------------------------------------ one dtype per kind
 @pytest.mark.parametrize("a, b, dtype, check", [
     (["x", "y"], ["y", "z"], np.dtype(object), lambda v: type(v) is str),

@@ -168,6 +168,12 @@ def online_disc(
 def fast_exp_log1p(x: npt.NDArray[np.float64]) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]:
     """(exp(-|x|), log1p(exp(-|x|))) by the vectorised code of fastmath.hpp (for its accuracy test)."""
 
+def factorize_fixed(
+    a: npt.NDArray[np.str_], b: npt.NDArray[np.str_]
+) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64], npt.NDArray[np.int64]]:
+    """(codes of a, codes of b, index in a then b of each code's first occurrence) of fixed-width unicode labels,
+    coded by hashing in first-seen order."""
+
 def factorize_ints(
     a: npt.NDArray[np.integer], b: npt.NDArray[np.integer], max_range: int, n_threads: int = 0
 ) -> Optional[tuple[npt.NDArray[np.integer], npt.NDArray[np.int32], npt.NDArray[np.int32]]]:

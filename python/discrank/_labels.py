@@ -378,16 +378,18 @@ def factorize_pair(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray
     if kind is None:
         return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
     if a.dtype.kind == "U" and b.dtype.kind == "U":
-        # fixed-width arrays the caller built: each sorted as it is (not a copy of the two together: a third
-        # of the memory, and faster), their distinct labels merged; only those become objects
-        ua, ia = np.unique(a, return_inverse=True)
-        ub, ib = np.unique(b, return_inverse=True)
-        uniq_u = np.union1d(ua, ub)
-        codes = np.empty(a.shape[0] + b.shape[0], dtype=np.int64)
-        np.take(np.searchsorted(uniq_u, ua), ia.reshape(-1), out=codes[:a.shape[0]])
-        del ia
-        np.take(np.searchsorted(uniq_u, ub), ib.reshape(-1), out=codes[a.shape[0]:])
-        uniq = uniq_u.tolist()
+        # fixed-width arrays the caller built: hashed in the core on their bytes (no Python object per entry),
+        # then the distinct labels alone sorted; only those become objects
+        from discrank import _core
+
+        code_a, code_b, first = _core.factorize_fixed(a, b)
+        k = int(np.searchsorted(first, a.shape[0]))  # the codes first seen in a, then those first seen in b
+        found = np.concatenate([a[first[:k]], b[first[k:] - a.shape[0]]])
+        order = np.argsort(found, kind="stable")
+        rank = np.empty(order.size, dtype=np.int64)
+        rank[order] = np.arange(order.size)
+        codes = np.concatenate([rank[code_a], rank[code_b]])
+        uniq = found[order].tolist()
     else:
         # hashing, then sorting the distinct labels only: 0.18 s for 2 x 10^6 names of 2 x 10^4 players,
         # against 2.3 s for np.unique(..., return_inverse=True), which sorts every entry
