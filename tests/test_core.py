@@ -601,6 +601,25 @@ def test_chain_solve_is_bitwise_the_same_for_any_thread_count(threads):
     np.testing.assert_array_equal(out1, out2)
 
 
+@pytest.mark.parametrize("threads", [1, 2, 3, 8])
+def test_chain_pivots_and_variances_are_the_dense_inverses_diagonal(threads):
+    # each block's pivots forward and variances back (chains.hpp's chain_pivots), the blocks starting where
+    # first is set (a block of one entry among them): the diagonal of the dense inverse, the last entry's variance
+    # the inverse of its block's last pivot, the same bits for any thread count
+    diag, off = _chains(300, seed=5)
+    first = np.r_[True, off == 0.0]
+    d, var = _core.chain_pivots(diag, off, first, True, threads)
+    T = np.diag(diag) - np.diag(off, 1) - np.diag(off, -1)
+    exact = np.diag(np.linalg.inv(T))
+    np.testing.assert_allclose(var, exact, rtol=1e-12, atol=0)
+    last = np.r_[first[1:], True]
+    np.testing.assert_allclose(1.0 / d[last], exact[last], rtol=1e-12, atol=0)
+    np.testing.assert_array_equal(var, _core.chain_pivots(diag, off, first, True, 1)[1])
+    assert _core.chain_pivots(diag, off, first)[1] is None
+    with pytest.raises(ValueError, match=r"first must have the length of diag, %d" % diag.size):
+        _core.chain_pivots(diag, off, first[:-1])
+
+
 def test_chain_kernels_check_their_shapes():
     z3, z2 = np.zeros(3), np.zeros(2)
     with pytest.raises(ValueError, match=r"off must have shape \(2,\), got \(3,\)"):

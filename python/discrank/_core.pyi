@@ -224,6 +224,16 @@ def chain_add(
 ) -> None:
     """out += T x in place, T the symmetric tridiagonal matrix with diagonal diag and off-diagonal -off."""
 
+def chain_pivots(
+    diag: npt.NDArray[np.float64],
+    off: npt.NDArray[np.float64],
+    first: npt.NDArray[np.bool_],
+    variances: bool = False,
+    n_threads: int = 0,
+) -> tuple[npt.NDArray[np.float64], Optional[npt.NDArray[np.float64]]]:
+    """(pivots, diagonal of the inverse or None) of the players' blocks of a tridiagonal matrix; the same bits
+    for any n_threads."""
+
 def chain_solve(
     d: npt.NDArray[np.float64], e: npt.NDArray[np.float64], b: npt.NDArray[np.float64], n_threads: int = 0
 ) -> npt.NDArray[np.float64]:

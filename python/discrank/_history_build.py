@@ -283,30 +283,11 @@ def carry(pp_player: np.ndarray, pp_bin: np.ndarray, r: np.ndarray, tail: np.nda
     return np.concatenate([out, np.asarray(tail, dtype=np.float64)])
 
 
-def _by_length(first: np.ndarray) -> tuple:
-    """(starts, lengths, counts) of the players' blocks, the players sorted by block length (longest first);
-    ``counts[k]``: the players whose block is longer than ``k`` (a prefix of them)."""
-    n = first.size
-    start = np.flatnonzero(first)
-    length = np.diff(np.append(start, n))
-    order = np.argsort(-length, kind="stable")
-    s_sorted, l_sorted = start[order], length[order]
-    counts = np.searchsorted(-l_sorted, -np.arange(int(length.max()) if n else 0), side="left")
-    return s_sorted, l_sorted, counts
-
-
-def _pivots(diag: np.ndarray, off: np.ndarray, s_sorted: np.ndarray, counts: np.ndarray) -> np.ndarray:
-    d = diag.astype(np.float64)  # (a copy)
-    for k in range(1, counts.size):
-        idx = s_sorted[:counts[k]] + k
-        d[idx] = diag[idx] - off[idx - 1] ** 2 / d[idx - 1]
-    return d
-
-
 def chain_pivots(diag: np.ndarray, off: np.ndarray, first: np.ndarray) -> np.ndarray:
     """The pivots ``d`` of the forward elimination of the block-diagonal tridiagonal matrix (one block per
     player): ``d_k = diag_k - off_{k-1}^2 / d_{k-1}`` within a block, ``diag_k`` at its start; ``1 / d`` at a
-    block's last entry is that entry's variance (:func:`chain_variances`).
+    block's last entry is that entry's variance (:func:`chain_variances`). In the core (chains.hpp), each block
+    on one thread.
 
     Parameters
     ----------
@@ -321,15 +302,24 @@ def chain_pivots(diag: np.ndarray, off: np.ndarray, first: np.ndarray) -> np.nda
     -------
     ndarray, shape (n_pp,)
     """
-    s_sorted, _, counts = _by_length(first)
-    return _pivots(diag, off, s_sorted, counts)
+    from discrank import _core
+
+    return _core.chain_pivots(*_chain_arrays(diag, off, first))[0]
+
+
+def _chain_arrays(diag: np.ndarray, off: np.ndarray, first: np.ndarray) -> tuple:
+    """``diag``, ``off`` and ``first`` as the core's chain kernels take them (float64, bool, contiguous)."""
+    return (np.ascontiguousarray(diag, dtype=np.float64), np.ascontiguousarray(off, dtype=np.float64),
+            np.ascontiguousarray(first, dtype=bool))
 
 
 def chain_variances(diag: np.ndarray, off: np.ndarray, first: np.ndarray) -> np.ndarray:
     """The diagonal of the inverse of the block-diagonal tridiagonal matrix (one block per player).
 
     Each player's block (its chain, its games' curvature and its prior, the other players held at their
-    MAP) gives the variance of each of its ratings, as Whole-History Rating does.
+    MAP) gives the variance of each of its ratings, as Whole-History Rating does: the pivots forward, then
+    ``var_k = 1 / d_k + (off_k / d_k)^2 var_{k+1}`` back from each block's last ``1 / d``, in the core
+    (chains.hpp).
 
     Parameters
     ----------
@@ -344,15 +334,6 @@ def chain_variances(diag: np.ndarray, off: np.ndarray, first: np.ndarray) -> np.
     -------
     ndarray, shape (n_pp,)
     """
-    n = diag.size
-    s_sorted, l_sorted, counts = _by_length(first)
-    d = _pivots(diag, off, s_sorted, counts)
-    var = np.empty(n)
-    last = s_sorted + l_sorted - 1
-    var[last] = 1.0 / d[last]
-    for k in range(counts.size - 2, -1, -1):
-        sel = l_sorted[:counts[k]] > k + 1
-        idx = s_sorted[:counts[k]][sel] + k
-        lk = off[idx] / d[idx]
-        var[idx] = 1.0 / d[idx] + lk * lk * var[idx + 1]
-    return var
+    from discrank import _core
+
+    return _core.chain_pivots(*_chain_arrays(diag, off, first), variances=True)[1]

@@ -57,4 +57,31 @@ inline void chain_solve(std::int64_t n, const double* d, const double* e, double
     }
 }
 
+// The pivots d of the forward elimination of each block (one per player, starting where first[k] != 0):
+// d_k = diag_k - off_{k-1}^2 / d_{k-1} within a block, diag_k at its start. With var given, also the
+// diagonal of the inverse (each block's variances): 1 / d at a block's last entry, and going back
+// var_k = 1 / d_k + (off_k / d_k)^2 var_{k+1}. Blocks run on threads, each whole on one: the same bits for
+// any n_threads.
+inline void chain_pivots(std::int64_t n, const double* diag, const double* off, const std::uint8_t* first, double* d,
+                         double* var, int n_threads) {
+    std::vector<std::int64_t> start;
+    for (std::int64_t k = 0; k < n; ++k)
+        if (first[k] || k == 0) start.push_back(k);
+    start.push_back(n);
+    const std::int64_t blocks = static_cast<std::int64_t>(start.size()) - 1;
+    const int threads = resolve_threads(n_threads);
+#pragma omp parallel for schedule(static) num_threads(threads)
+    for (std::int64_t b = 0; b < blocks; ++b) {
+        const std::int64_t lo = start[b], hi = start[b + 1];
+        d[lo] = diag[lo];
+        for (std::int64_t k = lo + 1; k < hi; ++k) d[k] = diag[k] - off[k - 1] * off[k - 1] / d[k - 1];
+        if (!var) continue;
+        var[hi - 1] = 1.0 / d[hi - 1];
+        for (std::int64_t k = hi - 2; k >= lo; --k) {
+            const double l = off[k] / d[k];
+            var[k] = 1.0 / d[k] + l * l * var[k + 1];
+        }
+    }
+}
+
 }  // namespace discrank
