@@ -141,8 +141,9 @@ def _split(log, train_start, train_end, test_start, test_end=None):
     return train, test, info
 
 
-def tennis_atp_log(context=False, margin=False, match_format=False):
-    """ATP singles, all levels, as a time-sorted GameLog. The file lists the winner first: each game
+def tennis_atp_log(context=False, margin=False, match_format=False, levels=None, since=None):
+    """ATP singles, all levels (or those of ``levels``, the file's ``tourney_level`` codes, from the date ``since``,
+    "YYYYMMDD"), as a time-sorted GameLog. The file lists the winner first: each game
     is oriented by a fair coin (numpy Generator, seed 0, one draw per game in file order) for which
     player is ``a``; score 1 if ``a`` won. ``context``: each match's surface as its context (Hard, Clay,
     Grass, Carpet; "Unknown" where the file has none). ``margin``: the games each player won (the sums of the
@@ -152,9 +153,14 @@ def tennis_atp_log(context=False, margin=False, match_format=False):
 
     df = pd.read_csv(DATA / "tennis_atp" / "atp_matches_singles_all_levels.csv.xz",
                      usecols=["winner_id", "loser_id", "tourney_date"] + (["surface"] if context else [])
-                     + (["score"] if margin else []) + (["best_of"] if match_format else []),
-                     dtype={"winner_id": str, "loser_id": str, "tourney_date": str, "score": str})
+                     + (["score"] if margin else []) + (["best_of"] if match_format else [])
+                     + (["tourney_level"] if levels else []),
+                     dtype={"winner_id": str, "loser_id": str, "tourney_date": str, "score": str, "tourney_level": str})
     df = df[df["winner_id"] != df["loser_id"]]  # a few rows pair the placeholder id 199999 with itself
+    if levels:
+        df = df[df["tourney_level"].isin(levels)]
+    if since:
+        df = df[df["tourney_date"] >= since]
     w, l = df["winner_id"].to_numpy(), df["loser_id"].to_numpy()
     flip = np.random.default_rng(0).random(w.size) < 0.5
     time = pd.to_datetime(df["tourney_date"], format="%Y%m%d").to_numpy()
@@ -167,6 +173,12 @@ def tennis_atp_log(context=False, margin=False, match_format=False):
     fmt = ("bo" + df["best_of"].astype(str)).to_numpy() if match_format else None
     return _game_log(np.where(flip, l, w), np.where(flip, w, l), np.where(flip, 0.0, 1.0), time, context=surface,
                      margin=games, match_format=fmt)
+
+
+def tennis_atp_tour_log():
+    """The ATP tour-level matches (Grand Slams, Masters, ATP 250/500 and the Finals: levels G, M, A, F) from
+    2017 on, with their surfaces, games won and best-of formats (:func:`tennis_atp_log`)."""
+    return tennis_atp_log(context=True, margin=True, match_format=True, levels=("G", "M", "A", "F"), since="20170101")
 
 
 def go_tygem_log(context=False, margin=False):

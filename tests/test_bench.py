@@ -1,6 +1,7 @@
 """The bench scripts run (quick mode) and their numbers agree with each other."""
 
 import math
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -206,3 +207,17 @@ def test_history_core_bench_reaches_the_numpy_rows_map_by_the_same_steps():
     assert float(chains[4]) < 1e-9 and float(two[4]) < 1e-6  # largest parameter difference from the numpy rows' MAP
     assert float(two[1]) < float(chains[1]) / 2  # 9.8 -> 3.6 iterations per step measured on the ladder
     assert "whole fit: numpy rows" in out
+
+
+def test_tuning_bench_compares_fewer_origins_with_the_default_under_the_online_protocol():
+    # bench_tuning.py --quick: the synthetic league's tuning with 2 origins and with the default's (one per
+    # period of its 24-day window); on this league the two choose differently, and the online protocol scores both
+    out = run("bench_tuning.py")
+    fewer = re.search(r"fewer origins \((\d+)\): ([\d.]+) s", out)
+    default = re.search(r"default origins \((\d+)\): ([\d.]+) s", out)
+    assert int(fewer.group(1)) == 2 and int(default.group(1)) == 24
+    line = re.search(r"on ([\d,]+) test games .* fewer origins ([\d.]+), default ([\d.]+), fewer minus default "
+                     r"([+-][\d.]+) \(paired se ([\d.]+)\)", out)
+    assert line is not None, out
+    loss_fewer, loss_default, diff, se = (float(line.group(k)) for k in range(2, 6))
+    assert diff == pytest.approx(loss_fewer - loss_default, abs=1e-5) and se > 0.0

@@ -2,6 +2,7 @@
 covariates, draws, and the bad inputs."""
 
 import math
+import re
 
 import numpy as np
 import pytest
@@ -9,7 +10,7 @@ from scipy.optimize import minimize
 from scipy.special import expit
 
 import discrank
-from discrank import DynamicElo, GameLog
+from discrank import DynamicElo, GameLog, Validation
 from discrank._calendar import period_index
 
 
@@ -716,7 +717,6 @@ def test_the_history_is_the_same_with_int32_and_int64_player_period_keys(monkeyp
 def test_a_frozen_validation_scores_forecasts_from_the_fit_before_its_gap():
     # Validation(online=False) given (evaluate's frozen protocol): one origin, the games before the gap;
     # every game of the window is forecast from that fit, as a frozen model predicts the test games
-    from discrank import Validation
     from discrank.evaluation import game_losses
 
     log = league(periods=20, games=1500, seed=9)
@@ -739,6 +739,33 @@ def test_a_frozen_validation_scores_forecasts_from_the_fit_before_its_gap():
     # the online validation (the default) forecasts from several origins inside the window
     online = DynamicElo(period=1.0, variance_scale=2.0).fit(log, validation=Validation(window=4.0, online=True))
     assert online.tuning_["periods"] > 1
+
+
+def test_validation_origins_sets_the_tunings_forecast_origins():
+    from discrank.models._dynamic_tuning import ORIGIN_GAMES, ORIGINS
+
+    log = league(periods=20, games=1500, seed=9)
+    window = Validation(window=6.0, online=True)
+    default = DynamicElo(period=1.0, drift=0.1, prior_scale=2.0).fit(log, validation=window)
+    # the default: one origin per period of the 6-period window (ORIGIN_GAMES // 1500 games is more than 6)
+    assert ORIGIN_GAMES // len(log) > 6 >= ORIGINS - 2 and default.tuning_["periods"] == 6
+    for k in (1, 3, 6, 50):  # evenly spread over the window's periods, one per period at most
+        model = DynamicElo(period=1.0, drift=0.1, prior_scale=2.0).fit(
+            log, validation=Validation(window=6.0, online=True, origins=k))
+        assert model.tuning_["periods"] == min(k, 6)
+        if k >= 6:  # the same origins: the same scores
+            assert model.tuning_["scores"] == default.tuning_["scores"]
+    # one origin forecasts the window from further back: wider forecasts, a higher validation log loss
+    one = DynamicElo(period=1.0, drift=0.1, prior_scale=2.0).fit(log, validation=Validation(window=6.0, origins=1))
+    key = one._candidate(0.1, 2.0)
+    assert one.tuning_["scores"][key] > default.tuning_["scores"][key]
+
+
+@pytest.mark.parametrize("value", [0, -2, 1.5, True, "3"])
+def test_validation_origins_must_be_a_positive_integer(value):
+    with pytest.raises(ValueError, match=re.escape(f"Validation.origins must be a positive integer or None, got "
+                                                   f"{value!r}")):
+        Validation(origins=value)
 
 
 def test_newton_reaches_a_tolerance_below_the_objectives_rounding():

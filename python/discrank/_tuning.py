@@ -117,12 +117,19 @@ class Validation:
         Tune for online prediction of the validation window: each validation game predicted from every
         game before it, the model updated as it goes (``discrank.evaluate`` passes ``online=True``, with
         no gap, under its online protocol). A model without an online mode tunes as with False.
+    origins : int, optional
+        The forecast origins of :class:`~discrank.DynamicElo`'s validation (when not ``online=False``): the
+        window's first period and others spread evenly over it, each validation game forecast from the fit of
+        every game before the latest origin at or before its period. None: ``DynamicElo``'s default
+        (:data:`discrank.models._dynamic_tuning.ORIGINS`). More origins forecast from nearer the games, at a fit
+        per origin and candidate. Other models do not use it.
     """
 
     fraction: float = 0.1
     window: Any = None
     gap: Any = None
     online: bool = False
+    origins: Optional[int] = None
 
     def __post_init__(self) -> None:
         f = self.fraction
@@ -131,6 +138,9 @@ class Validation:
         if not isinstance(self.online, (bool, np.bool_)):
             raise TypeError(f"Validation.online must be a bool, got {self.online!r}")
         object.__setattr__(self, "online", bool(self.online))
+        o = self.origins
+        if o is not None and (isinstance(o, bool) or not isinstance(o, numbers.Integral) or o < 1):
+            raise ValueError(f"Validation.origins must be a positive integer or None, got {o!r}")
 
 
 def check_validation(validation: Any) -> Optional[Validation]:

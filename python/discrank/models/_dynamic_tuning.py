@@ -59,7 +59,9 @@ _EXTRA = (("margin_scale", MARGIN_GRID, MARGIN_BOUNDS, "_mscale"),
 #: Periods per year of each calendar period (to convert the drift grid).
 _PER_YEAR = {"day": 365.25, "week": 365.25 / 7, "month": 12.0, "year": 1.0}
 #: Origins of the tuning's forecasts over the validation window, at least; a log of fewer than
-#: ``ORIGIN_GAMES / ORIGINS`` games gets ``ORIGIN_GAMES // n_games`` (up to one per period).
+#: ``ORIGIN_GAMES / ORIGINS`` games gets ``ORIGIN_GAMES // n_games`` (up to one per period), unless
+#: ``Validation(origins=...)`` says how many. Fewer origins forecast from further back: on football's split, 8
+#: origins for its 26 chose worse scales under the online protocol (bench/bench_tuning.py, bench/README).
 ORIGINS = 8
 ORIGIN_GAMES = 1_000_000
 #: The periods back along each touched player's chain whose ratings the tuning's forecasts re-solve when they
@@ -127,7 +129,9 @@ class DynamicTuning:
                               "the prior and variance scales are kept at their grids' middle values too",
                               TuningWarning, stacklevel=4)
             return middle
-        origins = self._scored_origins(score, bins, t, w, fit_mask, val_mask, frozen, one, note)
+        total = len(score) if w is None else float(w.sum())
+        n_origins = validation.origins or max(ORIGINS, int(ORIGIN_GAMES // max(total, 1)))
+        origins = self._scored_origins(score, bins, t, fit_mask, val_mask, frozen, one, note, n_origins)
         if origins is None:
             return middle
         if note:
@@ -164,12 +168,14 @@ class DynamicTuning:
                      f"{time.perf_counter() - clock:.1f} s")
         return best[0], best[1], cand.best_scale[best], tuning, cand.start(best)
 
-    def _scored_origins(self, score, bins, t, w, fit_mask, val_mask, frozen, one, note) -> Optional[np.ndarray]:
-        """The forecast origins of the validation window (:func:`_origins`) less those with no game before them
-        (the first game's, or, the history cut at the origin's period, one in the first period); None, with a
-        TuningWarning that says so (after ``note``, the one-period warning), where none is left."""
+    def _scored_origins(self, score, bins, t, fit_mask, val_mask, frozen, one, note,
+                        n_origins: int) -> Optional[np.ndarray]:
+        """The forecast origins of the validation window (:func:`_origins`, ``n_origins`` of them at most) less
+        those with no game before them (the first game's, or, the history cut at the origin's period, one in the
+        first period); None, with a TuningWarning that says so (after ``note``, the one-period warning), where
+        none is left."""
         key = bins if self.period is not None and not one else (t if t is not None else np.arange(len(score)))
-        origins = _origins(key, fit_mask, val_mask, len(score) if w is None else float(w.sum()), frozen)
+        origins = _origins(key, fit_mask, val_mask, n_origins, frozen)
         if self.period is None or one:
             origins = origins[origins > 0]
         else:
@@ -455,17 +461,17 @@ def _split(score: np.ndarray, t: Optional[np.ndarray], validation: Any, w: Optio
     return fit_mask, ~fit_mask
 
 
-def _origins(key: np.ndarray, fit_mask: np.ndarray, val_mask: np.ndarray, total: float,
+def _origins(key: np.ndarray, fit_mask: np.ndarray, val_mask: np.ndarray, n_origins: int,
              frozen: bool) -> np.ndarray:
     """The forecasts' origins (indices of the games, in time order, where each fit stops): the window's
-    first period and others spread over it (more for a small log), every validation game predicted from
-    the latest origin at or before its period (``key``: the games' periods, or their times or order for a
-    stationary model; ``total``: the games of the log); frozen: one origin, the games before the gap."""
+    first period and up to ``n_origins - 1`` others spread evenly over its periods, every validation game
+    predicted from the latest origin at or before its period (``key``: the games' periods, or their times
+    or order for a stationary model); frozen: one origin, the games before the gap."""
     if frozen:
         return np.array([int(np.count_nonzero(fit_mask))])
     val = np.flatnonzero(val_mask)
     units = key[val][np.r_[True, key[val][1:] != key[val][:-1]]]  # the window's periods
-    n_origins = min(units.size, max(ORIGINS, int(ORIGIN_GAMES // max(total, 1))))
+    n_origins = min(units.size, n_origins)
     pick = units[np.unique(np.linspace(0, units.size - 1, n_origins).round().astype(int))]
     return np.searchsorted(key, pick, side="left")
 
