@@ -756,16 +756,18 @@ def test_validation_origins_sets_the_tunings_forecast_origins():
         if k >= 6:  # the same origins: the same scores
             assert model.tuning_["scores"] == default.tuning_["scores"]
     # one origin forecasts the window from further back: wider forecasts, a higher validation log loss
-    one = DynamicElo(period=1.0, drift=0.1, prior_scale=2.0).fit(log, validation=Validation(window=6.0, origins=1))
+    one = DynamicElo(period=1.0, drift=0.1, prior_scale=2.0).fit(log, validation=Validation(window=6.0, online=True,
+                                                                                            origins=1))
     key = one._candidate(0.1, 2.0)
     assert one.tuning_["scores"][key] > default.tuning_["scores"][key]
 
 
-@pytest.mark.parametrize("value", [0, -2, 1.5, True, "3"])
-def test_validation_origins_must_be_a_positive_integer(value):
-    with pytest.raises(ValueError, match=re.escape(f"Validation.origins must be a positive integer or None, got "
-                                                   f"{value!r}")):
-        Validation(origins=value)
+@pytest.mark.parametrize("value, online", [(0, True), (-2, True), (1.5, True), (True, True), ("3", True), (3, False)])
+def test_validation_origins_must_be_a_positive_integer_with_online_validation(value, online):
+    # online=False forecasts the window from one fit before its gap: origins would be silently unused
+    with pytest.raises(ValueError, match=re.escape(f"Validation.origins must be a positive integer with online=True, "
+                                                   f"got {value!r} with online={online}")):
+        Validation(origins=value, online=online)
 
 
 def test_newton_reaches_a_tolerance_below_the_objectives_rounding():

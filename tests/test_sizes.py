@@ -18,8 +18,6 @@ ALLOWED: dict[str, str] = {
     "models/_base.py": "the one base of every estimator (Model: parameters, fitted state, files, the rating-model "
                        "protocol) and the pair models' pipeline (PairwiseModel), each shared method written once "
                        "(issue 32); about 60 lines over the limit",
-    "models/_dynamic_tuning.py": "the dynamic model's tuning with its one-period and no-origin cases (issue 47); "
-                                 "about 60 lines over the limit until the tuning is rebuilt as parts (issue 48)",
 }
 
 

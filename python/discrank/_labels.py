@@ -378,9 +378,7 @@ def factorize_pair(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray
     if kind is None:
         return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
     if a.dtype.kind == "U" and b.dtype.kind == "U":
-        # fixed-width arrays the caller built: hashed in the core on their bytes (no Python object per entry),
-        # then the distinct labels alone sorted; only those become objects
-        from discrank import _core
+        from discrank import _core  # fixed-width arrays: hashed in the core, the distinct labels alone sorted
 
         code_a, code_b, first = _core.factorize_fixed(a, b)
         k = int(np.searchsorted(first, a.shape[0]))  # the codes first seen in a, then those first seen in b

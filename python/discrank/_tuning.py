@@ -64,7 +64,7 @@ import numpy as np
 from discrank._coding import code_log, in_time_order, pairs_from_codes
 from discrank._coding import log_pairs, map_rows  # noqa: F401 - importable from here, as they were
 from discrank._fitdata import FitPlan
-from discrank._params import check_prior_scale
+from discrank._params import _is_int, check_prior_scale
 from discrank.data import PairwiseData
 from discrank.exceptions import (CoinWarning, ConvergenceWarning, DisconnectedGraphWarning, IsolatedPlayerWarning,
                                  SeparationWarning)
@@ -114,15 +114,11 @@ class Validation:
         Leave this much time between the games fitted and the validation window, as there is between
         the training log and the games to predict (``discrank.evaluate`` sets it from its split).
     online : bool, default False
-        Tune for online prediction of the validation window: each validation game predicted from every
-        game before it, the model updated as it goes (``discrank.evaluate`` passes ``online=True``, with
-        no gap, under its online protocol). A model without an online mode tunes as with False.
+        Tune for online prediction of the window, each game predicted from every game before it (as
+        ``discrank.evaluate``'s online protocol does, with no gap); a model without an online mode ignores it.
     origins : int, optional
-        The forecast origins of :class:`~discrank.DynamicElo`'s validation (when not ``online=False``): the
-        window's first period and others spread evenly over it, each validation game forecast from the fit of
-        every game before the latest origin at or before its period. None: ``DynamicElo``'s default
-        (:data:`discrank.models._dynamic_tuning.ORIGINS`). More origins forecast from nearer the games, at a fit
-        per origin and candidate. Other models do not use it.
+        With ``online=True``, :class:`~discrank.DynamicElo`'s forecast origins over the window (None: its default,
+        ``ORIGINS``): more cost a fit each, fewer forecast from further back.
     """
 
     fraction: float = 0.1
@@ -138,9 +134,9 @@ class Validation:
         if not isinstance(self.online, (bool, np.bool_)):
             raise TypeError(f"Validation.online must be a bool, got {self.online!r}")
         object.__setattr__(self, "online", bool(self.online))
-        o = self.origins
-        if o is not None and (isinstance(o, bool) or not isinstance(o, numbers.Integral) or o < 1):
-            raise ValueError(f"Validation.origins must be a positive integer or None, got {o!r}")
+        if self.origins is not None and not (_is_int(self.origins) and self.origins >= 1 and self.online):
+            raise ValueError(f"Validation.origins must be a positive integer with online=True, got {self.origins!r} "
+                             f"with online={self.online}")
 
 
 def check_validation(validation: Any) -> Optional[Validation]:

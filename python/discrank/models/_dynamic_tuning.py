@@ -14,15 +14,13 @@ from typing import Any, Callable, Iterator, Optional, Sequence
 
 import numpy as np
 
-from discrank._history import chain_variances
-from discrank._losses import game_losses, outcome_losses
 from discrank._progress import plural, report_stage
 from discrank.exceptions import TuningWarning
-from discrank.models._dynamic_context import CONTEXT_BOUNDS, CONTEXT_GRID, MARGIN_BOUNDS, MARGIN_GRID, context_terms
-from discrank.models._dynamic_disc import DISC_BOUNDS, DISC_GRID, disc_term, disc_uv
-from discrank.models._dynamic_draws import PROPENSITY_BOUNDS, PROPENSITY_GRID, propensity_term
+from discrank.models._dynamic_candidates import REACH, TUNE_TOL, _BudgetSpent, _Candidates  # noqa: F401
+from discrank.models._dynamic_context import CONTEXT_BOUNDS, CONTEXT_GRID, MARGIN_BOUNDS, MARGIN_GRID
+from discrank.models._dynamic_disc import DISC_BOUNDS, DISC_GRID
+from discrank.models._dynamic_draws import PROPENSITY_BOUNDS, PROPENSITY_GRID
 from discrank.models._dynamic_formats import FORMAT_BOUNDS, FORMAT_GRID
-from discrank.models._dynamic_state import difference, outcomes
 
 __all__ = ["DynamicTuning", "DRIFT_GRID", "PRIOR_GRID", "VARIANCE_GRID", "DRIFT_BOUNDS", "PRIOR_BOUNDS",
            "VARIANCE_BOUNDS", "EDGE_NATS", "ORIGINS", "ORIGIN_GAMES", "REACH", "TUNE_TOL", "walk_grid"]
@@ -64,13 +62,7 @@ _PER_YEAR = {"day": 365.25, "week": 365.25 / 7, "month": 12.0, "year": 1.0}
 #: origins for its 26 chose worse scales under the online protocol (bench/bench_tuning.py, bench/README).
 ORIGINS = 8
 ORIGIN_GAMES = 1_000_000
-#: The periods back along each touched player's chain whose ratings the tuning's forecasts re-solve when they
-#: absorb an origin's games (:meth:`discrank._history_update.HistoryState.absorb`).
-REACH = 16
 
-#: The relative gradient at which the tuning's fits stop: a candidate's validation log loss is then within about 1e-5
-#: of the exact fits' (2e-6 on ATP, 1.1e-5 on a league of tests/test_dynamic.py), below the gaps that decide.
-TUNE_TOL = 1e-3
 
 
 class DynamicTuning:
@@ -140,7 +132,7 @@ class DynamicTuning:
                      f"forecast from {origins.size} origins")
         games = (ca, cb, score, bins, x, w, ctx, margin, fmt)
         cand = _Candidates(self, games, n_players, fit_mask, val_mask, origins, scales, rows_of, self.tuning_budget,
-                           stationary=one)
+                           stationary=one, edge_nats=EDGE_NATS)
         # candidates compared with the cost of their steps past the grids' edges
         cost = lambda c: cand.scores[c] + cand.gain * (drifts.steps(c[0]) + priors.steps(c[1]))  # noqa: E731
         # no disc until its walk: below its threshold the disc is exactly 0, the same model
@@ -426,21 +418,6 @@ def _axis_walk(axis: _Axis, start: int, loss: Callable[[float], float], gain: fl
     return axis.value(best)
 
 
-def _scan_axis(axis: _Axis, loss: Callable[[float], float], gain: float) -> tuple[float, dict]:
-    """The value of ``axis`` with the lowest ``loss`` (the first of equal ones) and every value scored (value
-    -> loss): the whole grid, then past the winning edge a step at a time while each step lowers ``loss`` by
-    more than ``gain``, within the axis's bounds."""
-    losses = {i: loss(axis.value(i)) for i in range(axis.n)}
-    best = min(losses, key=losses.get)
-    step = -1 if best == 0 else 1 if best == axis.n - 1 else 0
-    while step and axis.lo <= best + step <= axis.hi:
-        losses[best + step] = loss(axis.value(best + step))
-        if not losses[best + step] < losses[best] - gain:
-            break
-        best += step
-    return axis.value(best), {axis.value(i): value for i, value in losses.items()}
-
-
 def _show_times(t: np.ndarray) -> str:
     """The one time of ``t`` as text (a date as ISO text, a number as it is)."""
     from discrank._checks import show
@@ -474,193 +451,3 @@ def _origins(key: np.ndarray, fit_mask: np.ndarray, val_mask: np.ndarray, n_orig
     n_origins = min(units.size, n_origins)
     pick = units[np.unique(np.linspace(0, units.size - 1, n_origins).round().astype(int))]
     return np.searchsorted(key, pick, side="left")
-
-
-class _BudgetSpent(Exception):
-    """A candidate past the tuning's budget (:meth:`_Candidates.score`): the walk stops there."""
-
-
-class _Candidates:
-    """The validation score of each (drift, prior) candidate (:meth:`score`, each computed once), at its
-    best variance scale (``best_scale``; ``scanned``: every variance scale scored): the log loss per
-    validation game of the forecasts from the origins, each origin's fit of the games before it
-    warm-started from the previous origin's (the first origin's from the previous candidate's)."""
-
-    def __init__(self, model: Any, games: tuple, n_players: int, fit_mask: np.ndarray, val_mask: np.ndarray,
-                 origins: np.ndarray, scales: _Axis, rows_of: Any = None, budget: Optional[int] = None,
-                 stationary: bool = False) -> None:
-        self.model, self.games, self.n_players, self.rows_of = model, games, n_players, rows_of
-        # one period (or none): each origin's history made of the games before it, not cut at a period's start
-        self.stationary = stationary or model.period is None
-        self.budget, self.reached = budget, False  # the most candidates scored; whether one more was asked
-        self.val_mask, self.origins, self.scales = val_mask, origins, scales
-        ca, cb = games[0], games[1]
-        n = len(games[2])
-        # each game's origin (-1 before the first)
-        self.block = (np.searchsorted(origins, np.arange(n), side="right") - 1).astype(np.int32)
-        self.seen = np.zeros(n_players, dtype=bool)
-        self.seen[ca[fit_mask]] = True
-        self.seen[cb[fit_mask]] = True
-        val = np.flatnonzero(val_mask & (self.block >= 0))  # the games scored: both players fitted before
-        val = val[self.seen[ca[val]] & self.seen[cb[val]]]
-        self.n_scored = max(val.size if games[5] is None else float(games[5][val].sum()), 1)
-        # the log loss per scored game that each step past a grid's edge must gain (EDGE_NATS in all)
-        self.gain = EDGE_NATS / self.n_scored
-        self.scores: dict = {}
-        self.best_scale: dict = {}
-        self.scanned: set = set()
-        self._whole, self._theta0 = None, None  # the history of every game, the last candidate's first fit
-        self._last, self._kept = None, None  # the last origin's fit of the latest and the best candidates
-        # the margin, context and disc scales' walks, by name: (axis, value -> (score, best variance scale))
-        self.extra: dict = {}
-
-    def score(self, drift: float, prior: float) -> float:
-        """Log loss per validation game of the forecasts at ``(drift, prior)``, at the best variance scale
-        (:func:`_scan_axis` on the variance scales), reported with its seconds to the listener of
-        :func:`discrank._progress.staging`; :class:`_BudgetSpent` for a new candidate once ``budget``
-        candidates are scored."""
-        if (drift, prior) in self.scores:
-            return self.scores[drift, prior]
-        self.scores[drift, prior], self.best_scale[drift, prior] = self.scored(drift, prior)
-        if self._last is not None and min(self.scores.values()) == self.scores[drift, prior]:
-            self._kept = ((drift, prior), self._last)  # the best candidate's fit at the last origin so far
-        self._last = None
-        return self.scores[drift, prior]
-
-    def scored(self, drift: float, prior: float, name: str = "") -> tuple[float, float]:
-        """(log loss per validation game, best variance scale) of the forecasts at ``(drift, prior)`` and the
-        model's margin, context and disc scales, reported (as the candidate ``name`` after the drift and prior); a
-        :class:`_BudgetSpent` once ``budget`` candidates are scored."""
-        scored = len(self.scores) + sum(len(s) - 1 for _, s in self.extra.values())  # (each walk's first: copied)
-        if self.budget is not None and scored >= self.budget:
-            self.reached = True
-            raise _BudgetSpent
-        clock = time.perf_counter()
-        blocks = self._forecasts(drift, prior)
-        best, losses = _scan_axis(self.scales, lambda c: self._loss(blocks, c) / self.n_scored, self.gain)
-        self.scanned.update(losses)
-        count = scored + 1
-        label = self.model._candidate(drift, prior) + (f", {name}" if name else "")
-        report_stage(f"tuning DynamicElo: candidate {count} ({label}): validation log loss {losses[best]:.5f} at "
-                     f"variance_scale={best:.3g}, {time.perf_counter() - clock:.1f} s")
-        return losses[best], best
-
-    def _forecasts(self, drift: float, prior: float) -> list:
-        """The forecasts of the validation games at ``(drift, prior)`` by origin: ``(logit, variance, draw
-        parameter, games)``, each origin's from the MAP of the games before it, to :data:`TUNE_TOL`. The first
-        origin's fit starts from the previous candidate's; each later one from the previous origin's with the
-        games between them absorbed by :class:`discrank._history_update.HistoryState` (the ratings of their
-        player-periods and of :data:`REACH` periods back along each touched chain re-solved with the others
-        held), which leaves the whole-history solve a few Newton steps; with contexts, margins or disc components
-        (which :class:`~discrank._history_update.HistoryState` does not hold), from the previous origin's fit
-        carried to the origin's history."""
-        from discrank._history_build import carry
-        from discrank._history_update import HistoryState
-
-        model, (ca, cb, score, bins, x, w, ctx, margin, fmt) = self.model, self.games
-        tol = max(model.tol, TUNE_TOL)
-        blocks, state, prev = [], None, None
-        carried = (ctx is not None or margin is not None or bool(model.disc_components) or model._pscale != 0
-                   or fmt is not None)
-        for i, k in enumerate(self.origins):  # the games before the origin: every game of an earlier period
-            if i == 0:
-                theta0 = self._theta0
-            elif carried:  # the previous origin's fit, carried to this one's history below
-                h = None
-            else:
-                j = int(self.origins[i - 1])
-                state.absorb(ca[j:k], cb[j:k], score[j:k], bins[j:k], None if x is None else x[j:k],
-                             None if w is None else w[j:k], self.n_players, reach=REACH, rounds=1)
-                # the previous origin's history and state freed before this origin's are made
-                theta0, state, h = state.theta, None, None
-            h = self._history(int(k))
-            if i and carried:
-                n_prev = prev[0].size
-                theta0 = carry(prev[0], prev[1], prev[2][:n_prev], prev[2][n_prev:], h)
-                prev = None
-            res = model._solve_built(h, drift, prior, theta0, tol, self.rows_of, ratings_scale=True)
-            theta = res.theta  # (r, the context effects, beta, eta: a view of it is res.r)
-            if i == 0:
-                self._theta0 = theta.astype(np.float32)  # starts, kept in single precision (half the memory)
-            if i + 1 == self.origins.size:
-                self._last = None if carried else (int(k), theta.astype(np.float32))
-            elif carried:
-                prev = (h.pp_player, h.pp_bin, theta)
-            else:
-                state = HistoryState(h, theta, drift, prior, model.draws, tol * res.scale, grad=res.grad,
-                                     games_diag=res.games_diag)
-            games = np.flatnonzero(self.val_mask & (self.block == i))
-            games = games[self.seen[ca[games]] & self.seen[cb[games]]]
-            if games.size == 0:
-                res = None
-                continue
-            var = chain_variances(res.hessian_diag, res.hessian_off, h.first)
-            d, v = difference(h.pp_player, h.pp_bin, res.r, var, res.beta, model._walk(drift), prior,
-                              ca[games], cb[games], bins[games], None if x is None else x[games])
-            if ctx is not None:  # each player's effect in the game's context, and its variance
-                shape = (self.n_players, h.n_ctx)
-                dc, vc = context_terms(res.effects.reshape(shape), (1.0 / res.effects_diag).reshape(shape),
-                                       model._cscale, ca[games], cb[games], ctx[games])
-                d, v = d + dc, v + vc
-            if res.disc is not None:  # the disc game between the two players
-                d = d + disc_term(*disc_uv(res.disc, model.disc_components, self.n_players), ca[games],
-                                  cb[games])
-            if fmt is not None:  # each format's scale of the logit and of its variance
-                scale = model._fscales[fmt[games]]
-                d, v = scale * d, scale * scale * v
-            eta = res.eta
-            if res.propensity is not None:  # each player's draw propensity
-                eta = eta + propensity_term(res.propensity, ca[games], cb[games])
-            blocks.append((d, v, eta, games))
-            res = var = None  # freed before the next origin's games are absorbed
-        return blocks
-
-    def start(self, best: tuple):
-        """(history of every game, warm start, tolerance) of the final fit at ``best``: the whole log's history
-        (built by the tuning), the best candidate's fit at the last origin carried to it (None where not
-        kept), and the model's ``tol``."""
-        from discrank._history_build import carry
-
-        if self._whole is None:
-            return None
-        theta0 = None
-        if self._kept is not None and self._kept[0] == best:
-            k, theta = self._kept[1]
-            whole = self._whole
-            keep = whole.pp_bin < self._cut(k)  # the player-periods of the last origin's fit, in their order
-            n = int(np.count_nonzero(keep))
-            theta0 = carry(whole.pp_player[keep], whole.pp_bin[keep], theta[:n], theta[n:], whole)
-        return self._whole, theta0, self.model.tol
-
-    def _cut(self, k: int) -> int:
-        """The first period not fitted at origin ``k`` (a game's index; past the last game: after its period)."""
-        bins = self.games[3]
-        return int(bins[k]) if k < bins.size else int(bins[-1]) + 1
-
-    def _history(self, k: int):
-        """The history of the games before game ``k`` (an origin): the whole log's history cut before the
-        origin's period (built once), or for a model without periods built from the games."""
-        from discrank._history_build import build_history
-
-        model, (ca, cb, score, bins, x, w, ctx, margin, fmt) = self.model, self.games
-        n_ctx = model._n_ctx() if ctx is not None else 0
-        n_fmt = model._n_fmt() if fmt is not None else 0
-        if self.stationary:
-            cut = lambda v: None if v is None else v[:k]  # noqa: E731
-            return build_history(ca[:k], cb[:k], score[:k], bins[:k], cut(x), self.n_players, model.draws, cut(w),
-                                 cut(ctx), n_ctx, cut(margin), cut(fmt), n_fmt)
-        if self._whole is None:
-            self._whole = build_history(ca, cb, score, bins, x, self.n_players, model.draws, w, ctx, n_ctx, margin,
-                                        fmt, n_fmt)
-        return self._whole.before(self._cut(k))
-
-    def _loss(self, blocks: list, c: float) -> float:
-        """The summed log loss of the forecasts ``blocks`` with their variance scaled by ``c``."""
-        draws, score, w = self.model.draws, self.games[2], self.games[5]
-        total = 0.0
-        for d, v, eta, games in blocks:
-            q = outcomes(d, c * v, eta, draws)
-            loss = (game_losses(q[:, 0] + 0.5 * q[:, 1], score[games])["log_loss"] if draws is None
-                    else outcome_losses(q, score[games]))
-            total += float(loss.sum() if w is None else loss @ w[games])
-        return total
