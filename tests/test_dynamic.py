@@ -439,8 +439,9 @@ def test_tuning_warns_once_when_the_variance_scale_reaches_its_hard_bound():
     assert model.tuning_["at_bound"] == {"variance_scale": model.variance_scale_}
 
 
-def test_fixing_drift_and_prior_still_tunes_the_variance_scale_on_the_same_window():
+def test_fixing_drift_and_prior_still_tunes_the_variance_scale_on_the_same_window(monkeypatch):
     from discrank.dynamic import VARIANCE_GRID
+    from discrank.models import _dynamic_candidates
 
     log = league(n=12, periods=30, games=2000, drift=1.0, seed=0)
     fixed = DynamicElo(period=1.0, drift=0.1, prior_scale=2.0).fit(log)
@@ -451,11 +452,18 @@ def test_fixing_drift_and_prior_still_tunes_the_variance_scale_on_the_same_windo
     assert list(record["scores"]) == [key] and record["variance_scales"] == {key: 6.0}
     assert record["scanned"]["drift"] == [0.1] and record["scanned"]["prior_scale"] == [2.0]
     assert set(VARIANCE_GRID) <= set(record["scanned"]["variance_scale"])
-    # the window and origins of a tuning of the drift and the prior, whose walk starts at (0.1, 2)
+    # the window and origins of a tuning of the drift and the prior, whose walk starts at (0.1, 2): (0.1, 2)
+    # forecasts far worse than the best and is raced out after its first origins, its score estimated above the best's
     tuned = DynamicElo(period=1.0).fit(log)
     assert tuned.tuning_["periods"] == record["periods"] > 1
-    assert record["scores"][key] == pytest.approx(tuned.tuning_["scores"][key], abs=1e-5)
-    assert tuned.tuning_["variance_scales"][key] == 6.0
+    assert 2 <= tuned.tuning_["raced"][key] < record["periods"]
+    assert tuned.tuning_["scores"][key] > min(tuned.tuning_["scores"].values()) + 1e-3
+    # without the race, the same forecasts as the fixed model's tuning: the same score
+    monkeypatch.setattr(_dynamic_candidates, "RACE_Z", math.inf)
+    walked = DynamicElo(period=1.0).fit(log)
+    assert walked.tuning_["raced"] == {}
+    assert record["scores"][key] == pytest.approx(walked.tuning_["scores"][key], abs=1e-5)
+    assert walked.tuning_["variance_scales"][key] == 6.0
     # the fit is that of the given drift and prior; with variance_scale given too, nothing is tuned
     given = DynamicElo(period=1.0, drift=0.1, prior_scale=2.0, variance_scale=1.0).fit(log)
     # (the fit after a tuning starts from the tuning's fit at the last origin: the same MAP, to tol 1e-9)

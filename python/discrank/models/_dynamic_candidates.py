@@ -5,8 +5,9 @@ choose the candidates are :mod:`discrank.models._dynamic_tuning`'s."""
 
 from __future__ import annotations
 
+import math
 import time
-from typing import Any, Callable, Optional
+from typing import Any, Callable, Iterator, Optional
 
 import numpy as np
 
@@ -18,7 +19,14 @@ from discrank.models._dynamic_disc import disc_term, disc_uv
 from discrank.models._dynamic_draws import propensity_term
 from discrank.models._dynamic_state import difference, outcomes
 
-__all__ = ["REACH", "TUNE_TOL"]
+__all__ = ["REACH", "TUNE_TOL", "RACE_Z", "RACE_MIN"]
+
+#: A candidate is raced out (its later origins not fitted) once the paired differences of its forecasts' log
+#: losses from the best candidate's, on the games of its first origins (at least ``RACE_MIN``), average more than
+#: ``RACE_Z`` standard errors above 0: the walks only ask whether it beats the best, and it is then
+#: significantly worse (its score is estimated as the best's plus that difference, ``tuning_["raced"]``).
+RACE_Z = 3.0
+RACE_MIN = 2
 
 #: The periods back along each touched player's chain whose ratings the tuning's forecasts re-solve when they
 #: absorb an origin's games (:meth:`discrank._history_update.HistoryState.absorb`).
@@ -80,6 +88,11 @@ class _Candidates:
         self._last, self._kept = None, None  # the last origin's fit of the latest and the best candidates
         # the margin, context and disc scales' walks, by name: (axis, value -> (score, best variance scale))
         self.extra: dict = {}
+        # the origins with scored games; the best candidate scored in full (score, each game's log loss at its
+        # variance scale); the candidates raced out (their label -> the origins they were scored on)
+        self.n_blocks = int(np.unique(self.block[val]).size)
+        self._incumbent: Optional[tuple] = None
+        self.raced: dict = {}
 
     def score(self, drift: float, prior: float) -> float:
         """Log loss per validation game of the forecasts at ``(drift, prior)``, at the best variance scale
@@ -103,18 +116,30 @@ class _Candidates:
             self.reached = True
             raise _BudgetSpent
         clock = time.perf_counter()
-        blocks = self._forecasts(drift, prior)
+        label = self.model._candidate(drift, prior) + (f", {name}" if name else "")
+        blocks, raced = [], None
+        forecasts = self._forecasts(drift, prior)
+        for block in forecasts:
+            blocks.append(block)
+            if len(blocks) < self.n_blocks and (raced := self._raced_out(blocks)) is not None:
+                forecasts.close()  # (its last origin's fit is not kept: self._last stays None)
+                self.raced[label] = len(blocks)
+                report_stage(f"tuning DynamicElo: candidate {scored + 1} ({label}): raced out after "
+                             f"{len(blocks)} of {self.n_blocks} origins, validation log loss about {raced[0]:.5f}, "
+                             f"{time.perf_counter() - clock:.1f} s")
+                return raced
         best, losses = _scan_axis(self.scales, lambda c: self._loss(blocks, c) / self.n_scored, self.gain)
         self.scanned.update(losses)
-        count = scored + 1
-        label = self.model._candidate(drift, prior) + (f", {name}" if name else "")
-        report_stage(f"tuning DynamicElo: candidate {count} ({label}): validation log loss {losses[best]:.5f} at "
+        if self._incumbent is None or losses[best] < self._incumbent[0]:  # the best scored in full
+            self._incumbent = (losses[best], self._game_losses(blocks, best)[0])
+        report_stage(f"tuning DynamicElo: candidate {scored + 1} ({label}): validation log loss {losses[best]:.5f} at "
                      f"variance_scale={best:.3g}, {time.perf_counter() - clock:.1f} s")
         return losses[best], best
 
-    def _forecasts(self, drift: float, prior: float) -> list:
-        """The forecasts of the validation games at ``(drift, prior)`` by origin: ``(logit, variance, draw
-        parameter, games)``, each origin's from the MAP of the games before it, to :data:`TUNE_TOL`. The first
+    def _forecasts(self, drift: float, prior: float) -> Iterator[tuple]:
+        """The forecasts of the validation games at ``(drift, prior)``, origin by origin (a generator, which a
+        candidate raced out stops): ``(logit, variance, draw parameter, games)``, each origin's from the MAP of
+        the games before it, to :data:`TUNE_TOL`. The first
         origin's fit starts from the previous candidate's; each later one from the previous origin's with the
         games between them absorbed by :class:`discrank._history_update.HistoryState` (the ratings of their
         player-periods and of :data:`REACH` periods back along each touched chain re-solved with the others
@@ -126,7 +151,7 @@ class _Candidates:
 
         model, (ca, cb, score, bins, x, w, ctx, margin, fmt) = self.model, self.games
         tol = max(model.tol, TUNE_TOL)
-        blocks, state, prev = [], None, None
+        state, prev = None, None
         carried = (ctx is not None or margin is not None or bool(model.disc_components) or model._pscale != 0
                    or fmt is not None)
         for i, k in enumerate(self.origins):  # the games before the origin: every game of an earlier period
@@ -178,9 +203,8 @@ class _Candidates:
             eta = res.eta
             if res.propensity is not None:  # each player's draw propensity
                 eta = eta + propensity_term(res.propensity, ca[games], cb[games])
-            blocks.append((d, v, eta, games))
             res = var = None  # freed before the next origin's games are absorbed
-        return blocks
+            yield d, v, eta, games
 
     def start(self, best: tuple):
         """(history of every game, warm start, tolerance) of the final fit at ``best``: the whole log's history
@@ -223,11 +247,37 @@ class _Candidates:
 
     def _loss(self, blocks: list, c: float) -> float:
         """The summed log loss of the forecasts ``blocks`` with their variance scaled by ``c``."""
+        loss, w = self._game_losses(blocks, c)
+        return float(loss.sum() if w is None else loss @ w)
+
+    def _game_losses(self, blocks: list, c: float) -> tuple[np.ndarray, Optional[np.ndarray]]:
+        """(each game's log loss, its weight or None) of the forecasts ``blocks`` with their variance scaled by
+        ``c``, in the blocks' order."""
         draws, score, w = self.model.draws, self.games[2], self.games[5]
-        total = 0.0
+        parts = []
         for d, v, eta, games in blocks:
             q = outcomes(d, c * v, eta, draws)
-            loss = (game_losses(q[:, 0] + 0.5 * q[:, 1], score[games])["log_loss"] if draws is None
-                    else outcome_losses(q, score[games]))
-            total += float(loss.sum() if w is None else loss @ w[games])
-        return total
+            parts.append(game_losses(q[:, 0] + 0.5 * q[:, 1], score[games])["log_loss"] if draws is None
+                         else outcome_losses(q, score[games]))
+        games = np.concatenate([b[3] for b in blocks]) if blocks else np.zeros(0, dtype=np.int64)
+        return (np.concatenate(parts) if parts else np.zeros(0)), (None if w is None else w[games])
+
+    def _raced_out(self, blocks: list) -> Optional[tuple[float, float]]:
+        """(estimated score, best variance scale) of a candidate whose forecasts ``blocks`` (its first origins,
+        not all) are worse than the best candidate scored in full (the incumbent) on the same games by more
+        than :data:`RACE_Z` standard errors of the paired differences, at the candidate's best variance scale
+        on them (the score then estimated as the incumbent's plus that mean difference); None to go on: before
+        :data:`RACE_MIN` origins, or without an incumbent."""
+        if self._incumbent is None or len(blocks) < RACE_MIN:
+            return None
+        m = sum(b[3].size for b in blocks)
+        scale, _ = _scan_axis(self.scales, lambda c: self._loss(blocks, c), 0.0)
+        loss, w = self._game_losses(blocks, scale)
+        diff = loss - self._incumbent[1][:m]
+        w = np.ones(m) if w is None else w
+        total = float(w.sum())
+        mean = float(w @ diff) / total
+        se = math.sqrt(max(float(w @ (diff - mean) ** 2) / max(total - 1.0, 1.0), 0.0) / total)
+        if not mean > RACE_Z * se:
+            return None
+        return self._incumbent[0] + mean, scale

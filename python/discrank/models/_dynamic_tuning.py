@@ -16,7 +16,7 @@ import numpy as np
 
 from discrank._progress import plural, report_stage
 from discrank.exceptions import TuningWarning
-from discrank.models._dynamic_candidates import REACH, TUNE_TOL, _BudgetSpent, _Candidates  # noqa: F401
+from discrank.models._dynamic_candidates import RACE_Z, REACH, TUNE_TOL, _BudgetSpent, _Candidates  # noqa: F401
 from discrank.models._dynamic_context import CONTEXT_BOUNDS, CONTEXT_GRID, MARGIN_BOUNDS, MARGIN_GRID
 from discrank.models._dynamic_disc import DISC_BOUNDS, DISC_GRID
 from discrank.models._dynamic_draws import PROPENSITY_BOUNDS, PROPENSITY_GRID
@@ -289,7 +289,8 @@ class DynamicTuning:
                 else "every validation game forecast from the latest origin before it")
         return {"rule": rule + ("; a walk on the drift grid, then on the prior grid, each candidate at its best "
                                 "variance scale, each search past its grid's edge while a step there gains "
-                                f"more than {EDGE_NATS:g} nat"),
+                                f"more than {EDGE_NATS:g} nat; a candidate worse than the best by more than "
+                                f"{RACE_Z:g} standard errors on its first origins is raced out"),
                 "periods": int(origins.size),
                 "scores": {self._candidate(d, p): v for (d, p), v in cand.scores.items()},
                 "variance_scales": {self._candidate(d, p): c for (d, p), c in cand.best_scale.items()},
@@ -300,7 +301,8 @@ class DynamicTuning:
                 **{f"{name}s": {c: v for c, (v, _) in sorted(scores.items())} for name, (_, scores) in
                    cand.extra.items()},
                 "budget": cand.budget,
-                "budget_reached": cand.reached}
+                "budget_reached": cand.reached,
+                "raced": dict(cand.raced)}
 
 
 #: What a value chosen at a search's bound suggests, by parameter and side.

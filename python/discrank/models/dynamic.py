@@ -159,7 +159,10 @@ class DynamicElo(DynamicTuning, DynamicUpdates, DynamicContexts, DynamicDisc, Dy
         scale; ``"scanned"``, the values each search scored; ``"bounds"``, the first and last values each
         search may reach; ``"edge_gain"``, the validation log loss per game that each step past a grid's
         edge had to gain; ``"at_bound"``, the values chosen at a bound (each warned about); ``"budget"``, the
-        ``tuning_budget``, and ``"budget_reached"``, whether the walk stopped at it.
+        ``tuning_budget``, and ``"budget_reached"``, whether the walk stopped at it; ``"raced"``, the candidates
+        raced out (each worse than the best by more than ``RACE_Z`` standard errors on its first origins, its
+        later ones not fitted) with the origins each was scored on: their scores are estimates, the best's plus
+        the mean difference on those origins.
     games_ : Games
         The games fitted, in time order (:class:`discrank.models._dynamic_state.Games`: the players'
         codes, scores, periods, times, covariates and counts).
@@ -348,8 +351,10 @@ class DynamicElo(DynamicTuning, DynamicUpdates, DynamicContexts, DynamicDisc, Dy
         at ``variance_scale`` when given). The drift walks :data:`DRIFT_GRID` (times 0.1 logit per square root of a year, in the
         model's period) at the middle prior scale, from the grid's 1: up while the loss falls, else down
         while it falls; then the best drift divided and multiplied by sqrt 2 are scored; then the prior
-        walks :data:`PRIOR_GRID` from its middle the same way at the best drift. The candidate with the
-        lowest log loss is kept with its variance scale, and the model is refitted on the whole log.
+        walks :data:`PRIOR_GRID` from its middle the same way at the best drift. A candidate whose forecasts on
+        its first origins are worse than the best's by more than ``RACE_Z`` standard errors is raced out (its
+        later origins not fitted, ``tuning_["raced"]``). The candidate with the lowest log loss is kept with its
+        variance scale, and the model is refitted on the whole log.
 
         A search whose best value is its grid's edge goes on past it (times the grid's ratio at that edge
         per step) while each step raises the validation log-likelihood by more than 1 nat, up to hard
