@@ -159,10 +159,7 @@ class DynamicElo(DynamicTuning, DynamicUpdates, DynamicContexts, DynamicDisc, Dy
         scale; ``"scanned"``, the values each search scored; ``"bounds"``, the first and last values each
         search may reach; ``"edge_gain"``, the validation log loss per game that each step past a grid's
         edge had to gain; ``"at_bound"``, the values chosen at a bound (each warned about); ``"budget"``, the
-        ``tuning_budget``, and ``"budget_reached"``, whether the walk stopped at it; ``"raced"``, the candidates
-        raced out (each worse than the best by more than ``RACE_Z`` standard errors on its first origins, its
-        later ones not fitted) with the origins each was scored on: their scores are estimates, the best's plus
-        the mean difference on those origins.
+        ``tuning_budget``, ``"budget_reached"``, whether the walk stopped at it, ``"raced"``: those raced out (``fit``).
     games_ : Games
         The games fitted, in time order (:class:`discrank.models._dynamic_state.Games`: the players'
         codes, scores, periods, times, covariates and counts).
@@ -340,25 +337,23 @@ class DynamicElo(DynamicTuning, DynamicUpdates, DynamicContexts, DynamicDisc, Dy
         With ``drift`` or ``prior_scale`` None, they are chosen on the training log alone: every game of
         a validation window at its end (``validation``, a :class:`discrank.Validation`; default the
         latest 10% of the games) is predicted from the model fitted on every game before the latest of
-        a few origins at or before its period (:data:`ORIGINS` periods spread over the window, more for a
-        small log, :data:`ORIGIN_GAMES`; the first origin is the window's first period; each fit to
-        :data:`TUNE_TOL` by the ratings' gradient, started from the previous origin's with the games between
-        them absorbed, :mod:`discrank.models._dynamic_tuning`): forecasts of a model updated as the games
-        come, as with ``Validation(online=True)``. A ``Validation`` with ``online=False`` given (``discrank.evaluate``'s
-        frozen protocol) asks for a frozen model's forecasts instead: every game of the window predicted
-        from one fit, of the games before its ``gap``, as the test games will be. A candidate (drift, prior
+        a few origins at or before its period (:data:`ORIGINS` spread over the window, more for a small log,
+        :data:`ORIGIN_GAMES`, or ``Validation(online=True, origins=k)``; each fit to :data:`TUNE_TOL`, from the
+        previous origin's with the games between absorbed): forecasts of a model updated as the games come.
+        A ``Validation`` with ``online=False`` (``discrank.evaluate``'s frozen protocol) asks for a frozen
+        model's forecasts instead: every game of the window predicted from one fit, of the games before its
+        ``gap``, as the test games will be. A candidate (drift, prior
         scale) is scored by the log loss of those forecasts at the best value of :data:`VARIANCE_GRID` (or
-        at ``variance_scale`` when given). The drift walks :data:`DRIFT_GRID` (times 0.1 logit per square root of a year, in the
-        model's period) at the middle prior scale, from the grid's 1: up while the loss falls, else down
-        while it falls; then the best drift divided and multiplied by sqrt 2 are scored; then the prior
-        walks :data:`PRIOR_GRID` from its middle the same way at the best drift. A candidate whose forecasts on
-        its first origins are worse than the best's by more than ``RACE_Z`` standard errors is raced out (its
-        later origins not fitted, ``tuning_["raced"]``). The candidate with the lowest log loss is kept with its
-        variance scale, and the model is refitted on the whole log.
+        at ``variance_scale`` when given). The drift walks :data:`DRIFT_GRID` (times 0.1 logit per square root
+        of a year, in the model's period) at the middle prior scale, from the grid's 1: up while the loss falls,
+        else down while it falls; then the best drift divided and multiplied by sqrt 2; then the prior walks
+        :data:`PRIOR_GRID` from its middle at the best drift. A candidate worse than the best on its first origins
+        by more than ``RACE_Z`` standard errors is raced out (its later origins not fitted, its score the best's
+        plus that difference). The lowest is kept with its variance scale, and the model refitted.
 
-        A search whose best value is its grid's edge goes on past it (times the grid's ratio at that edge
-        per step) while each step raises the validation log-likelihood by more than 1 nat, up to hard
-        bounds (:mod:`discrank.models._dynamic_tuning`); a value chosen at a bound warns. With
+        A search whose best value is its grid's edge goes on past it (times the grid's ratio at that edge per
+        step) while each step raises the validation log-likelihood by more than 1 nat, up to hard bounds; a value
+        chosen at a bound warns. With
         ``variance_scale`` None and the drift and prior given, the variance scale alone is tuned, on the
         same validation window. The margin, context and disc scales, when the log has margins or contexts
         (or ``disc_components`` > 0) and they are None, are walked after the drift and the prior, in that
