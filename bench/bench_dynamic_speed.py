@@ -59,10 +59,12 @@ def tuning(name: str, log) -> dict:
     print(f"{name}: {len(log):,} games; default fit {t_default:.3g} s, fit at its choice {t_fixed:.3g} s: "
           f"ratio {t_default / t_fixed:.1f}x; chose drift={chosen['drift']:.4g}, prior_scale="
           f"{chosen['prior_scale']:.3g}, variance_scale={chosen['variance_scale']:.3g} (validation log loss "
-          f"{best:.6f}, {len(scores)} candidates); the two fits' ratings differ by "
+          f"{best:.6f}, {len(scores)} candidates, {len(tuned.tuning_['raced'])} raced out); the two fits' ratings "
+          f"differ by "
           f"{float(np.abs(tuned.pp_rating_ - fixed.pp_rating_).max()):.1e}")
     for key, value in scores.items():
-        print(f"    {key}: {value:.6f}")
+        raced = tuned.tuning_["raced"].get(key)
+        print(f"    {key}: {value:.6f}" + (f" (raced out after {raced} origins: an estimate)" if raced else ""))
     return {"default": t_default, "fixed": t_fixed, "scores": scores}
 
 

@@ -143,9 +143,12 @@ def test_dynamic_speed_bench_times_the_default_fit_against_its_choice_and_update
     fixed = float(head.split("fit at its choice ")[1].split(" s")[0])
     ratio = float(head.split("ratio ")[1].split("x")[0])
     assert default > 0 and fixed > 0 and ratio == pytest.approx(default / fixed, rel=0.15)  # printed rounded
-    # one line per candidate scored, under the choice
-    n_candidates = int(head.split(" candidates)")[0].rsplit(" ", 1)[1])
-    assert n_candidates >= 3 and sum(line.startswith("    drift=") for line in out.splitlines()) == n_candidates
+    # one line per candidate scored, under the choice, those raced out marked
+    n_candidates = int(head.split(" candidates, ")[0].rsplit(" ", 1)[1])
+    n_raced = int(head.split(" candidates, ")[1].split(" raced out)")[0])
+    lines = [line for line in out.splitlines() if line.startswith("    drift=")]
+    assert n_candidates >= 3 and len(lines) == n_candidates and 0 <= n_raced < n_candidates
+    assert sum("(raced out after" in line for line in lines) == n_raced
     updates = [line for line in out.splitlines() if line.startswith("history of ")]
     assert len(updates) == 2 and all("updates of" in line and "median" in line for line in updates)
     # local updates against exact refits: the printed losses differ by the printed paired difference
