@@ -87,14 +87,14 @@ def test_a_dynamic_walk_goes_past_its_grid_edge_while_each_step_gains_more_than_
 def test_the_variance_scan_goes_below_its_grid_while_a_halving_gains_more_than_asked():
     # a loss linear in the variance scale, 0.01 c: halving c from c gains 0.005 c, more than the gain asked
     # (1e-5) down to c = 2^-9; the step to 2^-10 gains 9.8e-6 and is refused
-    from discrank.models._dynamic_candidates import _scan_axis
+    from discrank.models._dynamic_candidates import scan_axis
     from discrank.models._dynamic_tuning import VARIANCE_BOUNDS, VARIANCE_GRID, _Axis
 
-    best, losses = _scan_axis(_Axis(VARIANCE_GRID, VARIANCE_BOUNDS), lambda c: 0.01 * c, 1e-5)
+    best, losses = scan_axis(_Axis(VARIANCE_GRID, VARIANCE_BOUNDS), lambda c: 0.01 * c, 1e-5)
     assert best == 2.0 ** -9
     assert sorted(losses) == [2.0 ** -k for k in range(10, 1, -1)] + list(VARIANCE_GRID)
     # above the grid, by its ratio there (8 / 6), while the loss falls by more than the gain asked a step
-    best, losses = _scan_axis(_Axis(VARIANCE_GRID, VARIANCE_BOUNDS), lambda c: -0.01 * min(c, 10.0), 1e-5)
+    best, losses = scan_axis(_Axis(VARIANCE_GRID, VARIANCE_BOUNDS), lambda c: -0.01 * min(c, 10.0), 1e-5)
     assert best == pytest.approx(8.0 * 4 / 3) and max(losses) == pytest.approx(8.0 * (4 / 3) ** 2)
 
 

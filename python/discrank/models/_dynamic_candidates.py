@@ -1,6 +1,6 @@
-"""The validation scores of :class:`~discrank.DynamicElo`'s tuning candidates (:class:`_Candidates`): each
+"""The validation scores of :class:`~discrank.DynamicElo`'s tuning candidates (:class:`Candidates`): each
 candidate's forecasts of the validation window from the forecast origins, each origin's from the MAP of the
-games before it, scored by their log loss at the best variance scale (:func:`_scan_axis`); the walks that
+games before it, scored by their log loss at the best variance scale (:func:`scan_axis`); the walks that
 choose the candidates are :mod:`discrank.models._dynamic_tuning`'s."""
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from discrank.models._dynamic_disc import disc_term, disc_uv
 from discrank.models._dynamic_draws import propensity_term
 from discrank.models._dynamic_state import difference, outcomes
 
-__all__ = ["REACH", "TUNE_TOL", "RACE_Z", "RACE_MIN"]
+__all__ = ["REACH", "TUNE_TOL", "RACE_Z", "RACE_MIN", "BudgetSpent", "Candidates", "scan_axis"]
 
 #: A candidate is raced out (its later origins not fitted) once the paired differences of its forecasts' log
 #: losses from the best candidate's, on the games of its first origins (at least ``RACE_MIN``), average more than
@@ -36,10 +36,10 @@ REACH = 16
 TUNE_TOL = 1e-3
 
 
-def _scan_axis(axis: Any, loss: Callable[[float], float], gain: float) -> tuple[float, dict]:
-    """The value of ``axis`` (a :class:`discrank.models._dynamic_tuning._Axis`) with the lowest ``loss`` (the first of equal ones) and every value scored (value
-    -> loss): the whole grid, then past the winning edge a step at a time while each step lowers ``loss`` by
-    more than ``gain``, within the axis's bounds."""
+def scan_axis(axis: Any, loss: Callable[[float], float], gain: float) -> tuple[float, dict]:
+    """The value of ``axis`` (a :class:`discrank.models._dynamic_tuning._Axis`) with the lowest ``loss`` (the
+    first of equal ones) and every value scored (value -> loss): the whole grid, then past the winning edge a step
+    at a time while each step lowers ``loss`` by more than ``gain``, within the axis's bounds."""
     losses = {i: loss(axis.value(i)) for i in range(axis.n)}
     best = min(losses, key=losses.get)
     step = -1 if best == 0 else 1 if best == axis.n - 1 else 0
@@ -51,11 +51,11 @@ def _scan_axis(axis: Any, loss: Callable[[float], float], gain: float) -> tuple[
     return axis.value(best), {axis.value(i): value for i, value in losses.items()}
 
 
-class _BudgetSpent(Exception):
-    """A candidate past the tuning's budget (:meth:`_Candidates.score`): the walk stops there."""
+class BudgetSpent(Exception):
+    """A candidate past the tuning's budget (:meth:`Candidates.score`): the walk stops there."""
 
 
-class _Candidates:
+class Candidates:
     """The validation score of each (drift, prior) candidate (:meth:`score`, each computed once), at its
     best variance scale (``best_scale``; ``scanned``: every variance scale scored): the log loss per
     validation game of the forecasts from the origins, each origin's fit of the games before it
@@ -96,8 +96,8 @@ class _Candidates:
 
     def score(self, drift: float, prior: float) -> float:
         """Log loss per validation game of the forecasts at ``(drift, prior)``, at the best variance scale
-        (:func:`_scan_axis` on the variance scales), reported with its seconds to the listener of
-        :func:`discrank._progress.staging`; :class:`_BudgetSpent` for a new candidate once ``budget``
+        (:func:`scan_axis` on the variance scales), reported with its seconds to the listener of
+        :func:`discrank._progress.staging`; :class:`BudgetSpent` for a new candidate once ``budget``
         candidates are scored."""
         if (drift, prior) in self.scores:
             return self.scores[drift, prior]
@@ -110,11 +110,11 @@ class _Candidates:
     def scored(self, drift: float, prior: float, name: str = "") -> tuple[float, float]:
         """(log loss per validation game, best variance scale) of the forecasts at ``(drift, prior)`` and the
         model's margin, context and disc scales, reported (as the candidate ``name`` after the drift and prior); a
-        :class:`_BudgetSpent` once ``budget`` candidates are scored."""
+        :class:`BudgetSpent` once ``budget`` candidates are scored."""
         scored = len(self.scores) + sum(len(s) - 1 for _, s in self.extra.values())  # (each walk's first: copied)
         if self.budget is not None and scored >= self.budget:
             self.reached = True
-            raise _BudgetSpent
+            raise BudgetSpent
         clock = time.perf_counter()
         label = self.model._candidate(drift, prior) + (f", {name}" if name else "")
         blocks, raced = [], None
@@ -128,7 +128,7 @@ class _Candidates:
                              f"{len(blocks)} of {self.n_blocks} origins, validation log loss about {raced[0]:.5f}, "
                              f"{time.perf_counter() - clock:.1f} s")
                 return raced
-        best, losses = _scan_axis(self.scales, lambda c: self._loss(blocks, c) / self.n_scored, self.gain)
+        best, losses = scan_axis(self.scales, lambda c: self._loss(blocks, c) / self.n_scored, self.gain)
         self.scanned.update(losses)
         if self._incumbent is None or losses[best] < self._incumbent[0]:  # the best scored in full
             self._incumbent = (losses[best], self._game_losses(blocks, best)[0])
@@ -271,7 +271,7 @@ class _Candidates:
         if self._incumbent is None or len(blocks) < RACE_MIN:
             return None
         m = sum(b[3].size for b in blocks)
-        scale, _ = _scan_axis(self.scales, lambda c: self._loss(blocks, c), 0.0)
+        scale, _ = scan_axis(self.scales, lambda c: self._loss(blocks, c), 0.0)
         loss, w = self._game_losses(blocks, scale)
         diff = loss - self._incumbent[1][:m]
         w = np.ones(m) if w is None else w

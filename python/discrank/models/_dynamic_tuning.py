@@ -16,7 +16,7 @@ import numpy as np
 
 from discrank._progress import plural, report_stage
 from discrank.exceptions import TuningWarning
-from discrank.models._dynamic_candidates import RACE_Z, REACH, TUNE_TOL, _BudgetSpent, _Candidates  # noqa: F401
+from discrank.models._dynamic_candidates import RACE_Z, REACH, TUNE_TOL, BudgetSpent, Candidates  # noqa: F401
 from discrank.models._dynamic_context import CONTEXT_BOUNDS, CONTEXT_GRID, MARGIN_BOUNDS, MARGIN_GRID
 from discrank.models._dynamic_disc import DISC_BOUNDS, DISC_GRID
 from discrank.models._dynamic_draws import PROPENSITY_BOUNDS, PROPENSITY_GRID
@@ -132,7 +132,7 @@ class DynamicTuning:
         report_stage(f"tuning DynamicElo on {n_fit:,.0f} games: a validation window of {n_val:,.0f} games, "
                      f"forecast from {origins.size} origins")
         games = (ca, cb, score, bins, x, w, ctx, margin, fmt)
-        cand = _Candidates(self, games, n_players, fit_mask, val_mask, origins, scales, rows_of, self.tuning_budget,
+        cand = Candidates(self, games, n_players, fit_mask, val_mask, origins, scales, rows_of, self.tuning_budget,
                            stationary=one, edge_nats=EDGE_NATS)
         # candidates compared with the cost of their steps past the grids' edges
         cost = lambda c: cand.scores[c] + cand.gain * (drifts.steps(c[0]) + priors.steps(c[1]))  # noqa: E731
@@ -198,7 +198,7 @@ class DynamicTuning:
                 f"of the drift, which only widens the forecasts of later periods; drift={drift:.4g} (its grid's "
                 "middle) is kept: give drift= (or period=None)")
 
-    def _search(self, cand: "_Candidates", drifts: "_Axis", priors: "_Axis", cost: Callable[[tuple], float]) -> None:
+    def _search(self, cand: "Candidates", drifts: "_Axis", priors: "_Axis", cost: Callable[[tuple], float]) -> None:
         """The walks of :meth:`_tune`, each candidate scored by ``cand``: the drift at the middle prior, the best
         drift divided and multiplied by sqrt 2, then the prior at the best drift (``cost``: a candidate's score
         with its steps past the grids' edges); a spent budget ends them, reported."""
@@ -212,11 +212,11 @@ class DynamicTuning:
                         cand.score(drift, mid_prior)
                 best_drift = min(cand.scores, key=cost)[0]
             _axis_walk(priors, priors.grid.index(mid_prior), lambda prior: cand.score(best_drift, prior), cand.gain)
-        except _BudgetSpent:
+        except BudgetSpent:
             report_stage(f"tuning DynamicElo: the budget of {plural(cand.budget, 'candidate')} is spent: the best "
                          "scored is kept")
 
-    def _extra_walk(self, cand: "_Candidates", name: str, attr: str, axis: "_Axis", best: tuple) -> None:
+    def _extra_walk(self, cand: "Candidates", name: str, attr: str, axis: "_Axis", best: tuple) -> None:
         """The walk of the scale ``name`` (the model's attribute ``attr``: the margin, context or disc scale) at the
         best (drift, prior) ``best``, from the value the walks ran at (its score, that of ``best``); the candidate
         ``best`` then holds the chosen value's score and variance scale, and ``attr`` the chosen value."""
@@ -231,7 +231,7 @@ class DynamicTuning:
 
         try:
             chosen = _axis_walk(axis, axis.grid.index(getattr(self, attr)), loss, cand.gain)
-        except _BudgetSpent:
+        except BudgetSpent:
             chosen = min(scores, key=lambda c: scores[c][0] + cand.gain * axis.steps(c))
         setattr(self, attr, chosen)
         cand.scores[best], cand.best_scale[best] = scores[chosen]
@@ -267,7 +267,7 @@ class DynamicTuning:
         """A tuning candidate's name in ``tuning_``."""
         return ("" if self.period is None else f"drift={drift:.4g}, ") + f"prior_scale={prior:.3g}"
 
-    def _record(self, cand: "_Candidates", frozen: bool, origins: np.ndarray, best: tuple, axes: tuple) -> dict:
+    def _record(self, cand: "Candidates", frozen: bool, origins: np.ndarray, best: tuple, axes: tuple) -> dict:
         """``tuning_``: the rule, the origins, each candidate's score and variance scale, the values each
         search scanned (``scanned``) within its ``bounds``, the log loss per validation game that each step
         past a grid's edge had to gain (``edge_gain``, :data:`EDGE_NATS` in all), and the values chosen at a
