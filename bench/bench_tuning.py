@@ -3,6 +3,7 @@ tuning with fewer forecast origins against the default's, under the online proto
 
     python bench/bench_tuning.py --logs football go tennis --origins 2    # plain logs
     python bench/bench_tuning.py --logs football --features --origins 8   # with contexts, margins and formats
+    python bench/bench_tuning.py --logs tennis go football --no-race      # the race against none
     python bench/bench_tuning.py --tour                                   # ATP tour 2017-24, every feature
     python bench/bench_tuning.py --quick                                  # a small league, for the tests
 
@@ -13,6 +14,9 @@ protocol fits it (``Validation(online=True)``), with two numbers of forecast ori
 - ``fewer``: ``Validation(origins=K)``, ``K`` from ``--origins`` (default 2);
 - ``default``: the package's (``Validation.origins`` None: :data:`discrank.models._dynamic_tuning.ORIGINS`, or
   one per ``ORIGIN_GAMES // n`` games of an ``n``-game log when that is more, up to one per period).
+
+With ``--no-race`` the other tuning is the default's with every candidate scored on every origin
+(``RACE_Z`` infinite), instead of fewer origins.
 
 Each prints its seconds (the tuning and the final fit), its origins, its choice and its validation log loss;
 then the fit at the default's choice (every scale given: no tuning) is timed, and each tuned fit's ratio to it
@@ -69,38 +73,49 @@ def shown(params: dict) -> str:
     return ", ".join(parts)
 
 
-def tuned_fit(train, base: dict, origins) -> tuple:
-    """(model, seconds) of ``DynamicElo(**base)`` fitted on ``train`` with the online validation at ``origins``."""
+def tuned_fit(train, base: dict, origins, race: bool = True) -> tuple:
+    """(model, seconds) of ``DynamicElo(**base)`` fitted on ``train`` with the online validation at ``origins``,
+    its candidates raced (``race``) or each scored on every origin."""
+    import math
     import warnings
 
     from discrank import DynamicElo, Validation
+    from discrank.models import _dynamic_candidates
 
     clock = time.perf_counter()
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # (a TuningWarning at a bound is printed with the choice)
-        model = DynamicElo(**base).fit(train, validation=Validation(online=True, origins=origins))
+    z = _dynamic_candidates.RACE_Z
+    try:
+        _dynamic_candidates.RACE_Z = z if race else math.inf
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # (a TuningWarning at a bound is printed with the choice)
+            model = DynamicElo(**base).fit(train, validation=Validation(online=True, origins=origins))
+    finally:
+        _dynamic_candidates.RACE_Z = z
     return model, time.perf_counter() - clock
 
 
-def compare(key: str, log, split: dict, base: dict, fewer: int = FEWER) -> dict:
-    """The two tunings on one split (see the module's docstring): what is printed, as a dict."""
+def compare(key: str, log, split: dict, base: dict, fewer: int = FEWER, race: bool = True) -> dict:
+    """The two tunings on one split (see the module's docstring): what is printed, as a dict. ``race`` False:
+    the other tuning is the default's without the race (every candidate scored on every origin)."""
     import discrank
     from discrank import DynamicElo
 
     train = log._take(np.flatnonzero(log.time < split["cutoff"]))
     out = {"log": key, "games": len(train)}
-    for name, k in (("fewer", fewer), ("default", None)):
-        model, seconds = tuned_fit(train, base, k)
+    label = "fewer origins" if race else "without the race"
+    for name, k in (("fewer", fewer if race else None), ("default", None)):
+        model, seconds = tuned_fit(train, base, k, race or name == "default")
         best = min(model.tuning_["scores"].values())
         out[name] = {"seconds": seconds, "choice": choice(model), "periods": model.tuning_["periods"],
                      "candidates": len(model.tuning_["scores"]), "validation": best}
-        print(f"{key}: {name} origins ({model.tuning_['periods']}): {seconds:.2f} s; chose "
-              f"{shown(out[name]['choice'])} (validation log loss {best:.5f})", flush=True)
+        print(f"{key}: {label if name == 'fewer' else 'default origins'} ({model.tuning_['periods']}): {seconds:.2f} s;"
+              f" chose {shown(out[name]['choice'])} (validation log loss {best:.5f}; "
+              f"{len(model.tuning_['raced'])} of {len(model.tuning_['scores'])} candidates raced out)", flush=True)
     clock = time.perf_counter()
     DynamicElo(**{**base, **out["default"]["choice"]}).fit(train)
     fixed = out["fixed"] = time.perf_counter() - clock
     print(f"{key}: {len(train):,} training games; the fit at the default's choice {fixed:.2f} s; the default fit "
-          f"{out['default']['seconds'] / fixed:.1f}x it, with fewer origins {out['fewer']['seconds'] / fixed:.1f}x",
+          f"{out['default']['seconds'] / fixed:.1f}x it, {label} {out['fewer']['seconds'] / fixed:.1f}x",
           flush=True)
     if out["fewer"]["choice"] == out["default"]["choice"]:
         print(f"{key}: the same choice: the same forecasts (paired difference 0)", flush=True)
@@ -115,7 +130,7 @@ def compare(key: str, log, split: dict, base: dict, fewer: int = FEWER) -> dict:
     out["paired"] = (float(diff.mean()), float(diff.std(ddof=1) / np.sqrt(diff.size)))
     out["test_loss"] = {name: float(np.mean(ev.losses[name][column])) for name in models}
     print(f"{key}: online protocol on {diff.size:,} test games ({time.perf_counter() - clock:.0f} s): {column} "
-          f"fewer origins {out['test_loss']['fewer']:.5f}, default {out['test_loss']['default']:.5f}, fewer minus "
+          f"{label} {out['test_loss']['fewer']:.5f}, default {out['test_loss']['default']:.5f}, {label} minus "
           f"default {out['paired'][0]:+.5f} (paired se {out['paired'][1]:.5f})", flush=True)
     return out
 
@@ -154,6 +169,8 @@ def main(argv=None) -> int:
     parser.add_argument("--tour", action="store_true", help="the ATP tour log 2017-24 with every feature")
     parser.add_argument("--quick", action="store_true", help="a small synthetic league (the tests)")
     parser.add_argument("--origins", type=int, default=FEWER, help=f"the fewer origins (default {FEWER})")
+    parser.add_argument("--no-race", action="store_true",
+                        help="compare the default with itself without the race, instead of with fewer origins")
     args = parser.parse_args(argv)
     if args.quick:
         quick()
@@ -168,7 +185,8 @@ def main(argv=None) -> int:
         for key in args.logs:
             log, split = logs[NAMES[key]]
             base = {"period": "week", "draws": DRAWS[key], **(FEATURES if args.features else PLAIN)}
-            compare(key + (" with features" if args.features else ""), log, split, base, args.origins)
+            compare(key + (" with features" if args.features else ""), log, split, base, args.origins,
+                    not args.no_race)
     return 0
 
 

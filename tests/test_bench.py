@@ -219,8 +219,8 @@ def test_tuning_bench_compares_fewer_origins_with_the_default_under_the_online_p
     fewer = re.search(r"fewer origins \((\d+)\): ([\d.]+) s", out)
     default = re.search(r"default origins \((\d+)\): ([\d.]+) s", out)
     assert int(fewer.group(1)) == 2 and int(default.group(1)) == 24
-    line = re.search(r"on ([\d,]+) test games .* fewer origins ([\d.]+), default ([\d.]+), fewer minus default "
-                     r"([+-][\d.]+) \(paired se ([\d.]+)\)", out)
+    line = re.search(r"on ([\d,]+) test games .* fewer origins ([\d.]+), default ([\d.]+), fewer origins minus "
+                     r"default ([+-][\d.]+) \(paired se ([\d.]+)\)", out)
     assert line is not None, out
     loss_fewer, loss_default, diff, se = (float(line.group(k)) for k in range(2, 6))
     assert diff == pytest.approx(loss_fewer - loss_default, abs=1e-5) and se > 0.0
