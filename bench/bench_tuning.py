@@ -110,7 +110,7 @@ def compare(key: str, log, split: dict, base: dict, fewer: int = FEWER, race: bo
                      "candidates": len(model.tuning_["scores"]), "validation": best}
         print(f"{key}: {label if name == 'fewer' else 'default origins'} ({model.tuning_['periods']}): {seconds:.2f} s;"
               f" chose {shown(out[name]['choice'])} (validation log loss {best:.5f}; "
-              f"{len(model.tuning_['raced'])} of {len(model.tuning_['scores'])} candidates raced out)", flush=True)
+              f"{len(model.tuning_['raced'])} candidates raced out)", flush=True)
     clock = time.perf_counter()
     DynamicElo(**{**base, **out["default"]["choice"]}).fit(train)
     fixed = out["fixed"] = time.perf_counter() - clock
