@@ -53,14 +53,15 @@ py::object factorize_ints(const py::array& a, const py::array& b, std::int64_t m
 }
 
 // Fixed-width unicode labels (numpy's "U" arrays, 4 bytes a code point, padded with zeros) of a then b coded
-// by hashing (intern.hpp's LabelTable on each label's bytes less its padding): (codes of a, codes of b, the
-// index in a then b of each code's first occurrence), the codes in first-seen order. The caller sorts the
-// distinct labels alone, where np.unique would sort every entry.
+// by hashing (intern.hpp's LabelTable on each label's bytes less its padding): (codes of a then b, the index in
+// a then b of each code's first occurrence), the codes in first-seen order. The caller sorts the distinct
+// labels alone, where np.unique would sort every entry.
 py::tuple factorize_fixed(const py::array& a, const py::array& b) {
     for (const py::array* x : {&a, &b})
         if (x->ndim() != 1 || x->dtype().kind() != 'U') throw py::type_error("a and b must be 1-D arrays of dtype U");
     const std::int64_t ma = a.shape(0), mb = b.shape(0);
-    py::array_t<std::int64_t> code_a(static_cast<py::ssize_t>(ma)), code_b(static_cast<py::ssize_t>(mb));
+    py::array_t<std::int64_t> codes(static_cast<py::ssize_t>(ma + mb));
+    std::int64_t* out = codes.mutable_data();
     std::vector<std::int64_t> first;
     {
         py::gil_scoped_release release;
@@ -82,12 +83,12 @@ py::tuple factorize_fixed(const py::array& a, const py::array& b) {
                 }
             }
         };
-        run(a, code_a.mutable_data(), 0);
-        run(b, code_b.mutable_data(), ma);
+        run(a, out, 0);
+        run(b, out + ma, ma);
     }
     py::array_t<std::int64_t> out_first(static_cast<py::ssize_t>(first.size()));
     std::copy(first.begin(), first.end(), out_first.mutable_data());
-    return py::make_tuple(code_a, code_b, out_first);
+    return py::make_tuple(codes, out_first);
 }
 
 // LabelTable (intern.hpp) for Python: codes of chunks of labels, kept across calls.
@@ -193,8 +194,8 @@ void bind_labels(py::module_& m) {
         .def_property_readonly("nbytes", &PyLabelTable::nbytes)
         .def_property_readonly("strings", &PyLabelTable::strings);
     m.def("factorize_fixed", &factorize_fixed, py::arg("a"), py::arg("b"),
-          "Fixed-width unicode labels of a then b coded by hashing: (codes of a, codes of b, the index in a then b "
-          "of each code's first occurrence), codes in first-seen order.");
+          "Fixed-width unicode labels of a then b coded by hashing: (codes of a then b, the index in a then b of "
+          "each code's first occurrence), codes in first-seen order.");
     m.def("factorize_ints", &factorize_ints, py::arg("a"), py::arg("b"), py::arg("max_range"),
           py::arg("n_threads") = 0,
           "Integer labels of a range narrower than max_range coded to 0..n-1: (distinct values, codes of a, "

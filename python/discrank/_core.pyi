@@ -170,9 +170,9 @@ def fast_exp_log1p(x: npt.NDArray[np.float64]) -> tuple[npt.NDArray[np.float64],
 
 def factorize_fixed(
     a: npt.NDArray[np.str_], b: npt.NDArray[np.str_]
-) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64], npt.NDArray[np.int64]]:
-    """(codes of a, codes of b, index in a then b of each code's first occurrence) of fixed-width unicode labels,
-    coded by hashing in first-seen order."""
+) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]:
+    """(codes of a then b, index in a then b of each code's first occurrence) of fixed-width unicode labels, coded
+    by hashing in first-seen order."""
 
 def factorize_ints(
     a: npt.NDArray[np.integer], b: npt.NDArray[np.integer], max_range: int, n_threads: int = 0
