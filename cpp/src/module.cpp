@@ -5,6 +5,9 @@
 #ifdef _OPENMP
 #include <omp.h>
 #endif
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
 
 PYBIND11_MODULE(_core, m) {
     m.doc() = "discrank's compiled core: the masked pairwise objective and its gradient.";
@@ -18,6 +21,16 @@ PYBIND11_MODULE(_core, m) {
     });
     m.def("thread_limit", &discrank::thread_limit,
           "The most threads a kernel call starts (4 per processor, at most 1024); larger requests are clamped");
+    // glibc keeps the memory of freed arrays up to its mmap threshold, which it raises to the size of each large
+    // block freed: a fit that frees and allocates arrays of a million entries then holds the freed ones in its
+    // resident set. malloc_trim(0) returns the free pages of every arena to the system (nothing elsewhere).
+    m.def("trim_heap", []() {
+#if defined(__GLIBC__)
+        return malloc_trim(0) != 0;
+#else
+        return false;
+#endif
+    }, "Return the allocator's free pages to the system (glibc's malloc_trim); whether any were returned");
     discrank_py::bind_objective(m);
     discrank_py::bind_online(m);
     discrank_py::bind_pairs(m);

@@ -41,6 +41,10 @@ def max_threads() -> int:
 def thread_limit() -> int:
     """The most threads a kernel call starts: 4 per processor (``omp_get_num_procs``), at most 1024."""
 
+def trim_heap() -> bool:
+    """Return the allocator's free pages to the system (glibc's ``malloc_trim(0)``; False elsewhere): whether any
+    were returned."""
+
 class PairObjective:
     """Observed pairs (i < j not required, i != j), targets y, weights w; borrows the arrays.
 

@@ -50,9 +50,9 @@ __all__ = ["History", "Rows", "build_history", "solve_history", "covariance_at",
 #: each gain less than their evaluation costs on weekly ATP refits; tighter (0.03) ones spend more
 #: conjugate-gradient iterations (bench/bench_dynamic.py --online tennis).
 FORCING_CAP = 0.1
-#: A Newton step's conjugate gradients stop once their residual is at most this share of the fit's gradient target
-#: (``tol * scale``), however small the forcing term: a tighter linear solve cannot lower the gradient below the
-#: target further than the target asks.
+#: A Newton step's conjugate gradients stop once no entry of their residual exceeds this share of the fit's gradient
+#: target (``tol * scale``, a bound on max |g|), however small the forcing term: the linearised gradient after the
+#: step is minus the residual, so a tighter linear solve lowers the gradient further than the target asks.
 TARGET_SHARE = 0.5
 #: The preconditioners of the core's Newton steps (discrank._history_core): each player's chain, or two levels.
 PRECONDITIONERS = ("chains", "two-level")
@@ -297,16 +297,21 @@ class _Problem:
 
 def newton_cg(H: LinearOperator, M: LinearOperator, b: np.ndarray, rtol: float, maxiter: int,
               atol: float = 0.0) -> tuple:
-    """(x, iterations): preconditioned conjugate gradients on ``H x = b`` to the relative residual ``rtol``, stopped
-    where ``H`` shows negative curvature (the truncated Newton-CG of Nocedal and Wright, Algorithm 7.1): the
-    iterate reached there, or at the first iteration the preconditioned ``b`` (a descent direction either way, for
-    ``b = -g``), so that Newton's method on a nonconvex objective moves away from saddle points."""
+    """(x, iterations): preconditioned conjugate gradients on ``H x = b`` from 0 to the relative residual ``rtol``
+    (in the 2-norm), or until no entry of the residual exceeds ``atol`` (the linearised gradient after a Newton
+    step is minus the residual, so the step then meets a stopping rule on max |g| of which ``atol`` is a share),
+    stopped where ``H`` shows negative curvature (the truncated Newton-CG of Nocedal and Wright, Algorithm 7.1):
+    the iterate reached there, or at the first iteration the preconditioned ``b`` (a descent direction either
+    way, for ``b = -g``), so that Newton's method on a nonconvex objective moves away from saddle points. The
+    core's ``newton_step`` runs the same iteration."""
     x = np.zeros_like(b)
     r = b.copy()
+    if float(np.abs(r).max(initial=0.0)) <= atol:
+        return x, 0
     z = M.matvec(r)
     p = z.copy()
     rz = float(np.dot(r, z))
-    stop = max(rtol * float(np.linalg.norm(b)), atol)
+    stop = rtol * float(np.linalg.norm(b))
     for it in range(1, maxiter + 1):
         hp = H.matvec(p)
         curvature = float(np.dot(p, hp))
@@ -315,7 +320,7 @@ def newton_cg(H: LinearOperator, M: LinearOperator, b: np.ndarray, rtol: float, 
         alpha = rz / curvature
         x += alpha * p
         r -= alpha * hp
-        if float(np.linalg.norm(r)) <= stop:
+        if float(np.linalg.norm(r)) <= stop or float(np.abs(r).max()) <= atol:
             return x, it
         z = M.matvec(r)
         rz_new = float(np.dot(r, z))
@@ -354,16 +359,9 @@ def _newton(prob: _Problem, theta: np.ndarray, value: float, g: np.ndarray, scal
         # forcing term: the square root of the relative gradient (superlinear convergence, Eisenstat and
         # Walker's choice), at most FORCING_CAP: a warm refit's first steps stop conjugate gradients early
         eta_k = min(FORCING_CAP, math.sqrt(float(np.abs(g).max()) / scale))
-        count = [0]
-
-        def cb(_):
-            count[0] += 1
-
-        if disc and frozen is None:  # an indefinite Hessian (the disc game): CG stopped at negative curvature
-            step, count[0] = newton_cg(H, M, -g, max(eta_k, 1e-12), 500, TARGET_SHARE * stop)
-        else:
-            step, _ = cg(H, -g, rtol=max(eta_k, 1e-12), atol=TARGET_SHARE * stop, maxiter=500, M=M, callback=cb)
-        n_cg += count[0]
+        # the disc game's Hessian is indefinite: CG stops at negative curvature (elsewhere only rounding gets there)
+        step, count = newton_cg(H, M, -g, max(eta_k, 1e-12), 500, TARGET_SHARE * stop)
+        n_cg += count
         step = held(step)
         slope = float(np.dot(g, step))
         if slope >= 0:  # not a descent direction (CG stopped early on a bad system): use the preconditioned gradient
@@ -519,6 +517,9 @@ def solve_history(h: History, drift: float, prior_scale: float, draws: bool, the
     """
     if preconditioner not in PRECONDITIONERS:
         raise ValueError(f"preconditioner must be one of {', '.join(map(repr, PRECONDITIONERS))}, got {preconditioner!r}")
+    # the arrays freed since the last solve (a tuning's histories and states) go back to the system before this
+    # one's are made: the process's peak is then what is live, not what glibc kept
+    _core.trim_heap()
     prob = _Problem(h, drift, prior_scale, draws, n_threads, rows, context_scale, margin_scale, disc, disc_scale,
                     propensity_scale, format_scales, preconditioner)
     part = slice(0, h.n_pp + prob.k) if ratings_scale else slice(None)
@@ -558,11 +559,14 @@ def solve_history(h: History, drift: float, prior_scale: float, draws: bool, the
         prop = theta[n + prob.k - prob.n_prop:n + prob.k].copy()
         prop_diag = games_diag[n + prob.k - prob.n_prop:] + prob.eff_prior[prob.k - prob.n_prop:]
     games_diag = games_diag[:n]
-    return HistoryResult(r.copy() if it == 0 and theta0 is not None else r,  # (a view of a theta made here)
-                         np.array(beta, dtype=np.float64), None if eta is None else float(eta), value,
-                         float(np.abs(g).max()) / scale, it, n_cg, bool(converged), games_diag + prob.rest,
-                         -prob.chain, scale, g, games_diag, theta, effects, effects_diag, disc_part, prop, prop_diag,
-                         sigma)
+    out = HistoryResult(r.copy() if it == 0 and theta0 is not None else r,  # (a view of a theta made here)
+                        np.array(beta, dtype=np.float64), None if eta is None else float(eta), value,
+                        float(np.abs(g).max()) / scale, it, n_cg, bool(converged), games_diag + prob.rest,
+                        -prob.chain, scale, g, games_diag, theta, effects, effects_diag, disc_part, prop, prop_diag,
+                        sigma)
+    del prob
+    _core.trim_heap()  # the problem's rows and vectors, freed, go back to the system too
+    return out
 
 
 def global_covariance(prob: "_Problem") -> np.ndarray:

@@ -236,7 +236,8 @@ class HistoryProblem {
 
     // One Newton step from theta (value and grad the last value_grad's, at theta): the preconditioned
     // conjugate gradients on H x = -grad to the relative residual max(min(forcing_cap, sqrt(max|g| /
-    // scale)), 1e-12), or to the absolute residual target where that is larger (at most max_cg iterations), then the Armijo line search from t = 1, halving; a step
+    // scale)), 1e-12), or until no entry of the residual exceeds target (at most max_cg iterations), then the
+    // Armijo line search from t = 1, halving; a step
     // whose predicted decrease is below rounding * max(1, |value|) is taken when it lowers max |g|. theta,
     // value and grad become the accepted point's (the last one evaluated: the rows keep its curvature).
     HistoryStep newton_step(double* theta, double& value, double* grad, double scale, double forcing_cap,
@@ -255,11 +256,13 @@ class HistoryProblem {
         }
         const double eta = std::min(forcing_cap, std::sqrt(g_max / scale));
         const double b_norm = std::sqrt(dot(r.data(), r.data(), threads));
-        const double stop = std::max({eta * b_norm, 1e-12 * b_norm, target});
-        // preconditioned conjugate gradients from 0 (scipy.sparse.linalg.cg's iteration and stopping rule)
-        double rho_prev = 0.0;
+        const double stop = std::max(eta, 1e-12) * b_norm;
+        // preconditioned conjugate gradients from 0 (scipy.sparse.linalg.cg's iteration), stopped at the relative
+        // residual, or once no entry of the residual exceeds target: the linearised gradient after the step is
+        // -r, so the step then meets the fit's stopping rule (target a share of it) and more iterations are spent
+        double rho_prev = 0.0, r_max = g_max;
         for (int it = 0; it < max_cg && stop > 0.0; ++it) {
-            if (std::sqrt(dot(r.data(), r.data(), threads)) < stop) break;
+            if (r_max <= target || std::sqrt(dot(r.data(), r.data(), threads)) < stop) break;
             precondition(r.data(), z.data(), threads);
             const double rho = dot(r.data(), z.data(), threads);
             if (it == 0) {
@@ -273,10 +276,12 @@ class HistoryProblem {
             const double curvature = dot(p.data(), hp.data(), threads);
             if (!(curvature > 0.0)) break;  // (a convex objective: only rounding gets here)
             const double alpha = rho / curvature;
-#pragma omp parallel for schedule(static) num_threads(threads)
+            r_max = 0.0;
+#pragma omp parallel for schedule(static) num_threads(threads) reduction(max : r_max)
             for (std::int64_t k = 0; k < N; ++k) {
                 x[k] += alpha * p[k];
                 r[k] -= alpha * hp[k];
+                r_max = std::max(r_max, std::fabs(r[k]));
             }
             rho_prev = rho;
             ++out.n_cg;
@@ -455,9 +460,25 @@ class HistoryProblem {
         return out;
     }
 
-    // sum a_k b_k by fixed chunks (the same bits for any thread count).
+    // sum a_k b_k by fixed chunks (the same bits for any thread count): plain sums within a chunk (four running
+    // sums, so that the loop pipelines), the chunks' added in order. The conjugate gradients' inner products need
+    // no compensation (the objective's value has it).
     double dot(const double* a, const double* b, int threads) const {
-        return fixed_sum(size_, threads, [&](std::int64_t k) { return a[k] * b[k]; });
+        const std::int64_t n = size_, chunks = (n + kChunk - 1) / kChunk;
+        std::vector<double> part(static_cast<std::size_t>(chunks), 0.0);
+#pragma omp parallel for schedule(static) num_threads(threads)
+        for (std::int64_t c = 0; c < chunks; ++c) {
+            const std::int64_t lo = c * kChunk, end = std::min(n, lo + kChunk);
+            double s[4] = {0.0, 0.0, 0.0, 0.0};
+            std::int64_t k = lo;
+            for (; k + 4 <= end; k += 4)
+                for (int j = 0; j < 4; ++j) s[j] += a[k + j] * b[k + j];
+            for (; k < end; ++k) s[0] += a[k] * b[k];
+            part[c] = (s[0] + s[1]) + (s[2] + s[3]);
+        }
+        double total = 0.0;
+        for (double v : part) total += v;
+        return total;
     }
 
   private:
