@@ -54,6 +54,9 @@ FORCING_CAP = 0.1
 #: target (``tol * scale``, a bound on max |g|), however small the forcing term: the linearised gradient after the
 #: step is minus the residual, so a tighter linear solve lowers the gradient further than the target asks.
 TARGET_SHARE = 0.5
+#: Solves of histories with at least this many player-periods return the memory freed before and after them to
+#: the system (``_core.trim_heap``, which costs about a millisecond a call: small solves skip it).
+TRIM_SIZE = 1 << 16
 #: The preconditioners of the core's Newton steps (discrank._history_core): each player's chain, or two levels.
 PRECONDITIONERS = ("chains", "two-level")
 #: A Newton step whose predicted decrease is below this times the objective is judged by the gradient
@@ -450,7 +453,8 @@ def solve_history(h: History, drift: float, prior_scale: float, draws: bool, the
                   rows: Optional[Rows] = None, ratings_scale: bool = False,
                   context_scale: float = 0.0, margin_scale: float = 0.0, disc: int = 0,
                   disc_scale: float = 0.0, propensity_scale: float = 0.0,
-                  format_scales: Optional[np.ndarray] = None, preconditioner: str = "chains") -> HistoryResult:
+                  format_scales: Optional[np.ndarray] = None, preconditioner: str = "chains",
+                  scale: Optional[float] = None) -> HistoryResult:
     """Newton's method to the MAP of the whole history (see the module's docstring).
 
     Parameters
@@ -479,6 +483,10 @@ def solve_history(h: History, drift: float, prior_scale: float, draws: bool, the
         Take the scale ``max |g(0)|`` over the ratings' entries only (the draw parameter's or a covariate's
         gradient at zero, a sum over every game, can be a hundred times a rating's; :meth:`DynamicElo.update`
         stops by the ratings' scale).
+    scale : float, optional
+        The stopping rule's scale where the caller knows it (a tuning's: ``HistoryResult.scale`` of an earlier
+        solve of ``h`` at the same margin and format scales, which set the gradient at the default start; drift
+        and prior do not): the gradient at the default start is then not evaluated from a ``theta0``.
     context_scale : float
         The prior scale of the context effects (with a history of contexts, ``h.n_ctx``; positive).
     margin_scale : float
@@ -519,7 +527,9 @@ def solve_history(h: History, drift: float, prior_scale: float, draws: bool, the
         raise ValueError(f"preconditioner must be one of {', '.join(map(repr, PRECONDITIONERS))}, got {preconditioner!r}")
     # the arrays freed since the last solve (a tuning's histories and states) go back to the system before this
     # one's are made: the process's peak is then what is live, not what glibc kept
-    _core.trim_heap()
+    trim = h.n_pp >= TRIM_SIZE
+    if trim:
+        _core.trim_heap()
     prob = _Problem(h, drift, prior_scale, draws, n_threads, rows, context_scale, margin_scale, disc, disc_scale,
                     propensity_scale, format_scales, preconditioner)
     part = slice(0, h.n_pp + prob.k) if ratings_scale else slice(None)
@@ -527,8 +537,9 @@ def solve_history(h: History, drift: float, prior_scale: float, draws: bool, the
     block = np.arange(h.n_pp + h.n_eff, h.n_pp + h.n_eff + 2 * disc * h.n_players)
     zero = start.copy()
     zero[block] = 0.0  # (the disc's part of the gradient is 0 there, whatever its prior's scale)
-    value, g = prob.value_grad(zero)
-    scale = max(1.0, float(np.abs(g[part]).max(initial=0.0)))  # the gradient at the default start, whatever the start
+    if scale is None or theta0 is None:
+        value, g = prob.value_grad(zero)
+        scale = max(1.0, float(np.abs(g[part]).max(initial=0.0)))  # the gradient at the default start, whatever the start
     sigma = None
     if disc and (theta0 is None or not np.any(np.asarray(theta0)[block])):
         # the rest with the disc at 0, then the disc along the lowest mode there (discrank._disc_start): from
@@ -565,7 +576,8 @@ def solve_history(h: History, drift: float, prior_scale: float, draws: bool, the
                         -prob.chain, scale, g, games_diag, theta, effects, effects_diag, disc_part, prop, prop_diag,
                         sigma)
     del prob
-    _core.trim_heap()  # the problem's rows and vectors, freed, go back to the system too
+    if trim:
+        _core.trim_heap()  # the problem's rows and vectors, freed, go back to the system too
     return out
 
 

@@ -122,37 +122,56 @@ class HistoryProblem {
         const std::int64_t nc = rows_.n_cov;
         const double eta = rows_.draws >= 0 ? theta[size_ - 1] : 0.0;
         const auto model = static_cast<DrawModel>(std::max(rows_.draws, 0));
-        // the globals' gradient by chunks; each chunk's value in total[c]
-        const std::vector<double> g_glob = row_sums(G, threads, [&](std::int64_t c, std::int64_t k, double* acc) {
-            double b = theta[rows_.lo[k]] - theta[rows_.hi[k]];
-            if (rows_.e_lo) b += e[rows_.e_lo[k]] - e[rows_.e_hi[k]];
-            const double* xk = rows_.x + k * nc;
-            for (std::int64_t j = 0; j < nc; ++j) b += xk[j] * beta[j];
-            const double s = rows_.scale ? rows_.scale[k] : 1.0;
-            const double z = s * b;
-            if (rows_.draws >= 0 && k < rows_.m_results) {  // the draw model's three outcomes (losses.hpp)
-                const double n = rows_.n[k], y = (rows_.win[k] + 0.5 * rows_.draw[k]) / n, q = rows_.draw[k] / n;
-                double val, res, curv, de, dee, dde;
-                draw_block(model, 1, &y, &q, &n, &z, eta, nullptr, &val, &res, &curv, &de, &dee, &dde);
-                total[c].add(val);
-                fd[k] = s * res;
-                fdd[k] = s * s * curv;
-                f_e_[k] = de;
-                f_de_[k] = s * dde;
-                f_ee_[k] = dee;
-                acc[G - 1] += de;
-            } else {
-                const double ex = fastmath::exp_nonpos(-std::fabs(z));  // e^{-|z|}
-                const double q = 1.0 / (1.0 + ex);
-                const double p = z >= 0.0 ? q : ex * q;  // sigmoid(z)
-                const double sp = std::fmax(z, 0.0) + fastmath::log1p_ratio(ex / (2.0 + ex));  // softplus(z)
-                total[c].add(rows_.n[k] * sp - rows_.win[k] * z);
-                fd[k] = s * (rows_.n[k] * p - rows_.win[k]);
-                fdd[k] = s * s * rows_.n[k] * (ex * q * q);  // p (1 - p) = e^{-|z|} / (1 + e^{-|z|})^2
-                if (rows_.draws >= 0) f_e_[k] = f_de_[k] = f_ee_[k] = 0.0;
+        // each chunk's value in total[c] and its sums of the globals' gradient in part[c * G ..]
+        std::vector<double> part(static_cast<std::size_t>(chunks * G), 0.0);
+#pragma omp parallel num_threads(threads)
+        {
+            std::vector<double> buf(static_cast<std::size_t>(2 * kChunk));  // a chunk's logits and values
+#pragma omp for schedule(static)
+            for (std::int64_t c = 0; c < chunks; ++c) {
+                const std::int64_t lo = c * kChunk, end = std::min(rows_.m, lo + kChunk);
+                double* acc = part.data() + c * G;
+                double* z = buf.data();
+                double* val = z + kChunk;
+                for (std::int64_t k = lo; k < end; ++k) {  // each row's logit s_k b_k
+                    double b = theta[rows_.lo[k]] - theta[rows_.hi[k]];
+                    if (rows_.e_lo) b += e[rows_.e_lo[k]] - e[rows_.e_hi[k]];
+                    const double* xk = rows_.x + k * nc;
+                    for (std::int64_t j = 0; j < nc; ++j) b += xk[j] * beta[j];
+                    z[k - lo] = (rows_.scale ? rows_.scale[k] : 1.0) * b;
+                }
+                // the draw model's rows (the first m_results) one at a time (losses.hpp), the rest as a block
+                std::int64_t k = lo;
+                for (; rows_.draws >= 0 && k < std::min(end, rows_.m_results); ++k) {
+                    const double n = rows_.n[k], y = (rows_.win[k] + 0.5 * rows_.draw[k]) / n, q = rows_.draw[k] / n;
+                    const double s = rows_.scale ? rows_.scale[k] : 1.0;
+                    double res, curv, de, dee, dde;
+                    draw_block(model, 1, &y, &q, &n, z + (k - lo), eta, nullptr, val + (k - lo), &res, &curv, &de,
+                               &dee, &dde);
+                    fd[k] = s * res;
+                    fdd[k] = s * s * curv;
+                    f_e_[k] = de;
+                    f_de_[k] = s * dde;
+                    f_ee_[k] = dee;
+                    acc[G - 1] += de;
+                }
+                binomial_block(end - k, rows_.n + k, rows_.win + k, z + (k - lo), val + (k - lo), fd + k, fdd + k);
+                for (std::int64_t i = k; i < end; ++i) {
+                    if (rows_.scale) {
+                        const double s = rows_.scale[i];
+                        fd[i] *= s;
+                        fdd[i] *= s * s;
+                    }
+                    if (rows_.draws >= 0) f_e_[i] = f_de_[i] = f_ee_[i] = 0.0;
+                }
+                add_compensated(val, end - lo, total[c].sum, total[c].carry);
+                for (std::int64_t i = lo; i < end && nc; ++i)
+                    for (std::int64_t j = 0; j < nc; ++j) acc[j] += rows_.x[i * nc + j] * fd[i];
             }
-            for (std::int64_t j = 0; j < nc; ++j) acc[j] += xk[j] * fd[k];
-        });
+        }
+        std::vector<double> g_glob(static_cast<std::size_t>(G), 0.0);
+        for (std::int64_t c = 0; c < chunks; ++c)
+            for (std::int64_t j = 0; j < G; ++j) g_glob[j] += part[c * G + j];
         CompensatedSum sum;
         for (const CompensatedSum& t : total) {
             sum.add(t.sum);
@@ -489,10 +508,15 @@ class HistoryProblem {
     static double fixed_sum(std::int64_t n, int threads, Term term) {
         const std::int64_t chunks = (n + kChunk - 1) / kChunk;
         std::vector<CompensatedSum> part(static_cast<std::size_t>(chunks));
-#pragma omp parallel for schedule(static) num_threads(threads)
-        for (std::int64_t c = 0; c < chunks; ++c) {
-            const std::int64_t end = std::min(n, (c + 1) * kChunk);
-            for (std::int64_t k = c * kChunk; k < end; ++k) part[c].add(term(k));
+#pragma omp parallel num_threads(threads)
+        {
+            std::vector<double> buf(static_cast<std::size_t>(kChunk));  // a chunk's terms, then summed as a block
+#pragma omp for schedule(static)
+            for (std::int64_t c = 0; c < chunks; ++c) {
+                const std::int64_t lo = c * kChunk, end = std::min(n, lo + kChunk);
+                for (std::int64_t k = lo; k < end; ++k) buf[k - lo] = term(k);
+                add_compensated(buf.data(), end - lo, part[c].sum, part[c].carry);
+            }
         }
         CompensatedSum total;
         for (const CompensatedSum& p : part) {

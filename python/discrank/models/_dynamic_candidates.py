@@ -12,7 +12,7 @@ from typing import Any, Callable, Iterator, Optional
 import numpy as np
 
 from discrank._history import chain_variances
-from discrank._losses import game_losses, outcome_losses
+from discrank._losses import binary_log_loss, outcome_losses
 from discrank._progress import report_stage
 from discrank.models._dynamic_context import context_terms
 from discrank.models._dynamic_disc import disc_term, disc_uv
@@ -93,6 +93,7 @@ class Candidates:
         self.n_blocks = int(np.unique(self.block[val]).size)
         self._incumbent: Optional[tuple] = None
         self.raced: dict = {}
+        self._scales: dict = {}  # each origin's stopping scale, by its margin and format scales (solve_history's)
 
     def score(self, drift: float, prior: float) -> float:
         """Log loss per validation game of the forecasts at ``(drift, prior)``, at the best variance scale
@@ -128,10 +129,11 @@ class Candidates:
                              f"{len(blocks)} of {self.n_blocks} origins, validation log loss about {raced[0]:.5f}, "
                              f"{time.perf_counter() - clock:.1f} s")
                 return raced
-        best, losses = scan_axis(self.scales, lambda c: self._loss(blocks, c) / self.n_scored, self.gain)
+        stack = self._stack(blocks)
+        best, losses = scan_axis(self.scales, lambda c: self._loss(stack, c) / self.n_scored, self.gain)
         self.scanned.update(losses)
         if self._incumbent is None or losses[best] < self._incumbent[0]:  # the best scored in full
-            self._incumbent = (losses[best], self._game_losses(blocks, best)[0])
+            self._incumbent = (losses[best], self._game_losses(stack, best)[0])
         report_stage(f"tuning DynamicElo: candidate {scored + 1} ({label}): validation log loss {losses[best]:.5f} at "
                      f"variance_scale={best:.3g}, {time.perf_counter() - clock:.1f} s")
         return losses[best], best
@@ -170,7 +172,12 @@ class Candidates:
                 n_prev = prev[0].size
                 theta0 = carry(prev[0], prev[1], prev[2][:n_prev], prev[2][n_prev:], h)
                 prev = None
-            res = model._solve_built(h, drift, prior, theta0, tol, self.rows_of, ratings_scale=True)
+            # the stopping rule's scale: the gradient at the default start, which the drift and prior do not change
+            key = (int(k), model._mscale if h.margin is not None else 0.0,
+                   None if model._fscales is None else np.asarray(model._fscales).tobytes())
+            res = model._solve_built(h, drift, prior, theta0, tol, self.rows_of, ratings_scale=True,
+                                     scale=self._scales.get(key))
+            self._scales[key] = res.scale
             theta = res.theta  # (r, the context effects, beta, eta: a view of it is res.r)
             if i == 0:
                 self._theta0 = theta.astype(np.float32)  # starts, kept in single precision (half the memory)
@@ -245,22 +252,32 @@ class Candidates:
                                         fmt, n_fmt)
         return self._whole.before(self._cut(k))
 
-    def _loss(self, blocks: list, c: float) -> float:
-        """The summed log loss of the forecasts ``blocks`` with their variance scaled by ``c``."""
-        loss, w = self._game_losses(blocks, c)
+    def _stack(self, blocks: list) -> tuple:
+        """The forecasts ``blocks`` (each origin's) as one, in their order: (logits, variances, draw parameters or
+        None, scores, weights or None), for :meth:`_game_losses` at each variance scale."""
+        w = self.games[5]
+        if not blocks:
+            empty = np.zeros(0)
+            return empty, empty, None, empty, None if w is None else empty
+        d, v = np.concatenate([b[0] for b in blocks]), np.concatenate([b[1] for b in blocks])
+        eta = None
+        if blocks[0][2] is not None:  # (a draw model's parameter: one per origin, or one per game with propensities)
+            eta = np.concatenate([np.broadcast_to(np.asarray(b[2], np.float64), b[0].shape) for b in blocks])
+        games = np.concatenate([b[3] for b in blocks])
+        return d, v, eta, self.games[2][games], None if w is None else w[games]
+
+    def _loss(self, stack: tuple, c: float) -> float:
+        """The summed log loss of the forecasts ``stack`` (:meth:`_stack`) with their variance scaled by ``c``."""
+        loss, w = self._game_losses(stack, c)
         return float(loss.sum() if w is None else loss @ w)
 
-    def _game_losses(self, blocks: list, c: float) -> tuple[np.ndarray, Optional[np.ndarray]]:
-        """(each game's log loss, its weight or None) of the forecasts ``blocks`` with their variance scaled by
-        ``c``, in the blocks' order."""
-        draws, score, w = self.model.draws, self.games[2], self.games[5]
-        parts = []
-        for d, v, eta, games in blocks:
-            q = outcomes(d, c * v, eta, draws)
-            parts.append(game_losses(q[:, 0] + 0.5 * q[:, 1], score[games])["log_loss"] if draws is None
-                         else outcome_losses(q, score[games]))
-        games = np.concatenate([b[3] for b in blocks]) if blocks else np.zeros(0, dtype=np.int64)
-        return (np.concatenate(parts) if parts else np.zeros(0)), (None if w is None else w[games])
+    def _game_losses(self, stack: tuple, c: float) -> tuple[np.ndarray, Optional[np.ndarray]]:
+        """(each game's log loss, its weight or None) of the forecasts ``stack`` (:meth:`_stack`) with their
+        variance scaled by ``c``."""
+        d, v, eta, score, w = stack
+        draws = self.model.draws
+        q = outcomes(d, c * v, eta, draws)
+        return (binary_log_loss(q[:, 0] + 0.5 * q[:, 1], score) if draws is None else outcome_losses(q, score)), w
 
     def _raced_out(self, blocks: list) -> Optional[tuple[float, float]]:
         """(estimated score, best variance scale) of a candidate whose forecasts ``blocks`` (its first origins,
@@ -271,8 +288,9 @@ class Candidates:
         if self._incumbent is None or len(blocks) < RACE_MIN:
             return None
         m = sum(b[3].size for b in blocks)
-        scale, _ = scan_axis(self.scales, lambda c: self._loss(blocks, c), 0.0)
-        loss, w = self._game_losses(blocks, scale)
+        stack = self._stack(blocks)
+        scale, _ = scan_axis(self.scales, lambda c: self._loss(stack, c), 0.0)
+        loss, w = self._game_losses(stack, scale)
         diff = loss - self._incumbent[1][:m]
         w = np.ones(m) if w is None else w
         total = float(w.sum())

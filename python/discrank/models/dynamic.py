@@ -441,9 +441,9 @@ class DynamicElo(DynamicTuning, DynamicUpdates, DynamicContexts, DynamicDisc, Dy
             tol = self.tol if warm is None else max(self.tol, self.update_tol)
         return h, self._solve_built(h, drift, prior, theta0, tol, rows_of, warm is not None)
 
-    def _solve_built(self, h, drift, prior, theta0, tol, rows_of=None, ratings_scale=False):
-        """The HistoryResult of the history ``h`` from ``theta0`` (None: zero) to ``tol`` (relative to the
-        ratings' gradient at zero alone with ``ratings_scale``, :func:`discrank._history.solve_history`)."""
+    def _solve_built(self, h, drift, prior, theta0, tol, rows_of=None, ratings_scale=False, scale=None):
+        """The HistoryResult of the history ``h`` from ``theta0`` (None: zero) to ``tol`` (relative to ``scale``, else
+        to the ratings' gradient at zero alone with ``ratings_scale``: :func:`discrank._history.solve_history`)."""
         mscale = self._mscale if h.margin is not None else 0.0
         rows = None if rows_of is None else rows_of(h, self.draws, margin_scale=mscale, disc=self.disc_components,
                                                     propensity=(self._pscale or 0.0) > 0, format_scales=self._fscales)
@@ -452,7 +452,7 @@ class DynamicElo(DynamicTuning, DynamicUpdates, DynamicContexts, DynamicDisc, Dy
                                  n_threads=resolve_n_jobs(self.n_jobs), rows=rows, ratings_scale=ratings_scale,
                                  context_scale=self._cscale if h.n_eff else 0.0, margin_scale=mscale,
                                  disc=self.disc_components, disc_scale=self._dscale, propensity_scale=self._pscale,
-                                 format_scales=self._fscales)
+                                 format_scales=self._fscales, scale=scale)
         finally:
             if rows is not None:
                 rows.close()
