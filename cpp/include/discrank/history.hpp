@@ -74,6 +74,7 @@ struct CompensatedSum {
 class HistoryProblem {
   public:
     static constexpr std::int64_t kChunk = 8192;  // rows per fixed chunk of a sum
+    static constexpr std::int64_t kAhead = 16;  // entries ahead whose partner a gather prefetches
 
     // chain: the n_pp - 1 link precisions (0 between two players); prior: the prior precision of each
     // player-period (that of the first period of each player, 0 elsewhere); eff_prior: each effect's.
@@ -86,6 +87,7 @@ class HistoryProblem {
         beta_prior_.resize(static_cast<std::size_t>(rows_.n_cov), 0.0);
         rest_.assign(static_cast<std::size_t>(n_pp_), 0.0);
         for (std::int64_t k = 0; k < n_pp_; ++k) {
+            prior_sum_ += prior_[k];
             double v = prior_[k];
             if (k > 0) v += chain_[k - 1];
             if (k + 1 < n_pp_) v += chain_[k];
@@ -133,7 +135,12 @@ class HistoryProblem {
                 double* acc = part.data() + c * G;
                 double* z = buf.data();
                 double* val = z + kChunk;
+                const std::int64_t ahead = std::min(end, rows_.m - kAhead);
                 for (std::int64_t k = lo; k < end; ++k) {  // each row's logit s_k b_k
+                    if (k < ahead) {  // a row's player-periods are far apart in theta
+                        __builtin_prefetch(theta + rows_.lo[k + kAhead]);
+                        __builtin_prefetch(theta + rows_.hi[k + kAhead]);
+                    }
                     double b = theta[rows_.lo[k]] - theta[rows_.hi[k]];
                     if (rows_.e_lo) b += e[rows_.e_lo[k]] - e[rows_.e_hi[k]];
                     const double* xk = rows_.x + k * nc;
@@ -201,21 +208,40 @@ class HistoryProblem {
 
     // out = H v at the last value_grad: each parameter's rows' curvature (refreshed once per point) times
     // its partners in the row, in one pass over the parameters.
-    void hessp(const double* v, double* out, int n_threads) {
+    // Returns v . H v (by fixed chunks, the same bits for any thread count), which the conjugate gradients take.
+    double hessp(const double* v, double* out, int n_threads) {
         const int threads = resolve_threads(n_threads);
         refresh(threads);
         // with context effects or a global block, a row's derivative has more than its two ratings: the pass over
         // the rows then the gather (on ATP with contexts and margins 27 ms against 40 ms a product); without, each
         // rating's partners (12 ms against 16 ms)
-        if (n_glob_ || rows_.e_lo) return hessp_rows(v, out, threads);
+        if (n_glob_ || rows_.e_lo) {
+            hessp_rows(v, out, threads);
+            return dot(v, out, threads);
+        }
         const double* w = weight_.data();
         const std::int32_t* part = partner_.data();
+        const std::int64_t chunks = (local_ + kChunk - 1) / kChunk;
+        std::vector<double> vhv(static_cast<std::size_t>(chunks));
 #pragma omp parallel for schedule(static) num_threads(threads)
-        for (std::int64_t q = 0; q < local_; ++q) {
-            double acc = 0.0;
-            for (std::int64_t t = ptr_[q]; t < ptr_[q + 1]; ++t) acc += w[t] * v[part[t]];
-            out[q] = diag_[q] * v[q] + acc + prior_term(v, q);
+        for (std::int64_t c = 0; c < chunks; ++c) {
+            const std::int64_t lo = c * kChunk, end = std::min(local_, lo + kChunk);
+            double s[4] = {0.0, 0.0, 0.0, 0.0};
+            const std::int64_t last = ptr_[local_] - kAhead;
+            for (std::int64_t q = lo; q < end; ++q) {
+                double acc = 0.0;
+                for (std::int64_t t = ptr_[q]; t < ptr_[q + 1]; ++t) {
+                    if (t < last) __builtin_prefetch(v + part[t + kAhead]);  // the partners are far apart in v
+                    acc += w[t] * v[part[t]];
+                }
+                out[q] = diag_[q] * v[q] + acc + prior_term(v, q);
+                s[(q - lo) & 3] += v[q] * out[q];
+            }
+            vhv[c] = (s[0] + s[1]) + (s[2] + s[3]);
         }
+        double total = 0.0;
+        for (double x : vhv) total += x;
+        return total;
     }
 
     // out = H v with context effects or the global block (covariates, draw parameter): each row's derivative
@@ -228,7 +254,12 @@ class HistoryProblem {
         const double* vb = v + local_;
         const double ve = draws ? v[size_ - 1] : 0.0;
         c_.resize(static_cast<std::size_t>(m));
+        const std::int64_t ahead = m - kAhead;
         const std::vector<double> glob = row_sums(G, threads, [&](std::int64_t, std::int64_t k, double* acc) {
+            if (k < ahead) {  // a row's player-periods are far apart in v
+                __builtin_prefetch(v + rows_.lo[k + kAhead]);
+                __builtin_prefetch(v + rows_.hi[k + kAhead]);
+            }
             double jv = v[rows_.lo[k]] - v[rows_.hi[k]];
             if (rows_.e_lo) jv += e[rows_.e_lo[k]] - e[rows_.e_hi[k]];
             const double* xk = rows_.x + k * nc;
@@ -279,9 +310,11 @@ class HistoryProblem {
         // preconditioned conjugate gradients from 0 (scipy.sparse.linalg.cg's iteration), stopped at the relative
         // residual, or once no entry of the residual exceeds target: the linearised gradient after the step is
         // -r, so the step then meets the fit's stopping rule (target a share of it) and more iterations are spent
-        double rho_prev = 0.0, r_max = g_max;
+        double rho_prev = 0.0, r_max = g_max, r_norm = b_norm;
+        const std::int64_t chunks = (N + kChunk - 1) / kChunk;
+        std::vector<double> part_rr(static_cast<std::size_t>(chunks)), part_max(static_cast<std::size_t>(chunks));
         for (int it = 0; it < max_cg && stop > 0.0; ++it) {
-            if (r_max <= target || std::sqrt(dot(r.data(), r.data(), threads)) < stop) break;
+            if (r_max <= target || r_norm < stop) break;
             precondition(r.data(), z.data(), threads);
             const double rho = dot(r.data(), z.data(), threads);
             if (it == 0) {
@@ -291,17 +324,32 @@ class HistoryProblem {
 #pragma omp parallel for schedule(static) num_threads(threads)
                 for (std::int64_t k = 0; k < N; ++k) p[k] = z[k] + beta * p[k];
             }
-            hessp(p.data(), hp.data(), threads);
-            const double curvature = dot(p.data(), hp.data(), threads);
+            const double curvature = hessp(p.data(), hp.data(), threads);  // p . H p
             if (!(curvature > 0.0)) break;  // (a convex objective: only rounding gets here)
             const double alpha = rho / curvature;
-            r_max = 0.0;
-#pragma omp parallel for schedule(static) num_threads(threads) reduction(max : r_max)
-            for (std::int64_t k = 0; k < N; ++k) {
-                x[k] += alpha * p[k];
-                r[k] -= alpha * hp[k];
-                r_max = std::max(r_max, std::fabs(r[k]));
+            // the step and the residual, with the residual's largest entry and its squared norm (by fixed chunks,
+            // as dot) in the same pass
+#pragma omp parallel for schedule(static) num_threads(threads)
+            for (std::int64_t c = 0; c < chunks; ++c) {
+                const std::int64_t lo = c * kChunk, end = std::min(N, lo + kChunk);
+                double s[4] = {0.0, 0.0, 0.0, 0.0}, m = 0.0;
+                std::int64_t k = lo;
+                for (; k < end; ++k) {
+                    x[k] += alpha * p[k];
+                    r[k] -= alpha * hp[k];
+                    m = std::max(m, std::fabs(r[k]));
+                    s[(k - lo) & 3] += r[k] * r[k];
+                }
+                part_rr[c] = (s[0] + s[1]) + (s[2] + s[3]);
+                part_max[c] = m;
             }
+            double rr = 0.0;
+            r_max = 0.0;
+            for (std::int64_t c = 0; c < chunks; ++c) {
+                rr += part_rr[c];
+                r_max = std::max(r_max, part_max[c]);
+            }
+            r_norm = std::sqrt(rr);
             rho_prev = rho;
             ++out.n_cg;
         }
@@ -364,7 +412,21 @@ class HistoryProblem {
     // z = M r, the smoother: the chains' solve and the shift's correction on the ratings, 1 / diagonal on the
     // effects.
     void smooth(const double* r, double* z, int threads) const {
-        std::copy(r, r + n_pp_, z);
+        // z = r and the sum of r (by fixed chunks, as fixed_sum) in one pass
+        const std::int64_t chunks = (n_pp_ + kChunk - 1) / kChunk;
+        std::vector<CompensatedSum> part(static_cast<std::size_t>(chunks));
+#pragma omp parallel for schedule(static) num_threads(threads)
+        for (std::int64_t c = 0; c < chunks; ++c) {
+            const std::int64_t lo = c * kChunk, end = std::min(n_pp_, lo + kChunk);
+            std::copy(r + lo, r + end, z + lo);
+            add_compensated(r + lo, end - lo, part[c].sum, part[c].carry);
+        }
+        CompensatedSum sum;
+        for (const CompensatedSum& t : part) {
+            sum.add(t.sum);
+            sum.add(t.carry);
+        }
+        const double add = shift_ * sum.value();  // the common shift's correction, added in the back substitution
         const std::vector<std::int64_t>& cut = cut_;
         const std::int64_t ranges = static_cast<std::int64_t>(cut.size()) - 1;
         const double* e = pe_.data();
@@ -373,12 +435,14 @@ class HistoryProblem {
         for (std::int64_t c = 0; c < ranges; ++c) {  // L D L^T z = r, block by block (chains.hpp's chain_solve)
             const std::int64_t lo = cut[c], hi = cut[c + 1];
             for (std::int64_t i = lo + 1; i < hi; ++i) z[i] -= z[i - 1] * e[i - 1];
-            z[hi - 1] *= dinv[hi - 1];
-            for (std::int64_t i = hi - 2; i >= lo; --i) z[i] = z[i] * dinv[i] - z[i + 1] * e[i];
+            double next = z[hi - 1] * dinv[hi - 1];  // the chains' solution at i + 1, before the shift
+            z[hi - 1] = next + add;
+            for (std::int64_t i = hi - 2; i >= lo; --i) {
+                const double zi = z[i] * dinv[i] - next * e[i];
+                z[i] = zi + add;
+                next = zi;
+            }
         }
-        const double total = fixed_sum(n_pp_, threads, [&](std::int64_t k) { return r[k]; });
-#pragma omp parallel for schedule(static) num_threads(threads)
-        for (std::int64_t k = 0; k < n_pp_; ++k) z[k] += shift_ * total;
         for (std::int64_t k = n_pp_; k < local_; ++k) z[k] = r[k] / pdiag_e_[k - n_pp_];
         for (std::int64_t i = 0; i < n_glob_; ++i) {  // the global block's (pseudo-)inverse
             double acc = 0.0;
@@ -394,21 +458,32 @@ class HistoryProblem {
         const std::vector<double>& diag = diag_;
         pdinv_.resize(static_cast<std::size_t>(n_pp_));
         pe_.assign(static_cast<std::size_t>(std::max<std::int64_t>(n_pp_ - 1, 0)), 0.0);
-        double prior_sum = 0.0, d_prev = 0.0;
-        for (std::int64_t k = 0; k < n_pp_; ++k) {
-            double d = diag[k] + rest_[k];
-            if (k > 0) d -= pe_[k - 1] * pe_[k - 1] * d_prev;
-            if (!(d > 0.0))
+        // the chains' blocks on threads, cut where two players meet (no link): each block factored on one thread
+        cut_ = block_ranges(n_pp_, chain_.data(), threads);
+        const std::int64_t ranges = static_cast<std::int64_t>(cut_.size()) - 1;
+        std::vector<std::int64_t> bad(static_cast<std::size_t>(ranges), -1);  // each block's first bad pivot
+#pragma omp parallel for schedule(static, 1) num_threads(threads)
+        for (std::int64_t c = 0; c < ranges; ++c) {
+            double d_prev = 0.0;
+            for (std::int64_t k = cut_[c]; k < cut_[c + 1]; ++k) {
+                double d = diag[k] + rest_[k];
+                if (k > cut_[c]) d -= pe_[k - 1] * pe_[k - 1] * d_prev;
+                if (!(d > 0.0)) {
+                    bad[c] = k;
+                    break;
+                }
+                d_prev = d;
+                const double inv = 1.0 / d;
+                pdinv_[k] = inv;
+                if (k + 1 < n_pp_) pe_[k] = -chain_[k] * inv;
+            }
+        }
+        for (const std::int64_t k : bad)
+            if (k >= 0)
                 throw std::runtime_error("the chains' tridiagonal matrix is not positive definite (pivot " +
                                          std::to_string(k) + ")");
-            d_prev = d;
-            pdinv_[k] = 1.0 / d;
-            if (k + 1 < n_pp_) pe_[k] = -chain_[k] / d;
-            prior_sum += prior_[k];
-        }
-        cut_ = block_ranges(n_pp_, pe_.data(), threads);
         if (coarse_) coarse_->refresh(f_dd_.data(), rows_.m, diag.data(), prior_.data(), weight_.data(), threads);
-        shift_ = 1.0 / std::max(prior_sum, 1e-300);
+        shift_ = 1.0 / std::max(prior_sum_, 1e-300);
         pdiag_e_.resize(static_cast<std::size_t>(n_eff_));
         for (std::int64_t j = 0; j < n_eff_; ++j) pdiag_e_[j] = diag[n_pp_ + j] + eff_prior_[j];
         if (n_glob_) cinv_ = symmetric_pinv(global_block(threads), n_glob_);
@@ -630,7 +705,7 @@ class HistoryProblem {
     std::vector<std::int64_t> cut_;  // the chains' blocks on threads
     std::unique_ptr<CoarsePlayers> coarse_;  // the two-level preconditioner's coarse space (null: the chains')
     std::vector<double> rc_, y0_, y1_, w_;  // its scratch
-    double shift_ = 0.0;
+    double shift_ = 0.0, prior_sum_ = 0.0;  // the shift's correction; the priors' sum (fixed)
 };
 
 }  // namespace discrank
