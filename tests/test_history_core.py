@@ -216,6 +216,21 @@ def test_the_two_level_fit_takes_fewer_iterations_to_the_same_map(features):
     np.testing.assert_array_equal(again.theta, two.theta)  # the same bits for any thread count
 
 
+@pytest.mark.parametrize("features", [dict(), dict(contexts=True, margins=True, formats=True)])
+def test_the_chains_fit_is_the_same_bits_for_any_thread_count(features):
+    # the chains' factor and solve by blocks on threads, the rows' sums and the conjugate gradients' inner products
+    # by fixed chunks: the fit does not depend on the threads
+    h = history(n_players=400, n_games=20_000, n_bins=40, reach=4, **features)
+    kw = dict(context_scale=0.7 if h.n_eff else 0.0, margin_scale=0.4 if h.margin is not None else 0.0,
+              format_scales=np.array([1.0, 1.6]) if h.fmt is not None else None)
+    one = solve_history(h, DRIFT, PRIOR, False, tol=1e-10, n_threads=1, **kw)
+    assert one.converged and one.n_iter >= 3
+    for threads in (2, 3, 8):
+        again = solve_history(h, DRIFT, PRIOR, False, tol=1e-10, n_threads=threads, **kw)
+        np.testing.assert_array_equal(again.theta, one.theta)
+        assert (again.n_iter, again.n_cg, again.objective) == (one.n_iter, one.n_cg, one.objective)
+
+
 def test_a_preconditioner_out_of_range_is_refused_naming_it():
     h = history()
     with pytest.raises(ValueError, match="preconditioner must be one of 'chains', 'two-level', got 'jacobi'"):
