@@ -1,25 +1,22 @@
 """The whole-history problem: player-periods, their random-walk chains, and Newton's method on it.
 
-A player's rating is a Gaussian random walk in time (Glicko, Coulom's Whole-History Rating, TrueSkill
-Through Time): ``r_{p,t'} - r_{p,t} ~ N(0, drift^2 (t' - t))`` between two periods ``t < t'`` in which
-``p`` played, and ``r_{p,first} ~ N(0, prior_scale^2)``. The games give ``logit P(a beats b) = r_{a,t} -
-r_{b,t} + beta . x`` (two outcomes, a draw counting half), or Davidson's three outcomes with a draw
-parameter ``eta`` (``P(draw) = e^eta / (e^{d/2} + e^{-d/2} + e^eta)``). The maximum a posteriori of all
-the ratings, ``beta`` and ``eta`` together is a convex problem whose Hessian is
+A player's rating is a Gaussian random walk in time (Glicko, Coulom's Whole-History Rating, TrueSkill Through
+Time): ``r_{p,t'} - r_{p,t} ~ N(0, drift^2 (t' - t))`` between two periods ``t < t'`` in which ``p`` played, and
+``r_{p,first} ~ N(0, prior_scale^2)``. The games give ``logit P(a beats b) = r_{a,t} - r_{b,t} + beta . x`` (two
+outcomes, a draw counting half), or Davidson's three outcomes with a draw parameter ``eta`` (``P(draw) = e^eta /
+(e^{d/2} + e^{-d/2} + e^eta)``). The MAP of the ratings, ``beta`` and ``eta`` together is a convex problem whose
+Hessian is
 
-- over player-periods: the pair Laplacian of the games (weights the loss's curvature) plus each
-  player's tridiagonal chain (weights ``1 / (drift^2 dt)``) plus the prior on each first period;
+- over player-periods: the pair Laplacian of the games (weights the loss's curvature) plus each player's
+  tridiagonal chain (weights ``1 / (drift^2 dt)``) plus the prior on each first period;
 - bordered by a few dense rows and columns for ``beta`` and ``eta`` (``beta`` with the weak prior of
   :data:`discrank._advantage.BETA_PRIOR_SCALE` on its diagonal).
 
-Numbering the player-periods player by player, then period by period, makes the chains one
-tridiagonal matrix: the preconditioner of conjugate gradients is its banded Cholesky solve (with the
-games' curvature on its diagonal), and the Newton system is solved to a relative residual that shrinks
-with the square root of the gradient (an inexact Newton method), so the iterates converge
-superlinearly to the exact MAP.
-
-The rows over player-periods are built in :mod:`discrank._history_build` (:func:`build_history`, its
-names importable from here as well); this module solves the problem.
+Numbering the player-periods player by player, then period by period, makes the chains one tridiagonal matrix:
+the preconditioner of conjugate gradients is its L D L^T solve (with the games' curvature on its diagonal), and the
+Newton system is solved to a relative residual that shrinks with the square root of the gradient (an inexact Newton
+method), so the iterates converge superlinearly to the exact MAP. :mod:`discrank._history_build` builds the rows
+(:func:`build_history`, its names importable from here as well); this module solves the problem.
 """
 
 from __future__ import annotations
@@ -54,8 +51,7 @@ FORCING_CAP = 0.1
 #: target (``tol * scale``, a bound on max |g|), however small the forcing term: the linearised gradient after the
 #: step is minus the residual, so a tighter linear solve lowers the gradient further than the target asks.
 TARGET_SHARE = 0.5
-#: Solves of histories with at least this many player-periods return the memory freed before and after them to
-#: the system (``_core.trim_heap``, which costs about a millisecond a call: small solves skip it).
+#: Solves of histories of at least this many player-periods return freed memory to the system (``_core.trim_heap``).
 TRIM_SIZE = 1 << 16
 #: The preconditioners of the core's Newton steps (discrank._history_core): each player's chain, or two levels.
 PRECONDITIONERS = ("chains", "two-level")
@@ -87,9 +83,7 @@ class HistoryResult:
     disc: Optional[np.ndarray] = None  # the disc components: u of each component, then v (None without)
     propensity: Optional[np.ndarray] = None  # each player's draw propensity (None without)
     propensity_diag: Optional[np.ndarray] = None  # their Hessian's diagonal (games and prior)
-    # the largest singular value of the games' residuals between players at the fit with the disc at 0
-    # (discrank._disc_start; None where the fit did not start there)
-    disc_sigma: Optional[float] = None
+    disc_sigma: Optional[float] = None  # the residuals' largest singular value with the disc at 0 (_disc_start)
 
 
 def chain_precisions(gap: np.ndarray, drift: float) -> np.ndarray:
@@ -300,13 +294,11 @@ class _Problem:
 
 def newton_cg(H: LinearOperator, M: LinearOperator, b: np.ndarray, rtol: float, maxiter: int,
               atol: float = 0.0) -> tuple:
-    """(x, iterations): preconditioned conjugate gradients on ``H x = b`` from 0 to the relative residual ``rtol``
-    (in the 2-norm), or until no entry of the residual exceeds ``atol`` (the linearised gradient after a Newton
-    step is minus the residual, so the step then meets a stopping rule on max |g| of which ``atol`` is a share),
-    stopped where ``H`` shows negative curvature (the truncated Newton-CG of Nocedal and Wright, Algorithm 7.1):
-    the iterate reached there, or at the first iteration the preconditioned ``b`` (a descent direction either
-    way, for ``b = -g``), so that Newton's method on a nonconvex objective moves away from saddle points. The
-    core's ``newton_step`` runs the same iteration."""
+    """(x, iterations): preconditioned conjugate gradients on ``H x = b`` from 0 to the relative residual ``rtol``,
+    or until no entry of the residual exceeds ``atol`` (:data:`TARGET_SHARE`), stopped where ``H`` shows negative
+    curvature (the truncated Newton-CG of Nocedal and Wright, Algorithm 7.1): the iterate reached there, or at the
+    first iteration the preconditioned ``b`` (a descent direction either way, for ``b = -g``), so that Newton's
+    method on a nonconvex objective moves away from saddle points. The core's ``newton_step`` iterates alike."""
     x = np.zeros_like(b)
     r = b.copy()
     if float(np.abs(r).max(initial=0.0)) <= atol:
@@ -484,9 +476,8 @@ def solve_history(h: History, drift: float, prior_scale: float, draws: bool, the
         gradient at zero, a sum over every game, can be a hundred times a rating's; :meth:`DynamicElo.update`
         stops by the ratings' scale).
     scale : float, optional
-        The stopping rule's scale where the caller knows it (a tuning's: ``HistoryResult.scale`` of an earlier
-        solve of ``h`` at the same margin and format scales, which set the gradient at the default start; drift
-        and prior do not): the gradient at the default start is then not evaluated from a ``theta0``.
+        The stopping rule's scale where known (``HistoryResult.scale`` of a solve of ``h`` at the same margin and
+        format scales, which the drift and prior do not change): not evaluated again from a ``theta0``.
     context_scale : float
         The prior scale of the context effects (with a history of contexts, ``h.n_ctx``; positive).
     margin_scale : float
@@ -525,10 +516,7 @@ def solve_history(h: History, drift: float, prior_scale: float, draws: bool, the
     """
     if preconditioner not in PRECONDITIONERS:
         raise ValueError(f"preconditioner must be one of {', '.join(map(repr, PRECONDITIONERS))}, got {preconditioner!r}")
-    # the arrays freed since the last solve (a tuning's histories and states) go back to the system before this
-    # one's are made: the process's peak is then what is live, not what glibc kept
-    trim = h.n_pp >= TRIM_SIZE
-    if trim:
+    if trim := h.n_pp >= TRIM_SIZE:  # what was freed goes back to the system: the peak is then what is live
         _core.trim_heap()
     prob = _Problem(h, drift, prior_scale, draws, n_threads, rows, context_scale, margin_scale, disc, disc_scale,
                     propensity_scale, format_scales, preconditioner)
@@ -539,7 +527,7 @@ def solve_history(h: History, drift: float, prior_scale: float, draws: bool, the
     zero[block] = 0.0  # (the disc's part of the gradient is 0 there, whatever its prior's scale)
     if scale is None or theta0 is None:
         value, g = prob.value_grad(zero)
-        scale = max(1.0, float(np.abs(g[part]).max(initial=0.0)))  # the gradient at the default start, whatever the start
+        scale = max(1.0, float(np.abs(g[part]).max(initial=0.0)))  # the gradient at the default start
     sigma = None
     if disc and (theta0 is None or not np.any(np.asarray(theta0)[block])):
         # the rest with the disc at 0, then the disc along the lowest mode there (discrank._disc_start): from
@@ -575,9 +563,9 @@ def solve_history(h: History, drift: float, prior_scale: float, draws: bool, the
                         float(np.abs(g).max()) / scale, it, n_cg, bool(converged), games_diag + prob.rest,
                         -prob.chain, scale, g, games_diag, theta, effects, effects_diag, disc_part, prop, prop_diag,
                         sigma)
-    del prob
+    del prob  # (its rows and vectors freed and trimmed)
     if trim:
-        _core.trim_heap()  # the problem's rows and vectors, freed, go back to the system too
+        _core.trim_heap()
     return out
 
 
