@@ -40,8 +40,7 @@ from discrank._history_build import (History, build_history, carry, chain_pivots
 from discrank._progress import report_step
 
 __all__ = ["History", "Rows", "build_history", "solve_history", "covariance_at", "chains", "carry", "chain_pivots",
-           "chain_precisions", "chain_variances", "default_start",
-           "gradient_at"]
+           "chain_precisions", "chain_variances", "default_start", "gradient_at", "release_memory"]
 
 #: The largest relative residual of a Newton step's conjugate gradients. Steps solved more loosely (1/2)
 #: each gain less than their evaluation costs on weekly ATP refits; tighter (0.03) ones spend more
@@ -51,7 +50,7 @@ FORCING_CAP = 0.1
 #: target (``tol * scale``, a bound on max |g|), however small the forcing term: the linearised gradient after the
 #: step is minus the residual, so a tighter linear solve lowers the gradient further than the target asks.
 TARGET_SHARE = 0.5
-#: Solves of histories of at least this many player-periods return freed memory to the system (``_core.trim_heap``).
+#: The tuning's solves of histories of at least this many player-periods return freed memory (:func:`release_memory`).
 TRIM_SIZE = 1 << 16
 #: The preconditioners of the core's Newton steps (discrank._history_core): each player's chain, or two levels.
 PRECONDITIONERS = ("chains", "two-level")
@@ -516,8 +515,6 @@ def solve_history(h: History, drift: float, prior_scale: float, draws: bool, the
     """
     if preconditioner not in PRECONDITIONERS:
         raise ValueError(f"preconditioner must be one of {', '.join(map(repr, PRECONDITIONERS))}, got {preconditioner!r}")
-    if trim := h.n_pp >= TRIM_SIZE:  # what was freed goes back to the system: the peak is then what is live
-        _core.trim_heap()
     prob = _Problem(h, drift, prior_scale, draws, n_threads, rows, context_scale, margin_scale, disc, disc_scale,
                     propensity_scale, format_scales, preconditioner)
     part = slice(0, h.n_pp + prob.k) if ratings_scale else slice(None)
@@ -558,15 +555,19 @@ def solve_history(h: History, drift: float, prior_scale: float, draws: bool, the
         prop = theta[n + prob.k - prob.n_prop:n + prob.k].copy()
         prop_diag = games_diag[n + prob.k - prob.n_prop:] + prob.eff_prior[prob.k - prob.n_prop:]
     games_diag = games_diag[:n]
-    out = HistoryResult(r.copy() if it == 0 and theta0 is not None else r,  # (a view of a theta made here)
-                        np.array(beta, dtype=np.float64), None if eta is None else float(eta), value,
-                        float(np.abs(g).max()) / scale, it, n_cg, bool(converged), games_diag + prob.rest,
-                        -prob.chain, scale, g, games_diag, theta, effects, effects_diag, disc_part, prop, prop_diag,
-                        sigma)
-    del prob  # (its rows and vectors freed and trimmed)
-    if trim:
+    return HistoryResult(r.copy() if it == 0 and theta0 is not None else r,  # (a view of a theta made here)
+                         np.array(beta, dtype=np.float64), None if eta is None else float(eta), value,
+                         float(np.abs(g).max()) / scale, it, n_cg, bool(converged), games_diag + prob.rest,
+                         -prob.chain, scale, g, games_diag, theta, effects, effects_diag, disc_part, prop, prop_diag,
+                         sigma)
+
+
+def release_memory(h: History) -> None:
+    """Return the memory freed so far to the system (``_core.trim_heap``) before a solve of ``h`` that follows others
+    (a tuning's), so that the process's peak is what is live, not what glibc kept of the arrays freed before; a
+    history of fewer than :data:`TRIM_SIZE` player-periods skips it (a call costs about a millisecond)."""
+    if h.n_pp >= TRIM_SIZE:
         _core.trim_heap()
-    return out
 
 
 def global_covariance(prob: "_Problem") -> np.ndarray:

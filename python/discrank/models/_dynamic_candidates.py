@@ -11,7 +11,7 @@ from typing import Any, Callable, Iterator, Optional
 
 import numpy as np
 
-from discrank._history import chain_variances
+from discrank._history import chain_variances, release_memory
 from discrank._losses import binary_log_loss, outcome_losses
 from discrank._progress import report_stage
 from discrank.models._dynamic_context import context_terms
@@ -175,6 +175,7 @@ class Candidates:
             # the stopping rule's scale: the gradient at the default start, which the drift and prior do not change
             key = (int(k), model._mscale if h.margin is not None else 0.0,
                    None if model._fscales is None else np.asarray(model._fscales).tobytes())
+            release_memory(h)  # the previous origin's history and state, freed, returned before this solve
             res = model._solve_built(h, drift, prior, theta0, tol, self.rows_of, ratings_scale=True,
                                      scale=self._scales.get(key))
             self._scales[key] = res.scale
@@ -228,6 +229,7 @@ class Candidates:
             keep = whole.pp_bin < self._cut(k)  # the player-periods of the last origin's fit, in their order
             n = int(np.count_nonzero(keep))
             theta0 = carry(whole.pp_player[keep], whole.pp_bin[keep], theta[:n], theta[n:], whole)
+        release_memory(self._whole)  # the tuning's fits and states, freed, returned before the final fit
         return self._whole, theta0, self.model.tol
 
     def _cut(self, k: int) -> int:
