@@ -1,6 +1,6 @@
 """The whole-history solver in the C++ core (discrank._history_core, cpp/include/discrank/history.hpp) against the
-numpy rows' Newton loop (discrank._history_rows with scipy's conjugate gradients: the solver before the core held
-it), at DynamicElo's fixed parameters, each measured in the same run:
+numpy rows' Newton loop (discrank._history_rows with the same conjugate gradients in numpy: the solver before the
+core held it), at DynamicElo's fixed parameters, each measured in the same run:
 
 - the solve alone (``solve_history`` on the history the fit builds): the numpy rows, the core with the chains'
   preconditioner, the core with two levels; Newton steps, conjugate-gradient iterations per step, seconds (the
