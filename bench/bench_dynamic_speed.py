@@ -3,6 +3,7 @@ the parameters it chooses, and an update's time against the length of the histor
 
     python bench/bench_dynamic_speed.py --tuning atp go football   # default fit / fixed fit, same run
     python bench/bench_dynamic_speed.py --updates                  # ATP: a week's update, 3 history lengths
+    python bench/bench_dynamic_speed.py --moved                    # ATP: how far back a week's update reaches
     python bench/bench_dynamic_speed.py --quick                    # small sizes, for the tests
 
 ``--tuning`` fits ``DynamicElo()`` on the whole log (the tuning of drift, prior scale and variance scale on
@@ -14,6 +15,10 @@ fits ``DynamicElo`` at fixed parameters on all but their last ``UPDATE_WEEKS`` w
 week at a time, and prints each update's time and the median, against the history's length (games).
 The online-protocol evaluation (the tuning, then a weekly update to the end of the log) is
 ``python bench/bench_dynamic.py --online tennis``.
+
+``--moved`` measures how far back an exact update reaches: the games before the ATP log's last week fitted to a
+relative gradient of 1e-10, updated with that week to the same, and the largest and mean change of the fitted
+player-periods' ratings printed by their age in weeks.
 
 ``--local WEEKS EVERY REACH`` measures what an update that skips the whole-history solve would cost in
 accuracy: from a fit of the ATP games before the last ``WEEKS`` weeks (the fixed parameters above), each
@@ -151,12 +156,43 @@ def local(log, weeks: int, every: int, reach: int, params=ATP_PARAMS) -> float:
     return float(d.mean())
 
 
+def moved(log, params=ATP_PARAMS, bands=(0, 1, 4, 13, 52, 104, 208, 520)) -> list:
+    """How far back one week's games move the exact MAP: the games before the log's last week fitted to a relative
+    gradient of 1e-10, then updated with that week to the same; the largest and the mean change of each fitted
+    player-period's rating (logits), by its age in weeks before the last week, in ``bands``. Returns [(band's
+    first age, player-periods, largest, mean)]."""
+    from discrank import DynamicElo
+
+    week = np.asarray(log.time).astype("datetime64[W]")
+    last = np.unique(week)[-1]
+    model = DynamicElo(**params, tol=1e-10, update_tol=1e-10).fit(log._take(week < last))
+    r0, p0, b0 = model.pp_rating_.copy(), model.pp_player_.astype(np.int64), model.pp_bin_.astype(np.int64)
+    model.update(log._take(week == last))
+    p1, b1 = model.pp_player_.astype(np.int64), model.pp_bin_.astype(np.int64)
+    base = int(min(b0.min(), b1.min()))
+    k0, k1 = (p0 << 32) + (b0 - base), (p1 << 32) + (b1 - base)  # each player-period, before and after
+    order = np.argsort(k1)
+    change = np.abs(model.pp_rating_[order[np.searchsorted(k1, k0, sorter=order)]] - r0)
+    age = int(b1.max()) - b0
+    print(f"one week's update ({int(np.count_nonzero(week == last)):,} games) on {int(np.count_nonzero(week < last)):,} "
+          f"games: the change of the {r0.size:,} fitted player-periods' ratings (logits), by age in weeks")
+    rows = []
+    for lo, hi in zip(bands, list(bands[1:]) + [None]):
+        inside = (age >= lo) & (age < hi if hi is not None else True)
+        if inside.any():
+            rows.append((lo, int(inside.sum()), float(change[inside].max()), float(change[inside].mean())))
+            print(f"  age {lo}-{'' if hi is None else hi - 1}: {rows[-1][1]:,} player-periods, largest {rows[-1][2]:.2e}, "
+                  f"mean {rows[-1][3]:.2e}")
+    return rows
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--tuning", nargs="*", choices=sorted(LOADERS), help="logs whose default fit to time")
     parser.add_argument("--updates", action="store_true", help="ATP: an update's time against the history")
     parser.add_argument("--local", nargs=3, type=int, metavar=("WEEKS", "EVERY", "REACH"),
                         help="ATP: local updates against exact refits, week by week")
+    parser.add_argument("--moved", action="store_true", help="ATP: how far back a week's update moves the MAP")
     parser.add_argument("--quick", action="store_true", help="small sizes (the tests)")
     args = parser.parse_args(argv)
     if args.quick:
@@ -172,6 +208,7 @@ def main(argv=None) -> int:
         small = dict(drift=0.1, prior_scale=1.0, variance_scale=1.0)
         updates(log, fractions=(0.5, 1.0), weeks=2, params=small)
         local(log, 6, 3, 2, params=small)
+        moved(log, params=small)
         return 0
     if not datasets.available():
         print("skipped: ../shared/data is absent (the real logs)")
@@ -182,6 +219,8 @@ def main(argv=None) -> int:
         updates(datasets.tennis_atp_log())
     if args.local:
         local(datasets.tennis_atp_log(), *args.local)
+    if args.moved:
+        moved(datasets.tennis_atp_log())
     return 0
 
 

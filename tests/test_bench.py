@@ -157,6 +157,16 @@ def test_dynamic_speed_bench_times_the_default_fit_against_its_choice_and_update
     local = float(line.split("weeks) ")[1].split(":")[0])
     diff = float(line.split(": ")[2].split(" +-")[0])
     assert abs((local - exact) - diff) < 2e-6
+    # how far back an exact update moves the MAP: every fitted player-period in one age band, the largest change at
+    # least the mean; the week's games move the latest ratings most (0.35 against 0.018 two years back measured)
+    head = next(line for line in out.splitlines() if line.startswith("one week's update"))
+    fitted = int(head.split("of the ")[1].split(" fitted")[0].replace(",", ""))
+    bands = [re.match(r"  age \d+-\d*: ([\d,]+) player-periods, largest ([\d.e+-]+), mean ([\d.e+-]+)", line)
+             for line in out.splitlines() if line.startswith("  age ")]
+    assert len(bands) >= 3 and all(bands)
+    counts, largest, mean = ([float(m.group(k).replace(",", "")) for m in bands] for k in (1, 2, 3))
+    assert sum(counts) == fitted and all(x >= y >= 0 for x, y in zip(largest, mean))
+    assert largest[-1] < largest[0] / 5
 
 
 def test_features_bench_shows_each_feature_against_the_reference_with_its_paired_difference():
