@@ -119,8 +119,6 @@ class HistoryProblem {
         std::vector<CompensatedSum> total(static_cast<std::size_t>(chunks));  // each chunk's value
         double* fd = f_d_.data();
         double* fdd = f_dd_.data();
-        const double* e = theta + n_pp_;
-        const double* beta = theta + local_;
         const std::int64_t nc = rows_.n_cov;
         const double eta = rows_.draws >= 0 ? theta[size_ - 1] : 0.0;
         const auto model = static_cast<DrawModel>(std::max(rows_.draws, 0));
@@ -135,18 +133,8 @@ class HistoryProblem {
                 double* acc = part.data() + c * G;
                 double* z = buf.data();
                 double* val = z + kChunk;
-                const std::int64_t ahead = std::min(end, rows_.m - kAhead);
-                for (std::int64_t k = lo; k < end; ++k) {  // each row's logit s_k b_k
-                    if (k < ahead) {  // a row's player-periods are far apart in theta
-                        __builtin_prefetch(theta + rows_.lo[k + kAhead]);
-                        __builtin_prefetch(theta + rows_.hi[k + kAhead]);
-                    }
-                    double b = theta[rows_.lo[k]] - theta[rows_.hi[k]];
-                    if (rows_.e_lo) b += e[rows_.e_lo[k]] - e[rows_.e_hi[k]];
-                    const double* xk = rows_.x + k * nc;
-                    for (std::int64_t j = 0; j < nc; ++j) b += xk[j] * beta[j];
-                    z[k - lo] = (rows_.scale ? rows_.scale[k] : 1.0) * b;
-                }
+                for (std::int64_t k = lo; k < end; ++k)  // each row's logit s_k b_k
+                    z[k - lo] = (rows_.scale ? rows_.scale[k] : 1.0) * row_dot(theta, k);
                 // the draw model's rows (the first m_results) one at a time (losses.hpp), the rest as a block
                 std::int64_t k = lo;
                 for (; rows_.draws >= 0 && k < std::min(end, rows_.m_results); ++k) {
@@ -221,13 +209,9 @@ class HistoryProblem {
         }
         const double* w = weight_.data();
         const std::int32_t* part = partner_.data();
-        const std::int64_t chunks = (local_ + kChunk - 1) / kChunk;
-        std::vector<double> vhv(static_cast<std::size_t>(chunks));
-#pragma omp parallel for schedule(static) num_threads(threads)
-        for (std::int64_t c = 0; c < chunks; ++c) {
-            const std::int64_t lo = c * kChunk, end = std::min(local_, lo + kChunk);
-            double s[4] = {0.0, 0.0, 0.0, 0.0};
-            const std::int64_t last = ptr_[local_] - kAhead;
+        const std::int64_t last = ptr_[local_] - kAhead;
+        return chunk_sum(local_, threads, [&](std::int64_t, std::int64_t lo, std::int64_t end) {
+            Lanes s;
             for (std::int64_t q = lo; q < end; ++q) {
                 double acc = 0.0;
                 for (std::int64_t t = ptr_[q]; t < ptr_[q + 1]; ++t) {
@@ -235,13 +219,10 @@ class HistoryProblem {
                     acc += w[t] * v[part[t]];
                 }
                 out[q] = diag_[q] * v[q] + acc + prior_term(v, q);
-                s[(q - lo) & 3] += v[q] * out[q];
+                s.add(q - lo, v[q] * out[q]);
             }
-            vhv[c] = (s[0] + s[1]) + (s[2] + s[3]);
-        }
-        double total = 0.0;
-        for (double x : vhv) total += x;
-        return total;
+            return s.total();
+        });
     }
 
     // out = H v with context effects or the global block (covariates, draw parameter): each row's derivative
@@ -250,20 +231,11 @@ class HistoryProblem {
     void hessp_rows(const double* v, double* out, int threads) {
         const std::int64_t m = rows_.m, nc = rows_.n_cov, G = n_glob_;
         const bool draws = rows_.draws >= 0;
-        const double* e = v + n_pp_;
-        const double* vb = v + local_;
         const double ve = draws ? v[size_ - 1] : 0.0;
         c_.resize(static_cast<std::size_t>(m));
-        const std::int64_t ahead = m - kAhead;
         const std::vector<double> glob = row_sums(G, threads, [&](std::int64_t, std::int64_t k, double* acc) {
-            if (k < ahead) {  // a row's player-periods are far apart in v
-                __builtin_prefetch(v + rows_.lo[k + kAhead]);
-                __builtin_prefetch(v + rows_.hi[k + kAhead]);
-            }
-            double jv = v[rows_.lo[k]] - v[rows_.hi[k]];
-            if (rows_.e_lo) jv += e[rows_.e_lo[k]] - e[rows_.e_hi[k]];
+            const double jv = row_dot(v, k);
             const double* xk = rows_.x + k * nc;
-            for (std::int64_t j = 0; j < nc; ++j) jv += xk[j] * vb[j];
             double ck = f_dd_[k] * jv;
             if (draws) {
                 ck += f_de_[k] * ve;
@@ -311,8 +283,7 @@ class HistoryProblem {
         // residual, or once no entry of the residual exceeds target: the linearised gradient after the step is
         // -r, so the step then meets the fit's stopping rule (target a share of it) and more iterations are spent
         double rho_prev = 0.0, r_max = g_max, r_norm = b_norm;
-        const std::int64_t chunks = (N + kChunk - 1) / kChunk;
-        std::vector<double> part_rr(static_cast<std::size_t>(chunks)), part_max(static_cast<std::size_t>(chunks));
+        std::vector<double> part_max(static_cast<std::size_t>((N + kChunk - 1) / kChunk));  // each chunk's max |r|
         for (int it = 0; it < max_cg && stop > 0.0; ++it) {
             if (r_max <= target || r_norm < stop) break;
             precondition(r.data(), z.data(), threads);
@@ -329,27 +300,19 @@ class HistoryProblem {
             const double alpha = rho / curvature;
             // the step and the residual, with the residual's largest entry and its squared norm (by fixed chunks,
             // as dot) in the same pass
-#pragma omp parallel for schedule(static) num_threads(threads)
-            for (std::int64_t c = 0; c < chunks; ++c) {
-                const std::int64_t lo = c * kChunk, end = std::min(N, lo + kChunk);
-                double s[4] = {0.0, 0.0, 0.0, 0.0}, m = 0.0;
-                std::int64_t k = lo;
-                for (; k < end; ++k) {
+            r_norm = std::sqrt(chunk_sum(N, threads, [&](std::int64_t c, std::int64_t lo, std::int64_t end) {
+                Lanes s;
+                double m = 0.0;
+                for (std::int64_t k = lo; k < end; ++k) {
                     x[k] += alpha * p[k];
                     r[k] -= alpha * hp[k];
                     m = std::max(m, std::fabs(r[k]));
-                    s[(k - lo) & 3] += r[k] * r[k];
+                    s.add(k - lo, r[k] * r[k]);
                 }
-                part_rr[c] = (s[0] + s[1]) + (s[2] + s[3]);
                 part_max[c] = m;
-            }
-            double rr = 0.0;
-            r_max = 0.0;
-            for (std::int64_t c = 0; c < chunks; ++c) {
-                rr += part_rr[c];
-                r_max = std::max(r_max, part_max[c]);
-            }
-            r_norm = std::sqrt(rr);
+                return s.total();
+            }));
+            r_max = *std::max_element(part_max.begin(), part_max.end());
             rho_prev = rho;
             ++out.n_cg;
         }
@@ -558,24 +521,48 @@ class HistoryProblem {
     // sums, so that the loop pipelines), the chunks' added in order. The conjugate gradients' inner products need
     // no compensation (the objective's value has it).
     double dot(const double* a, const double* b, int threads) const {
-        const std::int64_t n = size_, chunks = (n + kChunk - 1) / kChunk;
-        std::vector<double> part(static_cast<std::size_t>(chunks), 0.0);
-#pragma omp parallel for schedule(static) num_threads(threads)
-        for (std::int64_t c = 0; c < chunks; ++c) {
-            const std::int64_t lo = c * kChunk, end = std::min(n, lo + kChunk);
-            double s[4] = {0.0, 0.0, 0.0, 0.0};
-            std::int64_t k = lo;
-            for (; k + 4 <= end; k += 4)
-                for (int j = 0; j < 4; ++j) s[j] += a[k + j] * b[k + j];
-            for (; k < end; ++k) s[0] += a[k] * b[k];
-            part[c] = (s[0] + s[1]) + (s[2] + s[3]);
-        }
-        double total = 0.0;
-        for (double v : part) total += v;
-        return total;
+        return chunk_sum(size_, threads, [&](std::int64_t, std::int64_t lo, std::int64_t end) {
+            Lanes s;
+            for (std::int64_t k = lo; k < end; ++k) s.add(k - lo, a[k] * b[k]);
+            return s.total();
+        });
     }
 
   private:
+    // J_k . v: row k's base logit b_k at v (its two player-periods, their context effects, its covariates), the
+    // player-periods of row k + kAhead prefetched (a row's two are far apart in v).
+    double row_dot(const double* v, std::int64_t k) const {
+        if (k + kAhead < rows_.m) {
+            __builtin_prefetch(v + rows_.lo[k + kAhead]);
+            __builtin_prefetch(v + rows_.hi[k + kAhead]);
+        }
+        double b = v[rows_.lo[k]] - v[rows_.hi[k]];
+        if (rows_.e_lo) b += v[n_pp_ + rows_.e_lo[k]] - v[n_pp_ + rows_.e_hi[k]];
+        const double* xk = rows_.x + k * rows_.n_cov;
+        for (std::int64_t j = 0; j < rows_.n_cov; ++j) b += xk[j] * v[local_ + j];
+        return b;
+    }
+
+    // Four running sums by position (so that a loop pipelines), added pairwise.
+    struct Lanes {
+        double s[4] = {0.0, 0.0, 0.0, 0.0};
+        void add(std::int64_t i, double x) { s[i & 3] += x; }
+        double total() const { return (s[0] + s[1]) + (s[2] + s[3]); }
+    };
+
+    // The sum of body(c, lo, end) over the fixed chunks [lo, end) of [0, n), each chunk's on a thread, added in
+    // chunk order: the same bits for any thread count.
+    template <class Body>
+    static double chunk_sum(std::int64_t n, int threads, Body body) {
+        const std::int64_t chunks = (n + kChunk - 1) / kChunk;
+        std::vector<double> part(static_cast<std::size_t>(chunks), 0.0);
+#pragma omp parallel for schedule(static) num_threads(threads)
+        for (std::int64_t c = 0; c < chunks; ++c) part[c] = body(c, c * kChunk, std::min(n, (c + 1) * kChunk));
+        double total = 0.0;
+        for (const double x : part) total += x;
+        return total;
+    }
+
     // entries of the adjacency: a row index, bit-flipped (~row) where the parameter enters with -1
     static std::int64_t row_of(std::int32_t entry) { return entry >= 0 ? entry : ~entry; }
 
