@@ -4,6 +4,7 @@ tuning with fewer forecast origins against the default's, under the online proto
     python bench/bench_tuning.py --logs football go tennis --origins 2    # plain logs
     python bench/bench_tuning.py --logs football --features --origins 8   # with contexts, margins and formats
     python bench/bench_tuning.py --logs tennis go football --no-race      # the race against none
+    python bench/bench_tuning.py --logs football go tennis --evidence     # the Laplace evidence's drift and prior
     python bench/bench_tuning.py --tour                                   # ATP tour 2017-24, every feature
     python bench/bench_tuning.py --quick                                  # a small league, for the tests
 
@@ -17,6 +18,12 @@ protocol fits it (``Validation(online=True)``), with two numbers of forecast ori
 
 With ``--no-race`` the other tuning is the default's with every candidate scored on every origin
 (``RACE_Z`` infinite), instead of fewer origins.
+
+With ``--evidence`` the other tuning chooses the drift and the prior scale by the Laplace approximation of the
+marginal likelihood of the training games (KickScore and TrueSkill Through Time choose theirs by the evidence),
+with each player's chain as one block (:func:`evidence`): a walk by factors of 2, then of sqrt 2, on the drift at
+prior scale 2, then on the prior scale, then the drift again, each candidate the MAP to a relative gradient of
+1e-6 warm-started from the last; the variance scale is then tuned as the default tunes it, at that drift and prior.
 
 Each prints its seconds (the tuning and the final fit), its origins, its choice and its validation log loss;
 then the fit at the default's choice (every scale given: no tuning) is timed, and each tuned fit's ratio to it
@@ -94,17 +101,76 @@ def tuned_fit(train, base: dict, origins, race: bool = True) -> tuple:
     return model, time.perf_counter() - clock
 
 
-def compare(key: str, log, split: dict, base: dict, fewer: int = FEWER, race: bool = True) -> dict:
+def evidence(h, drift: float, prior: float, draws, theta0=None) -> tuple:
+    """(log evidence, MAP parameters) of the history ``h`` at ``drift`` and ``prior``, in the Laplace approximation
+    with the Hessian's blocks of one player each (a mean-field bound): ``-objective + log det(P) / 2 - log det(H_b) /
+    2``, ``P`` the chains' and the first ratings' prior precision (a random walk: the product of its increments'
+    precisions), ``H_b`` the Hessian's chain blocks at the MAP (their pivots' product); the global parameters' terms,
+    the same for every candidate but for their curvature, left out."""
+    import math
+
+    from discrank._history import chain_pivots, chain_precisions, solve_history
+
+    res = solve_history(h, drift, prior, draws, theta0=theta0, tol=1e-6)
+    chain = chain_precisions(h.gap, drift)
+    log_det_p = int(np.count_nonzero(h.first)) * math.log(1.0 / prior ** 2) + float(np.log(chain[chain > 0]).sum())
+    log_det_h = float(np.log(chain_pivots(res.hessian_diag, res.hessian_off, h.first)).sum())
+    return -res.objective + 0.5 * log_det_p - 0.5 * log_det_h, res.theta
+
+
+def evidence_fit(train, base: dict) -> tuple:
+    """(model, seconds) of ``DynamicElo(**base)`` fitted on ``train`` at the drift and prior scale of the largest
+    evidence (the walks of the module's docstring), its variance scale tuned by the default validation."""
+    from discrank import DynamicElo, Validation
+    from discrank._history_build import build_history
+
+    clock = time.perf_counter()
+    model = DynamicElo(**base)
+    labels, g = model._games(train)
+    h = build_history(g.a, g.b, g.score, g.bins, g.x, len(labels), model.draws, g.count)
+    scored, last = {}, [None]
+
+    def value(drift, prior):
+        if (drift, prior) not in scored:
+            scored[drift, prior], last[0] = evidence(h, drift, prior, model.draws, last[0])
+        return scored[drift, prior]
+
+    def walk(f, x, ratio):
+        for r in (ratio, 1.0 / ratio):
+            moved = False
+            while f(x * r) > f(x):
+                x, moved = x * r, True
+            if moved:
+                break
+        return x
+
+    drift, prior = 2.0 * model._walk_scale(), 2.0
+    drift = walk(lambda d: value(d, prior), walk(lambda d: value(d, prior), drift, 2.0), 2 ** 0.5)
+    prior = walk(lambda p: value(drift, p), walk(lambda p: value(drift, p), prior, 2.0), 2 ** 0.5)
+    drift = walk(lambda d: value(d, prior), drift, 2 ** 0.5)
+    h = last[0] = None
+    print(f"evidence: {len(scored)} candidates in {time.perf_counter() - clock:.1f} s, best drift {drift:.6g}, "
+          f"prior {prior:.6g}", flush=True)
+    fitted = DynamicElo(**{**base, "drift": drift, "prior_scale": prior}).fit(train, validation=Validation(online=True))
+    return fitted, time.perf_counter() - clock
+
+
+def compare(key: str, log, split: dict, base: dict, fewer: int = FEWER, race: bool = True,
+            by_evidence: bool = False) -> dict:
     """The two tunings on one split (see the module's docstring): what is printed, as a dict. ``race`` False:
-    the other tuning is the default's without the race (every candidate scored on every origin)."""
+    the other tuning is the default's without the race (every candidate scored on every origin); ``by_evidence``:
+    the other tuning's drift and prior are the evidence's (:func:`evidence_fit`)."""
     import discrank
     from discrank import DynamicElo
 
     train = log._take(np.flatnonzero(log.time < split["cutoff"]))
     out = {"log": key, "games": len(train)}
-    label = "fewer origins" if race else "without the race"
+    label = "evidence" if by_evidence else "fewer origins" if race else "without the race"
     for name, k in (("fewer", fewer if race else None), ("default", None)):
-        model, seconds = tuned_fit(train, base, k, race or name == "default")
+        if by_evidence and name == "fewer":
+            model, seconds = evidence_fit(train, base)
+        else:
+            model, seconds = tuned_fit(train, base, k, race or name == "default")
         best = min(model.tuning_["scores"].values())
         out[name] = {"seconds": seconds, "choice": choice(model), "periods": model.tuning_["periods"],
                      "candidates": len(model.tuning_["scores"]), "validation": best}
@@ -159,7 +225,8 @@ def quick() -> dict:
     from bench_features import quick_log
 
     log, split = quick_log()
-    return compare("quick", log, split, {"period": "day", **PLAIN})
+    base = {"period": "day", **PLAIN}
+    return {"fewer": compare("quick", log, split, base), "evidence": compare("quick", log, split, base, by_evidence=True)}
 
 
 def main(argv=None) -> int:
@@ -171,6 +238,8 @@ def main(argv=None) -> int:
     parser.add_argument("--origins", type=int, default=FEWER, help=f"the fewer origins (default {FEWER})")
     parser.add_argument("--no-race", action="store_true",
                         help="compare the default with itself without the race, instead of with fewer origins")
+    parser.add_argument("--evidence", action="store_true",
+                        help="compare the default with the drift and prior of the Laplace evidence")
     args = parser.parse_args(argv)
     if args.quick:
         quick()
@@ -186,7 +255,7 @@ def main(argv=None) -> int:
             log, split = logs[NAMES[key]]
             base = {"period": "week", "draws": DRAWS[key], **(FEATURES if args.features else PLAIN)}
             compare(key + (" with features" if args.features else ""), log, split, base, args.origins,
-                    not args.no_race)
+                    not args.no_race, args.evidence)
     return 0
 
 

@@ -234,3 +234,36 @@ def test_tuning_bench_compares_fewer_origins_with_the_default_under_the_online_p
     assert line is not None, out
     loss_fewer, loss_default, diff, se = (float(line.group(k)) for k in range(2, 6))
     assert diff == pytest.approx(loss_fewer - loss_default, abs=1e-5) and se > 0.0
+
+
+def test_tuning_bench_takes_the_drift_and_prior_of_the_largest_evidence():
+    # bench_tuning.py --quick's second comparison: the drift and prior of the largest Laplace evidence (a walk by
+    # factors of 2 then sqrt 2), its variance scale tuned as the default's, scored against the default online
+    from discrank import DynamicElo
+    from discrank._history_build import build_history
+
+    out = run("bench_tuning.py")
+    walk = re.search(r"evidence: (\d+) candidates in [\d.]+ s, best drift ([\d.e-]+), prior ([\d.]+)", out)
+    assert walk is not None, out
+    line = re.search(r"log_loss evidence ([\d.]+), default ([\d.]+), evidence minus default ([+-][\d.]+) "
+                     r"\(paired se ([\d.]+)\)", out)
+    assert line is not None, out
+    loss_evidence, loss_default, diff, se = (float(line.group(k)) for k in range(1, 5))
+    assert diff == pytest.approx(loss_evidence - loss_default, abs=1e-5) and se > 0.0
+    # the walk's choice is a local maximum of the evidence on its sqrt 2 lattice (2 * unit * 2^(k/2), 2 * 2^(j/2))
+    sys.path.insert(0, str(BENCH))
+    import bench_features
+    import bench_tuning
+
+    log, split = bench_features.quick_log()
+    train = log._take(np.flatnonzero(log.time < split["cutoff"]))
+    model = DynamicElo(period="day", **bench_tuning.PLAIN)
+    labels, g = model._games(train)
+    h = build_history(g.a, g.b, g.score, g.bins, g.x, len(labels), None, g.count)
+    unit = 2.0 * model._walk_scale()
+    drift = unit * 2 ** (round(2 * np.log2(float(walk.group(2)) / unit)) / 2)
+    prior = 2.0 * 2 ** (round(2 * np.log2(float(walk.group(3)) / 2.0)) / 2)
+    assert drift == pytest.approx(float(walk.group(2)), rel=1e-5) and prior == pytest.approx(float(walk.group(3)), rel=1e-5)
+    best = bench_tuning.evidence(h, drift, prior, None)[0]
+    for d, p in ((drift * 2 ** 0.5, prior), (drift / 2 ** 0.5, prior), (drift, prior * 2 ** 0.5), (drift, prior / 2 ** 0.5)):
+        assert bench_tuning.evidence(h, d, p, None)[0] < best
