@@ -12,11 +12,10 @@ Hessian is
 - bordered by a few dense rows and columns for ``beta`` and ``eta`` (``beta`` with the weak prior of
   :data:`discrank._advantage.BETA_PRIOR_SCALE` on its diagonal).
 
-Numbering the player-periods player by player, then period by period, makes the chains one tridiagonal matrix:
-the preconditioner of conjugate gradients is its L D L^T solve (with the games' curvature on its diagonal), and the
-Newton system is solved to a relative residual that shrinks with the square root of the gradient (an inexact Newton
-method), so the iterates converge superlinearly to the exact MAP. :mod:`discrank._history_build` builds the rows
-(:func:`build_history`, its names importable from here as well); this module solves the problem.
+Numbering the player-periods player by player, then period by period, makes the chains one tridiagonal matrix: the
+preconditioner of conjugate gradients is its L D L^T solve (with the games' curvature on its diagonal), and each Newton
+system is solved to a relative residual that shrinks with the gradient (an inexact Newton method: superlinear
+convergence to the exact MAP). :mod:`discrank._history_build` builds the rows (:func:`build_history`).
 """
 
 from __future__ import annotations
@@ -42,20 +41,18 @@ from discrank._progress import report_step
 __all__ = ["History", "Rows", "build_history", "solve_history", "covariance_at", "chains", "carry", "chain_pivots",
            "chain_precisions", "chain_variances", "default_start", "gradient_at", "release_memory"]
 
-#: The largest relative residual of a Newton step's conjugate gradients. Steps solved more loosely (1/2)
-#: each gain less than their evaluation costs on weekly ATP refits; tighter (0.03) ones spend more
-#: conjugate-gradient iterations (bench/bench_dynamic.py --online tennis).
+#: The largest relative residual of a Newton step's conjugate gradients (looser steps gain less than their evaluation
+#: costs on weekly ATP refits, tighter ones spend more iterations: bench/bench_dynamic.py --online tennis).
 FORCING_CAP = 0.1
-#: A Newton step's conjugate gradients stop once no entry of their residual exceeds this share of the fit's gradient
-#: target (``tol * scale``, a bound on max |g|), however small the forcing term: the linearised gradient after the
-#: step is minus the residual, so a tighter linear solve lowers the gradient further than the target asks.
+#: A step's conjugate gradients stop once no entry of their residual exceeds this share of the fit's target (``tol *
+#: scale`` on max |g|), whatever the forcing term: the linearised gradient after the step is minus the residual.
 TARGET_SHARE = 0.5
 #: The tuning's solves of histories of at least this many player-periods return freed memory (:func:`release_memory`).
 TRIM_SIZE = 1 << 16
 #: The preconditioners of the core's Newton steps (discrank._history_core): each player's chain, or two levels.
 PRECONDITIONERS = ("chains", "two-level")
-#: A Newton step whose predicted decrease is below this times the objective is judged by the gradient
-#: (the objective's sums round at about 1e-16 of their value, times the terms' count's square root).
+#: A step whose predicted decrease is below this times the objective is judged by the gradient (the objective's sums
+#: round at about 1e-16 of their value, times the terms' count's square root).
 ROUNDING = 1e-13
 
 
@@ -350,8 +347,7 @@ def _newton(prob: _Problem, theta: np.ndarray, value: float, g: np.ndarray, scal
             H0, M0 = H, M
             H = LinearOperator(H0.shape, matvec=lambda v: held(H0.matvec(held(v))), dtype=np.float64)
             M = LinearOperator(M0.shape, matvec=lambda v: held(M0.matvec(held(v))), dtype=np.float64)
-        # forcing term: the square root of the relative gradient (superlinear convergence, Eisenstat and
-        # Walker's choice), at most FORCING_CAP: a warm refit's first steps stop conjugate gradients early
+        # forcing term: the square root of the relative gradient (Eisenstat and Walker's choice), at most FORCING_CAP
         eta_k = min(FORCING_CAP, math.sqrt(float(np.abs(g).max()) / scale))
         # the disc game's Hessian is indefinite: CG stops at negative curvature (elsewhere only rounding gets there)
         step, count = newton_cg(H, M, -g, max(eta_k, 1e-12), 500, TARGET_SHARE * stop)
@@ -452,10 +448,8 @@ def solve_history(h: History, drift: float, prior_scale: float, draws: bool, the
     ----------
     h : History
         The rows.
-    drift : float
-        Standard deviation of a rating's change per period.
-    prior_scale : float
-        Standard deviation of a player's first rating.
+    drift, prior_scale : float
+        Standard deviations of a rating's change per period and of a player's first rating.
     draws : {False, None, "davidson", "rao-kupper"}
         The draw model (its parameter, Davidson's ``eta`` or Rao and Kupper's ``kappa``, is the last one).
     theta0 : ndarray, optional
@@ -463,10 +457,8 @@ def solve_history(h: History, drift: float, prior_scale: float, draws: bool, the
     tol : float
         Stop when ``max |g| <= tol * max(1, max |g(0)|)``: the gradient relative to the one at zero (the
         same rule from a warm start).
-    max_iter : int
-        Newton steps at most.
-    n_threads : int
-        Threads of the core's pair kernel (0: OpenMP's default).
+    max_iter, n_threads : int
+        Newton steps at most; threads of the core (0: OpenMP's default).
     rows : Rows, optional
         The games' terms (default: every row of ``h`` in process; :mod:`discrank.dask` gives parts on
         its workers).
@@ -496,16 +488,13 @@ def solve_history(h: History, drift: float, prior_scale: float, draws: bool, the
         propensity_scale^2)`` added to the draw parameter of their games (``eta + delta_a + delta_b``); 0: none.
         The problem stays convex (the draw models' losses are convex in the draw parameter).
     format_scales : ndarray, optional
-        With a history of match formats (``h.fmt``), each format's scale of the logit: a game's logit is its
-        format's scale times its ratings' difference and offsets, so that a longer match is more predictable
-        (:class:`discrank._history_rows.Rows`; the scales are fixed during the fit, which stays convex, and
-        tuned by :class:`~discrank.DynamicElo`). None: 1 for every game.
+        With match formats (``h.fmt``), each format's scale of a game's logit (a longer match more predictable;
+        fixed during the fit, which stays convex). None: 1 for every game.
     preconditioner : {"chains", "two-level"}
         The conjugate gradients' preconditioner of a problem the core holds (:mod:`discrank._history_core`): each
         player's chain (its tridiagonal solve, with the games' curvature on its diagonal), or two levels, that
-        smoother balanced by a player-level coarse space (cpp/include/discrank/history_coarse.hpp: fewer
-        iterations, each dearer; bench/bench_history_core.py measures both). A ValueError for another name, or
-        for "two-level" on a problem the core does not hold.
+        smoother with a player-level coarse space (cpp/include/discrank/history_coarse.hpp). A ValueError for another
+        name, or for "two-level" on a problem the core does not hold.
 
     Returns
     -------
