@@ -118,16 +118,23 @@ def evidence(h, drift: float, prior: float, draws, theta0=None) -> tuple:
     return -res.objective + 0.5 * log_det_p - 0.5 * log_det_h, res.theta
 
 
+def history_of(train, base: dict) -> tuple:
+    """(``DynamicElo(**base)``, the whole history of ``train`` that its fit would solve) for :func:`evidence`."""
+    from discrank import DynamicElo
+    from discrank._history_build import build_history
+
+    model = DynamicElo(**base)
+    labels, g = model._games(train)
+    return model, build_history(g.a, g.b, g.score, g.bins, g.x, len(labels), model.draws, g.count)
+
+
 def evidence_fit(train, base: dict) -> tuple:
     """(model, seconds) of ``DynamicElo(**base)`` fitted on ``train`` at the drift and prior scale of the largest
     evidence (the walks of the module's docstring), its variance scale tuned by the default validation."""
     from discrank import DynamicElo, Validation
-    from discrank._history_build import build_history
 
     clock = time.perf_counter()
-    model = DynamicElo(**base)
-    labels, g = model._games(train)
-    h = build_history(g.a, g.b, g.score, g.bins, g.x, len(labels), model.draws, g.count)
+    model, h = history_of(train, base)
     scored, last = {}, [None]
 
     def value(drift, prior):

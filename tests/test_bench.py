@@ -1,5 +1,6 @@
 """The bench scripts run (quick mode) and their numbers agree with each other."""
 
+import functools
 import math
 import re
 import subprocess
@@ -17,6 +18,12 @@ def run(script):
                           timeout=300, cwd=BENCH)
     assert proc.returncode == 0, proc.stderr
     return proc.stdout
+
+
+@functools.lru_cache(maxsize=None)
+def tuning_quick():
+    # bench_tuning.py --quick, run once for the two tests that read its comparisons
+    return run("bench_tuning.py")
 
 
 def rows(out, first_column_width):
@@ -225,7 +232,7 @@ def test_history_core_bench_reaches_the_numpy_rows_map_by_the_same_steps():
 def test_tuning_bench_compares_fewer_origins_with_the_default_under_the_online_protocol():
     # bench_tuning.py --quick: the synthetic league's tuning with 2 origins and with the default's (one per
     # period of its 24-day window); on this league the two choose differently, and the online protocol scores both
-    out = run("bench_tuning.py")
+    out = tuning_quick()
     fewer = re.search(r"fewer origins \((\d+)\): ([\d.]+) s", out)
     default = re.search(r"default origins \((\d+)\): ([\d.]+) s", out)
     assert int(fewer.group(1)) == 2 and int(default.group(1)) == 24
@@ -239,10 +246,7 @@ def test_tuning_bench_compares_fewer_origins_with_the_default_under_the_online_p
 def test_tuning_bench_takes_the_drift_and_prior_of_the_largest_evidence():
     # bench_tuning.py --quick's second comparison: the drift and prior of the largest Laplace evidence (a walk by
     # factors of 2 then sqrt 2), its variance scale tuned as the default's, scored against the default online
-    from discrank import DynamicElo
-    from discrank._history_build import build_history
-
-    out = run("bench_tuning.py")
+    out = tuning_quick()
     walk = re.search(r"evidence: (\d+) candidates in [\d.]+ s, best drift ([\d.e-]+), prior ([\d.]+)", out)
     assert walk is not None, out
     line = re.search(r"log_loss evidence ([\d.]+), default ([\d.]+), evidence minus default ([+-][\d.]+) "
@@ -257,9 +261,7 @@ def test_tuning_bench_takes_the_drift_and_prior_of_the_largest_evidence():
 
     log, split = bench_features.quick_log()
     train = log._take(np.flatnonzero(log.time < split["cutoff"]))
-    model = DynamicElo(period="day", **bench_tuning.PLAIN)
-    labels, g = model._games(train)
-    h = build_history(g.a, g.b, g.score, g.bins, g.x, len(labels), None, g.count)
+    model, h = bench_tuning.history_of(train, {"period": "day", **bench_tuning.PLAIN})
     unit = 2.0 * model._walk_scale()
     drift = unit * 2 ** (round(2 * np.log2(float(walk.group(2)) / unit)) / 2)
     prior = 2.0 * 2 ** (round(2 * np.log2(float(walk.group(3)) / 2.0)) / 2)
