@@ -9,7 +9,8 @@ core held it), at DynamicElo's fixed parameters, each measured in the same run:
   numpy rows' (the core switched off for the baseline).
 
 Logs: ATP (weekly periods), ATP with its surfaces as contexts, its games won as margins and its best-of as match
-formats, Go and football (../shared/data).
+formats, ATP with the disc game (k = 1, disc scale 0.25), Go, football, and football with Davidson's draws and each
+team's draw propensity (../shared/data).
 
     python bench/bench_history_core.py                  # every log, 3 repeats
     python bench/bench_history_core.py --logs atp --repeats 5
@@ -32,17 +33,30 @@ from discrank._history_rows import games_rows
 #: With the features, the contexts', margins' and formats' scales fixed too (no tuning), beside FIXED
 #: (bench_preconditioner's: the parameters the tuning chooses on ATP).
 FEATURES = {"context_scale": 0.3, "margin_scale": 0.35, "format_scales": {"bo3": 1.0, "bo5": 1.2, "bo1": 0.9}}
+#: The disc's and the draw propensities' fits (bench_features.py --cost's disc scale near ATP's threshold).
+DISC = {"disc_components": 1, "disc_scale": 0.25}
+PROPENSITIES = {"draws": "davidson", "draw_propensity_scale": 0.3}
 
 
 @contextlib.contextmanager
 def numpy_rows():
-    """Within the block, every whole-history problem keeps the numpy rows (the core serves none)."""
-    plain = history.core_serves
-    history.core_serves = lambda *args: False
+    """Within the block, every whole-history problem built without rows gets the numpy rows (the core serves
+    none)."""
+    problem = history._Problem
+    init = problem.__init__
+
+    def with_rows(self, h, drift, prior_scale, draws, n_threads=0, rows=None, context_scale=0.0, margin_scale=0.0,
+                  disc=0, disc_scale=0.0, propensity_scale=0.0, format_scales=None, preconditioner="chains"):
+        if rows is None:
+            rows = games_rows(h, draws, margin_scale, disc, propensity_scale > 0, format_scales)
+        init(self, h, drift, prior_scale, draws, n_threads, rows, context_scale, margin_scale, disc, disc_scale,
+             propensity_scale, format_scales, preconditioner)
+
+    problem.__init__ = with_rows
     try:
         yield
     finally:
-        history.core_serves = plain
+        problem.__init__ = init
 
 
 def timed(run, repeats):
@@ -77,8 +91,8 @@ def compare(name, log, params, repeats):
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--logs", nargs="*", default=["atp", "atp+features", "go", "football"],
-                        choices=["atp", "atp+features", "go", "football"])
+    names = ["atp", "atp+features", "atp+disc", "go", "football", "football+propensities"]
+    parser.add_argument("--logs", nargs="*", default=names, choices=names)
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--quick", action="store_true", help="a seeded ladder instead of the real logs")
     args = parser.parse_args()
@@ -92,7 +106,9 @@ def main() -> None:
 
     logs = {"atp": (lambda: datasets.tennis_atp_log(), FIXED),
             "atp+features": (lambda: datasets.tennis_atp_log(True, True, True), {**FIXED, **FEATURES}),
-            "go": (datasets.go_tygem_log, FIXED), "football": (datasets.football_log, FIXED)}
+            "atp+disc": (lambda: datasets.tennis_atp_log(), {**FIXED, **DISC}),
+            "go": (datasets.go_tygem_log, FIXED), "football": (datasets.football_log, FIXED),
+            "football+propensities": (datasets.football_log, {**FIXED, **PROPENSITIES})}
     for name in args.logs:
         load, params = logs[name]
         compare(name, load(), params, args.repeats)

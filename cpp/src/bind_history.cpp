@@ -31,10 +31,11 @@ class PyHistoryProblem {
                      std::optional<FloatIn> scale, std::optional<IntIn> e_lo, std::optional<IntIn> e_hi,
                      const FloatIn& chain, const FloatIn& prior, const FloatIn& eff_prior, std::optional<IntIn> player,
                      std::int64_t n_players, std::optional<FloatIn> x, const std::optional<FloatIn>& beta_prior, int draws,
-                     std::optional<FloatIn> draw, std::int64_t m_results)
+                     std::optional<FloatIn> draw, std::int64_t m_results, std::optional<IntIn> owner, std::int64_t n_disc,
+                     bool propensity)
         : lo_(std::move(lo)), hi_(std::move(hi)), n_(std::move(n)), win_(std::move(win)), scale_(std::move(scale)),
           e_lo_(std::move(e_lo)), e_hi_(std::move(e_hi)), player_(std::move(player)), x_(std::move(x)),
-          draw_(std::move(draw)) {
+          draw_(std::move(draw)), owner_(std::move(owner)) {
         check_player_count(n_pp, 1);
         if (n_eff < 0 || n_eff > INT32_MAX) throw py::value_error("n_eff must be in [0, 2^31 - 1], got " + std::to_string(n_eff));
         const std::int64_t m = common_length("lo, hi, n and win", {{"lo", &lo_}, {"hi", &hi_}, {"n", &n_}, {"win", &win_}});
@@ -48,7 +49,17 @@ class PyHistoryProblem {
         }
         check_vector(chain, n_pp - 1, "chain");
         check_vector(prior, n_pp, "prior");
-        check_vector(eff_prior, n_eff, "eff_prior");
+        if (n_disc < 0) throw py::value_error("n_disc must be at least 0, got " + std::to_string(n_disc));
+        const std::int64_t n_block = n_eff + (2 * n_disc + (propensity ? 1 : 0)) * n_players;
+        if (n_disc || propensity) {
+            check_player_count(n_players, 1);
+            if (!owner_) throw py::value_error("the disc and draw propensities need each player-period's owner");
+            check_vector(*owner_, n_pp, "owner");
+            if (n_pp + n_block > INT32_MAX)
+                throw py::value_error("the block after the ratings has " + std::to_string(n_block) +
+                                      " entries; the core takes at most 2^31 - 1 parameters: use fewer components");
+        }
+        check_vector(eff_prior, n_block, "eff_prior");
         if (player_) {
             check_vector(*player_, n_pp, "player");
             check_player_count(n_players, 1);
@@ -89,6 +100,9 @@ class PyHistoryProblem {
         rows.draws = draws;
         rows.draw = draws >= 0 ? draw_->data() : nullptr;
         rows.m_results = m_results;
+        rows.owner = owner_ ? owner_->data() : nullptr;
+        rows.n_disc = n_disc;
+        rows.propensity = propensity;
         std::vector<double> c = to_vector(chain), p = to_vector(prior), ep = to_vector(eff_prior);
         py::gil_scoped_release release;
         try {
@@ -175,6 +189,7 @@ class PyHistoryProblem {
     std::optional<FloatIn> scale_;
     std::optional<IntIn> e_lo_, e_hi_, player_;
     std::optional<FloatIn> x_, draw_;
+    std::optional<IntIn> owner_;
     std::unique_ptr<discrank::HistoryProblem> core_;
 };
 
@@ -182,19 +197,20 @@ class PyHistoryProblem {
 
 void bind_history(py::module_& m) {
     py::class_<PyHistoryProblem>(m, "HistoryProblem",
-                                 "The whole-history problem's binomial rows over player-periods (and context effects), "
-                                 "its chains and priors: value, gradient, Hessian products and Newton steps")
+                                 "The whole-history problem's rows over player-periods (with context effects, the disc, draw "
+                                 "propensities), its chains and priors: value, gradient, Hessian products and Newton steps")
         .def(py::init<std::int64_t, std::int64_t, IntIn, IntIn, FloatIn, FloatIn, std::optional<FloatIn>,
                       std::optional<IntIn>, std::optional<IntIn>, const FloatIn&, const FloatIn&, const FloatIn&,
                       std::optional<IntIn>, std::int64_t, std::optional<FloatIn>, const std::optional<FloatIn>&, int,
-                      std::optional<FloatIn>, std::int64_t>(),
+                      std::optional<FloatIn>, std::int64_t, std::optional<IntIn>, std::int64_t, bool>(),
              py::arg("n_pp"), py::arg("n_eff"), py::arg("lo").noconvert(), py::arg("hi").noconvert(),
              py::arg("n").noconvert(), py::arg("win").noconvert(), py::arg("scale").noconvert().none(true),
              py::arg("e_lo").noconvert().none(true), py::arg("e_hi").noconvert().none(true),
              py::arg("chain").noconvert(), py::arg("prior").noconvert(), py::arg("eff_prior").noconvert(),
              py::arg("player").noconvert().none(true) = py::none(), py::arg("n_players") = 0,
              py::arg("x").noconvert().none(true) = py::none(), py::arg("beta_prior").noconvert().none(true) = py::none(),
-             py::arg("draws") = -1, py::arg("draw").noconvert().none(true) = py::none(), py::arg("m_results") = 0)
+             py::arg("draws") = -1, py::arg("draw").noconvert().none(true) = py::none(), py::arg("m_results") = 0,
+             py::arg("owner").noconvert().none(true) = py::none(), py::arg("n_disc") = 0, py::arg("propensity") = false)
         .def("value_grad", &PyHistoryProblem::value_grad, py::arg("theta").noconvert(), py::arg("n_threads") = 0,
              "(value, gradient) at theta; keeps each row's curvature for the Hessian")
         .def("hessp", &PyHistoryProblem::hessp, py::arg("v").noconvert(), py::arg("n_threads") = 0,

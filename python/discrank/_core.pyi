@@ -291,9 +291,10 @@ def compensated_sum(x: npt.NDArray[np.float64]) -> float:
     """Neumaier's compensated sum of x in order (PairObjective's sum of its blocks' losses)."""
 
 class HistoryProblem:
-    """The whole-history problem's binomial rows (lo, hi, n, win, each row's logit scale) over n_pp player-periods
-    and n_eff context effects (e_lo, e_hi), its chains (link precisions ``chain``), the prior precision of each
-    player-period and of each effect: every result the same bits for any n_threads."""
+    """The whole-history problem's rows (lo, hi, n, win, each row's logit scale) over n_pp player-periods, n_eff
+    context effects (e_lo, e_hi), ``n_disc`` disc components and draw propensities of each player (``owner``: each
+    player-period's), its chains (link precisions ``chain``), the prior precision of each player-period and of each
+    entry of the block after them: every result the same bits for any n_threads."""
 
     def __init__(
         self,
@@ -311,6 +312,14 @@ class HistoryProblem:
         eff_prior: npt.NDArray[np.float64],
         player: Optional[npt.NDArray[np.int32]] = None,
         n_players: int = 0,
+        x: Optional[npt.NDArray[np.float64]] = None,
+        beta_prior: Optional[npt.NDArray[np.float64]] = None,
+        draws: int = -1,
+        draw: Optional[npt.NDArray[np.float64]] = None,
+        m_results: int = 0,
+        owner: Optional[npt.NDArray[np.int32]] = None,
+        n_disc: int = 0,
+        propensity: bool = False,
     ) -> None:
         """With ``player`` (each player-period's, numbered player by player), the two-level preconditioner."""
     def value_grad(self, theta: npt.NDArray[np.float64], n_threads: int = 0) -> tuple[float, npt.NDArray[np.float64]]:

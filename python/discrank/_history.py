@@ -32,8 +32,8 @@ from discrank import _core
 from discrank._advantage import beta_precision
 from discrank._disc_start import along_mode, canonical_gauge, lowest_disc_mode
 from discrank._draws import draw_start
-from discrank._history_core import core_problem, core_serves
-from discrank._history_rows import Rows, games_rows
+from discrank._history_core import core_problem
+from discrank._history_rows import Rows
 from discrank._history_build import (History, build_history, carry, chain_pivots, chain_variances,  # noqa: F401
                                      chains)  # (the history's names, as they were)
 from discrank._progress import report_step
@@ -165,17 +165,16 @@ class _Problem:
                              "coarser period")
         #: the core's problem (discrank._history_core) where it holds the games' terms; else the rows
         self.core = None
-        if core_serves(h, rows, draws, disc, propensity):
+        if rows is None:
             prior_pp = np.zeros(h.n_pp)
             prior_pp[self.first] = self.prior
             self.core = core_problem(h, self.chain, prior_pp, self.eff_prior, draws, self.beta_prior, margin_scale,
-                                     format_scales, preconditioner == "two-level")
+                                     format_scales, preconditioner == "two-level", disc, propensity)
             self.rows = None
         elif preconditioner != "chains":
-            raise ValueError("the two-level preconditioner serves the problems the core holds: rows in process, without "
-                             "the disc or draw propensities")
+            raise ValueError("the two-level preconditioner serves the problems the core holds: rows in process")
         else:
-            self.rows = games_rows(h, draws, margin_scale, disc, propensity, format_scales) if rows is None else rows
+            self.rows = rows
 
     def split(self, theta):
         """(ratings, beta, eta) of a parameter vector (:meth:`effects` gives the block between them: the context

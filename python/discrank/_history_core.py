@@ -1,15 +1,14 @@
 """The whole-history problem in the C++ core (``_core.HistoryProblem``, cpp/include/discrank/history.hpp): its
-binomial rows over player-periods, the context effects, the chains and the priors, with the objective, its
-gradient, its Hessian products and whole Newton steps (the conjugate gradients with the chains' preconditioner and
-the line search) in one compiled object.
+binomial rows over player-periods, the block after the ratings (the context effects, the disc components, the draw
+propensities), the chains and the priors, with the objective, its gradient, its Hessian products and whole Newton
+steps (the conjugate gradients with the chains' preconditioner and the line search) in one compiled object.
 
-It serves the problems whose games' terms are rows of a result and its logit: the results of two-outcome games or
-of a draw model's three (Davidson's, Rao and Kupper's: losses.hpp's ``draw_block``, the draw parameter last), each
-row's logit scaled by its match format's scale; the margin rows (each sub-contest a binomial row at the scale
-``margin_scale``, :mod:`discrank._history_rows`); the context effects; the advantage covariates (``beta . x`` in
-each logit, with the weak prior of :func:`discrank._advantage.beta_precision`). A problem with the disc or draw
-propensities, or rows held by Dask workers, keeps the rows of :mod:`discrank._history_rows` and the Python Newton
-loop of :mod:`discrank._history`.
+Its rows are the results of two-outcome games or of a draw model's three (Davidson's, Rao and Kupper's: losses.hpp's
+``draw_block``, the draw parameter last, plus each player's propensity), each row's logit scaled by its match
+format's scale; and the margin rows (each sub-contest a binomial row at the scale ``margin_scale``,
+:mod:`discrank._history_rows`). Each logit adds the context effects, the disc game's bilinear term and the advantage
+covariates (``beta . x``, with the weak prior of :func:`discrank._advantage.beta_precision`). Rows held by Dask
+workers keep the rows of :mod:`discrank._history_rows` and the Python Newton loop of :mod:`discrank._history`.
 """
 
 from __future__ import annotations
@@ -21,22 +20,18 @@ import numpy as np
 from discrank import _core
 from discrank._history_build import History
 
-__all__ = ["core_serves", "core_problem"]
-
-
-def core_serves(h: History, rows, draws, disc: int, propensity: bool) -> bool:
-    """Whether :func:`core_problem` holds the problem: rows in process (``rows`` None), no disc and no draw
-    propensities."""
-    return rows is None and not disc and not propensity
+__all__ = ["core_problem"]
 
 
 def core_problem(h: History, chain: np.ndarray, prior: np.ndarray, eff_prior: np.ndarray, draws=None,
                  beta_prior: Optional[np.ndarray] = None, margin_scale: float = 0.0,
-                 format_scales: Optional[np.ndarray] = None, two_level: bool = True) -> "_core.HistoryProblem":
+                 format_scales: Optional[np.ndarray] = None, two_level: bool = True, disc: int = 0,
+                 propensity: bool = False) -> "_core.HistoryProblem":
     """The core's problem of ``h``: its results' rows (with the draw model ``draws``; each format's scale of the
     logit with ``format_scales``, ``h.fmt`` indexing them), its margin rows at the logit scale ``margin_scale`` when
     it has them, its context effects and covariates; the chains' link precisions ``chain``, each player-period's
-    prior precision ``prior``, each effect's ``eff_prior`` and each covariate's ``beta_prior``; with ``two_level``,
+    prior precision ``prior``, each block entry's ``eff_prior`` (the effects', then ``disc`` components' u and v,
+    then with ``propensity`` each player's draw propensity) and each covariate's ``beta_prior``; with ``two_level``,
     the two-level preconditioner. A ValueError for a history with margins and no positive ``margin_scale``."""
     lo, hi, n, win, ctx, x = h.lo, h.hi, h.n, h.win, h.ctx, h.x
     m_results = lo.size
@@ -66,4 +61,5 @@ def core_problem(h: History, chain: np.ndarray, prior: np.ndarray, eff_prior: np
                                 np.ascontiguousarray(x, np.float64) if h.n_cov else None,
                                 None if beta_prior is None else np.ascontiguousarray(beta_prior, np.float64),
                                 (_core.DRAW_RAO_KUPPER if draws == "rao-kupper" else _core.DRAW_DAVIDSON) if draws else -1,
-                                draw, m_results)
+                                draw, m_results, np.ascontiguousarray(h.pp_player, np.int32) if disc or propensity
+                                else None, disc, propensity)

@@ -1,13 +1,18 @@
 // The whole-history problem's MAP in the core (python/discrank/_history.py): player-periods whose
 // ratings follow random-walk chains, binomial rows of games between them, and Newton's method with
-// preconditioned conjugate gradients on its Hessian. The parameters are theta = [r (n_pp) | e (n_eff)]:
+// preconditioned conjugate gradients on its Hessian. The parameters are theta = [r (n_pp) | block | globals]:
 // the ratings of the player-periods, numbered player by player then period by period (so the chains are
-// one tridiagonal matrix), then the context effects. A row k between player-periods lo and hi has the
-// base logit b = r_lo - r_hi + e_{elo} - e_{ehi} (the effects when the rows have them), the logit s_k b
-// (s_k its match format's scale, or the margin likelihood's kappa; 1 without), and the binomial loss of
-// n_k contests of which lo won win_k: n_k softplus(s_k b) - win_k s_k b. The objective adds the chains'
-// (1/2) sum c_t (r_{t+1} - r_t)^2, the prior on each player's first period and the effects' Gaussian
-// prior. Its Hessian is J^T diag(f'') J plus the chains' tridiagonal matrix plus the priors' diagonal.
+// one tridiagonal matrix); the block: the context effects (n_eff), the disc components (u of each component
+// and player, then v) and each player's draw propensity; the globals: the covariates' beta and the draw
+// parameter. A row k between player-periods lo and hi (players pl and ph) has the base logit b = r_lo - r_hi +
+// e_{elo} - e_{ehi} + sum_j (u_j,pl v_j,ph - v_j,pl u_j,ph) + x_k . beta (the paper's disc game, Section 3,
+// when the rows have components), the logit s_k b (s_k its match format's scale, or the margin likelihood's
+// kappa; 1 without), and the binomial loss of n_k contests of which lo won win_k: n_k softplus(s_k b) - win_k
+// s_k b, or a draw model's loss with the draw parameter eta + delta_pl + delta_ph (the propensities). The
+// objective adds the chains' (1/2) sum c_t (r_{t+1} - r_t)^2, the prior on each player's first period and
+// the block's Gaussian prior. Its Hessian is J^T diag(f'') J, plus the disc's bilinear part sum_k f'_k
+// (d^2 b_k) (indefinite: the conjugate gradients stop at negative curvature), plus the chains' tridiagonal
+// matrix plus the priors' diagonal.
 //
 // Every sum is taken in an order fixed by the data (per parameter, its rows in row order; the value by
 // fixed chunks of rows): the results are the same bits for any n_threads. Eigen is not used here: the
@@ -50,6 +55,9 @@ struct HistoryRows {
     int draws = -1;  // the draw model of the results' rows (DrawModel: 0 Davidson, 1 Rao-Kupper); -1: none
     const double* draw = nullptr;  // each row's draws (with a draw model; win then counts the wins alone)
     std::int64_t m_results = 0;  // the rows [0, m_results) are results (the draw model's), the rest binomial
+    const std::int32_t* owner = nullptr;  // each player-period's player (with the disc or draw propensities)
+    std::int64_t n_disc = 0;  // disc components (u and v of each of n_players players after the effects)
+    bool propensity = false;  // each player's draw propensity after the disc (with a draw model)
 };
 
 // One Newton step's outcome (HistoryProblem::newton_step).
@@ -81,7 +89,8 @@ class HistoryProblem {
     // beta_prior: each covariate's prior precision (the draw parameter, last, has none).
     HistoryProblem(std::int64_t n_pp, std::int64_t n_eff, const HistoryRows& rows, std::vector<double> chain,
                    std::vector<double> prior, std::vector<double> eff_prior, std::vector<double> beta_prior = {})
-        : n_pp_(n_pp), n_eff_(n_eff), local_(n_pp + n_eff), n_glob_(rows.n_cov + (rows.draws >= 0 ? 1 : 0)),
+        : n_pp_(n_pp), n_eff_(n_eff), disc_off_(n_pp + n_eff), prop_off_(disc_off_ + 2 * rows.n_disc * rows.n_players),
+          local_(prop_off_ + (rows.propensity ? rows.n_players : 0)), n_glob_(rows.n_cov + (rows.draws >= 0 ? 1 : 0)),
           size_(local_ + n_glob_), rows_(rows), chain_(std::move(chain)), prior_(std::move(prior)),
           eff_prior_(std::move(eff_prior)), beta_prior_(std::move(beta_prior)) {
         beta_prior_.resize(static_cast<std::size_t>(rows_.n_cov), 0.0);
@@ -95,6 +104,11 @@ class HistoryProblem {
         }
         check_pairs(n_pp_, rows_.m, rows_.lo, rows_.hi, PairRule::distinct, "row");
         if (rows_.e_lo) check_pairs(n_eff_, rows_.m, rows_.e_lo, rows_.e_hi, PairRule::in_range, "context effects of row");
+        if (rows_.propensity && rows_.draws < 0) throw std::invalid_argument("draw propensities need a draw model");
+        if (local_ > prop_off_ || rows_.n_disc) {
+            if (!rows_.owner) throw std::invalid_argument("the disc and draw propensities need each player-period's owner");
+            check_pairs(rows_.n_players, n_pp_, rows_.owner, rows_.owner, PairRule::in_range, "owner of player-period");
+        }
         build_adjacency();
         if (rows_.player)
             coarse_ = std::make_unique<CoarsePlayers>(n_pp_, rows_.n_players, rows_.player, ptr_.data(), adj_.data(),
@@ -124,6 +138,8 @@ class HistoryProblem {
         const auto model = static_cast<DrawModel>(std::max(rows_.draws, 0));
         // each chunk's value in total[c] and its sums of the globals' gradient in part[c * G ..]
         std::vector<double> part(static_cast<std::size_t>(chunks * G), 0.0);
+        point_.assign(theta + disc_off_, theta + prop_off_);  // the disc's point, for the Hessian's products
+        const double* delta = theta + prop_off_;
 #pragma omp parallel num_threads(threads)
         {
             std::vector<double> buf(static_cast<std::size_t>(2 * kChunk));  // a chunk's logits and values
@@ -134,14 +150,15 @@ class HistoryProblem {
                 double* z = buf.data();
                 double* val = z + kChunk;
                 for (std::int64_t k = lo; k < end; ++k)  // each row's logit s_k b_k
-                    z[k - lo] = (rows_.scale ? rows_.scale[k] : 1.0) * row_dot(theta, k);
+                    z[k - lo] = (rows_.scale ? rows_.scale[k] : 1.0) * (row_dot(theta, k) + disc_term(theta, k));
                 // the draw model's rows (the first m_results) one at a time (losses.hpp), the rest as a block
                 std::int64_t k = lo;
                 for (; rows_.draws >= 0 && k < std::min(end, rows_.m_results); ++k) {
                     const double n = rows_.n[k], y = (rows_.win[k] + 0.5 * rows_.draw[k]) / n, q = rows_.draw[k] / n;
                     const double s = rows_.scale ? rows_.scale[k] : 1.0;
                     double res, curv, de, dee, dde;
-                    draw_block(model, 1, &y, &q, &n, z + (k - lo), eta, nullptr, val + (k - lo), &res, &curv, &de,
+                    const double eta_k = rows_.propensity ? eta + delta[pl(k)] + delta[ph(k)] : eta;
+                    draw_block(model, 1, &y, &q, &n, z + (k - lo), eta_k, nullptr, val + (k - lo), &res, &curv, &de,
                                &dee, &dde);
                     fd[k] = s * res;
                     fdd[k] = s * s * curv;
@@ -186,7 +203,7 @@ class HistoryProblem {
             return k - local_ < rows_.n_cov ? 0.5 * beta_prior_[k - local_] * theta[k] * theta[k] : 0.0;
         }));
         const double value = sum.value();
-        gather(fd, grad, threads);
+        gather(fd, f_e_.data(), nullptr, nullptr, grad, threads);
         for (std::int64_t j = 0; j < G; ++j) grad[local_ + j] = g_glob[j];
 #pragma omp parallel for schedule(static) num_threads(threads)
         for (std::int64_t k = 0; k < size_; ++k) grad[k] += prior_term(theta, k);
@@ -203,7 +220,7 @@ class HistoryProblem {
         // with context effects or a global block, a row's derivative has more than its two ratings: the pass over
         // the rows then the gather (on ATP with contexts and margins 27 ms against 40 ms a product); without, each
         // rating's partners (12 ms against 16 ms)
-        if (n_glob_ || rows_.e_lo) {
+        if (n_glob_ || local_ > n_pp_) {
             hessp_rows(v, out, threads);
             return dot(v, out, threads);
         }
@@ -225,26 +242,32 @@ class HistoryProblem {
         });
     }
 
-    // out = H v with context effects or the global block (covariates, draw parameter): each row's derivative
-    // along v and its curvature (with the draw parameter's cross terms) in one pass over the rows, summed into
-    // the ratings and effects by their rows (gather) and into the globals by fixed chunks.
+    // out = H v with the block or the global block (covariates, draw parameter): each row's derivative along v
+    // (the disc's at the last point) and its curvature (with the draw parameter's cross terms) in one pass over
+    // the rows, summed into the ratings and the block by their rows (gather, with the disc's second-order part)
+    // and into the globals by fixed chunks.
     void hessp_rows(const double* v, double* out, int threads) {
         const std::int64_t m = rows_.m, nc = rows_.n_cov, G = n_glob_;
         const bool draws = rows_.draws >= 0;
         const double ve = draws ? v[size_ - 1] : 0.0;
+        const double* vd = v + prop_off_;  // the propensities' direction
         c_.resize(static_cast<std::size_t>(m));
+        if (rows_.propensity) ce_.resize(static_cast<std::size_t>(m));
         const std::vector<double> glob = row_sums(G, threads, [&](std::int64_t, std::int64_t k, double* acc) {
-            const double jv = row_dot(v, k);
+            const double jv = row_dot(v, k) + disc_along(v, k);
             const double* xk = rows_.x + k * nc;
             double ck = f_dd_[k] * jv;
             if (draws) {
-                ck += f_de_[k] * ve;
-                acc[G - 1] += f_de_[k] * jv + f_ee_[k] * ve;
+                const double dir = rows_.propensity ? ve + vd[pl(k)] + vd[ph(k)] : ve;
+                const double cek = f_de_[k] * jv + f_ee_[k] * dir;
+                ck += f_de_[k] * dir;
+                acc[G - 1] += cek;
+                if (rows_.propensity) ce_[k] = cek;
             }
             c_[k] = ck;
             for (std::int64_t j = 0; j < nc; ++j) acc[j] += xk[j] * ck;
         });
-        gather(c_.data(), out, threads);
+        gather(c_.data(), ce_.data(), f_d_.data(), v, out, threads);
         std::copy(glob.begin(), glob.end(), out + local_);
 #pragma omp parallel for schedule(static) num_threads(threads)
         for (std::int64_t k = 0; k < size_; ++k) out[k] += prior_term(v, k);
@@ -447,8 +470,8 @@ class HistoryProblem {
                                          std::to_string(k) + ")");
         if (coarse_) coarse_->refresh(f_dd_.data(), rows_.m, diag.data(), prior_.data(), weight_.data(), threads);
         shift_ = 1.0 / std::max(prior_sum_, 1e-300);
-        pdiag_e_.resize(static_cast<std::size_t>(n_eff_));
-        for (std::int64_t j = 0; j < n_eff_; ++j) pdiag_e_[j] = diag[n_pp_ + j] + eff_prior_[j];
+        pdiag_e_.resize(static_cast<std::size_t>(local_ - n_pp_));
+        for (std::int64_t j = 0; j < local_ - n_pp_; ++j) pdiag_e_[j] = diag[n_pp_ + j] + eff_prior_[j];
         if (n_glob_) cinv_ = symmetric_pinv(global_block(threads), n_glob_);
     }
 
@@ -529,6 +552,39 @@ class HistoryProblem {
     }
 
   private:
+    // Row k's players (with the disc or draw propensities).
+    std::int64_t pl(std::int64_t k) const { return rows_.owner[rows_.lo[k]]; }
+    std::int64_t ph(std::int64_t k) const { return rows_.owner[rows_.hi[k]]; }
+
+    // Row k's disc term at theta: sum_j u_j,pl v_j,ph - v_j,pl u_j,ph (0 without components).
+    double disc_term(const double* theta, std::int64_t k) const {
+        const std::int64_t K = rows_.n_disc, P = rows_.n_players;
+        if (!K) return 0.0;
+        const double* u = theta + disc_off_;
+        const double* v = u + K * P;
+        const std::int64_t a = pl(k), b = ph(k);
+        double s = 0.0;
+        for (std::int64_t j = 0; j < K; ++j) s += u[j * P + a] * v[j * P + b] - v[j * P + a] * u[j * P + b];
+        return s;
+    }
+
+    // The disc term's derivative along x at the last value_grad's point (0 without components).
+    double disc_along(const double* x, std::int64_t k) const {
+        const std::int64_t K = rows_.n_disc, P = rows_.n_players;
+        if (!K) return 0.0;
+        const double* u = point_.data();
+        const double* v = u + K * P;
+        const double* xu = x + disc_off_;
+        const double* xv = xu + K * P;
+        const std::int64_t a = pl(k) , b = ph(k);
+        double s = 0.0;
+        for (std::int64_t j = 0; j < K; ++j) {
+            const std::int64_t ja = j * P + a, jb = j * P + b;
+            s += v[jb] * xu[ja] + u[ja] * xv[jb] - u[jb] * xv[ja] - v[ja] * xu[jb];
+        }
+        return s;
+    }
+
     // J_k . v: row k's base logit b_k at v (its two player-periods, their context effects, its covariates), the
     // player-periods of row k + kAhead prefetched (a row's two are far apart in v).
     double row_dot(const double* v, std::int64_t k) const {
@@ -618,14 +674,30 @@ class HistoryProblem {
         return out;
     }
 
-    // out_q = sum over the rows of parameter q of its sign times c_row, the rows in row order.
-    void gather(const double* c, double* out, int threads) const {
+    // out_q = sum over the rows of parameter q of its derivative of the row's logit times c_row, the rows in row
+    // order: its sign for a rating or effect; for a disc entry its sign times its partner's value at the last
+    // point, plus f_row times v at the partner where f is given (the bilinear term's second-order part); for a
+    // draw propensity, ce_row (the rows' draw-parameter terms).
+    void gather(const double* c, const double* ce, const double* f, const double* v, double* out, int threads) const {
+        const double* w = point_.data();
+        const double* vd = v ? v + disc_off_ : nullptr;
 #pragma omp parallel for schedule(static) num_threads(threads)
         for (std::int64_t q = 0; q < local_; ++q) {
             double acc = 0.0;
-            for (std::int64_t t = ptr_[q]; t < ptr_[q + 1]; ++t) {
-                const std::int32_t ent = adj_[t];
-                acc += ent >= 0 ? c[ent] : -c[~ent];
+            if (q < disc_off_) {
+                for (std::int64_t t = ptr_[q]; t < ptr_[q + 1]; ++t) {
+                    const std::int32_t ent = adj_[t];
+                    acc += ent >= 0 ? c[ent] : -c[~ent];
+                }
+            } else if (q < prop_off_) {
+                for (std::int64_t t = ptr_[q]; t < ptr_[q + 1]; ++t) {
+                    const std::int32_t ent = adj_[t], q2 = partner_[t];
+                    const std::int64_t row = row_of(ent);
+                    const double x = c[row] * w[q2] + (f ? f[row] * vd[q2] : 0.0);
+                    acc += ent >= 0 ? x : -x;
+                }
+            } else {
+                for (std::int64_t t = ptr_[q]; t < ptr_[q + 1]; ++t) acc += ce[adj_[t]];
             }
             out[q] = acc;
         }
@@ -636,26 +708,49 @@ class HistoryProblem {
         const std::int64_t m = rows_.m;
         if (m > INT32_MAX) throw std::invalid_argument("at most 2^31 - 1 rows, got " + std::to_string(m));
         ptr_.assign(static_cast<std::size_t>(local_ + 1), 0);
+        const std::int64_t K = rows_.n_disc, P = rows_.n_players;
+        // each row's entries: (parameter, row or ~row where its sign is -, the disc partner's index in the disc
+        // block: u_lo's is v_hi, v_lo's u_hi; -1 elsewhere)
         auto each = [&](auto put) {
             for (std::int64_t k = 0; k < m; ++k) {
-                put(rows_.lo[k], static_cast<std::int32_t>(k));
-                put(rows_.hi[k], ~static_cast<std::int32_t>(k));
+                const auto plus = static_cast<std::int32_t>(k), minus = ~plus;
+                put(rows_.lo[k], plus, -1);
+                put(rows_.hi[k], minus, -1);
                 if (rows_.e_lo) {
-                    put(n_pp_ + rows_.e_lo[k], static_cast<std::int32_t>(k));
-                    put(n_pp_ + rows_.e_hi[k], ~static_cast<std::int32_t>(k));
+                    put(n_pp_ + rows_.e_lo[k], plus, -1);
+                    put(n_pp_ + rows_.e_hi[k], minus, -1);
+                }
+                if (K || rows_.propensity) {
+                    const std::int64_t a = pl(k), b = ph(k);
+                    for (std::int64_t j = 0; j < K; ++j) {
+                        const std::int64_t ua = j * P + a, ub = j * P + b, va = (K + j) * P + a, vb = (K + j) * P + b;
+                        put(disc_off_ + ua, plus, vb);
+                        put(disc_off_ + vb, plus, ua);
+                        put(disc_off_ + va, minus, ub);
+                        put(disc_off_ + ub, minus, va);
+                    }
+                    if (rows_.propensity && k < rows_.m_results) {
+                        put(prop_off_ + a, plus, -1);
+                        put(prop_off_ + b, plus, -1);
+                    }
                 }
             }
         };
-        each([&](std::int64_t q, std::int32_t) { ++ptr_[q + 1]; });
+        each([&](std::int64_t q, std::int32_t, std::int64_t) { ++ptr_[q + 1]; });
         for (std::int64_t q = 0; q < local_; ++q) ptr_[q + 1] += ptr_[q];
         adj_.resize(static_cast<std::size_t>(ptr_[local_]));
+        // each entry's partner: the disc's, or without a block the row's other player-period (its sign, -1
+        // against this one's, in the weight)
+        partner_.resize(local_ > n_pp_ && !K ? 0 : adj_.size());
         std::vector<std::int64_t> at(ptr_.begin(), ptr_.end() - 1);
-        each([&](std::int64_t q, std::int32_t ent) { adj_[at[q]++] = ent; });
+        each([&](std::int64_t q, std::int32_t ent, std::int64_t partner) {
+            const std::int64_t t = at[q]++;
+            adj_[t] = ent;
+            if (K && partner >= 0) partner_[t] = static_cast<std::int32_t>(partner);
+        });
         weight_.resize(adj_.size());
         diag_.resize(static_cast<std::size_t>(local_));
-        if (rows_.e_lo) return;  // (hessp_rows serves the rows with more than two parameters)
-        // each entry's partner: the row's other player-period (its sign, -1 against this one's, in the weight)
-        partner_.resize(adj_.size());
+        if (local_ > n_pp_) return;  // (hessp_rows serves the rows with more than two parameters)
         for (std::size_t t = 0; t < adj_.size(); ++t) {
             const std::int32_t e = adj_[t];
             partner_[t] = e >= 0 ? rows_.hi[e] : rows_.lo[~e];
@@ -663,14 +758,19 @@ class HistoryProblem {
     }
 
     // Each entry's weight (its row's curvature, with the entry's own sign folded into the partners) and each
-    // parameter's diagonal at the last value_grad, once per point.
+    // parameter's diagonal at the last value_grad (J^T diag(f'') J's: a disc entry's rows' curvature times its
+    // partner's square, a draw propensity's rows' f_ee), once per point.
     void refresh(int threads) {
         if (fresh_) return;
+        const double* w = point_.data();
 #pragma omp parallel for schedule(static) num_threads(threads)
         for (std::int64_t q = 0; q < local_; ++q) {
             double acc = 0.0;
+            const bool disc = q >= disc_off_ && q < prop_off_, prop = q >= prop_off_;
             for (std::int64_t t = ptr_[q]; t < ptr_[q + 1]; ++t) {
-                const double f = f_dd_[row_of(adj_[t])];
+                const std::int64_t row = row_of(adj_[t]);
+                double f = prop ? f_ee_[row] : f_dd_[row];
+                if (disc) f *= w[partner_[t]] * w[partner_[t]];
                 weight_[t] = -f;  // (the partners' signs relative to this entry's make the rest)
                 acc += f;
             }
@@ -679,13 +779,15 @@ class HistoryProblem {
         fresh_ = true;
     }
 
-    std::int64_t n_pp_, n_eff_, local_, n_glob_, size_;  // ratings, effects, their sum, the globals, all
+    // ratings, effects, the disc's and the propensities' first entries, the ratings and block, the globals, all
+    std::int64_t n_pp_, n_eff_, disc_off_, prop_off_, local_, n_glob_, size_;
     HistoryRows rows_;
     std::vector<double> chain_, prior_, eff_prior_, beta_prior_, rest_;
     std::vector<std::int64_t> ptr_;
     std::vector<std::int32_t> adj_;
-    std::vector<double> f_d_, f_dd_, f_e_, f_de_, f_ee_, c_;  // each row's derivatives (the draw parameter's)
-    std::vector<std::int32_t> partner_;  // each entry's partner (without context effects)
+    std::vector<double> f_d_, f_dd_, f_e_, f_de_, f_ee_, c_, ce_;  // each row's derivatives (the draw parameter's)
+    std::vector<double> point_;  // the disc block at the last value_grad
+    std::vector<std::int32_t> partner_;  // each entry's partner (without a block), or each disc entry's
     std::vector<double> weight_, diag_;  // each entry's weight and each parameter's diagonal at the last point
     bool fresh_ = false;
     std::vector<double> pdinv_, pe_, pdiag_e_, cinv_;  // the preconditioner's factors
