@@ -122,9 +122,9 @@ def gradient_at(h: History, drift: float, prior_scale: float, draws, theta: np.n
 class _Problem:
     """The MAP objective of a :class:`History` at fixed drift and prior scale.
 
-    The games' part is ``rows`` (:class:`Rows`: in process, or split over Dask workers); the chains and
-    the prior on each first period (the precision ``prior`` on the player-periods ``first``) are added
-    here. The parameters are the ratings (``n_pp``), the block of :class:`discrank._history_rows.Extra` (the
+    In process, the whole problem is the core's (:mod:`discrank._history_core`). Rows split over Dask workers
+    (:class:`Rows`) give the games' part; the chains and the prior on each first period (the precision ``prior``
+    on the player-periods ``first``) are then added here. The parameters are the ratings (``n_pp``), the block of :class:`discrank._history_rows.Extra` (the
     context effects, ``h.n_eff``, each with the prior N(0, context_scale^2); the ``disc`` components' ``u`` and
     ``v`` of each player, each with the prior N(0, disc_scale^2); each player's draw propensity, with the prior
     N(0, propensity_scale^2) when that scale is positive), then beta and the draw parameter.
@@ -459,8 +459,8 @@ def solve_history(h: History, drift: float, prior_scale: float, draws: bool, the
     max_iter, n_threads : int
         Newton steps at most; threads of the core (0: OpenMP's default).
     rows : Rows, optional
-        The games' terms (default: every row of ``h`` in process; :mod:`discrank.dask` gives parts on
-        its workers).
+        The games' terms on Dask workers (:mod:`discrank.dask` gives parts); default: the core's problem of
+        every row of ``h`` in process.
     ratings_scale : bool
         Take the scale ``max |g(0)|`` over the ratings' entries only (the draw parameter's or a covariate's
         gradient at zero, a sum over every game, can be a hundred times a rating's; :meth:`DynamicElo.update`
@@ -476,7 +476,7 @@ def solve_history(h: History, drift: float, prior_scale: float, draws: bool, the
         Components of the disc game in each game's logit (:class:`discrank._history_rows.Extra`), and the prior
         scale of their ``u`` and ``v`` (positive with components). Their term is bilinear, the objective no
         longer convex: the Newton steps take its exact curvature with conjugate gradients stopped at negative
-        curvature (:func:`newton_cg`), so that they descend to a local minimum rather than to the saddle point
+        curvature (the core's ``newton_step``, or :func:`newton_cg` on Dask rows), so that they descend to a local minimum rather than to the saddle point
         ``u = v = 0``. Without ``theta0``, the fit first solves the rest with the disc at 0, then starts the first
         component along the disc block's lowest mode there (:mod:`discrank._disc_start`; the others from
         :func:`default_start`), or ends there where that mode's curvature is not negative (the zero disc is then a

@@ -7,9 +7,9 @@ with the prior N(0, disc_scale^2) on each. In the reading of Proposition 2, the 
 rating's random walk) while the consistency, the disc, is held over the whole history: the limit of a slow
 drift, and the choice the data supports (``bench/bench_features.py --cost``: on the ATP log the residuals of the
 dynamic ratings have the singular values of a log drawn without cycles, so a disc that also moved would only have
-more freedom to fit noise). The components are a block of the Newton system
-(:class:`discrank._history_rows.Extra`: Newton steps with the bilinear term's exact curvature, their conjugate
-gradients stopped at negative curvature, :func:`discrank._history.newton_cg`). A fit from scratch first fits the
+more freedom to fit noise). The components are a block of the Newton system in the core
+(cpp/include/discrank/history.hpp: Newton steps with the bilinear term's exact curvature, their conjugate
+gradients stopped at negative curvature). A fit from scratch first fits the
 ratings with the disc at 0, then starts the disc along the Hessian's lowest mode there, the top singular pair of the
 games' residuals (:mod:`discrank._disc_start`): the disc stays exactly 0 where the residuals' largest singular value
 is below ``1 / disc_scale^2``. The objective is not convex: the fit is a local minimum, its components rotated to

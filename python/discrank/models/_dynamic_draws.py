@@ -5,7 +5,7 @@ With Davidson's draw model, a game's draw parameter is ``eta + delta_a + delta_b
 and a propensity ``delta_p ~ N(0, draw_propensity_scale^2)`` of each of its players, held over the whole history,
 as TrueSkill Through Time's per-player draw margin. A player who draws more than the ratings' difference
 explains gets a positive ``delta``. The propensities are a block of the same Newton system as the ratings
-(:class:`discrank._history_rows.Extra`: they enter each row's draw parameter, not its logit, with Davidson's
+(cpp/include/discrank/history.hpp: they enter each row's draw parameter, not its logit, with Davidson's
 exact cross terms; the objective stays convex, Davidson's loss being convex in ``(d, eta)``); the scale is
 tuned on the validation window with the margin, context and disc scales when it is None, so that propensities
 the data does not support shrink to nothing. A forecast uses ``eta + delta_a + delta_b``, a player the fit has
