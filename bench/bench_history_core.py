@@ -1,12 +1,13 @@
-"""The whole-history solver in the C++ core (discrank._history_core, cpp/include/discrank/history.hpp) against the
-numpy rows' Newton loop (discrank._history_rows with the same conjugate gradients in numpy: the solver before the
-core held it), at DynamicElo's fixed parameters, each measured in the same run:
+"""The whole-history solver in the C++ core (discrank._history_core, cpp/include/discrank/history.hpp), its Newton
+steps whole in the core, against the Python Newton loop over the core's terms (the rows as one
+:class:`discrank._history_core.CorePart`, the chains, priors, preconditioner, conjugate gradients and line search in
+numpy and scipy: the path of a fit on Dask workers), at DynamicElo's fixed parameters, each measured in the same run:
 
-- the solve alone (``solve_history`` on the history the fit builds): the numpy rows, the core with the chains'
+- the solve alone (``solve_history`` on the history the fit builds): the Python loop, the core with the chains'
   preconditioner, the core with two levels; Newton steps, conjugate-gradient iterations per step, seconds (the
-  median of ``--repeats``), the ratio to the numpy rows, and the largest difference of a parameter from theirs;
+  median of ``--repeats``), the ratio to the Python loop, and the largest difference of a parameter from its;
 - the whole fit (``DynamicElo(...).fit``, labels, periods, history, solve, variances), the core's against the
-  numpy rows' (the core switched off for the baseline).
+  Python loop's.
 
 Logs: ATP (weekly periods), ATP with its surfaces as contexts, its games won as margins and its best-of as match
 formats, ATP with the disc game (k = 1, disc scale 0.25), Go, football, and football with Davidson's draws and each
@@ -28,7 +29,7 @@ import numpy as np
 
 import discrank._history as history
 from bench_preconditioner import FIXED, captured_solve, league
-from discrank._history_rows import games_rows
+from discrank._history_core import CorePart, core_rows
 
 #: With the features, the contexts', margins' and formats' scales fixed too (no tuning), beside FIXED
 #: (bench_preconditioner's: the parameters the tuning chooses on ATP).
@@ -38,17 +39,22 @@ DISC = {"disc_components": 1, "disc_scale": 0.25}
 PROPENSITIES = {"draws": "davidson", "draw_propensity_scale": 0.3}
 
 
+def one_part(h, draws, margin_scale=0.0, disc=0, propensity_scale=0.0, format_scales=None):
+    """The rows of ``h`` as one part, for the Python Newton loop."""
+    return CorePart(core_rows(h, draws, margin_scale, format_scales, disc, propensity_scale > 0))
+
+
 @contextlib.contextmanager
-def numpy_rows():
-    """Within the block, every whole-history problem built without rows gets the numpy rows (the core serves
-    none)."""
+def python_loop():
+    """Within the block, every whole-history problem built without rows gets the rows as one part (the Python
+    Newton loop)."""
     problem = history._Problem
     init = problem.__init__
 
     def with_rows(self, h, drift, prior_scale, draws, n_threads=0, rows=None, context_scale=0.0, margin_scale=0.0,
                   disc=0, disc_scale=0.0, propensity_scale=0.0, format_scales=None, preconditioner="chains"):
         if rows is None:
-            rows = games_rows(h, draws, margin_scale, disc, propensity_scale > 0, format_scales)
+            rows = one_part(h, draws, margin_scale, disc, propensity_scale, format_scales)
         init(self, h, drift, prior_scale, draws, n_threads, rows, context_scale, margin_scale, disc, disc_scale,
              propensity_scale, format_scales, preconditioner)
 
@@ -72,8 +78,8 @@ def timed(run, repeats):
 def compare(name, log, params, repeats):
     h, drift, prior, draws, kw = captured_solve(log, params)
     kw = dict(kw, theta0=None)
-    base_rows = lambda: games_rows(h, draws, kw["margin_scale"], kw["disc"], kw["propensity_scale"] > 0,  # noqa: E731
-                                   kw["format_scales"])
+    base_rows = lambda: one_part(h, draws, kw["margin_scale"], kw["disc"], kw["propensity_scale"],  # noqa: E731
+                                 kw["format_scales"])
     base, t_base = timed(lambda: history.solve_history(h, drift, prior, draws, **dict(kw, rows=base_rows())), repeats)
     line = f"{name:<12} {h.n_pp:>8} {base.n_iter:>3} {base.n_cg / max(base.n_iter, 1):>6.1f} {t_base:>7.2f}"
     for pre in history.PRECONDITIONERS:
@@ -84,9 +90,9 @@ def compare(name, log, params, repeats):
     print(line)
     fits = []
     for use_core in (False, True):
-        with contextlib.nullcontext() if use_core else numpy_rows():
+        with contextlib.nullcontext() if use_core else python_loop():
             fits.append(statistics.median(captured_solve(log, params, timed=True)[1] for _ in range(repeats)))
-    print(f"{'':<12} whole fit: numpy rows {fits[0]:.2f} s, core {fits[1]:.2f} s, ratio {fits[1] / fits[0]:.2f}")
+    print(f"{'':<12} whole fit: Python loop {fits[0]:.2f} s, core {fits[1]:.2f} s, ratio {fits[1] / fits[0]:.2f}")
 
 
 def main() -> None:
@@ -96,7 +102,7 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--quick", action="store_true", help="a seeded ladder instead of the real logs")
     args = parser.parse_args()
-    print(f"{'log':<12} {'pp':>8} {'-- numpy rows --':>18} | {'-- core, chains --':>38} | {'-- core, two-level --':>38}")
+    print(f"{'log':<12} {'pp':>8} {'-- Python loop --':>18} | {'-- core, chains --':>38} | {'-- core, two-level --':>38}")
     print(f"{'':<12} {'':>8} {'st':>3} {'cg/st':>6} {'s':>7} | {'st':>3} {'cg/st':>6} {'s':>7} {'ratio':>5} {'max|d|':>8}"
           f" | {'st':>3} {'cg/st':>6} {'s':>7} {'ratio':>5} {'max|d|':>8}")
     if args.quick:

@@ -5,7 +5,8 @@ chains' solve as the smoother of a balancing (BNN) preconditioner whose coarse s
 prior on each first period: the chains drop out) inverted approximately by a few Jacobi-Chebyshev steps, a fixed
 polynomial positive on D^-1 A_c's spectrum, so that the preconditioner stays symmetric positive definite.
 
-This is the numpy prototype (the reference of a C++ kernel to come): it counts the conjugate-gradient iterations
+This is the numpy prototype (the reference of the core's, cpp/include/discrank/history_coarse.hpp, which
+tests/test_history_core.py compares with it): it counts the conjugate-gradient iterations
 per Newton step, which do not depend on the machine, and times both solves in the same run. An exact sparse
 Cholesky factor of A_c is no option on ATP: a dense core of about 3 200 tour-level players fills it (17.5M
 nonzeros under nested dissection). The prototype covers the ratings and the global parameters (advantage
@@ -25,11 +26,12 @@ from typing import Optional
 import numpy as np
 import scipy.sparse as sp
 from scipy.sparse.linalg import LinearOperator
+from scipy.special import expit
 
 import discrank._history as history
 import discrank.models.dynamic as dynamic
 from discrank import DynamicElo, GameLog
-from discrank._history_rows import games_rows
+from discrank._history_core import CorePart, core_rows
 
 #: Jacobi-Chebyshev steps of the coarse solve, and the interval of D^-1 A_c they are built for: at most 2 by
 #: Gershgorin (a Laplacian plus a positive diagonal); its low end a guess (ATP's lowest mode past the constant one,
@@ -44,11 +46,10 @@ class CoarseStructure:
     """The fixed sparsity of A_c (players x players) and of GP = (G + prior) P (player-periods x players), and
     where each row's curvature lands in their values, built once per problem (its rows do not change)."""
 
-    def __init__(self, prob):
+    def __init__(self, prob, lo, hi):
         h = prob.h
         self.n, self.npl, self.nfirst = h.n_pp, h.n_players, prob.first.size
         pl = self.pl = np.asarray(h.pp_player, np.int64)
-        lo, hi = np.asarray(h.lo, np.int64), np.asarray(h.hi, np.int64)
         a, b, npl, first, m = pl[lo], pl[hi], h.n_players, prob.first, lo.size
         keys = np.r_[a * npl + b, b * npl + a, a * npl + a, b * npl + b, np.arange(npl) * (npl + 1)]
         uniq, inv = np.unique(keys, return_inverse=True)
@@ -91,20 +92,37 @@ def chebyshev(ac, steps=CHEB_STEPS, interval=CHEB_INTERVAL):
     return solve
 
 
-def two_level(prob, chains):
+def row_curvature(prob, theta):
+    """(lo, hi, each row's curvature, its coefficients of beta) at ``theta`` over the rows of a problem without a
+    block or a draw model (the results' rows at their formats' scales, then the margin rows at the margin scale):
+    the games' part of the Hessian that the prototype coarsens."""
+    h = prob.h
+    if prob.k or prob.draws:
+        raise ValueError("the two-level prototype covers the ratings and the advantage covariates only")
+    r, beta = theta[:h.n_pp], theta[h.n_pp:h.n_pp + h.n_cov]
+    lo, hi, x, count = h.lo, h.hi, h.x, h.n
+    scale = np.ones(lo.size) if prob.format_scales is None or h.fmt is None else np.asarray(prob.format_scales)[h.fmt]
+    if h.margin is not None:
+        lo, hi, x, count = (np.concatenate([a, b]) for a, b in zip((lo, hi, x, count), h.margin[:4]))
+        scale = np.r_[scale, np.full(h.margin[0].size, prob.margin_scale)]
+    p = expit(scale * (r[lo] - r[hi] + x @ beta))
+    f = scale ** 2 * count * p * (1.0 - p)
+    return np.asarray(lo, np.int64), np.asarray(hi, np.int64), f, f[:, None] * x
+
+
+def two_level(prob, chains, theta):
     """z = Q r + (I - Q H) M (I - H Q) r, Q = P A_c~^-1 P^T, M the chains' solve ``chains`` (prob.hessian()'s), at
-    the problem's last value_grad: the ratings, then its global parameters (no block of effects or disc)."""
-    if prob.k:
-        raise ValueError("the two-level prototype covers the ratings and the global parameters only")
-    cs = prob.__dict__.get("_coarse") or CoarseStructure(prob)
+    ``theta`` (the problem's last value_grad): the ratings, then the covariates' beta (no block, no draw model)."""
+    lo, hi, f, coef = row_curvature(prob, theta)
+    cs = prob.__dict__.get("_coarse") or CoarseStructure(prob, lo, hi)
     prob._coarse = cs
     n, m, npl, pl = cs.n, prob.m, cs.npl, cs.pl
-    ac, gp = cs.matrices(prob.rows.curv[0], prob.prior)
+    ac, gp = cs.matrices(f, prob.prior)
     gpt = gp.T.tocsr()
     ptb = None
     if m:  # the cross block B (ratings x globals): P^T B, so that Q sees the globals' coupling
-        coef = prob.rows._coefficients()[0]
-        ptb = np.stack([np.bincount(pl, prob.rows._net(coef[:, j]), npl) for j in range(m)], axis=1)
+        ptb = np.stack([np.bincount(pl, np.bincount(lo, coef[:, j], n) - np.bincount(hi, coef[:, j], n), npl)
+                        for j in range(m)], axis=1)
     solve = chebyshev(ac)
 
     def apply(r):
@@ -126,17 +144,21 @@ def two_level(prob, chains):
 @contextlib.contextmanager
 def two_level_preconditioner():
     """The whole-history problem's Hessian handed out with the two-level preconditioner, within the block."""
-    plain = history._Problem.hessian
+    plain, evaluate = history._Problem.hessian, history._Problem.value_grad
+
+    def value_grad(self, theta):
+        self._theta = np.array(theta, dtype=np.float64)  # the point of the next hessian()
+        return evaluate(self, theta)
 
     def hessian(self):
         H, M, diag_all, C = plain(self)
-        return H, two_level(self, M), diag_all, C
+        return H, two_level(self, M, self._theta), diag_all, C
 
-    history._Problem.hessian = hessian
+    history._Problem.hessian, history._Problem.value_grad = hessian, value_grad
     try:
         yield
     finally:
-        history._Problem.hessian = plain
+        history._Problem.hessian, history._Problem.value_grad = plain, evaluate
 
 
 def captured_solve(log: GameLog, params: Optional[dict] = None, timed: bool = False):
@@ -175,10 +197,10 @@ def league(seed=0, n=3000, periods=100, games=60_000, reach=30):
 
 def compare(name: str, log: GameLog) -> None:
     h, drift, prior, draws, kw = captured_solve(log)
-    # the numpy rows (the prototype's reference: the core's problem has its own preconditioners,
-    # bench_history_core.py)
-    kw = dict(kw, rows=games_rows(h, draws, kw["margin_scale"], kw["disc"], kw["propensity_scale"] > 0,
-                                  kw["format_scales"]))
+    # the rows as one part on the Python Newton loop (the prototype's reference: the core's problem has its own
+    # preconditioners, bench_history_core.py)
+    kw = dict(kw, rows=CorePart(core_rows(h, draws, kw["margin_scale"], kw["format_scales"], kw["disc"],
+                                          kw["propensity_scale"] > 0)))
     clock = time.perf_counter()
     base = history.solve_history(h, drift, prior, draws, **kw)
     seconds_base = time.perf_counter() - clock

@@ -217,16 +217,17 @@ def test_preconditioner_bench_two_level_cuts_the_iterations_and_reaches_the_same
     assert float(row[12]) < 1e-6 and abs(float(row[13])) < 1e-12 and row[14] == "True"
 
 
-def test_history_core_bench_reaches_the_numpy_rows_map_by_the_same_steps():
-    # bench_history_core.py --quick: the seeded ladder's solve by the numpy rows, the core with the chains'
-    # preconditioner and with two levels; the core's chains take the numpy rows' steps and iterations to their MAP
+def test_history_core_bench_reaches_the_python_loops_map_by_the_same_steps():
+    # bench_history_core.py --quick: the seeded ladder's solve by the Python Newton loop over the core's terms, the
+    # core with the chains' preconditioner and with two levels; the core's chains take the Python loop's steps and
+    # iterations to its MAP
     out = run("bench_history_core.py")
     line = next(line for line in out.splitlines() if line.startswith("league"))
-    numpy_part, chains, two = (part.split() for part in line.split("|"))
-    assert numpy_part[2:4] == chains[:2]  # Newton steps, iterations per step
-    assert float(chains[4]) < 1e-9 and float(two[4]) < 1e-6  # largest parameter difference from the numpy rows' MAP
+    loop, chains, two = (part.split() for part in line.split("|"))
+    assert loop[2:4] == chains[:2]  # Newton steps, iterations per step
+    assert float(chains[4]) < 1e-9 and float(two[4]) < 1e-6  # largest parameter difference from the loop's MAP
     assert float(two[1]) < float(chains[1]) / 2  # 8.8 -> 3.6 iterations per step measured on the ladder
-    assert "whole fit: numpy rows" in out
+    assert "whole fit: Python loop" in out
 
 
 def test_tuning_bench_compares_fewer_origins_with_the_default_under_the_online_protocol():

@@ -61,8 +61,9 @@ def test_fixed_width_labels_are_coded_as_the_sorted_distinct_labels_of_both_colu
     assert ca.dtype == cb.dtype == np.int64
 
 
-def test_history_rows_are_int32_used_by_rows_as_they_are_and_without_a_zero_draw_column():
-    from discrank._history import Rows, build_history
+def test_history_rows_are_int32_used_by_the_core_as_they_are_and_without_a_zero_draw_column():
+    from discrank._history import build_history
+    from discrank._history_core import core_rows
 
     log = league()
     m = DynamicElo(period=1.0)
@@ -71,8 +72,8 @@ def test_history_rows_are_int32_used_by_rows_as_they_are_and_without_a_zero_draw
     assert h.lo.dtype == h.hi.dtype == np.int32 and (h.lo < h.hi).all()
     assert h.draw.shape == h.n.shape and h.draw.strides == (0,) and not h.draw.any()  # no memory per row
     assert h.x.shape == (h.n.size, 0) and h.pp_player.dtype == h.pp_bin.dtype == np.int64
-    rows = Rows.of(h, None)
-    assert rows.lo is h.lo and rows.hi is h.hi and rows.draw is None
+    rows = core_rows(h, None)
+    assert rows["lo"] is h.lo and rows["hi"] is h.hi and rows["draw"] is None
     drawn = build_history(g.a, g.b, g.score, g.bins, g.x, len(labels), True)  # a draw model: its draws kept
     assert drawn.draw.strides == (8,) and drawn.n_cov == 1
 

@@ -1,14 +1,16 @@
-"""The whole-history problem in the C++ core (discrank._history_core, cpp/include/discrank/history.hpp): its
-objective, gradient and Hessian products against finite differences and against the numpy rows of
-discrank._history_rows (with every feature: contexts, margins, formats, covariates, draw models, the disc, draw
-propensities), its Newton fit against theirs, the same bits for any thread count, and its bad input."""
+"""The whole-history problem in the C++ core (discrank._history_core, cpp/include/discrank/history.hpp), with every
+feature (contexts, margins, formats, covariates, draw models, the disc, draw propensities): its objective against
+the objective written out in numpy, its gradient and Hessian products against finite differences, the sums of its
+parts (discrank._history_core.CorePart, as the Dask workers hold them) against the whole, the Python Newton loop
+over those parts against the core's, the same bits for any thread count, and its bad input."""
 
 import numpy as np
 import pytest
 
 from discrank import _core
+from discrank._advantage import beta_precision
 from discrank._history import _Problem, build_history, solve_history
-from discrank._history_rows import games_rows
+from discrank._history_core import CorePart, core_rows
 
 DRIFT, PRIOR = 0.3, 1.5
 
@@ -58,14 +60,80 @@ def options(h, features):
                 propensity_scale=0.5 if features.get("propensity") else 0.0)
 
 
+class Parts:
+    """The games' terms of a history split into ``n_parts`` :class:`CorePart` in process: the driver's view of
+    :class:`discrank._dask_parts.DistributedRows` without Dask (the parts' sums added in part order)."""
+
+    def __init__(self, h, draws, n_parts=3, margin_scale=0.0, disc=0, propensity=False, format_scales=None):
+        cut = np.linspace(0, h.lo.size, n_parts + 1).astype(int)
+        m_cut = np.linspace(0, 0 if h.margin is None else h.margin[0].size, n_parts + 1).astype(int)
+        self.parts = [CorePart(core_rows(h, draws, margin_scale, format_scales, disc, propensity, slice(a, b),
+                                         slice(c, d))) for a, b, c, d in zip(cut, cut[1:], m_cut, m_cut[1:])]
+
+    def value_grad(self, theta):
+        outs = [p.value_grad(theta) for p in self.parts]
+        with np.errstate(invalid="ignore"):  # (as DistributedRows: past Rao and Kupper's threshold, an infinite value)
+            return sum(o[0] for o in outs), sum(o[1] for o in outs)
+
+    def hessp(self, v):
+        return sum(p.hessp(v) for p in self.parts)
+
+    def diagonal(self):
+        return sum(p.diagonal() for p in self.parts)
+
+    def global_block(self):
+        return sum(p.global_block() for p in self.parts)
+
+
+def reference_value(h, theta, draws, kw):
+    """The objective at ``theta`` written out in numpy from its definition (discrank._history's and history.hpp's
+    docstrings): the games' negative log-likelihood (binomial, or Davidson's three outcomes with each player's
+    draw propensity in the draw parameter; each margin row binomial at ``kappa`` times its logit) plus the
+    chains' and the priors' quadratic terms."""
+    n, P, K = h.n_pp, h.n_players, kw["disc"]
+    sizes = [n, h.n_eff, K * P, K * P, P if kw["propensity_scale"] else 0, h.n_cov]
+    r, eff, u, v, delta, beta = np.split(theta[:sum(sizes)], np.cumsum(sizes)[:-1])
+    u, v = u.reshape(K, P), v.reshape(K, P)
+    eta = theta[-1] if draws else 0.0
+
+    def logit(lo, hi, x, ctx):
+        pl, ph = h.pp_player[lo], h.pp_player[hi]
+        b = r[lo] - r[hi] + x @ beta + (u[:, pl] * v[:, ph] - v[:, pl] * u[:, ph]).sum(axis=0)
+        if h.n_eff:
+            b += eff[pl * h.n_ctx + ctx] - eff[ph * h.n_ctx + ctx]
+        return b, pl, ph
+
+    d, pl, ph = logit(h.lo, h.hi, h.x, h.ctx)
+    if h.fmt is not None:
+        d = d * kw["format_scales"][h.fmt]
+    if draws == "davidson":
+        e = eta + (delta[pl] + delta[ph] if delta.size else 0.0)
+        norm = np.logaddexp(np.logaddexp(d / 2, -d / 2), e)
+        loss = -np.sum(h.win * (d / 2 - norm) + (h.n - h.win - h.draw) * (-d / 2 - norm) + h.draw * (e - norm))
+    else:
+        loss = np.sum(h.n * np.logaddexp(0.0, d) - h.win * d)
+    if h.margin is not None:
+        m_lo, m_hi, m_x, m_n, m_win, m_ctx = h.margin
+        dm = kw["margin_scale"] * logit(m_lo, m_hi, m_x, m_ctx)[0]
+        loss += np.sum(m_n * np.logaddexp(0.0, dm) - m_win * dm)
+    chain = np.where(h.gap > 0, 1.0 / (DRIFT ** 2 * np.maximum(h.gap, 1e-300)), 0.0)
+    prior = (np.sum(chain * np.diff(r) ** 2) + np.sum(r[h.first] ** 2) / PRIOR ** 2
+             + (np.sum(eff ** 2) / kw["context_scale"] ** 2 if h.n_eff else 0.0)
+             + (np.sum(u ** 2 + v ** 2) / kw["disc_scale"] ** 2 if K else 0.0)
+             + (np.sum(delta ** 2) / kw["propensity_scale"] ** 2 if delta.size else 0.0)
+             + (np.sum(beta_precision(h.x, h.n) * beta ** 2) if h.n_cov else 0.0))
+    return loss + 0.5 * prior
+
+
 def rows_of(h, features, kw):
-    """The numpy rows of ``h`` with the options ``kw``."""
-    return games_rows(h, draws_of(features), kw["margin_scale"], kw["disc"], kw["propensity_scale"] > 0,
-                      kw["format_scales"])
+    """The rows of ``h`` with the options ``kw`` in three parts."""
+    return Parts(h, draws_of(features), 3, kw["margin_scale"], kw["disc"], kw["propensity_scale"] > 0,
+                 kw["format_scales"])
 
 
 def problems(features, n_threads=1):
-    """(the core's problem, the numpy rows' problem) of one history with ``features``."""
+    """(the core's problem, the problem of its rows in three parts on the Python Newton loop) of one history with
+    ``features``."""
     h = history(**features)
     kw = options(h, features)
     draws = draws_of(features)
@@ -86,7 +154,7 @@ def point(h, draws, rng, k=0, prop=0):
 
 
 @pytest.mark.parametrize("features", FEATURES)
-def test_the_core_gives_the_rows_value_gradient_hessian_and_preconditioner(features):
+def test_the_cores_whole_is_its_parts_value_gradient_hessian_and_preconditioner(features):
     h, core, plain, _ = problems(features)
     assert core.core is not None and plain.core is None
     theta = point(h, draws_of(features), np.random.default_rng(1), core.k - h.n_eff, core.n_prop)
@@ -100,6 +168,15 @@ def test_the_core_gives_the_rows_value_gradient_hessian_and_preconditioner(featu
     H_p, M_p, _, _ = plain.hessian()
     np.testing.assert_allclose(H.matvec(v), H_p.matvec(v), rtol=0, atol=1e-12 * np.abs(H_p.matvec(v)).max())
     np.testing.assert_allclose(M.matvec(v), M_p.matvec(v), rtol=1e-10, atol=1e-14)
+
+
+@pytest.mark.parametrize("features", [f for f in FEATURES if f.get("draws") != "rao-kupper"])
+def test_the_cores_value_is_the_objective_written_out(features):
+    h, core, _, kw = problems(features)
+    draws = draws_of(features)
+    for seed in (1, 2):
+        theta = point(h, draws, np.random.default_rng(seed), core.k - h.n_eff, core.n_prop)
+        assert core.value_grad(theta)[0] == pytest.approx(reference_value(h, theta, draws, kw), rel=1e-12)
 
 
 @pytest.mark.parametrize("features", [dict(), dict(contexts=True, margins=True, formats=True),
@@ -122,13 +199,12 @@ def test_the_cores_gradient_and_hessian_are_the_objectives_derivatives(features)
 
 
 @pytest.mark.parametrize("features", FEATURES)
-def test_the_cores_newton_fit_is_the_rows_fit(features):
+def test_the_cores_newton_fit_is_the_python_loops_fit_over_its_parts(features):
     h, _, _, kw = problems(features)
     draws = draws_of(features)
     rows = rows_of(h, features, kw)
     fast = solve_history(h, DRIFT, PRIOR, draws, tol=1e-11, **kw)
-    with np.errstate(invalid="ignore"):  # (a line search's trial past Rao and Kupper's threshold: NaN terms in numpy)
-        slow = solve_history(h, DRIFT, PRIOR, draws, tol=1e-11, rows=rows, **kw)
+    slow = solve_history(h, DRIFT, PRIOR, draws, tol=1e-11, rows=rows, **kw)
     assert fast.converged and slow.converged
     assert fast.n_iter == slow.n_iter  # the same Newton steps and preconditioner: the same path to rounding
     assert abs(fast.n_cg - slow.n_cg) <= fast.n_iter
@@ -205,15 +281,12 @@ def test_the_two_level_preconditioner_is_the_bench_prototypes_and_symmetric_posi
     h = history(margins=True, formats=True, n_players=60, n_games=3000, n_bins=20)
     kw = dict(margin_scale=0.4, format_scales=np.array([1.0, 1.6]))
     two = _Problem(h, DRIFT, PRIOR, False, 1, preconditioner="two-level", **kw)
-    plain = _Problem(h, DRIFT, PRIOR, False, 1, rows=games_rows(h, False, 0.4, 0, False, kw["format_scales"]), **kw)
+    plain = _Problem(h, DRIFT, PRIOR, False, 1, rows=Parts(h, False, 1, 0.4, format_scales=kw["format_scales"]), **kw)
     rng = np.random.default_rng(4)
     theta = rng.normal(scale=0.5, size=h.n_pp)
     two.value_grad(theta)
     plain.value_grad(theta)
-    plain.rows.curv = (np.concatenate([part.curv[0] for part in plain.rows.parts]),)  # the prototype's one row set
-    plain.h = type(h)(**{**h.__dict__, "lo": np.concatenate([h.lo, h.margin[0]]),
-                         "hi": np.concatenate([h.hi, h.margin[1]])})
-    M_ref = proto.two_level(plain, plain.hessian()[1])
+    M_ref = proto.two_level(plain, plain.hessian()[1], theta)
     M = two.hessian()[1]
     u, v = rng.normal(size=(2, h.n_pp))
     np.testing.assert_allclose(M.matvec(v), M_ref.matvec(v), rtol=1e-11, atol=1e-13)
@@ -256,4 +329,4 @@ def test_a_preconditioner_out_of_range_is_refused_naming_it():
     with pytest.raises(ValueError, match="preconditioner must be one of 'chains', 'two-level', got 'jacobi'"):
         solve_history(h, DRIFT, PRIOR, False, preconditioner="jacobi")
     with pytest.raises(ValueError, match="the two-level preconditioner serves the problems the core holds: rows in process"):
-        solve_history(history(), DRIFT, PRIOR, False, rows=games_rows(h, False), preconditioner="two-level")
+        solve_history(history(), DRIFT, PRIOR, False, rows=Parts(h, False), preconditioner="two-level")

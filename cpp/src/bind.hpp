@@ -105,7 +105,6 @@ void bind_labels(py::module_& m);
 void bind_graph(py::module_& m);
 void bind_chains(py::module_& m);
 void bind_resample(py::module_& m);
-void bind_disc_rows(py::module_& m);
 void bind_history(py::module_& m);
 
 }  // namespace discrank_py

@@ -143,6 +143,20 @@ class PyHistoryProblem {
         return out;
     }
 
+    // The global block of the Hessian at the last value_grad (covariates, then the draw parameter), with the
+    // covariates' prior.
+    FloatArray global_block(int n_threads) const {
+        const py::ssize_t G = static_cast<py::ssize_t>(core_->size() - core_->local_size());
+        std::vector<double> C;
+        {
+            py::gil_scoped_release release;
+            C = core_->global_block(discrank::resolve_threads(n_threads));
+        }
+        FloatArray out({G, G});
+        std::copy(C.begin(), C.end(), out.mutable_data());
+        return out;
+    }
+
     FloatArray precondition(const FloatIn& r, int n_threads) {
         check_vector(r, core_->size(), "r");
         FloatArray out(static_cast<py::ssize_t>(core_->size()));
@@ -217,6 +231,8 @@ void bind_history(py::module_& m) {
              "The Hessian at the last value_grad times v")
         .def("games_diagonal", &PyHistoryProblem::games_diagonal, py::arg("n_threads") = 0,
              "The games' part of the Hessian's diagonal at the last value_grad")
+        .def("global_block", &PyHistoryProblem::global_block, py::arg("n_threads") = 0,
+             "The Hessian's global block (covariates, draw parameter) at the last value_grad, with the covariates' prior")
         .def("precondition", &PyHistoryProblem::precondition, py::arg("r").noconvert(), py::arg("n_threads") = 0,
              "The Newton step's preconditioner at the last value_grad applied to r")
         .def("newton_step", &PyHistoryProblem::newton_step, py::arg("theta").noconvert(), py::arg("value"),

@@ -38,6 +38,5 @@ PYBIND11_MODULE(_core, m) {
     discrank_py::bind_graph(m);
     discrank_py::bind_chains(m);
     discrank_py::bind_resample(m);
-    discrank_py::bind_disc_rows(m);
     discrank_py::bind_history(m);
 }

@@ -243,53 +243,6 @@ def chain_solve(
 ) -> npt.NDArray[np.float64]:
     """x with L D L^T x = b from LAPACK dpttrf's factors (d, e); the same bits for any n_threads."""
 
-class DiscRows:
-    """The rows (lo, hi) between player-periods (n_pp) with k disc components, nodes (k, 4, m) (u_lo, v_lo, u_hi,
-    v_hi of each) into a parameter block of ``size``; every result the same bits for any n_threads."""
-
-    def __init__(
-        self, nodes: npt.NDArray[np.int32], size: int, lo: npt.NDArray[np.int32], hi: npt.NDArray[np.int32], n_pp: int
-    ) -> None: ...
-    def term(self, w: npt.NDArray[np.float64], n_threads: int = 0) -> npt.NDArray[np.float64]:
-        """Each row's term sum_j w[u_lo] w[v_hi] - w[v_lo] w[u_hi]."""
-    def net(
-        self,
-        w: npt.NDArray[np.float64],
-        c: npt.NDArray[np.float64],
-        out: npt.NDArray[np.float64],
-        f: Optional[npt.NDArray[np.float64]] = None,
-        v: Optional[npt.NDArray[np.float64]] = None,
-        n_threads: int = 0,
-    ) -> None:
-        """out += J^T c at w, and with f and v the second-order part sum_r f_r d''_r v (in place)."""
-    def product(
-        self,
-        w: Optional[npt.NDArray[np.float64]],
-        f_dd: npt.NDArray[np.float64],
-        f_d: Optional[npt.NDArray[np.float64]],
-        vr: npt.NDArray[np.float64],
-        ve: npt.NDArray[np.float64],
-        shift: Optional[npt.NDArray[np.float64]] = None,
-        add: Optional[npt.NDArray[np.float64]] = None,
-        keep_delta: bool = False,
-        n_threads: int = 0,
-    ) -> tuple[
-        npt.NDArray[np.float64], npt.NDArray[np.float64], npt.NDArray[np.float64], Optional[npt.NDArray[np.float64]]
-    ]:
-        """(out, out_e, along, delta or None): the games' Hessian times (vr, ve) in the ratings and the block's
-        disc, each row's derivative d = vr_lo - vr_hi + J ve + shift weighed as along = f_dd d + add."""
-
-def bt_bootstrap(
-    n: int, a: npt.NDArray[np.int32], b: npt.NDArray[np.int32], y: npt.NDArray[np.float64],
-    count: npt.NDArray[np.float64], mult: npt.NDArray[np.float64], z: npt.NDArray[np.float64],
-    x0: npt.NDArray[np.float64], l0: npt.NDArray[np.float64], rating_prec: float, beta_prec: float, seed: int,
-    first: int, n_boot: int, tol: float, max_chord: int, max_newton: int, n_threads: int = 0,
-) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.int32]]:
-    """Bootstrap replicates of a (contextual) Bradley-Terry fit by Poisson counts on the rows: (x, steps)."""
-
-def compensated_sum(x: npt.NDArray[np.float64]) -> float:
-    """Neumaier's compensated sum of x in order (PairObjective's sum of its blocks' losses)."""
-
 class HistoryProblem:
     """The whole-history problem's rows (lo, hi, n, win, each row's logit scale) over n_pp player-periods, n_eff
     context effects (e_lo, e_hi), ``n_disc`` disc components and draw propensities of each player (``owner``: each
@@ -328,6 +281,9 @@ class HistoryProblem:
         """The Hessian at the last value_grad times v."""
     def games_diagonal(self, n_threads: int = 0) -> npt.NDArray[np.float64]:
         """The games' part of the Hessian's diagonal at the last value_grad."""
+    def global_block(self, n_threads: int = 0) -> npt.NDArray[np.float64]:
+        """The Hessian's global block (covariates, draw parameter) at the last value_grad, with the covariates'
+        prior."""
     def precondition(self, r: npt.NDArray[np.float64], n_threads: int = 0) -> npt.NDArray[np.float64]:
         """The Newton step's preconditioner at the last value_grad applied to r."""
     def newton_step(

@@ -11,8 +11,8 @@ from typing import Any, Callable, Optional
 import numpy as np
 
 from discrank import _core
-from discrank._history import History, Rows
-from discrank._history_rows import MarginRows
+from discrank._history_build import History
+from discrank._history_core import CorePart, core_rows
 
 __all__ = ["PartGroup", "DistributedObjective", "DistributedRows", "LEAVES", "LOST_WORKER_TIMEOUT", "live_workers",
            "leaf_first_pair", "tree_cover", "tree_sum", "part_bounds"]
@@ -369,19 +369,16 @@ class DistributedObjective:
 
 
 class DistributedRows:
-    """:class:`discrank._history.Rows` (the games' terms of :class:`~discrank.DynamicElo`'s whole-history
-    MAP) over a history's rows split into parts held by Dask workers.
+    """The games' terms of :class:`~discrank.DynamicElo`'s whole-history MAP over a history's rows split into
+    parts held by Dask workers.
 
-    Each part is a :class:`~discrank._history.Rows` actor of a :class:`PartGroup` over a contiguous
-    range of the rows: it evaluates its rows' loss and gradient at the ratings of every player-period
-    (shipped with each evaluation, with the block of the context effects, disc components and draw
-    propensities), keeps its rows' curvature, and gives its part of the Hessian's diagonal, global block and
-    products. A history with margins has a second group of parts, over its margin rows
-    (:class:`discrank._history_rows.MarginRows`). The parts hold the features of their rows (their
-    :class:`discrank._history_rows.Extra` slots, their format scales), as :func:`discrank._history_rows.games_rows`
-    builds them in process. The driver runs Newton's method (the chains, the prior and the preconditioner are
-    its own: one number per player-period) and adds the parts' results in part order. A part rebuilt after its
-    worker was lost evaluates the last evaluation's point again.
+    Each part is a :class:`discrank._history_core.CorePart` actor of a :class:`PartGroup`: the core's problem over
+    a contiguous range of the results' rows and one of the margin rows, with their features (context effects,
+    disc components, draw propensities, format scales) and without the chains and priors. It evaluates its rows'
+    value and gradient at every parameter (shipped with each evaluation), keeps its rows' curvature, and gives
+    its part of the Hessian's products, diagonal and global block. The driver runs Newton's method (the chains,
+    the priors and the preconditioner are its own) and adds the parts' results in part order. A part rebuilt after
+    its worker was lost evaluates the last evaluation's point again.
     """
 
     def __init__(self, client: Any, h: History, draws: Any, n_parts: int, worker_threads: int = 1,
@@ -389,39 +386,31 @@ class DistributedRows:
                  format_scales: Optional[np.ndarray] = None) -> None:
         self.n_threads = int(worker_threads)
         self.bounds = part_bounds(h.lo.size, n_parts)
-        parts = [slice(a, b) for a, b in zip(self.bounds[:-1], self.bounds[1:])]
-        self.groups = [PartGroup(client, Rows, [Rows.args_of(h, draws, disc, propensity, format_scales, part)
-                                                for part in parts])]
-        if h.margin is not None:
-            bounds = part_bounds(h.margin[0].size, n_parts)
-            self.groups.append(PartGroup(client, MarginRows, [
-                MarginRows.args_of(h, draws, margin_scale, disc, propensity, slice(a, b))
-                for a, b in zip(bounds[:-1], bounds[1:])], first=len(parts)))
-        for group in self.groups:
-            group.restore = functools.partial(self._restore, group)
-        self._last: Optional[tuple] = None
+        k = self.bounds.size - 1
+        margins = np.linspace(0, 0 if h.margin is None else h.margin[0].size, k + 1).astype(np.int64)
+        self.group = PartGroup(client, CorePart, [
+            (core_rows(h, draws, margin_scale, format_scales, disc, propensity, slice(a, b), slice(c, d)),
+             self.n_threads)
+            for a, b, c, d in zip(self.bounds[:-1], self.bounds[1:], margins[:-1], margins[1:])])
+        self.group.restore = self._restore
+        self._last: Optional[np.ndarray] = None
 
-    def _restore(self, group: PartGroup, k: int) -> None:
+    def _restore(self, k: int) -> None:
         if self._last is not None:
-            group.actors[k].evaluate(*self._last).result()
+            self.group.actors[k].value_grad(self._last).result()
 
     def _all(self, method: str, *args: Any) -> list:
-        """Every part's ``method(*args)``, in group then part order (each group's calls started before any result
-        is awaited)."""
-        per_part = [[args] * len(group.args) for group in self.groups]
-        pending = [group.send(method, each) for group, each in zip(self.groups, per_part)]
-        return [out for group, each, calls in zip(self.groups, per_part, pending)
-                for out in group.collect(method, each, calls)]
+        """Every part's ``method(*args)``, in part order."""
+        return self.group.call(method, [args] * len(self.group.args))
 
-    def evaluate(self, r: np.ndarray, beta: np.ndarray, eta: Optional[float], n_threads: int = 0,
-                 e: Optional[np.ndarray] = None):
-        args = (r, beta, eta, self.n_threads, e)
-        outs = self._all("evaluate", *args)
-        self._last = args
+    def value_grad(self, theta: np.ndarray) -> tuple:
+        outs = self._all("value_grad", theta)
+        self._last = theta
         value = 0.0
         for out in outs:  # in part order
             value += out[0]
-        return (value,) + tuple(_sum([o[k] for o in outs]) for k in range(1, len(outs[0])))
+        with np.errstate(invalid="ignore"):  # (a point outside the draw model: an infinite value, the driver backs off)
+            return value, _sum([o[1] for o in outs])
 
     def diagonal(self) -> np.ndarray:
         return _sum(self._all("diagonal"))
@@ -429,26 +418,21 @@ class DistributedRows:
     def global_block(self) -> np.ndarray:
         return _sum(self._all("global_block"))
 
-    def product(self, vr: np.ndarray, vg: np.ndarray, n_threads: int = 0, ve: Optional[np.ndarray] = None):
-        outs = self._all("product", vr, vg, self.n_threads, ve)
-        return tuple(_sum([o[k] for o in outs]) for k in range(len(outs[0])))
-
-    def cross(self, n_threads: int = 0) -> np.ndarray:
-        return _sum(self._all("cross", self.n_threads))
+    def hessp(self, v: np.ndarray) -> np.ndarray:
+        return _sum(self._all("hessp", v))
 
     @property
     def n_calls(self) -> int:
-        return sum(group.n_calls for group in self.groups)
+        return self.group.n_calls
 
     @property
     def rebuilt(self) -> int:
         """Parts rebuilt after their worker was lost."""
-        return sum(group.rebuilt for group in self.groups)
+        return self.group.rebuilt
 
     def close(self) -> None:
         """Release the parts on the workers."""
-        for group in self.groups:
-            group.close()
+        self.group.close()
 
 
 def part_bounds(n: int, n_parts: int) -> np.ndarray:

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Optional
+from typing import Any, Optional
 
 import numpy as np
 from scipy.linalg import lapack
@@ -33,12 +33,11 @@ from discrank._advantage import beta_precision
 from discrank._disc_start import along_mode, canonical_gauge, lowest_disc_mode
 from discrank._draws import draw_start
 from discrank._history_core import core_problem
-from discrank._history_rows import Rows
 from discrank._history_build import (History, build_history, carry, chain_pivots, chain_variances,  # noqa: F401
                                      chains)  # (the history's names, as they were)
 from discrank._progress import report_step
 
-__all__ = ["History", "Rows", "build_history", "solve_history", "covariance_at", "chains", "carry", "chain_pivots",
+__all__ = ["History", "build_history", "solve_history", "covariance_at", "chains", "carry", "chain_pivots",
            "chain_precisions", "chain_variances", "default_start", "gradient_at", "release_memory"]
 
 #: The largest relative residual of a Newton step's conjugate gradients (looser steps gain less than their evaluation
@@ -123,20 +122,21 @@ class _Problem:
     """The MAP objective of a :class:`History` at fixed drift and prior scale.
 
     In process, the whole problem is the core's (:mod:`discrank._history_core`). Rows split over Dask workers
-    (:class:`Rows`) give the games' part; the chains and the prior on each first period (the precision ``prior``
-    on the player-periods ``first``) are then added here. The parameters are the ratings (``n_pp``), the block of :class:`discrank._history_rows.Extra` (the
-    context effects, ``h.n_eff``, each with the prior N(0, context_scale^2); the ``disc`` components' ``u`` and
+    (``rows``: :class:`discrank._dask_parts.DistributedRows`, the core's terms of each part summed) give the games'
+    part; the chains and the priors are then added here. The parameters are the ratings (``n_pp``), the block
+    after them (the context effects, ``h.n_eff``, each with the prior N(0, context_scale^2); the ``disc`` components' ``u`` and
     ``v`` of each player, each with the prior N(0, disc_scale^2); each player's draw propensity, with the prior
     N(0, propensity_scale^2) when that scale is positive), then beta and the draw parameter.
     """
 
     def __init__(self, h: History, drift: float, prior_scale: float, draws: bool, n_threads: int = 0,
-                 rows: Optional[Rows] = None, context_scale: float = 0.0, margin_scale: float = 0.0,
+                 rows: Any = None, context_scale: float = 0.0, margin_scale: float = 0.0,
                  disc: int = 0, disc_scale: float = 0.0, propensity_scale: float = 0.0,
                  format_scales: Optional[np.ndarray] = None, preconditioner: str = "chains"):
         self.h = h
         self.draws = draws
         self.n_threads = n_threads
+        self.margin_scale, self.format_scales = margin_scale, format_scales
         self.chain = chain_precisions(h.gap, drift)
         self.prior, self.first = 1.0 / prior_scale ** 2, np.flatnonzero(h.first)
         # the chains' and the prior's part of the ratings' diagonal (fixed for the problem)
@@ -175,6 +175,8 @@ class _Problem:
             raise ValueError("the two-level preconditioner serves the problems the core holds: rows in process")
         else:
             self.rows = rows
+            #: the prior precision of each parameter after the ratings (the block's, beta's, none on the draw parameter)
+            self.tail_prior = np.concatenate([self.eff_prior, self.beta_prior, np.zeros(self.m - h.n_cov)])
 
     def split(self, theta):
         """(ratings, beta, eta) of a parameter vector (:meth:`effects` gives the block between them: the context
@@ -192,28 +194,24 @@ class _Problem:
 
     def value_grad(self, theta):
         """(value, gradient) at ``theta``; the rows keep the curvature there (for :meth:`hessian`)."""
+        theta = np.ascontiguousarray(theta, dtype=np.float64)
         if self.core is not None:
-            return self.core.value_grad(np.ascontiguousarray(theta, dtype=np.float64), self.n_threads)
-        r, beta, eta = self.split(theta)
-        if self.k:
-            e = np.ascontiguousarray(self.effects(theta))
-            value, g, tail, g_e = self.rows.evaluate(np.ascontiguousarray(r), beta, eta, self.n_threads, e)
-            value += 0.5 * float(np.dot(self.eff_prior * e, e))
-            g = np.concatenate([g, g_e + self.eff_prior * e])
-        else:
-            value, g, tail = self.rows.evaluate(np.ascontiguousarray(r), beta, eta, self.n_threads)
+            return self.core.value_grad(theta, self.n_threads)
+        value, g = self.rows.value_grad(theta)  # the games' terms (a new array): the chains and priors here
+        if not np.isfinite(value):  # outside the draw model (Rao and Kupper's threshold): the line search backs off
+            return value, g
+        n = self.h.n_pp
+        r, tail = theta[:n], theta[n:]
         dr = np.diff(r)
         cd = self.chain * dr
         r_first = r[self.first]
-        value = value + 0.5 * float(np.dot(cd, dr)) + 0.5 * self.prior * float(np.dot(r_first, r_first))
-        g[self.first] += self.prior * r_first  # (g: the rows' own new array)
+        value += 0.5 * (float(np.dot(cd, dr)) + self.prior * float(np.dot(r_first, r_first))
+                        + float(np.dot(self.tail_prior * tail, tail)))
+        g[self.first] += self.prior * r_first
         g[:dr.size] -= cd
         g[1:dr.size + 1] += cd
-        if self.h.n_cov:
-            value += 0.5 * float(np.dot(self.beta_prior, beta * beta))
-            tail = tail.copy()
-            tail[:self.h.n_cov] += self.beta_prior * beta
-        return value, (np.concatenate([g, tail]) if self.m else g)
+        g[n:] += self.tail_prior * tail
+        return value, g
 
     def diagonal(self):
         """The diagonal of the ratings' block of the Hessian: the games' curvature, the chains, the prior (then
@@ -246,22 +244,14 @@ class _Problem:
         if m:
             C = self.rows.global_block().copy()
             C[np.arange(h.n_cov), np.arange(h.n_cov)] += self.beta_prior
-        chain, rows, threads = self.chain, self.rows, self.n_threads
-
-        eff_prior = self.eff_prior
+        chain, rows, threads, tail_prior = self.chain, self.rows, self.n_threads, self.tail_prior
 
         def product(v):
-            vr = np.ascontiguousarray(v[:n])
-            vg = np.ascontiguousarray(v[n + k:])
-            if k:
-                ve = np.ascontiguousarray(v[n:n + k])
-                out, tail, out_e = rows.product(vr, vg, threads, ve)
-                out_e += eff_prior * ve
-            else:
-                out, tail = rows.product(vr, vg, threads)
-            _core.chain_add(rest, chain, vr, out, threads)  # the chains and the prior
-            parts = [out] + ([out_e] if k else []) + ([tail + C @ vg] if m else [])
-            return parts[0] if len(parts) == 1 else np.concatenate(parts)
+            v = np.ascontiguousarray(v, dtype=np.float64)
+            out = rows.hessp(v)  # the games' (a new array): the chains and priors here
+            _core.chain_add(rest, chain, v[:n], out[:n], threads)
+            out[n:] += tail_prior * v[n:]
+            return out
 
         fd, fe, info = lapack.dpttrf(diag, np.negative(chain), overwrite_e=True)  # L D L^T of the chains (LAPACK)
         if info != 0:
@@ -436,7 +426,7 @@ def _disc_staged(prob: _Problem, plain: Optional[_Problem], first: np.ndarray, s
 
 def solve_history(h: History, drift: float, prior_scale: float, draws: bool, theta0: Optional[np.ndarray] = None,
                   tol: float = 1e-9, max_iter: int = 100, n_threads: int = 0,
-                  rows: Optional[Rows] = None, ratings_scale: bool = False,
+                  rows: Any = None, ratings_scale: bool = False,
                   context_scale: float = 0.0, margin_scale: float = 0.0, disc: int = 0,
                   disc_scale: float = 0.0, propensity_scale: float = 0.0,
                   format_scales: Optional[np.ndarray] = None, preconditioner: str = "chains",
@@ -458,7 +448,7 @@ def solve_history(h: History, drift: float, prior_scale: float, draws: bool, the
         same rule from a warm start).
     max_iter, n_threads : int
         Newton steps at most; threads of the core (0: OpenMP's default).
-    rows : Rows, optional
+    rows : discrank._dask_parts.DistributedRows, optional
         The games' terms on Dask workers (:mod:`discrank.dask` gives parts); default: the core's problem of
         every row of ``h`` in process.
     ratings_scale : bool
@@ -471,13 +461,13 @@ def solve_history(h: History, drift: float, prior_scale: float, draws: bool, the
     context_scale : float
         The prior scale of the context effects (with a history of contexts, ``h.n_ctx``; positive).
     margin_scale : float
-        The logit scale of a sub-contest (with a history of margins, :mod:`discrank._history_rows`; positive).
+        The logit scale of a sub-contest (with a history of margins, :mod:`discrank._history_core`; positive).
     disc, disc_scale : int, float
-        Components of the disc game in each game's logit (:class:`discrank._history_rows.Extra`), and the prior
-        scale of their ``u`` and ``v`` (positive with components). Their term is bilinear, the objective no
-        longer convex: the Newton steps take its exact curvature with conjugate gradients stopped at negative
-        curvature (the core's ``newton_step``, or :func:`newton_cg` on Dask rows), so that they descend to a local minimum rather than to the saddle point
-        ``u = v = 0``. Without ``theta0``, the fit first solves the rest with the disc at 0, then starts the first
+        Components of the disc game in each game's logit (the paper's Section 3), and the prior scale of their ``u``
+        and ``v`` (positive with components). Their term is bilinear, the objective no longer convex: the Newton
+        steps take its exact curvature with conjugate gradients stopped at negative curvature (the core's
+        ``newton_step``, or :func:`newton_cg` on Dask rows), so that they descend to a local minimum rather than to
+        the saddle point ``u = v = 0``. Without ``theta0``, the fit first solves the rest with the disc at 0, then starts the first
         component along the disc block's lowest mode there (:mod:`discrank._disc_start`; the others from
         :func:`default_start`), or ends there where that mode's curvature is not negative (the zero disc is then a
         local minimum); from a ``theta0`` whose disc is exactly 0 (a saddle point), the same. Each component's

@@ -49,7 +49,7 @@ class History:
         Contexts (0 without). Each player has one context effect per context, numbered ``player * n_ctx +
         context``.
     margin : tuple of ndarray, optional
-        The margin rows (:mod:`discrank._history_rows`): ``(lo, hi, x, n, win, ctx)`` as the results' rows,
+        The margin rows (:mod:`discrank._history_core`): ``(lo, hi, x, n, win, ctx)`` as the results' rows,
         ``n`` the sub-contests of their games and ``win`` those won by ``lo`` (``ctx`` None without contexts);
         None without margins.
     fmt : ndarray of int32, shape (n_rows,), optional

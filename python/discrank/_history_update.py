@@ -317,7 +317,7 @@ class HistoryState:
 
     def _terms(self, d: np.ndarray, n: np.ndarray, win: np.ndarray, draw: np.ndarray) -> tuple:
         """(f, f_d, f_dd, f_e) per row: the games' loss at logits ``d`` and its derivatives (``f_e``: in the draw
-        parameter, None without a draw model), as :class:`discrank._history.Rows`."""
+        parameter, None without a draw model), as the core's whole-history problem's."""
         if not self.draws:
             p = expit(d)
             return n * np.logaddexp(0.0, d) - win * d, n * p - win, n * p * (1.0 - p), None

@@ -8,7 +8,7 @@ whose pair kernel runs on the workers.
 - :func:`fit`: a model fitted with its pairs (or, for :class:`~discrank.DynamicElo`, its rows over
   player-periods) split into parts held by the workers as Dask actors (:class:`PartGroup`). Each part
   evaluates its share of the loss, gradient, per-pair curvature and Laplacian or Hessian products
-  with the kernel the in-process fit calls (``_core.PairObjective``; :class:`discrank._history.Rows`
+  with the kernel the in-process fit calls (``_core.PairObjective``; ``_core.HistoryProblem``
   for the dynamic model); the driver runs the model's own solver (Newton's method, L-BFGS, the
   whole-history Newton) and adds the parts' results. The stationary models' parts are cut where the
   kernel's own sums are cut (the leaves of its reduction tree, 16 of them) and added as the kernel

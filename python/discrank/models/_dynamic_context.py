@@ -15,7 +15,7 @@ prior's variance.
 
 A log with margins (:attr:`discrank.GameLog.margin`: the games won by each player of a tennis match, the goals of
 each side) adds the likelihood of their sub-contests at the logit scale ``margin_scale``
-(:mod:`discrank._history_rows`), tuned as the context scale is; the forecasts of a result are unchanged in form.
+(:mod:`discrank._history_core`), tuned as the context scale is; the forecasts of a result are unchanged in form.
 """
 
 from __future__ import annotations

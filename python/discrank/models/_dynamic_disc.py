@@ -44,7 +44,7 @@ DISC_BOUNDS = (1.0 / 16, 16.0)
 
 
 def disc_uv(disc: np.ndarray, k: int, n_players: int) -> tuple[np.ndarray, np.ndarray]:
-    """(u, v), each of shape (n_players, k), of the solver's disc block (:class:`discrank._history_rows.Extra`: u
+    """(u, v), each of shape (n_players, k), of the solver's disc block (cpp/include/discrank/history.hpp's: u
     of each component, then v)."""
     w = disc.reshape(2, k, n_players)
     return w[0].T, w[1].T

@@ -115,7 +115,7 @@ class DynamicElo(DynamicTuning, DynamicUpdates, DynamicContexts, DynamicDisc, Dy
     margin_scale : float, optional
         With a log that has margins (:attr:`discrank.GameLog.margin`: the games won by each player of a tennis
         match, the goals of a football match), the logit scale of a sub-contest: each is won by ``a`` with
-        probability ``sigmoid(margin_scale d)``, a likelihood added to the result's (:mod:`discrank._history_rows`).
+        probability ``sigmoid(margin_scale d)``, a likelihood added to the result's (:mod:`discrank._history_core`).
         None (default): chosen on the training log; 0: margins unused.
     disc_components : int, default 0
         Components of the paper's disc game added to each game's logit (``sum_j u_{a,j} v_{b,j} - v_{a,j}
