@@ -83,6 +83,8 @@ class HistoryProblem {
   public:
     static constexpr std::int64_t kChunk = 8192;  // rows per fixed chunk of a sum
     static constexpr std::int64_t kAhead = 16;  // entries ahead whose partner a gather prefetches
+    static constexpr std::int64_t kBlockParts = 16;  // the fixed ranges of rows of block_sums, at most
+    static constexpr std::int64_t kBlockBudget = std::int64_t{1} << 22;  // and their buffers' doubles, at most
 
     // chain: the n_pp - 1 link precisions (0 between two players); prior: the prior precision of each
     // player-period (that of the first period of each player, 0 elsewhere); eff_prior: each effect's.
@@ -553,8 +555,8 @@ class HistoryProblem {
 
   private:
     // Row k's players (with the disc or draw propensities).
-    std::int64_t pl(std::int64_t k) const { return rows_.owner[rows_.lo[k]]; }
-    std::int64_t ph(std::int64_t k) const { return rows_.owner[rows_.hi[k]]; }
+    std::int64_t pl(std::int64_t k) const { return row_lo_[k]; }
+    std::int64_t ph(std::int64_t k) const { return row_hi_[k]; }
 
     // Row k's disc term at theta: sum_j u_j,pl v_j,ph - v_j,pl u_j,ph (0 without components).
     double disc_term(const double* theta, std::int64_t k) const {
@@ -674,83 +676,106 @@ class HistoryProblem {
         return out;
     }
 
-    // out_q = sum over the rows of parameter q of its derivative of the row's logit times c_row, the rows in row
-    // order: its sign for a rating or effect; for a disc entry its sign times its partner's value at the last
-    // point, plus f_row times v at the partner where f is given (the bilinear term's second-order part); for a
-    // draw propensity, ce_row (the rows' draw-parameter terms).
-    void gather(const double* c, const double* ce, const double* f, const double* v, double* out, int threads) const {
-        const double* w = point_.data();
-        const double* vd = v ? v + disc_off_ : nullptr;
+    // out_q = sum over the rows of parameter q of its derivative of the row's logit times c_row: for a rating or
+    // effect its sign (its rows in row order, by parameter); the disc's and the propensities' by block_sums.
+    void gather(const double* c, const double* ce, const double* f, const double* v, double* out, int threads) {
 #pragma omp parallel for schedule(static) num_threads(threads)
-        for (std::int64_t q = 0; q < local_; ++q) {
+        for (std::int64_t q = 0; q < disc_off_; ++q) {
             double acc = 0.0;
-            if (q < disc_off_) {
-                for (std::int64_t t = ptr_[q]; t < ptr_[q + 1]; ++t) {
-                    const std::int32_t ent = adj_[t];
-                    acc += ent >= 0 ? c[ent] : -c[~ent];
-                }
-            } else if (q < prop_off_) {
-                for (std::int64_t t = ptr_[q]; t < ptr_[q + 1]; ++t) {
-                    const std::int32_t ent = adj_[t], q2 = partner_[t];
-                    const std::int64_t row = row_of(ent);
-                    const double x = c[row] * w[q2] + (f ? f[row] * vd[q2] : 0.0);
-                    acc += ent >= 0 ? x : -x;
-                }
-            } else {
-                for (std::int64_t t = ptr_[q]; t < ptr_[q + 1]; ++t) acc += ce[adj_[t]];
+            for (std::int64_t t = ptr_[q]; t < ptr_[q + 1]; ++t) {
+                const std::int32_t ent = adj_[t];
+                acc += ent >= 0 ? c[ent] : -c[~ent];
             }
             out[q] = acc;
         }
+        if (local_ > disc_off_) block_sums(c, ce, f, v, out + disc_off_, threads);
     }
 
-    // Each parameter's rows (a counting sort by parameter, stable in row order).
+    // The disc's and the draw propensities' sums over the rows into out (the block after the effects): each disc
+    // entry's sign times c_row times its partner's value at the last point (u_lo's partner is v_hi, v_lo's u_hi),
+    // plus f_row times v at the partner where f is given (the bilinear term's second-order part); each
+    // propensity's ce_row over the results' rows. With diag, the diagonal of J^T diag(f'') J instead: c = f_dd
+    // times the partner's square, ce = f_ee. A player's entries take every row of theirs, so the rows are
+    // scattered, not gathered: each of kBlockParts fixed ranges of rows adds into its own buffer in row order,
+    // and the buffers are added in range order: the same bits for any thread count (the ranges are fewer where the
+    // block is large, so that the buffers stay within kBlockBudget).
+    void block_sums(const double* c, const double* ce, const double* f, const double* v, double* out, int threads,
+                    bool diag = false) {
+        const std::int64_t K = rows_.n_disc, P = rows_.n_players, nb = local_ - disc_off_, m = rows_.m;
+        const std::int64_t parts = std::max<std::int64_t>(1, std::min({kBlockParts, m, kBlockBudget / nb}));
+        const std::int64_t pr = prop_off_ - disc_off_;
+        const double* w = point_.data();
+        const double* vd = v ? v + disc_off_ : nullptr;
+        blk_.assign(static_cast<std::size_t>(parts * nb), 0.0);
+#pragma omp parallel for schedule(dynamic, 1) num_threads(threads)
+        for (std::int64_t p = 0; p < parts; ++p) {
+            double* buf = blk_.data() + p * nb;
+            for (std::int64_t k = m * p / parts; k < m * (p + 1) / parts; ++k) {
+                const std::int64_t a = row_lo_[k], b = row_hi_[k];
+                for (std::int64_t j = 0; j < K; ++j) {
+                    const std::int64_t ua = j * P + a, ub = j * P + b, va = (K + j) * P + a, vb = (K + j) * P + b;
+                    if (diag) {
+                        buf[ua] += c[k] * w[vb] * w[vb];
+                        buf[vb] += c[k] * w[ua] * w[ua];
+                        buf[va] += c[k] * w[ub] * w[ub];
+                        buf[ub] += c[k] * w[va] * w[va];
+                    } else {
+                        const double fk = f ? f[k] : 0.0;
+                        buf[ua] += c[k] * w[vb] + (f ? fk * vd[vb] : 0.0);
+                        buf[vb] += c[k] * w[ua] + (f ? fk * vd[ua] : 0.0);
+                        buf[va] -= c[k] * w[ub] + (f ? fk * vd[ub] : 0.0);
+                        buf[ub] -= c[k] * w[va] + (f ? fk * vd[va] : 0.0);
+                    }
+                }
+                if (rows_.propensity && k < rows_.m_results) {
+                    buf[pr + a] += ce[k];
+                    buf[pr + b] += ce[k];
+                }
+            }
+        }
+#pragma omp parallel for schedule(static) num_threads(threads)
+        for (std::int64_t e = 0; e < nb; ++e) {
+            double acc = 0.0;
+            for (std::int64_t p = 0; p < parts; ++p) acc += blk_[p * nb + e];
+            out[e] = acc;
+        }
+    }
+
+    // The ratings' and effects' rows (a counting sort by parameter, stable in row order); each row's players
+    // (with the disc or draw propensities).
     void build_adjacency() {
         const std::int64_t m = rows_.m;
         if (m > INT32_MAX) throw std::invalid_argument("at most 2^31 - 1 rows, got " + std::to_string(m));
-        ptr_.assign(static_cast<std::size_t>(local_ + 1), 0);
-        const std::int64_t K = rows_.n_disc, P = rows_.n_players;
-        // each row's entries: (parameter, row or ~row where its sign is -, the disc partner's index in the disc
-        // block: u_lo's is v_hi, v_lo's u_hi; -1 elsewhere)
+        ptr_.assign(static_cast<std::size_t>(disc_off_ + 1), 0);
         auto each = [&](auto put) {
             for (std::int64_t k = 0; k < m; ++k) {
                 const auto plus = static_cast<std::int32_t>(k), minus = ~plus;
-                put(rows_.lo[k], plus, -1);
-                put(rows_.hi[k], minus, -1);
+                put(rows_.lo[k], plus);
+                put(rows_.hi[k], minus);
                 if (rows_.e_lo) {
-                    put(n_pp_ + rows_.e_lo[k], plus, -1);
-                    put(n_pp_ + rows_.e_hi[k], minus, -1);
-                }
-                if (K || rows_.propensity) {
-                    const std::int64_t a = pl(k), b = ph(k);
-                    for (std::int64_t j = 0; j < K; ++j) {
-                        const std::int64_t ua = j * P + a, ub = j * P + b, va = (K + j) * P + a, vb = (K + j) * P + b;
-                        put(disc_off_ + ua, plus, vb);
-                        put(disc_off_ + vb, plus, ua);
-                        put(disc_off_ + va, minus, ub);
-                        put(disc_off_ + ub, minus, va);
-                    }
-                    if (rows_.propensity && k < rows_.m_results) {
-                        put(prop_off_ + a, plus, -1);
-                        put(prop_off_ + b, plus, -1);
-                    }
+                    put(n_pp_ + rows_.e_lo[k], plus);
+                    put(n_pp_ + rows_.e_hi[k], minus);
                 }
             }
         };
-        each([&](std::int64_t q, std::int32_t, std::int64_t) { ++ptr_[q + 1]; });
-        for (std::int64_t q = 0; q < local_; ++q) ptr_[q + 1] += ptr_[q];
-        adj_.resize(static_cast<std::size_t>(ptr_[local_]));
-        // each entry's partner: the disc's, or without a block the row's other player-period (its sign, -1
-        // against this one's, in the weight)
-        partner_.resize(local_ > n_pp_ && !K ? 0 : adj_.size());
+        each([&](std::int64_t q, std::int32_t) { ++ptr_[q + 1]; });
+        for (std::int64_t q = 0; q < disc_off_; ++q) ptr_[q + 1] += ptr_[q];
+        adj_.resize(static_cast<std::size_t>(ptr_[disc_off_]));
         std::vector<std::int64_t> at(ptr_.begin(), ptr_.end() - 1);
-        each([&](std::int64_t q, std::int32_t ent, std::int64_t partner) {
-            const std::int64_t t = at[q]++;
-            adj_[t] = ent;
-            if (K && partner >= 0) partner_[t] = static_cast<std::int32_t>(partner);
-        });
+        each([&](std::int64_t q, std::int32_t ent) { adj_[at[q]++] = ent; });
         weight_.resize(adj_.size());
         diag_.resize(static_cast<std::size_t>(local_));
+        if (local_ > disc_off_) {
+            row_lo_.resize(static_cast<std::size_t>(m));
+            row_hi_.resize(static_cast<std::size_t>(m));
+            for (std::int64_t k = 0; k < m; ++k) {
+                row_lo_[k] = rows_.owner[rows_.lo[k]];
+                row_hi_[k] = rows_.owner[rows_.hi[k]];
+            }
+        }
         if (local_ > n_pp_) return;  // (hessp_rows serves the rows with more than two parameters)
+        // each entry's partner: the row's other player-period (its sign, -1 against this one's, in the weight)
+        partner_.resize(adj_.size());
         for (std::size_t t = 0; t < adj_.size(); ++t) {
             const std::int32_t e = adj_[t];
             partner_[t] = e >= 0 ? rows_.hi[e] : rows_.lo[~e];
@@ -758,24 +783,21 @@ class HistoryProblem {
     }
 
     // Each entry's weight (its row's curvature, with the entry's own sign folded into the partners) and each
-    // parameter's diagonal at the last value_grad (J^T diag(f'') J's: a disc entry's rows' curvature times its
-    // partner's square, a draw propensity's rows' f_ee), once per point.
+    // parameter's diagonal at the last value_grad (J^T diag(f'') J's, block_sums' for the disc and the
+    // propensities), once per point.
     void refresh(int threads) {
         if (fresh_) return;
-        const double* w = point_.data();
 #pragma omp parallel for schedule(static) num_threads(threads)
-        for (std::int64_t q = 0; q < local_; ++q) {
+        for (std::int64_t q = 0; q < disc_off_; ++q) {
             double acc = 0.0;
-            const bool disc = q >= disc_off_ && q < prop_off_, prop = q >= prop_off_;
             for (std::int64_t t = ptr_[q]; t < ptr_[q + 1]; ++t) {
-                const std::int64_t row = row_of(adj_[t]);
-                double f = prop ? f_ee_[row] : f_dd_[row];
-                if (disc) f *= w[partner_[t]] * w[partner_[t]];
+                const double f = f_dd_[row_of(adj_[t])];
                 weight_[t] = -f;  // (the partners' signs relative to this entry's make the rest)
                 acc += f;
             }
             diag_[q] = acc;
         }
+        if (local_ > disc_off_) block_sums(f_dd_.data(), f_ee_.data(), nullptr, nullptr, diag_.data() + disc_off_, threads, true);
         fresh_ = true;
     }
 
@@ -787,7 +809,9 @@ class HistoryProblem {
     std::vector<std::int32_t> adj_;
     std::vector<double> f_d_, f_dd_, f_e_, f_de_, f_ee_, c_, ce_;  // each row's derivatives (the draw parameter's)
     std::vector<double> point_;  // the disc block at the last value_grad
-    std::vector<std::int32_t> partner_;  // each entry's partner (without a block), or each disc entry's
+    std::vector<std::int32_t> partner_;  // each entry's partner (without a block)
+    std::vector<std::int32_t> row_lo_, row_hi_;  // each row's players (with the disc or draw propensities)
+    std::vector<double> blk_;  // block_sums' buffers
     std::vector<double> weight_, diag_;  // each entry's weight and each parameter's diagonal at the last point
     bool fresh_ = false;
     std::vector<double> pdinv_, pe_, pdiag_e_, cinv_;  // the preconditioner's factors
