@@ -253,6 +253,17 @@ def test_the_core_refuses_rows_it_cannot_hold_naming_them(change, match):
         _core.HistoryProblem(**{**core_args(), **change})
 
 
+def test_a_problem_with_the_disc_read_before_any_evaluation_gives_its_priors():
+    """Before a value_grad the rows' curvature and the disc's point are 0: the Hessian is the chains' and priors'."""
+    owner = np.array([0, 0, 1, 1], np.int32)
+    prob = _core.HistoryProblem(**{**core_args(), "n_disc": 1, "n_players": 2, "owner": owner,
+                                   "eff_prior": np.full(4, 2.0)})
+    v = np.arange(1.0, 9.0)
+    np.testing.assert_array_equal(prob.games_diagonal(), np.zeros(8))
+    expect = np.r_[np.array([[2, -1, 0, 0], [-1, 3, -1, 0], [0, -1, 3, -1], [0, 0, -1, 2]]) @ v[:4], 2.0 * v[4:]]
+    np.testing.assert_allclose(prob.hessp(v), expect, rtol=1e-15)
+
+
 @pytest.mark.parametrize("option, value, match", [
     ("forcing_cap", 0.0, "forcing_cap must be in \\(0, 1\\), got 0"),
     ("forcing_cap", 1.5, "forcing_cap must be in \\(0, 1\\), got 1.5"),

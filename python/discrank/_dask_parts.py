@@ -4,7 +4,6 @@ them as one objective, whose sums are completed as the kernel completes its own 
 
 from __future__ import annotations
 
-import functools
 import time
 from typing import Any, Callable, Optional
 

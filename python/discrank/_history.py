@@ -4,8 +4,8 @@ A player's rating is a Gaussian random walk in time (Glicko, Coulom's Whole-Hist
 Time): ``r_{p,t'} - r_{p,t} ~ N(0, drift^2 (t' - t))`` between two periods ``t < t'`` in which ``p`` played, and
 ``r_{p,first} ~ N(0, prior_scale^2)``. The games give ``logit P(a beats b) = r_{a,t} - r_{b,t} + beta . x`` (two
 outcomes, a draw counting half), or Davidson's three outcomes with a draw parameter ``eta`` (``P(draw) = e^eta /
-(e^{d/2} + e^{-d/2} + e^eta)``). The MAP of the ratings, ``beta`` and ``eta`` together is a convex problem whose
-Hessian is
+(e^{d/2} + e^{-d/2} + e^eta)``). The MAP of the ratings, ``beta`` and ``eta`` together is a convex problem (the disc
+game's bilinear term, :func:`solve_history`'s ``disc``, makes it nonconvex) whose Hessian is
 
 - over player-periods: the pair Laplacian of the games (weights the loss's curvature) plus each player's
   tridiagonal chain (weights ``1 / (drift^2 dt)``) plus the prior on each first period;

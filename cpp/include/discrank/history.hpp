@@ -37,7 +37,7 @@
 
 namespace discrank {
 
-// The borrowed rows of a HistoryProblem (every pointer but scale, e_lo and e_hi non-null).
+// The borrowed rows of a HistoryProblem (lo, hi, n and win non-null; the others null where unused).
 struct HistoryRows {
     std::int64_t m = 0;
     const std::int32_t* lo = nullptr;
@@ -115,6 +115,7 @@ class HistoryProblem {
         if (rows_.player)
             coarse_ = std::make_unique<CoarsePlayers>(n_pp_, rows_.n_players, rows_.player, ptr_.data(), adj_.data(),
                                                       rows_.lo, rows_.hi, rows_.m);
+        point_.assign(static_cast<std::size_t>(prop_off_ - disc_off_), 0.0);  // (the disc at 0 until a value_grad)
         f_d_.assign(static_cast<std::size_t>(rows_.m), 0.0);
         f_dd_.assign(static_cast<std::size_t>(rows_.m), 0.0);
         if (rows_.draws >= 0) {
@@ -283,8 +284,9 @@ class HistoryProblem {
 
     // One Newton step from theta (value and grad the last value_grad's, at theta): the preconditioned
     // conjugate gradients on H x = -grad to the relative residual max(min(forcing_cap, sqrt(max|g| /
-    // scale)), 1e-12), or until no entry of the residual exceeds target (at most max_cg iterations), then the
-    // Armijo line search from t = 1, halving; a step
+    // scale)), 1e-12), or until no entry of the residual exceeds target (at most max_cg iterations), or where
+    // the Hessian shows negative curvature (the disc's: the iterate so far, the truncated Newton-CG of Nocedal
+    // and Wright, Algorithm 7.1), then the Armijo line search from t = 1, halving; a step
     // whose predicted decrease is below rounding * max(1, |value|) is taken when it lowers max |g|. theta,
     // value and grad become the accepted point's (the last one evaluated: the rows keep its curvature).
     HistoryStep newton_step(double* theta, double& value, double* grad, double scale, double forcing_cap,
@@ -321,7 +323,7 @@ class HistoryProblem {
                 for (std::int64_t k = 0; k < N; ++k) p[k] = z[k] + beta * p[k];
             }
             const double curvature = hessp(p.data(), hp.data(), threads);  // p . H p
-            if (!(curvature > 0.0)) break;  // (a convex objective: only rounding gets here)
+            if (!(curvature > 0.0)) break;  // negative curvature (the disc's bilinear term): the iterate so far
             const double alpha = rho / curvature;
             // the step and the residual, with the residual's largest entry and its squared norm (by fixed chunks,
             // as dot) in the same pass
@@ -372,7 +374,7 @@ class HistoryProblem {
     }
 
     // z = M r: the chains' L D L^T solve (the games' curvature on its diagonal) plus the common shift's
-    // one-dimensional correction on the ratings; 1 / diagonal on the effects (factor_preconditioner first).
+    // one-dimensional correction on the ratings; 1 / diagonal on the block (factor_preconditioner first).
     void precondition(const double* r, double* z, int threads) {
         if (!coarse_) return smooth(r, z, threads);
         // the balancing two-level preconditioner (history_coarse.hpp): z = Q r + (I - Q H^) M (I - H^ Q) r
@@ -440,7 +442,7 @@ class HistoryProblem {
     }
 
     // The preconditioner's factors at the last value_grad: L D L^T of the ratings' tridiagonal block
-    // (LAPACK dpttrf's recurrence), each effect's diagonal, and the shift's curvature (the priors' sum).
+    // (LAPACK dpttrf's recurrence), the block's diagonal, and the shift's curvature (the priors' sum).
     void factor_preconditioner(int threads) {
         refresh(threads);
         const std::vector<double>& diag = diag_;
