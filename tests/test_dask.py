@@ -333,8 +333,8 @@ def test_dynamic_fit_equals_in_process(client, params):
 
 @pytest.mark.parametrize("feature", [*FEATURES, "tuned"])
 def test_dynamic_fit_with_features_equals_in_process(client, feature):
-    """Each feature's rows spread over the workers with their slots (context effects, disc, draw propensities),
-    format scales and margin rows (a second group of parts): the fit of tests/test_feature_files.py's league
+    """Each feature's rows spread over the workers with their features (context effects, disc, draw propensities,
+    format scales, margin rows), each part the core's problem over its share: the fit of tests/test_feature_files.py's league
     ends where the in-process one does; "tuned" tunes the context and margin scales on the cluster."""
     params = ({**FIXED, **FEATURES["all"], "context_scale": None, "margin_scale": None} if feature == "tuned"
               else {**FIXED, **NONE, **FEATURES[feature], "tol": 1e-12})
