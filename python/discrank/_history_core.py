@@ -35,16 +35,14 @@ def core_rows(h: History, draws=None, margin_scale: float = 0.0, format_scales: 
     its margin rows ``margin_part`` at the logit scale ``margin_scale`` (None: every row), their context effects,
     covariates, ``disc`` components and (``propensity``) draw propensities. A ValueError for a history with margins
     and no positive ``margin_scale``."""
-    cut = (lambda a: a) if part is None else (lambda a: None if a is None else a[part])
-    lo, hi, n, win, ctx, x, fmt = (cut(a) for a in (h.lo, h.hi, h.n, h.win, h.ctx, h.x, h.fmt))
+    lo, hi, n, win, ctx, x, fmt = (_cut(a, part) for a in (h.lo, h.hi, h.n, h.win, h.ctx, h.x, h.fmt))
     m_results = lo.size
-    draw = np.ascontiguousarray(cut(h.draw), np.float64) if draws else None
+    draw = np.ascontiguousarray(_cut(h.draw, part), np.float64) if draws else None
     scale = None if format_scales is None or fmt is None else np.asarray(format_scales, np.float64)[fmt]
     if h.margin is not None:
         if not margin_scale > 0:
             raise ValueError(f"a margin likelihood needs a positive margin_scale, got {margin_scale!r}")
-        m_lo, m_hi, m_x, m_n, m_win, m_ctx = (a if margin_part is None or a is None else a[margin_part]
-                                              for a in h.margin)
+        m_lo, m_hi, m_x, m_n, m_win, m_ctx = (_cut(a, margin_part) for a in h.margin)
         scale = np.concatenate([np.ones(lo.size) if scale is None else scale, np.full(m_lo.size, float(margin_scale))])
         lo, hi, n, win = (np.concatenate([a, b]) for a, b in ((lo, m_lo), (hi, m_hi), (n, m_n), (win, m_win)))
         ctx = None if ctx is None else np.concatenate([ctx, m_ctx])
@@ -62,6 +60,11 @@ def core_rows(h: History, draws=None, margin_scale: float = 0.0, format_scales: 
                 draws=draw_id, draw=draw, m_results=m_results,
                 owner=np.ascontiguousarray(h.pp_player, np.int32) if disc or propensity else None, n_disc=disc,
                 propensity=propensity)
+
+
+def _cut(values: Optional[np.ndarray], part: Optional[slice]) -> Optional[np.ndarray]:
+    """The entries ``part`` of ``values`` (the array itself for None; None for None)."""
+    return values if values is None or part is None else values[part]
 
 
 def core_problem(h: History, chain: np.ndarray, prior: np.ndarray, eff_prior: np.ndarray, draws=None,

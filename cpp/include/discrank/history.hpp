@@ -107,7 +107,7 @@ class HistoryProblem {
         check_pairs(n_pp_, rows_.m, rows_.lo, rows_.hi, PairRule::distinct, "row");
         if (rows_.e_lo) check_pairs(n_eff_, rows_.m, rows_.e_lo, rows_.e_hi, PairRule::in_range, "context effects of row");
         if (rows_.propensity && rows_.draws < 0) throw std::invalid_argument("draw propensities need a draw model");
-        if (local_ > prop_off_ || rows_.n_disc) {
+        if (local_ > disc_off_) {  // the disc or draw propensities
             if (!rows_.owner) throw std::invalid_argument("the disc and draw propensities need each player-period's owner");
             check_pairs(rows_.n_players, n_pp_, rows_.owner, rows_.owner, PairRule::in_range, "owner of player-period");
         }
@@ -713,7 +713,7 @@ class HistoryProblem {
         for (std::int64_t p = 0; p < parts; ++p) {
             double* buf = blk_.data() + p * nb;
             for (std::int64_t k = m * p / parts; k < m * (p + 1) / parts; ++k) {
-                const std::int64_t a = row_lo_[k], b = row_hi_[k];
+                const std::int64_t a = pl(k), b = ph(k);
                 for (std::int64_t j = 0; j < K; ++j) {
                     const std::int64_t ua = j * P + a, ub = j * P + b, va = (K + j) * P + a, vb = (K + j) * P + b;
                     if (diag) {
