@@ -381,8 +381,11 @@ class DistributedRows:
     """
 
     def __init__(self, client: Any, h: History, draws: Any, n_parts: int, worker_threads: int = 1,
-                 margin_scale: float = 0.0, disc: int = 0, propensity: bool = False,
-                 format_scales: Optional[np.ndarray] = None) -> None:
+                 context_scale: float = 0.0, margin_scale: float = 0.0, disc: int = 0, disc_scale: float = 0.0,
+                 propensity_scale: float = 0.0, format_scales: Optional[np.ndarray] = None) -> None:
+        """The parts of ``h``'s rows with the features of :func:`discrank._history.solve_history`'s arguments (the
+        priors' scales are the driver's)."""
+        propensity = propensity_scale > 0
         self.n_threads = int(worker_threads)
         self.bounds = part_bounds(h.lo.size, n_parts)
         k = self.bounds.size - 1

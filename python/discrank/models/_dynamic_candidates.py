@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import math
 import time
+from types import SimpleNamespace
 from typing import Any, Callable, Iterator, Optional
 
 import numpy as np
@@ -14,9 +15,9 @@ import numpy as np
 from discrank._history import chain_variances, release_memory
 from discrank._losses import binary_log_loss, outcome_losses
 from discrank._progress import report_stage
-from discrank.models._dynamic_context import context_terms
-from discrank.models._dynamic_disc import disc_term, disc_uv
-from discrank.models._dynamic_draws import propensity_term
+from discrank.models._dynamic_context import CONTEXTS
+from discrank.models._dynamic_formats import FORMATS
+from discrank.models._dynamic_part import forecast
 from discrank.models._dynamic_state import difference, outcomes
 
 __all__ = ["REACH", "TUNE_TOL", "RACE_Z", "RACE_MIN", "BudgetSpent", "Candidates", "scan_axis"]
@@ -154,8 +155,7 @@ class Candidates:
         model, (ca, cb, score, bins, x, w, ctx, margin, fmt) = self.model, self.games
         tol = max(model.tol, TUNE_TOL)
         state, prev = None, None
-        carried = (ctx is not None or margin is not None or bool(model.disc_components) or model._pscale != 0
-                   or fmt is not None)
+        carried = any(part.active(model) for part in model._parts)
         for i, k in enumerate(self.origins):  # the games before the origin: every game of an earlier period
             if i == 0:
                 theta0 = self._theta0
@@ -173,8 +173,9 @@ class Candidates:
                 theta0 = carry(prev[0], prev[1], prev[2][:n_prev], prev[2][n_prev:], h)
                 prev = None
             # the stopping rule's scale: the gradient at the default start, which the drift and prior do not change
-            key = (int(k), model._mscale if h.margin is not None else 0.0,
-                   None if model._fscales is None else np.asarray(model._fscales).tobytes())
+            fscales = model._scales["format_scales"]
+            key = (int(k), model._scales["margin_scale"] if h.margin is not None else 0.0,
+                   None if fscales is None else np.asarray(fscales).tobytes())
             release_memory(h)  # the previous origin's history and state, freed, returned before this solve
             res = model._solve_built(h, drift, prior, theta0, tol, self.rows_of, ratings_scale=True,
                                      scale=self._scales.get(key))
@@ -197,20 +198,11 @@ class Candidates:
             var = chain_variances(res.hessian_diag, res.hessian_off, h.first)
             d, v = difference(h.pp_player, h.pp_bin, res.r, var, res.beta, model._walk(drift), prior,
                               ca[games], cb[games], bins[games], None if x is None else x[games])
-            if ctx is not None:  # each player's effect in the game's context, and its variance
-                shape = (self.n_players, h.n_ctx)
-                dc, vc = context_terms(res.effects.reshape(shape), (1.0 / res.effects_diag).reshape(shape),
-                                       model._cscale, ca[games], cb[games], ctx[games])
-                d, v = d + dc, v + vc
-            if res.disc is not None:  # the disc game between the two players
-                d = d + disc_term(*disc_uv(res.disc, model.disc_components, self.n_players), ca[games],
-                                  cb[games])
-            if fmt is not None:  # each format's scale of the logit and of its variance
-                scale = model._fscales[fmt[games]]
-                d, v = scale * d, scale * scale * v
-            eta = res.eta
-            if res.propensity is not None:  # each player's draw propensity
-                eta = eta + propensity_term(res.propensity, ca[games], cb[games])
+            fitted = SimpleNamespace()  # the fitted features, as the model keeps them
+            for part in model._parts:
+                fitted.__dict__.update(part.keep(model, res, self.n_players))
+            codes = {"ctx": None if ctx is None else ctx[games], "fmt": None if fmt is None else fmt[games]}
+            d, v, eta = forecast(model._parts, fitted, d, v, res.eta, ca[games], cb[games], codes)
             res = var = None  # freed before the next origin's games are absorbed
             yield d, v, eta, games
 
@@ -243,8 +235,8 @@ class Candidates:
         from discrank._history_build import build_history
 
         model, (ca, cb, score, bins, x, w, ctx, margin, fmt) = self.model, self.games
-        n_ctx = model._n_ctx() if ctx is not None else 0
-        n_fmt = model._n_fmt() if fmt is not None else 0
+        n_ctx = CONTEXTS.n_labels(model) if ctx is not None else 0
+        n_fmt = FORMATS.n_labels(model) if fmt is not None else 0
         if self.stationary:
             cut = lambda v: None if v is None else v[:k]  # noqa: E731
             return build_history(ca[:k], cb[:k], score[:k], bins[:k], cut(x), self.n_players, model.draws, cut(w),

@@ -1,5 +1,6 @@
 """The disc game in the dynamic model: :class:`~discrank.DynamicElo` with ``disc_components=k``
-(:class:`DynamicDisc`, a base of the estimator).
+(:data:`DISC`, one of its parts, :mod:`discrank.models._dynamic_part`; :class:`DynamicDisc`, a base of the estimator,
+reads the game between the players at a time).
 
 Each game's logit gains the disc game of the paper (Section 3, Proposition 2's form): ``logit P(a beats b) =
 r_{a,t} - r_{b,t} + sum_j (u_{a,j} v_{b,j} - v_{a,j} u_{b,j}) + ...``, one ``(u_j, v_j)`` per player and component
@@ -25,8 +26,11 @@ import numpy as np
 
 from discrank._progress import report_stage
 from discrank.analysis import TransitivitySummary, normal_decomposition, reparametrize, transitivity_summary
+from discrank.models._dynamic_part import Part, held_whole
+from discrank.persist import FittedArray
 
-__all__ = ["DynamicDisc", "DISC_STEPS", "DISC_TOP", "DISC_PROBE", "DISC_GRID", "DISC_BOUNDS", "disc_uv", "disc_term"]
+__all__ = ["DISC", "DynamicDisc", "DISC_STEPS", "DISC_TOP", "DISC_PROBE", "DISC_GRID", "DISC_BOUNDS", "disc_uv",
+           "disc_term"]
 
 #: The disc scales the tuning walks when ``disc_scale`` is None, in multiples of the training log's threshold scale
 #: ``1 / sqrt(sigma_1)``, ``sigma_1`` the largest singular value of the games' residuals between players at the
@@ -58,60 +62,103 @@ def disc_term(u: np.ndarray, v: np.ndarray, ia: np.ndarray, ib: np.ndarray) -> n
     return np.where(ok, np.sum(u[a] * v[b] - v[a] * u[b], axis=1), 0.0)
 
 
-class DynamicDisc:
-    """The disc components of :class:`~discrank.DynamicElo`: their start, store and forecast term."""
+class Disc(Part):
+    """The disc components: their scale's check, start, tuning from the log's threshold, file fields and forecast
+    term."""
 
-    def _disc_start(self, n_players: int) -> np.ndarray:
-        """The fitted components (u of each, then v; new players' at 0) as the solver lays them out: a warm start."""
-        k = int(self.disc_components or 0)
-        if not k or getattr(self, "disc_u_", None) is None:
-            return np.zeros(2 * k * n_players)
-        pad = ((0, n_players - self.disc_u_.shape[0]), (0, 0))
-        return np.concatenate([np.pad(self.disc_u_, pad).T.reshape(-1), np.pad(self.disc_v_, pad).T.reshape(-1)])
+    name = "disc_scale"
+    fitted = ("disc_u_", "disc_v_", "disc_scale_")
+    arrays = (FittedArray("disc_u_", ("n", "j"), required=False), FittedArray("disc_v_", ("n", "j"), required=False))
+    scalars = ("disc_scale_",)
+    grid, bounds = DISC_GRID, DISC_BOUNDS
+    advice = {"upper": "the disc game takes more than the search allows: give disc_scale=",
+              "lower": "the log shows no cyclic part beyond the ratings: give disc_components=0"}
+    resized = True
 
-    def _disc_scale_given(self) -> Optional[float]:
-        """The disc's scale for a fit: ``disc_scale`` (None: tuned) with ``disc_components``, else 0; a ValueError
-        for a scale given without components (the fit would leave it unused without a word)."""
-        if self.disc_components:
-            return self.disc_scale
-        if self.disc_scale:
-            raise ValueError(f"disc_scale={self.disc_scale!r} asks for a disc game, but disc_components=0: give "
+    def given(self, model: Any, games: Any) -> Any:
+        """``disc_scale`` (None: tuned) with ``disc_components``, else 0; a ValueError for a scale given without
+        components (the fit would leave it unused without a word)."""
+        if model.disc_components:
+            return model.disc_scale
+        if model.disc_scale:
+            raise ValueError(f"disc_scale={model.disc_scale!r} asks for a disc game, but disc_components=0: give "
                              "disc_components=k (k >= 1) to fit one, or no disc_scale")
         return 0.0
 
-    def _store_disc(self, res: Any, n_players: int) -> None:
-        """Keep the fitted components of a :class:`~discrank._history.HistoryResult` (``disc_u_``, ``disc_v_``,
-        shape (n_players, k)) and the scale used (``disc_scale_``)."""
-        k = int(self.disc_components or 0)
+    def active(self, model: Any) -> bool:
+        return bool(model.disc_components)
+
+    def before_search(self, model: Any) -> None:
+        """No disc until its walk: below the log's threshold scale the disc is exactly 0, the same model."""
+        model._disc_held, model.disc_components = model.disc_components, 0
+
+    def after_search(self, model: Any) -> None:
+        model.disc_components = model._disc_held
+
+    def walks(self, model: Any, probe: Any) -> list:
+        """The walk of :data:`DISC_STEPS` and :data:`DISC_TOP` times the threshold scale of the first origin's
+        history, measured by its fit with the disc at :data:`DISC_PROBE` (:attr:`discrank._history.HistoryResult.
+        disc_sigma`) and reported, from below it; :data:`DISC_GRID` and :data:`DISC_BOUNDS` where the residuals
+        are 0."""
+        model.disc_components = model._disc_held
+        sigma = probe({self.name: DISC_PROBE}).disc_sigma or 0.0
+        grid, bounds = DISC_GRID, DISC_BOUNDS
+        if sigma > 0.0:
+            threshold = 1.0 / np.sqrt(sigma)
+            report_stage(f"tuning DynamicElo: the residuals' largest singular value {sigma:.4g}, the disc's threshold "
+                         f"scale {threshold:.4g}")
+            grid = tuple(threshold * m for m in DISC_STEPS)
+            bounds = (threshold * DISC_STEPS[0], threshold * DISC_TOP)
+        model._scales[self.name] = grid[0]
+        return [(self.name, self.name, grid, bounds)]
+
+    def solver(self, model: Any, h: Any) -> dict:
+        return {"disc": model.disc_components, "disc_scale": model._scales[self.name]}
+
+    def start(self, model: Any, n_players: int) -> np.ndarray:
+        """The fitted components (u of each, then v; new players' at 0) as the solver lays them out."""
+        k = int(model.disc_components or 0)
+        if not k or getattr(model, "disc_u_", None) is None:
+            return np.zeros(2 * k * n_players)
+        pad = ((0, n_players - model.disc_u_.shape[0]), (0, 0))
+        return np.concatenate([np.pad(model.disc_u_, pad).T.reshape(-1), np.pad(model.disc_v_, pad).T.reshape(-1)])
+
+    def keep(self, model: Any, res: Any, n_players: int) -> dict:
+        k = int(model.disc_components or 0)
         if not k:
-            self.disc_u_ = self.disc_v_ = self.disc_scale_ = None
-            return
+            return dict.fromkeys(self.fitted)
         u, v = disc_uv(res.disc, k, n_players)
-        self.disc_u_, self.disc_v_ = u.copy(), v.copy()
-        self.disc_scale_ = float(self._dscale)
+        return {"disc_u_": u.copy(), "disc_v_": v.copy(), "disc_scale_": float(model._scales[self.name])}
 
-    def _disc_grid(self, h: Any, drift: float, prior: float, tol: float, rows_of: Any = None) -> tuple:
-        """(grid, bounds) of the disc scale's walk: :data:`DISC_STEPS` and :data:`DISC_TOP` times the threshold
-        scale of the history ``h`` at ``(drift, prior)``, measured by its fit with the disc at :data:`DISC_PROBE` to
-        ``tol`` (:attr:`discrank._history.HistoryResult.disc_sigma`), and reported; :data:`DISC_GRID` and
-        :data:`DISC_BOUNDS` where the residuals are 0."""
-        scale, self._dscale = self._dscale, DISC_PROBE
-        try:
-            sigma = self._solve_built(h, drift, prior, None, tol, rows_of).disc_sigma or 0.0
-        finally:
-            self._dscale = scale
-        if not sigma > 0.0:
-            return DISC_GRID, DISC_BOUNDS
-        threshold = 1.0 / np.sqrt(sigma)
-        report_stage(f"tuning DynamicElo: the residuals' largest singular value {sigma:.4g}, the disc's threshold "
-                     f"scale {threshold:.4g}")
-        return tuple(threshold * m for m in DISC_STEPS), (threshold * DISC_STEPS[0], threshold * DISC_TOP)
+    def check_file(self, model: Any, n_players: int) -> None:
+        k = int(model.disc_components or 0)
+        if held_whole("disc components", {"disc_u_": model.disc_u_, "disc_v_": model.disc_v_,
+                                          "scalars.disc_scale_": model.disc_scale_}) != bool(k):
+            raise ValueError(f"params.disc_components = {k}, but the file holds {'no' if k else 'the'} disc components")
+        for key in ("disc_u_", "disc_v_") if k else ():
+            if getattr(model, key).shape != (n_players, k):
+                raise ValueError(f"{key} has shape {getattr(model, key).shape}, expected ({n_players}, {k}) "
+                                 f"({n_players} players, disc_components={k})")
 
-    def _disc_term(self, ia: np.ndarray, ib: np.ndarray) -> Any:
-        """The disc game's term of games between ``ia`` and ``ib`` (a player coded -1: 0); 0 without components."""
-        if getattr(self, "disc_u_", None) is None:
-            return 0.0
-        return disc_term(self.disc_u_, self.disc_v_, ia, ib)
+    def terms(self, fitted: Any, d: Any, v: Any, eta: Any, ia: np.ndarray, ib: np.ndarray,
+              codes: Optional[np.ndarray]) -> tuple:
+        if getattr(fitted, "disc_u_", None) is None:
+            return d, v, eta
+        return d + disc_term(fitted.disc_u_, fitted.disc_v_, ia, ib), v, eta
+
+    def verdict(self, model: Any) -> Optional[str]:
+        if getattr(model, "disc_scale_", None) is None:
+            return None
+        return (f"disc game, {model.disc_u_.shape[1]} component(s), scale {model.disc_scale_:.4g}, the largest "
+                f"cyclic logit {np.abs(model.cyclic_logits()).max():.3g}")
+
+
+DISC = Disc()
+
+
+class DynamicDisc:
+    """The game between the players of :class:`~discrank.DynamicElo` at a time, read as the paper reads a disc
+    decomposition."""
 
     def _logit_factors(self, time: Any, players: Any) -> tuple:
         """(player codes, W, J): the logits between the players at ``time`` (None: the last fitted period) are

@@ -1,5 +1,5 @@
-"""Each player's draw propensity in :class:`~discrank.DynamicElo` (``draw_propensity_scale``;
-:class:`DynamicDraws`, a base of the estimator).
+"""Each player's draw propensity in :class:`~discrank.DynamicElo` (``draw_propensity_scale``; :data:`PROPENSITIES`,
+one of its parts, :mod:`discrank.models._dynamic_part`).
 
 With Davidson's draw model, a game's draw parameter is ``eta + delta_a + delta_b``: the global ``eta = log nu``
 and a propensity ``delta_p ~ N(0, draw_propensity_scale^2)`` of each of its players, held over the whole history,
@@ -22,8 +22,10 @@ from typing import Any, Optional
 import numpy as np
 
 from discrank._checks import show
+from discrank.models._dynamic_part import Part, held_whole
+from discrank.persist import FittedArray
 
-__all__ = ["DynamicDraws", "PROPENSITY_GRID", "PROPENSITY_BOUNDS", "propensity_term"]
+__all__ = ["PROPENSITIES", "PROPENSITY_GRID", "PROPENSITY_BOUNDS", "propensity_term"]
 
 #: Draw propensity scales (in Davidson's ``log nu``) tried when ``draw_propensity_scale`` is None.
 PROPENSITY_GRID = (0.05, 0.1, 0.2, 0.4, 0.8)
@@ -40,41 +42,64 @@ def propensity_term(delta: np.ndarray, ia: np.ndarray, ib: np.ndarray) -> np.nda
     return total
 
 
-class DynamicDraws:
-    """The draw propensities of :class:`~discrank.DynamicElo`: their scale's check, start, store and term."""
+class Propensities(Part):
+    """The draw propensities: their scale's check, block, file fields and forecast term."""
 
-    def _propensity_scale(self) -> Optional[float]:
-        """The scale the fit uses: 0 without propensities, None to tune; a ValueError for a scale given to a fit
-        without Davidson's draw model."""
-        scale = self.draw_propensity_scale
-        if self.draws != "davidson":
+    name = "draw_propensity_scale"
+    fitted = ("draw_propensity_", "draw_propensity_sd_", "draw_propensity_scale_")
+    arrays = (FittedArray("draw_propensity_", ("n",), required=False),
+              FittedArray("draw_propensity_sd_", ("n",), required=False, nonnegative="standard deviation"))
+    scalars = ("draw_propensity_scale_",)
+    grid, bounds = PROPENSITY_GRID, PROPENSITY_BOUNDS
+    advice = {"upper": "the players' draw rates differ more than the search allows: give draw_propensity_scale=",
+              "lower": "the players' draw rates barely differ: give draw_propensity_scale=0"}
+
+    def given(self, model: Any, games: Any) -> Any:
+        """0 without propensities, None to tune; a ValueError for a scale given without Davidson's draw model."""
+        scale = model.draw_propensity_scale
+        if model.draws != "davidson":
             if scale:
                 raise ValueError(f"draw_propensity_scale={show(scale)} asks for each player's draw propensity, which "
-                                 f"needs draws='davidson' (got draws={self.draws!r}): Rao and Kupper's threshold must "
+                                 f"needs draws='davidson' (got draws={model.draws!r}): Rao and Kupper's threshold must "
                                  "stay positive, which an additive effect does not respect")
             return 0.0
         return scale
 
-    def _propensity_start(self, n_players: int) -> np.ndarray:
-        """The fitted propensities (new players' at 0): a warm start; empty without."""
-        if not getattr(self, "_pscale", 0.0):
+    def solver(self, model: Any, h: Any) -> dict:
+        return {"propensity_scale": model._scales[self.name]}
+
+    def start(self, model: Any, n_players: int) -> np.ndarray:
+        if not model._scales.get(self.name):
             return np.zeros(0)
-        delta = getattr(self, "draw_propensity_", None)
-        if delta is None:
-            return np.zeros(n_players)
-        return np.pad(delta, (0, n_players - delta.size))
+        delta = getattr(model, "draw_propensity_", None)
+        return np.zeros(n_players) if delta is None else np.pad(delta, (0, n_players - delta.size))
 
-    def _store_propensity(self, res: Any) -> None:
-        """Keep the fitted propensities of a :class:`~discrank._history.HistoryResult` (``draw_propensity_``, one
-        per player, and their standard deviations, ``draw_propensity_sd_``) and the scale used."""
+    def keep(self, model: Any, res: Any, n_players: int) -> dict:
         if res.propensity is None:
-            self.draw_propensity_ = self.draw_propensity_sd_ = self.draw_propensity_scale_ = None
-            return
-        self.draw_propensity_ = res.propensity
-        self.draw_propensity_sd_ = 1.0 / np.sqrt(res.propensity_diag)
-        self.draw_propensity_scale_ = float(self._pscale)
+            return dict.fromkeys(self.fitted)
+        return {"draw_propensity_": res.propensity, "draw_propensity_sd_": 1.0 / np.sqrt(res.propensity_diag),
+                "draw_propensity_scale_": float(model._scales[self.name])}
 
-    def _propensity_term(self, ia: np.ndarray, ib: np.ndarray) -> Any:
-        """The draw propensities of games between ``ia`` and ``ib`` (0 without)."""
-        delta = getattr(self, "draw_propensity_", None)
-        return 0.0 if delta is None else propensity_term(delta, ia, ib)
+    def check_file(self, model: Any, n_players: int) -> None:
+        if held_whole("draw propensities", {"draw_propensity_": model.draw_propensity_,
+                                            "draw_propensity_sd_": model.draw_propensity_sd_,
+                                            "scalars.draw_propensity_scale_": model.draw_propensity_scale_}):
+            if model.draws != "davidson" or model.draw_propensity_scale == 0:
+                raise ValueError(f"the file holds draw propensities, but its parameters say draws={model.draws!r}, "
+                                 f"draw_propensity_scale={show(model.draw_propensity_scale)} (propensities need "
+                                 "Davidson's draw model and a scale other than 0)")
+
+    def terms(self, fitted: Any, d: Any, v: Any, eta: Any, ia: np.ndarray, ib: np.ndarray,
+              codes: Optional[np.ndarray]) -> tuple:
+        delta = getattr(fitted, "draw_propensity_", None)
+        return d, v, eta if delta is None else eta + propensity_term(delta, ia, ib)
+
+    def verdict(self, model: Any) -> Optional[str]:
+        if getattr(model, "draw_propensity_scale_", None) is None:
+            return None
+        delta = model.draw_propensity_
+        return (f"draw propensities, scale {model.draw_propensity_scale_:.4g}: from {delta.min():.3g} to "
+                f"{delta.max():.3g} in log nu")
+
+
+PROPENSITIES = Propensities()

@@ -1,5 +1,5 @@
-"""Match formats in :class:`~discrank.DynamicElo` (``format_scales``; :class:`DynamicFormats`, a base of the
-estimator).
+"""Match formats in :class:`~discrank.DynamicElo` (``format_scales``; :data:`FORMATS`, one of its parts,
+:mod:`discrank.models._dynamic_part`).
 
 A log with a match format column (:attr:`discrank.GameLog.match_format`: best of three or best of five sets in
 tennis, a chess game's number of rounds) gives each format a scale of the game's logit: ``logit P(a beats b) =
@@ -16,18 +16,16 @@ objective no longer convex): tuned on forecasts, it cannot. A forecast scales th
 
 from __future__ import annotations
 
-import dataclasses
-import warnings
-from typing import Any
+from typing import Any, Optional
 
 import numpy as np
 
 from discrank._checks import show
 from discrank._labels import LabelIndex
-from discrank.exceptions import MissingColumnWarning
-from discrank.models._dynamic_context import check_kind, game_codes
+from discrank.models._dynamic_part import LabelPart, check_codes, held_whole
+from discrank.persist import FittedArray
 
-__all__ = ["DynamicFormats", "code_formats", "FORMAT_GRID", "FORMAT_BOUNDS"]
+__all__ = ["FORMATS", "code_formats", "FORMAT_GRID", "FORMAT_BOUNDS"]
 
 #: Scales of a format's logit (relative to the reference format's) tried when ``format_scales`` is None.
 FORMAT_GRID = (0.5, 0.6, 0.7, 0.85, 1.0, 1.2, 1.4, 1.7, 2.0)
@@ -53,87 +51,105 @@ def code_formats(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return labels, LabelIndex(labels).lookup(values)
 
 
-class DynamicFormats:
-    """The match formats of :class:`~discrank.DynamicElo`: their coding, checks, store and forecast scale."""
+class Formats(LabelPart):
+    """The match formats: their coding, scales (``model._scales["format_scales"]``, one per label, None without
+    formats or while they are to be tuned), file fields and forecast scale."""
 
-    def _fit_formats(self, games: Any) -> Any:
-        """``games`` with their formats coded (``format_labels_`` set; ``_fscales`` the given scales by code, or
-        None to tune them), or without formats (``format_scales`` 0 or no column); a ValueError for scales given
-        to a log without formats, or not naming each of its formats."""
-        fmt, given = getattr(games, "fmt", None), self.format_scales
-        self._fscales = None
-        if fmt is None or (not isinstance(given, dict) and given == 0):
-            if fmt is None and isinstance(given, dict):
-                raise ValueError(f"format_scales={given!r} gives match formats' scales, but the log has no "
-                                 "match_format column (GameLog(..., match_format=...))")
-            self.format_labels_ = None
-            return dataclasses.replace(games, fmt=None) if fmt is not None else games
-        labels, codes = code_formats(fmt)
-        self.format_labels_ = labels
-        if isinstance(given, dict):
-            missing = [str(v) for v in labels if v not in given]
+    name, column, log_column, labels_attr = "format_scales", "fmt", "match_format", "format_labels_"
+    walk_name, one, many = "format_scale", "format", "match formats"
+    without = "forecast at the reference format's scale 1"
+    fitted = ("format_labels_", "format_scales_")
+    arrays = (FittedArray("games_fmt_", ("g",), kind="i", required=False, nonnegative="match format code",
+                          attr="games_.fmt"),
+              FittedArray("format_scales_", ("formats",), required=False, nonnegative="scale of a format's logit"))
+    label_sets = {"format_labels_": "formats"}
+    grid, bounds = FORMAT_GRID, FORMAT_BOUNDS
+    advice = {"upper": "the format decides far more than the reference's: give format_scales={...}",
+              "lower": "the format is far less predictable than the reference's: give format_scales={...}"}
+
+    def unused(self, model: Any) -> bool:
+        return not isinstance(model.format_scales, dict) and model.format_scales == 0
+
+    def asks(self, model: Any) -> Optional[str]:
+        given = model.format_scales
+        return f"format_scales={given!r} gives match formats' scales" if isinstance(given, dict) else None
+
+    def code(self, values: np.ndarray) -> tuple:
+        return code_formats(values)
+
+    def grow(self, model: Any, values: np.ndarray, codes: np.ndarray) -> np.ndarray:
+        raise ValueError(f"update's games have the match format {show(values[codes < 0][0])}, which the fit has not "
+                         f"seen (its formats: {[str(v) for v in model.format_labels_]}): refit with every game")
+
+    def given(self, model: Any, games: Any) -> Any:
+        """The given scales by code (a ValueError for a dict not naming each format); None without formats or to
+        tune them."""
+        given, labels = model.format_scales, model.format_labels_
+        if labels is None or not isinstance(given, dict):
+            return None
+        missing = [str(v) for v in labels if v not in given]
+        if missing:
+            raise ValueError(f"format_scales gives no scale to the log's match format(s) {missing} (its formats: "
+                             f"{[str(v) for v in labels]})")
+        return np.array([float(given[v]) for v in labels])
+
+    def to_tune(self, model: Any) -> bool:
+        return bool(self.n_labels(model)) and model._scales[self.name] is None
+
+    def walks(self, model: Any, probe: Any) -> list:
+        """Each format's scale after the reference's (the first), each walked from 1."""
+        return [(f"{self.walk_name}[{label}]", (self.name, code), self.grid, self.bounds)
+                for code, label in enumerate(model.format_labels_) if code]
+
+    def middle(self, model: Any) -> Any:
+        return np.ones(self.n_labels(model))
+
+    def solver(self, model: Any, h: Any) -> dict:
+        return {"format_scales": model._scales[self.name]}
+
+    def keep(self, model: Any, res: Any, n_players: int) -> dict:
+        scales = model._scales[self.name]
+        return {"format_scales_": None if not self.n_labels(model) else np.array(scales, dtype=np.float64)}
+
+    def derived(self, model: Any) -> Any:
+        return getattr(model, "format_scales_", None)
+
+    def check_file(self, model: Any, n_players: int) -> None:
+        if not held_whole("match formats", {"format_labels_": model.format_labels_, "games_fmt_": model.games_.fmt,
+                                            "format_scales_": model.format_scales_}):
+            return
+        if self.unused(model):
+            raise ValueError("the file holds match formats, but its parameter format_scales is 0 (no formats)")
+        check_codes("games_fmt_", model.games_.fmt, model.format_labels_, "match format")
+        given = model.format_scales
+        if isinstance(given, dict):  # (JSON keys are text: keyed again by the fitted formats)
+            fitted = model.format_labels_.tolist()
+            names = [str(v) for v in fitted]
+            missing = [name for name in names if name not in given]
             if missing:
-                raise ValueError(f"format_scales gives no scale to the log's match format(s) {missing} (its formats: "
-                                 f"{[str(v) for v in labels]})")
-            self._fscales = np.array([float(given[v]) for v in labels])
-        return dataclasses.replace(games, fmt=codes)
+                raise ValueError(f"params.format_scales {given} gives no scale to the fitted match format(s) {missing}")
+            model.format_scales = {**{k: v for k, v in given.items() if k not in names},
+                                   **{v: given[name] for v, name in zip(fitted, names)}}
+        scales = model.format_scales_
+        if not (scales > 0).all():
+            j = int(np.flatnonzero(~(scales > 0))[0])
+            raise ValueError(f"format_scales_[{j}] = {show(scales[j])} is not a positive scale of a format's logit")
 
-    def _update_formats(self, games: Any) -> Any:
-        """The new ``games`` of :meth:`update` with their formats coded into ``format_labels_``; a ValueError when
-        the log has formats and the model none, the other way round, or a format the fit has not seen."""
-        fitted = getattr(self, "format_labels_", None)
-        fmt = getattr(games, "fmt", None)
-        if fitted is None:
-            if fmt is not None and (isinstance(self.format_scales, dict) or self.format_scales != 0):
-                raise ValueError("update's games have a match_format column; the DynamicElo was fitted without (give "
-                                 "the games without it, or fit on a log with match formats)")
-            return games if fmt is None else dataclasses.replace(games, fmt=None)
-        if fmt is None:
-            raise ValueError("update's games have no match_format column; the DynamicElo was fitted with formats "
-                             f"{[str(v) for v in fitted]}: give each game's format")
-        check_kind(fmt, fitted, "match_format", "update's games")
-        codes = LabelIndex(fitted).lookup(np.asarray(fmt))
-        if (codes < 0).any():
-            new = np.asarray(fmt)[codes < 0][0]
-            raise ValueError(f"update's games have the match format {show(new)}, which the fit has not seen (its "
-                             f"formats: {[str(v) for v in fitted]}): refit with every game")
-        return dataclasses.replace(games, fmt=codes)
+    def terms(self, fitted: Any, d: Any, v: Any, eta: Any, ia: np.ndarray, ib: np.ndarray,
+              codes: Optional[np.ndarray]) -> tuple:
+        """The logit times the format's scale, its variance times the square (a format not fitted: the
+        reference's 1)."""
+        scales = getattr(fitted, "format_scales_", None)
+        if codes is None or scales is None:
+            return d, v, eta
+        s = np.where(codes >= 0, scales[np.maximum(codes, 0)], 1.0)
+        return s * d, s * s * v, eta
 
-    def _n_fmt(self) -> int:
-        labels = getattr(self, "format_labels_", None)
-        return 0 if labels is None else int(labels.size)
+    def verdict(self, model: Any) -> Optional[str]:
+        if getattr(model, "format_scales_", None) is None:
+            return None
+        return "match formats: " + ", ".join(f"{label} x{value:.3g}" for label, value in
+                                             zip(model.format_labels_, model.format_scales_))
 
-    def _store_formats(self) -> None:
-        """Keep the scales used (``format_scales_``, one per label of ``format_labels_``; None without formats)."""
-        self.format_scales_ = None if not self._n_fmt() else np.array(self._fscales, dtype=np.float64)
 
-    @property
-    def _walked_format(self) -> float:
-        """The scale of the format ``_walk_code`` (the tuning's walk sets it, :mod:`discrank.models._dynamic_tuning`)."""
-        return float(self._fscales[self._walk_code])
-
-    @_walked_format.setter
-    def _walked_format(self, value: float) -> None:
-        self._fscales[self._walk_code] = value
-
-    def _format_factor(self, values: Any, n: int) -> Any:
-        """The logit scale of ``n`` games to forecast in the formats ``values`` (None: 1; a format not fitted:
-        the reference's 1; a model fitted with ``format_scales=0``, formats left out on purpose as its update
-        leaves them: 1). A model fitted without formats refuses them (a ValueError naming the column: its
-        forecasts would ignore them), as do formats of another kind than the fitted ones
-        (:func:`~discrank.models._dynamic_context.check_kind`)."""
-        if values is None:
-            if self._n_fmt():
-                warnings.warn(f"the games to predict have no match_format column; this DynamicElo was fitted with "
-                              f"the formats {show(np.asarray(self.format_labels_).tolist())}: forecast at the reference format's "
-                              f"scale 1", MissingColumnWarning, stacklevel=4)
-            return 1.0
-        if not self._n_fmt():
-            if not isinstance(self.format_scales, dict) and self.format_scales == 0:
-                return 1.0
-            raise ValueError("the games to predict have a match_format column; this DynamicElo was fitted without "
-                             "match formats, so its forecasts cannot use them: give the games without it, or fit on "
-                             "a log with match formats")
-        codes = game_codes(values, n, self.format_labels_, "match_format")
-        return np.where(codes >= 0, self.format_scales_[np.maximum(codes, 0)], 1.0)
-
+FORMATS = Formats()

@@ -18,6 +18,7 @@ from discrank._coding import in_time_order
 from discrank._draws import outcome_probabilities
 from discrank._params import check_param
 from discrank._rows import time_bound
+from discrank.models._dynamic_part import forecast
 from discrank.models._prediction import expected_score, log_covariates
 
 __all__ = ["Games", "DynamicReadout", "check_covariates", "check_draws", "time_ordered", "state_at", "difference",
@@ -198,18 +199,15 @@ class DynamicReadout:
                         self._walk(self.drift_), self.prior_scale_)
 
     def _outcomes_at(self, ia: np.ndarray, ib: np.ndarray, b: np.ndarray, x: Optional[np.ndarray],
-                     c: Optional[np.ndarray] = None, scale: Any = 1.0) -> np.ndarray:
-        """[P(a wins), P(draw), P(b wins)] of games of players ``ia``, ``ib`` in periods ``b`` (and contexts
-        ``c``, codes into ``context_labels_``, -1 for one not fitted; ``scale``: each game's match format's scale
-        of the logit, and of its variance squared)."""
+                     codes: Optional[dict] = None) -> np.ndarray:
+        """[P(a wins), P(draw), P(b wins)] of games of players ``ia``, ``ib`` in periods ``b``, with each feature's
+        term (:func:`discrank.models._dynamic_part.forecast`; ``codes``: the games' columns by Games field, codes
+        into the fitted labels, -1 for one not fitted)."""
         eta = math.log(self.draw_nu_) if self.draw_nu_ is not None else self.draw_threshold_
         d, v = difference(self.pp_player_, self.pp_bin_, self.pp_rating_, self.pp_sd_ ** 2, self.beta_,
                           self._walk(self.drift_), self.prior_scale_, ia, ib, b, x)
-        dc, vc = self._context_terms(ia, ib, c)
-        if self.draws == "davidson":
-            eta = eta + self._propensity_term(ia, ib)
-        return outcomes(scale * (d + dc + self._disc_term(ia, ib)), self.variance_scale_ * scale * scale * (v + vc), eta,
-                        self.draws)
+        d, v, eta = forecast(self._parts, self, d, v, eta, ia, ib, codes or {})
+        return outcomes(d, self.variance_scale_ * v, eta, self.draws)
 
     def _log_outcomes(self, log: Any, ia: np.ndarray, ib: np.ndarray) -> np.ndarray:
         """[P(a wins), P(draw), P(b wins)] of each game of ``log`` at its time, with its covariates.
@@ -219,7 +217,7 @@ class DynamicReadout:
         variances (a rating after its player's last game has its variance grown by ``drift^2`` per
         period). A player coded -1 (not seen, ``unseen="prior"``) is at the prior, N(0, prior_scale_^2).
         A context or match format column is refused by a model fitted without one (a ValueError naming it,
-        :meth:`_context_codes`, :meth:`_format_factor`); the margins, an outcome of the game as its score is,
+        :meth:`discrank.models._dynamic_part.LabelPart.codes`); the margins, an outcome of the game as its score is,
         are not read.
         """
         if self.period is None:
@@ -228,9 +226,10 @@ class DynamicReadout:
             if log.time is None:
                 raise ValueError("predicting games of a dynamic model needs their times (GameLog time=...)")
             b = period_index(np.asarray(log.time), self.period)
-        c = self._context_codes(getattr(log, "context", None), ia.size)
-        scale = self._format_factor(getattr(log, "match_format", None), ia.size)
-        return self._outcomes_at(ia, ib, b, log_covariates(log, self.advantage_names_, "DynamicElo"), c, scale)
+        codes = {}
+        for part in self._parts:
+            codes[part.column] = part.codes(self, log, ia.size)
+        return self._outcomes_at(ia, ib, b, log_covariates(log, self.advantage_names_, "DynamicElo"), codes)
 
     def predict_proba(self, a: Any, b: Any, *, unseen: str = "raise") -> Any:
         """P(a beats b) (expected score, P(a wins) + P(draw) / 2) from each player's latest rating, at the
@@ -328,21 +327,7 @@ class DynamicReadout:
             lines.append(f"Davidson's draw parameter nu {self.draw_nu_:.4g} (se of log nu {self.draw_eta_se_:.2g})")
         if self.draw_threshold_ is not None:
             lines.append(f"Rao-Kupper's draw threshold {self.draw_threshold_:.4g} (se {self.draw_eta_se_:.2g})")
-        if getattr(self, "context_scale_", None) is not None:
-            lines.append(f"context effects in {len(self.context_labels_)} contexts, scale {self.context_scale_:.4g}, "
-                         f"the largest {np.abs(self.context_effects_).max():.3g} logits")
-        if getattr(self, "margin_scale_", None) is not None:
-            lines.append(f"margin likelihood, a sub-contest at {self.margin_scale_:.4g} of the game's logit")
-        if getattr(self, "disc_scale_", None) is not None:
-            lines.append(f"disc game, {self.disc_u_.shape[1]} component(s), scale {self.disc_scale_:.4g}, the largest "
-                         f"cyclic logit {np.abs(self.cyclic_logits()).max():.3g}")
-        if getattr(self, "format_scales_", None) is not None:
-            lines.append("match formats: " + ", ".join(f"{label} x{value:.3g}" for label, value in
-                                                       zip(self.format_labels_, self.format_scales_)))
-        if getattr(self, "draw_propensity_scale_", None) is not None:
-            delta = self.draw_propensity_
-            lines.append(f"draw propensities, scale {self.draw_propensity_scale_:.4g}: from {delta.min():.3g} to "
-                         f"{delta.max():.3g} in log nu")
+        lines += [line for line in (part.verdict(self) for part in self._parts) if line is not None]
         return "\n".join(lines)
 
     def _check_sizes(self, h: Any) -> None:

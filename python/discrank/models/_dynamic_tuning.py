@@ -17,10 +17,6 @@ import numpy as np
 from discrank._progress import plural, report_stage
 from discrank.exceptions import TuningWarning
 from discrank.models._dynamic_candidates import RACE_Z, REACH, TUNE_TOL, BudgetSpent, Candidates  # noqa: F401
-from discrank.models._dynamic_context import CONTEXT_BOUNDS, CONTEXT_GRID, MARGIN_BOUNDS, MARGIN_GRID
-from discrank.models._dynamic_disc import DISC_BOUNDS, DISC_GRID
-from discrank.models._dynamic_draws import PROPENSITY_BOUNDS, PROPENSITY_GRID
-from discrank.models._dynamic_formats import FORMAT_BOUNDS, FORMAT_GRID
 
 __all__ = ["DynamicTuning", "DRIFT_GRID", "PRIOR_GRID", "VARIANCE_GRID", "DRIFT_BOUNDS", "PRIOR_BOUNDS",
            "VARIANCE_BOUNDS", "EDGE_NATS", "ORIGINS", "ORIGIN_GAMES", "REACH", "TUNE_TOL", "walk_grid"]
@@ -49,11 +45,6 @@ VARIANCE_BOUNDS = (2.0 ** -14, 64.0)
 #: plus ``EDGE_NATS`` per validation game for each step past the edge; a small validation window does not
 #: leave the grid on noise.
 EDGE_NATS = 1.0
-#: The scales walked after the drift and the prior when not given: (name, grid, bounds, the model's attribute).
-_EXTRA = (("margin_scale", MARGIN_GRID, MARGIN_BOUNDS, "_mscale"),
-          ("context_scale", CONTEXT_GRID, CONTEXT_BOUNDS, "_cscale"),
-          ("disc_scale", DISC_GRID, DISC_BOUNDS, "_dscale"),
-          ("draw_propensity_scale", PROPENSITY_GRID, PROPENSITY_BOUNDS, "_pscale"))
 #: Periods per year of each calendar period (to convert the drift grid).
 _PER_YEAR = {"day": 365.25, "week": 365.25 / 7, "month": 12.0, "year": 1.0}
 #: Origins of the tuning's forecasts over the validation window, at least; a log of fewer than
@@ -85,10 +76,9 @@ class DynamicTuning:
         its grid's edge while a step raises the validation log-likelihood by more than :data:`EDGE_NATS`, within
         its bounds, and a value chosen at a bound warns (:class:`~discrank.exceptions.TuningWarning`). A parameter
         given is its search's only candidate; ``tuning_budget`` stops the walks there, the best scored kept. The
-        margin, context, disc and propensity scales left None then walk their grids in turn at the best drift and
-        prior (:data:`_EXTRA`; the others at their grids' middle, the disc absent before its walk, whose grid is
-        set by the log's threshold, :meth:`_disc_grid`), the model's ``_mscale``, ``_cscale``, ``_dscale`` and
-        ``_pscale`` left at the choices. Each candidate and the choice are reported (``verbose``)."""
+        features' scales left None then walk in turn at the best drift and prior (each part's walks, in the order
+        of the parts, :meth:`discrank.models._dynamic_part.Part.walks`; until then each at its grid's middle), and
+        ``model._scales`` is left at the choices. Each candidate and the choice are reported (``verbose``)."""
         from discrank._tuning import Validation, check_validation
 
         clock = time.perf_counter()
@@ -105,13 +95,9 @@ class DynamicTuning:
             drifts = _Axis([drifts.grid[drifts.n // 2]])
         # the games each part stands for
         n_fit, n_val = ((float(np.count_nonzero(m)) if w is None else float(w[m].sum())) for m in (fit_mask, val_mask))
-        extra = {name: _Axis(grid, bounds) for name, grid, bounds, attr in _EXTRA if getattr(self, attr) is None}
-        for name, grid, _, attr in _EXTRA:
-            if name in extra:
-                setattr(self, attr, grid[len(grid) // 2])
-        walk_formats = bool(self._n_fmt()) and self._fscales is None
-        if walk_formats:  # every format at the reference's scale 1 until its walk
-            self._fscales = np.ones(self._n_fmt())
+        tuned = [part for part in self._parts if part.to_tune(self)]
+        for part in tuned:  # each at its grid's middle until its walk
+            self._scales[part.name] = part.middle(self)
         middle = (drifts.grid[drifts.n // 2], priors.grid[priors.n // 2],
                   1.0 if self.variance_scale is None else scales.grid[0], None, None)
         if n_fit < 10 or n_val < 10:
@@ -136,25 +122,30 @@ class DynamicTuning:
                            stationary=one, edge_nats=EDGE_NATS)
         # candidates compared with the cost of their steps past the grids' edges
         cost = lambda c: cand.scores[c] + cand.gain * (drifts.steps(c[0]) + priors.steps(c[1]))  # noqa: E731
-        # no disc until its walk: below its threshold the disc is exactly 0, the same model
-        k, self.disc_components = self.disc_components, 0 if "disc_scale" in extra else self.disc_components
+        self._walks = {}
+        for part in tuned:
+            part.before_search(self)
         try:
             self._search(cand, drifts, priors, cost)
             best = min(cand.scores, key=cost)
-            for name, _, _, attr in _EXTRA:
-                if name == "disc_scale" and name in extra:  # its grid from the log's threshold, its walk from below it
-                    self.disc_components = k
-                    extra[name] = _Axis(*self._disc_grid(cand._history(int(origins[0])), *best, self.tol, rows_of))
-                    self._dscale, cand._theta0, cand._kept = extra[name].grid[0], None, None  # (starts without it)
-                if name in extra:
-                    self._extra_walk(cand, name, attr, extra[name], best)
+
+            def probe(scales: dict) -> Any:  # the first origin's fit at the best drift and prior, at other scales
+                kept = dict(self._scales)
+                self._scales.update(scales)
+                try:
+                    return self._solve_built(cand._history(int(origins[0])), *best, None, self.tol, rows_of)
+                finally:
+                    self._scales = kept
+
+            for part in tuned:
+                for name, key, grid, bounds in part.walks(self, probe):
+                    if part.resized:  # the candidates' fits start afresh: their parameters are more
+                        cand._theta0, cand._kept = None, None
+                    self._walks[name] = key
+                    self._extra_walk(cand, name, key, _Axis(grid, bounds), best)
         finally:
-            self.disc_components = k
-        self._format_walks = {}
-        for code in range(1, self._n_fmt() if walk_formats else 0):  # each format's scale after the reference's
-            name = f"format_scale[{self.format_labels_[code]}]"
-            self._walk_code, self._format_walks[name] = code, code
-            self._extra_walk(cand, name, "_walked_format", _Axis(FORMAT_GRID, FORMAT_BOUNDS), best)
+            for part in tuned:
+                part.after_search(self)
         tuning = self._record(cand, frozen, origins, best, (drifts, priors, scales))
         report_stage(f"tuning DynamicElo: chose {self._candidate(*best)}, variance_scale={cand.best_scale[best]:.3g} "
                      f"(validation log loss {cand.scores[best]:.5f}) among {plural(len(cand.scores), 'candidate')} in "
@@ -216,24 +207,34 @@ class DynamicTuning:
             report_stage(f"tuning DynamicElo: the budget of {plural(cand.budget, 'candidate')} is spent: the best "
                          "scored is kept")
 
-    def _extra_walk(self, cand: "Candidates", name: str, attr: str, axis: "_Axis", best: tuple) -> None:
-        """The walk of the scale ``name`` (the model's attribute ``attr``: the margin, context or disc scale) at the
-        best (drift, prior) ``best``, from the value the walks ran at (its score, that of ``best``); the candidate
-        ``best`` then holds the chosen value's score and variance scale, and ``attr`` the chosen value."""
+    def _scale_at(self, key: Any) -> float:
+        """The scale ``key`` of ``_scales``: a name, or a name and an index."""
+        return float(self._scales[key]) if isinstance(key, str) else float(self._scales[key[0]][key[1]])
+
+    def _set_scale(self, key: Any, value: float) -> None:
+        if isinstance(key, str):
+            self._scales[key] = value
+        else:
+            self._scales[key[0]][key[1]] = value
+
+    def _extra_walk(self, cand: "Candidates", name: str, key: Any, axis: "_Axis", best: tuple) -> None:
+        """The walk of the scale ``name`` (the entry ``key`` of ``_scales``, :meth:`_scale_at`) at the best (drift,
+        prior) ``best``, from the value the walks ran at (its score, that of ``best``); the candidate ``best`` then
+        holds the chosen value's score and variance scale, and ``key`` the chosen value."""
         scores = cand.extra.setdefault(name, (axis, {}))[1]
-        scores[getattr(self, attr)] = (cand.scores[best], cand.best_scale[best])
+        scores[self._scale_at(key)] = (cand.scores[best], cand.best_scale[best])
 
         def loss(value: float) -> float:
             if value not in scores:
-                setattr(self, attr, value)
+                self._set_scale(key, value)
                 scores[value] = cand.scored(best[0], best[1], f"{name}={value:.3g}")
             return scores[value][0]
 
         try:
-            chosen = _axis_walk(axis, axis.grid.index(getattr(self, attr)), loss, cand.gain)
+            chosen = _axis_walk(axis, axis.grid.index(self._scale_at(key)), loss, cand.gain)
         except BudgetSpent:
             chosen = min(scores, key=lambda c: scores[c][0] + cand.gain * axis.steps(c))
-        setattr(self, attr, chosen)
+        self._set_scale(key, chosen)
         cand.scores[best], cand.best_scale[best] = scores[chosen]
 
     @contextmanager
@@ -277,15 +278,14 @@ class DynamicTuning:
         chosen = (best[0], best[1], cand.best_scale[best])[skip:]
         scanned = (sorted({d for d, _ in cand.scores}), sorted({p for _, p in cand.scores}),
                    sorted(cand.scanned))[skip:]
-        walked = [(name, getattr(self, attr)) for name, _, _, attr in _EXTRA if name in cand.extra]
-        walked += [(name, float(self._fscales[code])) for name, code in getattr(self, "_format_walks", {}).items()]
-        for name, value in walked:  # the margin, context, disc, propensity and format scales' walks
+        for name, key in getattr(self, "_walks", {}).items():  # the features' walks
+            value = self._scale_at(key)
             axis, scores = cand.extra[name]
             names, axes = names + (name,), axes + (axis,)
             chosen, scanned = chosen + (value,), scanned + (sorted(scores),)
         at_bound = {name: value for name, axis, value in zip(names, axes, chosen) if axis.side(value)}
         if at_bound:
-            warnings.warn(_bound_message(at_bound, dict(zip(names, axes))), TuningWarning, stacklevel=5)
+            warnings.warn(_bound_message(at_bound, dict(zip(names, axes)), self._parts), TuningWarning, stacklevel=5)
         rule = ("every validation game forecast from the fit of the games before the gap (frozen)" if frozen
                 else "every validation game forecast from the latest origin before it")
         return {"rule": rule + ("; a walk on the drift grid, then on the prior grid, each candidate at its best "
@@ -306,7 +306,7 @@ class DynamicTuning:
                 "raced": dict(cand.raced)}
 
 
-#: What a value chosen at a search's bound suggests, by parameter and side.
+#: What a value chosen at a search's bound suggests, by parameter and side (the features': their parts').
 _ADVICE = {
     ("drift", "upper"): "the ratings move faster than the search allows: give drift=, or a shorter period",
     ("drift", "lower"): "the log shows almost no drift: give drift=, or period=None for one rating per player",
@@ -315,21 +315,18 @@ _ADVICE = {
     ("variance_scale", "upper"): ("the forecasts want far more uncertainty than the ratings' variances (a "
                                   "gap in time before the validation window?): give variance_scale="),
     ("variance_scale", "lower"): "the forecasts are best with almost no rating uncertainty: give variance_scale=",
-    ("margin_scale", "upper"): "a sub-contest decides as much as the game or more: check the margin columns",
-    ("margin_scale", "lower"): "the margins barely inform the ratings: give margin_scale=0",
-    ("disc_scale", "upper"): "the disc game takes more than the search allows: give disc_scale=",
-    ("disc_scale", "lower"): "the log shows no cyclic part beyond the ratings: give disc_components=0",
-    ("context_scale", "upper"): "the players differ by context more than the search allows: give context_scale=",
-    ("context_scale", "lower"): "the contexts barely change the forecasts: give context_scale=0",
-    ("draw_propensity_scale", "upper"): "the players' draw rates differ more than the search allows: give "
-                                        "draw_propensity_scale=",
-    ("draw_propensity_scale", "lower"): "the players' draw rates barely differ: give draw_propensity_scale=0",
-    ("format_scale", "upper"): "the format decides far more than the reference's: give format_scales={...}",
-    ("format_scale", "lower"): "the format is far less predictable than the reference's: give format_scales={...}",
 }
 
 
-def _bound_message(at_bound: dict, axes: dict) -> str:
+def _advice(parts: tuple, name: str, side: str) -> str:
+    """What the value of the search ``name`` chosen at its ``side`` bound suggests."""
+    for part in parts:
+        if name.split("[")[0] == (part.walk_name or part.name):
+            return part.advice[side]
+    return _ADVICE[name, side]
+
+
+def _bound_message(at_bound: dict, axes: dict, parts: tuple = ()) -> str:
     """The :class:`~discrank.exceptions.TuningWarning` of the values chosen at a bound: each named, with its
     search's bounds and what to do."""
     parts = []
@@ -339,7 +336,7 @@ def _bound_message(at_bound: dict, axes: dict) -> str:
         parts.append(f"{name}={value:.4g} is the {side} bound of its search ({axis.bounds[0]:.4g} .. "
                      f"{axis.bounds[1]:.4g}) and the validation log-likelihood still rose by more than "
                      f"{EDGE_NATS:g} nat on the last step to it; "
-                     f"{_ADVICE[name.split('[')[0], side]}")
+                     f"{_advice(parts, name, side)}")
     return ("DynamicElo's tuning stopped at a bound: " + "; ".join(parts)
             + " (or check the validation window: fit(log, validation=discrank.Validation(...)))")
 

@@ -86,7 +86,8 @@ class DynamicUpdates:
         new, games = self._games(log)
         labels, idx = extend_labels(self.labels_, new, "update's log", self._label_lookup())
         games = dataclasses.replace(games, a=idx[games.a].astype(np.int64), b=idx[games.b].astype(np.int64))
-        games = self._update_formats(self._update_margins(self._update_contexts(log, games)))
+        for part in self._parts:
+            games = part.update_games(self, log, games)
         if old.x is None and games.x is not None:
             raise ValueError(f"update's games have the advantage column(s) {list(log.advantage_names)}; the DynamicElo "
                              "was fitted without: give the games without them")
@@ -99,9 +100,8 @@ class DynamicUpdates:
         whole = old.then(games)
         if self.period is not None:
             check_span(whole.bins, self.period, " of the fitted games with update's")
-        # context effects: the whole history refitted from the fitted state (HistoryState holds ratings alone)
-        plain = (games.ctx is None and games.margin is None and not self.disc_components and not self._pscale
-                 and games.fmt is None)
+        # with a feature, the whole history refitted from the fitted state (HistoryState holds ratings alone)
+        plain = not any(part.active(self) for part in self._parts)
         start = self._absorbed(games, whole, labels.size) if plain else None
         warm = None if start is not None else (self.pp_player_, self.pp_bin_, self.pp_rating_, self.theta_tail_)
         self._store(labels, whole, self.advantage_names_, self.drift_ or 1.0, self.prior_scale_, self.tuning_, warm,

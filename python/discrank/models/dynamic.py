@@ -28,11 +28,11 @@ from discrank._progress import speaking
 from discrank._threads import one_blas_thread, resolve_n_jobs
 from discrank.exceptions import ConvergenceWarning, NumericalError
 from discrank.models._base import Model
-from discrank.models._dynamic_context import DynamicContexts
-from discrank.models._dynamic_disc import DynamicDisc
-from discrank.models._dynamic_draws import DynamicDraws
-from discrank.models._dynamic_file import DynamicFile
-from discrank.models._dynamic_formats import DynamicFormats
+from discrank.models._dynamic_context import CONTEXTS
+from discrank.models._dynamic_disc import DISC, DynamicDisc
+from discrank.models._dynamic_draws import PROPENSITIES
+from discrank.models._dynamic_formats import FORMATS
+from discrank.models._dynamic_margin import MARGINS
 from discrank.models._dynamic_state import DynamicReadout, Games, check_covariates, check_draws, time_ordered
 from discrank.models._dynamic_update import DynamicUpdates
 from discrank.models._dynamic_tuning import (DRIFT_GRID, ORIGIN_GAMES, ORIGINS, PRIOR_GRID, TUNE_TOL,  # noqa: F401
@@ -41,13 +41,16 @@ from discrank.models._timed import TimedRatings, last_seen
 from discrank.persist import FittedArray
 from discrank.periods import PeriodGames
 from discrank._calendar import check_span, period_index
-from discrank._history import build_history, chain_variances, chains, covariance_at, solve_history
+from discrank._history import build_history, carry, chain_variances, chains, covariance_at, solve_history
 
-__all__ = ["DynamicElo", "DRIFT_GRID", "PRIOR_GRID", "VARIANCE_GRID"]
+__all__ = ["DynamicElo", "DRIFT_GRID", "PRIOR_GRID", "VARIANCE_GRID", "PARTS"]
+
+#: The model's features (:mod:`discrank.models._dynamic_part`), in the order of their tuning's walks; the block after
+#: the ratings holds the context effects, the disc components and the draw propensities, in this order.
+PARTS = (MARGINS, CONTEXTS, DISC, PROPENSITIES, FORMATS)
 
 
-class DynamicElo(DynamicTuning, DynamicUpdates, DynamicContexts, DynamicDisc, DynamicDraws, DynamicFormats, DynamicFile,
-                 DynamicReadout, TimedRatings, Model):
+class DynamicElo(DynamicTuning, DynamicUpdates, DynamicDisc, DynamicReadout, TimedRatings, Model):
     """Whole-history dynamic ratings, advantage covariates and draws, fitted as one exact MAP.
 
     Parameters
@@ -187,7 +190,7 @@ class DynamicElo(DynamicTuning, DynamicUpdates, DynamicContexts, DynamicDisc, Dy
     ``save`` writes the model with the games it was fitted on (``discrank.load`` reads it back, and
     :meth:`update` goes on from it): the coded games, their periods, times, covariates, contexts, margins and
     match formats, the fitted ratings of every player-period, and the fitted features (context effects, disc
-    components, draw propensities, format scales; :mod:`discrank.models._dynamic_file`). ``beta_se_`` and
+    components, draw propensities, format scales: each part's fields, :mod:`discrank.models._dynamic_part`). ``beta_se_`` and
     ``draw_eta_se_`` are derived again from the games on loading.
     """
 
@@ -204,26 +207,14 @@ class DynamicElo(DynamicTuning, DynamicUpdates, DynamicContexts, DynamicDisc, Dy
         FittedArray("games_count_", ("g",), required=False, bound=None, nonnegative="game count", attr="games_.count"),
         FittedArray("pp_rating_", ("q",)), FittedArray("pp_sd_", ("q",), nonnegative="standard deviation"),
         FittedArray("theta_tail_", ("e",)),
-        # the features: each game's context and match format (codes into context_labels_ and format_labels_)
-        # and margin; the context effects, disc components, draw propensities and format scales fitted
-        FittedArray("games_ctx_", ("g",), kind="i", required=False, nonnegative="context code", attr="games_.ctx"),
-        FittedArray("games_fmt_", ("g",), kind="i", required=False, nonnegative="match format code",
-                    attr="games_.fmt"),
-        FittedArray("games_margin_", ("g", "m"), required=False, bound=None, nonnegative="margin (sub-contests won)",
-                    attr="games_.margin"),
-        FittedArray("context_effects_", ("n", "contexts"), required=False),
-        FittedArray("context_sd_", ("n", "contexts"), required=False, nonnegative="standard deviation"),
-        FittedArray("disc_u_", ("n", "j"), required=False), FittedArray("disc_v_", ("n", "j"), required=False),
-        FittedArray("draw_propensity_", ("n",), required=False),
-        FittedArray("draw_propensity_sd_", ("n",), required=False, nonnegative="standard deviation"),
-        FittedArray("format_scales_", ("formats",), required=False, nonnegative="scale of a format's logit"),
-    )
+    ) + tuple(array for part in PARTS for array in part.arrays)  # the features' (each part's)
     #: The label sets a model file holds besides the players (:mod:`discrank.persist`), and their sizes' symbols.
-    _fitted_labels = {"context_labels_": "contexts", "format_labels_": "formats"}
+    _fitted_labels = {name: size for part in PARTS for name, size in part.label_sets.items()}
     _fitted_records = {"games_": Games}
     _derived_on_load = ("beta_se_",)
     _fitted_scalars = ("drift_", "prior_scale_", "variance_scale_", "converged_", "n_iter_", "n_cg_", "gradient_",
-                       "objective_", "context_scale_", "margin_scale_", "disc_scale_", "draw_propensity_scale_")
+                       "objective_") + tuple(scalar for part in PARTS for scalar in part.scalars)
+    _parts = PARTS
     _choices = {"draws": DRAWS}
     draw_models = DRAWS
     _optional_params = ("period", "drift", "prior_scale", "variance_scale", "draws", "n_jobs", "tuning_budget",
@@ -400,8 +391,9 @@ class DynamicElo(DynamicTuning, DynamicUpdates, DynamicContexts, DynamicDisc, Dy
         gives the rows on the workers)."""
         self._check_input(log)
         labels, games = self._games(log)
-        games = self._fit_formats(self._fit_margins(self._fit_contexts(log, games)))
-        self._pscale = self._propensity_scale()
+        for part in PARTS:
+            games = part.fit_games(self, log, games)
+        self._scales = {part.name: part.given(self, games) for part in PARTS}
         check_draws(self.draws, games.score)
         x = games.x
         names = tuple(log.advantage_names) if log.advantage is not None else ()
@@ -411,12 +403,8 @@ class DynamicElo(DynamicTuning, DynamicUpdates, DynamicContexts, DynamicDisc, Dy
         drift, prior = self.drift, self.prior_scale
         scale = 1.0 if self.variance_scale is None else float(self.variance_scale)
         tuning = start = None
-        self._cscale = 0.0 if games.ctx is None else self.context_scale  # (None: tuned)
-        self._mscale = 0.0 if games.margin is None else self.margin_scale
-        self._dscale = self._disc_scale_given()
         if ((drift is None and self.period is not None) or prior is None or self.variance_scale is None
-                or self._cscale is None or self._mscale is None or self._dscale is None or self._pscale is None
-                or (self._n_fmt() and self._fscales is None)):
+                or any(part.to_tune(self) for part in PARTS)):
             g = games
             drift, prior, scale, tuning, start = self._tune(g.a, g.b, g.score, g.bins, g.time, x, len(labels),
                                                             validation, g.count, isinstance(log, PeriodGames),
@@ -434,8 +422,8 @@ class DynamicElo(DynamicTuning, DynamicUpdates, DynamicContexts, DynamicDisc, Dy
         fewer games to start from (:func:`discrank._history.carry`), refitted to ``update_tol`` (or to
         ``tol`` when given); ``w``: the games each entry stands for (None: one each); ``rows_of``: the maker
         of the games' terms (None: in process, :meth:`_fit_log`)."""
-        h = build_history(ca, cb, score, bins, x, n_players, self.draws, w, ctx, self._n_ctx(), margin, fmt,
-                          self._n_fmt())
+        h = build_history(ca, cb, score, bins, x, n_players, self.draws, w, ctx, CONTEXTS.n_labels(self), margin, fmt,
+                          FORMATS.n_labels(self))
         theta0 = None if warm is None else self._carried(warm, h)
         if tol is None:
             tol = self.tol if warm is None else max(self.tol, self.update_tol)
@@ -444,18 +432,30 @@ class DynamicElo(DynamicTuning, DynamicUpdates, DynamicContexts, DynamicDisc, Dy
     def _solve_built(self, h, drift, prior, theta0, tol, rows_of=None, ratings_scale=False, scale=None):
         """The HistoryResult of the history ``h`` from ``theta0`` (None: zero) to ``tol`` (relative to ``scale``, else
         to the ratings' gradient at zero alone with ``ratings_scale``: :func:`discrank._history.solve_history`)."""
-        mscale = self._mscale if h.margin is not None else 0.0
-        rows = None if rows_of is None else rows_of(h, self.draws, margin_scale=mscale, disc=self.disc_components,
-                                                    propensity=(self._pscale or 0.0) > 0, format_scales=self._fscales)
+        features = self._features(h)
+        rows = None if rows_of is None else rows_of(h, self.draws, **features)
         try:
             return solve_history(h, drift, prior, self.draws, theta0=theta0, tol=tol, max_iter=self.max_iter,
                                  n_threads=resolve_n_jobs(self.n_jobs), rows=rows, ratings_scale=ratings_scale,
-                                 context_scale=self._cscale if h.n_eff else 0.0, margin_scale=mscale,
-                                 disc=self.disc_components, disc_scale=self._dscale, propensity_scale=self._pscale,
-                                 format_scales=self._fscales, scale=scale)
+                                 scale=scale, **features)
         finally:
             if rows is not None:
                 rows.close()
+
+    def _features(self, h: Any) -> dict:
+        """The features' arguments of :func:`discrank._history.solve_history` for the history ``h`` (each part's)."""
+        features: dict = {}
+        for part in PARTS:
+            features.update(part.solver(self, h))
+        return features
+
+    def _carried(self, warm: tuple, h: Any) -> np.ndarray:
+        """A warm start for the history ``h`` from the fit ``warm`` (player, period, rating, tail of the
+        player-periods fitted, :func:`discrank._history_build.carry`), the parts' fitted block between the ratings
+        and the tail."""
+        player, period, rating, tail = warm
+        block = [part.start(self, h.n_players) for part in PARTS] + [tail]
+        return carry(player, period, rating, np.concatenate(block), h)
 
     def _store(self, labels: np.ndarray, games: Games, names: tuple, drift: float, prior: float, tuning: Any,
                warm: Any, rows_of: Any = None, start: Any = None) -> None:
@@ -479,11 +479,9 @@ class DynamicElo(DynamicTuning, DynamicUpdates, DynamicContexts, DynamicDisc, Dy
         self.tuning_ = tuning
         self.pp_rating_, self.pp_sd_ = res.r, np.sqrt(var)
         self.theta_tail_ = np.concatenate([res.beta, [] if res.eta is None else [res.eta]])
-        self._store_effects(res, len(labels), self._cscale)
-        self._store_disc(res, len(labels))
-        self._store_propensity(res)
-        self._store_formats()
-        self.margin_scale_ = float(self._mscale) if g.margin is not None else None
+        for part in PARTS:
+            for key, value in part.keep(self, res, len(labels)).items():
+                setattr(self, key, value)
         self.advantage_names_ = names
         self.beta_ = res.beta[:len(names)].copy()
         self.converged_ = res.converged
@@ -511,13 +509,9 @@ class DynamicElo(DynamicTuning, DynamicUpdates, DynamicContexts, DynamicDisc, Dy
         self._cov = None
         bins = self.games_.bins
         self.last_bin_ = int(bins.max()) if bins.size else 0
-        self._cscale = getattr(self, "context_scale_", None) or 0.0
-        self._mscale = getattr(self, "margin_scale_", None) or 0.0
-        self._dscale = getattr(self, "disc_scale_", None) or 0.0
-        self._pscale = getattr(self, "draw_propensity_scale_", None) or 0.0
-        self._fscales = getattr(self, "format_scales_", None)
-        self._theta = np.concatenate([self.pp_rating_, self._effects_start(h.n_players), self._disc_start(h.n_players),
-                                      self._propensity_start(h.n_players), self.theta_tail_])
+        self._scales = {part.name: part.derived(self) for part in PARTS}
+        self._theta = np.concatenate([self.pp_rating_] + [part.start(self, h.n_players) for part in PARTS]
+                                     + [self.theta_tail_])
 
     def _global_cov(self) -> Optional[np.ndarray]:
         """The covariance of (beta, eta), computed on first use (the Schur complement of the ratings)."""
@@ -525,9 +519,8 @@ class DynamicElo(DynamicTuning, DynamicUpdates, DynamicContexts, DynamicDisc, Dy
         if self._cov is None and (self.beta_.size or self.draws is not None):
             h, drift, prior = self._cov_state
             with one_blas_thread():
-                self._cov = covariance_at(h, drift, prior, self.draws, self._theta,
-                                          resolve_n_jobs(self.n_jobs), self._cscale, self._mscale,
-                                          self.disc_components, self._dscale, self._pscale, self._fscales)
+                self._cov = covariance_at(h, drift, prior, self.draws, self._theta, resolve_n_jobs(self.n_jobs),
+                                          **self._features(h))
         return self._cov
 
     @property
@@ -574,8 +567,13 @@ class DynamicElo(DynamicTuning, DynamicUpdates, DynamicContexts, DynamicDisc, Dy
         if not names and x is not None:
             raise ValueError("games_x_ holds covariates, but the header names no advantage")
         check_covariates(x, names)
+        for part in PARTS:  # each feature held whole, checked against the parameters and the games
+            for attr in part.fitted:
+                setattr(self, attr, getattr(self, attr, None))
+            part.check_file(self, len(labels))
         h = build_history(games.a, games.b, games.score, games.bins, x, len(labels), self.draws is not None,
-                          games.count, *self._file_features(len(labels)))
+                          games.count, games.ctx, CONTEXTS.n_labels(self), games.margin, games.fmt,
+                          FORMATS.n_labels(self))
         self._check_sizes(h)
         self._check_scalars()
         self.tuning_ = None
