@@ -152,7 +152,7 @@ class Candidates:
         from discrank._history_build import carry
         from discrank._history_update import HistoryState
 
-        model, (ca, cb, score, bins, x, w, ctx, margin, fmt) = self.model, self.games
+        model, (ca, cb, score, bins, x, w, ctx, _, fmt) = self.model, self.games
         tol = max(model.tol, TUNE_TOL)
         state, prev = None, None
         carried = any(part.active(model) for part in model._parts)
@@ -196,12 +196,12 @@ class Candidates:
                 res = None
                 continue
             var = chain_variances(res.hessian_diag, res.hessian_off, h.first)
-            d, v = difference(h.pp_player, h.pp_bin, res.r, var, res.beta, model._walk(drift), prior,
-                              ca[games], cb[games], bins[games], None if x is None else x[games])
+            d, v = difference(h.pp_player, h.pp_bin, res.r, var, model._walk(drift), prior, ca[games], cb[games],
+                              bins[games])
             fitted = SimpleNamespace()  # the fitted features, as the model keeps them
             for part in model._parts:
                 fitted.__dict__.update(part.keep(model, res, self.n_players))
-            codes = {"ctx": None if ctx is None else ctx[games], "fmt": None if fmt is None else fmt[games]}
+            codes = {key: None if col is None else col[games] for key, col in (("x", x), ("ctx", ctx), ("fmt", fmt))}
             d, v, eta = forecast(model._parts, fitted, d, v, res.eta, ca[games], cb[games], codes)
             res = var = None  # freed before the next origin's games are absorbed
             yield d, v, eta, games

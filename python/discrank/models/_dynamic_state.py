@@ -11,7 +11,6 @@ from typing import Any, Optional
 
 import numpy as np
 
-from discrank._advantage import check_identifiable, check_magnitude
 from discrank._calendar import period_index, period_start
 from discrank._checks import show
 from discrank._coding import in_time_order
@@ -19,9 +18,9 @@ from discrank._draws import outcome_probabilities
 from discrank._params import check_param
 from discrank._rows import time_bound
 from discrank.models._dynamic_part import forecast
-from discrank.models._prediction import expected_score, log_covariates
+from discrank.models._prediction import expected_score
 
-__all__ = ["Games", "DynamicReadout", "check_covariates", "check_draws", "time_ordered", "state_at", "difference",
+__all__ = ["Games", "DynamicReadout", "check_draws", "time_ordered", "state_at", "difference",
            "outcomes"]
 
 _PI8 = math.pi / 8.0
@@ -170,22 +169,6 @@ def check_draws(draws: Optional[str], score: np.ndarray, game: str = "game") -> 
                          "maximum and the results say nothing of the players; use draws=None")
 
 
-def check_covariates(x: Optional[np.ndarray], names: tuple) -> None:
-    """The advantage covariates ``x`` of the fitted games (columns ``names``): finite, at most
-    :data:`discrank._advantage.MAX_COVARIATE` in magnitude (:func:`~discrank._advantage.check_magnitude`), and
-    identifiable (:func:`discrank._advantage.check_identifiable`). A ValueError names the column."""
-    if x is None:
-        return
-    names = tuple(names) + tuple(f"x{k}" for k in range(len(names), x.shape[1]))
-    for k in range(x.shape[1]):
-        bad = ~np.isfinite(x[:, k])
-        if bad.any():
-            i = int(np.flatnonzero(bad)[0])
-            raise ValueError(f"advantage column {names[k]!r} has a missing value (NaN or inf) at game {i}")
-        check_magnitude(x[:, k], names[k], "game")
-    check_identifiable(x, names)
-
-
 class DynamicReadout:
     """The ratings of a fitted :class:`~discrank.DynamicElo` at a time, over time, and drawn."""
 
@@ -198,14 +181,13 @@ class DynamicReadout:
         return state_at(self.pp_player_, self.pp_bin_, self.pp_rating_, self.pp_sd_ ** 2, players, b,
                         self._walk(self.drift_), self.prior_scale_)
 
-    def _outcomes_at(self, ia: np.ndarray, ib: np.ndarray, b: np.ndarray, x: Optional[np.ndarray],
-                     codes: Optional[dict] = None) -> np.ndarray:
+    def _outcomes_at(self, ia: np.ndarray, ib: np.ndarray, b: np.ndarray, codes: Optional[dict] = None) -> np.ndarray:
         """[P(a wins), P(draw), P(b wins)] of games of players ``ia``, ``ib`` in periods ``b``, with each feature's
         term (:func:`discrank.models._dynamic_part.forecast`; ``codes``: the games' columns by Games field, codes
         into the fitted labels, -1 for one not fitted)."""
         eta = math.log(self.draw_nu_) if self.draw_nu_ is not None else self.draw_threshold_
-        d, v = difference(self.pp_player_, self.pp_bin_, self.pp_rating_, self.pp_sd_ ** 2, self.beta_,
-                          self._walk(self.drift_), self.prior_scale_, ia, ib, b, x)
+        d, v = difference(self.pp_player_, self.pp_bin_, self.pp_rating_, self.pp_sd_ ** 2, self._walk(self.drift_),
+                          self.prior_scale_, ia, ib, b)
         d, v, eta = forecast(self._parts, self, d, v, eta, ia, ib, codes or {})
         return outcomes(d, self.variance_scale_ * v, eta, self.draws)
 
@@ -229,7 +211,7 @@ class DynamicReadout:
         codes = {}
         for part in self._parts:
             codes[part.column] = part.codes(self, log, ia.size)
-        return self._outcomes_at(ia, ib, b, log_covariates(log, self.advantage_names_, "DynamicElo"), codes)
+        return self._outcomes_at(ia, ib, b, codes)
 
     def predict_proba(self, a: Any, b: Any, *, unseen: str = "raise") -> Any:
         """P(a beats b) (expected score, P(a wins) + P(draw) / 2) from each player's latest rating, at the
@@ -258,7 +240,7 @@ class DynamicReadout:
             ``unseen`` is not one of ``("raise", "prior")``.
         """
         ia, ib = self._player_codes(a, b, unseen)
-        proba = expected_score(self._outcomes_at(ia, ib, np.full(ia.size, self.last_bin_, dtype=np.int64), None))
+        proba = expected_score(self._outcomes_at(ia, ib, np.full(ia.size, self.last_bin_, dtype=np.int64)))
         return float(proba[0]) if np.ndim(a) == 0 and np.ndim(b) == 0 else proba
 
     def _players(self, players: Any) -> np.ndarray:
@@ -320,9 +302,6 @@ class DynamicReadout:
         lines = [f"dynamic Elo: {walk}; prior scale {self.prior_scale_:.4g}, variance scale {self.variance_scale_:.4g}",
                  f"{self.pp_rating_.size} player-periods from {self._n_games():.0f} games"
                  + ("" if self.period is None else f", the last period {self._bin_start(np.array([self.last_bin_]))[0]}")]
-        se = self.beta_se_
-        for k, name in enumerate(self.advantage_names_):
-            lines.append(f"advantage {name!r}: {self.beta_[k]:.4g} +- {se[k]:.2g} logits")
         if self.draw_nu_ is not None:
             lines.append(f"Davidson's draw parameter nu {self.draw_nu_:.4g} (se of log nu {self.draw_eta_se_:.2g})")
         if self.draw_threshold_ is not None:
@@ -468,15 +447,12 @@ def state_at(pp_player, pp_bin, r, var, players, b, drift, prior):
     return mean, v, known
 
 
-def difference(pp_player, pp_bin, r, var, beta, drift, prior, ia, ib, b, x) -> tuple[np.ndarray, np.ndarray]:
-    """(logit, variance) of games between ``ia`` and ``ib`` in periods ``b`` with covariates ``x``: the
-    ratings' difference plus ``beta . x``, and the sum of the two ratings' variances."""
+def difference(pp_player, pp_bin, r, var, drift, prior, ia, ib, b) -> tuple[np.ndarray, np.ndarray]:
+    """(logit, variance) of games between ``ia`` and ``ib`` in periods ``b``: the ratings' difference, and the sum of
+    the two ratings' variances."""
     ma, va, _ = state_at(pp_player, pp_bin, r, var, ia, b, drift, prior)
     mb, vb, _ = state_at(pp_player, pp_bin, r, var, ib, b, drift, prior)
-    d = ma - mb
-    if x is not None and beta.size:
-        d = d + x @ beta
-    return d, va + vb
+    return ma - mb, va + vb
 
 
 def outcomes(d: np.ndarray, v: np.ndarray, eta: Optional[float], draws: Optional[str] = None) -> np.ndarray:

@@ -17,7 +17,6 @@ from discrank._history_update import LATE, HistoryState
 from discrank._labels import extend_labels
 from discrank._threads import one_blas_thread, resolve_n_jobs
 from discrank.models._dynamic_state import Games, check_draws
-from discrank.models._prediction import log_covariates
 
 __all__ = ["DynamicUpdates", "UPDATE_REACH"]
 
@@ -88,10 +87,6 @@ class DynamicUpdates:
         games = dataclasses.replace(games, a=idx[games.a].astype(np.int64), b=idx[games.b].astype(np.int64))
         for part in self._parts:
             games = part.update_games(self, log, games)
-        if old.x is None and games.x is not None:
-            raise ValueError(f"update's games have the advantage column(s) {list(log.advantage_names)}; the DynamicElo "
-                             "was fitted without: give the games without them")
-        log_covariates(log, self.advantage_names_, "DynamicElo", "update's games")
         check_draws(self.draws, games.score, "new game")
         t0, t1 = old.time, games.time
         if t0 is not None and t1 is not None and t0.dtype.kind != t1.dtype.kind:
@@ -104,7 +99,7 @@ class DynamicUpdates:
         plain = not any(part.active(self) for part in self._parts)
         start = self._absorbed(games, whole, labels.size) if plain else None
         warm = None if start is not None else (self.pp_player_, self.pp_bin_, self.pp_rating_, self.theta_tail_)
-        self._store(labels, whole, self.advantage_names_, self.drift_ or 1.0, self.prior_scale_, self.tuning_, warm,
+        self._store(labels, whole, self.drift_ or 1.0, self.prior_scale_, self.tuning_, warm,
                     start=start)
         return self
 

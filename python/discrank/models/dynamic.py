@@ -33,7 +33,8 @@ from discrank.models._dynamic_disc import DISC, DynamicDisc
 from discrank.models._dynamic_draws import PROPENSITIES
 from discrank.models._dynamic_formats import FORMATS
 from discrank.models._dynamic_margin import MARGINS
-from discrank.models._dynamic_state import DynamicReadout, Games, check_covariates, check_draws, time_ordered
+from discrank.models._dynamic_covariates import COVARIATES
+from discrank.models._dynamic_state import DynamicReadout, Games, check_draws, time_ordered
 from discrank.models._dynamic_update import DynamicUpdates
 from discrank.models._dynamic_tuning import (DRIFT_GRID, ORIGIN_GAMES, ORIGINS, PRIOR_GRID, TUNE_TOL,  # noqa: F401
                                              VARIANCE_GRID, DynamicTuning)
@@ -45,9 +46,9 @@ from discrank._history import build_history, carry, chain_variances, chains, cov
 
 __all__ = ["DynamicElo", "DRIFT_GRID", "PRIOR_GRID", "VARIANCE_GRID", "PARTS"]
 
-#: The model's features (:mod:`discrank.models._dynamic_part`), in the order of their tuning's walks; the block after
-#: the ratings holds the context effects, the disc components and the draw propensities, in this order.
-PARTS = (MARGINS, CONTEXTS, DISC, PROPENSITIES, FORMATS)
+#: The model's features (:mod:`discrank.models._dynamic_part`), in the order of their forecast terms and tuning's walks;
+#: the block after the ratings holds the context effects, the disc components and the draw propensities, in this order.
+PARTS = (COVARIATES, MARGINS, CONTEXTS, DISC, PROPENSITIES, FORMATS)
 
 
 class DynamicElo(DynamicTuning, DynamicUpdates, DynamicDisc, DynamicReadout, TimedRatings, Model):
@@ -203,7 +204,6 @@ class DynamicElo(DynamicTuning, DynamicUpdates, DynamicDisc, DynamicReadout, Tim
         FittedArray("games_score_", ("g",), bound=1.0, bound_text="outside [0, 1] (a score)", attr="games_.score"),
         FittedArray("games_bin_", ("g",), kind="i", attr="games_.bins"),
         FittedArray("games_time_", ("g",), kind="t", required=False, bound=None, attr="games_.time", ints="games_time_int_"),
-        FittedArray("games_x_", ("g", "c"), required=False, bound=None, attr="games_.x"),
         FittedArray("games_count_", ("g",), required=False, bound=None, nonnegative="game count", attr="games_.count"),
         FittedArray("pp_rating_", ("q",)), FittedArray("pp_sd_", ("q",), nonnegative="standard deviation"),
         FittedArray("theta_tail_", ("e",)),
@@ -214,6 +214,7 @@ class DynamicElo(DynamicTuning, DynamicUpdates, DynamicDisc, DynamicReadout, Tim
     _derived_on_load = ("beta_se_",)
     _fitted_scalars = ("drift_", "prior_scale_", "variance_scale_", "converged_", "n_iter_", "n_cg_", "gradient_",
                        "objective_") + tuple(scalar for part in PARTS for scalar in part.scalars)
+    #: The features the estimator composes (a subclass may add its own part: its arrays and scalars then too).
     _parts = PARTS
     _choices = {"draws": DRAWS}
     draw_models = DRAWS
@@ -391,29 +392,24 @@ class DynamicElo(DynamicTuning, DynamicUpdates, DynamicDisc, DynamicReadout, Tim
         gives the rows on the workers)."""
         self._check_input(log)
         labels, games = self._games(log)
-        for part in PARTS:
+        for part in self._parts:
             games = part.fit_games(self, log, games)
-        self._scales = {part.name: part.given(self, games) for part in PARTS}
+        self._scales = {part.name: part.given(self, games) for part in self._parts}
         check_draws(self.draws, games.score)
-        x = games.x
-        names = tuple(log.advantage_names) if log.advantage is not None else ()
-        if x is not None and len(names) < x.shape[1]:
-            names = names + tuple(f"x{k}" for k in range(len(names), x.shape[1]))
-        check_covariates(x, names)
         drift, prior = self.drift, self.prior_scale
         scale = 1.0 if self.variance_scale is None else float(self.variance_scale)
         tuning = start = None
         if ((drift is None and self.period is not None) or prior is None or self.variance_scale is None
-                or any(part.to_tune(self) for part in PARTS)):
+                or any(part.to_tune(self) for part in self._parts)):
             g = games
-            drift, prior, scale, tuning, start = self._tune(g.a, g.b, g.score, g.bins, g.time, x, len(labels),
+            drift, prior, scale, tuning, start = self._tune(g.a, g.b, g.score, g.bins, g.time, g.x, len(labels),
                                                             validation, g.count, isinstance(log, PeriodGames),
                                                             rows_of, g.ctx, g.margin, g.fmt)
         if self.period is None:
             drift = 1.0  # unused: one period
         self.variance_scale_ = scale
         with self._fit_report(games, drift, prior):
-            self._store(labels, games, names, drift, prior, tuning, warm=None, rows_of=rows_of, start=start)
+            self._store(labels, games, drift, prior, tuning, warm=None, rows_of=rows_of, start=start)
         return self
 
     def _solve(self, ca, cb, score, bins, x, w, n_players, drift, prior, warm=None, tol=None, rows_of=None,
@@ -445,7 +441,7 @@ class DynamicElo(DynamicTuning, DynamicUpdates, DynamicDisc, DynamicReadout, Tim
     def _features(self, h: Any) -> dict:
         """The features' arguments of :func:`discrank._history.solve_history` for the history ``h`` (each part's)."""
         features: dict = {}
-        for part in PARTS:
+        for part in self._parts:
             features.update(part.solver(self, h))
         return features
 
@@ -454,10 +450,10 @@ class DynamicElo(DynamicTuning, DynamicUpdates, DynamicDisc, DynamicReadout, Tim
         player-periods fitted, :func:`discrank._history_build.carry`), the parts' fitted block between the ratings
         and the tail."""
         player, period, rating, tail = warm
-        block = [part.start(self, h.n_players) for part in PARTS] + [tail]
+        block = [part.start(self, h.n_players) for part in self._parts] + [tail]
         return carry(player, period, rating, np.concatenate(block), h)
 
-    def _store(self, labels: np.ndarray, games: Games, names: tuple, drift: float, prior: float, tuning: Any,
+    def _store(self, labels: np.ndarray, games: Games, drift: float, prior: float, tuning: Any,
                warm: Any, rows_of: Any = None, start: Any = None) -> None:
         """Fit ``games`` (warm started from ``warm``, :meth:`_solve`, with ``rows_of``; or ``start``: the
         history of the games already built, a start for it or None, and the tolerance) and set the fitted
@@ -479,11 +475,9 @@ class DynamicElo(DynamicTuning, DynamicUpdates, DynamicDisc, DynamicReadout, Tim
         self.tuning_ = tuning
         self.pp_rating_, self.pp_sd_ = res.r, np.sqrt(var)
         self.theta_tail_ = np.concatenate([res.beta, [] if res.eta is None else [res.eta]])
-        for part in PARTS:
+        for part in self._parts:
             for key, value in part.keep(self, res, len(labels)).items():
                 setattr(self, key, value)
-        self.advantage_names_ = names
-        self.beta_ = res.beta[:len(names)].copy()
         self.converged_ = res.converged
         self.n_iter_ = res.n_iter
         self.n_cg_ = res.n_cg
@@ -509,8 +503,8 @@ class DynamicElo(DynamicTuning, DynamicUpdates, DynamicDisc, DynamicReadout, Tim
         self._cov = None
         bins = self.games_.bins
         self.last_bin_ = int(bins.max()) if bins.size else 0
-        self._scales = {part.name: part.derived(self) for part in PARTS}
-        self._theta = np.concatenate([self.pp_rating_] + [part.start(self, h.n_players) for part in PARTS]
+        self._scales = {part.name: part.derived(self) for part in self._parts}
+        self._theta = np.concatenate([self.pp_rating_] + [part.start(self, h.n_players) for part in self._parts]
                                      + [self.theta_tail_])
 
     def _global_cov(self) -> Optional[np.ndarray]:
@@ -547,7 +541,7 @@ class DynamicElo(DynamicTuning, DynamicUpdates, DynamicDisc, DynamicReadout, Tim
         ``theta_tail_``, and the fitted scalars; then the history of the games is built again, so that
         :meth:`update` goes on from the file."""
         self._check_params()
-        games, labels, names = self.games_, self.labels_, self.advantage_names_
+        games, labels = self.games_, self.labels_
         self.beta_ = np.zeros(0) if self.beta_ is None else self.beta_
         games.check(labels)
         g = len(games)
@@ -560,18 +554,11 @@ class DynamicElo(DynamicTuning, DynamicUpdates, DynamicDisc, DynamicReadout, Tim
         if wrong.any():
             k = int(np.flatnonzero(wrong)[0])
             raise ValueError(f"games_bin_[{k}] = {games.bins[k]} is not the period of the game's time ({expected[k]})")
-        x = games.x
-        if names and (x is None or x.shape != (g, len(names))):
-            raise ValueError(f"games_x_ has shape {None if x is None else x.shape}, expected ({g}, {len(names)}): "
-                             f"a value per game of the covariates {list(names)}")
-        if not names and x is not None:
-            raise ValueError("games_x_ holds covariates, but the header names no advantage")
-        check_covariates(x, names)
-        for part in PARTS:  # each feature held whole, checked against the parameters and the games
+        for part in self._parts:  # each feature held whole, checked against the parameters and the games
             for attr in part.fitted:
                 setattr(self, attr, getattr(self, attr, None))
             part.check_file(self, len(labels))
-        h = build_history(games.a, games.b, games.score, games.bins, x, len(labels), self.draws is not None,
+        h = build_history(games.a, games.b, games.score, games.bins, games.x, len(labels), self.draws is not None,
                           games.count, games.ctx, CONTEXTS.n_labels(self), games.margin, games.fmt,
                           FORMATS.n_labels(self))
         self._check_sizes(h)
