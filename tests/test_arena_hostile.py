@@ -200,13 +200,20 @@ def test_bothbad_ignore_on_votes_that_are_all_both_bad_says_what_dropped_them(tm
 
 
 # --- 7. a style column constant within a category -------------------------------------------------------
-def test_a_style_column_constant_in_one_category_is_named_with_the_category():
+def test_a_style_column_constant_in_one_category_skips_that_board_naming_the_category_and_why():
+    """That category's board cannot be fitted: it is skipped with a warning that names it and why (issue 49), and
+    the other categories' boards are built, each equal to the board of its votes alone."""
     df = arena()
     df.loc[df.lang == "de", "s"] = 1.0
     n = int((df.lang == "de").sum())
-    with pytest.raises(ValueError, match=rf"category 'de': style column 's' is constant \(1.0\) over all {n} of its "
-                                         "votes: its coefficient is not identified"):
-        arena_board(df, style="s", category="lang")
+    with pytest.warns(UserWarning, match=rf"category 'de': style column 's' is constant \(1.0\) over all {n} of its "
+                                         "votes: its coefficient is not identified: that category's board is skipped"):
+        board = arena_board(df, style="s", category="lang")
+    others = sorted(set(df.lang) - {"de"})
+    assert sorted(board.categories) == others and others
+    for lang in others:
+        alone = arena_board(df[df.lang == lang], style="s")
+        pd.testing.assert_frame_equal(board.categories[lang].frame, alone.frame)
 
 
 # --- 8, 9. files: truncated, empty, JSON arrays ---------------------------------------------------------

@@ -10,7 +10,7 @@ import discrank
 from discrank._cli_arena import output_prefix, safe_names
 from discrank.cli import main
 
-COLUMNS = ["model", "rating", "lower", "upper", "se", "rank", "rank_lower", "rank_upper", "votes"]
+COLUMNS = ["model", "rating", "lower", "upper", "se", "rank", "rank_lower", "rank_upper", "votes", "preliminary"]
 
 
 def votes_frame(m=900, n=5, seed=0):
@@ -97,8 +97,9 @@ def test_arena_prints_the_top_rows_with_rank_interval_and_rank_change_then_style
     assert out[0] == f"the board: 5 models, {n_votes} votes, 95% sandwich intervals; style len; the mean at 1000"
     assert out[1].split() == ["rank", "ranks", "model", "rating", "interval", "votes", "plain", "change"]
     top = board.frame.iloc[0]
+    assert top["preliminary"]  # (about 360 votes each, below 500)
     assert out[2].split() == [str(top["rank"]), f"{top['rank_lower']}-{top['rank_upper']}", top["model"],
-                              f"{top['rating']:.1f}", f"[{top['lower']:.1f},", f"{top['upper']:.1f}]",
+                              "(preliminary)", f"{top['rating']:.1f}", f"[{top['lower']:.1f},", f"{top['upper']:.1f}]",
                               str(top["votes"]), f"{top['rating_plain']:.1f}", f"{top['rank_change']:+d}"]
     assert out[5] == "" and out[6].startswith("style coefficients")
     assert out[8].split() == ["len", f"{board.style['coef'][0]:.4f}", f"{board.style['se'][0]:.4f}",

@@ -280,12 +280,17 @@ def test_bad_input_is_refused_naming_the_value(change, kwargs, message):
         arena_board(change(arena(votes=400)), **kwargs)
 
 
-def test_a_category_with_one_model_and_a_board_of_one_model_are_refused():
+def test_a_category_that_cannot_be_rated_is_skipped_by_name_and_a_board_of_one_model_is_refused():
+    """One thin category (a model that won its one vote there) is skipped with a warning naming it and why; the
+    board and the other categories are built (issue 49). A board of one model is refused."""
     df = arena(votes=400)
     df = pd.concat([df, pd.DataFrame({"model_a": ["m0"], "model_b": ["m1"], "winner": ["model_a"], "len_a": [1],
                                       "len_b": [2], "lang": ["fr"]})], ignore_index=True)
-    with pytest.raises(ValueError, match=r"category 'fr': model 'm0' won every one of its 1 votes"):
-        arena_board(df, category="lang")
+    with pytest.warns(UserWarning, match=r"category 'fr': model 'm0' won every one of its 1 votes: its Bradley-Terry "
+                                         r"rating is infinite.*: that category's board is skipped, the others are built"):
+        board = arena_board(df, category="lang")
+    assert "fr" not in board.categories and sorted(board.categories) == sorted(set(df.lang) - {"fr"})
+    assert len(board.frame) == len(set(df.model_a) | set(df.model_b))
     one = pd.DataFrame({"model_a": ["a", "b"], "model_b": ["b", "a"], "winner": ["model_a", "model_a"]})
     with pytest.raises(ValueError, match=r"won every|lost every"):
         arena_board(one.iloc[:1])

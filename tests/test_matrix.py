@@ -92,6 +92,7 @@ MODELS = {
 # ------------------------------------------------------------------ the columns: every surface
 SURFACES = ("GameLog", "PairwiseData", "PeriodGames", "advantage column", "context column", "margin column",
             "format column", "predict_proba", "predict_games", "predict_outcomes", "predict in contexts",
+            "predict_proba in contexts",
             "evaluate frozen", "evaluate online", "bootstrap", "save / load", "CLI fit", "CLI predict",
             "CLI predict in contexts", "CLI info", "CLI plot", "dask.fit GameLog", "dask.fit PairwiseData")
 
@@ -129,6 +130,8 @@ _NO_FORMAT = No("fits every format alike: warns and ignores the column", (UserWa
                 r"takes no match formats and ignores the log's match_format column")
 _NO_CONTEXT_PREDICTED = No("predicts every context alike: warns and ignores the column", (UnusedColumnWarning,),
                            r"takes no contexts and ignores the games' context column")
+_NO_CONTEXT_PROBA = No("its ratings hold across contexts: refuses context=", (ValueError,),
+                       r"context= does not apply to \w+: it takes no contexts")
 _NO_CONTEXT_CLI = No("fitted without contexts: refuses --context", (CliRefusal,),
                      r"--context does not apply to .*model\d+\.npz: its \w+ was fitted without contexts")
 _DASK_DRAWS = No("the draw model is not fitted on a cluster yet", (ValueError,),
@@ -143,13 +146,14 @@ def _row(**cells) -> dict:
     unknown = set(cells) - set(keys)
     assert not unknown, unknown
     refused_ = {"context_column": _NO_CONTEXT, "margin_column": _NO_MARGIN, "format_column": _NO_FORMAT,
-                "predict_in_contexts": _NO_CONTEXT_PREDICTED, "CLI_predict_in_contexts": _NO_CONTEXT_CLI}
+                "predict_in_contexts": _NO_CONTEXT_PREDICTED, "predict_proba_in_contexts": _NO_CONTEXT_PROBA,
+                "CLI_predict_in_contexts": _NO_CONTEXT_CLI}
     return {s: cells.get(k, refused_.get(k, YES)) for k, s in keys.items()}
 
 
 #: The cells of a model that fits contexts, margins and formats, and predicts in contexts (DynamicElo).
 _IN_CONTEXTS = dict(context_column=YES, margin_column=YES, format_column=YES, predict_in_contexts=YES,
-                    CLI_predict_in_contexts=YES)
+                    predict_proba_in_contexts=YES, CLI_predict_in_contexts=YES)
 
 #: What each surface does with each model: the one source of truth of the table in docs/models.md.
 EXPECTED = {
@@ -469,6 +473,20 @@ def predict_in_contexts(name: str, ctx: Context) -> None:
     assert (x[CROSS[:FIX_A.size]] - y[CROSS[:FIX_A.size]] > 0.3).all()  # (3.2 logits in the league, shrunk)
 
 
+def predict_proba_in_contexts(name: str, ctx: Context) -> None:
+    """``predict_proba(a, b, context=)``: the forecast of the same games as a GameLog, in each context."""
+    model = MODELS[name].make()
+    if model.takes_context:
+        model = model.set_params(context_scale=0.5).fit(league(context=True))
+    else:
+        model = fitted(name)
+    games = in_contexts()
+    p = model.predict_proba(games.a, games.b, context=games.context)  # (the last period: the fixtures')
+    np.testing.assert_allclose(p, model.predict_games(games), rtol=0, atol=1e-12)
+    x, y = logit(p[:FIX_A.size]), logit(p[FIX_A.size:])
+    assert (x[CROSS[:FIX_A.size]] - y[CROSS[:FIX_A.size]] > 0.3).all()
+
+
 def evaluate_frozen(name: str, ctx: Context) -> None:
     train, test, mask = train_test()
     ev = evaluate(MODELS[name].make(), LOG, cutoff=CUTOFF)
@@ -595,7 +613,8 @@ def dask_fit_pairs(name: str, ctx: Context) -> None:
 
 CELLS = dict(zip(SURFACES, (fit_on_a_game_log, fit_on_pairs, fit_on_period_sums, fit_with_an_advantage_column,
                             fit_with_a_context_column, fit_with_a_margin_column, fit_with_a_format_column, predict_proba,
-                            predict_games, predict_outcomes, predict_in_contexts, evaluate_frozen, evaluate_online,
+                            predict_games, predict_outcomes, predict_in_contexts, predict_proba_in_contexts,
+                            evaluate_frozen, evaluate_online,
                             bootstrap_table, save_and_load, cli_fit, cli_predict, cli_predict_in_contexts, cli_info,
                             cli_plot, dask_fit_log, dask_fit_pairs)))
 

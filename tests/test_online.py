@@ -133,7 +133,7 @@ def test_online_elo_ratings_frame_has_elo_games_and_last_seen_and_keeps_the_acti
     log = _dated_log([0, 1, 2, 10, 20], ["x", "y", "x", "z", "x"], ["y", "z", "z", "y", "y"], [1, 1, 0.5, 0, 1])
     model = OnlineElo(step=0.5).fit(log)
     frame = model.ratings_frame()
-    assert list(frame.columns) == ["player", "rank", "games", "elo", "rating", "last_seen"]
+    assert list(frame.columns) == ["player", "rank", "games", "elo", "rating", "last_seen", "provisional"]
     assert frame["rank"].tolist() == [1, 2, 3] and frame.attrs["model"] == "OnlineElo"
     row = frame.set_index("player")
     assert row.loc["x", "games"] == 3 and row.loc["y", "games"] == 4 and row.loc["z", "games"] == 3

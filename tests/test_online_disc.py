@@ -169,7 +169,7 @@ def test_predicts_the_rock_paper_scissors_cycle_better_than_online_elo():
     np.testing.assert_allclose(ev.predictions["disc"], run.predictions[2000:], rtol=0, atol=1e-15)
     np.testing.assert_array_equal(by_label(disc, run.labels.tolist(), "strength_"), run.ratings)  # relabelled
     frame = disc.ratings_frame()  # a cycle has no strength: unranked, the disc coordinates only
-    assert frame.columns.tolist() == ["player", "rank", "games", "u_1", "v_1", "last_seen"]
+    assert frame.columns.tolist() == ["player", "rank", "games", "u_1", "v_1", "last_seen", "provisional"]
     assert frame["rank"].isna().all() and frame.attrs["transitivity"] == {"share": [1.0], "transitive": [False]}
     assert disc._verdict().endswith("the disc component is cyclic (no strength to rank by)")
 
@@ -180,7 +180,8 @@ def test_ratings_frame_of_a_transitive_state_ranks_by_strength_on_the_elo_scale(
     assert (model.consistency_ > 0).all()
     frame = model.ratings_frame()
     order = np.argsort(-model.strength_, kind="stable")
-    assert frame.columns.tolist() == ["player", "rank", "games", "elo", "strength", "consistency", "u_1", "v_1", "last_seen"]
+    assert frame.columns.tolist() == ["player", "rank", "games", "elo", "strength", "consistency", "u_1", "v_1", "last_seen",
+                                      "provisional"]
     assert frame["player"].tolist() == model.labels_[order].tolist() == ["fay", "eve", "dan", "cat", "bob", "ann"]
     assert frame["rank"].tolist() == [1, 2, 3, 4, 5, 6]
     np.testing.assert_array_equal(frame["strength"], model.strength_[order])

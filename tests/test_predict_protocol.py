@@ -260,7 +260,7 @@ def test_ratings_frame_says_when_each_player_was_last_seen_and_keeps_the_active_
                               np.concatenate([[1.0], log.score]), np.concatenate([[0.0], log.time]))
     model = DynamicElo(period=1.0, drift=0.1, prior_scale=1.0).fit(old)
     frame = model.ratings_frame()
-    assert list(frame.columns) == ["player", "rank", "games", "elo", "rating", "sd", "last_seen"]
+    assert list(frame.columns) == ["player", "rank", "games", "elo", "rating", "sd", "last_seen", "provisional"]
     np.testing.assert_allclose(frame["elo"], 1500 + 400 / np.log(10) * (frame["rating"] - frame["rating"].mean()),
                                rtol=0, atol=1e-9)
     top = frame["player"][0]

@@ -79,7 +79,7 @@ def test_verbose_0_prints_nothing(capsys, verbose):
     assert capsys.readouterr() == ("", "")
 
 
-@pytest.mark.parametrize("value, error", [("yes", TypeError), (1.0, TypeError), (0.5, TypeError), (None, TypeError),
+@pytest.mark.parametrize("value, error", [("yes", TypeError), (1.0, TypeError), (0.5, TypeError),
                                           (-1, ValueError), (np.float64(2.0), TypeError)])
 def test_a_bad_verbose_is_refused_naming_the_value(value, error):
     log = dated_log(n=100)
@@ -226,8 +226,8 @@ def test_fit_progress_ends_the_terminals_iteration_line_before_a_stage(capsys):
         progress.last -= 1.0  # the next iteration is due
         report_step(4, 1.25, 1e-3)
     err = capsys.readouterr().err
-    assert err.startswith("\r  iteration     3  loss 1.5000000000  gradient measure 2.00e-03 ")
-    assert "s\ntuning DynamicElo: candidate 1\n\r  iteration     4  " in err and err.endswith(" s\n")
+    assert err.startswith("\r  the fit in progress: iteration     3, loss 1.5000000000, gradient measure 2.00e-03, ")
+    assert "s\ntuning DynamicElo: candidate 1\n\r  the fit in progress: iteration     4, " in err and err.endswith(" s\n")
     quiet = FitProgress(quiet=True)
     with quiet.listening():
         report_stage("tuning DynamicElo: candidate 1")
@@ -241,3 +241,76 @@ def test_a_report_writes_a_date_its_time_of_day_when_not_midnight_a_number_and_a
     assert when(np.float64(12.5)) == "12.5" and when(7) == "7"
     assert (plural(1, "candidate"), plural(0, "update"), plural(12345, "game")) == ("1 candidate", "0 updates",
                                                                                   "12,345 games")
+
+
+class _Terminal:
+    """A stderr that says it is a terminal, and keeps what is written."""
+
+    def __init__(self):
+        self.text = []
+
+    def isatty(self):
+        return True
+
+    def write(self, text):
+        self.text.append(text)
+        return len(text)
+
+    def flush(self):
+        pass
+
+
+def test_progress_is_shown_by_default_where_a_person_watches_and_not_in_scripts_and_pipes(monkeypatch, capsys):
+    """verbose=None (the default): DynamicElo's tuning and a bootstrap print their stages on a terminal or in a
+    notebook (ipykernel loaded), and nothing on a pipe (pytest's capture); verbose=0 silences a terminal."""
+    import sys
+
+    from discrank._progress import interactive
+
+    log = dated_log()
+    DynamicElo().fit(log)
+    assert capsys.readouterr().err == "" and not interactive()
+    terminal = _Terminal()
+    monkeypatch.setattr(sys, "stderr", terminal)
+    assert interactive()
+    DynamicElo().fit(log)
+    lines = "".join(terminal.text).splitlines()
+    assert any(line.startswith("tuning DynamicElo: chose ") for line in lines)
+    terminal.text.clear()
+    DynamicElo(verbose=0).fit(log)
+    discrank.bootstrap(Elo(prior_scale=1.0), log, n_boot=5, verbose=0)
+    assert terminal.text == []
+    discrank.bootstrap(Elo(prior_scale=1.0), log, n_boot=5)
+    assert "".join(terminal.text).splitlines()[-1].startswith("bootstrap of Elo: 5 of 5 replicates, ")
+    monkeypatch.setattr(sys, "stderr", sys.__stderr__ if not sys.__stderr__.isatty() else _Pipe())
+    monkeypatch.setitem(sys.modules, "ipykernel", object())
+    assert interactive()
+
+
+class _Pipe(_Terminal):
+    def isatty(self):
+        return False
+
+
+def test_the_arena_bootstrap_reports_its_replicates_and_gives_the_same_board(capsys):
+    """The board's bootstrap in twenty runs when someone listens: the same replicates (each seeded by its number),
+    and a line per run on stderr."""
+    rng = np.random.default_rng(0)
+    a = rng.integers(0, 4, 800)
+    b = (a + rng.integers(1, 4, 800)) % 4
+    names = np.array(["m0", "m1", "m2", "m3"])
+    votes = pd.DataFrame({"model_a": names[a], "model_b": names[b],
+                          "winner": np.where(rng.random(800) < 0.5 + 0.1 * (b - a), "model_a", "model_b")})
+    quiet = discrank.arena_board(votes, ci="bootstrap", n_boot=40, verbose=0)
+    import discrank._progress as progress_module
+
+    old, progress_module.TICK_SECONDS = progress_module.TICK_SECONDS, 0.0
+    try:
+        loud = discrank.arena_board(votes, ci="bootstrap", n_boot=40, verbose=1)
+    finally:
+        progress_module.TICK_SECONDS = old
+    np.testing.assert_array_equal(loud.replicates, quiet.replicates)
+    pd.testing.assert_frame_equal(loud.frame, quiet.frame)
+    lines = err_lines(capsys)
+    assert [line.split(",")[0] for line in lines] == [f"bootstrap of the board: {k} of 40 replicates"
+                                                      for k in range(2, 41, 2)]

@@ -173,7 +173,7 @@ def test_elo_ratings_frame_is_sorted_with_the_familiar_scale():
     a, b, score, skill = league()
     model = Elo().fit(PairwiseData.from_games(a, b, score))
     frame = model.ratings_frame()
-    assert list(frame.columns) == ["player", "rank", "games", "elo", "rating"]
+    assert list(frame.columns) == ["player", "rank", "games", "elo", "rating", "provisional"]
     assert frame["rank"].tolist() == list(range(1, 9))
     assert np.all(np.diff(frame["rating"].to_numpy()) <= 0)
     assert frame["elo"].mean() == pytest.approx(1500.0, abs=1e-9)

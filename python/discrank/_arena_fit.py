@@ -205,6 +205,21 @@ class BTFit:
                                   r.z, np.ascontiguousarray(self.x), l0, 0.0, float(self.style_prec),
                                   int(seed), int(first), int(n_boot), 1e-6, 30, 50, int(n_jobs))
 
+    def bootstrap_reported(self, n_boot: int, seed: int, n_jobs: int, what: str) -> tuple[np.ndarray, np.ndarray]:
+        """:meth:`bootstrap`, in twenty runs of replicates when someone listens to the progress
+        (:class:`~discrank._progress.Ticker`, reported as ``what``): the same replicates, each seeded by its
+        number."""
+        from discrank._progress import Ticker
+
+        ticker = Ticker(what, n_boot, "replicates")
+        if ticker.hook is None:
+            return self.bootstrap(n_boot, seed, n_jobs)
+        runs, step = [], max(1, -(-n_boot // 20))
+        for first in range(0, n_boot, step):
+            runs.append(self.bootstrap(min(step, n_boot - first), seed, n_jobs, first=first))
+            ticker.done(runs[-1][0].shape[0])
+        return np.concatenate([r[0] for r in runs]), np.concatenate([r[1] for r in runs])
+
     def predict(self, a: np.ndarray, b: np.ndarray, z: Optional[np.ndarray] = None) -> np.ndarray:
         """P(a beats b) for each vote."""
         d = self.x[a] - self.x[b]

@@ -4,6 +4,7 @@ checked (:func:`discrank.leaderboard.arena_board`'s input)."""
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Any, Optional
 
@@ -13,11 +14,16 @@ from discrank._arena_fit import BTRows, rows_of
 from discrank._checks import show
 from discrank._votes import BOTH_BAD, PAIR_TIES
 
-__all__ = ["BOARD_TIES", "Coded", "Votes", "check_graph", "check_ties", "read_board_votes", "votes_of"]
+__all__ = ["BOARD_TIES", "CI_METHODS", "MAX_BOOT", "Coded", "Votes", "check_board_args", "check_graph", "check_ties",
+           "read_board_votes", "votes_of"]
 
 #: The ties policies a board takes: those of games summed to pairs (Davidson's needs a draw model,
 #: ``Elo(draws="davidson")``).
 BOARD_TIES = PAIR_TIES
+#: The boards' interval methods.
+CI_METHODS = ("sandwich", "bootstrap", "none")
+#: The most bootstrap replicates a board draws (each holds a copy of the parameters).
+MAX_BOOT = 1_000_000
 
 
 @dataclass
@@ -265,3 +271,26 @@ def _check_categories(cat: np.ndarray, what: str) -> np.ndarray:
         raise ValueError(f"{what}: vote {missing[0]} has no category ({show(cat[missing[0]])}; {missing.size} such "
                          "votes)")
     return cat.astype(str)
+
+
+def check_board_args(level: Any, ci: str, n_boot: Any, seed: Any, style_reg: Any, ridge: Any, anchor_rating: Any,
+                     ties: str, min_votes: Any) -> float:
+    """:func:`discrank.arena_board`'s arguments checked (a ValueError names the value); the level as a float."""
+    if isinstance(level, bool) or not isinstance(level, (int, float, np.floating)) or not 0.0 < float(level) < 1.0:
+        raise ValueError(f"level={show(level)} must be a confidence level in (0, 1)")
+    if ci not in CI_METHODS:
+        raise ValueError(f"ci={show(ci)} is not one of {CI_METHODS}")
+    if isinstance(n_boot, bool) or not isinstance(n_boot, (int, np.integer)) or not 2 <= n_boot <= MAX_BOOT:
+        raise ValueError(f"n_boot={show(n_boot)} must be an integer in [2, {MAX_BOOT}]")
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or not 0 <= seed < 2 ** 64:
+        raise ValueError(f"seed={show(seed)} must be an integer in [0, 2^64) (replicate t draws from the "
+                         "generator seeded by (seed, t))")
+    for name, val in (("style_reg", style_reg), ("ridge", ridge)):
+        if isinstance(val, bool) or not isinstance(val, (int, float, np.floating)) or not 0.0 <= float(val) < math.inf:
+            raise ValueError(f"{name}={show(val)} must be a finite number >= 0")
+    if not isinstance(anchor_rating, (int, float, np.floating)) or not math.isfinite(anchor_rating):
+        raise ValueError(f"anchor_rating={show(anchor_rating)} must be a finite number")
+    check_ties(ties)
+    if isinstance(min_votes, bool) or not isinstance(min_votes, (int, np.integer)) or min_votes < 0:
+        raise ValueError(f"min_votes={show(min_votes)} must be an integer >= 0")
+    return float(level)

@@ -56,6 +56,7 @@ def arena_command(args: argparse.Namespace) -> int:
     print_warnings(caught)
     print(f"fitted in {time.perf_counter() - t0:.2f} s", file=sys.stderr)
     print(_heading(board, "the board"))
+    print(f"table: {board.frame.attrs['note']}", file=sys.stderr)
     with pd_options():
         print(board_table(board.frame, args.top))
         if len(board.style):
@@ -109,7 +110,7 @@ def _fit(frame, args: argparse.Namespace, columns: dict):
     try:
         return arena_board(frame, style=args.style, category=args.category, ties=args.ties, bothbad=args.bothbad,
                            anchor=args.anchor, anchor_rating=args.anchor_rating, ci=args.ci, level=args.level,
-                           n_boot=args.n_boot, seed=args.seed, **columns)
+                           n_boot=args.n_boot, seed=args.seed, min_votes=args.min_votes, **columns)
     except ValueError as exc:
         text = str(exc)
         name = text.split("=", 1)[0]
@@ -138,7 +139,7 @@ def _holdout(frame, args: argparse.Namespace, columns: dict):
 
 def _heading(board, what: str) -> str:
     frame = board.frame
-    votes = int(frame["votes"].sum()) // 2
+    votes = frame.attrs["votes"]
     ci = frame.attrs["ci"]
     intervals = "no intervals" if ci == "none" else f"{100 * frame.attrs['level']:g}% {ci} intervals"
     anchor = "the mean" if frame.attrs["anchor"] is None else repr(frame.attrs["anchor"])
@@ -148,8 +149,8 @@ def _heading(board, what: str) -> str:
 
 
 def board_table(frame, top: int) -> str:
-    """The first ``top`` rows of a board's frame as text: rank, rank interval, model, rating, interval,
-    votes, and with style control the plain rating and the rank change (``+2``: style control moves the
+    """The first ``top`` rows of a board's frame as text: rank, rank interval, model (marked preliminary with
+    fewer than 500 votes), rating, interval, votes, and with style control the plain rating and the rank change (``+2``: style control moves the
     model up two places)."""
     import pandas as pd
 
@@ -158,7 +159,7 @@ def board_table(frame, top: int) -> str:
     ci = frame.attrs["ci"] != "none"
     if ci:
         shown["ranks"] = [f"{lo}-{hi}" for lo, hi in zip(rows["rank_lower"], rows["rank_upper"])]
-    shown["model"] = rows["model"].astype(str)
+    shown["model"] = [f"{m} (preliminary)" if p else str(m) for m, p in zip(rows["model"], rows["preliminary"])]
     shown["rating"] = [f"{r:.1f}" for r in rows["rating"]]
     if ci:
         shown["interval"] = [f"[{lo:.1f}, {hi:.1f}]" for lo, hi in zip(rows["lower"], rows["upper"])]
@@ -268,6 +269,9 @@ def add_arena(sub) -> None:
                    help="the 'tie (bothbad)' votes: ties (the default), or dropped")
     p.add_argument("--anchor", metavar="MODEL", help="the model shown at --anchor-rating (default: the mean is)")
     p.add_argument("--anchor-rating", type=finite_float, default=1000.0, help="(default 1000)")
+    p.add_argument("--min-votes", type=int_at_least(0), default=0, metavar="N",
+                   help="show only the models with N votes at least (each board; the others are fitted); every board "
+                        "marks a model with fewer than 500 votes preliminary")
     p.add_argument("--top", type=int_at_least(1), default=20,
                    help=f"rows printed (default 20; {CATEGORY_ROWS} at most per category); the files hold all")
     p.add_argument("--out", metavar="PREFIX",

@@ -14,9 +14,11 @@ from typing import Callable, Iterator, NoReturn, Optional, Union
 
 import numpy as np
 
+from discrank._labels import show
+
 __all__ = ["parse_number", "int_at_least", "finite_float", "fraction", "share", "regularization", "positive", "period",
            "refit_period", "threads", "bound_text", "write_file", "UsageError", "Parser", "FitProgress", "read_log",
-           "read_games", "check_period", "print_warnings", "pd_options", "add_columns", "add_bad_rows"]
+           "read_games", "check_period", "print_warnings", "pd_options", "add_columns", "add_bad_rows", "as_labels_of"]
 
 
 def parse_number(text: str, convert: Callable[[str], Union[int, float]], what: str) -> Union[int, float]:
@@ -205,7 +207,8 @@ class FitProgress:
         if self.quiet or now - self.last < (0.2 if self.tty else 2.0) or now < 1.0:
             return
         self.last = now
-        line = f"  iteration {iteration:>5}  loss {f:.10f}  gradient measure {measure:.2e}  {now:6.1f} s"
+        line = (f"  the fit in progress: iteration {iteration:>5}, loss {f:.10f}, gradient measure {measure:.2e}, "
+                f"{now:6.1f} s")
         print(("\r" + line) if self.tty else line, end="" if self.tty else "\n", file=sys.stderr, flush=True)
         self.open = self.tty
 
@@ -353,3 +356,21 @@ def add_bad_rows(p: argparse.ArgumentParser) -> None:
     p.add_argument("--keep-truncated", action="store_true",
                    help="a truncated compressed file (.gz, .bz2, .xz): keep the games read before the truncation, "
                         "with a warning, instead of stopping")
+
+
+def as_labels_of(labels: np.ndarray, values: np.ndarray, where: str) -> np.ndarray:
+    """``values`` as labels of the kind of ``labels`` (numbers, or text: a command-line value is text)."""
+    if labels.dtype.kind in "iuf":
+        number = int if labels.dtype.kind in "iu" else float
+        out = []
+        for v in values.tolist():
+            try:
+                got = number(v)
+                whole = isinstance(v, str) or float(got) == float(v)  # (1.5 is no integer label)
+            except (TypeError, ValueError, OverflowError):
+                whole = False
+            if not whole:
+                raise ValueError(f"{where}: {show(v)} is not one of the model's values, which are numbers")
+            out.append(got)
+        return np.array(out)
+    return values.astype(str).astype(object)

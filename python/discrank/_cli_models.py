@@ -1,7 +1,7 @@
 """The command line's view of the models (used by :mod:`discrank.cli` only).
 
-Which estimator each ``discrank fit --model`` name builds, which options apply to it, and how
-``predict``, ``info`` and ``plot`` read a fitted model. Whether an option applies is asked of the model:
+Which estimator each ``discrank fit --model`` name builds, which options apply to it, its table, and how
+``info`` and ``plot`` read a fitted model (``predict``'s fixtures: :mod:`discrank._cli_fixtures`). Whether an option applies is asked of the model:
 a model option sets the constructor parameter of the same meaning, and applies exactly when the
 estimator has that parameter (``get_params``); ``--advantage`` applies when the model fits advantage
 covariates; ``--save`` when it can be saved. An option that does not apply is a ValueError naming the
@@ -10,19 +10,18 @@ option and the model (exit status 2).
 
 from __future__ import annotations
 
-import inspect
 import math
 from dataclasses import dataclass
 from typing import Any, Callable, Optional
 
 import numpy as np
 
+from discrank._cli_args import as_labels_of
 from discrank._labels import show
 
 __all__ = ["ModelChoice", "ModelOption", "MODEL_OPTIONS", "DEFAULT_MODEL", "model_choices", "options_of",
            "build_model", "check_fit_options", "check_fitted_advantage", "ratings_table", "verdict", "advantage_names",
-           "advantage_values", "check_known", "FixtureFeature", "FIXTURE_FEATURES", "fixture_features",
-           "predict_fixtures", "has_draw_model", "coefficient_lines", "history_axes"]
+           "advantage_values", "check_known", "has_draw_model", "coefficient_lines", "history_axes", "TABLE_OPTIONS"]
 
 #: The model ``discrank fit`` fits when ``--model`` is not given.
 DEFAULT_MODEL = "elo"
@@ -189,8 +188,9 @@ def _takes_advantage(model: Any) -> bool:
 
 def check_fit_options(name: str, model: Any, args: Any) -> None:
     """Refuse the ``fit`` options that do not apply to ``model`` (``--model name``): ``--advantage`` for a
-    model without covariates, ``--min-games`` for a model fitted on the games (every model can be saved). A
-    ValueError names the option and the model."""
+    model without covariates, ``--min-games`` for a model fitted on the games (every model can be saved),
+    ``--table-context`` without contexts and ``--table-max-sd`` for ratings without a standard deviation, before
+    the fit. A ValueError names the option and the model."""
     what = f"--model {name}: {type(model).__name__}"
     if getattr(args, "advantage", None) and not _takes_advantage(model):
         raise ValueError(f"--advantage {' '.join(args.advantage)} does not apply to {what} fits no advantage "
@@ -198,6 +198,13 @@ def check_fit_options(name: str, model: Any, args: Any) -> None:
     if model_choices()[name].games and args.min_games > 1:
         raise ValueError(f"--min-games does not apply to {what} is fitted on the games, not on their pairs "
                          "(--min-player-games filters its players)")
+    takes_context = getattr(model, "takes_context", False)
+    if getattr(args, "table_context", None) is not None and not (takes_context and getattr(args, "context", None)):
+        raise ValueError(f"--table-context does not apply to {what} is fitted without contexts (--model dynamic "
+                         "with --context COL fits them)")
+    if getattr(args, "table_max_sd", None) is not None and "variance_scale" not in model.get_params():
+        raise ValueError(f"--table-max-sd does not apply to {what}'s ratings have no standard deviation (--model "
+                         "dynamic's have one)")
 
 
 def check_fitted_advantage(name: str, model: Any, log: Any) -> None:
@@ -211,12 +218,21 @@ def check_fitted_advantage(name: str, model: Any, log: Any) -> None:
                          f"{type(model).__name__} fitted no coefficient for them")
 
 
-def ratings_table(model: Any):
-    """The model's table of ratings, best first: ``ratings_frame()``, or for a model without one, each
-    player's latest rating (a whole-history model's ``history()``) or ``ratings_``, ranked."""
+def ratings_table(model: Any, **options: Any):
+    """The model's table of ratings, best first: ``ratings_frame(**options)`` (the options given, those of
+    :data:`TABLE_OPTIONS` not None), or for a model without one, each player's latest rating (a whole-history
+    model's ``history()``) or ``ratings_``, ranked."""
+    options = {key: value for key, value in options.items() if value is not None}
+    labels = getattr(model, "context_labels_", None)
+    if "context" in options and labels is not None:  # (a command-line value is text: read as the fitted labels)
+        options["context"] = as_labels_of(np.asarray(labels), np.array([options["context"]], dtype=object),
+                                           "--table-context")[0]
     frame = getattr(model, "ratings_frame", None)
     if frame is not None:
-        return frame()
+        return frame(**options)
+    if options:
+        raise ValueError(f"{type(model).__name__} has no table to filter: "
+                         f"{', '.join(TABLE_OPTIONS[k] for k in options)} do not apply")
     import pandas as pd
 
     if hasattr(model, "history"):
@@ -229,6 +245,11 @@ def ratings_table(model: Any):
     table = table.sort_values("rating", ascending=False, kind="stable").reset_index(drop=True)
     table.insert(1, "rank", np.arange(1, len(table) + 1))
     return table
+
+
+#: The options of ``fit`` that shape its table, by their ``ratings_frame`` keyword.
+TABLE_OPTIONS = {"min_games": "--table-min-games", "max_sd": "--table-max-sd", "active_since": "--active-since",
+                 "context": "--table-context"}
 
 
 def verdict(model: Any) -> str:
@@ -288,205 +309,17 @@ def check_known(model: Any, labels: np.ndarray, unseen: str, source: str) -> np.
     unknown = labels[~np.isin(labels, np.asarray(model.labels_))]
     unknown = unknown[np.sort(np.unique(unknown, return_index=True)[1])]
     if unknown.size and unseen == "raise":
+        from discrank.models._prediction import near_misses
+
         others = unknown.size - 1
-        raise ValueError(f"unknown player {show(unknown[0])}: not one of the {len(model.labels_)} players of "
+        near = near_misses(unknown[0].item() if isinstance(unknown[0], np.generic) else unknown[0],
+                           np.asarray(model.labels_))
+        hint = f" (did you mean {' or '.join(show(v) for v in near)}?)" if near else ""
+        raise ValueError(f"unknown player {show(unknown[0])}{hint}: not one of the {len(model.labels_)} players of "
                          f"{source}" + (f"; {others} other unknown label{'s' if others > 1 else ''}"
                                                 if others else "")
                          + "; --unseen prior predicts an unknown player from the model's prior")
     return unknown
-
-
-def _fixture_time(model: Any, n: int) -> Optional[np.ndarray]:
-    """The time of the fixtures of a model with a time step (``period``): the start of its last fitted
-    period, where its latest ratings are; None for a stationary model."""
-    if model.get_params().get("period") is None or not hasattr(model, "history"):
-        return None
-    return np.full(n, model.history()["time"].to_numpy().max())
-
-
-def _unseen(method: Callable, unknown: bool) -> dict:
-    """``unseen="prior"`` for a prediction with unknown players, where the method takes the argument (a
-    method without it predicts an unknown player from the prior itself)."""
-    return {"unseen": "prior"} if unknown and "unseen" in inspect.signature(method).parameters else {}
-
-
-@dataclass(frozen=True)
-class FixtureFeature:
-    """A column of the fixtures that a model may be fitted with, besides the players and the advantage
-    covariates: ``predict``'s option and its default column, the model's fitted labels of it.
-
-    Attributes
-    ----------
-    flag : str
-        The option of ``predict`` (and of ``fit``): a column of ``--pairs``, or the value of the fixture of two
-        players.
-    column : str
-        The column of ``--pairs`` read when the option is not given (the GameLog's attribute).
-    fitted : str
-        The fitted attribute that holds the labels of a model fitted with the feature (None: fitted without).
-    what, unseen : str
-        The feature in the messages (plural); what the model does with a value it has not seen.
-    """
-
-    flag: str
-    column: str
-    fitted: str
-    what: str
-    unseen: str
-
-    def labels(self, model: Any) -> Optional[np.ndarray]:
-        """The values the model was fitted with, or None for a model fitted without the feature."""
-        labels = getattr(model, self.fitted, None)
-        return None if labels is None else np.asarray(labels)
-
-
-#: The columns of the fixtures ``predict`` gives a model fitted with them (DynamicElo's context effects and match
-#: formats), and refuses or names for one fitted without.
-FIXTURE_FEATURES = (
-    FixtureFeature("--context", "context", "context_labels_", "contexts",
-                   "predicted with no context effect, at the prior's variance"),
-    FixtureFeature("--match-format", "match_format", "format_labels_", "match formats",
-                   "predicted at the reference scale 1"),
-)
-
-
-def fixture_features(model: Any, given: dict, n: int, source: str, unseen: str, df: Any = None,
-                     file: str = "") -> tuple[dict, list]:
-    """The contexts and match formats of ``n`` fixtures for ``model``, by GameLog attribute, with the warnings
-    to print: ``({"context": values or None, "match_format": ...}, [warning, ...])``.
-
-    Parameters
-    ----------
-    model : estimator
-        Fitted.
-    given : dict
-        Each option of :data:`FIXTURE_FEATURES` by its attribute (``"context"``): with ``df``, the column named
-        (None: the feature's default column, read where the model was fitted with the feature); without, the
-        value of the fixture (None: not given).
-    n : int
-        The number of fixtures.
-    source : str
-        The model file, for the messages.
-    unseen : {"raise", "prior"}
-        A value the model has not seen: an error (``"raise"``), or predicted as the model predicts an unseen
-        one, with a warning.
-    df : pandas.DataFrame, optional
-        The ``--pairs`` file's rows; None: the fixture of two players.
-    file : str
-        The ``--pairs`` file, for the messages.
-
-    Returns
-    -------
-    tuple
-        The values (None: the model was fitted without the feature, or not given), and the warnings: a column
-        of the file under the feature's default name for a model fitted without it, a value not seen.
-
-    Raises
-    ------
-    ValueError
-        An option given to a model fitted without its feature; a model fitted with a feature and fixtures
-        without it (no option, no default column); a column not in the file; a value the model has not seen
-        with ``unseen="raise"``.
-    """
-    values, notes = {}, []
-    name = type(model).__name__
-    for feature in FIXTURE_FEATURES:
-        labels, option = feature.labels(model), given.get(feature.column)
-        values[feature.column] = None
-        if labels is None:
-            if option is not None:
-                raise ValueError(f"{feature.flag} does not apply to {source}: its {name} was fitted without "
-                                 f"{feature.what} (it predicts every {feature.what[:-1]} alike)")
-            if df is not None and feature.column in df.columns:
-                notes.append(f"column {feature.column!r} of {file} is not used: {source}'s {name} was fitted without "
-                             f"{feature.what} (it predicts every {feature.what[:-1]} alike)")
-            continue
-        shown = [str(v) for v in labels]
-        if df is None:
-            if option is None:
-                raise ValueError(f"{source}'s {name} was fitted with the {feature.what} {shown}: give the fixture's "
-                                 f"{feature.flag} VALUE")
-            got = _as_labels_of(labels, np.array([option], dtype=object), feature.flag)
-            got = np.full(n, got[0], dtype=object)
-        else:
-            column = feature.column if option is None else option
-            if column not in df.columns:
-                why = (f"its column {column!r} is not in {file}" if option is not None else
-                       f"{file} has no column {column!r}: name the fixtures' column, {feature.flag} COL")
-                raise ValueError(f"{source}'s {name} was fitted with the {feature.what} {shown}; {why} (its columns "
-                                 f"are {list(df.columns)})")
-            got = df[column].to_numpy()
-            if df[column].isna().any():
-                row = int(np.flatnonzero(df[column].isna().to_numpy())[0])
-                raise ValueError(f"column {column!r} of {file} is missing at row {row}: each fixture needs its "
-                                 f"{feature.column}")
-            got = _as_labels_of(labels, got, f"column {column!r} of {file}")
-        new = got[~np.isin(got, labels)]
-        if new.size:
-            first = list(dict.fromkeys(new.tolist()))
-            text = ", ".join(show(v) for v in first[:5]) + (f", ... ({len(first)} in all)" if len(first) > 5 else "")
-            if unseen == "raise":
-                raise ValueError(f"{feature.column} {text}: not among the {feature.what} of {source} {shown}; "
-                                 f"--unseen prior predicts it as the model does a {feature.column} it has not seen")
-            notes.append(f"{feature.column} {text} not among the model's {feature.what}: {feature.unseen}")
-        values[feature.column] = got
-    return values, notes
-
-
-def _as_labels_of(labels: np.ndarray, values: np.ndarray, where: str) -> np.ndarray:
-    """``values`` as labels of the kind of ``labels`` (numbers, or text: a command-line value is text)."""
-    if labels.dtype.kind in "iuf":
-        number = int if labels.dtype.kind in "iu" else float
-        out = []
-        for v in values.tolist():
-            try:
-                got = number(v)
-                whole = isinstance(v, str) or float(got) == float(v)  # (1.5 is no integer label)
-            except (TypeError, ValueError, OverflowError):
-                whole = False
-            if not whole:
-                raise ValueError(f"{where}: {show(v)} is not one of the model's values, which are numbers")
-            out.append(got)
-        return np.array(out)
-    return values.astype(str).astype(object)
-
-
-def predict_fixtures(model: Any, a: np.ndarray, b: np.ndarray, x: Optional[np.ndarray], unknown: bool,
-                     features: Optional[dict] = None) -> np.ndarray:
-    """The predictions of the fixtures ``a`` against ``b`` (checked by :func:`check_known`).
-
-    Parameters
-    ----------
-    model : estimator
-        Fitted.
-    a, b : ndarray
-        The players, as the model's labels.
-    x : ndarray of shape (n, n_covariates), or None
-        The fixtures' advantage covariates, for a model fitted with them.
-    unknown : bool
-        Whether some players are not the model's (:func:`check_known`): they are predicted from its prior.
-    features : dict, optional
-        The fixtures' contexts and match formats (:func:`fixture_features`) for a model fitted with them.
-
-    Returns
-    -------
-    ndarray
-        A model with a draw model: shape (n, 3), P(a wins), P(draw), P(b wins) (its ``predict_outcomes``;
-        one without that method: its expected score). Else shape (n,), P(a beats b). A model with a time
-        step predicts at its last fitted period, in the fixtures' contexts and formats.
-    """
-    from discrank.logs import GameLog
-
-    features = features or {}
-    log = GameLog(a, b, np.zeros(a.size), _fixture_time(model, a.size), {}, x,
-                  advantage_names(model) if x is not None else (), context=features.get("context"),
-                  match_format=features.get("match_format"))
-    if has_draw_model(model) and hasattr(model, "predict_outcomes"):
-        return np.asarray(model.predict_outcomes(log, **_unseen(model.predict_outcomes, unknown)))
-    if hasattr(model, "predict_games"):  # the games' protocol: times and covariates from the log
-        return np.asarray(model.predict_games(log, **_unseen(model.predict_games, unknown)))
-    extra = {} if x is None else {"advantage": x}
-    return np.atleast_1d(model.predict_proba(a, b, **extra, **_unseen(model.predict_proba, unknown)))
 
 
 # ------------------------------------------------------------------ info and plot

@@ -29,7 +29,10 @@ import numpy as np
 from discrank._checks import check_verbose, show
 
 __all__ = ["progress", "reporting", "report_step", "staging", "report_stage", "stage_level", "speaking", "when",
-           "plural"]
+           "plural", "interactive", "Ticker", "TICK_SECONDS"]
+
+#: The seconds between two reports of a :class:`Ticker` (a bootstrap's replicates done).
+TICK_SECONDS = 2.0
 
 # The per-iteration hook of the current context, called as hook(iteration, objective, stopping measure).
 _STEPS: ContextVar[Optional[Callable[[int, float, float], None]]] = ContextVar("discrank_progress", default=None)
@@ -163,9 +166,53 @@ def progress(verbose: Any = 1) -> Iterator[None]:
         yield
 
 
+def interactive() -> bool:
+    """Whether a person watches: stderr is a terminal, or the code runs in a Jupyter kernel (a notebook). The rule
+    of ``verbose=None``, the default of the long operations (DynamicElo's fit, ``evaluate``, ``bootstrap``,
+    ``arena_board``): their progress is shown where a person watches, and scripts and pipes stay quiet."""
+    if "ipykernel" in sys.modules:
+        return True
+    try:
+        return sys.stderr is not None and sys.stderr.isatty()
+    except (AttributeError, ValueError):  # a closed or replaced stream
+        return False
+
+
 def speaking(verbose: Any) -> ContextManager[None]:
     """A model's or a function's ``verbose`` (checked: a TypeError or ValueError names the value):
     :func:`progress` at that level, or, at 0, a block that leaves the current listeners as they are
-    (the command line's, an enclosing ``discrank.progress``)."""
-    level = check_verbose(verbose)
+    (the command line's, an enclosing ``discrank.progress``); None: level 1 where a person watches
+    (:func:`interactive`), else 0."""
+    if verbose is None:
+        level = 1 if interactive() and stage_level() == 0 else 0  # (an outer listener keeps its own level)
+    else:
+        level = check_verbose(verbose)
     return progress(level) if level else nullcontext()
+
+
+class Ticker:
+    """Reports ``what: k of n <units>, t s`` to the stage listener of the context it is made in (:func:`staging`,
+    level 1) as work is done, at most every :data:`TICK_SECONDS` and once at the end; :meth:`done` may be called
+    from other threads (a pool's workers, which do not share the context)."""
+
+    def __init__(self, what: str, n: int, units: str) -> None:
+        import threading
+        import time
+
+        listener = _STAGES.get()
+        self.hook = listener[1] if listener is not None else None
+        self.what, self.n, self.units, self.k = what, int(n), units, 0
+        self._clock, self._lock = time.perf_counter, threading.Lock()
+        self.t0 = self.last = self._clock()
+
+    def done(self, k: int = 1) -> None:
+        """``k`` more units done."""
+        if self.hook is None:
+            return
+        with self._lock:
+            self.k += k
+            now = self._clock()
+            if self.k < self.n and now - self.last < TICK_SECONDS:
+                return
+            self.last = now
+            self.hook(f"{self.what}: {self.k:,} of {self.n:,} {self.units}, {now - self.t0:.1f} s")

@@ -34,12 +34,13 @@ from discrank._screen import (BAD_COVARIATE, BAD_RESULT, BAD_TIME, INVALID_KINDS
                               MISSING_RESULT, MISSING_TIME, SELF_PLAY, UNFINISHED, active_games, check_invalid,
                               check_max_invalid, screen_rows, time_bound, warn_user)
 
-__all__ = ["DRAW_MARKERS", "INVALID_KINDS", "PGN_RESULTS", "FrameRows", "active_games", "advantage_columns",
+__all__ = ["DRAW_MARKERS", "LINE0", "INVALID_KINDS", "PGN_RESULTS", "FrameRows", "active_games", "advantage_columns",
            "as_advantage", "as_context", "column_roles", "as_times", "check_invalid", "pandas_module", "parse_results",
            "read_frame_rows", "screen_rows", "time_bound", "warn_user"]
 
 PGN_RESULTS = {"1-0": 1.0, "0-1": 0.0, "1/2-1/2": 0.5, "½-½": 0.5, "0.5-0.5": 0.5}
 DRAW_MARKERS = ("draw", "Draw", "DRAW", "1/2-1/2", "½-½", "tie", "Tie", "=", "tie (bothbad)")
+LINE0 = "discrank_line0"  # the key of a frame's attrs that holds its file's line of row 0
 
 
 def pandas_module():
@@ -353,18 +354,18 @@ class FrameRows(NamedTuple):
 def read_frame_rows(df: Any, a: str = "a", b: str = "b", score: Optional[str] = None, winner: Optional[str] = None,
                     time: Optional[str] = None, *, start: Any = None, end: Any = None, min_player_games: int = 1,
                     invalid: str = "raise", advantage: Any = None, row0: Any = 0, empty_ok: bool = False,
-                    max_invalid: float = MAX_INVALID, context: Optional[str] = None,
-                    margin: Optional[tuple] = None, match_format: Optional[str] = None) -> FrameRows:
+                    max_invalid: float = MAX_INVALID, context: Optional[str] = None, margin: Optional[tuple] = None,
+                    match_format: Optional[str] = None) -> FrameRows:
     """The valid games of a pandas DataFrame, one row per game, as columns.
 
-    The rows are first filtered by time (``start``, ``end``), then checked, then filtered by
-    ``min_player_games`` over the valid rows (:func:`screen_rows`). The arguments are those of
-    :meth:`discrank.GameLog.from_frame`, which documents them.
+    The rows are first filtered by time (``start``, ``end``), then checked, then filtered by ``min_player_games``
+    over the valid rows (:func:`screen_rows`). The arguments are :meth:`discrank.GameLog.from_frame`'s.
 
     Parameters
     ----------
     df : pandas.DataFrame
-        The games.
+        The games; an invalid row is named with ``df.attrs[LINE0]`` + its number, its line in a CSV file, else
+        with its index label where the index is not the rows' numbers.
     a, b, score, winner, time : str
         The columns (exactly one of ``score`` and ``winner``).
     start, end : optional
@@ -391,35 +392,27 @@ def read_frame_rows(df: Any, a: str = "a", b: str = "b", score: Optional[str] = 
         The column of each game's match format (a label: text or numbers, "bo3", "bo5"). A row where it is
         missing (NaN, None, empty text) is invalid ("missing match format").
     row0 : int or ndarray of int, optional
-        The number of the frame's first row in its file, for the messages (a chunk of a scan); or the
-        number of each of its rows (a chunk some of whose rows were left out before).
+        The number of the frame's first row in its file, for the messages (a chunk of a scan); or the number of
+        each of its rows (a chunk some of whose rows were left out before).
     empty_ok : bool, optional
         Return no rows, instead of raising, when no valid game is left (a chunk of a scan).
 
     Returns
     -------
     FrameRows
-        ``a``, ``b``: the players of the valid games, in the frame's order (integer ids that pandas read
-        as floats because of missing entries that were dropped are integers again), not yet checked as
-        labels; ``score``: the score of ``a``; ``time``: their times (numbers or datetime64) when ``time``
-        is given; ``dropped``: the invalid rows dropped, counted by kind (``invalid="drop"``);
-        ``advantage``: the covariates of the valid games (float64, shape (n, n_covariates)) or None, not yet
-        checked as columns (:func:`as_advantage`); ``advantage_names``: their columns' names; ``context``:
-        the contexts of the valid games when ``context`` is given (integers that pandas read as floats
-        because of missing entries that were dropped are integers again), not yet checked as labels
-        (:func:`as_context`); ``margin``: the margins of the valid games (float64, shape (n, 2)) when
-        ``margin`` is given, not yet checked as a log's (:func:`~discrank._margin.as_margin`);
-        ``match_format``: the match formats of the valid games when ``match_format`` is given, read as
-        ``context`` is.
-
-    Raises
-    ------
-    ValueError
-        A column that is not in the frame, an empty frame, an invalid row (``invalid="raise"``), more than
-        ``max_invalid`` of the rows invalid (``invalid="drop"``), no game left after the filters, or an
-        unknown ``invalid`` or ``max_invalid``.
-    TypeError
-        ``df`` is not a DataFrame, or ``advantage`` is not a column name or a list of names.
+        ``a``, ``b``: the players of the valid games, in the frame's order (integer ids that pandas read as floats
+        because of missing entries that were dropped are integers again), not yet checked as labels; ``score``: the
+        score of ``a``; ``time``: their times (numbers or datetime64) when ``time`` is given; ``dropped``: the invalid
+        rows dropped, counted by kind (``invalid="drop"``); ``advantage``: the covariates of the valid games (float64,
+        shape (n, n_covariates)) or None, not yet checked as columns (:func:`as_advantage`); ``advantage_names``: their
+        columns' names; ``context``: the contexts of the valid games when ``context`` is given (integers that pandas
+        read as floats because of missing entries that were dropped are integers again), not yet checked as labels
+        (:func:`as_context`); ``margin``: the margins of the valid games (float64, shape (n, 2)) when ``margin`` is
+        given, not yet checked as a log's (:func:`~discrank._margin.as_margin`); ``match_format``: the match formats of
+        the valid games when ``match_format`` is given, read as ``context`` is.  Raises ------ ValueError A column that
+        is not in the frame, an empty frame, an invalid row (``invalid="raise"``), more than ``max_invalid`` of the rows
+        invalid (``invalid="drop"``), no game left after the filters, or an unknown ``invalid`` or ``max_invalid``.
+        TypeError ``df`` is not a DataFrame, or ``advantage`` is not a column name or a list of names.
     """
     pd = pandas_module()
     invalid = check_invalid(invalid)
@@ -453,8 +446,14 @@ def read_frame_rows(df: Any, a: str = "a", b: str = "b", score: Optional[str] = 
     for code, mask in extra.items():
         mark(mask, code)
 
-    def explain(k: int) -> str:
-        r = int(row0[k]) if isinstance(row0, np.ndarray) else k + row0  # the row's number in the file
+    def explain(k: int) -> str:  # the message of the invalid row k, and where it is beyond its number
+        r = int(row0[k]) if isinstance(row0, np.ndarray) else k + row0
+        return why(k, r) + (f" (line {r + line0} of the file)" if line0 is not None else "" if default_index
+                            else f" (the frame's index label {show(df.index[k])})")
+
+    line0, default_index = df.attrs.get(LINE0), df.index.equals(pd.RangeIndex(len(df)))
+
+    def why(k: int, r: int) -> str:
         code = kind[k]
         if code == MISSING_NAME:
             col, v = (a, col_a[k]) if miss_a[k] else (b, col_b[k])

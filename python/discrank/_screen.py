@@ -19,7 +19,8 @@ from discrank._labels import factorize_objects, factorize_pair
 __all__ = ["INVALID_KINDS", "MISSING_NAME", "SELF_PLAY", "MISSING_RESULT", "BAD_RESULT", "MISSING_TIME", "BAD_TIME",
            "UNFINISHED", "MISSING_COVARIATE", "BAD_COVARIATE", "MISSING_CONTEXT", "MISSING_MARGIN", "BAD_MARGIN",
            "MISSING_FORMAT", "MAX_INVALID", "active_games", "check_invalid", "check_max_invalid", "check_reading",
-           "kept_games", "large_share", "refuse_mostly_invalid", "screen_rows", "time_bound", "warn_user"]
+           "kept_games", "large_share", "refuse_mostly_invalid", "screen_rows", "time_bound", "warn_user",
+           "describe_log"]
 
 #: What makes a row of a game log invalid, in the order a row is classified (a row counts once, under the
 #: first kind that applies). The keys of :attr:`GameLog.dropped`.
@@ -434,3 +435,32 @@ def screen_rows(kind: np.ndarray, a: np.ndarray, b: np.ndarray, missing_a: np.nd
         first = int(np.flatnonzero(bad)[0])
         raise ValueError(f"no valid game is left: every {unit} is invalid, the first: {explain(first)}")
     return np.flatnonzero(valid), dropped
+
+
+def describe_log(log: Any) -> str:
+    """A game log in one line (``repr(GameLog)``): its games, players (counted for logs of up to 2 million games),
+    time span, draws, and the columns it has besides the players and the scores."""
+    n = len(log)
+    parts = [f"{n:,} game{'s' if n != 1 else ''}"]
+    if 0 < n <= 2_000_000:
+        parts[0] += f" of {np.unique(np.concatenate([log.a, log.b])).size:,} players"
+    if log.time is not None and n:
+        t = np.asarray(log.time)
+        lo, hi = t.min(), t.max()
+        parts.append(f"times {str(lo)[:10] if t.dtype.kind == 'M' else show(lo)} .. "
+                     f"{str(hi)[:10] if t.dtype.kind == 'M' else show(hi)}")
+    draws = int(np.count_nonzero(np.asarray(log.score) == 0.5))
+    if draws:
+        parts.append(f"{draws:,} draws")
+    if log.advantage_names:
+        parts.append(f"advantage {list(log.advantage_names)}")
+    for name in ("context", "match_format"):
+        values = getattr(log, name)
+        if values is not None:
+            parts.append(f"{name} ({np.unique(np.asarray(values).astype(str)).size} values)")
+    if log.margin is not None:
+        parts.append("margins")
+    dropped = sum(int(v) for v in log.dropped.values() if isinstance(v, (int, np.integer)))
+    if dropped:
+        parts.append(f"{dropped:,} rows dropped")
+    return "GameLog(" + ", ".join(parts) + ")"

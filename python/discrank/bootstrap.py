@@ -24,6 +24,7 @@ import numpy as np
 
 from discrank._checks import show
 from discrank._coding import game_log_pairs
+from discrank._progress import Ticker, speaking
 from discrank.data import PairwiseData, covariate_data
 from discrank.exceptions import ConvergenceWarning
 from discrank.logs import GameLog
@@ -403,17 +404,24 @@ def _point_fit(estimator: Any, data: Any, fitted: Any) -> Any:
 
 
 def _run(replicate: Callable, n_boot: int, workers: int, name: str) -> list:
-    """The replicates' results, ``workers`` threads at a time; their warnings collected (one
-    ``ConvergenceWarning`` counts those that did not converge) and their failed fits counted in one
-    warning (all failed: a ValueError)."""
+    """The replicates' results, ``workers`` threads at a time, their progress reported (:class:`Ticker`); their
+    warnings collected (one ``ConvergenceWarning`` counts those that did not converge) and their failed fits
+    counted in one warning (all failed: a ValueError)."""
+    ticker = Ticker(f"bootstrap of {name}", n_boot, "replicates")
+
+    def run(r: int) -> Any:
+        row = replicate(r)
+        ticker.done()
+        return row
+
     # The warning filters are process-wide: set once here, around all the workers.
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         if workers > 1:
             with ThreadPoolExecutor(max_workers=workers) as pool:
-                rows = list(pool.map(replicate, range(n_boot)))
+                rows = list(pool.map(run, range(n_boot)))
         else:
-            rows = [replicate(r) for r in range(n_boot)]
+            rows = [run(r) for r in range(n_boot)]
     unconverged = sum(issubclass(w.category, ConvergenceWarning) for w in caught)
     if unconverged:
         warnings.warn(f"{unconverged} of {n_boot} bootstrap replicates of {name} did not converge", ConvergenceWarning,
@@ -429,7 +437,7 @@ def _run(replicate: Callable, n_boot: int, workers: int, name: str) -> list:
 
 def bootstrap(estimator: Any, data: Any, b: Any = None, score: Any = None, *, n_boot: int = 200, ci: float = 0.95,
               seed: int = 0, n_jobs: Optional[int] = None, weights: Optional[str] = None,
-              anchor: Any = None) -> BootstrapResult:
+              anchor: Any = None, verbose: Any = None) -> BootstrapResult:
     """Refit ``estimator`` (cloned with its parameters) on ``n_boot`` resamples of the games of ``data``;
     returns the replicates' ratings and advantage coefficients with the fit on all the games.
 
@@ -484,6 +492,9 @@ def bootstrap(estimator: Any, data: Any, b: Any = None, score: Any = None, *, n_
         The player at ``ratings_frame``'s ``anchor_rating`` (1500 Elo points) in every replicate and in
         the point estimate (for a model without ``ratings_frame``: at rating 0); a replicate without the
         anchor's games is left out (NaN). Default: each fit's mean rating is.
+    verbose : bool, int or None, optional
+        The replicates done on stderr, every 2 s (:func:`discrank.progress`); None (default): where a person
+        watches (stderr a terminal, or a notebook), else none.
 
     Returns
     -------
@@ -516,6 +527,7 @@ def bootstrap(estimator: Any, data: Any, b: Any = None, score: Any = None, *, n_
     from discrank.models._base import resolve_n_jobs
 
     _check_args(seed, n_boot, ci)
+    speaking(verbose)  # (checked first: the message names the value)
     workers = 1 if n_jobs is None else min(resolve_n_jobs(n_jobs), int(n_boot))
     data = _as_data(data, b, score)
     fitted, labels, draw = _sampler(data, weights)
@@ -550,7 +562,8 @@ def bootstrap(estimator: Any, data: Any, b: Any = None, score: Any = None, *, n_
             row[np.asarray(out[1], dtype=np.int64)] = out[2]
         return row, _betas(fit, names)
 
-    rows = _run(replicate, int(n_boot), workers, name)
+    with speaking(verbose):
+        rows = _run(replicate, int(n_boot), workers, name)
     nan = (np.full(labels.shape[0], np.nan), np.full(len(names), np.nan))
     rows = [nan if isinstance(row, Exception) else row for row in rows]
     return BootstrapResult(labels, point, np.vstack([r[0] for r in rows]), float(ci), column, names,

@@ -11,9 +11,10 @@ from typing import Optional, Sequence
 
 import numpy as np
 
+from discrank._cli_fixtures import fixture_features, fixture_times, predict_fixtures
 from discrank._cli_models import (DEFAULT_MODEL, MODEL_OPTIONS, advantage_names, advantage_values, build_model,
                                   check_fit_options, check_fitted_advantage, check_known, coefficient_lines,
-                                  fixture_features, history_axes, model_choices, options_of, predict_fixtures, ratings_table, verdict)
+                                  history_axes, model_choices, options_of, ratings_table, verdict)
 from discrank._cli_arena import add_arena
 from discrank._cli_args import (FitProgress, Parser, UsageError, add_bad_rows, add_columns, check_period, int_at_least,
                                 pd_options, period, positive, print_warnings, read_log, regularization, scale_or_tuned,
@@ -68,10 +69,13 @@ def fit_command(args: argparse.Namespace) -> int:
     t0 = time.perf_counter()
     _fit(model, data, args.quiet)
     check_fitted_advantage(args.model, model, log)
-    frame = ratings_table(model)
+    frame = ratings_table(model, min_games=args.table_min_games, max_sd=args.table_max_sd,
+                          active_since=args.active_since, context=args.table_context)
     if not args.quiet:
         summary = verdict(model)
         print(f"fitted in {time.perf_counter() - t0:.2f} s" + (f"; {summary}" if summary else ""), file=sys.stderr)
+        if "note" in frame.attrs:
+            print(f"table: {frame.attrs['note']}", file=sys.stderr)
         with pd_options():
             print(frame.head(args.top).to_string(index=False))
     if args.out:
@@ -142,9 +146,10 @@ def predict_command(args: argparse.Namespace) -> int:
         a = _match_labels(model, df[args.a].to_numpy())
         b = _match_labels(model, df[args.b].to_numpy())
         features, notes = fixture_features(model, options, a.size, args.model, args.unseen, df, args.pairs)
-        _warn(notes)
+        times, more = fixture_times(model, args.time, a.size, args.model, df, args.pairs)
+        _warn(notes + more)
         p = _predict(model, a, b, {**_pair_covariates(model, df, args.pairs), **given}, args.unseen,
-                     f"{args.model} (--pairs {args.pairs})", features)
+                     f"{args.model} (--pairs {args.pairs})", features, times)
         if p.ndim == 2:
             df["p_win"], df["p_draw"], df["p_loss"] = p[:, 0], p[:, 1], p[:, 2]
         else:
@@ -158,8 +163,9 @@ def predict_command(args: argparse.Namespace) -> int:
         raise ValueError("give two players (discrank predict MODEL A B) or --pairs FILE")
     ab = _match_labels(model, np.array([args.player_a, args.player_b]))
     features, notes = fixture_features(model, options, 1, args.model, args.unseen)
-    _warn(notes)
-    p = _predict(model, ab[:1], ab[1:], given, args.unseen, args.model, features)
+    times, more = fixture_times(model, args.time, 1, args.model)
+    _warn(notes + more)
+    p = _predict(model, ab[:1], ab[1:], given, args.unseen, args.model, features, times)
     if p.ndim == 2:
         print(f"P({args.player_a} wins) = {p[0, 0]:.4f}\nP(draw) = {p[0, 1]:.4f}\n"
               f"P({args.player_b} wins) = {p[0, 2]:.4f}")
@@ -194,10 +200,11 @@ def _warn(notes: list) -> None:
 
 
 def _predict(model, a: np.ndarray, b: np.ndarray, values: dict, unseen: str, source: str,
-             features: Optional[dict] = None) -> np.ndarray:
-    """The predictions of the fixtures ``a`` against ``b`` (:func:`discrank._cli_models.predict_fixtures`),
+             features: Optional[dict] = None, times: Optional[np.ndarray] = None) -> np.ndarray:
+    """The predictions of the fixtures ``a`` against ``b`` (:func:`discrank._cli_fixtures.predict_fixtures`),
     their advantage covariates ``values`` by name (numbers or columns; a covariate not given is 0, a
-    neutral game), their contexts and match formats ``features`` (:func:`discrank._cli_models.fixture_features`);
+    neutral game), their contexts and match formats ``features`` (:func:`discrank._cli_fixtures.fixture_features`)
+    and times ``times`` (:func:`discrank._cli_fixtures.fixture_times`);
     an unknown player is named (``source`` says where it was given) unless ``unseen`` is "prior", when a
     warning names it. The model's own warnings are printed as ``discrank: warning: ...``."""
     unknown = check_known(model, np.concatenate([a, b]), unseen, source)
@@ -211,7 +218,7 @@ def _predict(model, a: np.ndarray, b: np.ndarray, values: dict, unseen: str, sou
             x[:, k] = values.get(name, 0.0)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        p = predict_fixtures(model, a, b, x, bool(unknown.size), features)
+        p = predict_fixtures(model, a, b, x, bool(unknown.size), features, times)
     print_warnings(caught)
     return p
 
@@ -306,7 +313,18 @@ def _add_fit(sub) -> None:
     p.add_argument("--min-player-games", type=int_at_least(1), default=1,
                    help="keep players with at least this many games")
     p.add_argument("--top", type=int_at_least(1), default=20, help="rows of the printed leaderboard (default 20)")
-    p.add_argument("--out", help="write the ratings table (CSV) there")
+    p.add_argument("--table-min-games", type=int_at_least(0), metavar="N",
+                   help="hide the players with fewer games from the table (printed and --out)")
+    p.add_argument("--table-max-sd", type=float, metavar="SD",
+                   help="hide the ratings whose standard deviation is above SD logits (a model with one: dynamic)")
+    p.add_argument("--active-since", metavar="TIME",
+                   help="keep in the table the players seen at or after TIME (models that keep the games' times: "
+                        "dynamic, online, online-disc)")
+    p.add_argument("--table-context", metavar="VALUE",
+                   help="the table in one context (dynamic fitted with --context): each rating plus the player's "
+                        "effect there, with the sd of the sum")
+    p.add_argument("--out", help="write the ratings table (CSV) there: the columns printed, with provisional (fewer "
+                                 "than 10 games, or an sd above 110 Elo points)")
     p.add_argument("--save", help="save the fitted model (.npz) there")
     p.add_argument("--quiet", action="store_true", help="no progress and no leaderboard")
     p.set_defaults(func=fit_command)
@@ -361,8 +379,8 @@ def _add_saved(sub) -> None:
     p = sub.add_parser("predict", help="P(A beats B), or win / draw / loss, from a saved model",
                        description="P(A beats B) from a saved model; for a model with a draw model (fit --draws): "
                                    "P(A wins), P(draw), P(B wins). A dynamic model predicts at its last fitted "
-                                   "period, in each fixture's context and match format where it was fitted with "
-                                   "them (--context, --match-format). Exit status 2, with a message naming the player, when a player is not "
+                                   "period (or at --time), in each fixture's context and match format where it was "
+                                   "fitted with them (--context, --match-format). Exit status 2, with a message naming the player, when a player is not "
                                    "one of the model's (unless --unseen prior), as for every other error.")
     p.add_argument("model", help="a model saved by discrank fit --save")
     p.add_argument("player_a", nargs="?")
@@ -382,6 +400,11 @@ def _add_saved(sub) -> None:
                    help="for a model fitted with match formats (fit --match-format): with --pairs, the column of "
                         "each fixture's format (default: a column named match_format); with two players, their "
                         "match's format (say bo5). Needed by such a model; refused by a model fitted without them")
+    p.add_argument("--time", metavar="COL|TIME",
+                   help="for a model whose ratings move with time (DynamicElo with a period): the fixtures' time, "
+                        "a date such as 2024-06-01 (a number for numeric times); with --pairs, a column of the file "
+                        "(default: a column named time, where there is one) or one time for every fixture. Default: "
+                        "the model's last fitted period. Refused by a model whose ratings do not move")
     p.add_argument("--unseen", choices=["raise", "prior"], default="raise",
                    help="a player, context or match format the model has not seen: an error, exit status 2 "
                         "(default), or predicted from the model's prior (a context: no effect, at the prior's "

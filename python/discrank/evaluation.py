@@ -95,7 +95,7 @@ def evaluate(
     bins: int = 10,
     protocol: str = "frozen",
     refit: Any = None,
-    verbose: Any = 0,
+    verbose: Any = None,
 ) -> Evaluation:
     """Fit each model on the past of a game log and score its predictions of the future.
 
@@ -180,12 +180,13 @@ def evaluate(
         on Thursdays, so they are shifted by three days), or the bin width of numeric times (bins
         ``[k refit, (k + 1) refit)``). Default: "week" for datetime times, 1 for numeric times. Checked,
         then ignored, under the frozen protocol.
-    verbose : bool or int, default 0
+    verbose : bool, int or None, default None
         Progress on stderr (:func:`discrank.progress`): 1 or True, each origin, each model's fit (a model's
         own reports too: DynamicElo's tuning candidates) and its seconds, and under the online protocol an
         update or refit every :data:`discrank._walk.WALK_REPORT_SECONDS` and the walk's total; 2, also every
         update or refit and each solver iteration. 0: none of its own (an enclosing ``discrank.progress``,
-        or the command line, still prints).
+        or the command line, still prints). None: 1 where a person watches (stderr a terminal, or a notebook),
+        else 0.
 
     Returns
     -------

@@ -22,7 +22,8 @@ from typing import Any, Optional
 import numpy as np
 
 from discrank._arena_fit import BTFit, BTRows, fit_bt, rows_of
-from discrank._board_votes import Votes, check_graph, check_ties, read_board_votes, votes_of
+from discrank._board_votes import (CI_METHODS, MAX_BOOT, Votes, check_board_args, check_graph,  # noqa: F401
+                                   read_board_votes, votes_of)
 from discrank._checks import show
 from discrank.bootstrap import rank_bounds
 
@@ -30,10 +31,9 @@ __all__ = ["ArenaBoard", "HeldOut", "VoteDrop", "arena_board"]
 
 #: Elo points per logit.
 ELO = 400.0 / math.log(10.0)
-#: The boards' interval methods.
-CI_METHODS = ("sandwich", "bootstrap", "none")
-#: The most bootstrap replicates a board draws (each holds a copy of the parameters).
-MAX_BOOT = 1_000_000
+#: A model with fewer votes is marked preliminary (the column ``preliminary``), as lmarena marks a model new to the
+#: arena until its rating settles: its rank interval is then usually wide.
+PRELIMINARY_VOTES = 500
 #: Two ratings this close (logits) are tied for :meth:`ArenaBoard.votes_to_flip`: the fit's precision (its
 #: last Newton step is at most 1e-7, so its error is of order 1e-14).
 TIED = 1e-10
@@ -92,12 +92,6 @@ class HeldOut:
     se: float
 
 
-def _check_level(level: Any) -> float:
-    if isinstance(level, bool) or not isinstance(level, (int, float, np.floating)) or not 0.0 < float(level) < 1.0:
-        raise ValueError(f"level={show(level)} must be a confidence level in (0, 1)")
-    return float(level)
-
-
 class ArenaBoard:
     """A fitted arena leaderboard (:func:`arena_board`).
 
@@ -106,9 +100,12 @@ class ArenaBoard:
     frame : pandas.DataFrame
         One row per model, best first: ``model``, ``rating`` (Elo points), ``lower`` and ``upper`` (the
         ``level`` interval), ``se`` (the sandwich standard error, or the replicates' standard deviation),
-        ``rank``, ``rank_lower`` and ``rank_upper`` (integers, FastChat's rule) and ``votes``; with style
-        control also ``rating_plain`` and ``rank_plain`` (the board without style covariates) and
-        ``rank_change`` (``rank_plain - rank``: positive when style control moves a model up).
+        ``rank``, ``rank_lower`` and ``rank_upper`` (integers, FastChat's rule, among the models shown),
+        ``votes`` and ``preliminary`` (fewer than :data:`PRELIMINARY_VOTES` votes); with style control also
+        ``rating_plain`` and ``rank_plain`` (the board without style covariates) and ``rank_change``
+        (``rank_plain - rank``: positive when style control moves a model up). The models with fewer than
+        ``min_votes`` votes are fitted but not shown; ``frame.attrs["note"]`` says how many are hidden and
+        marked.
     style : pandas.DataFrame
         The style coefficients (logits per standard deviation of the feature when ``normalize``):
         ``name``, ``coef``, ``se``, ``lower``, ``upper``; empty without style.
@@ -118,8 +115,10 @@ class ArenaBoard:
     """
 
     def __init__(self, votes: Votes, fit: BTFit, plain: Optional[BTFit], *, anchor: Any, anchor_rating: float,
-                 ci: str, level: float, n_boot: int, seed: int, ridge: float, n_jobs: int) -> None:
+                 ci: str, level: float, n_boot: int, seed: int, ridge: float, n_jobs: int, min_votes: int = 0,
+                 where: str = "the board") -> None:
         self._votes, self.fit, self._plain = votes, fit, plain
+        self.min_votes = min_votes
         self.labels = votes.labels
         self.anchor, self.anchor_rating, self.ci, self.level = anchor, anchor_rating, ci, level
         self.categories: dict = {}
@@ -144,7 +143,7 @@ class ArenaBoard:
             coef_lo, coef_hi = x[n:] - zq * se[n:], x[n:] + zq * se[n:]
             rating_se, coef_se = ELO * se[:n], se[n:]
         elif ci == "bootstrap":
-            reps, steps = fit.bootstrap(n_boot, seed, n_jobs)
+            reps, steps = fit.bootstrap_reported(n_boot, seed, n_jobs, f"bootstrap of {where}")
             self.replicates, self.steps = reps, steps
             if np.any(steps < 0):
                 import warnings
@@ -191,25 +190,34 @@ class ArenaBoard:
         return t @ cov @ t.T
 
     def _frame(self, point: np.ndarray, lower: np.ndarray, upper: np.ndarray, se: np.ndarray):
+        """The table of the models with ``min_votes`` votes at least, best first, ranked among themselves."""
         import pandas as pd
 
+        v = self._votes
+        n_all = point.size
+        votes_all = np.bincount(v.a, minlength=n_all) + np.bincount(v.b, minlength=n_all)
+        shown = np.flatnonzero(votes_all >= self.min_votes)
+        point, lower, upper, se, votes = (x[shown] for x in (point, lower, upper, se, votes_all))
         n = point.size
         order = np.argsort(-point, kind="stable")
         rank = np.empty(n, dtype=np.int64)
         rank[order] = np.arange(1, n + 1)
         rlo, rhi = rank_bounds(lower, upper, rank)
-        v = self._votes
-        votes = np.bincount(v.a, minlength=n) + np.bincount(v.b, minlength=n)
-        cols = {"model": self.labels[order], "rating": point[order], "lower": lower[order], "upper": upper[order],
-                "se": se[order], "rank": rank[order], "rank_lower": rlo[order], "rank_upper": rhi[order],
-                "votes": votes[order]}
+        preliminary = votes < PRELIMINARY_VOTES
+        cols = {"model": self.labels[shown][order], "rating": point[order], "lower": lower[order],
+                "upper": upper[order], "se": se[order], "rank": rank[order], "rank_lower": rlo[order],
+                "rank_upper": rhi[order], "votes": votes[order], "preliminary": preliminary[order]}
         if self._plain is not None:
-            plain = self._ratings(self._plain.x[:n])
+            plain = self._ratings(self._plain.x[:n_all])[shown]
             prank = np.empty(n, dtype=np.int64)
             prank[np.argsort(-plain, kind="stable")] = np.arange(1, n + 1)
             cols.update(rating_plain=plain[order], rank_plain=prank[order], rank_change=(prank - rank)[order])
         frame = pd.DataFrame(cols)
-        frame.attrs.update(ci=self.ci, level=self.level, anchor=self.anchor, anchor_rating=self.anchor_rating)
+        frame.attrs.update(ci=self.ci, level=self.level, anchor=self.anchor, anchor_rating=self.anchor_rating,
+                           votes=int(votes_all.sum()) // 2)
+        hidden = f" (fewer than {self.min_votes} votes)" if n < n_all else ""
+        frame.attrs["note"] = (f"{n_all - n} of {n_all} models hidden{hidden}; {int(preliminary.sum())} of the {n} "
+                               f"shown preliminary (fewer than {PRELIMINARY_VOTES} votes)")
         return frame
 
     # --- predictions ---------------------------------------------------------------------------------------
@@ -429,7 +437,8 @@ def _normal_quantile(p: float) -> float:
 def arena_board(source: Any, *, style: Any = None, category: Any = None, ties: str = "half", bothbad: str = "tie",
                 anchor: Any = None, anchor_rating: float = 1000.0, ci: str = "sandwich", level: float = 0.95,
                 n_boot: int = 1000, seed: int = 0, style_reg: float = 0.0, ridge: float = 0.0,
-                normalize: bool = True, n_jobs: Optional[int] = None, **read: Any) -> ArenaBoard:
+                normalize: bool = True, n_jobs: Optional[int] = None, min_votes: int = 0, verbose: Any = None,
+                **read: Any) -> ArenaBoard:
     """The Bradley-Terry leaderboard of an arena's votes.
 
     Parameters
@@ -473,6 +482,13 @@ def arena_board(source: Any, *, style: Any = None, category: Any = None, ties: s
         FastChat do.
     n_jobs : int, optional
         Threads of the bootstrap; default all.
+    verbose : bool, int or None, optional
+        The bootstrap's replicates done on stderr, every 2 s (:func:`discrank.progress`); None (default): where a
+        person watches (stderr a terminal, or a notebook), else none.
+    min_votes : int, default 0
+        Show only the models with this many votes at least (the others are fitted, and counted in
+        ``frame.attrs["note"]``); every board marks a model with fewer than :data:`PRELIMINARY_VOTES` votes
+        ``preliminary``.
     **read
         Column options of a frame or file: ``model_a``, ``model_b``, ``winner``, ``time``, ``invalid``, ...
 
@@ -486,7 +502,7 @@ def arena_board(source: Any, *, style: Any = None, category: Any = None, ties: s
         Fewer than two models, a comparison graph in pieces, a model that won or lost every vote (plain
         board), every vote (or every vote of a model) dropped by ``ties="ignore"`` or ``bothbad="ignore"``,
         a style column constant over the votes (of the board or of a category) or with a missing value, a
-        category with one model, an anchor that is not a model, a level outside (0, 1), an unknown winner
+        a ``min_votes`` below 0, an anchor that is not a model, a level outside (0, 1), an unknown winner
         value, a winner that is also a model's name, or a model against itself (naming the row), a ``ci``,
         ``ties`` or ``bothbad`` not among the choices, a file that is truncated, corrupt or empty (naming
         it), a column option with a GameLog.
@@ -498,33 +514,39 @@ def arena_board(source: Any, *, style: Any = None, category: Any = None, ties: s
     UserWarning
         Every vote of the board (or of a category) is a tie: the ratings are equal, and the standard errors
         of 0 (the votes' outcomes do not vary around the fit's, so neither the sandwich nor the bootstrap
-        sees any spread) are no certainty about the order.
+        sees any spread) are no certainty about the order. A category whose votes cannot be rated (a model that
+        won or lost every one of its votes there, one model only, a comparison graph in pieces, a style column
+        constant there): it is skipped, the warning names it and why, and the other boards are built.
     """
-    level = _check_level(level)
-    if ci not in CI_METHODS:
-        raise ValueError(f"ci={show(ci)} is not one of {CI_METHODS}")
-    if isinstance(n_boot, bool) or not isinstance(n_boot, (int, np.integer)) or not 2 <= n_boot <= MAX_BOOT:
-        raise ValueError(f"n_boot={show(n_boot)} must be an integer in [2, {MAX_BOOT}]")
-    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or not 0 <= seed < 2 ** 64:
-        raise ValueError(f"seed={show(seed)} must be an integer in [0, 2^64) (replicate t draws from the "
-                         "generator seeded by (seed, t))")
-    for name, val in (("style_reg", style_reg), ("ridge", ridge)):
-        if isinstance(val, bool) or not isinstance(val, (int, float, np.floating)) or not 0.0 <= float(val) < math.inf:
-            raise ValueError(f"{name}={show(val)} must be a finite number >= 0")
-    if not isinstance(anchor_rating, (int, float, np.floating)) or not math.isfinite(anchor_rating):
-        raise ValueError(f"anchor_rating={show(anchor_rating)} must be a finite number")
-    check_ties(ties)
+    level = check_board_args(level, ci, n_boot, seed, style_reg, ridge, anchor_rating, ties, min_votes)
+    from discrank._progress import speaking
+
+    listener = speaking(verbose)  # (checked first: the message names the value)
     log, cats = read_board_votes(source, style=style, category=category, bothbad=bothbad, **read)
     from discrank._threads import resolve_n_jobs
 
     settings = dict(anchor=anchor, anchor_rating=float(anchor_rating), ci=ci, level=level, n_boot=int(n_boot),
-                    seed=int(seed), ridge=float(ridge), n_jobs=resolve_n_jobs(n_jobs))
-    board = _board(log, ties, normalize, float(style_reg), "the board", settings)
+                    seed=int(seed), ridge=float(ridge), n_jobs=resolve_n_jobs(n_jobs), min_votes=int(min_votes))
+    with listener:
+        return _boards(log, cats, ties, normalize, float(style_reg), settings, anchor)
+
+
+def _boards(log: Any, cats: Any, ties: str, normalize: bool, style_reg: float, settings: dict,
+            anchor: Any) -> ArenaBoard:
+    """The board of ``log`` and, with ``cats``, of each category's votes (a category that cannot be rated
+    skipped with a warning)."""
+    board = _board(log, ties, normalize, style_reg, "the board", settings)
     if cats is not None:
         for value in sorted(set(cats.tolist())):
             sub = log.take(np.flatnonzero(cats == value))
-            board.categories[str(value)] = _board(sub, ties, normalize, float(style_reg),
-                                                  f"category {value!r}", dict(settings, anchor=_anchor_in(anchor, sub)))
+            try:
+                board.categories[str(value)] = _board(sub, ties, normalize, style_reg, f"category {value!r}",
+                                                      dict(settings, anchor=_anchor_in(anchor, sub)))
+            except ValueError as exc:  # one thin category does not block the others
+                import warnings
+
+                warnings.warn(f"{exc}: that category's board is skipped, the others are built", UserWarning,
+                              stacklevel=4)
     return board
 
 
@@ -560,4 +582,4 @@ def _fitted_board(log: Any, ties: str, normalize: bool, style_reg: float, where:
     except FloatingPointError as err:
         raise ValueError(f"{where}: {err} (a model separated from the others by its wins or losses; "
                          "ratings are then not finite)") from err
-    return ArenaBoard(votes, fit, plain, **settings)
+    return ArenaBoard(votes, fit, plain, where=where, **settings)

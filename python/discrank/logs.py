@@ -1,24 +1,23 @@
 """Game logs in: pandas frames, CSV / Parquet files, PGN files; filters; time-ordered splits.
 
-A :class:`GameLog` keeps one row per game (player a, player b, score of a, optional time), so that it
-can be filtered by date, split by time, fed to the online updates, or aggregated to the pairs that the
-stationary models fit (:meth:`GameLog.to_pairs` -> :class:`discrank.PairwiseData`).
+A :class:`GameLog` keeps one row per game (player a, player b, score of a, optional time), so that it can be
+filtered by date, split by time, fed to the online updates, or aggregated to the pairs that the stationary models
+fit (:meth:`GameLog.to_pairs` -> :class:`discrank.PairwiseData`); its repr says what it holds in one line.
 
-Results are read as numbers (1 a win of a, 0.5 a draw, 0 a loss; any value in [0, 1]), as PGN result
-strings ("1-0", "0-1", "1/2-1/2", also "½-½"), or from a ``winner`` column holding the winner's label
-(or a draw marker: "draw", "1/2-1/2", "tie", "=").
+Results are read as numbers (1 a win of a, 0.5 a draw, 0 a loss; any value in [0, 1]), as PGN results ("1-0",
+"0-1", "1/2-1/2", also "½-½"), or from a ``winner`` column (the winner's label, or one of :data:`DRAW_MARKERS`).
 
 Real logs have invalid rows (a player against themself, a missing name, result or time). The readers
 raise on the first one, naming its row and value, or with ``invalid="drop"`` drop them and report the
 count of each kind (:data:`INVALID_KINDS`) in one :class:`~discrank.exceptions.InvalidRowsWarning` and in
 :attr:`GameLog.dropped`. Their ``start`` / ``end`` filters come first: rows outside are never checked.
 
-Advantage covariates (``advantage=``: a home indicator, playing White, taking Black in Go) are per-game
-numbers attributed to ``a``, carried by the log through its filters and splits
-(:attr:`GameLog.advantage`); so is the context of each game (``context=``: a surface, a time control, a
-map; :attr:`GameLog.context`), a label that belongs to the game, not to a side, as its match format is
-(``match_format=``: "bo3", "bo5"; :attr:`GameLog.match_format`), and its margin (``margin=``: the points,
-games or goals won by ``a`` and by ``b``; :attr:`GameLog.margin`).
+Advantage covariates (``advantage=``: a home indicator, playing White, taking Black in Go) are per-game numbers
+attributed to ``a``, carried by the log through its filters and splits (:attr:`GameLog.advantage`); so is the
+context of each game (``context=``: a surface, a time control, a map; :attr:`GameLog.context`), a label that
+belongs to the game, not to a side, as its match format is (``match_format=``: "bo3", "bo5";
+:attr:`GameLog.match_format`), and its margin (``margin=``: the points, games or goals won by ``a`` and by ``b``;
+:attr:`GameLog.margin`).
 """
 
 from __future__ import annotations
@@ -36,9 +35,9 @@ from discrank._frame_files import read_csv_frame, read_parquet_frame
 from discrank._labels import as_label_array, check_same_kind
 from discrank._margin import as_margin
 from discrank._rows import (DRAW_MARKERS, PGN_RESULTS, as_context, as_times, column_roles, pandas_module,  # noqa: F401 - PGN_RESULTS, as it was
-                            parse_results, read_frame_rows)
-from discrank._screen import (INVALID_KINDS, MAX_INVALID, SELF_PLAY, check_invalid, check_max_invalid, check_reading,
-                              kept_games)
+                            parse_results, read_frame_rows, LINE0)
+from discrank._screen import INVALID_KINDS, MAX_INVALID, SELF_PLAY, check_invalid, check_max_invalid, check_reading
+from discrank._screen import describe_log, kept_games
 from discrank.data import PairwiseData
 from discrank.pgn import check_truncated, iter_pgn, pgn_columns, pgn_headers, pgn_rows  # noqa: F401 - iter_pgn, as it was
 
@@ -200,9 +199,9 @@ class GameLog:
         """A game log from a pandas DataFrame, one row per game.
 
         The rows are first filtered by time (``start``, ``end``), then checked, then filtered by
-        ``min_player_games`` over the valid rows: a row outside ``[start, end)`` is never checked, and an
-        invalid row with a named player who does not survive ``min_player_games`` is filtered out, not
-        raised on or reported.
+        ``min_player_games`` over the valid rows: a row outside ``[start, end)`` is never checked, and an invalid
+        row with a named player who does not survive ``min_player_games`` is filtered out, not raised on or
+        reported.
 
         Parameters
         ----------
@@ -224,14 +223,14 @@ class GameLog:
             Keep the players with at least this many valid games (repeated until every remaining player
             has that many). Default 1: keep every player.
         invalid : {"raise", "drop"}
-            What to do with an invalid row: a player against themself, a missing player name (NaN, empty
-            text), a missing or unparseable result (NaN, text that is not a result, a number outside
-            [0, 1]; for ``winner``, a label that is neither player nor a draw marker), a missing or
-            unparseable time (when ``time`` is given). ``"raise"`` (default): a ``ValueError`` that names
-            the first such row (rows are numbered from 0, in the frame's order) and its value. ``"drop"``:
-            drop them, warn once with an :class:`~discrank.exceptions.InvalidRowsWarning` that gives the
-            count of each kind and its first rows, and keep the counts in :attr:`GameLog.dropped`, unless
-            more than ``max_invalid`` of the rows are invalid.
+            What to do with an invalid row: a player against themself, a missing player name (NaN, empty text), a
+            missing or unparseable result (NaN, text that is not a result, a number outside [0, 1]; for ``winner``,
+            a label that is neither player nor a draw marker), a missing or unparseable time (when ``time`` is
+            given). ``"raise"`` (default): a ``ValueError`` that names the first such row (rows are numbered from 0,
+            in the frame's order) and its value. ``"drop"``: drop them, warn once with an
+            :class:`~discrank.exceptions.InvalidRowsWarning` that gives the count of each kind and its first rows,
+            and keep the counts in :attr:`GameLog.dropped`, unless more than ``max_invalid`` of the rows are
+            invalid.
         advantage : str or list of str, optional
             Columns of advantage covariates attributed to ``a`` (a home indicator, playing White): numbers,
             bools read as 0 / 1, text that reads as a number. A row where one is missing (NaN, empty) is an
@@ -250,10 +249,10 @@ class GameLog:
             Column of each game's match format ("bo3", "bo5": text or numbers, as in :meth:`from_arrays`). A
             row where it is missing (NaN, None, empty text) is an invalid row of the kind "missing match format".
         max_invalid : float, optional
-            With ``invalid="drop"``: the largest share of the rows (in the time window) that are dropped, a
-            number in [0, 1] (default 0.5). More invalid rows than that usually mean a misread column (a
-            winner column that names neither player, goals read as a score), and are refused: a
-            ``ValueError`` giving their count, their share and the most common kind. 1 drops any number.
+            With ``invalid="drop"``: the largest share of the rows (in the time window) that are dropped, a number
+            in [0, 1] (default 0.5). More invalid rows than that usually mean a misread column (a winner column that
+            names neither player, goals read as a score), and are refused: a ``ValueError`` giving their count,
+            their share and the most common kind. 1 drops any number.
 
         Returns
         -------
@@ -292,19 +291,18 @@ class GameLog:
         path : str or path-like
             The file (compressed files too, as pandas reads them).
         a, b, score, winner, time, context, margin, match_format, start, end, min_player_games, invalid, max_invalid
-            As in :meth:`from_frame`: the columns, the filters (applied before the checks), and what to do
-            with invalid rows (``"raise"``, the default, or ``"drop"``, which drops and reports them, up to
-            ``max_invalid`` of the rows).
+            As in :meth:`from_frame`: the columns, the filters (applied before the checks), and what to do with
+            invalid rows (``"raise"``, the default, or ``"drop"``, up to ``max_invalid`` of the rows); an invalid
+            row is named by its number and its line in the file.
         truncated : {"raise", "keep"}
-            A ``.gz``, ``.bz2`` or ``.xz`` file that ends before its end-of-stream marker (a download cut
-            short): ``"raise"`` (default) a ``ValueError`` naming the file, the byte and line where its text
-            ends and the last complete row; ``"keep"`` keeps the complete lines read before the truncation,
-            with a ``TruncatedFileWarning`` saying how many rows were kept.
+            A ``.gz``, ``.bz2`` or ``.xz`` file that ends before its end-of-stream marker (a download cut short):
+            ``"raise"`` (default) a ``ValueError`` naming the file, the byte and line where its text ends and the
+            last complete row; ``"keep"`` keeps the complete lines read before, with a ``TruncatedFileWarning``.
         advantage : str or list of str, optional
             Columns of advantage covariates, as in :meth:`from_frame` (pandas reads "True" / "False" as bools: 1 / 0).
         **read_kw
-            Passed to ``pandas.read_csv``. Unless given, ``low_memory=False`` (with pandas' C parser): each
-            column is typed from all its rows, so pandas does not warn about columns of mixed types.
+            Passed to ``pandas.read_csv``. Unless given, ``low_memory=False`` (with pandas' C parser): each column
+            is typed from all its rows, so pandas does not warn about columns of mixed types.
 
         Returns
         -------
@@ -313,12 +311,14 @@ class GameLog:
         Raises
         ------
         ValueError
-            A file that is empty, not UTF-8 text, truncated (``truncated="raise"``) or corrupted (compressed
-            data that does not decompress), and the errors of :meth:`from_frame`.
+            A file that is empty, not UTF-8 text, truncated (``truncated="raise"``) or corrupted (compressed data
+            that does not decompress), and the errors of :meth:`from_frame`.
         """
         pd = pandas_module()
         check_reading(invalid, max_invalid, min_player_games)
         df = read_csv_frame(pd, path, read_kw, check_truncated(truncated))
+        if not {"header", "skiprows", "names", "comment", "skip_blank_lines"} & set(read_kw):
+            df.attrs[LINE0] = 2  # (the file's line of row 0, for the messages: read_frame_rows)
         return cls.from_frame(df, a=a, b=b, score=score, winner=winner, time=time, start=start, end=end,
                               min_player_games=min_player_games, invalid=invalid, advantage=advantage,
                               max_invalid=max_invalid, context=context, margin=margin, match_format=match_format)
@@ -364,6 +364,9 @@ class GameLog:
 
     def __len__(self) -> int:
         return int(self.a.shape[0])
+
+    def __repr__(self) -> str:
+        return describe_log(self)
 
     def _take(self, keep: np.ndarray, dropped: Optional[dict] = None) -> "GameLog":
         """The games selected by ``keep`` (a mask or indices, in the order given), with ``dropped``."""
@@ -530,44 +533,40 @@ def read_pgn(path: Any, *, progress: Optional[bool] = None, max_games: Optional[
              max_invalid: float = MAX_INVALID) -> GameLog:
     """A PGN file (Lichess's format) as a :class:`GameLog`, streamed game by game.
 
-    The players are the White and Black tags, the score White's ("1-0" 1, "1/2-1/2" 0.5, "0-1" 0), the
-    time the UTCDate (else Date) tag when every kept game has one. Only the four columns are kept in
-    memory (about 100 bytes a game), never the moves. Games are numbered from 0 in file order, every
-    game counted.
+    The players are the White and Black tags, the score White's ("1-0" 1, "1/2-1/2" 0.5, "0-1" 0), the time the
+    UTCDate (else Date) tag when every kept game has one. Only the four columns are kept in memory (about 100
+    bytes a game), never the moves. Games are numbered from 0 in file order, every game counted.
 
-    Unfinished games (Result "*"), games with a result that is not a PGN result, and games without both
-    player names (a missing, empty or "?" White or Black tag) are skipped, and counted in the report when
-    ``invalid="drop"``. A game of a player against themself, or whose date tag is not a date (say
-    "2024.13.45" or "hello"; a date with "??" parts is no date, not an invalid one), is an error naming
-    the file, the game and the value (``invalid="raise"``), or dropped and reported (``invalid="drop"``).
+    Unfinished games (Result "*"), games with a result that is not a PGN result, and games without both player
+    names (a missing, empty or "?" White or Black tag) are skipped, and counted in the report when
+    ``invalid="drop"``. A game of a player against themself, or whose date tag is not a date (say "2024.13.45"
+    or "hello"; a date with "??" parts is no date, not an invalid one), is an error naming the file, the game
+    and the value (``invalid="raise"``), or dropped and reported (``invalid="drop"``).
 
     Parameters
     ----------
     path : str or path-like
-        The PGN file; ``.pgn.gz``, ``.pgn.bz2``, ``.pgn.xz`` and ``.pgn.zst`` (Lichess's dumps; needs
-        zstandard) are read compressed.
+        The PGN file; ``.pgn.gz``, ``.pgn.bz2``, ``.pgn.xz``, ``.pgn.zst`` (Lichess's; needs zstandard) compressed.
     progress : bool, optional
         A games-read counter on stderr (default: when stderr is a terminal).
     max_games : int, optional
-        Stop reading after this many finished games of two different named players (counted before
-        ``start`` / ``end``).
+        Stop after this many finished games of two different named players (counted before ``start`` / ``end``).
     start, end : optional
-        Keep the games with ``start <= date < end`` (dates such as "2024-03-01"), before the checks: a game
-        outside is never checked; a game without a readable date is then invalid.
+        Keep the games with ``start <= date < end`` (dates such as "2024-03-01"), before the checks: a game outside
+        is never checked; a game without a readable date is then invalid.
     min_player_games : int
-        Keep the players with at least this many valid games (after ``start`` / ``end``); an invalid game
-        of a player who does not survive is filtered out, not raised on or reported.
+        Keep the players with at least this many valid games (after ``start`` / ``end``); an invalid game of a
+        player who does not survive is filtered out, not raised on or reported.
     invalid : {"raise", "drop"}
-        ``"raise"`` (default): a ``ValueError`` naming the file and the first game of a player against
-        themself or with a date that is not one (its number and the player or the date). ``"drop"``: drop
-        such games, warn once with an
-        :class:`~discrank.exceptions.InvalidRowsWarning` that gives the count of each kind (skipped games
-        included) and the first game numbers, and keep the counts in :attr:`GameLog.dropped`, unless more
-        than ``max_invalid`` of the games are invalid (the skipped games not counted).
+        ``"raise"`` (default): a ``ValueError`` naming the file and the first game of a player against themself
+        or with a date that is not one (its number and the player or the date). ``"drop"``: drop such games,
+        warn once with an :class:`~discrank.exceptions.InvalidRowsWarning` that gives the count of each kind
+        (skipped games included) and the first game numbers, and keep the counts in :attr:`GameLog.dropped`,
+        unless more than ``max_invalid`` of the games are invalid (the skipped games not counted).
     truncated : {"raise", "keep"}
-        A compressed file that ends before its end-of-stream marker (a download cut short): ``"raise"``
-        (default) a ``ValueError`` naming the file, where its text ends and the last complete game;
-        ``"keep"`` keeps the games read before the truncation, with a ``TruncatedFileWarning`` saying how many.
+        A compressed file that ends before its end-of-stream marker (a download cut short): ``"raise"`` (default) a
+        ``ValueError`` naming the file, where its text ends and the last complete game; ``"keep"`` keeps the games
+        read before, with a ``TruncatedFileWarning`` saying how many.
     max_invalid : float, optional
         As in :meth:`GameLog.from_frame` (default 0.5).
 
@@ -579,8 +578,8 @@ def read_pgn(path: Any, *, progress: Optional[bool] = None, max_games: Optional[
     ------
     ValueError
         No finished game with two named players, a game of a player against themself or with a bad date
-        (``invalid="raise"``), a truncated (``truncated="raise"``) or corrupted compressed file, no game
-        left after the filters, or an unknown ``invalid`` or ``truncated``.
+        (``invalid="raise"``), a truncated (``truncated="raise"``) or corrupted compressed file, no game left after
+        the filters, or an unknown ``invalid`` or ``truncated``.
     ImportError
         python-chess is not installed.
     """

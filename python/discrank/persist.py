@@ -2,65 +2,61 @@
 
 File format (``numpy.savez_compressed``, read back with ``allow_pickle=False``):
 
-- ``__discrank__``: a 0-d unicode array holding JSON: ``{"format": 1, "discrank": version, "model":
-  class name, "params": constructor parameters, "scalars": fitted scalar attributes, "labels": kind}``
-  (and ``"advantage"`` and ``"label_sets"``, below);
-- ``labels_``: the players, as they were fitted: ``"labels"`` says their kind, ``"str"`` (a ``<U``
-  array), ``"bytes"`` (``|S``), ``"int"``, ``"uint"`` or ``"float"`` (the integer or float dtype of the
-  fit, say int64, uint64, float64), so that a round trip keeps each label's type and value. (Files
-  written before the ``"labels"`` key hold ``<U`` or integer labels, and load as they are.)
+- ``__discrank__``: a 0-d unicode array holding JSON: ``{"format": 1, "discrank": version, "model": class name,
+  "params": constructor parameters, "scalars": fitted scalar attributes, "labels": kind}`` (and ``"advantage"``,
+  ``"label_sets"``, below, and ``"records"``: the class's ``_fitted_json``);
+- ``labels_``: the players, as they were fitted: ``"labels"`` says their kind, ``"str"`` (a ``<U`` array), ``"bytes"``
+  (``|S``), ``"int"``, ``"uint"`` or ``"float"`` (the integer or float dtype of the fit, say int64, uint64, float64),
+  so that a round trip keeps each label's type and value. (Files written before the ``"labels"`` key hold ``<U`` or
+  integer labels, and load as they are.)
 - other label sets a class declares (``_fitted_labels``: the dynamic model's ``context_labels_`` and
   ``format_labels_``), stored as the players' are, under their own names (``context_labels_``, and
-  ``context_labels_ends_`` for ``"utf8"``), with their kinds in the header's ``"label_sets"`` (an object of
-  attribute: kind); their counts are the sizes of the arrays declared per label (``("n", "contexts")``);
-- for a model fitted with advantage covariates, ``"advantage"`` in the header: the covariates' names (a
-  JSON list of distinct strings), and the arrays ``beta_`` and ``beta_se_`` (one value per name: the
-  coefficients, finite, and their standard errors, >= 0 or infinite);
-- for an Elo model with a draw model (``params.draws``), the fitted draw parameter and its standard error
-  in the header's scalars (``draw_eta_``, ``draw_eta_se_``); files without them are models of two
-  outcomes;
-- one array per fitted array attribute (``ratings_``, ``u_``, ``v_`` ...); what is derived from them
-  (a disc model's strength, consistency, angle, radius, ranking; Schur's ``lambdas_``; m-Elo's
-  ``ratings_``) is derived again on loading;
-- a model whose state follows its games in time (the whole-history model) holds the games it was fitted
-  on, in time order, as declared fields of its fitted dataclass (``games_a_`` and ``games_b_``, codes
-  into ``labels_``; ``games_score_``; ``games_bin_``, their periods; their times, :class:`FittedArray`
-  of kind ``"t"``: ``games_time_`` floats or ``games_time_int_`` integers of the header's
-  ``time_dtype_``, a datetime64 unit or a number type; ``games_x_``, the covariates; ``games_count_``),
-  the ratings ``pp_rating_`` and standard deviations ``pp_sd_`` of the player-periods those games make,
-  and ``theta_tail_`` (the covariates' coefficients, then the draw parameter). Their sizes other than
-  the players' and the components' (``"g"`` games, ``"q"`` player-periods) are the class's to check:
-  its ``_rebuild`` checks them against each other (codes in range, no player against themself, times in
-  order and each game in its time's period, as many ratings as player-periods, ``beta_`` the
-  coefficients of ``theta_tail_``; a ValueError naming the field, which names the file here) and
-  builds the history again, so that ``update`` goes on from the file.
+  ``context_labels_ends_`` for ``"utf8"``), with their kinds in the header's ``"label_sets"`` (an object of attribute:
+  kind); their counts are the sizes of the arrays declared per label (``("n", "contexts")``);
+- for a model fitted with advantage covariates, ``"advantage"`` in the header: the covariates' names (a JSON list of
+  distinct strings), and the arrays ``beta_`` and ``beta_se_`` (one value per name: the coefficients, finite, and
+  their standard errors, >= 0 or infinite);
+- for an Elo model with a draw model (``params.draws``), the fitted draw parameter and its standard error in the
+  header's scalars (``draw_eta_``, ``draw_eta_se_``); files without them are models of two outcomes;
+- one array per fitted array attribute (``ratings_``, ``u_``, ``v_`` ...); what is derived from them (a disc model's
+  strength, consistency, angle, radius, ranking; Schur's ``lambdas_``; m-Elo's ``ratings_``) is derived again on
+  loading;
+- a model whose state follows its games in time (the whole-history model) holds the games it was fitted on, in time
+  order, as declared fields of its fitted dataclass (``games_a_`` and ``games_b_``, codes into ``labels_``;
+  ``games_score_``; ``games_bin_``, their periods; their times, :class:`FittedArray` of kind ``"t"``: ``games_time_``
+  floats or ``games_time_int_`` integers of the header's ``time_dtype_``, a datetime64 unit or a number type;
+  ``games_x_``, the covariates; ``games_count_``), the ratings ``pp_rating_`` and standard deviations ``pp_sd_`` of
+  the player-periods those games make, and ``theta_tail_`` (the covariates' coefficients, then the draw parameter).
+  Their sizes other than the players' and the components' (``"g"`` games, ``"q"`` player-periods) are the class's to
+  check: its ``_rebuild`` checks them against each other (codes in range, no player against themself, times in order
+  and each game in its time's period, as many ratings as player-periods, ``beta_`` the coefficients of
+  ``theta_tail_``; a ValueError naming the field, which names the file here) and builds the history again, so that
+  ``update`` goes on from the file.
 
-Only the models of discrank are loaded: the class name is looked up in the table of the model classes
-(each public subclass of the model base that declares its fitted arrays registers itself with
-:func:`register` when it is defined), so a file can never run code. What a file holds is declared by
-the class: ``_fitted_arrays`` (:class:`FittedArray`: name, shape, kind, bound, and where the model holds
-it: an attribute or a field of a fitted dataclass, ``_fitted_records``), ``_fitted_scalars``,
-``_choices`` (the allowed strings of its parameters and scalars) and ``_optional_params``; this module
-reads and writes the declared fields without knowing the class, and after loading the class's
-``_rebuild`` derives the rest. This module imports no model module.
+Only the models of discrank are loaded: the class name is looked up in the table of the model classes (each public
+subclass of the model base that declares its fitted arrays registers itself with :func:`register` when it is defined),
+so a file can never run code. What a file holds is declared by the class: ``_fitted_arrays`` (:class:`FittedArray`:
+name, shape, kind, bound, and where the model holds it: an attribute or a field of a fitted dataclass,
+``_fitted_records``), ``_fitted_scalars``, ``_fitted_json`` (the tuning's records, dicts held as JSON: their number keys
+come back as text, their tuples as lists), ``_choices`` (the allowed strings of its parameters and scalars) and
+``_optional_params``; this module reads and writes the declared fields without knowing the class, and after loading the
+class's ``_rebuild`` derives the rest. This module imports no model module.
 
-Everything in the file is checked before it is used, and a file that fails a check is a ``ValueError``
-that names the file, the field and the bad value:
+Everything in the file is checked before it is used, and a file that fails a check is a ``ValueError`` that names the
+file, the field and the bad value:
 
-- the archive: a zip of ``.npy`` members, each with a numpy header whose declared shape and dtype match
-  the member's size, read before any array is allocated (a header that claims 10^12 entries is refused
-  without allocating them); a file whose members add up to more than 16 MiB and to more than
-  ``MAX_COMPRESSION_RATIO`` times the file's size (a model file compresses about 1:1 to 20:1 in all) is
-  refused as a zip bomb, before anything is decompressed;
-- the header: JSON of the documented keys only; each parameter of the model checked by the rule the
-  model checks it by (:data:`discrank._params.RULES`: ``n_components`` a positive int, ``n_jobs`` None or
-  a nonzero int of at least ``-MAX_NEGATIVE_N_JOBS``...); missing parameters take the constructor's
-  defaults; each fitted scalar by type and range;
-- the arrays: the shapes agree (``labels_`` 1-D of ``n`` unique labels, no NaN; ``ratings_`` and
-  ``_base`` shape ``(n,)``; ``u_`` and ``v_`` shape ``(n, k)`` with ``k`` the header's ``n_components``,
-  ``2 k <= n``), the values are finite, and no rating or disc coordinate exceeds ``MAX_ABS_PARAMETER``
-  (10^6 logits) in absolute value: a fitted model is far below it, and products of larger coordinates
-  overflow the predictions to NaN.
+- the archive: a zip of ``.npy`` members, each with a numpy header whose declared shape and dtype match the member's
+  size, read before any array is allocated (a header that claims 10^12 entries is refused without allocating them); a
+  file whose members add up to more than 16 MiB and to more than ``MAX_COMPRESSION_RATIO`` times the file's size (a
+  model file compresses about 1:1 to 20:1 in all) is refused as a zip bomb, before anything is decompressed;
+- the header: JSON of the documented keys only; each parameter of the model checked by the rule the model checks it by
+  (:data:`discrank._params.RULES`: ``n_components`` a positive int, ``n_jobs`` None or a nonzero int of at least
+  ``-MAX_NEGATIVE_N_JOBS``...); missing parameters take the constructor's defaults; each fitted scalar by type and
+  range;
+- the arrays: the shapes agree (``labels_`` 1-D of ``n`` unique labels, no NaN; ``ratings_`` and ``_base`` shape
+  ``(n,)``; ``u_`` and ``v_`` shape ``(n, k)`` with ``k`` the header's ``n_components``, ``2 k <= n``), the values are
+  finite, and no rating or disc coordinate exceeds ``MAX_ABS_PARAMETER`` (10^6 logits) in absolute value: a fitted
+  model is far below it, and products of larger coordinates overflow the predictions to NaN.
 """
 
 from __future__ import annotations
@@ -219,10 +215,13 @@ def _specs(cls: type) -> dict[str, FittedArray]:
 
 
 def _jsonable(value: Any) -> Any:
-    """A parameter's value as JSON holds it: numpy scalars as Python's; a dict's keys as text (JSON's object keys
-    are strings: a class reading a dict parameter back keys it again, as the dynamic model keys its format_scales)."""
+    """A parameter's value or a fitted record as JSON holds it: numpy scalars as Python's, tuples and arrays as lists,
+    a dict's keys as text (JSON's object keys are strings: a class reading a dict parameter back keys it again, as
+    the dynamic model keys its format_scales; a record's number keys come back as text)."""
     if isinstance(value, dict):
         return {(k if isinstance(k, str) else str(_jsonable(k))): _jsonable(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple, np.ndarray)):
+        return [_jsonable(v) for v in (value.tolist() if isinstance(value, np.ndarray) else value)]
     if isinstance(value, (np.bool_,)):
         return bool(value)
     if isinstance(value, np.integer):
@@ -285,8 +284,8 @@ def save(model: Any, path: Any) -> None:
         params["random_state"] = None  # a Generator or RandomState: not data; refits of the loaded model reseed
     meta = {"format": FORMAT, "discrank": _version(), "model": name, "params": params, "scalars": scalars,
             "labels": label_kind}
-    if label_sets:
-        meta["label_sets"] = label_sets
+    records = {a: _jsonable(getattr(model, a)) for a in model._fitted_json if isinstance(getattr(model, a, None), dict)}
+    meta.update({"label_sets": label_sets} if label_sets else {}, **({"records": records} if records else {}))
     if getattr(model, "beta_", None) is not None and np.size(model.beta_):
         meta["advantage"] = [str(v) for v in model.advantage_names_]
         arrays["beta_"] = np.asarray(model.beta_, dtype=np.float64)
@@ -384,6 +383,8 @@ def _load(path: Any, where: str) -> Any:
         model._load_state(labels, fields, scalars, *advantage)
     except ValueError as exc:  # a state that contradicts itself: the class's check names the field
         refuse(str(exc))
+    for attr in cls._fitted_json:  # the tuning's records, as JSON holds them (None where the file has none)
+        setattr(model, attr, meta.get("records", {}).get(attr))
     return model
 
 
@@ -400,7 +401,7 @@ def _check_beta(beta: np.ndarray, se: np.ndarray, refuse: Callable[[str], NoRetu
         refuse(f"beta_se_[{k}] = {show(se[k])} is not a standard error (>= 0)")
 
 
-_META_KEYS = ("format", "discrank", "model", "params", "scalars", "labels", "advantage", "label_sets")
+_META_KEYS = ("format", "discrank", "model", "params", "scalars", "labels", "advantage", "label_sets", "records")
 #: The arrays of a model fitted with advantage covariates (one value per covariate).
 _ADVANTAGE_ARRAYS = ("beta_", "beta_se_")
 
@@ -512,6 +513,10 @@ def _check_meta(meta: Any, refuse: Callable[[str], NoReturn]) -> tuple[str, dict
     kind = meta.get("labels")
     if kind is not None and kind not in kinds:
         refuse(f"the header's label kind {show(kind)} is not one of {kinds}")
+    records = meta.get("records", {})
+    bad = [k for k in records if k not in cls._fitted_json] if isinstance(records, dict) else ["(not an object)"]
+    if bad or not all(isinstance(v, dict) for v in records.values()):
+        refuse(f"records.{(bad or list(records))[0]} is not a record a {name} file holds ({tuple(cls._fitted_json)})")
     sets = meta.get("label_sets", {})
     if not isinstance(sets, dict):
         refuse(f"corrupted header: label_sets is {show(sets)}, not a JSON object")

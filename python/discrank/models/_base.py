@@ -31,6 +31,7 @@ from discrank.data import PairwiseData, check_data
 from discrank.exceptions import NotFittedError, NumericalError, UnusedColumnWarning
 from discrank.models._pair_predictions import PairPredictions
 from discrank.models._prediction import GamePredictions, code_players
+from discrank.models._table import refuse_table, table_rows
 
 __all__ = ["Model", "Params", "PairwiseModel", "elo_points", "fit_pairs", "LOSSES", "resolve_n_jobs", "one_blas_thread",
            "thread_limit"]
@@ -158,6 +159,8 @@ class Model(Params, GamePredictions):
     #: Fitted attributes a model file holds that the model derives again on loading instead (the
     #: covariates' standard errors of a model that computes them from its state).
     _derived_on_load: tuple = ()
+    #: Fitted records (dicts) a model file holds as JSON (:mod:`discrank.persist`): the tuning's.
+    _fitted_json: tuple = ()
     #: The capabilities of the rating-model protocol (:class:`discrank.protocol.RatingModel`), which
     #: ``discrank.evaluate`` reads: ratings moved after every game, updates that batch, an ``update``
     #: that continues the fit (else a refit of :meth:`refit_copy`), advantage covariates fitted.
@@ -311,7 +314,7 @@ class Model(Params, GamePredictions):
     # ------------------------------------------------------------------ the table
     def _frame(self, columns: dict[str, np.ndarray], key: Optional[np.ndarray], games: np.ndarray, *,
                elo: Optional[np.ndarray] = None, anchor: Any = None, anchor_rating: float = 1500.0,
-               keep: Optional[np.ndarray] = None):
+               keep: Optional[np.ndarray] = None, min_games: Any = None, max_sd: Any = None, since: str = ""):
         """The table of ``ratings_frame``: ``player``, ``rank``, ``games``, ``elo`` and ``columns`` (in the
         players' order), one row per player (those of the mask ``keep``), sorted by ``key`` best first.
 
@@ -327,12 +330,16 @@ class Model(Params, GamePredictions):
             Logit-scale ratings shown as the ``elo`` column (:func:`elo_points`: ``anchor`` and
             ``anchor_rating``, the reference taken over every player); None: no such column.
         keep : ndarray of bool, optional
-            The players kept (ranked among themselves); default: every player.
+            The players ``active_since`` keeps (``since``: its value); default: every player.
+        min_games, max_sd : optional
+            Hide the players with fewer games, and the ratings of a larger standard deviation (the column ``sd``).
 
         Returns
         -------
         pandas.DataFrame
-            With ``df.attrs["model"]`` the class name.
+            The players shown (ranked among themselves), with the column ``provisional``
+            (:mod:`discrank.models._table`'s rule); ``df.attrs["model"]`` the class name and ``df.attrs["note"]``
+            the line that says how many players are hidden and marked.
         """
         try:
             import pandas as pd
@@ -340,9 +347,11 @@ class Model(Params, GamePredictions):
             raise ImportError("ratings_frame needs pandas: pip install 'discrank[pandas]'") from exc
         if elo is not None:
             columns = {"elo": elo_points(elo, self._label_lookup(), anchor, anchor_rating), **columns}
-        frame = pd.DataFrame({"player": self.labels_, "games": games, **columns})
-        if keep is not None:
-            frame, key = frame[keep], None if key is None else key[keep]
+        shown, provisional, note = table_rows(type(self).__name__, games, columns.get("sd"), keep, min_games, max_sd,
+                                              since)
+        frame = pd.DataFrame({"player": self.labels_, "games": games, **columns, "provisional": provisional})
+        if not shown.all():
+            frame, key = frame[shown], None if key is None else key[shown]
         if key is not None:
             frame = frame.iloc[np.argsort(-key, kind="stable")].reset_index(drop=True)
             frame.insert(1, "rank", np.arange(1, len(frame) + 1))
@@ -350,6 +359,7 @@ class Model(Params, GamePredictions):
             frame = frame.reset_index(drop=True)
             frame.insert(1, "rank", np.full(len(frame), np.nan))
         frame.attrs["model"] = type(self).__name__
+        frame.attrs["note"] = note
         return frame
 
 
@@ -368,6 +378,7 @@ class PairwiseModel(PairPredictions, Model):
     """
 
     _loss: str = "bce"
+    _fitted_json = ("prior_tuning_",)
     #: Whether the fit data puts the pairs in tile order (``discrank._fitdata.in_tile_order``): for the fits
     #: that evaluate the objective hundreds of times, where the reordering (one counting sort, about two
     #: objective calls: bench/bench_kernel.py) pays.
@@ -599,7 +610,8 @@ class PairwiseModel(PairPredictions, Model):
         return "Elo model: transitive by construction"
 
     # ------------------------------------------------------------------ output
-    def ratings_frame(self, *, anchor: Any = None, anchor_rating: float = 1500.0):
+    def ratings_frame(self, *, min_games: Any = None, max_sd: Any = None, active_since: Any = None, context: Any = None,
+                      anchor: Any = None, anchor_rating: float = 1500.0):
         """A pandas DataFrame, one row per player, best first.
 
         Columns: ``player`` (label), ``rank``, ``games`` (games played, or pairs without game counts),
@@ -613,6 +625,12 @@ class PairwiseModel(PairPredictions, Model):
 
         Parameters
         ----------
+        min_games : int, optional
+            Hide the players with fewer games (a model fitted on pairs without game counts refuses it).
+        max_sd : float, optional
+            Refused: a pair model's ratings have no standard deviation.
+        active_since, context : optional
+            Refused: a pair model keeps no times of the games, and takes no contexts.
         anchor : label, optional
             The player whose ``elo`` is ``anchor_rating``; default: the mean rating is.
         anchor_rating : float, optional
@@ -622,19 +640,22 @@ class PairwiseModel(PairPredictions, Model):
         -------
         pandas.DataFrame
             Sorted by the model's ranking (:meth:`_sort_key`), ``rank`` 1 first; unsorted with ``rank``
-            NaN for a model without one (a cyclic disc component).
+            NaN for a model without one (a cyclic disc component). The column ``provisional`` marks the players
+            with fewer than 10 games, and ``df.attrs["note"]`` says how many are hidden and marked
+            (:mod:`discrank.models._table`).
 
         Raises
         ------
         discrank.exceptions.NotFittedError
             The model is not fitted.
         ValueError
-            ``anchor`` is not a player of the fit.
+            ``anchor`` is not a player of the fit; an option the model cannot use, or out of range (named).
         """
         self._check_fitted()
+        refuse_table(self, active_since, context)
         games = getattr(self, "n_games_", np.full(self.n_players_, np.nan))
         return self._frame(self._rating_columns(), self._sort_key(), games, elo=self._elo_scale(), anchor=anchor,
-                           anchor_rating=anchor_rating)
+                           anchor_rating=anchor_rating, min_games=min_games, max_sd=max_sd)
 
 
 def fit_pairs(data: Any, where: str) -> tuple[PairwiseData, Any, Any]:

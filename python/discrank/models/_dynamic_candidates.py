@@ -96,6 +96,12 @@ class Candidates:
         self.raced: dict = {}
         self._scales: dict = {}  # each origin's stopping scale, by its margin and format scales (solve_history's)
 
+    @property
+    def n_scored_candidates(self) -> int:
+        """The candidates scored so far, as the reports number them: the (drift, prior) ones and each feature walk's
+        values (each walk's first is the best (drift, prior) candidate's, not scored again)."""
+        return len(self.scores) + sum(len(s) - 1 for _, s in self.extra.values())
+
     def score(self, drift: float, prior: float) -> float:
         """Log loss per validation game of the forecasts at ``(drift, prior)``, at the best variance scale
         (:func:`scan_axis` on the variance scales), reported with its seconds to the listener of
@@ -113,7 +119,7 @@ class Candidates:
         """(log loss per validation game, best variance scale) of the forecasts at ``(drift, prior)`` and the
         model's margin, context and disc scales, reported (as the candidate ``name`` after the drift and prior); a
         :class:`BudgetSpent` once ``budget`` candidates are scored."""
-        scored = len(self.scores) + sum(len(s) - 1 for _, s in self.extra.values())  # (each walk's first: copied)
+        scored = self.n_scored_candidates
         if self.budget is not None and scored >= self.budget:
             self.reached = True
             raise BudgetSpent

@@ -23,7 +23,7 @@ import numpy as np
 
 from discrank._checks import show
 from discrank._labels import LabelIndex
-from discrank.models._dynamic_part import LabelPart, check_codes, held_whole
+from discrank.models._dynamic_part import LabelPart, check_codes, game_codes, held_whole
 from discrank.persist import FittedArray
 
 __all__ = ["CONTEXTS", "CONTEXT_GRID", "CONTEXT_BOUNDS", "context_terms"]
@@ -124,6 +124,20 @@ class Contexts(LabelPart):
             return d, v, eta
         dc, vc = context_terms(fitted.context_effects_, fitted.context_sd_ ** 2, fitted.context_scale_, ia, ib, codes)
         return d + dc, v + vc, eta
+
+    def in_context(self, model: Any, context: Any, rating: np.ndarray, sd: np.ndarray) -> tuple:
+        """(rating, sd, effect) of each player in ``context`` (``ratings_frame(context=...)``): the current rating plus
+        the player's effect there, the standard deviation of the sum (the two Laplace variances added), and the
+        effect; a ValueError naming a context the model was not fitted with."""
+        labels = getattr(model, "context_labels_", None)
+        if labels is None:
+            raise ValueError(f"context={show(context)}: this DynamicElo was fitted without contexts (fit it on a log "
+                             "with a context column)")
+        code = game_codes(context, 1, labels, "context")[0]
+        if code < 0:
+            raise ValueError(f"context={show(context)} is not among the fitted contexts {[str(v) for v in labels]}")
+        effect, effect_sd = model.context_effects_[:, code], model.context_sd_[:, code]
+        return rating + effect, np.sqrt(sd ** 2 + effect_sd ** 2), effect
 
     def verdict(self, model: Any) -> Optional[str]:
         if getattr(model, "context_scale_", None) is None:

@@ -17,13 +17,28 @@ from discrank._coding import in_time_order
 from discrank._draws import outcome_probabilities
 from discrank._params import check_param
 from discrank._rows import time_bound
-from discrank.models._dynamic_part import forecast
-from discrank.models._prediction import expected_score
+from discrank.models._dynamic_part import LabelPart, forecast
+from discrank.models._prediction import advantage_rows, expected_score
 
 __all__ = ["Games", "DynamicReadout", "check_draws", "time_ordered", "state_at", "difference",
            "outcomes"]
 
 _PI8 = math.pi / 8.0
+
+
+@dataclass(frozen=True)
+class _Fixtures:
+    """The columns of games to forecast that :meth:`DynamicReadout.predict_proba` was given, as a GameLog holds
+    them (read by the parts' ``codes``)."""
+
+    n: int
+    context: Any
+    match_format: Any
+    advantage: Optional[np.ndarray]
+    advantage_names: tuple
+
+    def __len__(self) -> int:
+        return self.n
 
 
 @dataclass(frozen=True)
@@ -213,14 +228,27 @@ class DynamicReadout:
             codes[part.column] = part.codes(self, log, ia.size)
         return self._outcomes_at(ia, ib, b, codes)
 
-    def predict_proba(self, a: Any, b: Any, *, unseen: str = "raise") -> Any:
-        """P(a beats b) (expected score, P(a wins) + P(draw) / 2) from each player's latest rating, at the
-        last fitted period, with no covariates (see :meth:`predict_outcomes` for the uncertainty).
+    def predict_proba(self, a: Any, b: Any, *, time: Any = None, context: Any = None, match_format: Any = None,
+                      advantage: Any = None, unseen: str = "raise") -> Any:
+        """P(a beats b), the expected score P(a wins) + P(draw) / 2, of games between ``a`` and ``b`` at ``time``, in
+        their ``context`` and ``match_format``, with their ``advantage`` covariates: the forecast of
+        :meth:`predict_games` for a GameLog of those games (the probit approximation of its uncertainty).
 
         Parameters
         ----------
         a, b : array_like or scalar
             Labels of the players.
+        time : datetime-like, number or array of them, optional
+            The games' time, one for every game or one each, in the fitted times' units (a date such as
+            "2024-06-01" for dated games). Default: the last fitted period, where each player's latest rating is.
+            A model with ``period=None`` (the same ratings at every time) refuses it.
+        context, match_format : label or array of labels, optional
+            The games' context and match format (one for every game, or one each): needed by a model fitted with
+            them, refused by a model fitted without them. A value the fit has not seen has no effect (a context)
+            or the reference's scale 1 (a format).
+        advantage : dict or array_like, optional
+            The covariates of ``a`` by name (``{"home": 1}``; a covariate not given is 0), or an array in the order
+            of ``advantage_names_``; default: a neutral game. Refused by a model fitted without covariates.
         unseen : {"raise", "prior"}, optional
             A player the model has not seen is an :class:`~discrank.exceptions.UnknownPlayerError`
             (default), or with ``"prior"`` a player whose rating is the prior, N(0, prior_scale_^2).
@@ -237,11 +265,44 @@ class DynamicReadout:
         discrank.exceptions.UnknownPlayerError
             A player not seen, with ``unseen="raise"``.
         ValueError
-            ``unseen`` is not one of ``("raise", "prior")``.
+            A keyword the model cannot use or one it needs and does not get (named), values of another kind
+            than the fitted ones or of another length than the games, ``unseen`` not one of ``("raise",
+            "prior")``.
         """
         ia, ib = self._player_codes(a, b, unseen)
-        proba = expected_score(self._outcomes_at(ia, ib, np.full(ia.size, self.last_bin_, dtype=np.int64)))
+        n = ia.size
+        given = {"context": context, "match_format": match_format}
+        for part in self._parts:  # a context or format the model needs
+            if isinstance(part, LabelPart) and part.n_labels(self) and given[part.log_column] is None:
+                shown = show(np.asarray(getattr(self, part.labels_attr)).tolist())
+                raise ValueError(f"this DynamicElo was fitted with the {part.many.split()[-1]} {shown}: give the "
+                                 f"games' {part.log_column}= (one value, or one per game)")
+        names = tuple(self.advantage_names_)
+        x = advantage_rows(advantage, n, names, "this DynamicElo")
+        games = _Fixtures(n, context, match_format, x if x is not None or not names else np.zeros((n, len(names))),
+                          names)
+        bins = np.full(n, self.last_bin_, dtype=np.int64) if time is None else self._time_bins(time, n)
+        codes = {}
+        for part in self._parts:
+            codes[part.column] = part.codes(self, games, n)
+        proba = expected_score(self._outcomes_at(ia, ib, bins, codes))
         return float(proba[0]) if np.ndim(a) == 0 and np.ndim(b) == 0 else proba
+
+    def _time_bins(self, time: Any, n: int) -> np.ndarray:
+        """The periods of the times ``time`` of ``n`` games (one for every game, or one each; :meth:`_time_bin`)."""
+        if self.period is None:
+            raise ValueError(f"time={show(time)} does not apply: this DynamicElo has period=None, one rating per "
+                             "player at every time")
+        t = np.asarray(time)
+        if t.ndim == 0:
+            return self._time_bin(time, n)
+        if t.shape != (n,):
+            raise ValueError(f"time has {t.size} values for {n} games")
+        try:  # each distinct time read once
+            values, inverse = np.unique(t, return_inverse=True)
+        except TypeError:  # (times that do not compare: each read, and the wrong one named)
+            values, inverse = t, np.arange(n)
+        return np.array([self._time_bin(value, 1)[0] for value in values], dtype=np.int64)[inverse]
 
     def _players(self, players: Any) -> np.ndarray:
         """The codes of labels, every player for None; an unknown label is a ValueError naming it."""

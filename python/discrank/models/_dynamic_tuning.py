@@ -148,7 +148,7 @@ class DynamicTuning:
                 part.after_search(self)
         tuning = self._record(cand, frozen, origins, best, (drifts, priors, scales))
         report_stage(f"tuning DynamicElo: chose {self._candidate(*best)}, variance_scale={cand.best_scale[best]:.3g} "
-                     f"(validation log loss {cand.scores[best]:.5f}) among {plural(len(cand.scores), 'candidate')} in "
+                     f"(validation log loss {cand.scores[best]:.5f}) among {plural(cand.n_scored_candidates, 'candidate')} in "
                      f"{time.perf_counter() - clock:.1f} s")
         return best[0], best[1], cand.best_scale[best], tuning, cand.start(best)
 

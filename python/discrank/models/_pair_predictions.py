@@ -14,7 +14,8 @@ from discrank import _core
 from discrank._draws import outcome_probabilities
 from discrank._losses import binary_log_loss, outcome_pair_losses
 from discrank.data import PairwiseData
-from discrank.models._prediction import check_unseen, code_players, expected_score, log_covariates
+from discrank.models._prediction import (advantage_rows, check_unseen, code_players, expected_score, log_covariates,
+                                         refuse_keywords)
 
 __all__ = ["PairPredictions"]
 
@@ -29,27 +30,10 @@ class PairPredictions:
         return None if x is None else x @ self.beta_
 
     def _covariate_rows(self, advantage: Any, n: int) -> Optional[np.ndarray]:
-        """The covariates ``advantage`` of ``n`` games as a checked array (n, n_covariates); None: none given."""
-        if advantage is None:
-            return None
-        beta = self.beta_
-        if beta is None:
-            raise ValueError(f"{type(self).__name__} was fitted without advantage covariates: advantage= has no "
-                             "coefficient to apply (fit it on a GameLog with advantage columns)")
-        x = np.asarray(advantage, dtype=np.float64)
-        c = beta.shape[0]
-        if x.ndim == 0 or (x.ndim == 1 and c > 1 and n == 1):
-            x = x.reshape(1, -1)
-        elif x.ndim == 1 and c == 1:
-            x = x.reshape(-1, 1)
-        if x.shape != (n, c):
-            raise ValueError(f"advantage has shape {np.shape(advantage)}: expected {n} game(s) x {c} covariate(s) "
-                             f"({', '.join(map(repr, self.advantage_names_))})")
-        bad = ~np.isfinite(x)
-        if bad.any():
-            r, col = np.argwhere(bad)[0]
-            raise ValueError(f"advantage {self.advantage_names_[col]!r} is {x[r, col]} at row {r}: not a finite number")
-        return x
+        """The covariates ``advantage`` of ``n`` games as a checked array (n, n_covariates); None: none given
+        (:func:`discrank.models._prediction.advantage_rows`)."""
+        names = tuple(self.advantage_names_ or ()) if self.beta_ is not None else ()
+        return advantage_rows(advantage, n, names, type(self).__name__)
 
     def _row_proba(self, data: PairwiseData) -> np.ndarray:
         """P(i beats j) of each row of ``data.covariates`` (players of the fit), with ``beta_ . x``."""
@@ -169,8 +153,8 @@ class PairPredictions:
             return np.clip(0.5 + scores, 0.0, 1.0)
         return expit(scores)
 
-    def predict_proba(self, a: Any, b: Any = None, *, unseen: str = "raise",
-                      advantage: Any = None) -> Union[float, np.ndarray]:
+    def predict_proba(self, a: Any, b: Any = None, *, unseen: str = "raise", advantage: Any = None, time: Any = None,
+                      context: Any = None, match_format: Any = None) -> Union[float, np.ndarray]:
         """P(a beats b), for players given by label (arrays or scalars), or for the pairs of a PairwiseData:
         the expected score of ``a``, P(a wins) + P(draw) / 2 (:meth:`_outcome_proba`).
 
@@ -184,9 +168,12 @@ class PairPredictions:
         unseen : {"raise", "prior"}, optional
             A label the fit has not seen is an :class:`~discrank.exceptions.UnknownPlayerError` (default),
             or with ``"prior"`` a player at the prior's mean.
-        advantage : array_like, optional
-            The games' advantage covariates, for a model fitted with them (:meth:`decision_function`);
-            default: a neutral game.
+        advantage : dict or array_like, optional
+            The games' advantage covariates, for a model fitted with them: by name (``{"home": 1}``; a covariate not
+            given is 0) or an array in the order of ``advantage_names_``; default: a neutral game.
+        time, context, match_format : optional
+            Refused (a ValueError naming it): a pair model's ratings are the same at every time, in every context and
+            format.
 
         Returns
         -------
@@ -194,6 +181,7 @@ class PairPredictions:
             The probabilities: a float for two single players, else an array.
         """
         self._check_fitted()
+        refuse_keywords(self, context=context, match_format=match_format, time=time)
         ia, ib = self._indices(a, b, unseen)
         proba = expected_score(self._outcome_proba(ia, ib, self._covariate_rows(advantage, ia.shape[0])))
         return float(proba[0]) if _is_scalar(a, b) else proba

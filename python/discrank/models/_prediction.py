@@ -21,8 +21,8 @@ from discrank._checks import check_same_length, show
 from discrank._labels import LabelIndex, as_query
 from discrank.exceptions import UnknownPlayerError
 
-__all__ = ["UNSEEN", "CurrentStatePredictions", "GamePredictions", "check_unseen", "code_players", "expected_score",
-           "log_covariates", "unused_game_columns"]
+__all__ = ["UNSEEN", "CurrentStatePredictions", "GamePredictions", "advantage_rows", "check_unseen", "code_players",
+           "expected_score", "log_covariates", "near_misses", "refuse_keywords", "unused_game_columns"]
 
 #: The values of ``unseen=`` that every prediction takes: an unknown player is an error, or the prior's.
 UNSEEN = ("raise", "prior")
@@ -63,13 +63,29 @@ def code_players(index: LabelIndex, a: Any, b: Any, unseen: str, model: str) -> 
     a, b = as_query(a, "a"), as_query(b, "b")
     ia, ib = index.lookup(a), index.lookup(b)
     if unseen == "raise" and ((ia < 0).any() or (ib < 0).any()):
-        raise _unknown(np.concatenate([a[ia < 0].astype(object), b[ib < 0].astype(object)]), model)
+        raise _unknown(np.concatenate([a[ia < 0].astype(object), b[ib < 0].astype(object)]), model, index.labels)
     check_same_length({"a": ia.shape[0], "b": ib.shape[0]})
     return ia, ib
 
 
-def _unknown(bad: np.ndarray, model: str) -> UnknownPlayerError:
-    """The error naming the first few distinct labels of ``bad`` (in their order) and the model."""
+def near_misses(value: Any, labels: np.ndarray, n: int = 3) -> list:
+    """Up to ``n`` of the text ``labels`` that ``value`` may have meant: those that hold it as a word, whatever the
+    case ("Medvedev" in "Daniil Medvedev"), then the closest spellings (:func:`difflib.get_close_matches`); none for
+    a label that is not text. Read for an error's message only (a scan of the labels)."""
+    import difflib
+
+    if not isinstance(value, str) or not value.strip() or labels.dtype.kind not in "UO":
+        return []
+    text = [v for v in labels.tolist() if isinstance(v, str)]
+    low = value.strip().lower()
+    found = [v for v in text if low in v.lower().replace(",", " ").split() or low == v.lower()]
+    found += [v for v in difflib.get_close_matches(value, text, n=n, cutoff=0.75) if v not in found]
+    return found[:n]
+
+
+def _unknown(bad: np.ndarray, model: str, labels: Any = None) -> UnknownPlayerError:
+    """The error naming the first few distinct labels of ``bad`` (in their order) and the model, with the labels of
+    ``labels`` that the first one may have meant."""
     distinct: list = []
     for value in bad.tolist():
         if value not in distinct:
@@ -77,7 +93,9 @@ def _unknown(bad: np.ndarray, model: str) -> UnknownPlayerError:
     shown = ", ".join(show(v) for v in distinct[:_NAMED])
     if len(distinct) > _NAMED:
         shown += f", ... ({len(distinct)} in all)"
-    return UnknownPlayerError(f"unknown player label(s): {shown}: this {model} has not seen them in its fit; "
+    near = [] if labels is None else near_misses(distinct[0], np.asarray(labels))
+    hint = f" (did you mean {' or '.join(show(v) for v in near)}?)" if near else ""
+    return UnknownPlayerError(f"unknown player label(s): {shown}{hint}: this {model} has not seen them in its fit; "
                               "pass unseen='prior' to predict them from the model's prior",
                               tuple(distinct[:_NAMED]), model)
 
@@ -100,6 +118,63 @@ def log_covariates(log: Any, names: tuple, model: str, games: str = "the games t
         raise ValueError(f"the {model} was fitted with the advantage column(s) {list(names)}; {games} "
                          f"have {list(have) if have else 'none'}: give the same columns (GameLog advantage=...)")
     return np.asarray(log.advantage, dtype=np.float64).reshape(len(log), -1)
+
+
+#: Why a model whose ratings hold at every time and across contexts and formats cannot use each keyword of a forecast.
+_UNUSED_KEYWORDS = {"time": "its ratings are the same at every time",
+                    "context": "it takes no contexts (it predicts every context alike)",
+                    "match_format": "it takes no match formats (it predicts every format alike)"}
+
+
+def refuse_keywords(model: Any, **given: Any) -> None:
+    """A ValueError naming the first keyword of ``predict_proba`` in ``given`` (``time``, ``context``,
+    ``match_format``) that is not None: ``model`` cannot use it, and would otherwise forecast every game alike."""
+    for key, value in given.items():
+        if value is not None:
+            raise ValueError(f"{key}= does not apply to {type(model).__name__}: {_UNUSED_KEYWORDS[key]}")
+
+
+def advantage_rows(advantage: Any, n: int, names: tuple, model: str) -> Any:
+    """The advantage covariates ``advantage`` of ``n`` games to forecast as a checked array (n, len(names)): a
+    dict by name (each value one for every game or one per game; a covariate not given is 0, a neutral game), or
+    an array in the order of ``names`` (one row for every game or one per game; a 1-d array for one covariate).
+    None for None. A ValueError names what does not fit: covariates given to a ``model`` fitted without, a name
+    not among ``names``, a shape, a value that is not a finite number."""
+    if advantage is None:
+        return None
+    if not names:
+        raise ValueError(f"{model} was fitted without advantage covariates: advantage= has no coefficient to apply "
+                         "(fit it on a GameLog with advantage columns)")
+    c = len(names)
+    if isinstance(advantage, dict):
+        unknown = [key for key in advantage if key not in names]
+        if unknown:
+            raise ValueError(f"advantage names {show(unknown[0])}, which is not among {model}'s covariates "
+                             f"{list(names)}")
+        x = np.zeros((n, c))
+        for k, name in enumerate(names):
+            if name in advantage:
+                value = np.asarray(advantage[name], dtype=np.float64)
+                if value.ndim > 1 or (value.ndim == 1 and value.shape != (n,)):
+                    raise ValueError(f"advantage {name!r} has shape {value.shape}: expected one value, or one per "
+                                     f"game ({n})")
+                x[:, k] = value
+    else:
+        x = np.asarray(advantage, dtype=np.float64)
+        if x.ndim == 0 or (x.ndim == 1 and c > 1 and n == 1):
+            x = x.reshape(1, -1)
+        elif x.ndim == 1 and c == 1:
+            x = x.reshape(-1, 1)
+        if x.shape[0] == 1 and n > 1 and x.shape[1:] == (c,):
+            x = np.repeat(x, n, axis=0)
+        if x.shape != (n, c):
+            raise ValueError(f"advantage has shape {np.shape(advantage)}: expected {n} game(s) x {c} covariate(s) "
+                             f"({', '.join(map(repr, names))})")
+    bad = ~np.isfinite(x)
+    if bad.any():
+        r, col = np.argwhere(bad)[0]
+        raise ValueError(f"advantage {names[col]!r} is {x[r, col]} at row {r}: not a finite number")
+    return x
 
 
 #: The columns of games to predict that a model may leave unused: (attribute, the capability of a model that uses
@@ -248,7 +323,8 @@ class CurrentStatePredictions:
         """:meth:`_outcome_proba` of the games of ``log`` (the current state: times play no part)."""
         return self._outcome_proba(ia, ib)
 
-    def predict_proba(self, a: Any, b: Any, *, unseen: str = "raise") -> Any:
+    def predict_proba(self, a: Any, b: Any, *, unseen: str = "raise", time: Any = None, context: Any = None,
+                      match_format: Any = None) -> Any:
         """P(a beats b) from the current state (the class says how).
 
         Parameters
@@ -258,6 +334,9 @@ class CurrentStatePredictions:
         unseen : {"raise", "prior"}, optional
             A player not seen is an :class:`~discrank.exceptions.UnknownPlayerError` (default), or with
             ``"prior"`` a player at the prior's state (the class says which).
+        time, context, match_format : optional
+            Refused (a ValueError naming it): the current state is the same at every time, in every context and
+            format.
 
         Returns
         -------
@@ -271,8 +350,9 @@ class CurrentStatePredictions:
         discrank.exceptions.UnknownPlayerError
             A player not seen, with ``unseen="raise"``.
         ValueError
-            ``unseen`` is not one of ``("raise", "prior")``.
+            ``unseen`` is not one of ``("raise", "prior")``, or ``time``, ``context`` or ``match_format`` given.
         """
+        refuse_keywords(self, context=context, match_format=match_format, time=time)
         ia, ib = self._player_codes(a, b, unseen)
         proba = expected_score(self._outcome_proba(ia, ib))
         return float(proba[0]) if np.ndim(a) == 0 and np.ndim(b) == 0 else proba

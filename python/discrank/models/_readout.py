@@ -83,8 +83,10 @@ class DiscReadout:
         kind = "transitive" if summary.main_transitive else "cyclic"
         return f"main disc component {kind} (Proposition 1); share of each component: {shares}"
 
-    def ratings_frame(self, *, anchor: Any = None, anchor_rating: float = 1500.0):
-        frame = super().ratings_frame(anchor=anchor, anchor_rating=anchor_rating)  # type: ignore[misc]
+    def ratings_frame(self, *, min_games: Any = None, max_sd: Any = None, active_since: Any = None, context: Any = None,
+                      anchor: Any = None, anchor_rating: float = 1500.0):
+        frame = super().ratings_frame(min_games=min_games, max_sd=max_sd, active_since=active_since,  # type: ignore
+                                      context=context, anchor=anchor, anchor_rating=anchor_rating)
         summary = self.transitivity()
         frame.attrs["transitivity"] = {"share": [float(x) for x in summary.share],
                                        "transitive": [bool(x) for x in summary.transitive]}

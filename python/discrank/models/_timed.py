@@ -1,6 +1,6 @@
 """The current table of a model whose ratings follow the games in time (:class:`~discrank.DynamicElo`,
-:class:`~discrank.online.OnlineElo`): ``ratings_frame(active_since=, anchor=, anchor_rating=)``, written
-once (:class:`TimedRatings`), with the time each player was last seen."""
+:class:`~discrank.online.OnlineElo`): ``ratings_frame(min_games=, max_sd=, active_since=, context=, anchor=,
+anchor_rating=)``, written once (:class:`TimedRatings`), with the time each player was last seen."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ import numpy as np
 
 from discrank._checks import show
 from discrank._rows import time_bound
+from discrank.models._table import refuse_table
 
 __all__ = ["TimedRatings", "last_seen", "latest", "show_time"]
 
@@ -22,14 +23,24 @@ class TimedRatings:
     its games run over).
     """
 
-    def ratings_frame(self, *, active_since: Any = None, anchor: Any = None, anchor_rating: float = 1500.0):
+    def ratings_frame(self, *, min_games: Any = None, max_sd: Any = None, active_since: Any = None, context: Any = None,
+                      anchor: Any = None, anchor_rating: float = 1500.0):
         """The current table: each player's current rating, best first.
 
         Parameters
         ----------
+        min_games : int, optional
+            Hide the players with fewer games (0 or more).
+        max_sd : float, optional
+            Hide the ratings whose standard deviation is above it (logits; a model whose ratings have none refuses
+            it).
         active_since : time, optional
             Keep only the players whose last game is at or after it (a date for datetime times, a number
             for numeric times), within the fitted games' time range; default: every player.
+        context : label, optional
+            DynamicElo fitted with contexts: each player's rating in that context (``rating``: the current rating plus
+            the player's effect there, the column ``effect``), with the standard deviation of their sum (the two
+            Laplace variances added); other models refuse it.
         anchor : label, optional
             The player whose ``elo`` is ``anchor_rating``; default: the mean rating of every fitted player is
             (as :meth:`discrank.Elo.ratings_frame`).
@@ -42,9 +53,11 @@ class TimedRatings:
             Columns ``player``, ``rank`` (1 first, among the rows kept), ``games`` (games played), ``elo``
             (``anchor_rating + 400 / ln 10 * (rating - reference)``, the scale of the pair models' tables),
             ``rating`` (logits: the current rating), ``sd`` (its standard deviation, for a model that has
-            one: DynamicElo's, grown by the drift since the player's last period) and ``last_seen`` (the
-            time of the player's last game, in the fitted times' units; NaN for a log without times).
-            ``df.attrs["model"]`` is the class name.
+            one: DynamicElo's, grown by the drift since the player's last period), ``last_seen`` (the
+            time of the player's last game, in the fitted times' units; NaN for a log without times) and
+            ``provisional`` (fewer than 10 games, or a standard deviation above 110 Elo points:
+            :mod:`discrank.models._table`). ``df.attrs["model"]`` is the class name, ``df.attrs["note"]`` the
+            line that says how many players are hidden and marked, and ``df.attrs["context"]`` the context.
 
         Raises
         ------
@@ -52,15 +65,27 @@ class TimedRatings:
             The model is not fitted.
         ValueError
             ``active_since`` outside the fitted games' time range, of the other kind (a date for numeric
-            times, a number for dates), or given for a model fitted on games without times.
+            times, a number for dates), or given for a model fitted on games without times; ``min_games`` below 0,
+            ``max_sd`` not positive, a context the model was not fitted with; an option the model cannot use.
         """
         self._check_fitted()
         rating, sd, games = self._current()
+        effect = {}
+        if context is not None:
+            rating, sd, effect["effect"] = self._in_context(context, rating, sd)
         last = self._last_seen()
         keep = None if active_since is None else last >= self._time_in_range(active_since, "active_since")
-        columns = {"rating": rating, **({} if sd is None else {"sd": sd}), "last_seen": last}
-        return self._frame(columns, rating, games, elo=rating, anchor=anchor, anchor_rating=anchor_rating,
-                           keep=keep)
+        columns = {"rating": rating, **effect, **({} if sd is None else {"sd": sd}), "last_seen": last}
+        frame = self._frame(columns, rating, games, elo=rating, anchor=anchor, anchor_rating=anchor_rating,
+                            keep=keep, min_games=min_games, max_sd=max_sd, since=show(active_since))
+        if context is not None:
+            frame.attrs["context"] = context
+        return frame
+
+    def _in_context(self, context: Any, rating: np.ndarray, sd: Optional[np.ndarray]) -> tuple:
+        """(rating, sd, effect) of each player in ``context``; a ValueError for a model without contexts."""
+        refuse_table(self, context=context)
+        return rating, sd
 
     def _current(self) -> tuple[np.ndarray, Optional[np.ndarray], np.ndarray]:
         """Each player's current rating (logits), its standard deviation (None: the model has none) and

@@ -101,10 +101,11 @@ class DynamicElo(DynamicTuning, DynamicUpdates, DynamicDisc, DynamicReadout, Tim
     n_jobs : int, optional
         Threads of the core's pair kernel, scikit-learn's meaning (None: OpenMP's default). The result
         does not depend on it beyond rounding (the kernel's sums are in a fixed order).
-    verbose : bool or int, default 0
+    verbose : bool, int or None, default None
         ``fit``'s progress on stderr (:func:`discrank.progress`): 1 or True, each tuning candidate's validation
-        log loss and seconds, the choice and the final fit; 2, also each Newton step. 0: none of its own (an
-        enclosing ``discrank.progress``, or the command line, still prints). Saved in model files, as ``n_jobs``.
+        log loss and seconds, the choice and the final fit; 2, also each Newton step; 0, none of its own (an
+        enclosing ``discrank.progress``, or the command line, still prints). None: 1 where a person watches (stderr
+        a terminal, or a notebook), else 0 (scripts and pipes stay quiet). Saved in model files, as ``n_jobs``.
     tuning_budget : int, optional
         The most (drift, prior scale) candidates the tuning scores (each candidate's variance scales, scored on
         its forecasts, count as one). None (default): no limit. When the walk would score more, it stops
@@ -191,8 +192,8 @@ class DynamicElo(DynamicTuning, DynamicUpdates, DynamicDisc, DynamicReadout, Tim
     ``save`` writes the model with the games it was fitted on (``discrank.load`` reads it back, and
     :meth:`update` goes on from it): the coded games, their periods, times, covariates, contexts, margins and
     match formats, the fitted ratings of every player-period, and the fitted features (context effects, disc
-    components, draw propensities, format scales: each part's fields, :mod:`discrank.models._dynamic_part`). ``beta_se_`` and
-    ``draw_eta_se_`` are derived again from the games on loading.
+    components, draw propensities, format scales: each part's fields, :mod:`discrank.models._dynamic_part`).
+    ``beta_se_`` and ``draw_eta_se_`` are derived again from the games on loading.
     """
 
     #: What a model file holds (:mod:`discrank.persist`): the games in time order ("g" of them; codes into
@@ -212,6 +213,7 @@ class DynamicElo(DynamicTuning, DynamicUpdates, DynamicDisc, DynamicReadout, Tim
     _fitted_labels = {name: size for part in PARTS for name, size in part.label_sets.items()}
     _fitted_records = {"games_": Games}
     _derived_on_load = ("beta_se_",)
+    _fitted_json = ("tuning_",)
     _fitted_scalars = ("drift_", "prior_scale_", "variance_scale_", "converged_", "n_iter_", "n_cg_", "gradient_",
                        "objective_") + tuple(scalar for part in PARTS for scalar in part.scalars)
     #: The features the estimator composes (a subclass may add its own part: its arrays and scalars then too).
@@ -219,7 +221,7 @@ class DynamicElo(DynamicTuning, DynamicUpdates, DynamicDisc, DynamicReadout, Tim
     _choices = {"draws": DRAWS}
     draw_models = DRAWS
     _optional_params = ("period", "drift", "prior_scale", "variance_scale", "draws", "n_jobs", "tuning_budget",
-                        "context_scale", "margin_scale", "disc_scale", "draw_propensity_scale",
+                        "verbose", "context_scale", "margin_scale", "disc_scale", "draw_propensity_scale",
                         "format_scales")
     _param_rules = {"prior_scale": FINITE_PRIOR_SCALE}
 
@@ -233,7 +235,7 @@ class DynamicElo(DynamicTuning, DynamicUpdates, DynamicDisc, DynamicReadout, Tim
 
     def __init__(self, period: Any = "week", drift: Optional[float] = None, prior_scale: Optional[float] = None,
                  variance_scale: Optional[float] = None, draws: Optional[str] = None, tol: float = 1e-9,
-                 update_tol: float = 1e-5, max_iter: int = 100, n_jobs: Optional[int] = None, verbose: Any = 0,
+                 update_tol: float = 1e-5, max_iter: int = 100, n_jobs: Optional[int] = None, verbose: Any = None,
                  tuning_budget: Optional[int] = None, context_scale: Optional[float] = None,
                  margin_scale: Optional[float] = None, disc_components: int = 0, disc_scale: Optional[float] = None,
                  draw_propensity_scale: Optional[float] = None, format_scales: Any = None):
@@ -574,6 +576,11 @@ class DynamicElo(DynamicTuning, DynamicUpdates, DynamicDisc, DynamicReadout, Tim
         if np.array_equal(games, np.round(games)):
             games = games.astype(np.int64)
         return mean, np.sqrt(var), games
+
+    def _in_context(self, context: Any, rating: np.ndarray, sd: np.ndarray) -> tuple:
+        """(rating, sd, effect) of each player in ``context``
+        (:meth:`discrank.models._dynamic_context.Contexts.in_context`)."""
+        return CONTEXTS.in_context(self, context, rating, sd)
 
     def _last_seen(self) -> np.ndarray:
         """The time of each player's last game (NaN for a log without times)."""

@@ -21,6 +21,7 @@ from discrank._params import Rule
 from discrank.analysis import disc_verdict, reparametrize, transitivity_summary
 from discrank.models._base import Model, atomic, elo_points
 from discrank.models._prediction import CurrentStatePredictions
+from discrank.models._table import refuse_table
 from discrank.models._timed import TimedRatings
 from discrank.models.online import check_online_log, tune_step  # noqa: F401 - tune_step importable from here, as it was
 from discrank.online import online_disc
@@ -406,18 +407,24 @@ class OnlineDisc(CurrentStatePredictions, TimedRatings, Model):
         return (f"online disc update (Section 4), step {self.step_:.4g}, {int(self.n_games_.sum()) // 2} games: the "
                 f"disc component is {kind}")
 
-    def ratings_frame(self, *, active_since: Any = None, anchor: Any = None, anchor_rating: float = 1500.0):
+    def ratings_frame(self, *, min_games: Any = None, max_sd: Any = None, active_since: Any = None, context: Any = None,
+                      anchor: Any = None, anchor_rating: float = 1500.0):
         """A pandas DataFrame of the current state, one row per player, strongest first.
 
         Columns: ``player``, ``rank``, ``games``; where the state is transitive (Proposition 2) ``elo``
         (the strength on the familiar scale: ``anchor_rating + 400 / ln 10 * (strength - reference)``,
         the reference being the mean strength or, with ``anchor=label``, that player's), ``strength`` and
-        ``consistency`` (> 0); then ``u_1`` and ``v_1``, the state as a disc component, and ``last_seen``
-        (the time of the player's last game; NaN for games without times). ``df.attrs`` holds the model
-        name and the transitivity summary (Proposition 1).
+        ``consistency`` (> 0); then ``u_1`` and ``v_1``, the state as a disc component, ``last_seen``
+        (the time of the player's last game; NaN for games without times) and ``provisional`` (fewer than 10
+        games, :mod:`discrank.models._table`). ``df.attrs`` holds the model name, the note of the players hidden
+        and marked, and the transitivity summary (Proposition 1).
 
         Parameters
         ----------
+        min_games : int, optional
+            Hide the players with fewer games.
+        max_sd, context : optional
+            Refused: the state has no standard deviation, and takes no contexts.
         active_since : time, optional
             Keep only the players whose last game is at or after it, within the times of the games run
             (as :meth:`discrank.DynamicElo.ratings_frame`); default: every player.
@@ -438,29 +445,21 @@ class OnlineDisc(CurrentStatePredictions, TimedRatings, Model):
             The model is not fitted.
         ValueError
             ``anchor`` is not a player of the model; ``active_since`` outside the times of the games run,
-            of the other kind, or given for games without times.
+            of the other kind, or given for games without times; an option the model cannot use, or out of range.
         """
-        import pandas as pd
-
         self._check_fitted()
+        refuse_table(self, context=context)
         readout = self._readout()
         last = self._last_seen()
-        keep = np.ones(len(last), dtype=bool) if active_since is None else last >= self._time_in_range(
-            active_since, "active_since")
-        cols: dict = {"player": self.labels_, "games": self.n_games_}
+        keep = None if active_since is None else last >= self._time_in_range(active_since, "active_since")
+        cols: dict = {}
         if readout is not None:
-            cols["elo"] = elo_points(readout[0], self._label_lookup(), anchor, anchor_rating)
             cols["strength"], cols["consistency"] = readout
         cols["u_1"], cols["v_1"], cols["last_seen"] = self.u_[:, 0], self.v_[:, 0], last
-        frame = pd.DataFrame(cols)[keep].reset_index(drop=True)
-        n = len(frame)
-        if readout is not None:
-            frame = frame.iloc[np.argsort(-readout[0][keep], kind="stable")].reset_index(drop=True)
-            frame.insert(1, "rank", np.arange(1, n + 1))
-        else:
-            frame.insert(1, "rank", np.full(n, np.nan))
+        frame = self._frame(cols, None if readout is None else readout[0], self.n_games_,
+                            elo=None if readout is None else readout[0], anchor=anchor, anchor_rating=anchor_rating,
+                            keep=keep, min_games=min_games, max_sd=max_sd, since=show(active_since))
         summary = transitivity_summary(self.u_, self.v_)
-        frame.attrs["model"] = type(self).__name__
         frame.attrs["transitivity"] = {"share": [float(x) for x in summary.share],
                                        "transitive": [bool(x) for x in summary.transitive]}
         return frame
