@@ -15,7 +15,8 @@ parity    discrank.arena_board against arena-rank 0.1.1 with the same settings, 
           BradleyTerry, with its default tolerances and tightened ones (gtol=1e-12, ftol=0). Style:
           arena_board(df, style=..., ridge=1e-5, style_reg=R) against ContextualBradleyTerry(reg=R)
           with reweighted=False and normalize_features=True, R = 0 and 1. Max |difference| of the ratings
-          and of the 95% interval bounds, in Elo points; and discrank's ridge=1e-5 against its ridge=0.
+          and of the 95% interval bounds, in Elo points; and discrank's ridge=1e-5 against its ridge=0. Reweighted:
+          arena_board(df, style=..., reweighted=True, min_pair_count=100) against reweighted=True there.
 fastchat  FastChat's published bootstrap board, written here from its description: each battle twice,
           a decisive battle two wins for its winner, a tie one win for each side; logistic regression
           without intercept on +-ln 10 features (scikit-learn's LogisticRegression when installed, else
@@ -192,13 +193,14 @@ def arena_rank_plain(df, tight: bool = False, ci: str = "sandwich", num_bootstra
 
 
 def arena_rank_style(df, names, reg: float, tight: bool = False, ci: str = "sandwich", num_bootstrap: int = 2,
-                     n_jobs: int = -1) -> dict:
-    """arena-rank's ContextualBradleyTerry(reg) board, reweighted=False, features normalised."""
+                     n_jobs: int = -1, min_pair_count: int | None = None) -> dict:
+    """arena-rank's ContextualBradleyTerry(reg) board, features normalised; reweighted with ``min_pair_count``."""
     from arena_rank.models.contextual_bradley_terry import ContextualBradleyTerry
     from arena_rank.utils.data_utils import ContextualPairDataset
 
-    data = ContextualPairDataset.from_pandas(with_features(df, names), [f"f_{n}" for n in names], reweighted=False,
-                                             normalize_features=True)
+    data = ContextualPairDataset.from_pandas(with_features(df, names), [f"f_{n}" for n in names],
+                                             reweighted=min_pair_count is not None,
+                                             min_pair_count=min_pair_count or 50, normalize_features=True)
     model = ContextualBradleyTerry(len(data.competitors), len(names), reg=reg, **(TIGHT if tight else {}))
     out = model.compute_ratings_and_cis(data, ci_method=ci, num_bootstrap=num_bootstrap, n_jobs=n_jobs)
     table = _peer_table(out)
@@ -265,6 +267,10 @@ def parity(df, label: str, names, regs=(0.0, 1.0)) -> None:
             dr, dci = max_diffs(their_sandwich(board, reg), theirs)
             row(f"{label}: style reg={reg:g}, discrank's fit with arena-rank's sandwich formula, vs arena-rank "
                 "tightened", f"{dr:.1e}", f"{dci:.1e}")
+    if mod is not None:  # arena-rank's inverse-propensity reweighting (its style example's min_pair_count=100)
+        board = discrank.arena_board(df, style=list(names), ridge=1e-5, reweighted=True, min_pair_count=100)
+        dr, dci = max_diffs(board_table(board), arena_rank_style(df, names, 0.0, True, min_pair_count=100))
+        row(f"{label}: style reg=0, reweighted, min_pair_count=100, arena-rank tightened", f"{dr:.1e}", f"{dci:.1e}")
 
 
 def their_sandwich(board, reg: float, hessian_reg: float = 1e-5) -> dict:

@@ -11,6 +11,7 @@ from scipy import optimize
 import discrank
 from discrank._arena_fit import fit_bt, rows_of
 from discrank.leaderboard import ELO, arena_board
+from discrank.cli import main
 
 WINNERS = np.array(["model_b", "model_a"])
 
@@ -342,3 +343,40 @@ def test_a_well_formed_frame_is_coded_directly_and_gives_the_readers_board():
     assert fast_votes(df.assign(model_a=np.arange(len(df))), "model_a", "model_b", "winner") is None
     named = df.assign(winner=np.where(df.winner == "model_a", df.model_a, df.winner))
     pd.testing.assert_frame_equal(arena_board(named).frame, arena_board(df).frame)
+
+
+def test_the_reweighted_board_solves_arena_ranks_inverse_propensity_weighted_likelihood(tmp_path, capsys):
+    """reweighted=True weighs each vote by 1 / max(its pair's votes, min_pair_count), scaled to a mean of 1
+    (arena-rank's reweighted=True): the board's ratings and style coefficient zero the weighted score equations;
+    the weights differ from the plain board's and move it; the command line's --reweighted gives the same board."""
+    rng = np.random.default_rng(3)
+    n = 3000
+    a = rng.integers(0, 6, n)
+    b = (a + rng.integers(1, 6, n)) % 6
+    heavy = rng.random(n) < 0.5  # half the votes between m0 and m1
+    a[heavy], b[heavy] = 0, 1
+    len_a, len_b = rng.integers(100, 900, n), rng.integers(100, 900, n)
+    d = 0.3 * (b - a) + 0.8 * (len_a - len_b) / (len_a + len_b)
+    win = rng.random(n) < 1 / (1 + np.exp(-d))
+    df = pd.DataFrame({"model_a": [f"m{i}" for i in a], "model_b": [f"m{i}" for i in b],
+                       "winner": np.where(win, "model_a", "model_b"), "len_a": len_a, "len_b": len_b})
+    board = arena_board(df, style="len", reweighted=True, min_pair_count=100)
+    plain = arena_board(df, style="len")
+    rows, x = board.fit.rows, board.fit.x
+    pair = np.minimum(rows.a, rows.b) * 6 + np.maximum(rows.a, rows.b)
+    counts = np.bincount(pair, minlength=36)[pair]
+    weight = 1.0 / np.maximum(counts, 100)
+    np.testing.assert_allclose(rows.mult, weight / weight.mean(), rtol=1e-14)
+    dlogit = x[rows.a] - x[rows.b] + rows.z @ x[6:]
+    r = rows.count * rows.mult * (rows.y - 1.0 / (1.0 + np.exp(-dlogit)))
+    score = np.r_[np.bincount(rows.a, r, minlength=6) - np.bincount(rows.b, r, minlength=6), rows.z.T @ r]
+    assert np.abs(score).max() < 1e-8 * n
+    assert np.abs(board.frame["rating"].to_numpy() - plain.frame.set_index("model").loc[
+        board.frame["model"], "rating"].to_numpy()).max() > 1.0
+    df.to_csv(tmp_path / "v.csv", index=False)
+    assert main(["arena", str(tmp_path / "v.csv"), "--style", "len", "--reweighted", "--min-pair-count", "100",
+                 "--out", str(tmp_path / "b")]) == 0
+    written = pd.read_csv(tmp_path / "b.csv")
+    np.testing.assert_allclose(written["rating"], board.frame["rating"], rtol=0, atol=1e-9)
+    with pytest.raises(ValueError, match=r"min_pair_count=0 must be an integer >= 1"):
+        arena_board(df, reweighted=True, min_pair_count=0)

@@ -88,9 +88,12 @@ class Coded:
         return self.labels[self.cb]
 
 
-def votes_of(log: Coded, ties: str, normalize: bool, where: str = "the board") -> Votes:
+def votes_of(log: Coded, ties: str, normalize: bool, where: str = "the board",
+             min_pair_count: Optional[int] = None) -> Votes:
     """The board's votes of ``log`` with their ties counted by ``ties`` and their style features checked (and
-    standardised with ``normalize``); ``where`` (``"the board"``, ``"category 'en'"``) begins each message.
+    standardised with ``normalize``); ``where`` (``"the board"``, ``"category 'en'"``) begins each message. With
+    ``min_pair_count``, each vote weighs the inverse of its pair's votes (at least ``min_pair_count``), the weights
+    scaled to a mean of 1: arena-rank's inverse-propensity reweighting (``reweighted=True``).
 
     Raises
     ------
@@ -121,7 +124,13 @@ def votes_of(log: Coded, ties: str, normalize: bool, where: str = "the board") -
             z = (z / size - center / size) / (scale / size)
         _check_collinear(z, names, where)
     ca, cb = ca[keep].astype(np.int32, copy=False), cb[keep].astype(np.int32, copy=False)
-    return Votes(labels, ca, cb, y[keep], mult[keep],
+    mult = mult[keep]
+    if min_pair_count is not None and ca.size:  # each unordered pair's votes
+        pair = np.minimum(ca, cb).astype(np.int64) * labels.size + np.maximum(ca, cb)
+        _, inverse, counts = np.unique(pair, return_inverse=True, return_counts=True)
+        weight = 1.0 / np.maximum(counts[inverse], min_pair_count)
+        mult = mult * (weight / weight.mean())
+    return Votes(labels, ca, cb, y[keep], mult,
                   np.ascontiguousarray(z), names, center, scale)
 
 
@@ -274,7 +283,7 @@ def _check_categories(cat: np.ndarray, what: str) -> np.ndarray:
 
 
 def check_board_args(level: Any, ci: str, n_boot: Any, seed: Any, style_reg: Any, ridge: Any, anchor_rating: Any,
-                     ties: str, min_votes: Any) -> float:
+                     ties: str, min_votes: Any, min_pair_count: Any = 1) -> float:
     """:func:`discrank.arena_board`'s arguments checked (a ValueError names the value); the level as a float."""
     if isinstance(level, bool) or not isinstance(level, (int, float, np.floating)) or not 0.0 < float(level) < 1.0:
         raise ValueError(f"level={show(level)} must be a confidence level in (0, 1)")
@@ -293,4 +302,6 @@ def check_board_args(level: Any, ci: str, n_boot: Any, seed: Any, style_reg: Any
     check_ties(ties)
     if isinstance(min_votes, bool) or not isinstance(min_votes, (int, np.integer)) or min_votes < 0:
         raise ValueError(f"min_votes={show(min_votes)} must be an integer >= 0")
+    if isinstance(min_pair_count, bool) or not isinstance(min_pair_count, (int, np.integer)) or min_pair_count < 1:
+        raise ValueError(f"min_pair_count={show(min_pair_count)} must be an integer >= 1")
     return float(level)

@@ -110,7 +110,8 @@ def _fit(frame, args: argparse.Namespace, columns: dict):
     try:
         return arena_board(frame, style=args.style, category=args.category, ties=args.ties, bothbad=args.bothbad,
                            anchor=args.anchor, anchor_rating=args.anchor_rating, ci=args.ci, level=args.level,
-                           n_boot=args.n_boot, seed=args.seed, min_votes=args.min_votes, **columns)
+                           n_boot=args.n_boot, seed=args.seed, min_votes=args.min_votes, reweighted=args.reweighted,
+                           min_pair_count=args.min_pair_count, **columns)
     except ValueError as exc:
         text = str(exc)
         name = text.split("=", 1)[0]
@@ -269,6 +270,11 @@ def add_arena(sub) -> None:
                    help="the 'tie (bothbad)' votes: ties (the default), or dropped")
     p.add_argument("--anchor", metavar="MODEL", help="the model shown at --anchor-rating (default: the mean is)")
     p.add_argument("--anchor-rating", type=finite_float, default=1000.0, help="(default 1000)")
+    p.add_argument("--reweighted", action="store_true",
+                   help="weigh each vote by the inverse of its pair's votes (at least --min-pair-count), as "
+                        "arena-rank's reweighted=True")
+    p.add_argument("--min-pair-count", type=int_at_least(1), default=50, metavar="N",
+                   help="the floor of a pair's votes in --reweighted (default 50; arena-rank's style example: 100)")
     p.add_argument("--min-votes", type=int_at_least(0), default=0, metavar="N",
                    help="show only the models with N votes at least (each board; the others are fitted); every board "
                         "marks a model with fewer than 500 votes preliminary")

@@ -438,7 +438,7 @@ def arena_board(source: Any, *, style: Any = None, category: Any = None, ties: s
                 anchor: Any = None, anchor_rating: float = 1000.0, ci: str = "sandwich", level: float = 0.95,
                 n_boot: int = 1000, seed: int = 0, style_reg: float = 0.0, ridge: float = 0.0,
                 normalize: bool = True, n_jobs: Optional[int] = None, min_votes: int = 0, verbose: Any = None,
-                **read: Any) -> ArenaBoard:
+                reweighted: bool = False, min_pair_count: int = 50, **read: Any) -> ArenaBoard:
     """The Bradley-Terry leaderboard of an arena's votes.
 
     Parameters
@@ -482,6 +482,12 @@ def arena_board(source: Any, *, style: Any = None, category: Any = None, ties: s
         FastChat do.
     n_jobs : int, optional
         Threads of the bootstrap; default all.
+    reweighted : bool, default False
+        Weigh each vote by the inverse of its pair's votes (at least ``min_pair_count``), the weights scaled to a
+        mean of 1: arena-rank's inverse-propensity reweighting (``reweighted=True``, its style-control default), so
+        that the pairs voted on most do not decide the board alone. The intervals take the weights as given.
+    min_pair_count : int, default 50
+        The floor of a pair's votes in ``reweighted`` (arena-rank's ``min_pair_count``; its style example uses 100).
     verbose : bool, int or None, optional
         The bootstrap's replicates done on stderr, every 2 s (:func:`discrank.progress`); None (default): where a
         person watches (stderr a terminal, or a notebook), else none.
@@ -518,7 +524,7 @@ def arena_board(source: Any, *, style: Any = None, category: Any = None, ties: s
         won or lost every one of its votes there, one model only, a comparison graph in pieces, a style column
         constant there): it is skipped, the warning names it and why, and the other boards are built.
     """
-    level = check_board_args(level, ci, n_boot, seed, style_reg, ridge, anchor_rating, ties, min_votes)
+    level = check_board_args(level, ci, n_boot, seed, style_reg, ridge, anchor_rating, ties, min_votes, min_pair_count)
     from discrank._progress import speaking
 
     listener = speaking(verbose)  # (checked first: the message names the value)
@@ -526,7 +532,8 @@ def arena_board(source: Any, *, style: Any = None, category: Any = None, ties: s
     from discrank._threads import resolve_n_jobs
 
     settings = dict(anchor=anchor, anchor_rating=float(anchor_rating), ci=ci, level=level, n_boot=int(n_boot),
-                    seed=int(seed), ridge=float(ridge), n_jobs=resolve_n_jobs(n_jobs), min_votes=int(min_votes))
+                    seed=int(seed), ridge=float(ridge), n_jobs=resolve_n_jobs(n_jobs), min_votes=int(min_votes),
+                    min_pair_count=int(min_pair_count) if reweighted else None)
     with listener:
         return _boards(log, cats, ties, normalize, float(style_reg), settings, anchor)
 
@@ -565,7 +572,8 @@ def _board(log: Any, ties: str, normalize: bool, style_reg: float, where: str, s
 
 
 def _fitted_board(log: Any, ties: str, normalize: bool, style_reg: float, where: str, settings: dict) -> ArenaBoard:
-    votes = votes_of(log, ties, normalize, where)
+    settings = dict(settings)
+    votes = votes_of(log, ties, normalize, where, settings.pop("min_pair_count"))
     check_graph(votes, where)
     if settings["ci"] != "none" and votes.y.size and bool(np.all(votes.y == 0.5)):
         from discrank._screen import warn_user
