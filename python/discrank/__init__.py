@@ -49,6 +49,7 @@ from discrank.exceptions import (  # noqa: E402
 from discrank import analysis  # noqa: E402
 from discrank.models import DiscDecomposition, DiscDecompositionCV, Elo, EloPlusPlus, MElo, OnlineDisc, SchurDecomposition  # noqa: E402
 from discrank.logs import GameLog, read_pgn  # noqa: E402
+from discrank.readers import read_football, read_tennis  # noqa: E402
 from discrank.persist import load  # noqa: E402
 from discrank.bootstrap import bootstrap  # noqa: E402
 from discrank._tuning import Validation  # noqa: E402
@@ -89,7 +90,9 @@ __all__ = [
     "load",
     "progress",
     "read_arena",
+    "read_football",
     "read_pgn",
+    "read_tennis",
     "scan_games",
     "__version__",
 ]

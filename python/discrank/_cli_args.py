@@ -290,6 +290,8 @@ def read_games(args: argparse.Namespace, path: str, lower: str, filters: dict):
             raise ValueError(f"--margin {' '.join(margin)}: a PGN file has no margin columns (--margin names two "
                              "columns of a CSV or Parquet file)")
         return read_pgn(path, progress=None if not args.quiet else False, **filters)
+    if getattr(args, "reader", None):
+        return _read_with(args, path, filters)
     if args.score is None and args.winner is None:
         raise ValueError("give the result column: --score COL (1, 0.5, 0 or 1-0 / 0-1 / 1/2-1/2) or --winner COL")
     if (filters["start"] or filters["end"]) and args.time is None:
@@ -300,6 +302,26 @@ def read_games(args: argparse.Namespace, path: str, lower: str, filters: dict):
         filters.pop("truncated")
         return GameLog.read_parquet(path, **cols, **filters)
     return GameLog.read_csv(path, **cols, **filters)
+
+
+def _read_with(args: argparse.Namespace, path: str, filters: dict):
+    """The log of ``--reader tennis`` or ``football`` (:mod:`discrank.readers`, its columns: the column options are
+    refused), filtered by ``--min-player-games``."""
+    from discrank.readers import read_football, read_tennis
+
+    given = [flag for flag, value in (("--a", args.a != "a"), ("--b", args.b != "b"), ("--score", args.score),
+                                      ("--winner", args.winner), ("--time", args.time),
+                                      ("--advantage", getattr(args, "advantage", None)),
+                                      ("--context", getattr(args, "context", None)),
+                                      ("--margin", getattr(args, "margin", None)),
+                                      ("--match-format", getattr(args, "match_format", None))) if value]
+    if given:
+        raise ValueError(f"{given[0]} does not apply with --reader {args.reader}: the reader takes its own columns "
+                         "(docs/data.md)")
+    reader = read_tennis if args.reader == "tennis" else read_football
+    log = reader(path, invalid=filters["invalid"], start=filters["start"], end=filters["end"],
+                 **({"max_invalid": filters["max_invalid"]} if "max_invalid" in filters else {}))
+    return log if filters["min_player_games"] <= 1 else log.filter(min_player_games=filters["min_player_games"])
 
 
 def print_warnings(caught) -> None:
@@ -338,6 +360,10 @@ def add_columns(p: argparse.ArgumentParser) -> None:
                    help="columns of the sub-contests (points, games, goals) won by the first player and by the "
                         "second in each game: DynamicElo fits a margin likelihood; the other models ignore them, "
                         "with a warning")
+    p.add_argument("--reader", choices=["tennis", "football"],
+                   help="read a log of its known layout, by the rules of docs/data.md: tennis, Jeff Sackmann's match "
+                        "files (winner_name, loser_name, score strings to games won, surface, best_of); football, the "
+                        "international results (home_team, away_team, goals, neutral to the home column)")
     p.add_argument("--shuffle-sides", type=int_at_least(0), metavar="SEED",
                    help="swap the players of a random half of the games (drawn with this seed), flipping their "
                         "results, covariates and margins: for a log written winner first, such as --winner with the "

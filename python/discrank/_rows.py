@@ -483,7 +483,7 @@ def read_frame_rows(df: Any, a: str = "a", b: str = "b", score: Optional[str] = 
 
     idx, dropped = screen_rows(kind, col_a, col_b, miss_a, miss_b, t, t_invalid, start=start, end=end,
                                min_player_games=min_player_games, invalid=invalid, explain=explain, empty_ok=empty_ok,
-                               max_invalid=max_invalid)
+                               max_invalid=max_invalid, numbers=row0 if isinstance(row0, np.ndarray) else None)
     return FrameRows(_as_int_labels(col_a[idx], bool(miss_a.any())), _as_int_labels(col_b[idx], bool(miss_b.any())),
                      s[idx], None if t is None else t[idx], dropped, None if x is None else x[idx], adv_names,
                      None if ctx is None else _as_int_labels(ctx[idx], bool(extra[MISSING_CONTEXT].any())),

@@ -332,8 +332,8 @@ def warn_user(message: str, category: Optional[type] = None) -> None:
 def screen_rows(kind: np.ndarray, a: np.ndarray, b: np.ndarray, missing_a: np.ndarray, missing_b: np.ndarray,
                 t: Optional[np.ndarray], t_invalid: Optional[np.ndarray], *, start: Any, end: Any,
                 min_player_games: int, invalid: str, explain: Callable[[int], str], unit: str = "row",
-                skip: tuple[int, ...] = (), empty_ok: bool = False,
-                max_invalid: float = MAX_INVALID) -> tuple[np.ndarray, dict[str, int]]:
+                skip: tuple[int, ...] = (), empty_ok: bool = False, max_invalid: float = MAX_INVALID,
+                numbers: Any = None) -> tuple[np.ndarray, dict[str, int]]:
     """The rows to keep, and the counts of the invalid rows dropped, by kind.
 
     Steps, in order: the time window (rows outside ``[start, end)`` are never checked; a row without a
@@ -368,6 +368,8 @@ def screen_rows(kind: np.ndarray, a: np.ndarray, b: np.ndarray, missing_a: np.nd
     max_invalid : float, optional
         The largest share of the rows in the window that ``invalid="drop"`` drops (default
         :data:`MAX_INVALID`).
+    numbers : ndarray of int, optional
+        Each row's number in its source, for the warning (default: its position).
 
     Returns
     -------
@@ -419,7 +421,7 @@ def screen_rows(kind: np.ndarray, a: np.ndarray, b: np.ndarray, missing_a: np.nd
                 rows = np.flatnonzero(bad & (kind == code))
                 if rows.size:
                     dropped[name] = int(rows.size)
-                    parts.append(f"{rows.size} {name} ({_rows_text(rows, unit)})")
+                    parts.append(f"{rows.size} {name} ({_rows_text(rows if numbers is None else numbers[rows], unit)})")
             total = int(bad.sum())
             where = " in the time window" if windowed else ""
             summary = f"dropped {total} of {int(keep.sum())} {unit}s{where}: " + ", ".join(parts) \
