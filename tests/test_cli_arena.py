@@ -219,6 +219,16 @@ def test_arena_bootstrap_replicates_that_do_not_converge_are_a_printed_warning(t
         board = discrank.arena_board(df, ci="bootstrap", n_boot=50)
     bad = int((board.steps < 0).sum())
     assert 0 < bad < 50 and len(caught) == 1
-    assert (f"discrank: warning: {bad} of 50 bootstrap replicates did not converge"
+    assert (f"discrank: warning: the board: {bad} of 50 bootstrap replicates did not converge"
             in capsys.readouterr().err.splitlines()[0])
     same_frame(pd.read_csv(tmp_path / "b.csv"), board.frame)
+
+
+def test_arena_verbose_reports_the_bootstrap_on_a_pipe_and_quiet_silences_it(tmp_path, capsys):
+    votes_frame().to_csv(tmp_path / "votes.csv", index=False)
+    args = ["arena", str(tmp_path / "votes.csv"), "--ci", "bootstrap", "--n-boot", "20", "--out", str(tmp_path / "b")]
+    assert main(args + ["--verbose"]) == 0
+    err = capsys.readouterr().err
+    assert "bootstrap of the board: 20 of 20 replicates, " in err
+    assert main(args + ["--quiet"]) == 0
+    assert "replicates," not in capsys.readouterr().err

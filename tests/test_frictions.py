@@ -103,3 +103,46 @@ def test_the_tuning_report_counts_every_candidate_it_printed(capsys):
     assert any("context_scale=" in line for line in printed)
     chose = [line for line in lines if line.startswith("tuning DynamicElo: chose ")]
     assert len(chose) == 1 and f" among {len(printed)} candidates in " in chose[0]
+
+
+def test_a_date_written_yyyymmdd_is_that_date_and_other_digits_are_no_date():
+    """"20240601" (Sackmann's dates) is 2024-06-01, not the year 20,240,601; "2024" a year; other digits refused."""
+    from discrank._screen import time_bound
+
+    t = np.array(["2024-01-01"], dtype="datetime64[ns]")
+    assert time_bound("20240601", t, "time") == np.datetime64("2024-06-01")
+    assert time_bound("2024", t, "time") == np.datetime64("2024")
+    for text in ("202406", "99999999", "30000-01-01"):
+        with pytest.raises(ValueError, match=re.escape(f"time={text!r} is not a date")):
+            time_bound(text, t, "time")
+    log = _tennis()
+    model = DynamicElo(period="week", drift=0.1, prior_scale=1.0, variance_scale=1.0, context_scale=0.3).fit(log)
+    assert model.predict_proba("Casper Ruud", "Jannik Sinner", time="20230601", context="clay") == \
+        model.predict_proba("Casper Ruud", "Jannik Sinner", time="2023-06-01", context="clay")
+    with pytest.warns(UserWarning, match=r"time='1990-06-01' is before the first fitted game: every rating there is "
+                                         r"the prior's"):
+        model.predict_proba("Casper Ruud", "Jannik Sinner", time="1990-06-01", context="clay")
+
+
+def test_a_category_keeps_its_board_without_a_model_that_won_all_its_few_votes():
+    """One model that won its 4 votes in a category is left out of that category's board (named in a warning); the
+    category's board is built from the others' votes, as the board of those votes alone."""
+    rng = np.random.default_rng(5)
+    n = 2000
+    a, b = rng.integers(0, 5, n), rng.integers(1, 5, n)
+    b = (a + b) % 5
+    names = np.array([f"m{i}" for i in range(5)])
+    votes = pd.DataFrame({"model_a": names[a], "model_b": names[b],
+                          "winner": np.where(rng.random(n) < 0.5, "model_a", "model_b"),
+                          "lang": np.where(rng.random(n) < 0.5, "en", "ja")})
+    extra = pd.DataFrame({"model_a": ["new"] * 4, "model_b": ["m0", "m1", "m2", "m3"], "winner": ["model_a"] * 4,
+                          "lang": ["ja"] * 4})
+    with pytest.warns(UserWarning) as caught:  # the board's and the category's
+        board = discrank.arena_board(pd.concat([votes, extra], ignore_index=True), category="lang")
+    texts = [str(w.message) for w in caught]
+    assert [t.split(":")[0] for t in texts] == ["the board", "category 'ja'"]
+    assert all("left out 1 model(s) that won or lost every one of their votes" in t and "'new' (won 4 of 4)" in t
+               for t in texts)
+    assert sorted(board.categories) == ["en", "ja"]
+    alone = discrank.arena_board(votes[votes.lang == "ja"].drop(columns="lang"))
+    pd.testing.assert_frame_equal(board.categories["ja"].frame, alone.frame)

@@ -3,6 +3,8 @@ style control, categories, the vote-drop check, held-out log loss and the bad in
 
 import math
 
+import re
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -297,16 +299,25 @@ def test_a_category_that_cannot_be_rated_is_skipped_by_name_and_a_board_of_one_m
         arena_board(one.iloc[:1])
 
 
-def test_a_board_in_pieces_and_a_model_that_won_every_vote_are_refused_by_name():
+def test_a_board_in_pieces_is_refused_and_a_model_that_won_every_vote_is_left_out_by_name():
+    """A model that won (or lost) every one of its votes has no finite rating: it is left out with its votes and
+    named in a warning, the others rated as without it (issue 49: real arenas have such models); a board with fewer
+    than two models left is refused, naming the first."""
     pieces = pd.DataFrame({"model_a": ["a", "b", "c", "d"], "model_b": ["b", "a", "d", "c"],
                            "winner": ["model_a", "model_a", "model_a", "model_a"]})
     with pytest.raises(ValueError, match=r"in 2 pieces"):
         arena_board(pieces)
-    df = arena(votes=400)
-    df = pd.concat([df, pd.DataFrame({"model_a": ["champ"] * 3, "model_b": ["m0", "m1", "m2"],
-                                      "winner": ["model_a"] * 3})], ignore_index=True)
-    with pytest.raises(ValueError, match=r"model 'champ' won every one of its 3 votes"):
-        arena_board(df)
+    base = arena(votes=400)
+    df = pd.concat([base, pd.DataFrame({"model_a": ["champ"] * 3 + ["m1"], "model_b": ["m0", "m1", "m2", "loser"],
+                                        "winner": ["model_a"] * 4})], ignore_index=True)
+    with pytest.warns(UserWarning, match=re.escape("the board: left out 2 model(s) that won or lost every one of "
+                                                   "their votes (a Bradley-Terry rating would be infinite), with "
+                                                   "their votes: 'champ' (won 3 of 3), 'loser' (lost 1 of 1)")):
+        board = arena_board(df)
+    pd.testing.assert_frame_equal(board.frame, arena_board(base).frame)
+    with pytest.raises(ValueError, match=r"model 'a' won every one of its 1 votes: its Bradley-Terry rating is "
+                                         r"infinite, and fewer than two models are left"):
+        arena_board(pieces.iloc[:1])
 
 
 def test_summed_pairs_are_refused_with_the_reason():

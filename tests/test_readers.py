@@ -153,3 +153,30 @@ def test_the_atp_file_reads_by_the_rules():
         kept = discrank.read_tennis(path, invalid="drop", ended_early="drop")
     assert kept.dropped["ended early"] == int((early & ~walkover).sum())
     assert len(log) - len(kept) <= int(early.sum())
+
+
+def test_the_window_comes_before_the_scores_are_read_and_counted():
+    """Rows outside [start, end) are never checked nor counted: an unreadable score there is no error, and the
+    walkovers counted are the window's."""
+    frame = _matches(score=["UNK", "W/O", "6-4 6-4", "W/O", "6-4 6-7(3) 6-1 6-2", "6-2 6-1"])
+    log = discrank.read_tennis(frame, start="2024-01-03")
+    assert len(log) == 3 and log.dropped == {"walkover (not played)": 1}
+    log = discrank.read_tennis(frame, start="20240103", end="20240106")  # YYYYMMDD read as the date
+    assert len(log) == 2
+    results = _results(home_score=[-1, 1, 0, 3])
+    assert len(discrank.read_football(results, start="2024-03-05")) == 3
+
+
+def test_the_command_line_tables_a_tennis_log_by_surface(tmp_path, capsys):
+    """--reader tennis gives its surfaces as the context: --table-context takes them."""
+    _matches().to_csv(tmp_path / "m.csv", index=False)
+    out = tmp_path / "clay.csv"
+    assert main(["fit", str(tmp_path / "m.csv"), "--reader", "tennis", "--model", "dynamic", "--period", "day",
+                 "--drift", "0.1", "--prior-scale", "1", "--variance-scale", "1", "--context-scale", "0.2",
+                 "--margin-scale", "0.3", "--table-context", "Clay", "--quiet", "--out", str(out)]) == 0
+    model = discrank.DynamicElo(period="day", drift=0.1, prior_scale=1.0, variance_scale=1.0, context_scale=0.2,
+                                margin_scale=0.3).fit(discrank.read_tennis(_matches()))
+    want = model.ratings_frame(context="Clay")
+    got = pd.read_csv(out)
+    assert got["player"].tolist() == want["player"].tolist()
+    np.testing.assert_allclose(got["effect"], want["effect"], rtol=1e-12)

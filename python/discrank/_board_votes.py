@@ -15,7 +15,7 @@ from discrank._checks import show
 from discrank._votes import BOTH_BAD, PAIR_TIES
 
 __all__ = ["BOARD_TIES", "CI_METHODS", "MAX_BOOT", "Coded", "Votes", "check_board_args", "check_graph", "check_ties",
-           "read_board_votes", "votes_of"]
+           "rateable", "read_board_votes", "votes_of"]
 
 #: The ties policies a board takes: those of games summed to pairs (Davidson's needs a draw model,
 #: ``Elo(draws="davidson")``).
@@ -191,6 +191,39 @@ def check_graph(votes: Votes, where: str) -> None:
         i = extreme[0]
         raise ValueError(f"{where}: model {votes.labels[i]!r} {'lost' if wins[i] == 0 else 'won'} every one of "
                          f"its {played[i]} votes: its Bradley-Terry rating is infinite")
+
+
+def rateable(log: Coded, ties: str, where: str) -> Coded:
+    """``log`` less the votes of the models that won or lost every one of their votes (``ties="ignore"``: of their
+    decisive votes), whose Bradley-Terry ratings would be infinite, left out in turn until none is left (leaving
+    one out can leave another so), with a UserWarning that names them; a ValueError where fewer than two models
+    are left."""
+    n = log.labels.size
+    keep, out = np.ones(n, dtype=bool), []
+    counted = log.score != 0.5 if ties == "ignore" else np.ones(log.score.size, dtype=bool)
+    while True:
+        rows = keep[log.ca] & keep[log.cb] & counted
+        a, b, y = log.ca[rows], log.cb[rows], log.score[rows]
+        wins = np.bincount(a, weights=y, minlength=n) + np.bincount(b, weights=1 - y, minlength=n)
+        played = np.bincount(a, minlength=n) + np.bincount(b, minlength=n)
+        extreme = np.flatnonzero(keep & (played > 0) & ((wins == 0) | (wins == played)))
+        if not extreme.size:
+            break
+        out += [f"{log.labels[i]!r} ({'lost' if wins[i] == 0 else 'won'} {played[i]} of {played[i]})" for i in extreme]
+        keep[extreme] = False
+    if not out:
+        return log
+    if keep.sum() < 2:
+        name, (how, count) = out[0].split(" (")[0], out[0].split(" (")[1].split()[:2]
+        raise ValueError(f"{where}: model {name} {how} every one of its {count} votes: its Bradley-Terry rating is "
+                         "infinite, and fewer than two models are left to rate")
+    import warnings
+
+    shown = ", ".join(out[:5]) + (f", ... ({len(out)} in all)" if len(out) > 5 else "")
+    warnings.warn(f"{where}: left out {len(out)} model(s) that won or lost every one of their votes (a Bradley-Terry "
+                  f"rating would be infinite), with their votes: {shown}; the others are rated", UserWarning,
+                  stacklevel=5)
+    return log.take(np.flatnonzero(keep[log.ca] & keep[log.cb]))
 
 
 def read_board_votes(source: Any, *, style: Any = None, category: Any = None, **read: Any) -> tuple[Coded, Optional[np.ndarray]]:

@@ -111,7 +111,8 @@ def _fit(frame, args: argparse.Namespace, columns: dict):
         return arena_board(frame, style=args.style, category=args.category, ties=args.ties, bothbad=args.bothbad,
                            anchor=args.anchor, anchor_rating=args.anchor_rating, ci=args.ci, level=args.level,
                            n_boot=args.n_boot, seed=args.seed, min_votes=args.min_votes, reweighted=args.reweighted,
-                           min_pair_count=args.min_pair_count, **columns)
+                           min_pair_count=args.min_pair_count, verbose=0 if args.quiet else 1 if args.verbose else None,
+                           **columns)
     except ValueError as exc:
         text = str(exc)
         name = text.split("=", 1)[0]
@@ -270,6 +271,10 @@ def add_arena(sub) -> None:
                    help="the 'tie (bothbad)' votes: ties (the default), or dropped")
     p.add_argument("--anchor", metavar="MODEL", help="the model shown at --anchor-rating (default: the mean is)")
     p.add_argument("--anchor-rating", type=finite_float, default=1000.0, help="(default 1000)")
+    p.add_argument("--verbose", action="store_true",
+                   help="report the bootstrap's replicates on stderr even when it is not a terminal (a terminal "
+                        "shows them by default)")
+    p.add_argument("--quiet", action="store_true", help="no progress reports, even on a terminal")
     p.add_argument("--reweighted", action="store_true",
                    help="weigh each vote by the inverse of its pair's votes (at least --min-pair-count), as "
                         "arena-rank's reweighted=True")

@@ -199,7 +199,8 @@ def check_fit_options(name: str, model: Any, args: Any) -> None:
         raise ValueError(f"--min-games does not apply to {what} is fitted on the games, not on their pairs "
                          "(--min-player-games filters its players)")
     takes_context = getattr(model, "takes_context", False)
-    if getattr(args, "table_context", None) is not None and not (takes_context and getattr(args, "context", None)):
+    has_context = getattr(args, "context", None) or getattr(args, "reader", None) == "tennis"  # (its surfaces)
+    if getattr(args, "table_context", None) is not None and not (takes_context and has_context):
         raise ValueError(f"--table-context does not apply to {what} is fitted without contexts (--model dynamic "
                          "with --context COL fits them)")
     if getattr(args, "table_max_sd", None) is not None and "variance_scale" not in model.get_params():

@@ -182,9 +182,13 @@ def time_bound(value: Any, t: np.ndarray, name: str) -> Any:
     shown = repr(value) if isinstance(value, np.datetime64) else show(value)  # (show gives NaT as None)
     if t.dtype.kind == "M":
         bad = is_number or isinstance(value, (bool, np.bool_))
+        if isinstance(value, str) and value.strip().isdigit():  # "20240601" YYYYMMDD, "2024" a year, else no date
+            text = value.strip()
+            value = f"{text[:4]}-{text[4:6]}-{text[6:]}" if len(text) == 8 else text if len(text) == 4 else "no date"
         if not bad:
             try:
                 out = np.datetime64(value)
+                bad = not np.isnat(out) and not 1 <= out.astype("datetime64[Y]").astype(int) + 1970 <= 9999
             except (ValueError, TypeError, OverflowError):
                 bad = True
         if bad or np.isnat(out):

@@ -23,7 +23,7 @@ import numpy as np
 
 from discrank._arena_fit import BTFit, BTRows, fit_bt, rows_of
 from discrank._board_votes import (CI_METHODS, MAX_BOOT, Votes, check_board_args, check_graph,  # noqa: F401
-                                   read_board_votes, votes_of)
+                                   rateable, read_board_votes, votes_of)
 from discrank._checks import show
 from discrank.bootstrap import rank_bounds
 
@@ -149,9 +149,10 @@ class ArenaBoard:
                 import warnings
 
                 from discrank.exceptions import ConvergenceWarning
-                warnings.warn(f"{int(np.sum(steps < 0))} of {n_boot} bootstrap replicates did not converge (a "
-                              "model without a finite rating in its resampled votes); their rows are left out",
-                              ConvergenceWarning, stacklevel=3)
+                warnings.warn(f"{where}: {int(np.sum(steps < 0))} of {n_boot} bootstrap replicates did not converge (a "
+                              "model without a finite rating in its resampled votes: one with few votes); the "
+                              f"intervals rest on the other {int(np.sum(steps >= 0))}", ConvergenceWarning,
+                              stacklevel=3)
             ok = reps[steps >= 0]
             rr = self._ratings(ok[:, :n])
             q = [50.0 * (1.0 - level), 50.0 * (1.0 + level)]
@@ -573,7 +574,7 @@ def _board(log: Any, ties: str, normalize: bool, style_reg: float, where: str, s
 
 def _fitted_board(log: Any, ties: str, normalize: bool, style_reg: float, where: str, settings: dict) -> ArenaBoard:
     settings = dict(settings)
-    votes = votes_of(log, ties, normalize, where, settings.pop("min_pair_count"))
+    votes = votes_of(rateable(log, ties, where), ties, normalize, where, settings.pop("min_pair_count"))
     check_graph(votes, where)
     if settings["ci"] != "none" and votes.y.size and bool(np.all(votes.y == 0.5)):
         from discrank._screen import warn_user

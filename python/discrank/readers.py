@@ -151,9 +151,9 @@ def read_tennis(source: Any, *, winner: str = "winner_name", loser: str = "loser
     missing = [c for c in columns if c not in df.columns]
     if missing:
         raise ValueError(f"column {missing[0]!r} is not in the matches; their columns are {list(df.columns)}")
-    df = df[columns].copy()
+    df = _window(df[columns].assign(_row=np.arange(len(df))), time, start, end)
     won, lost, status = tennis_games(df[score].to_numpy())
-    df["_won"], df["_lost"], df["_status"], df["_row"] = won, lost, status, np.arange(len(df))
+    df["_won"], df["_lost"], df["_status"] = won, lost, status
     dropped: dict = {}
     gone = status == WALKOVER
     if gone.any():
@@ -175,6 +175,23 @@ def read_tennis(source: Any, *, winner: str = "winner_name", loser: str = "loser
     return _log(frame, df["_row"].to_numpy(), line0, dropped, invalid, max_invalid, start, end, margin=("won", "lost"),
                 context="surface" if surface is not None else None,
                 match_format="format" if best_of is not None else None, time="time" if time is not None else None)
+
+
+def _window(df: Any, time: Optional[str], start: Any, end: Any) -> Any:
+    """The rows of ``df`` in the window ``[start, end)`` of its ``time`` column (a row without a readable time kept,
+    for the log's checks), before the reader reads them: rows outside are never checked, nor counted."""
+    if time is None or (start is None and end is None):
+        return df
+    from discrank._screen import time_bound
+
+    t = _dates(df[time])
+    t = (pandas_module().to_datetime(t, errors="coerce") if t.dtype.kind in "OMm" else t).to_numpy()
+    keep = np.ones(len(df), dtype=bool)
+    known = ~pandas_module().isna(t)
+    for bound, name, inside in ((start, "start", np.greater_equal), (end, "end", np.less)):
+        if bound is not None and known.any():
+            keep &= ~known | inside(t, time_bound(bound, t[known], name))
+    return df[keep].reset_index(drop=True)
 
 
 def _dates(column: Any) -> Any:
@@ -244,6 +261,7 @@ def read_football(source: Any, *, home: str = "home_team", away: str = "away_tea
     missing = [c for c in columns if c not in df.columns]
     if missing:
         raise ValueError(f"column {missing[0]!r} is not in the matches; their columns are {list(df.columns)}")
+    df = _window(df.assign(_row=np.arange(len(df))), time, start, end)
     goals = [pd.to_numeric(df[c], errors="coerce").to_numpy(dtype=np.float64) for c in (home_goals, away_goals)]
     raw = df[home_goals].astype(str) + "-" + df[away_goals].astype(str)
     dropped: dict = {}
@@ -251,9 +269,10 @@ def read_football(source: Any, *, home: str = "home_team", away: str = "away_tea
     for g, col in zip(goals, (home_goals, away_goals)):
         given = df[col].notna().to_numpy() & (df[col].astype(str).str.strip() != "").to_numpy()
         bad |= given & ~((g >= 0) & (g == np.floor(g)))  # a value given that is no count of goals
-    df = _screened(df.assign(_row=np.arange(len(df))), bad, "goals that are not a count (a whole number >= 0)",
-                   raw.to_numpy(), line0, invalid, max_invalid, dropped)
-    goals = [g[df["_row"].to_numpy()] for g in goals]
+    position = df.assign(_at=np.arange(len(df)))
+    df = _screened(position, bad, "goals that are not a count (a whole number >= 0)", raw.to_numpy(), line0, invalid,
+                   max_invalid, dropped)
+    goals = [g[df["_at"].to_numpy()] for g in goals]
     h, a = goals
     result = np.where(np.isnan(h) | np.isnan(a), np.nan, np.sign(h - a) * 0.5 + 0.5)
     frame = {"a": df[home], "b": df[away], "score": result, "home_goals": h, "away_goals": a}

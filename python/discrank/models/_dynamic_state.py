@@ -6,6 +6,7 @@ of games (:func:`difference`, :func:`outcomes`), and the readouts of the ratings
 from __future__ import annotations
 
 import math
+import warnings
 from dataclasses import dataclass
 from typing import Any, Optional
 
@@ -282,6 +283,10 @@ class DynamicReadout:
         games = _Fixtures(n, context, match_format, x if x is not None or not names else np.zeros((n, len(names))),
                           names)
         bins = np.full(n, self.last_bin_, dtype=np.int64) if time is None else self._time_bins(time, n)
+        if bins.size and self.pp_bin_.size and bins.min() < self.pp_bin_.min():
+            warnings.warn(f"time={show(time if np.ndim(time) == 0 else np.asarray(time)[np.argmin(bins)])} is before "
+                          "the first fitted game: every rating there is the prior's, N(0, prior_scale_^2), and the "
+                          "forecast says nothing of the players", UserWarning, stacklevel=2)
         codes = {}
         for part in self._parts:
             codes[part.column] = part.codes(self, games, n)
