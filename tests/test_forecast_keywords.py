@@ -170,3 +170,30 @@ def test_the_pair_and_online_models_refuse_a_time_a_context_or_a_format_and_take
     assert elo.predict_proba("p1", "p4", advantage={"home": 1}) > elo.predict_proba("p1", "p4")
     with pytest.raises(ValueError, match=r"advantage names 'away', which is not among Elo's covariates \['home'\]"):
         elo.predict_proba("p1", "p4", advantage={"away": 1})
+
+
+def test_outcomes_gives_the_three_outcomes_of_a_draw_model_in_one_call():
+    """predict_proba(..., outcomes=True): [P(a wins), P(draw), P(b wins)] per game, predict_outcomes' for a GameLog of
+    the games (DynamicElo with Davidson's draws), the expected score its first plus half its second column; Elo's
+    and OnlineElo's too."""
+    from discrank.online import OnlineElo
+
+    rng = np.random.default_rng(2)
+    log = _log()
+    score = np.where(rng.random(len(log)) < 0.2, 0.5, log.score)
+    drawn = GameLog.from_arrays(log.a, log.b, score, log.time, advantage={"home": log.advantage[:, 0]})
+    model = DynamicElo(drift=0.05, prior_scale=1.5, variance_scale=2.0, draws="davidson",
+                       draw_propensity_scale=0).fit(drawn)
+    three = model.predict_proba(["p1", "p2"], ["p4", "p9"], time="2023-11-01", advantage={"home": [1, 0]},
+                                outcomes=True)
+    games = GameLog.from_arrays(np.array(["p1", "p2"]), np.array(["p4", "p9"]), np.zeros(2),
+                                np.array(["2023-11-01"] * 2, dtype="datetime64[ns]"), advantage={"home": [1.0, 0.0]})
+    np.testing.assert_allclose(three, model.predict_outcomes(games), rtol=0, atol=1e-12)
+    assert three.shape == (2, 3) and (three[:, 1] > 0.05).all()
+    np.testing.assert_allclose(three[:, 0] + three[:, 1] / 2, model.predict_proba(
+        ["p1", "p2"], ["p4", "p9"], time="2023-11-01", advantage={"home": [1, 0]}), rtol=0, atol=1e-15)
+    elo = Elo(prior_scale=1.0, draws="davidson").fit(GameLog.from_arrays(log.a, log.b, score, log.time))
+    assert elo.predict_proba("p1", "p4", outcomes=True).shape == (1, 3)
+    online = OnlineElo(step=0.1).fit(GameLog.from_arrays(log.a, log.b, log.score, log.time))
+    np.testing.assert_allclose(online.predict_proba("p1", "p4", outcomes=True)[:, 0],
+                               online.predict_proba("p1", "p4"), rtol=0, atol=1e-15)

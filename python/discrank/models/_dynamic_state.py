@@ -230,7 +230,7 @@ class DynamicReadout:
         return self._outcomes_at(ia, ib, b, codes)
 
     def predict_proba(self, a: Any, b: Any, *, time: Any = None, context: Any = None, match_format: Any = None,
-                      advantage: Any = None, unseen: str = "raise") -> Any:
+                      advantage: Any = None, unseen: str = "raise", outcomes: bool = False) -> Any:
         """P(a beats b), the expected score P(a wins) + P(draw) / 2, of games between ``a`` and ``b`` at ``time``, in
         their ``context`` and ``match_format``, with their ``advantage`` covariates: the forecast of
         :meth:`predict_games` for a GameLog of those games (the probit approximation of its uncertainty).
@@ -253,11 +253,14 @@ class DynamicReadout:
         unseen : {"raise", "prior"}, optional
             A player the model has not seen is an :class:`~discrank.exceptions.UnknownPlayerError`
             (default), or with ``"prior"`` a player whose rating is the prior, N(0, prior_scale_^2).
+        outcomes : bool, default False
+            Return [P(a wins), P(draw), P(b wins)] of each game (shape (n, 3)), :meth:`predict_outcomes`' for a GameLog
+            of the games, instead of the expected score.
 
         Returns
         -------
         float or ndarray of float
-            A float for two scalars.
+            A float for two scalars (an array of shape (n, 3) with ``outcomes``).
 
         Raises
         ------
@@ -290,7 +293,10 @@ class DynamicReadout:
         codes = {}
         for part in self._parts:
             codes[part.column] = part.codes(self, games, n)
-        proba = expected_score(self._outcomes_at(ia, ib, bins, codes))
+        three = self._outcomes_at(ia, ib, bins, codes)
+        if outcomes:
+            return three
+        proba = expected_score(three)
         return float(proba[0]) if np.ndim(a) == 0 and np.ndim(b) == 0 else proba
 
     def _time_bins(self, time: Any, n: int) -> np.ndarray:

@@ -154,7 +154,8 @@ class PairPredictions:
         return expit(scores)
 
     def predict_proba(self, a: Any, b: Any = None, *, unseen: str = "raise", advantage: Any = None, time: Any = None,
-                      context: Any = None, match_format: Any = None) -> Union[float, np.ndarray]:
+                      context: Any = None, match_format: Any = None,
+                      outcomes: bool = False) -> Union[float, np.ndarray]:
         """P(a beats b), for players given by label (arrays or scalars), or for the pairs of a PairwiseData:
         the expected score of ``a``, P(a wins) + P(draw) / 2 (:meth:`_outcome_proba`).
 
@@ -174,6 +175,9 @@ class PairPredictions:
         time, context, match_format : optional
             Refused (a ValueError naming it): a pair model's ratings are the same at every time, in every context and
             format.
+        outcomes : bool, default False
+            Return [P(a wins), P(draw), P(b wins)] of each game (shape (n, 3)), a model with a draw model's three
+            outcomes (P(draw) 0 for one without), instead of the expected score.
 
         Returns
         -------
@@ -183,7 +187,10 @@ class PairPredictions:
         self._check_fitted()
         refuse_keywords(self, context=context, match_format=match_format, time=time)
         ia, ib = self._indices(a, b, unseen)
-        proba = expected_score(self._outcome_proba(ia, ib, self._covariate_rows(advantage, ia.shape[0])))
+        three = self._outcome_proba(ia, ib, self._covariate_rows(advantage, ia.shape[0]))
+        if outcomes:
+            return three
+        proba = expected_score(three)
         return float(proba[0]) if _is_scalar(a, b) else proba
 
     def mse(self, data: PairwiseData) -> float:

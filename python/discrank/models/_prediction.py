@@ -324,7 +324,7 @@ class CurrentStatePredictions:
         return self._outcome_proba(ia, ib)
 
     def predict_proba(self, a: Any, b: Any, *, unseen: str = "raise", time: Any = None, context: Any = None,
-                      match_format: Any = None) -> Any:
+                      match_format: Any = None, outcomes: bool = False) -> Any:
         """P(a beats b) from the current state (the class says how).
 
         Parameters
@@ -337,6 +337,8 @@ class CurrentStatePredictions:
         time, context, match_format : optional
             Refused (a ValueError naming it): the current state is the same at every time, in every context and
             format.
+        outcomes : bool, default False
+            Return [P(a wins), P(draw), P(b wins)] of each game (shape (n, 3)) instead of P(a beats b).
 
         Returns
         -------
@@ -354,5 +356,8 @@ class CurrentStatePredictions:
         """
         refuse_keywords(self, context=context, match_format=match_format, time=time)
         ia, ib = self._player_codes(a, b, unseen)
-        proba = expected_score(self._outcome_proba(ia, ib))
+        three = self._outcome_proba(ia, ib)
+        if outcomes:
+            return three
+        proba = expected_score(three)
         return float(proba[0]) if np.ndim(a) == 0 and np.ndim(b) == 0 else proba
