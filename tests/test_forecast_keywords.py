@@ -197,3 +197,19 @@ def test_outcomes_gives_the_three_outcomes_of_a_draw_model_in_one_call():
     online = OnlineElo(step=0.1).fit(GameLog.from_arrays(log.a, log.b, log.score, log.time))
     np.testing.assert_allclose(online.predict_proba("p1", "p4", outcomes=True)[:, 0],
                                online.predict_proba("p1", "p4"), rtol=0, atol=1e-15)
+
+
+def test_the_command_line_warns_of_a_time_before_the_fit_and_reads_a_yyyymmdd_column(model, tmp_path, capsys):
+    """--time before the first fitted game prints the API's warning; a --pairs time column of YYYYMMDD integers
+    (as pandas reads Sackmann-style dates) is read as those dates."""
+    path = tmp_path / "m.npz"
+    model.save(path)
+    assert main(["predict", str(path), "p1", "p4", "--context", "clay", "--match-format", "bo5", "--time",
+                 "1999-01-01"]) == 0
+    assert "discrank: warning: time=" in capsys.readouterr().err
+    pd.DataFrame({"a": ["p1"], "b": ["p4"], "context": ["clay"], "match_format": ["bo5"], "time": [20231101],
+                  "home": [1]}).to_csv(tmp_path / "f.csv", index=False)
+    assert main(["predict", str(path), "--pairs", str(tmp_path / "f.csv"), "--out", str(tmp_path / "p.csv")]) == 0
+    want = model.predict_proba("p1", "p4", time="2023-11-01", context="clay", match_format="bo5",
+                               advantage={"home": 1})
+    assert pd.read_csv(tmp_path / "p.csv")["p"].iloc[0] == pytest.approx(want, abs=1e-12)

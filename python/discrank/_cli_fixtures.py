@@ -188,6 +188,8 @@ def fixture_times(model: Any, given: Optional[str], n: int, source: str, df: Any
         values, where = [given] * n, "--time"
     out = []
     for row, value in enumerate(values):
+        if isinstance(value, (int, np.integer)) and fitted.dtype.kind == "M" and 10000101 <= value <= 99991231:
+            value = str(value)  # (a column of dates written YYYYMMDD, which pandas reads as integers)
         try:
             out.append(time_bound(value, fitted, "time"))
         except ValueError as exc:
@@ -225,6 +227,8 @@ def predict_fixtures(model: Any, a: np.ndarray, b: np.ndarray, x: Optional[np.nd
     from discrank.logs import GameLog
 
     features = features or {}
+    if times is not None and hasattr(model, "_warn_before_fit"):  # (a time before the fit: the prior's forecast)
+        model._warn_before_fit(model._time_bins(times, a.size), times)
     log = GameLog(a, b, np.zeros(a.size), _fixture_time(model, a.size) if times is None else times, {}, x,
                   advantage_names(model) if x is not None else (), context=features.get("context"),
                   match_format=features.get("match_format"))

@@ -553,7 +553,8 @@ def _boards(log: Any, cats: Any, ties: str, normalize: bool, style_reg: float, s
             except ValueError as exc:  # one thin category does not block the others
                 import warnings
 
-                warnings.warn(f"{exc}: that category's board is skipped, the others are built", UserWarning,
+                text = str(exc) if str(exc).startswith(f"category {value!r}") else f"category {value!r}: {exc}"
+                warnings.warn(f"{text}: that category's board is skipped, the others are built", UserWarning,
                               stacklevel=4)
     return board
 

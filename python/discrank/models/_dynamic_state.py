@@ -286,10 +286,7 @@ class DynamicReadout:
         games = _Fixtures(n, context, match_format, x if x is not None or not names else np.zeros((n, len(names))),
                           names)
         bins = np.full(n, self.last_bin_, dtype=np.int64) if time is None else self._time_bins(time, n)
-        if bins.size and self.pp_bin_.size and bins.min() < self.pp_bin_.min():
-            warnings.warn(f"time={show(time if np.ndim(time) == 0 else np.asarray(time)[np.argmin(bins)])} is before "
-                          "the first fitted game: every rating there is the prior's, N(0, prior_scale_^2), and the "
-                          "forecast says nothing of the players", UserWarning, stacklevel=2)
+        self._warn_before_fit(bins, time)
         codes = {}
         for part in self._parts:
             codes[part.column] = part.codes(self, games, n)
@@ -298,6 +295,13 @@ class DynamicReadout:
             return three
         proba = expected_score(three)
         return float(proba[0]) if np.ndim(a) == 0 and np.ndim(b) == 0 else proba
+
+    def _warn_before_fit(self, bins: np.ndarray, time: Any) -> None:
+        """A UserWarning where a period of ``bins`` (those of the times ``time``) is before the first fitted game."""
+        if bins.size and self.pp_bin_.size and bins.min() < self.pp_bin_.min():
+            warnings.warn(f"time={show(time if np.ndim(time) == 0 else np.asarray(time)[np.argmin(bins)])} is before "
+                          "the first fitted game: every rating there is the prior's, N(0, prior_scale_^2), and the "
+                          "forecast says nothing of the players", UserWarning, stacklevel=3)
 
     def _time_bins(self, time: Any, n: int) -> np.ndarray:
         """The periods of the times ``time`` of ``n`` games (one for every game, or one each; :meth:`_time_bin`)."""
