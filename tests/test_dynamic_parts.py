@@ -91,3 +91,17 @@ def test_a_new_part_is_composed_without_an_edit_of_the_estimator():
     logit = lambda p: np.log(p / (1 - p))  # noqa: E731
     np.testing.assert_allclose(logit(p1) - logit(p0), lean.lean_ / shrink, rtol=1e-9, atol=0.0)
     assert lean.lean_ > 0
+
+
+def test_the_bound_warning_reads_each_scales_advice_for_a_feature_and_for_two_scales():
+    """A feature's scale at a bound, and two scales at bounds together, each get their advice (the message that a
+    fit's TuningWarning carries)."""
+    from discrank.models._dynamic_context import CONTEXT_BOUNDS, CONTEXT_GRID, CONTEXTS
+    from discrank.models._dynamic_tuning import DRIFT_BOUNDS, DRIFT_GRID, _Axis, _bound_message
+
+    context, drift = _Axis(CONTEXT_GRID, CONTEXT_BOUNDS), _Axis(DRIFT_GRID, DRIFT_BOUNDS)
+    text = _bound_message({"context_scale": context.bounds[1], "drift": drift.bounds[0]},
+                          {"context_scale": context, "drift": drift}, PARTS)
+    assert f"context_scale={context.bounds[1]:.4g} is the upper bound" in text
+    assert CONTEXTS.advice["upper"] in text
+    assert "the log shows almost no drift" in text

@@ -160,3 +160,14 @@ def test_the_command_line_filters_and_writes_the_tables(tmp_path, capsys):
     captured = capsys.readouterr()
     assert "table: 1 of 6 models hidden (fewer than 100 votes)" in captured.err
     assert "new" not in captured.out.split()
+
+
+def test_votes_to_flip_ranks_as_the_table_with_min_votes():
+    """With min_votes, the rank of votes_to_flip is the table's: the model at rank 1 is the table's first, never a
+    model the table hides."""
+    df = _votes()
+    board = arena_board(df, min_votes=100)
+    drop = board.votes_to_flip(1)
+    assert drop.holder == board.frame["model"].iloc[0] != "new"
+    with pytest.raises(ValueError, match=r"rank=6 must be an integer in \[1, 5\] \(the table's ranks\)"):
+        board.votes_to_flip(6)

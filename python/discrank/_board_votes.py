@@ -209,17 +209,19 @@ def rateable(log: Coded, ties: str, where: str) -> Coded:
         extreme = np.flatnonzero(keep & (played > 0) & ((wins == 0) | (wins == played)))
         if not extreme.size:
             break
-        out += [f"{log.labels[i]!r} ({'lost' if wins[i] == 0 else 'won'} {played[i]} of {played[i]})" for i in extreme]
+        out += [(show(log.labels[i].item() if hasattr(log.labels[i], "item") else log.labels[i]),
+                 "lost" if wins[i] == 0 else "won", int(played[i])) for i in extreme]
         keep[extreme] = False
     if not out:
         return log
     if keep.sum() < 2:
-        name, (how, count) = out[0].split(" (")[0], out[0].split(" (")[1].split()[:2]
+        name, how, count = out[0]
         raise ValueError(f"{where}: model {name} {how} every one of its {count} votes: its Bradley-Terry rating is "
                          "infinite, and fewer than two models are left to rate")
     import warnings
 
-    shown = ", ".join(out[:5]) + (f", ... ({len(out)} in all)" if len(out) > 5 else "")
+    shown = ", ".join(f"{name} ({how} {count} of {count})" for name, how, count in out[:5])
+    shown += f", ... ({len(out)} in all)" if len(out) > 5 else ""
     warnings.warn(f"{where}: left out {len(out)} model(s) that won or lost every one of their votes (a Bradley-Terry "
                   f"rating would be infinite), with their votes: {shown}; the others are rated", UserWarning,
                   stacklevel=5)

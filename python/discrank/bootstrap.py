@@ -15,6 +15,7 @@ each replicate's fit.
 
 from __future__ import annotations
 
+import contextvars
 import warnings
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -24,7 +25,7 @@ import numpy as np
 
 from discrank._checks import show
 from discrank._coding import game_log_pairs
-from discrank._progress import Ticker, speaking
+from discrank._progress import Ticker, reporting, speaking, staging
 from discrank.data import PairwiseData, covariate_data
 from discrank.exceptions import ConvergenceWarning
 from discrank.logs import GameLog
@@ -414,12 +415,15 @@ def _run(replicate: Callable, n_boot: int, workers: int, name: str) -> list:
         ticker.done()
         return row
 
-    # The warning filters are process-wide: set once here, around all the workers.
-    with warnings.catch_warnings(record=True) as caught:
+    # The replicates' own fits report nothing (a listener that swallows, which their verbose=None respects), in
+    # this thread and in the workers (each runs in a copy of this context); the warning filters are process-wide:
+    # set once here, around all the workers.
+    with warnings.catch_warnings(record=True) as caught, staging(lambda text: None), reporting(None):
         warnings.simplefilter("always")
         if workers > 1:
+            contexts = [contextvars.copy_context() for _ in range(n_boot)]
             with ThreadPoolExecutor(max_workers=workers) as pool:
-                rows = list(pool.map(run, range(n_boot)))
+                rows = list(pool.map(lambda r: contexts[r].run(run, r), range(n_boot)))
         else:
             rows = [run(r) for r in range(n_boot)]
     unconverged = sum(issubclass(w.category, ConvergenceWarning) for w in caught)
@@ -532,7 +536,8 @@ def bootstrap(estimator: Any, data: Any, b: Any = None, score: Any = None, *, n_
     data = _as_data(data, b, score)
     fitted, labels, draw = _sampler(data, weights)
     ref = None if anchor is None else int(LabelIndex(labels).index([anchor], "anchor")[0])
-    model = _point_fit(estimator, data, fitted)
+    with staging(lambda text: None), reporting(None):  # (the fits report nothing: the replicates are the progress)
+        model = _point_fit(estimator, data, fitted)
     name = type(estimator).__name__
     if fitted is not data and isinstance(data, GameLog):  # the log's columns that its pairs (weights=) have lost
         from discrank.models._base import unused_columns

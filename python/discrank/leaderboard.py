@@ -332,16 +332,18 @@ class ArenaBoard:
         from scipy import linalg
 
         n = self.labels.size
-        if isinstance(rank, bool) or not isinstance(rank, (int, np.integer)) or not 1 <= rank <= n:
-            raise ValueError(f"rank={show(rank)} must be an integer in [1, {n}]")
         v, fit = self._votes, self.fit
+        shown = (np.bincount(v.a, minlength=n) + np.bincount(v.b, minlength=n)) >= self.min_votes  # the table's
+        if isinstance(rank, bool) or not isinstance(rank, (int, np.integer)) or not 1 <= rank <= shown.sum():
+            raise ValueError(f"rank={show(rank)} must be an integer in [1, {int(shown.sum())}] (the table's ranks)")
         theta = fit.x[:n]
         order = np.argsort(-theta, kind="stable")
+        order = order[shown[order]]  # ranked as the table ranks them: among the models shown
         holder = int(order[rank - 1])
         per_vote = BTRows(n, v.a, v.b, v.y, np.ones(v.a.size), v.mult, v.z if fit.rows.k else np.zeros((v.a.size, 0)))
         s = v.mult * (fit.predict(v.a, v.b, per_vote.z) - v.y)  # d loss / d logit of each vote
         factor = linalg.cho_factor(fit.bread(), lower=True)
-        near = [int(order[j]) for j in range(max(0, rank - 1 - challengers), min(n, rank + challengers))
+        near = [int(order[j]) for j in range(max(0, rank - 1 - challengers), min(order.size, rank + challengers))
                 if int(order[j]) != holder]
         tied = [c for c in near if abs(theta[holder] - theta[c]) <= TIED]
         if tied:  # the rank is shared already: no vote needs removing (a gap of 0 has no side to close)
@@ -386,9 +388,11 @@ class ArenaBoard:
                                self.fit.style_prec, x0=self.fit.x)
             except (ValueError, FloatingPointError):
                 return -1
-            return int(np.argsort(-refit.x[:sub.n], kind="stable")[rank - 1])
+            ranking = np.argsort(-refit.x[:sub.n], kind="stable")
+            return int(ranking[shown[ranking]][rank - 1])
 
         lo, hi = 0, min(k, candidates.size)  # removing none (lo) leaves the holder
+        shown = (np.bincount(rows.a, minlength=rows.n) + np.bincount(rows.b, minlength=rows.n)) >= self.min_votes
         got = taker(hi)
         while got == holder:
             if hi >= candidates.size:
@@ -506,10 +510,10 @@ def arena_board(source: Any, *, style: Any = None, category: Any = None, ties: s
     Raises
     ------
     ValueError
-        Fewer than two models, a comparison graph in pieces, a model that won or lost every vote (plain
-        board), every vote (or every vote of a model) dropped by ``ties="ignore"`` or ``bothbad="ignore"``,
-        a style column constant over the votes (of the board or of a category) or with a missing value, a
-        a ``min_votes`` below 0, an anchor that is not a model, a level outside (0, 1), an unknown winner
+        Fewer than two models left once those that won or lost every one of their votes are left out, a
+        comparison graph in pieces, every vote (or every vote of a model) dropped by ``ties="ignore"`` or
+        ``bothbad="ignore"``, a style column constant over the votes or with a missing value, a ``min_votes`` below
+        0 or a ``min_pair_count`` below 1, an anchor that is not a model, a level outside (0, 1), an unknown winner
         value, a winner that is also a model's name, or a model against itself (naming the row), a ``ci``,
         ``ties`` or ``bothbad`` not among the choices, a file that is truncated, corrupt or empty (naming
         it), a column option with a GameLog.
@@ -521,9 +525,10 @@ def arena_board(source: Any, *, style: Any = None, category: Any = None, ties: s
     UserWarning
         Every vote of the board (or of a category) is a tie: the ratings are equal, and the standard errors
         of 0 (the votes' outcomes do not vary around the fit's, so neither the sandwich nor the bootstrap
-        sees any spread) are no certainty about the order. A category whose votes cannot be rated (a model that
-        won or lost every one of its votes there, one model only, a comparison graph in pieces, a style column
-        constant there): it is skipped, the warning names it and why, and the other boards are built.
+        sees any spread) are no certainty about the order. A model that won or lost every one of its votes is left
+        out of its board, with its votes, and named. A category whose votes cannot be rated (one model left, a
+        comparison graph in pieces, a style column constant there) is skipped, the warning names it and why, and
+        the other boards are built.
     """
     level = check_board_args(level, ci, n_boot, seed, style_reg, ridge, anchor_rating, ties, min_votes, min_pair_count)
     from discrank._progress import speaking

@@ -164,17 +164,19 @@ def read_tennis(source: Any, *, winner: str = "winner_name", loser: str = "loser
     df = df[~gone].reset_index(drop=True)
     df = _screened(df, df["_status"].to_numpy() == UNREADABLE, "an unreadable score", df[score].to_numpy(), line0,
                    invalid, max_invalid, dropped)
-    frame = {"a": df[winner], "b": df[loser], "score": np.ones(len(df)), "won": df["_won"], "lost": df["_lost"]}
+    # keyed by the source's columns, so that the log's checks name them
+    won, lost = f"{score} (games of the winner)", f"{score} (games of the loser)"
+    frame = {winner: df[winner], loser: df[loser], score: np.ones(len(df)), won: df["_won"], lost: df["_lost"]}
     if time is not None:
-        frame["time"] = _dates(df[time])
+        frame[time] = _dates(df[time])
     if surface is not None:
-        frame["surface"] = df[surface]
+        frame[surface] = df[surface]
     if best_of is not None:
-        frame["format"] = df[best_of].map(lambda v: v if v != v else f"bo{int(v)}" if float(v).is_integer()
-                                          else f"bo{v}")
-    return _log(frame, df["_row"].to_numpy(), line0, dropped, invalid, max_invalid, start, end, margin=("won", "lost"),
-                context="surface" if surface is not None else None,
-                match_format="format" if best_of is not None else None, time="time" if time is not None else None)
+        number = pandas_module().to_numeric(df[best_of], errors="coerce")  # (a label already, "bo5": kept)
+        whole = number.notna() & (number % 1 == 0)
+        frame[best_of] = df[best_of].where(~whole, "bo" + number.where(whole, 0).astype("int64").astype(str))
+    return _log(frame, df["_row"].to_numpy(), line0, dropped, invalid, max_invalid, start, end, a=winner, b=loser,
+                score=score, margin=(won, lost), context=surface, match_format=best_of, time=time)
 
 
 def _window(df: Any, time: Optional[str], start: Any, end: Any) -> Any:
@@ -195,12 +197,14 @@ def _window(df: Any, time: Optional[str], start: Any, end: Any) -> Any:
 
 
 def _dates(column: Any) -> Any:
-    """Dates as they are, or ``YYYYMMDD`` numbers read as dates (an unreadable one stays, for the row's check)."""
+    """Dates as they are, or ``YYYYMMDD`` numbers read as dates; a number of another form (2024011) is no date (a
+    missing time, which the row's check names)."""
     pd = pandas_module()
-    if column.dtype.kind in "iuf":
-        text = column.map(lambda v: v if v != v else str(int(v)))
-        return pd.to_datetime(text, format="%Y%m%d", errors="coerce").where(column.notna(), None)
-    return column
+    if column.dtype.kind not in "iuf":
+        return column
+    whole = column.between(10000101, 99991231) & (column % 1 == 0)
+    text = column.where(whole, 10000101).astype("int64").astype(str)
+    return pd.to_datetime(text, format="%Y%m%d", errors="coerce").where(whole, None)
 
 
 def _log(frame: dict, rows: np.ndarray, line0: Optional[int], dropped: dict, invalid: str, max_invalid: float,
@@ -214,7 +218,7 @@ def _log(frame: dict, rows: np.ndarray, line0: Optional[int], dropped: dict, inv
     df = pandas_module().DataFrame(frame)
     if line0 is not None:
         df.attrs[LINE0] = line0
-    got = read_frame_rows(df, "a", "b", "score", invalid=invalid, max_invalid=max_invalid, start=start, end=end,
+    got = read_frame_rows(df, invalid=invalid, max_invalid=max_invalid, start=start, end=end,
                           row0=np.asarray(rows, dtype=np.int64), **columns)
     x = None if got.advantage is None else dict(zip(got.advantage_names, got.advantage.T))
     log = GameLog.from_arrays(got.a, got.b, got.score, got.time, x, got.context, got.margin, got.match_format)
@@ -275,28 +279,29 @@ def read_football(source: Any, *, home: str = "home_team", away: str = "away_tea
     goals = [g[df["_at"].to_numpy()] for g in goals]
     h, a = goals
     result = np.where(np.isnan(h) | np.isnan(a), np.nan, np.sign(h - a) * 0.5 + 0.5)
-    frame = {"a": df[home], "b": df[away], "score": result, "home_goals": h, "away_goals": a}
+    result_of = f"{home_goals}/{away_goals}"  # (the frame keyed by the source's columns: the checks name them)
+    frame = {home: df[home], away: df[away], result_of: result, home_goals: h, away_goals: a}
     if time is not None:
-        frame["time"] = df[time]
+        frame[time] = df[time]
     at_home = np.ones(len(df))
     if neutral is not None:
-        at_home = 1.0 - _truth(df[neutral], neutral, line0)
+        at_home = 1.0 - _truth(df[neutral], neutral, line0, df["_row"].to_numpy())
     frame["home"] = at_home
     if context is not None:
-        frame["context"] = df[context]
-    return _log(frame, df["_row"].to_numpy(), line0, dropped, invalid, max_invalid, start, end,
-                margin=("home_goals", "away_goals"),
-                advantage=["home"], context="context" if context is not None else None,
-                time="time" if time is not None else None)
+        frame[context] = df[context]
+    return _log(frame, df["_row"].to_numpy(), line0, dropped, invalid, max_invalid, start, end, a=home, b=away,
+                score=result_of, margin=(home_goals, away_goals), advantage=["home"], context=context, time=time)
 
 
-def _truth(column: Any, name: str, line0: Optional[int]) -> np.ndarray:
-    """A column of true / false values (TRUE, False, 1, 0, yes, no) as 1.0 / 0.0; a ValueError names another."""
+def _truth(column: Any, name: str, line0: Optional[int], rows: np.ndarray) -> np.ndarray:
+    """A column of true / false values (TRUE, False, 1, 0, yes, no) as 1.0 / 0.0; a ValueError names another, with
+    its row in the source (``rows``) and line."""
     words = {"true": 1.0, "false": 0.0, "1": 1.0, "0": 0.0, "yes": 1.0, "no": 0.0, "1.0": 1.0, "0.0": 0.0}
     text = column.astype(str).str.strip().str.lower()
     values = text.map(words)
     if values.isna().any():
         k = int(np.flatnonzero(values.isna().to_numpy())[0])
-        where = f"row {k}" + ("" if line0 is None else f" (line {k + line0} of the file)")
+        r = int(rows[k])
+        where = f"row {r}" + ("" if line0 is None else f" (line {r + line0} of the file)")
         raise ValueError(f"{where}: {name} = {show(column.iloc[k])} is neither true nor false")
     return values.to_numpy(dtype=np.float64)

@@ -328,16 +328,16 @@ def _advice(parts: tuple, name: str, side: str) -> str:
 
 def _bound_message(at_bound: dict, axes: dict, parts: tuple = ()) -> str:
     """The :class:`~discrank.exceptions.TuningWarning` of the values chosen at a bound: each named, with its
-    search's bounds and what to do."""
-    parts = []
+    search's bounds and what to do (a feature's advice its part's, ``parts``)."""
+    lines = []
     for name, value in at_bound.items():
         axis = axes[name]
         side = axis.side(value)
-        parts.append(f"{name}={value:.4g} is the {side} bound of its search ({axis.bounds[0]:.4g} .. "
+        lines.append(f"{name}={value:.4g} is the {side} bound of its search ({axis.bounds[0]:.4g} .. "
                      f"{axis.bounds[1]:.4g}) and the validation log-likelihood still rose by more than "
                      f"{EDGE_NATS:g} nat on the last step to it; "
                      f"{_advice(parts, name, side)}")
-    return ("DynamicElo's tuning stopped at a bound: " + "; ".join(parts)
+    return ("DynamicElo's tuning stopped at a bound: " + "; ".join(lines)
             + " (or check the validation window: fit(log, validation=discrank.Validation(...)))")
 
 

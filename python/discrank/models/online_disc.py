@@ -19,7 +19,7 @@ from discrank._checks import show
 from discrank._labels import LabelIndex, as_label_array, check_same_kind
 from discrank._params import Rule
 from discrank.analysis import disc_verdict, reparametrize, transitivity_summary
-from discrank.models._base import Model, atomic, elo_points
+from discrank.models._base import Model, atomic
 from discrank.models._prediction import CurrentStatePredictions
 from discrank.models._table import refuse_table
 from discrank.models._timed import TimedRatings
