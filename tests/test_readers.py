@@ -73,7 +73,8 @@ def test_an_unreadable_score_is_named_by_its_row_and_line_or_dropped(tmp_path):
         discrank.read_tennis(bad)
     log = discrank.read_tennis(bad, invalid="drop")
     assert len(log) == 4 and log.dropped == {"walkover (not played)": 1, "an unreadable score": 1}
-    with pytest.raises(ValueError, match=r"3 of 6 rows \(50%\) have an unreadable score, more than max_invalid=0.4"):
+    with pytest.raises(ValueError, match=r"invalid=\"drop\" would drop 3 of 6 rows \(50%\), more than max_invalid=0.4; "
+                                         r"the most common kind is 'an unreadable score' \(3 rows\)"):
         discrank.read_tennis(_matches(score=["x", "y", "z", "6-0", "6-0", "6-0"]), invalid="drop", max_invalid=0.4)
     with pytest.raises(ValueError, match=r"column 'score' is not in the matches"):
         discrank.read_tennis(bad.drop(columns="score"))

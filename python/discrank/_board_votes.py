@@ -170,7 +170,8 @@ def _check_collinear(z: np.ndarray, names: tuple, where: str = "the board") -> N
 
 def check_graph(votes: Votes, where: str) -> None:
     """Refuse votes a board cannot rate, naming the models: fewer than two, a comparison graph in pieces
-    (the core's union-find over the votes), a model that won or lost every one of its votes."""
+    (the core's union-find over the votes). A model that won or lost every one of its votes is left out before,
+    by :func:`rateable`."""
     from discrank import _core
 
     n = votes.labels.size
@@ -184,13 +185,6 @@ def check_graph(votes: Votes, where: str) -> None:
         raise ValueError(f"{where}: the comparison graph is in {count} pieces (the smallest: "
                          f"{show(list(votes.labels[piece == small][:5]))}); ratings across pieces are not "
                          "comparable")
-    wins = np.bincount(votes.a, weights=votes.y, minlength=n) + np.bincount(votes.b, weights=1 - votes.y, minlength=n)
-    played = np.bincount(votes.a, minlength=n) + np.bincount(votes.b, minlength=n)
-    extreme = np.flatnonzero((wins == 0) | (wins == played))
-    if extreme.size:
-        i = extreme[0]
-        raise ValueError(f"{where}: model {votes.labels[i]!r} {'lost' if wins[i] == 0 else 'won'} every one of "
-                         f"its {played[i]} votes: its Bradley-Terry rating is infinite")
 
 
 def rateable(log: Coded, ties: str, where: str) -> Coded:

@@ -34,13 +34,14 @@ from discrank._screen import (BAD_COVARIATE, BAD_RESULT, BAD_TIME, INVALID_KINDS
                               MISSING_RESULT, MISSING_TIME, SELF_PLAY, UNFINISHED, active_games, check_invalid,
                               check_max_invalid, screen_rows, time_bound, warn_user)
 
-__all__ = ["DRAW_MARKERS", "LINE0", "INVALID_KINDS", "PGN_RESULTS", "FrameRows", "active_games", "advantage_columns",
+__all__ = ["DRAW_MARKERS", "LINE0", "LINE_SHIFTS", "INVALID_KINDS", "PGN_RESULTS", "FrameRows", "active_games", "advantage_columns",
            "as_advantage", "as_context", "column_roles", "as_times", "check_invalid", "pandas_module", "parse_results",
            "read_frame_rows", "screen_rows", "time_bound", "warn_user"]
 
 PGN_RESULTS = {"1-0": 1.0, "0-1": 0.0, "1/2-1/2": 0.5, "½-½": 0.5, "0.5-0.5": 0.5}
 DRAW_MARKERS = ("draw", "Draw", "DRAW", "1/2-1/2", "½-½", "tie", "Tie", "=", "tie (bothbad)")
 LINE0 = "discrank_line0"  # the key of a frame's attrs that holds its file's line of row 0
+LINE_SHIFTS = {"header", "skiprows", "names", "comment", "skip_blank_lines"}  # read_csv options that move the lines
 
 
 def pandas_module():

@@ -35,7 +35,7 @@ from discrank._frame_files import read_csv_frame, read_parquet_frame
 from discrank._labels import as_label_array, check_same_kind
 from discrank._margin import as_margin
 from discrank._rows import (DRAW_MARKERS, PGN_RESULTS, as_context, as_times, column_roles, pandas_module,  # noqa: F401 - PGN_RESULTS, as it was
-                            parse_results, read_frame_rows, LINE0)
+                            parse_results, read_frame_rows, LINE0, LINE_SHIFTS)
 from discrank._screen import INVALID_KINDS, MAX_INVALID, SELF_PLAY, check_invalid, check_max_invalid, check_reading
 from discrank._screen import describe_log, kept_games
 from discrank.data import PairwiseData
@@ -317,7 +317,7 @@ class GameLog:
         pd = pandas_module()
         check_reading(invalid, max_invalid, min_player_games)
         df = read_csv_frame(pd, path, read_kw, check_truncated(truncated))
-        if not {"header", "skiprows", "names", "comment", "skip_blank_lines"} & set(read_kw):
+        if not LINE_SHIFTS & set(read_kw):
             df.attrs[LINE0] = 2  # (the file's line of row 0, for the messages: read_frame_rows)
         return cls.from_frame(df, a=a, b=b, score=score, winner=winner, time=time, start=start, end=end,
                               min_player_games=min_player_games, invalid=invalid, advantage=advantage,

@@ -28,8 +28,8 @@ from typing import Any, Optional
 import numpy as np
 
 from discrank._checks import show
-from discrank._rows import pandas_module
-from discrank._screen import MAX_INVALID, check_invalid, check_max_invalid
+from discrank._rows import LINE_SHIFTS, pandas_module
+from discrank._screen import MAX_INVALID, check_invalid, check_max_invalid, refuse_mostly_invalid
 
 __all__ = ["read_tennis", "read_football", "tennis_games", "ENDED_EARLY", "NOT_PLAYED"]
 
@@ -86,7 +86,7 @@ def _frame(source: Any, read_kw: dict) -> tuple[Any, Optional[int]]:
         return source.reset_index(drop=True), None
     if not isinstance(source, (str, os.PathLike)):
         raise TypeError(f"expected a pandas DataFrame or a CSV file's path, got {type(source).__name__}")
-    line0 = None if {"header", "skiprows", "names", "comment"} & set(read_kw) else 2
+    line0 = None if LINE_SHIFTS & set(read_kw) else 2
     return pd.read_csv(source, **{"low_memory": False, **read_kw}), line0
 
 
@@ -103,9 +103,7 @@ def _screened(df: Any, bad: np.ndarray, kind: str, values: Any, line0: Optional[
     if invalid == "raise":
         raise ValueError(f"{where}: {kind} {show(values[k])}; invalid=\"drop\" (discrank fit --drop-invalid) drops "
                          "and counts such rows")
-    if bad.mean() > max_invalid:
-        raise ValueError(f"{int(bad.sum()):,} of {bad.size:,} rows ({bad.mean():.0%}) have {kind}, more than "
-                         f"max_invalid={max_invalid:g}: a misread column? (the first: {where}, {show(values[k])})")
+    refuse_mostly_invalid(int(bad.sum()), bad.size, {kind: int(bad.sum())}, max_invalid)
     dropped[kind] = int(bad.sum())
     return df[~bad].reset_index(drop=True)
 
