@@ -51,7 +51,7 @@ import numpy as np
 import pandas as pd
 
 import discrank
-from discrank.arena import style_features
+from discrank.data.arena import style_features
 
 ELO = 400.0 / math.log(10.0)
 STYLE = ["length", "markdown"]

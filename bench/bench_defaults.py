@@ -36,7 +36,7 @@ import numpy as np
 
 import datasets
 from discrank import DiscDecomposition, Elo, EloPlusPlus, MElo
-from discrank._losses import binary_log_loss
+from discrank._util.losses import binary_log_loss
 
 LOGS = {"tennis": "tennis ATP", "go": "Go Tygem", "football": "football"}
 COIN = math.log(2.0)

@@ -24,7 +24,7 @@ player-periods' ratings printed by their age in weeks.
 accuracy: from a fit of the ATP games before the last ``WEEKS`` weeks (the fixed parameters above), each
 week's games are predicted by two states, then absorbed: the exact one refits the whole history (as
 ``update`` does), the local one only re-solves the new player-periods and ``REACH`` periods back along each
-touched chain (:class:`discrank._history_update.HistoryState`), taking the exact state every ``EVERY``
+touched chain (:class:`discrank.solvers._history_update.HistoryState`), taking the exact state every ``EVERY``
 weeks. It prints both log losses over the predicted games, their paired difference and standard error, the
 mean and largest difference of the two forecasts' probabilities, and the time per week of each.
 """
@@ -103,9 +103,9 @@ def local(log, weeks: int, every: int, reach: int, params=ATP_PARAMS) -> float:
     from scipy.special import expit
 
     from discrank import DynamicElo
-    from discrank._history import build_history, solve_history
-    from discrank._history_update import HistoryState
-    from discrank._threads import one_blas_thread
+    from discrank.solvers._history import build_history, solve_history
+    from discrank.solvers._history_update import HistoryState
+    from discrank._util.threads import one_blas_thread
 
     labels, g = DynamicElo(drift=params["drift"])._games(log)
     p, drift, prior, scale = len(labels), params["drift"], params["prior_scale"], params["variance_scale"]

@@ -176,7 +176,7 @@ def residual_spectrum(model, log, k: int = 4, seed: int = 0) -> tuple[np.ndarray
     """(the top ``k`` singular values of the skew-symmetric matrix of the games' residuals between each pair of
     players, ``R_ab = sum (score - P(a beats b))`` over their games, at ``model``'s in-sample ratings; the same of
     outcomes drawn from those probabilities, a log with the same games and no cycle beyond the ratings). The disc
-    of scale ``s`` is exactly 0 at the MAP below the threshold ``sigma_1(R) = 1 / s^2`` (discrank._disc_start)."""
+    of scale ``s`` is exactly 0 at the MAP below the threshold ``sigma_1(R) = 1 / s^2`` (discrank.solvers._disc_start)."""
     import scipy.sparse as sp
     from scipy.sparse.linalg import svds
 

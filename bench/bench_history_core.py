@@ -1,6 +1,6 @@
-"""The whole-history solver in the C++ core (discrank._history_core, cpp/include/discrank/history.hpp), its Newton
+"""The whole-history solver in the C++ core (discrank.solvers._history_core, cpp/include/discrank/history.hpp), its Newton
 steps whole in the core, against the Python Newton loop over the core's terms (the rows as one
-:class:`discrank._history_core.CorePart`, the chains, priors, preconditioner, conjugate gradients and line search in
+:class:`discrank.solvers._history_core.CorePart`, the chains, priors, preconditioner, conjugate gradients and line search in
 numpy and scipy: the path of a fit on Dask workers), at DynamicElo's fixed parameters, each measured in the same run:
 
 - the solve alone (``solve_history`` on the history the fit builds): the Python loop, the core with the chains'
@@ -27,9 +27,9 @@ import time
 
 import numpy as np
 
-import discrank._history as history
+import discrank.solvers._history as history
 from bench_preconditioner import FIXED, captured_solve, league
-from discrank._history_core import CorePart, core_rows
+from discrank.solvers._history_core import CorePart, core_rows
 
 #: With the features, the contexts', margins' and formats' scales fixed too (no tuning), beside FIXED
 #: (bench_preconditioner's: the parameters the tuning chooses on ATP).

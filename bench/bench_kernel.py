@@ -33,9 +33,7 @@ import time
 
 import numpy as np
 
-from discrank import _core
-
-
+from discrank.core import _core
 def seconds(fn) -> float:
     t0 = time.perf_counter()
     fn()
@@ -62,7 +60,7 @@ def main() -> None:
     y = rng.choice([0.0, 0.5, 1.0], m)
     w = np.full(m, 1.0 / m)
     obj = _core.PairObjective(n, i, j, y, w)
-    it, jt, (yt, wt) = _core.tile_pairs(n, i, j, [y, w])  # the disc fits' order (discrank._fitdata)
+    it, jt, (yt, wt) = _core.tile_pairs(n, i, j, [y, w])  # the disc fits' order (discrank.solvers._fitdata)
     tiled = _core.PairObjective(n, it, jt, yt, wt)
     s = rng.normal(size=n)
     U1, V1 = rng.normal(size=(n, 1)), rng.normal(size=(n, 1))

@@ -46,7 +46,7 @@ import datasets
 import discrank
 from bench_prediction import LOGS, _chosen, _paired, full_log
 from discrank import GameLog
-from discrank.evaluation import evaluate
+from discrank.evaluation._evaluate import evaluate
 
 #: Subsamples of the big logs: key -> (train_from, players): the games from train_from on between two of
 #: the players with the most games in [train_from, cut-off). None: the whole log. KickScore's monthly refits of

@@ -14,7 +14,7 @@ import time
 
 import numpy as np
 
-from discrank import _core
+from discrank.core import _core
 from discrank.online import online_disc, online_elo
 
 

@@ -128,7 +128,7 @@ res = dict(seconds=sec, pairs=d.n_pairs, players=d.n_players, same=same)
 
 LABELS = """
 import json, time, numpy as np
-from discrank import _core
+from discrank.core import _core
 n = {n}
 t0 = time.perf_counter()
 table = _core.LabelTable("str")

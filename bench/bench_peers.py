@@ -579,7 +579,7 @@ def main() -> None:
         EVALICA_MAX_PLAYERS = 10**9
     print(f"discrank {discrank.__version__}, numpy {np.__version__}, scipy {scipy.__version__}, Python "
           f"{platform.python_version()}, {os.cpu_count()} CPUs ({platform.machine()}), OpenMP threads "
-          f"{discrank._core.max_threads()}")
+          f"{discrank.core._core.max_threads()}")
     if args.quick:
         plan = dict(elo=[(300, 20_000)], ladder=[(1_000, 50_000)], disc=([100], None), online=(1_000, 200_000, 2_000))
         repeat = 1

@@ -24,9 +24,7 @@ import numpy as np
 from scipy.sparse import csr_matrix
 from scipy.sparse.csgraph import connected_components
 
-from discrank import _core
-
-
+from discrank.core import _core
 def best(fn, rounds: int) -> tuple[float, object]:
     out, times = None, []
     for _ in range(rounds):

@@ -28,10 +28,10 @@ import scipy.sparse as sp
 from scipy.sparse.linalg import LinearOperator
 from scipy.special import expit
 
-import discrank._history as history
-import discrank.models.dynamic as dynamic
+import discrank.solvers._history as history
+import discrank.models.dynamic._model as dynamic
 from discrank import DynamicElo, GameLog
-from discrank._history_core import CorePart, core_rows
+from discrank.solvers._history_core import CorePart, core_rows
 
 #: Jacobi-Chebyshev steps of the coarse solve, and the interval of D^-1 A_c they are built for: at most 2 by
 #: Gershgorin (a Laplacian plus a positive diagonal); its low end a guess (ATP's lowest mode past the constant one,

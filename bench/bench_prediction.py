@@ -51,8 +51,8 @@ import numpy as np
 import datasets
 import discrank
 from discrank import DiscDecomposition, DiscDecompositionCV, Elo, EloPlusPlus, GameLog, MElo, PairwiseData
-from discrank._tuning import _holdout, _score
-from discrank.evaluation import evaluate
+from discrank.solvers._tuning import _holdout, _score
+from discrank.evaluation._evaluate import evaluate
 from discrank.online import OnlineElo
 
 HERE = Path(__file__).resolve().parent

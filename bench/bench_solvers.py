@@ -14,7 +14,7 @@ iterations per component (rounds of u-step + v-step for "alternating"; the warm-
 joint L-BFGS iterations for "joint"), wall time, whether every component met tol, the objective and the
 MSE on hidden pairs (dense game).
 
-Elo's Newton solver (``discrank._newton.newton_elo``, maximum likelihood, tol = 1e-9) on the pairs of
+Elo's Newton solver (``discrank.solvers._newton.newton_elo``, maximum likelihood, tol = 1e-9) on the pairs of
 ``simulate`` (random pairings: its Laplacian solves run preconditioned conjugate gradients) at two sizes,
 and on the ladder of bench_peers.py (3 000 players who meet only opponents 1-50 ranks away, 150 000
 games: conjugate gradients until a solve hits their cap, then banded Cholesky). Prints the Newton steps,
@@ -51,8 +51,8 @@ def run(label: str, data: PairwiseData, k: int, test=None) -> None:
 
 
 def run_newton(label: str, data: PairwiseData, repeat: int) -> None:
-    from discrank import _core
-    from discrank._newton import newton_elo
+    from discrank.core import _core
+    from discrank.solvers._newton import newton_elo
 
     w = data.pair_weights()
     w = w / w.sum()

@@ -10,7 +10,7 @@ game per pair of players). Each thread count runs in a fresh process with ``OMP_
 
 - kernel: ns per observed pair of one call of the objective (median of 7): Elo loss + gradient on the
   pairs sorted by (i, j), disc k = 1 loss + gradient in u and v on the pairs in tile order (each in
-  the order its fit uses; discrank._fitdata.in_tile_order);
+  the order its fit uses; discrank.solvers._fitdata.in_tile_order);
 - aggregation: ``PairwiseData.from_games`` on the raw log (best of 3);
 - fits: ``Elo(prior_scale=inf)`` and ``DiscDecomposition(n_components=1, prior_scale=inf)`` (the maximum-likelihood problems, seed 0), wall time.
 
@@ -44,8 +44,9 @@ def simulate(n_players: int, n_games: int, seed: int = 0):
 
 
 def child(threads: int, n: int, games: int, out_dir: str) -> None:
-    from discrank import DiscDecomposition, Elo, PairwiseData, _core
-    from discrank._fitdata import in_tile_order
+    from discrank import DiscDecomposition, Elo, PairwiseData
+    from discrank.core import _core
+    from discrank.solvers._fitdata import in_tile_order
 
     a, b, score = simulate(n, games)
     times = []

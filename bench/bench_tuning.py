@@ -13,7 +13,7 @@ cut-off) are fitted by ``DynamicElo`` with its scales left to the tuning, as ``d
 protocol fits it (``Validation(online=True)``), with two numbers of forecast origins, in the same run:
 
 - ``fewer``: ``Validation(origins=K)``, ``K`` from ``--origins`` (default 2);
-- ``default``: the package's (``Validation.origins`` None: :data:`discrank.models._dynamic_tuning.ORIGINS`, or
+- ``default``: the package's (``Validation.origins`` None: :data:`discrank.models.dynamic._tuning.ORIGINS`, or
   one per ``ORIGIN_GAMES // n`` games of an ``n``-game log when that is more, up to one per period).
 
 With ``--no-race`` the other tuning is the default's with every candidate scored on every origin
@@ -87,7 +87,7 @@ def tuned_fit(train, base: dict, origins, race: bool = True) -> tuple:
     import warnings
 
     from discrank import DynamicElo, Validation
-    from discrank.models import _dynamic_candidates
+    from discrank.models.dynamic import _candidates as _dynamic_candidates
 
     clock = time.perf_counter()
     z = _dynamic_candidates.RACE_Z
@@ -109,7 +109,7 @@ def evidence(h, drift: float, prior: float, draws, theta0=None) -> tuple:
     the same for every candidate but for their curvature, left out."""
     import math
 
-    from discrank._history import chain_pivots, chain_precisions, solve_history
+    from discrank.solvers._history import chain_pivots, chain_precisions, solve_history
 
     res = solve_history(h, drift, prior, draws, theta0=theta0, tol=1e-6)
     chain = chain_precisions(h.gap, drift)
@@ -121,7 +121,7 @@ def evidence(h, drift: float, prior: float, draws, theta0=None) -> tuple:
 def history_of(train, base: dict) -> tuple:
     """(``DynamicElo(**base)``, the whole history of ``train`` that its fit would solve) for :func:`evidence`."""
     from discrank import DynamicElo
-    from discrank._history_build import build_history
+    from discrank.solvers._history_build import build_history
 
     model = DynamicElo(**base)
     labels, g = model._games(train)

@@ -38,8 +38,8 @@ from discrank import (  # noqa: E402
 )
 from discrank.analysis import disc_verdict, nash_clustering  # noqa: E402
 from discrank.exceptions import SeparationWarning  # noqa: E402
-from discrank.games import example3, sample_games  # noqa: E402
-from discrank.plot import plot_embedding, plot_payoff  # noqa: E402
+from discrank.data.games import example3, sample_games  # noqa: E402
+from discrank.models.plot import plot_embedding, plot_payoff  # noqa: E402
 
 HERE = Path(__file__).resolve().parent
 

@@ -9,7 +9,7 @@ STEP = 1e-6
 
 
 def check_derivatives(prob, theta, rng, grad_atol, hessp_atol=None, every=7):
-    """The gradient of ``prob`` (a ``discrank._history._Problem``) at ``theta`` against central differences of its
+    """The gradient of ``prob`` (a ``discrank.solvers._history._Problem``) at ``theta`` against central differences of its
     value, every ``every``-th entry, to ``grad_atol``; with ``hessp_atol``, its Hessian times a random vector
     against differences of the gradient."""
     _, g = prob.value_grad(theta)

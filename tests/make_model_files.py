@@ -68,7 +68,22 @@ def models():
         ("dynamic_periods", lambda: DynamicElo(period="month", drift=0.2, prior_scale=1.5),
          PeriodGames.from_log(dated, "month")),
         ("dynamic_updated", lambda: DynamicElo(period=4.0, drift=0.2, prior_scale=1.5), home),
+        # the kinds 6868cbe added (a version without them skips them)
+        ("dynamic_disc", lambda: DynamicElo(period=4.0, drift=0.2, prior_scale=1.5, disc_components=1,
+                                            disc_scale=0.5), plain),
+        ("online", lambda: _model("OnlineElo", step=0.1), plain),
+        ("online_disc", lambda: _model("OnlineDisc", step=0.1), plain),
     ]
+
+
+def _model(name: str, **params):
+    """The model ``name`` of discrank's top level, with ``params``; a TypeError where the version has none."""
+    import discrank
+
+    if not hasattr(discrank, name) and name != "OnlineElo":
+        raise TypeError(f"no {name} in this version")
+    return getattr(discrank, name, None)(**params) if hasattr(discrank, name) else \
+        __import__("discrank.online", fromlist=["OnlineElo"]).OnlineElo(**params)
 
 
 def queries(log):
@@ -98,8 +113,8 @@ def main(folder: str) -> None:
         fixture = log if isinstance(log, GameLog) else None
         a, b = queries(_players(log))
         arrays = {"a": a, "b": b, "proba": np.asarray(model.predict_proba(a, b), dtype=np.float64)}
-        if fixture is not None and name.startswith("dynamic"):  # at each game's time, with its covariates
-            if model.draws is not None:
+        if fixture is not None and name.startswith(("dynamic", "online")):  # at each game's time, with its covariates
+            if getattr(model, "draws", None) is not None:
                 arrays["outcomes"] = model.predict_outcomes(fixture)
             else:  # (784f8e1 predicts three outcomes for a draw model only)
                 arrays["games"] = model.predict_games(fixture)

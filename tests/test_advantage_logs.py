@@ -17,7 +17,7 @@ import pytest
 import discrank
 from discrank import GameLog
 from discrank.cli import main
-from discrank.logs import INVALID_KINDS
+from discrank.data.logs import INVALID_KINDS
 
 from _data import DATA
 
@@ -290,7 +290,7 @@ def games_csv(tmp_path):
 
 
 def test_fit_passes_the_advantage_columns_to_the_reader_and_the_model(games_csv, monkeypatch, capsys):
-    import discrank.cli as cli
+    import discrank.cli.fit as cli
 
     seen = []
 
@@ -299,7 +299,7 @@ def test_fit_passes_the_advantage_columns_to_the_reader_and_the_model(games_csv,
             seen.append(data)
             return super().fit(data, **kw)
 
-    monkeypatch.setattr(cli, "_make_model", lambda args: Recording())
+    monkeypatch.setattr(cli, "build_model", lambda name, args: Recording())
     assert main(["fit", str(games_csv), "--score", "s", "--advantage", "home", "--advantage", "neutral",
                  "--quiet"]) == 0
     (data,) = seen
@@ -332,7 +332,7 @@ class _FakeEvaluation:
 
 @pytest.fixture
 def fake_evaluate(monkeypatch):
-    import discrank.evaluation
+    import discrank.evaluation._evaluate
 
     calls = []
 
@@ -340,7 +340,7 @@ def fake_evaluate(monkeypatch):
         calls.append((models, log, kw))
         return _FakeEvaluation()
 
-    monkeypatch.setattr(discrank.evaluation, "evaluate", evaluate)
+    monkeypatch.setattr(discrank.evaluation._evaluate, "evaluate", evaluate)
     return calls
 
 

@@ -13,7 +13,7 @@ from discrank.analysis import (
     reparametrize,
     transitivity_summary,
 )
-from discrank.games import disc_game, elo_game
+from discrank.data.games import disc_game, elo_game
 
 EXACT = 1e-12
 

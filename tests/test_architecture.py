@@ -1,6 +1,7 @@
-"""The rules of docs/ARCHITECTURE.md that a machine can check: its core table lists every header and its
-module table every module, every import follows the module table's order (but the breaks it lists), the
-import graph of the package has no cycle, the data path runs one way, persistence knows no model by name."""
+"""The rules of docs/ARCHITECTURE.md that a machine can check: its folder table lists every folder of the
+package in layer order, every import runs to the importer's own folder or to one above it, the import graph
+has no cycle, the data path runs one way, persistence knows no model by name, and its core table lists every
+C++ header and source."""
 
 from __future__ import annotations
 
@@ -80,9 +81,8 @@ def _cycle(graph: dict[str, set[str]]):
 def test_the_graph_sees_the_known_edges():
     # the checker itself: it finds edges written in each style the package uses
     graph = import_graph()
-    assert "discrank.data" in graph["discrank.logs"]  # from discrank.data import ...
-    assert "discrank._labels" in graph["discrank.data"]  # from discrank._labels import ...
-    assert "discrank.plot" in graph["discrank.cli"]  # from discrank import plot (in a function)
+    assert "discrank.data.pairs" in graph["discrank.data.logs"]  # from discrank.data.pairs import ...
+    assert "discrank.models.plot" in graph["discrank.cli.plot"]  # from discrank.models import plot (in a function)
     assert "discrank.models._base" in graph["discrank.models.elo"]
     assert _cycle({"a": {"b"}, "b": {"c"}, "c": {"a"}}) == ["a", "b", "c", "a"]
     assert _cycle({"a": {"b"}, "b": set()}) is None
@@ -93,12 +93,10 @@ def test_no_import_cycle_between_modules():
 
 
 @pytest.mark.parametrize("low, high", [
-    ("discrank.data", "discrank.logs"),        # the io layer imports data, never the reverse
-    ("discrank._rows", "discrank.data"),
-    ("discrank._rows", "discrank.logs"),
-    ("discrank.data", "discrank.models._base"),
-    ("discrank._fitdata", "discrank.models._base"),
-    ("discrank._optim", "discrank._newton"),
+    ("discrank.data.pairs", "discrank.data.logs"),        # a log aggregates to pairs, never the reverse
+    ("discrank.data._rows", "discrank.data.pairs"),
+    ("discrank.data._rows", "discrank.data.logs"),
+    ("discrank.solvers._optim", "discrank.solvers._newton"),
 ])
 def test_the_data_path_runs_one_way(low, high):
     graph = import_graph()
@@ -110,15 +108,16 @@ def test_the_data_path_runs_one_way(low, high):
 
 
 def test_checks_sit_below_everything():
-    assert import_graph()["discrank._checks"] <= {"discrank.exceptions"}
+    assert import_graph()["discrank._util.checks"] <= {"discrank._util.exceptions"}
 
 
 def test_persistence_knows_no_model_by_name():
     graph = import_graph()
-    assert not {m for m in graph["discrank.persist"] if m.startswith("discrank.models")}
-    source = (PACKAGE / "persist.py").read_text()
+    assert not {m for d in ("discrank.persist", "discrank.persist.model_file") for m in graph[d]
+                if m.startswith("discrank.models")}
+    source = (PACKAGE / "persist" / "model_file.py").read_text()
     for name in ("DiscDecomposition", "DiscDecompositionCV", "EloPlusPlus", "MElo", "SchurDecomposition"):
-        assert name not in source, f"persist.py names {name}"
+        assert name not in source, f"persist/model_file.py names {name}"
 
 
 # ------------------------------------------------------------------ docs/ARCHITECTURE.md against the tree
@@ -130,27 +129,26 @@ def _section(title: str) -> str:
 
 def core_table() -> list[str]:
     """The file patterns of the core table's first column (``src/bind_*.cpp`` among them)."""
-    rows = re.findall(r"^\| (.+?) \| .+ \|$", _section("### The core (cpp/)"), re.M)
+    rows = re.findall(r"^\| (.+?) \| .+ \|$", _section("## The core (cpp/)"), re.M)
     return [name for row in rows for name in re.findall(r"`([^`]+)`", row)]
 
 
-def module_table() -> list[tuple[str, str]]:
-    """(layer, module name) of each row of the module table, in its order."""
-    rows = re.findall(r"^\| (\w+) \| `([^`]+\.py)` \|", _section("### The modules (python/discrank)"), re.M)
-    return [(layer, _module_name(PACKAGE / path)) for layer, path in rows]
+def folder_table() -> list[str]:
+    """The first column of the folder table, in its order: ``core/`` ... ``cli/``, then ``__init__.py``."""
+    return re.findall(r"^\| `([\w_]+/|__init__\.py)` \|", _section("## The folders (python/discrank), bottom to top"), re.M)
 
 
-def listed_breaks() -> set[tuple[str, str]]:
-    """The imports the module section lists as breaking its rule: ``- `a.py -> b.py```."""
-    found = re.findall(r"^- `([\w/]+\.py) -> ([\w/]+\.py)`", _section("### The modules (python/discrank)"), re.M)
-    return {(_module_name(PACKAGE / a), _module_name(PACKAGE / b)) for a, b in found}
+def folder_of(module: str) -> str:
+    """The folder row a module belongs to: ``discrank.data._rows`` -> ``data/``; ``discrank`` -> ``__init__.py``."""
+    parts = module.split(".")
+    return f"{parts[1]}/" if len(parts) > 1 else "__init__.py"
 
 
 def test_the_tables_are_read():
     # the parsers themselves: rows of each table are found
     assert "losses.hpp" in core_table() and "src/bind_*.cpp" in core_table()
-    assert ("foundations", "discrank.exceptions") in module_table()
-    assert ("models", "discrank.models._base") in module_table() and ("surfaces", "discrank") in module_table()
+    assert folder_table()[0] == "core/" and folder_table()[-1] == "__init__.py"
+    assert folder_of("discrank.models.dynamic._part") == "models/" and folder_of("discrank") == "__init__.py"
 
 
 def test_core_table_lists_every_header_and_source():
@@ -163,20 +161,22 @@ def test_core_table_lists_every_header_and_source():
     assert [s for s in sources if not any(fnmatch.fnmatch(s, pattern) for pattern in listed)] == []
 
 
-def test_module_table_lists_every_module_once():
-    modules = [name for _, name in module_table()]
-    assert len(modules) == len(set(modules))
-    assert set(modules) == set(import_graph())
+def test_the_folder_table_lists_every_folder_once():
+    folders = folder_table()
+    assert len(folders) == len(set(folders))
+    on_disk = {f"{p.name}/" for p in PACKAGE.iterdir() if p.is_dir() and (p / "__init__.py").exists()}
+    assert set(folders) == on_disk | {"__init__.py"}
+    assert {folder_of(m) for m in import_graph()} == set(folders)
 
 
-def test_module_table_layers_are_contiguous_and_ordered():
-    layers = [layer for layer, _ in module_table()]
-    assert [layer for k, layer in enumerate(layers) if k == 0 or layer != layers[k - 1]] == [
-        "foundations", "data", "models", "surfaces"]
+def test_the_package_top_level_holds_at_most_twelve_entries():
+    entries = sorted(p.name for p in PACKAGE.iterdir() if p.name != "__pycache__" and not p.name.endswith(".so"))
+    assert len(entries) <= 12, entries
 
 
-def test_every_import_follows_the_module_table():
-    order = {name: k for k, (_, name) in enumerate(module_table())}
+def test_every_import_runs_to_its_own_folder_or_one_above():
+    order = {folder: k for k, folder in enumerate(folder_table())}
     graph = import_graph()
-    upward = {(m, d) for m, deps in graph.items() for d in deps if order[d] > order[m]}
-    assert upward == listed_breaks(), "imports of a module listed below the importer (update the table or the list)"
+    upward = sorted(f"{m} -> {d}" for m, deps in graph.items() for d in deps
+                    if order[folder_of(d)] > order[folder_of(m)])
+    assert upward == [], "imports of a module in a folder below the importer's table row"

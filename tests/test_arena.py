@@ -5,7 +5,7 @@ import pandas as pd
 import pytest
 
 from discrank import Elo, GameLog
-from discrank.arena import TIES, apply_ties
+from discrank.data.arena import TIES, apply_ties
 
 
 def battles():
@@ -62,7 +62,7 @@ def test_ignore_on_a_log_of_ties_only_and_a_log_that_is_not_one_are_refused():
 
 @pytest.mark.parametrize("name", ["votes.csv", "votes.csv.gz", "votes.parquet", "votes.jsonl", "votes.ndjson.gz"])
 def test_read_arena_reads_every_format_with_the_arena_columns_and_the_ties_policy(tmp_path, name):
-    from discrank.arena import read_arena
+    from discrank.data.arena import read_arena
 
     df = pd.DataFrame({"model_a": ["gpt", "claude", "gpt", "llama"], "model_b": ["claude", "llama", "llama", "gpt"],
                        "winner": ["model_a", "tie (bothbad)", "model_b", "tie"], "len": [1.0, -2.0, 0.5, 0.0]})
@@ -81,7 +81,7 @@ def test_read_arena_reads_every_format_with_the_arena_columns_and_the_ties_polic
 
 
 def test_read_arena_names_a_file_it_does_not_read_and_a_bad_vote(tmp_path):
-    from discrank.arena import read_arena
+    from discrank.data.arena import read_arena
 
     with pytest.raises(ValueError, match=r"votes\.xlsx': not a file read_arena reads"):
         read_arena(tmp_path / "votes.xlsx")
@@ -100,7 +100,7 @@ def _metadata(tokens_a, tokens_b, headers_a, headers_b):
 
 
 def test_style_features_come_from_columns_column_pairs_or_the_conversation_metadata():
-    from discrank.arena import style_features
+    from discrank.data.arena import style_features
 
     frame = pd.DataFrame({"model_a": ["x", "y"], "model_b": ["y", "x"], "ready": [0.25, -1.0],
                           "len_a": [300, 0], "len_b": [100, 0],
@@ -120,7 +120,7 @@ def test_style_features_come_from_columns_column_pairs_or_the_conversation_metad
 
 
 def test_read_arena_keeps_both_bad_ties_apart_when_asked():
-    from discrank.arena import read_arena
+    from discrank.data.arena import read_arena
 
     frame = pd.DataFrame({"model_a": ["x", "y", "x", "y"], "model_b": ["y", "x", "y", "x"],
                           "winner": ["model_a", "tie (bothbad)", "tie", "model_b"]})
@@ -131,7 +131,7 @@ def test_read_arena_keeps_both_bad_ties_apart_when_asked():
 
 
 def test_read_arena_names_a_missing_time_column():
-    from discrank.arena import read_arena
+    from discrank.data.arena import read_arena
 
     frame = pd.DataFrame({"model_a": ["x"], "model_b": ["y"], "winner": ["model_a"]})
     with pytest.raises(ValueError, match=r"no column 'day' in the votes \(columns: \['model_a', 'model_b', 'winner'\]\)"):
@@ -139,7 +139,7 @@ def test_read_arena_names_a_missing_time_column():
 
 
 def test_read_arena_numbers_the_files_rows_when_both_bad_votes_are_dropped():
-    from discrank.arena import read_arena
+    from discrank.data.arena import read_arena
 
     frame = pd.DataFrame({"model_a": ["x", "y", "x"], "model_b": ["y", "x", "y"],
                           "winner": ["tie (bothbad)", "model_a", "nobody"]})

@@ -11,9 +11,9 @@ import pandas as pd
 import pytest
 
 import discrank
-from discrank.arena import read_arena
+from discrank.data.arena import read_arena
 from discrank.cli import main
-from discrank.leaderboard import ELO, arena_board
+from discrank.arena.board import ELO, arena_board
 
 
 def arena(n=300, seed=0):

@@ -7,7 +7,7 @@ import pytest
 
 from discrank import DiscDecomposition, DynamicElo, Elo, GameLog, MElo, PairwiseData, PeriodGames, bootstrap
 from discrank.online import OnlineElo
-from discrank.bootstrap import BootstrapResult, _sampler
+from discrank.evaluation._bootstrap import BootstrapResult, _sampler
 
 BETA = 0.35  # the simulated home advantage, logits
 #: 20000 games, a third of them neutral: beta's standard error is about 0.02, its 95% interval about 0.08 wide
@@ -265,7 +265,7 @@ def test_the_leaderboard_plot_draws_the_bootstrap_interval_as_error_bars():
     import matplotlib
 
     matplotlib.use("Agg")
-    from discrank.plot import plot_leaderboard
+    from discrank.models.plot import plot_leaderboard
 
     res = bootstrap(Elo(prior_scale=2.0, tol=1e-6), league_log(n_games=800), n_boot=4, seed=0)
     ax = plot_leaderboard(res.frame())

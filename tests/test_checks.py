@@ -1,4 +1,4 @@
-"""The shared argument checks (discrank._checks) and the layering of the data path."""
+"""The shared argument checks (discrank._util.checks) and the layering of the data path."""
 
 import ast
 import os
@@ -6,8 +6,8 @@ import os
 import numpy as np
 import pytest
 
-from discrank import _checks
-from discrank._checks import (as_float_vector, check_choice, check_counts, check_n_components,
+from discrank._util import checks as _checks
+from discrank._util.checks import (as_float_vector, check_choice, check_counts, check_n_components,
                               check_no_self_play, check_one_of, check_player_indices, check_positive_float,
                               check_positive_int, check_probabilities, check_random_state, check_same_length, show)
 
@@ -49,7 +49,7 @@ def test_random_state():
 
 def test_check_data_takes_pairwise_data_only():
     from discrank import PairwiseData
-    from discrank.data import check_data
+    from discrank.data.pairs import check_data
 
     check_data(PairwiseData.from_games([0, 1], [1, 2], [1.0, 0.0]))
     with pytest.raises(TypeError, match="fit expects a discrank.PairwiseData, GameLog or PeriodGames, got list"):
@@ -117,8 +117,8 @@ def _imports(module: str) -> set:
         if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("discrank"):
             for alias in node.names:
                 sub = f"{node.module}.{alias.name}"
-                is_module = node.module == "discrank" and (
-                    alias.name == "_core" or os.path.exists(os.path.join(PACKAGE, alias.name + ".py")))
+                base = os.path.join(PACKAGE, *(node.module.split(".")[1:] + [alias.name]))
+                is_module = alias.name == "_core" or os.path.exists(base + ".py") or os.path.isdir(base)
                 out.add(sub if is_module else node.module)
         elif isinstance(node, ast.Import):
             out.update(a.name for a in node.names if a.name.startswith("discrank"))
@@ -129,16 +129,16 @@ def test_the_data_path_is_a_straight_line():
     """read (logs, _rows) -> GameLog -> PairwiseData: data.py imports neither logs.py nor anything that
     imports data.py (its constructors and covariate rows sit below it); _checks imports nothing of discrank
     but its exceptions."""
-    assert _imports("discrank._checks") <= {"discrank.exceptions"}
-    for low in ("discrank._labels", "discrank._rows", "discrank._screen", "discrank._advantage",
-                "discrank._pair_constructors", "discrank._covariate_rows"):
-        assert not _imports(low) & {"discrank.data", "discrank.logs"}, low
-    assert "discrank.logs" not in _imports("discrank.data")
-    assert _imports("discrank.data") <= {"discrank._core", "discrank._checks", "discrank._labels", "discrank._rows",
-                                         "discrank._pair_constructors", "discrank._covariate_rows",
-                                         "discrank.exceptions"}
-    assert _imports("discrank._pair_constructors") <= {"discrank._core", "discrank._checks", "discrank._labels",
-                                                       "discrank._rows", "discrank._screen"}
+    assert _imports("discrank._util.checks") <= {"discrank._util.exceptions"}
+    for low in ("discrank._util.labels", "discrank.data._rows", "discrank.data._screen", "discrank.data._advantage",
+                "discrank.data._pair_constructors", "discrank.data._covariate_rows"):
+        assert not _imports(low) & {"discrank.data.pairs", "discrank.data.logs"}, low
+    assert "discrank.data.logs" not in _imports("discrank.data.pairs")
+    assert _imports("discrank.data.pairs") <= {"discrank.core._core", "discrank._util.checks", "discrank._util.labels", "discrank.data._rows",
+                                         "discrank.data._pair_constructors", "discrank.data._covariate_rows",
+                                         "discrank._util.exceptions"}
+    assert _imports("discrank.data._pair_constructors") <= {"discrank.core._core", "discrank._util.checks", "discrank._util.labels",
+                                                       "discrank.data._rows", "discrank.data._screen"}
 
 
 def test_checks_module_lists_its_functions():

@@ -207,7 +207,7 @@ def test_evaluate_warns_on_a_winner_first_log_and_shuffle_sides_orients_it(tmp_p
 
 def test_evaluate_and_fit_of_a_dynamic_model_on_numeric_times_take_the_width_from_period(tmp_path, capsys,
                                                                                         monkeypatch):
-    import discrank.evaluation
+    import discrank.evaluation._evaluate
 
     path = _winner_first_csv(tmp_path / "wf.csv")
     base = ["evaluate", str(path), "--a", "winner", "--b", "loser", "--winner", "winner", "--test-fraction", "0.3",
@@ -218,13 +218,13 @@ def test_evaluate_and_fit_of_a_dynamic_model_on_numeric_times_take_the_width_fro
         "calendar period: give the random walk's period as a width in the times' units, --period WIDTH (say "
         "--period 7 for times counted in days), or --period none for one rating per player\n")
     given = []
-    real = discrank.evaluation.evaluate
+    real = discrank.evaluation._evaluate.evaluate
 
     def spy(models, log, **kw):
         given.append({name: m.get_params().get("period") for name, m in models.items()})
         return real(models, log, **kw)
 
-    monkeypatch.setattr(discrank.evaluation, "evaluate", spy)
+    monkeypatch.setattr(discrank.evaluation._evaluate, "evaluate", spy)
     assert main(base + ["--time", "day", "--models", "elo,dynamic", "--period", "7",
                         "--protocol", "online", "--refit", "14"]) == 0
     out = capsys.readouterr().out

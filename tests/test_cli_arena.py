@@ -7,7 +7,7 @@ import pandas as pd
 import pytest
 
 import discrank
-from discrank._cli_arena import output_prefix, safe_names
+from discrank.cli.arena import output_prefix, safe_names
 from discrank.cli import main
 
 COLUMNS = ["model", "rating", "lower", "upper", "se", "rank", "rank_lower", "rank_upper", "votes", "preliminary"]

@@ -9,7 +9,7 @@ import pytest
 from _map_checks import check_derivatives, check_map_against_lbfgs
 
 from discrank import DynamicElo, Elo, GameLog, bootstrap, evaluate, load
-from discrank._history import _Problem, build_history, solve_history
+from discrank.solvers._history import _Problem, build_history, solve_history
 from discrank.exceptions import MissingColumnWarning, UnusedColumnWarning
 
 CONTEXTS = np.array(["clay", "grass", "hard"])

@@ -6,8 +6,7 @@ import numpy as np
 import pytest
 from reference import LOSS_IDS, objective, random_pairs
 
-from discrank import _core
-
+from discrank.core import _core
 REL_TOL = 1e-12  # kernel vs reference, loss and gradients
 FD_REL_TOL = 1e-6  # central finite differences vs analytic gradient
 

@@ -13,7 +13,7 @@ from scipy.special import expit
 
 import discrank
 from discrank import DiscDecomposition, DiscDecompositionCV, DynamicElo, Elo, EloPlusPlus, GameLog, MElo
-from discrank._tuning import _score
+from discrank.solvers._tuning import _score
 
 BETA = 0.5
 
@@ -166,8 +166,7 @@ def test_advantage_arguments_are_checked():
 @pytest.mark.parametrize("make", [lambda: Elo(prior_scale=1.0), lambda: EloPlusPlus(prior_scale=1.0),
                                   lambda: DiscDecomposition(n_components=1, prior_scale=1.0)])
 def test_a_model_file_keeps_the_advantage_coefficients(tmp_path, make):
-    from discrank import persist
-
+    from discrank.persist import model_file as persist
     log = home_log(n_games=900, n_players=12, seed=5)
     model = make().fit(log)
     path = tmp_path / "m.npz"
@@ -210,8 +209,7 @@ def _rewrite(src, dst, meta_change=None, arrays_change=None):
     (None, lambda a: a.update(beta_se_=np.array([-1.0])), r"beta_se_\[0\] = -1.0 is not a standard error"),
 ])
 def test_a_tampered_advantage_in_a_model_file_is_named(tmp_path, meta_change, arrays_change, message):
-    from discrank import persist
-
+    from discrank.persist import model_file as persist
     elo = Elo(prior_scale=1.0).fit(home_log(n_games=600, n_players=12, seed=5))
     elo.save(tmp_path / "m.npz")
     _rewrite(tmp_path / "m.npz", tmp_path / "bad.npz", meta_change, arrays_change)

@@ -238,7 +238,7 @@ def test_worker_lost_mid_fit_leaves_the_result_unchanged(client):
 
 
 def _die_in_hessp():  # run on the victim worker: its parts' next Laplacian product kills the process
-    import discrank._dask_parts as worker_parts
+    import discrank.dask._parts as worker_parts
 
     def hessp_s(self, *args):
         os.kill(os.getpid(), signal.SIGKILL)
@@ -277,7 +277,7 @@ def test_distributed_objective_products_equal_the_kernel(client):
         curv = np.empty(data.n_pairs)
         obj.evaluate(0, s=np.zeros(data.n_players), grad_s=True, curv=curv)
         assert np.isnan(curv).all()  # the curvature stays on the workers
-        local = discrank._core.PairObjective(data.n_players, data.i, data.j, data.p, np.full(data.n_pairs, 1.0))
+        local = discrank.core._core.PairObjective(data.n_players, data.i, data.j, data.p, np.full(data.n_pairs, 1.0))
         c2 = np.empty(data.n_pairs)
         x = np.random.default_rng(0).normal(size=data.n_players)
         local.evaluate(0, s=x, grad_s=True, curv=c2)
@@ -388,7 +388,7 @@ def test_dynamic_fit_of_games_summed_by_period(client):
 
 
 def _die_in_product():  # run on the victim worker: its rows' next Hessian product kills the process
-    import discrank._history_core as worker_history
+    import discrank.solvers._history_core as worker_history
 
     def product(self, *args):
         os.kill(os.getpid(), signal.SIGKILL)

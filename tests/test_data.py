@@ -190,7 +190,7 @@ def test_constructor_refuses_duplicate_and_unordered_pairs():
     [np.array([5, 3, 5, 9, 3, -2]), np.array([10**12, 7, 7]), np.array([3], dtype=np.uint32), np.array(["b", "a", "b"])],
 )
 def test_factorize_is_np_unique(values):
-    from discrank._labels import factorize_pair
+    from discrank._util.labels import factorize_pair
 
     # a = values, b = its first entry: integers of a compact range go through the core's presence table
     uniq, code_a, code_b = factorize_pair(values, values[:1])

@@ -17,14 +17,14 @@ import pytest
 MODULES = [
     "discrank",
     "discrank.analysis",
-    "discrank.evaluation",
+    "discrank.evaluation._evaluate",
     "discrank.online",
-    "discrank.persist",
-    "discrank.plot",
-    "discrank.bootstrap",
-    "discrank.games",
-    "discrank.data",
-    "discrank.logs",
+    "discrank.persist.model_file",
+    "discrank.models.plot",
+    "discrank.evaluation._bootstrap",
+    "discrank.data.games",
+    "discrank.data.pairs",
+    "discrank.data.logs",
     "discrank.models",
     "discrank.exceptions",
 ]
@@ -127,7 +127,7 @@ def test_the_walk_finds_the_api():
     names = {q for q, _ in CALLABLES}
     assert len(CALLABLES) > 50
     for expected in ("discrank.PairwiseData.from_matrix", "discrank.online.OnlineElo.update",
-                     "discrank.bootstrap.BootstrapResult.intervals", "discrank.games.sample_games"):
+                     "discrank.evaluation._bootstrap.BootstrapResult.intervals", "discrank.data.games.sample_games"):
         assert expected in names
     funcs = {id(f) for _, f in CALLABLES}
     from discrank.models._base import Params

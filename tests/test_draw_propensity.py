@@ -10,7 +10,7 @@ import pytest
 from _map_checks import check_derivatives, lbfgs
 
 from discrank import DynamicElo, GameLog, load
-from discrank._history import _Problem, build_history, covariance_at, default_start, solve_history
+from discrank.solvers._history import _Problem, build_history, covariance_at, default_start, solve_history
 
 
 def drawing_league(seed=5, n=60, games=20000, days=400.0, spread=0.6):

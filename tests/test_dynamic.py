@@ -12,7 +12,7 @@ from scipy.special import expit
 
 import discrank
 from discrank import DynamicElo, GameLog, Validation
-from discrank._calendar import period_index
+from discrank._util.calendar import period_index
 
 
 def league(n=12, periods=15, games=900, drift=0.25, beta=0.4, draws=False, seed=0):
@@ -225,7 +225,7 @@ def test_stationary_mode_tunes_its_prior_on_forecasts_of_later_times(times):
     # period=None has one period: the tuning's origins are the validation window's distinct times (its
     # games without times), each fit on every earlier game; the chosen prior is the best scored
     from discrank.dynamic import PRIOR_GRID
-    from discrank.models._dynamic_tuning import PRIOR_BOUNDS
+    from discrank.models.dynamic._tuning import PRIOR_BOUNDS
 
     log = league(seed=4)
     t = {"periods": log.time, "distinct": np.arange(len(log), dtype=float), "none": None}[times]
@@ -354,7 +354,7 @@ def test_tuned_drift_is_on_the_grid_and_recovers_the_scale():
     # the prior grid at the best drift, each walk past its grid's edge while a step gains edge_gain; the
     # chosen pair has the lowest validation log loss, a value past an edge counted with its cost
     from discrank.dynamic import DRIFT_GRID, PRIOR_GRID
-    from discrank.models._dynamic_tuning import DRIFT_BOUNDS, PRIOR_BOUNDS
+    from discrank.models.dynamic._tuning import DRIFT_BOUNDS, PRIOR_BOUNDS
 
     record = model.tuning_
     scores = {(d, p): record["scores"][model._candidate(d, p)] for d in record["scanned"]["drift"]
@@ -397,7 +397,7 @@ def test_tuned_variance_scale_goes_past_the_grid_edge_to_a_best_value_beyond_it(
     # a sixth of the validation games are coin flips: the variance scale goes past the grid's edge (8)
     # while each step gains more than EDGE_NATS in all, to 44.9 (no warning: warnings are errors here)
     from discrank.dynamic import VARIANCE_GRID
-    from discrank.models._dynamic_tuning import EDGE_NATS, VARIANCE_BOUNDS
+    from discrank.models.dynamic._tuning import EDGE_NATS, VARIANCE_BOUNDS
 
     log = shifted_league(0.15)
     model = DynamicElo(period=None, prior_scale=2.0).fit(log, validation=discrank.Validation(fraction=0.3))
@@ -443,7 +443,7 @@ def test_tuning_warns_once_when_the_variance_scale_reaches_its_hard_bound():
 
 def test_fixing_drift_and_prior_still_tunes_the_variance_scale_on_the_same_window(monkeypatch):
     from discrank.dynamic import VARIANCE_GRID
-    from discrank.models import _dynamic_candidates
+    from discrank.models.dynamic import _candidates as _dynamic_candidates
 
     log = league(n=12, periods=30, games=2000, drift=1.0, seed=0)
     fixed = DynamicElo(period=1.0, drift=0.1, prior_scale=2.0).fit(log)
@@ -712,7 +712,7 @@ def test_an_unfitted_dynamic_model_is_not_saved(tmp_path):
 
 
 def test_the_history_is_the_same_with_int32_and_int64_player_period_keys(monkeypatch):
-    from discrank import _history, _history_build
+    from discrank.solvers import _history, _history_build
 
     log = league(n=30, periods=40, games=3000, draws=True, seed=4)
     m = DynamicElo(period=1.0)
@@ -729,7 +729,7 @@ def test_the_history_is_the_same_with_int32_and_int64_player_period_keys(monkeyp
 def test_a_frozen_validation_scores_forecasts_from_the_fit_before_its_gap():
     # Validation(online=False) given (evaluate's frozen protocol): one origin, the games before the gap;
     # every game of the window is forecast from that fit, as a frozen model predicts the test games
-    from discrank.evaluation import game_losses
+    from discrank.evaluation._evaluate import game_losses
 
     log = league(periods=20, games=1500, seed=9)
     validation = Validation(window=4.0, gap=3.0)
@@ -754,7 +754,7 @@ def test_a_frozen_validation_scores_forecasts_from_the_fit_before_its_gap():
 
 
 def test_validation_origins_sets_the_tunings_forecast_origins():
-    from discrank.models._dynamic_tuning import ORIGIN_GAMES, ORIGINS
+    from discrank.models.dynamic._tuning import ORIGIN_GAMES, ORIGINS
 
     log = league(periods=20, games=1500, seed=9)
     window = Validation(window=6.0, online=True)
@@ -804,7 +804,7 @@ def test_newton_reaches_a_tolerance_below_the_objectives_rounding():
 def test_the_fitted_games_are_a_frozen_games_record_in_time_order_and_update_appends_to_it():
     import dataclasses
 
-    from discrank.models._dynamic_state import Games
+    from discrank.models.dynamic._state import Games
 
     log = league(games=300)
     order = np.argsort(log.time, kind="stable")

@@ -9,7 +9,7 @@ import pytest
 from _map_checks import check_derivatives, lbfgs
 
 from discrank import DynamicElo, GameLog, load
-from discrank._history import _Problem, build_history, default_start, solve_history
+from discrank.solvers._history import _Problem, build_history, default_start, solve_history
 from discrank.analysis import normal_decomposition, transitivity_summary
 
 
@@ -125,7 +125,7 @@ def test_the_verdict_at_a_time_is_the_normal_decomposition_of_the_logits_then():
 
 def residual_matrix(h, res):
     """The skew-symmetric matrix of the games' residuals between each pair of players (score minus
-    probability, summed over the pair's games) at the ratings of ``res``, dense (discrank._disc_start)."""
+    probability, summed over the pair's games) at the ratings of ``res``, dense (discrank.solvers._disc_start)."""
     r = res.r
     pa, pb = h.pp_player[h.lo], h.pp_player[h.hi]
     p = 1.0 / (1.0 + np.exp(-(r[h.lo] - r[h.hi])))
@@ -136,10 +136,10 @@ def residual_matrix(h, res):
 
 @pytest.mark.parametrize("n", [30, 100])  # the dense block (at most 64 entries), and Lanczos steps
 def test_the_disc_is_exactly_zero_below_the_residuals_threshold_and_grows_above_it(n):
-    """The disc block of the Hessian at u = v = 0 is I / s^2 - D(R) (discrank._disc_start): the zero disc is the
+    """The disc block of the Hessian at u = v = 0 is I / s^2 - D(R) (discrank.solvers._disc_start): the zero disc is the
     MAP exactly when the residuals' largest singular value is below 1 / s^2. A transitive league (no cycle) is fitted
     just below and just above that threshold, computed here from the ratings' fit with numpy's SVD."""
-    from discrank._disc_start import lowest_disc_mode
+    from discrank.solvers._disc_start import lowest_disc_mode
 
     rng = np.random.default_rng(5)
     games = 60 * n
@@ -175,9 +175,9 @@ def test_the_disc_is_exactly_zero_below_the_residuals_threshold_and_grows_above_
 
 def test_the_fit_starts_the_disc_along_the_lowest_mode_and_fixes_its_free_rotation():
     """From the ratings' fit and the lowest mode, Newton takes fewer steps than from the small random start of
-    :data:`discrank._history.DISC_START` (12 against 14, 81 against 107 CG iterations), to the same MAP; each component leaves the fit rotated to sum(v) =
+    :data:`discrank.solvers._history.DISC_START` (12 against 14, 81 against 107 CG iterations), to the same MAP; each component leaves the fit rotated to sum(v) =
     0, sum(u) > 0, and a rotation of (u, v) changes neither the objective nor the disc."""
-    from discrank._disc_start import canonical_gauge
+    from discrank.solvers._disc_start import canonical_gauge
 
     log, _ = cyclic_league(games=4000)
     model = fixed(tol=1e-12).fit(log)
@@ -215,7 +215,7 @@ def test_the_tuned_disc_of_a_transitive_league_is_exactly_zero_and_leaves_the_ra
     scale over DISC_STEPS times it from below it: on a league with no cycle the walk stays there, so the fit is
     DynamicElo()'s (the same choices, the ratings to the solvers' rounding) with a disc of exact zeros; on the cyclic
     league the grid is the same multiples of its own threshold and the walk climbs it."""
-    from discrank.models._dynamic_disc import DISC_STEPS
+    from discrank.models.dynamic._disc import DISC_STEPS
 
     rng = np.random.default_rng(3)
     n, games = 40, 8000

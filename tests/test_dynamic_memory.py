@@ -47,7 +47,7 @@ def test_a_shuffled_log_is_fitted_as_the_same_log_in_time_order():
 def test_fixed_width_labels_are_coded_as_the_sorted_distinct_labels_of_both_columns():
     # a and b sorted apart and their distinct labels merged (issue 35: no copy of the two together): the
     # same labels and codes as np.unique over both, with labels only in a, only in b, and widths that differ
-    from discrank._labels import factorize_pair
+    from discrank._util.labels import factorize_pair
 
     rng = np.random.default_rng(5)
     pool = np.array([f"p{k}" * (1 + k % 3) for k in range(60)])
@@ -62,8 +62,8 @@ def test_fixed_width_labels_are_coded_as_the_sorted_distinct_labels_of_both_colu
 
 
 def test_history_rows_are_int32_used_by_the_core_as_they_are_and_without_a_zero_draw_column():
-    from discrank._history import build_history
-    from discrank._history_core import core_rows
+    from discrank.solvers._history import build_history
+    from discrank.solvers._history_core import core_rows
 
     log = league()
     m = DynamicElo(period=1.0)
@@ -79,7 +79,7 @@ def test_history_rows_are_int32_used_by_the_core_as_they_are_and_without_a_zero_
 
 
 def test_a_warm_start_is_neither_written_nor_returned_as_the_ratings():
-    from discrank._history import build_history, solve_history
+    from discrank.solvers._history import build_history, solve_history
 
     log = league(games=400)
     labels, g = DynamicElo(period=1.0)._games(log)

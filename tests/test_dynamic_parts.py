@@ -1,4 +1,4 @@
-"""DynamicElo's features as parts (discrank.models._dynamic_part): each feature's fields, parameter and advice in one
+"""DynamicElo's features as parts (discrank.models.dynamic._part): each feature's fields, parameter and advice in one
 part, and a new part composed by the estimator without an edit of its code."""
 
 import inspect
@@ -7,9 +7,9 @@ import numpy as np
 import pytest
 
 from discrank import DynamicElo, GameLog
-from discrank.models._dynamic_part import Part
-from discrank.models._dynamic_tuning import _advice
-from discrank.models.dynamic import PARTS
+from discrank.models.dynamic._part import Part
+from discrank.models.dynamic._tuning import _advice
+from discrank.models.dynamic._model import PARTS
 
 
 def test_each_features_fields_are_one_parts():
@@ -96,8 +96,8 @@ def test_a_new_part_is_composed_without_an_edit_of_the_estimator():
 def test_the_bound_warning_reads_each_scales_advice_for_a_feature_and_for_two_scales():
     """A feature's scale at a bound, and two scales at bounds together, each get their advice (the message that a
     fit's TuningWarning carries)."""
-    from discrank.models._dynamic_context import CONTEXT_BOUNDS, CONTEXT_GRID, CONTEXTS
-    from discrank.models._dynamic_tuning import DRIFT_BOUNDS, DRIFT_GRID, _Axis, _bound_message
+    from discrank.models.dynamic._context import CONTEXT_BOUNDS, CONTEXT_GRID, CONTEXTS
+    from discrank.models.dynamic._tuning import DRIFT_BOUNDS, DRIFT_GRID, _Axis, _bound_message
 
     context, drift = _Axis(CONTEXT_GRID, CONTEXT_BOUNDS), _Axis(DRIFT_GRID, DRIFT_BOUNDS)
     text = _bound_message({"context_scale": context.bounds[1], "drift": drift.bounds[0]},

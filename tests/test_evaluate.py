@@ -14,7 +14,7 @@ import pytest
 from scipy.special import expit
 
 from discrank import DiscDecomposition, Elo, Evaluation, GameLog, MElo, PairwiseData, evaluate
-from discrank.evaluation import game_losses
+from discrank.evaluation._evaluate import game_losses
 from discrank.exceptions import OneSidedLogWarning
 
 EXACT = 1e-12  # reported scores against the same sums done here

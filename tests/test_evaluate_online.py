@@ -17,7 +17,7 @@ import pytest
 from scipy.special import expit
 
 from discrank import Elo, GameLog, NotFittedError, Validation, evaluate
-from discrank.evaluation import outcome_losses
+from discrank.evaluation._evaluate import outcome_losses
 from discrank.online import STEP_GRID, OnlineElo, online_elo
 
 EXACT = 1e-12

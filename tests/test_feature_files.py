@@ -1,4 +1,4 @@
-"""Model files of DynamicElo with its features (each part's fields, discrank.models._dynamic_part): context effects, margins, the disc
+"""Model files of DynamicElo with its features (each part's fields, discrank.models.dynamic._part): context effects, margins, the disc
 game, draw propensities and match formats saved, loaded, predicted and updated bit for bit as the fitted model;
 a file that holds a feature in part, or contradicts its parameters or games, refused by name."""
 

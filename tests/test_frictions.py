@@ -107,7 +107,7 @@ def test_the_tuning_report_counts_every_candidate_it_printed(capsys):
 
 def test_a_date_written_yyyymmdd_is_that_date_and_other_digits_are_no_date():
     """"20240601" (Sackmann's dates) is 2024-06-01, not the year 20,240,601; "2024" a year; other digits refused."""
-    from discrank._screen import time_bound
+    from discrank.data._screen import time_bound
 
     t = np.array(["2024-01-01"], dtype="datetime64[ns]")
     assert time_bound("20240601", t, "time") == np.datetime64("2024-06-01")

@@ -1,16 +1,16 @@
-"""The whole-history problem in the C++ core (discrank._history_core, cpp/include/discrank/history.hpp), with every
+"""The whole-history problem in the C++ core (discrank.solvers._history_core, cpp/include/discrank/history.hpp), with every
 feature (contexts, margins, formats, covariates, draw models, the disc, draw propensities): its objective against
 the objective written out in numpy, its gradient and Hessian products against finite differences, the sums of its
-parts (discrank._history_core.CorePart, as the Dask workers hold them) against the whole, the Python Newton loop
+parts (discrank.solvers._history_core.CorePart, as the Dask workers hold them) against the whole, the Python Newton loop
 over those parts against the core's, the same bits for any thread count, and its bad input."""
 
 import numpy as np
 import pytest
 
-from discrank import _core
-from discrank._advantage import beta_precision
-from discrank._history import _Problem, build_history, solve_history
-from discrank._history_core import CorePart, core_rows
+from discrank.core import _core
+from discrank.data._advantage import beta_precision
+from discrank.solvers._history import _Problem, build_history, solve_history
+from discrank.solvers._history_core import CorePart, core_rows
 
 DRIFT, PRIOR = 0.3, 1.5
 
@@ -62,7 +62,7 @@ def options(h, features):
 
 class Parts:
     """The games' terms of a history split into ``n_parts`` :class:`CorePart` in process: the driver's view of
-    :class:`discrank._dask_parts.DistributedRows` without Dask (the parts' sums added in part order)."""
+    :class:`discrank.dask._parts.DistributedRows` without Dask (the parts' sums added in part order)."""
 
     def __init__(self, h, draws, n_parts=3, margin_scale=0.0, disc=0, propensity=False, format_scales=None):
         cut = np.linspace(0, h.lo.size, n_parts + 1).astype(int)
@@ -86,7 +86,7 @@ class Parts:
 
 
 def reference_value(h, theta, draws, kw):
-    """The objective at ``theta`` written out in numpy from its definition (discrank._history's and history.hpp's
+    """The objective at ``theta`` written out in numpy from its definition (discrank.solvers._history's and history.hpp's
     docstrings): the games' negative log-likelihood (binomial, or Davidson's three outcomes with each player's
     draw propensity in the draw parameter; each margin row binomial at ``kappa`` times its logit) plus the
     chains' and the priors' quadratic terms."""

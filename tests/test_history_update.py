@@ -1,4 +1,4 @@
-"""HistoryState (discrank._history_update): games absorbed into a whole-history MAP give the MAP of every
+"""HistoryState (discrank.solvers._history_update): games absorbed into a whole-history MAP give the MAP of every
 game, with the gradient tracked exactly; History.before cuts a history as a build of the earlier games does."""
 
 import dataclasses
@@ -6,8 +6,8 @@ import dataclasses
 import numpy as np
 import pytest
 
-from discrank._history import build_history, chain_variances, gradient_at, solve_history
-from discrank._history_update import LATE, HistoryState
+from discrank.solvers._history import build_history, chain_variances, gradient_at, solve_history
+from discrank.solvers._history_update import LATE, HistoryState
 
 DRIFT, PRIOR = 0.2, 1.0
 

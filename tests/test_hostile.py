@@ -27,7 +27,8 @@ PRELUDE = textwrap.dedent("""
     import pandas as pd
     import discrank
     from discrank import (DiscDecomposition, DiscDecompositionCV, Elo, EloPlusPlus, GameLog, MElo,
-                          PairwiseData, SchurDecomposition, _core, load)
+                          PairwiseData, SchurDecomposition, load)
+    from discrank.core import _core
     from discrank.online import online_disc, online_elo
     from discrank.cli import main as cli
     tmp = pathlib.Path(tempfile.mkdtemp(prefix="hostile-"))
@@ -66,7 +67,7 @@ case("omp_env_small", "r = Elo().fit(small())", ok("np.all(np.isfinite(r.ratings
 
 # thread counts: clamped to thread_limit() (4 per processor, at most 1024) with a ThreadCountWarning;
 # before, these crashed the interpreter (segfault, libgomp's exit, "Thread creation failed")
-RR = "from discrank.models._base import thread_limit\n" \
+RR = "from discrank._util.threads import thread_limit\n" \
      "ra, rb = np.triu_indices(5, 1); rs = np.r_[np.full(10, 0.5), np.linspace(0, 1, 10)]\n" \
      "ra, rb = np.tile(ra, 2), np.tile(rb, 2); rr = PairwiseData.from_games(ra, rb, rs)\n"
 case("elo_n_jobs_100000", "Elo(n_jobs=100000).fit(small())", warns("ThreadCountWarning", "n_jobs=100000 "))
@@ -87,7 +88,7 @@ case("omp_env_5000_warns", "r = Elo().fit(small())", warns("ThreadCountWarning",
      env={"OMP_NUM_THREADS": "5000"})
 case("elo_n_jobs_int32_max", "Elo(n_jobs=2**31 - 1).fit(small())", warns("ThreadCountWarning", "n_jobs=2147483647 "))
 case("elo_n_jobs_2_31", "Elo(n_jobs=2**31).fit(small())", warns("ThreadCountWarning", "n_jobs=2147483648 "))
-case("elo_n_jobs_2_64", "r = Elo(n_jobs=2**64).fit(small())", ok("r._n_threads == discrank.models._base.thread_limit()"))
+case("elo_n_jobs_2_64", "r = Elo(n_jobs=2**64).fit(small())", ok("r._n_threads == discrank._util.threads.thread_limit()"))
 for _n in (2048, 4096, 10000):
     case(f"elo_n_jobs_{_n}_same_fit", RR + f"r = Elo(n_jobs={_n}).fit(rr)\nq = Elo(n_jobs=thread_limit()).fit(rr)",
          ok("np.array_equal(r.ratings_, q.ratings_)"))
@@ -104,18 +105,18 @@ case("cv_n_jobs_huge_same_fit", RR + "r = DiscDecompositionCV([1], cv=2, prior_s
      "q = DiscDecompositionCV([1], cv=2, prior_scale=1.0, random_state=0, n_jobs=thread_limit()).fit(rr)",
      ok("np.array_equal(r.predict_proba(rr), q.predict_proba(rr))"))
 case("schur_n_jobs_huge", "SchurDecomposition(1, n_jobs=10**6).fit(small())", warns("ThreadCountWarning", "n_jobs=1000000 "))
-case("bootstrap_n_jobs_huge", "from discrank.bootstrap import bootstrap\n"
+case("bootstrap_n_jobs_huge", "from discrank.evaluation._bootstrap import bootstrap\n"
      "bootstrap(Elo(prior_scale=1.0), ['x', 'y', 'z'], ['y', 'z', 'x'], [1.0, 0.0, 0.5], n_boot=3, n_jobs=10**6)",
      warns("ThreadCountWarning", "n_jobs=1000000 "))
-case("bootstrap_n_jobs_huge_same_result", "from discrank.bootstrap import bootstrap\n"
+case("bootstrap_n_jobs_huge_same_result", "from discrank.evaluation._bootstrap import bootstrap\n"
      "args = (['x', 'y', 'z', 'x'], ['y', 'z', 'x', 'z'], [1.0, 0.0, 0.5, 0.5])\n"
      "r = bootstrap(Elo(prior_scale=1.0), *args, n_boot=4, n_jobs=10**6)\n"
      "q = bootstrap(Elo(prior_scale=1.0), *args, n_boot=4, n_jobs=1)",
      ok("np.nanmax(np.abs(r.scores - q.scores)) < 1e-12 and np.array_equal(np.isnan(r.scores), np.isnan(q.scores))"))
-case("bootstrap_n_jobs_minus_1e9", "from discrank.bootstrap import bootstrap\n"
+case("bootstrap_n_jobs_minus_1e9", "from discrank.evaluation._bootstrap import bootstrap\n"
      "bootstrap(Elo(), ['x', 'y', 'z'], ['y', 'z', 'x'], [1.0, 0.0, 0.5], n_boot=3, n_jobs=-10**9)",
      raises("ValueError", "n_jobs=-1000000000 "))
-case("bootstrap_blas_counts_kept", "from discrank.bootstrap import bootstrap\nfrom threadpoolctl import threadpool_info\n"
+case("bootstrap_blas_counts_kept", "from discrank.evaluation._bootstrap import bootstrap\nfrom threadpoolctl import threadpool_info\n"
      "before = [x['num_threads'] for x in threadpool_info() if x['user_api'] == 'blas']\n"
      "bootstrap(DiscDecomposition(1, prior_scale=1.0, random_state=0), ['x', 'y', 'z', 'x'], ['y', 'z', 'x', 'z'], "
      "[1.0, 0.0, 0.5, 0.5], n_boot=6, n_jobs=3)\n"
@@ -131,9 +132,9 @@ case("cv_random_state_negative", RR + "DiscDecompositionCV([1], cv=2, random_sta
      raises("ValueError", "random_state must be"))
 case("disc_random_state_generator_same_fit", RR + "r = DiscDecomposition(1, random_state=np.random.default_rng(3)).fit(rr)\n"
      "q = DiscDecomposition(1, random_state=3).fit(rr)", ok("np.array_equal(r.u_, q.u_) and np.array_equal(r.v_, q.v_)"))
-case("bootstrap_seed_abc", "from discrank.bootstrap import bootstrap\n"
+case("bootstrap_seed_abc", "from discrank.evaluation._bootstrap import bootstrap\n"
      "bootstrap(Elo(), ['x', 'y', 'z'], ['y', 'z', 'x'], [1.0, 0.0, 0.5], n_boot=2, seed='abc')", raises("TypeError", "seed must be"))
-case("bootstrap_seed_minus_one", "from discrank.bootstrap import bootstrap\n"
+case("bootstrap_seed_minus_one", "from discrank.evaluation._bootstrap import bootstrap\n"
      "bootstrap(Elo(), ['x', 'y', 'z'], ['y', 'z', 'x'], [1.0, 0.0, 0.5], n_boot=2, seed=-1)", raises("ValueError", "got -1"))
 
 # strided arrays at every public entry: the contiguous answer (was "incompatible function arguments")
@@ -697,7 +698,7 @@ case("interrupted_cv_fit_leaves_an_unfitted_model",
      "try:\n    m.fit(big)\nexcept KeyboardInterrupt:\n    pass",
      ok("[k for k in vars(m) if k.endswith('_')] == []"))
 case("interrupted_online_elo_fit_leaves_an_unfitted_model",
-     "import discrank.models.online as O\nm = O.OnlineElo(step=0.1)\n"
+     "import discrank.models.online._elo as O\nm = O.OnlineElo(step=0.1)\n"
      "def boom(*a, **k):\n    raise KeyboardInterrupt\nO._core = type('C', (), {'online_elo': staticmethod(boom)})\n"
      "log = GameLog.from_arrays(['x', 'y', 'z'], ['y', 'z', 'x'], [1.0, 0.0, 1.0])\n"
      "try:\n    m.fit(log)\nexcept KeyboardInterrupt:\n    pass",

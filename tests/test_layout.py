@@ -13,14 +13,14 @@ PACKAGE = pathlib.Path(importlib.import_module("discrank").__file__).resolve().p
 
 #: The private modules meant to be shared: any module of the package may import their private names.
 SHARED = frozenset({
-    "discrank._core",
-    "discrank._checks",
-    "discrank._labels",
-    "discrank._threads",
-    "discrank._calendar",
-    "discrank._coding",
-    "discrank._losses",
-    "discrank._params",
+    "discrank.core._core",
+    "discrank._util.checks",
+    "discrank._util.labels",
+    "discrank._util.threads",
+    "discrank._util.calendar",
+    "discrank.data._coding",
+    "discrank._util.losses",
+    "discrank._util.params",
 })
 
 
@@ -84,29 +84,30 @@ def _scan() -> list[str]:
 
 
 def test_the_scan_finds_each_way_of_reaching_a_private_name():
-    modules = {"discrank", "discrank.logs", "discrank._history", "discrank._core", "discrank.models",
+    modules = {"discrank", "discrank.data.logs", "discrank.solvers._history", "discrank.core._core", "discrank.models",
+               "discrank.solvers", "discrank.core",
                "discrank.models._base", "discrank.models.elo"}
     source = "\n".join([
-        "from discrank.logs import _pgn_rows",           # a private function of a public module
-        "from discrank._history import _Problem",        # a private name of a private, unshared module
-        "from discrank import _history",                 # an unshared private module, by name
-        "import discrank.logs as L",
+        "from discrank.data.logs import _pgn_rows",           # a private function of a public module
+        "from discrank.solvers._history import _Problem",        # a private name of a private, unshared module
+        "from discrank.solvers import _history",         # an unshared private module, by name
+        "import discrank.data.logs as L",
         "L._helper()",                                   # a private attribute of an imported module
         "from ._base import _private_thing",             # relative, from inside discrank.models
     ])
     found = private_imports(source, "discrank.models.elo", False, modules)
     assert [f.split(" (line")[0] for f in found] == [
-        "discrank.models.elo: from discrank.logs import _pgn_rows",
-        "discrank.models.elo: from discrank._history import _Problem",
-        "discrank.models.elo: from discrank import _history",
+        "discrank.models.elo: from discrank.data.logs import _pgn_rows",
+        "discrank.models.elo: from discrank.solvers._history import _Problem",
+        "discrank.models.elo: from discrank.solvers import _history",
         "discrank.models.elo: from discrank.models._base import _private_thing",
         "discrank.models.elo: L._helper",
     ]
     allowed = "\n".join([
-        "from discrank import _core",                    # a shared private module
-        "from discrank._checks import _private_check",   # a private name of a shared module
-        "from discrank._history import History",         # a public name of a private module
-        "from discrank._core import __version__",        # a dunder is no private name
+        "from discrank.core import _core",               # a shared private module
+        "from discrank._util.checks import _private_check",   # a private name of a shared module
+        "from discrank.solvers._history import History",         # a public name of a private module
+        "from discrank.core._core import __version__",        # a dunder is no private name
         "import numpy as np\nnp._NoValue",                 # not discrank
     ])
     assert private_imports(allowed, "discrank.models.elo", False, modules) == []
@@ -123,11 +124,11 @@ def test_every_shared_private_module_exists():
 
 
 @pytest.mark.parametrize("module, names", [
-    ("discrank._threads", ["resolve_n_jobs", "thread_limit", "one_blas_thread"]),
-    ("discrank._calendar", ["period_index", "period_start", "check_span", "refit_bins"]),
-    ("discrank._coding", ["code_log", "log_pairs", "pairs_from_codes", "map_rows"]),
-    ("discrank._losses", ["binary_log_loss", "game_losses", "outcome_losses"]),
-    ("discrank.pgn", ["pgn_headers", "pgn_game", "pgn_columns", "pgn_rows", "iter_pgn", "check_truncated",
+    ("discrank._util.threads", ["resolve_n_jobs", "thread_limit", "one_blas_thread"]),
+    ("discrank._util.calendar", ["period_index", "period_start", "check_span", "refit_bins"]),
+    ("discrank.data._coding", ["code_log", "log_pairs", "pairs_from_codes", "map_rows"]),
+    ("discrank._util.losses", ["binary_log_loss", "game_losses", "outcome_losses"]),
+    ("discrank.data.pgn", ["pgn_headers", "pgn_game", "pgn_columns", "pgn_rows", "iter_pgn", "check_truncated",
                       "decompression_errors"]),
 ])
 def test_each_helper_lives_in_the_module_named_for_it(module, names):
@@ -137,44 +138,41 @@ def test_each_helper_lives_in_the_module_named_for_it(module, names):
 
 
 @pytest.mark.parametrize("module, name, home", [
-    ("discrank.models._base", "resolve_n_jobs", "discrank._threads"),
-    ("discrank.models._base", "thread_limit", "discrank._threads"),
-    ("discrank.models._base", "one_blas_thread", "discrank._threads"),
-    ("discrank.evaluation", "game_losses", "discrank._losses"),
-    ("discrank.evaluation", "outcome_losses", "discrank._losses"),
-    ("discrank.logs", "read_pgn", "discrank.logs"),
-    ("discrank.logs", "iter_pgn", "discrank.pgn"),
-    ("discrank", "read_pgn", "discrank.logs"),
+    ("discrank.evaluation._evaluate", "game_losses", "discrank._util.losses"),
+    ("discrank.evaluation._evaluate", "outcome_losses", "discrank._util.losses"),
+    ("discrank.data.logs", "read_pgn", "discrank.data.logs"),
+    ("discrank.data.logs", "iter_pgn", "discrank.data.pgn"),
+    ("discrank", "read_pgn", "discrank.data.logs"),
     # the modules split by step (issue 32): each name where it was, defined in its new home
-    ("discrank", "Evaluation", "discrank._evaluation_result"),
-    ("discrank.evaluation", "Evaluation", "discrank._evaluation_result"),
-    ("discrank.data", "CovariateRows", "discrank._covariate_rows"),
-    ("discrank._rows", "time_bound", "discrank._screen"),
-    ("discrank._rows", "screen_rows", "discrank._screen"),
-    ("discrank._rows", "active_games", "discrank._screen"),
-    ("discrank._rows", "check_invalid", "discrank._screen"),
-    ("discrank._rows", "warn_user", "discrank._screen"),
-    ("discrank._rows", "advantage_columns", "discrank._advantage"),
-    ("discrank._rows", "as_advantage", "discrank._advantage"),
-    ("discrank._history", "History", "discrank._history_build"),
-    ("discrank._history", "build_history", "discrank._history_build"),
-    ("discrank._history", "chains", "discrank._history_build"),
-    ("discrank._history", "carry", "discrank._history_build"),
+    ("discrank", "Evaluation", "discrank.evaluation._result"),
+    ("discrank.evaluation._evaluate", "Evaluation", "discrank.evaluation._result"),
+    ("discrank.data.pairs", "CovariateRows", "discrank.data._covariate_rows"),
+    ("discrank.data._rows", "time_bound", "discrank.data._screen"),
+    ("discrank.data._rows", "screen_rows", "discrank.data._screen"),
+    ("discrank.data._rows", "active_games", "discrank.data._screen"),
+    ("discrank.data._rows", "check_invalid", "discrank.data._screen"),
+    ("discrank.data._rows", "warn_user", "discrank.data._screen"),
+    ("discrank.data._rows", "advantage_columns", "discrank.data._advantage"),
+    ("discrank.data._rows", "as_advantage", "discrank.data._advantage"),
+    ("discrank.solvers._history", "History", "discrank.solvers._history_build"),
+    ("discrank.solvers._history", "build_history", "discrank.solvers._history_build"),
+    ("discrank.solvers._history", "chains", "discrank.solvers._history_build"),
+    ("discrank.solvers._history", "carry", "discrank.solvers._history_build"),
 ])
 def test_the_public_names_stay_importable_where_they_were(module, name, home):
     assert getattr(importlib.import_module(module), name).__module__ == home
 
 
 @pytest.mark.parametrize("module, name, home", [
-    ("discrank.evaluation", "CALENDAR", "discrank._calendar.PERIODS"),
-    ("discrank.evaluation", "OUTCOME_TOL", "discrank._walk.OUTCOME_TOL"),
-    ("discrank.evaluation", "EPS", "discrank._losses.EPS"),
-    ("discrank.data", "CONSISTENCY_TOL", "discrank._pair_constructors.CONSISTENCY_TOL"),
-    ("discrank.scan", "FORMATS", "discrank._scan_files.FORMATS"),
-    ("discrank.scan", "MAX_COVARIATE_ROWS", "discrank._scan_tables.MAX_COVARIATE_ROWS"),
-    ("discrank._rows", "INVALID_KINDS", "discrank._screen.INVALID_KINDS"),
-    ("discrank.logs", "INVALID_KINDS", "discrank._screen.INVALID_KINDS"),
-    ("discrank.logs", "PGN_RESULTS", "discrank._rows.PGN_RESULTS"),
+    ("discrank.evaluation._evaluate", "CALENDAR", "discrank._util.calendar.PERIODS"),
+    ("discrank.evaluation._evaluate", "OUTCOME_TOL", "discrank.evaluation._walk.OUTCOME_TOL"),
+    ("discrank.evaluation._evaluate", "EPS", "discrank._util.losses.EPS"),
+    ("discrank.data.pairs", "CONSISTENCY_TOL", "discrank.data._pair_constructors.CONSISTENCY_TOL"),
+    ("discrank.scan", "FORMATS", "discrank.data._scan_files.FORMATS"),
+    ("discrank.scan", "MAX_COVARIATE_ROWS", "discrank.data._scan_tables.MAX_COVARIATE_ROWS"),
+    ("discrank.data._rows", "INVALID_KINDS", "discrank.data._screen.INVALID_KINDS"),
+    ("discrank.data.logs", "INVALID_KINDS", "discrank.data._screen.INVALID_KINDS"),
+    ("discrank.data.logs", "PGN_RESULTS", "discrank.data._rows.PGN_RESULTS"),
 ])
 def test_the_constants_stay_importable_where_they_were(module, name, home):
     owner, _, attr = home.rpartition(".")
@@ -183,9 +181,9 @@ def test_the_constants_stay_importable_where_they_were(module, name, home):
 
 def test_the_calendar_is_one_definition():
     # the solver module holds no calendar, and evaluate's refit periods are the calendar's periods
-    import discrank._calendar as calendar
-    import discrank._history as history
-    import discrank.evaluation as evaluation
+    import discrank._util.calendar as calendar
+    import discrank.solvers._history as history
+    import discrank.evaluation._evaluate as evaluation
 
     assert not hasattr(history, "period_index") and not hasattr(history, "PERIODS")
     assert evaluation.CALENDAR is calendar.PERIODS

@@ -11,8 +11,8 @@ import pytest
 from scipy import optimize
 
 import discrank
-from discrank._arena_fit import fit_bt, rows_of
-from discrank.leaderboard import ELO, arena_board
+from discrank.arena._fit import fit_bt, rows_of
+from discrank.arena.board import ELO, arena_board
 from discrank.cli import main
 
 WINNERS = np.array(["model_b", "model_a"])
@@ -336,7 +336,7 @@ def test_style_columns_near_the_float_limit_give_the_board_of_their_scaled_copy(
 
 
 def test_a_well_formed_frame_is_coded_directly_and_gives_the_readers_board():
-    from discrank.arena import fast_votes
+    from discrank.data.arena import fast_votes
 
     df = arena(votes=2000, style=1.0)
     labels, ca, cb, score = fast_votes(df, "model_a", "model_b", "winner")

@@ -7,8 +7,8 @@ import numpy as np
 
 from _logs import A, B, S, SURFACE
 from discrank import GameLog
-from discrank._screen import BAD_COVARIATE, MISSING_CONTEXT, MISSING_COVARIATE
-from discrank.logs import INVALID_KINDS
+from discrank.data._screen import BAD_COVARIATE, MISSING_CONTEXT, MISSING_COVARIATE
+from discrank.data.logs import INVALID_KINDS
 
 
 def test_the_constructor_takes_the_context_as_its_eighth_field():

@@ -14,15 +14,15 @@ import pytest
 
 from _logs import A, B, S, SURFACE, T, caught, log6, recording_elo
 from discrank import DynamicElo, Elo, GameLog, evaluate
-from discrank._screen import MISSING_CONTEXT, MISSING_FORMAT, MISSING_MARGIN
-from discrank.bootstrap import _log_sampler
+from discrank.data._screen import MISSING_CONTEXT, MISSING_FORMAT, MISSING_MARGIN
+from discrank.evaluation._bootstrap import _log_sampler
 from discrank.cli import main
-from discrank.evaluation import _sorted_games
+from discrank.evaluation._evaluate import _sorted_games
 from discrank.exceptions import UnusedColumnWarning
-from discrank.logs import INVALID_KINDS
-from discrank.models._dynamic_state import Games as DynamicGames
+from discrank.data.logs import INVALID_KINDS
+from discrank.models.dynamic._state import Games as DynamicGames
 from discrank.online import OnlineElo
-from discrank.protocol import ForeignModel, RatingModel
+from discrank.evaluation.protocol import ForeignModel, RatingModel
 
 FORMAT = ["bo3", "bo5", "bo3", "bo3", "bo5", "bo5"]
 

@@ -12,12 +12,12 @@ import pytest
 
 from _logs import A, B, S, T, caught, log6, recording_elo
 from discrank import Elo, GameLog, evaluate
-from discrank._screen import BAD_MARGIN, MISSING_CONTEXT, MISSING_MARGIN
-from discrank.bootstrap import _log_sampler
+from discrank.data._screen import BAD_MARGIN, MISSING_CONTEXT, MISSING_MARGIN
+from discrank.evaluation._bootstrap import _log_sampler
 from discrank.cli import main
-from discrank.evaluation import _sorted_games
+from discrank.evaluation._evaluate import _sorted_games
 from discrank.exceptions import UnusedColumnWarning
-from discrank.logs import INVALID_KINDS
+from discrank.data.logs import INVALID_KINDS
 from discrank.online import OnlineElo
 
 # the games won by a and by b: game 3's winner won fewer games (12 to 13: 6-4 0-6 6-3 and the like), game 5 is

@@ -10,7 +10,7 @@ import pytest
 import discrank
 from discrank import GameLog, InvalidRowsWarning, PairwiseData, read_pgn
 from discrank.cli import main
-from discrank.logs import INVALID_KINDS
+from discrank.data.logs import INVALID_KINDS
 
 from _data import DATA
 
@@ -473,7 +473,7 @@ def test_atp_through_the_command_line(tmp_path, capsys):
 
 
 def test_an_object_column_reads_as_numbers_with_pgn_results_and_bools_only_where_asked():
-    from discrank._labels import object_numbers
+    from discrank._util.labels import object_numbers
 
     values = np.array(["1-0", " 0.5 ", "", None, float("nan"), True, 2, "x", "1/2-1/2"], dtype=object)
     results, missing = object_numbers(values, {"1-0": 1.0, "1/2-1/2": 0.5})
@@ -484,7 +484,7 @@ def test_an_object_column_reads_as_numbers_with_pgn_results_and_bools_only_where
 
 
 def test_scan_keeps_the_players_with_enough_games_over_summed_rows_as_the_readers_do_over_games():
-    from discrank._screen import active_games
+    from discrank.data._screen import active_games
 
     # players 0-1 met 3 times (one summed row), 1-2 once, 2-3 once: with at least 2 games, 3 goes, then 2
     lo, hi, n = np.array([0, 1, 2]), np.array([1, 2, 3]), np.array([3.0, 1.0, 1.0])

@@ -8,7 +8,7 @@ import pytest
 from _map_checks import check_derivatives, check_map_against_lbfgs
 
 from discrank import DynamicElo, GameLog, load
-from discrank._history import _Problem, build_history, solve_history
+from discrank.solvers._history import _Problem, build_history, solve_history
 
 GRAD_TOL = 1e-9  # the Newton MAP's largest gradient entry: the fit's tol 1e-11 times its scale (at most ~100)
 

@@ -8,7 +8,7 @@ import pytest
 from _map_checks import check_derivatives, lbfgs
 
 from discrank import DynamicElo, GameLog, load
-from discrank._history import _Problem, build_history, covariance_at, default_start, solve_history
+from discrank.solvers._history import _Problem, build_history, covariance_at, default_start, solve_history
 from discrank.exceptions import MissingColumnWarning
 
 #: The league's formats and their true scales of the logit (bo3 the most common: the reference).

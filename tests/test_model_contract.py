@@ -12,9 +12,10 @@ import pytest
 
 import discrank
 from discrank import (DiscDecomposition, DiscDecompositionCV, Elo, EloPlusPlus, MElo, PairwiseData, SchurDecomposition,
-                      load, persist)
+                      load)
+from discrank.persist import model_file as persist
 from discrank.exceptions import NotFittedError, NumericalError
-from discrank.games import disc_game, elo_game
+from discrank.data.games import disc_game, elo_game
 
 MODELS = [
     lambda: Elo(prior_scale=1.0),
@@ -160,7 +161,7 @@ def test_ratings_frame_bootstrap_and_plot_rank_by_the_models_sort_key(make):
     else:
         assert frame["player"].tolist() == model.labels_[np.argsort(-key, kind="stable")].tolist()
         assert frame["rank"].tolist() == list(range(1, model.n_players_ + 1))
-    from discrank.bootstrap import _scores
+    from discrank.evaluation._bootstrap import _scores
 
     scores = _scores(model)
     assert np.isnan(scores).all() if key is None else np.array_equal(scores, key)
@@ -194,8 +195,8 @@ def test_relabel_gives_a_model_fitted_on_codes_its_labels():
 
 # ------------------------------------------------------------------ the fit data
 def test_the_fit_data_leaves_the_pairs_sorted_and_is_built_once(monkeypatch):
-    from discrank import _fitdata
-    from discrank.models import _base
+    from discrank.solvers import _fitdata
+    from discrank.models import _pairwise
 
     rng = np.random.default_rng(1)
     n = 3000
@@ -213,7 +214,7 @@ def test_the_fit_data_leaves_the_pairs_sorted_and_is_built_once(monkeypatch):
         calls.append(1)
         return real(*args, **kwargs)
 
-    monkeypatch.setattr(_base, "build_fit_data", counted)
+    monkeypatch.setattr(_pairwise, "build_fit_data", counted)
     fit_quietly(DiscDecomposition(1, prior_scale=1.0, random_state=0, max_iter=3), data)
     assert len(calls) == 1
     # the data the user gave keeps its invariant (sorted by (i, j)); the fit's tile order is its own
@@ -228,7 +229,7 @@ def test_the_fit_data_leaves_the_pairs_sorted_and_is_built_once(monkeypatch):
 
 @pytest.mark.parametrize("quiet", [["--quiet"], []])
 def test_the_cli_leaves_no_progress_hook_behind(tmp_path, quiet, capsys):
-    from discrank import _progress
+    from discrank._util import progress as _progress
     from discrank.cli import main
 
     import pandas as pd
@@ -242,7 +243,7 @@ def test_the_cli_leaves_no_progress_hook_behind(tmp_path, quiet, capsys):
 def test_the_fit_pipeline_is_the_base_class_fit():
     # every model fitted on the objective runs PairwiseModel.fit: validate -> plan -> fit data -> _fit -> store,
     # the plan (prior scale, a tuning fit's tolerance, warm start) an argument of _fit
-    from discrank.models._base import PairwiseModel
+    from discrank.models._pairwise import PairwiseModel
 
     for cls in (Elo, EloPlusPlus, DiscDecomposition, MElo):
         assert cls.fit is PairwiseModel.fit
@@ -299,16 +300,16 @@ def test_persistence_has_no_hand_written_state_of_any_model():
 
 def test_the_old_module_paths_keep_their_public_names():
     import discrank.dynamic
-    import discrank.models.dynamic
-    import discrank.models.online
+    import discrank.models.dynamic._model
+    import discrank.models.online._elo
     import discrank.online
 
     for name in ("DynamicElo", "DRIFT_GRID", "PRIOR_GRID", "VARIANCE_GRID"):
         assert name in discrank.dynamic.__all__
-        assert getattr(discrank.dynamic, name) is getattr(discrank.models.dynamic, name), name
+        assert getattr(discrank.dynamic, name) is getattr(discrank.models.dynamic._model, name), name
     for name in ("OnlineElo", "STEP_GRID"):
         assert name in discrank.online.__all__
-        assert getattr(discrank.online, name) is getattr(discrank.models.online, name), name
+        assert getattr(discrank.online, name) is getattr(discrank.models.online._elo, name), name
     for name in ("OnlineRatings", "online_elo", "online_disc", "ELO_K32_STEP"):
         assert callable(getattr(discrank.online, name)) or name == "ELO_K32_STEP"
     assert discrank.DynamicElo is discrank.models.DynamicElo and discrank.models.OnlineElo is discrank.online.OnlineElo

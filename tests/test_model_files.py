@@ -1,7 +1,8 @@
 """Model files written by earlier versions of discrank load and predict as they did, to 1e-12 relative.
 
-tests/data/model_files holds, for two versions (784f8e1, and 9bf26b9: the merge before the models moved
-to one base and DynamicElo's file fields were declared), a small file of every model that version has
+tests/data/model_files holds, for three versions (784f8e1; 9bf26b9, the merge before the models moved
+to one base and DynamicElo's file fields were declared; 6868cbe, the last before the package moved into
+subpackages, with the disc game of DynamicElo and the online models), a small file of every model that version has
 (with and without draws, advantage covariates, dates; a DynamicElo fitted on period sums and one updated
 after its fit) and the predictions the model made when it was saved (tests/make_model_files.py wrote
 them; see its docstring). The files' parameters load bit for bit; the predictions are compared to 1e-12
@@ -20,7 +21,7 @@ import discrank
 from make_model_files import game_log
 
 FILES = Path(__file__).parent / "data" / "model_files"
-VERSIONS = ("784f8e1", "9bf26b9")
+VERSIONS = ("784f8e1", "9bf26b9", "6868cbe")
 CASES = [(version, p.name[: -len(".npz")]) for version in VERSIONS for p in sorted((FILES / version).glob("*.npz"))
          if not p.name.endswith(".expected.npz")]
 
@@ -28,8 +29,10 @@ CASES = [(version, p.name[: -len(".npz")]) for version in VERSIONS for p in sort
 def test_model_files_cover_every_model_kind_of_each_version():
     names = {version: {name for v, name in CASES if v == version} for version in VERSIONS}
     assert len(names["9bf26b9"]) == 16 and names["784f8e1"] == names["9bf26b9"] - {"elo_davidson"}
+    assert names["6868cbe"] == names["9bf26b9"] | {"dynamic_disc", "online", "online_disc"}
     kinds = {type(discrank.load(FILES / version / f"{name}.npz")).__name__ for version, name in CASES}
-    assert kinds == {"Elo", "EloPlusPlus", "MElo", "DiscDecomposition", "SchurDecomposition", "DynamicElo"}
+    assert kinds == {"Elo", "EloPlusPlus", "MElo", "DiscDecomposition", "SchurDecomposition", "DynamicElo", "OnlineElo",
+                     "OnlineDisc"}
 
 
 @pytest.mark.parametrize("version, name", CASES, ids=[f"{v}-{n}" for v, n in CASES])
@@ -53,7 +56,8 @@ def _fixture_log(name):
     if name == "dynamic_rk_dates":
         return game_log(dates=True, advantage=True, draws=True)
     log = game_log()
-    return log if name == "dynamic" else discrank.GameLog.from_arrays(log.a, log.b, log.score)
+    timed = name in ("dynamic", "dynamic_disc", "online", "online_disc")
+    return log if timed else discrank.GameLog.from_arrays(log.a, log.b, log.score)
 
 
 @pytest.mark.parametrize("version, name", [c for c in CASES if c[1].startswith("dynamic")],

@@ -20,7 +20,7 @@ from discrank import (
     PairwiseData,
 )
 from discrank.exceptions import NotFittedError
-from discrank.games import disc_game, elo_game, example3, sample_games
+from discrank.data.games import disc_game, elo_game, example3, sample_games
 from discrank.models._disc_problem import Component, unit_columns
 
 EXACT_GAME_MSE = 1e-10  # Elo on an Elo game (issue 3)
@@ -155,8 +155,7 @@ def test_algorithm1_penalised_objectives_have_exact_gradients(n_previous):
     P = np.triu(P, 1) + np.tril(1 - P.T, -1)
     data = PairwiseData.from_matrix(P)
     train, _ = data.split(0.3, seed=0)
-    from discrank import _core
-
+    from discrank.core import _core
     w = np.ones(train.n_pairs) / train.n_pairs
     obj = _core.PairObjective(n, train.i, train.j, train.p, w)
     Q = unit_columns([rng.normal(size=n) for _ in range(2 * n_previous)]) if n_previous else np.zeros((n, 0))
@@ -183,7 +182,7 @@ def test_probability_space_disc_predicts_within_zero_and_one(disc_data):
 
 
 def test_disc_beats_elo_on_hidden_games_of_a_cyclic_league():
-    from discrank._demo import simulate_league
+    from discrank.data.games import simulate_league
 
     a, b, score, _ = simulate_league(n_players=40, games_per_pair=20, seed=3)
     train, test = PairwiseData.from_games(a, b, score).split(0.2, seed=3)
@@ -317,7 +316,7 @@ def test_params_round_trip():
 def test_loss_is_the_data_loss_at_the_fitted_factors(make):
     # loss_ is read from the solver's last evaluation (when it is at the answer): it must equal a fresh
     # evaluation of the data loss at the returned factors, to rounding (the final |u| = |v| rescaling)
-    from discrank import _core
+    from discrank.core import _core
     from discrank.models._base import LOSSES
 
     rng = np.random.default_rng(5)
@@ -334,11 +333,10 @@ def test_loss_is_the_data_loss_at_the_fitted_factors(make):
 
 
 def test_disc_fit_in_tile_order_is_the_fit_in_pair_order():
-    # with more than 2048 players the disc fits pass the pairs in tile order (discrank._fitdata): the same
+    # with more than 2048 players the disc fits pass the pairs in tile order (discrank.solvers._fitdata): the same
     # objective summed in another order, so the same fit up to rounding, whatever the order of the data
-    from discrank import _core
-    from discrank import _fitdata
-
+    from discrank.core import _core
+    from discrank.solvers import _fitdata
     rng = np.random.default_rng(8)
     n = 5000
     i, j = random_pairs(rng, n, 100_000)

@@ -17,8 +17,8 @@ from discrank import (
     SchurDecomposition,
 )
 from discrank.analysis import normal_decomposition
-from discrank._demo import simulate_league
-from discrank.games import disc_game, elo_game, sample_games
+from discrank.data.games import simulate_league
+from discrank.data.games import disc_game, elo_game, sample_games
 
 
 @contextlib.contextmanager
@@ -49,7 +49,7 @@ class TestRegularization:
         assert a.loss_ == b.loss_
 
     def test_regularised_objective_gradient_is_exact(self, mixed_game):
-        from discrank import _core
+        from discrank.core import _core
         from discrank.models._disc_problem import Component
 
         data = PairwiseData.from_matrix(mixed_game)

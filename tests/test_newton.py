@@ -127,8 +127,8 @@ def test_curvature_scales_of_rounding_residue_are_filled_like_zeros():
     # curvature scale of ~1e-38: it must be filled like an exact zero, or the scaled gradient reads 1e29
     # and L-BFGS's scaled variables degenerate (a disc fit on the real tennis log stopped after 2
     # iterations so).
-    from discrank import _core
-    from discrank._optim import fill_zero_scales, pair_curvature
+    from discrank.core import _core
+    from discrank.solvers._optim import fill_zero_scales, pair_curvature
 
     h = fill_zero_scales(np.array([1e-38, 1.0, 2.0, 0.0, 3.0]))
     np.testing.assert_array_equal(h, [2.0, 1.0, 2.0, 2.0, 3.0])
@@ -147,8 +147,8 @@ def test_curvature_scales_of_rounding_residue_are_filled_like_zeros():
 
 
 def _compiled_ladder(n, games, width, seed=0):
-    from discrank import _core
-    from discrank._newton import _LaplacianSolver
+    from discrank.core import _core
+    from discrank.solvers._newton import _LaplacianSolver
 
     data, _ = ladder(n, games, width, seed)
     w = data.pair_weights() / data.pair_weights().sum()

@@ -7,7 +7,7 @@ import pytest
 from scipy.special import expit
 
 from discrank import DiscDecomposition, Elo, PairwiseData
-from discrank.games import elo_game
+from discrank.data.games import elo_game
 from discrank.online import ELO_K32_STEP, online_disc, online_elo
 
 ONLINE_TOL = 0.05  # |time-averaged online rating - stationary rating|, step 0.003, 400 000 games
@@ -75,7 +75,7 @@ def test_continuing_from_a_fitted_model_starts_from_its_ratings():
 
 def test_online_disc_refuses_a_cyclic_start():
     theta = 2 * np.pi * np.arange(6) / 6
-    from discrank.games import disc_game
+    from discrank.data.games import disc_game
 
     cyclic = DiscDecomposition(random_state=0, prior_scale=np.inf).fit(PairwiseData.from_matrix(disc_game(np.cos(theta), np.sin(theta))))
     with pytest.raises(ValueError, match="first component is transitive"):
@@ -115,8 +115,7 @@ def test_bad_input_is_refused(update, kwargs, exc, message):
 
 
 def test_core_refuses_out_of_range_indices():
-    from discrank import _core
-
+    from discrank.core import _core
     with pytest.raises(ValueError, match=r"player index \(0, 3\) of game 0 is outside \[0, 3\)"):
         _core.online_elo(np.array([0], dtype=np.int32), np.array([3], dtype=np.int32), np.ones(1), 0.1, np.zeros(3))
 

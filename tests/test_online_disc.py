@@ -11,10 +11,10 @@ from scipy.special import expit
 
 import discrank
 from discrank import GameLog, OnlineDisc, PairwiseData, PeriodGames, UnknownPlayerError, Validation, evaluate, load
-from discrank._losses import binary_log_loss
-from discrank._tuning import time_cut
+from discrank._util.losses import binary_log_loss
+from discrank.solvers._tuning import time_cut
 from discrank.exceptions import NotFittedError, NumericalError, UnusedColumnWarning
-from discrank.models.online_disc import tune_step
+from discrank.models.online._disc import tune_step
 from discrank.online import STEP_GRID, OnlineElo, online_disc, online_elo
 
 PLAYERS = np.array(["ann", "bob", "cat", "dan", "eve", "fay"])

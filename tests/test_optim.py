@@ -1,4 +1,4 @@
-"""The solvers' progress hook (discrank._optim.reporting): per context, restored on exit."""
+"""The solvers' progress hook (discrank.solvers._optim.reporting): per context, restored on exit."""
 
 import threading
 
@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from discrank import DiscDecomposition, Elo, PairwiseData
-from discrank._optim import reporting
+from discrank.solvers._optim import reporting
 
 
 def small_log(seed=0, n=40, games=2000):

@@ -12,9 +12,9 @@ import numpy as np
 import pytest
 
 import discrank as dr
-from discrank import _core
-from discrank._draws import DRAW_IDS, DRAWS, outcome_probabilities
-from discrank._fitdata import build_fit_data
+from discrank.core import _core
+from discrank.solvers._draws import DRAW_IDS, DRAWS, outcome_probabilities
+from discrank.solvers._fitdata import build_fit_data
 
 
 def _log(seed=0, n=15, games=900, advantage=False, times=False):
@@ -396,7 +396,7 @@ def test_disc_draw_fit_recovers_eta_and_beats_elo_on_held_out_pairs_of_a_cyclic_
     disc = dr.DiscDecomposition(1, draws="davidson", prior_scale=2.0, random_state=0).fit(train)
     elo = dr.Elo(draws="davidson", prior_scale=2.0).fit(train)
     truth = outcome_probabilities(u[test.i] * v[test.j] - v[test.i] * u[test.j], math.log(0.5), "davidson")
-    from discrank._losses import outcome_log_loss
+    from discrank._util.losses import outcome_log_loss
 
     best = outcome_log_loss(truth, test.p, test.n_games, test.draws, test.pair_weights())
     # Elo cannot hold a cycle: its three-outcome log loss on the held-out pairs is ~0.2 worse

@@ -1,4 +1,4 @@
-"""One table of parameter rules (discrank._params.RULES): a model's fit and the load of a tampered model
+"""One table of parameter rules (discrank._util.params.RULES): a model's fit and the load of a tampered model
 file refuse a bad parameter in the same words, and DynamicElo's prior scale is finite by a rule of its own."""
 
 import json
@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 
 from discrank import DiscDecomposition, DynamicElo, Elo, GameLog, PairwiseData, SchurDecomposition, load
-from discrank._checks import show
-from discrank._params import FINITE_PRIOR_SCALE, RULES, check_param, rule_of
+from discrank._util.checks import show
+from discrank._util.params import FINITE_PRIOR_SCALE, RULES, check_param, rule_of
 from discrank.online import OnlineElo
 
 

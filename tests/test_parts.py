@@ -5,7 +5,7 @@ whole set's loss, gradients and per-player sums bit for bit, for the scatter and
 import numpy as np
 import pytest
 
-from discrank import _core
+from discrank.core import _core
 from discrank.dask import leaf_first_pair, tree_cover, tree_sum
 
 CUTS = [[0, 16], [0, 8, 16], [0, 5, 11, 16], [0, 3, 4, 9, 16], list(range(17))]

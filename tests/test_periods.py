@@ -10,8 +10,8 @@ import pytest
 import discrank
 import discrank.scan as scan
 from discrank import DynamicElo, GameLog, PeriodGames
-from discrank._calendar import period_index, period_start
-from discrank._tuning import Validation, _time_bounds, time_cut
+from discrank._util.calendar import period_index, period_start
+from discrank.solvers._tuning import Validation, _time_bounds, time_cut
 from discrank.exceptions import InvalidRowsWarning
 from test_scan_games import _pgn, spills  # noqa: F401 (a fixture)
 

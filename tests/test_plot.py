@@ -8,8 +8,8 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 from scipy.spatial import ConvexHull  # noqa: E402
 
-from discrank.games import elo_game  # noqa: E402
-from discrank.plot import plot_embedding, plot_payoff  # noqa: E402
+from discrank.data.games import elo_game  # noqa: E402
+from discrank.models.plot import plot_embedding, plot_payoff  # noqa: E402
 
 
 @pytest.fixture(autouse=True)

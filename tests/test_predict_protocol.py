@@ -386,7 +386,7 @@ def test_schur_table_counts_each_players_games():
 
 @pytest.mark.parametrize("name", list(MODELS))
 def test_every_estimator_follows_the_rating_model_protocol(name):
-    from discrank.protocol import RatingModel
+    from discrank.evaluation.protocol import RatingModel
 
     model = MODELS[name]()
     assert isinstance(model, RatingModel)
@@ -400,7 +400,7 @@ def test_every_estimator_follows_the_rating_model_protocol(name):
 
 
 def test_an_object_of_another_library_is_adapted_once_and_given_back():
-    from discrank.protocol import ForeignModel, RatingModel
+    from discrank.evaluation.protocol import ForeignModel, RatingModel
 
     class Coin:
         """fit(log) and predict_proba(a, b) only."""

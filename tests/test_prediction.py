@@ -22,7 +22,7 @@ from discrank import (
 )
 from discrank.cli import main
 from discrank.exceptions import SeparationWarning
-from discrank.evaluation import game_losses
+from discrank.evaluation._evaluate import game_losses
 from discrank.online import OnlineElo
 
 

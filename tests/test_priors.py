@@ -26,7 +26,7 @@ from discrank import (
     PairwiseData,
     load,
 )
-from discrank import _tuning
+from discrank.solvers import _tuning
 from discrank.exceptions import SeparationWarning
 
 MAP_GRAD_REL = 1e-8  # |gradient of the posterior at the fit| / |gradient at the prior mean|
@@ -302,7 +302,7 @@ def test_tuning_holds_out_pairs_without_times(log, name):
 @pytest.mark.parametrize("name", list(TUNED))
 def test_too_little_data_falls_back_to_a_unit_prior(name):
     if name == "DiscDecompositionCV":  # its folds need more pairs: a complete 6-player game, 15 pairs
-        from discrank.games import elo_game
+        from discrank.data.games import elo_game
 
         data, n_pairs = PairwiseData.from_matrix(elo_game(np.linspace(-1.0, 1.0, 6))), 15
     else:
@@ -527,7 +527,7 @@ def test_an_unseen_player_of_melo_has_the_mean_score_one_half_and_no_cyclic_part
 
 # ------------------------------------------------------------------------------- defects found
 def cyclic_game():
-    from discrank.games import disc_game
+    from discrank.data.games import disc_game
 
     rng = np.random.default_rng(1)
     theta = rng.uniform(0, 2 * np.pi, 50)
@@ -544,7 +544,7 @@ def test_alternating_solver_with_two_components_fits_with_a_tuned_prior():
 
 
 def _hexagon_disc_game(games_per_pair):
-    from discrank.games import disc_game
+    from discrank.data.games import disc_game
 
     theta = 2 * np.pi * np.arange(6) / 6
     P = disc_game(np.cos(theta), np.sin(theta))
@@ -604,7 +604,7 @@ def test_the_probe_finds_the_cyclic_basin_that_the_walk_cannot_see(monkeypatch):
     # a disc game of 30 players on a circle of radius 2, each pair observed with a small weight: the prior
     # holds the cycle at u = 0 up to a scale of 2 (an Elo-like fit, whose held-out score worsens with the
     # scale) and lets it in from 4 on (a second, far lower basin)
-    from discrank.games import disc_game
+    from discrank.data.games import disc_game
 
     theta = 2 * np.pi * np.arange(30) / 30
     P = disc_game(2.0 * np.cos(theta), 2.0 * np.sin(theta))
@@ -634,7 +634,7 @@ def test_the_probe_finds_the_cyclic_basin_that_the_walk_cannot_see(monkeypatch):
     assert walked.mse(data) > 100 * model.mse(data)
 
 def test_each_tuning_score_is_that_of_the_fit_at_its_own_scale():
-    from discrank.games import disc_game
+    from discrank.data.games import disc_game
     from discrank.models.disc import TUNING_TOL
 
     P = disc_game(*np.stack([np.cos(np.arange(20)), np.sin(np.arange(20))]))

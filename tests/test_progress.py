@@ -11,9 +11,9 @@ import pytest
 
 import discrank
 from discrank import DynamicElo, Elo, GameLog
-from discrank._checks import show
-from discrank._cli_args import FitProgress
-from discrank._progress import plural, report_stage, report_step, reporting, when
+from discrank._util.checks import show
+from discrank.cli._args import FitProgress
+from discrank._util.progress import plural, report_stage, report_step, reporting, when
 from discrank.cli import main
 from discrank.online import OnlineElo
 
@@ -167,12 +167,12 @@ def test_evaluate_online_reports_every_update_at_level_2_and_the_walks_total(cap
 
 def test_at_level_1_the_walk_reports_an_update_once_per_walk_report_seconds(capsys, monkeypatch):
     log = dated_log(n=600)
-    monkeypatch.setattr("discrank._walk.WALK_REPORT_SECONDS", 1e9)
+    monkeypatch.setattr("discrank.evaluation._walk.WALK_REPORT_SECONDS", 1e9)
     ev = discrank.evaluate({"online": OnlineElo()}, log, test_fraction=0.3, protocol="online", verbose=1)
     lines = err_lines(capsys)
     assert not any(" update " in line for line in lines)
     assert lines[-1].startswith(f"evaluate: 'online' walked {ev.origins[0]['groups']['online']} groups")
-    monkeypatch.setattr("discrank._walk.WALK_REPORT_SECONDS", 0.0)
+    monkeypatch.setattr("discrank.evaluation._walk.WALK_REPORT_SECONDS", 0.0)
     discrank.evaluate({"online": OnlineElo()}, log, test_fraction=0.3, protocol="online", verbose=1)
     assert sum(" update " in line for line in err_lines(capsys)) == ev.origins[0]["groups"]["online"]
 
@@ -265,7 +265,7 @@ def test_progress_is_shown_by_default_where_a_person_watches_and_not_in_scripts_
     notebook (ipykernel loaded), and nothing on a pipe (pytest's capture); verbose=0 silences a terminal."""
     import sys
 
-    from discrank._progress import interactive
+    from discrank._util.progress import interactive
 
     log = dated_log()
     DynamicElo().fit(log)
@@ -302,7 +302,7 @@ def test_the_arena_bootstrap_reports_its_replicates_and_gives_the_same_board(cap
     votes = pd.DataFrame({"model_a": names[a], "model_b": names[b],
                           "winner": np.where(rng.random(800) < 0.5 + 0.1 * (b - a), "model_a", "model_b")})
     quiet = discrank.arena_board(votes, ci="bootstrap", n_boot=40, verbose=0)
-    import discrank._progress as progress_module
+    import discrank._util.progress as progress_module
 
     old, progress_module.TICK_SECONDS = progress_module.TICK_SECONDS, 0.0
     try:

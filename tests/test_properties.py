@@ -8,7 +8,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from reference import LOSS_IDS, objective, random_pairs
 
-from discrank import DiscDecomposition, Elo, PairwiseData, _core
+from discrank import DiscDecomposition, Elo, PairwiseData
+from discrank.core import _core
 
 SETTINGS = settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 

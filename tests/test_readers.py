@@ -1,4 +1,4 @@
-"""The readers of tennis scores and football goals (discrank.readers): each rule of the module's docstring on small
+"""The readers of tennis scores and football goals (discrank.data.readers): each rule of the module's docstring on small
 frames and files, bad input named by its row and line, the command line's --reader, and the real files of
 ../shared/data counted against an independent reading (skipped without the data)."""
 
@@ -11,7 +11,7 @@ import pytest
 import discrank
 from discrank.cli import main
 from discrank.exceptions import InvalidRowsWarning
-from discrank.readers import EARLY, PLAYED, UNREADABLE, WALKOVER, tennis_games
+from discrank.data.readers import EARLY, PLAYED, UNREADABLE, WALKOVER, tennis_games
 
 from _data import DATA, missing
 

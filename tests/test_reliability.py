@@ -15,7 +15,8 @@ import pytest
 from reference import random_pairs
 
 from discrank import (DiscDecomposition, Elo, EloPlusPlus, GameLog, MElo, PairwiseData, SchurDecomposition,
-                      _core, load)
+                      load)
+from discrank.core import _core
 from discrank.cli import main
 from discrank.exceptions import DisconnectedGraphWarning, NotFittedError, SeparationWarning
 from discrank.online import online_disc, online_elo
@@ -295,7 +296,7 @@ def test_same_seed_same_threads_bitwise_and_any_threads_within_1e_10(make):
 
 def test_disc_fit_in_tile_order_is_bitwise_the_same_for_any_thread_count():
     # more than 2048 players: the fit moves the pairs into tile order (a counting sort over per-thread
-    # ranges, discrank._fitdata) before the kernel runs; both are fixed by the data, not the threads
+    # ranges, discrank.solvers._fitdata) before the kernel runs; both are fixed by the data, not the threads
     rng = np.random.default_rng(17)
     n = 4500
     i, j = random_pairs(rng, n, 60_000)

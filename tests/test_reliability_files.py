@@ -17,8 +17,8 @@ import pytest
 from discrank import DiscDecomposition, Elo, GameLog, MElo, PairwiseData, load
 from discrank.cli import main
 from discrank.exceptions import TruncatedFileWarning
-from discrank.logs import read_pgn
-from discrank.persist import MAX_ABS_PARAMETER
+from discrank.data.logs import read_pgn
+from discrank.persist.model_file import MAX_ABS_PARAMETER
 
 
 def four_players():

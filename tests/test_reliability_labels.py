@@ -11,8 +11,8 @@ import numpy as np
 import pytest
 
 from discrank import Elo, GameLog, PairwiseData
-from discrank._labels import factorize_pair, show
-from discrank.logs import read_pgn
+from discrank._util.labels import factorize_pair, show
+from discrank.data.logs import read_pgn
 from discrank.online import online_elo
 
 
@@ -411,7 +411,7 @@ def test_from_matrix_names_the_first_bad_entry_in_row_major_order_across_blocks(
 
 
 def test_label_lookup_is_exact_across_query_types():
-    from discrank._labels import LabelIndex
+    from discrank._util.labels import LabelIndex
 
     index = LabelIndex(np.array([1, 2**63 + 5], dtype=np.uint64))
     # too big for any integer type, text, a bool and None are never labels; 1.0 is exactly 1

@@ -14,12 +14,13 @@ import pytest
 from threadpoolctl import ThreadpoolController, threadpool_info
 
 from discrank import (DiscDecomposition, DiscDecompositionCV, Elo, EloPlusPlus, GameLog, MElo, PairwiseData,
-                      SchurDecomposition, _core)
-from discrank.bootstrap import bootstrap
+                      SchurDecomposition)
+from discrank.core import _core
+from discrank.evaluation._bootstrap import bootstrap
 from discrank.exceptions import ThreadCountWarning
-from discrank import _threads
-from discrank._checks import check_random_state
-from discrank.models._base import one_blas_thread, resolve_n_jobs, thread_limit
+from discrank._util import threads as _threads
+from discrank._util.checks import check_random_state
+from discrank._util.threads import one_blas_thread, resolve_n_jobs, thread_limit
 from discrank.online import online_disc, online_elo
 
 HUGE = 10**6
@@ -153,7 +154,7 @@ CHILD = """
     import warnings
     import numpy as np
     from discrank import DiscDecomposition, Elo, PairwiseData
-    from discrank.models._base import thread_limit
+    from discrank._util.threads import thread_limit
     d = PairwiseData.from_games(["x", "y", "z", "x", "y"], ["y", "z", "x", "z", "x"], [1.0, 0.0, 0.5, 1.0, 1.0])
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import discrank
-import discrank._scan_tables as _scan_tables
+import discrank.data._scan_tables as _scan_tables
 import discrank.scan as scan
 from discrank.exceptions import InvalidRowsWarning
 
@@ -213,8 +213,7 @@ def test_bad_arguments_are_named(tmp_path):
 
 
 def test_label_table_codes_and_orders():
-    from discrank import _core
-
+    from discrank.core import _core
     table = _core.LabelTable("str")
     first = table.code_strings(np.array(["é", "Z", "a", "ä", "Z"], dtype=object))
     again = table.code_strings(np.array(["a", "new", "é"], dtype=object))

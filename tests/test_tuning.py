@@ -1,4 +1,4 @@
-"""The tuning driver (discrank._tuning.Search) and the plan of a fit (discrank._fitdata.FitPlan): the walk,
+"""The tuning driver (discrank.solvers._tuning.Search) and the plan of a fit (discrank.solvers._fitdata.FitPlan): the walk,
 the probe, the scan and the parabola written once, each fit told its plan as an argument; a tuned fit
 leaves nothing on the model but its parameters and fitted state; the one-SE rule of the prior's choice, and
 the defaults against a coin on a short weak log and on the ATP tennis log (issue 33)."""
@@ -10,8 +10,8 @@ import numpy as np
 import pytest
 
 from discrank import DiscDecomposition, DiscDecompositionCV, Elo, EloPlusPlus, GameLog, MElo
-from discrank._fitdata import FitPlan
-from discrank._tuning import TUNING_TOL, Search
+from discrank.solvers._fitdata import FitPlan
+from discrank.solvers._tuning import TUNING_TOL, Search
 from discrank.dynamic import DRIFT_GRID, _walk_grid
 
 
@@ -69,7 +69,7 @@ def test_a_walk_on_a_grid_of_values_ends_where_the_dynamic_models_grid_walk_does
 def test_a_dynamic_walk_goes_past_its_grid_edge_while_each_step_gains_more_than_asked(fall, cap, end, last):
     # DynamicElo's prior walk from the grid's middle (2) on a loss falling by `fall` times the gain asked a
     # doubling, up to `cap`: inside the grid any fall is a step, past its edge only one of more than `gain`
-    from discrank.models._dynamic_tuning import PRIOR_BOUNDS, PRIOR_GRID, _Axis, _axis_walk
+    from discrank.models.dynamic._tuning import PRIOR_BOUNDS, PRIOR_GRID, _Axis, _axis_walk
 
     gain = 1e-3
     scored = {}  # each value's loss, kept as the tuning keeps its candidates' scores
@@ -87,8 +87,8 @@ def test_a_dynamic_walk_goes_past_its_grid_edge_while_each_step_gains_more_than_
 def test_the_variance_scan_goes_below_its_grid_while_a_halving_gains_more_than_asked():
     # a loss linear in the variance scale, 0.01 c: halving c from c gains 0.005 c, more than the gain asked
     # (1e-5) down to c = 2^-9; the step to 2^-10 gains 9.8e-6 and is refused
-    from discrank.models._dynamic_candidates import scan_axis
-    from discrank.models._dynamic_tuning import VARIANCE_BOUNDS, VARIANCE_GRID, _Axis
+    from discrank.models.dynamic._candidates import scan_axis
+    from discrank.models.dynamic._tuning import VARIANCE_BOUNDS, VARIANCE_GRID, _Axis
 
     best, losses = scan_axis(_Axis(VARIANCE_GRID, VARIANCE_BOUNDS), lambda c: 0.01 * c, 1e-5)
     assert best == 2.0 ** -9
@@ -158,7 +158,7 @@ def test_vertex_is_that_of_the_parabola_through_the_best_point_and_its_neighbour
 def test_the_one_se_rule_steps_down_while_within_one_standard_error_and_interpolates_the_crossing():
     # 400 held-out pairs whose paired differences to the best point (0) sum to rise[x], with a standard
     # error of 0.01 |x| (times sqrt(400 / 399)): -1 lies within one standard error of the best, -2 beyond
-    from discrank._tuning import _paired, _within_one_se
+    from discrank.solvers._tuning import _paired, _within_one_se
 
     e = np.tile([1.0, -1.0], 200)
     rise = {1.0: 0.02, 0.0: 0.0, -1.0: 0.001, -2.0: 0.03, -3.0: 0.05}  # the sum of d at each point
@@ -347,7 +347,7 @@ def test_the_default_prior_of_a_short_weak_log_predicts_later_games_better_than_
     # the walk to the lowest validation score took a noisy dip at a weak prior (0.64 here), which predicts
     # the later games worse than a coin; the one-SE rule keeps the strongest prior the validation cannot
     # tell from it
-    from discrank._losses import binary_log_loss
+    from discrank._util.losses import binary_log_loss
 
     from discrank import PairwiseData
 
@@ -386,7 +386,7 @@ def _tennis_default(datasets, train_start, pairs):
     """Elo with its defaults fitted on the ATP log's games from ``train_start`` to 2019-12-31 (as pairs or as
     the log), and its log loss per game on 2020-2022 (the games whose two players it has seen) and at the
     validation's best scale (the choice before the one-SE rule)."""
-    from discrank._losses import binary_log_loss
+    from discrank._util.losses import binary_log_loss
 
     train, test, _ = datasets._split(datasets.tennis_atp_log(), train_start, "2019-12-31", "2020-01-01", "2022-12-31")
     from discrank.exceptions import DisconnectedGraphWarning
@@ -441,7 +441,7 @@ def test_a_payoff_table_takes_the_lowest_validation_score_and_game_results_the_o
     # a table of expected payoffs (no game counts) is neither noisy games nor games to come: the vertex of
     # the lowest score; the same table as game results (counts) steps down to the one-SE point
     from discrank import PairwiseData
-    from discrank.games import elo_game
+    from discrank.data.games import elo_game
 
     P = elo_game(np.random.default_rng(0).normal(0.0, 1.0, 30))
     table = PairwiseData.from_matrix(P)

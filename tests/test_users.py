@@ -9,7 +9,7 @@ import pytest
 
 from discrank import DiscDecomposition, Elo, EloPlusPlus, GameLog, MElo, PairwiseData, SchurDecomposition, bootstrap, load
 from discrank.exceptions import ConvergenceWarning
-from discrank.logs import parse_results, read_pgn
+from discrank.data.logs import parse_results, read_pgn
 
 
 def league(n=8, games_per_pair=30, seed=0, names=True):
@@ -276,7 +276,7 @@ def test_plots_render_headless(tmp_path):
     import matplotlib
 
     matplotlib.use("Agg")
-    from discrank.plot import plot_leaderboard, plot_model_payoff
+    from discrank.models.plot import plot_leaderboard, plot_model_payoff
 
     a, b, score, _ = league()
     model = Elo().fit(PairwiseData.from_games(a, b, score))

@@ -4,8 +4,8 @@ The loss is the binary cross-entropy (Elo, the disc decomposition) or Elo++'s sq
 ``1/2 (P - sigmoid(d))^2``, whose curvature in each block is its Gauss-Newton one, ``w (q (1 - q))^2``.
 
 A pair of a :class:`~discrank.PairwiseData` built from a game log with advantage columns is split into
-rows by covariate value (:class:`discrank.data.CovariateRows`); the fit's objective runs over those rows
-(:class:`discrank._fitdata.FitData` with ``x``). The players' parameters and ``beta`` are fitted by
+rows by covariate value (:class:`discrank.data.pairs.CovariateRows`); the fit's objective runs over those rows
+(:class:`discrank.solvers._fitdata.FitData` with ``x``). The players' parameters and ``beta`` are fitted by
 block coordinate descent on the one objective: the model's own solver at a fixed offset ``x beta`` (the
 C++ kernel takes a per-row offset), then Newton's method on ``beta`` at the fixed scores, until the
 scaled gradient in ``beta`` meets the model's tolerance right after a fit of the players. Each block is
@@ -13,7 +13,7 @@ minimised exactly, so every step lowers the objective; on Elo's convex objective
 converges to the joint optimum (Eq. (1) with the covariates), on the disc decomposition's to a
 stationary point of the last component with its offset.
 
-``beta`` has the weak prior of :data:`discrank._advantage.BETA_PRIOR_SCALE` (N(0, (10 / rms_k)^2) per
+``beta`` has the weak prior of :data:`discrank.data._advantage.BETA_PRIOR_SCALE` (N(0, (10 / rms_k)^2) per
 column, :func:`beta_prior`), which keeps it finite where the games separate it. Its standard error is the
 Laplace approximation's: the inverse of the Schur complement ``H_bb - H_bs H_ss^-1 H_sb`` (plus the prior's
 precision) of the players' block (Elo: the Laplacian plus the prior,
@@ -33,8 +33,8 @@ from typing import Callable
 import numpy as np
 from scipy.special import expit
 
-from discrank._advantage import beta_precision
-from discrank.exceptions import ConvergenceWarning
+from discrank.data._advantage import beta_precision
+from discrank._util.exceptions import ConvergenceWarning
 
 __all__ = ["CovariateFit", "alternate", "beta_hessian", "beta_newton", "beta_prior", "elo_beta_covariance",
            "row_curvature", "row_gradient", "sandwich_se"]
@@ -82,7 +82,7 @@ def beta_hessian(c: np.ndarray, x: np.ndarray) -> np.ndarray:
 
 def beta_prior(x: np.ndarray, w: np.ndarray, total_weight: float) -> np.ndarray:
     """The precision of ``beta``'s prior per unit weight of the rows ``w`` (the objective's units): the
-    prior of :func:`discrank._advantage.beta_precision` over the rows' weights, divided by their total
+    prior of :func:`discrank.data._advantage.beta_precision` over the rows' weights, divided by their total
     weight."""
     return beta_precision(x, w) / float(total_weight)
 
@@ -144,7 +144,7 @@ def alternate(fit_at: Callable[[np.ndarray], None], scores: Callable[[], np.ndar
 
 def elo_beta_covariance(data, d: np.ndarray, ridge: float) -> np.ndarray:
     """The covariance of Elo's ``beta`` in the Laplace approximation: ``(W S)^-1`` with ``S = H_bb - B^T
-    (L + ridge I)^+ B``, at the rows' logits ``d`` (``data``: the fit's :class:`~discrank._fitdata.FitData`,
+    (L + ridge I)^+ B``, at the rows' logits ``d`` (``data``: the fit's :class:`~discrank.solvers._fitdata.FitData`,
     with ``x``; ``W`` its total weight, the objective being the mean loss per unit weight). ``L`` is the
     rows' Laplacian with weights ``w q (1 - q)``, ``B`` its coupling to ``beta`` (column k: the rows'
     ``w q (1 - q) x_k`` added at ``i`` and taken at ``j``); each solve is conjugate gradients with the

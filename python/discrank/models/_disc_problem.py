@@ -24,8 +24,8 @@ from typing import Any, Optional
 
 import numpy as np
 
-from discrank import _core
-from discrank._optim import minimize_scaled, pair_curvature, scaled_gradient
+from discrank.core import _core
+from discrank.solvers._optim import minimize_scaled, pair_curvature, scaled_gradient
 
 __all__ = ["COARSE_REL", "COLLAPSE", "INNER_MAX_ITER", "Component", "alternate_blocks", "alternate_then_joint", "is_live",
            "orthogonality_penalty", "unit_columns"]

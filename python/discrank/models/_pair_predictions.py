@@ -1,5 +1,5 @@
 """What the stationary pair models predict and how they score (:class:`PairPredictions`, a base of
-:class:`~discrank.models._base.PairwiseModel`): the scores of players coded by the fit, with the prior's
+:class:`~discrank.models._pairwise.PairwiseModel`): the scores of players coded by the fit, with the prior's
 row for an unseen player and the advantage covariates' term, the three outcomes, ``predict_proba``,
 ``decision_function`` and the scores of ``PairwiseData``."""
 
@@ -10,10 +10,10 @@ from typing import Any, Optional, Union
 import numpy as np
 from scipy.special import expit
 
-from discrank import _core
-from discrank._draws import outcome_probabilities
-from discrank._losses import binary_log_loss, outcome_pair_losses
-from discrank.data import PairwiseData
+from discrank.core import _core
+from discrank.solvers._draws import outcome_probabilities
+from discrank._util.losses import binary_log_loss, outcome_pair_losses
+from discrank.data.pairs import PairwiseData
 from discrank.models._prediction import (advantage_rows, check_unseen, code_players, expected_score, log_covariates,
                                          refuse_keywords)
 
@@ -45,7 +45,7 @@ class PairPredictions:
     def _indices(self, a: Any, b: Any, unseen: str = "raise") -> tuple[np.ndarray, np.ndarray]:
         """Player indices (int32) of ``a`` and ``b``, or of the pairs of a PairwiseData ``a``; with
         ``unseen="prior"`` an unknown label gets the index ``n_players_`` (the prior's row, ``_scores``),
-        with ``"raise"`` an :class:`~discrank.exceptions.UnknownPlayerError` (:func:`code_players`)."""
+        with ``"raise"`` an :class:`~discrank._util.exceptions.UnknownPlayerError` (:func:`code_players`)."""
         check_unseen(unseen)
         if isinstance(a, PairwiseData):
             if b is not None:
@@ -104,7 +104,7 @@ class PairPredictions:
         The one three-outcome computation of the pair models: ``predict_proba``, ``predict_games`` and
         ``predict_outcomes`` read it. With a fitted draw model (``draw_eta_``; Elo's and the disc
         decomposition's), the draw model's probabilities of the logits
-        (:func:`discrank._draws.outcome_probabilities`); without one, ``[p, 0, 1 - p]`` with ``p`` the
+        (:func:`discrank.solvers._draws.outcome_probabilities`); without one, ``[p, 0, 1 - p]`` with ``p`` the
         model's P(a beats b).
         """
         if getattr(self, "draw_eta_", None) is not None:
@@ -123,7 +123,7 @@ class PairPredictions:
         unseen : {"raise", "prior"}, optional
             ``"prior"``: a player not seen in the fit is given the prior's mean parameters (Elo: rating
             0; disc: u = 0, v = 1 on the first component and 0 on the others); default: an
-            :class:`~discrank.exceptions.UnknownPlayerError` naming the label.
+            :class:`~discrank._util.exceptions.UnknownPlayerError` naming the label.
         advantage : array_like, optional
             For a model fitted with advantage covariates (``beta_``): the games' covariates, attributed to
             ``a`` (shape (n_games,) with one covariate, else (n_games, n_covariates)); ``beta_ . x`` is
@@ -136,9 +136,9 @@ class PairPredictions:
 
         Raises
         ------
-        discrank.exceptions.NotFittedError
+        discrank._util.exceptions.NotFittedError
             The model is not fitted.
-        discrank.exceptions.UnknownPlayerError
+        discrank._util.exceptions.UnknownPlayerError
             A player the fit has not seen, with ``unseen="raise"`` (a ValueError).
         ValueError
             ``unseen`` not one of ``("raise", "prior")``, or inputs of different lengths.
@@ -167,7 +167,7 @@ class PairPredictions:
         a, b : label or array of labels, or a PairwiseData as ``a`` (and no ``b``)
             The players.
         unseen : {"raise", "prior"}, optional
-            A label the fit has not seen is an :class:`~discrank.exceptions.UnknownPlayerError` (default),
+            A label the fit has not seen is an :class:`~discrank._util.exceptions.UnknownPlayerError` (default),
             or with ``"prior"`` a player at the prior's mean.
         advantage : dict or array_like, optional
             The games' advantage covariates, for a model fitted with them: by name (``{"home": 1}``; a covariate not
@@ -222,7 +222,7 @@ class PairPredictions:
         With game counts (``weights="games"``) this is the log loss per game. Predicted probabilities are
         clipped to ``[LOG_LOSS_EPS, 1 - LOG_LOSS_EPS]``. A model with a draw model (``draw_eta_`` fitted)
         scores the three outcomes instead: ``-log P(the result)`` of the wins, draws and losses of ``data``
-        (its ``draws``), the loss its prior's tuning minimises (:func:`discrank._losses.outcome_log_loss`).
+        (its ``draws``), the loss its prior's tuning minimises (:func:`discrank._util.losses.outcome_log_loss`).
 
         Parameters
         ----------
@@ -287,7 +287,7 @@ class PairPredictions:
 
         Raises
         ------
-        discrank.exceptions.NotFittedError
+        discrank._util.exceptions.NotFittedError
             The model is not fitted.
         """
         return -self.log_loss(data)

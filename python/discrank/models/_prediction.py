@@ -2,9 +2,9 @@
 game log.
 
 Every model (the pair models of :mod:`discrank.models`, :class:`~discrank.DynamicElo`,
-:class:`~discrank.online.OnlineElo`) predicts through ``predict_proba(a, b, *, unseen="raise")``,
+:class:`~discrank.models.online._elo.OnlineElo`) predicts through ``predict_proba(a, b, *, unseen="raise")``,
 ``predict_games(log, *, unseen="raise")`` and ``predict_outcomes(log, *, unseen="raise")``. A label the
-model has not seen is an :class:`~discrank.exceptions.UnknownPlayerError` naming it and the model, unless
+model has not seen is an :class:`~discrank._util.exceptions.UnknownPlayerError` naming it and the model, unless
 the caller passes ``unseen="prior"``: the player is then predicted from the model's prior (its mean
 rating). :class:`GamePredictions` writes ``predict_games`` and ``predict_outcomes`` once over two hooks of
 the model: the codes of the players (:func:`code_players` with the model's labels) and the three outcomes
@@ -17,9 +17,9 @@ from typing import Any
 
 import numpy as np
 
-from discrank._checks import check_same_length, show
-from discrank._labels import LabelIndex, as_query
-from discrank.exceptions import UnknownPlayerError
+from discrank._util.checks import check_same_length, show
+from discrank._util.labels import LabelIndex, as_query
+from discrank._util.exceptions import UnknownPlayerError
 
 __all__ = ["UNSEEN", "CurrentStatePredictions", "GamePredictions", "advantage_rows", "check_unseen", "code_players",
            "expected_score", "log_covariates", "near_misses", "refuse_keywords", "unused_game_columns"]
@@ -50,7 +50,7 @@ def code_players(index: LabelIndex, a: Any, b: Any, unseen: str, model: str) -> 
         The players of each game.
     unseen : {"raise", "prior"}
         "prior": an unknown label gets the code -1 (the caller predicts it from the prior); "raise": an
-        :class:`~discrank.exceptions.UnknownPlayerError` naming the first unknown labels and ``model``.
+        :class:`~discrank._util.exceptions.UnknownPlayerError` naming the first unknown labels and ``model``.
     model : str
         The model's class name, for the message.
 
@@ -189,13 +189,13 @@ _PREDICTED_COLUMNS = (
 
 
 def unused_game_columns(model: Any, log: Any, where: str) -> None:
-    """An :class:`~discrank.exceptions.UnusedColumnWarning` for each column of the games ``log`` that ``model``
+    """An :class:`~discrank._util.exceptions.UnusedColumnWarning` for each column of the games ``log`` that ``model``
     leaves unused in its forecasts (``where``: the method, ``"Elo.predict_games"``): a context or a match format
     given to a model that takes none (``takes_context``, ``takes_format`` False), advantage columns given to a
     model fitted without them (no ``advantage_names_``), which predicts every game as neutral. A model that takes
     contexts or formats checks them itself (DynamicElo: against those it was fitted with)."""
-    from discrank._screen import warn_user
-    from discrank.exceptions import UnusedColumnWarning
+    from discrank.data._screen import warn_user
+    from discrank._util.exceptions import UnusedColumnWarning
 
     name = type(model).__name__
     for attr, capability, ignored in _PREDICTED_COLUMNS:
@@ -210,7 +210,7 @@ def unused_game_columns(model: Any, log: Any, where: str) -> None:
 
 def _check_log(log: Any, where: str) -> None:
     """A TypeError unless ``log`` is a GameLog (``where``: the method, for the message)."""
-    from discrank.logs import GameLog
+    from discrank.data.logs import GameLog
 
     if not isinstance(log, GameLog):
         raise TypeError(f"{where} expects a discrank.GameLog, got {type(log).__name__}")
@@ -240,7 +240,7 @@ class GamePredictions:
             the same columns; a model fitted without predicts every game as neutral.
         unseen : {"raise", "prior"}, optional
             A player the model has not seen is an
-            :class:`~discrank.exceptions.UnknownPlayerError` (default), or with ``"prior"`` a player at
+            :class:`~discrank._util.exceptions.UnknownPlayerError` (default), or with ``"prior"`` a player at
             the prior's mean.
 
         Returns
@@ -250,9 +250,9 @@ class GamePredictions:
 
         Raises
         ------
-        discrank.exceptions.NotFittedError
+        discrank._util.exceptions.NotFittedError
             The model is not fitted.
-        discrank.exceptions.UnknownPlayerError
+        discrank._util.exceptions.UnknownPlayerError
             A player the model has not seen, with ``unseen="raise"``.
         TypeError
             ``log`` is not a :class:`~discrank.GameLog`.
@@ -262,7 +262,7 @@ class GamePredictions:
 
         Warns
         -----
-        discrank.exceptions.UnusedColumnWarning
+        discrank._util.exceptions.UnusedColumnWarning
             Once per column of ``log`` that the model leaves unused, naming it: a context or a match format for
             a model that takes none (``takes_context``, ``takes_format`` False), advantage columns for a model
             fitted without them. Its margins, like its scores, are not read.
@@ -287,12 +287,12 @@ class GamePredictions:
 
         Raises
         ------
-        discrank.exceptions.UnknownPlayerError, TypeError, ValueError
+        discrank._util.exceptions.UnknownPlayerError, TypeError, ValueError
             As :meth:`predict_outcomes`.
 
         Warns
         -----
-        discrank.exceptions.UnusedColumnWarning
+        discrank._util.exceptions.UnusedColumnWarning
             As :meth:`predict_outcomes`.
         """
         return expected_score(self._predicted_outcomes(log, unseen, f"{type(self).__name__}.predict_games"))
@@ -332,7 +332,7 @@ class CurrentStatePredictions:
         a, b : array_like or scalar
             Labels of the players, one each or arrays of one length.
         unseen : {"raise", "prior"}, optional
-            A player not seen is an :class:`~discrank.exceptions.UnknownPlayerError` (default), or with
+            A player not seen is an :class:`~discrank._util.exceptions.UnknownPlayerError` (default), or with
             ``"prior"`` a player at the prior's state (the class says which).
         time, context, match_format : optional
             Refused (a ValueError naming it): the current state is the same at every time, in every context and
@@ -347,9 +347,9 @@ class CurrentStatePredictions:
 
         Raises
         ------
-        discrank.exceptions.NotFittedError
+        discrank._util.exceptions.NotFittedError
             The estimator is not fitted.
-        discrank.exceptions.UnknownPlayerError
+        discrank._util.exceptions.UnknownPlayerError
             A player not seen, with ``unseen="raise"``.
         ValueError
             ``unseen`` is not one of ``("raise", "prior")``, or ``time``, ``context`` or ``match_format`` given.

@@ -7,8 +7,8 @@ from typing import Any, Optional
 
 import numpy as np
 
-from discrank.analysis import TransitivitySummary, disc_verdict, reparametrize, transitivity_summary
-from discrank.models._base import PairwiseModel
+from discrank.models.analysis import TransitivitySummary, disc_verdict, reparametrize, transitivity_summary
+from discrank.models._pairwise import PairwiseModel
 
 __all__ = ["DiscReadout"]
 
@@ -16,7 +16,7 @@ __all__ = ["DiscReadout"]
 class DiscReadout:
     """The readout of the fitted disc models: first component, ``transitivity()``, ``ratings_frame``.
 
-    Mixed in before :class:`~discrank.models._base.PairwiseModel` by the classes with fitted ``u_`` and
+    Mixed in before :class:`~discrank.models._pairwise.PairwiseModel` by the classes with fitted ``u_`` and
     ``v_``, shape ``(n_players, n_components)``.
     """
 
@@ -29,7 +29,7 @@ class DiscReadout:
 
         Sets ``transitive_``; ``angle_`` and ``radius_`` (polar coordinates of (u_i1, v_i1):
         ``P(i beats j) = sigmoid(r_i r_j sin(theta_i - theta_j))`` for one component); and, when the
-        component is transitive, ``strength_`` and ``consistency_`` (:func:`discrank.analysis.reparametrize`)
+        component is transitive, ``strength_`` and ``consistency_`` (:func:`discrank.models.analysis.reparametrize`)
         and ``ranking_`` (labels by decreasing strength), which are None for a cyclic one.
         """
         u, v = self.u_[:, 0], self.v_[:, 0]
@@ -103,7 +103,7 @@ class DiscReadout:
 
         Raises
         ------
-        discrank.exceptions.NotFittedError
+        discrank._util.exceptions.NotFittedError
             The model is not fitted.
         """
         self._check_fitted()  # type: ignore[attr-defined]

@@ -15,7 +15,7 @@ from typing import Any, Optional
 
 import numpy as np
 
-from discrank._checks import show
+from discrank._util.checks import show
 
 __all__ = ["PROVISIONAL_GAMES", "PROVISIONAL_SD", "table_rows", "check_min_count", "refuse_table"]
 

@@ -1,5 +1,5 @@
 """The current table of a model whose ratings follow the games in time (:class:`~discrank.DynamicElo`,
-:class:`~discrank.online.OnlineElo`): ``ratings_frame(min_games=, max_sd=, active_since=, context=, anchor=,
+:class:`~discrank.models.online._elo.OnlineElo`): ``ratings_frame(min_games=, max_sd=, active_since=, context=, anchor=,
 anchor_rating=)``, written once (:class:`TimedRatings`), with the time each player was last seen."""
 
 from __future__ import annotations
@@ -8,8 +8,8 @@ from typing import Any, Optional
 
 import numpy as np
 
-from discrank._checks import show
-from discrank._rows import time_bound
+from discrank._util.checks import show
+from discrank.data._rows import time_bound
 from discrank.models._table import refuse_table
 
 __all__ = ["TimedRatings", "last_seen", "latest", "show_time"]
@@ -61,7 +61,7 @@ class TimedRatings:
 
         Raises
         ------
-        discrank.exceptions.NotFittedError
+        discrank._util.exceptions.NotFittedError
             The model is not fitted.
         ValueError
             ``active_since`` outside the fitted games' time range, of the other kind (a date for numeric
@@ -118,7 +118,7 @@ class TimedRatings:
             self.time_span_ = np.array([t[0], t[-1]]) if span is None else np.array([span[0], max(span[1], t[-1])])
 
     def _time_in_range(self, value: Any, name: str) -> Any:
-        """``value`` read in the units of the fitted games' times (:func:`discrank._rows.time_bound`); a
+        """``value`` read in the units of the fitted games' times (:func:`discrank.data._rows.time_bound`); a
         ValueError names it and the fitted time range when it is outside it or of the other kind."""
         span = self._time_span()
         if span is None:

@@ -9,10 +9,11 @@ from typing import Any, Callable, Optional, Sequence
 
 import numpy as np
 
-from discrank.exceptions import ConvergenceWarning, DisconnectedGraphWarning, IsolatedPlayerWarning
-from discrank._checks import check_one_of, check_positive_int
-from discrank._params import check_param
-from discrank.models._base import PairwiseModel, atomic, fit_pairs
+from discrank._util.exceptions import ConvergenceWarning, DisconnectedGraphWarning, IsolatedPlayerWarning
+from discrank._util.checks import check_one_of, check_positive_int
+from discrank._util.params import check_param
+from discrank.models._base import atomic
+from discrank.models._pairwise import PairwiseModel, fit_pairs
 from discrank.models._readout import DiscReadout
 from discrank.models.disc import DiscDecomposition
 
@@ -153,7 +154,7 @@ class DiscDecompositionCV(DiscReadout, PairwiseModel):
                    fit_data_builder: Optional[Callable[..., Any]] = None) -> "DiscDecompositionCV":
         """:meth:`fit`'s body; ``fit_data_builder`` builds the fit data of each of its fits (the tuning's, the
         folds', the refit), as in :meth:`PairwiseModel._fit_pairs` (:func:`discrank.dask.fit` passes one)."""
-        from discrank._tuning import Search, check_validation, tune_prior_scale
+        from discrank.solvers._tuning import Search, check_validation, tune_prior_scale
 
         check_validation(validation)
         data, log, coded = fit_pairs(data, "DiscDecompositionCV.fit")
@@ -251,7 +252,7 @@ class DiscDecompositionCV(DiscReadout, PairwiseModel):
         return self.best_estimator_._factors()
 
     def _saved_model(self) -> DiscDecomposition:
-        """The refitted best estimator: a file holds it (``discrank.persist.save``)."""
+        """The refitted best estimator: a file holds it (``discrank.persist.model_file.save``)."""
         return self.best_estimator_
 
     def relabel(self, labels: np.ndarray) -> None:

@@ -11,21 +11,22 @@ from typing import Any, Optional
 
 import numpy as np
 
-from discrank import _core
-from discrank._coding import map_rows
-from discrank._checks import check_n_components, check_one_of
-from discrank._draws import DRAW_IDS, DRAWS, check_draw_data, check_draw_model, draw_start
-from discrank._fitdata import FitData, FitPlan
-from discrank._labels import show
-from discrank._newton import logit_mean_score
-from discrank._params import check_params
-from discrank._tuning import TUNING_TOL  # noqa: F401 - importable from here, as it was
-from discrank.data import PairwiseData, one_sided, separated_examples
-from discrank.exceptions import ConvergenceWarning, SeparationWarning
-from discrank.models._base import LOSSES, PairwiseModel
+from discrank.core import _core
+from discrank.data._coding import map_rows
+from discrank._util.checks import check_n_components, check_one_of
+from discrank.solvers._draws import DRAW_IDS, DRAWS, check_draw_data, check_draw_model, draw_start
+from discrank.solvers._fitdata import FitData, FitPlan
+from discrank._util.labels import show
+from discrank.solvers._newton import logit_mean_score
+from discrank._util.params import check_params
+from discrank.solvers._tuning import TUNING_TOL  # noqa: F401 - importable from here, as it was
+from discrank.data.pairs import PairwiseData, one_sided, separated_examples
+from discrank._util.exceptions import ConvergenceWarning, SeparationWarning
+from discrank.models._base import LOSSES
+from discrank.models._pairwise import PairwiseModel
 from discrank.models._disc_problem import Component, alternate_blocks, alternate_then_joint, is_live, unit_columns
 from discrank.models._readout import DiscReadout
-from discrank.persist import FittedArray
+from discrank.persist.model_file import FittedArray
 
 __all__ = ["DiscDecomposition", "MElo"]
 
@@ -119,7 +120,7 @@ class DiscDecomposition(DiscReadout, PairwiseModel):
     solver : {"joint", "alternating"}
     tol : float
         Converged when every parameter's ``|gradient| / curvature scale`` is at most ``tol`` (the step a
-        Newton update with unit loss curvature would make; see ``discrank._optim``). Much below 1e-7 it
+        Newton update with unit loss curvature would make; see ``discrank.solvers._optim``). Much below 1e-7 it
         may be out of reach: the line search compares objective values, whose rounding then hides the
         remaining decrease, and the fit ends with a ``ConvergenceWarning``.
     max_iter : int
@@ -153,7 +154,7 @@ class DiscDecomposition(DiscReadout, PairwiseModel):
         Proposition 1 for the first component: the origin outside the hull of the points (u_i1, v_i1).
     strength_, consistency_ : ndarray or None
         Proposition 2, when the first component is transitive: ``v_i1 u_j1 - ... = c_i c_j (s_i - s_j)``
-        with ``c > 0`` (see :func:`discrank.analysis.reparametrize`); None when it is cyclic.
+        with ``c > 0`` (see :func:`discrank.models.analysis.reparametrize`); None when it is cyclic.
     ranking_ : ndarray or None
         Labels by decreasing strength (transitive only).
     angle_, radius_ : ndarray
@@ -161,7 +162,7 @@ class DiscDecomposition(DiscReadout, PairwiseModel):
     beta_, beta_se_ : ndarray of shape (n_covariates,), or None
         With ``loss="bce"`` on a :class:`~discrank.GameLog` with advantage columns: the covariates enter
         the logit as the offset ``beta . x`` (``logit P = sum_l u_il v_jl - v_il u_jl + beta . x``), and
-        ``beta`` (the weak prior of :data:`discrank._advantage.BETA_PRIOR_SCALE`) is fitted with the
+        ``beta`` (the weak prior of :data:`discrank.data._advantage.BETA_PRIOR_SCALE`) is fitted with the
         components by block coordinate descent: Algorithm 2 at a fixed offset, then Newton's method on
         ``beta``, until its scaled gradient meets ``tol``.
         ``beta_se_`` is its standard error *given* the fitted components (the inverse of the beta block
@@ -199,17 +200,17 @@ class DiscDecomposition(DiscReadout, PairwiseModel):
         self.random_state = random_state
         self.n_jobs = n_jobs
 
-    _tile_pairs = True  # hundreds of objective calls: the pairs in tile order (discrank._fitdata)
+    _tile_pairs = True  # hundreds of objective calls: the pairs in tile order (discrank.solvers._fitdata)
     _fitted_arrays = DISC_ARRAYS
     _fitted_scalars = ("n_players_", "converged_", "loss_", "transitive_", "prior_scale_", "draw_eta_",
                        "draw_eta_se_")
     _choices = {"loss": DISC_LOSSES, "solver": SOLVERS, "draws": DRAWS}
     _optional_params = ("draws",)
     draw_models = DRAWS
-    #: Why the class fits no draw model, when it declares none (:func:`discrank._draws.check_draw_model`).
+    #: Why the class fits no draw model, when it declares none (:func:`discrank.solvers._draws.check_draw_model`).
     _no_draws_reason = ""
     _has_prior = True
-    #: How the prior scale is searched (discrank._tuning): the walk, then a probe of a large scale, as the
+    #: How the prior scale is searched (discrank.solvers._tuning): the walk, then a probe of a large scale, as the
     #: validation score of a disc model can have two basins (an Elo-like fit at small scales, the cyclic
     #: structure at large ones).
     _scale_search = "probe"

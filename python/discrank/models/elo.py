@@ -7,24 +7,25 @@ from typing import Optional
 
 import numpy as np
 
-from discrank import _core
-from discrank._coding import map_rows
-from discrank._draws import DRAWS, check_draw_data, check_draw_model, outcome_probabilities
-from discrank._fitdata import FitData, FitPlan
-from discrank._newton import newton_elo
-from discrank._optim import minimize_scaled, pair_curvature
-from discrank._params import check_params
-from discrank._tuning import TUNING_TOL  # noqa: F401 - importable from here, as it was
-from discrank.data import PairwiseData, one_sided, separated_examples
-from discrank.exceptions import ConvergenceWarning, SeparationWarning
-from discrank.models._base import LOSSES, PairwiseModel
-from discrank.persist import FittedArray
+from discrank.core import _core
+from discrank.data._coding import map_rows
+from discrank.solvers._draws import DRAWS, check_draw_data, check_draw_model, outcome_probabilities
+from discrank.solvers._fitdata import FitData, FitPlan
+from discrank.solvers._newton import newton_elo
+from discrank.solvers._optim import minimize_scaled, pair_curvature
+from discrank._util.params import check_params
+from discrank.solvers._tuning import TUNING_TOL  # noqa: F401 - importable from here, as it was
+from discrank.data.pairs import PairwiseData, one_sided, separated_examples
+from discrank._util.exceptions import ConvergenceWarning, SeparationWarning
+from discrank.models._base import LOSSES
+from discrank.models._pairwise import PairwiseModel
+from discrank.persist.model_file import FittedArray
 
 __all__ = ["Elo", "EloPlusPlus"]
 
 
 _SOLVERS = ("newton", "lbfgs")
-#: How Newton's method solves its linear systems (``linear_solver_``, discrank._newton.newton_elo).
+#: How Newton's method solves its linear systems (``linear_solver_``, discrank.solvers._newton.newton_elo).
 LINEAR_SOLVERS = ("cg", "banded Cholesky")
 
 #: Prior standard deviation (logits) used when the results separate the players: 10 logits is 1737 Elo
@@ -87,7 +88,7 @@ class _EloFamily(PairwiseModel):
                        "linear_solver_", "prior_scale_", "draw_eta_", "draw_eta_se_")
     _choices = {"solver": _SOLVERS, "solver_": _SOLVERS, "linear_solver_": LINEAR_SOLVERS, "draws": DRAWS}
     _optional_params = ("solver", "tol", "max_iter", "draws")
-    #: Why the class fits no draw model, when it declares none (:func:`discrank._draws.check_draw_model`).
+    #: Why the class fits no draw model, when it declares none (:func:`discrank.solvers._draws.check_draw_model`).
     _no_draws_reason = ""
 
     def _validate_params(self, data: PairwiseData) -> None:
@@ -249,9 +250,9 @@ class _EloFamily(PairwiseModel):
     def _fit_draws(self, data: FitData, plan: FitPlan) -> None:
         """The MAP of the draw model over the pairs (or their covariate rows): the whole-history problem
         of one period, whose player-periods are the players (no chain), solved jointly in (ratings, beta,
-        eta) by :func:`discrank._history.solve_history`; the standard errors of beta and eta from the
-        Laplace approximation (:func:`discrank._history.covariance_at`)."""
-        from discrank._history import covariance_at, solve_history
+        eta) by :func:`discrank.solvers._history.solve_history`; the standard errors of beta and eta from the
+        Laplace approximation (:func:`discrank.solvers._history.covariance_at`)."""
+        from discrank.solvers._history import covariance_at, solve_history
 
         if not isinstance(data.objective, _core.PairObjective):
             raise ValueError(f"{type(self).__name__}(draws={self.draws!r}) is not fitted on a Dask cluster yet: "
@@ -351,7 +352,7 @@ def _draw_history(data: FitData):
     data's order: Elo's fit data is not tiled): one period, each player its own player-period, each entry a
     row of games, wins of its first player and draws. With ``weights="uniform"`` each game weighs
     ``1 / n_games`` of its pair, so that a pair weighs 1."""
-    from discrank._history import History
+    from discrank.solvers._history import History
 
     pairs, n = data.pairs, data.n_players
     rows = pairs.covariates if data.x is not None else None
@@ -377,7 +378,7 @@ class Elo(_EloFamily):
     log-likelihood of the games as ``sum_a s_a^2 / (2 prior_scale^2)``: the fit is the maximum a
     posteriori. On sparse logs this is what keeps the ratings finite and predictive (a player who only
     won has an infinite maximum-likelihood rating, Zermelo 1929). By default the scale is tuned on the
-    training data alone (``discrank._tuning``): on the latest 10% of the games when ``fit`` is given a
+    training data alone (``discrank.solvers._tuning``): on the latest 10% of the games when ``fit`` is given a
     :class:`~discrank.GameLog` with times, on a random tenth of the pairs otherwise; the scale chosen is
     the strongest prior whose held-out log loss is within one standard error of the best (the one-SE
     rule; on game results, a payoff table without game counts keeps the best). Pairs keep no time order: their held-out pairs tune the prior for ratings that do not drift,
@@ -409,7 +410,7 @@ class Elo(_EloFamily):
         e^{d/2} : e^eta : e^{-d/2}``, or "rao-kupper", the ordered logit ``P(a wins) = sigmoid(d - eta)``,
         ``P(b wins) = sigmoid(-d - eta)``, ``d = s_a - s_b + beta . x``, with the draw parameter ``eta``
         (a flat prior) fitted jointly with the ratings and ``beta`` by Newton's method on the
-        whole-history problem of one period (:mod:`discrank._history`; ``tol`` is then its relative
+        whole-history problem of one period (:mod:`discrank.solvers._history`; ``tol`` is then its relative
         gradient). Needs the pairs' draw counts (``PairwiseData.draws``: fit a ``GameLog`` of results 1,
         0.5, 0 with draws and other results) and a finite ``prior_scale`` (or None). ``predict_proba``
         then gives the expected score P(a wins) + P(draw) / 2 (as DynamicElo's), ``predict_outcomes``
@@ -417,7 +418,7 @@ class Elo(_EloFamily):
         prior's tuning minimises).
     tol : float, default 1e-9 (newton) or 1e-7 (lbfgs)
         Converged when, for every player, ``|gradient| / curvature scale`` is at most ``tol``: for Elo
-        this is the gap between the player's expected and observed mean score (see ``discrank._optim``).
+        this is the gap between the player's expected and observed mean score (see ``discrank.solvers._optim``).
     max_iter : int, default 100 (Newton steps) or 2000 (L-BFGS iterations)
     n_jobs : int, optional
         Threads of the compiled core, with scikit-learn's meaning (None: OpenMP's default, -1: all).
@@ -452,7 +453,7 @@ class Elo(_EloFamily):
     beta_, beta_se_ : ndarray of shape (n_covariates,), or None
         Fitted on a :class:`~discrank.GameLog` with advantage columns (a home indicator, White):
         ``logit P(a beats b) = s_a - s_b + beta . x``, ``beta`` fitted jointly with the ratings (the weak
-        prior of :data:`discrank._advantage.BETA_PRIOR_SCALE`) and its standard error from the Laplace approximation (the Schur complement of the
+        prior of :data:`discrank.data._advantage.BETA_PRIOR_SCALE`) and its standard error from the Laplace approximation (the Schur complement of the
         ratings in the Hessian); ``predict_proba(a, b, advantage=x)`` applies it. None without covariates.
     advantage_names_ : tuple of str
         The covariates' names (empty without).

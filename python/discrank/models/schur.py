@@ -6,14 +6,15 @@ from typing import Any
 
 import numpy as np
 
-from discrank._checks import check_n_components, check_one_of
-from discrank._labels import show
-from discrank.analysis import normal_decomposition
-from discrank._params import check_params
-from discrank._threads import resolve_n_jobs
-from discrank.models._base import PairwiseModel, atomic, fit_pairs
+from discrank._util.checks import check_n_components, check_one_of
+from discrank._util.labels import show
+from discrank.models.analysis import normal_decomposition
+from discrank._util.params import check_params
+from discrank._util.threads import resolve_n_jobs
+from discrank.models._base import atomic
+from discrank.models._pairwise import PairwiseModel, fit_pairs
 from discrank.models._readout import DiscReadout
-from discrank.persist import FittedArray
+from discrank.persist.model_file import FittedArray
 
 __all__ = ["SchurDecomposition"]
 
@@ -67,7 +68,7 @@ class SchurDecomposition(DiscReadout, PairwiseModel):
             advantage columns are ignored, with a warning naming them).
         validation : discrank.Validation, optional
             Checked, then unused: the decomposition has no prior to tune (the rating-model protocol's
-            argument, :class:`discrank.protocol.RatingModel`).
+            argument, :class:`discrank.evaluation.protocol.RatingModel`).
 
         Returns
         -------
@@ -79,7 +80,7 @@ class SchurDecomposition(DiscReadout, PairwiseModel):
         ValueError
             A missing pair, or in logit space a probability of 0 or 1; invalid parameters.
         """
-        from discrank._tuning import check_validation
+        from discrank.solvers._tuning import check_validation
 
         check_validation(validation)
         data = self._covariates_or_not(fit_pairs(data, "SchurDecomposition.fit")[0])

@@ -1,0 +1,8 @@
+"""Ratings that move with time: :class:`DynamicElo`, the whole-history MAP of a Gaussian random walk per
+player, and its features, one module each (``_part.py`` says what a feature brings). Public as
+``discrank.dynamic``."""
+
+from discrank.models.dynamic._model import DRIFT_GRID, PRIOR_GRID, VARIANCE_GRID, DynamicElo
+from discrank.models.dynamic._tuning import walk_grid as _walk_grid  # noqa: F401 - the grid walk, by its old name
+
+__all__ = ["DynamicElo", "DRIFT_GRID", "PRIOR_GRID", "VARIANCE_GRID"]
