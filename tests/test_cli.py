@@ -118,11 +118,14 @@ def test_predict_errors(tmp_path, capsys):
     assert "nobody" in capsys.readouterr().err
 
 
-def test_fit_reads_a_pgn_file(tmp_path, capsys):
+@pytest.mark.parametrize("name", ["games.pgn", "games.pgn.zst"])
+def test_fit_reads_a_pgn_file(name, tmp_path, capsys):
+    # every compression of data/formats.py, .zst too (a .pgn.zst was read as a CSV file before)
     from test_users import PGN
 
-    path = tmp_path / "games.pgn"
-    path.write_text("\n".join([PGN] * 3))  # three copies (a blank line between games, as PGN requires)
+    path = tmp_path / name
+    text = "\n".join([PGN] * 3).encode()  # three copies (a blank line between games, as PGN requires)
+    path.write_bytes(pytest.importorskip("zstandard").ZstdCompressor().compress(text) if name.endswith(".zst") else text)
     assert main(["fit", str(path), "--model", "elo", "--out", str(tmp_path / "r.csv"), "--quiet"]) == 0
     import pandas as pd
 

@@ -128,8 +128,8 @@ def test_every_shared_private_module_exists():
     ("discrank._util.calendar", ["period_index", "period_start", "check_span", "refit_bins"]),
     ("discrank.data._coding", ["code_log", "log_pairs", "pairs_from_codes", "map_rows"]),
     ("discrank._util.losses", ["binary_log_loss", "game_losses", "outcome_losses"]),
-    ("discrank.data.pgn", ["pgn_headers", "pgn_game", "pgn_columns", "pgn_rows", "iter_pgn", "check_truncated",
-                      "decompression_errors"]),
+    ("discrank.data.pgn", ["pgn_headers", "pgn_game", "pgn_columns", "pgn_rows", "iter_pgn", "check_truncated"]),
+    ("discrank.data.formats", ["open_text", "decompression_errors", "format_of", "strip_compression"]),
 ])
 def test_each_helper_lives_in_the_module_named_for_it(module, names):
     mod = importlib.import_module(module)

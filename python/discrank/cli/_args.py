@@ -270,13 +270,14 @@ def read_log(args: argparse.Namespace):
 
 
 def read_games(args: argparse.Namespace, path: str, lower: str, filters: dict):
+    from discrank.data.formats import format_of
     from discrank.data.logs import GameLog, read_pgn
 
     advantage = getattr(args, "advantage", None)
     context = getattr(args, "context", None)
     match_format = getattr(args, "match_format", None)
     margin = getattr(args, "margin", None)
-    if lower.endswith((".pgn", ".pgn.gz", ".pgn.bz2", ".pgn.xz")):
+    if format_of(lower, {"pgn": (".pgn",)}) == "pgn":
         if advantage:
             raise ValueError(f"--advantage {advantage[0]}: a PGN file has no covariate columns (--advantage names "
                              "columns of a CSV or Parquet file)")

@@ -13,7 +13,7 @@ import numpy as np
 from discrank._util.checks import show
 from discrank.data._screen import warn_user
 from discrank._util.exceptions import TruncatedFileWarning
-from discrank.data.pgn import decompression_errors
+from discrank.data.formats import decompression_errors
 
 __all__ = ["KEEP_HINT", "check_scalar_column", "read_csv_frame", "read_errors_named", "read_parquet_frame",
            "truncated_csv"]

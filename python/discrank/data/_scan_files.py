@@ -16,27 +16,13 @@ from discrank._util.checks import check_choice, show
 from discrank.data._advantage import advantage_columns
 from discrank.data._rows import read_frame_rows
 from discrank.data._votes import check_winner_sides, vote_frame
+from discrank.data.formats import STREAMED, decompression_errors, format_of, open_text, strip_compression
 
-__all__ = ["FORMATS", "READERS", "Chunk", "bad_json_line", "format_of", "parquet_rows", "sources"]
+__all__ = ["FORMATS", "READERS", "Chunk", "bad_json_line", "parquet_rows", "sources"]
 
 #: The formats :func:`scan_games` reads, and the file names it recognises (compressed CSV, JSON lines and PGN
 #: too).
 FORMATS = {"parquet": (".parquet", ".pq"), "csv": (".csv", ".tsv"), "jsonl": (".jsonl", ".ndjson"), "pgn": (".pgn",)}
-_COMPRESSED = (".gz", ".bz2", ".xz", ".zst")
-
-
-def format_of(path: str, formats: Optional[dict] = None, compressed: tuple = _COMPRESSED) -> Optional[str]:
-    """The format of ``path`` by its name's suffix, one of ``formats`` (format -> suffixes; default
-    :data:`FORMATS`), a suffix of ``compressed`` after it allowed; None for another name."""
-    name = path.lower()
-    for ext in compressed:
-        if name.endswith(ext):
-            name = name[: -len(ext)]
-            break
-    for fmt, exts in (FORMATS if formats is None else formats).items():
-        if name.endswith(exts):
-            return fmt
-    return None
 
 
 def sources(paths: Any, fmt: Optional[str]) -> list[tuple[str, str]]:
@@ -75,7 +61,7 @@ def sources(paths: Any, fmt: Optional[str]) -> list[tuple[str, str]]:
             again.append(f)
             continue
         seen.add(real)
-        kind = fmt or format_of(f)
+        kind = fmt or format_of(f, FORMATS)
         if kind is None:
             raise ValueError(f"{f}: not a file scan_games reads (by its name: {_known()}); pass format=...")
         out.append((f, kind))
@@ -121,7 +107,7 @@ def _regular(path: str, stat: Any) -> str:
 
 def _known() -> str:
     return (", ".join(e for exts in FORMATS.values() for e in exts)
-            + f" (CSV, JSON lines and PGN also {', '.join(_COMPRESSED)})")
+            + f" (CSV, JSON lines and PGN also {', '.join(STREAMED)})")
 
 
 @dataclass
@@ -218,7 +204,7 @@ def _csv_chunks(path: str, spec: dict) -> Iterator[Chunk]:
     import pyarrow.csv as pcsv
 
     cols = _arrow_columns(spec)
-    delimiter = "\t" if _format_name(path).endswith(".tsv") else ","
+    delimiter = "\t" if strip_compression(path)[0].endswith(".tsv") else ","
     row0 = 0
     try:
         reader = pcsv.open_csv(_csv_stream(path), read_options=pcsv.ReadOptions(block_size=spec["block_bytes"]),
@@ -258,7 +244,6 @@ def _json_chunks(path: str, spec: dict) -> Iterator[Chunk]:
 
     import pandas as pd
 
-    from discrank.data.pgn import decompression_errors, open_text
 
     cols = _arrow_columns(spec)
     row0 = line0 = 0
@@ -339,14 +324,6 @@ def _json_error(path: str, lines: list, line0: int, row0: int, exc: BaseExceptio
     cut = "" if line.endswith("\n") else "; the file's last line, with no newline: a truncated file?"
     return (f"{path}: cannot read line {line0 + k + 1} (row {row0 + records}): {show(line.strip(), 60)} is not a "
             f"JSON object ({reason}{cut}); a corrupt or truncated file")
-
-
-def _format_name(path: str) -> str:
-    name = path.lower()
-    for ext in _COMPRESSED:
-        if name.endswith(ext):
-            return name[: -len(ext)]
-    return name
 
 
 def _pgn_chunks(path: str, spec: dict) -> Iterator[Chunk]:

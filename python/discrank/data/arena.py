@@ -18,6 +18,7 @@ import numpy as np
 
 from discrank._util.checks import show
 from discrank.data._votes import BOTH_BAD, both_bad, check_bothbad, check_winner_sides, tie_rows, winner_keyword
+from discrank.data.formats import COMPRESSIONS, format_of, open_text, strip_compression
 
 __all__ = ["BOTH_BAD", "STYLE_METADATA", "TIES", "apply_ties", "both_bad", "fast_votes", "frame_of", "read_arena",
            "style_features"]
@@ -163,18 +164,15 @@ def _normalised_difference(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 
 #: The file suffixes :func:`read_arena` reads, by format (a compression suffix after them is read too).
 FORMATS = {"csv": (".csv",), "parquet": (".parquet", ".pq"), "jsonl": (".jsonl", ".ndjson", ".json")}
-_COMPRESSED = (".gz", ".bz2", ".xz", ".zst", ".zip")
 
 
 def _format(path: Any) -> str:
     """The format of ``path`` by its suffix (a compression suffix after it allowed); a ValueError names it."""
-    from discrank.data._scan_files import format_of
-
-    fmt = format_of(os.fspath(path), FORMATS, _COMPRESSED)
+    fmt = format_of(os.fspath(path), FORMATS, tuple(COMPRESSIONS))
     if fmt is not None:
         return fmt
     raise ValueError(f"{os.fspath(path)!r}: not a file read_arena reads (suffixes "
-                     f"{sorted(s for v in FORMATS.values() for s in v)}, optionally compressed {_COMPRESSED})")
+                     f"{sorted(s for v in FORMATS.values() for s in v)}, optionally compressed {tuple(COMPRESSIONS)})")
 
 
 def read_arena(source: Any, *, model_a: str = "model_a", model_b: str = "model_b", winner: str = "winner",
@@ -278,11 +276,7 @@ def _json_frame(pd: Any, path: str) -> Any:
     if first == "":
         raise ValueError(f"{path!r}: no votes: the file is empty")
     if first == "[":
-        name = path.lower()
-        for ext in _COMPRESSED:
-            if name.endswith(ext):
-                name = name[: -len(ext)]
-        if not name.endswith(".json"):
+        if not strip_compression(path, tuple(COMPRESSIONS))[0].endswith(".json"):
             raise ValueError(f"{path!r}: a JSON array, not JSON lines (one vote, an object, per line); an array of "
                              "votes is read from a .json file")
         try:
@@ -305,10 +299,8 @@ def _json_frame(pd: Any, path: str) -> Any:
 
 
 def _open_json(path: str, errors: str = "strict") -> Any:
-    """A JSON file as text, decompressed by its suffix (:func:`discrank.data.pgn.open_text`; a ``.zip`` holds one
-    file, as pandas reads it)."""
-    from discrank.data.pgn import open_text
-
+    """A JSON file as text, decompressed by its suffix (:func:`discrank.data.formats.open_text`; a ``.zip`` holds
+    one file, as pandas reads it)."""
     if not path.lower().endswith(".zip"):
         return open_text(path, errors=errors)
     import io

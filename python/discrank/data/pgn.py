@@ -23,16 +23,15 @@ from discrank.data._rows import PGN_RESULTS
 from discrank.data._screen import (BAD_RESULT, BAD_TIME, INVALID_KINDS, MAX_INVALID, MISSING_NAME, MISSING_TIME, SELF_PLAY,
                               UNFINISHED, screen_rows, warn_user)
 from discrank._util.exceptions import TruncatedFileWarning
+from discrank.data.formats import decompression_errors, open_text, strip_compression
 
-__all__ = ["iter_pgn", "pgn_headers", "pgn_game", "pgn_columns", "pgn_rows", "check_truncated", "decompression_errors",
-           "open_text", "COMPRESSED", "SKIPPED", "SKIPPED_KINDS"]
+__all__ = ["iter_pgn", "pgn_headers", "pgn_game", "pgn_columns", "pgn_rows", "check_truncated", "SKIPPED",
+           "SKIPPED_KINDS"]
 
 #: The invalid games a PGN file skips in both modes (``invalid="raise"`` too): unfinished games, results
 #: that are no PGN result, games without both player names; their codes and their names.
 SKIPPED = (MISSING_NAME, UNFINISHED, BAD_RESULT)
 SKIPPED_KINDS = tuple(INVALID_KINDS[code - 1] for code in SKIPPED)
-#: The compressed files read by their suffix (:func:`open_text`).
-COMPRESSED = (".gz", ".bz2", ".xz", ".zst")
 
 
 class _Progress:
@@ -102,7 +101,7 @@ def pgn_headers(path: Any, progress: Optional[bool], truncated: str = "raise") -
                 _truncation(path, bar.count, named, where, truncated, exc)
                 return
             except (OSError, *decompression_errors()) as exc:
-                if not path.lower().endswith(COMPRESSED):
+                if strip_compression(path)[1] is None:
                     raise
                 raise ValueError(f"{path}: cannot be decompressed after {bar.count} games ({type(exc).__name__}: "
                                  f"{exc})") from None
@@ -112,39 +111,6 @@ def pgn_headers(path: Any, progress: Optional[bool], truncated: str = "raise") -
             bar.update()
             yield headers
     bar.close()
-
-
-def open_text(path: str, errors: str = "replace") -> Any:
-    """The file ``path`` opened as UTF-8 text (``errors`` as :func:`open`'s), decompressed by its suffix
-    (:data:`COMPRESSED`; ``.zst`` needs zstandard)."""
-    name = path.lower()
-    opener: Any = None
-    if name.endswith(".gz"):
-        import gzip as opener  # type: ignore[no-redef]
-    elif name.endswith(".bz2"):
-        import bz2 as opener  # type: ignore[no-redef]
-    elif name.endswith(".xz"):
-        import lzma as opener  # type: ignore[no-redef]
-    elif name.endswith(".zst"):
-        try:
-            import zstandard as opener  # type: ignore[no-redef]
-        except ImportError as exc:
-            raise ImportError(f"{path}: reading .zst files needs zstandard: pip install 'discrank[pgn]'") from exc
-    if opener is None:
-        return open(path, encoding="utf-8", errors=errors)
-    return opener.open(path, "rt", encoding="utf-8", errors=errors)
-
-
-def decompression_errors() -> tuple:
-    """What the decompressors raise on corrupted data (besides OSError)."""
-    import lzma
-    import zlib
-
-    try:
-        from zstandard import ZstdError
-    except ImportError:
-        return (zlib.error, lzma.LZMAError)
-    return (zlib.error, lzma.LZMAError, ZstdError)
 
 
 def pgn_game(headers: Any) -> tuple[str, str, str, Optional[str], int]:
