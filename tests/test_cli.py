@@ -249,3 +249,17 @@ def test_evaluate_and_fit_of_a_dynamic_model_on_numeric_times_take_the_width_fro
     assert "--model dynamic: the times are numbers (such as 0) and the default period, week, is a calendar period: " \
            "give the random walk's period as a width in the times' units, --period WIDTH" in capsys.readouterr().err
     assert main(fit + ["--period", "30"]) == 0
+
+
+@pytest.mark.parametrize("suffix", [".parquet", ".pq"])
+def test_fit_reads_a_parquet_file_by_either_suffix(suffix, tmp_path, capsys):
+    # the suffixes of data/formats.py: a .pq file is Parquet here as in scan_games and read_arena
+    import pandas as pd
+
+    pytest.importorskip("pyarrow")
+    _games_csv(tmp_path / "games.csv")
+    pd.read_csv(tmp_path / "games.csv").to_parquet(tmp_path / f"games{suffix}")
+    argv = ["--a", "white", "--b", "black", "--score", "result", "--model", "elo", "--quiet", "--out"]
+    assert main(["fit", str(tmp_path / f"games{suffix}"), *argv, str(tmp_path / "p.csv")]) == 0
+    assert main(["fit", str(tmp_path / "games.csv"), *argv, str(tmp_path / "c.csv")]) == 0
+    pd.testing.assert_frame_equal(pd.read_csv(tmp_path / "p.csv"), pd.read_csv(tmp_path / "c.csv"))

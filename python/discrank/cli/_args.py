@@ -270,14 +270,15 @@ def read_log(args: argparse.Namespace):
 
 
 def read_games(args: argparse.Namespace, path: str, lower: str, filters: dict):
-    from discrank.data.formats import format_of
+    from discrank.data.formats import format_of, formats
     from discrank.data.logs import GameLog, read_pgn
 
     advantage = getattr(args, "advantage", None)
     context = getattr(args, "context", None)
     match_format = getattr(args, "match_format", None)
     margin = getattr(args, "margin", None)
-    if format_of(lower, {"pgn": (".pgn",)}) == "pgn":
+    kind = format_of(lower, formats(pgn=("pgn",), parquet=("parquet",)))
+    if kind == "pgn":
         if advantage:
             raise ValueError(f"--advantage {advantage[0]}: a PGN file has no covariate columns (--advantage names "
                              "columns of a CSV or Parquet file)")
@@ -299,7 +300,7 @@ def read_games(args: argparse.Namespace, path: str, lower: str, filters: dict):
         raise ValueError("--start / --end need the time column: --time COL")
     cols = dict(a=args.a, b=args.b, score=args.score, winner=args.winner, time=args.time, advantage=advantage,
                 context=context, margin=None if margin is None else tuple(margin), match_format=match_format)
-    if lower.endswith(".parquet"):
+    if kind == "parquet":
         filters.pop("truncated")
         return GameLog.read_parquet(path, **cols, **filters)
     return GameLog.read_csv(path, **cols, **filters)

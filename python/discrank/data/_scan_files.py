@@ -16,13 +16,13 @@ from discrank._util.checks import check_choice, show
 from discrank.data._advantage import advantage_columns
 from discrank.data._rows import read_frame_rows
 from discrank.data._votes import check_winner_sides, vote_frame
-from discrank.data.formats import STREAMED, decompression_errors, format_of, open_text, strip_compression
+from discrank.data.formats import STREAMED, decompression_errors, format_of, formats, open_text, strip_compression
 
 __all__ = ["FORMATS", "READERS", "Chunk", "bad_json_line", "parquet_rows", "sources"]
 
 #: The formats :func:`scan_games` reads, and the file names it recognises (compressed CSV, JSON lines and PGN
 #: too).
-FORMATS = {"parquet": (".parquet", ".pq"), "csv": (".csv", ".tsv"), "jsonl": (".jsonl", ".ndjson"), "pgn": (".pgn",)}
+FORMATS = formats(parquet=("parquet",), csv=("csv", "tsv"), jsonl=("jsonl",), pgn=("pgn",))
 
 
 def sources(paths: Any, fmt: Optional[str]) -> list[tuple[str, str]]:

@@ -18,7 +18,7 @@ import numpy as np
 
 from discrank._util.checks import show
 from discrank.data._votes import BOTH_BAD, both_bad, check_bothbad, check_winner_sides, tie_rows, winner_keyword
-from discrank.data.formats import COMPRESSIONS, format_of, open_text, strip_compression
+from discrank.data.formats import COMPRESSIONS, format_of, formats, open_text, strip_compression
 
 __all__ = ["BOTH_BAD", "STYLE_METADATA", "TIES", "apply_ties", "both_bad", "fast_votes", "frame_of", "read_arena",
            "style_features"]
@@ -163,7 +163,7 @@ def _normalised_difference(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 
 
 #: The file suffixes :func:`read_arena` reads, by format (a compression suffix after them is read too).
-FORMATS = {"csv": (".csv",), "parquet": (".parquet", ".pq"), "jsonl": (".jsonl", ".ndjson", ".json")}
+FORMATS = formats(csv=("csv",), parquet=("parquet",), jsonl=("jsonl", "json"))
 
 
 def _format(path: Any) -> str:

@@ -1,12 +1,17 @@
-"""Compressions by suffix, the one list of every reader (``GameLog``'s, ``read_arena``, ``scan_games``, the
-command line), a file's format by its suffix, and compressed files opened as text."""
+"""File formats and compressions by suffix: the one table of every reader (``GameLog``'s, ``read_arena``,
+``scan_games``, the command line), a file's format by its suffix, and compressed files opened as text."""
 
 from __future__ import annotations
 
 import os
 from typing import Any, Optional
 
-__all__ = ["COMPRESSIONS", "STREAMED", "strip_compression", "format_of", "open_text", "decompression_errors"]
+__all__ = ["SUFFIXES", "COMPRESSIONS", "STREAMED", "formats", "strip_compression", "format_of", "open_text",
+           "decompression_errors"]
+
+#: Each format's suffixes, lower case (a reader takes some of the formats: :func:`formats`).
+SUFFIXES = {"csv": (".csv",), "tsv": (".tsv",), "parquet": (".parquet", ".pq"), "jsonl": (".jsonl", ".ndjson"),
+            "json": (".json",), "pgn": (".pgn",)}
 
 #: The compressions, by suffix: each the module that opens it (``.zst`` needs zstandard; a ``.zip`` archive
 #: holds one file and is read by the arena's reader alone).
@@ -14,6 +19,12 @@ COMPRESSIONS = {".gz": "gzip", ".bz2": "bz2", ".xz": "lzma", ".zst": "zstandard"
 
 #: The compressions every reader of text takes (all but ``.zip``).
 STREAMED = (".gz", ".bz2", ".xz", ".zst")
+
+
+def formats(**groups: tuple) -> dict[str, tuple]:
+    """A reader's table, format -> suffixes, each format the :data:`SUFFIXES` of the formats ``groups`` names:
+    ``formats(csv=("csv", "tsv"), pgn=("pgn",))`` reads ``.tsv`` files as CSV."""
+    return {name: tuple(s for member in members for s in SUFFIXES[member]) for name, members in groups.items()}
 
 
 def strip_compression(path: str, compressions: tuple = STREAMED) -> tuple[str, Optional[str]]:
