@@ -16,7 +16,7 @@ import numpy as np
 
 from discrank._util.labels import show
 
-__all__ = ["parse_number", "int_at_least", "finite_float", "fraction", "share", "regularization", "positive", "period",
+__all__ = ["parse_number", "number_or", "int_at_least", "finite_float", "fraction", "share", "regularization", "positive", "period",
            "refit_period", "threads", "bound_text", "write_file", "UsageError", "Parser", "FitProgress", "read_log",
            "read_games", "check_period", "print_warnings", "pd_options", "add_columns", "add_bad_rows", "as_labels_of"]
 
@@ -29,85 +29,59 @@ def parse_number(text: str, convert: Callable[[str], Union[int, float]], what: s
         raise argparse.ArgumentTypeError(f"{text!r} is {what}") from None
 
 
-def int_at_least(low: int) -> Callable[[str], int]:
-    def parse(text: str) -> int:
-        value = parse_number(text, int, "not an integer")
-        if value < low:
-            raise argparse.ArgumentTypeError(f"must be an integer >= {low}, got {text!r}")
+def number_or(*keywords: str, convert: Callable[[str], Union[int, float]] = float, unreadable: str = "not a number",
+              rules: tuple = (), name: str = "number") -> Callable[[str], Union[str, int, float]]:
+    """The argument type of a number, or one of ``keywords`` (returned as it is): ``convert(text)``, an
+    ArgumentTypeError saying ``'text' is {unreadable}`` when it cannot be converted, then each ``(test, need)``
+    of ``rules`` in order, ``must be {need}, got 'text'`` for the first the value fails."""
+    def parse(text: str) -> Union[str, int, float]:
+        if text in keywords:
+            return text
+        value = parse_number(text, convert, unreadable)
+        for test, need in rules:
+            if not test(value):
+                raise argparse.ArgumentTypeError(f"must be {need}, got {text!r}")
         return value
 
-    parse.__name__ = f"integer >= {low}"
+    parse.__name__ = name
     return parse
 
 
-def finite_float(text: str) -> float:
-    value = parse_number(text, float, "not a number")
-    if not np.isfinite(value):
-        raise argparse.ArgumentTypeError(f"must be a finite number, got {text!r}")
-    return value
+def _finite(value: float) -> bool:
+    return bool(np.isfinite(value))
 
 
-def fraction(text: str) -> float:
-    value = finite_float(text)
-    if not 0.0 < value < 1.0:
-        raise argparse.ArgumentTypeError(f"must be a number strictly between 0 and 1, got {text!r}")
-    return value
+FINITE = (_finite, "a finite number")
+finite_float = number_or(rules=(FINITE,), name="finite number")
+fraction = number_or(rules=(FINITE, (lambda v: 0.0 < v < 1.0, "a number strictly between 0 and 1")), name="fraction")
+share = number_or(rules=(FINITE, (lambda v: 0.0 <= v <= 1.0, "a number from 0 to 1")), name="share")
+#: The lambda of Appendix B.2, or ``cv``.
+regularization = number_or("cv", unreadable="neither a number >= 0 nor 'cv'", name="regularization",
+                           rules=((lambda v: _finite(v) and v >= 0, "a finite number >= 0 or 'cv'"),))
+#: A prior scale (a finite number >= 0; 0: the feature off) or ``tuned``.
+scale_or_tuned = number_or("tuned", unreadable="neither a number >= 0 nor 'tuned'", name="scale",
+                           rules=((lambda v: _finite(v) and v >= 0, "a finite number >= 0 or 'tuned'"),))
+period = number_or("day", "week", "month", "year", "none", unreadable="neither day, week, month, year, none nor a "
+                   "number", rules=((lambda v: _finite(v) and v > 0, "day, week, month, year, none or a finite number "
+                                     "> 0"),), name="period")
+refit_period = number_or("day", "week", "month", "year", unreadable="neither day, week, month, year nor a number",
+                         rules=((lambda v: _finite(v) and v > 0, "day, week, month, year or a finite number > 0"),),
+                         name="refit period")
+threads = number_or(convert=int, unreadable="not an integer", name="threads",
+                    rules=((lambda v: v != 0, "a positive count, or -1 for all cores (-2 all but one ...)"),))
 
 
-def share(text: str) -> float:
-    value = finite_float(text)
-    if not 0.0 <= value <= 1.0:
-        raise argparse.ArgumentTypeError(f"must be a number from 0 to 1, got {text!r}")
-    return value
-
-
-def regularization(text: str) -> Union[str, float]:
-    if text == "cv":
-        return text
-    value = parse_number(text, float, "neither a number >= 0 nor 'cv'")
-    if not np.isfinite(value) or value < 0:
-        raise argparse.ArgumentTypeError(f"must be a finite number >= 0 or 'cv', got {text!r}")
-    return value
-
-
-def scale_or_tuned(text: str) -> Union[str, float]:
-    """A prior scale (a finite number >= 0; 0: the feature off) or ``tuned``."""
-    if text == "tuned":
-        return text
-    value = parse_number(text, float, "neither a number >= 0 nor 'tuned'")
-    if not (np.isfinite(value) and value >= 0):
-        raise argparse.ArgumentTypeError(f"must be a finite number >= 0 or 'tuned', got {text!r}")
-    return value
+def int_at_least(low: int) -> Callable[[str], int]:
+    """An integer >= ``low``."""
+    return number_or(convert=int, unreadable="not an integer", rules=((lambda v: v >= low, f"an integer >= {low}"),),
+                     name=f"integer >= {low}")
 
 
 def positive(allow_inf: bool = False) -> Callable[[str], float]:
-    def parse(text: str) -> float:
-        value = parse_number(text, float, "not a number")
-        if not (value > 0 and (np.isfinite(value) or (allow_inf and value == np.inf))):
-            raise argparse.ArgumentTypeError(f"must be a {'' if allow_inf else 'finite '}number > 0"
-                                             f"{' or inf' if allow_inf else ''}, got {text!r}")
-        return value
-
-    parse.__name__ = "positive number"
-    return parse
-
-
-def period(text: str) -> Union[str, float]:
-    if text in ("day", "week", "month", "year", "none"):
-        return text
-    value = parse_number(text, float, "neither day, week, month, year, none nor a number")
-    if not (np.isfinite(value) and value > 0):
-        raise argparse.ArgumentTypeError(f"must be day, week, month, year, none or a finite number > 0, got {text!r}")
-    return value
-
-
-def refit_period(text: str) -> Union[str, float]:
-    if text in ("day", "week", "month", "year"):
-        return text
-    value = parse_number(text, float, "neither day, week, month, year nor a number")
-    if not (np.isfinite(value) and value > 0):
-        raise argparse.ArgumentTypeError(f"must be day, week, month, year or a finite number > 0, got {text!r}")
-    return value
+    """A finite number > 0, or ``inf`` too with ``allow_inf``."""
+    need = "a number > 0 or inf" if allow_inf else "a finite number > 0"
+    return number_or(rules=((lambda v: v > 0 and (_finite(v) or (allow_inf and v == np.inf)), need),),
+                     name="positive number")
 
 
 def check_period(models: str, value: Union[str, float, None], t: Optional[np.ndarray], given: bool) -> None:
@@ -141,13 +115,6 @@ def check_period(models: str, value: Union[str, float, None], t: Optional[np.nda
     if t.dtype.kind == "M" and not isinstance(value, str):
         raise ValueError(f"{models}: --period {value:g} is a width for numeric times, but the times are dates (such "
                          f"as {first}): give --period day, week, month or year (or none)")
-
-
-def threads(text: str) -> int:
-    value = parse_number(text, int, "not an integer")
-    if value == 0:
-        raise argparse.ArgumentTypeError("must be a positive count, or -1 for all cores (-2 all but one ...), got '0'")
-    return value
 
 
 def bound_text(flag: str, value: Optional[str]) -> Optional[str]:
