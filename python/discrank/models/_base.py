@@ -20,7 +20,7 @@ from discrank._util.exceptions import NotFittedError, UnusedColumnWarning
 from discrank.models._prediction import GamePredictions, code_players
 from discrank.models._table import table_rows
 
-__all__ = ["Model", "Params", "elo_points", "atomic", "unused_columns", "LOSSES"]
+__all__ = ["Model", "Params", "elo_points", "atomic", "stores_params", "unused_columns", "LOSSES"]
 
 #: Loss names and their ids in the compiled core (cpp/include/discrank/losses.hpp).
 LOSSES = {
@@ -47,6 +47,22 @@ def atomic(fit: Callable) -> Callable:
             raise
 
     return wrapper
+
+
+def stores_params(init: Callable) -> Callable:
+    """A model's ``__init__`` written as its signature alone: each argument is stored under its name, as
+    scikit-learn's contract asks (the constructor only stores its parameters), and the signature stays the
+    decorated function's, which :meth:`Params._param_names` reads."""
+    signature = inspect.signature(init)
+
+    @functools.wraps(init)
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        bound = signature.bind(self, *args, **kwargs)
+        bound.apply_defaults()
+        for name, value in list(bound.arguments.items())[1:]:
+            setattr(self, name, value)
+
+    return __init__
 
 
 class Params:

@@ -12,7 +12,7 @@ import numpy as np
 from discrank._util.exceptions import ConvergenceWarning, DisconnectedGraphWarning, IsolatedPlayerWarning
 from discrank._util.checks import check_one_of, check_positive_int
 from discrank._util.params import check_param
-from discrank.models._base import atomic
+from discrank.models._base import atomic, stores_params
 from discrank.models._pairwise import PairwiseModel, fit_pairs
 from discrank.models._readout import DiscReadout
 from discrank.models.disc import DiscDecomposition
@@ -60,6 +60,7 @@ class DiscDecompositionCV(DiscReadout, PairwiseModel):
         Refitted on all the data; ``u_``, ``v_``, ``n_iter_``, ``converged_``, ``loss_`` are its.
     """
 
+    @stores_params
     def __init__(
         self,
         regularizations: Sequence[float] = (0.0, 0.1, 1.0, 10.0, 100.0, 1000.0),
@@ -75,17 +76,7 @@ class DiscDecompositionCV(DiscReadout, PairwiseModel):
         random_state: Any = None,
         n_jobs: Optional[int] = None,
     ):
-        self.regularizations = regularizations
-        self.n_components = n_components
-        self.loss = loss
-        self.prior_scale = prior_scale
-        self.cv = cv
-        self.scoring = scoring
-        self.solver = solver
-        self.tol = tol
-        self.max_iter = max_iter
-        self.random_state = random_state
-        self.n_jobs = n_jobs
+        """The parameters, stored as they are (:func:`~discrank.models._base.stores_params`)."""
 
     #: The prior mean of the first component's v, the refitted :class:`DiscDecomposition`'s.
     _first_v_centre = DiscDecomposition._first_v_centre

@@ -22,7 +22,7 @@ from discrank._util.params import check_params
 from discrank.solvers._tuning import TUNING_TOL  # noqa: F401 - importable from here, as it was
 from discrank.data.pairs import PairwiseData, one_sided, separated_examples
 from discrank._util.exceptions import ConvergenceWarning, SeparationWarning
-from discrank.models._base import LOSSES
+from discrank.models._base import LOSSES, stores_params
 from discrank.models._pairwise import PairwiseModel
 from discrank.models._disc_problem import Component, alternate_blocks, alternate_then_joint, is_live, unit_columns
 from discrank.models._readout import DiscReadout
@@ -175,6 +175,7 @@ class DiscDecomposition(DiscReadout, PairwiseModel):
         second derivative in eta: smaller than the joint one, as ``beta_se_``). None without.
     """
 
+    @stores_params
     def __init__(
         self,
         n_components: int = 1,
@@ -189,16 +190,7 @@ class DiscDecomposition(DiscReadout, PairwiseModel):
         random_state: Any = None,
         n_jobs: Optional[int] = None,
     ):
-        self.n_components = n_components
-        self.loss = loss
-        self.prior_scale = prior_scale
-        self.regularization = regularization
-        self.draws = draws
-        self.solver = solver
-        self.tol = tol
-        self.max_iter = max_iter
-        self.random_state = random_state
-        self.n_jobs = n_jobs
+        """The parameters, stored as they are (:func:`~discrank.models._base.stores_params`)."""
 
     _tile_pairs = True  # hundreds of objective calls: the pairs in tile order (discrank.solvers._fitdata)
     _fitted_arrays = DISC_ARRAYS
@@ -484,6 +476,7 @@ class MElo(DiscDecomposition):
         FittedArray("_base", ("n",), bound=0.5, bound_text="outside [-0.5, 0.5] (a mean score minus 1/2)"),
     )
 
+    @stores_params
     def __init__(
         self,
         n_components: int = 1,
@@ -496,9 +489,11 @@ class MElo(DiscDecomposition):
         random_state: Any = None,
         n_jobs: Optional[int] = None,
     ):
-        super().__init__(n_components, "probability", prior_scale=prior_scale, draws=draws, solver=solver, tol=tol,
-                         max_iter=max_iter, random_state=random_state, n_jobs=n_jobs)
+        """The parameters, stored as they are (:func:`~discrank.models._base.stores_params`)."""
 
+    #: Fixed, no parameters of m-Elo: the loss of Eq. (3), the squared error in probability space, and no
+    #: regularisation.
+    loss, regularization = "probability", 0.0
     draw_models = ()
     _choices = {**DiscDecomposition._choices, "draws": ()}
     _no_draws_reason = ("its loss, the squared error 1/2 (P - 1/2 - A)^2 in probability space, is no likelihood of "

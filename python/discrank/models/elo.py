@@ -17,7 +17,7 @@ from discrank._util.params import check_params
 from discrank.solvers._tuning import TUNING_TOL  # noqa: F401 - importable from here, as it was
 from discrank.data.pairs import PairwiseData, one_sided, separated_examples
 from discrank._util.exceptions import ConvergenceWarning, SeparationWarning
-from discrank.models._base import LOSSES
+from discrank.models._base import LOSSES, stores_params
 from discrank.models._pairwise import PairwiseModel
 from discrank.persist.model_file import FittedArray
 
@@ -65,6 +65,7 @@ def _ridge(sigma: Optional[float], total_weight: float) -> float:
 class _EloFamily(PairwiseModel):
     _default_solver = "newton"
 
+    @stores_params
     def __init__(
         self,
         *,
@@ -75,12 +76,7 @@ class _EloFamily(PairwiseModel):
         max_iter: Optional[int] = None,
         n_jobs: Optional[int] = None,
     ):
-        self.solver = solver
-        self.prior_scale = prior_scale
-        self.draws = draws
-        self.tol = tol
-        self.max_iter = max_iter
-        self.n_jobs = n_jobs
+        """The parameters, stored as they are (:func:`~discrank.models._base.stores_params`)."""
 
     _has_prior = True
     _fitted_arrays = (FittedArray("ratings_", ("n",)),)

@@ -11,7 +11,7 @@ from discrank._util.labels import show
 from discrank.models.analysis import normal_decomposition
 from discrank._util.params import check_params
 from discrank._util.threads import resolve_n_jobs
-from discrank.models._base import atomic
+from discrank.models._base import atomic, stores_params
 from discrank.models._pairwise import PairwiseModel, fit_pairs
 from discrank.models._readout import DiscReadout
 from discrank.persist.model_file import FittedArray
@@ -48,10 +48,9 @@ class SchurDecomposition(DiscReadout, PairwiseModel):
     _fitted_scalars = ("n_players_", "n_iter_", "converged_", "transitive_")
     _choices = {"space": SPACES}
 
+    @stores_params
     def __init__(self, n_components: int = 1, space: str = "probability", *, n_jobs=None):
-        self.n_components = n_components
-        self.space = space
-        self.n_jobs = n_jobs
+        """The parameters, stored as they are (:func:`~discrank.models._base.stores_params`)."""
 
     @property
     def _loss(self) -> str:  # type: ignore[override]

@@ -27,7 +27,7 @@ from discrank._util.params import FINITE_PRIOR_SCALE
 from discrank._util.progress import speaking
 from discrank._util.threads import one_blas_thread, resolve_n_jobs
 from discrank._util.exceptions import ConvergenceWarning, NumericalError
-from discrank.models._base import Model
+from discrank.models._base import Model, stores_params
 from discrank.models.dynamic._context import CONTEXTS
 from discrank.models.dynamic._disc import DISC, DynamicDisc
 from discrank.models.dynamic._draws import PROPENSITIES
@@ -233,29 +233,14 @@ class DynamicElo(DynamicTuning, DynamicUpdates, DynamicDisc, DynamicReadout, Tim
     updates, distributed_parts = True, "rows"
     takes_context = takes_margin = takes_format = True
 
+    @stores_params
     def __init__(self, period: Any = "week", drift: Optional[float] = None, prior_scale: Optional[float] = None,
                  variance_scale: Optional[float] = None, draws: Optional[str] = None, tol: float = 1e-9,
                  update_tol: float = 1e-5, max_iter: int = 100, n_jobs: Optional[int] = None, verbose: Any = None,
                  tuning_budget: Optional[int] = None, context_scale: Optional[float] = None,
                  margin_scale: Optional[float] = None, disc_components: int = 0, disc_scale: Optional[float] = None,
                  draw_propensity_scale: Optional[float] = None, format_scales: Any = None):
-        self.period = period
-        self.drift = drift
-        self.prior_scale = prior_scale
-        self.variance_scale = variance_scale
-        self.draws = draws
-        self.tol = tol
-        self.update_tol = update_tol
-        self.max_iter = max_iter
-        self.n_jobs = n_jobs
-        self.verbose = verbose
-        self.tuning_budget = tuning_budget
-        self.context_scale = context_scale
-        self.margin_scale = margin_scale
-        self.disc_components = disc_components
-        self.draw_propensity_scale = draw_propensity_scale
-        self.format_scales = format_scales
-        self.disc_scale = disc_scale
+        """The parameters, stored as they are (:func:`~discrank.models._base.stores_params`)."""
 
     # ------------------------------------------------------------------ checks
     def _check_input(self, log: Any) -> None:

@@ -19,7 +19,7 @@ from discrank._util.checks import show
 from discrank._util.labels import LabelIndex, as_label_array, check_same_kind
 from discrank._util.params import Rule
 from discrank.models.analysis import disc_verdict, reparametrize, transitivity_summary
-from discrank.models._base import Model, atomic
+from discrank.models._base import Model, atomic, stores_params
 from discrank.models._prediction import CurrentStatePredictions
 from discrank.models._table import refuse_table
 from discrank.models._timed import TimedRatings
@@ -182,9 +182,9 @@ class OnlineDisc(CurrentStatePredictions, TimedRatings, Model):
     _optional_params = ("step",)
     _param_rules = PARAM_RULES
 
+    @stores_params
     def __init__(self, n_components: int = 1, step: Optional[float] = None):
-        self.n_components = n_components
-        self.step = step
+        """The parameters, stored as they are (:func:`~discrank.models._base.stores_params`)."""
 
     def _check_params(self, names: Optional[tuple] = None) -> None:
         """The parameters by their rules; the ValueError names the model, the parameter and the value."""

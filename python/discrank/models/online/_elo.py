@@ -16,7 +16,7 @@ from discrank._util.params import check_param
 from discrank._util.labels import LabelIndex, as_label_array, extend_labels, factorize_pair
 from discrank._util.losses import binary_log_loss
 from discrank._util.exceptions import NumericalError
-from discrank.models._base import Model, atomic, unused_columns
+from discrank.models._base import Model, atomic, unused_columns, stores_params
 from discrank.models._prediction import CurrentStatePredictions
 from discrank.models._timed import TimedRatings
 from discrank.persist.model_file import FittedArray
@@ -167,8 +167,9 @@ class OnlineElo(CurrentStatePredictions, TimedRatings, Model):
     )
     _fitted_scalars = ("step_",)
 
+    @stores_params
     def __init__(self, step: Optional[float] = None):
-        self.step = step
+        """The parameters, stored as they are (:func:`~discrank.models._base.stores_params`)."""
 
     @atomic
     def fit(self, log: Any, *, validation: Any = None) -> "OnlineElo":
