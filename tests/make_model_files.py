@@ -1,15 +1,17 @@
 """Write the model files of tests/data/model_files: one small fitted model of each kind, saved, with its
 predictions beside it (tests/test_model_files.py loads them and checks the predictions bit for bit).
 
-The files were written before the models moved to one base and DynamicElo's file fields were declared,
-by two versions of the code, each in its folder: ``784f8e1`` (every model its API has: Elo has no draw
-model there) and ``9bf26b9`` (the merge before the change: every model, Elo's Davidson draws too). The
-script uses the public API both share (``fit``, ``update``, ``save``, ``predict_proba``,
-``predict_outcomes``); to write them again, run it with that commit's ``python/`` (the compiled core of
-today works for both: cpp/ has not changed since)::
+Three versions of the code wrote them, each in its folder: ``784f8e1`` (every model its API has: Elo has no
+draw model there), ``9bf26b9`` (the merge before the models moved to one base: Elo's Davidson draws too) and
+``6868cbe`` (the last commit before the package moved into subpackages: DynamicElo's disc game and the online
+models too). The script uses the public API they share (``fit``, ``update``, ``save``, ``predict_proba``,
+``predict_outcomes``); a kind a version lacks is skipped. To write them again, run it with that commit's
+``python/`` and today's compiled core (cpp/ has not changed since), with ``-S`` so that an editable install's
+import hook does not shadow ``PYTHONPATH`` (the installed packages then come from ``SITE``, the venv's
+site-packages)::
 
-    git archive 784f8e1 python | tar -x -C /tmp/old && cp python/discrank/_core*.so /tmp/old/python/discrank/
-    PYTHONPATH=/tmp/old/python python tests/make_model_files.py tests/data/model_files/784f8e1
+    git archive 6868cbe python | tar -x -C /tmp/old && cp $SITE/discrank/core/_core*.so /tmp/old/python/discrank/
+    PYTHONPATH=/tmp/old/python:$SITE python -S tests/make_model_files.py tests/data/model_files/6868cbe
 """
 
 from __future__ import annotations
