@@ -1,8 +1,5 @@
-"""The calendar of rated games: the period of each time (days, ISO weeks from Monday, months, years, or
-bins of a numeric width), the start of each period, and the bound on the number of periods.
-
-Shared by the dynamic model, :class:`discrank.PeriodGames`, :func:`discrank.scan_games` and the refits of
-:func:`discrank.evaluate`.
+"""The calendar of rated games: the period of each time (days, ISO weeks from Monday, months, years, or bins
+of a numeric width), the start of each period, and the bound on the number of periods.
 """
 
 from __future__ import annotations
@@ -71,9 +68,9 @@ def period_index(t: np.ndarray, period) -> np.ndarray:
 
 
 def period_start(bins: np.ndarray, period, dates: bool) -> np.ndarray:
-    """The start of each period (the inverse of :func:`period_index`): datetime64[D] for calendar
-    periods of dates; ``bin * period`` for a numeric width, moved up to the next float where rounding
-    would put it in the bin before (so that ``period_index`` of a start is its bin).
+    """The start of each period (the inverse of :func:`period_index`): datetime64[D] for calendar periods of
+    dates; ``bin * period`` for a numeric width, rounded up where needed so that ``period_index`` of a start is
+    its bin.
 
     Parameters
     ----------
@@ -118,9 +115,8 @@ def check_span(bins: np.ndarray, period, games: str = "") -> None:
 
 
 def refit_bins(t: np.ndarray, refit) -> np.ndarray:
-    """The refit period of each time, for :func:`discrank.evaluate`'s ``refit=`` (sorted times give
-    non-decreasing bins): :func:`period_index` of datetimes; of numbers, the bin ``floor(t / refit)``
-    (exact for integer times and an integer width, and kept a float for others, never cast to int64)."""
+    """The refit period of each time, for :func:`discrank.evaluate`'s ``refit=``: :func:`period_index` of
+    datetimes; of numbers, ``floor(t / refit)`` (integer for integer times and width, else a float)."""
     if t.dtype.kind == "M":
         return period_index(t, refit)
     if t.dtype.kind in "iu" and float(refit).is_integer():

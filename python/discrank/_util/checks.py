@@ -1,9 +1,7 @@
 """Argument checks shared by the modules of discrank, one function per check.
 
-Each check returns the value it accepts (converted where it says so) and raises a ``ValueError`` or
-``TypeError`` whose message names the argument and the offending value, shown by :func:`show`. This module
-sits below every other module of the package: it imports nothing from discrank but
-:mod:`discrank._util.exceptions`.
+Each check returns the value it accepts (converted where it says so) or raises a ``ValueError`` or
+``TypeError`` naming the argument and the value (shown by :func:`show`). It imports nothing from discrank.
 """
 
 from __future__ import annotations
@@ -43,15 +41,12 @@ MAX_TOTAL_GAMES = 2.0**53
 
 
 def show(value: Any, limit: int = SHOW_LIMIT) -> str:
-    """The repr of a value as the user wrote it, cut to about ``limit`` characters.
-
-    Numpy scalars are shown as the Python scalars they hold, so a message names ``3``, not
-    ``np.int64(3)``; a 200 kB player name in a message names the player without printing the name.
+    """The repr of a value as the user wrote it (a numpy scalar as its Python scalar), cut to about ``limit``
+    characters.
 
     Parameters
     ----------
     value : object
-        The value to show.
     limit : int, optional
         About the most characters of the result.
 
@@ -76,12 +71,10 @@ def show_time(value: Any) -> str:
     Parameters
     ----------
     value : object
-        The time.
 
     Returns
     -------
     str
-        The text for a message.
     """
     if isinstance(value, np.datetime64):
         return str(value)
@@ -95,7 +88,6 @@ def check_positive_float(value: Any, name: str) -> float:
     Parameters
     ----------
     value : object
-        The argument.
     name : str
         Its name, for the message.
 
@@ -143,8 +135,7 @@ def check_positive_int(value: Any, name: str, *, allow_none: bool = False) -> Op
 
 
 def check_verbose(value: Any, name: str = "verbose") -> int:
-    """A level of progress reports: False or 0 (none), True or 1 (the stages of a long operation), 2 or
-    more (also each solver iteration and each step of an evaluation's walk), as an int.
+    """A level of progress reports as an int: 0 (none), 1 (the stages), 2 or more (also each iteration).
 
     Parameters
     ----------
@@ -248,7 +239,6 @@ def check_one_of(value: Any, name: str, choices: tuple) -> str:
     Parameters
     ----------
     value : object
-        The argument.
     name : str
         Its name, for the message.
     choices : tuple of str
@@ -275,7 +265,6 @@ def check_choice(value: Any, name: str, choices: tuple, meaning: str) -> str:
     Parameters
     ----------
     value : object
-        The argument.
     name : str
         Its name, for the message.
     choices : tuple of str
@@ -411,10 +400,7 @@ def check_probabilities(p: np.ndarray, name: str) -> None:
 
 
 def check_counts(n: np.ndarray, name: str) -> None:
-    """Game counts: every count positive, and their total at most :data:`MAX_TOTAL_GAMES`.
-
-    Fractional counts are accepted (they weigh the pairs); finiteness is checked before
-    (:func:`check_finite`).
+    """Game counts (fractional ones accepted): every count positive, their total at most :data:`MAX_TOTAL_GAMES`.
 
     Parameters
     ----------

@@ -25,10 +25,8 @@ class ConvergenceWarning(UserWarning):
 
 
 class CoinWarning(UserWarning):
-    """The prior scale that ``prior_scale=None`` chose predicts the held-out games of its own validation
-    worse than a coin (log 2 per game; log 3 for the three outcomes of a draw model), by more than two
-    standard errors of the paired differences and 0.001 per game: the ratings carry no signal for the
-    games that follow. The message names the model, the scale, the validation rule and the two losses."""
+    """The prior scale that ``prior_scale=None`` chose predicts its own validation's held-out games worse than
+    a coin (log 2 per game; log 3 with a draw model), by more than two standard errors and 0.001 per game."""
 
 
 class DisconnectedGraphWarning(UserWarning):
@@ -36,16 +34,13 @@ class DisconnectedGraphWarning(UserWarning):
 
 
 class InvalidRowsWarning(UserWarning):
-    """Invalid rows of a game log were dropped (``invalid="drop"``, ``discrank fit --drop-invalid``); the
-    message gives the count of each kind and its first rows, and ``GameLog.dropped`` keeps the counts."""
+    """Invalid rows of a game log were dropped (``invalid="drop"``); ``GameLog.dropped`` keeps the counts."""
 
 
 class OneSidedLogWarning(UserWarning):
-    """One side of a game log (``a``, or ``b``) wins nearly every decided game: the log is written winner
-    first (or loser first), as Sackmann's tennis files are, so that a table of predictions by the side
-    they are given for (the calibration of :func:`discrank.evaluate`) measures the order of the columns,
-    not the model. ``GameLog.shuffle_sides(random_state)`` (``discrank --shuffle-sides SEED``) orients the
-    games at random."""
+    """One side of a game log wins nearly every decided game: the log is written winner (or loser) first, so
+    a calibration by side measures the column order, not the model. ``GameLog.shuffle_sides(random_state)``
+    orients the games at random."""
 
 
 class IsolatedPlayerWarning(UserWarning):
@@ -58,18 +53,13 @@ class SeparationWarning(UserWarning):
 
 
 class UnusedColumnWarning(UserWarning):
-    """A column of a game log that the model it was given to does not use: a context, a match format, margins
-    or advantage columns given to a model that takes none (``takes_context``, ``takes_format``,
-    ``takes_margin``, ``takes_advantage`` False), or to a model fitted without them, in ``fit``, ``update``,
-    ``predict_games``, ``predict_outcomes``, :func:`discrank.evaluate` or :func:`discrank.evaluation._bootstrap`. The model
-    fits or predicts as if the column were absent; the message names the column and the model, once per call.
-    A ``UserWarning``."""
+    """A column of a game log (a context, a match format, margins, advantage columns) that the model it was
+    given to does not take or was fitted without: the model fits or predicts as if it were absent."""
 
 
 class MissingColumnWarning(UserWarning):
-    """Games given to a model fitted with a column (a context, a match format) that they lack: the model forecasts
-    them as games without it (no context effect, the reference format's scale); the message names the column and
-    the fitted values. A ``UserWarning``."""
+    """Games given to a model fitted with a column (a context, a match format) that they lack: the model
+    forecasts them without it (no context effect, the reference format's scale)."""
 
 
 class NotFittedError(ValueError, AttributeError):
@@ -82,9 +72,8 @@ class NumericalError(ArithmeticError, ValueError):
 
 
 class UnknownPlayerError(ValueError):
-    """A prediction named a player the model has not seen (``unseen="raise"``, the default of every
-    model's ``predict_proba``, ``predict_games`` and ``predict_outcomes``); ``unseen="prior"`` predicts such
-    a player from the model's prior instead. A ``ValueError``.
+    """A prediction named a player the model has not seen (``unseen="raise"``, the default);
+    ``unseen="prior"`` predicts such a player from the model's prior instead.
 
     Attributes
     ----------
@@ -104,18 +93,14 @@ class UnknownPlayerError(ValueError):
 
 
 class ThreadCountWarning(UserWarning):
-    """A thread count (``n_jobs``, or ``OMP_NUM_THREADS`` with ``n_jobs=None``) above the limit, 4 threads
-    per processor and at most 1024 (``discrank._util.threads.thread_limit``), was clamped to it: the
-    message gives the request and the count used."""
+    """A thread count (``n_jobs``, or ``OMP_NUM_THREADS`` with ``n_jobs=None``) above the limit (4 per
+    processor, at most 1024) was clamped to it."""
 
 
 class TruncatedFileWarning(UserWarning):
-    """A compressed game file ends mid-stream and ``truncated="keep"`` (``--keep-truncated``) kept the games
-    read before the cut; the message names the file and the last complete game or row."""
+    """A compressed game file ends mid-stream and ``truncated="keep"`` kept the games read before the cut."""
 
 
 class TuningWarning(UserWarning):
-    """A tuning's search reached the hard bound of a parameter's range with the validation score still
-    falling (:class:`~discrank.DynamicElo`'s drift, prior scale or variance scale): the value used is that
-    bound, not a minimum. The message names the parameter, the value and what to do (give the parameter,
-    or check the validation window); ``tuning_["at_bound"]`` keeps them."""
+    """A tuning's search stopped at the hard bound of a parameter's range with the validation score still
+    falling: the value used is that bound, not a minimum (``tuning_["at_bound"]`` keeps them)."""

@@ -63,8 +63,7 @@ def _kind_text(kind: str) -> str:
 
 
 def text_array(values: Any) -> np.ndarray:
-    """A 1-D object array of the given strings: memory grows with their total length, not with the
-    longest one times their number (as for numpy's fixed-width ``<U`` arrays)."""
+    """A 1-D object array of the given strings (memory grows with their total length, unlike ``<U`` arrays)."""
     values = list(values)
     out = np.empty(len(values), dtype=object)
     out[:] = values
@@ -74,16 +73,13 @@ def text_array(values: Any) -> np.ndarray:
 def as_label_array(values: Any, name: str) -> np.ndarray:
     """Return ``values`` as a 1-D array of labels of one kind (numbers or strings), checked.
 
-    A list becomes an object array of its strings (never a fixed-width ``<U`` array, whose size is the
-    longest label times their number), or an exact numeric array: int64 when every integer fits, uint64
-    when none is negative and some exceed 2^63 - 1, float64 for floats (integers and floats together:
-    integers when every float is integral, else float64 when every integer is exact in float64). So does
-    an object array of numbers; other arrays are kept as they are (no copy), and other sequences (a pandas
-    Series) as ``np.asarray`` gives them.
+    A list (or an object array) becomes an object array of its strings, or an exact numeric array: int64,
+    uint64 when none is negative and some exceed 2^63 - 1, float64 for floats (mixed with integers: integers
+    when every float is integral, else float64 when every integer is exact in it). Other arrays are kept as
+    they are, other sequences as ``np.asarray`` gives them.
 
-    Raises ``ValueError`` for missing labels (None, NaN, inf), labels of mixed kinds (strings, numbers,
-    bytes, bools: each kind and its first position are named), or integers that no one integer type holds
-    exactly; ``TypeError`` for bool, bytes or other labels (bytes: decode them to str first).
+    Raises ``ValueError`` for missing labels (None, NaN, inf), labels of mixed kinds (each kind and its first
+    position named), or integers that no one integer type holds; ``TypeError`` for bool, bytes or other labels.
     """
     if isinstance(values, np.ndarray):
         arr = values
@@ -173,8 +169,8 @@ def _from_objects(arr: np.ndarray, name: str) -> np.ndarray:
 
 
 def _exact_ints(values: list, positions: Optional[np.ndarray], name: str) -> np.ndarray:
-    """Python ints as int64, or uint64 when none is negative and some exceed int64; a ``ValueError``
-    when no integer type holds them all. ``positions``: where each value is in the input (None: in order)."""
+    """Python ints as int64, or uint64 when none is negative and some exceed int64; a ``ValueError`` when no
+    integer type holds them all. ``positions``: where each value is in the input (None: in order)."""
     if not values:
         return np.zeros(0, dtype=np.int64)
     lo, hi = min(values), max(values)
@@ -194,8 +190,8 @@ def _exact_ints(values: list, positions: Optional[np.ndarray], name: str) -> np.
 
 
 def _common_number_dtype(parts: list) -> np.dtype:
-    """The dtype that holds every numeric label of ``parts`` (``(name, array, positions or None)``)
-    exactly: int64, uint64 or float64. Integers never go through float unless float64 holds them exactly."""
+    """The dtype that holds every numeric label of ``parts`` (``(name, array, positions or None)``) exactly:
+    int64, uint64 or float64."""
     ints = [(nm, x, pos) for nm, x, pos in parts if x.dtype.kind in "iu" and x.size]
     floats = [(nm, x, pos) for nm, x, pos in parts if x.dtype.kind == "f" and x.size]
 
@@ -243,8 +239,7 @@ def _common_number_dtype(parts: list) -> np.dtype:
 
 
 def canonical_labels(labels: np.ndarray) -> np.ndarray:
-    """Checked labels (:func:`as_label_array`) in the one dtype of their kind: int64 (uint64 when some
-    exceed 2^63 - 1 and none is negative), float64, or an object array of Python str."""
+    """Checked labels in the one dtype of their kind: int64 (or uint64), float64, or an object array of str."""
     kind = labels.dtype.kind
     if kind in "iu":
         target = _common_number_dtype([("labels", labels, None)])
@@ -257,8 +252,8 @@ def canonical_labels(labels: np.ndarray) -> np.ndarray:
 
 
 def check_same_kind(*named: tuple) -> None:
-    """A ``ValueError`` when the checked label arrays ``(name, array)`` hold labels of different kinds
-    (strings in one, numbers in another): each kind with its first label is named."""
+    """A ``ValueError`` naming each kind with its first label when the checked label arrays ``(name, array)``
+    hold labels of different kinds."""
     seen: dict[str, tuple] = {}
     for name, arr in named:
         kind = _array_kind(arr)
@@ -363,13 +358,9 @@ def sort_codes(found: list, codes: np.ndarray, dtype: Any = np.int64) -> tuple[l
 
 
 def factorize_pair(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """The distinct labels of ``a`` and ``b`` together (sorted), and the codes of ``a`` and of ``b``.
-
-    ``a`` and ``b`` are checked label arrays (:func:`as_label_array`). The distinct labels come in the
-    one dtype of their kind (:func:`canonical_labels`): int64, uint64, float64, or an object array of
-    str (whose memory grows with the labels' total length). A ``ValueError`` when the two hold labels of
-    different kinds (strings in one, numbers in the other), when integers have no common integer type, or
-    for an empty or blank string label.
+    """The distinct labels of the checked label arrays ``a`` and ``b`` together (sorted, in the dtype of
+    :func:`canonical_labels`), and the codes of ``a`` and of ``b``. A ``ValueError`` for labels of different
+    kinds, integers without a common integer type, or an empty or blank string label.
     """
     check_same_kind(("a", a), ("b", b))
     kind = _array_kind(a) or _array_kind(b)
@@ -384,8 +375,7 @@ def factorize_pair(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray
         k = int(np.searchsorted(first, a.shape[0]))  # the codes first seen in a, then those first seen in b
         uniq, codes = sort_codes(np.concatenate([a[first[:k]], b[first[k:] - a.shape[0]]]).tolist(), codes)
     else:
-        # hashing, then sorting the distinct labels only: 0.18 s for 2 x 10^6 names of 2 x 10^4 players,
-        # against 2.3 s for np.unique(..., return_inverse=True), which sorts every entry
+        # hashing, then sorting the distinct labels only
         both = np.concatenate([a.astype(object, copy=False), b.astype(object, copy=False)])
         codes, found = factorize_objects(both)
         uniq, codes = sort_codes([str(v) for v in found], codes)  # np.str_ to str
@@ -412,8 +402,7 @@ def _factorize_numbers(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.nda
                 wb = (b.astype(np.uint64) - shift).astype(np.int64)
             else:
                 # integer ids of a range at most 4 times the number of ids: coded in the core by a presence
-                # table, without a sort (and without a copy when both are int32 or both int64): 0.015 s for
-                # 2 x 10^6 ids below 10^6, against 0.21 s for np.unique(..., return_inverse=True)
+                # table, without a sort (and without a copy when both are int32 or both int64)
                 work = np.int32 if a.dtype == np.int32 and b.dtype == np.int32 else np.int64
                 wa = np.ascontiguousarray(a, dtype=work)
                 wb = np.ascontiguousarray(b, dtype=work)
@@ -429,8 +418,8 @@ def _factorize_numbers(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.nda
 
 
 def as_query(values: Any, name: str) -> np.ndarray:
-    """Labels to look up (a scalar or a 1-D sequence) as a 1-D array: lists of strings as object arrays
-    (no fixed-width copy), lists of ints as exact int64 / uint64; a ``ValueError`` for more dimensions."""
+    """Labels to look up (a scalar or a 1-D sequence) as a 1-D array: lists of strings as object arrays, lists
+    of ints as exact int64 / uint64; a ``ValueError`` for more dimensions."""
     if isinstance(values, np.ndarray):
         q = values
     else:
@@ -476,8 +465,7 @@ def _exact_in(q: np.ndarray, dtype: np.dtype) -> tuple[np.ndarray, np.ndarray]:
 class LabelIndex:
     """Map labels to player indices 0..n-1 and back.
 
-    ``labels`` holds the checked labels in the one dtype of their kind (:func:`canonical_labels`): int64,
-    uint64, float64, or an object array of str. An empty or blank string label is refused.
+    ``labels`` holds the checked labels (:func:`canonical_labels`); an empty or blank string label is refused.
     """
 
     def __init__(self, labels: np.ndarray):
@@ -568,14 +556,11 @@ class LabelIndex:
 
 def extend_labels(known: np.ndarray, new: np.ndarray, name: str, index: Optional[LabelIndex] = None,
                   known_name: str = "labels_") -> tuple[np.ndarray, np.ndarray]:
-    """(labels, position): a fitted model's checked labels ``known`` followed by those of the distinct
-    checked labels ``new`` (of an update's games) that it lacks, as one checked array, and the index there
-    of each of ``new``. An integer model given 1.5 holds float labels after: 1.5 is a new player, never
-    player 1. ``index``: the lookup of ``known`` when the model holds one. Labels of the other kind
-    (strings into a model of numbers: "17" is never the player 17) are a ValueError naming the first of
-    each, ``name`` (what ``new`` is) and ``known_name``. New labels that are not integers given to a model
-    of integer labels (1.5 among players 0, 1, 2: almost always a typo) enter as new players with a
-    UserWarning naming them; an integral float (2.0) is the integer player it equals."""
+    """(labels, position): a fitted model's labels ``known`` followed by the distinct labels of ``new`` that
+    it lacks, as one checked array, and the index there of each of ``new``. ``index``: the lookup of ``known``
+    when the model holds one. Labels of the other kind ("17" into a model of numbers) are a ValueError naming
+    the first of each, ``name`` and ``known_name``. Non-integer labels given to a model of integer labels
+    enter as new players with a UserWarning; an integral float (2.0) is the integer player it equals."""
     if known.size and new.size:
         check_same_kind((name, new), (known_name, known))
     position = (LabelIndex(known) if index is None else index).lookup(new)

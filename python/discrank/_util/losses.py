@@ -1,8 +1,6 @@
-"""The losses of predictions: the log loss (predictions clipped to ``[EPS, 1 - EPS]``), the Brier
-score, the accuracy and the three-outcome log loss, game by game.
-
-Shared by the models' ``log_loss`` and ``score``, the dynamic model's tuning and :func:`discrank.evaluate`.
-(The losses the core fits, ``LOSSES`` in :mod:`discrank.models._base`, are another thing: the objectives.)
+"""The losses of predictions, game by game: the log loss (predictions clipped to ``[EPS, 1 - EPS]``), the
+Brier score, the accuracy and the three-outcome log loss. (The objectives the core fits are ``LOSSES`` in
+:mod:`discrank.models._base`.)
 """
 
 from __future__ import annotations
@@ -38,10 +36,6 @@ def binary_log_loss(q: np.ndarray, y: np.ndarray) -> np.ndarray:
 def game_losses(q: np.ndarray, y: np.ndarray) -> dict[str, np.ndarray]:
     """Per-game losses of predictions ``q`` = P(a beats b) against scores ``y`` of a (1, 0.5, 0).
 
-    ``log_loss``: ``-(y log q + (1 - y) log(1 - q))`` (a draw counts 0.5), ``brier``: ``(q - y)^2``,
-    ``correct``: 1 when the favourite won, 0 when it lost, 0.5 for a prediction of exactly 1/2, NaN for
-    a draw (accuracy is over decisive games).
-
     Parameters
     ----------
     q : ndarray of float, shape (n_games,)
@@ -52,7 +46,8 @@ def game_losses(q: np.ndarray, y: np.ndarray) -> dict[str, np.ndarray]:
     Returns
     -------
     dict of str -> ndarray, shape (n_games,)
-        ``log_loss``, ``brier`` and ``correct`` of each game.
+        ``log_loss`` (:func:`binary_log_loss`), ``brier`` (``(q - y)^2``) and ``correct`` (1 when the
+        favourite won, 0 when it lost, 0.5 for a prediction of exactly 1/2, NaN for a draw) of each game.
     """
     correct = np.where(q == 0.5, 0.5, ((q > 0.5) == (y > 0.5)).astype(float))
     correct[y == 0.5] = np.nan
@@ -60,18 +55,15 @@ def game_losses(q: np.ndarray, y: np.ndarray) -> dict[str, np.ndarray]:
 
 
 def outcome_losses(outcomes: np.ndarray, y: np.ndarray) -> np.ndarray:
-    """Per-game three-outcome log loss ``-log P(observed outcome)`` of predictions
-    ``outcomes`` = [P(a wins), P(draw), P(b wins)] against scores ``y`` of a.
-
-    A score of 1 is a win of a, 0.5 a draw, 0 a loss; the probability of the observed outcome is clipped
-    to ``[EPS, 1]``. A score outside {0, 0.5, 1} has no outcome: its loss is NaN.
+    """Per-game three-outcome log loss ``-log P(observed outcome)`` of predictions ``outcomes`` = [P(a wins),
+    P(draw), P(b wins)] against scores ``y`` of a, the probability clipped to ``[EPS, 1]``.
 
     Parameters
     ----------
     outcomes : ndarray of float, shape (n_games, 3)
         Predicted P(a wins), P(draw), P(b wins) of each game.
     y : ndarray of float, shape (n_games,)
-        Score of a in each game.
+        Score of a in each game: 1 (a win of a), 0.5 (a draw) or 0.
 
     Returns
     -------
@@ -88,11 +80,8 @@ def outcome_losses(outcomes: np.ndarray, y: np.ndarray) -> np.ndarray:
 
 
 def outcome_pair_losses(outcomes: np.ndarray, p: np.ndarray, games: np.ndarray, draws: np.ndarray) -> np.ndarray:
-    """The three-outcome log loss per game of each pair (or covariate row).
-
-    Each pair's games are ``p * games - draws / 2`` wins of its first player, ``draws`` draws and the
-    rest losses; its loss per game is ``-(wins log P(win) + draws log P(draw) + losses log P(loss)) /
-    games``, the probabilities clipped to ``[EPS, 1]``.
+    """The three-outcome log loss per game of each pair (or covariate row): its ``p * games - draws / 2``
+    wins, ``draws`` draws and the rest losses scored by the clipped probabilities, divided by ``games``.
 
     Parameters
     ----------

@@ -2,17 +2,13 @@
 
 :data:`RULES` maps a parameter's name to its :class:`Rule`: a predicate of the values it accepts and what
 the value must be, in words. The models check their parameters with it (:func:`check_params`, in ``fit``)
-and :mod:`discrank.persist.model_file` checks a model file's parameters with it before it builds the model, so a
-value refused by one is refused by the other in the same words: ``"{name} must be {what}, got {value}"``
-from a model, ``"params.{name} = {value} is not {what}"`` from a file (:func:`file_refusal`: followed by
-the model's message where the rule's check has words of its own, and a rule of the class's own, narrower
-than the table's, in the model's message itself). A class may give a parameter a
-rule of its own (``_param_rules``: :class:`discrank.DynamicElo`'s ``prior_scale`` must be finite), and
-declares the parameters None is allowed for (``_optional_params``). The choices of string parameters
-(``loss``, ``solver``, ...) are the class's ``_choices``.
-
-A rule with a ``check`` raises that check's own messages from a model (say why ``prior_scale=1e-300``
-is refused: ``1 / prior_scale^2`` overflows); its predicate is the check.
+and :mod:`discrank.persist.model_file` checks a model file's with it, so a value refused by one is refused by
+the other in the same words: ``"{name} must be {what}, got {value}"`` from a model,
+``"params.{name} = {value} is not {what}"`` from a file (:func:`file_refusal`). A class may give a parameter
+a rule of its own (``_param_rules``: :class:`discrank.DynamicElo`'s ``prior_scale`` must be finite) and
+declares the parameters None is allowed for (``_optional_params``); the choices of string parameters are
+its ``_choices``. A rule with a ``check`` raises that check's own messages (say why ``prior_scale=1e-300``
+is refused); its predicate is the check.
 """
 
 from __future__ import annotations

@@ -6,14 +6,12 @@ this thread's listener; an asyncio task created inside a block copies the contex
 - the solvers' iterations (:func:`reporting`, :func:`report_step`): L-BFGS, Elo's Newton method and the
   whole-history Newton method call ``hook(iteration, objective, measure)`` after each iteration;
 - the stages of a tuning, a fit or an evaluation (:func:`staging`, :func:`report_stage`): a line of text
-  and its level, 1 for a stage ("tuning DynamicElo: candidate 3 (drift=0.0554, prior_scale=2): validation
-  log loss 0.61375, variance_scale=2, 14.2 s"), 2 for a detail (each update of an evaluation's online
-  walk).
+  and its level, 1 for a stage (a tuning's candidate scored), 2 for a detail (each update of an
+  evaluation's online walk).
 
-With nobody listening a report costs one read of a context variable. :func:`progress` (public:
-``discrank.progress``) prints both on stderr; a model's ``verbose`` (:class:`discrank.DynamicElo`) and
-``discrank.evaluate(verbose=)`` open it around their work (:func:`speaking`), and the command line
-listens with its own printer (``discrank.cli._args.FitProgress``).
+:func:`progress` (public: ``discrank.progress``) prints both on stderr; a ``verbose`` argument opens it
+around the work (:func:`speaking`), and the command line listens with its own printer
+(``discrank.cli._args.FitProgress``).
 """
 
 from __future__ import annotations
@@ -135,11 +133,8 @@ def progress(verbose: Any = 1) -> Iterator[None]:
     """Print the progress of the fits, tunings and evaluations run inside the ``with`` block on stderr,
     one line per report, flushed.
 
-    Every model of the package reports to it: the stages of :class:`~discrank.DynamicElo`'s tuning (each
-    candidate scored, with its validation log loss and seconds, then the fit at the chosen parameters)
-    and of :func:`~discrank.evaluate` (each origin, each model's fit, the online walk's updates), and at
-    ``verbose=2`` each iteration of every solver. ``DynamicElo(verbose=)`` and ``evaluate(verbose=)``
-    open this block themselves.
+    Every model of the package reports to it: the stages of :class:`~discrank.DynamicElo`'s tuning and of
+    :func:`~discrank.evaluate`, and at ``verbose=2`` each iteration of every solver.
 
     Parameters
     ----------

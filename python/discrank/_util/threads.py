@@ -26,9 +26,8 @@ _CONTROLLER: Optional[ThreadpoolController] = None
 
 
 def _blas_controller() -> ThreadpoolController:
-    """threadpoolctl's view of the loaded thread pools, found at the first fit and kept (the search of
-    the loaded libraries costs ~2 ms; a fit of 1000 players, ~70 ms). The BLAS libraries that matter,
-    numpy's and scipy's (L-BFGS-B), are loaded by then: importing discrank imports both."""
+    """threadpoolctl's view of the loaded thread pools, found at the first fit and kept. The BLAS libraries
+    that matter, numpy's and scipy's (L-BFGS-B), are loaded by then: importing discrank imports both."""
     global _CONTROLLER
     if _CONTROLLER is None:
         _CONTROLLER = ThreadpoolController()
@@ -44,10 +43,9 @@ _BLAS_LIMITER: Any = None
 
 
 def _release_blas_control() -> None:
-    """Recent threadpoolctl (3.8 here) lets only one "controlling" thread change OpenBLAS's shared pool
-    (the first to set it, until it releases control; the others' changes are silently dropped). The
-    first fit in and the last one out may be different threads, so each change here gives control back
-    at once."""
+    """threadpoolctl lets only one "controlling" thread change OpenBLAS's shared pool (the others' changes are
+    silently dropped); the first fit in and the last one out may be different threads, so each change here
+    gives control back at once."""
     try:
         from threadpoolctl import OpenBLASController
     except ImportError:  # pragma: no cover - threadpoolctl < 3

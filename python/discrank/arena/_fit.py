@@ -1,22 +1,16 @@
-"""The arena board's model: Bradley-Terry with style covariates (the contextual Bradley-Terry of the
-style-controlled boards), its maximum-likelihood fit, its sandwich covariance and its bootstrap.
+"""The arena board's model, Bradley-Terry with style covariates: its fit, sandwich covariance and bootstrap.
 
-The model of a vote between models ``a`` and ``b`` with style features ``z`` (a's answer against b's) is
+A vote between models ``a`` and ``b`` with style features ``z`` (a's answer against b's) has
 
     P(a beats b) = sigmoid(theta_a - theta_b + z . beta),
 
-the paper's Elo model (its Eq. (1), logit scale) with advantage covariates. The loss is the sum over
-the votes of ``w (softplus(d) - y d)`` (``y``: 1, 0, or 1/2 for a tie; ``w``: the vote's weight, 2 for a
-tie counted as one win each) plus ``style_prec / 2 |beta|^2``. Ratings are unpenalised and have mean 0
-(the likelihood leaves their common shift free); an anchor is applied after the fit.
-
-Votes without style are summed into cells (pair, outcome), so a fit costs the same for 2,000 votes or
-2,000,000; with style each vote is its own row. The fit is Newton's method on the dense
-``(n_models + k)`` system (an arena has tens to a few thousand models). The sandwich covariance is
-``A^-1 M A^-1``, ``A`` the Hessian (plus a term ``c 1 1^T`` on the ratings that fixes their mean, or a
-ridge as arena-rank adds), ``M`` the sum of the votes' squared scores; the bootstrap resamples the
-cells' counts by Poisson draws in the core (``cpp/include/discrank/resample.hpp``), each replicate
-solved from the point estimate.
+the paper's Elo model (its Eq. (1), logit scale) with advantage covariates. The loss is the sum over the
+votes of ``w (softplus(d) - y d)`` (``y``: 1, 0 or 1/2; ``w``: the vote's weight) plus
+``style_prec / 2 |beta|^2``; ratings are unpenalised, with mean 0. Votes without style are summed into cells
+(pair, outcome); with style each vote is its own row. The fit is Newton's method on the dense
+``(n_models + k)`` system. The sandwich covariance is ``A^-1 M A^-1`` (``A``: the Hessian plus a mean-fixing
+term ``c 1 1^T`` or a ridge; ``M``: the sum of the votes' squared scores); the bootstrap draws Poisson counts
+for the cells in the core, each replicate solved from the point estimate.
 """
 
 from __future__ import annotations
@@ -29,8 +23,7 @@ from scipy import linalg
 
 __all__ = ["BTRows", "BTFit", "fit_bt", "rows_of"]
 
-#: Newton's stopping rule on the fit: the largest step of any parameter, in logits. Newton's method
-#: converges quadratically here, so after a step of 1e-7 the error is of order 1e-14.
+#: Newton's stopping rule on the fit: the largest step of any parameter, in logits.
 TOL = 1e-7
 
 
@@ -205,9 +198,8 @@ class BTFit:
                                   int(seed), int(first), int(n_boot), 1e-6, 30, 50, int(n_jobs))
 
     def bootstrap_reported(self, n_boot: int, seed: int, n_jobs: int, what: str) -> tuple[np.ndarray, np.ndarray]:
-        """:meth:`bootstrap`, in twenty runs of replicates when someone listens to the progress
-        (:class:`~discrank._util.progress.Ticker`, reported as ``what``): the same replicates, each seeded by its
-        number."""
+        """:meth:`bootstrap`, in twenty runs when someone listens to the progress (reported as ``what``): the
+        same replicates."""
         from discrank._util.progress import Ticker
 
         ticker = Ticker(what, n_boot, "replicates")
@@ -234,11 +226,9 @@ def fit_bt(rows: BTRows, style_prec: float = 0.0, x0: Optional[np.ndarray] = Non
     Raises
     ------
     ValueError
-        The Hessian is singular at the start (a comparison graph in pieces, a style column without
-        variation): the caller checks these first and names them.
+        The Hessian is singular (a comparison graph in pieces, a style column without variation).
     FloatingPointError
-        The steps did not converge in ``max_iter`` (a model that won, or lost, every vote: no finite
-        rating).
+        The steps did not converge in ``max_iter`` (a model that won, or lost, every vote).
     """
     n, p = rows.n, rows.n + rows.k
     x = np.zeros(p) if x0 is None else np.array(x0, dtype=np.float64)

@@ -90,10 +90,9 @@ class Coded:
 
 def votes_of(log: Coded, ties: str, normalize: bool, where: str = "the board",
              min_pair_count: Optional[int] = None) -> Votes:
-    """The board's votes of ``log`` with their ties counted by ``ties`` and their style features checked (and
-    standardised with ``normalize``); ``where`` (``"the board"``, ``"category 'en'"``) begins each message. With
-    ``min_pair_count``, each vote weighs the inverse of its pair's votes (at least ``min_pair_count``), the weights
-    scaled to a mean of 1: arena-rank's inverse-propensity reweighting (``reweighted=True``).
+    """The board's votes of ``log``, ties counted by ``ties``, style features checked (standardised with
+    ``normalize``); ``where`` begins each message. With ``min_pair_count``, each vote weighs
+    ``1 / max(its pair's votes, min_pair_count)``, scaled to a mean of 1 (``reweighted=True``).
 
     Raises
     ------
@@ -151,10 +150,8 @@ def _check_ties_left(labels: np.ndarray, ca: np.ndarray, cb: np.ndarray, tie: np
 
 
 def _check_collinear(z: np.ndarray, names: tuple, where: str = "the board") -> None:
-    """Refuse style columns one of which is a linear combination of the others over the votes (their
-    coefficients are not identified), naming it: its residual on the columns before it, from the Gram
-    matrix of the centred columns, is below 1e-6 of its norm (rounding leaves about 1e-8 of an exact
-    combination)."""
+    """Refuse a style column that is a linear combination of the columns before it over the votes (its
+    residual, from the Gram matrix of the centred columns, below 1e-6 of its norm), naming it."""
     zc = z - z.mean(axis=0)
     gram = zc.T @ zc
     for j in range(1, z.shape[1]):
@@ -169,9 +166,7 @@ def _check_collinear(z: np.ndarray, names: tuple, where: str = "the board") -> N
 
 
 def check_graph(votes: Votes, where: str) -> None:
-    """Refuse votes a board cannot rate, naming the models: fewer than two, a comparison graph in pieces
-    (the core's union-find over the votes). A model that won or lost every one of its votes is left out before,
-    by :func:`rateable`."""
+    """Refuse votes a board cannot rate, naming the models: fewer than two, or a comparison graph in pieces."""
     from discrank.core import _core
     n = votes.labels.size
     if n < 2:
@@ -187,10 +182,8 @@ def check_graph(votes: Votes, where: str) -> None:
 
 
 def rateable(log: Coded, ties: str, where: str) -> Coded:
-    """``log`` less the votes of the models that won or lost every one of their votes (``ties="ignore"``: of their
-    decisive votes), whose Bradley-Terry ratings would be infinite, left out in turn until none is left (leaving
-    one out can leave another so), with a UserWarning that names them; a ValueError where fewer than two models
-    are left."""
+    """``log`` less the votes of the models that won or lost every one of their (counted) votes, left out in turn
+    until none is left, with a UserWarning naming them; a ValueError where fewer than two models are left."""
     n = log.labels.size
     keep, out = np.ones(n, dtype=bool), []
     counted = log.score != 0.5 if ties == "ignore" else np.ones(log.score.size, dtype=bool)
@@ -222,11 +215,10 @@ def rateable(log: Coded, ties: str, where: str) -> Coded:
 
 
 def read_board_votes(source: Any, *, style: Any = None, category: Any = None, **read: Any) -> tuple[Coded, Optional[np.ndarray]]:
-    """The votes coded, and the category of each vote, from a GameLog (``category``: the values) or a frame
-    or a file (``category``: a column). A well-formed arena frame is coded directly
-    (:func:`discrank.data.arena.fast_votes`); anything else goes through the readers, which name what is wrong.
-    Every option is used or refused: a GameLog takes no column option (its votes are read already), and
-    its style features are its advantage columns (``style`` may name them, nothing else)."""
+    """The votes coded, and each vote's category, from a GameLog (``category``: the values) or a frame or a
+    file (``category``: a column). A well-formed arena frame is coded directly
+    (:func:`discrank.data.arena.fast_votes`), anything else goes through the readers. Every option is used or
+    refused."""
     import os
 
     import pandas as pd
@@ -273,9 +265,8 @@ def read_board_votes(source: Any, *, style: Any = None, category: Any = None, **
 
 
 def _check_log_options(log: Any, style: Any, bothbad: str, read: dict) -> None:
-    """Refuse the options a GameLog of votes cannot use, naming them: the column options of a frame or file,
-    ``bothbad="ignore"`` (a log has scores, not the winner values that mark a both-bad tie), and a ``style``
-    other than the log's advantage columns."""
+    """Refuse the options a GameLog of votes cannot use, naming them: column options, ``bothbad="ignore"``
+    and a ``style`` other than the log's advantage columns."""
     cols = sorted(k for k in read if k != "bothbad")
     if cols:
         raise ValueError(f"{cols[0]}={show(read[cols[0]])}: the votes are a GameLog, read already; the options "

@@ -1,16 +1,12 @@
-"""Arena leaderboards: Bradley-Terry boards of models from pairwise votes, on the Elo scale, with robust
-(sandwich) or bootstrap intervals, rank intervals, style control, per-category boards, a vote-drop
-robustness check and held-out log loss.
+"""Arena leaderboards (docs/arena.md): Bradley-Terry boards of models from pairwise votes on the Elo scale,
+with sandwich or bootstrap intervals, rank intervals, style control, per-category boards, a vote-drop
+robustness check and held-out log loss::
 
-Three lines::
-
-    import discrank
     board = discrank.arena_board("battles.parquet", style="len,md", category="language")
-    board.frame                       # the table; board.plot() draws it
 
-The model is the contextual Bradley-Terry of ``discrank.arena._fit`` (the paper's Elo model, Eq. (1),
-with style covariates); ratings are shown as ``anchor_rating + 400 / ln 10 * theta`` with the anchor
-(a model, or the mean of the ratings) at ``anchor_rating``.
+The model is the contextual Bradley-Terry of ``discrank.arena._fit`` (the paper's Elo model, Eq. (1), with
+style covariates); a rating is ``anchor_rating + 400 / ln 10 * theta``, the anchor (a model, or the mean) at
+``anchor_rating``.
 """
 
 from __future__ import annotations
@@ -31,11 +27,9 @@ __all__ = ["ArenaBoard", "HeldOut", "VoteDrop", "arena_board"]
 
 #: Elo points per logit.
 ELO = 400.0 / math.log(10.0)
-#: A model with fewer votes is marked preliminary (the column ``preliminary``), as lmarena marks a model new to the
-#: arena until its rating settles: its rank interval is then usually wide.
+#: A model with fewer votes is marked ``preliminary`` (its rank interval is usually wide).
 PRELIMINARY_VOTES = 500
-#: Two ratings this close (logits) are tied for :meth:`ArenaBoard.votes_to_flip`: the fit's precision (its
-#: last Newton step is at most 1e-7, so its error is of order 1e-14).
+#: Two ratings this close (logits) are tied for :meth:`ArenaBoard.votes_to_flip`: the fit's precision.
 TIED = 1e-10
 
 
@@ -52,14 +46,11 @@ class VoteDrop:
     challenger : str
         The model that takes its place when the votes are removed.
     approximate : int
-        The first-order count: the votes whose influence (the linearised change of the two models' gap
-        when each vote is removed alone) closes the gap, most influential first.
+        The first-order count: the most influential votes whose linearised influence closes the gap.
     votes : int
-        The count verified by refitting without them: the fewest of the most influential votes (in the
-        order of their influence) whose removal changes the holder (an upper bound on the fewest of any
-        votes; ``-1`` if removing all the influential votes did not). ``0`` (and ``approximate`` 0) when the
-        challenger is tied with the holder on all the votes (within :data:`TIED` logits): the rank is shared
-        already.
+        The count verified by refits: the fewest of the most influential votes whose removal changes the
+        holder (an upper bound; ``-1`` if removing all of them did not). ``0`` (``approximate`` too) when the
+        challenger is tied with the holder (within :data:`TIED` logits).
     removed : ndarray of int
         The positions, in the board's votes, of the ``votes`` removed.
     gap : float
@@ -98,17 +89,13 @@ class ArenaBoard:
     Attributes
     ----------
     frame : pandas.DataFrame
-        One row per model, best first: ``model``, ``rating`` (Elo points), ``lower`` and ``upper`` (the
-        ``level`` interval), ``se`` (the sandwich standard error, or the replicates' standard deviation),
-        ``rank``, ``rank_lower`` and ``rank_upper`` (integers, FastChat's rule, among the models shown),
-        ``votes`` and ``preliminary`` (fewer than :data:`PRELIMINARY_VOTES` votes); with style control also
-        ``rating_plain`` and ``rank_plain`` (the board without style covariates) and ``rank_change``
-        (``rank_plain - rank``: positive when style control moves a model up). The models with fewer than
-        ``min_votes`` votes are fitted but not shown; ``frame.attrs["note"]`` says how many are hidden and
-        marked.
+        One row per model shown, best first: ``model``, ``rating`` (Elo points), ``lower``, ``upper`` (the
+        ``level`` interval), ``se``, ``rank``, ``rank_lower``, ``rank_upper`` (FastChat's rule), ``votes``,
+        ``preliminary``; with style control also ``rating_plain``, ``rank_plain`` and ``rank_change``
+        (``rank_plain - rank``). ``frame.attrs["note"]`` says how many models are hidden and marked.
     style : pandas.DataFrame
-        The style coefficients (logits per standard deviation of the feature when ``normalize``):
-        ``name``, ``coef``, ``se``, ``lower``, ``upper``; empty without style.
+        The style coefficients (logits per standard deviation with ``normalize``): ``name``, ``coef``, ``se``,
+        ``lower``, ``upper``; empty without style.
     categories : dict of str to ArenaBoard
         The board of each category's votes (same settings), when a category was given.
     fit : the underlying fit (ratings with mean 0 and coefficients, in logits).
@@ -308,17 +295,11 @@ class ArenaBoard:
 
         Notes
         -----
-
-        The approximation (Broderick, Giordano and Meager's "approximate maximum influence
-        perturbation"): removing vote ``i`` alone moves the fit by ``A^-1 s_i`` to first order (``A``: the
-        Hessian, ``s_i``: the vote's score), so it moves the gap between the model at ``rank`` and a
-        challenger (its ``challengers`` nearest neighbours in the table) by a known amount; the votes that
-        shrink the gap most are removed, most influential first, until the linearised gap closes. The
-        count is then checked by refitting without those votes, adding the next most influential ones
-        until the model at ``rank`` changes: ``votes`` is verified, ``approximate`` is the first-order
-        count. Removing a vote here removes all its weight (a vote counted as two games is one vote). A
-        neighbour tied with the model at ``rank`` (the same rating) shares the rank already: it is the
-        challenger, with 0 votes and a gap of 0.
+        Broderick, Giordano and Meager's approximate maximum influence perturbation: removing vote ``i``
+        moves the fit by ``A^-1 s_i`` to first order (``A``: the Hessian, ``s_i``: the vote's score); the
+        votes that shrink the gap most are removed until the linearised gap closes (``approximate``), then
+        refits verify the count (``votes``). Removing a vote removes all its weight. A neighbour tied with
+        the model at ``rank`` is the challenger, with 0 votes and a gap of 0.
         """
         from discrank._util.threads import one_blas_thread
 
@@ -374,9 +355,8 @@ class ArenaBoard:
     def _verify(self, rows: BTRows, holder: int, rank: int, candidates: np.ndarray,
                 k: int) -> tuple[int, np.ndarray, int]:
         """The fewest of the most influential ``candidates`` whose removal changes the model at ``rank`` on
-        a refit: from ``k`` up by a tenth until one does, then bisection down to the first that does (the
-        change taken as monotone in the count along this order); -1 if removing every candidate does not.
-        Also the model at ``rank`` on that refit (-1: none, the refit has no finite ratings, or no change)."""
+        a refit (from ``k`` up by a tenth, then bisection; -1 if none does), the removed positions, and the
+        model at ``rank`` on that refit (-1: none or no finite ratings)."""
         def taker(count: int) -> int:
             """The model at ``rank`` without the first ``count`` candidates: ``holder`` if unchanged, -1 if
             the refit has no finite ratings (the board is changed)."""
@@ -449,57 +429,44 @@ def arena_board(source: Any, *, style: Any = None, category: Any = None, ties: s
     Parameters
     ----------
     source : GameLog, pandas.DataFrame, str or path-like
-        The votes: a GameLog (its advantage columns are the style features; it takes no column option and
-        no ``bothbad="ignore"``, as its votes are read already), or a frame or a CSV, Parquet or JSON file
-        with ``model_a``, ``model_b`` and ``winner`` columns (:func:`read_arena`).
+        A frame or a CSV, Parquet or JSON file with ``model_a``, ``model_b`` and ``winner`` columns
+        (:func:`read_arena`), or a GameLog (its advantage columns the style features).
     style : str or list of str, optional
-        Style features of a frame or file (:func:`discrank.data.arena.style_features`: columns, ``name_a`` /
-        ``name_b`` pairs, or ``"len"``, ``"md"``, ... from the conversation metadata). With style, the board
-        is style-controlled and the frame also shows the plain board's ratings and the rank change.
+        Style features of a frame or file (:func:`discrank.data.arena.style_features`); with style, the frame
+        also shows the plain board's ratings and the rank change.
     category : str or array-like, optional
-        A column (of a frame or file) or one value per vote (of a GameLog): ``categories`` then holds one
-        board per category.
+        A column (of a frame or file) or one value per vote (of a GameLog): one board per category.
     ties : {"half", "ignore", "one-win-each"}, default "half"
-        How a tie counts (:func:`discrank.data.arena.apply_ties`): half a win each, dropped, or FastChat's rule
-        (every vote two games: a decisive one two wins, a tie one win for each side; the same board as
-        "half", each vote staying one vote for the bootstrap and the robustness check).
+        How a tie counts (:func:`discrank.data.arena.apply_ties`): half a win each, dropped, or FastChat's rule.
     bothbad : {"tie", "ignore"}, default "tie"
         The "tie (bothbad)" votes of a frame or file: ties, or dropped.
     anchor : str, optional
         The model shown at ``anchor_rating``; default: the mean of the ratings is.
     anchor_rating : float, default 1000
     ci : {"sandwich", "bootstrap", "none"}, default "sandwich"
-        The intervals: the sandwich (robust) estimator, or percentiles of ``n_boot`` bootstrap replicates
-        (Poisson weights on the votes, each replicate solved from the point estimate to 1e-6 logits).
+        The sandwich (robust) intervals, or percentiles of ``n_boot`` Poisson-bootstrap replicates.
     level : float, default 0.95
     n_boot : int, default 1000
     seed : int, default 0
-        Replicate ``t`` draws from its own generator seeded by ``(seed, t)``: the same board for any number
-        of threads.
+        Replicate ``t`` is seeded by ``(seed, t)``: the same board for any ``n_jobs``.
     style_reg : float, default 0
-        An L2 penalty on the style coefficients per vote (arena-rank's ``reg``: the penalty is ``style_reg
-        * votes / 2 |beta|^2``).
+        An L2 penalty ``style_reg * votes / 2 |beta|^2`` on the style coefficients (arena-rank's ``reg``).
     ridge : float, default 0
-        A ridge of ``ridge * votes`` on the sandwich's Hessian (arena-rank's ``hessian_reg``, 1e-5 there);
-        0 gives the covariance of the ratings held at mean 0 exactly.
+        A ridge of ``ridge * votes`` on the sandwich's Hessian (arena-rank's ``hessian_reg``, 1e-5 there).
     normalize : bool, default True
-        Standardise each style feature (mean 0, standard deviation 1 over the votes), as arena-rank and
-        FastChat do.
+        Standardise each style feature over the votes.
     n_jobs : int, optional
         Threads of the bootstrap; default all.
     reweighted : bool, default False
-        Weigh each vote by the inverse of its pair's votes (at least ``min_pair_count``), the weights scaled to a
-        mean of 1: arena-rank's inverse-propensity reweighting (``reweighted=True``, its style-control default), so
-        that the pairs voted on most do not decide the board alone. The intervals take the weights as given.
+        Weigh each vote by ``1 / max(votes of its pair, min_pair_count)``, scaled to a mean of 1 (arena-rank's
+        inverse-propensity reweighting).
     min_pair_count : int, default 50
-        The floor of a pair's votes in ``reweighted`` (arena-rank's ``min_pair_count``; its style example uses 100).
+        The floor of a pair's votes in ``reweighted``.
     verbose : bool, int or None, optional
-        The bootstrap's replicates done on stderr, every 2 s (:func:`discrank.progress`); None (default): where a
-        person watches (stderr a terminal, or a notebook), else none.
+        The bootstrap's progress on stderr (:func:`discrank.progress`); None (default): where a person watches.
     min_votes : int, default 0
-        Show only the models with this many votes at least (the others are fitted, and counted in
-        ``frame.attrs["note"]``); every board marks a model with fewer than :data:`PRELIMINARY_VOTES` votes
-        ``preliminary``.
+        Show only the models with this many votes at least (all are fitted); a model with fewer than
+        :data:`PRELIMINARY_VOTES` votes is marked ``preliminary``.
     **read
         Column options of a frame or file: ``model_a``, ``model_b``, ``winner``, ``time``, ``invalid``, ...
 
@@ -510,25 +477,20 @@ def arena_board(source: Any, *, style: Any = None, category: Any = None, ties: s
     Raises
     ------
     ValueError
-        Fewer than two models left once those that won or lost every one of their votes are left out, a
-        comparison graph in pieces, every vote (or every vote of a model) dropped by ``ties="ignore"`` or
-        ``bothbad="ignore"``, a style column constant over the votes or with a missing value, a ``min_votes`` below
-        0 or a ``min_pair_count`` below 1, an anchor that is not a model, a level outside (0, 1), an unknown winner
-        value, a winner that is also a model's name, or a model against itself (naming the row), a ``ci``,
-        ``ties`` or ``bothbad`` not among the choices, a file that is truncated, corrupt or empty (naming
-        it), a column option with a GameLog.
+        Fewer than two rateable models, a comparison graph in pieces, every vote (or every vote of a model)
+        dropped by ``ties``/``bothbad="ignore"``, a style column constant or with a missing value, ``min_votes``
+        below 0 or ``min_pair_count`` below 1, an anchor that is not a model, a level outside (0, 1), an unknown
+        winner value, a winner that is also a model's name, a model against itself, a ``ci``, ``ties`` or
+        ``bothbad`` not among the choices, a truncated, corrupt or empty file, a column option or
+        ``bothbad="ignore"`` with a GameLog.
     TypeError
         A read option that the readers do not take (naming it).
 
     Warns
     -----
     UserWarning
-        Every vote of the board (or of a category) is a tie: the ratings are equal, and the standard errors
-        of 0 (the votes' outcomes do not vary around the fit's, so neither the sandwich nor the bootstrap
-        sees any spread) are no certainty about the order. A model that won or lost every one of its votes is left
-        out of its board, with its votes, and named. A category whose votes cannot be rated (one model left, a
-        comparison graph in pieces, a style column constant there) is skipped, the warning names it and why, and
-        the other boards are built.
+        Every vote of a board is a tie (its zero-width intervals are no certainty); a model that won or lost
+        every one of its votes is left out with its votes; a category that cannot be rated is skipped.
     """
     level = check_board_args(level, ci, n_boot, seed, style_reg, ridge, anchor_rating, ties, min_votes, min_pair_count)
     from discrank._util.progress import speaking

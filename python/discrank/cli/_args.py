@@ -1,8 +1,5 @@
-"""The command line's argument types and its game log options (used by :mod:`discrank.cli`).
-
-The types turn a command-line value into the option's value or an ``argparse.ArgumentTypeError`` that
-names it; :func:`read_log` reads the game log of ``fit`` and ``evaluate`` with its columns and filters.
-"""
+"""The command line's argument types (a value, or an ``argparse.ArgumentTypeError`` naming it) and its game log
+options: :func:`read_log` reads the log of ``fit`` and ``evaluate``."""
 
 from __future__ import annotations
 
@@ -156,11 +153,9 @@ class Parser(argparse.ArgumentParser):
 
 
 class FitProgress:
-    """Prints on stderr, unless ``quiet``, the progress of long fits and evaluations: the solvers'
-    iterations, objective, stopping measure and elapsed time (after the first second, at most every 0.2 s
-    on a terminal, where each line overwrites the last, and every 2 s otherwise), and every stage that the
-    tuning, the fits and ``evaluate`` report (:func:`discrank._util.progress.report_stage`: a
-    DynamicElo tuning's candidates, an evaluation's origins and fits), each on a line of its own."""
+    """Prints on stderr, unless ``quiet``, the progress of long fits: the solvers' iterations (after the first
+    second, every 0.2 s on a terminal, overwriting one line, else every 2 s), and each reported stage
+    (:func:`discrank._util.progress.report_stage`) on a line of its own."""
 
     def __init__(self, quiet: bool):
         self.quiet = quiet
@@ -188,9 +183,7 @@ class FitProgress:
 
     @contextlib.contextmanager
     def listening(self) -> Iterator["FitProgress"]:
-        """Listen to the iterations and the stages (level 1) of the code run inside the block
-        (:func:`discrank._util.progress.reporting`, :func:`~discrank._util.progress.staging`), nothing when quiet;
-        the terminal's line ended when it exits."""
+        """Listen to the iterations and stages of the code run inside the block (nothing when quiet)."""
         from discrank._util.progress import reporting, staging
 
         try:
@@ -207,12 +200,9 @@ class FitProgress:
 
 
 def read_log(args: argparse.Namespace):
-    """The game log of ``args.games`` (CSV, Parquet or PGN), filtered by ``--start`` / ``--end`` and
-    ``--min-player-games`` before its rows are checked; ``--drop-invalid`` drops the invalid rows (with an
-    ``InvalidRowsWarning``) instead of stopping at the first, up to ``--max-invalid`` of the rows;
-    ``--keep-truncated`` keeps the games of a truncated compressed file read before the truncation (with a
-    warning) instead of stopping; ``--shuffle-sides SEED`` then swaps the sides of a random half of the
-    games (``GameLog.shuffle_sides``: for a log written winner first)."""
+    """The game log of ``args.games`` (CSV, Parquet or PGN) with its filters (``--start``, ``--end``,
+    ``--min-player-games``), its bad-row options (``--drop-invalid``, ``--max-invalid``, ``--keep-truncated``)
+    and ``--shuffle-sides``."""
     path = args.games
     lower = path.lower()
     drop = getattr(args, "drop_invalid", False)
@@ -274,8 +264,8 @@ def read_games(args: argparse.Namespace, path: str, lower: str, filters: dict):
 
 
 def _read_with(args: argparse.Namespace, path: str, filters: dict):
-    """The log of ``--reader tennis`` or ``football`` (:mod:`discrank.data.readers`, its columns: the column options are
-    refused), filtered by ``--min-player-games``."""
+    """The log of ``--reader tennis`` or ``football`` (the column options refused), filtered by
+    ``--min-player-games``."""
     from discrank.data.readers import read_football, read_tennis
 
     given = [flag for flag, value in (("--a", args.a != "a"), ("--b", args.b != "b"), ("--score", args.score),

@@ -1,6 +1,5 @@
-"""The fixtures of ``discrank predict`` (used by :mod:`discrank.cli` only): their contexts, match formats and times
-read for a model fitted with them (and refused, or named in a warning, for a model fitted without), and their
-predictions, the model's own forecasts of a GameLog of them."""
+"""The fixtures of ``discrank predict``: their contexts, match formats and times (read for a model fitted with
+them, refused or named in a warning for one fitted without), and their predictions."""
 
 from __future__ import annotations
 
@@ -26,15 +25,13 @@ def _fixture_time(model: Any, n: int) -> Optional[np.ndarray]:
 
 
 def _unseen(method: Callable, unknown: bool) -> dict:
-    """``unseen="prior"`` for a prediction with unknown players, where the method takes the argument (a
-    method without it predicts an unknown player from the prior itself)."""
+    """``unseen="prior"`` for a prediction with unknown players, where the method takes the argument."""
     return {"unseen": "prior"} if unknown and "unseen" in inspect.signature(method).parameters else {}
 
 
 @dataclass(frozen=True)
 class FixtureFeature:
-    """A column of the fixtures that a model may be fitted with, besides the players and the advantage
-    covariates: ``predict``'s option and its default column, the model's fitted labels of it.
+    """A column of the fixtures that a model may be fitted with, besides the players and the advantage covariates.
 
     Attributes
     ----------
@@ -82,15 +79,13 @@ def fixture_features(model: Any, given: dict, n: int, source: str, unseen: str, 
         Fitted.
     given : dict
         Each option of :data:`FIXTURE_FEATURES` by its attribute (``"context"``): with ``df``, the column named
-        (None: the feature's default column, read where the model was fitted with the feature); without, the
-        value of the fixture (None: not given).
+        (None: the default column); without, the fixture's value (None: not given).
     n : int
         The number of fixtures.
     source : str
         The model file, for the messages.
     unseen : {"raise", "prior"}
-        A value the model has not seen: an error (``"raise"``), or predicted as the model predicts an unseen
-        one, with a warning.
+        A value the model has not seen: an error, or predicted as the model predicts one, with a warning.
     df : pandas.DataFrame, optional
         The ``--pairs`` file's rows; None: the fixture of two players.
     file : str
@@ -99,15 +94,13 @@ def fixture_features(model: Any, given: dict, n: int, source: str, unseen: str, 
     Returns
     -------
     tuple
-        The values (None: the model was fitted without the feature, or not given), and the warnings: a column
-        of the file under the feature's default name for a model fitted without it, a value not seen.
+        The values (None: the model was fitted without the feature, or not given), and the warnings.
 
     Raises
     ------
     ValueError
-        An option given to a model fitted without its feature; a model fitted with a feature and fixtures
-        without it (no option, no default column); a column not in the file; a value the model has not seen
-        with ``unseen="raise"``.
+        An option given to a model fitted without its feature; fixtures without a feature the model was fitted
+        with; a column not in the file; a value not seen with ``unseen="raise"``.
     """
     values, notes = {}, []
     name = type(model).__name__
@@ -156,12 +149,10 @@ def fixture_features(model: Any, given: dict, n: int, source: str, unseen: str, 
 
 def fixture_times(model: Any, given: Optional[str], n: int, source: str, df: Any = None,
                   file: str = "") -> tuple[Optional[np.ndarray], list]:
-    """The times of ``n`` fixtures for a model whose ratings move with time (``period`` and fitted times), in the
-    fitted times' kind, with the warnings to print: ``--time`` (``given``), a column of the ``--pairs`` file
-    ``df`` or one time for every fixture; without it, the file's column ``time`` where it has one. None: the
-    model's last fitted period. A model whose ratings do not move refuses ``--time``, and a ``time`` column of
-    the file is named in a warning; a time that is not a date (or a number, for numeric times) is a ValueError
-    naming it and its row."""
+    """The times of ``n`` fixtures, in the fitted times' kind, with the warnings to print: ``--time``
+    (``given``: a column of ``df`` or one time for all), else ``df``'s column ``time``; None: the model's last
+    fitted period. A model whose ratings do not move with time refuses ``--time`` (a ``time`` column: a
+    warning); a time that cannot be read is a ValueError naming it and its row."""
     from discrank.data._screen import time_bound
 
     fitted = getattr(getattr(model, "games_", None), "time", None)
@@ -220,9 +211,8 @@ def predict_fixtures(model: Any, a: np.ndarray, b: np.ndarray, x: Optional[np.nd
     Returns
     -------
     ndarray
-        A model with a draw model: shape (n, 3), P(a wins), P(draw), P(b wins) (its ``predict_outcomes``;
-        one without that method: its expected score). Else shape (n,), P(a beats b). A model with a time
-        step predicts at the fixtures' times (default its last fitted period), in their contexts and formats.
+        A model with a draw model: shape (n, 3), P(a wins), P(draw), P(b wins) (without ``predict_outcomes``:
+        its expected score). Else shape (n,), P(a beats b).
     """
     from discrank.data.logs import GameLog
 

@@ -1,11 +1,9 @@
-"""The command line's view of the models (used by :mod:`discrank.cli` only).
+"""The command line's view of the models: which estimator each ``discrank fit --model`` name builds, which
+options apply to it, its table, and how ``info`` and ``plot`` read a fitted model.
 
-Which estimator each ``discrank fit --model`` name builds, which options apply to it, its table, and how
-``info`` and ``plot`` read a fitted model (``predict``'s fixtures: :mod:`discrank.cli._fixtures`). Whether an option applies is asked of the model:
-a model option sets the constructor parameter of the same meaning, and applies exactly when the
-estimator has that parameter (``get_params``); ``--advantage`` applies when the model fits advantage
-covariates; ``--save`` when it can be saved. An option that does not apply is a ValueError naming the
-option and the model (exit status 2).
+A model option sets the constructor parameter of the same meaning and applies exactly when the estimator has
+that parameter (``get_params``); ``--advantage`` applies when the model fits advantage covariates. An option
+that does not apply is a ValueError naming the option and the model (exit status 2).
 """
 
 from __future__ import annotations
@@ -183,16 +181,13 @@ def build_model(name: str, args: Any) -> Any:
 
 
 def _takes_advantage(model: Any) -> bool:
-    """Whether ``model`` fits advantage covariates: its ``takes_advantage`` (the rating-model protocol's
-    capability, which every discrank model declares)."""
+    """Whether ``model`` fits advantage covariates (its ``takes_advantage``)."""
     return bool(model.takes_advantage)
 
 
 def check_fit_options(name: str, model: Any, args: Any) -> None:
-    """Refuse the ``fit`` options that do not apply to ``model`` (``--model name``): ``--advantage`` for a
-    model without covariates, ``--min-games`` for a model fitted on the games (every model can be saved),
-    ``--table-context`` without contexts and ``--table-max-sd`` for ratings without a standard deviation, before
-    the fit. A ValueError names the option and the model."""
+    """Refuse, before the fit, the ``fit`` options that do not apply to ``model`` (``--advantage``,
+    ``--min-games``, ``--table-context``, ``--table-max-sd``): a ValueError names the option and the model."""
     what = f"--model {name}: {type(model).__name__}"
     if getattr(args, "advantage", None) and not _takes_advantage(model):
         raise ValueError(f"--advantage {' '.join(args.advantage)} does not apply to {what} fits no advantage "
@@ -222,9 +217,8 @@ def check_fitted_advantage(name: str, model: Any, log: Any) -> None:
 
 
 def ratings_table(model: Any, **options: Any):
-    """The model's table of ratings, best first: ``ratings_frame(**options)`` (the options given, those of
-    :data:`TABLE_OPTIONS` not None), or for a model without one, each player's latest rating (a whole-history
-    model's ``history()``) or ``ratings_``, ranked."""
+    """The model's table of ratings, best first: ``ratings_frame(**options)`` (the options not None), or for a
+    model without one, each player's latest rating (``history()``) or ``ratings_``, ranked."""
     options = {key: value for key, value in options.items() if value is not None}
     labels = getattr(model, "context_labels_", None)
     if "context" in options and labels is not None:  # (a command-line value is text: read as the fitted labels)
@@ -345,9 +339,8 @@ _SCALARS = (("prior scale", "prior_scale_"), ("drift per period", "drift_"), ("v
 
 
 def coefficient_lines(model: Any) -> list[str]:
-    """The fitted coefficients of ``model`` with their standard errors, as ``info`` prints them: the
-    advantage coefficients (``beta_``, ``beta_se_``), the draw parameter (``draw_eta_se_``), then the prior
-    scale, drift, variance scale or step where the model has them. Empty when it has none."""
+    """The lines ``info`` prints of the fitted coefficients of ``model`` with their standard errors (advantage,
+    draw parameter, then the scalars of :data:`_SCALARS`); empty when it has none."""
     rows = []
     names = advantage_names(model)
     beta, se = getattr(model, "beta_", None), getattr(model, "beta_se_", None) if names else None
@@ -367,9 +360,8 @@ def coefficient_lines(model: Any) -> list[str]:
 
 
 def history_axes(model: Any, players: Optional[np.ndarray], top: int, source: str) -> Any:
-    """The rating histories of ``players`` (the model's labels; default: the ``top`` best now, at most 8)
-    of a whole-history model (``plot_history``); None for a model without histories, where ``players``
-    is a ValueError naming ``--players``, as is an unknown player."""
+    """The plotted rating histories of ``players`` (default: the ``top`` best now, at most 8) of a whole-history
+    model; None for a model without histories. ``players`` given there, or an unknown player, is a ValueError."""
     if not hasattr(model, "plot_history"):
         if players is not None:
             raise ValueError(f"--players does not apply to {source}: its {type(model).__name__} has no rating "

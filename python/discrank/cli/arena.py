@@ -1,9 +1,6 @@
-"""``discrank arena``: the leaderboard of an arena's votes (:func:`discrank.arena_board`) printed, and
-written as CSV and PNG files. Used by :mod:`discrank.cli`.
-
-The files of ``--out PREFIX``: ``PREFIX.csv`` (the board's frame), ``PREFIX.png`` (its forest plot),
-``PREFIX_style.csv`` (the style coefficients, with ``--style``) and ``PREFIX_<category>.csv`` and
-``.png`` for each category (with ``--category``; the category's name made safe for a file name).
+"""``discrank arena``: the leaderboard of an arena's votes (:func:`discrank.arena_board`), printed and written
+(``--out PREFIX``) to ``PREFIX.csv`` (the frame), ``PREFIX.png`` (its forest plot), ``PREFIX_style.csv`` (with
+``--style``) and ``PREFIX_<category>.csv`` / ``.png`` (with ``--category``).
 """
 
 from __future__ import annotations
@@ -27,16 +24,14 @@ CATEGORY_ROWS = 5
 
 
 def run(args: argparse.Namespace) -> int:
-    """``discrank arena``: read the votes, fit the board, print it (with the style coefficients, one
-    short table per category, the held-out log loss with ``--holdout`` and the vote-drop check with
-    ``--flip``) and write its files.
+    """``discrank arena``: read the votes, fit the board, print it (style coefficients, categories,
+    ``--holdout``'s log loss, ``--flip``'s vote-drop check) and write its files.
 
     Returns
     -------
     int
-        0. Errors (a file that cannot be read, a column that is not there, a bad value) are raised as
-        ValueError naming the value and turned into exit status 2 by :func:`discrank.cli.main`; warnings
-        (bootstrap replicates that did not converge) are printed as ``discrank: warning: ...``.
+        0. Errors are ValueErrors naming the value (exit status 2 by :func:`discrank.cli.main`); warnings are
+        printed as ``discrank: warning: ...``.
     """
     prefix = args.out if args.out else output_prefix(args.votes)
     folder = os.path.dirname(prefix)
@@ -78,8 +73,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _read(args: argparse.Namespace):
-    """The votes' rows (:func:`discrank.data.arena.frame_of`): a file that cannot be read is named, and so is a
-    column given by a flag that the file does not have."""
+    """The votes' rows; a file that cannot be read, or a flag's column that it lacks, is a ValueError naming it."""
     from discrank.data.arena import frame_of
 
     path = args.votes
@@ -122,9 +116,8 @@ def _fit(frame, args: argparse.Namespace, columns: dict):
 
 
 def _holdout(frame, args: argparse.Namespace, columns: dict):
-    """(the rows fitted, the rows held out, how they were chosen): the last ``--holdout`` share of the
-    votes (those kept by ``--bothbad``), in the order of ``--time`` (its values read as the board reads
-    them; ties in time keep the file's order) or else of the rows."""
+    """(the rows fitted, the rows held out, how they were chosen): the last ``--holdout`` share of the votes
+    kept by ``--bothbad``, in the order of ``--time`` (stable) or else of the rows."""
     from discrank.data.arena import read_votes
 
     key = "__discrank_row"
@@ -151,9 +144,8 @@ def _heading(board, what: str) -> str:
 
 
 def board_table(frame, top: int) -> str:
-    """The first ``top`` rows of a board's frame as text: rank, rank interval, model (marked preliminary with
-    fewer than 500 votes), rating, interval, votes, and with style control the plain rating and the rank change (``+2``: style control moves the
-    model up two places)."""
+    """The first ``top`` rows of a board's frame as text: rank, rank interval, model (marked preliminary),
+    rating, interval, votes, and with style control the plain rating and the rank change (``+2``: up two)."""
     import pandas as pd
 
     rows = frame.head(top)
@@ -213,10 +205,9 @@ def _write_board(board, prefix: str, title: str) -> list[str]:
 
 
 def safe_names(names: list[str], taken: tuple = ()) -> list[str]:
-    """Each name made safe for a file name: runs of characters other than letters, digits (of any
-    script), ``.``, ``-`` and ``_`` become one ``_`` (leading and trailing ``.`` and ``_`` dropped; an
-    empty result is ``category``), and a name met again, or one of ``taken``, gets ``-2``, ``-3``, ...:
-    no two files clash, even on a file system blind to case."""
+    """Each name made safe for a file name: runs of characters other than word characters, ``.`` and ``-``
+    become one ``_`` (an empty result: ``category``), and a name met again (ignoring case), or one of
+    ``taken``, gets ``-2``, ``-3``, ..."""
     out: list[str] = []
     seen = {t.lower() for t in taken}
     for name in names:

@@ -93,9 +93,8 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _walk_period(models: dict, value, t) -> None:
-    """``--period`` given to the models with a random walk (``dynamic`` ...), and their period checked
-    against the log's times (:func:`~discrank.cli._args.check_period`): a calendar default for numeric
-    times is an error naming ``--period``."""
+    """``--period`` given to the models with a random walk, and their period checked against the log's times
+    (:func:`~discrank.cli._args.check_period`)."""
     walking = [name for name, model in models.items() if "period" in model.get_params()]
     if value is not None and not walking:
         takes = [name for name, make in EVAL_MODELS.items() if "period" in make().get_params()]

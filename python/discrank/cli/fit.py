@@ -26,17 +26,12 @@ def run(args: argparse.Namespace) -> int:
     Parameters
     ----------
     args : argparse.Namespace
-        The parsed ``fit`` arguments: the file and its columns, the filters (``--start``, ``--end``,
-        ``--min-player-games``, applied before the rows are checked), ``--drop-invalid``, the model with its
-        options and the outputs. A model fitted on the games (``dynamic``, ``online``), or any model given
-        ``--advantage`` columns, is fitted on the game log; the others on its pairs.
+        The parsed ``fit`` arguments: the file, its columns and filters, the model with its options, the outputs.
 
     Returns
     -------
     int
-        0. Errors (an invalid row without ``--drop-invalid``, an option that does not apply to the model)
-        are raised and turned into exit code 2 by :func:`main`; warnings (the rows ``--drop-invalid``
-        dropped, a fit's warnings) are printed as ``discrank: warning: ...`` on stderr.
+        0. Errors are raised (exit code 2 by :func:`main`); warnings are printed as ``discrank: warning: ...``.
     """
     model = build_model(args.model, args)
     check_fit_options(args.model, model, args)
@@ -72,10 +67,9 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _fit_data(args: argparse.Namespace, log, model):
-    """What ``fit`` gives the model, and its counts for the progress line: the game log for a model
-    fitted on the games or with ``--advantage``, ``--context``, ``--match-format`` or ``--margin`` columns
-    (pairs would drop them; a pair model names them in a warning), else its pairs; with ``--min-games``, the
-    pairs, the columns that a pair model ignores named in a warning here."""
+    """What ``fit`` gives the model, and its counts for the progress line: the game log for a model fitted on
+    the games or with advantage, context, match format or margin columns, else its pairs (with ``--min-games``,
+    the columns a pair model ignores named in a warning here)."""
     players = f"{np.union1d(log.a, log.b).size} players"
     if log.advantage is not None:
         if args.min_games > 1:
@@ -101,8 +95,7 @@ def _fit_data(args: argparse.Namespace, log, model):
 
 
 def _fit(model, data, quiet: bool) -> None:
-    """Fit ``model``, its progress on stderr (unless ``quiet``: :class:`FitProgress`, the solvers' iterations
-    and the stages such as DynamicElo's tuning candidates), its warnings printed as ``discrank: warning: ...``."""
+    """Fit ``model``, its progress on stderr unless ``quiet``, its warnings printed."""
     with warnings.catch_warnings(record=True) as caught, FitProgress(quiet).listening():
         warnings.simplefilter("always")
         model.fit(data)

@@ -17,12 +17,9 @@ __all__ = ["add", "run"]
 
 
 def run(args: argparse.Namespace) -> int:
-    """``discrank predict``: P(A beats B), or P(A wins), P(draw), P(B wins) for a model with a draw model,
-    of one fixture or of the pairs of a CSV file, in each fixture's context and match format for a model
-    fitted with them (``--context``, ``--match-format``: a column of the file, by default ``context`` and
-    ``match_format``, or the value of the one fixture; needed by such a model, refused by one fitted
-    without, whose file's ``context`` or ``match_format`` column is named in a warning). An unknown player,
-    context or format is an error naming it (exit status 2), unless ``--unseen prior``."""
+    """``discrank predict``: P(A beats B), or P(A wins), P(draw), P(B wins) for a model with a draw model, of
+    one fixture or of the pairs of a CSV file, in each fixture's context, match format and time where the model
+    has them. An unknown player, context or format is an error naming it, unless ``--unseen prior``."""
     model = load_model(args.model)
     given = advantage_values(model, args.advantage, args.model)
     options = {"context": args.context, "match_format": args.match_format}
@@ -80,12 +77,9 @@ def _read_pairs(args: argparse.Namespace):
 
 def _predict(model, a: np.ndarray, b: np.ndarray, values: dict, unseen: str, source: str,
              features: Optional[dict] = None, times: Optional[np.ndarray] = None) -> np.ndarray:
-    """The predictions of the fixtures ``a`` against ``b`` (:func:`discrank.cli._fixtures.predict_fixtures`),
-    their advantage covariates ``values`` by name (numbers or columns; a covariate not given is 0, a
-    neutral game), their contexts and match formats ``features`` (:func:`discrank.cli._fixtures.fixture_features`)
-    and times ``times`` (:func:`discrank.cli._fixtures.fixture_times`);
-    an unknown player is named (``source`` says where it was given) unless ``unseen`` is "prior", when a
-    warning names it. The model's own warnings are printed as ``discrank: warning: ...``."""
+    """The predictions of the fixtures ``a`` against ``b`` with their advantage covariates ``values`` by name (a
+    covariate not given is 0), ``features`` and ``times``; an unknown player is an error naming it (``source``:
+    where it was given), or with ``unseen="prior"`` a warning. The model's warnings are printed."""
     unknown = check_known(model, np.concatenate([a, b]), unseen, source)
     if unknown.size:
         warn_notes([f"{', '.join(map(show, unknown))} not among the model's players: predicted from its prior"])

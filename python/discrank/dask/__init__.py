@@ -2,27 +2,18 @@
 whose pair kernel runs on the workers.
 
 - :func:`aggregate`: a ``dask.dataframe`` of games to :class:`~discrank.PairwiseData`. Each partition's
-  rows are screened by the readers' rules (:meth:`discrank.GameLog.from_frame`) and summed by pair in
-  the core (``_core.aggregate_games``); a groupby on the pair's two labels adds the partitions' sums.
-  The result is what ``GameLog.from_frame(df).to_pairs()`` gives for the whole frame.
-- :func:`fit`: a model fitted with its pairs (or, for :class:`~discrank.DynamicElo`, its rows over
-  player-periods) split into parts held by the workers as Dask actors (:class:`PartGroup`). Each part
-  evaluates its share of the loss, gradient, per-pair curvature and Laplacian or Hessian products
-  with the kernel the in-process fit calls (``_core.PairObjective``; ``_core.HistoryProblem``
-  for the dynamic model); the driver runs the model's own solver (Newton's method, L-BFGS, the
-  whole-history Newton) and adds the parts' results. The stationary models' parts are cut where the
-  kernel's own sums are cut (the leaves of its reduction tree, 16 of them) and added as the kernel
-  adds them, so each call returns the in-process kernel's numbers bit for bit and the fit equals the
-  in-process fit exactly (more than 16 parts, and the dynamic model's parts, are added in part order:
-  Newton's fits end at the same point to rounding). The parts are built once per fit (per solve of
-  the dynamic model) and stay on the workers; each call ships the parameters (one or a
-  few numbers per player or player-period) out and the part's value and gradient back, straight
-  between the driver and the worker. A part's curvature stays on its worker. If a worker is lost,
-  the parts it held are rebuilt on a live worker from the driver's arrays, evaluate the last point
-  again, and the call is repeated: the fit goes on to the same numbers. The prior's tuning fits run
-  the same way. A :class:`~discrank.DynamicElo` fitted here updates in the process that holds it
-  (:meth:`~discrank.DynamicElo.update`, with a GameLog or the PeriodGames of
-  ``scan_games(..., period=)``): its cost follows the new games, with no call on the cluster.
+  rows are screened by the readers' rules and summed by pair in the core; a groupby on the pair's labels adds
+  the partitions' sums: what ``GameLog.from_frame(df).to_pairs()`` gives for the whole frame.
+- :func:`fit`: a model fitted with its pairs (or :class:`~discrank.DynamicElo`'s rows over player-periods)
+  split into parts held by the workers as Dask actors (:class:`PartGroup`). Each part evaluates its share of
+  the loss, gradient, curvature and Laplacian or Hessian products with the in-process kernel
+  (``_core.PairObjective``, ``_core.HistoryProblem``); the driver runs the model's own solver, the prior's
+  tuning fits included. Up to 16 parts, the stationary models' parts are cut and added where the kernel's
+  reduction tree cuts and adds its sums, so the fit equals the in-process fit bit for bit; more parts, and
+  the dynamic model's, are added in part order (the same point to rounding). The parts are built once per
+  fit and stay on the workers; each call ships the parameters out and the value and gradient back. A lost
+  worker's parts are rebuilt on a live worker and the call repeated, to the same numbers. A
+  :class:`~discrank.DynamicElo` fitted here updates in the process that holds it, with no call on the cluster.
 """
 
 from __future__ import annotations
@@ -116,25 +107,20 @@ def aggregate(ddf: Any, a: str = "a", b: str = "b", score: Optional[str] = None,
         One row per game.
     a, b, score, winner, time, start, end, invalid, advantage
         As in :meth:`discrank.GameLog.from_frame` (``invalid="drop"`` drops the invalid rows of each
-        partition; the count is not reported). An arena log's winner column ("model_a", "model_b", "tie",
-        "tie (bothbad)") is read as :func:`discrank.read_arena` reads it: ``a="model_a", b="model_b",
-        winner="winner"``.
+        partition, unreported). An arena log's winner column is read as :func:`discrank.read_arena` reads
+        it: ``a="model_a", b="model_b", winner="winner"``.
     max_invalid : float, optional
-        With ``invalid="drop"``: the largest share of a partition's rows (in the time window) that are
-        dropped (default 0.5); a partition with more is refused, as :meth:`discrank.GameLog.from_frame`
-        refuses a frame.
+        With ``invalid="drop"``: the largest share of a partition's rows (in the time window) dropped
+        (default 0.5); a partition with more is refused.
     weights : {"games", "uniform"}, optional
         As in :class:`~discrank.PairwiseData`.
     split_out : int
         Partitions of the groupby's result (for pair tables too large for one).
     ties : {"half", "ignore", "one-win-each"}, default "half"
-        How the ties (games scored 0.5) count, as :func:`discrank.data.arena.apply_ties` counts them: half a win
-        for each side, dropped, or FastChat's rule (every vote two games: a decisive one two wins, a tie one
-        win for each side).
+        How ties (games scored 0.5) count, as :func:`discrank.data.arena.apply_ties` counts them.
     bothbad : {"tie", "ignore"}, default "tie"
-        The votes whose winner marks a tie in which both answers were bad (``discrank.data.arena.BOTH_BAD``):
-        ties like the others, or dropped before the checks, as :func:`discrank.read_arena` drops them
-        (needs ``winner``).
+        The ties in which both answers were bad (``discrank.data.arena.BOTH_BAD``): ties like the others, or
+        dropped before the checks (needs ``winner``).
 
     Returns
     -------
@@ -209,19 +195,15 @@ def fit(model: Any, data: Any, client: Any = None, *, n_parts: Optional[int] = N
     model : Elo, EloPlusPlus, DiscDecomposition, MElo, DiscDecompositionCV or DynamicElo
         An unfitted (or refitted) model; its solver, prior and tuning are those of ``model.fit``.
     data : PairwiseData, GameLog, PeriodGames or dask.dataframe.DataFrame
-        For the stationary models: the pairs, a game log or games by period (summed to pairs as the
-        model's ``fit`` sums them; a game log's time order tunes the prior, as in process), or a dask
-        DataFrame of games to :func:`aggregate` first (``a="a", b="b", score="score"`` columns, or those
-        given in ``fit_kw``). For :class:`~discrank.DynamicElo`: a
-        :class:`~discrank.GameLog` with times (the model keeps its games on the driver, for
-        :meth:`~discrank.DynamicElo.update` and the tuning's prefixes), or a dask DataFrame of games
-        read into one (``fit_kw``: :meth:`~discrank.GameLog.from_frame`'s arguments).
+        For the stationary models: the pairs, a game log or games by period (summed as the model's ``fit``
+        sums them), or a dask DataFrame of games to :func:`aggregate` first (columns given in ``fit_kw``).
+        For :class:`~discrank.DynamicElo`: a :class:`~discrank.GameLog` with times or a PeriodGames (kept on
+        the driver), or a dask DataFrame of games read into a log (``fit_kw``: ``GameLog.from_frame``'s).
     client : distributed.Client, optional
         Default: the current client (``distributed.get_client()``).
     n_parts : int, optional
         Parts of the pairs or of the dynamic model's rows; default one per worker thread. Up to
-        ``LEAVES`` = 16 (the leaves of the kernel's reduction tree) the stationary fits are exact (below);
-        with more, their parts are summed in part order.
+        ``LEAVES`` = 16 the stationary fits are exact (below).
     worker_threads : int
         The core's threads per part call (1 suits one-thread workers).
     **fit_kw
@@ -231,12 +213,10 @@ def fit(model: Any, data: Any, client: Any = None, *, n_parts: Optional[int] = N
     Returns
     -------
     model
-        Fitted; ``model.dask_calls_`` is the number of calls made on the cluster (each a call of every
-        part), ``model.dask_parts_rebuilt_`` the parts rebuilt after a worker was lost. The fitted
-        attributes of Elo, EloPlusPlus, DiscDecomposition and MElo equal the in-process fit's bit for bit
-        with up to 16 parts; with more, and for DynamicElo, they equal them to rounding for Newton's
-        methods (Elo, the dynamic model) and to L-BFGS's tolerance for the disc decomposition. A
-        DynamicElo's :meth:`~discrank.DynamicElo.update` then runs in this process, not on the cluster.
+        Fitted; ``model.dask_calls_`` is the number of calls made on the cluster, ``model.dask_parts_rebuilt_``
+        the parts rebuilt after a worker was lost. The fitted attributes of Elo, EloPlusPlus,
+        DiscDecomposition and MElo equal the in-process fit's bit for bit with up to 16 parts; with more, and
+        for DynamicElo, to rounding for Newton's methods and to L-BFGS's tolerance for the disc decomposition.
 
     Raises
     ------

@@ -24,14 +24,11 @@ LOST_WORKER_TIMEOUT = 120.0
 class PartGroup:
     """Stateful parts of a fit held on the workers as Dask actors, called in parallel, results in part order.
 
-    An actor's method call goes from the driver to its worker directly (about 2 ms a round trip on a
-    2-core machine, against about 11 ms for a task through the scheduler), and the part keeps its
-    state (its compiled kernel, its last per-pair curvature) between calls. Dask does not rebuild an
-    actor whose worker is lost; a call that cannot reach a part's worker waits until the scheduler has
-    dropped it, rebuilds the part on a live worker (the nanny's restarted one or another) from the same
-    arguments, which the driver holds, lets its owner restore its state (``restore``: the curvature of
-    the last evaluation, computed again) and repeats the call on it. A part's calls are deterministic,
-    so the repeated call returns what the lost one would have.
+    An actor's method call goes from the driver to its worker directly, and the part keeps its state (its
+    compiled kernel, its last per-pair curvature) between calls. A call that cannot reach a part's worker
+    waits until the scheduler has dropped it, rebuilds the part on a live worker from the arguments the
+    driver holds, lets its owner restore its state (``restore``) and repeats the call: the calls are
+    deterministic, so it returns what the lost one would have.
 
     Parameters
     ----------
@@ -41,8 +38,7 @@ class PartGroup:
     args : list of tuple
         Each part's arguments (numpy arrays are shipped to the part's worker, not copied on the driver).
     first : int
-        The worker of the first part, in the cluster's order (the parts go round the workers from it: a second
-        group of parts starts where the first ended).
+        The worker of the first part, in the cluster's order (the parts go round the workers from it).
     """
 
     def __init__(self, client: Any, factory: Any, args: list, first: int = 0) -> None:
@@ -136,10 +132,8 @@ class PartGroup:
 
 
 def live_workers(client: Any) -> list:
-    """The addresses of the workers the scheduler holds now, sorted.
-
-    Asked of the scheduler on each call: ``client.scheduler_info()`` returns the client's cached identity,
-    which its periodic refresh replaces with one that lists no worker."""
+    """The addresses of the workers the scheduler holds now, sorted (asked of the scheduler on each call, not
+    of ``client.scheduler_info()``'s cached identity)."""
     return sorted(client.nthreads())
 
 
@@ -245,15 +239,12 @@ class DistributedObjective:
     """The interface of ``_core.PairObjective`` over pairs split into parts held by Dask workers.
 
     Built by :func:`fit`; the models' solvers call it as they call the in-process kernel. The parts are
-    :class:`_Part` actors of a :class:`PartGroup`. Up to ``LEAVES`` (16) parts are cut at the leaves of
-    the kernel's reduction tree, and the driver adds their block losses with the kernel's compensated sum
-    and their per-player nodes as the kernel's tree does (:func:`tree_sum`): every call returns the
-    in-process kernel's numbers bit for bit (``exact``). More parts are cut evenly and summed in part
-    order: the same numbers to rounding. Per-pair arrays: the curvature an :meth:`evaluate` call fills stays on the
-    workers (the caller's array is filled with NaN until :meth:`gather` fetches it, and naming it in
-    :meth:`hessp_s`, :meth:`player_sums` or :meth:`opponent_sums` uses the workers' copy); the fit's
-    weights ``w`` are the parts' own; other per-pair arrays (the covariates' offsets, a curvature
-    computed on the driver) are split and shipped with each call.
+    :class:`_Part` actors of a :class:`PartGroup`. Up to ``LEAVES`` (16) parts are cut at the leaves of the
+    kernel's reduction tree and added as the kernel adds them (:func:`tree_sum`): every call returns the
+    in-process kernel's numbers bit for bit (``exact``). More parts are cut evenly and summed in part order.
+    The curvature an :meth:`evaluate` call fills stays on the workers (the caller's array holds NaN until
+    :meth:`gather` fetches it; naming it in a call uses the workers' copy); the weights ``w`` are the parts'
+    own; other per-pair arrays are split and shipped with each call.
     """
 
     def __init__(self, client: Any, n_players: int, i: np.ndarray, j: np.ndarray, p: np.ndarray, w: np.ndarray,
@@ -371,13 +362,11 @@ class DistributedRows:
     """The games' terms of :class:`~discrank.DynamicElo`'s whole-history MAP over a history's rows split into
     parts held by Dask workers.
 
-    Each part is a :class:`discrank.solvers._history_core.CorePart` actor of a :class:`PartGroup`: the core's problem over
-    a contiguous range of the results' rows and one of the margin rows, with their features (context effects,
-    disc components, draw propensities, format scales) and without the chains and priors. It evaluates its rows'
-    value and gradient at every parameter (shipped with each evaluation), keeps its rows' curvature, and gives
-    its part of the Hessian's products, diagonal and global block. The driver runs Newton's method (the chains,
-    the priors and the preconditioner are its own) and adds the parts' results in part order. A part rebuilt after
-    its worker was lost evaluates the last evaluation's point again.
+    Each part is a :class:`discrank.solvers._history_core.CorePart` actor of a :class:`PartGroup`: the core's
+    problem over a contiguous range of the results' rows and of the margin rows, with their features, without
+    the chains and priors. It evaluates its rows' value and gradient, keeps their curvature, and gives its part
+    of the Hessian's products, diagonal and global block. The driver runs Newton's method and adds the parts'
+    results in part order. A rebuilt part evaluates the last point again.
     """
 
     def __init__(self, client: Any, h: History, draws: Any, n_parts: int, worker_threads: int = 1,

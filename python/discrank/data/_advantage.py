@@ -15,18 +15,13 @@ from discrank._util.labels import object_numbers
 __all__ = ["BETA_PRIOR_SCALE", "COVARIATE_HELP", "MAX_COVARIATE", "advantage_columns", "as_advantage",
            "beta_precision", "check_identifiable", "check_magnitude", "covariate_values", "named_columns"]
 
-#: The largest magnitude of a covariate's value. The fits sum each column's square over the games (the prior's
-#: precision, :func:`beta_precision`, and the curvature of ``beta``), which overflows past about 1e154 on a
-#: small log; 1e100 keeps those sums finite for any log, and a column of larger values is better rescaled
-#: (its coefficient is per unit of it: the fit is the same in any unit).
+#: The largest magnitude of a covariate's value: the fits sum each column's square over the games, which must
+#: stay finite; a column of larger values is better rescaled (its coefficient is per unit of it).
 MAX_COVARIATE = 1e100
 COVARIATE_HELP = "a covariate is a finite number in every game, at most 1e+100 in magnitude (bools read as 0 / 1)"
 #: The prior of each advantage coefficient is N(0, (BETA_PRIOR_SCALE / rms_k)^2), ``rms_k`` the root mean
-#: square of column k over the fitted games: an effect of 10 logits per typical value of the covariate (P
-#: = 0.99995) is one standard deviation. Weak where the games inform ``beta`` (a home advantage of 0.3
-#: logits with a standard error of 0.05 moves by 2.5e-5 of itself), it keeps the estimate finite where
-#: they do not: a covariate that separates the results (nonzero in one game, or only in games its side
-#: won), whose flat-prior maximum is at infinity.
+#: square of column k over the fitted games: 10 logits per typical value is one standard deviation. Weak where
+#: the games inform ``beta``, it keeps the estimate finite where a covariate separates the results.
 BETA_PRIOR_SCALE = 10.0
 
 
@@ -76,9 +71,8 @@ def check_magnitude(values: np.ndarray, name: str, row: str) -> None:
 
 def named_columns(values: Any, names: tuple) -> Any:
     """A log's ``advantage`` field as :func:`as_advantage` takes it: an array whose columns ``names`` names
-    (the form of ``GameLog(..., advantage, advantage_names)``) as a dict of its columns by name, after
-    checking that it has one column per name (a ValueError gives its shape and the names); any other value
-    as it is."""
+    (``GameLog(..., advantage, advantage_names)``) as a dict of its columns by name (a ValueError unless one
+    column per name); any other value as it is."""
     if not (isinstance(values, np.ndarray) and names):
         return values
     columns = values.reshape(values.shape[0], -1) if values.ndim == 1 else values
@@ -91,9 +85,7 @@ def named_columns(values: Any, names: tuple) -> Any:
 def as_advantage(values: Any, n_games: int) -> tuple[Optional[np.ndarray], tuple]:
     """The advantage covariates of a log as a float64 array (n_games, n_covariates), with their names.
 
-    A column that is the same value in every game is valid (``a`` is White in every game, x = 1: the
-    first-move advantage, identifiable when players meet in both orientations; a week at neutral venues,
-    x = 0); whether the coefficients are identifiable is the fit's check (:func:`check_identifiable`).
+    A column constant over the games is valid; identifiability is the fit's check (:func:`check_identifiable`).
 
     Parameters
     ----------
@@ -114,9 +106,7 @@ def as_advantage(values: Any, n_games: int) -> tuple[Optional[np.ndarray], tuple
     ------
     ValueError
         No column, a column of the wrong length or shape, a NaN or infinite value or one beyond
-        :data:`MAX_COVARIATE` in magnitude (named with its column, row and value), or two columns of one
-        name. (A column 0 in every game, or two identical columns, are the fit's check,
-        :func:`check_identifiable`.)
+        :data:`MAX_COVARIATE` in magnitude (named with its column, row and value), or two columns of one name.
     TypeError
         A value that is not a number or a bool (named with its column and row), or a name that is not text.
     """
@@ -162,14 +152,12 @@ def check_identifiable(x: Optional[np.ndarray], names: tuple) -> None:
     """Refuse covariates whose coefficients a fit cannot identify: a column 0 in every game (it carries no
     information), or two columns identical or opposite in every game.
 
-    A log may hold such columns (a week of games at neutral venues, new games to predict or to update a
-    fitted model with): this is the check of a fit, on the games it fits, not of a log.
+    This is the check of a fit, on the games it fits; a log may hold such columns.
 
     Parameters
     ----------
     x : ndarray, shape (n_games, n_covariates), or None
-        The covariates of the fitted games (or of distinct rows of them: the check depends only on which
-        values occur).
+        The covariates of the fitted games (or of their distinct rows).
     names : tuple of str
         The columns' names.
 

@@ -25,10 +25,9 @@ KEEP_HINT = 'truncated="keep" (discrank fit --keep-truncated)'
 
 def read_csv_frame(pd: Any, path: Any, read_kw: dict, truncated: str, keep_hint: Any = KEEP_HINT) -> Any:
     """A CSV file read by ``pandas.read_csv(path, **read_kw)`` (``low_memory=False`` with the C parser unless
-    given), its errors worded: a truncated compressed file (:func:`truncated_csv`, as ``truncated`` says;
-    ``keep_hint``: the option that keeps its complete rows, None for a reader without one), one that does not
-    decompress, text that is not UTF-8 and an empty file are a ``ValueError`` naming the file; a system error
-    (no such file, permission) is raised as it is."""
+    given). A truncated compressed file (:func:`truncated_csv`; ``keep_hint``: the option that keeps its complete
+    rows, or None), one that does not decompress, text that is not UTF-8 and an empty file are a ``ValueError``
+    naming the file; a system error is raised as it is."""
     if "low_memory" not in read_kw and read_kw.get("engine") in (None, "c"):
         read_kw["low_memory"] = False
     try:
@@ -42,9 +41,9 @@ def read_csv_frame(pd: Any, path: Any, read_kw: dict, truncated: str, keep_hint:
 
 @contextlib.contextmanager
 def read_errors_named(shown: str, encoding_hint: str = "") -> Iterator[None]:
-    """Within the block, a file (``shown``: its name as the messages give it) that does not decompress, or whose
-    text is not UTF-8 (``encoding_hint`` added), is a ``ValueError`` naming it; a system error (no such file,
-    permission) is raised as it is, and a compressed file cut short (an ``EOFError``) is left to the caller."""
+    """Within the block, a file (``shown``: its name in the messages) that does not decompress, or whose text is
+    not UTF-8 (``encoding_hint`` added), is a ``ValueError`` naming it; a system error is raised as it is, and an
+    ``EOFError`` (a compressed file cut short) is left to the caller."""
     try:
         yield
     except (*decompression_errors(), OSError) as exc:

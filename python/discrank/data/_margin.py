@@ -16,10 +16,8 @@ from discrank._util.labels import object_numbers
 
 __all__ = ["MARGIN_HELP", "MAX_MARGIN", "as_margin", "margin_columns", "margin_message", "margin_values"]
 
-#: The most sub-contests a side may win in one game: beyond any sport's count (the points of a match, the runs of a
-#: cricket innings), and small enough that the margin likelihood's sums over a million games, ``n kappa^2`` in its
-#: curvature, stay exact integers in float64 (below 2^53); past about 1e16 the binomial terms lose the ratings to
-#: rounding (a fit on margins of 1e20 moves ratings to thousands of logits).
+#: The most sub-contests a side may win in one game: beyond any sport's count, and small enough that the margin
+#: likelihood's sums over a million games (``n kappa^2`` in its curvature) stay exact integers in float64.
 MAX_MARGIN = 1e9
 MARGIN_HELP = ("a margin is a finite number from 0 to 1e+09 of sub-contests (points, games, goals) won by each side "
                "(half points allowed)")
@@ -42,8 +40,7 @@ def margin_columns(margin: Any) -> Optional[tuple]:
     Raises
     ------
     ValueError
-        Anything but a pair of distinct column names (a single name, three names, a name that is not
-        text, one column twice), named.
+        Anything but a pair of distinct column names, named.
     """
     if margin is None:
         return None
@@ -87,8 +84,7 @@ def as_margin(values: Any, score: np.ndarray) -> np.ndarray:
     ----------
     values : array, shape (n_games, 2), or a pair of columns
         An array (or a list of rows) of shape (n_games, 2), or a tuple or list of two 1-D columns (won by
-        ``a``, won by ``b``): numbers, integers or not. A tuple or list of two 1-D sequences is read as the
-        two columns (the margin of a log of two games is given as an array).
+        ``a``, won by ``b``), which is read as the two columns (give a log of two games an array).
     score : ndarray of float, shape (n_games,)
         The score of ``a`` in each game (the log's, checked).
 
@@ -100,10 +96,9 @@ def as_margin(values: Any, score: np.ndarray) -> np.ndarray:
     Raises
     ------
     ValueError
-        A shape other than (n_games, 2), or a length other than the score's (both lengths named); a
-        missing value (None, NaN), a negative or infinite one, or one above :data:`MAX_MARGIN` (named with its
-        game, side and value); more than half of the decided games with a margin won by the side with fewer
-        sub-contests (the columns look swapped; the count, the share and the first such game named).
+        A shape other than (n_games, 2), or a length other than the score's; a missing, negative or infinite
+        value, or one above :data:`MAX_MARGIN` (named with its game and side); more than half of the decided
+        games with a margin won by the side with fewer sub-contests (the columns look swapped).
     TypeError
         A value that is not a number (text, a bool), named with its game and side.
     """
@@ -162,8 +157,7 @@ def _check_not_swapped(m: np.ndarray, score: np.ndarray) -> None:
 def margin_values(values: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Per row of a frame's margin column: the value as a float (NaN where there is none), missing (None,
     NaN, NA, blank text), unparseable (a negative or infinite number or one above :data:`MAX_MARGIN`, text that
-    is not a number, a bool, any other object). Numbers are read as they are (integers that pandas read as
-    floats included), text that reads as a number as that number."""
+    is not a number, a bool, any other object). Text that reads as a number is that number."""
     kind = values.dtype.kind
     if kind in "iuf":
         out = values.astype(np.float64)

@@ -43,12 +43,8 @@ def are_results(score: np.ndarray) -> bool:
 def draw_counts(n_players: int, ia: np.ndarray, ib: np.ndarray, score: np.ndarray, pair_lo: np.ndarray,
                 pair_hi: np.ndarray) -> Optional[np.ndarray]:
     """Each pair's games scored 0.5 (its draws), the pairs ``pair_lo < pair_hi`` sorted as the core's
-    aggregation gives them; None when some score is not a result (:func:`are_results`).
-
-    The core's aggregation sums scores and games, not draws: the draws are the games of the core's
-    aggregation of the drawn games alone, placed among the pairs by a binary search. The cost beyond the
-    aggregation of every game is one pass over the scores, and for the drawn games one more aggregation
-    and one search each.
+    aggregation gives them; None when some score is not a result (:func:`are_results`). The drawn games
+    alone are aggregated by the core and placed among the pairs by a binary search.
     """
     if not are_results(score):
         return None
@@ -82,16 +78,14 @@ class PairConstructors:
         Parameters
         ----------
         a, b : array, shape (n_games,)
-            Labels of the two players of each game: numbers or strings, one kind for both (a ``ValueError``
-            names the kinds and their first positions otherwise); no missing label, no empty or blank string,
-            no bytes (decode them) or bools. Integers stay exact: the labels are int64, or uint64 when none
-            is negative and some exceed 2^63 - 1; strings are kept as an object array of str.
+            Labels of the two players of each game: numbers or strings, one kind for both; no missing label,
+            no blank string, no bytes (decode them) or bools. Integers stay exact (int64, or uint64 above
+            2^63 - 1).
         score : array of float, shape (n_games,)
-            Score of ``a``: 1 a win, 0 a loss, 0.5 a draw (any value in [0, 1] is a fractional result), or
-            PGN result strings ("1-0", "0-1", "1/2-1/2").
+            Score of ``a``: 1 a win, 0 a loss, 0.5 a draw, any value in [0, 1], or PGN result strings.
         labels : array, optional
-            All the players, in the order of the ratings. Default: the sorted distinct labels of a and b.
-            A label of ``a`` or ``b`` not in ``labels`` is an error.
+            All the players, in the order of the ratings (default: the sorted distinct labels of a and b);
+            a label of ``a`` or ``b`` not in it is an error.
         min_games : int
             Keep only pairs with at least this many games (players left without a pair are dropped).
         weights : {"games", "uniform"}, optional
@@ -100,14 +94,13 @@ class PairConstructors:
         Returns
         -------
         PairwiseData
-            The pairs, with each pair's draws (the games scored 0.5) in ``draws`` when every score is 1,
-            0.5 or 0 (else ``draws`` is None).
+            The pairs, with their draws in ``draws`` when every score is 1, 0.5 or 0 (else None).
 
         Raises
         ------
         ValueError
             Inputs of different lengths, no game, a score outside [0, 1], a game of a player against
-            themself, labels as described above, or a ``min_games`` that no pair reaches.
+            themself, labels of mixed kinds or missing, or a ``min_games`` that no pair reaches.
         TypeError
             Labels of a type that is not a label (bools, bytes, other objects).
         """
@@ -126,12 +119,8 @@ class PairConstructors:
         min_games: int = 1,
         weights: Optional[str] = None,
     ) -> "PairwiseData":
-        """Aggregate games whose columns are checked already, as :meth:`from_games` does (used by
-        ``GameLog.to_pairs``).
-
-        For the columns of a :class:`discrank.GameLog` built by its readers or ``from_arrays``: labels of
-        one kind (``as_label_array``), scores as float64 in [0, 1], equal lengths, at least one game. They
-        are aggregated without those checks being repeated.
+        """Aggregate games whose columns are checked already (a :class:`discrank.GameLog`'s: labels of one
+        kind, float64 scores in [0, 1], equal lengths, at least one game), as :meth:`from_games` does.
 
         Parameters
         ----------
@@ -230,9 +219,8 @@ class PairConstructors:
         """Entries pooled into their unordered pairs: wins and games add up.
 
         ``ia``, ``ib``: int32 indices into ``labels``. Each entry is one game (``n_games=None``) or
-        ``n_games[t]`` games. Orientation, grouping and the sums run in one pass of the core, game order
-        kept within a pair. ``what`` ("game", "pair") and ``shown`` (the players of ``ia`` as the user gave
-        them; default ``labels[ia]``) word the message on an entry of a player against themself.
+        ``n_games[t]`` games; one pass of the core. ``what`` ("game", "pair") and ``shown`` (the players of
+        ``ia`` as given; default ``labels[ia]``) word the message on an entry of a player against themself.
         """
         try:
             pair_lo, pair_hi, games, wins = _core.aggregate_games(len(labels), ia, ib, p, n_games)
@@ -300,9 +288,8 @@ class PairConstructors:
     ) -> "PairwiseData":
         """Aggregate a pandas DataFrame of games (one row per game) to pairs.
 
-        The rows are read as :meth:`discrank.GameLog.from_frame` reads them: filtered by time, then checked,
-        then filtered by ``min_player_games``, then aggregated (:meth:`from_games`). For time-ordered splits and online updates keep
-        the games: :class:`discrank.GameLog`.
+        The rows are read as :meth:`discrank.GameLog.from_frame` reads them, then aggregated
+        (:meth:`from_games`). To keep the games, use :class:`discrank.GameLog`.
 
         Parameters
         ----------
@@ -327,12 +314,10 @@ class PairConstructors:
         weights : {"games", "uniform"}, optional
             See :class:`PairwiseData`; default ``"games"``.
         invalid : {"raise", "drop"}
-            An invalid row (player against themself, missing player name, missing or unparseable result or
-            time): a ``ValueError`` naming the row (default), or ``"drop"``: dropped and reported by one
-            :class:`~discrank._util.exceptions.InvalidRowsWarning` (counts per kind, first rows).
+            An invalid row: a ``ValueError`` naming it (default), or dropped and reported by one
+            :class:`~discrank._util.exceptions.InvalidRowsWarning` (as in :meth:`discrank.GameLog.from_frame`).
         max_invalid : float, optional
-            With ``invalid="drop"``: the largest share of the rows dropped (default 0.5); more is refused, as
-            in :meth:`discrank.GameLog.from_frame`.
+            With ``invalid="drop"``: the largest share of the rows dropped (default 0.5); more is refused.
 
         Returns
         -------
@@ -349,8 +334,7 @@ class PairConstructors:
 
         Where both ``P[i, j]`` and ``P[j, i]`` are observed they must satisfy ``P[i, j] + P[j, i] = 1``
         (Definition 2.1 of the paper) to 1e-9; where only one is observed it is used. The diagonal is
-        ignored. ``P`` is read in blocks of rows (never copied whole, float32 stays float32): beyond ``P``
-        the memory used is the result's (16 bytes per observed pair) and a few blocks of at most 8 MB.
+        ignored. ``P`` is read in blocks of rows, never copied whole.
 
         Parameters
         ----------
@@ -359,8 +343,7 @@ class PairConstructors:
         labels : array, shape (n,), optional
             The players' labels, in the order of the rows; default ``0 .. n - 1``.
         weights : {"uniform"}, optional
-            ``"uniform"`` (the default): every observed pair once. ``"games"`` is refused: a matrix has no
-            number of games.
+            ``"uniform"`` (the default). ``"games"`` is refused: a matrix has no number of games.
 
         Returns
         -------

@@ -1,19 +1,13 @@
 """Rows of a game log: results, times and player names read; the rows of a frame read and classified.
 
-The low level of the data path: :mod:`discrank.data.logs` (the readers and :class:`~discrank.GameLog`) and
-:mod:`discrank.data.pairs` (:class:`~discrank.PairwiseData`) both read game rows through this module, which
-imports neither of them.
+The low level of the data path: :mod:`discrank.data.logs` and :mod:`discrank.data.pairs` read game rows through
+this module, which imports neither of them.
 
-Results are read as numbers (1 a win of a, 0.5 a draw, 0 a loss; any value in [0, 1]), as PGN result
-strings ("1-0", "0-1", "1/2-1/2", also "½-½"), or from a ``winner`` column holding the winner's label
-(or a draw marker, :data:`DRAW_MARKERS`). :func:`read_frame_rows` classifies each row of a frame as valid
-or as one of the :data:`~discrank.data._screen.INVALID_KINDS`, and :func:`~discrank.data._screen.screen_rows` (in
-:mod:`discrank.data._screen`) raises on the first invalid row or drops and reports them. It reads the advantage
-covariates of a frame too (:mod:`discrank.data._advantage`; a row with a missing or non-numeric covariate is
-invalid), its context column (a label per game: a surface, a time control, a map; a row without one
-is invalid), which :func:`as_context` checks as a log's column, its match format column (a label per game:
-"bo3", "bo5"; checked alike), and its margin columns (the sub-contests won by each side,
-:mod:`discrank.data._margin`; a row where one is missing or not a number >= 0 is invalid).
+Results are read as numbers in [0, 1], as PGN result strings ("1-0", "0-1", "1/2-1/2", "½-½"), or from a
+``winner`` column holding the winner's label or a draw marker (:data:`DRAW_MARKERS`). :func:`read_frame_rows`
+classifies each row of a frame as valid or as one of the :data:`~discrank.data._screen.INVALID_KINDS` (players,
+result, time, advantage covariates, context, match format, margin), and
+:func:`~discrank.data._screen.screen_rows` raises on the first invalid row or drops and reports them.
 
 The names of :mod:`discrank.data._screen` and :mod:`discrank.data._advantage` that the readers use are importable
 from here as well.
@@ -25,11 +19,11 @@ from typing import Any, NamedTuple, Optional
 
 import numpy as np
 
-from discrank.data._advantage import COVARIATE_HELP, MAX_COVARIATE, advantage_columns, as_advantage, covariate_values  # noqa: F401 - as_advantage: discrank.data._rows.as_advantage, as it was
+from discrank.data._advantage import COVARIATE_HELP, MAX_COVARIATE, advantage_columns, as_advantage, covariate_values  # noqa: F401 - as_advantage re-export
 from discrank._util.checks import check_positive_int, check_same_length, self_play_message, show
 from discrank._util.labels import as_label_array, factorize_objects, object_numbers
 from discrank.data._margin import margin_columns, margin_message, margin_values
-from discrank.data._screen import (BAD_COVARIATE, BAD_RESULT, BAD_TIME, INVALID_KINDS, MISSING_COVARIATE,  # noqa: F401 - the rows' names, as they were
+from discrank.data._screen import (BAD_COVARIATE, BAD_RESULT, BAD_TIME, INVALID_KINDS, MISSING_COVARIATE,  # noqa: F401 - the rows' names re-exported
                               BAD_MARGIN, MAX_INVALID, MISSING_CONTEXT, MISSING_FORMAT, MISSING_MARGIN, MISSING_NAME,
                               MISSING_RESULT, MISSING_TIME, SELF_PLAY, UNFINISHED, active_games, check_invalid,
                               check_max_invalid, screen_rows, time_bound, warn_user)
@@ -160,14 +154,13 @@ def as_times(values: Any, name: str = "time") -> np.ndarray:
 
 
 def as_context(values: Any, n_games: int, what: str = "context") -> np.ndarray:
-    """The context of each game of a log (a surface, a time control, a map), or another label column of
-    the games (``what="match_format"``: a match's format, "bo3" or "bo5"), checked.
+    """The context of each game of a log (a surface, a map), or another label column of the games
+    (``what="match_format"``: "bo3" or "bo5"), checked.
 
     Parameters
     ----------
     values : array-like, shape (n_games,)
-        One label per game: text or numbers, of one kind, as player labels are
-        (:func:`discrank._util.labels.as_label_array`).
+        One label per game: text or numbers, of one kind, as player labels are.
     n_games : int
         The number of games (the length of the log's ``score``).
     what : str, optional
@@ -176,14 +169,13 @@ def as_context(values: Any, n_games: int, what: str = "context") -> np.ndarray:
     Returns
     -------
     ndarray, shape (n_games,)
-        The labels as :func:`~discrank._util.labels.as_label_array` stores them (strings as an object array of
-        str; numbers as int64, uint64 or float64).
+        The labels as :func:`~discrank._util.labels.as_label_array` stores them.
 
     Raises
     ------
     ValueError
-        Not 1-D, a length other than ``n_games`` (both lengths named), a missing entry (None, NaN, empty or
-        blank text; named with its game and value), labels of mixed kinds or a non-finite number.
+        Not 1-D, a length other than ``n_games``, a missing entry (None, NaN, blank text; named with its game),
+        labels of mixed kinds or a non-finite number.
     TypeError
         Labels that are bools, bytes or other objects.
     """
@@ -312,7 +304,7 @@ def _winner_rows(a: np.ndarray, b: np.ndarray, winner: np.ndarray,
 
 
 def _frame_times(pd: Any, tcol: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """A time column as numbers or datetimes (as :meth:`GameLog.from_frame` always read it), with the rows
+    """A time column as numbers or datetimes (as :meth:`GameLog.from_frame` reads it), with the rows
     whose time is missing and those whose time is not a time."""
     kind = tcol.dtype.kind
     if kind in "iufM":
@@ -359,14 +351,14 @@ def read_frame_rows(df: Any, a: str = "a", b: str = "b", score: Optional[str] = 
                     match_format: Optional[str] = None) -> FrameRows:
     """The valid games of a pandas DataFrame, one row per game, as columns.
 
-    The rows are first filtered by time (``start``, ``end``), then checked, then filtered by ``min_player_games``
-    over the valid rows (:func:`screen_rows`). The arguments are :meth:`discrank.GameLog.from_frame`'s.
+    The rows are filtered by time, then checked, then filtered by ``min_player_games`` (:func:`screen_rows`).
+    The arguments are :meth:`discrank.GameLog.from_frame`'s.
 
     Parameters
     ----------
     df : pandas.DataFrame
-        The games; an invalid row is named with ``df.attrs[LINE0]`` + its number, its line in a CSV file, else
-        with its index label where the index is not the rows' numbers.
+        The games; an invalid row is named by its line in a CSV file (``df.attrs[LINE0]`` + its number), else
+        by its index label where the index is not the rows' numbers.
     a, b, score, winner, time : str
         The columns (exactly one of ``score`` and ``winner``).
     start, end : optional
@@ -376,22 +368,17 @@ def read_frame_rows(df: Any, a: str = "a", b: str = "b", score: Optional[str] = 
     invalid : {"raise", "drop"}
         Raise on the first invalid row, or drop and report them.
     max_invalid : float, optional
-        With ``invalid="drop"``: the largest share of the rows (in the time window) dropped; more is
-        refused (:func:`~discrank.data._screen.refuse_mostly_invalid`).
+        With ``invalid="drop"``: the largest share of the rows (in the time window) dropped; more is refused.
     advantage : str or list of str, optional
-        The columns of advantage covariates (numbers, bools read as 0 / 1). A row where one is missing
-        is invalid ("missing covariate"), as is one where it is not a number or infinite ("unparseable
-        covariate").
+        The columns of advantage covariates (numbers, bools read as 0 / 1); a row where one is missing or not
+        a finite number is invalid.
     context : str, optional
-        The column of each game's context (a label: text or numbers). A row where it is missing (NaN,
-        None, empty text) is invalid ("missing context").
+        The column of each game's context (a label); a row without one is invalid.
     margin : tuple of two str, optional
-        The columns of the sub-contests won by ``a`` and by ``b`` (:func:`~discrank.data._margin.margin_columns`).
-        A row where one is missing is invalid ("missing margin"), as is one where it is not a finite number
-        >= 0 ("unparseable margin").
+        The columns of the sub-contests won by ``a`` and by ``b``; a row where one is missing or not a finite
+        number >= 0 is invalid.
     match_format : str, optional
-        The column of each game's match format (a label: text or numbers, "bo3", "bo5"). A row where it is
-        missing (NaN, None, empty text) is invalid ("missing match format").
+        The column of each game's match format (a label: "bo3", "bo5"); a row without one is invalid.
     row0 : int or ndarray of int, optional
         The number of the frame's first row in its file, for the messages (a chunk of a scan); or the number of
         each of its rows (a chunk some of whose rows were left out before).
@@ -401,19 +388,20 @@ def read_frame_rows(df: Any, a: str = "a", b: str = "b", score: Optional[str] = 
     Returns
     -------
     FrameRows
-        ``a``, ``b``: the players of the valid games, in the frame's order (integer ids that pandas read as floats
-        because of missing entries that were dropped are integers again), not yet checked as labels; ``score``: the
-        score of ``a``; ``time``: their times (numbers or datetime64) when ``time`` is given; ``dropped``: the invalid
-        rows dropped, counted by kind (``invalid="drop"``); ``advantage``: the covariates of the valid games (float64,
-        shape (n, n_covariates)) or None, not yet checked as columns (:func:`as_advantage`); ``advantage_names``: their
-        columns' names; ``context``: the contexts of the valid games when ``context`` is given (integers that pandas
-        read as floats because of missing entries that were dropped are integers again), not yet checked as labels
-        (:func:`as_context`); ``margin``: the margins of the valid games (float64, shape (n, 2)) when ``margin`` is
-        given, not yet checked as a log's (:func:`~discrank.data._margin.as_margin`); ``match_format``: the match formats of
-        the valid games when ``match_format`` is given, read as ``context`` is.  Raises ------ ValueError A column that
-        is not in the frame, an empty frame, an invalid row (``invalid="raise"``), more than ``max_invalid`` of the rows
-        invalid (``invalid="drop"``), no game left after the filters, or an unknown ``invalid`` or ``max_invalid``.
-        TypeError ``df`` is not a DataFrame, or ``advantage`` is not a column name or a list of names.
+        The valid games' columns, in the frame's order, not yet checked as a log's: ``a``, ``b`` (integer ids
+        that pandas read as floats because of dropped missing entries are integers again, as are contexts and
+        match formats), ``score``, ``time`` (when given), ``dropped`` (the invalid rows dropped, by kind),
+        ``advantage`` (float64, (n, n_covariates), or None) and ``advantage_names``, ``context``, ``margin``
+        (float64, (n, 2)) and ``match_format`` (each when given).
+
+    Raises
+    ------
+    ValueError
+        A column that is not in the frame, an empty frame, an invalid row (``invalid="raise"``), more than
+        ``max_invalid`` of the rows invalid, no game left after the filters, or an unknown ``invalid`` or
+        ``max_invalid``.
+    TypeError
+        ``df`` is not a DataFrame, or ``advantage`` is not a column name or a list of names.
     """
     pd = pandas_module()
     invalid = check_invalid(invalid)

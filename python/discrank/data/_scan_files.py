@@ -1,7 +1,6 @@
-"""The files of :func:`discrank.scan_games`: the paths named found and their formats told, and each file read
-in chunks (Parquet row batches, pyarrow's streaming CSV reader, blocks of JSON lines, PGN header blocks),
-each chunk's rows screened by the readers' own rules (:meth:`discrank.GameLog.from_frame`,
-:func:`discrank.read_pgn`; an arena log's votes as :func:`discrank.read_arena` keeps them)."""
+"""The files of :func:`discrank.scan_games`: the paths found and their formats told, and each file read in
+chunks (Parquet row batches, pyarrow's streaming CSV reader, blocks of JSON lines, PGN header blocks), each
+chunk's rows screened by the readers' own rules."""
 
 from __future__ import annotations
 
@@ -26,12 +25,10 @@ FORMATS = formats(parquet=("parquet",), csv=("csv", "tsv"), jsonl=("jsonl",), pg
 
 
 def sources(paths: Any, fmt: Optional[str]) -> list[tuple[str, str]]:
-    """(path, format) of every file named, by one rule: a folder, whether given as a path, matched by a glob
-    or met inside a folder (a symbolic link to one included), is read recursively in sorted order, its
-    names that start with "." or "_" skipped (as Parquet writers leave them); a file is read once, however
-    many paths name it (overlapping paths or links: a warning names each file named again); and anything
-    that is neither a regular file nor a folder (a named pipe, a socket, a device) is refused by name, as
-    reading it could block or never end."""
+    """(path, format) of every file named: a folder (given, matched by a glob or met inside a folder, links
+    followed) is read recursively in sorted order, names starting with "." or "_" skipped; a file is read
+    once, however many paths name it (a warning names each file named again); anything that is neither a
+    regular file nor a folder (a named pipe, a socket, a device) is refused by name."""
     if isinstance(paths, (str, os.PathLike)):
         paths = [paths]
     try:
@@ -125,8 +122,8 @@ class Chunk:
 
 def _frame_chunk(df: Any, path: str, row0: int, spec: dict) -> Chunk:
     """A chunk of a CSV, Parquet or JSON-lines file (a pandas frame) screened by ``read_frame_rows``, after
-    the votes that ``bothbad="ignore"`` drops (their rows keep their numbers in the messages); a winner that
-    reads two ways (:func:`discrank.data._votes.check_winner_sides`) is refused first."""
+    the votes that ``bothbad="ignore"`` drops (the rows keep their numbers); a winner that reads two ways is
+    refused first."""
     n_rows = len(df)
     if spec["winner"] is not None:
         try:
@@ -235,11 +232,9 @@ def _csv_chunks(path: str, spec: dict) -> Iterator[Chunk]:
 
 
 def _json_chunks(path: str, spec: dict) -> Iterator[Chunk]:
-    """A JSON-lines file (one vote or game a line, compressed by its suffix as CSV) in blocks of lines (about
-    ``json_block_bytes`` of text, at most ``batch_rows`` lines), each read by ``pandas.read_json(lines=True)`` as
-    :func:`discrank.read_arena` reads a whole file; its rows numbered as their records (blank lines
-    skipped, as pandas skips them). A line that is no JSON object (a truncated last line) names the file,
-    its line and its row."""
+    """A JSON-lines file (compressed by its suffix) in blocks of lines (about ``json_block_bytes`` of text, at
+    most ``batch_rows`` lines), each read by ``pandas.read_json(lines=True)``; rows numbered as records (blank
+    lines skipped). A line that is no JSON object names the file, its line and its row."""
     import io
 
     import pandas as pd

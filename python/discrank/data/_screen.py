@@ -105,13 +105,12 @@ def check_reading(invalid: Any, max_invalid: Any, min_player_games: Any) -> None
 
 def refuse_mostly_invalid(n_invalid: int, n_rows: int, dropped: dict, max_invalid: float, unit: str = "row") -> None:
     """Refuse to drop more than ``max_invalid`` of the rows (``invalid="drop"``): so many invalid rows
-    mean a misread column more often than a dirty log, and the fit of the rest would mean nothing.
+    usually mean a misread column.
 
     Parameters
     ----------
     n_invalid : int
-        The invalid rows that ``invalid="raise"`` would stop at (not the rows a reader skips in both
-        modes, such as the unfinished games of a PGN file).
+        The invalid rows that ``invalid="raise"`` would stop at (not those a reader skips in both modes).
     n_rows : int
         The rows checked (those in the time window).
     dropped : dict of str to int
@@ -124,8 +123,7 @@ def refuse_mostly_invalid(n_invalid: int, n_rows: int, dropped: dict, max_invali
     Raises
     ------
     ValueError
-        ``n_invalid > max_invalid * n_rows``: the message gives the count, the share, the most common kind
-        and ``max_invalid=`` (``--max-invalid``) to drop them all the same.
+        ``n_invalid > max_invalid * n_rows``, with the count, the share and the most common kind.
     """
     if n_rows <= 0 or n_invalid <= max_invalid * n_rows:
         return
@@ -143,8 +141,7 @@ LARGE_SHARE, LARGE_ROWS = 0.1, 100
 
 
 def large_share(n_invalid: int, n_rows: int, unit: str = "row") -> str:
-    """The words that the drop warning adds when ``n_invalid`` of ``n_rows`` is at least :data:`LARGE_SHARE`
-    (goals read as a score drop about half of a football log, under :data:`MAX_INVALID`) of at least
+    """The words that the drop warning adds when ``n_invalid`` is at least :data:`LARGE_SHARE` of at least
     ``LARGE_ROWS`` rows; else ''."""
     if n_rows < LARGE_ROWS or n_invalid < LARGE_SHARE * n_rows:
         return ""
@@ -159,8 +156,8 @@ def time_bound(value: Any, t: np.ndarray, name: str) -> Any:
     Parameters
     ----------
     value : object
-        The bound: a date (text, datetime, datetime64) for datetimes; a number for numbers (a string
-        such as "20100101", as the command line gives it, is read as one).
+        The bound: a date (text, datetime, datetime64) for datetimes; a number (or text such as
+        "20100101") for numbers.
     t : ndarray
         The times it bounds.
     name : str
@@ -242,8 +239,7 @@ def active_games(ca: np.ndarray, cb: np.ndarray, n_players: int, valid: np.ndarr
     min_player_games : int
         The fewest games a player keeps.
     games : ndarray of float, shape (n_games,), optional
-        The games each row stands for (rows of games summed by pair, ``discrank.scan_games``); default
-        one each.
+        The games each row stands for (summed rows, ``discrank.scan_games``); default one each.
 
     Returns
     -------
@@ -264,9 +260,8 @@ def active_games(ca: np.ndarray, cb: np.ndarray, n_players: int, valid: np.ndarr
 
 def kept_games(a: np.ndarray, b: np.ndarray, t: Optional[np.ndarray], start: Any, end: Any,
                min_player_games: int) -> np.ndarray:
-    """The games of a log that :meth:`discrank.GameLog.filter` keeps, as a mask: those with
-    ``start <= t < end``, then those of the players with at least ``min_player_games`` of them
-    (:func:`active_games`).
+    """The games of a log that :meth:`discrank.GameLog.filter` keeps, as a mask: ``start <= t < end``, then
+    the players with at least ``min_player_games`` of them (:func:`active_games`).
 
     Parameters
     ----------
@@ -340,14 +335,11 @@ def screen_rows(kind: np.ndarray, a: np.ndarray, b: np.ndarray, missing_a: np.nd
                 numbers: Any = None) -> tuple[np.ndarray, dict[str, int]]:
     """The rows to keep, and the counts of the invalid rows dropped, by kind.
 
-    Steps, in order: the time window (rows outside ``[start, end)`` are never checked; a row without a
-    valid time cannot be placed and stays, invalid); then the invalid rows are set apart; then
-    ``min_player_games`` is applied over the valid rows (:func:`active_games`), and an invalid row with a
-    named player who does not survive it is filtered out, neither raised on nor reported. Then
-    ``invalid="raise"`` raises on the first invalid row left (``explain`` words it), and ``invalid="drop"``
-    drops them and warns (:class:`~discrank._util.exceptions.InvalidRowsWarning`), unless more than
-    ``max_invalid`` of the rows in the window are invalid (:func:`refuse_mostly_invalid`; the kinds of
-    ``skip`` not counted).
+    In order: the time window (rows outside ``[start, end)`` are never checked; a row without a valid time
+    stays, invalid); ``min_player_games`` over the valid rows (an invalid row of a player it removes is
+    neither raised on nor reported); then ``invalid="raise"`` raises on the first invalid row left, and
+    ``invalid="drop"`` drops them and warns, unless more than ``max_invalid`` of the rows in the window are
+    invalid (the kinds of ``skip`` not counted).
 
     Parameters
     ----------
@@ -367,11 +359,9 @@ def screen_rows(kind: np.ndarray, a: np.ndarray, b: np.ndarray, missing_a: np.nd
         Kinds dropped in both modes (counted when dropping).
     empty_ok : bool, optional
         No valid row left returns no rows instead of raising, and ``invalid="drop"`` counts the rows
-        dropped without warning or refusing (a chunk of a scan, whose caller reports the whole scan's
-        drops and applies ``max_invalid`` to them).
+        dropped without warning or refusing (a chunk of a scan, whose caller does both).
     max_invalid : float, optional
-        The largest share of the rows in the window that ``invalid="drop"`` drops (default
-        :data:`MAX_INVALID`).
+        The largest share of the rows in the window dropped (default :data:`MAX_INVALID`).
     numbers : ndarray of int, optional
         Each row's number in its source, for the warning (default: its position).
 

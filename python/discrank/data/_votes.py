@@ -1,11 +1,10 @@
-"""The votes of arena logs, shared by the readers that take them (:func:`discrank.read_arena`,
-:func:`discrank.scan_games`, :func:`discrank.dask.aggregate`): the ties in which both answers were bad,
-and how ties count, in a log or in a chunk of its games (the policies of :func:`discrank.data.arena.apply_ties`).
+"""The votes of arena logs, shared by :func:`discrank.read_arena`, :func:`discrank.scan_games` and
+:func:`discrank.dask.aggregate`: the ties in which both answers were bad, and how ties count, in a log or in a
+chunk of its games (the policies of :func:`discrank.data.arena.apply_ties`).
 
-The winner column itself ("model_a", "model_b", "tie", "tie (bothbad)") is read by the readers' own rule
-(:func:`discrank.data._rows.read_frame_rows`): a winner that names a player's column names that side, and a
-draw marker scores 0.5. A winner that is also the name of one of the vote's models (a model called
-"model_b", or "tie") reads two ways; :func:`check_winner_sides` refuses such votes, naming them.
+The winner column is read by the readers' own rule (:func:`discrank.data._rows.read_frame_rows`); a winner that
+is also the name of one of the vote's models (a model called "model_b", or "tie") reads two ways, and
+:func:`check_winner_sides` refuses it.
 """
 
 from __future__ import annotations
@@ -61,12 +60,10 @@ def winner_keyword(value: Any, sides: tuple) -> Optional[float]:
 
 
 def check_winner_sides(df: Any, a: str, b: str, winner: str, row0: Any = 0) -> None:
-    """Refuse votes whose winner reads two ways: it is the name of one of the vote's models (which the readers
-    read as that model winning) and also a keyword of another meaning (:func:`winner_keyword`: the other
-    side's column, or a tie): a model named "model_b" that sits in column ``model_a``, or a model named "tie".
-    The ValueError names the models, the first such vote (its row: ``row0`` plus its position, or
-    ``row0[k]`` for an array) and their count. Votes where both readings agree (a model named "model_b" in
-    column ``model_b`` that won) pass."""
+    """Refuse votes whose winner is the name of one of the vote's models and also a keyword of another meaning
+    (:func:`winner_keyword`): a model named "model_b" in column ``model_a``, or a model named "tie". The
+    ValueError names the models, the first such vote (row ``row0`` plus its position, or ``row0[k]`` for an
+    array) and their count. Votes where both readings agree pass."""
     if winner not in df.columns or a not in df.columns or b not in df.columns:
         return  # (a missing column: the reader names it)
     import pandas as pd
@@ -119,9 +116,8 @@ def vote_frame(df: Any, winner: Optional[str], bothbad: str, row0: int = 0) -> t
 def tie_rows(score: np.ndarray, ties: str) -> Optional[tuple[np.ndarray, np.ndarray]]:
     """The games that the policy ``ties`` makes of games scored ``score`` (a tie scores 0.5): the rows to
     take, in order, and their scores; None when they are the games as they are ("half", "davidson", or
-    "ignore" without a tie). "ignore": the ties dropped; "one-win-each" (FastChat's leaderboard): every
-    vote taken twice, a decisive one as two wins for its winner, a tie as one win for each side (its first
-    copy won by the first player, its second by the second)."""
+    "ignore" without a tie). "one-win-each": every vote taken twice, a decisive one as two wins for its winner,
+    a tie as one win for each side (the first copy won by the first player)."""
     score = np.asarray(score, dtype=np.float64)
     tie = score == 0.5
     if ties in ("half", "davidson") or (ties == "ignore" and not tie.any()):

@@ -1,12 +1,9 @@
 """Arena logs: pairwise votes between models or agents (Chatbot Arena and its copies, agent leagues).
 
 Their files hold ``model_a, model_b, winner`` with ``winner`` in {"model_a", "model_b", "tie", "tie
-(bothbad)"}; the readers take them as they are (``GameLog.read_csv(path, a="model_a", b="model_b",
-winner="winner")``: a winner that names a player's column names that side, and both ties are draws, score
-0.5). :func:`apply_ties` then sets how the ties count (:data:`TIES`); :func:`read_arena` does both, from a
-CSV, Parquet or JSON file (one vote per line, or a ``.json`` array of votes) or a frame. A model named like a
-winner value ("model_b", "tie"), where its vote's winner reads both ways, is refused
-(:func:`discrank.data._votes.check_winner_sides`).
+(bothbad)"}; the readers take them as they are (a winner that names a player's column names that side; both
+ties score 0.5). :func:`apply_ties` sets how the ties count (:data:`TIES`); :func:`read_arena` does both, from
+a CSV, Parquet or JSON file or a frame. A model named like a winner value ("model_b", "tie") is refused.
 """
 
 from __future__ import annotations
@@ -35,19 +32,18 @@ def apply_ties(log: Any, ties: str = "half") -> Any:
     log : GameLog
         The votes; a tie is a game scored 0.5.
     ties : {"half", "davidson", "ignore", "one-win-each"}, default "half"
-        - "half": a tie is half a win for each side (the log as it is; Bradley-Terry's bce on the score);
-        - "davidson": the log as it is, for a draw model to fit the ties (``Elo(draws="davidson")``):
-          the ties then have their own probability instead of counting as half a win;
-        - "ignore": the ties are dropped (only decisive votes are rated);
-        - "one-win-each": FastChat's leaderboard rule: every vote is two games, a decisive vote two wins
-          for its winner, a tie one win for each side. A Bradley-Terry fit then has the ratings of "half"
-          (its loss is twice "half"'s), on twice the games (which a prior's weight sees).
+        - "half": a tie is half a win for each side (the log as it is);
+        - "davidson": the log as it is, for a draw model to fit the ties (``Elo(draws="davidson")``);
+        - "ignore": the ties are dropped;
+        - "one-win-each": FastChat's rule: every vote is two games, a decisive vote two wins for its
+          winner, a tie one win for each side (a Bradley-Terry fit gives the ratings of "half" on twice
+          the games).
 
     Returns
     -------
     GameLog
-        ``log`` itself for "half" and "davidson"; otherwise a new log (times and advantage columns kept
-        with their games; each vote's two games of "one-win-each" at its place, a tie's ``a``'s win first).
+        ``log`` itself for "half" and "davidson"; otherwise a new log, times and advantage columns kept
+        with their games (each vote's two games of "one-win-each" at its place).
 
     Raises
     ------
@@ -102,10 +98,9 @@ def _metadata_sum(values: Any, key: str, column: str) -> np.ndarray:
 def style_features(frame: Any, names: Any, metadata: str = "conv_metadata") -> tuple[np.ndarray, tuple]:
     """Style features of the votes, one column per name, each a's answer against b's.
 
-    Each name is, in order of preference: a column of the frame, taken as it is (a feature already
-    computed); a pair of columns ``name_a`` and ``name_b`` (a's and b's value), whose normalised difference
-    ``(a - b) / (a + b)`` (0 where both are 0) is the feature; or one of :data:`STYLE_METADATA` (``"len"``,
-    ``"header"``, ``"list"``, ``"bold"``; ``"md"`` for the three markdown counts) read from the
+    Each name is, in order of preference: a column of the frame, taken as it is; a pair of columns
+    ``name_a`` and ``name_b``, whose normalised difference ``(a - b) / (a + b)`` (0 where both are 0) is the
+    feature; or one of :data:`STYLE_METADATA` (``"md"`` for the three markdown counts) read from the
     conversation-metadata column ``metadata``, as Chatbot Arena's style-controlled board derives them.
 
     Returns
@@ -183,21 +178,18 @@ def read_arena(source: Any, *, model_a: str = "model_a", model_b: str = "model_b
     Parameters
     ----------
     source : str, path-like or pandas.DataFrame
-        A CSV (``.csv``), Parquet (``.parquet``) or JSON (``.jsonl``, ``.ndjson``, ``.json``: one vote per
-        line; a ``.json`` file may also hold an array of votes) file, compressed or not; or a frame of the
-        votes.
+        A CSV (``.csv``), Parquet (``.parquet``) or JSON (``.jsonl``, ``.json``: one vote per line, or a
+        ``.json`` array of votes) file, compressed or not; or a frame of the votes.
     model_a, model_b, winner : str
-        The columns: the two models, and the winner ("model_a", "model_b", "tie", "tie (bothbad)": the
-        name of the winner's column or a draw marker, or the winning model's name). A winner that reads
-        both ways (a model named "model_b" in column ``model_a``, a model named "tie") is refused.
+        The columns: the two models, and the winner (the name of the winner's column, a draw marker, or
+        the winning model's name). A winner that reads both ways (a model named "tie") is refused.
     ties : {"half", "davidson", "ignore", "one-win-each"}, default "half"
         How the ties count (:func:`apply_ties`).
     time : str, optional
         A column of the votes' times (numbers or dates).
     style : str or list of str, optional
         Style features (the answers' length, markdown counts), as :func:`style_features` reads or derives
-        them (a column, a pair of columns ``name_a`` / ``name_b``, or the conversation metadata), held as
-        the log's advantage covariates attributed to ``model_a``.
+        them, held as the log's advantage covariates attributed to ``model_a``.
     bothbad : {"tie", "ignore"}, default "tie"
         The ties in which both answers were bad (:data:`BOTH_BAD`): ties like the others, or dropped.
     invalid : {"raise", "drop"}
@@ -213,13 +205,12 @@ def read_arena(source: Any, *, model_a: str = "model_a", model_b: str = "model_b
     Raises
     ------
     ValueError
-        A file of another suffix, or one that is truncated, corrupt, empty or without a row (naming it); a
-        winner value none of those (naming the row), or one that is also the name of a model of its vote
-        (naming the model and the row); a model against itself, a style column with a missing value, a
-        ``ties`` not one of :data:`TIES` or a ``bothbad`` not "tie" or "ignore" (as the readers and
-        :func:`apply_ties` name them); every vote dropped by ``bothbad="ignore"``.
+        A file of another suffix, or one that is truncated, corrupt, empty or without a row; a winner value
+        none of those, or one that is also the name of a model of its vote; a model against itself, a style
+        column with a missing value, a ``ties`` or ``bothbad`` not one of the choices; every vote dropped by
+        ``bothbad="ignore"``.
     TypeError
-        An option in ``**options`` that the reader does not take (naming it), rather than one left unused.
+        An option in ``**options`` that the reader does not take.
     """
     log, _ = read_votes(source, model_a=model_a, model_b=model_b, winner=winner, time=time, style=style,
                         bothbad=bothbad, invalid=invalid, **options)
@@ -227,9 +218,8 @@ def read_arena(source: Any, *, model_a: str = "model_a", model_b: str = "model_b
 
 
 def frame_of(source: Any) -> Any:
-    """The votes of a frame (as it is) or of a CSV, Parquet or JSON file (read whole). A file that cannot be
-    read (truncated, corrupt, empty, without a row, JSON that is neither one vote per line nor an array of
-    votes) is a ValueError naming it."""
+    """The votes of a frame (as it is) or of a CSV, Parquet or JSON file (read whole); a file that cannot be
+    read is a ValueError naming it."""
     import pandas as pd
 
     from discrank.data._frame_files import read_csv_frame, read_parquet_frame
@@ -382,8 +372,8 @@ def fast_votes(frame: Any, model_a: str, model_b: str, winner: str) -> Optional[
     """The votes of a well-formed arena frame, coded without building a GameLog: ``(labels, code of a, code
     of b, score)`` with the labels sorted as :func:`discrank._util.labels.factorize_pair` sorts them, and the
     winner one of "model_a", "model_b" or a draw marker. None for anything else (a number label, a missing
-    or blank name, a model against itself, another winner value, a model named like a winner value,
-    :func:`discrank.data._votes.winner_keyword`): the readers then take the frame and name what is wrong."""
+    name, a model against itself, another winner value, a model named like a winner value): the readers then
+    take the frame and name what is wrong."""
     import pandas as pd
 
     from discrank._util.labels import sort_codes

@@ -1,23 +1,19 @@
 """Game logs in: pandas frames, CSV / Parquet files, PGN files; filters; time-ordered splits.
 
-A :class:`GameLog` keeps one row per game (player a, player b, score of a, optional time), so that it can be
-filtered by date, split by time, fed to the online updates, or aggregated to the pairs that the stationary models
-fit (:meth:`GameLog.to_pairs` -> :class:`discrank.PairwiseData`); its repr says what it holds in one line.
+A :class:`GameLog` keeps one row per game (player a, player b, score of a, optional time) to be filtered by date,
+split by time, fed to the online updates, or aggregated to pairs (:meth:`GameLog.to_pairs`).
 
-Results are read as numbers (1 a win of a, 0.5 a draw, 0 a loss; any value in [0, 1]), as PGN results ("1-0",
-"0-1", "1/2-1/2", also "½-½"), or from a ``winner`` column (the winner's label, or one of :data:`DRAW_MARKERS`).
+Results are read as numbers in [0, 1] (1 a win of a, 0.5 a draw), as PGN results ("1-0", "0-1", "1/2-1/2",
+"½-½"), or from a ``winner`` column (the winner's label, or one of :data:`DRAW_MARKERS`).
 
-Real logs have invalid rows (a player against themself, a missing name, result or time). The readers
-raise on the first one, naming its row and value, or with ``invalid="drop"`` drop them and report the
-count of each kind (:data:`INVALID_KINDS`) in one :class:`~discrank._util.exceptions.InvalidRowsWarning` and in
-:attr:`GameLog.dropped`. Their ``start`` / ``end`` filters come first: rows outside are never checked.
+The readers raise on the first invalid row (a player against themself, a missing name, result or time), naming
+its row and value, or with ``invalid="drop"`` drop them and report the count of each kind (:data:`INVALID_KINDS`)
+in one :class:`~discrank._util.exceptions.InvalidRowsWarning` and in :attr:`GameLog.dropped`. The ``start`` /
+``end`` filters come first: rows outside are never checked.
 
-Advantage covariates (``advantage=``: a home indicator, playing White, taking Black in Go) are per-game numbers
-attributed to ``a``, carried by the log through its filters and splits (:attr:`GameLog.advantage`); so is the
-context of each game (``context=``: a surface, a time control, a map; :attr:`GameLog.context`), a label that
-belongs to the game, not to a side, as its match format is (``match_format=``: "bo3", "bo5";
-:attr:`GameLog.match_format`), and its margin (``margin=``: the points, games or goals won by ``a`` and by ``b``;
-:attr:`GameLog.margin`).
+The log carries through its filters and splits the advantage covariates attributed to ``a`` (``advantage=``),
+each game's context (``context=``: a surface, a map) and match format (``match_format=``: "bo3", "bo5"), which
+belong to the game, and its margin (``margin=``: the sub-contests won by ``a`` and by ``b``).
 """
 
 from __future__ import annotations
@@ -34,12 +30,12 @@ from discrank._util.checks import check_no_self_play, check_positive_int, check_
 from discrank.data._frame_files import read_csv_frame, read_parquet_frame
 from discrank._util.labels import as_label_array, check_same_kind
 from discrank.data._margin import as_margin
-from discrank.data._rows import (DRAW_MARKERS, PGN_RESULTS, as_context, as_times, column_roles, pandas_module,  # noqa: F401 - PGN_RESULTS, as it was
+from discrank.data._rows import (DRAW_MARKERS, PGN_RESULTS, as_context, as_times, column_roles, pandas_module,  # noqa: F401 - PGN_RESULTS re-export
                             parse_results, read_frame_rows, LINE0, LINE_SHIFTS)
 from discrank.data._screen import INVALID_KINDS, MAX_INVALID, SELF_PLAY, check_invalid, check_max_invalid, check_reading
 from discrank.data._screen import describe_log, kept_games
 from discrank.data.pairs import PairwiseData
-from discrank.data.pgn import check_truncated, iter_pgn, pgn_columns, pgn_headers, pgn_rows  # noqa: F401 - iter_pgn, as it was
+from discrank.data.pgn import check_truncated, iter_pgn, pgn_columns, pgn_headers, pgn_rows  # noqa: F401 - iter_pgn re-export
 
 __all__ = ["GameLog", "parse_results", "read_pgn", "DRAW_MARKERS", "INVALID_KINDS"]
 
@@ -49,11 +45,8 @@ class GameLog:
     """One row per game: labels ``a``, ``b``, the score of ``a`` in [0, 1], and an optional ``time``.
 
     Build with :meth:`from_arrays`, :meth:`from_frame`, :meth:`read_csv`, :meth:`read_parquet` or
-    :func:`read_pgn`; the checks are those of :meth:`PairwiseData.from_games` (no player against themself,
-    no NaN, equal lengths), with the offending row named. The readers take ``invalid="drop"`` to drop the
-    invalid rows instead, and report them. The constructor itself, ``GameLog(a, b, score, time)``, checks
-    and converts its columns as :meth:`from_arrays` does (``advantage`` an array whose columns are named
-    by ``advantage_names``, or a dict of columns by name).
+    :func:`read_pgn`. The constructor, ``GameLog(a, b, score, time)``, checks and converts its columns as
+    :meth:`from_arrays` does (``advantage`` an array whose columns are named by ``advantage_names``, or a dict).
 
     Attributes
     ----------
@@ -67,9 +60,8 @@ class GameLog:
         The invalid rows a reader dropped (``invalid="drop"``), counted by kind (the keys are among
         :data:`INVALID_KINDS`); empty when none was dropped.
     advantage : ndarray of float, shape (n_games, n_covariates), optional
-        Advantage covariates of each game, attributed to ``a`` (say 1 when ``a`` plays at home, 0 at a
-        neutral venue, -1 when ``b`` is at home): the models that take them predict
-        logit P(a beats b) = s_a - s_b + beta . x.
+        Advantage covariates of each game, attributed to ``a`` (1 when ``a`` is at home, -1 when ``b`` is):
+        the models that take them predict logit P(a beats b) = s_a - s_b + beta . x.
     advantage_names : tuple of str
         The name of each column of ``advantage`` (empty without covariates).
     context : array, shape (n_games,), optional
@@ -77,10 +69,9 @@ class GameLog:
         none missing; the same for both sides.
     margin : ndarray of float, shape (n_games, 2), optional
         The sub-contests (points, games, goals) won by ``a`` and by ``b`` in each game: finite numbers
-        >= 0, (0, 0) for a game without any (a walkover); they belong to the sides (:meth:`from_arrays`).
+        >= 0, (0, 0) for a walkover.
     match_format : array, shape (n_games,), optional
-        The format of each game's match (tennis: "bo3", "bo5"): labels of one kind, text or numbers, none
-        missing; the same for both sides, as the context.
+        The format of each game's match (tennis: "bo3", "bo5"), as the context.
     """
 
     a: np.ndarray
@@ -148,26 +139,20 @@ class GameLog:
         time : array, shape (n_games,), optional
             Time of each game: numbers, datetimes or ISO dates.
         advantage : array or dict of str to array, optional
-            Advantage covariates attributed to ``a`` (say 1 when ``a`` plays at home, 0 at a neutral venue,
-            -1 when ``b`` does): an array (n_games,) or (n_games, n_covariates) of numbers or bools (bools
-            read as 0 / 1), whose columns are named "x0", "x1", ...; or a dict (or DataFrame) of columns by
-            name. Stored as float64 in :attr:`advantage`, the names in :attr:`advantage_names`. A column that
-            is the same value in every game is valid (``a`` is White in every game; neutral venues, 0):
-            identifiability is the fit's check (it refuses a column 0 everywhere, or two identical ones).
+            Advantage covariates attributed to ``a`` (1 when ``a`` is at home, 0 at a neutral venue, -1 when
+            ``b`` is): an array (n_games,) or (n_games, n_covariates) of numbers or bools (0 / 1), columns named
+            "x0", "x1", ...; or a dict (or DataFrame) of columns by name. A column constant over the games is
+            valid; identifiability is the fit's check.
         context : array, shape (n_games,), optional
             The context of each game (a surface, a time control, a map): labels of one kind, text or
-            numbers, as the players' are; stored in :attr:`context`. One value in every game is valid (a
-            week of clay games); whether a fit can tell contexts apart is the model's check.
+            numbers. One value in every game is valid.
         margin : array, shape (n_games, 2), or a pair of columns, optional
             The sub-contests (points, games, sets, goals) won by ``a`` and by ``b`` in each game: an array
-            of shape (n_games, 2), or a tuple or list of two 1-D columns (won by ``a``, won by ``b``); finite
-            numbers >= 0 (integers or not), (0, 0) for a game without any (a walkover); stored as float64 in
-            :attr:`margin`. A winner with fewer sub-contests than the loser is legitimate in a minority of
-            games (tennis: 6-4 0-6 6-3 gives the winner 12 games to 13); in more than half of the decided
-            games (score 1 or 0) whose margin is not (0, 0) it is refused: the columns look swapped.
+            (n_games, 2) or two 1-D columns; finite numbers >= 0, (0, 0) for a walkover. A winner with fewer
+            sub-contests than the loser (tennis: 6-4 0-6 6-3) is refused in more than half of the decided games
+            whose margin is not (0, 0): the columns look swapped.
         match_format : array, shape (n_games,), optional
-            The format of each game's match (tennis: "bo3", "bo5"): labels of one kind, text or numbers, as
-            the context's; stored in :attr:`match_format`. One value in every game is valid.
+            The format of each game's match (tennis: "bo3", "bo5"), as the context.
 
         Returns
         -------
@@ -177,16 +162,12 @@ class GameLog:
         ------
         ValueError
             Columns of different lengths, an empty log, a result or time that is not one, labels of mixed
-            kinds, or a game of a player against themself (each naming the game and its value); an advantage
-            column with a NaN or infinite value (named with its column, row and value), or of the wrong
-            length; a context of the wrong length, or with a missing value (None, NaN, empty text; named with
-            its game and value); a margin of the wrong shape or length, with a missing, negative or infinite
-            value (named with its game and value), or whose columns look swapped (the count and share of
-            such games named, and the first); a match_format of the wrong length, or with a missing value, as a
-            context's.
+            kinds, a game of a player against themself; an advantage column with a NaN or infinite value; a
+            context or match format with a missing value; a margin of the wrong shape, with a missing, negative
+            or infinite value, or whose columns look swapped. Each names the game (or column) and the value.
         TypeError
-            Labels (players', contexts or match formats) that are bools, bytes or other objects; an advantage or margin
-            value that is not a number (named with its column or game, and row).
+            Labels (players', contexts, match formats) that are bools, bytes or other objects; an advantage
+            or margin value that is not a number.
         """
         return cls(a, b, score, time, {}, advantage, (), context, margin, match_format)
 
@@ -198,10 +179,8 @@ class GameLog:
                    margin: Optional[tuple] = None, match_format: Optional[str] = None) -> "GameLog":
         """A game log from a pandas DataFrame, one row per game.
 
-        The rows are first filtered by time (``start``, ``end``), then checked, then filtered by
-        ``min_player_games`` over the valid rows: a row outside ``[start, end)`` is never checked, and an invalid
-        row with a named player who does not survive ``min_player_games`` is filtered out, not raised on or
-        reported.
+        The rows are filtered by time, then checked, then filtered by ``min_player_games``: a row outside
+        ``[start, end)`` is never checked, nor an invalid row of a player that ``min_player_games`` removes.
 
         Parameters
         ----------
@@ -223,50 +202,38 @@ class GameLog:
             Keep the players with at least this many valid games (repeated until every remaining player
             has that many). Default 1: keep every player.
         invalid : {"raise", "drop"}
-            What to do with an invalid row: a player against themself, a missing player name (NaN, empty text), a
-            missing or unparseable result (NaN, text that is not a result, a number outside [0, 1]; for ``winner``,
-            a label that is neither player nor a draw marker), a missing or unparseable time (when ``time`` is
-            given). ``"raise"`` (default): a ``ValueError`` that names the first such row (rows are numbered from 0,
-            in the frame's order) and its value. ``"drop"``: drop them, warn once with an
-            :class:`~discrank._util.exceptions.InvalidRowsWarning` that gives the count of each kind and its first rows,
-            and keep the counts in :attr:`GameLog.dropped`, unless more than ``max_invalid`` of the rows are
-            invalid.
+            What to do with an invalid row: a player against themself, a missing player name, a missing or
+            unparseable result (for ``winner``, a label that is neither player nor a draw marker), a missing or
+            unparseable time. ``"raise"`` (default): a ``ValueError`` naming the first such row (from 0) and its
+            value. ``"drop"``: drop them, warn once with an :class:`~discrank._util.exceptions.InvalidRowsWarning`
+            (the count of each kind, the first rows) and keep the counts in :attr:`GameLog.dropped`.
         advantage : str or list of str, optional
             Columns of advantage covariates attributed to ``a`` (a home indicator, playing White): numbers,
-            bools read as 0 / 1, text that reads as a number. A row where one is missing (NaN, empty) is an
-            invalid row of the kind "missing covariate", one where it is not a finite number an
-            "unparseable covariate" (raised on, or dropped and counted, as ``invalid`` says). The columns of
-            the games kept are then checked as in :meth:`from_arrays` (not 0 in every game, no two identical).
+            bools (0 / 1), text that reads as a number; a missing value, or one not a finite number, is invalid.
         context : str, optional
-            Column of each game's context (a surface, a time control, a map: text or numbers, as in
-            :meth:`from_arrays`). A row where it is missing (NaN, None, empty text) is an invalid row of the
-            kind "missing context".
+            Column of each game's context (a surface, a time control, a map); a missing value is invalid.
         margin : tuple of two str, optional
-            The columns of the sub-contests won by ``a`` and by ``b`` (``("games_a", "games_b")``), as in
-            :meth:`from_arrays`. A row where one is missing is an invalid row of the kind "missing margin",
-            one where it is not a finite number >= 0 an "unparseable margin".
+            The columns of the sub-contests won by ``a`` and by ``b`` (``("games_a", "games_b")``); a missing
+            value, or one not a finite number >= 0, is invalid.
         match_format : str, optional
-            Column of each game's match format ("bo3", "bo5": text or numbers, as in :meth:`from_arrays`). A
-            row where it is missing (NaN, None, empty text) is an invalid row of the kind "missing match format".
+            Column of each game's match format ("bo3", "bo5"); a missing value is invalid.
         max_invalid : float, optional
-            With ``invalid="drop"``: the largest share of the rows (in the time window) that are dropped, a number
-            in [0, 1] (default 0.5). More invalid rows than that usually mean a misread column (a winner column that
-            names neither player, goals read as a score), and are refused: a ``ValueError`` giving their count,
-            their share and the most common kind. 1 drops any number.
+            With ``invalid="drop"``: the largest share of the rows (in the time window) that may be dropped, in
+            [0, 1] (default 0.5; 1 drops any number). More usually means a misread column, and is refused with
+            their count, share and most common kind.
 
         Returns
         -------
         GameLog
-            The valid games in the frame's order. Integer ids that pandas read as floats because of the
-            missing entries that were dropped are integers again.
+            The valid games in the frame's order; integer ids that pandas read as floats (because of dropped
+            missing entries) are integers again.
 
         Raises
         ------
         ValueError
             A column that is not in the frame, an empty frame, an invalid row (``invalid="raise"``), more than
-            ``max_invalid`` of the rows invalid (``invalid="drop"``), no game left after the filters, an
-            unknown ``invalid`` or ``max_invalid``, a ``margin`` that is not a pair of column names, or the
-            errors of :meth:`from_arrays` on the games kept (a margin whose columns look swapped).
+            ``max_invalid`` of the rows invalid, no game left after the filters, an unknown ``invalid`` or
+            ``max_invalid``, a ``margin`` that is not a pair of column names, or the errors of :meth:`from_arrays`.
         TypeError
             ``df`` is not a DataFrame.
         """
@@ -291,9 +258,7 @@ class GameLog:
         path : str or path-like
             The file (compressed files too, as pandas reads them).
         a, b, score, winner, time, context, margin, match_format, start, end, min_player_games, invalid, max_invalid
-            As in :meth:`from_frame`: the columns, the filters (applied before the checks), and what to do with
-            invalid rows (``"raise"``, the default, or ``"drop"``, up to ``max_invalid`` of the rows); an invalid
-            row is named by its number and its line in the file.
+            As in :meth:`from_frame`; an invalid row is named by its number and its line in the file.
         truncated : {"raise", "keep"}
             A ``.gz``, ``.bz2`` or ``.xz`` file that ends before its end-of-stream marker (a download cut short):
             ``"raise"`` (default) a ``ValueError`` naming the file, the byte and line where its text ends and the
@@ -301,8 +266,7 @@ class GameLog:
         advantage : str or list of str, optional
             Columns of advantage covariates, as in :meth:`from_frame` (pandas reads "True" / "False" as bools: 1 / 0).
         **read_kw
-            Passed to ``pandas.read_csv``. Unless given, ``low_memory=False`` (with pandas' C parser): each column
-            is typed from all its rows, so pandas does not warn about columns of mixed types.
+            Passed to ``pandas.read_csv``; ``low_memory=False`` unless given (each column typed from all its rows).
 
         Returns
         -------
@@ -336,9 +300,7 @@ class GameLog:
         path : str or path-like
             The file.
         a, b, score, winner, time, context, margin, match_format, start, end, min_player_games, invalid, max_invalid
-            As in :meth:`from_frame`: the columns, the filters (applied before the checks), and what to do
-            with invalid rows (``"raise"``, the default, or ``"drop"``, which drops and reports them, up to
-            ``max_invalid`` of the rows).
+            As in :meth:`from_frame`.
         advantage : str or list of str, optional
             Columns of advantage covariates, as in :meth:`from_frame`.
         **read_kw
@@ -420,13 +382,10 @@ class GameLog:
     def shuffle_sides(self, random_state: Any) -> "GameLog":
         """The same games with the sides of a random half swapped: for a log written winner first.
 
-        A log whose ``a`` is always the winner (Sackmann's tennis files read with ``winner=``) fits as any
-        other, every model being symmetric in the two sides, but a table of predictions by side (the
-        calibration of :func:`discrank.evaluate`) then reads 1.0 in every bin. This orients the games at
-        random: ``len(log) // 2`` games drawn at random have ``a`` and ``b`` swapped, their score
-        ``1 - score``, their advantage covariates negated (a covariate is attributed to ``a``) and their
-        margin's two columns swapped (a margin belongs to the sides); their context and match format are the
-        game's, unchanged.
+        A log whose ``a`` is always the winner fits as any other, but a table of predictions by side (the
+        calibration of :func:`discrank.evaluate`) then reads 1.0 in every bin. Here ``len(log) // 2`` games
+        drawn at random have ``a`` and ``b`` swapped, their score ``1 - score``, their advantage covariates
+        negated and their margin's columns swapped; context and match format are unchanged.
 
         Parameters
         ----------
@@ -457,9 +416,6 @@ class GameLog:
 
     def split_time(self, test_fraction: float = 0.1) -> tuple["GameLog", "GameLog"]:
         """(past, future): the earliest ``1 - test_fraction`` of the games, and the rest.
-
-        ``test_fraction`` is a number strictly between 0 and 1 (not text, not a bool); anything else is a
-        ``ValueError`` naming it.
 
         Parameters
         ----------
@@ -494,14 +450,10 @@ class GameLog:
     def to_pairs(self, *, labels: Any = None, min_games: int = 1, weights: Optional[str] = None) -> PairwiseData:
         """Aggregate the games to pairs, as :meth:`PairwiseData.from_games` does.
 
-        The columns of a log built by a reader or :meth:`from_arrays` are checked already and are
-        aggregated as they are; those of a log built from its fields are checked first. On a log with
-        advantage columns the games of each pair are also kept by covariate value, oriented for the pair's
-        first player (``PairwiseData.covariates``), which the models that take covariates fit; ``min_games``
-        and ``labels`` are then not available (a ValueError). Each pair (and covariate row) keeps its
-        draws, the games scored 0.5 (``PairwiseData.draws``), which the draw models fit, when every
-        score is 1, 0.5 or 0 (else ``draws`` is None). The context, match format and margin columns are
-        not kept (they belong to a game; the pairs sum over games): an ``UnusedColumnWarning`` names them.
+        With advantage columns the games of each pair are also kept by covariate value, oriented for the pair's
+        first player (``PairwiseData.covariates``); ``min_games`` and ``labels`` are then refused. Each pair
+        keeps its draws (``PairwiseData.draws``) when every score is 1, 0.5 or 0. The context, match format and
+        margin columns are not kept: an ``UnusedColumnWarning`` names them.
 
         Parameters
         ----------
@@ -533,15 +485,13 @@ def read_pgn(path: Any, *, progress: Optional[bool] = None, max_games: Optional[
              max_invalid: float = MAX_INVALID) -> GameLog:
     """A PGN file (Lichess's format) as a :class:`GameLog`, streamed game by game.
 
-    The players are the White and Black tags, the score White's ("1-0" 1, "1/2-1/2" 0.5, "0-1" 0), the time the
-    UTCDate (else Date) tag when every kept game has one. Only the four columns are kept in memory (about 100
-    bytes a game), never the moves. Games are numbered from 0 in file order, every game counted.
+    The players are the White and Black tags, the score White's, the time the UTCDate (else Date) tag when
+    every kept game has one; the moves are not kept. Games are numbered from 0 in file order.
 
     Unfinished games (Result "*"), games with a result that is not a PGN result, and games without both player
-    names (a missing, empty or "?" White or Black tag) are skipped, and counted in the report when
-    ``invalid="drop"``. A game of a player against themself, or whose date tag is not a date (say "2024.13.45"
-    or "hello"; a date with "??" parts is no date, not an invalid one), is an error naming the file, the game
-    and the value (``invalid="raise"``), or dropped and reported (``invalid="drop"``).
+    names (a missing, empty or "?" tag) are skipped, and counted in the report when ``invalid="drop"``. A game
+    of a player against themself, or whose date tag is not a date (a date with "??" parts is no date, not an
+    invalid one), is invalid.
 
     Parameters
     ----------
@@ -552,23 +502,21 @@ def read_pgn(path: Any, *, progress: Optional[bool] = None, max_games: Optional[
     max_games : int, optional
         Stop after this many finished games of two different named players (counted before ``start`` / ``end``).
     start, end : optional
-        Keep the games with ``start <= date < end`` (dates such as "2024-03-01"), before the checks: a game outside
-        is never checked; a game without a readable date is then invalid.
+        Keep the games with ``start <= date < end``, before the checks; a game without a readable date is then
+        invalid.
     min_player_games : int
         Keep the players with at least this many valid games (after ``start`` / ``end``); an invalid game of a
-        player who does not survive is filtered out, not raised on or reported.
+        player removed is not raised on or reported.
     invalid : {"raise", "drop"}
-        ``"raise"`` (default): a ``ValueError`` naming the file and the first game of a player against themself
-        or with a date that is not one (its number and the player or the date). ``"drop"``: drop such games,
-        warn once with an :class:`~discrank._util.exceptions.InvalidRowsWarning` that gives the count of each kind
-        (skipped games included) and the first game numbers, and keep the counts in :attr:`GameLog.dropped`,
-        unless more than ``max_invalid`` of the games are invalid (the skipped games not counted).
+        ``"raise"`` (default): a ``ValueError`` naming the file, the first invalid game and its value.
+        ``"drop"``: drop them, warn once with an :class:`~discrank._util.exceptions.InvalidRowsWarning` (the
+        count of each kind, skipped games included) and keep the counts in :attr:`GameLog.dropped`.
     truncated : {"raise", "keep"}
         A compressed file that ends before its end-of-stream marker (a download cut short): ``"raise"`` (default) a
         ``ValueError`` naming the file, where its text ends and the last complete game; ``"keep"`` keeps the games
         read before, with a ``TruncatedFileWarning`` saying how many.
     max_invalid : float, optional
-        As in :meth:`GameLog.from_frame` (default 0.5).
+        As in :meth:`GameLog.from_frame` (default 0.5); the skipped games are not counted.
 
     Returns
     -------

@@ -5,8 +5,7 @@ probability ``p`` that ``i`` beats ``j`` and, when known, the number of games be
 explicit (a list of pairs): a win rate of exactly 0 or 1 is an observation, never a missing entry.
 Each unordered pair is stored once, so hiding a pair hides both ``(i, j)`` and ``(j, i)``.
 
-The constructors from games, pairs, a frame or a matrix are :class:`~discrank.data._pair_constructors.PairConstructors`'
-(``PairwiseData`` derives from it); :class:`CovariateRows` is :mod:`discrank.data._covariate_rows`'.
+The constructors from games, pairs, a frame or a matrix are in :mod:`discrank.data._pair_constructors`.
 """
 
 from __future__ import annotations
@@ -21,7 +20,7 @@ from discrank._util.checks import (MAX_TOTAL_GAMES, as_float_vector, check_count
                               check_player_indices, check_positive_int, check_probabilities, check_same_length, show)
 from discrank.data._covariate_rows import CovariateRows
 from discrank._util.labels import LabelIndex
-from discrank.data._pair_constructors import (CONSISTENCY_TOL, PairConstructors, are_results,  # noqa: F401 - CONSISTENCY_TOL, as it was
+from discrank.data._pair_constructors import (CONSISTENCY_TOL, PairConstructors, are_results,  # noqa: F401 - CONSISTENCY_TOL re-export
                                          check_weights)
 
 __all__ = ["CovariateRows", "PairwiseData", "MAX_TOTAL_GAMES", "check_data"]
@@ -178,20 +177,18 @@ class PairwiseData(PairConstructors):
         Empirical probability that ``i`` beats ``j`` (draws count half), in [0, 1].
     n_games : array of float, shape (n_pairs,), optional
         Number of games behind each pair: positive and finite, adding up to at most 2^53 (fractional
-        counts are accepted as weights). Needed for ``weights="games"`` and ``min_games``.
+        counts are weights). Needed for ``weights="games"`` and ``min_games``.
     labels : array, shape (n_players,), optional
-        The players' labels (numbers or strings of one kind, unique; no empty or blank string). Default:
-        ``0 .. n_players - 1``. Kept in the one dtype of their kind: int64 (uint64 for ids above 2^63 - 1),
-        float64, or an object array of str.
+        The players' labels (numbers or strings of one kind, unique; no blank string). Default:
+        ``0 .. n_players - 1``. Kept as int64 (uint64 for ids above 2^63 - 1), float64, or an object array of str.
     n_players : int, optional
-        Number of players when ``labels`` is not given (an integer). Default: one more than the largest
-        index. Without labels, at most 2^20 players beyond the ``2 * n_pairs`` the pairs can name: sparse
-        integer ids belong in :meth:`from_games` / :meth:`from_pairs`, which code them.
+        Number of players when ``labels`` is not given. Default: one more than the largest index. At most
+        2^20 beyond the ``2 * n_pairs`` the pairs can name: pass sparse integer ids to :meth:`from_games` /
+        :meth:`from_pairs`, which code them.
     weights : {"games", "uniform"}, optional
-        How pairs count in a fit. ``"uniform"``: every observed pair once, as in the paper (which then
-        keeps only pairs with at least ``min_games`` games). ``"games"``: each pair by its number of games,
-        the maximum-likelihood choice for game logs. Default: ``"games"`` when ``n_games`` is known,
-        ``"uniform"`` otherwise.
+        How pairs count in a fit. ``"uniform"``: every observed pair once, as in the paper. ``"games"``:
+        each pair by its number of games (maximum likelihood for game logs). Default: ``"games"`` when
+        ``n_games`` is known, ``"uniform"`` otherwise.
 
     Attributes
     ----------
@@ -200,19 +197,15 @@ class PairwiseData(PairConstructors):
     n_players, n_pairs : int
     covariates : CovariateRows or None
         The games of each pair split by advantage covariates (``GameLog.to_pairs`` of a log with
-        ``advantage`` columns): the models that take covariates (Elo, the disc decomposition) fit
-        ``beta . x`` on these rows; None otherwise.
+        ``advantage`` columns), on which the models fit ``beta . x``; None otherwise.
     draws : ndarray of float, shape (n_pairs,), or None
-        The games of each pair scored 0.5 (its draws; its wins are ``p * n_games - draws / 2``), which a
-        draw model (``Elo(draws="davidson")``) fits: counted by :meth:`from_games`, ``GameLog.to_pairs``
-        and their covariate rows when every score is 1, 0.5 or 0, and carried by :meth:`subset`,
-        :meth:`filter` and :meth:`split`. None when unknown: data built from pairs or a matrix, or from
-        games with fractional scores (which are no wins, draws or losses).
+        The games of each pair scored 0.5 (its wins are ``p * n_games - draws / 2``), which a draw model
+        (``Elo(draws="davidson")``) fits: counted from games when every score is 1, 0.5 or 0, carried by
+        :meth:`subset`, :meth:`filter` and :meth:`split`. None when unknown (pairs, a matrix, fractional scores).
     games_log : GameLog or None
-        The log whose every game these pairs sum (``GameLog.to_pairs`` of a log with times): its time
-        order tunes the stationary models' default prior on its latest games, as a fit of the log does.
-        None otherwise (no time order: the prior is tuned on random held-out pairs, which predict games of
-        the same period, not later ones; to forecast, fit the log).
+        The log whose every game these pairs sum (``GameLog.to_pairs`` of a log with times): the stationary
+        models' default prior is tuned on its latest games. None otherwise (the prior is then tuned on random
+        held-out pairs).
     """
 
     def __init__(
@@ -336,8 +329,7 @@ class PairwiseData(PairConstructors):
         return rows.n_games / self.n_games[rows.pair]
 
     def pair_weights(self, copy: bool = True) -> np.ndarray:
-        """Weight of each pair in a fit (not normalised): 1, or its number of games. ``copy=False``: a
-        read-only view where the weights are the game counts (no copy of an array of ``n_pairs``).
+        """Weight of each pair in a fit (not normalised): 1, or its number of games.
 
         Parameters
         ----------
@@ -382,8 +374,7 @@ class PairwiseData(PairConstructors):
     def components(self) -> tuple[int, np.ndarray]:
         """Connected pieces of the comparison graph: ``(n_pieces, piece of each player)``.
 
-        A player with no observed pair is a piece of their own. Computed once for the same arrays ``i``,
-        ``j`` (the prior's tuning and the fit ask for the pieces of the same pairs).
+        A player with no observed pair is a piece of their own. Cached for the same arrays ``i``, ``j``.
         """
         cached = getattr(self, "_pieces", None)
         if cached is not None and cached[0] is self.i and cached[1] is self.j:
@@ -475,8 +466,6 @@ class PairwiseData(PairConstructors):
     def split(self, test_fraction: float = 0.2, seed: Any = None) -> tuple["PairwiseData", "PairwiseData"]:
         """Hide a random share of the pairs (both orientations of each), as in the paper's experiments.
 
-        Returns ``(train, test)`` on the same players and labels.
-
         Parameters
         ----------
         test_fraction : float, optional
@@ -545,8 +534,8 @@ def check_data(data: Any, where: str = "fit") -> None:
 def warn_isolated(data: PairwiseData, piece: Optional[np.ndarray] = None) -> np.ndarray:
     """Warn about players with no observed pair and return a mask of them.
 
-    ``piece``: the players' pieces from ``data.components()``, if known (then O(players), not O(pairs)):
-    a player without a pair is exactly a piece of one.
+    ``piece``: the players' pieces from ``data.components()``, if known (a player without a pair is a piece
+    of one).
     """
     from discrank._util.exceptions import IsolatedPlayerWarning
 

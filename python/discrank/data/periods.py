@@ -26,10 +26,8 @@ class PeriodGames:
     covariate value) that occurs.
 
     Build with :func:`discrank.scan_games` (``period=``) or :meth:`from_log`; fit with
-    :class:`discrank.DynamicElo` (whose ``period`` must be this one, or None), which checks the rows
-    first (:meth:`check`). Within a period the games
-    have no order: a row's ``time`` is the start of its period, and the tuning's validation window of a
-    :class:`~discrank.DynamicElo` fitted on it starts at a period's start.
+    :class:`discrank.DynamicElo` (whose ``period`` must be this one, or None), which checks the rows first
+    (:meth:`check`). Within a period the games have no order: a row's ``time`` is its period's start.
 
     Attributes
     ----------
@@ -108,8 +106,7 @@ class PeriodGames:
         ------
         ValueError
             A log without times, or a period that does not suit them; a log with contexts, margins or match
-            formats (named), which the sums do not hold (a model fitted on them would fit the results alone):
-            fit the log itself.
+            formats, which the sums do not hold (fit the log itself).
         """
         from discrank.data._coding import code_log
         from discrank.data.logs import GameLog
@@ -196,8 +193,7 @@ class PeriodGames:
         return data
 
     def check(self) -> "PeriodGames":
-        """Check the rows against each other (a ValueError names the field, the row and its value); the
-        dynamic model checks its input so.
+        """Check the rows against each other (a ValueError names the field, the row and its value).
 
         Returns
         -------
@@ -247,11 +243,10 @@ class PeriodGames:
         return self
 
     def _weighted_games(self):
-        """(a, b, score, weight): the rows as weighted games for the dynamic model, in row order. Where
-        every score is a result, a row is split into its wins (score 1), draws (0.5) and losses (0), each
-        with its count (the rows with no game dropped); otherwise a row is one game of score ``score /
-        games`` weighing ``games`` (the two-outcome likelihood is linear in the score). Returns also the
-        row of each weighted game."""
+        """(row, score, weight): the rows as weighted games for the dynamic model, in row order. Where every
+        score is a result, a row is split into its wins (score 1), draws (0.5) and losses (0), each weighing
+        its count (none kept with no game); otherwise a row is one game of score ``score / games`` weighing
+        ``games`` (the two-outcome likelihood is linear in the score)."""
         if not self.results:
             return np.arange(len(self)), self.score / self.games, self.games
         wins = self.score - 0.5 * self.draws

@@ -1,11 +1,9 @@
-"""PGN files (Lichess's format) read header by header: the games' players, results and dates, the
-compressed formats, truncated downloads, and the screening of the games by :func:`discrank.read_pgn`'s
-rules.
+"""PGN files (Lichess's format) read header by header: the games' players, results and dates, compressed
+files, truncated downloads, and the screening of the games by :func:`discrank.read_pgn`'s rules.
 
-:func:`discrank.read_pgn` (in :mod:`discrank.data.logs`) builds a :class:`~discrank.GameLog` of a whole file, and
-:func:`discrank.scan_games` screens a file chunk by chunk; both read the headers with :func:`pgn_headers`,
-classify each game with :func:`pgn_game` and keep the valid games with :func:`pgn_rows`. Reading needs
-python-chess (``pip install 'discrank[pgn]'``).
+:func:`discrank.read_pgn` builds a :class:`~discrank.GameLog` of a whole file, :func:`discrank.scan_games` screens
+a file chunk by chunk; both read the headers with :func:`pgn_headers`, classify each game with :func:`pgn_game`
+and keep the valid games with :func:`pgn_rows`. Reading needs python-chess (``pip install 'discrank[pgn]'``).
 """
 
 from __future__ import annotations
@@ -161,10 +159,9 @@ def iter_pgn(path: Any, *, progress: Optional[bool] = None,
              truncated: str = "raise") -> Iterator[tuple[str, str, float, Optional[str]]]:
     """Stream (white, black, score of white, date or None) from a PGN file, one game at a time.
 
-    Reads headers only (``chess.pgn.read_headers``), never the whole file; unfinished games ("*"), games
-    with a result that is not one of ``PGN_RESULTS`` and games without both player names are skipped.
-    ``.pgn.gz``, ``.pgn.bz2``, ``.pgn.xz`` and ``.pgn.zst`` (zstandard) are read compressed. Needs python-chess
-    (``pip install 'discrank[pgn]'``).
+    Reads headers only; unfinished games ("*"), games with a result that is not one of ``PGN_RESULTS`` and
+    games without both player names are skipped. ``.pgn.gz``, ``.pgn.bz2``, ``.pgn.xz`` and ``.pgn.zst`` are
+    read compressed. Needs python-chess.
 
     Parameters
     ----------
@@ -173,15 +170,14 @@ def iter_pgn(path: Any, *, progress: Optional[bool] = None,
     progress : bool, optional
         A games-read counter on stderr (default: when stderr is a terminal).
     truncated : {"raise", "keep"}
-        A compressed file that ends before its end-of-stream marker (a download cut short): ``"raise"``
-        (default) a ``ValueError`` naming the file, where the text ends and the last complete game;
-        ``"keep"`` the games read before the truncation, with a ``TruncatedFileWarning`` saying how many.
+        A compressed file cut short: ``"raise"`` (default) a ``ValueError`` naming the file and the last
+        complete game; ``"keep"`` the games read before, with a ``TruncatedFileWarning``.
 
     Yields
     ------
     tuple of (str, str, float, str or None)
         White, Black, White's score, and the UTCDate (else Date) tag. A game of a player against themself
-        is yielded as it is (:func:`discrank.read_pgn` refuses it, or drops and reports it).
+        is yielded as it is.
     """
     for headers in pgn_headers(path, progress, check_truncated(truncated)):
         white, black, result, date, kind = pgn_game(headers)

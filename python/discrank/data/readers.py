@@ -9,14 +9,12 @@ tiebreak in brackets, ``"[10-8]"``, counts as one game to its winner. The margin
 - A match that ended early (``RET``, ``DEF``, ``ABD``: a retirement, a default, an abandonment) keeps its recorded
   result and the games played until then (``ended_early="drop"`` drops it instead).
 - A walkover (``W/O``) was not played: it is no game, and is dropped and counted in ``GameLog.dropped``.
-- A score that is none of these (``"6-36-3"``, ``"UNK"``, a missing score) is an invalid row: an error naming its
-  row (and its line in a CSV file) and value, or with ``invalid="drop"`` dropped and counted, up to
-  ``max_invalid`` of the rows.
+- A score that is none of these (``"6-36-3"``, ``"UNK"``, a missing score) is an invalid row (named with its row
+  and line, or dropped and counted with ``invalid="drop"``).
 
 **Football** (:func:`read_football`). Each match's goals give its result (1, 0.5 or 0 for the home side) and its
-margin; ``neutral`` (a venue that is neither side's home) makes the ``home`` covariate 0, else 1. Goals that are
-negative or not whole numbers are an invalid row (named, or dropped with ``invalid="drop"``); a match without
-goals (not played yet) too.
+margin; ``neutral`` makes the ``home`` covariate 0, else 1. Goals that are missing (not played yet), negative or
+not whole numbers are an invalid row.
 """
 
 from __future__ import annotations
@@ -67,8 +65,7 @@ def _one_score(text: Any) -> tuple[int, int, int]:
 
 def tennis_games(scores: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(games won by the winner, games won by the loser, status) of each tennis score (the module's rules): status
-    :data:`PLAYED` (0), :data:`EARLY` (1, ended early: the games played), :data:`WALKOVER` (2) or :data:`UNREADABLE`
-    (3; games 0). Each distinct score is read once."""
+    :data:`PLAYED`, :data:`EARLY` (the games played), :data:`WALKOVER` or :data:`UNREADABLE` (games 0)."""
     values = np.asarray(scores, dtype=object)
     distinct, inverse = np.unique(values.astype(str), return_inverse=True)
     read = np.array([_one_score(v) for v in distinct.tolist()], dtype=np.int64).reshape(-1, 3)
@@ -92,9 +89,8 @@ def _frame(source: Any, read_kw: dict) -> tuple[Any, Optional[int]]:
 
 def _screened(df: Any, bad: np.ndarray, kind: str, values: Any, line0: Optional[int], invalid: str,
               max_invalid: float, dropped: dict) -> Any:
-    """``df`` less its rows ``bad`` of ``kind``: an error naming the first (its row in the source, ``df["_row"]``,
-    its line and ``values``' entry) with ``invalid="raise"``; else dropped and counted in ``dropped``, unless more
-    than ``max_invalid`` of the rows."""
+    """``df`` less its rows ``bad`` of ``kind``: an error naming the first (row, line, value) with
+    ``invalid="raise"``; else dropped and counted in ``dropped``, unless more than ``max_invalid`` of the rows."""
     if not bad.any():
         return df
     k = int(np.flatnonzero(bad)[0])
@@ -132,14 +128,14 @@ def read_tennis(source: Any, *, winner: str = "winner_name", loser: str = "loser
     Returns
     -------
     GameLog
-        Winner first: ``GameLog.shuffle_sides(seed)`` puts the winner on a random side where a model needs both.
-        ``dropped`` counts the walkovers, the matches ended early that were dropped and the invalid rows.
+        Winner first (``GameLog.shuffle_sides(seed)`` randomises the sides). ``dropped`` counts the walkovers,
+        the matches ended early that were dropped and the invalid rows.
 
     Raises
     ------
     ValueError
-        An unreadable score (``invalid="raise"``, naming its row, line and value), a column that is not there, an
-        ``ended_early`` other than "keep" or "drop", and the errors of :meth:`~discrank.GameLog.from_frame`.
+        An unreadable score (``invalid="raise"``), a column that is not there, an ``ended_early`` other than
+        "keep" or "drop", and the errors of :meth:`~discrank.GameLog.from_frame`.
     """
     if ended_early not in ("keep", "drop"):
         raise ValueError(f"ended_early={show(ended_early)} is not one of ('keep', 'drop')")
@@ -178,8 +174,8 @@ def read_tennis(source: Any, *, winner: str = "winner_name", loser: str = "loser
 
 
 def _window(df: Any, time: Optional[str], start: Any, end: Any) -> Any:
-    """The rows of ``df`` in the window ``[start, end)`` of its ``time`` column (a row without a readable time kept,
-    for the log's checks), before the reader reads them: rows outside are never checked, nor counted."""
+    """The rows of ``df`` in the window ``[start, end)`` of its ``time`` column (a row without a readable time kept
+    for the log's checks): rows outside are never checked, nor counted."""
     if time is None or (start is None and end is None):
         return df
     from discrank.data._screen import time_bound
@@ -252,9 +248,8 @@ def read_football(source: Any, *, home: str = "home_team", away: str = "away_tea
     Raises
     ------
     ValueError
-        Goals that are negative or not whole (``invalid="raise"``: naming the row, its line and the value), a
-        neutral value that is not true or false, a column that is not there, and the errors of
-        :meth:`~discrank.GameLog.from_frame`.
+        Goals that are negative or not whole (``invalid="raise"``), a neutral value that is not true or false, a
+        column that is not there, and the errors of :meth:`~discrank.GameLog.from_frame`.
     """
     pd = pandas_module()
     invalid, max_invalid = check_invalid(invalid), check_max_invalid(max_invalid)

@@ -1,21 +1,15 @@
 """Game logs larger than memory, aggregated to pairs in one pass: :func:`scan_games`.
 
-The games are read in chunks (Parquet row batches, pyarrow's streaming CSV reader, blocks of JSON lines, PGN
-header blocks),
-each chunk's rows are screened by the readers' own rules (:meth:`discrank.GameLog.from_frame`,
-:func:`discrank.read_pgn`), its labels coded by a table in the core (``_core.LabelTable``: the labels'
-bytes in one arena, no Python object per label) and its games summed by pair. The partial pair tables
-are merged in memory; when they outgrow ``memory_limit`` the merged table is written to a temporary
-directory as a sorted run, and the runs are merged at the end, one key range at a time. The result is
-the :class:`~discrank.PairwiseData` that ``GameLog.read_*(...).to_pairs()`` gives for the same files:
-the same labels, pairs, game counts and scores (identical for scores that are multiples of 1/2; other
-fractional scores are summed in another order, equal to the last bits). With ``period=`` the games
-are kept by period as well, with their draws: the result is the :class:`~discrank.PeriodGames` that
-``PeriodGames.from_log`` gives for the files' log, what :class:`~discrank.DynamicElo` fits.
+The games are read in chunks (Parquet row batches, CSV blocks, blocks of JSON lines, PGN header blocks); each
+chunk's rows are screened by the readers' rules (:meth:`discrank.GameLog.from_frame`, :func:`discrank.read_pgn`),
+its labels coded in the core (``_core.LabelTable``) and its games summed by pair. The partial tables are merged in
+memory; beyond ``memory_limit`` they are written to a temporary directory as sorted runs, merged at the end one key
+range at a time. The result is the :class:`~discrank.PairwiseData` that ``GameLog.read_*(...).to_pairs()`` gives
+for the same files (fractional scores other than multiples of 1/2 may differ in the last bits); with ``period=``,
+the :class:`~discrank.PeriodGames` that ``PeriodGames.from_log`` gives.
 
-The files and their chunks are :mod:`discrank.data._scan_files`'; the coding, the partial tables and their
-spilling :mod:`discrank.data._scan_tables`'; this module checks the arguments, drives the scan and assembles
-the result.
+Files and chunks: :mod:`discrank.data._scan_files`; coding, partial tables and spilling:
+:mod:`discrank.data._scan_tables`; this module checks the arguments, drives the scan and assembles the result.
 """
 
 from __future__ import annotations
@@ -33,7 +27,7 @@ from discrank._util.calendar import check_span, period_index
 from discrank._util.checks import check_choice, check_positive_int
 from discrank.data._rows import pandas_module
 from discrank.data._scan_files import FORMATS, READERS, Chunk, parquet_rows, sources
-from discrank.data._scan_tables import MAX_COVARIATE_ROWS, Accumulator, Coder, chunk_table  # noqa: F401 - MAX_COVARIATE_ROWS, as it was
+from discrank.data._scan_tables import MAX_COVARIATE_ROWS, Accumulator, Coder, chunk_table  # noqa: F401 - MAX_COVARIATE_ROWS re-export
 from discrank.data._votes import check_bothbad, check_ties, tie_games
 from discrank.data._screen import (INVALID_KINDS, MAX_INVALID, active_games, check_invalid, check_max_invalid,
                               large_share, refuse_mostly_invalid, warn_user)
@@ -175,81 +169,69 @@ def scan_games(paths: Any, a: str = "a", b: str = "b", score: Optional[str] = No
                weights: Optional[str] = None, period: Any = None, memory_limit: Any = "1GiB", tmpdir: Any = None,
                progress: Optional[bool] = None, batch_rows: int = BATCH_ROWS, max_invalid: float = MAX_INVALID,
                ties: str = "half", bothbad: str = "tie") -> Any:
-    """Aggregate game logs larger than memory to pairs: the :class:`~discrank.PairwiseData` that reading
-    every file into a :class:`~discrank.GameLog` and calling ``to_pairs()`` gives, without holding the
-    games.
-
-    Each file is read in chunks (module docstring), each chunk screened by the readers' rules, its labels
-    coded in the core and its games summed by pair; the partial tables stay under ``memory_limit``,
-    spilling sorted runs to a temporary directory (removed when the scan ends, is interrupted or fails).
+    """Aggregate game logs larger than memory to pairs: what reading every file into a
+    :class:`~discrank.GameLog` and calling ``to_pairs()`` gives, without holding the games.
 
     Parameters
     ----------
     paths : str, path or list of them
-        Files, directories (every file inside, recursively, in sorted order; names starting with "." or
-        "_" skipped) or glob patterns. By name: Parquet (``.parquet``, ``.pq``), CSV (``.csv``, ``.tsv``,
-        also ``.gz``, ``.bz2``, ``.xz``, ``.zst`` compressed), JSON lines (``.jsonl``, ``.ndjson``: one JSON
-        object a line, read as ``pandas.read_json(lines=True)`` reads it; compressed alike) and PGN
-        (``.pgn``, compressed alike).
+        Files, directories (every file inside, recursively, sorted; names starting with "." or "_" skipped)
+        or glob patterns. By name: Parquet (``.parquet``, ``.pq``), CSV (``.csv``, ``.tsv``), JSON lines
+        (``.jsonl``, ``.ndjson``, as ``pandas.read_json(lines=True)`` reads them) and PGN (``.pgn``); all but
+        Parquet also ``.gz``, ``.bz2``, ``.xz`` or ``.zst`` compressed.
     a, b, score, winner, time, start, end, invalid, advantage
-        As in :meth:`GameLog.from_frame` (Parquet, CSV) and :func:`read_pgn` (PGN files: the White and
-        Black tags, White's result, the date; these arguments name no column there). ``start`` / ``end``
-        filter by ``time`` before the checks; ``invalid="drop"`` drops the invalid rows and reports them
-        in one warning for the whole scan. An arena log's winner column ("model_a", "model_b", "tie",
-        "tie (bothbad)") is read as :func:`discrank.read_arena` reads it: ``a="model_a", b="model_b",
-        winner="winner"``.
+        As in :meth:`GameLog.from_frame` (Parquet, CSV) and :func:`read_pgn` (PGN: the White and Black tags,
+        White's result, the date; these arguments name no column there). ``start`` / ``end`` filter by
+        ``time`` before the checks; ``invalid="drop"`` reports the dropped rows in one warning for the scan.
+        An arena log's winner column ("model_a", "model_b", "tie", "tie (bothbad)") is read as
+        :func:`discrank.read_arena` reads it: ``a="model_a", b="model_b", winner="winner"``.
     format : {"parquet", "csv", "jsonl", "pgn"}, optional
         The format of every file, instead of their names'.
     min_player_games : int
-        Keep the players with at least this many valid games, repeated until each remaining one has
-        them (the readers' rule, applied to the summed pairs). Invalid rows are raised on or counted as
-        they are met, before this filter (the in-memory readers skip the invalid rows of the players it
-        removes).
+        Keep the players with at least this many valid games, repeated until each remaining one has them
+        (applied to the summed pairs). Invalid rows are raised on or counted before this filter.
     weights : {"games", "uniform"}, optional
         As in :class:`PairwiseData` (not with ``period``).
     period : {"day", "week", "month", "year"} or float, optional
-        Keep the games by period of ``time`` too (the periods of :class:`discrank.DynamicElo`), with
-        their draws: the result is then a :class:`discrank.PeriodGames`, which ``DynamicElo(period=...)``
-        fits as it fits the log itself (a game without a time is an invalid row, "missing time").
+        Keep the games by period of ``time`` too, with their draws: the result is a
+        :class:`discrank.PeriodGames`, which ``DynamicElo(period=...)`` fits (a game without a time is an
+        invalid row, "missing time").
     memory_limit : int or str
-        Bytes for the partial pair tables (say "2GiB"; at least 1 MiB): beyond it they are spilled.
-        A chunk being read takes memory besides (about 200 bytes a game for ``batch_rows`` games).
+        Bytes for the partial pair tables (say "2GiB"; at least 1 MiB), beyond which they are spilled. A chunk
+        being read takes about 200 bytes a game besides.
     tmpdir : str, optional
-        Where the spilled runs go (default: the system's temporary directory).
+        Where the spilled runs go (default: the system's temporary directory); removed when the scan ends,
+        is interrupted or fails.
     progress : bool, optional
         A progress bar on stderr (tqdm; default: when stderr is a terminal).
     batch_rows : int
         Games per chunk (Parquet, PGN; the most lines of a JSON-lines chunk); CSV chunks are blocks of 64 MiB
         of text, JSON-lines chunks blocks of about 4 MiB of lines.
     max_invalid : float, optional
-        With ``invalid="drop"``: the largest share of the scan's rows (in the time window; the games a PGN
-        file skips in both modes not counted) that are dropped, as in :meth:`GameLog.from_frame` (default
-        0.5); more is refused, after the scan.
+        With ``invalid="drop"``: the largest share of the scan's rows (in the time window; not counting the
+        games a PGN file skips in both modes) that may be dropped (default 0.5); more is refused after the scan.
     ties : {"half", "ignore", "one-win-each"}, default "half"
-        How the ties (games scored 0.5) count, as :func:`discrank.data.arena.apply_ties` counts them: half a win
-        for each side, dropped, or FastChat's rule (every vote two games: a decisive one two wins, a tie one
-        win for each side). With ``period=``, "davidson" too (the
-        games as they are, their draws kept for a draw model).
+        How ties (games scored 0.5) count, as :func:`discrank.data.arena.apply_ties` counts them: half a win
+        for each side, dropped, or FastChat's rule (every vote two games). With ``period=``, "davidson" too
+        (the draws kept for a draw model).
     bothbad : {"tie", "ignore"}, default "tie"
-        The votes whose winner marks a tie in which both answers were bad (``discrank.data.arena.BOTH_BAD``):
-        ties like the others, or dropped before the checks, as :func:`discrank.read_arena` drops them
-        (needs ``winner``).
+        The votes whose winner marks a tie with both answers bad (``discrank.data.arena.BOTH_BAD``): ties
+        like the others, or dropped before the checks as :func:`discrank.read_arena` drops them (needs
+        ``winner``).
 
     Returns
     -------
     PairwiseData or PeriodGames
         Labels sorted; with ``advantage``, the games kept by covariate value (``covariates``), as
-        :meth:`GameLog.to_pairs` keeps them. With ``period``: a :class:`~discrank.PeriodGames`, the
-        ``PeriodGames.from_log`` of the files' log.
+        :meth:`GameLog.to_pairs` keeps them. With ``period``: a :class:`~discrank.PeriodGames`.
 
     Raises
     ------
     ValueError
-        No file, a file of an unknown kind, a missing column, a corrupt or truncated file (naming it and
-        the row or game from which it cannot be read), an invalid row (``invalid="raise"``, naming the file
-        and the row), more than ``max_invalid`` of the rows invalid (``invalid="drop"``), labels of different
-        kinds in different files, no valid game (or none left by ``ties="ignore"``), or a ``ties`` or
-        ``bothbad`` not one of those.
+        No file, a file of an unknown kind, a missing column, a corrupt or truncated file (naming it and the
+        row or game), an invalid row (``invalid="raise"``, naming the file and the row), more than
+        ``max_invalid`` of the rows invalid, labels of different kinds in different files, no valid game
+        (or none left by ``ties="ignore"``), or a ``ties`` or ``bothbad`` not one of those.
     FileNotFoundError
         A path that does not exist.
     """

@@ -1,16 +1,11 @@
 """Bootstrap confidence intervals on ratings, ranks and advantage coefficients, resampling games (as
 Chatbot-Arena's leaderboards).
 
-Each replicate draws the games of the data with replacement, as many as it holds, and refits a clone of
-the estimator on them; percentiles of the replicates give the intervals. What a game is depends on the
-data (:func:`bootstrap`): a row of a :class:`~discrank.GameLog` (with its time and covariates), a win,
-draw or loss of a :class:`~discrank.PeriodGames` row, a game of a :class:`~discrank.PairwiseData` pair.
-Replicate ``r`` draws from ``numpy.random.default_rng([seed, r])``: the result is the same whatever the
-number of workers. Workers are threads (the fits release the GIL), each fit on one core thread.
-
-The table is the one the model's own ``ratings_frame()`` shows (its ``elo`` column, on the familiar Elo
-scale and anchor, for the models that have one; else its ``rating``), read from ``ratings_frame()`` of
-each replicate's fit.
+Each replicate draws the games of the data with replacement, as many as it holds (what a game is depends on
+the data: :func:`bootstrap`), and refits a clone of the estimator on them; percentiles of the replicates give
+the intervals. Replicate ``r`` draws from ``numpy.random.default_rng([seed, r])``, so the result is the same
+whatever the number of workers (threads, each fit on one core thread). The table is the model's own
+``ratings_frame()`` (its ``elo`` column where it has one, else its ``rating``), read from each replicate's fit.
 """
 
 from __future__ import annotations
@@ -445,26 +440,12 @@ def bootstrap(estimator: Any, data: Any, b: Any = None, score: Any = None, *, n_
     """Refit ``estimator`` (cloned with its parameters) on ``n_boot`` resamples of the games of ``data``;
     returns the replicates' ratings and advantage coefficients with the fit on all the games.
 
-    Each replicate draws as many games as the data holds, with replacement, and fits a new
-    ``type(estimator)(**estimator.get_params())`` on them, as the estimator fits the data itself
-    (parameters left None, such as a prior scale, are tuned again in each replicate: give the point
-    fit's values to skip that). The games drawn:
-
-    - a :class:`~discrank.GameLog`: its rows, each with its time and advantage covariates, in the log's
-      order (so the tuning in time order sees the same calendar);
-    - :class:`~discrank.PeriodGames`: the wins, draws and losses of its rows (rows with scores that are
-      not results: as for pairs);
-    - a :class:`~discrank.PairwiseData` with game counts: the wins, draws and losses of each pair (with
-      covariates: of each covariate row) where the pairs keep their draw counts; otherwise each pair's
-      drawn games are a multinomial share of the total and their score is binomial, the pair's ``n``
-      games read as ``n`` games won each with probability ``p`` (exact for wins and losses; a draw
-      counted as half a win makes the intervals slightly wider than a game-level resample would).
-
-    A player with no game in a replicate has no score there (NaN, left out of their interval; the
-    table's ``replicates`` counts the others); each replicate's ``elo`` is centred on its own players, as
-    ``ratings_frame`` centres a fit. Warnings of the replicates (players missing, a graph in pieces) are
-    collected: one ``ConvergenceWarning`` says how many did not converge, one ``UserWarning`` how many
-    could not be fitted (a ValueError of the fit, say a draw model on a resample without draws: NaN).
+    Each replicate draws as many games as the data holds, with replacement: a :class:`~discrank.GameLog`'s
+    rows (with their times and covariates, in the log's order), a :class:`~discrank.PeriodGames` row's wins,
+    draws and losses, a :class:`~discrank.PairwiseData` pair's (or covariate row's) games: wins, draws and
+    losses where the pairs keep draw counts, else a binomial score. Parameters left None (a prior scale) are
+    tuned again in each replicate. A player with no game in a replicate has no score there (NaN); each
+    replicate's ``elo`` is centred on its own players. The replicates' warnings are collected (see Warns).
 
     Parameters
     ----------

@@ -1,14 +1,8 @@
-"""Honest evaluation: train on the past, test on the future, models side by side.
+"""Honest evaluation: train on the past, test on the future, models side by side (:func:`evaluate`).
 
-``evaluate(models, log, cutoff=...)`` fits every model on the games before the cut-off (tuning, if
-any, on those games only) and scores its predictions of the later games: log loss per game, Brier
-score, accuracy and a calibration table, with the paired standard error of each model's difference to
-a reference model (from the per-game loss differences). ``rolling=k`` repeats this at ``k`` origins.
-
-Two protocols: ``protocol="frozen"`` (every model stops at the cut-off) and ``protocol="online"`` (each
-test game predicted from every game before it: the models are updated, or refitted, as the test period
-goes by). Models with a draw model (``predict_outcomes`` giving draws a probability) are also scored
-by the three-outcome log loss.
+Every model is fitted (and tuned) on the games before the cut-off and scored on its predictions of the later
+games: log loss per game, Brier score, accuracy and a calibration table, with the paired standard error of each
+model's difference to a reference model. ``protocol="online"`` predicts each test game from every game before it.
 """
 
 from __future__ import annotations
@@ -23,13 +17,13 @@ import numpy as np
 from discrank._util.checks import check_one_of, check_positive_int, show, show_time
 from discrank.data._coding import code_log
 from discrank.evaluation._result import Evaluation
-from discrank._util.losses import EPS, game_losses, outcome_losses  # noqa: F401 - EPS: discrank.evaluation._evaluate.EPS, as it was
+from discrank._util.losses import EPS, game_losses, outcome_losses  # noqa: F401 - EPS: importable from here
 from discrank._util.progress import report_stage, speaking, when
 from discrank.data._screen import warn_user
 from discrank.evaluation._splits import (CALENDAR, check_refit, origins, split_times, validation_like,  # noqa: F401 - CALENDAR: discrank.evaluation._evaluate.CALENDAR
                               validation_online)
 from discrank.solvers._tuning import Validation
-from discrank.evaluation._walk import OUTCOME_TOL, Games, Tally, Walk, predictions  # noqa: F401 - OUTCOME_TOL, as it was
+from discrank.evaluation._walk import OUTCOME_TOL, Games, Tally, Walk, predictions  # noqa: F401 - OUTCOME_TOL: importable from here
 from discrank._util.exceptions import OneSidedLogWarning, UnusedColumnWarning
 from discrank.data.logs import GameLog
 from discrank.evaluation.protocol import ForeignModel, as_rating_model
@@ -39,8 +33,7 @@ __all__ = ["evaluate", "Evaluation", "game_losses", "outcome_losses"]
 UNSEEN = ("exclude", "prior")
 PROTOCOLS = ("frozen", "online")
 #: A log is one-sided when a side wins at least ``ONE_SIDED[0]`` of at least ``ONE_SIDED[1]`` decided games:
-#: no first-move or home advantage comes near (White scores about 55% in chess, the home side wins about
-#: 60% of the decided games of football), and a log written winner first is at 100%.
+#: no first-move or home advantage comes near, and a log written winner first is at 100%.
 ONE_SIDED = (0.99, 100)
 
 
@@ -97,31 +90,20 @@ def evaluate(
     refit: Any = None,
     verbose: Any = None,
 ) -> Evaluation:
-    """Fit each model on the past of a game log and score its predictions of the future.
+    """Fit each model on the past of a game log and score its predictions of the future (docs/evaluation.md).
 
     Parameters
     ----------
     models : estimator, list of estimators, or dict of name -> estimator
         Models that follow the rating-model protocol (:class:`discrank.evaluation.protocol.RatingModel`: every
-        discrank model), asked through it alone: each is cloned (``get_params``), fitted on the training
-        games (``fit(train_log, validation=...)``, so that what it tunes is tuned on the training period
-        only), asked ``predict_games(log)`` (P(a beats b) of each game at its time, with its covariates;
-        the log's ``score`` is a placeholder, 0.5) and, when it ``predicts_draws``,
-        ``predict_outcomes(log)`` (scored by the three-outcome log loss); under the online protocol it is
-        given later games by ``update(log)`` when it ``updates`` (one group per distinct time when it has
-        ``sequential_updates``, the groups without scored games at once when it has ``batch_updates``),
-        else its ``refit_copy()`` is refitted. The logs hold player codes, the games' times, the log's
-        ``advantage`` columns (except for a model whose ``takes_advantage`` is False, such as OnlineElo:
-        it is given the log without them, and ``Evaluation.notes`` says so), its context column (given only
-        to a model whose ``takes_context`` is True, :class:`discrank.DynamicElo`; a note names the others)
-        and its margin columns (given only to a model whose ``takes_margin`` is True, in the logs it is
-        fitted and updated on, never in the games it predicts; a note names the others), and its match format
-        column (given only to a model whose ``takes_format`` is True; a note names the others); the notes on the
-        columns some models do not use are also one :class:`~discrank._util.exceptions.UnusedColumnWarning`. Any other object with
-        ``fit(GameLog)`` and ``predict_proba(a, b)`` (a peer rating system) is adapted once by
-        :class:`discrank.evaluation.protocol.ForeignModel` (its optional ``update``, ``predict_games``,
-        ``predict_outcomes``, ``sequential_updates``, ``batch_updates`` read there), and
-        ``Evaluation.fitted`` gives it back as it was given, fitted.
+        discrank model), asked through it alone: each is cloned (``get_params``), fitted on the training games
+        (``fit(train_log, validation=...)``), asked ``predict_games(log)`` and, when it ``predicts_draws``,
+        ``predict_outcomes(log)`` (scored by the three-outcome log loss). A model is given the log's advantage,
+        context, margin and match format columns only when it ``takes_advantage``, ``takes_context``,
+        ``takes_margin`` or ``takes_format`` (margins never in the games it predicts); ``Evaluation.notes`` and one
+        :class:`~discrank._util.exceptions.UnusedColumnWarning` name the others. Any other object with
+        ``fit(GameLog)`` and ``predict_proba(a, b)`` is adapted by :class:`discrank.evaluation.protocol.ForeignModel`
+        (``Evaluation.fitted`` gives it back, fitted).
     log : GameLog
         Games with times.
     cutoff : time, optional
@@ -129,64 +111,40 @@ def evaluate(
     test_fraction : float, optional
         Instead of ``cutoff``: test on the latest share of the games (the cut falls between two times).
     train_start, test_start, test_end : time, optional
-        Train only on games from ``train_start``; test on games in ``[test_start, test_end)``. Under the
-        frozen protocol a gap between ``cutoff`` and ``test_start`` leaves those games out of both; under
-        the online protocol the models are given the gap's games (not scored) before the test period.
+        Train only on games from ``train_start``; test on games in ``[test_start, test_end)``. A gap between
+        ``cutoff`` and ``test_start`` is left out under the frozen protocol, given to the models (not scored)
+        under the online one.
     rolling : int, default 1
-        Number of origins: the test period is cut into ``rolling`` consecutive windows of about equal
-        numbers of games; each window is predicted by models trained on every game before it (from
-        ``train_start``). Scores pool the windows.
+        Number of origins: the test period is cut into ``rolling`` consecutive windows of about equal numbers of
+        games, each predicted by models trained on every game before it (from ``train_start``); scores pool them.
     unseen : {"exclude", "prior"}
-        Test games with a player not seen in training: left out (default), or predicted from the
-        model's prior: the predictions are asked with ``unseen="prior"`` (discrank models: the prior
-        mean; another object's ``predict_games``, ``predict_outcomes`` or ``predict_proba`` must take
-        that keyword too).
-        Their number is reported either way (``Evaluation.n_unseen``). Both protocols score the same
-        games: under the online protocol the games of players unseen in training are given to the
-        models all the same.
+        Test games with a player not seen in training: left out (default), or predicted from the model's prior
+        (asked with ``unseen="prior"``, which another object's predictions must take); counted either way
+        (``Evaluation.n_unseen``).
     reference : str, optional
         The model the differences are taken to (default: the first).
     tune_like_test : bool, default True
-        Models whose ``fit`` takes ``validation=`` (discrank's models, :class:`~discrank.models.online._elo.OnlineElo`)
-        tune on the training period in the same geometry as the test: the validation window is as long
-        as the test period and follows a gap as long as the one between ``cutoff`` and ``test_start``
-        (``discrank.Validation``), so that the prior (or step) is chosen for the horizon it is judged
-        at; under the online protocol with ``online=True`` and no gap (an online prediction has none).
-        False: their default validation (for the priors, the latest 10% of the games; under the online
-        protocol ``Validation(online=True)``).
+        Models whose ``fit`` takes ``validation=`` tune on a validation window as long as the test period, after
+        a gap as long as the test's (``discrank.Validation``); under the online protocol ``online=True`` and no
+        gap. False: their default validation.
     bins : int
-        Bins of the calibration table.
+        Bins of the calibration table (at least 2).
     protocol : {"frozen", "online"}
-        ``"frozen"`` (default): every model is fitted on the training games and predicts the whole test
-        period from that fit. ``"online"``: each test game is predicted from every game before it. Each
-        model is fitted on the training games, then walks through every game from the cut-off to
-        ``test_end`` in time order (those of a gap before ``test_start`` and those of players unseen in
-        training included; they are given to the model, not scored), cut in groups: for a model with
-        ``sequential_updates = True`` one group per distinct time, for the others one group per refit
-        period (``refit``). For each group the model predicts the group's scored games from its current
-        state, then is given the whole group: ``model.update(group)`` when it has ``update``; otherwise it
-        is refitted on every game so far (a discrank model with its tuned hyperparameters frozen: its
-        ``prior_scale`` set to the tuned ``prior_scale_``, a cross-validated model as its best estimator,
-        and fitted with no tuning; any other object by ``fit(all games so far)``). The refit is exact but
-        costs a whole fit per refit period: slow for big logs (a model with ``update`` is the fast path).
-        A model with ``batch_updates = True`` (its ``update(a)`` then ``update(b)`` equal ``update(a +
-        b)``: DynamicElo) is given the groups with no scored game together, just before the next group it
-        predicts. ``fit_seconds`` then includes the updates (or refits). The warnings of the updates or
-        refits are summed up: one warning per model and category (of that category), saying how many of
-        its updates or refits raised it, with the first message.
+        ``"frozen"`` (default): every model predicts the whole test period from its fit on the training games.
+        ``"online"``: each test game is predicted from every game before it; the model walks through the games
+        from the cut-off in groups (one per distinct time with ``sequential_updates``, else one per ``refit``
+        period), predicting each group's scored games, then given the group by ``update`` or, without it,
+        refitted on every game so far with its tuned hyperparameters frozen. ``fit_seconds`` then includes the
+        updates or refits.
     refit : {"day", "week", "month", "year"} or float, optional
-        The refit period of the online protocol for the models without ``sequential_updates``: calendar
-        bins of datetime times ("week": ISO weeks, Monday to Sunday; numpy's ``datetime64[W]`` bins start
-        on Thursdays, so they are shifted by three days), or the bin width of numeric times (bins
-        ``[k refit, (k + 1) refit)``). Default: "week" for datetime times, 1 for numeric times. Checked,
-        then ignored, under the frozen protocol.
+        The refit period of the online protocol: calendar bins of datetime times ("week": ISO weeks, Monday to
+        Sunday), or the bin width of numeric times. Default: "week" for datetime times, 1 for numeric times.
+        Checked, then ignored, under the frozen protocol.
     verbose : bool, int or None, default None
-        Progress on stderr (:func:`discrank.progress`): 1 or True, each origin, each model's fit (a model's
-        own reports too: DynamicElo's tuning candidates) and its seconds, and under the online protocol an
-        update or refit every :data:`discrank.evaluation._walk.WALK_REPORT_SECONDS` and the walk's total; 2, also every
-        update or refit and each solver iteration. 0: none of its own (an enclosing ``discrank.progress``,
-        or the command line, still prints). None: 1 where a person watches (stderr a terminal, or a notebook),
-        else 0.
+        Progress on stderr (:func:`discrank.progress`): 1 or True, each origin, each model's fit and its seconds,
+        and under the online protocol an update or refit every
+        :data:`discrank.evaluation._walk.WALK_REPORT_SECONDS`; 2, also every update or refit and each solver
+        iteration; 0, none of its own. None: 1 where a person watches (a terminal or a notebook), else 0.
 
     Returns
     -------
@@ -206,16 +164,12 @@ def evaluate(
     -----
     OneSidedLogWarning
         A side of the log wins at least 99% of at least 100 decided games (:data:`ONE_SIDED`): the log is
-        written winner first, and the calibration table measures the order of the columns
-        (:meth:`GameLog.shuffle_sides` orients the games at random).
+        written winner first (:meth:`GameLog.shuffle_sides` orients the games at random).
     UnusedColumnWarning
-        The log has columns that some models do not use (advantage columns for a model whose
-        ``takes_advantage`` is False; a context, margin or match format column for one whose ``takes_context``,
-        ``takes_margin`` or ``takes_format`` is False): one warning naming each such model and column, as
-        ``Evaluation.notes`` does; those models are fitted and scored without them.
+        The log has columns that some models do not take: one warning naming each such model and column.
     Warning
         Under the online protocol, each category that the updates or refits of a model raised, once per
-        model, with the number of updates or refits that raised it.
+        model, with the number of updates or refits that raised it and the first message.
     """
     listener = speaking(verbose)  # checked first: the message names the value
     named = _named(models)

@@ -84,8 +84,7 @@ def predictions(model: Any, games: Games, rows: np.ndarray, unseen: str) -> tupl
 
 class Tally:
     """The warnings of one model's updates or refits along the online walks: each category counted once per
-    update or refit that raised it, with its first message, and warned about once (:meth:`emit`) instead
-    of once per update or refit (a weekly refit of a disconnected log would say so a hundred times)."""
+    update or refit that raised it, with its first message, and warned about once (:meth:`emit`)."""
 
     def __init__(self) -> None:
         self.steps = 0

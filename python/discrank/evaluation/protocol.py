@@ -1,10 +1,8 @@
 """The protocol of a rating model: what :func:`discrank.evaluate` asks of every model it compares.
 
-Every discrank estimator follows :class:`RatingModel` (the model base, ``discrank.models._base.Model``,
-declares its capabilities, and each class sets its own). Any other object with ``fit(log)`` and
-``predict_proba(a, b)`` (a peer rating system, say) is read once, at the boundary, by
-:class:`ForeignModel`, which follows the protocol for it; the evaluation itself then asks the protocol
-alone.
+Every discrank estimator follows :class:`RatingModel` (``discrank.models._base.Model`` declares its
+capabilities, each class sets its own). Any other object with ``fit(log)`` and ``predict_proba(a, b)`` is read
+once, at the boundary, by :class:`ForeignModel`; the evaluation then asks the protocol alone.
 """
 
 from __future__ import annotations

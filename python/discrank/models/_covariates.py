@@ -1,27 +1,18 @@
 """Advantage covariates of the pair models: ``logit P(i beats j) = score(i, j) + beta . x``.
 
 The loss is the binary cross-entropy (Elo, the disc decomposition) or Elo++'s squared error
-``1/2 (P - sigmoid(d))^2``, whose curvature in each block is its Gauss-Newton one, ``w (q (1 - q))^2``.
+``1/2 (P - sigmoid(d))^2`` (Gauss-Newton curvature ``w (q (1 - q))^2``), over a PairwiseData's rows by
+covariate value (:class:`discrank.data.pairs.CovariateRows`). The players and ``beta`` are fitted by block
+coordinate descent: the model's own solver at a fixed offset ``x beta``, then Newton's method on ``beta`` at
+the fixed scores, until the scaled gradient in ``beta`` meets the tolerance right after a fit of the players.
+On Elo's convex objective this converges to the joint optimum (Eq. (1) with the covariates), on the disc
+decomposition's to a stationary point of the last component.
 
-A pair of a :class:`~discrank.PairwiseData` built from a game log with advantage columns is split into
-rows by covariate value (:class:`discrank.data.pairs.CovariateRows`); the fit's objective runs over those rows
-(:class:`discrank.solvers._fitdata.FitData` with ``x``). The players' parameters and ``beta`` are fitted by
-block coordinate descent on the one objective: the model's own solver at a fixed offset ``x beta`` (the
-C++ kernel takes a per-row offset), then Newton's method on ``beta`` at the fixed scores, until the
-scaled gradient in ``beta`` meets the model's tolerance right after a fit of the players. Each block is
-minimised exactly, so every step lowers the objective; on Elo's convex objective the iteration
-converges to the joint optimum (Eq. (1) with the covariates), on the disc decomposition's to a
-stationary point of the last component with its offset.
-
-``beta`` has the weak prior of :data:`discrank.data._advantage.BETA_PRIOR_SCALE` (N(0, (10 / rms_k)^2) per
-column, :func:`beta_prior`), which keeps it finite where the games separate it. Its standard error is the
-Laplace approximation's: the inverse of the Schur complement ``H_bb - H_bs H_ss^-1 H_sb`` (plus the prior's
-precision) of the players' block (Elo: the Laplacian plus the prior,
-solved by the Newton system's solver), or, for the disc decomposition, the inverse of ``H_bb`` at the
-fitted factors (the standard error *given* the factors, smaller than the joint one). Elo++'s squared
-error is no likelihood: its ``beta`` is an M-estimator, whose standard error given the ratings is the
-sandwich ``H^-1 J H^-1`` of :func:`sandwich_se` (``J``: the variance of the gradient when each game is a
-Bernoulli draw with the fitted probability).
+``beta`` has the weak prior of :data:`discrank.data._advantage.BETA_PRIOR_SCALE` (:func:`beta_prior`), which
+keeps it finite where the games separate it. Its standard error is the Laplace approximation's: the inverse of
+the Schur complement ``H_bb - H_bs H_ss^-1 H_sb`` (plus the prior) for Elo, the inverse of ``H_bb`` at the
+fitted factors for the disc decomposition (given the factors). Elo++'s ``beta`` is an M-estimator with the
+sandwich standard error of :func:`sandwich_se`.
 """
 
 from __future__ import annotations
@@ -81,17 +72,15 @@ def beta_hessian(c: np.ndarray, x: np.ndarray) -> np.ndarray:
 
 
 def beta_prior(x: np.ndarray, w: np.ndarray, total_weight: float) -> np.ndarray:
-    """The precision of ``beta``'s prior per unit weight of the rows ``w`` (the objective's units): the
-    prior of :func:`discrank.data._advantage.beta_precision` over the rows' weights, divided by their total
-    weight."""
+    """The precision of ``beta``'s prior (:func:`discrank.data._advantage.beta_precision`) per unit weight of
+    the rows ``w``."""
     return beta_precision(x, w) / float(total_weight)
 
 
 def beta_newton(z: np.ndarray, x: np.ndarray, p: np.ndarray, w: np.ndarray, beta: np.ndarray, prec: np.ndarray,
                 max_iter: int = 50, loss: str = "bce") -> np.ndarray:
-    """``argmin_beta sum_r w_r loss(p_r, sigmoid(z_r + x_r . beta)) + 1/2 sum_k prec_k beta_k^2``: Newton's
-    method (Gauss-Newton for the squared error) with backtracking from ``beta`` (a logistic regression
-    with offset ``z`` and a ridge for the bce: strictly convex, a few steps)."""
+    """``argmin_beta sum_r w_r loss(p_r, sigmoid(z_r + x_r . beta)) + 1/2 sum_k prec_k beta_k^2`` by Newton's
+    method (Gauss-Newton for the squared error) with backtracking from ``beta``."""
     beta = np.array(beta, dtype=np.float64)
     f = _loss(z + x @ beta, p, w, loss) + 0.5 * float(prec @ (beta * beta))
     for _ in range(max_iter):
@@ -144,12 +133,9 @@ def alternate(fit_at: Callable[[np.ndarray], None], scores: Callable[[], np.ndar
 
 def elo_beta_covariance(data, d: np.ndarray, ridge: float) -> np.ndarray:
     """The covariance of Elo's ``beta`` in the Laplace approximation: ``(W S)^-1`` with ``S = H_bb - B^T
-    (L + ridge I)^+ B``, at the rows' logits ``d`` (``data``: the fit's :class:`~discrank.solvers._fitdata.FitData`,
-    with ``x``; ``W`` its total weight, the objective being the mean loss per unit weight). ``L`` is the
-    rows' Laplacian with weights ``w q (1 - q)``, ``B`` its coupling to ``beta`` (column k: the rows'
-    ``w q (1 - q) x_k`` added at ``i`` and taken at ``j``); each solve is conjugate gradients with the
-    Jacobi preconditioner, to a relative residual of 1e-10 (the right-hand sides sum to 0 on every
-    piece, so the prior-free Laplacian's null space is never excited)."""
+    (L + ridge I)^+ B``, at the rows' logits ``d`` (``data``: the fit's FitData with ``x``; ``W``: its total
+    weight). ``L`` is the rows' Laplacian with weights ``w q (1 - q)``, ``B`` its coupling to ``beta``; each
+    solve is Jacobi-preconditioned conjugate gradients to a relative residual of 1e-10."""
     from scipy.sparse.linalg import LinearOperator, cg
 
     n, x, nt = data.n_players, data.x, data.n_threads
@@ -177,10 +163,8 @@ def elo_beta_covariance(data, d: np.ndarray, ridge: float) -> np.ndarray:
 
 def sandwich_se(d: np.ndarray, x: np.ndarray, w: np.ndarray, total_weight: float) -> np.ndarray:
     """Standard errors of the squared error's ``beta`` given the ratings, at the rows' logits ``d``: the
-    diagonal of ``H^-1 J H^-1`` with ``H = x^T diag(w g^2) x`` (the Gauss-Newton curvature, ``g = q (1 -
-    q)``, plus the prior's precision) and ``J = x^T diag(w q (1 - q) g^2) x`` (the variance of the
-    gradient ``sum (q - y) g x`` when each of a row's games is a Bernoulli(q) draw), both times the total
-    weight (``w`` per unit weight)."""
+    diagonal of ``H^-1 J H^-1`` with ``H = x^T diag(w g^2) x`` plus the prior (``g = q (1 - q)``) and
+    ``J = x^T diag(w q (1 - q) g^2) x`` (each game a Bernoulli(q) draw), both times the total weight."""
     q = expit(d)
     c = row_curvature(d, w, "sigmoid_squared")  # w g^2
     H = (beta_hessian(c, x) + np.diag(beta_prior(x, w, total_weight))) * float(total_weight)

@@ -2,19 +2,14 @@
 
 :class:`Component` holds the objectives of one component on top of the previous ones (an offset);
 :func:`alternate_blocks` is Algorithm 1 (u-step, v-step, until both blocks are stationary) and
-:func:`alternate_then_joint` runs L-BFGS on (u, v) together. ``models/disc.py`` fits the components
-one after another (Algorithm 2).
+:func:`alternate_then_joint` runs L-BFGS on (u, v) together. ``models/disc.py`` fits the components one
+after another (Algorithm 2).
 
-With a draw model (Davidson, Rao-Kupper) the loss is the three-outcome negative log-likelihood of the
-core's pair kernel (``evaluate_draws``), and the draw parameter ``eta`` (flat prior) is one more
-parameter of the component's problem: the last coordinate of the joint solver's vector, and of each
-block step of Algorithm 1's alternation (the u-step solves (u, eta), the v-step (v, eta): with Rao and
-Kupper's thresholds a block of eta alone, strongly coupled to the scale of the scores, converges
-slowly). The kernel gives ``dL/deta`` and
-``d2L/deta2`` in the same pass as the factors' gradients, so ``eta`` costs no pass of its own, and one
-stopping rule (the scaled gradient, ``eta``'s curvature scale being ``d2L/deta2``) covers it. The
-solvers see Rao and Kupper's threshold (``eta > 0``) as its logarithm: no step leaves the model, where
-the loss is infinite and L-BFGS's line search would stop.
+With a draw model (Davidson, Rao-Kupper) the loss is the core's three-outcome negative log-likelihood
+(``evaluate_draws``, which also gives ``dL/deta`` and ``d2L/deta2``), and the draw parameter ``eta`` (flat
+prior) is one more coordinate: the last of the joint solver's vector, and of each block step (the u-step
+solves (u, eta), the v-step (v, eta)), under the same scaled-gradient stopping rule. The solvers see Rao and
+Kupper's threshold (``eta > 0``) as its logarithm, so no step leaves the model.
 """
 
 from __future__ import annotations
@@ -105,8 +100,7 @@ class Component:
 
     def loss_at(self, u: np.ndarray, v: np.ndarray) -> float:
         """The data loss (the previous components' scores included) at (u, v) and ``self.eta``: the last
-        evaluation's when it was at this very point (the solvers end on an evaluation at their answer),
-        else a pass."""
+        evaluation's when it was at this very point, else a pass."""
         last = getattr(self, "_last", None)
         if (last is not None and np.array_equal(last[0], u) and np.array_equal(last[1], v)
                 and last[2] == self.eta):
@@ -212,8 +206,8 @@ class Component:
         pri, gpri = self.u_prior(u)
         reg, gpuv_u = reg + pri, gpuv_u + gpri
         # (u, v) -> (a u, v / a) changes neither the loss nor (at <u, v> = 0) the penalty: left free,
-        # L-BFGS drifts along it (seen: |u| = 1e-3, |v| = 1e3 on a 6-player disc game). This term, zero
-        # with zero gradient when |u| = |v|, pins it without moving the balanced stationary points.
+        # L-BFGS drifts along it. This term, zero with zero gradient when |u| = |v|, pins it without
+        # moving the balanced stationary points.
         gap = float(u @ u - v @ v)
         bal = self.balance_weight * gap * gap
         gbal = 4.0 * self.balance_weight * gap
@@ -223,11 +217,8 @@ class Component:
         return f + puv + reg + bal, np.concatenate(grad)
 
     def balance(self, u: np.ndarray, v: np.ndarray, set_weight: bool = True) -> tuple[np.ndarray, np.ndarray]:
-        """Rescale to |u| = |v| (every prediction kept) and (``set_weight``) set the balancing weight
-        around that scale for the next joint solve.
-
-        Not with the regulariser or the prior, which fix the scale themselves.
-        """
+        """Rescale to |u| = |v| (every prediction kept) and (``set_weight``) set the balancing weight around
+        that scale for the next joint solve; nothing with the regulariser or the prior, which fix the scale."""
         if self.reg_weight > 0 or self.prior_weight > 0:
             return u, v
         nu, nv = np.linalg.norm(u), np.linalg.norm(v)
@@ -242,10 +233,7 @@ class Component:
         return u, v
 
     def block_measure(self, u: np.ndarray, v: np.ndarray) -> float:
-        """Scaled gradient of the u-step and v-step objectives at (u, v): both blocks stationary.
-
-        One kernel call for both blocks: the gradients of ``u_step_objective`` and ``v_step_objective``.
-        """
+        """Scaled gradient of the u-step and v-step objectives at (u, v) (one kernel call for both blocks)."""
         _, gu, gv = self.loss(u, v, True, True)
         gu = gu + orthogonality_penalty(u, self.Q, self.pen_weight)[1] + self.u_prior(u)[1]
         gv = gv + orthogonality_penalty(v, self.Q, self.pen_weight)[1] + _pair_penalty(u, v, self.pen_weight)[2]
@@ -265,11 +253,10 @@ def _collapsed(problem: Component, u: np.ndarray, v: np.ndarray, tol: float,
                measure: float) -> tuple[np.ndarray, np.ndarray, float]:
     """(u, v, measure), or the prior's collapsed point when the fit ended unconverged next to it.
 
-    Where the prior outweighs the data's cyclic part (few games, a small scale), the MAP of a component
-    is u = 0, v at its prior centre: a point where Algorithm 1's ``<u, v>^2 / |u|^2`` is not
-    differentiable, so a solver creeps towards it without meeting ``tol``. When the fit ended within
-    ``COLLAPSE * max(1, |v|)`` of u = 0, that point is tested: taken when its scaled gradient meets
-    ``tol`` and its objective is no higher.
+    Where the prior outweighs the data's cyclic part, the MAP of a component is u = 0, v at its prior
+    centre, where ``<u, v>^2 / |u|^2`` is not differentiable. When the fit ended within
+    ``COLLAPSE * max(1, |v|)`` of u = 0, that point is taken if its scaled gradient meets ``tol`` and its
+    objective is no higher.
     """
     if measure <= tol or problem.prior_weight == 0.0:
         return u, v, measure
@@ -287,11 +274,8 @@ def _collapsed(problem: Component, u: np.ndarray, v: np.ndarray, tol: float,
 
 def alternate_blocks(problem: Component, u: np.ndarray, v: np.ndarray, tol: float,
                max_iter: int) -> tuple[np.ndarray, np.ndarray, int, float]:
-    """Algorithm 1: u-step, v-step, each by L-BFGS, until both blocks meet ``tol`` (or ``max_iter`` rounds);
-    with a draw model, each step solves its block and the draw parameter together (:func:`_block_step`).
-
-    The block updates are solved to a tolerance that tightens with the progress (at most 10x the
-    current measure), starting from ``_first_tol``.
+    """Algorithm 1: u-step, v-step, each by L-BFGS (:func:`_block_step`), until both blocks meet ``tol`` (or
+    ``max_iter`` rounds), to an inner tolerance that tightens with the progress from ``_first_tol``.
     """
     inner_tol = _first_tol(problem, u, v, tol)
     measure = np.inf

@@ -1,7 +1,6 @@
 """What the stationary pair models predict and how they score (:class:`PairPredictions`, a base of
-:class:`~discrank.models._pairwise.PairwiseModel`): the scores of players coded by the fit, with the prior's
-row for an unseen player and the advantage covariates' term, the three outcomes, ``predict_proba``,
-``decision_function`` and the scores of ``PairwiseData``."""
+:class:`~discrank.models._pairwise.PairwiseModel`): ``predict_proba``, ``decision_function``, the three outcomes
+and the scores of ``PairwiseData``."""
 
 from __future__ import annotations
 
@@ -30,8 +29,7 @@ class PairPredictions:
         return None if x is None else x @ self.beta_
 
     def _covariate_rows(self, advantage: Any, n: int) -> Optional[np.ndarray]:
-        """The covariates ``advantage`` of ``n`` games as a checked array (n, n_covariates); None: none given
-        (:func:`discrank.models._prediction.advantage_rows`)."""
+        """The covariates ``advantage`` of ``n`` games as a checked array (n, n_covariates); None: none given."""
         names = tuple(self.advantage_names_ or ()) if self.beta_ is not None else ()
         return advantage_rows(advantage, n, names, type(self).__name__)
 
@@ -44,8 +42,7 @@ class PairPredictions:
     # ------------------------------------------------------------------ prediction
     def _indices(self, a: Any, b: Any, unseen: str = "raise") -> tuple[np.ndarray, np.ndarray]:
         """Player indices (int32) of ``a`` and ``b``, or of the pairs of a PairwiseData ``a``; with
-        ``unseen="prior"`` an unknown label gets the index ``n_players_`` (the prior's row, ``_scores``),
-        with ``"raise"`` an :class:`~discrank._util.exceptions.UnknownPlayerError` (:func:`code_players`)."""
+        ``unseen="prior"`` an unknown label gets the index ``n_players_`` (the prior's row)."""
         check_unseen(unseen)
         if isinstance(a, PairwiseData):
             if b is not None:
@@ -66,8 +63,7 @@ class PairPredictions:
         return self._indices(a, b, unseen)
 
     def _log_outcomes(self, log: Any, ia: np.ndarray, ib: np.ndarray) -> np.ndarray:
-        """:meth:`_outcome_proba` of the games of ``log`` (their advantage columns, for a model fitted with
-        covariates; the pair models have no time)."""
+        """:meth:`_outcome_proba` of the games of ``log``, with their advantage columns where the model has some."""
         names = self.advantage_names_ if self.beta_ is not None else ()
         return self._outcome_proba(ia, ib, log_covariates(log, names, type(self).__name__))
 
@@ -98,14 +94,8 @@ class PairPredictions:
         return scores if term is None else scores + term
 
     def _outcome_proba(self, ia: np.ndarray, ib: np.ndarray, x: Optional[np.ndarray] = None) -> np.ndarray:
-        """[P(a wins), P(draw), P(b wins)] of games between the players ``ia`` and ``ib`` (indices of
-        :meth:`_indices`) with covariate rows ``x`` (n_games, n_covariates; None, the default: neutral games).
-
-        The one three-outcome computation of the pair models: ``predict_proba``, ``predict_games`` and
-        ``predict_outcomes`` read it. With a fitted draw model (``draw_eta_``; Elo's and the disc
-        decomposition's), the draw model's probabilities of the logits
-        (:func:`discrank.solvers._draws.outcome_probabilities`); without one, ``[p, 0, 1 - p]`` with ``p`` the
-        model's P(a beats b).
+        """[P(a wins), P(draw), P(b wins)] of games between the players ``ia`` and ``ib`` with covariate rows
+        ``x`` (None: neutral games): the fitted draw model's probabilities (``draw_eta_``), else ``[p, 0, 1 - p]``.
         """
         if getattr(self, "draw_eta_", None) is not None:
             return outcome_probabilities(self._logits(ia, ib, x), self.draw_eta_, self.draws)
@@ -121,13 +111,11 @@ class PairPredictions:
         a, b : label or array of labels, or a PairwiseData as ``a`` (and no ``b``)
             The players.
         unseen : {"raise", "prior"}, optional
-            ``"prior"``: a player not seen in the fit is given the prior's mean parameters (Elo: rating
-            0; disc: u = 0, v = 1 on the first component and 0 on the others); default: an
-            :class:`~discrank._util.exceptions.UnknownPlayerError` naming the label.
+            ``"prior"``: a player not seen in the fit is given the prior's mean parameters (Elo: rating 0; disc:
+            u = 0, v = 1 on the first component); default: an :class:`~discrank._util.exceptions.UnknownPlayerError`.
         advantage : array_like, optional
-            For a model fitted with advantage covariates (``beta_``): the games' covariates, attributed to
-            ``a`` (shape (n_games,) with one covariate, else (n_games, n_covariates)); ``beta_ . x`` is
-            added to the score. Default: none, the score of a neutral game (x = 0).
+            For a model fitted with advantage covariates: the games' covariates, attributed to ``a``
+            (shape (n_games,) or (n_games, n_covariates)); ``beta_ . x`` is added. Default: a neutral game.
 
         Returns
         -------
@@ -156,11 +144,8 @@ class PairPredictions:
     def predict_proba(self, a: Any, b: Any = None, *, unseen: str = "raise", advantage: Any = None, time: Any = None,
                       context: Any = None, match_format: Any = None,
                       outcomes: bool = False) -> Union[float, np.ndarray]:
-        """P(a beats b), for players given by label (arrays or scalars), or for the pairs of a PairwiseData:
-        the expected score of ``a``, P(a wins) + P(draw) / 2 (:meth:`_outcome_proba`).
-
-        Data built without labels has labels ``0 .. n_players - 1``, so indices work there. Errors as
-        :meth:`decision_function`.
+        """P(a beats b) (the expected score of ``a``), for players given by label, or for the pairs of a
+        PairwiseData (labels ``0 .. n_players - 1`` when built without). Errors as :meth:`decision_function`.
 
         Parameters
         ----------
@@ -173,11 +158,9 @@ class PairPredictions:
             The games' advantage covariates, for a model fitted with them: by name (``{"home": 1}``; a covariate not
             given is 0) or an array in the order of ``advantage_names_``; default: a neutral game.
         time, context, match_format : optional
-            Refused (a ValueError naming it): a pair model's ratings are the same at every time, in every context and
-            format.
+            Refused (a ValueError naming it).
         outcomes : bool, default False
-            Return [P(a wins), P(draw), P(b wins)] of each game (shape (n, 3)), a model with a draw model's three
-            outcomes (P(draw) 0 for one without), instead of the expected score.
+            Return [P(a wins), P(draw), P(b wins)] of each game (shape (n, 3); P(draw) 0 without a draw model).
 
         Returns
         -------
@@ -194,8 +177,8 @@ class PairPredictions:
         return float(proba[0]) if _is_scalar(a, b) else proba
 
     def mse(self, data: PairwiseData) -> float:
-        """Mean squared error between predicted and observed probabilities, over pairs (the paper's metric);
-        over the rows of ``data.covariates``, with ``beta_ . x``, for a model fitted with covariates.
+        """Mean squared error between predicted and observed probabilities, over pairs (the paper's metric), or
+        over the rows of ``data.covariates`` for a model fitted with covariates.
 
         Parameters
         ----------
@@ -216,13 +199,9 @@ class PairPredictions:
         return getattr(data, "covariates", None) is not None and self.beta_ is not None
 
     def log_loss(self, data: PairwiseData) -> float:
-        """Mean binary cross-entropy of the predictions, pairs weighted by ``data.pair_weights()`` (for a
-        model fitted with covariates and data that has them: its rows, by ``data.row_weights()``).
-
-        With game counts (``weights="games"``) this is the log loss per game. Predicted probabilities are
-        clipped to ``[LOG_LOSS_EPS, 1 - LOG_LOSS_EPS]``. A model with a draw model (``draw_eta_`` fitted)
-        scores the three outcomes instead: ``-log P(the result)`` of the wins, draws and losses of ``data``
-        (its ``draws``), the loss its prior's tuning minimises (:func:`discrank._util.losses.outcome_log_loss`).
+        """Mean binary cross-entropy of the predictions (clipped to ``[EPS, 1 - EPS]``), pairs weighted by
+        ``data.pair_weights()`` (covariate rows by ``data.row_weights()``): per game with ``weights="games"``.
+        A model with a draw model scores the three outcomes of ``data`` instead (its ``draws``).
 
         Parameters
         ----------
@@ -243,9 +222,8 @@ class PairPredictions:
         return float(np.sum(w * losses) / np.sum(w))
 
     def _log_losses(self, data: PairwiseData) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """What :meth:`log_loss` averages, entry by entry: ``(loss per game, weight, pair)`` of each pair of
-        ``data``, or of each covariate row where ``data`` is scored by row (``pair``: the row's pair, so
-        that the prior's tuning can take a standard error over the pairs)."""
+        """What :meth:`log_loss` averages: ``(loss per game, weight, pair)`` of each pair of ``data``, or of each
+        covariate row where ``data`` is scored by row (``pair``: the row's pair)."""
         if getattr(self, "draw_eta_", None) is not None:
             return self._outcome_log_losses(data)
         if self._by_rows(data):
@@ -270,10 +248,8 @@ class PairPredictions:
         return outcome_pair_losses(q, p, games, draws), w, pair
 
     def score(self, data: PairwiseData) -> float:
-        """The mean log-likelihood of ``data`` under the model: ``-log_loss(data)``, higher is better.
-
-        scikit-learn's convention for ``score`` (model selection maximises it). With game counts
-        (``weights="games"``) it is the mean log-likelihood per game, otherwise per pair.
+        """The mean log-likelihood of ``data`` under the model, ``-log_loss(data)``: higher is better
+        (scikit-learn's convention); per game with ``weights="games"``, otherwise per pair.
 
         Parameters
         ----------
@@ -298,6 +274,5 @@ def _is_scalar(a: Any, b: Any) -> bool:
 
 
 def _single(x: Any) -> bool:
-    """One player (not a sequence); a list is never converted to find out (np.ndim of a list of long names
-    would build a fixed-width string array)."""
+    """One player (not a sequence); a list is never converted to find out."""
     return not isinstance(x, (list, tuple)) and np.ndim(x) == 0

@@ -1,14 +1,7 @@
-"""The prediction protocol every model shares: one policy for unseen players, and the predictions of a
-game log.
-
-Every model (the pair models of :mod:`discrank.models`, :class:`~discrank.DynamicElo`,
-:class:`~discrank.models.online._elo.OnlineElo`) predicts through ``predict_proba(a, b, *, unseen="raise")``,
-``predict_games(log, *, unseen="raise")`` and ``predict_outcomes(log, *, unseen="raise")``. A label the
-model has not seen is an :class:`~discrank._util.exceptions.UnknownPlayerError` naming it and the model, unless
-the caller passes ``unseen="prior"``: the player is then predicted from the model's prior (its mean
-rating). :class:`GamePredictions` writes ``predict_games`` and ``predict_outcomes`` once over two hooks of
-the model: the codes of the players (:func:`code_players` with the model's labels) and the three outcomes
-of coded games of a log.
+"""The prediction protocol every model shares: ``predict_proba(a, b, *, unseen="raise")``,
+``predict_games(log, ...)`` and ``predict_outcomes(log, ...)``. A label the model has not seen is an
+:class:`~discrank._util.exceptions.UnknownPlayerError`, or with ``unseen="prior"`` a player predicted from
+the model's prior. :class:`GamePredictions` writes the log predictions once over two hooks of the model.
 """
 
 from __future__ import annotations
@@ -69,9 +62,8 @@ def code_players(index: LabelIndex, a: Any, b: Any, unseen: str, model: str) -> 
 
 
 def near_misses(value: Any, labels: np.ndarray, n: int = 3) -> list:
-    """Up to ``n`` of the text ``labels`` that ``value`` may have meant: those that hold it as a word, whatever the
-    case ("Medvedev" in "Daniil Medvedev"), then the closest spellings (:func:`difflib.get_close_matches`); none for
-    a label that is not text. Read for an error's message only (a scan of the labels)."""
+    """Up to ``n`` of the text ``labels`` that ``value`` may have meant, for an error's message: those that hold
+    it as a word, whatever the case, then the closest spellings; none for a label that is not text."""
     import difflib
 
     if not isinstance(value, str) or not value.strip() or labels.dtype.kind not in "UO":
@@ -84,8 +76,7 @@ def near_misses(value: Any, labels: np.ndarray, n: int = 3) -> list:
 
 
 def _unknown(bad: np.ndarray, model: str, labels: Any = None) -> UnknownPlayerError:
-    """The error naming the first few distinct labels of ``bad`` (in their order) and the model, with the labels of
-    ``labels`` that the first one may have meant."""
+    """The error naming the first few distinct labels of ``bad`` and the model, with near misses in ``labels``."""
     distinct: list = []
     for value in bad.tolist():
         if value not in distinct:
@@ -107,10 +98,8 @@ def expected_score(outcomes: np.ndarray) -> np.ndarray:
 
 
 def log_covariates(log: Any, names: tuple, model: str, games: str = "the games to predict") -> Any:
-    """The advantage columns of ``log`` (a float array, n_games x n_covariates) that a model fitted with
-    the covariates ``names`` needs; None for a model fitted without (which predicts every game as neutral:
-    its fit used no column). A log without the model's columns, or with others, is a ValueError naming
-    both (and ``games``, what the log holds)."""
+    """The advantage columns of ``log`` (n_games x n_covariates) that a model fitted with the covariates
+    ``names`` needs; None for a model fitted without. Different columns are a ValueError naming both."""
     if not names:
         return None
     have = tuple(log.advantage_names) if log.advantage is not None else ()
@@ -128,18 +117,16 @@ _UNUSED_KEYWORDS = {"time": "its ratings are the same at every time",
 
 def refuse_keywords(model: Any, **given: Any) -> None:
     """A ValueError naming the first keyword of ``predict_proba`` in ``given`` (``time``, ``context``,
-    ``match_format``) that is not None: ``model`` cannot use it, and would otherwise forecast every game alike."""
+    ``match_format``) that is not None: ``model`` cannot use it."""
     for key, value in given.items():
         if value is not None:
             raise ValueError(f"{key}= does not apply to {type(model).__name__}: {_UNUSED_KEYWORDS[key]}")
 
 
 def advantage_rows(advantage: Any, n: int, names: tuple, model: str) -> Any:
-    """The advantage covariates ``advantage`` of ``n`` games to forecast as a checked array (n, len(names)): a
-    dict by name (each value one for every game or one per game; a covariate not given is 0, a neutral game), or
-    an array in the order of ``names`` (one row for every game or one per game; a 1-d array for one covariate).
-    None for None. A ValueError names what does not fit: covariates given to a ``model`` fitted without, a name
-    not among ``names``, a shape, a value that is not a finite number."""
+    """The advantage covariates of ``n`` games as a checked array (n, len(names)), from a dict by name (a
+    covariate not given is 0) or an array in the order of ``names``, each one for all games or one per game;
+    None for None. A ValueError names what does not fit (``model`` fitted without, a name, a shape, a value)."""
     if advantage is None:
         return None
     if not names:
@@ -178,8 +165,7 @@ def advantage_rows(advantage: Any, n: int, names: tuple, model: str) -> Any:
 
 
 #: The columns of games to predict that a model may leave unused: (attribute, the capability of a model that uses
-#: it, what a model without the capability does with it). A game's margins, like its score, are its outcome: no
-#: prediction reads them.
+#: it, what a model without the capability does with it). No prediction reads margins (an outcome).
 _PREDICTED_COLUMNS = (
     ("context", "takes_context", "takes no contexts and ignores the games' context column (it predicts every "
                                  "context alike)"),
@@ -189,11 +175,9 @@ _PREDICTED_COLUMNS = (
 
 
 def unused_game_columns(model: Any, log: Any, where: str) -> None:
-    """An :class:`~discrank._util.exceptions.UnusedColumnWarning` for each column of the games ``log`` that ``model``
-    leaves unused in its forecasts (``where``: the method, ``"Elo.predict_games"``): a context or a match format
-    given to a model that takes none (``takes_context``, ``takes_format`` False), advantage columns given to a
-    model fitted without them (no ``advantage_names_``), which predicts every game as neutral. A model that takes
-    contexts or formats checks them itself (DynamicElo: against those it was fitted with)."""
+    """An :class:`~discrank._util.exceptions.UnusedColumnWarning` for each column of ``log`` that ``model`` leaves
+    unused (``where``: the method): a context or match format given to a model that takes none, advantage
+    columns given to a model fitted without them."""
     from discrank.data._screen import warn_user
     from discrank._util.exceptions import UnusedColumnWarning
 
@@ -217,16 +201,12 @@ def _check_log(log: Any, where: str) -> None:
 
 
 class GamePredictions:
-    """``predict_games`` and ``predict_outcomes`` of a game log, written once over two hooks of the model:
-    ``_player_codes(a, b, unseen)`` (the players' codes, checked fitted, :func:`code_players`'s policy)
-    and ``_log_outcomes(log, ia, ib)`` ([P(a wins), P(draw), P(b wins)] of the coded games, at their
-    times and with their advantage columns where the model uses them)."""
+    """``predict_games`` and ``predict_outcomes`` of a game log, over two hooks of the model:
+    ``_player_codes(a, b, unseen)`` and ``_log_outcomes(log, ia, ib)``."""
 
     @property
     def predicts_draws(self) -> bool:
-        """Whether :meth:`predict_outcomes` gives draws a probability: the model has a draw model (its
-        ``draws`` parameter is set); otherwise P(draw) is 0 and ``discrank.evaluate`` does not score its
-        three outcomes."""
+        """Whether :meth:`predict_outcomes` gives draws a probability (the ``draws`` parameter is set)."""
         return self.get_params().get("draws") is not None  # type: ignore[attr-defined]
 
     def predict_outcomes(self, log: Any, *, unseen: str = "raise") -> np.ndarray:
@@ -236,12 +216,10 @@ class GamePredictions:
         Parameters
         ----------
         log : GameLog
-            The games to predict (``score`` is not read). A model fitted with advantage covariates needs
-            the same columns; a model fitted without predicts every game as neutral.
+            The games to predict (``score`` is not read), with the model's advantage columns if it has some.
         unseen : {"raise", "prior"}, optional
-            A player the model has not seen is an
-            :class:`~discrank._util.exceptions.UnknownPlayerError` (default), or with ``"prior"`` a player at
-            the prior's mean.
+            A player the model has not seen is an :class:`~discrank._util.exceptions.UnknownPlayerError`
+            (default), or with ``"prior"`` a player at the prior's mean.
 
         Returns
         -------
@@ -263,16 +241,13 @@ class GamePredictions:
         Warns
         -----
         discrank._util.exceptions.UnusedColumnWarning
-            Once per column of ``log`` that the model leaves unused, naming it: a context or a match format for
-            a model that takes none (``takes_context``, ``takes_format`` False), advantage columns for a model
-            fitted without them. Its margins, like its scores, are not read.
+            Once per column of ``log`` that the model leaves unused (:func:`unused_game_columns`).
         """
         return self._predicted_outcomes(log, unseen, f"{type(self).__name__}.predict_outcomes")
 
     def predict_games(self, log: Any, *, unseen: str = "raise") -> np.ndarray:
         """P(a beats b) of each game of a log: the expected score of ``a``, P(a wins) + P(draw) / 2 of
-        :meth:`predict_outcomes` (P(a wins) for a model without draws, equal to ``predict_proba`` of the
-        same players at the same time and advantage).
+        :meth:`predict_outcomes`.
 
         Parameters
         ----------
@@ -298,8 +273,7 @@ class GamePredictions:
         return expected_score(self._predicted_outcomes(log, unseen, f"{type(self).__name__}.predict_games"))
 
     def _predicted_outcomes(self, log: Any, unseen: str, where: str) -> np.ndarray:
-        """The three outcomes of the games of ``log`` (``where``: the method, for the messages), each of its columns
-        that the model leaves unused named in a warning (:func:`unused_game_columns`)."""
+        """The three outcomes of the games of ``log`` (``where``: the method), unused columns warned about."""
         _check_log(log, where)
         ia, ib = self._player_codes(log.a, log.b, unseen)
         unused_game_columns(self, log, where)
@@ -315,9 +289,8 @@ class GamePredictions:
 
 
 class CurrentStatePredictions:
-    """The predictions of a model that rates from its current state alone (the online updates: OnlineElo,
-    OnlineDisc), written once over its hook ``_outcome_proba(ia, ib)`` ([P(a wins), 0, P(b wins)] of the
-    players coded ``ia``, ``ib``; -1 for a player not seen): a game's time plays no part."""
+    """The predictions of a model that rates from its current state alone (OnlineElo, OnlineDisc), over its
+    hook ``_outcome_proba(ia, ib)`` (-1: a player not seen): a game's time plays no part."""
 
     def _log_outcomes(self, log: Any, ia: np.ndarray, ib: np.ndarray) -> np.ndarray:
         """:meth:`_outcome_proba` of the games of ``log`` (the current state: times play no part)."""
@@ -335,8 +308,7 @@ class CurrentStatePredictions:
             A player not seen is an :class:`~discrank._util.exceptions.UnknownPlayerError` (default), or with
             ``"prior"`` a player at the prior's state (the class says which).
         time, context, match_format : optional
-            Refused (a ValueError naming it): the current state is the same at every time, in every context and
-            format.
+            Refused (a ValueError naming it).
         outcomes : bool, default False
             Return [P(a wins), P(draw), P(b wins)] of each game (shape (n, 3)) instead of P(a beats b).
 

@@ -14,10 +14,8 @@ __all__ = ["DiscReadout"]
 
 
 class DiscReadout:
-    """The readout of the fitted disc models: first component, ``transitivity()``, ``ratings_frame``.
-
-    Mixed in before :class:`~discrank.models._pairwise.PairwiseModel` by the classes with fitted ``u_`` and
-    ``v_``, shape ``(n_players, n_components)``.
+    """The readout of the fitted disc models (``u_``, ``v_``): first component, ``transitivity()``,
+    ``ratings_frame``; mixed in before :class:`~discrank.models._pairwise.PairwiseModel`.
     """
 
     u_: np.ndarray
@@ -27,10 +25,9 @@ class DiscReadout:
     def _describe_first_component(self) -> None:
         """Read the first component of the fitted model (Propositions 1 and 2).
 
-        Sets ``transitive_``; ``angle_`` and ``radius_`` (polar coordinates of (u_i1, v_i1):
-        ``P(i beats j) = sigmoid(r_i r_j sin(theta_i - theta_j))`` for one component); and, when the
-        component is transitive, ``strength_`` and ``consistency_`` (:func:`discrank.models.analysis.reparametrize`)
-        and ``ranking_`` (labels by decreasing strength), which are None for a cyclic one.
+        Sets ``transitive_``, ``angle_`` and ``radius_`` (polar coordinates of (u_i1, v_i1)), and, when the
+        component is transitive, ``strength_``, ``consistency_`` (:func:`discrank.models.analysis.reparametrize`)
+        and ``ranking_`` (labels by decreasing strength); None for a cyclic one.
         """
         u, v = self.u_[:, 0], self.v_[:, 0]
         self.transitive_ = disc_verdict(u, v).transitive

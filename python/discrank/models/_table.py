@@ -1,11 +1,7 @@
-"""Tables of ratings that users can act on: which players ``ratings_frame`` hides (``min_games``, ``max_sd``,
-``active_since``) and which ratings it marks provisional, one rule for every model.
-
-A rating is **provisional** when its player has fewer than :data:`PROVISIONAL_GAMES` games, or, for a model whose
-ratings have a standard deviation (DynamicElo's ``sd``), when that deviation is above :data:`PROVISIONAL_SD`
-logits: lichess's rule, a Glicko deviation above 110 Elo points. Players whose games are unknown (a pair model fitted
-on pairs without game counts) are judged by the deviation alone. The table says in one line (``df.attrs["note"]``,
-printed by ``discrank fit``) how many players it hides, and why, and how many of those shown it marks.
+"""Which players ``ratings_frame`` hides (``min_games``, ``max_sd``, ``active_since``) and which ratings it marks
+provisional, one rule for every model: fewer than :data:`PROVISIONAL_GAMES` games, or a standard deviation above
+:data:`PROVISIONAL_SD` logits (players whose games are unknown: the deviation alone). ``df.attrs["note"]`` says
+how many players are hidden, why, and how many shown are marked.
 """
 
 from __future__ import annotations
@@ -91,8 +87,7 @@ def table_rows(model: str, games: np.ndarray, sd: Optional[np.ndarray], keep: Op
 
 
 def refuse_table(model: Any, active_since: Any = None, context: Any = None) -> None:
-    """A ValueError naming ``active_since`` or ``context`` where given to ``model``'s table, which keeps no times of
-    the games or takes no contexts."""
+    """A ValueError naming ``active_since`` or ``context`` where given to ``model``'s table."""
     name = type(model).__name__
     if active_since is not None:
         raise ValueError(f"active_since={show(active_since)} does not apply to {name}: it keeps no times of the games "

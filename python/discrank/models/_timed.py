@@ -1,6 +1,5 @@
 """The current table of a model whose ratings follow the games in time (:class:`~discrank.DynamicElo`,
-:class:`~discrank.models.online._elo.OnlineElo`): ``ratings_frame(min_games=, max_sd=, active_since=, context=, anchor=,
-anchor_rating=)``, written once (:class:`TimedRatings`), with the time each player was last seen."""
+:class:`~discrank.models.online._elo.OnlineElo`), with the time each player was last seen."""
 
 from __future__ import annotations
 
@@ -16,12 +15,8 @@ __all__ = ["TimedRatings", "last_seen", "latest", "show_time"]
 
 
 class TimedRatings:
-    """``ratings_frame`` of a time-aware model (a base beside :class:`~discrank.models._base.Model`).
-
-    The model gives :meth:`_current` (each player's current rating, its standard deviation or None, and
-    games), :meth:`_last_seen` (the time of each player's last game) and :meth:`_time_span` (the times
-    its games run over).
-    """
+    """``ratings_frame`` of a time-aware model, over its :meth:`_current`, :meth:`_last_seen` and
+    :meth:`_time_span`."""
 
     def ratings_frame(self, *, min_games: Any = None, max_sd: Any = None, active_since: Any = None, context: Any = None,
                       anchor: Any = None, anchor_rating: float = 1500.0):
@@ -32,41 +27,32 @@ class TimedRatings:
         min_games : int, optional
             Hide the players with fewer games (0 or more).
         max_sd : float, optional
-            Hide the ratings whose standard deviation is above it (logits; a model whose ratings have none refuses
-            it).
+            Hide the ratings whose standard deviation is above it (logits; refused without one).
         active_since : time, optional
-            Keep only the players whose last game is at or after it (a date for datetime times, a number
-            for numeric times), within the fitted games' time range; default: every player.
+            Keep only the players whose last game is at or after it, within the fitted games' time range.
         context : label, optional
-            DynamicElo fitted with contexts: each player's rating in that context (``rating``: the current rating plus
-            the player's effect there, the column ``effect``), with the standard deviation of their sum (the two
-            Laplace variances added); other models refuse it.
+            DynamicElo fitted with contexts: each player's rating in that context (plus the column ``effect``),
+            with the standard deviation of the sum; other models refuse it.
         anchor : label, optional
-            The player whose ``elo`` is ``anchor_rating``; default: the mean rating of every fitted player is
-            (as :meth:`discrank.Elo.ratings_frame`).
+            The player whose ``elo`` is ``anchor_rating``; default: the mean rating of every fitted player is.
         anchor_rating : float, optional
             The ``elo`` of the reference.
 
         Returns
         -------
         pandas.DataFrame
-            Columns ``player``, ``rank`` (1 first, among the rows kept), ``games`` (games played), ``elo``
-            (``anchor_rating + 400 / ln 10 * (rating - reference)``, the scale of the pair models' tables),
-            ``rating`` (logits: the current rating), ``sd`` (its standard deviation, for a model that has
-            one: DynamicElo's, grown by the drift since the player's last period), ``last_seen`` (the
-            time of the player's last game, in the fitted times' units; NaN for a log without times) and
-            ``provisional`` (fewer than 10 games, or a standard deviation above 110 Elo points:
-            :mod:`discrank.models._table`). ``df.attrs["model"]`` is the class name, ``df.attrs["note"]`` the
-            line that says how many players are hidden and marked, and ``df.attrs["context"]`` the context.
+            Columns ``player``, ``rank`` (among the rows kept), ``games``, ``elo`` (``anchor_rating + 400 / ln 10 *
+            (rating - reference)``), ``rating`` (logits), ``sd`` (for a model that has one, grown by the drift
+            since the player's last period), ``last_seen`` (NaN for a log without times) and ``provisional``
+            (:mod:`discrank.models._table`). ``df.attrs`` holds ``model``, ``note`` and ``context``.
 
         Raises
         ------
         discrank._util.exceptions.NotFittedError
             The model is not fitted.
         ValueError
-            ``active_since`` outside the fitted games' time range, of the other kind (a date for numeric
-            times, a number for dates), or given for a model fitted on games without times; ``min_games`` below 0,
-            ``max_sd`` not positive, a context the model was not fitted with; an option the model cannot use.
+            ``active_since`` outside the fitted time range, of the other kind, or without fitted times;
+            ``min_games`` below 0, ``max_sd`` not positive, an unknown context; an option the model cannot use.
         """
         self._check_fitted()
         rating, sd, games = self._current()
@@ -93,19 +79,16 @@ class TimedRatings:
         raise NotImplementedError
 
     def _last_seen(self) -> np.ndarray:
-        """The time of each player's last game (NaN for a log without times): ``last_seen_``, which
-        :meth:`_record` keeps."""
+        """The time of each player's last game (NaN for a log without times)."""
         return np.full(len(self.labels_), np.nan) if self.last_seen_ is None else self.last_seen_
 
     def _time_span(self) -> Optional[np.ndarray]:
-        """The first and the last time of the fitted games (None: games without times): ``time_span_``,
-        which :meth:`_record` keeps."""
+        """The first and the last time of the fitted games (None: games without times)."""
         return self.time_span_
 
     def _record(self, ia: np.ndarray, ib: np.ndarray, t: Optional[np.ndarray]) -> None:
         """Count the games of the players coded ``ia`` and ``ib`` (at the times ``t``, in order) in
-        ``n_games_``, ``last_seen_`` and ``time_span_`` (the span of the times seen), for a model that
-        updates game by game (``labels_`` already holds the players appended)."""
+        ``n_games_``, ``last_seen_`` and ``time_span_`` (``labels_`` already holds the players appended)."""
         n = len(self.labels_)
         self.n_games_ = np.bincount(np.concatenate([ia, ib]), minlength=n) + np.concatenate(
             [self.n_games_, np.zeros(n - self.n_games_.size, dtype=np.int64)])
@@ -152,9 +135,8 @@ def last_seen(a: np.ndarray, b: np.ndarray, t: Optional[np.ndarray], n: int) -> 
 
 
 def latest(old: np.ndarray, new: np.ndarray) -> np.ndarray:
-    """The later of two times of each player, a missing time (NaN, NaT) giving way to the other; ``old``
-    may be shorter than ``new`` (the players appended since). Datetimes stay datetimes (times of numbers
-    missing everywhere give way to them); numbers are floats, integers where none is missing."""
+    """The later of two times of each player, a missing time (NaN, NaT) giving way to the other; ``old`` may be
+    shorter than ``new``. Numbers come out as floats, integers where none is missing."""
     dates = old.dtype.kind == "M" or new.dtype.kind == "M"
     if dates and old.dtype.kind != "M":  # (no time before: every entry missing)
         old = np.full(old.size, np.datetime64("NaT"), dtype=new.dtype)

@@ -35,11 +35,10 @@ NASH_SCALE = 1e3
 class DiscVerdict:
     """Where the origin lies relative to the convex hull of the points (u_i, v_i).
 
-    ``transitive`` is False exactly when the origin is in the interior of the hull (Prop. 1).
-    ``margin`` is the distance from the origin to the hull's border, positive inside, negative outside,
-    relative to the largest |(u_i, v_i)|. ``case`` is one of ``"interior"``, ``"exterior"``, ``"border"``
-    (the origin on the border: ties but no cycle, counted transitive), ``"line"`` (all points on one
-    line), ``"fewer than 3 players"``.
+    ``transitive`` is False exactly when the origin is in the interior of the hull (Prop. 1). ``margin``: the
+    distance from the origin to the hull's border (positive inside) relative to the largest |(u_i, v_i)|.
+    ``case``: ``"interior"``, ``"exterior"``, ``"border"`` (ties but no cycle: transitive), ``"line"`` or
+    ``"fewer than 3 players"``.
     """
 
     transitive: bool
@@ -67,14 +66,11 @@ def disc_verdict(u: Any, v: Any) -> DiscVerdict:
     Parameters
     ----------
     u, v : array_like of float, shape (n_players,)
-        The players' points ``(u_i, v_i)`` of one disc component: 1-D, of the same length, not empty, and
-        finite.
+        The players' points ``(u_i, v_i)`` of one disc component: 1-D, of the same length, not empty, finite.
 
     Returns
     -------
     DiscVerdict
-        Whether the game is transitive, the origin's relative margin to the hull's border, and the case
-        (see :class:`DiscVerdict`).
 
     Raises
     ------
@@ -107,10 +103,8 @@ def disc_verdict(u: Any, v: Any) -> DiscVerdict:
 
 
 def is_transitive(u: Any, v: Any) -> bool:
-    """Proposition 1: whether the disc game of (u, v) is fully transitive.
-
-    The disc game of (u, v) is fully transitive iff the origin is not in the interior of the convex hull
-    of the points (u_i, v_i); otherwise it is fully cyclic.
+    """Proposition 1: whether the disc game of (u, v) is fully transitive (the origin not in the interior of
+    the convex hull of the points (u_i, v_i)); otherwise it is fully cyclic.
 
     Parameters
     ----------
@@ -134,8 +128,8 @@ def is_transitive(u: Any, v: Any) -> bool:
 class Reparametrization:
     """Proposition 2 for a transitive disc game: ``u_i v_j - v_i u_j = c_i c_j (s_i - s_j)``.
 
-    ``strength`` (s = u~/v~) and ``consistency`` (c = v~ > 0) are the paper's; ``u``, ``v`` the
-    reparametrised points; ``matrix`` M (det 1) maps the old points to the new, ``(u~, v~) = M (u, v)``.
+    ``strength`` (s = u~/v~) and ``consistency`` (c = v~ > 0); ``u``, ``v`` the reparametrised points;
+    ``matrix`` M (det 1) with ``(u~, v~) = M (u, v)``.
     """
 
     strength: np.ndarray
@@ -148,12 +142,10 @@ class Reparametrization:
 def reparametrize(u: Any, v: Any, weights: Optional[np.ndarray] = None) -> Reparametrization:
     """Proposition 2: rewrite a transitive disc game with ``v > 0`` for every player.
 
-    Every linear map of determinant 1 keeps ``u_i v_j - v_i u_j``, so it keeps every prediction. Among
-    them this returns the one that makes the consistency as constant as possible, with (weighted) mean 1,
-    so that an Elo game (all points on a line off the origin) gets ``consistency = 1`` and
-    ``strength`` = its Elo ratings, and the strength has (weighted) mean 0. When that map would leave a
-    consistency <= 0 (a noisy game near the edge of transitivity), the rotation of the paper's proof is
-    used instead: v~ is the coordinate along the bisector of the points' angular range, scaled to mean 1.
+    Of the maps of determinant 1 (which keep every prediction), this takes the one that makes the consistency
+    as constant as possible, with (weighted) mean 1 (an Elo game gets ``consistency = 1`` and its ratings as
+    ``strength``), the strength centred at 0. Where that would leave a consistency <= 0, the rotation of the
+    paper's proof is used: v~ along the bisector of the points' angular range, scaled to mean 1.
 
     Parameters
     ----------
@@ -165,15 +157,12 @@ def reparametrize(u: Any, v: Any, weights: Optional[np.ndarray] = None) -> Repar
     Returns
     -------
     Reparametrization
-        The strength ``s = u~/v~``, the consistency ``c = v~``, the reparametrised points ``u~``, ``v~``
-        and the matrix ``M`` with ``(u~, v~) = M (u, v)``.
 
     Raises
     ------
     ValueError
-        The game is cyclic (no such rewriting exists); every game is a tie (all points on a line through
-        the origin: there is no strength to read); the origin is on the border of the players' convex hull
-        (some consistency would be 0); or ``u`` and ``v`` are invalid, as in :func:`disc_verdict`.
+        The game is cyclic; every game is a tie (all points on a line through the origin); the origin is on
+        the border of the players' convex hull (some consistency would be 0); or invalid ``u`` and ``v``.
     """
     pts = _as_points(u, v)
     verdict = disc_verdict(pts[:, 0], pts[:, 1])
@@ -223,18 +212,16 @@ def reparametrize(u: Any, v: Any, weights: Optional[np.ndarray] = None) -> Repar
 def normal_decomposition(A: Any, n_components: Optional[int] = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Theorem 2: ``A = sum_l u_l v_l^T - v_l u_l^T`` for a real skew-symmetric A, by a real Schur form.
 
-    Returns ``(U, V, lam)``: columns sorted by ``lam_l = |u_l| |v_l|`` decreasing, ``|u_l| = |v_l|``,
-    all the columns orthogonal; keeps the first ``n_components`` (default ``n // 2``). Truncating to k
-    gives the best rank-2k skew-symmetric approximation in Frobenius norm.
+    The columns are orthogonal, with ``|u_l| = |v_l|``; truncating to k gives the best rank-2k skew-symmetric
+    approximation in Frobenius norm.
 
     Parameters
     ----------
     A : array_like of float, shape (n, n)
-        A real skew-symmetric matrix (``A = -A^T`` up to ``1e-9`` times its largest absolute entry, or
-        1e-9 when that is below 1), finite; its skew-symmetric part ``(A - A^T) / 2`` is decomposed.
+        A finite real skew-symmetric matrix (to ``1e-9`` times ``max(1, max |A|)``); its part
+        ``(A - A^T) / 2`` is decomposed.
     n_components : int, optional
-        Number of components kept; default ``n // 2``. Columns beyond the matrix's nonzero 2x2 blocks
-        are 0.
+        Number of components kept; default ``n // 2``. Columns beyond the nonzero 2x2 blocks are 0.
 
     Returns
     -------
@@ -285,9 +272,8 @@ class TransitivitySummary:
 
     ``share[l]``: component l's share of the squared Frobenius norm of the fitted skew-symmetric matrix
     (``2 lam_l^2`` over their sum, ``lam_l = sqrt(|u_l|^2 |v_l|^2 - <u_l, v_l>^2)``, Theorem 2's values).
-    ``transitive[l]``: Proposition 1 for component l; ``main_transitive`` for the first; the game is said
-    transitive when its main component is (Section 3.2). By Theorem 3 at most one component of an exact
-    normal decomposition is transitive.
+    ``transitive[l]``: Proposition 1 for component l; ``main_transitive`` for the first (Section 3.2).
+    By Theorem 3 at most one component of an exact normal decomposition is transitive.
     """
 
     share: np.ndarray
@@ -308,8 +294,7 @@ def transitivity_summary(U: Any, V: Any) -> TransitivitySummary:
     Returns
     -------
     TransitivitySummary
-        Each component's share and verdict (Proposition 1), and whether the main one is transitive. The
-        shares are NaN when every ``lam_l`` is 0.
+        The shares are NaN when every ``lam_l`` is 0.
 
     Raises
     ------
@@ -334,12 +319,10 @@ def transitivity_summary(U: Any, V: Any) -> TransitivitySummary:
 def _max_support_nash(M: np.ndarray) -> np.ndarray:
     """Players in the support of some Nash equilibrium of the symmetric zero-sum game M (M = -M^T).
 
-    The game's value is 0, so the equilibria, unnormalised, form the cone ``{q >= 0 : M^T q >= 0}``.
-    Maximising ``sum_i t_i`` with ``t_i <= q_i``, ``t_i <= 1`` and ``q_i <= NASH_SCALE`` over the cone
-    gives ``t_i = 1`` to every player that some equilibrium uses with at least 1/NASH_SCALE of its
-    largest weight (scale that equilibrium up), and about 0 to the others: one LP for the union of the
-    supports. Players kept at t_i > 1/2. The bound keeps the LP bounded; the solver's feasibility slack
-    (about 1e-7) cannot lift a t_i near 1/2.
+    The unnormalised equilibria form the cone ``{q >= 0 : M^T q >= 0}`` (the value is 0). Maximising
+    ``sum_i t_i`` with ``t_i <= q_i``, ``t_i <= 1``, ``q_i <= NASH_SCALE`` over it gives ``t_i = 1`` to every
+    player some equilibrium uses with at least 1/NASH_SCALE of its largest weight, about 0 to the others: one
+    LP for the union of the supports. Players kept at t_i > 1/2.
     """
     m = M.shape[0]
     c = np.concatenate([np.zeros(m), -np.ones(m)])  # variables (q, t); minimise -sum t
@@ -355,10 +338,8 @@ def nash_clustering(P: Any) -> list[np.ndarray]:
     """Nash clustering of Czarnecki et al. (2020): peel off the support of the game's Nash equilibria,
     then of the remaining players' game, and so on.
 
-    ``P`` is a complete payoff matrix (``P_ij + P_ji = 1``); the game is the zero-sum ``2 P - 1``.
-    Returns the clusters, strongest first, as arrays of player indices. "The number of clusters is a
-    measure of transitivity": an Elo game with distinct ratings has one player per cluster,
-    rock-paper-scissors one cluster.
+    The game is the zero-sum ``2 P - 1``. "The number of clusters is a measure of transitivity": an Elo game
+    with distinct ratings has one player per cluster, rock-paper-scissors one cluster.
 
     Parameters
     ----------

@@ -83,9 +83,8 @@ class DiscDecomposition(DiscReadout, PairwiseModel):
     components.
 
     ``solver="alternating"`` repeats the u- and v-steps until both block gradients meet ``tol``: the
-    paper's algorithm as written. It converges linearly, often slowly (a second component on a
-    dense 200-player game: not converged after 500 rounds; ``bench/bench_solvers.py``). ``solver="joint"`` (default) runs L-BFGS on (u, v)
-    together from that start (from ``u = 0``, a saddle, after a first coarse u-step) until the gradient
+    paper's algorithm as written. It converges linearly, often slowly. ``solver="joint"`` (default) runs
+    L-BFGS on (u, v) together from that start (from ``u = 0``, a saddle, after a first coarse u-step) until the gradient
     meets ``tol``, with the ``<u, v>`` penalty and Eq. (4)'s orthogonality
     to the previous components as an exact constraint (u and v live in the orthogonal complement of
     the previous components) rather than as penalties. (Added to a joint objective, the penalties have

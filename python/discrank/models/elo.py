@@ -377,10 +377,9 @@ class Elo(_EloFamily):
     training data alone (``discrank.solvers._tuning``): on the latest 10% of the games when ``fit`` is given a
     :class:`~discrank.GameLog` with times, on a random tenth of the pairs otherwise; the scale chosen is
     the strongest prior whose held-out log loss is within one standard error of the best (the one-SE
-    rule; on game results, a payoff table without game counts keeps the best). Pairs keep no time order: their held-out pairs tune the prior for ratings that do not drift,
-    and on pairs aggregated over decades the default can forecast later games worse than a coin
-    (bench/PREDICTION.md). To forecast, fit the ``GameLog`` itself, with a
-    :class:`~discrank.Validation` window and gap as long as the horizon when it is long.
+    rule; on game results, a payoff table without game counts keeps the best). Pairs keep no time order:
+    their held-out pairs tune the prior for ratings that do not drift. To forecast, fit the ``GameLog``
+    itself, with a :class:`~discrank.Validation` window and gap as long as the horizon when it is long.
 
     ``prior_scale=numpy.inf`` is Eq. (1) itself (maximum likelihood). When the results then separate the
     players (a player or a group that never loses, or never wins, against the others in its piece), the

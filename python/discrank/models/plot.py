@@ -1,6 +1,5 @@
-"""Figures of the paper: the payoff matrix, and the disc embedding with its convex hull and the origin.
-
-Needs matplotlib (``pip install 'discrank[plot]'``). Works headless (Agg).
+"""Figures of the paper (the payoff matrix, the disc embedding with its convex hull and the origin) and of
+leaderboards. Needs matplotlib (``pip install 'discrank[plot]'``).
 """
 
 from __future__ import annotations
@@ -38,7 +37,6 @@ def plot_payoff(P: Any, order: Optional[Any] = None, ax: Any = None, title: Opti
     ax : matplotlib Axes, optional
         Where to draw; default: a new figure.
     title : str, optional
-        Title of the axes; default: none.
 
     Returns
     -------
@@ -126,10 +124,7 @@ def plot_embedding(u: Any, v: Any, labels: Optional[Any] = None, ax: Any = None,
 
 def plot_leaderboard(frame: Any, top: int = 30, column: Optional[str] = None, ax: Any = None,
                      title: Optional[str] = None):
-    """Horizontal bars of the best ``top`` players, best on top.
-
-    ``frame``: ``model.ratings_frame()`` (bars of its ``elo`` column, else ``rating`` / ``strength``)
-    or ``BootstrapResult.frame()`` (its rating column with the ``lo`` - ``hi`` interval as error bars).
+    """Horizontal bars of the best ``top`` players, best on top (a bootstrap's ``lo`` - ``hi`` as error bars).
 
     Parameters
     ----------
@@ -184,11 +179,8 @@ def plot_leaderboard(frame: Any, top: int = 30, column: Optional[str] = None, ax
 
 
 def plot_model_payoff(model: Any, ax: Any = None, title: Optional[str] = None):
-    """The model's predicted payoff matrix, players in the model's order.
-
-    The order is the model's ranking, best first (Elo's rating, m-Elo's mean score, a disc model's
-    strength when its first component is transitive); without one (a cyclic first component), the
-    angle of each player on the first disc component.
+    """The model's predicted payoff matrix, players in the model's ranking, best first (without one, a cyclic
+    first component: by angle on the first disc component).
 
     Parameters
     ----------
@@ -229,13 +221,13 @@ def plot_model_payoff(model: Any, ax: Any = None, title: Optional[str] = None):
 def plot_forest(frame: Any, ax: Any = None, top: Optional[int] = None, title: Optional[str] = None):
     """The forest plot of a leaderboard: each model's rating and interval, best on top.
 
-    ``frame``: :attr:`discrank.ArenaBoard.frame` (columns ``model``, ``rating``, ``lower``, ``upper``) or
-    any frame with those columns, best first. The figure grows with the number of models (a sixth of an
-    inch each, the labels' font shrinking to 6 points) so that 300 models stay readable.
+    The figure grows with the number of models (a sixth of an inch each, the labels' font down to 6 points).
 
     Parameters
     ----------
     frame : pandas.DataFrame
+        :attr:`discrank.ArenaBoard.frame`, or any frame with columns ``model``, ``rating``, ``lower``,
+        ``upper``, best first.
     ax : matplotlib Axes, optional
         Where to draw; default: a new figure sized to the models.
     top : int, optional

@@ -19,9 +19,8 @@ __all__ = ["MAX_COMPRESSION_RATIO", "MAX_MEMBERS", "LABEL_KINDS", "Refused", "Ar
            "labels_to_save", "read_labels", "label_arrays", "label_count", "check_values"]
 
 #: The largest uncompressed size of a model file's members over the file's size, when they add up to more
-#: than ``_RATIO_FLOOR`` bytes: fitted floats compress about 1:1, integer and text labels up to about
-#: 20:1, a zip bomb 1000:1. (The whole file, not each member: a dynamic model's scores, periods and times
-#: can compress 600:1 on their own, next to its incompressible ratings.)
+#: than ``_RATIO_FLOOR`` bytes (the whole file, not each member: a dynamic model's games compress far more
+#: than its ratings).
 MAX_COMPRESSION_RATIO = 200
 _RATIO_FLOOR = 16 << 20
 
@@ -284,8 +283,8 @@ def label_arrays(name: str, kind: Optional[str]) -> tuple[str, ...]:
 
 def label_count(name: str, kind: Optional[str], headers: dict, refuse: Callable[[str], NoReturn],
                 what: str = "players") -> int:
-    """The number of labels the arrays of ``name`` hold, of the kind ``kind`` (None: a file written before the
-    header said it, ``<U`` or integers), from their npy headers (checked: 1-D, at least one label, the dtype of
+    """The number of labels the arrays of ``name`` hold, of the kind ``kind`` (None: no kind in the header,
+    ``<U`` or integers), from their npy headers (checked: 1-D, at least one label, the dtype of
     the kind) before they are read.
 
     Parameters
@@ -326,8 +325,8 @@ def label_count(name: str, kind: Optional[str], headers: dict, refuse: Callable[
 
 
 def check_values(spec: Any, value: np.ndarray, refuse: Callable[[str], NoReturn]) -> None:
-    """Check a fitted array's values as its :class:`discrank.persist.model_file.FittedArray` declares (``spec``): integers
-    within int64 and counts >= 0; floats finite, non-negative where declared, and within the bound.
+    """Check a fitted array's values as its :class:`discrank.persist.model_file.FittedArray` declares (``spec``):
+    integers within int64 and counts >= 0; floats finite, non-negative where declared, and within the bound.
 
     Parameters
     ----------

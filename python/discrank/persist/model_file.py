@@ -1,62 +1,27 @@
-"""Saving and loading fitted models: a documented ``.npz`` format, never pickle.
+"""Saving and loading fitted models: a ``.npz`` (``numpy.savez_compressed``, never pickle; docs/models.md gives
+the format field by field), holding:
 
-File format (``numpy.savez_compressed``, read back with ``allow_pickle=False``):
+- ``__discrank__``: a 0-d unicode array of JSON, ``{"format": 1, "discrank": version, "model": class name, "params":
+  constructor parameters, "scalars": fitted scalar attributes, "labels": label kind}``, and where they apply
+  ``"advantage"`` (the covariates' names, with the arrays ``beta_`` and ``beta_se_``), ``"label_sets"`` (the kinds of
+  the class's other label sets, ``_fitted_labels``: ``context_labels_``, ``format_labels_``) and ``"records"``
+  (``_fitted_json``: dicts as JSON, their number keys back as text, tuples as lists);
+- ``labels_``: the players, of the kind they were fitted with (:mod:`discrank.persist._npz`; a header without
+  ``"labels"``: ``<U`` or integer labels), and each other label set stored the same way under its own name;
+- one array per declared fitted array (:class:`FittedArray`: ``ratings_``, ``u_``, ``v_`` ...; a whole-history model's
+  games in time order and its player-periods' ratings and deviations, from which its ``_rebuild`` builds the history
+  again, so that ``update`` goes on from the file). What is derived from them is derived again on loading.
 
-- ``__discrank__``: a 0-d unicode array holding JSON: ``{"format": 1, "discrank": version, "model": class name,
-  "params": constructor parameters, "scalars": fitted scalar attributes, "labels": kind}`` (and ``"advantage"``,
-  ``"label_sets"``, below, and ``"records"``: the class's ``_fitted_json``);
-- ``labels_``: the players, as they were fitted: ``"labels"`` says their kind, ``"str"`` (a ``<U`` array), ``"bytes"``
-  (``|S``), ``"int"``, ``"uint"`` or ``"float"`` (the integer or float dtype of the fit, say int64, uint64, float64),
-  so that a round trip keeps each label's type and value. (Files written before the ``"labels"`` key hold ``<U`` or
-  integer labels, and load as they are.)
-- other label sets a class declares (``_fitted_labels``: the dynamic model's ``context_labels_`` and
-  ``format_labels_``), stored as the players' are, under their own names (``context_labels_``, and
-  ``context_labels_ends_`` for ``"utf8"``), with their kinds in the header's ``"label_sets"`` (an object of attribute:
-  kind); their counts are the sizes of the arrays declared per label (``("n", "contexts")``);
-- for a model fitted with advantage covariates, ``"advantage"`` in the header: the covariates' names (a JSON list of
-  distinct strings), and the arrays ``beta_`` and ``beta_se_`` (one value per name: the coefficients, finite, and
-  their standard errors, >= 0 or infinite);
-- for an Elo model with a draw model (``params.draws``), the fitted draw parameter and its standard error in the
-  header's scalars (``draw_eta_``, ``draw_eta_se_``); files without them are models of two outcomes;
-- one array per fitted array attribute (``ratings_``, ``u_``, ``v_`` ...); what is derived from them (a disc model's
-  strength, consistency, angle, radius, ranking; Schur's ``lambdas_``; m-Elo's ``ratings_``) is derived again on
-  loading;
-- a model whose state follows its games in time (the whole-history model) holds the games it was fitted on, in time
-  order, as declared fields of its fitted dataclass (``games_a_`` and ``games_b_``, codes into ``labels_``;
-  ``games_score_``; ``games_bin_``, their periods; their times, :class:`FittedArray` of kind ``"t"``: ``games_time_``
-  floats or ``games_time_int_`` integers of the header's ``time_dtype_``, a datetime64 unit or a number type;
-  ``games_x_``, the covariates; ``games_count_``), the ratings ``pp_rating_`` and standard deviations ``pp_sd_`` of
-  the player-periods those games make, and ``theta_tail_`` (the covariates' coefficients, then the draw parameter).
-  Their sizes other than the players' and the components' (``"g"`` games, ``"q"`` player-periods) are the class's to
-  check: its ``_rebuild`` checks them against each other (codes in range, no player against themself, times in order
-  and each game in its time's period, as many ratings as player-periods, ``beta_`` the coefficients of
-  ``theta_tail_``; a ValueError naming the field, which names the file here) and builds the history again, so that
-  ``update`` goes on from the file.
+Only discrank's model classes are loaded (:func:`register`), so a file can never run code. A class declares what its
+file holds (``_fitted_arrays``, ``_fitted_records``, ``_fitted_scalars``, ``_fitted_json``, ``_choices``,
+``_optional_params``); this module reads and writes those fields and imports no model module.
 
-Only the models of discrank are loaded: the class name is looked up in the table of the model classes (each public
-subclass of the model base that declares its fitted arrays registers itself with :func:`register` when it is defined),
-so a file can never run code. What a file holds is declared by the class: ``_fitted_arrays`` (:class:`FittedArray`:
-name, shape, kind, bound, and where the model holds it: an attribute or a field of a fitted dataclass,
-``_fitted_records``), ``_fitted_scalars``, ``_fitted_json`` (the tuning's records, dicts held as JSON: their number keys
-come back as text, their tuples as lists), ``_choices`` (the allowed strings of its parameters and scalars) and
-``_optional_params``; this module reads and writes the declared fields without knowing the class, and after loading the
-class's ``_rebuild`` derives the rest. This module imports no model module.
-
-Everything in the file is checked before it is used, and a file that fails a check is a ``ValueError`` that names the
-file, the field and the bad value:
-
-- the archive: a zip of ``.npy`` members, each with a numpy header whose declared shape and dtype match the member's
-  size, read before any array is allocated (a header that claims 10^12 entries is refused without allocating them); a
-  file whose members add up to more than 16 MiB and to more than ``MAX_COMPRESSION_RATIO`` times the file's size (a
-  model file compresses about 1:1 to 20:1 in all) is refused as a zip bomb, before anything is decompressed;
-- the header: JSON of the documented keys only; each parameter of the model checked by the rule the model checks it by
-  (:data:`discrank._util.params.RULES`: ``n_components`` a positive int, ``n_jobs`` None or a nonzero int of at least
-  ``-MAX_NEGATIVE_N_JOBS``...); missing parameters take the constructor's defaults; each fitted scalar by type and
-  range;
-- the arrays: the shapes agree (``labels_`` 1-D of ``n`` unique labels, no NaN; ``ratings_`` and ``_base`` shape
-  ``(n,)``; ``u_`` and ``v_`` shape ``(n, k)`` with ``k`` the header's ``n_components``, ``2 k <= n``), the values are
-  finite, and no rating or disc coordinate exceeds ``MAX_ABS_PARAMETER`` (10^6 logits) in absolute value: a fitted
-  model is far below it, and products of larger coordinates overflow the predictions to NaN.
+Everything is checked before it is used, and a file that fails a check is a ``ValueError`` naming the file, the field
+and the value: the archive (npy headers against their members' sizes before any array is allocated; a zip bomb,
+:data:`~discrank.persist._npz.MAX_COMPRESSION_RATIO`, before anything is decompressed); the header's keys, each
+parameter by the rule the model checks it by (:data:`discrank._util.params.RULES`; missing ones take the
+constructor's defaults) and each fitted scalar by type and range; the arrays' shapes against the labels' count and
+``n_components``, their values finite, and no rating or disc coordinate beyond ``MAX_ABS_PARAMETER``.
 """
 
 from __future__ import annotations
@@ -70,15 +35,14 @@ from typing import Any, Callable, NoReturn, Optional
 import numpy as np
 
 from discrank._util.labels import show
-from discrank.persist._npz import (LABEL_KINDS, MAX_COMPRESSION_RATIO, Refused, label_arrays,  # noqa: F401 - MAX_COMPRESSION_RATIO: persist's, as it was
+from discrank.persist._npz import (LABEL_KINDS, MAX_COMPRESSION_RATIO, Refused, label_arrays,  # noqa: F401 - MAX_COMPRESSION_RATIO: importable from here
                            check_values, label_count, labels_to_save, open_archive, read_labels)
-from discrank._util.params import MAX_NEGATIVE_N_JOBS, file_refusal, rule_of  # noqa: F401 - MAX_NEGATIVE_N_JOBS: persist's, as it was
+from discrank._util.params import MAX_NEGATIVE_N_JOBS, file_refusal, rule_of  # noqa: F401 - MAX_NEGATIVE_N_JOBS: importable from here
 
 FORMAT = 1
 
-#: The largest absolute value of a rating or a disc coordinate (logit units) that :func:`load` accepts.
-#: Fitted models are far below it (strongly separated data gives some 10^4 at most); beyond it, products
-#: of coordinates overflow and predictions become NaN.
+#: The largest absolute value of a rating or a disc coordinate (logit units) that :func:`load` accepts: fitted
+#: models are far below it; beyond it, products of coordinates overflow and predictions become NaN.
 MAX_ABS_PARAMETER = 1e6
 
 _HEADER_LIMIT = 1 << 20  # bytes of the JSON header
@@ -302,10 +266,7 @@ def _version() -> str:
 def load(path: Any) -> Any:
     """Read a model written by :func:`save` (or ``model.save``); ready to ``predict_proba``.
 
-    Every field is checked before it is used (see the module's documentation): a file that is not a
-    discrank model, a tampered or corrupted one, or one whose declared sizes do not match its content
-    is a ``ValueError`` naming the file, the field and the value. A missing file is a
-    ``FileNotFoundError``.
+    Every field is checked before it is used (see the module's documentation; the format: docs/models.md).
 
     Parameters
     ----------

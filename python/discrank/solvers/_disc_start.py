@@ -10,9 +10,8 @@ lowest eigenvector of that block is the top singular pair of ``R`` (the paper's 
 of the ratings, Section 3) and the direction in which the objective falls fastest from the ratings' fit.
 
 :func:`discrank.solvers._history.solve_history` fits the ratings with the disc held at 0, then
-:func:`lowest_disc_mode` finds that eigenpair by Lanczos steps on Hessian products (any loss, draws,
-contexts, margins or formats, in process or on Dask workers), and :func:`along_mode` starts the disc along it,
-scaled by a line search, before the joint Newton steps.
+:func:`lowest_disc_mode` finds that eigenpair by Lanczos steps on Hessian products, and :func:`along_mode`
+starts the disc along it, scaled by a line search, before the joint Newton steps.
 """
 
 from __future__ import annotations
@@ -24,10 +23,9 @@ import numpy as np
 
 __all__ = ["lowest_disc_mode", "along_mode", "canonical_gauge", "LANCZOS_STEPS"]
 
-#: Lanczos steps of :func:`lowest_disc_mode` (each one Hessian product), a fixed count: a bounded cost, the same
-#: steps whatever the data. The lowest Ritz value is at least the lowest eigenvalue, so ``sigma_1`` is measured at
-#: most its value (within 1e-3 on tests/test_dynamic_disc.py's league), and a disc scale within that error of the
-#: threshold keeps the disc at 0 where the MAP's would be tiny.
+#: Lanczos steps of :func:`lowest_disc_mode` (each one Hessian product), a fixed count. The lowest Ritz value is at
+#: least the lowest eigenvalue, so ``sigma_1`` is measured at most its value, and a disc scale just past the
+#: threshold may keep the disc at 0 where the MAP's would be tiny.
 LANCZOS_STEPS = 30
 #: Blocks of at most this many entries are formed whole (their columns' products) and solved densely.
 DENSE = 64

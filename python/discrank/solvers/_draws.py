@@ -8,10 +8,8 @@ A game's logit ``d`` (the rating difference, plus ``beta . x``) and the draw par
   ``P(a wins) = sigmoid(d - eta)``, ``P(b wins) = sigmoid(-d - eta)``, the draw the rest.
 
 Their losses, convex in ``(d, eta)``, and their derivatives are written once, in the core
-(``cpp/include/discrank/losses.hpp``'s ``draw_block``): per row in the whole-history solver
-(``cpp/include/discrank/history.hpp``), which fits both :class:`discrank.DynamicElo` and ``Elo(draws=...)``, by
-``_core.draw_terms`` for its local updates, and inside the pair kernel (``_core.PairObjective.evaluate_draws``) for
-``DiscDecomposition(draws=...)``.
+(``cpp/include/discrank/losses.hpp``'s ``draw_block``), for the whole-history solver (:class:`discrank.DynamicElo`,
+``Elo(draws=...)``), its local updates (``_core.draw_terms``) and the pair kernel (``DiscDecomposition(draws=...)``).
 """
 
 from __future__ import annotations

@@ -2,10 +2,9 @@
 comparison graph, the pair order and the threads; and the plan of the fit.
 
 The data path of a fit is ``PairwiseData -> FitData -> solver -> the model's fitted attributes``
-(``PairwiseModel.fit``, models/_base.py). A :class:`FitData` holds plain arrays in the objective's order;
-the :class:`~discrank.PairwiseData` it was built from stays as it was given, sorted by ``(i, j)``. A
-:class:`FitPlan` says how the fit runs (its prior scale, a tuning fit's tolerance, a warm start): the
-model's ``_fit`` takes both as arguments, and nothing of either is set on the model.
+(``PairwiseModel.fit``). A :class:`FitData` holds plain arrays in the objective's order (the
+:class:`~discrank.PairwiseData` stays sorted by ``(i, j)``); a :class:`FitPlan` says how the fit runs (prior
+scale, a tuning fit's tolerance, a warm start). The model's ``_fit`` takes both; neither is set on the model.
 """
 
 from __future__ import annotations
@@ -42,11 +41,9 @@ def in_tile_order(data: PairwiseData, w: np.ndarray, n_threads: int) -> tuple[Ti
     """The pairs of ``data`` and their weights ``w`` in the objective's cache-friendly order.
 
     The order is stable by the second player's tile of ``2^TILE_BITS`` players (``_core.tile_pairs``), so
-    that each pass over the pairs reads the first players as a stream and the second players' parameters
-    and gradient rows within one tile, in cache. The pairs are the same, only their order (and so the
-    order of the sums) changes. With at most one tile of players the arrays of ``data`` and ``w``
-    themselves are returned; otherwise copies of the pair arrays (24 bytes per pair, 32 with game
-    counts), held for the fit's duration: for the fits that evaluate the objective many times.
+    that each pass reads the second players' parameters and gradient rows within one tile, in cache; only
+    the order of the pairs (and of the sums) changes. With at most one tile of players the arrays of
+    ``data`` and ``w`` themselves are returned; otherwise copies, held for the fit's duration.
 
     Parameters
     ----------
@@ -227,8 +224,7 @@ def build_fit_data(data: PairwiseData, n_threads: int, tile: bool, stacklevel: i
         Threads of the core (``resolve_n_jobs``'s count; 0: OpenMP's default).
     tile : bool
         Put the pairs in tile order (:func:`in_tile_order`): for the fits that evaluate the objective
-        hundreds of times, where the reordering (one counting sort, about two objective calls:
-        bench/bench_kernel.py) pays.
+        many times, where the reordering (one counting sort) pays.
     stacklevel : int, optional
         Stack level of the ``DisconnectedGraphWarning``, counted from the caller.
     covariates : bool, optional

@@ -34,14 +34,13 @@ from discrank.solvers._disc_start import along_mode, canonical_gauge, lowest_dis
 from discrank.solvers._draws import draw_start
 from discrank.solvers._history_core import core_problem
 from discrank.solvers._history_build import (History, build_history, carry, chain_pivots, chain_variances,  # noqa: F401
-                                     chains)  # (the history's names, as they were)
+                                     chains)  # (the history's names, importable from here)
 from discrank._util.progress import report_step
 
 __all__ = ["History", "build_history", "solve_history", "covariance_at", "chains", "carry", "chain_pivots",
            "chain_precisions", "chain_variances", "default_start", "gradient_at", "release_memory"]
 
-#: The largest relative residual of a Newton step's conjugate gradients (looser steps gain less than their evaluation
-#: costs on weekly ATP refits, tighter ones spend more iterations: bench/bench_dynamic.py --online tennis).
+#: The largest relative residual of a Newton step's conjugate gradients (the forcing term's cap).
 FORCING_CAP = 0.1
 #: A step's conjugate gradients stop once no entry of their residual exceeds this share of the fit's target (``tol *
 #: scale`` on max |g|), whatever the forcing term: the linearised gradient after the step is minus the residual.
@@ -121,12 +120,11 @@ def gradient_at(h: History, drift: float, prior_scale: float, draws, theta: np.n
 class _Problem:
     """The MAP objective of a :class:`History` at fixed drift and prior scale.
 
-    In process, the whole problem is the core's (:mod:`discrank.solvers._history_core`). Rows split over Dask workers
-    (``rows``: :class:`discrank.dask._parts.DistributedRows`, the core's terms of each part summed) give the games'
-    part; the chains and the priors are then added here. The parameters are the ratings (``n_pp``), the block
-    after them (the context effects, ``h.n_eff``, each with the prior N(0, context_scale^2); the ``disc`` components' ``u`` and
-    ``v`` of each player, each with the prior N(0, disc_scale^2); each player's draw propensity, with the prior
-    N(0, propensity_scale^2) when that scale is positive), then beta and the draw parameter.
+    In process, the whole problem is the core's (:mod:`discrank.solvers._history_core`); rows split over Dask workers
+    (``rows``: :class:`discrank.dask._parts.DistributedRows`) give the games' part, the chains and priors added here.
+    The parameters are the ratings (``n_pp``), the block after them (the context effects, ``h.n_eff``, prior
+    N(0, context_scale^2); the ``disc`` components' ``u`` and ``v`` of each player, N(0, disc_scale^2); each
+    player's draw propensity, N(0, propensity_scale^2) when that scale is positive), then beta and the draw parameter.
     """
 
     def __init__(self, h: History, drift: float, prior_scale: float, draws: bool, n_threads: int = 0,
@@ -453,8 +451,7 @@ def solve_history(h: History, drift: float, prior_scale: float, draws: bool, the
         every row of ``h`` in process.
     ratings_scale : bool
         Take the scale ``max |g(0)|`` over the ratings' entries only (the draw parameter's or a covariate's
-        gradient at zero, a sum over every game, can be a hundred times a rating's; :meth:`DynamicElo.update`
-        stops by the ratings' scale).
+        gradient, a sum over every game, can dwarf a rating's; :meth:`DynamicElo.update` uses it).
     scale : float, optional
         The stopping rule's scale where known (``HistoryResult.scale`` of a solve of ``h`` at the same margin and
         format scales, which the drift and prior do not change): not evaluated again from a ``theta0``.
@@ -464,13 +461,11 @@ def solve_history(h: History, drift: float, prior_scale: float, draws: bool, the
         The logit scale of a sub-contest (with a history of margins, :mod:`discrank.solvers._history_core`; positive).
     disc, disc_scale : int, float
         Components of the disc game in each game's logit (the paper's Section 3), and the prior scale of their ``u``
-        and ``v`` (positive with components). Their term is bilinear, the objective no longer convex: the Newton
-        steps take its exact curvature with conjugate gradients stopped at negative curvature (the core's
-        ``newton_step``, or :func:`newton_cg` on Dask rows), so that they descend to a local minimum rather than to
-        the saddle point ``u = v = 0``. Without ``theta0``, the fit first solves the rest with the disc at 0, then starts the first
-        component along the disc block's lowest mode there (:mod:`discrank.solvers._disc_start`; the others from
-        :func:`default_start`), or ends there where that mode's curvature is not negative (the zero disc is then a
-        local minimum); from a ``theta0`` whose disc is exactly 0 (a saddle point), the same. Each component's
+        and ``v`` (positive with components). Their term is bilinear, the objective not convex: conjugate gradients
+        stop at negative curvature (:func:`newton_cg`), so that Newton descends to a local minimum, not the saddle
+        ``u = v = 0``. Without ``theta0`` (or from one whose disc is exactly 0), the fit first solves the rest with
+        the disc at 0, then starts the first component along the disc block's lowest mode there
+        (:func:`_disc_staged`), or ends there where that mode's curvature is not negative. Each component's
         ``(u, v)`` is returned rotated to ``sum v = 0``, ``sum u >= 0``.
     propensity_scale : float
         With a draw model and a positive scale, each player's draw propensity ``delta_p ~ N(0,
@@ -480,10 +475,9 @@ def solve_history(h: History, drift: float, prior_scale: float, draws: bool, the
         With match formats (``h.fmt``), each format's scale of a game's logit (a longer match more predictable;
         fixed during the fit, which stays convex). None: 1 for every game.
     preconditioner : {"chains", "two-level"}
-        The conjugate gradients' preconditioner of a problem the core holds (:mod:`discrank.solvers._history_core`): each
-        player's chain (its tridiagonal solve, with the games' curvature on its diagonal), or two levels, that
-        smoother with a player-level coarse space (cpp/include/discrank/history_coarse.hpp). A ValueError for another
-        name, or for "two-level" on a problem the core does not hold.
+        The conjugate gradients' preconditioner of a problem the core holds: each player's chain (its tridiagonal
+        solve, with the games' curvature on its diagonal), or two levels, that smoother with a player-level coarse
+        space (cpp/include/discrank/history_coarse.hpp). A ValueError for another name, or for "two-level" on Dask rows.
 
     Returns
     -------
@@ -542,8 +536,8 @@ def solve_history(h: History, drift: float, prior_scale: float, draws: bool, the
 
 def release_memory(h: History) -> None:
     """Return the memory freed so far to the system (``_core.trim_heap``) before a solve of ``h`` that follows others
-    (a tuning's), so that the process's peak is what is live, not what glibc kept of the arrays freed before; a
-    history of fewer than :data:`TRIM_SIZE` player-periods skips it (a call costs about a millisecond)."""
+    (a tuning's), so that the process's peak is what is live; a history of fewer than :data:`TRIM_SIZE`
+    player-periods skips it."""
     if h.n_pp >= TRIM_SIZE:
         _core.trim_heap()
 

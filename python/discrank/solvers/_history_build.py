@@ -40,8 +40,7 @@ class History:
     x : ndarray of float, shape (n_rows, n_cov)
         The covariates of each row, attributed to ``lo``.
     n, win, draw : ndarray of float, shape (n_rows,)
-        Games, wins of ``lo`` (a draw counting half when there is no draw model), draws (without a draw
-        model: zeros, a read-only broadcast of one 0.0 that takes no memory).
+        Games, wins of ``lo`` (a draw counting half without a draw model), draws (read-only zeros without one).
     ctx : ndarray of int32, shape (n_rows,), optional
         The context of each row's games (a row holds the games of one context), a code in ``[0, n_ctx)``; None
         without contexts.
@@ -285,9 +284,8 @@ def carry(pp_player: np.ndarray, pp_bin: np.ndarray, r: np.ndarray, tail: np.nda
 
 def chain_pivots(diag: np.ndarray, off: np.ndarray, first: np.ndarray) -> np.ndarray:
     """The pivots ``d`` of the forward elimination of the block-diagonal tridiagonal matrix (one block per
-    player): ``d_k = diag_k - off_{k-1}^2 / d_{k-1}`` within a block, ``diag_k`` at its start; ``1 / d`` at a
-    block's last entry is that entry's variance (:func:`chain_variances`). In the core (chains.hpp), each block
-    on one thread.
+    player, in the core's chains.hpp): ``d_k = diag_k - off_{k-1}^2 / d_{k-1}`` within a block, ``diag_k`` at
+    its start; ``1 / d`` at a block's last entry is that entry's variance (:func:`chain_variances`).
 
     Parameters
     ----------
@@ -315,10 +313,9 @@ def _chain_arrays(diag: np.ndarray, off: np.ndarray, first: np.ndarray) -> tuple
 def chain_variances(diag: np.ndarray, off: np.ndarray, first: np.ndarray) -> np.ndarray:
     """The diagonal of the inverse of the block-diagonal tridiagonal matrix (one block per player).
 
-    Each player's block (its chain, its games' curvature and its prior, the other players held at their
-    MAP) gives the variance of each of its ratings, as Whole-History Rating does: the pivots forward, then
-    ``var_k = 1 / d_k + (off_k / d_k)^2 var_{k+1}`` back from each block's last ``1 / d``, in the core
-    (chains.hpp).
+    Each player's block (its chain, games' curvature and prior, the other players held at their MAP) gives the
+    variance of each of its ratings, as Whole-History Rating does: the pivots forward, then
+    ``var_k = 1 / d_k + (off_k / d_k)^2 var_{k+1}`` back from each block's last ``1 / d`` (chains.hpp).
 
     Parameters
     ----------

@@ -1,15 +1,14 @@
-"""The whole-history problem in the C++ core (``_core.HistoryProblem``, cpp/include/discrank/history.hpp): its
-rows over player-periods, the block after the ratings (the context effects, the disc components, the draw
-propensities), the chains and the priors, with the objective, its gradient, its Hessian products and whole Newton
-steps (the conjugate gradients with the chains' preconditioner and the line search) in one compiled object.
+"""The whole-history problem in the C++ core (``_core.HistoryProblem``, cpp/include/discrank/history.hpp): rows
+over player-periods, the block after the ratings (context effects, disc components, draw propensities), the
+chains and the priors, with the objective, its gradient, Hessian products and whole Newton steps (conjugate
+gradients with the chains' preconditioner, line search) in one compiled object.
 
-Its rows are the results of two-outcome games or of a draw model's three (Davidson's, Rao and Kupper's: losses.hpp's
-``draw_block``, the draw parameter last, plus each player's propensity), each row's logit scaled by its match
-format's scale; and the margin rows: a game whose margin is ``(m_a, m_b)`` adds ``m_a log sigmoid(kappa d) + m_b log
-sigmoid(-kappa d)`` to its result's log-likelihood (each sub-contest, a game of a tennis match or a goal, won by
-``a`` with probability ``sigmoid(kappa d)``, ``kappa = margin_scale``), so that the MAP stays one convex problem
-with margins. Each logit adds the context effects, the disc game's bilinear term and the advantage covariates
-(``beta . x``, with the weak prior of :func:`discrank.data._advantage.beta_precision`).
+Rows are two-outcome results or a draw model's three (losses.hpp's ``draw_block``, the draw parameter last, plus
+each player's propensity), each logit scaled by its match format's scale; and margin rows: a margin ``(m_a, m_b)``
+adds ``m_a log sigmoid(kappa d) + m_b log sigmoid(-kappa d)`` to its result's log-likelihood (each sub-contest
+won by ``a`` with probability ``sigmoid(kappa d)``, ``kappa = margin_scale``), so the MAP stays convex. Each
+logit adds the context effects, the disc game's bilinear term and ``beta . x`` (with the weak prior of
+:func:`discrank.data._advantage.beta_precision`).
 
 :class:`CorePart` holds a share of the rows without the chains and priors: a part of a fit on Dask workers
 (:class:`discrank.dask._parts.DistributedRows`), whose driver adds the parts' sums and runs Newton's method.
@@ -85,10 +84,8 @@ def core_problem(h: History, chain: np.ndarray, prior: np.ndarray, eff_prior: np
 
 class CorePart:
     """The games' terms of a share of a history's rows (``rows``: :func:`core_rows`' arguments) in the core,
-    without the chains and priors, which the driver adds once: their value and gradient over every parameter,
-    the games' Hessian products, its diagonal and global block at the last evaluation. A part of
-    :class:`discrank.dask._parts.DistributedRows`, built on a Dask worker; its sums over its rows are the
-    core's, so the parts' add up to the whole's."""
+    without the chains and priors (the driver adds them once): value, gradient, Hessian products, diagonal and
+    global block. A part of :class:`discrank.dask._parts.DistributedRows`, built on a Dask worker."""
 
     def __init__(self, rows: dict, n_threads: int = 1) -> None:
         n_pp, n_cov = rows["n_pp"], 0 if rows["x"] is None else rows["x"].shape[1]

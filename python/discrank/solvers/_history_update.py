@@ -1,37 +1,26 @@
 """Incremental updates of the whole-history MAP (:class:`HistoryState`): new games absorbed by re-solving the
 player-periods they touch, with the rest of the history held.
 
-A fitted MAP (:mod:`discrank.solvers._history`) satisfies ``max |g| <= tau`` over every rating, ``g`` the gradient of
-the objective. New games, in periods at or after each of their players' latest, add rows and player-periods
-(a new period of a player is a new link of its random-walk chain, started at the player's latest rating) and
-change the gradient only at the player-periods they touch. :meth:`HistoryState.absorb` restores the
-condition without touching the rest:
+A fitted MAP (:mod:`discrank.solvers._history`) satisfies ``max |g| <= tau`` over every rating. New games, in
+periods at or after each of their players' latest, add rows and player-periods (a new period is a new link of
+the player's chain, started at its latest rating) and change the gradient only where they touch.
+:meth:`HistoryState.absorb` restores the condition:
 
 1. Newton's method on a set ``S`` of player-periods (those of the new games and ``reach`` periods back along
-   their chains) with every other rating held at its value: the exact conditional MAP of ``S``, its Hessian
-   a sparse matrix over ``S`` (the games between its members, their chains and priors) solved by conjugate
-   gradients preconditioned by its chains' tridiagonal blocks;
-2. the gradient of every other player-period changes only through the games and chain links it shares with
-   ``S``: those changes are added to the kept gradient (so that the gradient is tracked exactly, not
-   estimated), and the player-periods where it now exceeds ``tau`` join ``S``;
-3. repeated (``rounds`` times at most) until no gradient outside ``S`` exceeds ``tau``.
+   their chains) with every other rating held: a sparse Hessian over ``S`` solved by conjugate gradients
+   preconditioned by its chains' tridiagonal blocks;
+2. the gradient of every other player-period moves only through the games and links it shares with ``S``:
+   those changes are added to the kept gradient (tracked exactly), and where it now exceeds ``tau`` the
+   player-period joins ``S``;
+3. repeated (``rounds`` times at most) until no gradient outside ``S`` exceeds ``tau``; else
+   :attr:`HistoryState.gradient` says how far it is.
 
-When the rounds end that way, the result meets the stopping rule of a refit of every game to the same
-``tau``, rating by rating, and so the same distance from the exact MAP (tests/test_history_update.py); else
-:attr:`HistoryState.gradient` says how far it is. The global parameters (the covariates' ``beta``, the draw
-parameter) are held: their gradient is tracked the same way, and when it exceeds ``tau`` :meth:`absorb` says
-so and the caller refits the whole history (a global Newton solve). So do games earlier than a player's latest period
-(late results) and a change that spreads to a quarter of the history.
-
-The games' curvature of every player-period is tracked with the gradient, so that the Laplace variances
-(each player's chain block of the Hessian, :func:`discrank.solvers._history.chain_variances`) are those of the MAP
-when the state is read (:meth:`HistoryState.latest`, :meth:`HistoryState.ordered`).
-
-On a log as the ATP's, a week's games move ratings throughout the recent history (long careers tie the
-years together through stiff chains, and communities of players shift against each other), so that local
-solves alone drift from the MAP of every game (over the last 24 ATP weeks, forecasts 1.0e-2 apart in
-probability on average, bench/bench_dynamic_speed.py --local): the state serves as the start of a
-whole-history solve (:mod:`discrank.models.dynamic._tuning`, :mod:`discrank.models.dynamic._update`).
+The global parameters (``beta``, the draw parameter) are held, their gradient tracked the same way: when it
+exceeds ``tau``, for late results (games before a player's latest period) and for a change that spreads past
+``MAX_SHARE`` of the history, :meth:`~HistoryState.absorb` asks for a refit of the whole history. The games'
+curvature is tracked too, so that the Laplace variances (:func:`discrank.solvers._history.chain_variances`) are
+the MAP's when the state is read. Local solves alone drift from the MAP of every game, so the state serves as
+the start of a whole-history solve (:mod:`discrank.models.dynamic._tuning`, :mod:`discrank.models.dynamic._update`).
 """
 
 from __future__ import annotations

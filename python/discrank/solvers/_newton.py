@@ -43,17 +43,14 @@ class _CapReached(Exception):
 class _LaplacianSolver:
     """Solves ``(L + delta I) d = r`` for the weighted graph Laplacian ``L`` of the observed pairs.
 
-    ``L`` is the Hessian (Gauss-Newton matrix) of an Elo-type objective in ``s``, so its null space is
-    the constants on each piece of the comparison graph; the right-hand sides (gradients) sum to zero
-    on each piece and the solution is projected back onto that subspace. Two methods:
+    ``L``'s null space is the constants on each piece of the comparison graph; the right-hand sides sum to
+    zero on each piece and the solution is projected back onto that subspace. Two methods:
 
-    - conjugate gradients (``scipy.sparse.linalg.cg``) with the Jacobi preconditioner (default): a few
-      products with ``L`` per solve on well-mixed graphs (random opponents), where ``D^-1/2 L D^-1/2``
-      is well conditioned;
-    - banded Cholesky after a reverse Cuthill-McKee ordering, switched to when CG needs more than
-      ``CG_CAP`` products and the ordering's bandwidth ``b`` makes it cheap (``n (b + 1) <= 4 m``):
-      ladders, where players only meet near equals, whose Laplacian is path-like and so badly
-      conditioned that CG crawls, but banded.
+    - conjugate gradients (``scipy.sparse.linalg.cg``) with the Jacobi preconditioner (default), for
+      well-mixed graphs, where ``D^-1/2 L D^-1/2`` is well conditioned;
+    - banded Cholesky after a reverse Cuthill-McKee ordering, when CG needs more than ``CG_CAP`` products
+      and the ordering's bandwidth ``b`` is small (``n (b + 1) <= 4 m``): ladders, where players only meet
+      near equals, whose path-like Laplacian is badly conditioned but banded.
 
     Parameters
     ----------
@@ -218,11 +215,9 @@ def newton_elo(objective, loss_id, i, j, w, n, piece, tol, max_iter, n_threads, 
     """Newton's method (Gauss-Newton for non-convex losses) with line search for the ratings ``s``.
 
     Minimises an objective of the rating differences alone (stationary Elo, Eq. (1), or Elo++ without its
-    time decay). The Hessian in ``s`` is the weighted Laplacian of the comparison graph with pair weights
-    ``w_p L''(A_p)`` (computed by the kernel with the gradient); each step solves it by
-    :class:`_LaplacianSolver` to a relative residual ``min(0.1, sqrt(measure))`` (inexact Newton, so the
-    last steps are exact and convergence is quadratic), then backtracks until the Armijo condition
-    holds. Each step is reported to the hook of :func:`discrank._util.progress.reporting`.
+    time decay). Each step solves the weighted Laplacian (pair weights ``w_p L''(A_p)``) by
+    :class:`_LaplacianSolver` to a relative residual ``min(0.1, sqrt(measure))`` (inexact Newton), then
+    backtracks until the Armijo condition holds; it is reported to :func:`discrank._util.progress.reporting`.
 
     Parameters
     ----------

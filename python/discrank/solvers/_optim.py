@@ -1,9 +1,8 @@
 """L-BFGS driver with a gradient-based stopping rule.
 
-scipy's L-BFGS-B stops by default when the objective stops changing (``ftol``). On ladder-like data,
-where players only meet near equals, that rule stops first-order fits far from the optimum. Here the
-objective-change and scipy's own gradient rules are switched off, and a fit is converged only when the
-*scaled gradient* is small for every parameter:
+scipy's objective-change rule (``ftol``) stops first-order fits far from the optimum on ladder-like data,
+where players only meet near equals. Here it and scipy's own gradient rule are off, and a fit is converged
+only when the *scaled gradient* is small for every parameter:
 
     max_i |g_i| / h_i <= tol,
 
@@ -13,8 +12,8 @@ actual mean score. The same ``h`` gives L-BFGS a diagonal (Jacobi) preconditioni
 ``z = x * sqrt(h)``.
 
 The module also holds the curvature scales (:func:`pair_curvature`). Each iteration is reported to the
-progress hook of :func:`discrank._util.progress.reporting` (importable from here too, as it was). The
-Laplacian solvers and Elo's Newton method are in :mod:`discrank.solvers._newton`.
+progress hook of :func:`discrank._util.progress.reporting` (importable from here too). Elo's Newton method
+is in :mod:`discrank.solvers._newton`.
 """
 
 from __future__ import annotations
@@ -25,7 +24,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.optimize import minimize
 
-from discrank._util.progress import report_step, reporting  # noqa: F401 - reporting: discrank.solvers._optim.reporting, as it was
+from discrank._util.progress import report_step, reporting  # noqa: F401 - reporting: importable from here
 
 __all__ = ["BlockResult", "fill_zero_scales", "minimize_scaled", "pair_curvature", "report_step", "reporting",
            "scaled_gradient"]
@@ -196,10 +195,9 @@ def pair_curvature(objective, w: np.ndarray, c: np.ndarray | None = None, n_thre
 
 
 def fill_zero_scales(h: np.ndarray) -> np.ndarray:
-    """``h`` with its zero entries, and those below 1e-12 of the median positive one (a scale made of
-    rounding residue, such as 1e-38 from opponents' factors of 1e-19: seen on a real log), set to the
-    mean of the others (in place); all 1 when none is positive. Such a scale would make the scaled
-    gradient meaningless (1e29) and the L-BFGS variables degenerate."""
+    """``h`` with its zero entries, and those below 1e-12 of the median positive one (rounding residue, which
+    would make the scaled gradient meaningless), set to the mean of the others (in place); all 1 when none is
+    positive."""
     positive = h > 0
     if positive.any():
         positive &= h > 1e-12 * np.median(h[positive])

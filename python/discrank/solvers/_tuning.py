@@ -1,53 +1,27 @@
-"""Choosing the scale of a model's Gaussian prior from the training data alone.
+"""Choosing the scale of a model's Gaussian prior from the training data alone, by validation on held-out data:
 
-The rule is validation on held-out data, in the way the model will be used:
+- a :class:`~discrank.GameLog` with times, or the pairs of one (``PairwiseData.games_log``): fitted on the
+  games before a cut in time order and scored on the later ones (the last ``fraction`` of the games, or the
+  window of :class:`Validation`, optionally after a ``gap``);
+- other :class:`~discrank.PairwiseData`: a seeded random tenth of the pairs is held out (the paper's "hidden
+  pairs"), which measures unseen pairs of the same period, not later games;
+- fewer than 20 pairs: ``FALLBACK_SCALE``.
 
-- a :class:`~discrank.GameLog` with times: the training games are cut in time order. The model is fitted
-  on the games before the cut and scored on the later ones (the last ``fraction`` of the games, or the
-  window given by :class:`Validation`, optionally after a ``gap``), so that the prior is the one that
-  predicts *later* games best. This is what a user of ratings asks of them;
-- the pairs of every game of such a log (``GameLog.to_pairs``, which keeps it: ``PairwiseData.games_log``):
-  the same, in the log's time order;
-- other :class:`~discrank.PairwiseData` (no time order): a seeded random tenth of the pairs is held out,
-  the paper's "hidden pairs" protocol, which measures how well the ratings predict unseen pairs of the
-  pairs' own period, not later games (the pairs of ATP tennis 1968-2019 without times are tuned for
-  ratings that do not drift, and forecast 2020-2022 worse than a coin: bench/bench_defaults.py);
-- too little data to hold anything out (fewer than 20 pairs): ``FALLBACK_SCALE``.
+The score is the log loss per held-out game, for every model. The scale is searched over powers of two by a
+walk from ``START``, up while the score improves, else down, each fit warm-started from the closest scale
+fitted (:func:`_warm_elo`, :func:`_warm_disc`), and refined by the vertex of the parabola through the best
+point and its two neighbours in log2 sigma. The disc family's score can have a second basin at large scales:
+when the walk ends below ``PROBE``, that scale is fitted at ``PROBE_TOL`` and, where it scores better, the
+walk starts again from there.
 
-Not the marginal likelihood, which explains the *past* games best: on ATP tennis (train 1968-2019, test
-2022-2024) it picks sigma = 1.5-2, which predicts the test years at 0.75-0.77 nats per game, worse than a
-coin; validation in time order picks 0.2, at 0.685 (bench/PREDICTION.md). Ratings drift.
+For game results the scale chosen is the strongest prior whose validation loss is within one standard error
+of the best's (the one-SE rule, Hastie, Tibshirani and Friedman, The Elements of Statistical Learning, 7.10;
+the standard error of the held-out pairs' paired differences); when it predicts the held-out games worse than
+a coin beyond two standard errors, the fit warns (:class:`~discrank._util.exceptions.CoinWarning`). A payoff
+table without counts (:meth:`~discrank.PairwiseData.from_matrix`) takes the lowest score.
 
-The validation score is the log loss per game, for every model: the probability-space ones too (m-Elo),
-whose clipped link can predict 0 or 1, which their Brier score barely penalises (football: 0.654, not 0.607).
-
-The scale is searched over powers of two by a walk from 0.5, upwards while the validation score
-improves, else downwards while it improves, each fit warm-started from the closest scale fitted (so a
-few solver steps; an Elo-family fit only from a smaller scale, :func:`_warm_elo`), and refined by the
-vertex of a parabola through the best point and its two neighbours in log2 sigma. The disc family's
-score can have a second basin at large scales (Elo-like at small ones, a disc game's cycle at large ones):
-when the walk ends below ``PROBE``, that scale is fitted too, at the looser ``PROBE_TOL``, and where it
-scores better the walk starts again from there. A disc fit is warm-started from a smaller scale only where
-its components are away from u = 0 (a saddle where the prior holds a weak cycle; there it starts afresh).
-
-The scale chosen is then the strongest prior whose validation loss is within one standard error of the
-best's (the "one-SE rule", Hastie, Tibshirani and Friedman, The Elements of Statistical Learning, 7.10):
-the search steps down from the best point while the loss stays within; the standard error is that of the
-held-out pairs' paired differences (a pair's games and covariate rows move together). A small validation
-set is noisy and flat at weak priors (football's last 18 months, 1342 games: the lowest score at 5.5, the
-rule 0.28), and a stationary model forecasts games further ahead than those it validates on (tennis's last
-18 months: the lowest score at 1.69 forecasts 2020-2022 at 0.6947 nats per game, worse than a coin; the
-rule's 1.32 at 0.6814; bench/bench_defaults.py). When even the scale chosen predicts the held-out games
-worse than a coin, beyond two standard errors, the fit warns (:class:`~discrank._util.exceptions.CoinWarning`).
-
-The rule applies to game results (pairs with game counts). A payoff table without counts
-(:meth:`~discrank.PairwiseData.from_matrix`: the paper's meta-games) holds expected payoffs: there the
-lowest score is taken, as a stronger prior would hide a cycle it holds (Kuhn poker's, bench/REPRODUCTION.md).
-
-The search is written once, :class:`Search` (the walk, the probe, the scan of a grid, the parabola) over
-a scoring function ``score(x, plan)``; each fit is given its :class:`~discrank.solvers._fitdata.FitPlan` (scale,
-tolerance, warm start) as an argument, nothing set on the models. :func:`tune_prior_scale` and
-:class:`~discrank.DiscDecompositionCV`'s candidates run on it.
+:class:`Search` searches over a scoring function ``score(x, plan)``, each fit given its :class:`FitPlan`;
+:func:`tune_prior_scale` and :class:`~discrank.DiscDecompositionCV`'s candidates run on it.
 """
 
 from __future__ import annotations
@@ -62,7 +36,7 @@ from typing import Any, Callable, Optional
 import numpy as np
 
 from discrank.data._coding import code_log, in_time_order, pairs_from_codes
-from discrank.data._coding import log_pairs, map_rows  # noqa: F401 - importable from here, as they were
+from discrank.data._coding import log_pairs, map_rows  # noqa: F401 - importable from here
 from discrank.solvers._fitdata import FitPlan
 from discrank._util.params import _is_int, check_prior_scale
 from discrank.data.pairs import PairwiseData
@@ -325,13 +299,11 @@ def _within_one_se(search: "Search", shares: dict, best: float) -> float:
     """The one-SE rule on the search's axis: the smallest scale whose validation loss is within one standard
     error of the best's (module docstring), and at most the vertex.
 
-    The search steps down from ``best`` while the loss stays within one standard error of ``best``'s
-    (fitting the points not scored yet, inside its bounds). From the vertex of the parabola through the
-    best point (:meth:`Search.vertex`, at its value :meth:`Search.floor`) the loss grows as ``A t^2`` and
-    its standard error as ``B t`` (paired differences linear in the change of scale); fitted to the first
-    point beyond, at a distance ``T`` from the vertex, its loss ``excess`` above the floor and standard
-    error ``se``, they cross at ``t = T se / excess``, kept between that point and the last one within
-    (the vertex, when that is the best point). At the search's lower bound: the last point within."""
+    The search steps down from ``best`` while the loss stays within (fitting the points not scored yet).
+    From the vertex (:meth:`Search.vertex`, value :meth:`Search.floor`) the loss grows as ``A t^2`` and its
+    standard error as ``B t``; fitted to the first point beyond, at ``T`` from the vertex, with ``excess``
+    above the floor and standard error ``se``, they cross at ``t = T se / excess``, kept between that point
+    and the last one within. At the search's lower bound: the last point within."""
     vertex, floor = search.vertex(best), search.floor(best)
     inside = best
     while search.lo < inside - search.step:
@@ -358,14 +330,13 @@ def _choose(search: "Search", shares: dict, best: float) -> tuple[float, float]:
 
 
 class Search:
-    """The search over one parameter, written once for every tuning: each point scored once by a fit, in
-    the order the search asks for it; the grid walk, the probe of a second basin, the scan of a grid, and
-    the vertex of the parabola through the best point (module docstring).
+    """The search over one parameter (module docstring), each point scored once by a fit: the walk, the
+    probe of a second basin, the scan of a grid, and the parabola's vertex.
 
     A point ``x`` lies on the search's axis (log2 of the prior scale for :func:`tune_prior_scale`; an index
-    or a logarithm for a grid of values), at ``x = start + k step``. The fit at ``x`` is told its
-    :class:`~discrank.solvers._fitdata.FitPlan` as an argument: ``plan`` with ``scale=to_scale(x)`` and, with
-    ``warm``, the warm start of the probe's fit at ``x`` or else of the closest point scored.
+    or a logarithm for a grid), at ``x = start + k step``. The fit at ``x`` is given ``plan`` with
+    ``scale=to_scale(x)`` and, with ``warm``, the warm start of the probe's fit at ``x`` or of the closest
+    point scored.
 
     Parameters
     ----------
@@ -509,10 +480,9 @@ def _warm_disc(state: tuple, near: float, x: float) -> tuple:
 
 
 def _warm_elo(state: Any, near: float, x: float) -> Any:
-    """An Elo-family fit at ``x`` starts from the closest scale's fit when that scale is smaller (the few
-    capped Newton steps of a warm tuning fit then land within ~1e-6 of the optimum's score), and cold
-    below it: from the ratings of a weaker prior, two Newton steps to a stronger one can leave its score
-    1e-4 away, where a cold start converges in as few steps."""
+    """An Elo-family fit at ``x`` starts from the closest scale's fit when that scale is smaller, else cold:
+    from a weaker prior's ratings, the capped Newton steps of a tuning fit can stop short of a stronger one's
+    optimum."""
     return state if near < x else None
 
 
@@ -520,11 +490,8 @@ def tune_prior_scale(model: Any, data: PairwiseData, log: Any = None, validation
                      coded: Any = None, fit_data_builder: Optional[Callable] = None,
                      stacklevel: int = 1) -> tuple[FitPlan, PriorTuning]:
     """The prior scale that predicts held-out games best (module docstring), as the plan of the final fit,
-    and the record of the search.
-
-    Each scale is fitted by a new model of ``model``'s class and parameters, ``prior_scale`` set, given
-    its :class:`FitPlan` (the scale, ``TUNING_TOL``, the warm start of the closest scale fitted) as an
-    argument; every fit runs on one :class:`~discrank.solvers._fitdata.FitData` of the held-out split.
+    and the record of the search. Each scale is fitted by a clone of ``model`` with ``prior_scale`` set,
+    on one :class:`~discrank.solvers._fitdata.FitData` of the held-out split.
 
     Parameters
     ----------
@@ -554,8 +521,7 @@ def tune_prior_scale(model: Any, data: PairwiseData, log: Any = None, validation
     -------
     plan : FitPlan
         The final fit's: the chosen scale and, for the disc family, the fit of the closest scale to start
-        from (Elo's final fit starts cold: Newton from 0 takes 4 steps on the 40k / 4.7M bench, from a
-        2-step tuning fit on 90% of the pairs 5).
+        from (Elo's final fit starts cold).
     record : PriorTuning
         What the search did.
     """

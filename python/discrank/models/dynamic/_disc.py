@@ -6,16 +6,14 @@ Each game's logit gains the disc game of the paper (Section 3, Proposition 2's f
 r_{a,t} - r_{b,t} + sum_j (u_{a,j} v_{b,j} - v_{a,j} u_{b,j}) + ...``, one ``(u_j, v_j)`` per player and component
 with the prior N(0, disc_scale^2) on each. In the reading of Proposition 2, the transitive strength moves (the
 rating's random walk) while the consistency, the disc, is held over the whole history: the limit of a slow
-drift, and the choice the data supports (``bench/bench_features.py --cost``: on the ATP log the residuals of the
-dynamic ratings have the singular values of a log drawn without cycles, so a disc that also moved would only have
-more freedom to fit noise). The components are a block of the Newton system in the core
+drift (a disc that also moved would have more freedom to fit noise). The components are a block of the Newton system in the core
 (cpp/include/discrank/history.hpp: Newton steps with the bilinear term's exact curvature, their conjugate
 gradients stopped at negative curvature). A fit from scratch first fits the
 ratings with the disc at 0, then starts the disc along the Hessian's lowest mode there, the top singular pair of the
 games' residuals (:mod:`discrank.solvers._disc_start`): the disc stays exactly 0 where the residuals' largest singular value
 is below ``1 / disc_scale^2``. The objective is not convex: the fit is a local minimum, its components rotated to
 a fixed orientation (the rotation is free at the MAP), the same for the same games whatever the threads or Dask
-parts (tests/test_dynamic_disc.py).
+parts.
 """
 
 from __future__ import annotations

@@ -73,8 +73,7 @@ class DynamicElo(DynamicTuning, DynamicUpdates, DynamicDisc, DynamicReadout, Tim
         Multiplier of the predictive variance ``v`` (the two ratings' Laplace variances, grown by the
         drift since each player's last period) in the probit approximation of a forecast, ``sigmoid(d /
         sqrt(1 + variance_scale pi v / 8))``; it does not change the fit. The Laplace variance of a
-        rating conditions on every other rating, so it understates the uncertainty of a difference (on
-        the ATP log the tuned value is 2-3). None (default): chosen on the training log (see ``fit``),
+        rating conditions on every other rating, so it understates the uncertainty of a difference. None (default): chosen on the training log (see ``fit``),
         with the drift and the prior when they are tuned, else at the given ones (give ``variance_scale``
         too for a fit with no tuning).
     draws : {"davidson", "rao-kupper"} or None, default None
@@ -82,10 +81,8 @@ class DynamicElo(DynamicTuning, DynamicUpdates, DynamicDisc, DynamicReadout, Tim
         "davidson": Davidson's draw model, ``P(draw) = nu / (e^{d/2} + e^{-d/2} + nu)``, with ``nu``
         fitted with the ratings. "rao-kupper": Rao and Kupper's ordered logit, ``P(a wins) = sigmoid(d -
         kappa)``, ``P(b wins) = sigmoid(-d - kappa)``, the draw the rest, with the threshold ``kappa > 0``
-        fitted with the ratings. Either needs draws in the log; both keep the problem convex. On the
-        football log the two predict the three outcomes equally well (bench/PREDICTION.md, online:
-        0.8540 and 0.8539 nats per game); Davidson is the one the docs use, as without draws it is
-        Bradley-Terry itself and its ``nu`` is a draw propensity on the odds scale.
+        fitted with the ratings. Either needs draws in the log; both keep the problem convex. Without
+        draws Davidson's is Bradley-Terry itself, and its ``nu`` is a draw propensity on the odds scale.
     tol : float, default 1e-9
         Newton stops when the largest entry of the gradient is below ``tol`` times the largest at the
         start (and at least ``tol``); a fit started from the tuning's takes the largest of the ratings'
@@ -93,9 +90,7 @@ class DynamicElo(DynamicTuning, DynamicUpdates, DynamicDisc, DynamicReadout, Tim
         hundred times a rating's), as the tuning's own fits do.
     update_tol : float, default 1e-5
         The same rule for the refits of :meth:`update`, the largest gradient entry of a rating relative to
-        the ratings' largest at the start (a prediction then moves by less than 1e-5 from the exact MAP's,
-        after one update or several in a row: tests/test_dynamic_reliability.py, tests/test_periods.py).
-        The tuning's fits stop at :data:`TUNE_TOL` (1e-3).
+        the ratings' largest at the start. The tuning's fits stop at :data:`TUNE_TOL` (1e-3).
     max_iter : int, default 100
         Newton steps at most.
     n_jobs : int, optional
