@@ -635,7 +635,7 @@ def test_the_probe_finds_the_cyclic_basin_that_the_walk_cannot_see(monkeypatch):
 
 def test_each_tuning_score_is_that_of_the_fit_at_its_own_scale():
     from discrank.data.games import disc_game
-    from discrank.models.disc import TUNING_TOL
+    from discrank.solvers._tuning import TUNING_TOL
 
     P = disc_game(*np.stack([np.cos(np.arange(20)), np.sin(np.arange(20))]))
     train, _ = PairwiseData.from_matrix(P).split(0.2, seed=0)

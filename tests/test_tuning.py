@@ -12,7 +12,8 @@ import pytest
 from discrank import DiscDecomposition, DiscDecompositionCV, Elo, EloPlusPlus, GameLog, MElo
 from discrank.solvers._fitdata import FitPlan
 from discrank.solvers._tuning import TUNING_TOL, Search
-from discrank.dynamic import DRIFT_GRID, _walk_grid
+from discrank.dynamic import DRIFT_GRID
+from discrank.models.dynamic._tuning import walk_grid as _walk_grid
 
 
 def traced(f):

@@ -240,9 +240,26 @@ class GameLog:
         rows = read_frame_rows(df, a=a, b=b, score=score, winner=winner, time=time, start=start, end=end,
                                min_player_games=min_player_games, invalid=invalid, advantage=advantage,
                                max_invalid=max_invalid, context=context, margin=margin, match_format=match_format)
+        return cls.from_rows(rows)
+
+    @classmethod
+    def from_rows(cls, rows: Any, dropped: Optional[dict] = None) -> "GameLog":
+        """The game log of the rows a frame's reader kept.
+
+        Parameters
+        ----------
+        rows : FrameRows
+            What :func:`discrank.data._rows.read_frame_rows` returned.
+        dropped : dict, optional
+            A reader's own counts of dropped rows, kept before those of ``rows``.
+
+        Returns
+        -------
+        GameLog
+        """
         x = None if rows.advantage is None else dict(zip(rows.advantage_names, rows.advantage.T))
         log = cls.from_arrays(rows.a, rows.b, rows.score, rows.time, x, rows.context, rows.margin, rows.match_format)
-        log.dropped = rows.dropped
+        log.dropped = {**(dropped or {}), **rows.dropped}
         return log
 
     @classmethod

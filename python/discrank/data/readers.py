@@ -214,10 +214,7 @@ def _log(frame: dict, rows: np.ndarray, line0: Optional[int], dropped: dict, inv
         df.attrs[LINE0] = line0
     got = read_frame_rows(df, invalid=invalid, max_invalid=max_invalid, start=start, end=end,
                           row0=np.asarray(rows, dtype=np.int64), **columns)
-    x = None if got.advantage is None else dict(zip(got.advantage_names, got.advantage.T))
-    log = GameLog.from_arrays(got.a, got.b, got.score, got.time, x, got.context, got.margin, got.match_format)
-    log.dropped = {**dropped, **got.dropped}
-    return log
+    return GameLog.from_rows(got, dropped)
 
 
 def read_football(source: Any, *, home: str = "home_team", away: str = "away_team", home_goals: str = "home_score",

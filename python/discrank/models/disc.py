@@ -19,7 +19,6 @@ from discrank.solvers._fitdata import FitData, FitPlan
 from discrank._util.labels import show
 from discrank.solvers._newton import logit_mean_score
 from discrank._util.params import check_params
-from discrank.solvers._tuning import TUNING_TOL  # noqa: F401 - importable from here, as it was
 from discrank.data.pairs import PairwiseData, one_sided, separated_examples
 from discrank._util.exceptions import ConvergenceWarning, SeparationWarning
 from discrank.models._base import LOSSES, stores_params

@@ -14,7 +14,6 @@ from discrank.solvers._fitdata import FitData, FitPlan
 from discrank.solvers._newton import newton_elo
 from discrank.solvers._optim import minimize_scaled, pair_curvature
 from discrank._util.params import check_params
-from discrank.solvers._tuning import TUNING_TOL  # noqa: F401 - importable from here, as it was
 from discrank.data.pairs import PairwiseData, one_sided, separated_examples
 from discrank._util.exceptions import ConvergenceWarning, SeparationWarning
 from discrank.models._base import LOSSES, stores_params

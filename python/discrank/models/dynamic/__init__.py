@@ -3,6 +3,5 @@ player, and its features, one module each (``_part.py`` says what a feature brin
 ``discrank.dynamic``."""
 
 from discrank.models.dynamic._model import DRIFT_GRID, PRIOR_GRID, VARIANCE_GRID, DynamicElo
-from discrank.models.dynamic._tuning import walk_grid as _walk_grid  # noqa: F401 - the grid walk, by its old name
 
 __all__ = ["DynamicElo", "DRIFT_GRID", "PRIOR_GRID", "VARIANCE_GRID"]

@@ -23,7 +23,7 @@ from discrank.models._base import Model, atomic, stores_params
 from discrank.models._prediction import CurrentStatePredictions
 from discrank.models._table import refuse_table
 from discrank.models._timed import TimedRatings
-from discrank.models.online._elo import check_online_log, tune_step  # noqa: F401 - tune_step importable from here, as it was
+from discrank.models.online._elo import check_online_log, tune_step
 from discrank.models.online._runs import online_disc
 from discrank.persist.model_file import FittedArray
 
