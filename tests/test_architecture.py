@@ -180,3 +180,13 @@ def test_every_import_runs_to_its_own_folder_or_one_above():
     upward = sorted(f"{m} -> {d}" for m, deps in graph.items() for d in deps
                     if order[folder_of(d)] > order[folder_of(m)])
     assert upward == [], "imports of a module in a folder below the importer's table row"
+
+
+def test_each_command_is_a_module_of_cli_in_one_pattern():
+    import discrank.cli as cli
+
+    public = sorted(p.stem for p in (PACKAGE / "cli").glob("*.py") if not p.stem.startswith("_"))
+    assert sorted(m.__name__.rpartition(".")[2] for m in cli.COMMANDS) == public
+    for module in cli.COMMANDS:
+        assert callable(module.add) and callable(module.run), module.__name__
+        assert module.__all__[-2:] == ["add", "run"] or {"add", "run"} <= set(module.__all__), module.__name__
