@@ -1,8 +1,6 @@
-"""What every model shares (:class:`Model`): parameters and their validation, the fitted check, the players,
-saving and loading from the fields a class declares (``_fitted_arrays``, ``_fitted_scalars``:
-:mod:`discrank.persist.model_file` saves and loads them without knowing the class), the prediction protocol
-and the table. The stationary pair models' base is :class:`~discrank.models._pairwise.PairwiseModel`.
-"""
+"""What every model shares (:class:`Model`): parameters, the fitted check, the players, saving and loading
+from declared fields, the prediction protocol and the table. The pair models' base is
+:class:`~discrank.models._pairwise.PairwiseModel`."""
 
 from __future__ import annotations
 
@@ -127,22 +125,15 @@ class Params:
 class Model(Params, GamePredictions):
     """The base of every estimator: what each model does the same way, written once.
 
-    - the parameter contract (:class:`Params`) and the parameters' checks by the rules of
-      :mod:`discrank._util.params` (:meth:`_check_params`), the rules :mod:`discrank.persist.model_file` checks a file by;
-    - the fitted check: a model used before ``fit`` raises :class:`~discrank._util.exceptions.NotFittedError`
-      (``__sklearn_is_fitted__`` tells scikit-learn);
+    - the parameter contract (:class:`Params`) and the checks of :meth:`_check_params` (the rules of
+      :mod:`discrank._util.params`, which model files are checked by too);
+    - the fitted check: a model used before ``fit`` raises :class:`~discrank._util.exceptions.NotFittedError`;
     - the players: ``labels_``, the lookup from labels to codes, :meth:`relabel`;
-    - saving and loading from declared fields: ``_fitted_arrays`` (:class:`discrank.persist.model_file.FittedArray`,
-      an attribute or a field of a fitted dataclass such as ``"games_.a"``), ``_fitted_scalars``,
-      ``_choices`` (the allowed values of the parameters and scalars that take one of a few strings) and
-      ``_optional_params``; a public class that declares ``_fitted_arrays`` is registered with
-      :mod:`discrank.persist.model_file` when it is defined, and :meth:`_rebuild` derives (and checks) the rest of
-      the state after loading;
-    - the prediction protocol (:class:`~discrank.models._prediction.GamePredictions`:
-      ``predict_games``, ``predict_outcomes``; a player not seen is an
-      :class:`~discrank._util.exceptions.UnknownPlayerError` unless ``unseen="prior"``);
-    - the table of ``ratings_frame`` (:meth:`_frame`): ``player``, ``rank``, ``games``, ``elo`` (on the
-      familiar scale, :func:`elo_points`) and the model's columns, best first.
+    - saving and loading from the fields declared below (``_fitted_arrays``, ``_fitted_scalars``, ``_choices``,
+      ``_optional_params`` ...): a public class that declares ``_fitted_arrays`` is registered with
+      :mod:`discrank.persist.model_file`, and :meth:`_rebuild` derives and checks the rest after loading;
+    - the prediction protocol (:class:`~discrank.models._prediction.GamePredictions`);
+    - the table of ``ratings_frame`` (:meth:`_frame`).
     """
 
     #: The advantage coefficients and their columns' names: none until a fit with covariates sets them.

@@ -1,12 +1,9 @@
-"""The stationary pair models' base (:class:`PairwiseModel`, over :class:`~discrank.PairwiseData`).
+"""The stationary pair models' base, :class:`PairwiseModel`, over :class:`~discrank.PairwiseData`.
 
-A pair model's fit runs ``validate -> plan -> fit data -> _fit(fit_data, plan) -> store``
-(:meth:`PairwiseModel.fit`): the parameters and the data are checked,
-:func:`discrank.solvers._fitdata.build_fit_data` builds the objective, the weights, the pieces, the pair order
-and the threads once, the subclass's ``_fit`` runs the solver and sets the fitted attributes, and the fit
-checks they are finite. Its predictions and scores are
-:class:`~discrank.models._pair_predictions.PairPredictions`; its players are ordered by
-:meth:`PairwiseModel._sort_key`.
+Its fit runs ``validate -> plan -> fit data -> _fit(fit_data, plan) -> store``: the parameters and the data
+checked, the fit data built once (:func:`discrank.solvers._fitdata.build_fit_data`), the subclass's solver
+run, the fitted attributes checked finite. Its predictions and scores come from
+:class:`~discrank.models._pair_predictions.PairPredictions`.
 """
 
 from __future__ import annotations
@@ -33,9 +30,6 @@ __all__ = ["PairwiseModel", "fit_pairs"]
 class PairwiseModel(PairPredictions, Model):
     """The stationary pair models' base (:class:`Model`) over :class:`~discrank.PairwiseData`.
 
-    The constructor only stores parameters; :meth:`fit` validates them and the data, and sets the fitted
-    attributes, whose names end in ``_``.
-
     A subclass implements ``_fit`` (the solver, on a :class:`~discrank.solvers._fitdata.FitData`) and
     ``_factors``, declares its fitted fields as :class:`Model` says, and writes:
 
@@ -47,8 +41,7 @@ class PairwiseModel(PairPredictions, Model):
     _loss: str = "bce"
     _fitted_json = ("prior_tuning_",)
     #: Whether the fit data puts the pairs in tile order (``discrank.solvers._fitdata.in_tile_order``): for the fits
-    #: that evaluate the objective hundreds of times, where the reordering (one counting sort, about two
-    #: objective calls: bench/bench_kernel.py) pays.
+    #: that evaluate the objective hundreds of times.
     _tile_pairs: bool = False
     #: Whether the model has a Gaussian prior whose scale ``prior_scale=None`` tunes (``discrank.solvers._tuning``).
     _has_prior: bool = False

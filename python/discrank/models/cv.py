@@ -108,18 +108,15 @@ class DiscDecompositionCV(DiscReadout, PairwiseModel):
 
     @atomic
     def fit(self, data: Any, *, validation: Any = None) -> "DiscDecompositionCV":
-        """Cross-validate the candidates, refit the best on all of ``data``; returns ``self``.
-
-        ``data`` and ``validation`` as in :meth:`DiscDecomposition.fit`. With ``prior_scale=None`` the
-        prior scale is tuned once, for the first candidate, and used by every fit.
+        """Cross-validate the candidates, refit the best on all of ``data``; returns ``self``. With
+        ``prior_scale=None`` the prior scale is tuned once, for the first candidate, and used by every fit.
 
         Parameters
         ----------
         data : PairwiseData, GameLog or PeriodGames
             The observed pairs, or a game log (aggregated to pairs), as in :meth:`DiscDecomposition.fit`.
         validation : discrank.Validation, optional
-            How the prior is tuned in time order, as in :meth:`DiscDecomposition.fit`; ignored when the
-            prior scale is given.
+            How the prior is tuned, as in :meth:`DiscDecomposition.fit`; ignored when the scale is given.
 
         Returns
         -------

@@ -66,31 +66,24 @@ class DiscDecomposition(DiscReadout, PairwiseModel):
     - ``loss="probability"`` (appendix, "This work (probability space)", as in Balduzzi et al. 2019):
       ``1/2 (P_ij - 1/2 - A_ij)^2``; ``P(i beats j) = clip(1/2 + A_ij, 0, 1)``.
 
-    The objective is the weighted mean of the loss over the observed pairs (each unordered pair once;
-    the paper's double sum over ``(i, j)`` and ``(j, i)`` is twice it).
+    The objective is the weighted mean of the loss over the observed pairs (each unordered pair once: half
+    the paper's double sum over ``(i, j)`` and ``(j, i)``).
 
-    Fitting follows the paper. Algorithm 2: the components are found one after another, each on top of
-    the previous ones (a fixed offset). Algorithm 1 for component ``l`` minimises, over u then v,
-    ``u <- argmin_u f(u, v) + sum_m <u, us_m>^2/|us_m|^2 + <u, vs_m>^2/|vs_m|^2`` and
-    ``v <- argmin_v f(u, v) + <u, v>^2/|u|^2 + sum_m <v, us_m>^2/|us_m|^2 + <v, vs_m>^2/|vs_m|^2``
-    (m < l), each by L-BFGS on the compiled objective. The penalties keep the components orthogonal
-    (Eq. (4)'s constraints); they weigh 1 against the paper's double sum over both orders of each pair,
-    as Algorithm 1 writes them. The first component starts from ``v = 1`` (plus noise of scale 0.01
-    from ``random_state``), so that its first u-step is an Elo fit, and, with the bce loss, from u at
-    each player's logit of their mean score (close to that Elo fit, in one pass over the pairs); later
-    ones, and other losses, from ``u = 0`` and (later ones) a random v orthogonal to the previous
-    components.
+    Algorithm 2 finds the components one after another, each on top of the previous ones (a fixed offset).
+    Algorithm 1 fits component ``l`` by L-BFGS steps on u, then v, of
+    ``f(u, v) + sum_m <u, us_m>^2/|us_m|^2 + <u, vs_m>^2/|vs_m|^2`` and
+    ``f(u, v) + <u, v>^2/|u|^2 + sum_m <v, us_m>^2/|us_m|^2 + <v, vs_m>^2/|vs_m|^2`` (m < l): penalties that keep
+    the components orthogonal (Eq. (4)'s constraints), weighing 1 against the paper's double sum. The first
+    component starts from ``v = 1`` plus noise of scale ``INIT_NOISE`` (``random_state``), an Elo game, and with
+    the bce loss from u at each player's logit of their mean score; later components, and other losses, from
+    ``u = 0`` (later ones with a random v orthogonal to the previous components).
 
-    ``solver="alternating"`` repeats the u- and v-steps until both block gradients meet ``tol``: the
-    paper's algorithm as written. It converges linearly, often slowly. ``solver="joint"`` (default) runs
-    L-BFGS on (u, v) together from that start (from ``u = 0``, a saddle, after a first coarse u-step) until the gradient
-    meets ``tol``, with the ``<u, v>`` penalty and Eq. (4)'s orthogonality
-    to the previous components as an exact constraint (u and v live in the orthogonal complement of
-    the previous components) rather than as penalties. (Added to a joint objective, the penalties have
-    no minimum: shrinking u while growing v lowers them at a constant loss, and the fit drifts.) For
-    the first component the two solvers have the same fixed points; for later ones they agree where
-    the penalised optimum is orthogonal (a complete matrix with the squared logit loss, Theorem 2) and
-    differ slightly otherwise.
+    ``solver="alternating"`` repeats the u- and v-steps until both block gradients meet ``tol``: the paper's
+    algorithm (linear convergence). ``solver="joint"`` (default) runs L-BFGS on (u, v) together (after a
+    first u-step when u starts at 0, a saddle), with the ``<u, v>`` penalty and the orthogonality to the
+    previous components as an exact constraint. The two share the first component's fixed points; later
+    components differ slightly unless the penalised optimum is orthogonal (Theorem 2's complete matrix with
+    the squared logit loss).
 
     Parameters
     ----------
@@ -103,37 +96,29 @@ class DiscDecomposition(DiscReadout, PairwiseModel):
         of the observed pairs, each with its pair weight. 0 (default) is the unregularised Eq. (4).
         :class:`DiscDecompositionCV` chooses it by cross-validation.
     draws : {"davidson", "rao-kupper"} or None, default None
-        None: two outcomes, a draw counting as half a win. A draw model (``draw_models``, as
-        :class:`~discrank.Elo`'s) on the disc logit ``d = sum_l u_al v_bl - v_al u_bl``: "davidson",
-        ``P(a wins) : P(draw) : P(b wins) = e^{d/2} : e^eta : e^{-d/2}``, or "rao-kupper", the ordered
-        logit ``P(a wins) = sigmoid(d - eta)``, ``P(b wins) = sigmoid(-d - eta)``. The loss is then the
-        three-outcome negative log-likelihood (the core's kernel, ``evaluate_draws``), and the draw
-        parameter ``eta`` (flat prior) is fitted with each component (models/_disc_problem.py: one more
-        coordinate of the joint L-BFGS and of each block step of the alternation; its final value is the
-        last component's), the priors on u and v as without draws. Needs ``loss="bce"``, the pairs' draw counts
-        (``PairwiseData.draws``: a ``GameLog`` of results 1, 0.5, 0 with draws and other results) and no
-        advantage columns. ``predict_proba`` then gives the expected score P(a wins) + P(draw) / 2,
-        ``predict_outcomes`` the three probabilities, and ``log_loss`` and ``score`` the three-outcome log
-        loss (which the prior's tuning minimises).
+        None: a draw counts as half a win. A draw model (``draw_models``, :class:`~discrank.Elo`'s) on the
+        disc logit ``d = sum_l u_al v_bl - v_al u_bl``; the loss is the three-outcome negative
+        log-likelihood, and ``eta`` (flat prior) is fitted with each component (its final value the last
+        component's). Needs ``loss="bce"``, the pairs' draw counts (a ``GameLog`` of results 1, 0.5, 0 with
+        draws and other results) and no advantage columns. ``predict_proba`` gives the expected score
+        P(a wins) + P(draw) / 2, ``predict_outcomes`` the three probabilities, ``log_loss`` and ``score`` the
+        three-outcome log loss.
     solver : {"joint", "alternating"}
     tol : float
-        Converged when every parameter's ``|gradient| / curvature scale`` is at most ``tol`` (the step a
-        Newton update with unit loss curvature would make; see ``discrank.solvers._optim``). Much below 1e-7 it
-        may be out of reach: the line search compares objective values, whose rounding then hides the
-        remaining decrease, and the fit ends with a ``ConvergenceWarning``.
+        Converged when every parameter's ``|gradient| / curvature scale`` is at most ``tol``
+        (``discrank.solvers._optim``). Much below 1e-7 it may be out of reach (the line search's objective
+        values round off), and the fit ends with a ``ConvergenceWarning``.
     max_iter : int
         Per component: most L-BFGS iterations of the joint solver, or most rounds of the alternation.
     random_state : int, numpy Generator or None
         Seed of the initialisation.
     n_jobs : int, optional
-        Threads of the compiled core, scikit-learn's meaning. The result does not depend on it: the core
-        sums in a fixed order whatever the number of threads.
+        Threads of the compiled core, scikit-learn's meaning; the result does not depend on it.
 
     Attributes
     ----------
     u_, v_ : ndarray, shape (n_players, n_components)
-        The components; ``P(i beats j) = sigmoid(sum_l u_il v_jl - v_il u_jl)`` for the logit losses.
-        Each is returned with ``|u_l| = |v_l|`` (a rescaling that keeps every prediction), but for a
+        The components, each with ``|u_l| = |v_l|`` (a rescaling that keeps every prediction) but a
         regularised first component, whose scale the regulariser sets.
     labels_ : ndarray
     n_iter_ : ndarray of int, shape (n_components,)
@@ -158,19 +143,16 @@ class DiscDecomposition(DiscReadout, PairwiseModel):
     angle_, radius_ : ndarray
         Polar coordinates of (u_i1, v_i1), the reading of a cyclic component.
     beta_, beta_se_ : ndarray of shape (n_covariates,), or None
-        With ``loss="bce"`` on a :class:`~discrank.GameLog` with advantage columns: the covariates enter
-        the logit as the offset ``beta . x`` (``logit P = sum_l u_il v_jl - v_il u_jl + beta . x``), and
-        ``beta`` (the weak prior of :data:`discrank.data._advantage.BETA_PRIOR_SCALE`) is fitted with the
-        components by block coordinate descent: Algorithm 2 at a fixed offset, then Newton's method on
-        ``beta``, until its scaled gradient meets ``tol``.
-        ``beta_se_`` is its standard error *given* the fitted components (the inverse of the beta block
-        of the Hessian: smaller than the joint one). None without covariates.
+        With ``loss="bce"`` on a :class:`~discrank.GameLog` with advantage columns: ``logit P = sum_l u_il v_jl
+        - v_il u_jl + beta . x``, ``beta`` (the weak prior of :data:`discrank.data._advantage.BETA_PRIOR_SCALE`)
+        fitted by block coordinate descent (Algorithm 2 at a fixed offset, then Newton's method on ``beta``)
+        until its scaled gradient meets ``tol``; ``beta_se_`` its standard error *given* the components
+        (smaller than the joint one). None without covariates.
     advantage_names_ : tuple of str
         The covariates' names (empty without).
     draw_eta_, draw_eta_se_ : float or None
-        With a draw model: the draw parameter ``eta`` (Davidson's ``log nu``, Rao and Kupper's threshold)
-        and its standard error *given* the fitted components (``1 / sqrt`` of the negative log-likelihood's
-        second derivative in eta: smaller than the joint one, as ``beta_se_``). None without.
+        With a draw model: ``eta`` (Davidson's ``log nu``, Rao and Kupper's threshold) and its standard error
+        *given* the components, as ``beta_se_``. None without.
     """
 
     @stores_params
@@ -447,19 +429,16 @@ class MElo(DiscDecomposition):
 
     ``P(i beats j) = clip(1/2 + (Pbar_i - Pbar_j) + sum_l u_il v_jl - v_il u_jl, 0, 1)``: the disc
     components are fitted in probability space (``1/2 (y - 1/2 - A)^2``) to the target
-    ``P_ij - (Pbar_i - Pbar_j)``, where ``Pbar_i`` is player i's mean observed score, weighted by the pair
-    weights (on a complete matrix with uniform weights, the paper's ``1/n sum_j P_ij`` but for the
-    diagonal term, which scales every difference by (n - 1) / n). ``(2k + 1) n`` parameters.
+    ``P_ij - (Pbar_i - Pbar_j)``, ``Pbar_i`` player i's mean observed score weighted by the pair weights
+    (the paper's ``1/n sum_j P_ij`` but for its diagonal term). ``(2k + 1) n`` parameters.
 
-    With a finite prior scale ``s`` (the default tunes it, as for the disc decomposition), each ``Pbar_i``
-    is its posterior mean under a N(1/2, s^2) prior, a game's score having variance at most 1/4: the mean
-    score with ``1 / (4 s^2)`` drawn games added. A player seen in one game then no longer has a
-    transitive part of +-1/2, which the clipped link turns into a certain prediction. ``prior_scale=inf``
-    is the paper's m-Elo.
+    With a finite prior scale ``s`` (tuned by default), ``Pbar_i`` is its posterior mean under a N(1/2, s^2)
+    prior: the mean score with ``1 / (4 s^2)`` drawn games added, so that a player seen in one game has no
+    transitive part of +-1/2 (a certain prediction under the clipped link). ``prior_scale=inf`` is the
+    paper's m-Elo.
 
     Parameters are those of :class:`DiscDecomposition` but ``loss`` (always ``"probability"``) and
-    ``regularization``. ``draws`` is only None: the squared error in probability space is no likelihood of
-    three outcomes, so m-Elo has no draw model.
+    ``regularization``; ``draws`` is only None (the squared error is no likelihood of three outcomes).
 
     Attributes
     ----------

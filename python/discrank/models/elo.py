@@ -27,8 +27,7 @@ _SOLVERS = ("newton", "lbfgs")
 #: How Newton's method solves its linear systems (``linear_solver_``, discrank.solvers._newton.newton_elo).
 LINEAR_SOLVERS = ("cg", "banded Cholesky")
 
-#: Prior standard deviation (logits) used when the results separate the players: 10 logits is 1737 Elo
-#: points, far wider than any real rating spread, so it only matters where the data has no answer.
+#: Prior standard deviation (logits; 10 is 1737 Elo points) added when the results separate the players.
 SEPARATION_PRIOR_SCALE = 10.0
 #: Largest rating spread (logits) within a piece before the fit checks for a separated group.
 SEPARATION_CHECK_SPREAD = 18.0
@@ -114,7 +113,7 @@ class _EloFamily(PairwiseModel):
         loss_id = LOSSES[self._loss]
         n_threads = data.n_threads
         solver = self.solver
-        if solver is None:  # Elo++ without a prior: L-BFGS, as its non-convex loss was always fitted
+        if solver is None:  # Elo++ without a prior: L-BFGS (its Gauss-Newton system is singular on separated players)
             solver = "lbfgs" if self._loss == "sigmoid_squared" and plan.scale == np.inf else self._default_solver
         tol = (1e-9 if solver == "newton" else 1e-7) if self.tol is None else self.tol
         if plan.tuning:
@@ -297,8 +296,8 @@ class _EloFamily(PairwiseModel):
         return self.draw_eta_ if self.draws == "rao-kupper" else None
 
     def _rebuild(self) -> None:
-        """The draw parameter of a model file: None without a draw model (files written before it held none);
-        a draw model's file must hold it."""
+        """The draw parameter of a model file: None where the file holds none; a model has one exactly when it
+        has a draw model."""
         for name in ("draw_eta_", "draw_eta_se_"):
             if not hasattr(self, name):
                 setattr(self, name, None)
@@ -366,56 +365,38 @@ class Elo(_EloFamily):
     """Stationary Elo score, Eq. (1) of the paper.
 
     ``ratings_ = argmin_s sum_p w_p bce(P_p, sigmoid(s_i - s_j))`` over the observed pairs, so that
-    ``P(i beats j) = sigmoid(s_i - s_j)`` (the paper's alpha = 1: natural-log units; multiply by
-    400 / ln 10 for the familiar Elo points).
-
-    The ratings have a Gaussian prior N(0, prior_scale^2) each (logits), added to the negative
-    log-likelihood of the games as ``sum_a s_a^2 / (2 prior_scale^2)``: the fit is the maximum a
-    posteriori. On sparse logs this is what keeps the ratings finite and predictive (a player who only
-    won has an infinite maximum-likelihood rating, Zermelo 1929). By default the scale is tuned on the
-    training data alone (``discrank.solvers._tuning``): on the latest 10% of the games when ``fit`` is given a
-    :class:`~discrank.GameLog` with times, on a random tenth of the pairs otherwise; the scale chosen is
-    the strongest prior whose held-out log loss is within one standard error of the best (the one-SE
-    rule; on game results, a payoff table without game counts keeps the best). Pairs keep no time order:
-    their held-out pairs tune the prior for ratings that do not drift. To forecast, fit the ``GameLog``
-    itself, with a :class:`~discrank.Validation` window and gap as long as the horizon when it is long.
-
-    ``prior_scale=numpy.inf`` is Eq. (1) itself (maximum likelihood). When the results then separate the
-    players (a player or a group that never loses, or never wins, against the others in its piece), the
-    fit warns (``SeparationWarning``) and adds a N(0, 10^2) prior (``SEPARATION_PRIOR_SCALE``, 1737 Elo
-    points), which keeps the ratings finite and barely moves the others.
+    ``P(i beats j) = sigmoid(s_i - s_j)`` (the paper's alpha = 1: natural-log units; times 400 / ln 10
+    for Elo points), with a Gaussian prior N(0, prior_scale^2) on each rating: the fit is the maximum a
+    posteriori, finite on sparse logs. ``prior_scale=numpy.inf`` is Eq. (1) itself; when the results then
+    separate the players (a player or a group that never loses, or never wins, against the others in its
+    piece), the fit warns (``SeparationWarning``) and adds the prior N(0, ``SEPARATION_PRIOR_SCALE``^2).
 
     Parameters
     ----------
     solver : {"newton", "lbfgs"}, default "newton"
-        "newton": Newton's method on the compiled objective; the Hessian is the weighted Laplacian of
-        the comparison graph, solved by Jacobi-preconditioned conjugate gradients, or by a banded
-        Cholesky factorisation on ladder-like data where CG would crawl (``linear_solver_`` says
-        which); quadratic convergence to the maximum-likelihood optimum. "lbfgs": preconditioned
-        L-BFGS (first order).
+        "newton": Newton's method, its Hessian (the comparison graph's weighted Laplacian) solved by
+        Jacobi-preconditioned conjugate gradients, or by a banded Cholesky factorisation on ladder-like
+        data (``linear_solver_``). "lbfgs": preconditioned L-BFGS.
     prior_scale : float, optional
-        Standard deviation (logits) of the N(0, prior_scale^2) prior on every rating. None (default):
-        tuned on the training data (see above; ``prior_scale_`` and ``prior_tuning_`` say what was
-        chosen and how). ``numpy.inf``: no prior, the paper's Eq. (1).
+        Standard deviation (logits) of the prior on every rating. None (default): tuned on the training
+        data by the one-SE rule, on the latest 10% of a dated ``GameLog``'s games, else on a random tenth
+        of the pairs (docs/models.md, "Priors"; ``prior_scale_``, ``prior_tuning_``). ``numpy.inf``: none.
     draws : {"davidson", "rao-kupper"} or None, default None
-        None: two outcomes, a draw counting as half a win (the Bradley-Terry likelihood of the score).
-        A draw model (``draw_models``; as :class:`~discrank.DynamicElo`'s, which with ``period=None`` and
-        the same ``prior_scale`` gives the same fit): "davidson", ``P(a wins) : P(draw) : P(b wins) =
-        e^{d/2} : e^eta : e^{-d/2}``, or "rao-kupper", the ordered logit ``P(a wins) = sigmoid(d - eta)``,
-        ``P(b wins) = sigmoid(-d - eta)``, ``d = s_a - s_b + beta . x``, with the draw parameter ``eta``
-        (a flat prior) fitted jointly with the ratings and ``beta`` by Newton's method on the
-        whole-history problem of one period (:mod:`discrank.solvers._history`; ``tol`` is then its relative
-        gradient). Needs the pairs' draw counts (``PairwiseData.draws``: fit a ``GameLog`` of results 1,
-        0.5, 0 with draws and other results) and a finite ``prior_scale`` (or None). ``predict_proba``
-        then gives the expected score P(a wins) + P(draw) / 2 (as DynamicElo's), ``predict_outcomes``
-        the three probabilities, and ``log_loss`` and ``score`` the three-outcome log loss (which the
-        prior's tuning minimises).
+        None: a draw counts as half a win. A draw model (``draw_models``; the fit of
+        :class:`~discrank.DynamicElo` with ``period=None`` at the same ``prior_scale``): "davidson",
+        ``P(a wins) : P(draw) : P(b wins) = e^{d/2} : e^eta : e^{-d/2}``, or "rao-kupper", ``P(a wins) =
+        sigmoid(d - eta)``, ``P(b wins) = sigmoid(-d - eta)``, ``d = s_a - s_b + beta . x``; ``eta`` (flat
+        prior) is fitted with the ratings and ``beta`` by the whole-history solver's Newton method
+        (:mod:`discrank.solvers._history`; ``tol`` its relative gradient). Needs the pairs' draw counts (a
+        ``GameLog`` of results 1, 0.5, 0 with draws and other results) and a finite ``prior_scale`` (or
+        None). ``predict_proba`` gives the expected score P(a wins) + P(draw) / 2, ``predict_outcomes`` the
+        three probabilities, ``log_loss`` and ``score`` the three-outcome log loss.
     tol : float, default 1e-9 (newton) or 1e-7 (lbfgs)
-        Converged when, for every player, ``|gradient| / curvature scale`` is at most ``tol``: for Elo
-        this is the gap between the player's expected and observed mean score (see ``discrank.solvers._optim``).
+        Converged when every player's ``|gradient| / curvature scale`` is at most ``tol``: the gap between
+        the player's expected and observed mean score (``discrank.solvers._optim``).
     max_iter : int, default 100 (Newton steps) or 2000 (L-BFGS iterations)
     n_jobs : int, optional
-        Threads of the compiled core, with scikit-learn's meaning (None: OpenMP's default, -1: all).
+        Threads of the compiled core, scikit-learn's meaning (None: OpenMP's default, -1: all).
 
     Attributes
     ----------
@@ -445,16 +426,15 @@ class Elo(_EloFamily):
     loss_ : float
         Final objective: the weighted mean loss over the observed pairs.
     beta_, beta_se_ : ndarray of shape (n_covariates,), or None
-        Fitted on a :class:`~discrank.GameLog` with advantage columns (a home indicator, White):
-        ``logit P(a beats b) = s_a - s_b + beta . x``, ``beta`` fitted jointly with the ratings (the weak
-        prior of :data:`discrank.data._advantage.BETA_PRIOR_SCALE`) and its standard error from the Laplace approximation (the Schur complement of the
-        ratings in the Hessian); ``predict_proba(a, b, advantage=x)`` applies it. None without covariates.
+        Fitted on a :class:`~discrank.GameLog` with advantage columns: ``logit P(a beats b) = s_a - s_b +
+        beta . x``, ``beta`` fitted with the ratings (the weak prior of
+        :data:`discrank.data._advantage.BETA_PRIOR_SCALE`), its standard error the Laplace approximation's (the
+        Schur complement of the ratings in the Hessian). None without covariates.
     advantage_names_ : tuple of str
         The covariates' names (empty without).
     draw_eta_, draw_eta_se_ : float or None
-        With a draw model: the draw parameter ``eta`` (Davidson's ``log nu``, Rao and Kupper's threshold)
-        and its standard error (the Laplace approximation: the inverse of the Schur complement of the
-        ratings in the Hessian, as ``beta_se_``). None without.
+        With a draw model: ``eta`` (Davidson's ``log nu``, Rao and Kupper's threshold) and its standard error
+        (Laplace, as ``beta_se_``). None without.
     """
 
     _loss = "bce"
@@ -464,19 +444,13 @@ class Elo(_EloFamily):
 class EloPlusPlus(_EloFamily):
     """Elo++ (Sismanis 2010) without its time decay, as in the paper's appendix.
 
-    Same model as :class:`Elo`, ``P(i beats j) = sigmoid(s_i - s_j)``, fitted with the quadratic loss
-    ``1/2 (P_ij - sigmoid(s_i - s_j))^2``, with the same prior. Parameters and attributes as
-    :class:`Elo`. The loss is not convex: the default solver is "newton", which runs Gauss-Newton (the
-    Laplacian of the pairs' Gauss-Newton curvature plus the prior, positive definite), and "lbfgs" without
-    a prior (``prior_scale=inf``), where the Gauss-Newton system would be singular on separated players.
-
-    ``draws`` is only None: the squared error is no likelihood of three outcomes, so Elo++ has no draw
-    model (``draw_models`` is empty) and refuses one with a ValueError saying so.
-
-    Advantage covariates enter the logit as for :class:`Elo`, ``sigmoid(s_a - s_b + beta . x)``, with
-    ``beta`` fitted by the same block coordinate descent on the squared error (Gauss-Newton on each
-    block). The squared error is no likelihood, so ``beta_se_`` is the M-estimator's sandwich standard
-    error given the ratings (``discrank.models._covariates.sandwich_se``), not a Laplace one.
+    :class:`Elo`'s model, prior and advantage covariates, fitted with the quadratic loss
+    ``1/2 (P_ij - sigmoid(s_i - s_j))^2``; parameters and attributes as :class:`Elo`'s. The loss is not
+    convex: "newton" runs Gauss-Newton (positive definite with the prior), and without a prior
+    (``prior_scale=inf``) the default solver is "lbfgs", the Gauss-Newton system being singular on separated
+    players. The squared error is no likelihood: ``draws`` is only None (``draw_models`` is empty; a draw
+    model is a ValueError), and ``beta_se_`` is the M-estimator's sandwich standard error given the ratings
+    (``discrank.models._covariates.sandwich_se``).
     """
 
     _loss = "sigmoid_squared"

@@ -25,10 +25,9 @@ class SchurDecomposition(DiscReadout, PairwiseModel):
     """Truncated real Schur decomposition of ``2 P - 1`` (Balduzzi et al. 2019) or of ``logit P``.
 
     Theorem 2 (normal decomposition): a skew-symmetric matrix is ``sum_l u_l v_l^T - v_l u_l^T`` with
-    orthogonal components; keeping the k largest gives its best rank-2k approximation in Frobenius norm.
-    It is defined on a complete matrix only: ``fit`` refuses data with a missing pair, and in logit space
-    a probability of exactly 0 or 1 (infinite logit). For incomplete data use
-    ``DiscDecomposition(loss="probability")`` (the same model fitted over the observed pairs) or
+    orthogonal components; the k largest give its best rank-2k approximation in Frobenius norm. ``fit``
+    refuses a missing pair, and in logit space a probability of 0 or 1; for incomplete data use
+    ``DiscDecomposition(loss="probability")`` (the same model over the observed pairs) or
     ``loss="squared_logit"``.
 
     ``space="probability"``: ``P(i beats j) = clip(1/2 + sum_l u_il v_jl - v_il u_jl, 0, 1)`` (the
@@ -66,8 +65,7 @@ class SchurDecomposition(DiscReadout, PairwiseModel):
             A complete set of pairs: every pair of players observed (a log is summed to its pairs; its
             advantage columns are ignored, with a warning naming them).
         validation : discrank.Validation, optional
-            Checked, then unused: the decomposition has no prior to tune (the rating-model protocol's
-            argument, :class:`discrank.evaluation.protocol.RatingModel`).
+            Checked, then unused: the decomposition has no prior to tune.
 
         Returns
         -------

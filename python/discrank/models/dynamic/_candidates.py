@@ -32,8 +32,8 @@ RACE_MIN = 2
 #: The periods back along each touched player's chain whose ratings the tuning's forecasts re-solve when they
 #: absorb an origin's games (:meth:`discrank.solvers._history_update.HistoryState.absorb`).
 REACH = 16
-#: The relative gradient at which the tuning's fits stop: a candidate's validation log loss is then within about 1e-5
-#: of the exact fits' (2e-6 on ATP, 1.1e-5 on a league of tests/test_dynamic.py), below the gaps that decide.
+#: The relative gradient at which the tuning's fits stop: their validation log loss is then close to the exact
+#: fits', below the gaps between candidates that decide.
 TUNE_TOL = 1e-3
 
 
@@ -148,13 +148,10 @@ class Candidates:
     def _forecasts(self, drift: float, prior: float) -> Iterator[tuple]:
         """The forecasts of the validation games at ``(drift, prior)``, origin by origin (a generator, which a
         candidate raced out stops): ``(logit, variance, draw parameter, games)``, each origin's from the MAP of
-        the games before it, to :data:`TUNE_TOL`. The first
-        origin's fit starts from the previous candidate's; each later one from the previous origin's with the
-        games between them absorbed by :class:`discrank.solvers._history_update.HistoryState` (the ratings of their
-        player-periods and of :data:`REACH` periods back along each touched chain re-solved with the others
-        held), which leaves the whole-history solve a few Newton steps; with contexts, margins or disc components
-        (which :class:`~discrank.solvers._history_update.HistoryState` does not hold), from the previous origin's fit
-        carried to the origin's history."""
+        the games before it, to :data:`TUNE_TOL`. The first origin's fit starts from the previous candidate's;
+        each later one from the previous origin's with the games between absorbed by
+        :class:`discrank.solvers._history_update.HistoryState` (:data:`REACH` periods back along each touched chain),
+        or, with contexts, margins or disc components (which it does not hold), carried to the origin's history."""
         from discrank.solvers._history_build import carry
         from discrank.solvers._history_update import HistoryState
 

@@ -1,18 +1,14 @@
 """Player-by-context effects of :class:`~discrank.DynamicElo` (``context_scale``; :data:`CONTEXTS`, one of its
 parts, :mod:`discrank.models.dynamic._part`).
 
-A log with a context column (:attr:`discrank.GameLog.context`: the surface of a tennis match, the time control
-of a chess game, the map of an e-sports match) gives each player one effect per context, a Gaussian random
-effect around the player's rating: ``logit P(a beats b) = r_{a,t} + e_{a,c} - r_{b,t} - e_{b,c} + beta . x``,
-``e_{p,c} ~ N(0, context_scale^2)``. The effects are fitted with the ratings as one exact MAP
-(:func:`discrank.solvers._history.solve_history`: they are a block of the Newton system, preconditioned by their
-diagonal); ``context_scale`` is tuned on the validation window with the drift and the prior
-(:mod:`discrank.models.dynamic._tuning`), so that contexts the data does not support shrink to nothing. An update's
-new context enters with its effects at 0, the prior's mean.
-
-A forecast adds the two players' effects in the game's context to the logit and their Laplace variances (each
-effect's, the others held) to the variance; a player or a context the fit has not seen has the effect 0 with the
-prior's variance.
+A log with a context column (:attr:`discrank.GameLog.context`: a tennis match's surface, a chess game's time
+control) gives each player a Gaussian random effect per context around the rating: ``logit P(a beats b) = r_{a,t}
++ e_{a,c} - r_{b,t} - e_{b,c} + beta . x``, ``e_{p,c} ~ N(0, context_scale^2)``, fitted with the ratings as one
+exact MAP (a block of the Newton system, preconditioned by its diagonal). ``context_scale`` is tuned on the
+validation window, so that contexts the data does not support shrink to nothing. An update's new context enters
+with its effects at 0. A forecast adds the two players' effects in the game's context to the logit and their
+Laplace variances to the variance; a player or a context the fit has not seen has the effect 0 with the prior's
+variance.
 """
 
 from __future__ import annotations

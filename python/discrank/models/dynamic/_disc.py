@@ -2,18 +2,15 @@
 (:data:`DISC`, one of its parts, :mod:`discrank.models.dynamic._part`; :class:`DynamicDisc`, a base of the estimator,
 reads the game between the players at a time).
 
-Each game's logit gains the disc game of the paper (Section 3, Proposition 2's form): ``logit P(a beats b) =
-r_{a,t} - r_{b,t} + sum_j (u_{a,j} v_{b,j} - v_{a,j} u_{b,j}) + ...``, one ``(u_j, v_j)`` per player and component
-with the prior N(0, disc_scale^2) on each. In the reading of Proposition 2, the transitive strength moves (the
-rating's random walk) while the consistency, the disc, is held over the whole history: the limit of a slow
-drift (a disc that also moved would have more freedom to fit noise). The components are a block of the Newton system in the core
-(cpp/include/discrank/history.hpp: Newton steps with the bilinear term's exact curvature, their conjugate
-gradients stopped at negative curvature). A fit from scratch first fits the
-ratings with the disc at 0, then starts the disc along the Hessian's lowest mode there, the top singular pair of the
-games' residuals (:mod:`discrank.solvers._disc_start`): the disc stays exactly 0 where the residuals' largest singular value
-is below ``1 / disc_scale^2``. The objective is not convex: the fit is a local minimum, its components rotated to
-a fixed orientation (the rotation is free at the MAP), the same for the same games whatever the threads or Dask
-parts.
+Each game's logit gains the paper's disc game (Section 3, Proposition 2's form): ``logit P(a beats b) = r_{a,t} -
+r_{b,t} + sum_j (u_{a,j} v_{b,j} - v_{a,j} u_{b,j}) + ...``, one ``(u_j, v_j)`` per player and component with the
+prior N(0, disc_scale^2) on each: the transitive strength (the rating) moves, the disc is held over the whole
+history. The components are a block of the Newton system in the core (cpp/include/discrank/history.hpp: the
+bilinear term's exact curvature, conjugate gradients stopped at negative curvature). A fit from scratch fits the
+ratings with the disc at 0, then starts the disc along the top singular pair of the games' residuals
+(:mod:`discrank.solvers._disc_start`); the disc stays exactly 0 where that singular value is below ``1 /
+disc_scale^2``. The objective is not convex: the fit is a local minimum, its components rotated to a fixed
+orientation, the same whatever the threads or Dask parts.
 """
 
 from __future__ import annotations
@@ -31,9 +28,8 @@ __all__ = ["DISC", "DynamicDisc", "DISC_STEPS", "DISC_TOP", "DISC_PROBE", "DISC_
            "disc_term"]
 
 #: The disc scales the tuning walks when ``disc_scale`` is None, in multiples of the training log's threshold scale
-#: ``1 / sqrt(sigma_1)``, ``sigma_1`` the largest singular value of the games' residuals between players at the
-#: ratings' fit (:mod:`discrank.solvers._disc_start`): the MAP holds the disc at exactly 0 below that scale. The walk starts
-#: at the first, below it (the ratings alone: the score of the search before it), and goes up while the validation
+#: ``1 / sqrt(sigma_1)``, ``sigma_1`` the largest singular value of the games' residuals at the ratings' fit, below
+#: which the disc is exactly 0. The walk starts at the first (the ratings alone) and goes up while the validation
 #: improves.
 DISC_STEPS = (0.5, 2.0 ** 0.5, 2.0, 2.0 ** 1.5, 4.0)
 #: The hard upper bound of that walk past its grid, in the same multiples.
@@ -95,9 +91,9 @@ class Disc(Part):
 
     def walks(self, model: Any, probe: Any) -> list:
         """The walk of :data:`DISC_STEPS` and :data:`DISC_TOP` times the threshold scale of the first origin's
-        history, measured by its fit with the disc at :data:`DISC_PROBE` (:attr:`discrank.solvers._history.HistoryResult.
-        disc_sigma`) and reported, from below it; :data:`DISC_GRID` and :data:`DISC_BOUNDS` where the residuals
-        are 0."""
+        history, measured by its fit with the disc at :data:`DISC_PROBE`
+        (:attr:`discrank.solvers._history.HistoryResult.disc_sigma`) and reported, from below it; :data:`DISC_GRID`
+        and :data:`DISC_BOUNDS` where the residuals are 0."""
         model.disc_components = model._disc_held
         sigma = probe({self.name: DISC_PROBE}).disc_sigma or 0.0
         grid, bounds = DISC_GRID, DISC_BOUNDS

@@ -2,17 +2,11 @@
 one of its parts, :mod:`discrank.models.dynamic._part`).
 
 With Davidson's draw model, a game's draw parameter is ``eta + delta_a + delta_b``: the global ``eta = log nu``
-and a propensity ``delta_p ~ N(0, draw_propensity_scale^2)`` of each of its players, held over the whole history,
-as TrueSkill Through Time's per-player draw margin. A player who draws more than the ratings' difference
-explains gets a positive ``delta``. The propensities are a block of the same Newton system as the ratings
-(cpp/include/discrank/history.hpp: they enter each row's draw parameter, not its logit, with Davidson's
-exact cross terms; the objective stays convex, Davidson's loss being convex in ``(d, eta)``); the scale is
-tuned on the validation window with the margin, context and disc scales when it is None, so that propensities
-the data does not support shrink to nothing. A forecast uses ``eta + delta_a + delta_b``, a player the fit has
-not seen having ``delta = 0``.
-
-Rao and Kupper's model is left out: its threshold must stay positive, which an additive Gaussian effect does not
-respect (a fit asks for ``draws="davidson"``).
+and a propensity ``delta_p ~ N(0, draw_propensity_scale^2)`` of each of its players, held over the whole history
+(TrueSkill Through Time's per-player draw margin). The propensities are a block of the same Newton system as the
+ratings, in each row's draw parameter (the objective stays convex); the scale is tuned with the features' scales
+when None. A forecast uses ``eta + delta_a + delta_b``, ``delta = 0`` for a player the fit has not seen. Rao and
+Kupper's model is left out: its threshold must stay positive, which an additive Gaussian effect does not respect.
 """
 
 from __future__ import annotations

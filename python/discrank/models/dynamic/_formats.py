@@ -1,17 +1,13 @@
 """Match formats in :class:`~discrank.DynamicElo` (``format_scales``; :data:`FORMATS`, one of its parts,
 :mod:`discrank.models.dynamic._part`).
 
-A log with a match format column (:attr:`discrank.GameLog.match_format`: best of three or best of five sets in
-tennis, a chess game's number of rounds) gives each format a scale of the game's logit: ``logit P(a beats b) =
-s_f (r_{a,t} - r_{b,t} + ...)``, so that a longer match, which the stronger side wins more often at the same
-rating gap, is more predictable. The most common format of the fitted log is the reference (``s = 1``: the
-ratings' scale); each other format's scale is tuned on the validation window, after the other scales, walking
-:data:`FORMAT_GRID` (:mod:`discrank.models.dynamic._tuning`), and held fixed in the whole-history fit
-(:func:`discrank.solvers._history.solve_history`'s ``format_scales``; the margin rows are not scaled, a sub-contest being
-the same whatever the match's length). Fitted jointly with the ratings as a MAP, a scale runs away where the
-ratings move freely (a large drift fits every long match's winner, and the scale grows without bound, an
-objective no longer convex): tuned on forecasts, it cannot. A forecast scales the logit and its variance
-(``s^2 v``); a game without a format, or in one the fit has not seen, has the reference's scale 1.
+A log with a match format column (:attr:`discrank.GameLog.match_format`: best of three or five sets) gives each
+format a scale of the game's logit, ``logit P(a beats b) = s_f (r_{a,t} - r_{b,t} + ...)``: a longer match is more
+predictable. The most common format is the reference (``s = 1``); each other's scale is tuned on the validation
+window after the other scales, walking :data:`FORMAT_GRID`, and held fixed in the whole-history fit (its
+``format_scales``; the margin rows unscaled), which stays convex (a scale fitted in the MAP would run away where
+the ratings move freely). A forecast scales the logit by ``s`` and its variance by ``s^2``; a game without a
+format, or in one not fitted, has the reference's scale 1.
 """
 
 from __future__ import annotations

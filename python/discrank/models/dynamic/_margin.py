@@ -3,9 +3,8 @@
 
 A log with margins (:attr:`discrank.GameLog.margin`: the games won by each player of a tennis match, the goals of
 each side) adds the likelihood of their sub-contests, each won by ``a`` with probability ``sigmoid(margin_scale
-d)`` (the margin rows of :mod:`discrank.solvers._history_core`), to the results'; ``margin_scale`` is tuned on the validation
-window with the other scales. The forecasts of a result are unchanged in form: the margins only inform the
-ratings.
+d)`` (the margin rows of :mod:`discrank.solvers._history_core`), to the results'; ``margin_scale`` is tuned with
+the other scales. The margins only inform the ratings; a forecast of a result keeps its form.
 """
 
 from __future__ import annotations
@@ -21,7 +20,7 @@ from discrank.persist.model_file import FittedArray
 __all__ = ["MARGINS", "MARGIN_GRID", "MARGIN_BOUNDS"]
 
 #: Margin scales (a sub-contest's logit per logit of the game) tried when ``margin_scale`` is None and the log
-#: has margins: a game of tennis is about 0.3 of a match on the ATP log (bench/bench_features.py).
+#: has margins.
 MARGIN_GRID = (0.1, 0.2, 0.3, 0.45, 0.7, 1.0)
 #: The hard bounds of the margin scale's search past its grid's edges.
 MARGIN_BOUNDS = (1.0 / 40, 4.0)

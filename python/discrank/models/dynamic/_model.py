@@ -1,17 +1,13 @@
-"""Ratings that move with time: the whole-history MAP of a Gaussian random walk per player.
+"""Ratings that move with time: :class:`DynamicElo`, the whole-history MAP of a Gaussian random walk per player.
 
-:class:`DynamicElo` is the model of Glicko, Whole-History Rating (Coulom 2008) and TrueSkill Through
-Time, fitted exactly: each player's rating follows a Gaussian random walk, ``r_{p,t'} - r_{p,t} ~
-N(0, drift^2 (t' - t))`` (``t`` in periods: days, weeks, months, years or a numeric width), from
-``r_{p,first} ~ N(0, prior_scale^2)``; a game at time ``t`` gives ``logit P(a beats b) = r_{a,t} - r_{b,t}
-+ beta . x`` with advantage covariates ``x`` (home side, White, Black in Go), or with ``draws="davidson"``
-Davidson's three outcomes, ``P(a wins) : P(draw) : P(b wins) = e^{d/2} : nu : e^{-d/2}`` (``d`` that logit,
-``nu = e^eta``). The ratings of every player-period, ``beta`` (with the weak prior of
-:data:`discrank.data._advantage.BETA_PRIOR_SCALE`) and ``eta`` are the maximum a posteriori of the whole log,
-found by Newton's method (:mod:`discrank.solvers._history`).
-
-With ``period=None`` the model is stationary (one rating per player, ``drift`` unused): Elo's
-Bradley-Terry fit (the paper's Eq. (1) with a Gaussian prior) with advantage covariates and draws.
+The model of Glicko, Whole-History Rating (Coulom 2008) and TrueSkill Through Time, fitted exactly: each
+rating follows ``r_{p,t'} - r_{p,t} ~ N(0, drift^2 (t' - t))`` (``t`` in periods) from ``r_{p,first} ~ N(0,
+prior_scale^2)``; a game at time ``t`` gives ``logit P(a beats b) = d = r_{a,t} - r_{b,t} + beta . x`` (advantage
+covariates ``x``), or with ``draws="davidson"`` ``P(a wins) : P(draw) : P(b wins) = e^{d/2} : nu : e^{-d/2}``
+(``nu = e^eta``). Every player-period's rating, ``beta`` (the weak prior of
+:data:`discrank.data._advantage.BETA_PRIOR_SCALE`) and ``eta`` are the MAP of the whole log, found by Newton's
+method (:mod:`discrank.solvers._history`). With ``period=None`` the model is stationary: the paper's Eq. (1)
+with a Gaussian prior, advantage covariates and draws.
 """
 
 from __future__ import annotations
@@ -64,59 +60,46 @@ class DynamicElo(DynamicTuning, DynamicUpdates, DynamicDisc, DynamicReadout, Tim
         Standard deviation of a rating's change over one period, in logits. None (default): chosen on
         the training log (see ``fit``).
     prior_scale : float, optional
-        Standard deviation of a player's first rating (the prior N(0, prior_scale^2)), finite: unlike
-        Elo's, it cannot be ``inf`` (no prior). The games pin the differences between players and the
-        walk those between a player's periods, so the prior alone pins the common level of every rating;
-        without it the posterior has no mode to find and no covariance to forecast with. None (default):
-        chosen with the drift.
+        Standard deviation of a player's first rating (the prior N(0, prior_scale^2)), finite: the prior alone
+        pins the common level of every rating. None (default): chosen with the drift.
     variance_scale : float, optional
-        Multiplier of the predictive variance ``v`` (the two ratings' Laplace variances, grown by the
-        drift since each player's last period) in the probit approximation of a forecast, ``sigmoid(d /
-        sqrt(1 + variance_scale pi v / 8))``; it does not change the fit. The Laplace variance of a
-        rating conditions on every other rating, so it understates the uncertainty of a difference. None (default): chosen on the training log (see ``fit``),
-        with the drift and the prior when they are tuned, else at the given ones (give ``variance_scale``
-        too for a fit with no tuning).
+        Multiplier of the predictive variance ``v`` (the two ratings' Laplace variances, grown by the drift
+        since each player's last period) in a forecast's probit approximation, ``sigmoid(d / sqrt(1 +
+        variance_scale pi v / 8))``; it does not change the fit. None (default): chosen on the training log
+        (``fit``), at the drift and prior given or tuned (give it too for a fit with no tuning).
     draws : {"davidson", "rao-kupper"} or None, default None
-        None: two outcomes, a draw counting as half a win (the Bradley-Terry likelihood of the score).
-        "davidson": Davidson's draw model, ``P(draw) = nu / (e^{d/2} + e^{-d/2} + nu)``, with ``nu``
-        fitted with the ratings. "rao-kupper": Rao and Kupper's ordered logit, ``P(a wins) = sigmoid(d -
-        kappa)``, ``P(b wins) = sigmoid(-d - kappa)``, the draw the rest, with the threshold ``kappa > 0``
-        fitted with the ratings. Either needs draws in the log; both keep the problem convex. Without
-        draws Davidson's is Bradley-Terry itself, and its ``nu`` is a draw propensity on the odds scale.
+        None: a draw counts as half a win. "davidson": ``P(draw) = nu / (e^{d/2} + e^{-d/2} + nu)``, ``nu``
+        fitted with the ratings. "rao-kupper": the ordered logit ``P(a wins) = sigmoid(d - kappa)``, ``P(b wins)
+        = sigmoid(-d - kappa)``, the threshold ``kappa > 0`` fitted with the ratings. Either needs draws in the
+        log; both keep the problem convex.
     tol : float, default 1e-9
-        Newton stops when the largest entry of the gradient is below ``tol`` times the largest at the
-        start (and at least ``tol``); a fit started from the tuning's takes the largest of the ratings'
-        entries at the start (the draw parameter's or a covariate's, a sum over every game, can be a
-        hundred times a rating's), as the tuning's own fits do.
+        Newton stops when the largest gradient entry is below ``tol`` times the largest at the start (and at
+        least ``tol``); a fit started from the tuning's measures the start by the ratings' entries alone.
     update_tol : float, default 1e-5
-        The same rule for the refits of :meth:`update`, the largest gradient entry of a rating relative to
-        the ratings' largest at the start. The tuning's fits stop at :data:`TUNE_TOL` (1e-3).
+        The same rule for the refits of :meth:`update` (the ratings' entries). The tuning's fits stop at
+        :data:`TUNE_TOL`.
     max_iter : int, default 100
         Newton steps at most.
     n_jobs : int, optional
         Threads of the core's pair kernel, scikit-learn's meaning (None: OpenMP's default). The result
         does not depend on it beyond rounding (the kernel's sums are in a fixed order).
     verbose : bool, int or None, default None
-        ``fit``'s progress on stderr (:func:`discrank.progress`): 1 or True, each tuning candidate's validation
-        log loss and seconds, the choice and the final fit; 2, also each Newton step; 0, none of its own (an
-        enclosing ``discrank.progress``, or the command line, still prints). None: 1 where a person watches (stderr
-        a terminal, or a notebook), else 0 (scripts and pipes stay quiet). Saved in model files, as ``n_jobs``.
+        ``fit``'s progress on stderr (:func:`discrank.progress`): 1 or True, each tuning candidate, the choice
+        and the final fit; 2, also each Newton step; 0, none of its own. None: 1 where a person watches (stderr
+        a terminal, or a notebook), else 0. Saved in model files, as ``n_jobs``.
     tuning_budget : int, optional
-        The most (drift, prior scale) candidates the tuning scores (each candidate's variance scales, scored on
-        its forecasts, count as one). None (default): no limit. When the walk would score more, it stops
-        there and the best candidate scored so far is kept; ``tuning_["budget_reached"]`` says so. Saved in
-        model files, as ``n_jobs``.
+        The most (drift, prior scale) candidates the tuning scores (a candidate's variance scales count as
+        one); past it the best scored is kept and ``tuning_["budget_reached"]`` is True. None (default): no
+        limit. Saved in model files, as ``n_jobs``.
     context_scale : float, optional
-        With a log that has a context column (:attr:`discrank.GameLog.context`: a tennis match's surface, a
-        chess game's time control, an e-sports map), the standard deviation of each player's effect in each
-        context, a Gaussian random effect around the player's rating (``logit P(a beats b) = r_a + e_{a,c} -
-        r_b - e_{b,c} + beta . x``, :mod:`discrank.models.dynamic._context`). None (default): chosen on the
-        training log with the other scales (``fit``); 0: contexts unused. A log without contexts takes None or 0.
+        With a log that has a context column (:attr:`discrank.GameLog.context`), the standard deviation of
+        each player's Gaussian effect in each context around the rating (``logit P(a beats b) = r_a + e_{a,c}
+        - r_b - e_{b,c} + beta . x``, :mod:`discrank.models.dynamic._context`). None (default): chosen on the
+        training log; 0: contexts unused. A log without contexts takes None or 0.
     margin_scale : float, optional
-        With a log that has margins (:attr:`discrank.GameLog.margin`: the games won by each player of a tennis
-        match, the goals of a football match), the logit scale of a sub-contest: each is won by ``a`` with
-        probability ``sigmoid(margin_scale d)``, a likelihood added to the result's (:mod:`discrank.solvers._history_core`).
-        None (default): chosen on the training log; 0: margins unused.
+        With a log that has margins (:attr:`discrank.GameLog.margin`), the logit scale of a sub-contest, won by
+        ``a`` with probability ``sigmoid(margin_scale d)`` (a likelihood added to the result's). None
+        (default): chosen on the training log; 0: margins unused.
     disc_components : int, default 0
         Components of the paper's disc game added to each game's logit (``sum_j u_{a,j} v_{b,j} - v_{a,j}
         u_{b,j}``, one ``(u, v)`` per player and component, held over the history while the rating moves:
@@ -204,7 +187,8 @@ class DynamicElo(DynamicTuning, DynamicUpdates, DynamicDisc, DynamicReadout, Tim
         FittedArray("pp_rating_", ("q",)), FittedArray("pp_sd_", ("q",), nonnegative="standard deviation"),
         FittedArray("theta_tail_", ("e",)),
     ) + tuple(array for part in PARTS for array in part.arrays)  # the features' (each part's)
-    #: The label sets a model file holds besides the players (:mod:`discrank.persist.model_file`), and their sizes' symbols.
+    #: The label sets a model file holds besides the players (:mod:`discrank.persist.model_file`), and their sizes'
+    #: symbols.
     _fitted_labels = {name: size for part in PARTS for name, size in part.label_sets.items()}
     _fitted_records = {"games_": Games}
     _derived_on_load = ("beta_se_",)
@@ -308,31 +292,19 @@ class DynamicElo(DynamicTuning, DynamicUpdates, DynamicDisc, DynamicReadout, Tim
     def fit(self, log: Any, *, validation: Any = None) -> "DynamicElo":
         """Fit the whole history of ``log``.
 
-        With ``drift`` or ``prior_scale`` None, they are chosen on the training log alone: every game of
-        a validation window at its end (``validation``, a :class:`discrank.Validation`; default the
-        latest 10% of the games) is predicted from the model fitted on every game before the latest of
-        a few origins at or before its period (:data:`ORIGINS` spread over the window, more for a small log,
-        :data:`ORIGIN_GAMES`, or ``Validation(online=True, origins=k)``; each fit to :data:`TUNE_TOL`, from the
-        previous origin's with the games between absorbed): forecasts of a model updated as the games come.
-        A ``Validation`` with ``online=False`` (``discrank.evaluate``'s frozen protocol) asks for a frozen
-        model's forecasts instead: every game of the window predicted from one fit, of the games before its
-        ``gap``, as the test games will be. A candidate (drift, prior
-        scale) is scored by the log loss of those forecasts at the best value of :data:`VARIANCE_GRID` (or
-        at ``variance_scale`` when given). The drift walks :data:`DRIFT_GRID` (times 0.1 logit per square root
-        of a year, in the model's period) at the middle prior scale, from the grid's 1: up while the loss falls,
-        else down while it falls; then the best drift divided and multiplied by sqrt 2; then the prior walks
-        :data:`PRIOR_GRID` from its middle at the best drift. A candidate worse than the best on its first origins
-        by more than ``RACE_Z`` standard errors is raced out (its later origins not fitted, its score the best's
-        plus that difference). The lowest is kept with its variance scale, and the model refitted.
-
-        A search whose best value is its grid's edge goes on past it (times the grid's ratio at that edge per
-        step) while each step raises the validation log-likelihood by more than 1 nat, up to hard bounds; a value
-        chosen at a bound warns. With
-        ``variance_scale`` None and the drift and prior given, the variance scale alone is tuned, on the
-        same validation window. The margin, context and disc scales, when the log has margins or contexts
-        (or ``disc_components`` > 0) and they are None, are walked after the drift and the prior, in that
-        order, each at the best values found before it; the disc is left out until its walk, which goes up from
-        below the log's threshold scale (:data:`discrank.models.dynamic._disc.DISC_STEPS`).
+        The scales left None are chosen on the training log alone (docs/dynamic.md): every game of a
+        validation window at its end (``validation``; default the latest 10% of the games) is forecast from
+        the fit of the games before the latest of a few origins (:data:`ORIGINS` over the window, more for a
+        small log by :data:`ORIGIN_GAMES`, or ``Validation(online=True, origins=k)``; each fit to
+        :data:`TUNE_TOL`), or with ``Validation(online=False)`` from one fit of the games before its gap. A
+        (drift, prior scale) candidate scores the log loss of its forecasts at its best :data:`VARIANCE_GRID`
+        value (or at ``variance_scale``). The drift walks :data:`DRIFT_GRID` (times 0.1 logit per square root
+        of a year) from 1 at the middle prior, refined by factors of sqrt 2; then the prior walks
+        :data:`PRIOR_GRID` at the best drift. A candidate worse than the best on its first origins by more
+        than ``RACE_Z`` standard errors is raced out. A search whose best value is its grid's edge goes past it
+        while each step gains more than 1 nat of validation log-likelihood, up to hard bounds (a value chosen
+        there warns). The features' scales (margin, context, disc from below the log's threshold scale, draw
+        propensity, formats) then walk in turn at the best drift and prior, and the model is refitted.
 
         Parameters
         ----------
@@ -408,8 +380,9 @@ class DynamicElo(DynamicTuning, DynamicUpdates, DynamicDisc, DynamicReadout, Tim
         return h, self._solve_built(h, drift, prior, theta0, tol, rows_of, warm is not None)
 
     def _solve_built(self, h, drift, prior, theta0, tol, rows_of=None, ratings_scale=False, scale=None):
-        """The HistoryResult of the history ``h`` from ``theta0`` (None: zero) to ``tol`` (relative to ``scale``, else
-        to the ratings' gradient at zero alone with ``ratings_scale``: :func:`discrank.solvers._history.solve_history`)."""
+        """The HistoryResult of the history ``h`` from ``theta0`` (None: zero) to ``tol`` (relative to ``scale``,
+        else to the ratings' gradient at zero alone with ``ratings_scale``:
+        :func:`discrank.solvers._history.solve_history`)."""
         features = self._features(h)
         rows = None if rows_of is None else rows_of(h, self.draws, **features)
         try:
@@ -421,7 +394,7 @@ class DynamicElo(DynamicTuning, DynamicUpdates, DynamicDisc, DynamicReadout, Tim
                 rows.close()
 
     def _features(self, h: Any) -> dict:
-        """The features' arguments of :func:`discrank.solvers._history.solve_history` for the history ``h`` (each part's)."""
+        """Each part's arguments of :func:`discrank.solvers._history.solve_history` for the history ``h``."""
         features: dict = {}
         for part in self._parts:
             features.update(part.solver(self, h))
@@ -429,8 +402,8 @@ class DynamicElo(DynamicTuning, DynamicUpdates, DynamicDisc, DynamicReadout, Tim
 
     def _carried(self, warm: tuple, h: Any) -> np.ndarray:
         """A warm start for the history ``h`` from the fit ``warm`` (player, period, rating, tail of the
-        player-periods fitted, :func:`discrank.solvers._history_build.carry`), the parts' fitted block between the ratings
-        and the tail."""
+        player-periods fitted, :func:`discrank.solvers._history_build.carry`), the parts' fitted block between the
+        ratings and the tail."""
         player, period, rating, tail = warm
         block = [part.start(self, h.n_players) for part in self._parts] + [tail]
         return carry(player, period, rating, np.concatenate(block), h)

@@ -29,29 +29,24 @@ PRIOR_GRID = (0.5, 1.0, 2.0, 4.0, 8.0)
 #: Multipliers of the predictive variance tried when ``variance_scale`` is None (on each candidate's
 #: validation forecasts: no fit of its own).
 VARIANCE_GRID = (0.5, 1.0, 1.5, 2.0, 3.0, 4.0, 6.0, 8.0)
-#: The hard bounds of each search past its grid's edges. A search whose best value is a grid's edge goes
-#: on past it, a step at a time, each step multiplying the value by the grid's ratio at that edge (the
-#: edge over its neighbour: 2 or 1/2 for the drift and the prior, 4/3 above the variance grid, 1/2 below
-#: it), while each step raises the validation log-likelihood by more than ``EDGE_NATS``, as far as these
-#: bounds (the drift's in the units of ``DRIFT_GRID``); a value chosen at a bound warns. The variance
-#: scale's lower bound is next to 0 (forecasts from the ratings alone), which it nears by halving steps:
-#: the loss is about linear there, so it is reached only where the variance is clearly of no use.
+#: The hard bounds of each search past its grid's edges (the drift's in the units of ``DRIFT_GRID``). A search
+#: whose best value is a grid's edge goes on past it, each step multiplying the value by the grid's ratio at that
+#: edge, while each step raises the validation log-likelihood by more than ``EDGE_NATS``; a value chosen at a
+#: bound warns. The variance scale's lower bound is next to 0 (forecasts from the ratings alone).
 DRIFT_BOUNDS = (1.0 / 64, 256.0)
 PRIOR_BOUNDS = (1.0 / 32, 128.0)
 VARIANCE_BOUNDS = (2.0 ** -14, 64.0)
-#: The evidence each step past a grid's edge must bring: a rise of the validation log-likelihood, summed
-#: over the validation games, of more than this many nats (a likelihood ratio above e; on 10,000 validation
-#: games, 1e-4 nats a game). A value past the edge is compared with the others at its validation log loss
-#: plus ``EDGE_NATS`` per validation game for each step past the edge; a small validation window does not
-#: leave the grid on noise.
+#: The evidence each step past a grid's edge must bring: a rise of the validation log-likelihood, summed over
+#: the validation games, of more than this many nats (a likelihood ratio above e), so that a small validation
+#: window does not leave the grid on noise. A value past the edge is compared at its validation log loss plus
+#: ``EDGE_NATS`` over the number of validation games for each step past the edge.
 EDGE_NATS = 1.0
 #: Periods per year of each calendar period (to convert the drift grid).
 _PER_YEAR = {"day": 365.25, "week": 365.25 / 7, "month": 12.0, "year": 1.0}
 #: Origins of the tuning's forecasts over the validation window, at least; a log of fewer than
 #: ``ORIGIN_GAMES / ORIGINS`` games gets ``ORIGIN_GAMES // n_games`` (up to one per period), unless
-#: ``Validation(online=True, origins=...)`` says how many. Each costs a fit per candidate, and fewer forecast from
-#: further back than a model updated as the games come: on football's split with contexts and margins, 8 origins
-#: chose scales that forecast worse under the online protocol, 13 (this rule's) the same as 26 (bench_tuning.py).
+#: ``Validation(online=True, origins=...)`` says how many. Each costs a fit per candidate; fewer forecast from
+#: further back than a model updated as the games come.
 ORIGINS = 8
 ORIGIN_GAMES = 500_000
 
@@ -70,15 +65,12 @@ class DynamicTuning:
     def _tune(self, ca, cb, score, bins, t, x, n_players, validation, w=None, whole=False, rows_of=None,
               ctx=None, margin=None, fmt=None):
         """The drift, prior scale and variance scale that forecast a validation window at the end of the training
-        games best, and the record of the search (``tuning_``): a walk on the drift grid at the middle prior, refined
-        by factors of sqrt 2 around the best drift, then on the prior grid at the best drift
-        (:class:`discrank.solvers._tuning.Search`), each candidate at its best variance scale; each walk and scan goes past
-        its grid's edge while a step raises the validation log-likelihood by more than :data:`EDGE_NATS`, within
-        its bounds, and a value chosen at a bound warns (:class:`~discrank._util.exceptions.TuningWarning`). A parameter
-        given is its search's only candidate; ``tuning_budget`` stops the walks there, the best scored kept. The
-        features' scales left None then walk in turn at the best drift and prior (each part's walks, in the order
-        of the parts, :meth:`discrank.models.dynamic._part.Part.walks`; until then each at its grid's middle), and
-        ``model._scales`` is left at the choices. Each candidate and the choice are reported (``verbose``)."""
+        games best, and the record of the search (``tuning_``): the walks of ``fit`` (:meth:`_search`, each past its
+        grid's edge by :data:`EDGE_NATS`, a value chosen at a bound warned about), each candidate at its best
+        variance scale. A parameter given is its search's only candidate; ``tuning_budget`` stops the walks. The
+        features' scales left None then walk in turn (:meth:`discrank.models.dynamic._part.Part.walks`; until then
+        each at its grid's middle), and ``model._scales`` is left at the choices. Each candidate and the choice
+        are reported (``verbose``)."""
         from discrank.solvers._tuning import Validation, check_validation
 
         clock = time.perf_counter()

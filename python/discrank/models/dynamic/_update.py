@@ -1,8 +1,5 @@
-"""How a fitted :class:`~discrank.DynamicElo` absorbs new games (:class:`DynamicUpdates`, a base of the
-estimator): the MAP of every game, to ``update_tol``, started from the fitted one with the new games absorbed
-by :class:`discrank.solvers._history_update.HistoryState` (their player-periods and :data:`UPDATE_REACH` periods back
-along each touched chain re-solved with the rest held), which leaves the whole-history Newton solve a few
-steps."""
+"""How a fitted :class:`~discrank.DynamicElo` absorbs new games: :meth:`DynamicUpdates.update` (a base of the
+estimator)."""
 
 from __future__ import annotations
 
@@ -21,7 +18,7 @@ from discrank.models.dynamic._state import Games, check_draws
 __all__ = ["DynamicUpdates", "UPDATE_REACH"]
 
 #: The periods back along each touched player's chain that an update re-solves with the new games before the
-#: whole-history solve (bench/bench_dynamic_speed.py measures the update's time against it).
+#: whole-history solve.
 UPDATE_REACH = 16
 
 
@@ -35,9 +32,8 @@ class DynamicUpdates:
         for ``tol``), started from the fitted ratings with the new games absorbed locally: the ratings of their
         player-periods and of :data:`UPDATE_REACH` periods back along each of their players' chains are
         re-solved with the others held (:class:`discrank.solvers._history_update.HistoryState`), then Newton's method
-        on the whole history finishes in a few steps. The update runs in the process that holds the model,
-        fitted by ``fit`` or on a cluster by :func:`discrank.dask.fit` alike: its cost follows the new games,
-        where the rows of the whole history would have to be shipped to a cluster's workers again.
+        on the whole history finishes in a few steps. It runs in the process that holds the model, also for a
+        model fitted by :func:`discrank.dask.fit`.
 
         Parameters
         ----------

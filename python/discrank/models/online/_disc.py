@@ -1,10 +1,5 @@
-"""The paper's online disc update (Section 4, "Online Update") as an estimator of the family.
-
-:class:`OnlineDisc` runs :func:`discrank.models.online._runs.online_disc` over a game log in time order and predicts
-from its current state, with the surface of :class:`~discrank.models.online._elo.OnlineElo`: the step chosen by
-:func:`tune_step` (the rule of OnlineElo's step), sequential ``update``, the prediction protocol with its
-policy for unseen players, ``ratings_frame``, and save and load from declared fitted arrays.
-"""
+"""The paper's online disc update (Section 4, "Online Update") as an estimator, :class:`OnlineDisc`, with the
+surface of :class:`~discrank.models.online._elo.OnlineElo` (its step tuned by :func:`tune_step`)."""
 
 from __future__ import annotations
 
@@ -115,18 +110,16 @@ class OnlineDisc(CurrentStatePredictions, TimedRatings, Model):
     ``predict_games`` and ``predict_outcomes`` predict from the current state.
 
     Each player has a strength ``u~`` and a consistency ``v``; ``P(a beats b) = sigmoid(v_a v_b (u~_a -
-    u~_b))`` (one disc component, ``u = u~ v``, in the strength/consistency form of Proposition 2). After
-    each game, from the values before it, the online version of Eq. (4): the two update equations of
-    Section 4, "Online Update" (Bertrand, Czarnecki and Gidel, AISTATS 2023), with step ``eta``, the score
-    ``S`` of a and ``p`` the forecast::
+    u~_b))`` (one disc component, ``u = u~ v``, in the form of Proposition 2). After each game, from the values
+    before it (Section 4, "Online Update", of Bertrand, Czarnecki and Gidel, AISTATS 2023; ``S`` the score of
+    a, ``p`` the forecast)::
 
         u~_a += eta (S - p) v_a v_b          u~_b -= eta (S - p) v_a v_b
         v_a  += eta (S - p) v_b (u~_a - u~_b)    v_b  += eta (S - p) v_a (u~_a - u~_b)
 
     Every player starts at strength 0 and consistency 1 (an Elo player), and a player not seen is
     predicted there with ``unseen="prior"`` (else an :class:`~discrank._util.exceptions.UnknownPlayerError`).
-    The update has no advantage covariates: a log with advantage columns is refused (``fit`` and
-    ``update``), and :func:`discrank.evaluate` gives it the log without them.
+    A log with advantage columns is refused.
 
     Parameters
     ----------
@@ -135,10 +128,7 @@ class OnlineDisc(CurrentStatePredictions, TimedRatings, Model):
     step : float, optional
         The update's step ``eta``, positive and finite. None (default): the step of
         :data:`discrank.models.online._elo.STEP_GRID` that predicts best on the log given to ``fit``, by
-        :func:`tune_step` (OnlineElo's rule): without ``validation`` the forecasts of the latest half of
-        the games, with a :class:`discrank.Validation` the validation window (online forecasts with
-        ``online=True``, the state frozen before the window otherwise). A step whose run diverges is
-        not chosen.
+        :func:`tune_step` (OnlineElo's rule); a step whose run diverges is not chosen.
 
     Attributes
     ----------

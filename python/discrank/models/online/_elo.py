@@ -110,27 +110,21 @@ def tune_step(forecasts: Callable[[float], np.ndarray], frozen: Callable[[float,
 
 
 class OnlineElo(CurrentStatePredictions, TimedRatings, Model):
-    """Elo's sequential update (:func:`discrank.models.online._runs.online_elo`) as an estimator: ``fit(log)`` runs it over a game log
-    in time order, ``predict_proba``, ``predict_games`` and ``predict_outcomes`` predict from the current
-    ratings (a player not seen is an :class:`~discrank._util.exceptions.UnknownPlayerError`, or with
-    ``unseen="prior"`` a player at rating 0). The update has no advantage covariates: a log with
-    advantage columns is refused (``fit`` and ``update``). ``ratings_frame`` is the current table (with
-    ``elo``, ``games`` and ``last_seen``; ``active_since=`` keeps the players active since a time), and
-    ``save`` writes a file that ``discrank.load`` reads back, ``update`` going on from it.
+    """Elo's sequential update (:func:`discrank.models.online._runs.online_elo`) as an estimator: ``fit(log)``
+    runs it over a game log in time order, ``update`` goes on, and the predictions use the current ratings (a
+    player not seen is an :class:`~discrank._util.exceptions.UnknownPlayerError`, or at rating 0 with
+    ``unseen="prior"``). A log with advantage columns is refused. ``ratings_frame`` is the current table
+    (``elo``, ``games``, ``last_seen``; ``active_since=``), and ``save`` writes a file that ``discrank.load``
+    reads back, ``update`` going on from it.
 
     Parameters
     ----------
     step : float, optional
         The update's step in logit units (Elo's K times ln 10 / 400). None (default): the step of
-        ``STEP_GRID`` that predicts best on the log given to ``fit``: without ``validation``, the one
-        whose forecasts (each game predicted before its update) have the lowest log loss over the
-        latest half of the games (the first half lets the ratings settle); with a
-        :class:`discrank.Validation` (``discrank.evaluate`` passes one shaped like its test), the one
-        whose ratings, frozen at the end of the games before the validation window (and its gap),
-        predict that window best; with ``Validation(online=True)`` (what ``discrank.evaluate`` passes
-        under its online protocol), the one whose online forecasts of the validation window (the
-        ratings run from the start of the log, each game predicted before its update) have the lowest
-        log loss. ``step_`` is the value used, ``step_scores_`` the log loss of each.
+        ``STEP_GRID`` that predicts best on the log given to ``fit`` (:func:`tune_step`): the forecasts of
+        the latest half of the games, or with a :class:`discrank.Validation` its window's, online with
+        ``online=True``, else from the ratings frozen before the window and its gap. ``step_`` is the value
+        used, ``step_scores_`` the log loss of each.
 
     Attributes
     ----------
@@ -182,12 +176,9 @@ class OnlineElo(CurrentStatePredictions, TimedRatings, Model):
             The games. A log with times is run in time order (a stable sort: games of one time keep their
             order); one without, in its order.
         validation : discrank.Validation, optional
-            How the step is tuned when ``step`` is None (see the class): with ``online=False`` (default),
-            on the predictions of the validation window by the ratings frozen before it (and its gap);
-            with ``online=True``, on the online forecasts of the validation window (the gap plays no
-            part: the ratings run through every game). Used only when the log has times and the cut
-            leaves at least 10 games on each side; otherwise the step is tuned on the forecasts of the
-            latest half of the games. Ignored when ``step`` is given.
+            How the step is tuned when ``step`` is None (see the class; with ``online=True`` the gap plays no
+            part). Used only when the log has times and the cut leaves at least 10 games on each side;
+            otherwise the step is tuned on the forecasts of the latest half of the games.
 
         Returns
         -------

@@ -105,12 +105,8 @@ def online_elo(
     times: Any = None,
     snapshot_every: Optional[int] = None,
 ) -> OnlineRatings:
-    """Elo's classical sequential update over the games in order (natural-log units).
-
-    ``s_a += step (S - sigmoid(s_a - s_b))`` and ``s_b -= ...`` after each game; ``step`` is Elo's K factor
-    times ln 10 / 400 (default: K = 32). ``init``: a fitted :class:`~discrank.Elo` (or any model with
-    ``labels_`` and ``ratings_``) to continue from; new players start at 0. ``times``, when given, must be
-    non-decreasing: the log is processed in its order.
+    """Elo's classical sequential update over the games in order (natural-log units): after each game
+    ``s_a += step (S - sigmoid(s_a - s_b))`` and ``s_b -= ...``.
 
     Parameters
     ----------
@@ -123,7 +119,7 @@ def online_elo(
         The update's step, positive: Elo's K factor times ln 10 / 400; default ``ELO_K32_STEP`` (K = 32).
     init : model, optional
         A fitted :class:`~discrank.Elo` (or any model with ``labels_`` and ``ratings_``) whose ratings the
-        run starts from; default: every player starts at 0.
+        run starts from, new players at 0; default: every player starts at 0.
     times : array_like of numbers or datetimes, shape (n_games,), optional
         The games' times, finite and non-decreasing; only checked: the log is processed in its order.
     snapshot_every : int, optional
@@ -171,11 +167,6 @@ def online_disc(
 
     With strength ``u~`` and consistency ``v`` and ``p = sigmoid(v_a v_b (u~_a - u~_b))``:
     ``u~_a += step (S - p) v_a v_b``, ``v_a += step (S - p) v_b (u~_a - u~_b)``, and symmetrically for b.
-    ``init``: a fitted disc model whose first component is transitive (it has ``strength_`` and
-    ``consistency_``, Proposition 2) to continue from; new players start at strength 0, consistency 1
-    (an Elo player). A :class:`~discrank._util.exceptions.NumericalError` (a ``ValueError``) when the updates
-    diverge (a state beyond ``DIVERGED``, or NaN): the update is bilinear, and too large a step makes it
-    grow without bound.
 
     Parameters
     ----------
@@ -187,9 +178,9 @@ def online_disc(
     step : float, optional
         The update's step, positive; default 0.05.
     init : model, optional
-        A fitted disc model whose first component is transitive (``strength_`` and ``consistency_`` set)
-        whose strengths and consistencies the run starts from; default: every player starts at strength
-        0 and consistency 1.
+        A fitted disc model whose first component is transitive (``strength_`` and ``consistency_``,
+        Proposition 2) to start from; new players (default: every player) start at strength 0 and
+        consistency 1, an Elo player.
     times : array_like of numbers or datetimes, shape (n_games,), optional
         The games' times, finite and non-decreasing; only checked: the log is processed in its order.
     snapshot_every : int, optional
@@ -213,7 +204,8 @@ def online_disc(
         Also an ``init`` without ``strength_`` (not a fitted disc model with a transitive first
         component).
     discrank._util.exceptions.NumericalError
-        The updates diverged (a state beyond ``DIVERGED``, or NaN).
+        The updates diverged (a state beyond ``DIVERGED``, or NaN): the update is bilinear, and too large a
+        step grows it without bound. It is a ``ValueError``.
     """
     if init is not None and getattr(init, "strength_", None) is None:
         raise ValueError(
