@@ -56,6 +56,8 @@ def open_text(path: str, errors: str = "replace") -> Any:
     try:
         opener = __import__(COMPRESSIONS[compression])
     except ImportError as exc:
+        if compression != ".zst":  # a Python built without one of its own compression modules: as it says
+            raise
         raise ImportError(f"{path}: reading .zst files needs zstandard: pip install 'discrank[pgn]'") from exc
     return opener.open(path, "rt", encoding="utf-8", errors=errors)
 
