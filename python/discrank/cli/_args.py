@@ -15,7 +15,7 @@ from discrank._util.labels import show
 
 __all__ = ["parse_number", "number_or", "int_at_least", "finite_float", "fraction", "share", "regularization", "positive", "period",
            "refit_period", "threads", "bound_text", "write_file", "UsageError", "Parser", "FitProgress", "read_log",
-           "read_games", "check_period", "print_warnings", "pd_options", "add_columns", "add_bad_rows", "as_labels_of"]
+           "read_games", "check_period", "print_warnings", "warn_notes", "pd_options", "add_columns", "add_bad_rows", "as_labels_of"]
 
 
 def parse_number(text: str, convert: Callable[[str], Union[int, float]], what: str) -> Union[int, float]:
@@ -283,10 +283,16 @@ def _read_with(args: argparse.Namespace, path: str, filters: dict):
     return log if filters["min_player_games"] <= 1 else log.filter(min_player_games=filters["min_player_games"])
 
 
+def warn_notes(notes: list) -> None:
+    """Print each of ``notes`` as ``discrank: warning: ...`` on stderr."""
+    for note in notes:
+        print(f"discrank: warning: {note}", file=sys.stderr)
+
+
 def print_warnings(caught) -> None:
-    for w in caught:
-        if not issubclass(w.category, (DeprecationWarning, PendingDeprecationWarning)):
-            print(f"discrank: warning: {w.message}", file=sys.stderr)
+    """The warnings ``caught``, but deprecations, printed by :func:`warn_notes`."""
+    deprecations = (DeprecationWarning, PendingDeprecationWarning)
+    warn_notes([w.message for w in caught if not issubclass(w.category, deprecations)])
 
 
 class pd_options:

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import math
 import os
-import sys
 from dataclasses import dataclass
 from typing import Any, Callable, Optional
 
@@ -19,7 +18,7 @@ import numpy as np
 from discrank.cli._args import as_labels_of
 from discrank._util.labels import show
 
-__all__ = ["load_model", "match_labels", "warn_notes", "ModelChoice", "ModelOption", "MODEL_OPTIONS", "DEFAULT_MODEL", "model_choices", "options_of",
+__all__ = ["load_model", "match_labels", "ModelChoice", "ModelOption", "MODEL_OPTIONS", "DEFAULT_MODEL", "model_choices", "options_of",
            "build_model", "check_fit_options", "check_fitted_advantage", "ratings_table", "verdict", "advantage_names",
            "advantage_values", "check_known", "has_draw_model", "coefficient_lines", "history_axes", "TABLE_OPTIONS"]
 
@@ -395,10 +394,4 @@ def match_labels(model, values: np.ndarray) -> np.ndarray:
                 raise ValueError(f"unknown player {show(v)}: this model's players are {kind}") from None
         return np.array(out)
     return values.astype(str)
-
-
-def warn_notes(notes: list) -> None:
-    """Print each of ``notes`` as ``discrank: warning: ...`` on stderr."""
-    for note in notes:
-        print(f"discrank: warning: {note}", file=sys.stderr)
 

@@ -8,9 +8,9 @@ from typing import Optional
 
 import numpy as np
 
-from discrank.cli._args import print_warnings, write_file
+from discrank.cli._args import print_warnings, warn_notes, write_file
 from discrank.cli._fixtures import fixture_features, fixture_times, predict_fixtures
-from discrank.cli._models import advantage_names, advantage_values, check_known, load_model, match_labels, warn_notes
+from discrank.cli._models import advantage_names, advantage_values, check_known, load_model, match_labels
 from discrank._util.labels import show
 
 __all__ = ["add", "run"]
