@@ -1,5 +1,6 @@
 """The compiled core (``_core``, built from cpp/): loaded here, below every module that calls it."""
 
+
 def _load_core():
     """Load the compiled core with its OpenMP threads sleeping between parallel regions.
 
@@ -21,7 +22,6 @@ def _load_core():
         if not preset:
             os.environ.pop(key, None)
     return _core
-
 
 
 _core = _load_core()
